@@ -1,0 +1,13 @@
+// The ordered list of migrations. Listed by hand rather than read from the folder, so the
+// same code runs under tsx, a bundle, or a test without depending on file scanning.
+import type { Knex } from 'knex';
+import * as foundation from './20261121_001_foundation.ts';
+
+export interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
+  ['20261121_001_foundation', foundation],
+];

@@ -1,0 +1,10 @@
+import type { Output } from '../output.ts';
+import { CliError } from '../output.ts';
+import { withServices } from '../context.ts';
+
+export async function accountsCommand(args: string[], out: Output): Promise<void> {
+  const [action, name, ...rest] = args;
+  if (action !== 'create' || !name || rest.length > 0) throw new CliError('usage: sms-gateway accounts create NAME [--json]');
+  const account = await withServices((services) => services.accounts.create(name));
+  out.result({ id: account.id, name: account.name, created_at: account.created_at }, () => `account "${account.name}" created (${account.id})`);
+}

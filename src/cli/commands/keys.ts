@@ -1,0 +1,80 @@
+import { PERMISSIONS, parsePermissionList } from '../../modules/api-keys/permissions.ts';
+import { CliError, table, type Output } from '../output.ts';
+import { withServices } from '../context.ts';
+import { parseFlags } from '../flags.ts';
+
+const USAGE = `usage:
+  sms-gateway keys create --account NAME --permissions a,b|all [--name LABEL] [--json]
+  sms-gateway keys list [--account NAME] [--json]
+  sms-gateway keys revoke ID|PREFIX [--json]
+permissions: ${PERMISSIONS.join(', ')}`;
+
+export async function keysCommand(args: string[], out: Output): Promise<void> {
+  const [action, ...rest] = args;
+  switch (action) {
+    case 'create':
+      return create(rest, out);
+    case 'list':
+      return list(rest, out);
+    case 'revoke':
+      return revoke(rest, out);
+    default:
+      throw new CliError(USAGE);
+  }
+}
+
+async function create(args: string[], out: Output): Promise<void> {
+  const { values } = parseFlags(args, { account: { type: 'string' }, permissions: { type: 'string' }, name: { type: 'string' } }, USAGE);
+  if (!values.account || !values.permissions) throw new CliError(`keys create needs --account and --permissions\n${USAGE}`);
+  const { permissions, unknown } = parsePermissionList(values.permissions);
+  if (unknown.length > 0) throw new CliError(`unknown permission(s): ${unknown.join(', ')}\npermissions: ${PERMISSIONS.join(', ')}`);
+  if (permissions.length === 0) throw new CliError('--permissions names no permission');
+  const accountName = values.account;
+  const { key, row } = await withServices(async (services) => {
+    const account = await services.accounts.require(accountName);
+    return services.apiKeys.create(account.id, permissions, values.name ?? '');
+  });
+  out.result(
+    { key, id: row.id, prefix: row.prefix, account: accountName, permissions: row.permissions },
+    () => `${key}\n\nThe key above is shown once; only its hash is stored. Prefix ${row.prefix}, permissions: ${row.permissions.join(', ')}`,
+  );
+}
+
+async function list(args: string[], out: Output): Promise<void> {
+  const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
+  const rows = await withServices(async (services) => {
+    const accountId = values.account ? (await services.accounts.require(values.account)).id : undefined;
+    return services.apiKeys.list(accountId);
+  });
+  const data = rows.map((row) => ({
+    id: row.id,
+    prefix: row.prefix,
+    name: row.name,
+    account: row.account_name,
+    permissions: row.permissions,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
+  }));
+  out.result(data, () =>
+    table(
+      data.map((row) => ({
+        PREFIX: row.prefix,
+        ACCOUNT: row.account,
+        NAME: row.name,
+        PERMISSIONS: row.permissions.join(','),
+        LAST_USED: row.last_used_at?.toISOString() ?? '-',
+        STATE: row.revoked_at ? 'revoked' : 'active',
+      })),
+    ),
+  );
+}
+
+async function revoke(args: string[], out: Output): Promise<void> {
+  const { positionals } = parseFlags(args, {}, USAGE, true);
+  if (positionals.length !== 1) throw new CliError(`keys revoke takes one key id or prefix\n${USAGE}`);
+  const target = positionals[0]!;
+  const row = await withServices((services) => services.apiKeys.revoke(target));
+  if (!row) throw new CliError(`no active key with id or prefix "${target}"`, 1);
+  out.result({ id: row.id, prefix: row.prefix, revoked_at: row.revoked_at }, () => `key ${row.prefix} revoked`);
+}

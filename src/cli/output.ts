@@ -1,0 +1,34 @@
+// How commands talk to people and scripts: text by default, one JSON document with --json.
+// Errors go to stderr and set a non-zero exit code.
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export interface Output {
+  json: boolean;
+  /** Prints `data` as JSON with --json, otherwise the text `render` returns. */
+  result(data: unknown, render: () => string): void;
+}
+
+export function createOutput(json: boolean): Output {
+  return {
+    json,
+    result(data, render) {
+      process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${render()}\n`);
+    },
+  };
+}
+
+export function table(rows: Record<string, string>[]): string {
+  if (rows.length === 0) return '(none)';
+  const columns = Object.keys(rows[0]!);
+  const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns), ...rows.map((row) => line(columns.map((column) => row[column] ?? '')))].join('\n');
+}

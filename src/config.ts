@@ -1,0 +1,118 @@
+// The one place that reads the environment. Every variable is parsed and checked here, so a
+// bad value stops the gateway at start with a message that names the variable, instead of
+// surfacing later as an odd failure. Each variable is documented in the README's table.
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  /** HTTP port of the API (0 picks a free one, as tests do). */
+  port: number;
+  /** Address the HTTP server and the MQTT broker bind to. */
+  host: string;
+  /** MQTT over TCP port for devices (device-channel issue). */
+  mqttPort: number;
+  /** PostgreSQL connection string; when absent the embedded PGlite database is used. */
+  databaseUrl: string | undefined;
+  /** Where the embedded database keeps its files. */
+  dataDir: string;
+  /** Redis for multi-node state (later issues). */
+  redisUrl: string | undefined;
+  logLevel: LogLevel;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** ISO 3166 region used to read phone numbers written without a leading +; none: + is required. */
+  defaultPhoneRegion: string | undefined;
+  /** A device with no activity for this long is shown offline (spec 1.6: about every 5 minutes). */
+  deviceOfflineAfterMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads and validates the whole configuration; throws ConfigError listing every bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  // Parsers throw an Error that says what is wrong with the value; the name is added here.
+  const read = <T>(name: string, fallback: T, parse: (raw: string) => T): T => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    try {
+      return parse(raw.trim());
+    } catch (error) {
+      problems.push(`${name}: ${(error as Error).message}`);
+      return fallback;
+    }
+  };
+
+  const config: Config = {
+    port: read('PORT', 3000, port),
+    host: read('HOST', '0.0.0.0', text),
+    mqttPort: read('MQTT_PORT', 1883, port),
+    databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems),
+    dataDir: read('DATA_DIR', './data', text),
+    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], problems),
+    logLevel: read('LOG_LEVEL', 'info', (raw) => choice(raw, LOG_LEVELS)),
+    bodyLimitBytes: read('BODY_LIMIT', 64 * 1024, bytes),
+    defaultPhoneRegion: read<string | undefined>('DEFAULT_PHONE_REGION', undefined, region),
+    deviceOfflineAfterMs: read('DEVICE_OFFLINE_AFTER', 300, positiveSeconds) * 1000,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function text(raw: string): string {
+  return raw;
+}
+
+function port(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new Error(`must be a port number (0-65535), got "${raw}"`);
+  return Number(raw);
+}
+
+function positiveSeconds(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 86_400) {
+    throw new Error(`must be a whole number of seconds between 1 and 86400, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function bytes(raw: string): number {
+  const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(raw);
+  if (!match) throw new Error(`must be a size such as 65536, 64kb or 1mb, got "${raw}"`);
+  const unit = { b: 1, kb: 1024, mb: 1024 * 1024 }[(match[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'];
+  const value = Number(match[1]) * unit;
+  if (value < 1024 || value > 16 * 1024 * 1024) throw new Error(`must be between 1kb and 16mb, got "${raw}"`);
+  return value;
+}
+
+function choice<T extends string>(raw: string, choices: readonly T[]): T {
+  if ((choices as readonly string[]).includes(raw)) return raw as T;
+  throw new Error(`must be one of ${choices.join(', ')}, got "${raw}"`);
+}
+
+function region(raw: string): string {
+  if (!/^[A-Za-z]{2}$/.test(raw)) throw new Error(`must be a two-letter ISO 3166 region such as RU or DE, got "${raw}"`);
+  return raw.toUpperCase();
+}
+
+function readUrl(env: Env, name: string, protocols: string[], problems: string[]): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  try {
+    const url = new URL(raw);
+    if (protocols.includes(url.protocol)) return raw;
+    problems.push(`${name}: must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  } catch {
+    // The value may hold a password: never echo it back.
+    problems.push(`${name}: is not a valid URL`);
+  }
+  return undefined;
+}

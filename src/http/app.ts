@@ -1,0 +1,55 @@
+// Assembles the Koa application: request context and errors, then the API families,
+// the OpenAPI document, the reference page and the health endpoints.
+import Koa from 'koa';
+import Router from '@koa/router';
+import { AppError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
+import { errorHandler } from './middleware/error-handler.ts';
+import { createBodyReader } from './middleware/json-body.ts';
+import { requestContext } from './middleware/request-context.ts';
+import type { Authenticator } from './middleware/authenticate.ts';
+import { mountRoutes } from './route.ts';
+import { buildOpenApi, type ApiFamily } from './openapi.ts';
+import { mountDocs } from './docs/routes.ts';
+
+export const EXTENDED_PREFIX = '/api/ext/v1';
+
+export interface AppParts {
+  logger: Logger;
+  authenticator: Authenticator;
+  bodyLimitBytes: number;
+  families: ApiFamily[];
+  version: string;
+  /** Routes outside the API families (health). */
+  mountExtra?: (router: Router) => void;
+}
+
+export function createApp(parts: AppParts): Koa {
+  const app = new Koa({ proxy: false });
+  // Errors are answered by errorHandler; Koa's own handler would only log them twice.
+  app.silent = true;
+
+  const router = new Router();
+  const readBody = createBodyReader(parts.bodyLimitBytes);
+  for (const family of parts.families) {
+    mountRoutes(router, family.routes, { prefix: family.prefix, authenticator: parts.authenticator, readBody });
+  }
+  const openApi = buildOpenApi(parts.families, parts.version);
+  router.get(`${EXTENDED_PREFIX}/openapi.json`, (ctx) => {
+    ctx.body = openApi;
+  });
+  mountDocs(router);
+  parts.mountExtra?.(router);
+
+  app.use(requestContext(parts.logger));
+  app.use(errorHandler(parts.logger));
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new AppError('method_not_allowed'),
+      notImplemented: () => new AppError('not_implemented'),
+    }),
+  );
+  return app;
+}

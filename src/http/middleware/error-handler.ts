@@ -1,0 +1,43 @@
+// Turns every error into the catalog's body (spec 7.1). Anything that is not a known client
+// error is logged with its stack and answered with a plain 500 that leaks nothing.
+import type { Context, Next } from 'koa';
+import { AppError, ERROR_CATALOG, type ErrorCode } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/logger.ts';
+
+export function errorHandler(fallbackLogger: Logger) {
+  return async function errorHandlerMiddleware(ctx: Context, next: Next) {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('route_not_found');
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.code === 'internal_error') {
+        ((ctx.state.logger as Logger | undefined) ?? fallbackLogger).error({ err: error }, 'unhandled error');
+      }
+      ctx.status = appError.status;
+      ctx.body = appError.toBody();
+    }
+  };
+}
+
+const BY_STATUS: Record<number, ErrorCode> = {
+  400: 'validation_failed',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'route_not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  501: 'not_implemented',
+};
+
+function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  // Errors thrown by Koa and the router (http-errors) carry a status; map the ones we expect.
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number' && BY_STATUS[status]) {
+    const code = BY_STATUS[status]!;
+    return new AppError(code, ERROR_CATALOG[code].message);
+  }
+  return new AppError('internal_error');
+}

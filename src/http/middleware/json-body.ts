@@ -1,0 +1,45 @@
+// Request bodies are JSON (spec 5.2). A body of another type is a 415, malformed JSON a 400,
+// an oversized body a 413: each with the catalog's error body, never a 500. Bodies are read
+// after authentication, so an anonymous caller cannot make the server parse anything.
+import type { Context } from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import { AppError } from '../../shared/errors.ts';
+
+export type BodyReader = (ctx: Context) => Promise<unknown>;
+
+export function createBodyReader(limitBytes: number): BodyReader {
+  const parse = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: limitBytes,
+    jsonStrict: true,
+    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
+    onError(error) {
+      throw toAppError(error as Error & { status?: number; type?: string }, limitBytes);
+    },
+  });
+  return async function readJsonBody(ctx: Context): Promise<unknown> {
+    if (!hasBody(ctx)) return undefined;
+    if (!ctx.is('application/json', '+json')) throw new AppError('unsupported_media_type');
+    await parse(ctx, async () => {});
+    return (ctx.request as { body?: unknown }).body;
+  };
+}
+
+function hasBody(ctx: Context): boolean {
+  const length = ctx.get('content-length');
+  return (length !== '' && length !== '0') || ctx.get('transfer-encoding') !== '';
+}
+
+function toAppError(error: Error & { status?: number; type?: string }, limitBytes: number): AppError {
+  if (error.status === 413 || error.type === 'entity.too.large') {
+    return new AppError('payload_too_large', `request body must not exceed ${limitBytes} bytes`);
+  }
+  if (error.status === 415 || error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
+    return new AppError('unsupported_media_type', 'request body must be UTF-8 JSON');
+  }
+  if (error.type === 'request.aborted' || error.type === 'request.size.invalid') {
+    return new AppError('validation_failed', 'request body was cut short');
+  }
+  // co-body marks a JSON.parse failure, or a top-level value that is not an object or array, as 400.
+  return new AppError('invalid_json', `request body is not valid JSON: ${error.message}`);
+}

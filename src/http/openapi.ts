@@ -1,0 +1,131 @@
+// Writes the OpenAPI 3.1 document from the route declarations that are actually mounted, so
+// the document and the server cannot disagree (a test compares them).
+import type { TSchema } from '@sinclair/typebox';
+import { ERROR_CATALOG, type ErrorCode } from '../shared/errors.ts';
+import type { RouteDefinition } from './route.ts';
+
+export interface ApiFamily {
+  /** Mount point of the family's routes, such as /api/ext/v1. */
+  prefix: string;
+  routes: RouteDefinition[];
+}
+
+/** Errors any authenticated route can answer with. */
+const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'forbidden'];
+const BODY_ERRORS: ErrorCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type'];
+
+const ErrorBody = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['message', 'code'],
+      properties: {
+        message: { type: 'string', description: 'for people' },
+        code: { type: 'string', enum: Object.keys(ERROR_CATALOG), description: 'stable; for programs' },
+        details: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['field', 'message'],
+            properties: { field: { type: 'string' }, in: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** koa path syntax to OpenAPI: /devices/:id/settings -> /devices/{id}/settings */
+export function openApiPath(prefix: string, path: string): string {
+  return prefix + path.replace(/:(\w+)/g, '{$1}');
+}
+
+export function buildOpenApi(families: ApiFamily[], version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const family of families) {
+    for (const route of family.routes) {
+      const path = openApiPath(family.prefix, route.path);
+      paths[path] ??= {};
+      paths[path][route.method] = operation(route);
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'SMS gateway API',
+      version,
+      description:
+        'Sends SMS through the account\'s Android phones. Every request carries `Authorization: Bearer <API key>`; ' +
+        'each operation needs the permission it names. Errors have the body `{"error": {"message", "code", "details"?}}`.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API key from `sms-gateway keys create`' } },
+      schemas: { Error: ErrorBody },
+    },
+  };
+}
+
+function operation(route: RouteDefinition): Record<string, unknown> {
+  const parameters = [
+    ...schemaParameters(route.params, 'path'),
+    ...schemaParameters(route.query, 'query'),
+  ];
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    responses[status] = {
+      description: response.description,
+      ...(response.schema ? { content: { 'application/json': { schema: plain(response.schema) } } } : {}),
+    };
+  }
+  const errors = new Set<ErrorCode>([...COMMON_ERRORS, ...(route.body ? BODY_ERRORS : []), ...(route.errors ?? [])]);
+  if (route.query) errors.add('validation_failed');
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errors) {
+    const status = ERROR_CATALOG[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOG[code].message}`).join('; '),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    'x-permission': route.permission,
+    description: `${route.description ? `${route.description}\n\n` : ''}Permission: \`${route.permission}\`.`,
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body
+      ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: plain(route.body) } } } }
+      : {}),
+    responses,
+  };
+}
+
+function schemaParameters(schema: TSchema | undefined, location: 'path' | 'query'): unknown[] {
+  if (!schema) return [];
+  const object = plain(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: location,
+      required: location === 'path' || (object.required ?? []).includes(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+/** TypeBox schemas carry symbol-keyed metadata; the document wants plain JSON. */
+function plain(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}

@@ -1,0 +1,49 @@
+// Lists in the Extended API are newest first and paged with an opaque cursor (keyset paging):
+// a page costs the same on the millionth row as on the first, and rows added meanwhile never
+// shift a page. The cursor encodes the (created_at, id) of the last row of the previous page.
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../shared/errors.ts';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+
+export const PageQuery = {
+  limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'rows per page, 1-100' }),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+};
+
+export interface Cursor {
+  createdAt: Date;
+  id: string;
+}
+
+export function encodeCursor(row: { created_at: Date; id: string }): string {
+  return Buffer.from(JSON.stringify([row.created_at.toISOString(), row.id])).toString('base64url');
+}
+
+export function decodeCursor(raw: string | undefined): Cursor | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as [unknown, unknown];
+    const date = new Date(String(createdAt));
+    if (typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id) && !Number.isNaN(date.getTime())) return { createdAt: date, id };
+  } catch {
+    // fall through to the error below
+  }
+  throw new AppError('validation_failed', 'cursor is not a cursor this API returned', [
+    { field: 'cursor', in: 'query', message: 'cursor is not a cursor this API returned' },
+  ]);
+}
+
+/** Cuts the one-extra row a page query fetches and derives the next cursor from it. */
+export function page<T extends { created_at: Date; id: string }>(rows: T[], limit: number): { rows: T[]; nextCursor: string | null } {
+  if (rows.length <= limit) return { rows, nextCursor: null };
+  const kept = rows.slice(0, limit);
+  return { rows: kept, nextCursor: encodeCursor(kept[kept.length - 1]!) };
+}
+
+export const PageOf = <T extends ReturnType<typeof Type.Object>>(item: T) =>
+  Type.Object({
+    data: Type.Array(item),
+    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last page' }),
+  });

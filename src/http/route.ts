@@ -1,0 +1,106 @@
+// A route is declared once, as data: method, path, permission, schemas, responses and a handler.
+// The same declaration mounts the endpoint on the router and writes its OpenAPI operation, so
+// the published document cannot drift from what is served. A handler reads like a checklist:
+// authenticate -> authorize -> validate -> one service call -> present.
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { ValidateFunction } from 'ajv';
+import { AppError, type ErrorCode } from '../shared/errors.ts';
+import type { Permission } from '../modules/api-keys/permissions.ts';
+import type { AuthContext } from '../modules/api-keys/service.ts';
+import { check, compile } from './validation.ts';
+import { authenticateRequest, type Authenticator } from './middleware/authenticate.ts';
+import type { BodyReader } from './middleware/json-body.ts';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+type Input<S> = S extends TSchema ? Static<S> : undefined;
+
+export interface RouteInput<B, Q, P> {
+  body: Input<B>;
+  query: Input<Q>;
+  params: Input<P>;
+  auth: AuthContext;
+  ctx: Context;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+}
+
+export interface RouteResponse {
+  description: string;
+  schema?: TSchema;
+}
+
+export interface RouteDefinition<
+  B extends TSchema | undefined = TSchema | undefined,
+  Q extends TSchema | undefined = TSchema | undefined,
+  P extends TSchema | undefined = TSchema | undefined,
+> {
+  method: HttpMethod;
+  /** Koa path syntax: `/devices/:id/settings`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** The permission the key must hold (spec 5.3). */
+  permission: Permission;
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** Where a route takes a body from a query string as well (legacy DELETE /sms/del). */
+  bodyOptional?: boolean;
+  responses: Record<number, RouteResponse>;
+  /** Error codes the route can answer with besides the ones every route has; for the docs. */
+  errors?: ErrorCode[];
+  handle(input: RouteInput<B, Q, P>): Promise<RouteResult>;
+}
+
+/** Declares a route with its handler's input typed from its schemas. */
+export function defineRoute<
+  B extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  P extends TSchema | undefined = undefined,
+>(definition: RouteDefinition<B, Q, P>): RouteDefinition {
+  return definition as unknown as RouteDefinition;
+}
+
+export interface RouteContext {
+  prefix: string;
+  authenticator: Authenticator;
+  readBody: BodyReader;
+}
+
+/** Mounts routes on a router, each behind authentication, authorization and validation. */
+export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix, authenticator, readBody }: RouteContext): void {
+  for (const route of routes) {
+    const validators: Partial<Record<'body' | 'query' | 'path', ValidateFunction>> = {
+      ...(route.body ? { body: compile(route.body, 'body') } : {}),
+      ...(route.query ? { query: compile(route.query, 'query') } : {}),
+      ...(route.params ? { path: compile(route.params, 'path') } : {}),
+    };
+    router[route.method](prefix + route.path, async (ctx) => {
+      const auth = await authenticateRequest(ctx, authenticator);
+      if (!auth.permissions.has(route.permission)) {
+        throw new AppError('forbidden', `the API key lacks the ${route.permission} permission`);
+      }
+      // Copies, so that coercion and defaults never touch Koa's own objects.
+      const params = { ...ctx.params };
+      const query = { ...ctx.query };
+      let body = route.body ? await readBody(ctx) : undefined;
+      if (validators.path) check(validators.path, params, 'path');
+      if (validators.query) check(validators.query, query, 'query');
+      if (validators.body) {
+        if (body === undefined && route.bodyOptional) body = {};
+        check(validators.body, body, 'body');
+      }
+      const result = await route.handle({ body, query, params, auth, ctx } as unknown as RouteInput<never, never, never>);
+      ctx.status = result.status;
+      if (result.body !== undefined) ctx.body = result.body;
+    });
+  }
+}

@@ -1,0 +1,27 @@
+// Every permission a key can hold. A key carries a set of them; each operation names the one
+// it needs (spec 5.3). Later features use the ones reserved here.
+export const PERMISSIONS = [
+  'sms:send',
+  'sms:read',
+  'sms:delete',
+  'devices:read',
+  'devices:settings',
+  'devices:write',
+  'devices:monitor',
+  'webhooks:read',
+  'webhooks:write',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export function isPermission(value: string): value is Permission {
+  return (PERMISSIONS as readonly string[]).includes(value);
+}
+
+/** Parses "a,b,c" (or "all"); returns the permissions or the names that are not permissions. */
+export function parsePermissionList(raw: string): { permissions: Permission[]; unknown: string[] } {
+  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
+  if (names.length === 1 && names[0] === 'all') return { permissions: [...PERMISSIONS], unknown: [] };
+  const unknown = names.filter((name) => !isPermission(name));
+  return { permissions: [...new Set(names.filter(isPermission))], unknown };
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '../../storage/database.ts';
+import type { Permission } from './permissions.ts';
+
+export interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  secret_hash: string;
+  permissions: Permission[];
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export async function insertApiKey(
+  db: Executor,
+  values: { accountId: string; name: string; prefix: string; secretHash: string; permissions: Permission[] },
+): Promise<ApiKeyRow> {
+  const [row] = await db<ApiKeyRow>('api_keys')
+    .insert({
+      id: randomUUID(),
+      account_id: values.accountId,
+      name: values.name,
+      prefix: values.prefix,
+      secret_hash: values.secretHash,
+      permissions: values.permissions,
+    })
+    .returning('*');
+  return row!;
+}
+
+export async function findApiKeyByPrefix(db: Executor, prefix: string): Promise<ApiKeyRow | undefined> {
+  return db<ApiKeyRow>('api_keys').where({ prefix }).first();
+}
+
+export async function listApiKeys(db: Executor, accountId?: string): Promise<(ApiKeyRow & { account_name: string })[]> {
+  const query = db('api_keys')
+    .join('accounts', 'accounts.id', 'api_keys.account_id')
+    .select('api_keys.*', 'accounts.name as account_name')
+    .orderBy('api_keys.created_at');
+  if (accountId) query.where('api_keys.account_id', accountId);
+  return query;
+}
+
+/** Revokes by id or prefix; returns the revoked row, or undefined when none matched. */
+export async function revokeApiKey(db: Executor, idOrPrefix: string): Promise<ApiKeyRow | undefined> {
+  const query = db<ApiKeyRow>('api_keys').whereNull('revoked_at');
+  if (/^[0-9a-f-]{36}$/i.test(idOrPrefix)) query.where({ id: idOrPrefix });
+  else query.where({ prefix: idOrPrefix });
+  const [row] = await query.update({ revoked_at: db.fn.now() as unknown as Date }).returning('*');
+  return row;
+}
+
+export async function touchApiKey(db: Executor, id: string): Promise<void> {
+  await db('api_keys').where({ id }).update({ last_used_at: db.fn.now() });
+}

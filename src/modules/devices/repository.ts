@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '../../storage/database.ts';
+import { newObjectId } from '../../shared/object-id.ts';
+import type { Cursor } from '../../http/pagination.ts';
+
+export interface SimCard {
+  index: number;
+  name_operator: string;
+}
+
+export interface DeviceRow {
+  id: string;
+  object_id: string;
+  account_id: string;
+  name: string;
+  name_custom: string | null;
+  type: string;
+  app_version: string | null;
+  can_send_sms: boolean;
+  selected_sim: number;
+  notify_low_battery: boolean;
+  forward_incoming_sms: boolean;
+  record_calls: boolean;
+  battery_level: number | null;
+  is_charging: boolean;
+  sim_cards: SimCard[];
+  token_hash: string;
+  last_seen_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export interface DeviceSettings {
+  can_send_sms?: boolean;
+  selected_sim?: number;
+  notify_low_battery?: boolean;
+  forward_incoming_sms?: boolean;
+  record_calls?: boolean;
+  name_custom?: string | null;
+}
+
+export async function insertDevice(
+  db: Executor,
+  values: { accountId: string; name: string; tokenHash: string; type?: string },
+): Promise<DeviceRow> {
+  const now = new Date();
+  const [row] = await db<DeviceRow>('devices')
+    .insert({
+      id: randomUUID(),
+      object_id: newObjectId(now.getTime()),
+      account_id: values.accountId,
+      name: values.name,
+      type: values.type ?? 'android',
+      token_hash: values.tokenHash,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('*');
+  return row!;
+}
+
+/** A live (not deleted) device of the account, by its UUID. */
+export async function findDevice(db: Executor, accountId: string, id: string): Promise<DeviceRow | undefined> {
+  return db<DeviceRow>('devices').where({ account_id: accountId, id }).whereNull('deleted_at').first();
+}
+
+export async function listDevices(db: Executor, accountId: string, limit: number, cursor?: Cursor): Promise<DeviceRow[]> {
+  const query = db<DeviceRow>('devices')
+    .where({ account_id: accountId })
+    .whereNull('deleted_at')
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit + 1);
+  if (cursor) query.whereRaw('(created_at, id) < (?, ?)', [cursor.createdAt, cursor.id]);
+  return query;
+}
+
+export async function updateDeviceSettings(
+  db: Executor,
+  accountId: string,
+  id: string,
+  settings: DeviceSettings,
+): Promise<DeviceRow | undefined> {
+  const [row] = await db<DeviceRow>('devices')
+    .where({ account_id: accountId, id })
+    .whereNull('deleted_at')
+    .update({ ...settings, updated_at: new Date() })
+    .returning('*');
+  return row;
+}
+
+/**
+ * Online candidates for a new SMS: the given devices of the account that may send, each with
+ * the number of its SMS still in flight (assigned, not yet sent).
+ */
+export async function sendableWithLoad(
+  db: Executor,
+  accountId: string,
+  deviceIds: string[],
+): Promise<{ id: string; in_flight: number }[]> {
+  if (deviceIds.length === 0) return [];
+  const { rows } = await db.raw<{ rows: { id: string; in_flight: number }[] }>(
+    `select d.id,
+            (select count(*) from sms s where s.device_id = d.id and s.status in ('pending', 'processing'))::int as in_flight
+       from devices d
+      where d.account_id = ? and d.can_send_sms and d.deleted_at is null and d.id = any(?::uuid[])`,
+    [accountId, deviceIds],
+  );
+  return rows;
+}
+
+/** Marks the device deleted; its token stops working at once. */
+export async function softDeleteDevice(db: Executor, accountId: string, id: string): Promise<DeviceRow | undefined> {
+  const [row] = await db<DeviceRow>('devices')
+    .where({ account_id: accountId, id })
+    .whereNull('deleted_at')
+    .update({ deleted_at: new Date(), updated_at: new Date(), token_hash: '' })
+    .returning('*');
+  return row;
+}

@@ -1,0 +1,105 @@
+// Extended API v1: devices (spec 2.1, 4.1).
+import { defineRoute } from '../../http/route.ts';
+import { decodeCursor, page } from '../../http/pagination.ts';
+import { presentDevice } from './presenter.ts';
+import {
+  DeviceIdParams,
+  DeviceList,
+  DeviceListQuery,
+  DeviceRegistration,
+  DeviceSettingsPatch,
+  DeviceView,
+  RegisterDeviceBody,
+} from './schema.ts';
+import type { DeviceService } from './service.ts';
+
+export function deviceRoutes(devices: DeviceService) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/devices',
+      operationId: 'registerDevice',
+      summary: 'Register a device and issue its credentials for the device channel',
+      tag: 'Devices',
+      permission: 'devices:write',
+      body: RegisterDeviceBody,
+      responses: { 201: { description: 'the device and its MQTT credentials (the password is shown once)', schema: DeviceRegistration } },
+      async handle({ auth, body }) {
+        const { device, token } = await devices.register(auth.accountId, body.name);
+        return {
+          status: 201,
+          body: {
+            device: presentDevice(device, false),
+            credentials: { client_id: device.id, username: device.id, password: token },
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/devices/:id',
+      operationId: 'deleteDevice',
+      summary: 'Delete a device',
+      description: 'Revokes its credentials and closes its connection. Its unsent SMS go to another device, or fail when the client had named this one.',
+      tag: 'Devices',
+      permission: 'devices:write',
+      params: DeviceIdParams,
+      responses: { 204: { description: 'deleted' } },
+      errors: ['invalid_id', 'device_not_found'],
+      async handle({ auth, params }) {
+        await devices.delete(auth.accountId, params.id);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/devices',
+      operationId: 'listDevices',
+      summary: 'List the account\'s devices, newest first',
+      tag: 'Devices',
+      permission: 'devices:read',
+      query: DeviceListQuery,
+      responses: { 200: { description: 'a page of devices', schema: DeviceList } },
+      async handle({ auth, query }) {
+        const rows = await devices.list(auth.accountId, query.limit, decodeCursor(query.cursor));
+        const { rows: kept, nextCursor } = page(rows, query.limit);
+        return {
+          status: 200,
+          body: { data: kept.map((row) => presentDevice(row, devices.isOnline(row.id))), next_cursor: nextCursor },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/devices/:id',
+      operationId: 'getDevice',
+      summary: 'Read one device',
+      tag: 'Devices',
+      permission: 'devices:read',
+      params: DeviceIdParams,
+      responses: { 200: { description: 'the device', schema: DeviceView } },
+      errors: ['invalid_id', 'device_not_found'],
+      async handle({ auth, params }) {
+        const device = await devices.get(auth.accountId, params.id);
+        return { status: 200, body: presentDevice(device, devices.isOnline(device.id)) };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/devices/:id/settings',
+      operationId: 'updateDeviceSettings',
+      summary: 'Change device settings',
+      description: 'Partial update (spec 4.1): fields not sent stay unchanged. An empty name_custom resets to the system name.',
+      tag: 'Devices',
+      permission: 'devices:settings',
+      params: DeviceIdParams,
+      body: DeviceSettingsPatch,
+      responses: { 200: { description: 'the device after the update', schema: DeviceView } },
+      errors: ['invalid_id', 'validation_failed', 'device_not_found'],
+      async handle({ auth, params, body }) {
+        const device = await devices.updateSettings(auth.accountId, params.id, body);
+        return { status: 200, body: presentDevice(device, devices.isOnline(device.id)) };
+      },
+    }),
+  ];
+}

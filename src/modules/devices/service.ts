@@ -1,0 +1,66 @@
+// Devices of an account: registration (credentials for the device channel), reading, and
+// settings. Settings changes are announced so the device channel can push them to the phone.
+import type { Database } from '../../storage/database.ts';
+import { AppError } from '../../shared/errors.ts';
+import type { GatewayEventBus } from '../../shared/events.ts';
+import { hashSecret, randomToken } from '../../shared/secrets.ts';
+import type { Cursor } from '../../http/pagination.ts';
+import type { DevicePresence } from './presence.ts';
+import * as devices from './repository.ts';
+import { releaseDeviceSms } from '../messages/repository.ts';
+
+export class DeviceService {
+  constructor(
+    private readonly db: Database,
+    private readonly presence: DevicePresence,
+    private readonly events: GatewayEventBus,
+  ) {}
+
+  /** Registers a device; the token is returned once and only its hash is kept. */
+  async register(accountId: string, name: string): Promise<{ device: devices.DeviceRow; token: string }> {
+    const trimmed = name.trim();
+    if (trimmed.length === 0 || trimmed.length > 100) {
+      throw new AppError('validation_failed', 'device name must be 1-100 characters');
+    }
+    const token = `sgd_${randomToken(32)}`;
+    const device = await devices.insertDevice(this.db, { accountId, name: trimmed, tokenHash: hashSecret(token) });
+    return { device, token };
+  }
+
+  async get(accountId: string, id: string): Promise<devices.DeviceRow> {
+    const device = await devices.findDevice(this.db, accountId, id);
+    // Another account's device is "not found" too: its existence is none of this key's business.
+    if (!device) throw new AppError('device_not_found');
+    return device;
+  }
+
+  list(accountId: string, limit: number, cursor?: Cursor): Promise<devices.DeviceRow[]> {
+    return devices.listDevices(this.db, accountId, limit, cursor);
+  }
+
+  async updateSettings(accountId: string, id: string, settings: devices.DeviceSettings): Promise<devices.DeviceRow> {
+    // spec 4.1: an empty name_custom resets to the system name, which we store as "no custom name".
+    const changes = settings.name_custom === '' ? { ...settings, name_custom: null } : settings;
+    const device = await devices.updateDeviceSettings(this.db, accountId, id, changes);
+    if (!device) throw new AppError('device_not_found');
+    this.events.emit('device.settings_changed', device);
+    return device;
+  }
+
+  /** Deletes the device: credentials revoked, unsent SMS back to the pool or failed. */
+  async delete(accountId: string, id: string): Promise<devices.DeviceRow> {
+    const device = await this.db.transaction(async (trx) => {
+      const deleted = await devices.softDeleteDevice(trx, accountId, id);
+      if (deleted) await releaseDeviceSms(trx, deleted.id, 'device deleted');
+      return deleted;
+    });
+    if (!device) throw new AppError('device_not_found');
+    this.presence.markDisconnected(device.id);
+    this.events.emit('device.deleted', device);
+    return device;
+  }
+
+  isOnline(deviceId: string): boolean {
+    return this.presence.isOnline(deviceId);
+  }
+}

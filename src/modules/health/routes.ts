@@ -1,0 +1,36 @@
+// Liveness and readiness for orchestrators. /healthz: the process answers. /readyz: the
+// process can do its work (the database answers; the broker joins with the device channel).
+import type Router from '@koa/router';
+import type { Database } from '../../storage/database.ts';
+
+export type ReadinessCheck = () => Promise<void>;
+
+export function mountHealth(router: Router, db: Database, extraChecks: Record<string, ReadinessCheck> = {}): void {
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    const checks: Record<string, ReadinessCheck> = { database: async () => void (await db.raw('select 1')), ...extraChecks };
+    const results: Record<string, string> = {};
+    await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        try {
+          await withTimeout(check(), 2_000);
+          results[name] = 'ok';
+        } catch {
+          results[name] = 'failing';
+        }
+      }),
+    );
+    const ready = Object.values(results).every((result) => result === 'ok');
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ok' : 'not_ready', checks: results };
+  });
+}
+
+function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('timed out')), ms);
+    promise.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+}

@@ -1,0 +1,30 @@
+// The Extended API's view of an SMS (spec 2.2).
+import type { Static } from '@sinclair/typebox';
+import type { SmsHistoryRow, SmsRecord } from './repository.ts';
+import type { SmsDetail, SmsView } from './schema.ts';
+import { toExtendedStatus } from './status.ts';
+
+export function presentSms(sms: SmsRecord): Static<typeof SmsView> {
+  return {
+    id: sms.id,
+    device_id: sms.device_id,
+    phone: sms.phone,
+    message: sms.message,
+    status: toExtendedStatus(sms.status),
+    sent_at: sms.created_at.toISOString(),
+    updated_at: sms.updated_at.toISOString(),
+  };
+}
+
+export function presentSmsDetail(sms: SmsRecord, history: SmsHistoryRow[]): Static<typeof SmsDetail> {
+  return {
+    ...presentSms(sms),
+    history: history.map((entry) => ({
+      status: toExtendedStatus(entry.status),
+      internal_status: entry.status,
+      source: entry.source,
+      reason: entry.reason,
+      at: entry.created_at.toISOString(),
+    })),
+  };
+}

@@ -1,0 +1,97 @@
+import type { Executor } from '../../storage/database.ts';
+import type { Cursor } from '../../http/pagination.ts';
+import type { SmsStatus } from './status.ts';
+
+export interface SmsRecord {
+  id: string;
+  object_id: string;
+  account_id: string;
+  device_id: string | null;
+  device_named: boolean;
+  phone: string;
+  message: string;
+  status: SmsStatus;
+  sim_slot: number | null;
+  callback_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface SmsHistoryRow {
+  id: number;
+  sms_id: string;
+  status: SmsStatus;
+  source: 'api' | 'device' | 'system';
+  reason: string | null;
+  created_at: Date;
+}
+
+/** Stores the SMS and its first history entry in one statement (one round trip, atomic). */
+export async function insertSms(db: Executor, sms: SmsRecord, source: SmsHistoryRow['source']): Promise<void> {
+  await db.raw(
+    `with created as (
+       insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, sim_slot, callback_id, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       returning id, status, created_at)
+     insert into sms_status_history (sms_id, status, source, created_at)
+     select id, status, ?, created_at from created`,
+    [
+      sms.id, sms.object_id, sms.account_id, sms.device_id, sms.device_named, sms.phone, sms.message,
+      sms.status, sms.sim_slot, sms.callback_id, sms.created_at, sms.updated_at, source,
+    ],
+  );
+}
+
+export async function findSms(db: Executor, accountId: string, id: string): Promise<SmsRecord | undefined> {
+  return db<SmsRecord>('sms').where({ account_id: accountId, id }).first();
+}
+
+export interface SmsFilter {
+  statuses?: SmsStatus[];
+  deviceId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export async function listSms(db: Executor, accountId: string, filter: SmsFilter, limit: number, cursor?: Cursor): Promise<SmsRecord[]> {
+  const query = db<SmsRecord>('sms')
+    .where({ account_id: accountId })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit + 1);
+  if (filter.statuses) query.whereIn('status', filter.statuses);
+  if (filter.deviceId) query.where({ device_id: filter.deviceId });
+  if (filter.from) query.where('created_at', '>=', filter.from);
+  if (filter.to) query.where('created_at', '<', filter.to);
+  if (cursor) query.whereRaw('(created_at, id) < (?, ?)', [cursor.createdAt, cursor.id]);
+  return query;
+}
+
+export async function historyOf(db: Executor, smsId: string): Promise<SmsHistoryRow[]> {
+  return db<SmsHistoryRow>('sms_status_history').where({ sms_id: smsId }).orderBy('id');
+}
+
+/**
+ * A device can no longer send (deleted, or can_send_sms turned off): its unsent SMS go back to
+ * the pool, or fail when the client had named that device. Returns what became of each.
+ */
+export async function releaseDeviceSms(
+  db: Executor,
+  deviceId: string,
+  reason: string,
+): Promise<{ id: string; status: SmsStatus; account_id: string }[]> {
+  const { rows } = await db.raw<{ rows: { id: string; status: SmsStatus; account_id: string }[] }>(
+    `with released as (
+       update sms
+          set device_id = case when device_named then device_id else null end,
+              status = case when device_named then 'failed_send' else 'pending' end,
+              updated_at = now()
+        where device_id = ? and status in ('pending', 'processing')
+        returning id, status, account_id),
+     logged as (
+       insert into sms_status_history (sms_id, status, source, reason)
+       select id, status, 'system', case when status = 'failed_send' then ? else ? end from released)
+     select * from released`,
+    [deviceId, `${reason}; the client named this device, so the SMS cannot go elsewhere`, `${reason}; back to the pool for another device`],
+  );
+  return rows;
+}

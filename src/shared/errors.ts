@@ -1,0 +1,59 @@
+// The error catalog: every error a client can see has a stable code listed here, one HTTP
+// status, and a default message. Clients branch on `code`; `message` is for people.
+// Body shape everywhere (spec 7.1): {"error": {"message": "...", "code": "...", "details"?: [...]}}
+
+export const ERROR_CATALOG = {
+  invalid_json: { status: 400, message: 'request body is not valid JSON' },
+  validation_failed: { status: 400, message: 'request is invalid' },
+  message_too_long: { status: 400, message: 'message must not exceed 170 characters' },
+  invalid_phone: { status: 400, message: 'phone is not a valid phone number' },
+  invalid_id: { status: 400, message: 'id is malformed' },
+  unknown_callback: { status: 400, message: 'callback_id does not name a webhook of this account' },
+  unauthorized: { status: 401, message: 'a valid API key is required: Authorization: Bearer <key>' },
+  forbidden: { status: 403, message: 'the API key lacks the permission this operation needs' },
+  route_not_found: { status: 404, message: 'no such endpoint' },
+  device_not_found: { status: 404, message: 'device not found' },
+  sms_not_found: { status: 404, message: 'SMS not found' },
+  not_found: { status: 404, message: 'not found' },
+  method_not_allowed: { status: 405, message: 'method not allowed on this endpoint' },
+  device_cannot_send: { status: 409, message: 'the device is not allowed to send SMS (can_send_sms is false)' },
+  conflict: { status: 409, message: 'conflict' },
+  payload_too_large: { status: 413, message: 'request body is too large' },
+  unsupported_media_type: { status: 415, message: 'request body must be JSON (Content-Type: application/json)' },
+  no_device_available: { status: 503, message: 'no online device can take this SMS now' },
+  not_ready: { status: 503, message: 'the gateway is not ready' },
+  not_implemented: { status: 501, message: 'method not implemented' },
+  internal_error: { status: 500, message: 'internal error' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export interface ErrorDetail {
+  /** JSON pointer-ish path of the offending input, such as "/phone" or "query.limit". */
+  field: string;
+  /** Which part of the request holds the field, when it is not obvious. */
+  in?: 'body' | 'query' | 'path' | 'header';
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message ?? ERROR_CATALOG[code].message);
+    this.name = 'AppError';
+    this.status = ERROR_CATALOG[code].status;
+  }
+
+  toBody(): { error: { message: string; code: ErrorCode; details?: ErrorDetail[] } } {
+    return { error: { message: this.message, code: this.code, ...(this.details ? { details: this.details } : {}) } };
+  }
+}
+
+/** A 400 about one field, the most common client error. */
+export function invalidField(field: string, message: string, code: ErrorCode = 'validation_failed'): AppError {
+  return new AppError(code, message, [{ field, message }]);
+}

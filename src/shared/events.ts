@@ -1,0 +1,44 @@
+// In-process domain events. Services announce what happened; the device channel (and later the
+// webhook dispatcher) react. Listeners run after the change is committed, and a failing
+// listener is logged, never thrown back into the request that caused the event.
+import { EventEmitter } from 'node:events';
+import type { DeviceRow } from '../modules/devices/repository.ts';
+import type { SmsRecord } from '../modules/messages/repository.ts';
+
+export interface GatewayEvents {
+  /** A stored SMS was committed; it may or may not have a device yet. */
+  'sms.queued': [sms: SmsRecord];
+  /** A no_store SMS, held only in memory, must be handed to its device now. */
+  'sms.transient': [sms: SmsRecord];
+  /** A device's settings changed (PATCH settings, legacy edit). */
+  'device.settings_changed': [device: DeviceRow];
+  /** A device was deleted; its credentials are dead. */
+  'device.deleted': [device: DeviceRow];
+}
+
+export class GatewayEventBus {
+  private readonly emitter = new EventEmitter();
+
+  constructor(private readonly onListenerError: (error: unknown, event: string) => void) {
+    this.emitter.setMaxListeners(50);
+  }
+
+  on<E extends keyof GatewayEvents>(event: E, listener: (...args: GatewayEvents[E]) => void | Promise<void>): void {
+    this.emitter.on(event, (...args: GatewayEvents[E]) => {
+      try {
+        const result = listener(...args);
+        if (result instanceof Promise) result.catch((error: unknown) => this.onListenerError(error, event));
+      } catch (error) {
+        this.onListenerError(error, event);
+      }
+    });
+  }
+
+  emit<E extends keyof GatewayEvents>(event: E, ...args: GatewayEvents[E]): void {
+    this.emitter.emit(event, ...args);
+  }
+
+  removeAllListeners(): void {
+    this.emitter.removeAllListeners();
+  }
+}

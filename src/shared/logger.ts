@@ -1,0 +1,45 @@
+// One logger for the process; components take child loggers (`logger.child({ component })`).
+// Secrets and message text must never reach a log line: the redact paths below are the safety
+// net, and callers log masked phone numbers (maskPhone) rather than raw ones.
+import { pino, type Logger } from 'pino';
+import type { LogLevel } from '../config.ts';
+
+export type { Logger };
+
+// `err.message` stays readable on purpose: our error messages never quote SMS text or secrets.
+const REDACT = [
+  'authorization',
+  'password',
+  'token',
+  'secret',
+  'apiKey',
+  'phone',
+  'text',
+  '*.authorization',
+  '*.password',
+  '*.token',
+  '*.secret',
+  '*.apiKey',
+  '*.phone',
+  '*.text',
+  'sms.message',
+  'body.message',
+  'req.headers.authorization',
+];
+
+export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'sms-gateway' },
+      redact: { paths: REDACT, censor: '[redacted]' },
+    },
+    destination,
+  );
+}
+
+/** "+79161234567" -> "+7916*****67": enough to tell numbers apart in a log, not enough to dial. */
+export function maskPhone(phone: string): string {
+  if (phone.length <= 6) return '*'.repeat(phone.length);
+  return phone.slice(0, 5) + '*'.repeat(phone.length - 7) + phone.slice(-2);
+}

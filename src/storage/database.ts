@@ -1,0 +1,99 @@
+// Opens the database: PostgreSQL through pg when DATABASE_URL is set, otherwise the embedded
+// PGlite in DATA_DIR (DESIGN.md decision 4). Same migrations, same queries on both.
+//
+// PGlite has exactly one connection: code that holds a transaction must do all its work on
+// that transaction object, never on the top-level knex, or it waits for itself.
+import { mkdirSync } from 'node:fs';
+import knexModule, { type Knex } from 'knex';
+import pg from 'pg';
+import { migrations, type Migration } from '../../db/migrations/index.ts';
+import { lockDataDir } from './data-dir-lock.ts';
+import type { Logger } from '../shared/logger.ts';
+
+export type Database = Knex;
+/** Anything that runs queries: the database itself or an open transaction. */
+export type Executor = Knex | Knex.Transaction;
+
+export interface DatabaseOptions {
+  databaseUrl?: string | undefined;
+  /** Embedded data directory; ":memory:" keeps the embedded database in memory (tests). */
+  dataDir: string;
+  poolMax?: number;
+}
+
+// COUNT(*) and BIGSERIAL come back from pg as strings and from PGlite as numbers: read INT8 as
+// a number everywhere. Our int8 values (counts, history ids) stay far below 2^53.
+pg.types.setTypeParser(20, (value: string) => Number(value));
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    return knexModule.knex({
+      client: 'pg',
+      connection: options.databaseUrl,
+      pool: { min: 0, max: options.poolMax ?? 10 },
+      acquireConnectionTimeout: 10_000,
+    });
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { default: ClientPgLite } = await import('knex-pglite');
+  let pglite: InstanceType<typeof PGlite>;
+  let unlock = () => {};
+  if (options.dataDir === ':memory:') {
+    pglite = new PGlite();
+  } else {
+    mkdirSync(options.dataDir, { recursive: true });
+    unlock = lockDataDir(options.dataDir);
+    pglite = new PGlite(options.dataDir);
+  }
+  try {
+    await pglite.waitReady;
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+  const db = knexModule.knex({
+    client: ClientPgLite as unknown as Knex.Config['client'],
+    dialect: 'postgres',
+    // knex-pglite accepts a ready PGlite instance through a connection function.
+    connection: (() => ({ pglite })) as unknown as Knex.Config['connection'],
+    acquireConnectionTimeout: 30_000,
+  });
+  // knex-pglite does not close an instance it was given: closeDatabase does, then unlocks.
+  afterClose.set(db, async () => {
+    await pglite.close();
+    unlock();
+  });
+  return db;
+}
+
+const afterClose = new WeakMap<Database, () => Promise<void>>();
+
+/** Closes the pool and, for the embedded database, PGlite itself and its directory lock. */
+export async function closeDatabase(db: Database): Promise<void> {
+  await db.destroy();
+  await afterClose.get(db)?.();
+  afterClose.delete(db);
+}
+
+class ListedMigrations implements Knex.MigrationSource<readonly [string, Migration]> {
+  async getMigrations() {
+    return [...migrations];
+  }
+  getMigrationName([name]: readonly [string, Migration]) {
+    return name;
+  }
+  async getMigration([, migration]: readonly [string, Migration]) {
+    return migration;
+  }
+}
+
+/** Brings the schema up to date; returns the names of the migrations it applied. */
+export async function migrate(db: Database, logger?: Logger): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest({ migrationSource: new ListedMigrations() })) as [number, string[]];
+  if (applied.length > 0) logger?.info({ migrations: applied }, 'database migrated');
+  return applied;
+}
+
+export function isPostgresError(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
