@@ -2,7 +2,6 @@
 // the OpenAPI document, the reference page and the health endpoints.
 import Koa from 'koa';
 import Router from '@koa/router';
-import { AppError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { errorHandler } from './middleware/error-handler.ts';
 import { createBodyReader } from './middleware/json-body.ts';
@@ -44,12 +43,7 @@ export function createApp(parts: AppParts): Koa {
   app.use(requestContext(parts.logger));
   app.use(errorHandler(parts.logger));
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new AppError('method_not_allowed'),
-      notImplemented: () => new AppError('not_implemented'),
-    }),
-  );
+  // Sets 405 (with Allow) or 501 without a body; errorHandler then writes the catalog body.
+  app.use(router.allowedMethods());
   return app;
 }

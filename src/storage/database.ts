@@ -58,9 +58,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     connection: (() => ({ pglite })) as unknown as Knex.Config['connection'],
     acquireConnectionTimeout: 30_000,
   });
-  // knex-pglite does not close an instance it was given: closeDatabase does, then unlocks.
+  // Closes PGlite if knex-pglite has not, then releases the directory lock.
   afterClose.set(db, async () => {
-    await pglite.close();
+    if (!pglite.closed) await pglite.close();
     unlock();
   });
   return db;

@@ -8,7 +8,9 @@ export function errorHandler(fallbackLogger: Logger) {
   return async function errorHandlerMiddleware(ctx: Context, next: Next) {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('route_not_found');
+      // Koa answers an unmatched path with a bare 404, the router a wrong method with a bare 405.
+      const bare = BY_STATUS[ctx.status];
+      if (bare && (ctx.body === undefined || ctx.body === null)) throw new AppError(bare);
     } catch (error) {
       const appError = toAppError(error);
       if (appError.code === 'internal_error') {

@@ -1,0 +1,16 @@
+// Which database the suite runs against. PostgreSQL by default (TEST_PG_URL names the server's
+// maintenance database); TEST_DATABASE=pglite switches to the embedded one.
+export type TestDatabase = { kind: 'postgres'; adminUrl: string } | { kind: 'pglite' };
+
+export function testDatabase(): TestDatabase {
+  if (process.env.TEST_DATABASE === 'pglite') return { kind: 'pglite' };
+  return { kind: 'postgres', adminUrl: process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' };
+}
+
+/** The database URL a gateway under test uses, or undefined for the embedded database. */
+export function testDatabaseUrl(): string | undefined {
+  if (testDatabase().kind === 'pglite') return undefined;
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('the global test setup did not create a database (is test/support/hooks.ts loaded?)');
+  return url;
+}

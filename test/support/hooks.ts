@@ -1,0 +1,38 @@
+// Mocha global fixtures: against PostgreSQL (the default), a fresh database is created for the
+// run, migrated once, and dropped at the end. With TEST_DATABASE=pglite every gateway a test
+// starts gets its own in-memory embedded database instead.
+import { randomBytes } from 'node:crypto';
+import knexModule from 'knex';
+import { closeDatabase, migrate, openDatabase } from '../../src/storage/database.ts';
+import { testDatabase } from './environment.ts';
+
+let created: { admin: string; name: string } | undefined;
+
+export async function mochaGlobalSetup(): Promise<void> {
+  const target = testDatabase();
+  if (target.kind === 'pglite') return;
+  const name = `sms_gateway_test_${randomBytes(4).toString('hex')}`;
+  const admin = knexModule.knex({ client: 'pg', connection: target.adminUrl, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(`create database ${name}`);
+  } finally {
+    await admin.destroy();
+  }
+  created = { admin: target.adminUrl, name };
+  const url = new URL(target.adminUrl);
+  url.pathname = `/${name}`;
+  process.env.TEST_DATABASE_URL = url.toString();
+  const db = await openDatabase({ databaseUrl: url.toString(), dataDir: ':memory:' });
+  await migrate(db);
+  await closeDatabase(db);
+}
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  if (!created || process.env.KEEP_TEST_DB) return;
+  const admin = knexModule.knex({ client: 'pg', connection: created.admin, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(`drop database if exists ${created.name} with (force)`);
+  } finally {
+    await admin.destroy();
+  }
+}
