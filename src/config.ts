@@ -24,6 +24,8 @@ export interface Config {
   defaultPhoneRegion: string | undefined;
   /** A device with no activity for this long is shown offline (spec 1.6: about every 5 minutes). */
   deviceOfflineAfterMs: number;
+  /** A task the device has not acknowledged within this time is published to it again. */
+  taskRetryAfterMs: number;
 }
 
 export class ConfigError extends Error {
@@ -63,6 +65,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: read('BODY_LIMIT', 64 * 1024, bytes),
     defaultPhoneRegion: read<string | undefined>('DEFAULT_PHONE_REGION', undefined, region),
     deviceOfflineAfterMs: read('DEVICE_OFFLINE_AFTER', 300, positiveSeconds) * 1000,
+    taskRetryAfterMs: read('TASK_RETRY_AFTER', 30, positiveSeconds) * 1000,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,5 +1,5 @@
-// The running gateway: database, services and the HTTP server, started and stopped as one.
-// Tests start it in-process on port 0; `sms-gateway serve` starts it for real.
+// The running gateway: database, services, the HTTP server and the device channel (MQTT),
+// started and stopped as one. Tests start it in-process on port 0; `sms-gateway serve` for real.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,9 @@ import { createApp, EXTENDED_PREFIX } from './http/app.ts';
 import { mountHealth } from './modules/health/routes.ts';
 import { deviceRoutes } from './modules/devices/routes.ts';
 import { messageRoutes } from './modules/messages/routes.ts';
+import { incomingRoutes } from './modules/incoming/routes.ts';
 import { createServices, type Services } from './services.ts';
+import { DeviceChannel } from '../broker/device-channel.ts';
 
 export const VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -24,36 +26,56 @@ export class Gateway {
     readonly config: Config,
     readonly logger: Logger,
     readonly services: Services,
+    readonly channel: DeviceChannel,
     private readonly http: Server,
   ) {}
 
   static async start(config: Config, logger: Logger): Promise<Gateway> {
     const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    let http: Server | undefined;
     try {
       await migrate(db, logger);
       const services = createServices(config, db, logger);
+      let channel: DeviceChannel | undefined;
       const app = createApp({
         logger: logger.child({ component: 'http' }),
         authenticator: services.apiKeys,
         bodyLimitBytes: config.bodyLimitBytes,
         version: VERSION,
         families: [
-          { prefix: EXTENDED_PREFIX, routes: [...deviceRoutes(services.devices), ...messageRoutes(services.messages)] },
+          {
+            prefix: EXTENDED_PREFIX,
+            routes: [...deviceRoutes(services.devices), ...messageRoutes(services.messages), ...incomingRoutes(services.incoming)],
+          },
         ],
-        mountExtra: (router) => mountHealth(router, db),
+        mountExtra: (router) => {
+          mountHealth(router, db, {
+            broker: async () => {
+              if (!channel?.listening) throw new Error('broker not listening');
+            },
+          });
+          router.get('/metrics', (ctx) => {
+            ctx.type = 'text/plain; version=0.0.4';
+            ctx.body = services.metrics.render();
+          });
+        },
       });
-      const http = createServer({ keepAliveTimeout: 65_000 }, app.callback());
-      await new Promise<void>((resolve, reject) => {
-        http.once('error', reject);
-        http.listen(config.port, config.host, () => {
-          http.off('error', reject);
-          resolve();
-        });
+      http = createServer({ keepAliveTimeout: 65_000 }, app.callback());
+      await listen(http, config.port, config.host);
+      channel = await DeviceChannel.start(services, services.metrics, logger.child({ component: 'broker' }), {
+        port: config.mqttPort,
+        host: config.host,
+        http,
       });
-      const gateway = new Gateway(config, logger, services, http);
-      logger.info({ port: gateway.httpPort, database: config.databaseUrl ? 'postgresql' : 'embedded' }, 'gateway listening');
+      services.dispatcher.attach(channel);
+      const gateway = new Gateway(config, logger, services, channel, http);
+      logger.info(
+        { port: gateway.httpPort, mqttPort: channel.port, database: config.databaseUrl ? 'postgresql' : 'embedded' },
+        'gateway listening',
+      );
       return gateway;
     } catch (error) {
+      http?.close();
       await closeDatabase(db);
       throw error;
     }
@@ -63,15 +85,31 @@ export class Gateway {
     return (this.http.address() as AddressInfo).port;
   }
 
-  /** Stops accepting, lets in-flight requests finish, then closes the database. */
+  get mqttPort(): number {
+    return this.channel.port;
+  }
+
+  /** Stops accepting, lets in-flight requests finish, closes device connections and the database. */
   async stop(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.http.closeIdleConnections();
     const timer = setTimeout(() => this.http.closeAllConnections(), DRAIN_TIMEOUT_MS);
+    this.services.dispatcher.detach();
+    await this.channel.close();
     await closed;
     clearTimeout(timer);
     this.services.events.removeAllListeners();
     await closeDatabase(this.services.db);
     this.logger.info('gateway stopped');
   }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }

@@ -4,34 +4,53 @@ import type { Config } from './config.ts';
 import type { Database } from './storage/database.ts';
 import type { Logger } from './shared/logger.ts';
 import { GatewayEventBus } from './shared/events.ts';
+import { Metrics } from './shared/metrics.ts';
 import { AccountService } from './modules/accounts/service.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
 import { DevicePresence } from './modules/devices/presence.ts';
 import { DeviceService } from './modules/devices/service.ts';
 import { DevicePicker } from './modules/messages/device-picker.ts';
 import { MessageService } from './modules/messages/service.ts';
+import { IncomingService } from './modules/incoming/service.ts';
+import { Dispatcher } from './modules/delivery/dispatcher.ts';
+import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
+import { TransientStore } from './modules/delivery/transient-store.ts';
 
 export interface Services {
   db: Database;
   events: GatewayEventBus;
+  metrics: Metrics;
   presence: DevicePresence;
   accounts: AccountService;
   apiKeys: ApiKeyService;
   devices: DeviceService;
   messages: MessageService;
+  incoming: IncomingService;
+  statusIngestor: StatusIngestor;
+  dispatcher: Dispatcher;
 }
 
 export function createServices(config: Config, db: Database, logger: Logger): Services {
   const events = new GatewayEventBus((error, event) => logger.error({ err: error, event }, 'event listener failed'));
   const presence = new DevicePresence(config.deviceOfflineAfterMs);
   const devices = new DeviceService(db, presence, events);
+  const transient = new TransientStore();
+  const statusIngestor = new StatusIngestor(db, transient, logger.child({ component: 'status' }));
+  const dispatcher = new Dispatcher(db, presence, transient, events, statusIngestor, logger.child({ component: 'dispatch' }), {
+    ackTimeoutMs: config.taskRetryAfterMs,
+    sweepIntervalMs: Math.min(10_000, config.taskRetryAfterMs / 2),
+  });
   return {
     db,
     events,
+    metrics: new Metrics(),
     presence,
     accounts: new AccountService(db),
     apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' })),
     devices,
     messages: new MessageService(db, devices, new DevicePicker(presence), events, config.defaultPhoneRegion),
+    incoming: new IncomingService(db),
+    statusIngestor,
+    dispatcher,
   };
 }

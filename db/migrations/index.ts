@@ -2,6 +2,7 @@
 // same code runs under tsx, a bundle, or a test without depending on file scanning.
 import type { Knex } from 'knex';
 import * as foundation from './20261121_001_foundation.ts';
+import * as deviceChannel from './20261121_002_device_channel.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -10,4 +11,5 @@ export interface Migration {
 
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['20261121_001_foundation', foundation],
+  ['20261121_002_device_channel', deviceChannel],
 ];

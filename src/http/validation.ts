@@ -5,6 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import { AppError, type ErrorCode, type ErrorDetail } from '../shared/errors.ts';
 import { exceedsCharacters } from '../shared/characters.ts';
+import { UUID_PATTERN } from '../shared/object-id.ts';
 
 // ajv-formats is CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -20,7 +21,11 @@ export const MAX_CHARACTERS = 'x-maxCharacters';
 
 function createAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: true, strict: true });
-  addFormats(ajv, ['uuid', 'date-time', 'uri']);
+  addFormats(ajv, ['uri']);
+  // Stricter than ajv-formats: its uuid also takes "urn:uuid:..." and its date-time takes leap
+  // seconds (":60"); neither is something Postgres or Date can hold.
+  ajv.addFormat('uuid', UUID_PATTERN);
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   ajv.addKeyword({
     keyword: MAX_CHARACTERS,
     type: 'string',
@@ -35,6 +40,17 @@ function createAjv(coerce: boolean): Ajv {
     },
   });
   return ajv;
+}
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/i;
+
+/** RFC 3339 date-time that names a real calendar day (no February 31st, no hour 24). */
+function isDateTime(value: string): boolean {
+  const match = DATE_TIME.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth;
 }
 
 // Bodies are JSON and must have the declared types; query strings and path parameters are text

@@ -118,3 +118,45 @@ export async function softDeleteDevice(db: Executor, accountId: string, id: stri
     .returning('*');
   return row;
 }
+
+/** A live device by id alone: the broker authenticates devices before it knows their account. */
+export async function findLiveDevice(db: Executor, id: string): Promise<DeviceRow | undefined> {
+  return db<DeviceRow>('devices').where({ id }).whereNull('deleted_at').first();
+}
+
+export async function liveDeviceIds(db: Executor, accountId: string): Promise<string[]> {
+  return db('devices').where({ account_id: accountId }).whereNull('deleted_at').pluck('id');
+}
+
+export interface HeartbeatValues {
+  battery_level: number;
+  is_charging: boolean;
+  sim_cards: SimCard[];
+  type?: string | undefined;
+  name?: string | undefined;
+  app_version?: string | undefined;
+}
+
+/** Records what the device reports about itself; updated_at and last_seen_at follow. */
+export async function recordHeartbeat(db: Executor, id: string, values: HeartbeatValues): Promise<DeviceRow | undefined> {
+  const now = new Date();
+  const [row] = await db<DeviceRow>('devices')
+    .where({ id })
+    .whereNull('deleted_at')
+    .update({
+      battery_level: values.battery_level,
+      is_charging: values.is_charging,
+      sim_cards: JSON.stringify(values.sim_cards) as unknown as SimCard[],
+      ...(values.type ? { type: values.type } : {}),
+      ...(values.name ? { name: values.name } : {}),
+      ...(values.app_version ? { app_version: values.app_version } : {}),
+      last_seen_at: now,
+      updated_at: now,
+    })
+    .returning('*');
+  return row;
+}
+
+export async function touchLastSeen(db: Executor, id: string): Promise<void> {
+  await db('devices').where({ id }).update({ last_seen_at: new Date() });
+}

@@ -41,7 +41,14 @@ export class DeviceService {
   async updateSettings(accountId: string, id: string, settings: devices.DeviceSettings): Promise<devices.DeviceRow> {
     // spec 4.1: an empty name_custom resets to the system name, which we store as "no custom name".
     const changes = settings.name_custom === '' ? { ...settings, name_custom: null } : settings;
-    const device = await devices.updateDeviceSettings(this.db, accountId, id, changes);
+    const device = await this.db.transaction(async (trx) => {
+      const updated = await devices.updateDeviceSettings(trx, accountId, id, changes);
+      // A device that may no longer send gives back its unsent SMS in the same transaction.
+      if (updated && settings.can_send_sms === false) {
+        await releaseDeviceSms(trx, updated.id, 'device may no longer send SMS (can_send_sms false)');
+      }
+      return updated;
+    });
     if (!device) throw new AppError('device_not_found');
     this.events.emit('device.settings_changed', device);
     return device;

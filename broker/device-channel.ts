@@ -1,0 +1,322 @@
+// The embedded MQTT broker (Aedes 1.x) that every device holds one connection to: MQTT 3.1.1
+// over TCP on MQTT_PORT, and over WebSocket at /mqtt on the HTTP server. It authenticates and
+// authorizes every connection, hands device messages to DeviceMessages, and gives the
+// dispatcher a way to reach devices (DeviceLink).
+import { createServer, type Server, type Socket } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
+import { WebSocketServer, createWebSocketStream } from 'ws';
+import type { Logger } from '../src/shared/logger.ts';
+import type { Metrics } from '../src/shared/metrics.ts';
+import type { Services } from '../src/services.ts';
+import { secretMatches } from '../src/shared/secrets.ts';
+import { isUuid } from '../src/shared/object-id.ts';
+import { findLiveDevice, liveDeviceIds, touchLastSeen, type DeviceRow } from '../src/modules/devices/repository.ts';
+import type { DeviceLink } from '../src/modules/delivery/dispatcher.ts';
+import type { SendTask } from '../src/modules/delivery/task.ts';
+import { decidePublish, decideSubscribe, mayReceive, QUARANTINE_PREFIX } from './acl.ts';
+import { DeviceMessages } from './device-messages.ts';
+import { identityOf, OPERATOR_CLIENT_PREFIX, setIdentity, type DeviceIdentity } from './identity.ts';
+import { deviceTopic, isDeviceToGateway, parseDeviceTopic, TOPIC_PREFIX } from './topics.ts';
+
+export const WEBSOCKET_PATH = '/mqtt';
+
+/** CONNACK return code 5 (MQTT 3.1.1 table 3.1): "not authorized". */
+const NOT_AUTHORIZED = 5;
+
+export interface DeviceChannelOptions {
+  port: number;
+  host: string;
+  /** The HTTP server that also carries MQTT over WebSocket. */
+  http: HttpServer;
+}
+
+export class DeviceChannel implements DeviceLink {
+  /** The live connection of each device; a takeover replaces it. */
+  private readonly connections = new Map<string, Client>();
+  /** Devices subscribed to their task topic. */
+  private readonly ready = new Set<string>();
+  private readonly messages: DeviceMessages;
+  private tcp: Server | undefined;
+  private ws: WebSocketServer | undefined;
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly aedes: Aedes,
+    private readonly services: Services,
+    private readonly metrics: Metrics,
+    private readonly logger: Logger,
+  ) {
+    this.messages = new DeviceMessages(services, metrics, logger, (identity) => this.wentOffline(identity));
+  }
+
+  static async start(services: Services, metrics: Metrics, logger: Logger, options: DeviceChannelOptions): Promise<DeviceChannel> {
+    const aedes = await Aedes.createBroker({
+      // One slow or frozen device must not stall delivery to the others (DESIGN.md pitfalls).
+      drainTimeout: 10_000,
+      concurrency: 1000,
+      connectTimeout: 30_000,
+      heartbeatInterval: 60_000,
+      maxClientsIdLength: 64,
+      // A device pings at least this often (seconds); longer keepalives are refused.
+      keepaliveLimit: 600,
+    });
+    const channel = new DeviceChannel(aedes, services, metrics, logger);
+    channel.installHooks();
+    await channel.listen(options);
+    metrics.gauge('mqtt_connected_clients', 'MQTT connections open now', () => aedes.connectedClients);
+    return channel;
+  }
+
+  get port(): number {
+    return (this.tcp?.address() as AddressInfo).port;
+  }
+
+  get listening(): boolean {
+    return Boolean(this.tcp?.listening) && !this.aedes.closed;
+  }
+
+  // DeviceLink -------------------------------------------------------------------------------
+
+  isReady(deviceId: string): boolean {
+    return this.ready.has(deviceId);
+  }
+
+  sendTask(deviceId: string, task: SendTask): Promise<void> {
+    return this.publish({ topic: deviceTopic(deviceId, 'tasks'), payload: JSON.stringify(task), qos: 1, retain: false });
+  }
+
+  sendSettings(device: DeviceRow): Promise<void> {
+    return this.publish({ topic: deviceTopic(device.id, 'settings'), payload: JSON.stringify(settingsOf(device)), qos: 1, retain: true });
+  }
+
+  /** Closes the device's connection at once (revocation). */
+  disconnect(deviceId: string): void {
+    const client = this.connections.get(deviceId);
+    if (!client) return;
+    this.dropDevice(deviceId, client);
+    client.close();
+  }
+
+  async close(): Promise<void> {
+    this.ws?.close();
+    for (const client of this.ws?.clients ?? []) client.terminate();
+    await new Promise<void>((resolve) => this.aedes.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve()));
+  }
+
+  // Broker wiring ----------------------------------------------------------------------------
+
+  private async listen(options: DeviceChannelOptions): Promise<void> {
+    const tcp = createServer((socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+      this.aedes.handle(socket);
+    });
+    await new Promise<void>((resolve, reject) => {
+      tcp.once('error', reject);
+      tcp.listen(options.port, options.host, () => {
+        tcp.off('error', reject);
+        resolve();
+      });
+    });
+    this.tcp = tcp;
+    this.ws = new WebSocketServer({ server: options.http, path: WEBSOCKET_PATH });
+    this.ws.on('connection', (socket, request) => {
+      this.aedes.handle(createWebSocketStream(socket), request);
+    });
+  }
+
+  private installHooks(): void {
+    const { aedes } = this;
+    aedes.authenticate = (client, username, password, done) => {
+      this.authenticate(client, username, password).then(
+        (ok) => {
+          if (ok) return done(null, true);
+          const error = new Error('not authorized') as AuthenticateError;
+          error.returnCode = NOT_AUTHORIZED;
+          done(error, false);
+        },
+        (error: unknown) => {
+          this.logger.error({ err: error }, 'mqtt authentication failed with an error');
+          const refused = new Error('server unavailable') as AuthenticateError;
+          refused.returnCode = 3;
+          done(refused, false);
+        },
+      );
+    };
+
+    aedes.authorizePublish = (client, packet, done) => {
+      const identity = identityOf(client);
+      const decision = decidePublish(identity, packet);
+      if ('quarantine' in decision) {
+        // Kept off every subscriber and out of the retained store; published() logs it.
+        packet.topic = `${QUARANTINE_PREFIX}${identity?.kind === 'device' ? identity.deviceId : 'unknown'}/${decision.quarantine}`;
+        packet.retain = false;
+        return done(null);
+      }
+      if ('reason' in decision) {
+        const deviceId = identity?.kind === 'device' ? identity.deviceId : undefined;
+        this.metrics.count('mqtt_publish_refused_total', 'MQTT publishes refused (the connection is closed)', { reason: decision.reason });
+        this.logger.warn({ clientId: client?.id, deviceId, reason: decision.reason }, 'mqtt publish refused');
+        return done(new Error(decision.reason));
+      }
+      // A last will of a connection that a takeover already replaced is stale: drop it.
+      if (identity?.kind === 'device' && this.connections.get(identity.deviceId) !== client && packet.topic.endsWith('/presence')) {
+        packet.topic = `${QUARANTINE_PREFIX}${identity.deviceId}/stale_will`;
+        packet.retain = false;
+      }
+      done(null);
+    };
+
+    aedes.authorizeSubscribe = (client, subscription, done) => {
+      const identity = identityOf(client);
+      const refresh = identity?.kind === 'operator' ? this.refreshOperatorDevices(identity) : Promise.resolve();
+      refresh.then(
+        () => {
+          const granted = decideSubscribe(identity, subscription);
+          if (!granted) {
+            this.metrics.count('mqtt_subscribe_refused_total', 'MQTT subscriptions refused');
+            this.logger.warn({ clientId: client.id, topic: subscription.topic }, 'mqtt subscription refused');
+          }
+          done(null, granted);
+        },
+        (error: unknown) => done(error as Error),
+      );
+    };
+
+    aedes.authorizeForward = (client, packet) => (mayReceive(identityOf(client), packet.topic) ? packet : null);
+
+    aedes.published = (packet, client, done) => {
+      this.consume(packet, client).then(
+        () => done(),
+        // Not acknowledged: the device sends the report again.
+        (error: unknown) => {
+          this.logger.error({ err: error, topic: packet.topic }, 'device message failed');
+          done(error as Error);
+        },
+      );
+    };
+
+    aedes.on('clientReady', (client) => this.connected(client));
+    aedes.on('clientDisconnect', (client) => this.disconnected(client));
+    aedes.on('keepaliveTimeout', (client) => this.logger.info({ clientId: client.id }, 'mqtt keepalive timeout'));
+    aedes.on('ping', (_packet, client) => {
+      const identity = identityOf(client);
+      if (identity?.kind === 'device' && this.connections.get(identity.deviceId) === client) {
+        this.services.presence.markActive(identity.deviceId, identity.accountId);
+      }
+    });
+    aedes.on('subscribe', (subscriptions, client) => {
+      const identity = identityOf(client);
+      if (identity?.kind !== 'device') return;
+      const topics = new Set(subscriptions.map((subscription) => subscription.topic));
+      const base = `${TOPIC_PREFIX}${identity.deviceId}/`;
+      const own = (kind: 'tasks' | 'settings') => topics.has(base + kind) || topics.has(`${base}#`) || topics.has(`${base}+`);
+      if (own('settings')) void this.sendSettings(identity.device).catch((error: unknown) => this.logger.error({ err: error }, 'settings push failed'));
+      if (own('tasks') && this.connections.get(identity.deviceId) === client) {
+        this.ready.add(identity.deviceId);
+        this.services.dispatcher.deviceReady(identity.device).catch((error: unknown) => this.logger.error({ err: error }, 'task re-drive failed'));
+      }
+    });
+    aedes.on('clientError', (client, error) => this.logger.debug({ clientId: client?.id, err: error.message }, 'mqtt client error'));
+    aedes.on('connectionError', (client, error) => this.logger.debug({ clientId: client?.id, err: error.message }, 'mqtt connection error'));
+  }
+
+  private async authenticate(client: Client, username: string | undefined, password: Buffer | undefined): Promise<boolean> {
+    const secret = password?.toString('utf8') ?? '';
+    const refuse = (reason: string) => {
+      this.metrics.count('mqtt_auth_failures_total', 'MQTT connections refused at CONNECT', { reason });
+      this.logger.warn({ clientId: client.id?.slice(0, 64), reason }, 'mqtt connection refused');
+      return false;
+    };
+    if (client.id?.startsWith(OPERATOR_CLIENT_PREFIX)) {
+      const auth = await this.services.apiKeys.authenticate(secret);
+      if (!auth) return refuse('bad_api_key');
+      if (!auth.permissions.has('devices:monitor')) return refuse('missing_devices_monitor');
+      const identity = { kind: 'operator' as const, accountId: auth.accountId, keyId: auth.keyId, devices: new Set<string>() };
+      await this.refreshOperatorDevices(identity);
+      setIdentity(client, identity);
+      return true;
+    }
+    if (!username || username !== client.id || !isUuid(username)) return refuse('bad_client_id');
+    const device = await findLiveDevice(this.services.db, username);
+    if (!device || !device.token_hash || !secretMatches(secret, device.token_hash)) return refuse('bad_device_credentials');
+    setIdentity(client, { kind: 'device', deviceId: device.id, accountId: device.account_id, device });
+    return true;
+  }
+
+  private async refreshOperatorDevices(identity: { accountId: string; devices: Set<string> }): Promise<void> {
+    const ids = await liveDeviceIds(this.services.db, identity.accountId);
+    identity.devices.clear();
+    for (const id of ids) identity.devices.add(id);
+  }
+
+  private connected(client: Client): void {
+    const identity = identityOf(client);
+    if (identity?.kind !== 'device') return;
+    this.connections.set(identity.deviceId, client);
+    this.services.presence.markActive(identity.deviceId, identity.accountId);
+    this.logger.info({ deviceId: identity.deviceId }, 'device connected');
+    touchLastSeen(this.services.db, identity.deviceId).catch((error: unknown) => this.logger.warn({ err: error }, 'last seen not recorded'));
+  }
+
+  private disconnected(client: Client): void {
+    const identity = identityOf(client);
+    if (identity?.kind !== 'device') return;
+    // After a takeover the old connection's disconnect must not take the new one offline.
+    if (this.connections.get(identity.deviceId) !== client) return;
+    this.dropDevice(identity.deviceId, client);
+    touchLastSeen(this.services.db, identity.deviceId).catch((error: unknown) => this.logger.warn({ err: error }, 'last seen not recorded'));
+  }
+
+  private wentOffline(identity: DeviceIdentity): void {
+    const client = this.connections.get(identity.deviceId);
+    if (client) this.dropDevice(identity.deviceId, client);
+  }
+
+  private dropDevice(deviceId: string, client: Client): void {
+    if (this.connections.get(deviceId) !== client) return;
+    this.connections.delete(deviceId);
+    this.ready.delete(deviceId);
+    this.services.presence.markDisconnected(deviceId);
+    this.services.dispatcher.deviceGone(deviceId);
+    this.logger.info({ deviceId }, 'device offline');
+  }
+
+  private async consume(packet: PublishPacket, client: Client | null): Promise<void> {
+    const identity = identityOf(client);
+    if (identity?.kind !== 'device') return;
+    if (packet.topic.startsWith(QUARANTINE_PREFIX)) {
+      const reason = packet.topic.split('/').pop() ?? 'unknown';
+      if (reason !== 'stale_will') this.messages.rejected(identity.deviceId, reason);
+      return;
+    }
+    const topic = parseDeviceTopic(packet.topic);
+    if (!topic || !isDeviceToGateway(topic.kind)) return;
+    const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+    await this.messages.handle(identity, topic.kind, payload);
+  }
+
+  private publish(packet: { topic: string; payload: string; qos: 0 | 1; retain: boolean }): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.aedes.publish({ cmd: 'publish', dup: false, ...packet, payload: Buffer.from(packet.payload) }, (error) =>
+        error ? reject(error) : resolve(),
+      );
+    });
+  }
+}
+
+/** The settings a device applies (docs/asyncapi.yaml, message DeviceSettings). */
+function settingsOf(device: DeviceRow) {
+  return {
+    can_send_sms: device.can_send_sms,
+    selected_sim: device.selected_sim,
+    notify_low_battery: device.notify_low_battery,
+    forward_incoming_sms: device.forward_incoming_sms,
+    record_calls: device.record_calls,
+    name_custom: device.name_custom ?? device.name,
+  };
+}

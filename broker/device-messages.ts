@@ -1,0 +1,90 @@
+// Consumes what devices publish: status reports, heartbeats, presence and received SMS. Runs
+// in Aedes' `published` hook, on the node that received the message (DESIGN.md pitfalls). For a
+// QoS 2 publish Aedes sends PUBREC only after this hook completes, so reports and received SMS,
+// which devices send with QoS 2, are acknowledged only once committed. (Aedes acknowledges
+// QoS 1 on receipt; a QoS 1 report lost in a crash is recovered when the task is re-driven.)
+import type { Logger } from '../src/shared/logger.ts';
+import type { Metrics } from '../src/shared/metrics.ts';
+import type { Services } from '../src/services.ts';
+import { recordHeartbeat } from '../src/modules/devices/repository.ts';
+import { findDevice } from '../src/modules/devices/repository.ts';
+import { decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport } from './payloads.ts';
+import type { DeviceIdentity } from './identity.ts';
+import type { DeviceToGateway } from './topics.ts';
+
+export const REJECTED_METRIC = 'device_messages_rejected_total';
+const REJECTED_HELP = 'device messages refused or ignored, by reason';
+
+export class DeviceMessages {
+  constructor(
+    private readonly services: Services,
+    private readonly metrics: Metrics,
+    private readonly logger: Logger,
+    /** The presence report "offline" (last will) from the device's current connection. */
+    private readonly onOfflineReport: (identity: DeviceIdentity) => void,
+  ) {}
+
+  rejected(deviceId: string, reason: string, detail?: string): void {
+    this.metrics.count(REJECTED_METRIC, REJECTED_HELP, { reason });
+    this.logger.warn({ deviceId, reason, ...(detail ? { detail } : {}) }, 'device message rejected');
+  }
+
+  async handle(identity: DeviceIdentity, kind: DeviceToGateway, payload: Buffer): Promise<void> {
+    this.services.presence.markActive(identity.deviceId, identity.accountId);
+    switch (kind) {
+      case 'status':
+        return this.status(identity, payload);
+      case 'heartbeat':
+        return this.heartbeat(identity, payload);
+      case 'presence':
+        return this.presence(identity, payload);
+      case 'incoming':
+        return this.incoming(identity, payload);
+    }
+  }
+
+  private async status(identity: DeviceIdentity, payload: Buffer): Promise<void> {
+    const report = decodeStatusReport(payload);
+    if (!report.ok) return this.rejected(identity.deviceId, 'invalid_payload', report.reason);
+    const outcome = await this.services.statusIngestor.submit({
+      deviceId: identity.deviceId,
+      smsId: report.value.sms_id,
+      status: report.value.status,
+      error: report.value.error,
+    });
+    this.metrics.count('status_reports_total', 'device status reports, by outcome', { outcome });
+    // A report for an SMS the device does not hold: unknown, or another device's.
+    if (outcome === 'rejected') this.rejected(identity.deviceId, 'unknown_sms');
+  }
+
+  private async heartbeat(identity: DeviceIdentity, payload: Buffer): Promise<void> {
+    const heartbeat = decodeHeartbeat(payload);
+    if (!heartbeat.ok) return this.rejected(identity.deviceId, 'invalid_payload', heartbeat.reason);
+    const device = await recordHeartbeat(this.services.db, identity.deviceId, heartbeat.value);
+    if (device) {
+      identity.device = device;
+      this.services.dispatcher.simCardsChanged(device.id, device.sim_cards);
+    }
+  }
+
+  private async presence(identity: DeviceIdentity, payload: Buffer): Promise<void> {
+    const state = decodePresence(payload);
+    if (!state.ok) return this.rejected(identity.deviceId, 'invalid_payload', state.reason);
+    if (state.value === 'offline') this.onOfflineReport(identity);
+  }
+
+  private async incoming(identity: DeviceIdentity, payload: Buffer): Promise<void> {
+    const sms = decodeIncomingSms(payload);
+    if (!sms.ok) return this.rejected(identity.deviceId, 'invalid_payload', sms.reason);
+    // The setting may have changed since the device connected: read it now (incoming SMS are rare).
+    const device = await findDevice(this.services.db, identity.accountId, identity.deviceId);
+    if (!device?.forward_incoming_sms) return this.rejected(identity.deviceId, 'forwarding_off');
+    await this.services.incoming.store(identity.accountId, identity.deviceId, {
+      deviceMessageId: sms.value.id,
+      phone: sms.value.phone,
+      message: sms.value.message,
+      receivedAt: new Date(sms.value.received_at),
+      simSlot: sms.value.sim_slot ?? null,
+    });
+  }
+}

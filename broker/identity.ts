@@ -1,0 +1,36 @@
+// Who is on the other end of an MQTT connection, decided once at CONNECT.
+//
+// Devices: client id and username are the device id, the password is the device token.
+// Operators: client id starts with "operator-" (so it can never take over a device's session),
+// the password is an API key holding devices:monitor; they may watch their account's devices.
+import type { Client } from 'aedes';
+import type { DeviceRow } from '../src/modules/devices/repository.ts';
+
+export interface DeviceIdentity {
+  kind: 'device';
+  deviceId: string;
+  accountId: string;
+  device: DeviceRow;
+}
+
+export interface OperatorIdentity {
+  kind: 'operator';
+  accountId: string;
+  keyId: string;
+  /** The account's devices; refreshed on every SUBSCRIBE. */
+  devices: Set<string>;
+}
+
+export type Identity = DeviceIdentity | OperatorIdentity;
+
+export const OPERATOR_CLIENT_PREFIX = 'operator-';
+
+const identities = new WeakMap<Client, Identity>();
+
+export function setIdentity(client: Client, identity: Identity): void {
+  identities.set(client, identity);
+}
+
+export function identityOf(client: Client | null | undefined): Identity | undefined {
+  return client ? identities.get(client) : undefined;
+}

@@ -1,0 +1,86 @@
+// Schemas of what devices publish. Every payload is validated before it can touch the database;
+// anything else is rejected with a reason that is logged and counted.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { compile } from '../src/http/validation.ts';
+
+/** Larger device payloads are refused unread: no legitimate report comes near it. */
+export const MAX_DEVICE_PAYLOAD_BYTES = 16 * 1024;
+
+export const REPORTED_STATUSES = ['processing', 'sent', 'delivered', 'undelivered', 'failed_send', 'failed_delivery'] as const;
+const ReportedStatus = Type.Union(REPORTED_STATUSES.map((status) => Type.Literal(status)));
+
+export const StatusReport = Type.Object(
+  {
+    sms_id: Type.String({ format: 'uuid' }),
+    status: ReportedStatus,
+    /** Why a send or delivery failed, as the phone knows it (an error code or text). */
+    error: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+export const Heartbeat = Type.Object(
+  {
+    battery_level: Type.Integer({ minimum: 0, maximum: 100 }),
+    is_charging: Type.Boolean(),
+    sim_cards: Type.Array(
+      Type.Object(
+        { index: Type.Integer({ minimum: 0, maximum: 7 }), name_operator: Type.String({ maxLength: 100 }) },
+        { additionalProperties: false },
+      ),
+      { maxItems: 8 },
+    ),
+    type: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    app_version: Type.Optional(Type.String({ maxLength: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+export const IncomingSms = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 100, description: "the device's own id for the message" }),
+    phone: Type.String({ minLength: 1, maxLength: 64, description: 'sender' }),
+    message: Type.String({ maxLength: 10_000 }),
+    received_at: Type.String({ format: 'date-time' }),
+    sim_slot: Type.Optional(Type.Integer({ minimum: 0, maximum: 7 })),
+  },
+  { additionalProperties: false },
+);
+
+export const PRESENCE_STATES = ['online', 'offline'] as const;
+
+export type StatusReport = Static<typeof StatusReport>;
+export type Heartbeat = Static<typeof Heartbeat>;
+export type IncomingSms = Static<typeof IncomingSms>;
+
+export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+function decoder<S extends TSchema>(schema: S) {
+  const validate = compile(schema, 'body');
+  return (payload: Buffer): Decoded<Static<S>> => {
+    if (payload.length > MAX_DEVICE_PAYLOAD_BYTES) return { ok: false, reason: 'payload too large' };
+    let value: unknown;
+    try {
+      value = JSON.parse(payload.toString('utf8'));
+    } catch {
+      return { ok: false, reason: 'malformed JSON' };
+    }
+    if (!validate(value)) {
+      const first = validate.errors?.[0];
+      return { ok: false, reason: `invalid payload: ${first?.instancePath || '/'} ${first?.message ?? ''}`.trim() };
+    }
+    return { ok: true, value: value as Static<S> };
+  };
+}
+
+export const decodeStatusReport = decoder(StatusReport);
+export const decodeHeartbeat = decoder(Heartbeat);
+export const decodeIncomingSms = decoder(IncomingSms);
+
+export function decodePresence(payload: Buffer): Decoded<(typeof PRESENCE_STATES)[number]> {
+  const text = payload.toString('utf8').trim();
+  return (PRESENCE_STATES as readonly string[]).includes(text)
+    ? { ok: true, value: text as (typeof PRESENCE_STATES)[number] }
+    : { ok: false, reason: 'presence must be "online" or "offline"' };
+}

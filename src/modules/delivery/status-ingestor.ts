@@ -1,0 +1,158 @@
+// Applies device status reports to SMS. Reports that arrive together are applied together: one
+// transaction locks the rows, the state machine decides in memory, and one multi-row update plus
+// one multi-row history insert write the result. Devices send reports with QoS 2, and the broker
+// answers PUBREC only after the batch commits: a crash loses nothing, the device sends again.
+import type { Database, Executor } from '../../storage/database.ts';
+import type { Logger } from '../../shared/logger.ts';
+import type { SmsStatus } from '../messages/status.ts';
+import { transitionPath } from '../messages/transitions.ts';
+import { lockSms, writeStatusChanges, type LockedSms, type StatusChange } from './repository.ts';
+import type { TransientStore } from './transient-store.ts';
+
+export interface StatusReportInput {
+  deviceId: string;
+  smsId: string;
+  status: SmsStatus;
+  error?: string | undefined;
+}
+
+/** applied: the SMS moved; unchanged: a duplicate or a late report; rejected: not this device's SMS. */
+export type ReportOutcome = 'applied' | 'unchanged' | 'rejected';
+
+export interface AppliedChange extends StatusChange {
+  accountId: string;
+  deviceId: string;
+  /** The status before the change. */
+  from: SmsStatus;
+  transient: boolean;
+}
+
+/** Runs inside the batch's transaction, so what it writes commits or fails with the changes. */
+export type ChangeWriter = (trx: Executor, changes: AppliedChange[]) => Promise<void>;
+/** Runs after the batch committed. */
+export type ChangeListener = (changes: AppliedChange[]) => void;
+
+interface Pending {
+  report: StatusReportInput;
+  resolve: (outcome: ReportOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Upper bound of reports applied in one transaction. */
+const MAX_BATCH = 1000;
+
+export class StatusIngestor {
+  private queue: Pending[] = [];
+  private running = false;
+  private readonly writers: ChangeWriter[] = [];
+  private readonly listeners: ChangeListener[] = [];
+
+  constructor(
+    private readonly db: Database,
+    private readonly transient: TransientStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Adds a writer that joins every batch's transaction (the webhook outbox does). */
+  writeWith(writer: ChangeWriter): void {
+    this.writers.push(writer);
+  }
+
+  onApplied(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  submit(report: StatusReportInput): Promise<ReportOutcome> {
+    const transientChange = this.applyTransient(report);
+    if (transientChange) return Promise.resolve(transientChange);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ report, resolve, reject });
+      if (!this.running) {
+        this.running = true;
+        // Let the reports already in the socket buffers join this batch.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private applyTransient(report: StatusReportInput): ReportOutcome | undefined {
+    if (!this.transient.has(report.smsId)) return undefined;
+    const result = this.transient.apply(report.smsId, report.deviceId, report.status);
+    if (!result) return 'rejected';
+    if (result.path.length === 0) return 'unchanged';
+    const change: AppliedChange = {
+      smsId: report.smsId,
+      path: result.path,
+      source: 'device',
+      reason: report.error ?? null,
+      at: new Date(),
+      accountId: result.sms.account_id,
+      deviceId: report.deviceId,
+      from: result.from,
+      transient: true,
+    };
+    this.notify([change]);
+    return 'applied';
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        try {
+          const { outcomes, changes } = await this.applyBatch(batch.map((pending) => pending.report));
+          batch.forEach((pending, i) => pending.resolve(outcomes[i]!));
+          if (changes.length > 0) this.notify(changes);
+        } catch (error) {
+          this.logger.error({ err: error, reports: batch.length }, 'status batch failed; devices will resend');
+          for (const pending of batch) pending.reject(error);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async applyBatch(reports: StatusReportInput[]): Promise<{ outcomes: ReportOutcome[]; changes: AppliedChange[] }> {
+    return this.db.transaction(async (trx) => {
+      const rows = new Map<string, LockedSms>();
+      for (const row of await lockSms(trx, [...new Set(reports.map((report) => report.smsId))])) rows.set(row.id, row);
+      const at = new Date();
+      const changes: AppliedChange[] = [];
+      const outcomes = reports.map((report): ReportOutcome => {
+        const row = rows.get(report.smsId);
+        // A report for an SMS this device does not hold changes nothing (unknown, another
+        // device's, or taken back from this device).
+        if (!row || row.device_id !== report.deviceId) return 'rejected';
+        const path = transitionPath(row.status, report.status);
+        if (path.length === 0) return 'unchanged';
+        changes.push({
+          smsId: row.id,
+          path,
+          source: 'device',
+          reason: report.error ?? null,
+          at,
+          accountId: row.account_id,
+          deviceId: report.deviceId,
+          from: row.status,
+          transient: false,
+        });
+        row.status = report.status;
+        return 'applied';
+      });
+      await writeStatusChanges(trx, changes);
+      for (const writer of this.writers) await writer(trx, changes);
+      return { outcomes, changes };
+    });
+  }
+
+  private notify(changes: AppliedChange[]): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(changes);
+      } catch (error) {
+        this.logger.error({ err: error }, 'status listener failed');
+      }
+    }
+  }
+}

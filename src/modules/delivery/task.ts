@@ -1,0 +1,34 @@
+// The send task a device receives (docs/asyncapi.yaml, message SendTask).
+import { randomInt } from 'node:crypto';
+import type { DeviceRow } from '../devices/repository.ts';
+import type { SmsRecord } from '../messages/repository.ts';
+
+export interface SendTask {
+  sms_id: string;
+  phone: string;
+  message: string;
+  /** -2: the phone's default SIM; 0-2: this slot. */
+  sim: number;
+  created_at: string;
+}
+
+export function buildTask(sms: SmsRecord, device: Pick<DeviceRow, 'selected_sim' | 'sim_cards'>): SendTask {
+  return {
+    sms_id: sms.id,
+    phone: sms.phone,
+    message: sms.message,
+    sim: resolveSim(sms.sim_slot, device),
+    created_at: sms.created_at.toISOString(),
+  };
+}
+
+/**
+ * A slot named at creation (legacy to_sim) wins; otherwise the device's selected_sim (spec 2.1):
+ * -1 picks one of the SIMs the device reported, at dispatch; -2 leaves the choice to the phone.
+ */
+export function resolveSim(requested: number | null, device: Pick<DeviceRow, 'selected_sim' | 'sim_cards'>): number {
+  const choice = requested ?? device.selected_sim;
+  if (choice !== -1) return choice;
+  const slots = device.sim_cards.map((card) => card.index);
+  return slots.length > 0 ? slots[randomInt(slots.length)]! : -2;
+}

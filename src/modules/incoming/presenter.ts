@@ -1,0 +1,15 @@
+import type { Static } from '@sinclair/typebox';
+import type { IncomingSmsRow } from './repository.ts';
+import type { IncomingSmsView } from './schema.ts';
+
+export function presentIncoming(row: IncomingSmsRow): Static<typeof IncomingSmsView> {
+  return {
+    id: row.id,
+    device_id: row.device_id,
+    phone: row.phone,
+    message: row.message,
+    sim_slot: row.sim_slot,
+    received_at: row.received_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+  };
+}

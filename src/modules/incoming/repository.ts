@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '../../storage/database.ts';
+import type { Cursor } from '../../http/pagination.ts';
+
+export interface IncomingSmsRow {
+  id: string;
+  account_id: string;
+  device_id: string;
+  device_message_id: string;
+  phone: string;
+  message: string;
+  sim_slot: number | null;
+  received_at: Date;
+  created_at: Date;
+}
+
+/** Stores a received SMS once: a repeated report of the same device message id is a no-op. */
+export async function insertIncoming(
+  db: Executor,
+  values: Omit<IncomingSmsRow, 'id' | 'created_at'>,
+): Promise<IncomingSmsRow | undefined> {
+  const [row] = await db<IncomingSmsRow>('incoming_sms')
+    .insert({ id: randomUUID(), ...values, created_at: new Date() })
+    .onConflict(['device_id', 'device_message_id'])
+    .ignore()
+    .returning('*');
+  return row;
+}
+
+export async function listIncoming(db: Executor, accountId: string, limit: number, cursor?: Cursor, deviceId?: string): Promise<IncomingSmsRow[]> {
+  const query = db<IncomingSmsRow>('incoming_sms')
+    .where({ account_id: accountId })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit + 1);
+  if (deviceId) query.where({ device_id: deviceId });
+  if (cursor) query.whereRaw('(created_at, id) < (?, ?)', [cursor.createdAt, cursor.id]);
+  return query;
+}

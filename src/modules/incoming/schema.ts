@@ -1,0 +1,22 @@
+import { Type } from '@sinclair/typebox';
+import { PageOf, PageQuery } from '../../http/pagination.ts';
+
+export const IncomingSmsView = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    device_id: Type.String({ format: 'uuid', description: 'the device that received it' }),
+    phone: Type.String({ description: 'sender, as the phone reported it' }),
+    message: Type.String(),
+    sim_slot: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'SIM slot it arrived on, when known' }),
+    received_at: Type.String({ format: 'date-time', description: 'when the phone received it' }),
+    created_at: Type.String({ format: 'date-time', description: 'when the gateway stored it' }),
+  },
+  { additionalProperties: false },
+);
+
+export const IncomingListQuery = Type.Object(
+  { ...PageQuery, device_id: Type.Optional(Type.String({ format: 'uuid' })) },
+  { additionalProperties: false },
+);
+
+export const IncomingList = PageOf(IncomingSmsView);

@@ -1,0 +1,33 @@
+// SMS received by the account's phones (spec 6.3: forwarded only when forward_incoming_sms is on).
+import type { Database } from '../../storage/database.ts';
+import type { Cursor } from '../../http/pagination.ts';
+import * as incoming from './repository.ts';
+
+export interface ReceivedSms {
+  deviceMessageId: string;
+  phone: string;
+  message: string;
+  receivedAt: Date;
+  simSlot: number | null;
+}
+
+export class IncomingService {
+  constructor(private readonly db: Database) {}
+
+  /** Stores the SMS; undefined when the device had already reported it. */
+  store(accountId: string, deviceId: string, sms: ReceivedSms): Promise<incoming.IncomingSmsRow | undefined> {
+    return incoming.insertIncoming(this.db, {
+      account_id: accountId,
+      device_id: deviceId,
+      device_message_id: sms.deviceMessageId,
+      phone: sms.phone,
+      message: sms.message,
+      sim_slot: sms.simSlot,
+      received_at: sms.receivedAt,
+    });
+  }
+
+  list(accountId: string, limit: number, cursor?: Cursor, deviceId?: string) {
+    return incoming.listIncoming(this.db, accountId, limit, cursor, deviceId);
+  }
+}

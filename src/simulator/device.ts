@@ -1,0 +1,214 @@
+// A simulated Android device speaking the device protocol (docs/asyncapi.yaml) over a real MQTT
+// connection, as the phone app does: it subscribes to its tasks and settings, reports
+// processing -> sent -> delivered with configurable delays and failure rates, sends
+// heartbeats, forwards received SMS, and reconnects after a drop. The SMS id is its idempotency
+// key: a task it already handled is re-acknowledged with its current status, never re-sent.
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import mqtt, { type MqttClient } from 'mqtt';
+import { deviceTopic } from '../../broker/topics.ts';
+import type { SendTask } from '../modules/delivery/task.ts';
+
+export type ReportStatus = 'processing' | 'sent' | 'delivered' | 'undelivered' | 'failed_send' | 'failed_delivery';
+
+export interface SimulatedDeviceOptions {
+  /** mqtt://host:port or ws://host:port/mqtt */
+  brokerUrl: string;
+  deviceId: string;
+  token: string;
+  name?: string;
+  /** Milliseconds before each report; 0 reports at once. */
+  delays?: { processing?: number; sent?: number; delivered?: number };
+  /** Fractions 0..1 of tasks that fail to send, or are reported undelivered. */
+  failSendRate?: number;
+  undeliveredRate?: number;
+  simCards?: { index: number; name_operator: string }[];
+  heartbeatIntervalMs?: number;
+  keepaliveSeconds?: number;
+  reconnectPeriodMs?: number;
+}
+
+export interface SimulatedDeviceEvents {
+  connected: [];
+  task: [task: SendTask, redelivered: boolean];
+  report: [smsId: string, status: ReportStatus];
+  settings: [settings: Record<string, unknown>];
+}
+
+const RANK: Record<ReportStatus, number> = { processing: 1, sent: 2, failed_send: 2, delivered: 3, undelivered: 3, failed_delivery: 3 };
+
+export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
+  private client: MqttClient | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  /** Latest status of every task this device has taken. */
+  readonly handled = new Map<string, ReportStatus>();
+  /** How many times each SMS was actually sent over the radio: must never exceed 1. */
+  readonly sendCount = new Map<string, number>();
+  settings: Record<string, unknown> | undefined;
+  batteryLevel = 87;
+  isCharging = false;
+
+  constructor(readonly options: SimulatedDeviceOptions) {
+    super();
+  }
+
+  get id(): string {
+    return this.options.deviceId;
+  }
+
+  get connected(): boolean {
+    return Boolean(this.client?.connected);
+  }
+
+  /** Connects and resolves once subscribed and announced online. */
+  async connect(): Promise<void> {
+    const { deviceId, token } = this.options;
+    const client = mqtt.connect(this.options.brokerUrl, {
+      clientId: deviceId,
+      username: deviceId,
+      password: token,
+      protocolVersion: 4,
+      clean: true,
+      keepalive: this.options.keepaliveSeconds ?? 60,
+      reconnectPeriod: this.options.reconnectPeriodMs ?? 1000,
+      connectTimeout: 10_000,
+      will: { topic: deviceTopic(deviceId, 'presence'), payload: Buffer.from('offline'), qos: 1, retain: true },
+    });
+    this.client = client;
+    client.on('message', (topic, payload) => this.onMessage(topic, payload));
+    client.on('error', () => {
+      // Refused connections surface through connect(); later errors end in a reconnect.
+    });
+    client.on('connect', () => void this.announce());
+    await new Promise<void>((resolve, reject) => {
+      const fail = (error: Error) => {
+        client.end(true);
+        reject(error);
+      };
+      client.once('error', fail);
+      this.once('connected', () => {
+        client.off('error', fail);
+        resolve();
+      });
+    });
+    const interval = this.options.heartbeatIntervalMs ?? 60_000;
+    this.heartbeatTimer = setInterval(() => void this.heartbeat().catch(() => {}), interval);
+    this.heartbeatTimer.unref();
+  }
+
+  /** Sends what the app sends on every connect: subscriptions, presence, a heartbeat. */
+  private async announce(): Promise<void> {
+    const client = this.client!;
+    try {
+      await client.subscribeAsync(
+        { [deviceTopic(this.id, 'tasks')]: { qos: 1 }, [deviceTopic(this.id, 'settings')]: { qos: 1 } },
+      );
+      await client.publishAsync(deviceTopic(this.id, 'presence'), 'online', { qos: 1, retain: true });
+      await this.heartbeat();
+      this.emit('connected');
+    } catch {
+      // The connection dropped while announcing; the next connect announces again.
+    }
+  }
+
+  async heartbeat(): Promise<void> {
+    await this.client?.publishAsync(
+      deviceTopic(this.id, 'heartbeat'),
+      JSON.stringify({
+        battery_level: this.batteryLevel,
+        is_charging: this.isCharging,
+        sim_cards: this.options.simCards ?? [{ index: 0, name_operator: 'Simulated Mobile' }],
+        type: 'android',
+        name: this.options.name ?? `sim-${this.id.slice(0, 8)}`,
+        app_version: 'simulator',
+      }),
+      { qos: 1, retain: true },
+    );
+  }
+
+  /** The phone received an SMS: forward it (the gateway keeps it only if forwarding is on). */
+  async receive(phone: string, message: string): Promise<string> {
+    const id = randomUUID();
+    await this.client?.publishAsync(
+      deviceTopic(this.id, 'incoming'),
+      JSON.stringify({ id, phone, message, received_at: new Date().toISOString(), sim_slot: 0 }),
+      { qos: 2 },
+    );
+    return id;
+  }
+
+  /** Publishes a raw message, for tests of what the gateway does with bad input. */
+  async publishRaw(topic: string, payload: string | Buffer, retain = false): Promise<void> {
+    await this.client?.publishAsync(topic, payload, { qos: 1, retain });
+  }
+
+  /** Cuts the connection without DISCONNECT, as a phone losing its network does. */
+  drop(): void {
+    this.client?.stream.destroy();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.heartbeatTimer);
+    await this.client?.endAsync(false);
+  }
+
+  /** Ends at once without DISCONNECT: the broker publishes the last will. */
+  async kill(): Promise<void> {
+    clearInterval(this.heartbeatTimer);
+    this.client?.stream.destroy();
+    await this.client?.endAsync(true);
+  }
+
+  private onMessage(topic: string, payload: Buffer): void {
+    if (topic === deviceTopic(this.id, 'settings')) {
+      this.settings = JSON.parse(payload.toString()) as Record<string, unknown>;
+      this.emit('settings', this.settings);
+      return;
+    }
+    if (topic !== deviceTopic(this.id, 'tasks')) return;
+    const task = JSON.parse(payload.toString()) as SendTask;
+    const known = this.handled.get(task.sms_id);
+    this.emit('task', task, known !== undefined);
+    if (known) {
+      // Already handled: acknowledge again with where it stands; never send it twice.
+      void this.report(task.sms_id, known);
+      return;
+    }
+    void this.work(task).catch(() => {});
+  }
+
+  private async work(task: SendTask): Promise<void> {
+    const delays = this.options.delays ?? {};
+    // Taken from this moment: a redelivery is a duplicate even before "processing" is reported.
+    this.handled.set(task.sms_id, 'processing');
+    await pause(delays.processing);
+    await this.report(task.sms_id, 'processing');
+    if (Math.random() < (this.options.failSendRate ?? 0)) {
+      await this.advance(task.sms_id, 'failed_send', delays.sent);
+      return;
+    }
+    this.sendCount.set(task.sms_id, (this.sendCount.get(task.sms_id) ?? 0) + 1);
+    await this.advance(task.sms_id, 'sent', delays.sent);
+    const undelivered = Math.random() < (this.options.undeliveredRate ?? 0);
+    await this.advance(task.sms_id, undelivered ? 'undelivered' : 'delivered', delays.delivered);
+  }
+
+  private async advance(smsId: string, status: ReportStatus, delayMs?: number): Promise<void> {
+    await pause(delayMs);
+    const current = this.handled.get(smsId);
+    if (current && RANK[current] >= RANK[status]) return;
+    this.handled.set(smsId, status);
+    await this.report(smsId, status);
+  }
+
+  private async report(smsId: string, status: ReportStatus): Promise<void> {
+    // QoS 2: the gateway answers PUBREC once the report is committed; until then mqtt.js keeps
+    // it, across reconnects.
+    await this.client?.publishAsync(deviceTopic(this.id, 'status'), JSON.stringify({ sms_id: smsId, status }), { qos: 2 });
+    this.emit('report', smsId, status);
+  }
+}
+
+function pause(ms = 0): Promise<void> | undefined {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : undefined;
+}
