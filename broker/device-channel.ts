@@ -2,6 +2,7 @@
 // over TCP on MQTT_PORT, and over WebSocket at /mqtt on the HTTP server. It authenticates and
 // authorizes every connection, hands device messages to DeviceMessages, and gives the
 // dispatcher a way to reach devices (DeviceLink).
+import { EventEmitter } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,7 +33,8 @@ export interface DeviceChannelOptions {
   http: HttpServer;
 }
 
-export class DeviceChannel implements DeviceLink {
+/** "ready": a device subscribed to its tasks, so a task published now reaches it. */
+export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> implements DeviceLink {
   /** The live connection of each device; a takeover replaces it. */
   private readonly connections = new Map<string, Client>();
   /** Devices subscribed to their task topic. */
@@ -48,6 +50,7 @@ export class DeviceChannel implements DeviceLink {
     private readonly metrics: Metrics,
     private readonly logger: Logger,
   ) {
+    super();
     this.messages = new DeviceMessages(services, metrics, logger, (identity) => this.wentOffline(identity));
   }
 
@@ -218,6 +221,7 @@ export class DeviceChannel implements DeviceLink {
       if (own('settings')) void this.sendSettings(identity.device).catch((error: unknown) => this.logger.error({ err: error }, 'settings push failed'));
       if (own('tasks') && this.connections.get(identity.deviceId) === client) {
         this.ready.add(identity.deviceId);
+        this.emit('ready', identity.deviceId);
         this.services.dispatcher.deviceReady(identity.device).catch((error: unknown) => this.logger.error({ err: error }, 'task re-drive failed'));
       }
     });

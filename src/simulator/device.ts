@@ -71,6 +71,8 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       clean: true,
       keepalive: this.options.keepaliveSeconds ?? 60,
       reconnectPeriod: this.options.reconnectPeriodMs ?? 1000,
+      // announce() subscribes on every connect, as the app does; no second subscription.
+      resubscribe: false,
       connectTimeout: 10_000,
       will: { topic: deviceTopic(deviceId, 'presence'), payload: Buffer.from('offline'), qos: 1, retain: true },
     });
