@@ -7,6 +7,7 @@ import { devicesCommand } from './commands/devices.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { serveCommand } from './commands/serve.ts';
+import { simulateCommand } from './commands/simulate.ts';
 import { CliError, createOutput, type Output } from './output.ts';
 
 type Command = (args: string[], out: Output) => Promise<void>;
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   accounts: { run: accountsCommand, help: 'accounts create NAME' },
   keys: { run: keysCommand, help: 'keys create|list|revoke: API keys' },
   devices: { run: devicesCommand, help: 'devices register --account NAME --name X' },
+  simulate: { run: simulateCommand, help: 'simulate --devices N: run simulated phones against a gateway' },
 };
 
 const HELP = `sms-gateway: self-hosted SMS gateway

@@ -1,4 +1,5 @@
 // Simulated devices for tests: registered through the real service, connected over real TCP.
+import type { EventEmitter } from 'node:events';
 import type { Gateway } from '../../src/gateway.ts';
 import { SimulatedDevice, type SimulatedDeviceOptions } from '../../src/simulator/device.ts';
 import type { Tenant } from './tenant.ts';
@@ -21,23 +22,24 @@ export async function connectDevice(
 }
 
 /** Resolves with the arguments of the first `event` for which `accept` holds. */
-export function nextEvent<A extends unknown[]>(
-  emitter: { on(event: string, listener: (...args: A) => void): unknown; off(event: string, listener: (...args: A) => void): unknown },
-  event: string,
-  accept: (...args: A) => boolean = () => true,
+export function nextEvent<T extends Record<keyof T, unknown[]>, K extends keyof T & string>(
+  emitter: EventEmitter<T>,
+  event: K,
+  accept: (...args: T[K]) => boolean = () => true,
   timeoutMs = 5_000,
-): Promise<A> {
+): Promise<T[K]> {
+  const target = emitter as unknown as EventEmitter;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      emitter.off(event, listener);
+      target.off(event, listener);
       reject(new Error(`timed out after ${timeoutMs} ms waiting for "${event}"`));
     }, timeoutMs);
-    const listener = (...args: A) => {
-      if (!accept(...args)) return;
+    const listener = (...args: unknown[]) => {
+      if (!accept(...(args as T[K]))) return;
       clearTimeout(timer);
-      emitter.off(event, listener);
-      resolve(args);
+      target.off(event, listener);
+      resolve(args as T[K]);
     };
-    emitter.on(event, listener);
+    target.on(event, listener);
   });
 }

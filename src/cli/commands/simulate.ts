@@ -1,0 +1,107 @@
+// `sms-gateway simulate`: runs simulated devices against a gateway, for demos, tests and load.
+import { Fleet } from '../../simulator/fleet.ts';
+import { CliError, type Output } from '../output.ts';
+import { parseFlags } from '../flags.ts';
+
+const USAGE = `usage: sms-gateway simulate --devices N [options]
+  --devices N            devices to run (1-20000)
+  --api URL              gateway HTTP base URL (default http://127.0.0.1:3000)
+  --mqtt URL             broker URL (default mqtt://127.0.0.1:1883; ws://host:port/mqtt works too)
+  --key KEY              API key with devices:write (default: $SMS_GATEWAY_KEY)
+  --state FILE           remember registered devices here and reuse them (default ./data/simulator-devices.json)
+  --delay MS             wait before each report (default 200)
+  --fail-send-rate R     fraction 0-1 of tasks that fail to send (default 0)
+  --undelivered-rate R   fraction 0-1 of sent SMS reported undelivered (default 0)
+  --incoming-every S     every S seconds one device forwards a received SMS (default: never)
+  --duration S           stop after S seconds (default: run until Ctrl-C)`;
+
+export async function simulateCommand(args: string[], out: Output): Promise<void> {
+  const { values } = parseFlags(
+    args,
+    {
+      devices: { type: 'string' },
+      api: { type: 'string' },
+      mqtt: { type: 'string' },
+      key: { type: 'string' },
+      state: { type: 'string' },
+      delay: { type: 'string' },
+      'fail-send-rate': { type: 'string' },
+      'undelivered-rate': { type: 'string' },
+      'incoming-every': { type: 'string' },
+      duration: { type: 'string' },
+    },
+    USAGE,
+  );
+  const count = integer(values.devices, '--devices', 1, 20_000);
+  const key = values.key ?? process.env.SMS_GATEWAY_KEY;
+  if (!key) throw new CliError(`an API key is needed: --key or SMS_GATEWAY_KEY\n${USAGE}`);
+  const delay = values.delay === undefined ? 200 : integer(values.delay, '--delay', 0, 600_000);
+  const apiUrl = url(values.api ?? 'http://127.0.0.1:3000', '--api', ['http:', 'https:']);
+  const brokerUrl = url(values.mqtt ?? 'mqtt://127.0.0.1:1883', '--mqtt', ['mqtt:', 'mqtts:', 'ws:', 'wss:']);
+  const incomingEvery = values['incoming-every'] === undefined ? undefined : integer(values['incoming-every'], '--incoming-every', 1, 86_400);
+  const duration = values.duration === undefined ? undefined : integer(values.duration, '--duration', 1, 86_400);
+
+  const fleet = new Fleet({
+    count,
+    apiUrl,
+    apiKey: key,
+    brokerUrl,
+    stateFile: values.state ?? './data/simulator-devices.json',
+    device: {
+      delays: { processing: delay, sent: delay, delivered: delay },
+      failSendRate: fraction(values['fail-send-rate'], '--fail-send-rate'),
+      undeliveredRate: fraction(values['undelivered-rate'], '--undelivered-rate'),
+      heartbeatIntervalMs: 60_000,
+    },
+  });
+  process.stderr.write(`connecting ${count} simulated device(s) to ${brokerUrl} ...\n`);
+  await fleet.start();
+  process.stderr.write(`${fleet.devices.length} device(s) online; Ctrl-C stops them\n`);
+
+  const progress = setInterval(() => process.stderr.write(`${summary(fleet)}\n`), 5_000);
+  const incoming = incomingEvery
+    ? setInterval(() => {
+        const device = fleet.devices[Math.floor(Math.random() * fleet.devices.length)];
+        void device?.receive('+79990000000', `simulated incoming SMS at ${new Date().toISOString()}`);
+      }, incomingEvery * 1000)
+    : undefined;
+
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+    if (duration) setTimeout(resolve, duration * 1000).unref();
+  });
+  clearInterval(progress);
+  clearInterval(incoming);
+  await fleet.stop();
+  out.result({ devices: fleet.devices.map((device) => device.id), ...fleet.stats }, () => summary(fleet));
+}
+
+function summary(fleet: Fleet): string {
+  const reports = Object.entries(fleet.stats.reports)
+    .map(([status, n]) => `${status} ${n}`)
+    .join(', ');
+  return `devices ${fleet.devices.length} | tasks ${fleet.stats.tasks} (redelivered ${fleet.stats.redelivered}) | reports: ${reports || 'none'}`;
+}
+
+function integer(raw: string | undefined, flag: string, min: number, max: number): number {
+  if (raw === undefined) throw new CliError(`${flag} is required\n${USAGE}`);
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new CliError(`${flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+function fraction(raw: string | undefined, flag: string): number {
+  if (raw === undefined) return 0;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) throw new CliError(`${flag} must be a number from 0 to 1, got "${raw}"`);
+  return value;
+}
+
+function url(raw: string, flag: string, protocols: string[]): string {
+  try {
+    if (protocols.includes(new URL(raw).protocol)) return raw.replace(/\/$/, '');
+  } catch {
+    // reported below
+  }
+  throw new CliError(`${flag} must be a ${protocols.join(' / ')} URL, got "${raw}"`);
+}

@@ -1,0 +1,96 @@
+// A fleet of simulated devices: registers (or reuses) them through the HTTP API, connects them
+// with bounded concurrency, and keeps counts of what they did. Used by `sms-gateway simulate`,
+// the demo and the benchmarks.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { SimulatedDevice, type SimulatedDeviceOptions } from './device.ts';
+
+export interface DeviceCredentials {
+  device_id: string;
+  token: string;
+  name: string;
+}
+
+export interface FleetOptions {
+  count: number;
+  /** Base URL of the gateway's HTTP server, such as http://127.0.0.1:3000. */
+  apiUrl: string;
+  apiKey: string;
+  brokerUrl: string;
+  /** File that remembers registered devices between runs; none: register new ones each run. */
+  stateFile?: string | undefined;
+  device?: Partial<Omit<SimulatedDeviceOptions, 'brokerUrl' | 'deviceId' | 'token'>>;
+  /** Connections opened at once. */
+  concurrency?: number;
+}
+
+export interface FleetStats {
+  connected: number;
+  tasks: number;
+  redelivered: number;
+  reports: Record<string, number>;
+}
+
+export class Fleet {
+  readonly devices: SimulatedDevice[] = [];
+  readonly stats: FleetStats = { connected: 0, tasks: 0, redelivered: 0, reports: {} };
+
+  constructor(private readonly options: FleetOptions) {}
+
+  async start(onProgress?: (connected: number) => void): Promise<void> {
+    const credentials = await this.credentials();
+    let next = 0;
+    const worker = async () => {
+      while (next < credentials.length) {
+        const entry = credentials[next++]!;
+        const device = new SimulatedDevice({
+          ...this.options.device,
+          brokerUrl: this.options.brokerUrl,
+          deviceId: entry.device_id,
+          token: entry.token,
+          name: entry.name,
+        });
+        device.on('task', (_task, again) => {
+          this.stats.tasks++;
+          if (again) this.stats.redelivered++;
+        });
+        device.on('report', (_id, status) => (this.stats.reports[status] = (this.stats.reports[status] ?? 0) + 1));
+        device.on('connected', () => this.stats.connected++);
+        await device.connect();
+        this.devices.push(device);
+        onProgress?.(this.devices.length);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 100, credentials.length) }, worker));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.devices.map((device) => device.stop()));
+  }
+
+  /** Reuses remembered devices, registers the rest through POST /api/ext/v1/devices. */
+  private async credentials(): Promise<DeviceCredentials[]> {
+    const { stateFile, count } = this.options;
+    const known: DeviceCredentials[] = stateFile && existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as DeviceCredentials[]) : [];
+    const result = known.slice(0, count);
+    for (let i = result.length; i < count; i++) result.push(await this.register(`simulated-${i + 1}`));
+    if (stateFile && result.length > known.length) {
+      mkdirSync(dirname(stateFile), { recursive: true });
+      writeFileSync(stateFile, JSON.stringify(result, null, 2), { mode: 0o600 });
+    }
+    return result;
+  }
+
+  private async register(name: string): Promise<DeviceCredentials> {
+    const response = await fetch(`${this.options.apiUrl}/api/ext/v1/devices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    const body = (await response.json()) as { device?: { id: string }; credentials?: { password: string }; error?: { message: string } };
+    if (response.status !== 201 || !body.device || !body.credentials) {
+      throw new Error(`could not register a device (${response.status}): ${body.error?.message ?? 'unexpected answer'}`);
+    }
+    return { device_id: body.device.id, token: body.credentials.password, name };
+  }
+}
