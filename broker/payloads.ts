@@ -2,6 +2,7 @@
 // anything else is rejected with a reason that is logged and counted.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { compile } from '../src/http/validation.ts';
+import { findNul } from '../src/shared/nul.ts';
 
 /** Larger device payloads are refused unread: no legitimate report comes near it. */
 export const MAX_DEVICE_PAYLOAD_BYTES = 16 * 1024;
@@ -66,6 +67,8 @@ function decoder<S extends TSchema>(schema: S) {
     } catch {
       return { ok: false, reason: 'malformed JSON' };
     }
+    const nul = findNul(value);
+    if (nul) return { ok: false, reason: `invalid payload: ${nul} holds a NUL character` };
     if (!validate(value)) {
       const first = validate.errors?.[0];
       return { ok: false, reason: `invalid payload: ${first?.instancePath || '/'} ${first?.message ?? ''}`.trim() };

@@ -3,6 +3,7 @@
 // shift a page. The cursor encodes the (created_at, id) of the last row of the previous page.
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../shared/errors.ts';
+import { UUID_PATTERN } from '../shared/object-id.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
@@ -26,7 +27,9 @@ export function decodeCursor(raw: string | undefined): Cursor | undefined {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as [unknown, unknown];
     const date = new Date(String(createdAt));
-    if (typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id) && !Number.isNaN(date.getTime())) return { createdAt: date, id };
+    // Cursors are ours, but clients can send anything: check every part before it reaches SQL.
+    const year = date.getUTCFullYear();
+    if (typeof id === 'string' && UUID_PATTERN.test(id) && year >= 1970 && year <= 9999) return { createdAt: date, id };
   } catch {
     // fall through to the error below
   }

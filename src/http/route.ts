@@ -9,7 +9,7 @@ import type { ValidateFunction } from 'ajv';
 import { AppError, type ErrorCode } from '../shared/errors.ts';
 import type { Permission } from '../modules/api-keys/permissions.ts';
 import type { AuthContext } from '../modules/api-keys/service.ts';
-import { check, compile } from './validation.ts';
+import { check, compile, refuseNul } from './validation.ts';
 import { authenticateRequest, type Authenticator } from './middleware/authenticate.ts';
 import type { BodyReader } from './middleware/json-body.ts';
 
@@ -92,6 +92,9 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
       const params = { ...ctx.params };
       const query = { ...ctx.query };
       let body = route.body ? await readBody(ctx) : undefined;
+      refuseNul(params, 'path');
+      refuseNul(query, 'query');
+      refuseNul(body, 'body');
       if (validators.path) check(validators.path, params, 'path');
       if (validators.query) check(validators.query, query, 'query');
       if (validators.body) {

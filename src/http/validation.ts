@@ -6,6 +6,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { AppError, type ErrorCode, type ErrorDetail } from '../shared/errors.ts';
 import { exceedsCharacters } from '../shared/characters.ts';
 import { UUID_PATTERN } from '../shared/object-id.ts';
+import { findNul } from '../shared/nul.ts';
 
 // ajv-formats is CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -67,6 +68,15 @@ export function check(validate: ValidateFunction, data: unknown, part: RequestPa
   if (validate(data)) return;
   const details = (validate.errors ?? []).map((error) => describe(error, part));
   throw new AppError(codeFor(validate.errors ?? [], part), details[0]?.message ?? 'request is invalid', details);
+}
+
+/** Text with a NUL character cannot be stored: refuse it as a 400 naming the field. */
+export function refuseNul(data: unknown, part: RequestPart): void {
+  const field = findNul(data);
+  if (field) {
+    const message = `${field} must not contain the NUL character (\\u0000)`;
+    throw new AppError('validation_failed', message, [{ field, in: part, message }]);
+  }
 }
 
 function codeFor(errors: ErrorObject[], part: RequestPart): ErrorCode {

@@ -1,7 +1,8 @@
 // Devices of an account: registration (credentials for the device channel), reading, and
 // settings. Settings changes are announced so the device channel can push them to the phone.
 import type { Database } from '../../storage/database.ts';
-import { AppError } from '../../shared/errors.ts';
+import { AppError, invalidField } from '../../shared/errors.ts';
+import { exceedsCharacters } from '../../shared/characters.ts';
 import type { GatewayEventBus } from '../../shared/events.ts';
 import { hashSecret, randomToken } from '../../shared/secrets.ts';
 import type { Cursor } from '../../http/pagination.ts';
@@ -19,8 +20,8 @@ export class DeviceService {
   /** Registers a device; the token is returned once and only its hash is kept. */
   async register(accountId: string, name: string): Promise<{ device: devices.DeviceRow; token: string }> {
     const trimmed = name.trim();
-    if (trimmed.length === 0 || trimmed.length > 100) {
-      throw new AppError('validation_failed', 'device name must be 1-100 characters');
+    if (trimmed.length === 0 || exceedsCharacters(trimmed, 100)) {
+      throw invalidField('name', 'name must be 1-100 characters');
     }
     const token = `sgd_${randomToken(32)}`;
     const device = await devices.insertDevice(this.db, { accountId, name: trimmed, tokenHash: hashSecret(token) });

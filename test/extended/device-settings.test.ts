@@ -1,0 +1,298 @@
+// spec 4.1 PATCH /api/ext/v1/devices/{id}/settings: partial update, 200 with the full device
+// object of spec 2.1, the 100-character name_custom limit (spec 8), selected_sim values (2.1),
+// and the errors 400 / 403 / 404 (spec 4.1, 7.2).
+import { expect } from 'chai';
+import type { Gateway } from '../../src/gateway.ts';
+import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
+import { startGateway } from '../support/gateway.ts';
+import { createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
+import { detailFields, expectDevice, expectError, MALFORMED_IDS, UNKNOWN_ID } from '../support/expectations.ts';
+
+const SETTINGS = ['can_send_sms', 'selected_sim', 'notify_low_battery', 'forward_incoming_sms', 'record_calls', 'name_custom'] as const;
+
+describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
+  let gateway: Gateway;
+  let tenant: Tenant;
+  let deviceId: string;
+  const SYSTEM_NAME = 'Pixel 7';
+
+  before(async () => {
+    gateway = await startGateway();
+  });
+  after(async () => gateway.stop());
+  beforeEach(async () => {
+    tenant = await createTenant(gateway);
+    deviceId = (await registerDevice(gateway, tenant, SYSTEM_NAME)).device.id;
+  });
+
+  const patch = (body: unknown, id = deviceId, owner: Tenant = tenant) => owner.api.patch(`/devices/${id}/settings`, body);
+  const read = async (id = deviceId, owner: Tenant = tenant) => {
+    const reply = await owner.api.get(`/devices/${id}`);
+    expect(reply.status).to.equal(200);
+    return reply.body;
+  };
+  /** The settings of spec 4.1 as the device now has them. */
+  const settingsOf = (device: Record<string, unknown>) => Object.fromEntries(SETTINGS.map((key) => [key, device[key]]));
+
+  describe('when one field is sent', () => {
+    const cases: [string, unknown][] = [
+      ['can_send_sms', false],
+      ['selected_sim', -2],
+      ['selected_sim', -1],
+      ['selected_sim', 0],
+      ['selected_sim', 1],
+      ['selected_sim', 2],
+      ['notify_low_battery', true],
+      ['forward_incoming_sms', true],
+      ['record_calls', true],
+      ['name_custom', 'Office phone'],
+    ];
+    for (const [field, value] of cases) {
+      it(`then ${field} = ${JSON.stringify(value)} is answered 200 with the full device object, changed in that field only`, async () => {
+        const before = await read();
+        const reply = await patch({ [field]: value });
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+        expectDevice(reply.body);
+        expect(reply.body[field]).to.deep.equal(value);
+        expect(settingsOf(reply.body)).to.deep.equal({ ...settingsOf(before), [field]: value });
+        for (const key of ['id', 'type', 'name', 'is_online', 'is_charging', 'battery_level', 'sim_cards', 'created_at']) {
+          expect(reply.body[key], key).to.deep.equal(before[key]);
+        }
+        expect(settingsOf(await read()), 'stored').to.deep.equal(settingsOf(reply.body));
+      });
+    }
+
+    it('then each boolean can be switched back', async () => {
+      await patch({ can_send_sms: false, notify_low_battery: true, forward_incoming_sms: true, record_calls: true });
+      const reply = await patch({ can_send_sms: true, notify_low_battery: false, forward_incoming_sms: false, record_calls: false });
+      expect(reply.status).to.equal(200);
+      expect(reply.body).to.include({ can_send_sms: true, notify_low_battery: false, forward_incoming_sms: false, record_calls: false });
+    });
+  });
+
+  describe('when some fields are sent (partial update)', () => {
+    it('then the fields not sent keep their values', async () => {
+      await patch({ record_calls: true, name_custom: 'Kitchen' });
+      const reply = await patch({ selected_sim: 1 });
+      expect(reply.status).to.equal(200);
+      expect(settingsOf(reply.body)).to.deep.equal({
+        can_send_sms: true,
+        selected_sim: 1,
+        notify_low_battery: false,
+        forward_incoming_sms: false,
+        record_calls: true,
+        name_custom: 'Kitchen',
+      });
+      expect(settingsOf(await read())).to.deep.equal(settingsOf(reply.body));
+    });
+
+    it('then every field at once is applied', async () => {
+      const all = { can_send_sms: false, selected_sim: 0, notify_low_battery: true, forward_incoming_sms: true, record_calls: true, name_custom: 'All' };
+      const reply = await patch(all);
+      expect(reply.status).to.equal(200);
+      expect(settingsOf(reply.body)).to.deep.equal(all);
+    });
+
+    it('then an empty object changes nothing and answers the device', async () => {
+      const before = await read();
+      const reply = await patch({});
+      expect(reply.status).to.equal(200);
+      expectDevice(reply.body);
+      expect(settingsOf(reply.body)).to.deep.equal(settingsOf(before));
+    });
+  });
+
+  describe('when the device is online', () => {
+    it('then the answer says so (is_online true)', async () => {
+      gateway.services.presence.markActive(deviceId, tenant.accountId);
+      const reply = await patch({ record_calls: true });
+      expect(reply.status).to.equal(200);
+      expect(reply.body.is_online).to.equal(true);
+    });
+  });
+
+  describe('when name_custom is set', () => {
+    it('then name keeps the system name', async () => {
+      const reply = await patch({ name_custom: 'Mine' });
+      expect(reply.body).to.include({ name: SYSTEM_NAME, name_custom: 'Mine' });
+    });
+
+    it('then an empty string resets it to the system name', async () => {
+      await patch({ name_custom: 'Mine' });
+      const reply = await patch({ name_custom: '' });
+      expect(reply.status).to.equal(200);
+      expect(reply.body).to.include({ name: SYSTEM_NAME, name_custom: SYSTEM_NAME });
+      expect((await read()).name_custom).to.equal(SYSTEM_NAME);
+    });
+
+    const accepted: [string, string][] = [
+      ['100 Latin characters', 'a'.repeat(100)],
+      ['100 Cyrillic characters', 'ж'.repeat(100)],
+      ['100 emoji with a skin tone', '👍🏽'.repeat(100)],
+      ['100 flags', '🇷🇺'.repeat(100)],
+    ];
+    for (const [name, value] of accepted) {
+      it(`then ${name} are accepted and kept as sent`, async () => {
+        const reply = await patch({ name_custom: value });
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+        expect(reply.body.name_custom).to.equal(value);
+        expect((await read()).name_custom).to.equal(value);
+      });
+    }
+
+    const refused: [string, string][] = [
+      ['101 Latin characters', 'a'.repeat(101)],
+      ['101 Cyrillic characters', 'ж'.repeat(101)],
+      ['101 emoji with a skin tone', '👍🏽'.repeat(101)],
+    ];
+    for (const [name, value] of refused) {
+      it(`then ${name} are refused with 400 naming name_custom, and nothing changes`, async () => {
+        const reply = await patch({ name_custom: value, record_calls: true });
+        expectError(reply, 400, 'validation_failed');
+        expect(detailFields(reply)).to.include('name_custom');
+        expect(reply.body.error.message).to.contain('100');
+        expect(await read()).to.include({ name_custom: SYSTEM_NAME, record_calls: false });
+      });
+    }
+  });
+
+  describe('when selected_sim is outside -2..2 or not an integer', () => {
+    for (const value of [-3, 3, 1.5, '1', null, true, 100]) {
+      it(`then ${JSON.stringify(value)} is a 400 naming selected_sim, and nothing changes`, async () => {
+        const reply = await patch({ selected_sim: value });
+        expectError(reply, 400, 'validation_failed');
+        expect(detailFields(reply)).to.include('selected_sim');
+        expect((await read()).selected_sim).to.equal(-2);
+      });
+    }
+  });
+
+  describe('when a field is unknown', () => {
+    const cases: [string, Record<string, unknown>][] = [
+      ['name', { name: 'renamed' }],
+      ['is_online', { is_online: true }],
+      ['battery_level', { battery_level: 5 }],
+      ['id', { id: UNKNOWN_ID }],
+      ['is_active', { is_active: false }],
+      ['to_sim', { to_sim: 1 }],
+    ];
+    for (const [field, body] of cases) {
+      it(`then ${field} is a 400 naming it, and the valid fields beside it are not applied`, async () => {
+        const reply = await patch({ ...body, record_calls: true });
+        expectError(reply, 400, 'validation_failed');
+        expect(detailFields(reply)).to.include(field);
+        expect((await read()).record_calls).to.equal(false);
+      });
+    }
+  });
+
+  describe('when a field has the wrong type', () => {
+    const cases: [string, unknown][] = [
+      ['can_send_sms', 'true'],
+      ['can_send_sms', 1],
+      ['can_send_sms', null],
+      ['notify_low_battery', 'yes'],
+      ['forward_incoming_sms', 0],
+      ['record_calls', []],
+      ['name_custom', 5],
+      ['name_custom', null],
+      ['name_custom', { text: 'x' }],
+      ['name_custom', ['x']],
+    ];
+    for (const [field, value] of cases) {
+      it(`then ${field} = ${JSON.stringify(value)} is a 400 naming ${field}`, async () => {
+        const before = await read();
+        const reply = await patch({ [field]: value });
+        expectError(reply, 400, 'validation_failed');
+        expect(detailFields(reply)).to.include(field);
+        expect(settingsOf(await read())).to.deep.equal(settingsOf(before));
+      });
+    }
+
+    it('then several wrong fields are each named', async () => {
+      const reply = await patch({ can_send_sms: 'no', selected_sim: 7, colour: 'red' });
+      expectError(reply, 400, 'validation_failed');
+      expect(detailFields(reply)).to.include.members(['can_send_sms', 'selected_sim', 'colour']);
+    });
+  });
+
+  describe('when the body is not a JSON object', () => {
+    for (const [name, body] of [
+      ['an array', []],
+      ['an array of settings', [{ record_calls: true }]],
+    ] as [string, unknown][]) {
+      it(`then ${name} is a 400`, async () => {
+        expectError(await patch(body), 400, 'validation_failed');
+      });
+    }
+
+    it('then a missing body is a 400', async () => {
+      expectError(await tenant.api.request('PATCH', `/devices/${deviceId}/settings`), 400);
+    });
+
+    it('then malformed JSON is a 400 invalid_json', async () => {
+      expectError(await patch('{"record_calls": tru'), 400, 'invalid_json');
+    });
+  });
+
+  describe('when the id is not a UUID', () => {
+    for (const id of MALFORMED_IDS) {
+      it(`then "${id}" is a 400 invalid_id`, async () => {
+        const reply = await patch({ record_calls: true }, encodeURIComponent(id));
+        expectError(reply, 400, 'invalid_id');
+        expect(detailFields(reply)).to.include('id');
+      });
+    }
+  });
+
+  describe('when the device does not exist for this account', () => {
+    it('then an unknown device is a 404 device_not_found', async () => {
+      expectError(await patch({ record_calls: true }, UNKNOWN_ID), 404, 'device_not_found');
+    });
+
+    it("then another account's device is a 404 device_not_found and is left unchanged", async () => {
+      const other = await createTenant(gateway);
+      const theirs = (await registerDevice(gateway, other)).device;
+      expectError(await patch({ record_calls: true, name_custom: 'stolen' }, theirs.id), 404, 'device_not_found');
+      expect(await read(theirs.id, other)).to.include({ record_calls: false, name_custom: theirs.name });
+    });
+
+    it('then a deleted device is a 404 device_not_found', async () => {
+      expect((await tenant.api.delete(`/devices/${deviceId}`)).status).to.equal(204);
+      expectError(await patch({ record_calls: true }), 404, 'device_not_found');
+    });
+  });
+
+  describe('when the key lacks devices:settings', () => {
+    it('then it answers 403 forbidden and the device is left unchanged', async () => {
+      const others = PERMISSIONS.filter((permission) => permission !== 'devices:settings');
+      const key = await keyWith(gateway, tenant, others);
+      expectError(await key.patch(`/devices/${deviceId}/settings`, { record_calls: true }), 403, 'forbidden');
+      expect((await read()).record_calls).to.equal(false);
+    });
+
+    it('then a key with only devices:settings may change settings', async () => {
+      const key = await keyWith(gateway, tenant, ['devices:settings']);
+      const reply = await key.patch(`/devices/${deviceId}/settings`, { record_calls: true });
+      expect(reply.status).to.equal(200);
+      expect(reply.body.record_calls).to.equal(true);
+    });
+  });
+
+  describe('when a setting changes', () => {
+    it('then updated_at moves forward and created_at stays', async () => {
+      // Set the clock of the row back, so that "later" does not depend on how fast the test runs.
+      const past = new Date('2020-01-01T00:00:00.000Z');
+      await gateway.services.db('devices').where({ id: deviceId }).update({ updated_at: past });
+      const before = await read();
+      expect(before.updated_at).to.equal(past.toISOString());
+      const requested = Date.now();
+      const reply = await patch({ notify_low_battery: true });
+      expect(reply.status).to.equal(200);
+      expect(Date.parse(reply.body.updated_at)).to.be.at.least(requested - 1000);
+      expect(Date.parse(reply.body.updated_at)).to.be.above(past.getTime());
+      expect(reply.body.created_at).to.equal(before.created_at);
+      expect((await read()).updated_at).to.equal(reply.body.updated_at);
+    });
+  });
+});

@@ -1,0 +1,194 @@
+// GET /api/ext/v1/openapi.json (issue 2: "OpenAPI 3.1, generated from the schemas in use";
+// "The OpenAPI document validates and matches the routes (a test compares them)").
+//
+// The served routes are read from the router the running gateway actually mounted (captured as
+// Koa takes its middleware), and cross-checked over HTTP: every documented operation answers
+// (401 without a key, not 404/405), and every other method on a documented path is a 405 whose
+// Allow header lists exactly the documented methods.
+import { expect } from 'chai';
+import Router from '@koa/router';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { Gateway } from '../../src/gateway.ts';
+import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
+import { startGateway } from '../support/gateway.ts';
+import { ApiClient, createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
+import { UNKNOWN_ID } from '../support/expectations.ts';
+
+const PREFIX = '/api/ext/v1';
+const DOCUMENT = `${PREFIX}/openapi.json`;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const PROBED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+interface Operation {
+  operationId: string;
+  'x-permission'?: Permission;
+  parameters?: { name: string; in: string; required?: boolean }[];
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+}
+type Doc = { openapi: string; paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } };
+
+/**
+ * Starts a gateway and returns the routers it mounted: every router whose dispatch middleware is
+ * built (Router#routes() builds it through Router#middleware()) is recorded as it happens.
+ */
+async function startGatewayCapturingRouters(): Promise<{ gateway: Gateway; routers: Router[] }> {
+  const routers = new Set<Router>();
+  const original = Router.prototype.middleware;
+  Router.prototype.middleware = function capture(this: Router) {
+    routers.add(this);
+    return original.call(this);
+  };
+  try {
+    return { gateway: await startGateway(), routers: [...routers] };
+  } finally {
+    Router.prototype.middleware = original;
+  }
+}
+
+/** "METHOD /path/{param}" for every route the routers serve under the Extended API prefix. */
+function servedOperations(routers: Router[]): string[] {
+  const served = new Set<string>();
+  for (const router of routers) {
+    for (const layer of router.stack) {
+      if (typeof layer.path !== 'string' || !layer.path.startsWith(`${PREFIX}/`) || layer.path === DOCUMENT) continue;
+      const path = layer.path.replace(/:(\w+)/g, '{$1}');
+      for (const method of layer.methods) if (method !== 'HEAD' && method !== 'OPTIONS') served.add(`${method} ${path}`);
+    }
+  }
+  return [...served].sort();
+}
+
+function documentedOperations(doc: Doc): string[] {
+  const documented: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of HTTP_METHODS) if (item[method]) documented.push(`${method.toUpperCase()} ${path}`);
+  }
+  return documented.sort();
+}
+
+/** A concrete URL path for a templated one. */
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, UNKNOWN_ID);
+
+describe('GET /api/ext/v1/openapi.json', () => {
+  let gateway: Gateway;
+  let routers: Router[];
+  let tenant: Tenant;
+  let doc: Doc;
+
+  before(async () => {
+    ({ gateway, routers } = await startGatewayCapturingRouters());
+    const reply = await new ApiClient(`http://127.0.0.1:${gateway.httpPort}`, undefined).get(DOCUMENT);
+    expect(reply.status).to.equal(200);
+    doc = reply.body;
+  });
+  after(async () => gateway.stop());
+  beforeEach(async () => {
+    tenant = await createTenant(gateway);
+  });
+
+  describe('when fetched without a key', () => {
+    it('then it answers 200 with a JSON document', async () => {
+      const reply = await new ApiClient(`http://127.0.0.1:${gateway.httpPort}`, undefined).get(DOCUMENT);
+      expect(reply.status).to.equal(200);
+      expect(reply.headers.get('content-type')).to.match(/^application\/json/);
+      expect(reply.body).to.deep.equal(doc);
+    });
+
+    it('then the document is a valid OpenAPI 3.1 document', async () => {
+      expect(doc.openapi).to.match(/^3\.1\.\d+$/);
+      const validator = new Validator();
+      const result = await validator.validate(doc as unknown as Record<string, unknown>);
+      expect(result.errors, JSON.stringify(result.errors, null, 2)).to.satisfy((errors: unknown) => errors === undefined || (Array.isArray(errors) && errors.length === 0));
+      expect(result.valid).to.equal(true);
+      expect(validator.version).to.equal('3.1');
+    });
+  });
+
+  describe('when compared with the routes the server serves', () => {
+    it('then the router was captured and serves Extended API routes', () => {
+      expect(servedOperations(routers)).to.include.members(['POST /api/ext/v1/sms', 'PATCH /api/ext/v1/devices/{id}/settings']);
+    });
+
+    it('then the documented operations are exactly the served ones', () => {
+      expect(documentedOperations(doc)).to.deep.equal(servedOperations(routers));
+    });
+
+    it('then every documented operation answers (401 without a key), never 404 or 405', async () => {
+      for (const operation of documentedOperations(doc)) {
+        const [method, path] = operation.split(' ') as [string, string];
+        const reply = await new ApiClient(tenant.root.baseUrl, undefined).request(method, concrete(path), method === 'GET' || method === 'DELETE' ? undefined : {});
+        expect(reply.status, operation).to.equal(401);
+      }
+    });
+
+    it('then every other method on a documented path is a 405 whose Allow lists exactly the documented methods', async () => {
+      for (const [path, item] of Object.entries(doc.paths)) {
+        const documented = HTTP_METHODS.filter((method) => item[method]).map((method) => method.toUpperCase());
+        for (const method of PROBED_METHODS.filter((m) => !documented.includes(m))) {
+          const reply = await tenant.root.request(method, concrete(path), method === 'GET' ? undefined : {});
+          expect(reply.status, `${method} ${path}`).to.equal(405);
+          expect(reply.body.error.code).to.equal('method_not_allowed');
+          const allow = (reply.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter((m) => m && m !== 'HEAD' && m !== 'OPTIONS');
+          expect(allow, `Allow of ${path}`).to.have.members(documented);
+        }
+      }
+    });
+
+    it('then every path parameter of a documented path is declared, and required', () => {
+      for (const [path, item] of Object.entries(doc.paths)) {
+        const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+        for (const method of HTTP_METHODS) {
+          const operation = item[method];
+          if (!operation) continue;
+          const declared = (operation.parameters ?? []).filter((p) => p.in === 'path');
+          expect(declared.map((p) => p.name), `${method} ${path}`).to.have.members(names);
+          for (const parameter of declared) expect(parameter.required, `${method} ${path} ${parameter.name}`).to.equal(true);
+        }
+      }
+    });
+  });
+
+  describe('when an operation names its permission (x-permission)', () => {
+    it('then a key without that permission gets 403, and a key with only it does not', async () => {
+      const operations = documentedOperations(doc);
+      for (const operation of operations) {
+        const [method, path] = operation.split(' ') as [string, string];
+        const permission = doc.paths[path]![method.toLowerCase()]!['x-permission'];
+        expect(permission, `${operation} names its permission`).to.be.oneOf([...PERMISSIONS]);
+        const body = method === 'GET' || method === 'DELETE' ? undefined : {};
+        const without = new ApiClient(tenant.root.baseUrl, (await keyWith(gateway, tenant, PERMISSIONS.filter((p) => p !== permission))).key);
+        expect((await without.request(method, concrete(path), body)).status, `${operation} without ${permission}`).to.equal(403);
+        const only = new ApiClient(tenant.root.baseUrl, (await keyWith(gateway, tenant, [permission!])).key);
+        expect((await only.request(method, concrete(path), body)).status, `${operation} with only ${permission}`).to.not.be.oneOf([401, 403]);
+      }
+    });
+  });
+
+  describe('when real answers are checked against the documented response schemas', () => {
+    it('then they validate', async () => {
+      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      addFormats(ajv);
+      const check = (operation: Operation, status: number, body: unknown) => {
+        const schema = operation.responses[String(status)]?.content?.['application/json']?.schema;
+        expect(schema, `${operation.operationId} documents ${status}`).to.not.equal(undefined);
+        const validate = ajv.compile(schema as object);
+        expect(validate(body), `${operation.operationId} ${status}: ${JSON.stringify(validate.errors)}`).to.equal(true);
+      };
+      const op = (path: string, method: string) => doc.paths[`${PREFIX}${path}`]![method]!;
+
+      const { device } = await registerDevice(gateway, tenant);
+      const registered = await tenant.api.post('/devices', { name: 'documented' });
+      check(op('/devices', 'post'), 201, registered.body);
+      check(op('/devices', 'get'), 200, (await tenant.api.get('/devices')).body);
+      check(op('/devices/{id}', 'get'), 200, (await tenant.api.get(`/devices/${device.id}`)).body);
+      check(op('/devices/{id}/settings', 'patch'), 200, (await tenant.api.patch(`/devices/${device.id}/settings`, { name_custom: 'x' })).body);
+      const sms = await tenant.api.post('/sms', { phone: '+79161234567', message: 'x' });
+      check(op('/sms', 'post'), 201, sms.body);
+      check(op('/sms', 'get'), 200, (await tenant.api.get('/sms')).body);
+      check(op('/sms/{id}', 'get'), 200, (await tenant.api.get(`/sms/${sms.body.id}`)).body);
+    });
+  });
+});
