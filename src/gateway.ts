@@ -11,6 +11,7 @@ import { mountHealth } from './modules/health/routes.ts';
 import { deviceRoutes } from './modules/devices/routes.ts';
 import { messageRoutes } from './modules/messages/routes.ts';
 import { incomingRoutes } from './modules/incoming/routes.ts';
+import { legacyRoutes } from './modules/legacy/routes.ts';
 import { createServices, type Services } from './services.ts';
 import { DeviceChannel } from '../broker/device-channel.ts';
 
@@ -47,6 +48,8 @@ export class Gateway {
             prefix: EXTENDED_PREFIX,
             routes: [...deviceRoutes(services.devices), ...messageRoutes(services.messages), ...incomingRoutes(services.incoming)],
           },
+          // The legacy family lives at the server root (spec 4: no prefix, no version).
+          { prefix: '', routes: legacyRoutes(services.messages, services.devices) },
         ],
         mountExtra: (router) => {
           mountHealth(router, db, {

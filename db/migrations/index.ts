@@ -3,6 +3,7 @@
 import type { Knex } from 'knex';
 import * as foundation from './20261121_001_foundation.ts';
 import * as deviceChannel from './20261121_002_device_channel.ts';
+import * as legacySearch from './20261121_003_legacy_search.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -12,4 +13,5 @@ export interface Migration {
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['20261121_001_foundation', foundation],
   ['20261121_002_device_channel', deviceChannel],
+  ['20261121_003_legacy_search', legacySearch],
 ];

@@ -35,15 +35,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     });
   }
   const { PGlite } = await import('@electric-sql/pglite');
+  // The extensions the migrations create (legacy search), loaded into the embedded engine.
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { btree_gin } = await import('@electric-sql/pglite/contrib/btree_gin');
+  const extensions = { pg_trgm, btree_gin };
   const { default: ClientPgLite } = await import('knex-pglite');
   let pglite: InstanceType<typeof PGlite>;
   let unlock = () => {};
   if (options.dataDir === ':memory:') {
-    pglite = new PGlite();
+    pglite = new PGlite({ extensions });
   } else {
     mkdirSync(options.dataDir, { recursive: true });
     unlock = lockDataDir(options.dataDir);
-    pglite = new PGlite(options.dataDir);
+    pglite = new PGlite(options.dataDir, { extensions });
   }
   try {
     await pglite.waitReady;

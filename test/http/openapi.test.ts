@@ -48,12 +48,15 @@ async function startGatewayCapturingRouters(): Promise<{ gateway: Gateway; route
   }
 }
 
-/** "METHOD /path/{param}" for every route the routers serve under the Extended API prefix. */
+/** Served paths that are not API operations: the document itself, the reference page, operations. */
+const NOT_API = (path: string) => path === DOCUMENT || path.startsWith('/docs') || ['/healthz', '/readyz', '/metrics'].includes(path);
+
+/** "METHOD /path/{param}" for every API route the routers serve (both families). */
 function servedOperations(routers: Router[]): string[] {
   const served = new Set<string>();
   for (const router of routers) {
     for (const layer of router.stack) {
-      if (typeof layer.path !== 'string' || !layer.path.startsWith(`${PREFIX}/`) || layer.path === DOCUMENT) continue;
+      if (typeof layer.path !== 'string' || NOT_API(layer.path)) continue;
       const path = layer.path.replace(/:(\w+)/g, '{$1}');
       for (const method of layer.methods) if (method !== 'HEAD' && method !== 'OPTIONS') served.add(`${method} ${path}`);
     }

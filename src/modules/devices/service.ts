@@ -35,6 +35,12 @@ export class DeviceService {
     return device;
   }
 
+  async getByAnyId(accountId: string, id: { uuid?: string; objectId?: string }): Promise<devices.DeviceRow> {
+    const device = await devices.findDeviceByAnyId(this.db, accountId, id);
+    if (!device) throw new AppError('device_not_found');
+    return device;
+  }
+
   list(accountId: string, limit: number, cursor?: Cursor): Promise<devices.DeviceRow[]> {
     return devices.listDevices(this.db, accountId, limit, cursor);
   }

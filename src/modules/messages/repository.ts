@@ -95,3 +95,59 @@ export async function releaseDeviceSms(
   );
   return rows;
 }
+
+/** By the Extended API's UUID or the legacy family's 24-hex object id: clients may mix them. */
+export async function findSmsByAnyId(db: Executor, accountId: string, id: { uuid?: string; objectId?: string }): Promise<SmsWithDevice | undefined> {
+  const query = db('sms')
+    .leftJoin('devices', 'devices.id', 'sms.device_id')
+    .select('sms.*', 'devices.object_id as device_object_id')
+    .where('sms.account_id', accountId);
+  if (id.uuid) query.where('sms.id', id.uuid);
+  else query.where('sms.object_id', id.objectId!);
+  return query.first();
+}
+
+export async function deleteSms(db: Executor, accountId: string, smsId: string): Promise<boolean> {
+  return (await db('sms').where({ account_id: accountId, id: smsId }).delete()) > 0;
+}
+
+export interface SmsSearch {
+  /** Case-insensitive substring of message or phone. */
+  text?: string;
+  /** Statuses whose label matched the search. */
+  statuses?: SmsStatus[];
+}
+
+export type SmsWithDevice = SmsRecord & { device_object_id: string | null };
+
+/** One page of the account's SMS, newest first, and how many match in all. */
+export async function searchSms(
+  db: Executor,
+  accountId: string,
+  search: SmsSearch,
+  limit: number,
+  offset: number,
+): Promise<{ rows: SmsWithDevice[]; total: number }> {
+  const filter = (query: ReturnType<Executor>) => {
+    query.where('sms.account_id', accountId);
+    if (search.text !== undefined) {
+      // % _ and \ in the search are literal characters, not patterns.
+      const pattern = `%${search.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query.where((or) => {
+        or.whereRaw(`sms.message ilike ? escape '\\'`, [pattern]).orWhereRaw(`sms.phone ilike ? escape '\\'`, [pattern]);
+        if (search.statuses?.length) or.orWhereIn('sms.status', search.statuses);
+      });
+    }
+    return query;
+  };
+  const [rows, count] = await Promise.all([
+    filter(db('sms'))
+      .leftJoin('devices', 'devices.id', 'sms.device_id')
+      .select('sms.*', 'devices.object_id as device_object_id')
+      .orderBy([{ column: 'sms.created_at', order: 'desc' }, { column: 'sms.id', order: 'desc' }])
+      .limit(limit)
+      .offset(offset) as Promise<SmsWithDevice[]>,
+    filter(db('sms')).count<{ n: number }[]>({ n: '*' }).first(),
+  ]);
+  return { rows, total: Number(count?.n ?? 0) };
+}

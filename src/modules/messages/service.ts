@@ -23,7 +23,15 @@ export interface NewSms {
   phoneField?: string;
 }
 
+/** Whether a callback_id names a webhook of the account (the webhooks feature answers). */
+export interface CallbackDirectory {
+  exists(accountId: string, callbackId: string): Promise<boolean>;
+}
+
 export class MessageService {
+  /** Until a webhooks feature is plugged in, no webhook exists, so no callback_id is valid. */
+  callbacks: CallbackDirectory = { exists: async () => false };
+
   constructor(
     private readonly db: Database,
     private readonly devices: DeviceService,
@@ -38,6 +46,10 @@ export class MessageService {
     if (!phone) {
       const hint = this.defaultPhoneRegion ? '' : ' in international format, such as +79161234567';
       throw invalidField(phoneField, `${phoneField} must be a valid phone number${hint}`, 'invalid_phone');
+    }
+
+    if (input.callbackId && !(await this.callbacks.exists(accountId, input.callbackId))) {
+      throw invalidField('callback_id', 'callback_id does not name a webhook of this account', 'unknown_callback');
     }
 
     let deviceId: string | undefined;
@@ -87,6 +99,22 @@ export class MessageService {
     const sms = await messages.findSms(this.db, accountId, id);
     if (!sms) throw new AppError('sms_not_found');
     return sms;
+  }
+
+  async getByAnyId(accountId: string, id: { uuid?: string; objectId?: string }): Promise<messages.SmsWithDevice> {
+    const sms = await messages.findSmsByAnyId(this.db, accountId, id);
+    if (!sms) throw new AppError('sms_not_found');
+    return sms;
+  }
+
+  /** Deletes the record and its history. A phone that already took the task may still send it. */
+  async delete(accountId: string, id: { uuid?: string; objectId?: string }): Promise<void> {
+    const sms = await this.getByAnyId(accountId, id);
+    await messages.deleteSms(this.db, accountId, sms.id);
+  }
+
+  search(accountId: string, search: messages.SmsSearch, limit: number, offset: number) {
+    return messages.searchSms(this.db, accountId, search, limit, offset);
   }
 
   list(accountId: string, filter: messages.SmsFilter, limit: number, cursor?: Cursor) {

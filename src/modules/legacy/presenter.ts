@@ -1,0 +1,35 @@
+// The legacy family's views of an SMS (spec 2.4) and a device (spec 2.3).
+import type { Static } from '@sinclair/typebox';
+import type { DeviceRow } from '../devices/repository.ts';
+import type { SmsWithDevice } from '../messages/repository.ts';
+import type { LegacyDevice, LegacySms } from './schema.ts';
+import { LEGACY_STATUS, legacyLabel } from './status-codes.ts';
+
+export function presentLegacySms(sms: SmsWithDevice): Static<typeof LegacySms> {
+  return {
+    id: sms.object_id,
+    message: sms.message,
+    status: LEGACY_STATUS[sms.status],
+    callback_id: sms.callback_id ?? '',
+    device_id: sms.device_named && sms.device_object_id ? sms.device_object_id : '',
+    phone_number: sms.phone,
+    message_status: legacyLabel(sms.status) as Static<typeof LegacySms>['message_status'],
+    time_create: Math.floor(sms.created_at.getTime() / 1000),
+    to_sim: sms.sim_slot,
+  };
+}
+
+export function presentLegacyDevice(device: DeviceRow): Static<typeof LegacyDevice> {
+  return {
+    device_id: device.object_id,
+    device_battery_state: device.battery_level,
+    device_name: device.name,
+    is_active: device.can_send_sms,
+    is_charging: device.is_charging,
+    last_online_date: device.last_seen_at?.toISOString() ?? null,
+    device_name_type: device.type,
+    low_battery_alert: device.notify_low_battery,
+    to_sim: device.selected_sim,
+    sim_list: device.sim_cards.map((card) => ({ slot_index: card.index, display_name: card.name_operator })),
+  };
+}

@@ -1,0 +1,167 @@
+// The legacy API family (spec 2.3, 2.4, 3.2, 4.2, 4.3): the same services and rows as the
+// Extended API, shown with 24-hex object ids and numeric statuses. Paths are at the server root.
+import { defineRoute } from '../../http/route.ts';
+import { invalidField } from '../../shared/errors.ts';
+import type { DeviceService } from '../devices/service.ts';
+import type { MessageService } from '../messages/service.ts';
+import { parseAnyId } from './ids.ts';
+import { presentLegacyDevice, presentLegacySms } from './presenter.ts';
+import {
+  DeviceEditBody,
+  DeviceRefBody,
+  LegacyDevice,
+  LegacySms,
+  ListQuery,
+  ListReply,
+  OptionalSmsIdBody,
+  SendBody,
+  SendReply,
+  SmsIdBody,
+  SmsIdQuery,
+} from './schema.ts';
+import { statusesMatching } from './status-codes.ts';
+
+const TAG = 'Legacy API';
+
+export function legacyRoutes(messages: MessageService, devices: DeviceService) {
+  /** spec 4.2: `device_id`, or `id` as the field table names it. */
+  const deviceOf = async (accountId: string, body: { device_id?: string | undefined; id?: string | undefined }) => {
+    const raw = body.device_id ?? body.id;
+    if (!raw) throw invalidField('device_id', 'device_id is required');
+    return devices.getByAnyId(accountId, parseAnyId(raw, body.device_id !== undefined ? 'device_id' : 'id'));
+  };
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/sms/send',
+      operationId: 'legacySendSms',
+      summary: 'Send an SMS (legacy)',
+      description:
+        'spec 4.3. Answers 200 with the object id of the stored SMS. With device_id only that device sends it; without, any ' +
+        'online device of the account. callback_id must name a webhook of the account.',
+      tag: TAG,
+      permission: 'sms:send',
+      body: SendBody,
+      responses: { 200: { description: 'the new SMS\'s object id', schema: SendReply } },
+      errors: ['message_too_long', 'invalid_phone', 'invalid_id', 'unknown_callback', 'device_not_found', 'device_cannot_send'],
+      async handle({ auth, body }) {
+        const device = body.device_id ? await deviceOf(auth.accountId, { device_id: body.device_id }) : undefined;
+        const sms = await messages.create(auth.accountId, {
+          phone: body.phone_number,
+          phoneField: 'phone_number',
+          message: body.message,
+          deviceId: device?.id,
+          simSlot: body.to_sim ?? null,
+          callbackId: body.callback_id || null,
+        });
+        return { status: 200, body: { id: sms.object_id } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sms/get',
+      operationId: 'legacyGetSms',
+      summary: 'Read one SMS (legacy)',
+      tag: TAG,
+      permission: 'sms:read',
+      body: SmsIdBody,
+      responses: { 200: { description: 'the SMS (spec 2.4)', schema: LegacySms } },
+      errors: ['invalid_id', 'sms_not_found'],
+      async handle({ auth, body }) {
+        const sms = await messages.getByAnyId(auth.accountId, parseAnyId(body.id, 'id'));
+        return { status: 200, body: presentLegacySms(sms) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/sms/del',
+      operationId: 'legacyDeleteSms',
+      summary: 'Delete one SMS record (legacy)',
+      description: 'The id goes in the query string (?id=...) or in a JSON body ({"id": "..."}). A phone that already took the task may still send it.',
+      tag: TAG,
+      permission: 'sms:delete',
+      query: SmsIdQuery,
+      body: OptionalSmsIdBody,
+      bodyOptional: true,
+      responses: { 204: { description: 'deleted' } },
+      errors: ['invalid_id', 'sms_not_found'],
+      async handle({ auth, query, body }) {
+        const raw = query.id ?? body.id;
+        if (!raw) throw invalidField('id', 'id is required, in the query string or the JSON body');
+        await messages.delete(auth.accountId, parseAnyId(raw, 'id'));
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/sms',
+      operationId: 'legacyListSms',
+      summary: 'List and search SMS (legacy)',
+      description:
+        'Newest first. offset is the 1-based page number (spec 4.3: "default 1, meaning the first page"): offset 2 with ' +
+        'limit 10 returns records 11-20. search matches message, message_status and phone_number as a case-insensitive ' +
+        'substring. total_records counts the SMS that match.',
+      tag: TAG,
+      permission: 'sms:read',
+      query: ListQuery,
+      responses: { 200: { description: 'a page of SMS', schema: ListReply } },
+      async handle({ auth, query }) {
+        const search = query.search === undefined ? {} : { text: query.search, statuses: statusesMatching(query.search) };
+        const { rows, total } = await messages.search(auth.accountId, search, query.limit, (query.offset - 1) * query.limit);
+        return {
+          status: 200,
+          body: { pagination: { total_records: total, limit: query.limit, offset: query.offset }, sms_list: rows.map(presentLegacySms) },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/devices/get/info',
+      operationId: 'legacyGetDevice',
+      summary: 'Read one device (legacy)',
+      tag: TAG,
+      permission: 'devices:read',
+      body: DeviceRefBody,
+      responses: { 200: { description: 'the device (spec 2.3)', schema: LegacyDevice } },
+      errors: ['invalid_id', 'device_not_found'],
+      async handle({ auth, body }) {
+        return { status: 200, body: presentLegacyDevice(await deviceOf(auth.accountId, body)) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/devices/edit',
+      operationId: 'legacyEditDevice',
+      summary: 'Allow or forbid sending through a device (legacy)',
+      description: 'is_active is can_send_sms. Without is_active nothing changes.',
+      tag: TAG,
+      permission: 'devices:settings',
+      body: DeviceEditBody,
+      responses: { 204: { description: 'done' } },
+      errors: ['invalid_id', 'device_not_found'],
+      async handle({ auth, body }) {
+        const device = await deviceOf(auth.accountId, body);
+        if (body.is_active !== undefined) await devices.updateSettings(auth.accountId, device.id, { can_send_sms: body.is_active });
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/devices/del',
+      operationId: 'legacyDeleteDevice',
+      summary: 'Delete a device (legacy)',
+      description: 'Revokes its credentials and closes its connection; its unsent SMS go to another device, or fail when the client had named this one.',
+      tag: TAG,
+      permission: 'devices:write',
+      body: DeviceRefBody,
+      responses: { 204: { description: 'deleted' } },
+      errors: ['invalid_id', 'device_not_found'],
+      async handle({ auth, body }) {
+        const device = await deviceOf(auth.accountId, body);
+        await devices.delete(auth.accountId, device.id);
+        return { status: 204 };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import { MESSAGE_MAX_CHARACTERS } from '../messages/schema.ts';
+import { LEGACY_LABELS } from './status-codes.ts';
+
+const AnyId = (description: string) => Type.String({ maxLength: 64, description: `${description}: 24-hex object id (or a UUID)` });
+
+// spec 4.3 POST /sms/send
+export const SendBody = Type.Object(
+  {
+    message: Type.String({ minLength: 1, 'x-maxCharacters': MESSAGE_MAX_CHARACTERS, description: 'at most 170 characters, as in the Extended API' }),
+    phone_number: Type.String({ minLength: 1, maxLength: 64, description: 'recipient, international format' }),
+    device_id: Type.Optional(Type.String({ maxLength: 64, description: 'only this device sends it; "" or absent: any device of the account' })),
+    to_sim: Type.Optional(
+      Type.Union([Type.Integer({ minimum: -2, maximum: 2 }), Type.Null()], {
+        description: 'SIM slot 0-2 (-1 random, -2 the phone\'s default); absent or null: the device\'s settings decide',
+      }),
+    ),
+    callback_id: Type.Optional(Type.String({ maxLength: 64, description: 'webhook that gets this SMS\'s events; "" or absent: every webhook with SMS events' })),
+  },
+  { additionalProperties: false },
+);
+
+export const SendReply = Type.Object({ id: Type.String({ description: '24-hex object id of the new SMS' }) });
+
+export const SmsIdBody = Type.Object({ id: AnyId('the SMS') }, { additionalProperties: false });
+
+/** DELETE /sms/del takes the id from the query string or from a JSON body. */
+export const SmsIdQuery = Type.Object({ id: Type.Optional(AnyId('the SMS')) }, { additionalProperties: false });
+export const OptionalSmsIdBody = Type.Object({ id: Type.Optional(AnyId('the SMS')) }, { additionalProperties: false });
+
+// spec 2.4
+export const LegacySms = Type.Object({
+  id: Type.String(),
+  message: Type.String(),
+  status: Type.Integer({ minimum: 0, maximum: 5, description: '0 waiting, 1 processing, 2 sent, 3 send error, 4 delivered, 5 delivery error' }),
+  callback_id: Type.String({ description: '"" when none' }),
+  device_id: Type.String({ description: 'object id of the device the client named; "" when none was named' }),
+  phone_number: Type.String(),
+  message_status: Type.Union(LEGACY_LABELS.map((label) => Type.Literal(label))),
+  time_create: Type.Integer({ description: 'creation time, Unix seconds' }),
+  to_sim: Type.Union([Type.Integer(), Type.Null()], { description: 'SIM slot asked for at creation; null: the device\'s settings' }),
+});
+
+// spec 4.3 GET /sms
+export const ListQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, description: 'records per page, 1-100 (required)' }),
+    offset: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 1, description: '1-based page number: offset 2 with limit 10 is records 11-20' }),
+    search: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'case-insensitive substring of message, message_status or phone_number; % _ \\ are literal' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ListReply = Type.Object({
+  pagination: Type.Object({
+    total_records: Type.Integer({ description: 'SMS matching the search (all of the account\'s SMS without one)' }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  }),
+  sms_list: Type.Array(LegacySms),
+});
+
+// spec 4.2: the field table names the key `id`, the samples `device_id`; both are taken.
+export const DeviceRef = {
+  device_id: Type.Optional(AnyId('the device')),
+  id: Type.Optional(AnyId('the device (alias of device_id)')),
+};
+export const DeviceRefBody = Type.Object(DeviceRef, { additionalProperties: false });
+export const DeviceEditBody = Type.Object(
+  { ...DeviceRef, is_active: Type.Optional(Type.Boolean({ description: 'true: the device may send SMS (can_send_sms)' })) },
+  { additionalProperties: false },
+);
+
+// spec 2.3
+export const LegacyDevice = Type.Object({
+  device_id: Type.String(),
+  device_battery_state: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'percent; null until reported' }),
+  device_name: Type.String(),
+  is_active: Type.Boolean(),
+  is_charging: Type.Boolean(),
+  last_online_date: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'last connection or activity; null if never' }),
+  device_name_type: Type.String(),
+  low_battery_alert: Type.Boolean(),
+  to_sim: Type.Integer({ minimum: -2, maximum: 2 }),
+  sim_list: Type.Array(Type.Object({ slot_index: Type.Integer(), display_name: Type.String() })),
+});

@@ -1,0 +1,25 @@
+// The legacy family's numeric statuses (spec 3.2) and their labels, written once. Labels are
+// stable English words, one per number; the spec shows only the meaning of 0 and 4.
+import type { SmsStatus } from '../messages/status.ts';
+
+export const LEGACY_STATUS: Record<SmsStatus, number> = {
+  pending: 0,
+  processing: 1,
+  sent: 2,
+  failed_send: 3,
+  delivered: 4,
+  undelivered: 5,
+  failed_delivery: 5,
+};
+
+export const LEGACY_LABELS = ['waiting', 'processing', 'sent', 'failed', 'delivered', 'undelivered'] as const;
+
+export function legacyLabel(status: SmsStatus): string {
+  return LEGACY_LABELS[LEGACY_STATUS[status]]!;
+}
+
+/** Internal statuses whose label contains `text`, case-insensitively (the search over message_status). */
+export function statusesMatching(text: string): SmsStatus[] {
+  const needle = text.toLowerCase();
+  return (Object.keys(LEGACY_STATUS) as SmsStatus[]).filter((status) => legacyLabel(status).includes(needle));
+}
