@@ -67,7 +67,12 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     });
     const channel = new DeviceChannel(aedes, services, metrics, logger);
     channel.installHooks();
-    await channel.listen(options);
+    try {
+      await channel.listen(options);
+    } catch (error) {
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
+      throw error;
+    }
     metrics.gauge('mqtt_connected_clients', 'MQTT connections open now', () => aedes.connectedClients);
     return channel;
   }

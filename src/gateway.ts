@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
 import type { Logger } from './shared/logger.ts';
+import { describeEnvironmentError } from './shared/errors.ts';
 import { createApp, EXTENDED_PREFIX } from './http/app.ts';
 import { mountHealth } from './modules/health/routes.ts';
 import { deviceRoutes } from './modules/devices/routes.ts';
@@ -64,11 +65,15 @@ export class Gateway {
         },
       });
       http = createServer({ keepAliveTimeout: 65_000 }, app.callback());
-      await listen(http, config.port, config.host);
+      await listen(http, config.port, config.host).catch((error: unknown) => {
+        throw describeEnvironmentError(error, { port: ['PORT', config.port, config.host] });
+      });
       channel = await DeviceChannel.start(services, services.metrics, logger.child({ component: 'broker' }), {
         port: config.mqttPort,
         host: config.host,
         http,
+      }).catch((error: unknown) => {
+        throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });
       });
       services.dispatcher.attach(channel);
       const gateway = new Gateway(config, logger, services, channel, http);

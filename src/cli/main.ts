@@ -1,6 +1,6 @@
 // The `sms-gateway` command line. Each command lives in its own file under commands/.
 import { ConfigError } from '../config.ts';
-import { AppError } from '../shared/errors.ts';
+import { AppError, StartupError } from '../shared/errors.ts';
 import { DataDirLockedError } from '../storage/data-dir-lock.ts';
 import { accountsCommand } from './commands/accounts.ts';
 import { devicesCommand } from './commands/devices.ts';
@@ -37,7 +37,8 @@ export async function main(argv: string[]): Promise<number> {
   const args = argv.filter((arg) => arg !== '--json');
   const [name, ...rest] = args;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    process.stdout.write(`${HELP}\n`);
+    // Asked for: help on stdout. Nothing asked: a usage error, on stderr.
+    (name ? process.stdout : process.stderr).write(`${HELP}\n`);
     return name ? 0 : 2;
   }
   const command = COMMANDS[name];
@@ -54,7 +55,12 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 function reportError(error: unknown, json: boolean): number {
-  const known = error instanceof CliError || error instanceof ConfigError || error instanceof AppError || error instanceof DataDirLockedError;
+  const known =
+    error instanceof CliError ||
+    error instanceof ConfigError ||
+    error instanceof AppError ||
+    error instanceof DataDirLockedError ||
+    error instanceof StartupError;
   const message = known ? (error as Error).message : `unexpected error: ${(error as Error)?.stack ?? String(error)}`;
   process.stderr.write(json ? `${JSON.stringify({ error: { message } })}\n` : `error: ${message}\n`);
   if (error instanceof CliError) return error.exitCode;

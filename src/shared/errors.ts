@@ -57,3 +57,32 @@ export class AppError extends Error {
 export function invalidField(field: string, message: string, code: ErrorCode = 'validation_failed'): AppError {
   return new AppError(code, message, [{ field, message }]);
 }
+
+/** The gateway cannot start or a command cannot run for a reason an operator must fix. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+/** Turns the usual environment failures (port taken, database down) into a StartupError. */
+export function describeEnvironmentError(error: unknown, what: { port?: [name: string, port: number, host: string]; database?: string }): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (what.port && code === 'EADDRINUSE') {
+    const [name, port, host] = what.port;
+    return new StartupError(`${name} ${port} is already in use on ${host}: stop what is using it or choose another ${name}`);
+  }
+  if (what.port && code === 'EACCES') {
+    const [name, port] = what.port;
+    return new StartupError(`${name} ${port} needs privileges this process does not have: choose a port above 1023`);
+  }
+  if (what.database !== undefined && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT' || code === 'EAI_AGAIN' || code === 'ECONNRESET')) {
+    return new StartupError(`cannot reach the database at ${what.database} (${code}); check DATABASE_URL and that PostgreSQL is running`);
+  }
+  // PostgreSQL refusals: bad password, unknown role, unknown database.
+  if (what.database !== undefined && (code === '28P01' || code === '28000' || code === '3D000')) {
+    return new StartupError(`the database at ${what.database} refused the connection: ${(error as Error).message}; check DATABASE_URL`);
+  }
+  return error;
+}

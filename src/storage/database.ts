@@ -8,6 +8,7 @@ import knexModule, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrations, type Migration } from '../../db/migrations/index.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { describeEnvironmentError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 
 export type Database = Knex;
@@ -27,12 +28,22 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    return knexModule.knex({
+    const db = knexModule.knex({
       client: 'pg',
       connection: options.databaseUrl,
       pool: { min: 0, max: options.poolMax ?? 10 },
       acquireConnectionTimeout: 10_000,
+      // knex would print its warnings with console.log, onto a CLI's --json output.
+      log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     });
+    // Fail at open, with a clear message, rather than at the first query.
+    try {
+      await db.raw('select 1');
+    } catch (error) {
+      await db.destroy();
+      throw describeEnvironmentError(error, { database: safeLocation(options.databaseUrl) });
+    }
+    return db;
   }
   const { PGlite } = await import('@electric-sql/pglite');
   // The extensions the migrations create (legacy search), loaded into the embedded engine.
@@ -100,4 +111,10 @@ export async function migrate(db: Database, logger?: Logger): Promise<string[]> 
 
 export function isPostgresError(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
+
+/** host:port/database of a connection string, without the credentials. */
+function safeLocation(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  return `${url.hostname}:${url.port || 5432}${url.pathname}`;
 }

@@ -1,4 +1,5 @@
 import { PERMISSIONS, parsePermissionList } from '../../modules/api-keys/permissions.ts';
+import { keyPrefix } from '../../modules/api-keys/key-format.ts';
 import { CliError, table, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
 import { parseFlags } from '../flags.ts';
@@ -73,7 +74,9 @@ async function list(args: string[], out: Output): Promise<void> {
 async function revoke(args: string[], out: Output): Promise<void> {
   const { positionals } = parseFlags(args, {}, USAGE, true);
   if (positionals.length !== 1) throw new CliError(`keys revoke takes one key id or prefix\n${USAGE}`);
-  const target = positionals[0]!;
+  // A whole key is taken too: it is reduced to its prefix and never printed back.
+  const target = keyPrefix(positionals[0]!) ?? positionals[0]!;
+  if (target.length > 40) throw new CliError('give the key id or its prefix (sgw_ and 10 hex digits)', 1);
   const row = await withServices((services) => services.apiKeys.revoke(target));
   if (!row) throw new CliError(`no active key with id or prefix "${target}"`, 1);
   out.result({ id: row.id, prefix: row.prefix, revoked_at: row.revoked_at }, () => `key ${row.prefix} revoked`);

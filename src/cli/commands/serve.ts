@@ -29,8 +29,9 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
         resolve();
       });
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    // `on`, not `once`: a second signal during the drain must not kill the process mid-stop.
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
   });
 }
 

@@ -1,0 +1,384 @@
+// The `sms-gateway` command line (issue 2, "Operating it"), run as a real child process:
+// accounts create, keys create|list|revoke, devices register, migrate, usage and config errors.
+// On PostgreSQL the commands share the suite's database with an in-process gateway, so a key
+// the command prints is tried over HTTP. On PGlite the commands get a fresh data directory;
+// a gateway cannot share it while it is locked, so the HTTP checks exist on PostgreSQL only.
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import type { Gateway } from '../../src/gateway.ts';
+import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
+import { API_KEY, killChildren, runCli, tempDataDir, type CliResult, type Env } from '../support/cli.ts';
+import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
+import { startGateway } from '../support/gateway.ts';
+import { ApiClient } from '../support/tenant.ts';
+
+const onPostgres = testDatabase().kind === 'postgres';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const STACK_FRAME = /\n\s+at /;
+
+function uniqueName(label: string): string {
+  return `cli-${label}-${randomBytes(4).toString('hex')}`;
+}
+
+/** The one JSON document a --json command printed on stdout. */
+function jsonOf(result: CliResult): any {
+  try {
+    return JSON.parse(result.stdout);
+  } catch {
+    throw new Error(`stdout is not one JSON document\n${result.transcript}`);
+  }
+}
+
+function occurrences(text: string, part: string): number {
+  return text.split(part).length - 1;
+}
+
+/** A refused command: non-zero exit, nothing on stdout, a message and no stack trace on stderr. */
+function expectRefused(result: CliResult, code?: number): void {
+  if (code === undefined) expect(result.code, result.transcript).to.be.a('number').and.not.equal(0);
+  else expect(result.code, result.transcript).to.equal(code);
+  expect(result.stdout, result.transcript).to.equal('');
+  expect(result.stderr, result.transcript).not.to.match(STACK_FRAME);
+  expect(result.stderr, result.transcript).not.to.contain('unexpected error');
+}
+
+describe('sms-gateway command line', function () {
+  this.timeout(30_000);
+
+  let env: Env;
+  let removeDataDir = () => {};
+  let gateway: Gateway | undefined;
+  /** An account the commands below use; created through the command line. */
+  let owner: string;
+
+  const cli = (...args: string[]) => runCli(args, env);
+  const api = (key: string) => new ApiClient(`http://127.0.0.1:${gateway!.httpPort}/api/ext/v1`, key);
+
+  before(async function () {
+    // The first command on an empty data directory creates the embedded database: slower.
+    this.timeout(90_000);
+    if (onPostgres) {
+      env = { DATABASE_URL: testDatabaseUrl() };
+      gateway = await startGateway();
+    } else {
+      const dataDir = tempDataDir('cli');
+      removeDataDir = dataDir.remove;
+      env = { DATA_DIR: dataDir.dir };
+    }
+    owner = uniqueName('owner');
+    const created = await runCli(['accounts', 'create', owner], env, 80_000);
+    expect(created.code, created.transcript).to.equal(0);
+  });
+
+  after(async () => {
+    killChildren();
+    await gateway?.stop();
+    removeDataDir();
+  });
+
+  describe('accounts create', () => {
+    it('when NAME is new, then it exits 0 and says the account was created, with its id', async () => {
+      const name = uniqueName('acct');
+      const result = await cli('accounts', 'create', name);
+      expect(result.code, result.transcript).to.equal(0);
+      expect(result.stdout).to.match(new RegExp(`account "${name}" created \\([0-9a-f-]{36}\\)`));
+    });
+
+    it('when --json is given, then stdout is one JSON document with id, name and created_at', async () => {
+      const name = uniqueName('json');
+      const result = await cli('accounts', 'create', name, '--json');
+      expect(result.code, result.transcript).to.equal(0);
+      const body = jsonOf(result);
+      expect(body).to.have.all.keys('id', 'name', 'created_at');
+      expect(body.id).to.match(UUID);
+      expect(body.name).to.equal(name);
+      expect(body.created_at).to.match(ISO_TIME);
+    });
+
+    it('when the name is taken, then it exits non-zero and says the account already exists', async () => {
+      const result = await cli('accounts', 'create', owner);
+      expectRefused(result);
+      expect(result.stderr).to.contain(`account "${owner}" already exists`);
+    });
+
+    it('when NAME is missing, then it exits 2 and prints the usage', async () => {
+      const result = await cli('accounts', 'create');
+      expectRefused(result, 2);
+      expect(result.stderr).to.contain('usage: sms-gateway accounts create NAME');
+    });
+
+    it('when a command fails with --json, then the error is one JSON document on stderr', async () => {
+      const result = await cli('accounts', 'create', '--json');
+      expectRefused(result, 2);
+      const error = JSON.parse(result.stderr);
+      expect(error).to.have.all.keys('error');
+      expect(error.error.message).to.contain('usage: sms-gateway accounts create NAME');
+    });
+  });
+
+  describe('keys create', () => {
+    it('when --permissions lists known permissions, then it prints the key once, with its prefix and permissions', async () => {
+      const result = await cli('keys', 'create', '--account', owner, '--permissions', 'sms:send,devices:read');
+      expect(result.code, result.transcript).to.equal(0);
+      const key = API_KEY.exec(result.stdout)?.[0];
+      expect(key, result.transcript).to.be.a('string');
+      expect(occurrences(result.stdout, key!), 'the key is printed exactly once').to.equal(1);
+      expect(result.stdout).to.contain(`Prefix ${key!.slice(0, 14)}`);
+      expect(result.stdout).to.contain('permissions: sms:send, devices:read');
+      expect(result.stdout).to.contain('shown once');
+      expect(result.stderr, 'the key never reaches the log on stderr').not.to.contain(key!);
+    });
+
+    it('when --json is given, then stdout is one JSON document with key, id, prefix, account and permissions', async () => {
+      const result = await cli('keys', 'create', '--account', owner, '--permissions', 'sms:send,devices:read', '--json');
+      expect(result.code, result.transcript).to.equal(0);
+      const body = jsonOf(result);
+      expect(body).to.have.all.keys('key', 'id', 'prefix', 'account', 'permissions');
+      expect(body.key).to.match(new RegExp(`^${API_KEY.source}$`));
+      expect(body.key.startsWith(`${body.prefix}_`), 'the key starts with its prefix').to.equal(true);
+      expect(body.id).to.match(UUID);
+      expect(body.account).to.equal(owner);
+      expect(body.permissions).to.have.members(['sms:send', 'devices:read']);
+      expect(occurrences(result.stdout, body.key), 'the key is printed exactly once').to.equal(1);
+    });
+
+    it('when --permissions is all, then the key carries every permission', async () => {
+      const result = await cli('keys', 'create', '--account', owner, '--permissions', 'all', '--json');
+      expect(result.code, result.transcript).to.equal(0);
+      expect(jsonOf(result).permissions).to.have.members([...PERMISSIONS]);
+    });
+
+    if (onPostgres) {
+      it('when the printed key is used against the gateway, then it works with exactly the permissions given', async () => {
+        const result = await cli('keys', 'create', '--account', owner, '--permissions', 'sms:send,devices:read');
+        expect(result.code, result.transcript).to.equal(0);
+        const client = api(API_KEY.exec(result.stdout)![0]);
+        const devices = await client.get('/devices');
+        expect(devices.status, JSON.stringify(devices.body)).to.equal(200);
+        expect(devices.body.data).to.be.an('array');
+        const sms = await client.post('/sms', { phone: '+79161234567', message: 'from a CLI key' });
+        expect(sms.status, JSON.stringify(sms.body)).to.equal(201);
+        const register = await client.post('/devices', { name: 'not allowed' });
+        expect(register.status, 'devices:write was not granted').to.equal(403);
+      });
+    }
+
+    it('when a permission is unknown, then it exits non-zero naming that permission and prints no key', async () => {
+      const result = await cli('keys', 'create', '--account', owner, '--permissions', 'sms:send,sms:sned');
+      expectRefused(result);
+      expect(result.stderr).to.contain('unknown permission');
+      expect(result.stderr).to.contain('sms:sned');
+      expect(result.stderr).not.to.match(API_KEY);
+    });
+
+    it('when --account is missing, then it exits non-zero naming --account', async () => {
+      const result = await cli('keys', 'create', '--permissions', 'sms:send');
+      expectRefused(result);
+      expect(result.stderr).to.contain('--account');
+    });
+
+    it('when --permissions has no value, then it exits non-zero naming --permissions', async () => {
+      const result = await cli('keys', 'create', '--account', owner, '--permissions');
+      expectRefused(result);
+      expect(result.stderr).to.contain('--permissions');
+    });
+
+    it('when an unknown flag is given, then it exits non-zero naming the flag', async () => {
+      const result = await cli('keys', 'create', '--account', owner, '--permissions', 'sms:send', '--expires', '30d');
+      expectRefused(result);
+      expect(result.stderr).to.contain('--expires');
+    });
+
+    it('when the account does not exist, then it exits non-zero naming the account', async () => {
+      const missing = uniqueName('missing');
+      const result = await cli('keys', 'create', '--account', missing, '--permissions', 'sms:send');
+      expectRefused(result);
+      expect(result.stderr).to.contain(`no account named "${missing}"`);
+    });
+  });
+
+  describe('keys list and keys revoke', () => {
+    let account: string;
+    let active: { key: string; prefix: string };
+    let revoked: { key: string; prefix: string };
+    let revoke: CliResult;
+    let textList: CliResult;
+    let jsonList: CliResult;
+
+    before(async function () {
+      this.timeout(60_000);
+      account = uniqueName('list');
+      const steps: [string, CliResult][] = [];
+      const step = async (...args: string[]) => {
+        const result = await cli(...args);
+        steps.push([args.join(' '), result]);
+        expect(result.code, result.transcript).to.equal(0);
+        return result;
+      };
+      await step('accounts', 'create', account);
+      active = jsonOf(await step('keys', 'create', '--account', account, '--permissions', 'sms:send,sms:read', '--json'));
+      revoked = jsonOf(await step('keys', 'create', '--account', account, '--permissions', 'devices:read', '--json'));
+      revoke = await step('keys', 'revoke', revoked.prefix);
+      textList = await step('keys', 'list', '--account', account);
+      jsonList = await step('keys', 'list', '--account', account, '--json');
+    });
+
+    it('when keys revoke PREFIX names an active key, then it exits 0 and says the key is revoked', () => {
+      expect(revoke.stdout).to.contain(`key ${revoked.prefix} revoked`);
+    });
+
+    it('when the keys are listed as text, then each shows its prefix, permissions and state, active or revoked', () => {
+      const lines = textList.stdout.split('\n');
+      expect(lines[0]).to.match(/^PREFIX\s+ACCOUNT\s+NAME\s+PERMISSIONS\s+LAST_USED\s+STATE$/);
+      const activeLine = lines.find((line) => line.startsWith(active.prefix));
+      const revokedLine = lines.find((line) => line.startsWith(revoked.prefix));
+      expect(activeLine, textList.transcript).to.be.a('string');
+      expect(revokedLine, textList.transcript).to.be.a('string');
+      expect(activeLine).to.contain('sms:send,sms:read').and.match(/\sactive$/);
+      expect(revokedLine).to.contain('devices:read').and.match(/\srevoked$/);
+    });
+
+    it('when the keys are listed with --json, then each entry shows its prefix, permissions and revoked_at', () => {
+      const rows = jsonOf(jsonList) as Record<string, any>[];
+      expect(rows).to.have.length(2);
+      for (const row of rows) {
+        expect(row).to.have.all.keys('id', 'prefix', 'name', 'account', 'permissions', 'created_at', 'last_used_at', 'revoked_at');
+        expect(row.account).to.equal(account);
+      }
+      const activeRow = rows.find((row) => row.prefix === active.prefix)!;
+      const revokedRow = rows.find((row) => row.prefix === revoked.prefix)!;
+      expect(activeRow.permissions).to.have.members(['sms:send', 'sms:read']);
+      expect(activeRow.revoked_at).to.equal(null);
+      expect(revokedRow.revoked_at).to.match(ISO_TIME);
+    });
+
+    it('when the keys are listed, then neither the text nor the JSON output carries the secret part of a key', () => {
+      for (const [format, result] of [['text', textList], ['json', jsonList]] as const) {
+        const output = result.stdout + result.stderr;
+        for (const { key, prefix } of [active, revoked]) {
+          expect(output, `${format} output`).not.to.contain(key.slice(prefix.length + 1));
+        }
+        expect(output, `${format} output`).not.to.match(API_KEY);
+        expect(output, `${format} output`).not.to.match(/hash/i);
+      }
+    });
+
+    it('when keys revoke names a key that is already revoked, then it exits non-zero saying there is no such active key', async () => {
+      const result = await cli('keys', 'revoke', revoked.prefix);
+      expectRefused(result);
+      expect(result.stderr).to.contain(`no active key with id or prefix "${revoked.prefix}"`);
+    });
+
+    it('when keys revoke is given no prefix, then it exits non-zero and says what it takes', async () => {
+      const result = await cli('keys', 'revoke');
+      expectRefused(result);
+      expect(result.stderr).to.contain('keys revoke takes one key id or prefix');
+    });
+  });
+
+  if (onPostgres) {
+    describe('keys revoke with a gateway running on the same database', () => {
+      it('when a key in use is revoked, then the gateway answers 401 for it', async () => {
+        const account = uniqueName('revoke');
+        expect((await cli('accounts', 'create', account)).code).to.equal(0);
+        const created = jsonOf(await cli('keys', 'create', '--account', account, '--permissions', 'devices:read', '--json'));
+        const client = api(created.key);
+        expect((await client.get('/devices')).status, 'the key works before it is revoked').to.equal(200);
+
+        const revoke = await cli('keys', 'revoke', created.prefix);
+        expect(revoke.code, revoke.transcript).to.equal(0);
+
+        // The gateway caches a key lookup for 5 s (src/modules/api-keys/service.ts CACHE_TTL_MS), so
+        // a revocation made by another process takes effect within that time, not at once.
+        const deadline = Date.now() + 8_000;
+        let reply = await client.get('/devices');
+        while (reply.status === 200 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          reply = await client.get('/devices');
+        }
+        expect(reply.status, 'the revoked key is refused within the 5 s lookup cache').to.equal(401);
+        expect(reply.headers.get('www-authenticate')).to.match(/^Bearer/);
+      });
+    });
+  }
+
+  describe('devices register', () => {
+    it("when --account and --name are given, then it prints the device's id and its token", async () => {
+      const result = await cli('devices', 'register', '--account', owner, '--name', 'office-phone');
+      expect(result.code, result.transcript).to.equal(0);
+      expect(result.stdout).to.contain('device "office-phone" registered');
+      expect(result.stdout).to.match(/device id \(MQTT client id and username\): [0-9a-f-]{36}\n/);
+      expect(result.stdout).to.match(/legacy object id:\s+[0-9a-f]{24}\n/);
+      expect(result.stdout).to.match(/token \(MQTT password, shown once\):\s+\S{20,}/);
+    });
+
+    it('when --json is given, then it prints device_id, object_id, name and the device-channel credentials', async () => {
+      const result = await cli('devices', 'register', '--account', owner, '--name', 'json-phone', '--json');
+      expect(result.code, result.transcript).to.equal(0);
+      const body = jsonOf(result);
+      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'credentials');
+      expect(body.device_id).to.match(UUID);
+      expect(body.object_id).to.match(/^[0-9a-f]{24}$/);
+      expect(body.name).to.equal('json-phone');
+      expect(body.credentials).to.have.all.keys('client_id', 'username', 'password');
+      expect(body.credentials.client_id).to.equal(body.device_id);
+      expect(body.credentials.username).to.equal(body.device_id);
+      expect(body.credentials.password).to.be.a('string').with.length.of.at.least(20);
+    });
+
+    if (onPostgres) {
+      it("when a device is registered, then it belongs to the account named: that account's key reads it from the gateway", async () => {
+        const registered = jsonOf(await cli('devices', 'register', '--account', owner, '--name', 'api-phone', '--json'));
+        const key = jsonOf(await cli('keys', 'create', '--account', owner, '--permissions', 'devices:read', '--json')).key;
+        const reply = await api(key).get(`/devices/${registered.device_id}`);
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+        expect(reply.body).to.include({ id: registered.device_id, name: 'api-phone' });
+      });
+    }
+
+    it('when --name is missing, then it exits non-zero naming --name', async () => {
+      const result = await cli('devices', 'register', '--account', owner);
+      expectRefused(result);
+      expect(result.stderr).to.contain('--name');
+    });
+  });
+
+  describe('migrate', () => {
+    it('when the schema is current, then it exits 0 and says the database is up to date', async () => {
+      const result = await cli('migrate');
+      expect(result.code, result.transcript).to.equal(0);
+      expect(result.stdout).to.contain('up to date');
+    });
+  });
+
+  describe('usage and configuration errors', () => {
+    it('when the command is unknown, then it exits 2 naming the command and listing the commands', async () => {
+      const result = await cli('frobnicate');
+      expectRefused(result, 2);
+      expect(result.stderr).to.contain('unknown command "frobnicate"');
+      for (const command of ['serve', 'migrate', 'accounts', 'keys', 'devices']) expect(result.stderr).to.contain(command);
+    });
+
+    it('when PORT is not a port number, then it exits non-zero with a message naming PORT', async () => {
+      const result = await runCli(['keys', 'list'], { ...env, PORT: 'abc' });
+      expectRefused(result);
+      expect(result.stderr).to.match(/PORT: .*"abc"/);
+    });
+
+    it('when DATABASE_URL is not a PostgreSQL URL, then the message names DATABASE_URL and does not echo its password', async () => {
+      const result = await runCli(['keys', 'list'], { ...env, DATABASE_URL: 'mysql://admin:hunter2secret@db.example/sms' });
+      expectRefused(result);
+      expect(result.stderr).to.contain('DATABASE_URL');
+      expect(result.stderr).not.to.contain('hunter2secret');
+    });
+
+    it('when the database cannot be reached, then it exits non-zero saying so, without a stack trace or the password', async () => {
+      // Port 1 on the loopback refuses at once: the database is down.
+      const result = await runCli(['keys', 'list'], { ...env, DATABASE_URL: 'postgres://sgw:hunter2secret@127.0.0.1:1/sms' });
+      expectRefused(result);
+      expect(result.stderr).to.match(/database/i);
+      expect(result.stderr).not.to.contain('hunter2secret');
+    });
+  });
+});
