@@ -12,6 +12,9 @@ import { decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport 
 import type { DeviceIdentity } from './identity.ts';
 import type { DeviceToGateway } from './topics.ts';
 
+/** Below this battery level a device with notify_low_battery on raises device.battery_low. */
+export const LOW_BATTERY_PERCENT = 20;
+
 export const REJECTED_METRIC = 'device_messages_rejected_total';
 const REJECTED_HELP = 'device messages refused or ignored, by reason';
 
@@ -60,11 +63,14 @@ export class DeviceMessages {
   private async heartbeat(identity: DeviceIdentity, payload: Buffer): Promise<void> {
     const heartbeat = decodeHeartbeat(payload);
     if (!heartbeat.ok) return this.rejected(identity.deviceId, 'invalid_payload', heartbeat.reason);
+    const before = identity.device.battery_level;
     const device = await recordHeartbeat(this.services.db, identity.deviceId, heartbeat.value);
-    if (device) {
-      identity.device = device;
-      this.services.dispatcher.simCardsChanged(device.id, device.sim_cards);
-    }
+    if (!device) return;
+    identity.device = device;
+    this.services.dispatcher.simCardsChanged(device.id, device.sim_cards);
+    // Announced once, when the level crosses the threshold downwards (not on every heartbeat).
+    const crossed = device.battery_level !== null && device.battery_level < LOW_BATTERY_PERCENT && (before === null || before >= LOW_BATTERY_PERCENT);
+    if (crossed && device.notify_low_battery && !device.is_charging) this.services.events.emit('device.battery_low', device);
   }
 
   private async presence(identity: DeviceIdentity, payload: Buffer): Promise<void> {

@@ -26,6 +26,22 @@ export interface Config {
   deviceOfflineAfterMs: number;
   /** A task the device has not acknowledged within this time is published to it again. */
   taskRetryAfterMs: number;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** Destinations allowed even though they are private, loopback or link-local (SSRF guard). */
+  allowedHosts: string[];
+  /** 32-byte key that encrypts signing secrets at rest; none: a key file in DATA_DIR. */
+  secretKey: Buffer | undefined;
+  /** How long a delivery is retried before it is given up. */
+  retryForMs: number;
+  /** First retry delay; each further retry doubles it (with jitter), up to an hour. */
+  retryBaseMs: number;
+  /** A webhook is disabled after this many failed attempts in a row. */
+  disableAfterFailures: number;
+  /** Connect, headers and body timeout of one attempt. */
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -66,6 +82,14 @@ export function loadConfig(env: Env = process.env): Config {
     defaultPhoneRegion: read<string | undefined>('DEFAULT_PHONE_REGION', undefined, region),
     deviceOfflineAfterMs: read('DEVICE_OFFLINE_AFTER', 300, positiveSeconds) * 1000,
     taskRetryAfterMs: read('TASK_RETRY_AFTER', 30, positiveSeconds) * 1000,
+    webhooks: {
+      allowedHosts: read('WEBHOOK_ALLOWED_HOSTS', [], hostList),
+      secretKey: read<Buffer | undefined>('WEBHOOK_SECRET_KEY', undefined, encryptionKey),
+      retryForMs: read('WEBHOOK_RETRY_FOR', 86_400, positiveSeconds) * 1000,
+      retryBaseMs: read('WEBHOOK_RETRY_BASE_MS', 5_000, (raw) => wholeNumber(raw, 10, 3_600_000)),
+      disableAfterFailures: read('WEBHOOK_DISABLE_AFTER', 50, (raw) => wholeNumber(raw, 1, 100_000)),
+      timeoutMs: read('WEBHOOK_TIMEOUT', 10, (raw) => wholeNumber(raw, 1, 120)) * 1000,
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -94,6 +118,26 @@ function bytes(raw: string): number {
   const value = Number(match[1]) * unit;
   if (value < 1024 || value > 16 * 1024 * 1024) throw new Error(`must be between 1kb and 16mb, got "${raw}"`);
   return value;
+}
+
+function wholeNumber(raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new Error(`must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+/** Comma-separated host names, IP addresses or CIDR ranges. */
+function hostList(raw: string): string[] {
+  const entries = raw.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  for (const entry of entries) {
+    if (!/^[a-z0-9.:\-]+(\/\d{1,3})?$/.test(entry)) throw new Error(`"${entry}" is not a host name, address or CIDR range`);
+  }
+  return entries;
+}
+
+function encryptionKey(raw: string): Buffer {
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new Error('must be 32 bytes, as 64 hex digits or base64');
+  return key;
 }
 
 function choice<T extends string>(raw: string, choices: readonly T[]): T {

@@ -13,6 +13,7 @@ import { deviceRoutes } from './modules/devices/routes.ts';
 import { messageRoutes } from './modules/messages/routes.ts';
 import { incomingRoutes } from './modules/incoming/routes.ts';
 import { legacyRoutes } from './modules/legacy/routes.ts';
+import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { createServices, type Services } from './services.ts';
 import { DeviceChannel } from '../broker/device-channel.ts';
 
@@ -47,7 +48,12 @@ export class Gateway {
         families: [
           {
             prefix: EXTENDED_PREFIX,
-            routes: [...deviceRoutes(services.devices), ...messageRoutes(services.messages), ...incomingRoutes(services.incoming)],
+            routes: [
+              ...deviceRoutes(services.devices),
+              ...messageRoutes(services.messages),
+              ...incomingRoutes(services.incoming),
+              ...webhookRoutes(services.webhooks),
+            ],
           },
           // The legacy family lives at the server root (spec 4: no prefix, no version).
           { prefix: '', routes: legacyRoutes(services.messages, services.devices) },
@@ -76,6 +82,7 @@ export class Gateway {
         throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });
       });
       services.dispatcher.attach(channel);
+      services.webhookSender.start();
       const gateway = new Gateway(config, logger, services, channel, http);
       logger.info(
         { port: gateway.httpPort, mqttPort: channel.port, database: config.databaseUrl ? 'postgresql' : 'embedded' },
@@ -104,6 +111,7 @@ export class Gateway {
     const timer = setTimeout(() => this.http.closeAllConnections(), DRAIN_TIMEOUT_MS);
     this.services.dispatcher.detach();
     await this.channel.close();
+    await this.services.webhookSender.stop();
     await closed;
     clearTimeout(timer);
     this.services.events.removeAllListeners();

@@ -15,6 +15,12 @@ import { IncomingService } from './modules/incoming/service.ts';
 import { Dispatcher } from './modules/delivery/dispatcher.ts';
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import { TransientStore } from './modules/delivery/transient-store.ts';
+import { DestinationGuard } from './modules/webhooks/destination-guard.ts';
+import { SecretBox } from './modules/webhooks/secret-box.ts';
+import { WebhookOutbox } from './modules/webhooks/outbox.ts';
+import { WebhookSender } from './modules/webhooks/sender.ts';
+import { WebhookService } from './modules/webhooks/service.ts';
+import { wireWebhooks } from './modules/webhooks/wiring.ts';
 
 export interface Services {
   db: Database;
@@ -28,6 +34,8 @@ export interface Services {
   incoming: IncomingService;
   statusIngestor: StatusIngestor;
   dispatcher: Dispatcher;
+  webhooks: WebhookService;
+  webhookSender: WebhookSender;
 }
 
 export function createServices(config: Config, db: Database, logger: Logger): Services {
@@ -40,17 +48,41 @@ export function createServices(config: Config, db: Database, logger: Logger): Se
     ackTimeoutMs: config.taskRetryAfterMs,
     sweepIntervalMs: Math.min(10_000, config.taskRetryAfterMs / 2),
   });
+  const metrics = new Metrics();
+  const messages = new MessageService(db, devices, new DevicePicker(presence), events, config.defaultPhoneRegion);
+  const incoming = new IncomingService(db);
+
+  const secrets = SecretBox.fromConfig(config.webhooks.secretKey, config.dataDir);
+  const guard = new DestinationGuard(config.webhooks.allowedHosts);
+  const webhookSender = new WebhookSender(db, secrets, guard, config.webhooks, metrics, logger.child({ component: 'webhooks' }));
+  const webhooks = new WebhookService(db, secrets, guard, config.webhooks.retryForMs, () => webhookSender.wake());
+  wireWebhooks({
+    db,
+    outbox: new WebhookOutbox(config.webhooks.retryForMs),
+    sender: webhookSender,
+    webhooks,
+    events,
+    presence,
+    devices,
+    messages,
+    incoming,
+    statusIngestor,
+    logger: logger.child({ component: 'webhooks' }),
+  });
+
   return {
     db,
     events,
-    metrics: new Metrics(),
+    metrics,
     presence,
     accounts: new AccountService(db),
     apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' })),
     devices,
-    messages: new MessageService(db, devices, new DevicePicker(presence), events, config.defaultPhoneRegion),
-    incoming: new IncomingService(db),
+    messages,
+    incoming,
     statusIngestor,
     dispatcher,
+    webhooks,
+    webhookSender,
   };
 }

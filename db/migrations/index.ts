@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import * as foundation from './20261121_001_foundation.ts';
 import * as deviceChannel from './20261121_002_device_channel.ts';
 import * as legacySearch from './20261121_003_legacy_search.ts';
+import * as webhooks from './20261121_004_webhooks.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -14,4 +15,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261121_001_foundation', foundation],
   ['20261121_002_device_channel', deviceChannel],
   ['20261121_003_legacy_search', legacySearch],
+  ['20261121_004_webhooks', webhooks],
 ];

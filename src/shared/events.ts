@@ -14,6 +14,8 @@ export interface GatewayEvents {
   'device.settings_changed': [device: DeviceRow];
   /** A device was deleted; its credentials are dead. */
   'device.deleted': [device: DeviceRow];
+  /** A device with notify_low_battery on reported its battery falling below the threshold. */
+  'device.battery_low': [device: DeviceRow];
 }
 
 export class GatewayEventBus {

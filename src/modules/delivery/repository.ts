@@ -2,6 +2,7 @@
 import type { Executor } from '../../storage/database.ts';
 import type { SmsRecord } from '../messages/repository.ts';
 import type { SmsStatus } from '../messages/status.ts';
+import type { SmsSnapshot } from '../messages/status-events.ts';
 
 /** A device's unfinished tasks: not yet acknowledged (pending) or taken but not sent (processing). */
 export async function openTasks(db: Executor, deviceId: string, limit: number, after?: { createdAt: Date; id: string }): Promise<SmsRecord[]> {
@@ -42,16 +43,21 @@ export async function assignSms(db: Executor, assignments: { smsId: string; devi
   return rows;
 }
 
-export interface LockedSms {
-  id: string;
-  account_id: string;
-  device_id: string | null;
+export interface LockedSms extends SmsSnapshot {
   status: SmsStatus;
 }
 
-/** Locks the SMS rows a batch of reports is about to change. */
+/** Locks the SMS rows a batch of reports is about to change; returns what their events need. */
 export async function lockSms(db: Executor, ids: string[]): Promise<LockedSms[]> {
-  return db<LockedSms>('sms').select('id', 'account_id', 'device_id', 'status').whereIn('id', ids).forUpdate();
+  const { rows } = await db.raw<{ rows: LockedSms[] }>(
+    `select s.id, s.object_id, s.account_id, s.device_id, s.status, s.phone, s.message, s.callback_id,
+            d.object_id as device_object_id
+       from sms s left join devices d on d.id = s.device_id
+      where s.id = any(?::uuid[])
+        for update of s`,
+    [ids],
+  );
+  return rows;
 }
 
 export interface StatusChange {

@@ -8,6 +8,7 @@ import type { SmsStatus } from '../messages/status.ts';
 import { transitionPath } from '../messages/transitions.ts';
 import { lockSms, writeStatusChanges, type LockedSms, type StatusChange } from './repository.ts';
 import type { TransientStore } from './transient-store.ts';
+import type { SmsSnapshot } from '../messages/status-events.ts';
 
 export interface StatusReportInput {
   deviceId: string;
@@ -25,9 +26,14 @@ export interface AppliedChange extends StatusChange {
   /** The status before the change. */
   from: SmsStatus;
   transient: boolean;
+  /** The SMS as its events describe it (no text for a no_store SMS). */
+  sms: SmsSnapshot;
 }
 
-/** Runs inside the batch's transaction, so what it writes commits or fails with the changes. */
+/**
+ * Runs inside the batch's transaction, so what it writes commits or fails with the changes. For
+ * a no_store SMS, which has no row, it runs on the database directly.
+ */
 export type ChangeWriter = (trx: Executor, changes: AppliedChange[]) => Promise<void>;
 /** Runs after the batch committed. */
 export type ChangeListener = (changes: AppliedChange[]) => void;
@@ -63,8 +69,7 @@ export class StatusIngestor {
   }
 
   submit(report: StatusReportInput): Promise<ReportOutcome> {
-    const transientChange = this.applyTransient(report);
-    if (transientChange) return Promise.resolve(transientChange);
+    if (this.transient.has(report.smsId)) return this.applyTransient(report);
     return new Promise((resolve, reject) => {
       this.queue.push({ report, resolve, reject });
       if (!this.running) {
@@ -75,8 +80,7 @@ export class StatusIngestor {
     });
   }
 
-  private applyTransient(report: StatusReportInput): ReportOutcome | undefined {
-    if (!this.transient.has(report.smsId)) return undefined;
+  private async applyTransient(report: StatusReportInput): Promise<ReportOutcome> {
     const result = this.transient.apply(report.smsId, report.deviceId, report.status);
     if (!result) return 'rejected';
     if (result.path.length === 0) return 'unchanged';
@@ -90,7 +94,18 @@ export class StatusIngestor {
       deviceId: report.deviceId,
       from: result.from,
       transient: true,
+      sms: {
+        id: result.sms.id,
+        object_id: result.sms.object_id,
+        account_id: result.sms.account_id,
+        phone: result.sms.phone,
+        message: null,
+        callback_id: null,
+        device_id: result.sms.device_id,
+        device_object_id: null,
+      },
     };
+    for (const writer of this.writers) await writer(this.db, [change]);
     this.notify([change]);
     return 'applied';
   }
@@ -136,6 +151,7 @@ export class StatusIngestor {
           deviceId: report.deviceId,
           from: row.status,
           transient: false,
+          sms: row,
         });
         row.status = report.status;
         return 'applied';

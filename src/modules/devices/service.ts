@@ -1,6 +1,7 @@
 // Devices of an account: registration (credentials for the device channel), reading, and
 // settings. Settings changes are announced so the device channel can push them to the phone.
-import type { Database } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
+import type { SmsStatusEventWriter } from '../messages/status-events.ts';
 import { AppError, invalidField } from '../../shared/errors.ts';
 import { exceedsCharacters } from '../../shared/characters.ts';
 import type { GatewayEventBus } from '../../shared/events.ts';
@@ -11,6 +12,9 @@ import * as devices from './repository.ts';
 import { releaseDeviceSms } from '../messages/repository.ts';
 
 export class DeviceService {
+  /** Hears the SMS a device gives up when it can no longer send (the webhook outbox). */
+  statusEvents: SmsStatusEventWriter = async () => {};
+
   constructor(
     private readonly db: Database,
     private readonly presence: DevicePresence,
@@ -52,7 +56,7 @@ export class DeviceService {
       const updated = await devices.updateDeviceSettings(trx, accountId, id, changes);
       // A device that may no longer send gives back its unsent SMS in the same transaction.
       if (updated && settings.can_send_sms === false) {
-        await releaseDeviceSms(trx, updated.id, 'device may no longer send SMS (can_send_sms false)');
+        await this.release(trx, updated.id, 'device may no longer send SMS (can_send_sms false)');
       }
       return updated;
     });
@@ -65,13 +69,21 @@ export class DeviceService {
   async delete(accountId: string, id: string): Promise<devices.DeviceRow> {
     const device = await this.db.transaction(async (trx) => {
       const deleted = await devices.softDeleteDevice(trx, accountId, id);
-      if (deleted) await releaseDeviceSms(trx, deleted.id, 'device deleted');
+      if (deleted) await this.release(trx, deleted.id, 'device deleted');
       return deleted;
     });
     if (!device) throw new AppError('device_not_found');
     this.presence.markDisconnected(device.id);
     this.events.emit('device.deleted', device);
     return device;
+  }
+
+  /** Unsent SMS back to the pool, or failed where the client named the device; statuses announced. */
+  private async release(trx: Executor, deviceId: string, reason: string): Promise<void> {
+    const changes = await releaseDeviceSms(trx, deviceId, reason);
+    // Back to the pool is no status news; failing is.
+    const failed = changes.filter((change) => change.to === 'failed_send');
+    if (failed.length > 0) await this.statusEvents(trx, failed);
   }
 
   isOnline(deviceId: string): boolean {

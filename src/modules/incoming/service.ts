@@ -1,5 +1,5 @@
 // SMS received by the account's phones (spec 6.3: forwarded only when forward_incoming_sms is on).
-import type { Database } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import * as incoming from './repository.ts';
 
@@ -12,18 +12,25 @@ export interface ReceivedSms {
 }
 
 export class IncomingService {
+  /** Hears each newly stored SMS, in its transaction (the webhook outbox). */
+  onStored: (trx: Executor, row: incoming.IncomingSmsRow) => Promise<void> = async () => {};
+
   constructor(private readonly db: Database) {}
 
   /** Stores the SMS; undefined when the device had already reported it. */
   store(accountId: string, deviceId: string, sms: ReceivedSms): Promise<incoming.IncomingSmsRow | undefined> {
-    return incoming.insertIncoming(this.db, {
-      account_id: accountId,
-      device_id: deviceId,
-      device_message_id: sms.deviceMessageId,
-      phone: sms.phone,
-      message: sms.message,
-      sim_slot: sms.simSlot,
-      received_at: sms.receivedAt,
+    return this.db.transaction(async (trx) => {
+      const row = await incoming.insertIncoming(trx, {
+        account_id: accountId,
+        device_id: deviceId,
+        device_message_id: sms.deviceMessageId,
+        phone: sms.phone,
+        message: sms.message,
+        sim_slot: sms.simSlot,
+        received_at: sms.receivedAt,
+      });
+      if (row) await this.onStored(trx, row);
+      return row;
     });
   }
 

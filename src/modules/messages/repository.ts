@@ -1,6 +1,7 @@
 import type { Executor } from '../../storage/database.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { SmsStatus } from './status.ts';
+import type { SmsSnapshot, SmsStatusEvent } from './status-events.ts';
 
 export interface SmsRecord {
   id: string;
@@ -74,26 +75,28 @@ export async function historyOf(db: Executor, smsId: string): Promise<SmsHistory
  * A device can no longer send (deleted, or can_send_sms turned off): its unsent SMS go back to
  * the pool, or fail when the client had named that device. Returns what became of each.
  */
-export async function releaseDeviceSms(
-  db: Executor,
-  deviceId: string,
-  reason: string,
-): Promise<{ id: string; status: SmsStatus; account_id: string }[]> {
-  const { rows } = await db.raw<{ rows: { id: string; status: SmsStatus; account_id: string }[] }>(
-    `with released as (
+export async function releaseDeviceSms(db: Executor, deviceId: string, reason: string): Promise<SmsStatusEvent[]> {
+  const { rows } = await db.raw<{ rows: (SmsSnapshot & { status: SmsStatus; previous: SmsStatus; reason: string; at: Date })[] }>(
+    `with previous as (
+       select id, status from sms where device_id = ? and status in ('pending', 'processing') for update),
+     released as (
        update sms
           set device_id = case when device_named then device_id else null end,
               status = case when device_named then 'failed_send' else 'pending' end,
               updated_at = now()
-        where device_id = ? and status in ('pending', 'processing')
-        returning id, status, account_id),
+         from previous
+        where sms.id = previous.id
+        returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id,
+                  sms.status, previous.status as previous, sms.updated_at as at,
+                  case when sms.status = 'failed_send' then ? else ? end as reason),
      logged as (
        insert into sms_status_history (sms_id, status, source, reason)
-       select id, status, 'system', case when status = 'failed_send' then ? else ? end from released)
-     select * from released`,
+       select id, status, 'system', reason from released)
+     select released.*, devices.object_id as device_object_id
+       from released left join devices on devices.id = released.device_id`,
     [deviceId, `${reason}; the client named this device, so the SMS cannot go elsewhere`, `${reason}; back to the pool for another device`],
   );
-  return rows;
+  return rows.map(({ status, previous, reason: why, at, ...sms }) => ({ sms, from: previous, to: status, at, reason: why }));
 }
 
 /** By the Extended API's UUID or the legacy family's 24-hex object id: clients may mix them. */

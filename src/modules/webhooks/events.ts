@@ -1,0 +1,74 @@
+// Webhook event kinds and their payloads. Every payload carries an event id, its type, a
+// timestamp, the account, and the SMS or device it concerns. A no_store SMS's text is never sent.
+import { randomUUID } from 'node:crypto';
+import type { DeviceRow } from '../devices/repository.ts';
+import type { SmsStatus } from '../messages/status.ts';
+import type { SmsSnapshot } from '../messages/status-events.ts';
+import { toExtendedStatus } from '../messages/status.ts';
+import { LEGACY_STATUS, legacyLabel } from '../legacy/status-codes.ts';
+
+export const WEBHOOK_EVENTS = ['sms.status_changed', 'sms.received', 'device.online', 'device.offline', 'device.battery_low'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export interface EventEnvelope {
+  id: string;
+  type: WebhookEvent;
+  timestamp: string;
+  account_id: string;
+  data: Record<string, unknown>;
+}
+
+function envelope(type: WebhookEvent, accountId: string, data: Record<string, unknown>, at = new Date()): EventEnvelope {
+  return { id: randomUUID(), type, timestamp: at.toISOString(), account_id: accountId, data };
+}
+
+export function smsStatusChanged(sms: SmsSnapshot, from: SmsStatus, to: SmsStatus, at: Date, reason: string | null): EventEnvelope {
+  return envelope(
+    'sms.status_changed',
+    sms.account_id,
+    {
+      sms: {
+        id: sms.id,
+        object_id: sms.object_id,
+        phone: sms.phone,
+        ...(sms.message === null ? { no_store: true } : { message: sms.message }),
+        device_id: sms.device_id,
+        device_object_id: sms.device_object_id,
+        callback_id: sms.callback_id,
+        status: toExtendedStatus(to),
+        internal_status: to,
+        legacy_status: LEGACY_STATUS[to],
+        legacy_status_label: legacyLabel(to),
+        previous_status: from,
+        reason,
+      },
+    },
+    at,
+  );
+}
+
+export function smsReceived(accountId: string, received: { id: string; device_id: string; phone: string; message: string; sim_slot: number | null; received_at: Date }): EventEnvelope {
+  return envelope('sms.received', accountId, {
+    sms: {
+      id: received.id,
+      device_id: received.device_id,
+      phone: received.phone,
+      message: received.message,
+      sim_slot: received.sim_slot,
+      received_at: received.received_at.toISOString(),
+    },
+  });
+}
+
+export function deviceEvent(type: 'device.online' | 'device.offline' | 'device.battery_low', device: DeviceRow): EventEnvelope {
+  return envelope(type, device.account_id, {
+    device: {
+      id: device.id,
+      object_id: device.object_id,
+      name: device.name,
+      name_custom: device.name_custom ?? device.name,
+      battery_level: device.battery_level,
+      is_charging: device.is_charging,
+    },
+  });
+}

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '../../storage/database.ts';
+import type { Cursor } from '../../http/pagination.ts';
+import type { WebhookEvent } from './events.ts';
+
+export interface WebhookRow {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string;
+  events: WebhookEvent[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  consecutive_failures: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  account_id: string;
+  event_id: string;
+  event_type: WebhookEvent;
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date;
+  retry_until: Date;
+  last_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: Date | null;
+  created_at: Date;
+}
+
+export async function insertWebhook(
+  db: Executor,
+  values: Pick<WebhookRow, 'account_id' | 'url' | 'description' | 'events' | 'secret_encrypted'>,
+): Promise<WebhookRow> {
+  const now = new Date();
+  const [row] = await db<WebhookRow>('webhooks')
+    .insert({ id: randomUUID(), ...values, created_at: now, updated_at: now })
+    .returning('*');
+  return row!;
+}
+
+export async function findWebhook(db: Executor, accountId: string, id: string): Promise<WebhookRow | undefined> {
+  return db<WebhookRow>('webhooks').where({ account_id: accountId, id }).first();
+}
+
+export async function listWebhooks(db: Executor, accountId: string, limit: number, cursor?: Cursor): Promise<WebhookRow[]> {
+  const query = db<WebhookRow>('webhooks')
+    .where({ account_id: accountId })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit + 1);
+  if (cursor) query.whereRaw('(created_at, id) < (?, ?)', [cursor.createdAt, cursor.id]);
+  return query;
+}
+
+export async function updateWebhook(db: Executor, accountId: string, id: string, changes: Partial<WebhookRow>): Promise<WebhookRow | undefined> {
+  const [row] = await db<WebhookRow>('webhooks')
+    .where({ account_id: accountId, id })
+    .update({ ...changes, updated_at: new Date() })
+    .returning('*');
+  return row;
+}
+
+export async function deleteWebhook(db: Executor, accountId: string, id: string): Promise<boolean> {
+  return (await db('webhooks').where({ account_id: accountId, id }).delete()) > 0;
+}
+
+/** Enabled webhooks of these accounts: the targets of an event. */
+export async function enabledWebhooks(db: Executor, accountIds: string[]): Promise<Pick<WebhookRow, 'id' | 'account_id' | 'events'>[]> {
+  if (accountIds.length === 0) return [];
+  return db('webhooks').select('id', 'account_id', 'events').whereIn('account_id', accountIds).where({ enabled: true });
+}
+
+export interface NewDelivery {
+  webhook_id: string;
+  account_id: string;
+  event_id: string;
+  event_type: WebhookEvent;
+  body: string;
+  retry_until: Date;
+}
+
+export async function insertDeliveries(db: Executor, deliveries: NewDelivery[]): Promise<void> {
+  if (deliveries.length === 0) return;
+  const now = new Date();
+  await db('webhook_deliveries').insert(deliveries.map((delivery) => ({ id: randomUUID(), ...delivery, next_attempt_at: now, created_at: now })));
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  webhook_id: string;
+  account_id: string;
+  body: string;
+  attempts: number;
+  retry_until: Date;
+  url: string;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/**
+ * Claims due deliveries of enabled webhooks. Rows are locked with SKIP LOCKED while their lease
+ * is taken (next_attempt_at pushed past the send), so several gateway processes never send the
+ * same delivery at once; a process that dies mid-send lets the lease run out and another retries.
+ */
+export async function claimDueDeliveries(db: Executor, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  const { rows } = await db.raw<{ rows: ClaimedDelivery[] }>(
+    `with due as (
+       select d.id from webhook_deliveries d
+         join webhooks w on w.id = d.webhook_id and w.enabled
+        where d.status = 'pending' and d.next_attempt_at <= now()
+        order by d.next_attempt_at
+        limit ?
+        for update of d skip locked)
+     update webhook_deliveries d
+        set next_attempt_at = now() + (? * interval '1 millisecond'), attempts = d.attempts + 1, last_attempt_at = now()
+       from due, webhooks w
+      where d.id = due.id and w.id = d.webhook_id
+      returning d.id, d.webhook_id, d.account_id, d.body, d.attempts, d.retry_until,
+                w.url, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at`,
+    [limit, leaseMs],
+  );
+  return rows;
+}
+
+export interface AttemptResult {
+  id: string;
+  webhookId: string;
+  status: DeliveryStatus;
+  statusCode: number | null;
+  error: string | null;
+  nextAttemptAt: Date;
+}
+
+/** Records a batch of attempt outcomes in one statement. */
+export async function recordAttempts(db: Executor, results: AttemptResult[]): Promise<void> {
+  if (results.length === 0) return;
+  await db.raw(
+    `update webhook_deliveries d
+        set status = v.status, last_status_code = v.code, last_error = v.error, next_attempt_at = v.next_at,
+            delivered_at = case when v.status = 'delivered' then now() else d.delivered_at end
+       from (select unnest(?::uuid[]) as id, unnest(?::text[]) as status, unnest(?::int[]) as code,
+                    unnest(?::text[]) as error, unnest(?::timestamptz[]) as next_at) v
+      where d.id = v.id`,
+    [
+      results.map((r) => r.id),
+      results.map((r) => r.status),
+      results.map((r) => r.statusCode),
+      results.map((r) => r.error),
+      results.map((r) => r.nextAttemptAt),
+    ] as never,
+  );
+}
+
+/** Counts failures per webhook; returns the webhooks whose run of failures reached the limit. */
+export async function addFailures(db: Executor, failures: Map<string, number>, disableAfter: number): Promise<string[]> {
+  if (failures.size === 0) return [];
+  const { rows } = await db.raw<{ rows: { id: string; enabled: boolean }[] }>(
+    `update webhooks w set consecutive_failures = w.consecutive_failures + v.n,
+            enabled = case when w.consecutive_failures + v.n >= ? then false else w.enabled end,
+            disabled_reason = case when w.consecutive_failures + v.n >= ? and w.enabled
+                                   then 'disabled after ' || (w.consecutive_failures + v.n) || ' failed attempts in a row'
+                                   else w.disabled_reason end,
+            updated_at = now()
+       from (select unnest(?::uuid[]) as id, unnest(?::int[]) as n) v
+      where w.id = v.id
+      returning w.id, w.enabled`,
+    [disableAfter, disableAfter, [...failures.keys()], [...failures.values()]],
+  );
+  return rows.filter((row) => !row.enabled).map((row) => row.id);
+}
+
+export async function resetFailures(db: Executor, webhookIds: string[]): Promise<void> {
+  if (webhookIds.length === 0) return;
+  await db('webhooks').whereIn('id', webhookIds).where('consecutive_failures', '>', 0).update({ consecutive_failures: 0 });
+}
+
+export async function disableWebhook(db: Executor, id: string, reason: string): Promise<void> {
+  await db('webhooks').where({ id }).update({ enabled: false, disabled_reason: reason, updated_at: new Date() });
+}
+
+export async function listDeliveries(db: Executor, webhookId: string, limit: number, cursor?: Cursor): Promise<DeliveryRow[]> {
+  const query = db<DeliveryRow>('webhook_deliveries')
+    .where({ webhook_id: webhookId })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit + 1);
+  if (cursor) query.whereRaw('(created_at, id) < (?, ?)', [cursor.createdAt, cursor.id]);
+  return query;
+}
+
+/** Puts a delivery back in the queue, due now, with a fresh retry window. */
+export async function requeueDelivery(db: Executor, webhookId: string, id: string, retryUntil: Date): Promise<DeliveryRow | undefined> {
+  const [row] = await db<DeliveryRow>('webhook_deliveries')
+    .where({ webhook_id: webhookId, id })
+    .update({ status: 'pending', next_attempt_at: new Date(), retry_until: retryUntil })
+    .returning('*');
+  return row;
+}

@@ -1,0 +1,143 @@
+// Extended API v1: webhooks (spec 6; the management API and event model are ours, see README).
+import { defineRoute } from '../../http/route.ts';
+import { decodeCursor, page } from '../../http/pagination.ts';
+import { presentDelivery, presentWebhook } from './presenter.ts';
+import {
+  CreateWebhookBody,
+  DeliveryList,
+  DeliveryParams,
+  DeliveryView,
+  UpdateWebhookBody,
+  WebhookIdParams,
+  WebhookList,
+  WebhookListQuery,
+  WebhookView,
+  WebhookWithSecret,
+} from './schema.ts';
+import type { WebhookService } from './service.ts';
+
+const TAG = 'Webhooks';
+
+export function webhookRoutes(webhooks: WebhookService) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/webhooks',
+      operationId: 'createWebhook',
+      summary: 'Create a webhook; answers its signing secret once',
+      tag: TAG,
+      permission: 'webhooks:write',
+      body: CreateWebhookBody,
+      responses: { 201: { description: 'the webhook and its secret', schema: WebhookWithSecret } },
+      errors: ['invalid_webhook_url'],
+      async handle({ auth, body }) {
+        const { webhook, secret } = await webhooks.create(auth.accountId, body);
+        return { status: 201, body: { webhook: presentWebhook(webhook), secret } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/webhooks',
+      operationId: 'listWebhooks',
+      summary: 'List webhooks, newest first',
+      tag: TAG,
+      permission: 'webhooks:read',
+      query: WebhookListQuery,
+      responses: { 200: { description: 'a page of webhooks', schema: WebhookList } },
+      async handle({ auth, query }) {
+        const { rows, nextCursor } = page(await webhooks.list(auth.accountId, query.limit, decodeCursor(query.cursor)), query.limit);
+        return { status: 200, body: { data: rows.map(presentWebhook), next_cursor: nextCursor } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/webhooks/:id',
+      operationId: 'getWebhook',
+      summary: 'Read one webhook',
+      tag: TAG,
+      permission: 'webhooks:read',
+      params: WebhookIdParams,
+      responses: { 200: { description: 'the webhook', schema: WebhookView } },
+      errors: ['invalid_id', 'webhook_not_found'],
+      async handle({ auth, params }) {
+        return { status: 200, body: presentWebhook(await webhooks.get(auth.accountId, params.id)) };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/webhooks/:id',
+      operationId: 'updateWebhook',
+      summary: 'Change a webhook (url, events, enabled, description)',
+      tag: TAG,
+      permission: 'webhooks:write',
+      params: WebhookIdParams,
+      body: UpdateWebhookBody,
+      responses: { 200: { description: 'the webhook after the change', schema: WebhookView } },
+      errors: ['invalid_id', 'webhook_not_found', 'invalid_webhook_url'],
+      async handle({ auth, params, body }) {
+        return { status: 200, body: presentWebhook(await webhooks.update(auth.accountId, params.id, body)) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/webhooks/:id',
+      operationId: 'deleteWebhook',
+      summary: 'Delete a webhook and its delivery log',
+      tag: TAG,
+      permission: 'webhooks:write',
+      params: WebhookIdParams,
+      responses: { 204: { description: 'deleted' } },
+      errors: ['invalid_id', 'webhook_not_found'],
+      async handle({ auth, params }) {
+        await webhooks.delete(auth.accountId, params.id);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/webhooks/:id/rotate-secret',
+      operationId: 'rotateWebhookSecret',
+      summary: 'Issue a new signing secret; the old one keeps signing for 24 hours',
+      tag: TAG,
+      permission: 'webhooks:write',
+      params: WebhookIdParams,
+      responses: { 200: { description: 'the webhook and its new secret (shown once)', schema: WebhookWithSecret } },
+      errors: ['invalid_id', 'webhook_not_found'],
+      async handle({ auth, params }) {
+        const { webhook, secret } = await webhooks.rotateSecret(auth.accountId, params.id);
+        return { status: 200, body: { webhook: presentWebhook(webhook), secret } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/webhooks/:id/deliveries',
+      operationId: 'listWebhookDeliveries',
+      summary: 'The delivery log of a webhook, newest first',
+      tag: TAG,
+      permission: 'webhooks:read',
+      params: WebhookIdParams,
+      query: WebhookListQuery,
+      responses: { 200: { description: 'a page of deliveries', schema: DeliveryList } },
+      errors: ['invalid_id', 'webhook_not_found'],
+      async handle({ auth, params, query }) {
+        const rows = await webhooks.deliveries(auth.accountId, params.id, query.limit, decodeCursor(query.cursor));
+        const { rows: kept, nextCursor } = page(rows, query.limit);
+        return { status: 200, body: { data: kept.map(presentDelivery), next_cursor: nextCursor } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/webhooks/:id/deliveries/:delivery/retry',
+      operationId: 'retryWebhookDelivery',
+      summary: 'Send a delivery again now, with a fresh retry window',
+      tag: TAG,
+      permission: 'webhooks:write',
+      params: DeliveryParams,
+      responses: { 200: { description: 'the delivery, pending again', schema: DeliveryView } },
+      errors: ['invalid_id', 'webhook_not_found', 'delivery_not_found'],
+      async handle({ auth, params }) {
+        return { status: 200, body: presentDelivery(await webhooks.retry(auth.accountId, params.id, params.delivery)) };
+      },
+    }),
+  ];
+}

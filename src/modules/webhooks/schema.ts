@@ -1,0 +1,65 @@
+import { Type } from '@sinclair/typebox';
+import { PageOf, PageQuery } from '../../http/pagination.ts';
+import { WEBHOOK_EVENTS } from './events.ts';
+
+const Timestamp = Type.String({ format: 'date-time' });
+const Event = Type.Union(WEBHOOK_EVENTS.map((event) => Type.Literal(event)));
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http or https; private, loopback and link-local destinations are refused' });
+
+export const CreateWebhookBody = Type.Object(
+  {
+    url: Url,
+    events: Type.Array(Event, { minItems: 1, maxItems: WEBHOOK_EVENTS.length, description: 'events this webhook receives' }),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateWebhookBody = Type.Object(
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Type.Array(Event, { minItems: 1, maxItems: WEBHOOK_EVENTS.length })),
+    enabled: Type.Optional(Type.Boolean({ description: 'true switches a disabled webhook back on and resets its failure count' })),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const WebhookView = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'also the callback_id of the legacy POST /sms/send' }),
+  url: Type.String(),
+  description: Type.String(),
+  events: Type.Array(Event),
+  enabled: Type.Boolean(),
+  disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'why the gateway disabled it (410 Gone, too many failures)' }),
+  consecutive_failures: Type.Integer({ description: 'failed attempts since the last success' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const WebhookWithSecret = Type.Object({
+  webhook: WebhookView,
+  secret: Type.String({ description: 'whsec_... signing secret (Standard Webhooks). Shown this once.' }),
+});
+
+export const WebhookIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const DeliveryParams = Type.Object({ id: Type.String({ format: 'uuid' }), delivery: Type.String({ format: 'uuid' }) });
+export const WebhookListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export const WebhookList = PageOf(WebhookView);
+
+export const DeliveryView = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'the webhook-id header: receivers de-duplicate by it' }),
+  event_id: Type.String({ format: 'uuid' }),
+  event_type: Event,
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], {
+    description: 'pending: will be (re)sent; delivered; failed: given up',
+  }),
+  attempts: Type.Integer(),
+  last_status_code: Type.Union([Type.Integer(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'null unless pending' }),
+  retry_until: Timestamp,
+  created_at: Timestamp,
+  delivered_at: Type.Union([Timestamp, Type.Null()]),
+});
+export const DeliveryList = PageOf(DeliveryView);

@@ -1,0 +1,182 @@
+// Sends webhook deliveries: claims due rows, POSTs them signed (Standard Webhooks), and records
+// the outcome. At least once: a receiver de-duplicates by the webhook-id header.
+//
+// - HTTP with undici: a keep-alive pool per origin, connect / headers / body timeouts, responses
+//   read up to 64 KiB and discarded, redirects never followed, only http and https.
+// - Any non-2xx answer or network error is retried with exponential backoff and jitter until the
+//   delivery's retry window (WEBHOOK_RETRY_FOR) closes; 410 Gone disables the webhook; a webhook
+//   failing WEBHOOK_DISABLE_AFTER attempts in a row is disabled. Both are visible in the API.
+// - The destination is checked again at every send (DestinationGuard): literal addresses here,
+//   resolved names in the connection's own DNS lookup.
+import { isIP } from 'node:net';
+import { Agent, request } from 'undici';
+import type { Database } from '../../storage/database.ts';
+import type { Logger } from '../../shared/logger.ts';
+import type { Metrics } from '../../shared/metrics.ts';
+import type { WebhookConfig } from '../../config.ts';
+import type { DestinationGuard } from './destination-guard.ts';
+import type { SecretBox } from './secret-box.ts';
+import { signatureHeader } from './signature.ts';
+import {
+  addFailures,
+  claimDueDeliveries,
+  disableWebhook,
+  recordAttempts,
+  resetFailures,
+  type AttemptResult,
+  type ClaimedDelivery,
+} from './repository.ts';
+
+/** Deliveries sent at once by this process. */
+const CONCURRENCY = 128;
+/** Longest pause between retries. */
+const MAX_BACKOFF_MS = 60 * 60 * 1000;
+/** A receiver's answer is read up to this size, then dropped. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+const SWEEP_INTERVAL_MS = 1_000;
+
+export class WebhookSender {
+  private readonly agent: Agent;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly secrets: SecretBox,
+    private readonly guard: DestinationGuard,
+    private readonly config: WebhookConfig,
+    private readonly metrics: Metrics,
+    private readonly logger: Logger,
+  ) {
+    this.agent = new Agent({
+      connections: 32,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: config.timeoutMs, lookup: guard.lookup },
+      headersTimeout: config.timeoutMs,
+      bodyTimeout: config.timeoutMs,
+      maxResponseSize: MAX_RESPONSE_BYTES,
+    });
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.wake(), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Something was queued (or may be due): send what is due now. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (this.again) this.wake();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+    await this.agent.close();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        // The lease outlasts one attempt with its timeouts, so nobody else takes the row meanwhile.
+        const claimed = await claimDueDeliveries(this.db, CONCURRENCY, 3 * this.config.timeoutMs + 5_000);
+        if (claimed.length === 0) break;
+        const results = await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+        await this.record(claimed, results);
+        if (claimed.length === CONCURRENCY) this.again = true;
+      } while (this.again && !this.stopped);
+    } catch (error) {
+      this.logger.error({ err: error }, 'webhook dispatch failed; the sweep retries');
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<{ code: number | null; error: string | null }> {
+    try {
+      const url = new URL(delivery.url);
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      // Literal addresses never reach the DNS lookup where names are checked: check them here.
+      if (isIP(host) && !this.guard.allowsName(host) && !this.guard.addressAllowed(host)) {
+        return { code: null, error: 'destination address is not allowed' };
+      }
+      const timestamp = Math.floor(Date.now() / 1000);
+      const response = await request(url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'sms-gateway-webhooks/1',
+          'webhook-id': delivery.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(this.liveSecrets(delivery), delivery.id, timestamp, delivery.body),
+        },
+        body: delivery.body,
+      });
+      await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => {});
+      return { code: response.statusCode, error: response.statusCode >= 200 && response.statusCode < 300 ? null : `HTTP ${response.statusCode}` };
+    } catch (error) {
+      const err = error as NodeJS.ErrnoException;
+      return { code: null, error: (err.code ? `${err.code}: ` : '') + (err.message ?? 'request failed').slice(0, 300) };
+    }
+  }
+
+  /** The current secret, and the previous one while its rotation grace period lasts. */
+  private liveSecrets(delivery: ClaimedDelivery): string[] {
+    const secrets = [this.secrets.open(delivery.secret_encrypted)];
+    if (delivery.previous_secret_encrypted && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at > new Date()) {
+      secrets.push(this.secrets.open(delivery.previous_secret_encrypted));
+    }
+    return secrets;
+  }
+
+  private async record(claimed: ClaimedDelivery[], outcomes: { code: number | null; error: string | null }[]): Promise<void> {
+    const now = Date.now();
+    const results: AttemptResult[] = [];
+    const failures = new Map<string, number>();
+    const succeeded = new Set<string>();
+    const gone = new Set<string>();
+    claimed.forEach((delivery, i) => {
+      const { code, error } = outcomes[i]!;
+      const ok = code !== null && code >= 200 && code < 300;
+      this.metrics.count('webhook_attempts_total', 'webhook delivery attempts, by outcome', { outcome: ok ? 'delivered' : code === 410 ? 'gone' : 'failed' });
+      if (ok) {
+        succeeded.add(delivery.webhook_id);
+        results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: 'delivered', statusCode: code, error: null, nextAttemptAt: new Date(now) });
+        return;
+      }
+      if (code === 410) {
+        // The receiver says the endpoint is gone for good: stop sending to it.
+        gone.add(delivery.webhook_id);
+        results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: 'failed', statusCode: code, error, nextAttemptAt: new Date(now) });
+        return;
+      }
+      failures.set(delivery.webhook_id, (failures.get(delivery.webhook_id) ?? 0) + 1);
+      const next = now + backoff(delivery.attempts, this.config.retryBaseMs);
+      const givingUp = next > delivery.retry_until.getTime();
+      results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: givingUp ? 'failed' : 'pending', statusCode: code, error, nextAttemptAt: new Date(next) });
+      this.logger.debug({ deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: delivery.attempts, error }, 'webhook attempt failed');
+    });
+    await recordAttempts(this.db, results);
+    await resetFailures(this.db, [...succeeded]);
+    for (const id of gone) await disableWebhook(this.db, id, 'the receiver answered 410 Gone');
+    const disabled = await addFailures(this.db, failures, this.config.disableAfterFailures);
+    for (const id of [...gone, ...disabled]) this.logger.warn({ webhookId: id }, 'webhook disabled');
+  }
+}
+
+/** Exponential backoff with full jitter in its upper half: base * 2^(attempt-1), capped at an hour. */
+export function backoff(attempt: number, baseMs: number): number {
+  const ceiling = Math.min(MAX_BACKOFF_MS, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}

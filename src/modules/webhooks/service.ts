@@ -1,0 +1,110 @@
+// Webhook management: create (the signing secret is shown once), read, change, delete, rotate
+// the secret (the old one keeps signing for a day), the delivery log, and manual retry.
+import type { Database } from '../../storage/database.ts';
+import { AppError, invalidField } from '../../shared/errors.ts';
+import type { Cursor } from '../../http/pagination.ts';
+import { isUuid } from '../../shared/object-id.ts';
+import type { DestinationGuard } from './destination-guard.ts';
+import type { SecretBox } from './secret-box.ts';
+import { newSigningSecret } from './signature.ts';
+import type { WebhookEvent } from './events.ts';
+import * as webhooks from './repository.ts';
+
+/** How long a rotated-out secret still signs deliveries, so receivers can switch over. */
+export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+export interface WebhookChanges {
+  url?: string | undefined;
+  events?: WebhookEvent[] | undefined;
+  enabled?: boolean | undefined;
+  description?: string | undefined;
+}
+
+export class WebhookService {
+  constructor(
+    private readonly db: Database,
+    private readonly secrets: SecretBox,
+    private readonly guard: DestinationGuard,
+    private readonly retryForMs: number,
+    /** Wakes the sender: a retry was asked for. */
+    private readonly wake: () => void,
+  ) {}
+
+  async create(accountId: string, input: { url: string; events: WebhookEvent[]; description?: string | undefined }) {
+    await this.checkUrl(input.url);
+    const secret = newSigningSecret();
+    const webhook = await webhooks.insertWebhook(this.db, {
+      account_id: accountId,
+      url: input.url,
+      events: [...new Set(input.events)],
+      description: input.description ?? '',
+      secret_encrypted: this.secrets.seal(secret),
+    });
+    return { webhook, secret };
+  }
+
+  async get(accountId: string, id: string): Promise<webhooks.WebhookRow> {
+    const webhook = await webhooks.findWebhook(this.db, accountId, id);
+    if (!webhook) throw new AppError('webhook_not_found');
+    return webhook;
+  }
+
+  list(accountId: string, limit: number, cursor?: Cursor) {
+    return webhooks.listWebhooks(this.db, accountId, limit, cursor);
+  }
+
+  async update(accountId: string, id: string, changes: WebhookChanges): Promise<webhooks.WebhookRow> {
+    if (changes.url !== undefined) await this.checkUrl(changes.url);
+    const row = await webhooks.updateWebhook(this.db, accountId, id, {
+      ...(changes.url !== undefined ? { url: changes.url } : {}),
+      ...(changes.events !== undefined ? { events: [...new Set(changes.events)] } : {}),
+      ...(changes.description !== undefined ? { description: changes.description } : {}),
+      ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+      // Switching a webhook back on starts its failure count afresh.
+      ...(changes.enabled === true ? { disabled_reason: null, consecutive_failures: 0 } : {}),
+      ...(changes.enabled === false ? { disabled_reason: 'disabled through the API' } : {}),
+    });
+    if (!row) throw new AppError('webhook_not_found');
+    if (changes.enabled === true) this.wake();
+    return row;
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    if (!(await webhooks.deleteWebhook(this.db, accountId, id))) throw new AppError('webhook_not_found');
+  }
+
+  /** A new secret; the previous one keeps signing (alongside) for ROTATION_GRACE_MS. */
+  async rotateSecret(accountId: string, id: string): Promise<{ webhook: webhooks.WebhookRow; secret: string }> {
+    const current = await this.get(accountId, id);
+    const secret = newSigningSecret();
+    const webhook = await webhooks.updateWebhook(this.db, accountId, id, {
+      secret_encrypted: this.secrets.seal(secret),
+      previous_secret_encrypted: current.secret_encrypted,
+      previous_secret_expires_at: new Date(Date.now() + ROTATION_GRACE_MS),
+    });
+    return { webhook: webhook!, secret };
+  }
+
+  async deliveries(accountId: string, id: string, limit: number, cursor?: Cursor) {
+    await this.get(accountId, id);
+    return webhooks.listDeliveries(this.db, id, limit, cursor);
+  }
+
+  async retry(accountId: string, id: string, deliveryId: string): Promise<webhooks.DeliveryRow> {
+    await this.get(accountId, id);
+    const row = await webhooks.requeueDelivery(this.db, id, deliveryId, new Date(Date.now() + this.retryForMs));
+    if (!row) throw new AppError('delivery_not_found');
+    this.wake();
+    return row;
+  }
+
+  /** Whether `id` names a webhook of the account (the legacy callback_id). */
+  async exists(accountId: string, id: string): Promise<boolean> {
+    return isUuid(id) && (await webhooks.findWebhook(this.db, accountId, id)) !== undefined;
+  }
+
+  private async checkUrl(url: string): Promise<void> {
+    const refusal = await this.guard.refusal(url);
+    if (refusal) throw invalidField('url', refusal, 'invalid_webhook_url');
+  }
+}

@@ -1,0 +1,69 @@
+// Connects the rest of the gateway to webhooks: which changes become which events, and when
+// the sender wakes. SMS and incoming-SMS events are written in the transaction of their change;
+// device presence and battery events have no row of their own and are written as they happen.
+import type { Database } from '../../storage/database.ts';
+import type { Logger } from '../../shared/logger.ts';
+import type { GatewayEventBus } from '../../shared/events.ts';
+import type { DevicePresence } from '../devices/presence.ts';
+import type { DeviceService } from '../devices/service.ts';
+import type { IncomingService } from '../incoming/service.ts';
+import type { MessageService } from '../messages/service.ts';
+import type { StatusIngestor } from '../delivery/status-ingestor.ts';
+import type { SmsStatusEventWriter } from '../messages/status-events.ts';
+import { findLiveDevice, type DeviceRow } from '../devices/repository.ts';
+import { deviceEvent, smsReceived, smsStatusChanged } from './events.ts';
+import type { WebhookOutbox } from './outbox.ts';
+import type { WebhookSender } from './sender.ts';
+import type { WebhookService } from './service.ts';
+
+export interface WebhookWiring {
+  db: Database;
+  outbox: WebhookOutbox;
+  sender: WebhookSender;
+  webhooks: WebhookService;
+  events: GatewayEventBus;
+  presence: DevicePresence;
+  devices: DeviceService;
+  messages: MessageService;
+  incoming: IncomingService;
+  statusIngestor: StatusIngestor;
+  logger: Logger;
+}
+
+export function wireWebhooks(w: WebhookWiring): void {
+  const statusEvents: SmsStatusEventWriter = async (db, changes) => {
+    await w.outbox.record(
+      db,
+      changes.map((change) => ({
+        envelope: smsStatusChanged(change.sms, change.from, change.to, change.at, change.reason),
+        callbackId: change.sms.callback_id,
+      })),
+    );
+  };
+  w.statusIngestor.writeWith((trx, changes) =>
+    statusEvents(trx, changes.map((change) => ({ sms: change.sms, from: change.from, to: change.path[change.path.length - 1]!, at: change.at, reason: change.reason }))),
+  );
+  w.statusIngestor.onApplied(() => w.sender.wake());
+  w.devices.statusEvents = async (trx, changes) => {
+    await statusEvents(trx, changes);
+    setImmediate(() => w.sender.wake());
+  };
+  w.incoming.onStored = async (trx, row) => {
+    await w.outbox.record(trx, [{ envelope: smsReceived(row.account_id, row) }]);
+    setImmediate(() => w.sender.wake());
+  };
+  w.messages.callbacks = w.webhooks;
+
+  const recordDeviceEvent = async (type: 'device.online' | 'device.offline' | 'device.battery_low', device: DeviceRow | undefined) => {
+    if (!device) return;
+    if ((await w.outbox.record(w.db, [{ envelope: deviceEvent(type, device) }])) > 0) w.sender.wake();
+  };
+  const onPresence = (type: 'device.online' | 'device.offline') => (deviceId: string) => {
+    findLiveDevice(w.db, deviceId)
+      .then((device) => recordDeviceEvent(type, device))
+      .catch((error: unknown) => w.logger.error({ err: error, deviceId }, 'device event not recorded'));
+  };
+  w.presence.on('online', onPresence('device.online'));
+  w.presence.on('offline', onPresence('device.offline'));
+  w.events.on('device.battery_low', (device) => recordDeviceEvent('device.battery_low', device));
+}
