@@ -25,10 +25,10 @@ export function decidePublish(identity: Identity | undefined, packet: PublishPac
   if (!identity) return { allow: false, reason: 'unauthenticated' };
   if (packet.topic.startsWith('$')) return { allow: false, reason: 'reserved topic' };
   if (identity.kind === 'operator') return { allow: false, reason: 'operators are read-only' };
+  // Another device's topics, or anything outside the device tree, are refused (tenancy).
+  if (!packet.topic.startsWith(`${TOPIC_PREFIX}${identity.deviceId}/`)) return { allow: false, reason: 'not this device\'s topic' };
   const topic = parseDeviceTopic(packet.topic);
-  // [spec: tenancy] another device's topics, or anything outside the device tree, are refused.
-  if (!topic || topic.deviceId !== identity.deviceId) return { allow: false, reason: 'not this device\'s topic' };
-  if (!isDeviceToGateway(topic.kind)) return { quarantine: 'unknown_topic' };
+  if (!topic || !isDeviceToGateway(topic.kind)) return { quarantine: 'unknown_topic' };
   const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
   if (payload.length > MAX_DEVICE_PAYLOAD_BYTES) return { quarantine: 'payload_too_large' };
   const decoded = DECODERS[topic.kind](payload);

@@ -33,7 +33,9 @@ export class DeviceMessages {
   }
 
   async handle(identity: DeviceIdentity, kind: DeviceToGateway, payload: Buffer): Promise<void> {
-    this.services.presence.markActive(identity.deviceId, identity.accountId);
+    // Any message is a sign of life, except a presence report: "offline" is the last will, sent
+    // by the broker for a connection that has just died.
+    if (kind !== 'presence') this.services.presence.markActive(identity.deviceId, identity.accountId);
     switch (kind) {
       case 'status':
         return this.status(identity, payload);

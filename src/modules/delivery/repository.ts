@@ -34,7 +34,8 @@ export async function accountsWithWaitingSms(db: Executor): Promise<string[]> {
 export async function assignSms(db: Executor, assignments: { smsId: string; deviceId: string }[]): Promise<SmsRecord[]> {
   if (assignments.length === 0) return [];
   const { rows } = await db.raw<{ rows: SmsRecord[] }>(
-    `update sms set device_id = v.device_id::uuid, updated_at = now()
+    // Not a status change: updated_at (spec 2.2: "time of the last status update") stays.
+    `update sms set device_id = v.device_id::uuid
        from (select unnest(?::uuid[]) as sms_id, unnest(?::uuid[]) as device_id) v
       where sms.id = v.sms_id and sms.device_id is null and sms.status = 'pending'
       returning sms.*`,

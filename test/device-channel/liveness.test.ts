@@ -1,0 +1,228 @@
+// Liveness and what devices report about themselves (issue 3, "Status and liveness"): is_online
+// while connected and active within DEVICE_OFFLINE_AFTER; last will, clean stop and revocation
+// make it false at once, a takeover does not; heartbeats update the device; settings are pushed
+// on connect and on every PATCH.
+import { expect } from 'chai';
+import type { Gateway } from '../../src/gateway.ts';
+import { SimulatedDevice } from '../../src/simulator/device.ts';
+import { startGateway } from '../support/gateway.ts';
+import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
+import { connectDevice, nextEvent } from '../support/devices.ts';
+import { mqttUrl, RawClients, topic } from '../support/mqtt.ts';
+
+const SETTINGS_KEYS = ['can_send_sms', 'selected_sim', 'notify_low_battery', 'forward_incoming_sms', 'record_calls', 'name_custom'];
+
+describe('device channel: liveness', () => {
+  let gateway: Gateway;
+  let tenant: Tenant;
+  let clients: RawClients;
+  const devices: SimulatedDevice[] = [];
+
+  before(async () => {
+    gateway = await startGateway();
+    clients = new RawClients(() => mqttUrl(gateway));
+  });
+  after(async () => gateway.stop());
+  beforeEach(async () => {
+    tenant = await createTenant(gateway);
+  });
+  afterEach(async () => {
+    await Promise.all(devices.splice(0).map((device) => device.stop()));
+    await clients.endAll();
+  });
+
+  async function device(options = {}) {
+    const simulated = await connectDevice(gateway, tenant, options);
+    devices.push(simulated);
+    return simulated;
+  }
+
+  async function shown(deviceId: string): Promise<any> {
+    const reply = await tenant.api.get(`/devices/${deviceId}`);
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+    return reply.body;
+  }
+
+  const wentOffline = (deviceId: string, timeoutMs: number) => nextEvent(gateway.services.presence, 'offline', (id) => id === deviceId, timeoutMs);
+
+  describe('when a device connects', () => {
+    it('then GET /devices/{id} shows it online, and it was offline before', async () => {
+      const { device: row, token } = await registerDevice(gateway, tenant);
+      expect((await shown(row.id)).is_online).to.equal(false);
+      const phone = new SimulatedDevice({ brokerUrl: mqttUrl(gateway), deviceId: row.id, token, reconnectPeriodMs: 100 });
+      devices.push(phone);
+      await phone.connect();
+      expect((await shown(row.id)).is_online).to.equal(true);
+    });
+  });
+
+  describe('when a device dies without DISCONNECT (its last will)', () => {
+    it('then it is offline within a second, and stays offline once its will has been handled', async () => {
+      const phone = await device();
+      // An operator watching the presence topic sees the will: by then the gateway has taken it in.
+      const watcher = await clients.connect({ clientId: `operator-${phone.id.slice(0, 8)}`, username: 'watcher', password: tenant.key });
+      expect(await watcher.subscribe(topic(phone.id, 'presence'))).to.deep.equal([1]);
+      await watcher.nextMessage((message) => message.payload === 'online');
+      const offline = wentOffline(phone.id, 1_000);
+      await phone.kill();
+      await offline;
+      await watcher.nextMessage((message) => message.payload === 'offline');
+      expect(phone.connected).to.equal(false);
+      expect(gateway.services.presence.isOnline(phone.id), 'presence after the will').to.equal(false);
+      expect((await shown(phone.id)).is_online, 'is_online after the will').to.equal(false);
+    });
+  });
+
+  describe('when a device disconnects cleanly', () => {
+    it('then it is offline at once', async () => {
+      const phone = await device();
+      const offline = wentOffline(phone.id, 1_000);
+      await phone.stop();
+      await offline;
+      expect((await shown(phone.id)).is_online).to.equal(false);
+    });
+  });
+
+  describe('when a second connection takes over the device\'s client id', () => {
+    it('then the device stays online and its old connection\'s will does not take it offline', async () => {
+      const { device: row, token } = await registerDevice(gateway, tenant);
+      const first = await clients.device(row.id, token);
+      const second = await clients.device(row.id, token);
+      await first.whenClosed();
+      await second.publish(topic(row.id, 'presence'), 'online', { retain: true });
+      await second.publish(topic(row.id, 'heartbeat'), JSON.stringify({ battery_level: 70, is_charging: false, sim_cards: [] }));
+      expect(gateway.services.presence.isOnline(row.id)).to.equal(true);
+      expect((await shown(row.id)).is_online).to.equal(true);
+      expect(second.closed).to.equal(false);
+
+      // The device that took over is the one the gateway talks to now.
+      expect(await second.subscribe(topic(row.id, 'tasks'))).to.deep.equal([1]);
+      const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'after takeover' });
+      expect(created.body.device_id).to.equal(row.id);
+      const task = await second.nextMessage((message) => message.topic === topic(row.id, 'tasks'));
+      expect(JSON.parse(task.payload).sms_id).to.equal(created.body.id);
+    });
+  });
+
+  describe('when a connected device shows no activity for DEVICE_OFFLINE_AFTER', () => {
+    it('then it counts as offline, though still connected', async () => {
+      const phone = await device();
+      const offlineAfter = gateway.config.deviceOfflineAfterMs;
+      const { presence } = gateway.services;
+      const now = Date.now();
+      expect(presence.isOnline(phone.id, now)).to.equal(true);
+      expect(presence.isOnline(phone.id, now + offlineAfter - 1_000), 'just before the limit').to.equal(true);
+      expect(presence.isOnline(phone.id, now + offlineAfter + 1), 'past the limit').to.equal(false);
+      expect(presence.onlineDevices(tenant.accountId, now + offlineAfter + 1)).to.deep.equal([]);
+      expect(phone.connected).to.equal(true);
+    });
+
+    it('then activity (a heartbeat) moves the limit forward', async () => {
+      const { device: row, token } = await registerDevice(gateway, tenant);
+      const mqtt = await clients.device(row.id, token);
+      const offlineAfter = gateway.config.deviceOfflineAfterMs;
+      const { presence } = gateway.services;
+      const connectedBy = Date.now();
+      // Pretend the connect was long ago, then let the device speak.
+      presence.markActive(row.id, tenant.accountId, connectedBy - offlineAfter - 1);
+      expect(presence.isOnline(row.id), 'no activity for longer than the limit').to.equal(false);
+      await mqtt.publish(topic(row.id, 'heartbeat'), JSON.stringify({ battery_level: 70, is_charging: false, sim_cards: [] }));
+      expect(presence.isOnline(row.id)).to.equal(true);
+      expect((await shown(row.id)).is_online).to.equal(true);
+    });
+  });
+
+  describe('when a device sends a heartbeat', () => {
+    it('then battery_level, is_charging, sim_cards, type and name follow it, and updated_at moves', async () => {
+      const { device: row, token } = await registerDevice(gateway, tenant, 'registered-name');
+      const before = await shown(row.id);
+      const mqtt = await clients.device(row.id, token);
+      const sims = [
+        { index: 0, name_operator: 'Beeline' },
+        { index: 1, name_operator: 'MTS' },
+      ];
+      await mqtt.publish(
+        topic(row.id, 'heartbeat'),
+        JSON.stringify({ battery_level: 42, is_charging: true, sim_cards: sims, type: 'android-tablet', name: 'Pixel 9', app_version: '2.1.0' }),
+        { retain: true },
+      );
+      const after = await shown(row.id);
+      expect(after).to.include({ battery_level: 42, is_charging: true, type: 'android-tablet', name: 'Pixel 9', name_custom: 'Pixel 9' });
+      expect(after.sim_cards).to.deep.equal(sims);
+      expect(new Date(after.updated_at).getTime()).to.be.above(new Date(before.updated_at).getTime());
+
+      await mqtt.publish(topic(row.id, 'heartbeat'), JSON.stringify({ battery_level: 41, is_charging: false, sim_cards: [sims[1]] }), { retain: true });
+      const later = await shown(row.id);
+      expect(later).to.include({ battery_level: 41, is_charging: false, type: 'android-tablet', name: 'Pixel 9' });
+      expect(later.sim_cards).to.deep.equal([sims[1]]);
+      expect(new Date(later.updated_at).getTime()).to.be.at.least(new Date(after.updated_at).getTime());
+    });
+
+    it('then a custom name set through the API is kept', async () => {
+      const { device: row, token } = await registerDevice(gateway, tenant);
+      await tenant.api.patch(`/devices/${row.id}/settings`, { name_custom: 'Front desk' });
+      const mqtt = await clients.device(row.id, token);
+      await mqtt.publish(topic(row.id, 'heartbeat'), JSON.stringify({ battery_level: 90, is_charging: false, sim_cards: [], name: 'Pixel 9' }));
+      expect(await shown(row.id)).to.include({ name: 'Pixel 9', name_custom: 'Front desk' });
+    });
+  });
+
+  describe('when settings are PATCHed while the device is online', () => {
+    it('then the new settings are pushed to the device', async () => {
+      const phone = await device();
+      const pushed = nextEvent(phone, 'settings', (settings: Record<string, unknown>) => settings.forward_incoming_sms === true);
+      const reply = await tenant.api.patch(`/devices/${phone.id}/settings`, { forward_incoming_sms: true, selected_sim: 1, name_custom: 'Shop' });
+      expect(reply.status).to.equal(200);
+      const [settings] = await pushed;
+      expect(Object.keys(settings)).to.have.members(SETTINGS_KEYS);
+      expect(settings).to.deep.equal({
+        can_send_sms: true,
+        selected_sim: 1,
+        notify_low_battery: false,
+        forward_incoming_sms: true,
+        record_calls: false,
+        name_custom: 'Shop',
+      });
+    });
+  });
+
+  describe('when a device whose settings were never changed connects', () => {
+    it('then it gets its settings all the same (nothing was retained for it before)', async () => {
+      const { device: row, token } = await registerDevice(gateway, tenant, 'new-phone');
+      const phone = new SimulatedDevice({ brokerUrl: mqttUrl(gateway), deviceId: row.id, token, reconnectPeriodMs: 100 });
+      devices.push(phone);
+      const pushed = nextEvent(phone, 'settings');
+      await phone.connect();
+      const [settings] = await pushed;
+      expect(settings).to.deep.equal({
+        can_send_sms: true,
+        selected_sim: -2,
+        notify_low_battery: false,
+        forward_incoming_sms: false,
+        record_calls: false,
+        name_custom: 'new-phone',
+      });
+    });
+  });
+
+  describe('when settings were changed while the device was away', () => {
+    it('then they are pushed when it connects', async () => {
+      const { device: row, token } = await registerDevice(gateway, tenant, 'away-phone');
+      const reply = await tenant.api.patch(`/devices/${row.id}/settings`, { can_send_sms: false, record_calls: true, notify_low_battery: true });
+      expect(reply.status).to.equal(200);
+      const phone = new SimulatedDevice({ brokerUrl: mqttUrl(gateway), deviceId: row.id, token, reconnectPeriodMs: 100 });
+      devices.push(phone);
+      const pushed = nextEvent(phone, 'settings');
+      await phone.connect();
+      const [settings] = await pushed;
+      expect(settings).to.deep.equal({
+        can_send_sms: false,
+        selected_sim: -2,
+        notify_low_battery: true,
+        forward_incoming_sms: false,
+        record_calls: true,
+        name_custom: 'away-phone',
+      });
+    });
+  });
+});

@@ -1,0 +1,213 @@
+// Status reports drive the SMS state machine (issue 3, "Status and liveness"): pending ->
+// processing -> sent -> delivered | undelivered | failed_delivery; processing -> failed_send.
+// Reports are idempotent and order-tolerant, every change lands in the history, and updated_at
+// follows it. The device is a raw MQTT client, so the test decides every report it sends.
+import { expect } from 'chai';
+import type { Gateway } from '../../src/gateway.ts';
+import { transitionPath } from '../../src/modules/messages/transitions.ts';
+import { SMS_STATUSES, type SmsStatus } from '../../src/modules/messages/status.ts';
+import { startGateway } from '../support/gateway.ts';
+import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
+import { mqttUrl, RawClients, topic, type RawClient } from '../support/mqtt.ts';
+
+const IMPLIED = 'implied by a later report';
+
+interface HistoryEntry {
+  status: string;
+  internal_status: string;
+  source: string;
+  reason: string | null;
+  at: string;
+}
+
+describe('device channel: the SMS state machine', () => {
+  let gateway: Gateway;
+  let tenant: Tenant;
+  let clients: RawClients;
+
+  before(async () => {
+    gateway = await startGateway();
+    clients = new RawClients(() => mqttUrl(gateway));
+  });
+  after(async () => gateway.stop());
+  beforeEach(async () => {
+    tenant = await createTenant(gateway);
+  });
+  afterEach(async () => clients.endAll());
+
+  /** An online device (raw MQTT) and an SMS the gateway assigned to it. */
+  async function heldSms(): Promise<{ mqtt: RawClient; deviceId: string; smsId: string }> {
+    const { device, token } = await registerDevice(gateway, tenant);
+    const mqtt = await clients.device(device.id, token);
+    const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'state machine' });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body.device_id, 'assigned to the online device').to.equal(device.id);
+    return { mqtt, deviceId: device.id, smsId: created.body.id };
+  }
+
+  async function report(held: { mqtt: RawClient; deviceId: string; smsId: string }, status: string, error?: string): Promise<void> {
+    await held.mqtt.publish(topic(held.deviceId, 'status'), JSON.stringify({ sms_id: held.smsId, status, ...(error ? { error } : {}) }), { qos: 2 });
+  }
+
+  async function read(smsId: string): Promise<{ status: string; updated_at: string; history: HistoryEntry[] }> {
+    const reply = await tenant.api.get(`/sms/${smsId}`);
+    expect(reply.status).to.equal(200);
+    return reply.body;
+  }
+
+  const internal = (history: HistoryEntry[]) => history.map((entry) => entry.internal_status);
+
+  describe('when the device sends the same report twice', () => {
+    it('then the duplicate changes nothing: same status, same history, same updated_at', async () => {
+      const held = await heldSms();
+      await report(held, 'processing');
+      await report(held, 'sent');
+      const once = await read(held.smsId);
+      expect(internal(once.history)).to.deep.equal(['pending', 'processing', 'sent']);
+
+      await report(held, 'sent');
+      await report(held, 'processing');
+      await report(held, 'sent');
+      expect(await read(held.smsId)).to.deep.equal(once);
+    });
+  });
+
+  describe('when reports for the same SMS, duplicates included, arrive together', () => {
+    it('then each status is recorded once, in order, whatever order they were applied in', async () => {
+      const held = await heldSms();
+      await Promise.all(['delivered', 'sent', 'processing', 'delivered', 'sent'].map((status) => report(held, status)));
+      const sms = await read(held.smsId);
+      expect(sms.status).to.equal('delivered');
+      expect(internal(sms.history)).to.deep.equal(['pending', 'processing', 'sent', 'delivered']);
+      expect(new Date(sms.updated_at).getTime()).to.equal(new Date(sms.history[3]!.at).getTime());
+    });
+  });
+
+  describe('when "delivered" arrives before "sent"', () => {
+    it('then it is accepted and the history reads pending, processing, sent, delivered with the skipped steps implied', async () => {
+      const held = await heldSms();
+      await report(held, 'delivered');
+      const sms = await read(held.smsId);
+      expect(sms.status).to.equal('delivered');
+      expect(internal(sms.history)).to.deep.equal(['pending', 'processing', 'sent', 'delivered']);
+      expect(sms.history.map((entry) => entry.reason)).to.deep.equal([null, IMPLIED, IMPLIED, null]);
+      expect(sms.history.slice(1).map((entry) => entry.source)).to.deep.equal(['device', 'device', 'device']);
+    });
+
+    it('then from processing only sent is implied', async () => {
+      const held = await heldSms();
+      await report(held, 'processing');
+      await report(held, 'delivered');
+      const sms = await read(held.smsId);
+      expect(internal(sms.history)).to.deep.equal(['pending', 'processing', 'sent', 'delivered']);
+      expect(sms.history.map((entry) => entry.reason)).to.deep.equal([null, null, IMPLIED, null]);
+    });
+  });
+
+  describe('when a late "sent" arrives after "delivered"', () => {
+    it('then the SMS never moves back', async () => {
+      const held = await heldSms();
+      await report(held, 'processing');
+      await report(held, 'sent');
+      await report(held, 'delivered');
+      const delivered = await read(held.smsId);
+      await report(held, 'sent');
+      await report(held, 'processing');
+      const after = await read(held.smsId);
+      expect(after.status).to.equal('delivered');
+      expect(after).to.deep.equal(delivered);
+    });
+  });
+
+  describe('when the device reports failed_send', () => {
+    it('then processing -> failed_send applies, with the phone\'s error as the reason', async () => {
+      const held = await heldSms();
+      await report(held, 'processing');
+      await report(held, 'failed_send', 'RESULT_ERROR_NO_SERVICE');
+      const sms = await read(held.smsId);
+      expect(sms.status).to.equal('failed_send');
+      expect(internal(sms.history)).to.deep.equal(['pending', 'processing', 'failed_send']);
+      expect(sms.history[2]!.reason).to.equal('RESULT_ERROR_NO_SERVICE');
+    });
+
+    it('then sent -> failed_send is ignored', async () => {
+      const held = await heldSms();
+      await report(held, 'processing');
+      await report(held, 'sent');
+      const sent = await read(held.smsId);
+      await report(held, 'failed_send');
+      expect(await read(held.smsId)).to.deep.equal(sent);
+    });
+
+    it('then after failed_send a late "delivered" is ignored', async () => {
+      const held = await heldSms();
+      await report(held, 'failed_send');
+      const failed = await read(held.smsId);
+      expect(internal(failed.history)).to.deep.equal(['pending', 'processing', 'failed_send']);
+      await report(held, 'delivered');
+      expect(await read(held.smsId)).to.deep.equal(failed);
+    });
+  });
+
+  for (const outcome of ['undelivered', 'failed_delivery'] as const) {
+    describe(`when the device reports ${outcome}`, () => {
+      it(`then the Extended API shows ${outcome}, in the SMS and in its history`, async () => {
+        const held = await heldSms();
+        await report(held, 'processing');
+        await report(held, 'sent');
+        await report(held, outcome);
+        const sms = await read(held.smsId);
+        expect(sms.status).to.equal(outcome);
+        expect(sms.history.map((entry) => entry.status)).to.deep.equal(['pending', 'pending', 'sent', outcome]);
+        expect(internal(sms.history)).to.deep.equal(['pending', 'processing', 'sent', outcome]);
+        const listed = await tenant.api.get(`/sms?status=${outcome}`);
+        expect(listed.status).to.equal(200);
+        expect(listed.body.data.map((row: { id: string }) => row.id)).to.deep.equal([held.smsId]);
+      });
+    });
+  }
+
+  describe('when a report changes the status', () => {
+    it('then updated_at equals the time of the last history entry, after every step', async () => {
+      const held = await heldSms();
+      const created = await read(held.smsId);
+      expect(new Date(created.updated_at).getTime(), 'updated_at when created').to.equal(new Date(created.history[0]!.at).getTime());
+      for (const status of ['processing', 'sent', 'delivered']) {
+        await report(held, status);
+        const sms = await read(held.smsId);
+        expect(sms.history.at(-1)!.internal_status).to.equal(status);
+        expect(new Date(sms.updated_at).getTime(), `updated_at after ${status}`).to.equal(new Date(sms.history.at(-1)!.at).getTime());
+      }
+    });
+  });
+});
+
+describe('transitionPath', () => {
+  // Every move that changes something; every other pair of statuses changes nothing.
+  const MOVES: Partial<Record<`${SmsStatus}->${SmsStatus}`, SmsStatus[]>> = {
+    'pending->processing': ['processing'],
+    'pending->sent': ['processing', 'sent'],
+    'pending->failed_send': ['processing', 'failed_send'],
+    'pending->delivered': ['processing', 'sent', 'delivered'],
+    'pending->undelivered': ['processing', 'sent', 'undelivered'],
+    'pending->failed_delivery': ['processing', 'sent', 'failed_delivery'],
+    'processing->sent': ['sent'],
+    'processing->failed_send': ['failed_send'],
+    'processing->delivered': ['sent', 'delivered'],
+    'processing->undelivered': ['sent', 'undelivered'],
+    'processing->failed_delivery': ['sent', 'failed_delivery'],
+    'sent->delivered': ['delivered'],
+    'sent->undelivered': ['undelivered'],
+    'sent->failed_delivery': ['failed_delivery'],
+  };
+
+  for (const from of SMS_STATUSES) {
+    describe(`when the SMS is ${from}`, () => {
+      it('then each report yields exactly the statuses it passes through, or nothing', () => {
+        for (const to of SMS_STATUSES) {
+          expect(transitionPath(from, to), `${from} -> ${to}`).to.deep.equal(MOVES[`${from}->${to}`] ?? []);
+        }
+      });
+    });
+  }
+});
