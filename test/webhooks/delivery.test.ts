@@ -6,7 +6,7 @@ import type { Gateway } from '../../src/gateway.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
-import { connectDevice } from '../support/devices.ts';
+import { connectDevice, nextEvent } from '../support/devices.ts';
 import { Receiver } from '../support/receiver.ts';
 import { loadConfig } from '../../src/config.ts';
 
@@ -116,9 +116,9 @@ describe('webhooks: delivery', () => {
       const { webhook } = await createWebhook(['sms.status_changed']);
       receiver.respond = () => 410;
       phone = await connectDevice(gateway, tenant);
+      const recorded = nextEvent(gateway.services.webhookSender, 'recorded', (results) => results.some((result: { webhookId: string }) => result.webhookId === webhook.id));
       await tenant.api.post('/sms', { phone: PHONE, message: 'gone' });
-      await receiver.waitFor(1);
-      await waitUntil(async () => (await tenant.api.get(`/webhooks/${webhook.id}`)).body.enabled === false);
+      await recorded;
       const read = await tenant.api.get(`/webhooks/${webhook.id}`);
       expect(read.body.disabled_reason).to.contain('410');
     });
@@ -138,12 +138,3 @@ describe('webhooks: delivery', () => {
     });
   });
 });
-
-/** Polls a condition the gateway reaches asynchronously with no event to await from outside. */
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

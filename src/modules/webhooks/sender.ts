@@ -8,6 +8,7 @@
 //   failing WEBHOOK_DISABLE_AFTER attempts in a row is disabled. Both are visible in the API.
 // - The destination is checked again at every send (DestinationGuard): literal addresses here,
 //   resolved names in the connection's own DNS lookup.
+import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import type { Database } from '../../storage/database.ts';
@@ -35,7 +36,8 @@ const MAX_BACKOFF_MS = 60 * 60 * 1000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const SWEEP_INTERVAL_MS = 1_000;
 
-export class WebhookSender {
+/** "recorded": the outcomes of a batch of attempts are written (for operators' tools and tests). */
+export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptResult[]] }> {
   private readonly agent: Agent;
   private running: Promise<void> | undefined;
   private again = false;
@@ -50,6 +52,7 @@ export class WebhookSender {
     private readonly metrics: Metrics,
     private readonly logger: Logger,
   ) {
+    super();
     this.agent = new Agent({
       connections: 32,
       keepAliveTimeout: 30_000,
@@ -172,6 +175,7 @@ export class WebhookSender {
     for (const id of gone) await disableWebhook(this.db, id, 'the receiver answered 410 Gone');
     const disabled = await addFailures(this.db, failures, this.config.disableAfterFailures);
     for (const id of [...gone, ...disabled]) this.logger.warn({ webhookId: id }, 'webhook disabled');
+    this.emit('recorded', results);
   }
 }
 

@@ -1,0 +1,88 @@
+// `sms-gateway webhooks create|list|delete`: manage webhooks without the HTTP API.
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../../modules/webhooks/events.ts';
+import { presentWebhook } from '../../modules/webhooks/presenter.ts';
+import { isUuid } from '../../shared/object-id.ts';
+import { CliError, table, type Output } from '../output.ts';
+import { withServices } from '../context.ts';
+import { parseFlags } from '../flags.ts';
+
+const USAGE = `usage:
+  sms-gateway webhooks create --account NAME --url URL --events a,b|all [--description TEXT] [--json]
+  sms-gateway webhooks list --account NAME [--json]
+  sms-gateway webhooks delete --account NAME ID [--json]
+events: ${WEBHOOK_EVENTS.join(', ')}`;
+
+export async function webhooksCommand(args: string[], out: Output): Promise<void> {
+  const [action, ...rest] = args;
+  switch (action) {
+    case 'create':
+      return create(rest, out);
+    case 'list':
+      return list(rest, out);
+    case 'delete':
+      return remove(rest, out);
+    default:
+      throw new CliError(USAGE);
+  }
+}
+
+async function create(args: string[], out: Output): Promise<void> {
+  const { values } = parseFlags(args, { account: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' } }, USAGE);
+  if (!values.account || !values.url || !values.events) throw new CliError(`webhooks create needs --account, --url and --events\n${USAGE}`);
+  const events = parseEvents(values.events);
+  const { account, url, description } = values as { account: string; url: string; description?: string };
+  const { webhook, secret } = await withServices(async (services) => {
+    const owner = await services.accounts.require(account);
+    return services.webhooks.create(owner.id, { url, events, description });
+  });
+  out.result({ webhook: presentWebhook(webhook), secret }, () =>
+    [
+      `webhook ${webhook.id} created for ${webhook.url}`,
+      `  events: ${webhook.events.join(', ')}`,
+      `  signing secret (shown once): ${secret}`,
+      '  use the webhook id as callback_id to route one SMS\'s events to it alone',
+    ].join('\n'),
+  );
+}
+
+async function list(args: string[], out: Output): Promise<void> {
+  const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
+  if (!values.account) throw new CliError(`webhooks list needs --account\n${USAGE}`);
+  const account = values.account;
+  const rows = await withServices(async (services) => {
+    const owner = await services.accounts.require(account);
+    return services.webhooks.list(owner.id, 1000);
+  });
+  const data = rows.map(presentWebhook);
+  out.result(data, () =>
+    table(
+      data.map((webhook) => ({
+        ID: webhook.id,
+        URL: webhook.url,
+        EVENTS: webhook.events.join(','),
+        STATE: webhook.enabled ? 'enabled' : `disabled (${webhook.disabled_reason ?? ''})`,
+      })),
+    ),
+  );
+}
+
+async function remove(args: string[], out: Output): Promise<void> {
+  const { values, positionals } = parseFlags(args, { account: { type: 'string' } }, USAGE, true);
+  if (!values.account || positionals.length !== 1) throw new CliError(`webhooks delete needs --account and one webhook id\n${USAGE}`);
+  const id = positionals[0]!;
+  if (!isUuid(id)) throw new CliError(`"${id}" is not a webhook id (a UUID)`);
+  const account = values.account;
+  await withServices(async (services) => {
+    const owner = await services.accounts.require(account);
+    await services.webhooks.delete(owner.id, id);
+  });
+  out.result({ deleted: id }, () => `webhook ${id} deleted`);
+}
+
+function parseEvents(raw: string): WebhookEvent[] {
+  if (raw.trim() === 'all') return [...WEBHOOK_EVENTS];
+  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(WEBHOOK_EVENTS as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) throw new CliError(`unknown event(s): ${unknown.join(', ') || '(none given)'}\nevents: ${WEBHOOK_EVENTS.join(', ')}`);
+  return names as WebhookEvent[];
+}
