@@ -10,6 +10,9 @@ import { ApiKeyService } from './modules/api-keys/service.ts';
 import { DevicePresence } from './modules/devices/presence.ts';
 import { DeviceService } from './modules/devices/service.ts';
 import { DevicePicker } from './modules/messages/device-picker.ts';
+import { DeviceLoad } from './modules/messages/device-load.ts';
+import { SmsWriter } from './modules/messages/sms-writer.ts';
+import { IN_FLIGHT_STATUSES } from './modules/messages/status.ts';
 import { MessageService } from './modules/messages/service.ts';
 import { IncomingService } from './modules/incoming/service.ts';
 import { Dispatcher } from './modules/delivery/dispatcher.ts';
@@ -44,12 +47,14 @@ export function createServices(config: Config, db: Database, logger: Logger): Se
   const devices = new DeviceService(db, presence, events);
   const transient = new TransientStore();
   const statusIngestor = new StatusIngestor(db, transient, logger.child({ component: 'status' }));
-  const dispatcher = new Dispatcher(db, presence, transient, events, statusIngestor, logger.child({ component: 'dispatch' }), {
+  const load = new DeviceLoad();
+  const dispatcher = new Dispatcher(db, presence, transient, events, statusIngestor, load, logger.child({ component: 'dispatch' }), {
     ackTimeoutMs: config.taskRetryAfterMs,
     sweepIntervalMs: Math.min(10_000, config.taskRetryAfterMs / 2),
   });
   const metrics = new Metrics();
-  const messages = new MessageService(db, devices, new DevicePicker(presence), events, config.defaultPhoneRegion);
+  const messages = new MessageService(db, devices, new DevicePicker(presence, load), load, new SmsWriter(db), events, config.defaultPhoneRegion);
+  followDeviceLoad(load, presence, events, statusIngestor);
   const incoming = new IncomingService(db);
 
   const secrets = SecretBox.fromConfig(config.webhooks.secretKey, config.dataDir);
@@ -85,4 +90,19 @@ export function createServices(config: Config, db: Database, logger: Logger): Se
     webhooks,
     webhookSender,
   };
+}
+
+/** Keeps DeviceLoad's in-memory counts in step with what happens to devices and SMS. */
+function followDeviceLoad(load: DeviceLoad, presence: DevicePresence, events: GatewayEventBus, ingestor: StatusIngestor): void {
+  // Anything that may have changed a device behind our back makes it be read afresh.
+  presence.on('online', (deviceId) => load.forget(deviceId));
+  presence.on('offline', (deviceId) => load.forget(deviceId));
+  events.on('device.settings_changed', (device) => load.forget(device.id));
+  events.on('device.deleted', (device) => load.forget(device.id));
+  ingestor.onApplied((changes) => {
+    for (const change of changes) {
+      const to = change.path[change.path.length - 1]!;
+      if (!change.transient && IN_FLIGHT_STATUSES.includes(change.from) && !IN_FLIGHT_STATUSES.includes(to)) load.finished(change.deviceId);
+    }
+  });
 }

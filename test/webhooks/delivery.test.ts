@@ -101,8 +101,14 @@ describe('webhooks: delivery', () => {
       const { webhook } = await createWebhook(['sms.status_changed']);
       receiver.respond = (_request, index) => (index < 3 ? 503 : 200);
       phone = await connectDevice(gateway, tenant);
+      // The receiver answers before the gateway writes down the outcome: await the writing.
+      let delivered = 0;
+      const allRecorded = nextEvent(gateway.services.webhookSender, 'recorded', (results) => {
+        delivered += results.filter((result: { webhookId: string; status: string }) => result.webhookId === webhook.id && result.status === 'delivered').length;
+        return delivered === 3;
+      });
       await tenant.api.post('/sms', { phone: PHONE, message: 'retry' });
-      await receiver.waitFor(3, (r) => r.status === 200);
+      await allRecorded;
       const log = await tenant.api.get(`/webhooks/${webhook.id}/deliveries?limit=10`);
       expect(log.status).to.equal(200);
       const retried = log.body.data.find((delivery: { attempts: number }) => delivery.attempts > 1);

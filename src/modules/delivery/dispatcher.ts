@@ -14,6 +14,7 @@ import { accountsWithWaitingSms, assignSms, openTasks, waitingSms } from './repo
 import { buildTask, type SendTask } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
 import type { StatusIngestor } from './status-ingestor.ts';
+import type { DeviceLoad } from '../messages/device-load.ts';
 
 /** What the dispatcher needs from the broker. */
 export interface DeviceLink {
@@ -48,6 +49,7 @@ export class Dispatcher {
     private readonly transient: TransientStore,
     private readonly events: GatewayEventBus,
     ingestor: StatusIngestor,
+    private readonly load: DeviceLoad,
     private readonly logger: Logger,
     private readonly options: DispatcherOptions,
   ) {
@@ -154,7 +156,10 @@ export class Dispatcher {
         return { smsId: sms.id, deviceId };
       });
       const assigned = await assignSms(this.db, assignments);
-      for (const sms of assigned) await this.publish(sms);
+      for (const sms of assigned) {
+        this.load.assigned(sms.device_id!);
+        await this.publish(sms);
+      }
       if (waiting.length < PAGE) return;
     }
   }

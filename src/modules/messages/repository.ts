@@ -27,19 +27,21 @@ export interface SmsHistoryRow {
   created_at: Date;
 }
 
-/** Stores the SMS and its first history entry in one statement (one round trip, atomic). */
-export async function insertSms(db: Executor, sms: SmsRecord, source: SmsHistoryRow['source']): Promise<void> {
+/** Stores SMS and their first history entries in one statement (one round trip, atomic). */
+export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHistoryRow['source']): Promise<void> {
+  const column = <K extends keyof SmsRecord>(key: K) => batch.map((sms) => sms[key]);
   await db.raw(
     `with created as (
        insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, sim_slot, callback_id, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       select * from unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::bool[], ?::text[], ?::text[], ?::text[], ?::int2[], ?::uuid[],
+                            ?::timestamptz[], ?::timestamptz[])
        returning id, status, created_at)
      insert into sms_status_history (sms_id, status, source, created_at)
      select id, status, ?, created_at from created`,
     [
-      sms.id, sms.object_id, sms.account_id, sms.device_id, sms.device_named, sms.phone, sms.message,
-      sms.status, sms.sim_slot, sms.callback_id, sms.created_at, sms.updated_at, source,
-    ],
+      column('id'), column('object_id'), column('account_id'), column('device_id'), column('device_named'), column('phone'),
+      column('message'), column('status'), column('sim_slot'), column('callback_id'), column('created_at'), column('updated_at'), source,
+    ] as never,
   );
 }
 

@@ -10,6 +10,8 @@ import { normalizePhone } from '../../shared/phone.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { DevicePicker } from './device-picker.ts';
+import type { DeviceLoad } from './device-load.ts';
+import type { SmsWriter } from './sms-writer.ts';
 import * as messages from './repository.ts';
 
 export interface NewSms {
@@ -36,6 +38,8 @@ export class MessageService {
     private readonly db: Database,
     private readonly devices: DeviceService,
     private readonly picker: DevicePicker,
+    private readonly load: DeviceLoad,
+    private readonly writer: SmsWriter,
     private readonly events: GatewayEventBus,
     private readonly defaultPhoneRegion: string | undefined,
   ) {}
@@ -90,7 +94,8 @@ export class MessageService {
       return sms;
     }
 
-    await messages.insertSms(this.db, sms, 'api');
+    await this.writer.write(sms);
+    if (sms.device_id) this.load.assigned(sms.device_id);
     this.events.emit('sms.queued', sms);
     return sms;
   }

@@ -75,27 +75,6 @@ export async function deleteWebhook(db: Executor, accountId: string, id: string)
   return (await db('webhooks').where({ account_id: accountId, id }).delete()) > 0;
 }
 
-/** Enabled webhooks of these accounts: the targets of an event. */
-export async function enabledWebhooks(db: Executor, accountIds: string[]): Promise<Pick<WebhookRow, 'id' | 'account_id' | 'events'>[]> {
-  if (accountIds.length === 0) return [];
-  return db('webhooks').select('id', 'account_id', 'events').whereIn('account_id', accountIds).where({ enabled: true });
-}
-
-export interface NewDelivery {
-  webhook_id: string;
-  account_id: string;
-  event_id: string;
-  event_type: WebhookEvent;
-  body: string;
-  retry_until: Date;
-}
-
-export async function insertDeliveries(db: Executor, deliveries: NewDelivery[]): Promise<void> {
-  if (deliveries.length === 0) return;
-  const now = new Date();
-  await db('webhook_deliveries').insert(deliveries.map((delivery) => ({ id: randomUUID(), ...delivery, next_attempt_at: now, created_at: now })));
-}
-
 export interface ClaimedDelivery {
   id: string;
   webhook_id: string;

@@ -1,0 +1,55 @@
+// Coalesces the SMS that requests create at the same moment into one multi-row insert: under
+// load, one round trip and one commit serve many requests. Each request still hears only after
+// its row is committed (DESIGN.md decision 1: a 201 means the row is there).
+import type { Database } from '../../storage/database.ts';
+import { insertSms, type SmsRecord } from './repository.ts';
+
+/** Largest batch written in one statement. */
+const MAX_BATCH = 500;
+
+interface Pending {
+  sms: SmsRecord;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export class SmsWriter {
+  private queue: Pending[] = [];
+  private scheduled = false;
+
+  constructor(private readonly db: Database) {}
+
+  write(sms: SmsRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ sms, resolve, reject });
+      if (this.queue.length >= MAX_BATCH) this.flush();
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        // Everything the current turn of the event loop accepts joins this batch.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.queue.splice(0, MAX_BATCH);
+    if (batch.length === 0) return;
+    if (this.queue.length > 0 && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    void this.insert(batch);
+  }
+
+  private async insert(batch: Pending[]): Promise<void> {
+    try {
+      await insertSms(this.db, batch.map((pending) => pending.sms), 'api');
+      for (const pending of batch) pending.resolve();
+    } catch (error) {
+      if (batch.length === 1) return batch[0]!.reject(error);
+      // One bad row must not fail its neighbours: write them one by one.
+      for (const pending of batch) await this.insert([pending]);
+    }
+  }
+}
