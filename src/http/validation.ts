@@ -74,7 +74,7 @@ export function check(validate: ValidateFunction, data: unknown, part: RequestPa
 export function refuseNul(data: unknown, part: RequestPart): void {
   const field = findNul(data);
   if (field) {
-    const message = `${field} must not contain the NUL character (\\u0000)`;
+    const message = `${field} must be text without NUL characters (\\u0000) or unpaired surrogates`;
     throw new AppError('validation_failed', message, [{ field, in: part, message }]);
   }
 }

@@ -26,9 +26,11 @@ const TAG = 'Legacy API';
 export function legacyRoutes(messages: MessageService, devices: DeviceService) {
   /** spec 4.2: `device_id`, or `id` as the field table names it. */
   const deviceOf = async (accountId: string, body: { device_id?: string | undefined; id?: string | undefined }) => {
-    const raw = body.device_id ?? body.id;
+    // An empty device_id does not hide an id given under the alias.
+    const field = body.device_id ? 'device_id' : 'id';
+    const raw = body.device_id || body.id;
     if (!raw) throw invalidField('device_id', 'device_id is required');
-    return devices.getByAnyId(accountId, parseAnyId(raw, body.device_id !== undefined ? 'device_id' : 'id'));
+    return devices.getByAnyId(accountId, parseAnyId(raw, field));
   };
 
   return [
@@ -107,7 +109,8 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService) {
       query: ListQuery,
       responses: { 200: { description: 'a page of SMS', schema: ListReply } },
       async handle({ auth, query }) {
-        const search = query.search === undefined ? {} : { text: query.search, statuses: statusesMatching(query.search) };
+        // An empty search is no search.
+        const search = query.search ? { text: query.search, statuses: statusesMatching(query.search) } : {};
         const { rows, total } = await messages.search(auth.accountId, search, query.limit, (query.offset - 1) * query.limit);
         return {
           status: 200,

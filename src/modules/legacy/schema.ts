@@ -47,7 +47,7 @@ export const ListQuery = Type.Object(
     limit: Type.Integer({ minimum: 1, maximum: 100, description: 'records per page, 1-100 (required)' }),
     offset: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 1, description: '1-based page number: offset 2 with limit 10 is records 11-20' }),
     search: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'case-insensitive substring of message, message_status or phone_number; % _ \\ are literal' }),
+      Type.String({ maxLength: 200, description: 'case-insensitive substring of message, message_status or phone_number; % _ \\ are literal' }),
     ),
   },
   { additionalProperties: false },
