@@ -14,8 +14,9 @@
 // larger N, widen net.ipv4.ip_local_port_range.
 //
 // FLEET_DEVICES, FLEET_CONCURRENCY (connections opened at once, 300), FLEET_TIMEOUT_S (whole
-// run, 480), FLEET_PHASE_LIMIT_S (each wait, 120), FLEET_MOSQUITTO_URL, FLEET_GATEWAY_NODE_OPTIONS
-// (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the gateway).
+// run, 480), FLEET_PHASE_LIMIT_S (each wait, 120), FLEET_MOSQUITTO_URL, FLEET_GATEWAY_NODE_ARGS
+// (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the gateway), FLEET_SKIP_BASELINE=1 (no
+// Mosquitto run, for profiling), FLEET_KEEP_LOGS=1 (keep the gateway's logs).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
@@ -36,7 +37,7 @@ const TIMEOUT_MS = Number(process.env.FLEET_TIMEOUT_S ?? 480) * 1000;
 const PHASE_LIMIT_MS = Number(process.env.FLEET_PHASE_LIMIT_S ?? 120) * 1000;
 const SETTLE_MS = 5_000;
 const MOSQUITTO_URL = process.env.FLEET_MOSQUITTO_URL ?? 'mqtt://127.0.0.1:1883';
-const GATEWAY_NODE_OPTIONS = process.env.FLEET_GATEWAY_NODE_OPTIONS ?? '';
+const GATEWAY_NODE_ARGS = (process.env.FLEET_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TARGETS = { onlineSeconds: 30, stormSeconds: 60, kbPerDevice: 30 };
 
@@ -62,7 +63,7 @@ let database: { url: string; drop: () => Promise<void> } | undefined;
 let db: Database | undefined;
 let mosquittoTopicsToClear: string[] = [];
 
-// Loaded into the gateway process through NODE_OPTIONS: on SIGUSR2 it collects garbage and writes
+// Loaded into the gateway process (node --import): on SIGUSR2 it collects garbage and writes
 // its memory usage as one JSON line to stderr. The gateway's own code is untouched.
 const probe = join(work, 'memory-probe.mjs');
 writeFileSync(
@@ -123,14 +124,13 @@ class GatewayProcess {
     const errPath = join(work, `gateway-${run}.err`);
     const stdout = openSync(logPath, 'w');
     const stderr = openSync(errPath, 'w');
-    const child = spawn(process.execPath, ['bin/sms-gateway.js', 'serve'], {
+    const child = spawn(process.execPath, ['--expose-gc', `--import=${probe}`, ...GATEWAY_NODE_ARGS, 'bin/sms-gateway.js', 'serve'], {
       cwd: ROOT,
       env: {
         ...process.env,
         HOST: '127.0.0.1',
         PORT: '0',
         LOG_LEVEL: 'info',
-        NODE_OPTIONS: `--expose-gc --import=${probe} ${GATEWAY_NODE_OPTIONS}`.trim(),
         ...env,
       },
       stdio: ['ignore', stdout, stderr],
@@ -174,6 +174,7 @@ class GatewayProcess {
           continue;
         }
         const usage = (JSON.parse(line) as { benchMemory: NodeJS.MemoryUsage }).benchMemory;
+        log(`gateway memory: ${Object.entries(usage).map(([key, value]) => `${key} ${(value / 1048576).toFixed(1)} MB`).join(', ')}`);
         return { rssKb: vmRssKb(this.pid), heapUsedKb: usage.heapUsed / 1024, externalKb: usage.external / 1024 };
       }
       await sleep(20);
@@ -441,7 +442,7 @@ try {
   await second.stop();
 
   // 5. Baseline: the same client code against Mosquitto, same N.
-  const pid = mosquittoPid();
+  const pid = process.env.FLEET_SKIP_BASELINE ? undefined : mosquittoPid();
   let mosq: ConnectResult | undefined;
   let mosqBefore: number | undefined;
   let mosqAfter: number | undefined;

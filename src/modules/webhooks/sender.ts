@@ -28,8 +28,10 @@ import {
   type ClaimedDelivery,
 } from './repository.ts';
 
-/** Deliveries sent at once by this process. */
-const CONCURRENCY = 128;
+/** Deliveries claimed and sent together. */
+const BATCH = 128;
+/** Batches in flight at once: while one batch waits for its receivers, another is claimed. */
+const WORKERS = 3;
 /** Longest pause between retries. */
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 /** A receiver's answer is read up to this size, then dropped. */
@@ -39,7 +41,7 @@ const SWEEP_INTERVAL_MS = 1_000;
 /** "recorded": the outcomes of a batch of attempts are written (for operators' tools and tests). */
 export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptResult[]] }> {
   private readonly agent: Agent;
-  private running: Promise<void> | undefined;
+  private readonly workers = new Set<Promise<void>>();
   private again = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
@@ -72,34 +74,38 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
   /** Something was queued (or may be due): send what is due now. */
   wake(): void {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.workers.size >= WORKERS) {
       this.again = true;
       return;
     }
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.again) this.wake();
+    const worker: Promise<void> = this.drain().finally(() => {
+      this.workers.delete(worker);
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
     });
+    this.workers.add(worker);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await this.running;
+    await Promise.all(this.workers);
     await this.agent.close();
   }
 
   private async drain(): Promise<void> {
     try {
-      do {
-        this.again = false;
+      while (!this.stopped) {
         // The lease outlasts one attempt with its timeouts, so nobody else takes the row meanwhile.
-        const claimed = await claimDueDeliveries(this.db, CONCURRENCY, 3 * this.config.timeoutMs + 5_000);
-        if (claimed.length === 0) break;
+        const claimed = await claimDueDeliveries(this.db, BATCH, 3 * this.config.timeoutMs + 5_000);
+        if (claimed.length === 0) return;
+        // A full batch means more may be due: let another worker claim while this one sends.
+        if (claimed.length === BATCH && this.workers.size < WORKERS) this.wake();
         const results = await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
         await this.record(claimed, results);
-        if (claimed.length === CONCURRENCY) this.again = true;
-      } while (this.again && !this.stopped);
+      }
     } catch (error) {
       this.logger.error({ err: error }, 'webhook dispatch failed; the sweep retries');
     }
