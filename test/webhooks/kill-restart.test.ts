@@ -30,6 +30,8 @@ describe('webhooks: a receiver that is down while the gateway is killed and rest
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
       WEBHOOK_RETRY_BASE_MS: '50',
       WEBHOOK_DISABLE_AFTER: '100000',
+      // A delivery in flight when the process dies is leased for 3 x timeout + 5 s: keep that short.
+      WEBHOOK_TIMEOUT: '1',
     };
   });
   after(() => {
@@ -78,7 +80,7 @@ describe('webhooks: a receiver that is down while the gateway is killed and rest
     try {
       await second.waitForLog('gateway listening');
       const expected = ids.flatMap((id) => ['processing', 'sent', 'delivered'].map((status) => `${id}/${status}`));
-      const got = await receiver.waitFor(expected.length, () => true, 30_000);
+      const got = await receiver.waitFor(expected.length, () => true, 45_000);
       const verifier = new Webhook(secret);
       const seen = new Set(
         got.map((request) => {
