@@ -7,6 +7,7 @@ import type { Logger } from '../src/shared/logger.ts';
 import type { Metrics } from '../src/shared/metrics.ts';
 import type { Services } from '../src/services.ts';
 import { recordHeartbeat } from '../src/modules/devices/repository.ts';
+import { withRelaxedCommit } from '../src/storage/database.ts';
 import { findDevice } from '../src/modules/devices/repository.ts';
 import { decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport } from './payloads.ts';
 import type { DeviceIdentity } from './identity.ts';
@@ -66,7 +67,8 @@ export class DeviceMessages {
     const heartbeat = decodeHeartbeat(payload);
     if (!heartbeat.ok) return this.rejected(identity.deviceId, 'invalid_payload', heartbeat.reason);
     const before = identity.device.battery_level;
-    const device = await recordHeartbeat(this.services.db, identity.deviceId, heartbeat.value);
+    // A heartbeat lost in a database crash is replaced by the next one: no need to wait for the flush.
+    const device = await withRelaxedCommit(this.services.db, (trx) => recordHeartbeat(trx, identity.deviceId, heartbeat.value));
     if (!device) return;
     identity.device = device;
     this.services.dispatcher.simCardsChanged(device.id, device.sim_cards);

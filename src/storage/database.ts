@@ -109,6 +109,19 @@ export async function migrate(db: Database, logger?: Logger): Promise<string[]> 
   return applied;
 }
 
+/**
+ * Runs `work` in a transaction that commits without waiting for the WAL flush. Only for
+ * bookkeeping that is safe to lose in a database crash because it is redone anyway (a webhook
+ * lease or attempt record: the delivery is sent again; a heartbeat: the phone sends another).
+ * Never for SMS rows or status changes: those are acknowledged to clients and devices.
+ */
+export function withRelaxedCommit<T>(db: Database, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    await trx.raw('set local synchronous_commit = off');
+    return work(trx);
+  });
+}
+
 export function isPostgresError(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }

@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import type { Database } from '../../storage/database.ts';
+import { withRelaxedCommit, type Database } from '../../storage/database.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Metrics } from '../../shared/metrics.ts';
 import type { WebhookConfig } from '../../config.ts';
@@ -99,7 +99,7 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
     try {
       while (!this.stopped) {
         // The lease outlasts one attempt with its timeouts, so nobody else takes the row meanwhile.
-        const claimed = await claimDueDeliveries(this.db, BATCH, 3 * this.config.timeoutMs + 5_000);
+        const claimed = await withRelaxedCommit(this.db, (trx) => claimDueDeliveries(trx, BATCH, 3 * this.config.timeoutMs + 5_000));
         if (claimed.length === 0) return;
         // A full batch means more may be due: let another worker claim while this one sends.
         if (claimed.length === BATCH && this.workers.size < WORKERS) this.wake();
@@ -176,10 +176,13 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
       results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: givingUp ? 'failed' : 'pending', statusCode: code, error, nextAttemptAt: new Date(next) });
       this.logger.debug({ deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: delivery.attempts, error }, 'webhook attempt failed');
     });
-    await recordAttempts(this.db, results);
-    await resetFailures(this.db, [...succeeded]);
-    for (const id of gone) await disableWebhook(this.db, id, 'the receiver answered 410 Gone');
-    const disabled = await addFailures(this.db, failures, this.config.disableAfterFailures);
+    // Losing this record in a database crash only means the delivery is sent again.
+    const disabled = await withRelaxedCommit(this.db, async (trx) => {
+      await recordAttempts(trx, results);
+      await resetFailures(trx, [...succeeded]);
+      for (const id of gone) await disableWebhook(trx, id, 'the receiver answered 410 Gone');
+      return addFailures(trx, failures, this.config.disableAfterFailures);
+    });
     for (const id of [...gone, ...disabled]) this.logger.warn({ webhookId: id }, 'webhook disabled');
     this.emit('recorded', results);
   }
