@@ -1,0 +1,53 @@
+// `npm run bench`: every benchmark scenario, one after the other, each in its own process, each
+// printing its figures beside a baseline measured in the same run. The tables are printed again
+// together at the end. Everything targets 127.0.0.1 and stops by itself; the whole run is bounded.
+import { spawn } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { REPO_ROOT } from './support.ts';
+
+const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
+  ['1. Accept rate', 'scripts/bench/accept-rate.ts', 120_000],
+  ['2. Dispatch latency', 'scripts/bench/dispatch-latency.ts', 150_000],
+  ['3. Fleet', 'scripts/bench/fleet.ts', 420_000],
+  ['4. Status ingestion', 'scripts/bench/status-ingestion.ts', 240_000],
+  ['5a. Legacy search', 'scripts/bench/legacy-search.ts', 300_000],
+  ['5b. Webhook delivery', 'scripts/bench/webhooks.ts', 150_000],
+];
+
+const only = process.argv.slice(2);
+const started = Date.now();
+const tables: string[] = [];
+process.stdout.write(`SMS gateway benchmarks, ${new Date().toISOString()}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`);
+
+for (const [title, script, timeoutMs] of SCENARIOS) {
+  if (only.length > 0 && !only.some((name) => script.includes(name))) continue;
+  process.stdout.write(`\n=== ${title} (${script})\n`);
+  const output = await run(script, timeoutMs);
+  // A table starts at its title line, two lines above the dashes; keep from there to the end.
+  const lines = output.split('\n');
+  const dashes = lines.findIndex((line) => /^-{3,}(\s+-{3,})*\s*$/.test(line));
+  tables.push(`${title}\n${dashes >= 2 ? lines.slice(dashes - 2).join('\n').trim() : '(no table: see the output above)'}`);
+}
+
+process.stdout.write(`\n\n=== Summary (${((Date.now() - started) / 60_000).toFixed(1)} minutes)\n\n${tables.join('\n\n')}\n`);
+
+function run(script: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      // The gateways' own JSON log lines stay out of the report.
+      const visible = chunk.split('\n').filter((line) => !line.startsWith('{"level"')).join('\n');
+      output += visible;
+      process.stdout.write(visible);
+    });
+    const timer = setTimeout(() => {
+      process.stdout.write(`\n[${script} ran past ${timeoutMs / 1000} s and was stopped]\n`);
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(output);
+    });
+  });
+}
