@@ -2,7 +2,7 @@ import { PERMISSIONS, parsePermissionList } from '../../modules/api-keys/permiss
 import { keyPrefix } from '../../modules/api-keys/key-format.ts';
 import { CliError, table, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
-import { parseFlags } from '../flags.ts';
+import { parseFlags, withActions } from '../flags.ts';
 
 const USAGE = `usage:
   sms-gateway keys create --account NAME --permissions a,b|all [--name LABEL] [--json]
@@ -10,19 +10,7 @@ const USAGE = `usage:
   sms-gateway keys revoke ID|PREFIX [--json]
 permissions: ${PERMISSIONS.join(', ')}`;
 
-export async function keysCommand(args: string[], out: Output): Promise<void> {
-  const [action, ...rest] = args;
-  switch (action) {
-    case 'create':
-      return create(rest, out);
-    case 'list':
-      return list(rest, out);
-    case 'revoke':
-      return revoke(rest, out);
-    default:
-      throw new CliError(USAGE);
-  }
-}
+export const keysCommand = withActions({ create, list, revoke }, USAGE);
 
 async function create(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' }, permissions: { type: 'string' }, name: { type: 'string' } }, USAGE);

@@ -4,7 +4,7 @@ import { presentWebhook } from '../../modules/webhooks/presenter.ts';
 import { isUuid } from '../../shared/object-id.ts';
 import { CliError, table, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
-import { parseFlags } from '../flags.ts';
+import { parseFlags, withActions } from '../flags.ts';
 
 const USAGE = `usage:
   sms-gateway webhooks create --account NAME --url URL --events a,b|all [--description TEXT] [--json]
@@ -12,19 +12,7 @@ const USAGE = `usage:
   sms-gateway webhooks delete --account NAME ID [--json]
 events: ${WEBHOOK_EVENTS.join(', ')}`;
 
-export async function webhooksCommand(args: string[], out: Output): Promise<void> {
-  const [action, ...rest] = args;
-  switch (action) {
-    case 'create':
-      return create(rest, out);
-    case 'list':
-      return list(rest, out);
-    case 'delete':
-      return remove(rest, out);
-    default:
-      throw new CliError(USAGE);
-  }
-}
+export const webhooksCommand = withActions({ create, list, delete: remove }, USAGE);
 
 async function create(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' } }, USAGE);
