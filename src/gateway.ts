@@ -111,6 +111,8 @@ export class Gateway {
     const timer = setTimeout(() => this.http.closeAllConnections(), DRAIN_TIMEOUT_MS);
     this.services.dispatcher.detach();
     await this.channel.close();
+    // Reports that arrived before the broker closed are applied before the database closes.
+    await this.services.statusIngestor.idle();
     await this.services.webhookSender.stop();
     await closed;
     clearTimeout(timer);

@@ -49,7 +49,7 @@ const MAX_BATCH = 1000;
 
 export class StatusIngestor {
   private queue: Pending[] = [];
-  private running = false;
+  private draining: Promise<void> | undefined;
   private readonly writers: ChangeWriter[] = [];
   private readonly listeners: ChangeListener[] = [];
 
@@ -72,12 +72,14 @@ export class StatusIngestor {
     if (this.transient.has(report.smsId)) return this.applyTransient(report);
     return new Promise((resolve, reject) => {
       this.queue.push({ report, resolve, reject });
-      if (!this.running) {
-        this.running = true;
-        // Let the reports already in the socket buffers join this batch.
-        setImmediate(() => void this.drain());
-      }
+      // Let the reports already in the socket buffers join this batch.
+      this.draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
     });
+  }
+
+  /** Resolves once every report submitted so far is applied (or failed): for a clean stop. */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
   }
 
   private async applyTransient(report: StatusReportInput): Promise<ReportOutcome> {
@@ -124,7 +126,7 @@ export class StatusIngestor {
         }
       }
     } finally {
-      this.running = false;
+      this.draining = undefined;
     }
   }
 
