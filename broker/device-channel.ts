@@ -13,11 +13,14 @@ import type { Metrics } from '../src/shared/metrics.ts';
 import type { Services } from '../src/services.ts';
 import { secretMatches } from '../src/shared/secrets.ts';
 import { isUuid } from '../src/shared/object-id.ts';
-import { findLiveDevice, liveDeviceIds, touchLastSeen, type DeviceRow } from '../src/modules/devices/repository.ts';
+import { liveDeviceIds, type DeviceRow } from '../src/modules/devices/repository.ts';
 import type { DeviceLink } from '../src/modules/delivery/dispatcher.ts';
 import type { SendTask } from '../src/modules/delivery/task.ts';
 import { decidePublish, decideSubscribe, mayReceive, QUARANTINE_PREFIX } from './acl.ts';
 import { DeviceMessages } from './device-messages.ts';
+import { DeviceLookup } from './device-lookup.ts';
+import { LastSeenWriter } from './last-seen.ts';
+import { indexRetainedMessages } from './retained-store.ts';
 import { identityOf, OPERATOR_CLIENT_PREFIX, setIdentity, type DeviceIdentity } from './identity.ts';
 import { deviceTopic, isDeviceToGateway, parseDeviceTopic, TOPIC_PREFIX } from './topics.ts';
 
@@ -43,6 +46,9 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   private tcp: Server | undefined;
   private ws: WebSocketServer | undefined;
   private readonly sockets = new Set<Socket>();
+  /** CONNECT lookups and last-seen writes, many devices per statement (reconnect storms). */
+  private readonly lookup: DeviceLookup;
+  private readonly lastSeen: LastSeenWriter;
 
   private constructor(
     private readonly aedes: Aedes,
@@ -52,6 +58,8 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   ) {
     super();
     this.messages = new DeviceMessages(services, metrics, logger, (identity) => this.wentOffline(identity));
+    this.lookup = new DeviceLookup(services.db);
+    this.lastSeen = new LastSeenWriter(services.db, logger);
   }
 
   static async start(services: Services, metrics: Metrics, logger: Logger, options: DeviceChannelOptions): Promise<DeviceChannel> {
@@ -65,6 +73,8 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       // A device pings at least this often (seconds); longer keepalives are refused.
       keepaliveLimit: 600,
     });
+    // Retained messages from a topic tree, not a scan of all of them per SUBSCRIBE (DESIGN.md pitfalls).
+    indexRetainedMessages(aedes);
     const channel = new DeviceChannel(aedes, services, metrics, logger);
     channel.installHooks();
     try {
@@ -113,6 +123,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     await new Promise<void>((resolve) => this.aedes.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve()));
+    await this.lastSeen.flush();
   }
 
   // Broker wiring ----------------------------------------------------------------------------
@@ -251,7 +262,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       return true;
     }
     if (!username || username !== client.id || !isUuid(username)) return refuse('bad_client_id');
-    const device = await findLiveDevice(this.services.db, username);
+    const device = await this.lookup.find(username);
     if (!device || !device.token_hash || !secretMatches(secret, device.token_hash)) return refuse('bad_device_credentials');
     setIdentity(client, { kind: 'device', deviceId: device.id, accountId: device.account_id, device });
     return true;
@@ -269,7 +280,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     this.connections.set(identity.deviceId, client);
     this.services.presence.markActive(identity.deviceId, identity.accountId);
     this.logger.info({ deviceId: identity.deviceId }, 'device connected');
-    touchLastSeen(this.services.db, identity.deviceId).catch((error: unknown) => this.logger.warn({ err: error }, 'last seen not recorded'));
+    this.lastSeen.touch(identity.deviceId);
   }
 
   private disconnected(client: Client): void {
@@ -278,7 +289,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     // After a takeover the old connection's disconnect must not take the new one offline.
     if (this.connections.get(identity.deviceId) !== client) return;
     this.dropDevice(identity.deviceId, client);
-    touchLastSeen(this.services.db, identity.deviceId).catch((error: unknown) => this.logger.warn({ err: error }, 'last seen not recorded'));
+    this.lastSeen.touch(identity.deviceId);
   }
 
   private wentOffline(identity: DeviceIdentity): void {

@@ -20,6 +20,8 @@ export const REJECTED_METRIC = 'device_messages_rejected_total';
 const REJECTED_HELP = 'device messages refused or ignored, by reason';
 
 export class DeviceMessages {
+  private readonly heartbeats = new Map<string, Promise<void>>();
+
   constructor(
     private readonly services: Services,
     private readonly metrics: Metrics,
@@ -63,7 +65,22 @@ export class DeviceMessages {
     if (outcome === 'rejected') this.rejected(identity.deviceId, 'unknown_sms');
   }
 
-  private async heartbeat(identity: DeviceIdentity, payload: Buffer): Promise<void> {
+  /**
+   * Heartbeats are acknowledged on receipt (QoS 1), so two of one device can be in hand at once;
+   * they are applied one after the other, in the order they came, so the newest one wins.
+   */
+  private heartbeat(identity: DeviceIdentity, payload: Buffer): Promise<void> {
+    const previous = this.heartbeats.get(identity.deviceId) ?? Promise.resolve();
+    const applied = previous.then(() => this.applyHeartbeat(identity, payload));
+    const tail = applied.catch(() => {});
+    this.heartbeats.set(identity.deviceId, tail);
+    void tail.then(() => {
+      if (this.heartbeats.get(identity.deviceId) === tail) this.heartbeats.delete(identity.deviceId);
+    });
+    return applied;
+  }
+
+  private async applyHeartbeat(identity: DeviceIdentity, payload: Buffer): Promise<void> {
     const heartbeat = decodeHeartbeat(payload);
     if (!heartbeat.ok) return this.rejected(identity.deviceId, 'invalid_payload', heartbeat.reason);
     const before = identity.device.battery_level;

@@ -122,6 +122,13 @@ export function withRelaxedCommit<T>(db: Database, work: (trx: Knex.Transaction)
   });
 }
 
+/** Runs `effect` once `executor`'s transaction has committed (at once outside a transaction). */
+export function afterCommit(executor: Executor, effect: () => void): void {
+  const transaction = executor as Partial<Knex.Transaction>;
+  if (transaction.isTransaction && transaction.executionPromise) transaction.executionPromise.then(effect, () => {});
+  else effect();
+}
+
 export function isPostgresError(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }

@@ -113,7 +113,8 @@ export async function findSmsByAnyId(db: Executor, accountId: string, id: { uuid
 }
 
 export async function deleteSms(db: Executor, accountId: string, smsId: string): Promise<boolean> {
-  return (await db('sms').where({ account_id: accountId, id: smsId }).delete()) > 0;
+  // The deleted rows, not a count: PGlite and pg report counts differently.
+  return (await db('sms').where({ account_id: accountId, id: smsId }).delete().returning('id')).length > 0;
 }
 
 export interface SmsSearch {

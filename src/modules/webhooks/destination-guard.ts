@@ -62,8 +62,8 @@ export class DestinationGuard {
   addressAllowed(address: string): boolean {
     const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
     if (this.allowed.check(address, family)) return true;
-    // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address.
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+    // An IPv4 address written as IPv6 (::ffff:127.0.0.1, ::ffff:7f00:1) is judged as the IPv4 address.
+    const mapped = mappedIPv4(address);
     if (mapped) return this.addressAllowed(mapped);
     return !BLOCKED.check(address, family);
   }
@@ -91,7 +91,20 @@ function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 }
 
+/** The IPv4 address inside an IPv4-mapped IPv6 address, in either notation; else undefined. */
+function mappedIPv4(address: string): string | undefined {
+  const lower = address.toLowerCase();
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower)?.[1];
+  if (dotted) return dotted;
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (!hex) return undefined;
+  const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
 function describe(address: string): string {
+  const mapped = mappedIPv4(address);
+  if (mapped) return describe(mapped);
   const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
   const lower = address.toLowerCase();
   if (lower === '::1' || lower.startsWith('127.') || lower === '::ffff:127.0.0.1') return 'loopback';

@@ -72,7 +72,8 @@ export async function updateWebhook(db: Executor, accountId: string, id: string,
 }
 
 export async function deleteWebhook(db: Executor, accountId: string, id: string): Promise<boolean> {
-  return (await db('webhooks').where({ account_id: accountId, id }).delete()) > 0;
+  // The deleted rows, not a count: PGlite and pg report counts differently.
+  return (await db('webhooks').where({ account_id: accountId, id }).delete().returning('id')).length > 0;
 }
 
 export interface ClaimedDelivery {

@@ -1,7 +1,7 @@
 // Connects the rest of the gateway to webhooks: which changes become which events, and when
 // the sender wakes. SMS and incoming-SMS events are written in the transaction of their change;
 // device presence and battery events have no row of their own and are written as they happen.
-import type { Database } from '../../storage/database.ts';
+import { afterCommit, type Database } from '../../storage/database.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { GatewayEventBus } from '../../shared/events.ts';
 import type { DevicePresence } from '../devices/presence.ts';
@@ -44,13 +44,14 @@ export function wireWebhooks(w: WebhookWiring): void {
     statusEvents(trx, changes.map((change) => ({ sms: change.sms, from: change.from, to: change.path[change.path.length - 1]!, at: change.at, reason: change.reason }))),
   );
   w.statusIngestor.onApplied(() => w.sender.wake());
+  // The sender is woken once the rows it should find are committed.
   w.devices.statusEvents = async (trx, changes) => {
     await statusEvents(trx, changes);
-    setImmediate(() => w.sender.wake());
+    afterCommit(trx, () => w.sender.wake());
   };
   w.incoming.onStored = async (trx, row) => {
     await w.outbox.record(trx, [{ envelope: smsReceived(row.account_id, row) }]);
-    setImmediate(() => w.sender.wake());
+    afterCommit(trx, () => w.sender.wake());
   };
   w.messages.callbacks = w.webhooks;
 

@@ -1,0 +1,77 @@
+// Records when devices were last seen, many devices per statement.
+//
+// Connects and disconnects come in bursts: after a gateway restart the whole fleet reconnects
+// within seconds, and before it the whole fleet disconnects. One UPDATE per event, each its own
+// commit waiting for a WAL flush, made the database's flush rate the limit on how fast a fleet
+// comes online, and held pool connections that CONNECT authentication was queued behind. Here the
+// events of a few milliseconds share one statement and one commit. last_seen_at is informational
+// (legacy last_online_date); a crash loses at most the last few milliseconds of it.
+import type { Database } from '../src/storage/database.ts';
+import type { Logger } from '../src/shared/logger.ts';
+import { isUuid } from '../src/shared/object-id.ts';
+
+/** How long events wait to share a statement. */
+const DELAY_MS = 20;
+/** Devices per statement. */
+const MAX_BATCH = 2000;
+
+export class LastSeenWriter {
+  /** Device id -> when it was seen; a later event replaces an earlier one still waiting. */
+  private due = new Map<string, Date>();
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly logger: Logger,
+  ) {}
+
+  touch(deviceId: string, at = new Date()): void {
+    if (!isUuid(deviceId)) return;
+    this.due.set(deviceId, at);
+    this.schedule();
+  }
+
+  /** Writes everything waiting, and whatever arrives meanwhile (the channel's close calls it). */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.writing || this.due.size > 0) await this.start();
+  }
+
+  private schedule(): void {
+    if (this.timer || this.writing || this.due.size === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.start();
+    }, this.due.size >= MAX_BATCH ? 0 : DELAY_MS);
+  }
+
+  /** One statement at a time, so that two batches never race for the same rows. */
+  private start(): Promise<void> {
+    if (!this.writing) {
+      const batch = [...this.due].slice(0, MAX_BATCH);
+      for (const [id] of batch) this.due.delete(id);
+      this.writing = this.write(batch).finally(() => {
+        this.writing = undefined;
+        this.schedule();
+      });
+    }
+    return this.writing;
+  }
+
+  private async write(batch: [string, Date][]): Promise<void> {
+    if (batch.length === 0) return;
+    try {
+      // greatest(): a heartbeat may have recorded a later time meanwhile; never move it back.
+      await this.db.raw(
+        `update devices set last_seen_at = greatest(devices.last_seen_at, seen.at)
+           from (select unnest(?::uuid[]) as id, unnest(?::timestamptz[]) as at) seen
+          where devices.id = seen.id`,
+        [batch.map(([id]) => id), batch.map(([, at]) => at.toISOString())],
+      );
+    } catch (error) {
+      this.logger.warn({ err: error, devices: batch.length }, 'last seen not recorded');
+    }
+  }
+}

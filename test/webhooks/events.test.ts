@@ -1,0 +1,329 @@
+// Webhook event kinds beyond SMS status changes (issue 5, "Events"): sms.received (when
+// forward_incoming_sms is on), device.online, device.offline, device.battery_low (when
+// notify_low_battery is on and the level falls below 20 %). A webhook gets only the events in
+// its list, a disabled webhook gets nothing, a webhook failing WEBHOOK_DISABLE_AFTER attempts in
+// a row is disabled and says so, and every payload carries id, type, timestamp and account.
+import { expect } from 'chai';
+import type { Gateway } from '../../src/gateway.ts';
+import type { AttemptResult } from '../../src/modules/webhooks/repository.ts';
+import type { SimulatedDevice } from '../../src/simulator/device.ts';
+import { startGateway } from '../support/gateway.ts';
+import { createTenant, type Tenant } from '../support/tenant.ts';
+import { connectDevice, nextEvent } from '../support/devices.ts';
+import { Receiver, type Received } from '../support/receiver.ts';
+import { expectIsoTimestamp, UUID } from '../support/expectations.ts';
+import {
+  ALL_EVENTS,
+  createWebhook,
+  deliveryLog,
+  dropWebhooks,
+  eventually,
+  expectEnvelope,
+  readWebhook,
+  verified,
+  webhookConfig,
+} from '../support/webhooks.ts';
+
+const PHONE = '+79161234567';
+const SENDER = '+79005550101';
+const DEVICE_KEYS = ['id', 'object_id', 'name', 'name_custom', 'battery_level', 'is_charging'];
+const RECEIVED_KEYS = ['id', 'device_id', 'phone', 'message', 'sim_slot', 'received_at'];
+
+describe('webhooks: events', () => {
+  let gateway: Gateway;
+  let tenant: Tenant;
+  let receiver: Receiver;
+  let receivers: Receiver[] = [];
+  let devices: SimulatedDevice[] = [];
+  let accounts: string[] = [];
+
+  before(async () => {
+    gateway = await startGateway({ webhooks: webhookConfig({ disableAfterFailures: 3 }) });
+  });
+  after(async () => gateway.stop());
+  beforeEach(async () => {
+    tenant = await createTenant(gateway);
+    accounts = [tenant.accountId];
+    receiver = await newReceiver();
+  });
+  afterEach(async () => {
+    await Promise.all(devices.map((device) => device.stop()));
+    devices = [];
+    await dropWebhooks(gateway, accounts);
+    await Promise.all(receivers.map((r) => r.stop()));
+    receivers = [];
+  });
+
+  async function newReceiver(): Promise<Receiver> {
+    const r = new Receiver();
+    await r.start();
+    receivers.push(r);
+    return r;
+  }
+
+  async function online(owner: Tenant = tenant): Promise<SimulatedDevice> {
+    const device = await connectDevice(gateway, owner);
+    devices.push(device);
+    return device;
+  }
+
+  async function settings(deviceId: string, values: Record<string, boolean>, owner: Tenant = tenant): Promise<void> {
+    const reply = await owner.api.patch(`/devices/${deviceId}/settings`, values);
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+  }
+
+  async function objectIdOf(deviceId: string): Promise<string> {
+    return (await gateway.services.devices.get(tenant.accountId, deviceId)).object_id;
+  }
+
+  /** Resolves once the gateway has stored the device's current battery state. */
+  async function stored(device: SimulatedDevice): Promise<void> {
+    const [level, charging] = [device.batteryLevel, device.isCharging];
+    await eventually(`battery ${level}% (charging: ${charging}) stored`, async () => {
+      const row = await gateway.services.db('devices').where({ id: device.id }).first();
+      return row?.battery_level === level && row?.is_charging === charging ? true : undefined;
+    });
+  }
+
+  /**
+   * Sends a heartbeat with this battery state and waits until the gateway has stored it. The
+   * previous heartbeat (the one sent on connect, too) is stored first: heartbeats go with QoS 1,
+   * acknowledged on receipt, and two in flight at once could be handled in either order.
+   */
+  async function battery(device: SimulatedDevice, level: number, charging = false): Promise<void> {
+    await stored(device);
+    device.batteryLevel = level;
+    device.isCharging = charging;
+    await device.heartbeat();
+    await stored(device);
+  }
+
+  const ofType = (type: string) => (request: Received) => request.json?.type === type;
+
+  function expectDevicePayload(event: any, device: SimulatedDevice, objectId: string): void {
+    expect(Object.keys(event.data)).to.deep.equal(['device']);
+    expect(Object.keys(event.data.device)).to.have.members(DEVICE_KEYS);
+    expect(event.data.device).to.include({ id: device.id, object_id: objectId });
+    expect(event.data.device.name).to.be.a('string').and.not.empty;
+  }
+
+  describe('sms.received', () => {
+    it('when forward_incoming_sms is on and the phone receives an SMS, then the webhook gets it with device, phone, message and time', async () => {
+      const { webhook, secret } = await createWebhook(tenant, receiver.url, ['sms.received']);
+      const phone = await online();
+      await settings(phone.id, { forward_incoming_sms: true });
+      await phone.receive(SENDER, 'hello from the network');
+      const [request] = await receiver.waitFor(1, ofType('sms.received'));
+      const event = verified(secret, request!);
+      expectEnvelope(event, 'sms.received', tenant.accountId);
+      expect(Object.keys(event.data)).to.deep.equal(['sms']);
+      expect(Object.keys(event.data.sms)).to.have.members(RECEIVED_KEYS);
+      expect(event.data.sms).to.include({ device_id: phone.id, phone: SENDER, message: 'hello from the network', sim_slot: 0 });
+      expect(event.data.sms.id).to.match(UUID);
+      expectIsoTimestamp(event.data.sms.received_at, 'received_at');
+      // The id is the one GET /incoming shows.
+      const incoming = await tenant.api.get('/incoming');
+      expect(incoming.body.data.map((sms: { id: string }) => sms.id)).to.deep.equal([event.data.sms.id]);
+      const [delivery] = await deliveryLog(tenant, webhook.id);
+      expect(delivery).to.include({ event_type: 'sms.received', event_id: event.id, id: request!.headers['webhook-id'] });
+    });
+
+    it('when forward_incoming_sms is off, then a received SMS raises no event', async () => {
+      const { webhook } = await createWebhook(tenant, receiver.url, ['sms.received']);
+      const phone = await online();
+      // Forwarded with QoS 2: acknowledged only once the gateway has handled (and refused) it.
+      await phone.receive(SENDER, 'not forwarded');
+      expect(await deliveryLog(tenant, webhook.id)).to.deep.equal([]);
+      await settings(phone.id, { forward_incoming_sms: true });
+      await phone.receive(SENDER, 'forwarded');
+      await receiver.waitFor(1, ofType('sms.received'));
+      expect(receiver.received.map((r) => r.json.data.sms.message)).to.deep.equal(['forwarded']);
+      expect(await deliveryLog(tenant, webhook.id)).to.have.length(1);
+    });
+  });
+
+  describe('device.online and device.offline', () => {
+    it('when a device connects and then disconnects, then the webhook gets device.online and then device.offline naming it', async () => {
+      const { secret } = await createWebhook(tenant, receiver.url, ['device.online', 'device.offline']);
+      const phone = await online();
+      const objectId = await objectIdOf(phone.id);
+      const [up] = await receiver.waitFor(1, ofType('device.online'));
+      const onlineEvent = verified(secret, up!);
+      expectEnvelope(onlineEvent, 'device.online', tenant.accountId);
+      expectDevicePayload(onlineEvent, phone, objectId);
+
+      await phone.stop();
+      const [down] = await receiver.waitFor(1, ofType('device.offline'));
+      const offlineEvent = verified(secret, down!);
+      expectEnvelope(offlineEvent, 'device.offline', tenant.accountId);
+      expectDevicePayload(offlineEvent, phone, objectId);
+      expect(receiver.received.map((r) => r.json.type)).to.deep.equal(['device.online', 'device.offline']);
+      expect(Date.parse(offlineEvent.timestamp)).to.be.at.least(Date.parse(onlineEvent.timestamp));
+    });
+
+    it('when a device loses its connection without saying goodbye, then the webhook gets device.offline', async () => {
+      await createWebhook(tenant, receiver.url, ['device.offline']);
+      const phone = await online();
+      await phone.kill();
+      const [down] = await receiver.waitFor(1, ofType('device.offline'));
+      expect(down!.json.data.device.id).to.equal(phone.id);
+    });
+  });
+
+  describe('device.battery_low', () => {
+    it('when notify_low_battery is on and the level falls below 20 %, then the webhook gets one event per crossing', async () => {
+      const { webhook, secret } = await createWebhook(tenant, receiver.url, ['device.battery_low']);
+      const phone = await online();
+      await settings(phone.id, { notify_low_battery: true });
+      await battery(phone, 25);
+      await battery(phone, 20); // not below 20
+      await battery(phone, 19);
+      const [first] = await receiver.waitFor(1, ofType('device.battery_low'));
+      const event = verified(secret, first!);
+      expectEnvelope(event, 'device.battery_low', tenant.accountId);
+      expectDevicePayload(event, phone, await objectIdOf(phone.id));
+      expect(event.data.device).to.include({ battery_level: 19, is_charging: false });
+
+      await battery(phone, 10); // still low: no second event
+      await battery(phone, 50); // back up
+      await battery(phone, 15); // a new crossing
+      await receiver.waitFor(2, ofType('device.battery_low'));
+      expect(receiver.received.map((r) => r.json.data.device.battery_level)).to.deep.equal([19, 15]);
+      expect((await deliveryLog(tenant, webhook.id)).map((d) => d.event_type)).to.deep.equal(['device.battery_low', 'device.battery_low']);
+    });
+
+    it('when notify_low_battery is off, then a fall below 20 % raises no event', async () => {
+      const { webhook } = await createWebhook(tenant, receiver.url, ['device.battery_low']);
+      const phone = await online();
+      await battery(phone, 12);
+      await battery(phone, 60);
+      // Switched on afterwards, the next crossing is announced: the only event there is.
+      await settings(phone.id, { notify_low_battery: true });
+      await battery(phone, 11);
+      await receiver.waitFor(1, ofType('device.battery_low'));
+      expect(receiver.received.map((r) => r.json.data.device.battery_level)).to.deep.equal([11]);
+      expect(await deliveryLog(tenant, webhook.id)).to.have.length(1);
+    });
+
+    it('when the phone is charging as the level falls below 20 %, then no event is raised', async () => {
+      const { webhook } = await createWebhook(tenant, receiver.url, ['device.battery_low']);
+      const phone = await online();
+      await settings(phone.id, { notify_low_battery: true });
+      await battery(phone, 14, true);
+      await battery(phone, 70, true);
+      await battery(phone, 13, false);
+      await receiver.waitFor(1, ofType('device.battery_low'));
+      expect(receiver.received.map((r) => r.json.data.device.battery_level)).to.deep.equal([13]);
+      expect(await deliveryLog(tenant, webhook.id)).to.have.length(1);
+    });
+  });
+
+  describe('which webhooks get an event', () => {
+    it('when a webhook does not list an event, then it does not get it', async () => {
+      const offlineReceiver = await newReceiver();
+      const onlineHook = await createWebhook(tenant, receiver.url, ['device.online']);
+      const offlineHook = await createWebhook(tenant, offlineReceiver.url, ['device.offline']);
+      const phone = await online();
+      await receiver.waitFor(1);
+      await phone.stop();
+      await offlineReceiver.waitFor(1);
+      expect(receiver.received.map((r) => r.json.type)).to.deep.equal(['device.online']);
+      expect(offlineReceiver.received.map((r) => r.json.type)).to.deep.equal(['device.offline']);
+      expect((await deliveryLog(tenant, onlineHook.webhook.id)).map((d) => d.event_type)).to.deep.equal(['device.online']);
+      expect((await deliveryLog(tenant, offlineHook.webhook.id)).map((d) => d.event_type)).to.deep.equal(['device.offline']);
+    });
+
+    it('when a webhook is disabled through the API, then it gets nothing while others with the event do', async () => {
+      const disabledReceiver = await newReceiver();
+      await createWebhook(tenant, receiver.url, ['device.online']);
+      const { webhook: disabled } = await createWebhook(tenant, disabledReceiver.url, ['device.online']);
+      const patched = await tenant.api.patch(`/webhooks/${disabled.id}`, { enabled: false });
+      expect(patched.status).to.equal(200);
+      await online();
+      // Both webhooks' deliveries would be written together, in one outbox write.
+      await receiver.waitFor(1);
+      expect(disabledReceiver.received).to.have.length(0);
+      expect(await deliveryLog(tenant, disabled.id)).to.deep.equal([]);
+    });
+
+    it("when another account has a webhook for every event, then it gets none of this account's events", async () => {
+      const other = await createTenant(gateway);
+      accounts.push(other.accountId);
+      const otherReceiver = await newReceiver();
+      const theirs = await createWebhook(other, otherReceiver.url, [...ALL_EVENTS]);
+      await createWebhook(tenant, receiver.url, ['device.online']);
+      await online();
+      await receiver.waitFor(1);
+      expect(otherReceiver.received).to.have.length(0);
+      expect(await deliveryLog(other, theirs.webhook.id)).to.deep.equal([]);
+    });
+  });
+
+  describe('when a webhook keeps failing', () => {
+    it('then after WEBHOOK_DISABLE_AFTER (3) failed attempts in a row it is disabled, says why, and gets no new events', async function () {
+      this.timeout(20_000);
+      receiver.respond = () => 500;
+      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
+      let batches = 0;
+      const third = nextEvent(
+        gateway.services.webhookSender,
+        'recorded',
+        (results: AttemptResult[]) => results.some((result) => result.webhookId === webhook.id) && ++batches === 3,
+        15_000,
+      );
+      await online();
+      await third;
+      const read = await readWebhook(tenant, webhook.id);
+      expect(read).to.include({ enabled: false, consecutive_failures: 3 });
+      expect(read.disabled_reason).to.match(/3 failed attempts/);
+      expect(receiver.received.map((r) => r.status)).to.deep.equal([500, 500, 500]);
+      const [delivery] = await deliveryLog(tenant, webhook.id);
+      expect(delivery).to.include({ attempts: 3, last_status_code: 500 });
+
+      // A later event is not queued for it; another webhook with the event shows it happened.
+      const witness = await newReceiver();
+      await createWebhook(tenant, witness.url, ['device.online']);
+      await online();
+      await witness.waitFor(1);
+      expect(await deliveryLog(tenant, webhook.id)).to.have.length(1);
+      expect(receiver.received).to.have.length(3);
+    });
+  });
+
+  describe('every payload', () => {
+    it('when every kind of event happens, then each carries id, type, timestamp and account, signed, with a unique event id and webhook-id', async function () {
+      this.timeout(20_000);
+      const { webhook, secret } = await createWebhook(tenant, receiver.url, [...ALL_EVENTS]);
+      const phone = await online();
+      await receiver.waitFor(1, ofType('device.online'));
+      await settings(phone.id, { notify_low_battery: true, forward_incoming_sms: true });
+      await battery(phone, 9);
+      await receiver.waitFor(1, ofType('device.battery_low'));
+      await phone.receive(SENDER, 'incoming');
+      await receiver.waitFor(1, ofType('sms.received'));
+      const sent = await tenant.api.post('/sms', { phone: PHONE, message: 'outgoing' });
+      expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+      await receiver.waitFor(3, ofType('sms.status_changed'));
+      await phone.stop();
+      await receiver.waitFor(1, ofType('device.offline'));
+
+      const events = receiver.received.map((request) => {
+        const event = verified(secret, request);
+        expectEnvelope(event, event.type, tenant.accountId);
+        expect(event).to.deep.equal(request.json);
+        return event;
+      });
+      expect(new Set(events.map((event) => event.type))).to.deep.equal(new Set(ALL_EVENTS));
+      expect(new Set(events.map((event) => event.id)).size, 'event ids are unique').to.equal(events.length);
+      const deliveryIds = receiver.received.map((request) => request.headers['webhook-id']);
+      expect(new Set(deliveryIds).size, 'webhook-id headers are unique').to.equal(events.length);
+      for (const request of receiver.received) {
+        expect(request.headers['content-type']).to.match(/^application\/json/);
+        expect(Number(request.headers['webhook-timestamp'])).to.be.closeTo(Date.now() / 1000, 60);
+      }
+      const log = await deliveryLog(tenant, webhook.id);
+      expect(log.map((d) => d.id)).to.have.members(deliveryIds as string[]);
+      expect(log.map((d) => d.event_id)).to.have.members(events.map((event) => event.id));
+    });
+  });
+});
