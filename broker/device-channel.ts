@@ -129,7 +129,9 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   // Broker wiring ----------------------------------------------------------------------------
 
   private async listen(options: DeviceChannelOptions): Promise<void> {
-    const tcp = createServer((socket) => {
+    // MQTT packets are small and latency matters: no Nagle delay (with the peer's delayed ACK it
+    // held a report's acknowledgement back ~40 ms).
+    const tcp = createServer({ noDelay: true }, (socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
       this.aedes.handle(socket);

@@ -81,7 +81,11 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     client.on('error', () => {
       // Refused connections surface through connect(); later errors end in a reconnect.
     });
-    client.on('connect', () => void this.announce());
+    client.on('connect', () => {
+      // As a phone app should: small packets go out at once (no Nagle delay).
+      (client.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
+      void this.announce();
+    });
     await new Promise<void>((resolve, reject) => {
       const fail = (error: Error) => {
         client.end(true);
