@@ -42,6 +42,7 @@ const SWEEP_INTERVAL_MS = 1_000;
 export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptResult[]] }> {
   private readonly agent: Agent;
   private readonly workers = new Set<Promise<void>>();
+  private readonly opened = new Map<string, string>();
   private again = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
@@ -142,11 +143,21 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
 
   /** The current secret, and the previous one while its rotation grace period lasts. */
   private liveSecrets(delivery: ClaimedDelivery): string[] {
-    const secrets = [this.secrets.open(delivery.secret_encrypted)];
+    const secrets = [this.open(delivery.secret_encrypted)];
     if (delivery.previous_secret_encrypted && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at > new Date()) {
-      secrets.push(this.secrets.open(delivery.previous_secret_encrypted));
+      secrets.push(this.open(delivery.previous_secret_encrypted));
     }
     return secrets;
+  }
+
+  /** Decrypts a sealed secret once, not once per delivery (keyed by the sealed text itself). */
+  private open(sealed: string): string {
+    let secret = this.opened.get(sealed);
+    if (secret === undefined) {
+      if (this.opened.size > 10_000) this.opened.clear();
+      this.opened.set(sealed, (secret = this.secrets.open(sealed)));
+    }
+    return secret;
   }
 
   private async record(claimed: ClaimedDelivery[], outcomes: { code: number | null; error: string | null }[]): Promise<void> {
