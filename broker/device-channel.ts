@@ -123,7 +123,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     await new Promise<void>((resolve) => this.aedes.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve()));
-    await this.lastSeen.flush();
+    await this.lastSeen.close();
   }
 
   // Broker wiring ----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ export class LastSeenWriter {
   private due = new Map<string, Date>();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
+  private closed = false;
 
   constructor(
     private readonly db: Database,
@@ -27,12 +28,18 @@ export class LastSeenWriter {
   ) {}
 
   touch(deviceId: string, at = new Date()): void {
-    if (!isUuid(deviceId)) return;
+    if (this.closed || !isUuid(deviceId)) return;
     this.due.set(deviceId, at);
     this.schedule();
   }
 
-  /** Writes everything waiting, and whatever arrives meanwhile (the channel's close calls it). */
+  /** Writes what is waiting and takes no more: the database is about to close. */
+  async close(): Promise<void> {
+    await this.flush();
+    this.closed = true;
+  }
+
+  /** Writes everything waiting, and whatever arrives meanwhile. */
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
