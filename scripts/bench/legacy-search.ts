@@ -59,3 +59,4 @@ try {
   await gateway.stop();
   await database.drop();
 }
+process.exit(0);

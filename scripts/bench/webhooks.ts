@@ -88,4 +88,6 @@ async function plainPosts(url: string, body: string): Promise<number> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   printTable(`Webhook delivery (target: >= 2,000 delivered per second)`, await webhookThroughput());
+  // Whatever a killed phone or a stopped child left open, a benchmark ends when it is done.
+  process.exit(0);
 }

@@ -24,6 +24,8 @@ export interface SimulatedDeviceOptions {
   undeliveredRate?: number;
   simCards?: { index: number; name_operator: string }[];
   heartbeatIntervalMs?: number;
+  /** Tasks worked on at once; a real phone sends one SMS at a time. Default: no limit. */
+  maxConcurrentTasks?: number;
   keepaliveSeconds?: number;
   reconnectPeriodMs?: number;
 }
@@ -45,6 +47,8 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   /** How many times each SMS was actually sent over the radio: must never exceed 1. */
   readonly sendCount = new Map<string, number>();
   settings: Record<string, unknown> | undefined;
+  private active = 0;
+  private readonly waiting: SendTask[] = [];
   batteryLevel = 87;
   isCharging = false;
 
@@ -180,13 +184,27 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       void this.report(task.sms_id, known);
       return;
     }
-    void this.work(task).catch(() => {});
+    // Taken from this moment: a redelivery is a duplicate even before "processing" is reported.
+    this.handled.set(task.sms_id, 'processing');
+    this.waiting.push(task);
+    this.next();
+  }
+
+  private next(): void {
+    while (this.active < (this.options.maxConcurrentTasks ?? Number.POSITIVE_INFINITY) && this.waiting.length > 0) {
+      const task = this.waiting.shift()!;
+      this.active++;
+      void this.work(task)
+        .catch(() => {})
+        .finally(() => {
+          this.active--;
+          this.next();
+        });
+    }
   }
 
   private async work(task: SendTask): Promise<void> {
     const delays = this.options.delays ?? {};
-    // Taken from this moment: a redelivery is a duplicate even before "processing" is reported.
-    this.handled.set(task.sms_id, 'processing');
     await pause(delays.processing);
     await this.report(task.sms_id, 'processing');
     if (Math.random() < (this.options.failSendRate ?? 0)) {
