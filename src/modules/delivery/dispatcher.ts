@@ -143,12 +143,13 @@ export class Dispatcher {
   private async runAssignment(accountId: string): Promise<void> {
     const ready = this.presence.onlineDevices(accountId).filter((id) => this.link?.isReady(id));
     if (ready.length === 0) return;
+    // Usually nothing waits: ask that first, before weighing every device of the account.
+    let waiting = await waitingSms(this.db, accountId, PAGE);
+    if (waiting.length === 0) return;
     const candidates = await sendableWithLoad(this.db, accountId, ready);
     if (candidates.length === 0) return;
     let previous: string | undefined;
-    for (;;) {
-      const waiting = await waitingSms(this.db, accountId, PAGE);
-      if (waiting.length === 0) return;
+    for (; waiting.length > 0; waiting = waiting.length < PAGE ? [] : await waitingSms(this.db, accountId, PAGE)) {
       const assignments = waiting.map((sms) => {
         const deviceId = chooseDevice(candidates, previous)!;
         previous = deviceId;
@@ -160,7 +161,6 @@ export class Dispatcher {
         this.load.assigned(sms.device_id!);
         await this.publish(sms);
       }
-      if (waiting.length < PAGE) return;
     }
   }
 

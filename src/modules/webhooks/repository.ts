@@ -76,6 +76,12 @@ export async function deleteWebhook(db: Executor, accountId: string, id: string)
   return (await db('webhooks').where({ account_id: accountId, id }).delete().returning('id')).length > 0;
 }
 
+/** Whether an enabled webhook of the account listens for any of `events`. */
+export async function hasWebhookFor(db: Executor, accountId: string, events: string[]): Promise<boolean> {
+  const row = await db('webhooks').where({ account_id: accountId, enabled: true }).whereRaw('events && ?::text[]', [events]).first('id');
+  return row !== undefined;
+}
+
 export interface ClaimedDelivery {
   id: string;
   webhook_id: string;

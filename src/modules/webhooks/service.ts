@@ -21,6 +21,9 @@ export interface WebhookChanges {
 }
 
 export class WebhookService {
+  /** Told whenever one of an account's webhooks is created, changed or deleted here. */
+  onChanged: (accountId: string) => void = () => {};
+
   constructor(
     private readonly db: Database,
     private readonly secrets: SecretBox,
@@ -40,6 +43,7 @@ export class WebhookService {
       description: input.description ?? '',
       secret_encrypted: this.secrets.seal(secret),
     });
+    this.onChanged(accountId);
     return { webhook, secret };
   }
 
@@ -65,12 +69,14 @@ export class WebhookService {
       ...(changes.enabled === false ? { disabled_reason: 'disabled through the API' } : {}),
     });
     if (!row) throw new AppError('webhook_not_found');
+    this.onChanged(accountId);
     if (changes.enabled === true) this.wake();
     return row;
   }
 
   async delete(accountId: string, id: string): Promise<void> {
     if (!(await webhooks.deleteWebhook(this.db, accountId, id))) throw new AppError('webhook_not_found');
+    this.onChanged(accountId);
   }
 
   /** A new secret; the previous one keeps signing (alongside) for ROTATION_GRACE_MS. */

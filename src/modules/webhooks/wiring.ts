@@ -15,6 +15,10 @@ import { deviceEvent, smsReceived, smsStatusChanged } from './events.ts';
 import type { WebhookOutbox } from './outbox.ts';
 import type { WebhookSender } from './sender.ts';
 import type { WebhookService } from './service.ts';
+import { hasWebhookFor } from './repository.ts';
+
+/** How long "this account has (no) webhook for presence events" is believed. */
+const PRESENCE_LISTENERS_TTL_MS = 5_000;
 
 export interface WebhookWiring {
   db: Database;
@@ -59,9 +63,22 @@ export function wireWebhooks(w: WebhookWiring): void {
     if (!device) return;
     if ((await w.outbox.record(w.db, [{ envelope: deviceEvent(type, device) }])) > 0) w.sender.wake();
   };
-  const onPresence = (type: 'device.online' | 'device.offline') => (deviceId: string) => {
-    findLiveDevice(w.db, deviceId)
-      .then((device) => recordDeviceEvent(type, device))
+  // Devices connect and disconnect in storms: an account with no webhook for device events
+  // should cost nothing then. Whether it has one is cached for a few seconds, and forgotten at
+  // once when this node changes one of the account's webhooks.
+  const listening = new Map<string, { yes: boolean; until: number }>();
+  w.webhooks.onChanged = (accountId) => listening.delete(accountId);
+  const listensForPresence = async (accountId: string): Promise<boolean> => {
+    const cached = listening.get(accountId);
+    if (cached && cached.until > Date.now()) return cached.yes;
+    const yes = await hasWebhookFor(w.db, accountId, ['device.online', 'device.offline']);
+    if (listening.size > 100_000) listening.clear();
+    listening.set(accountId, { yes, until: Date.now() + PRESENCE_LISTENERS_TTL_MS });
+    return yes;
+  };
+  const onPresence = (type: 'device.online' | 'device.offline') => (deviceId: string, accountId: string) => {
+    listensForPresence(accountId)
+      .then(async (yes) => (yes ? recordDeviceEvent(type, await findLiveDevice(w.db, deviceId)) : undefined))
       .catch((error: unknown) => w.logger.error({ err: error, deviceId }, 'device event not recorded'));
   };
   w.presence.on('online', onPresence('device.online'));
