@@ -55,6 +55,7 @@ export async function lockSms(db: Executor, ids: string[]): Promise<LockedSms[]>
             d.object_id as device_object_id
        from sms s left join devices d on d.id = s.device_id
       where s.id = any(?::uuid[])
+      order by s.id
         for update of s`,
     [ids],
   );
@@ -70,26 +71,38 @@ export interface StatusChange {
   at: Date;
 }
 
-/** Writes a batch of status changes: one multi-row update and one multi-row history insert. */
+/** Writes a batch of status changes: the new statuses and their history, in one statement. */
 export async function writeStatusChanges(db: Executor, changes: StatusChange[]): Promise<void> {
   if (changes.length === 0) return;
   const last = new Map<string, StatusChange>();
   for (const change of changes) last.set(change.smsId, change);
   const finals = [...last.values()];
-  await db.raw(
-    `update sms set status = v.status, updated_at = v.at
-       from (select unnest(?::uuid[]) as id, unnest(?::text[]) as status, unnest(?::timestamptz[]) as at) v
-      where sms.id = v.id`,
-    [finals.map((c) => c.smsId), finals.map((c) => c.path[c.path.length - 1]!), finals.map((c) => c.at)],
-  );
   const history = changes.flatMap((change) =>
     change.path.map((status, i) => ({
-      sms_id: change.smsId,
+      smsId: change.smsId,
       status,
       source: change.source,
       reason: i < change.path.length - 1 ? 'implied by a later report' : change.reason,
-      created_at: change.at,
+      at: change.at,
     })),
   );
-  await db('sms_status_history').insert(history);
+  await db.raw(
+    `with updated as (
+       update sms set status = v.status, updated_at = v.at
+         from (select unnest(?::uuid[]) as id, unnest(?::text[]) as status, unnest(?::timestamptz[]) as at) v
+        where sms.id = v.id
+        returning sms.id)
+     insert into sms_status_history (sms_id, status, source, reason, created_at)
+     select * from unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[])`,
+    [
+      finals.map((c) => c.smsId),
+      finals.map((c) => c.path[c.path.length - 1]!),
+      finals.map((c) => c.at),
+      history.map((h) => h.smsId),
+      history.map((h) => h.status),
+      history.map((h) => h.source),
+      history.map((h) => h.reason),
+      history.map((h) => h.at),
+    ] as never,
+  );
 }

@@ -46,10 +46,17 @@ interface Pending {
 
 /** Upper bound of reports applied in one transaction. */
 const MAX_BATCH = 1000;
+/**
+ * Batches applied at once. The broker reads a device's next packets only once the current ones
+ * are handled, so reports arrive as fast as batches commit: overlapping batches keep every
+ * device's reports moving. Rows are locked in id order, so overlapping batches cannot deadlock.
+ */
+const PARALLEL_BATCHES = 4;
 
 export class StatusIngestor {
   private queue: Pending[] = [];
-  private draining: Promise<void> | undefined;
+  private readonly running = new Set<Promise<void>>();
+  private scheduled = false;
   private readonly writers: ChangeWriter[] = [];
   private readonly listeners: ChangeListener[] = [];
 
@@ -72,14 +79,32 @@ export class StatusIngestor {
     if (this.transient.has(report.smsId)) return this.applyTransient(report);
     return new Promise((resolve, reject) => {
       this.queue.push({ report, resolve, reject });
-      // Let the reports already in the socket buffers join this batch.
-      this.draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
+      if (this.running.size < PARALLEL_BATCHES && !this.scheduled) {
+        this.scheduled = true;
+        // Let the reports already in the socket buffers join this batch.
+        setImmediate(() => this.startBatch());
+      }
     });
   }
 
   /** Resolves once every report submitted so far is applied (or failed): for a clean stop. */
   async idle(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.running.size > 0 || this.scheduled) await Promise.all([...this.running, new Promise((resolve) => setImmediate(resolve))]);
+  }
+
+  private startBatch(): void {
+    this.scheduled = false;
+    while (this.queue.length > 0 && this.running.size < PARALLEL_BATCHES) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      const run: Promise<void> = this.runBatch(batch).finally(() => {
+        this.running.delete(run);
+        if (this.queue.length > 0 && !this.scheduled) {
+          this.scheduled = true;
+          setImmediate(() => this.startBatch());
+        }
+      });
+      this.running.add(run);
+    }
   }
 
   private async applyTransient(report: StatusReportInput): Promise<ReportOutcome> {
@@ -112,21 +137,14 @@ export class StatusIngestor {
     return 'applied';
   }
 
-  private async drain(): Promise<void> {
+  private async runBatch(batch: Pending[]): Promise<void> {
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        try {
-          const { outcomes, changes } = await this.applyBatch(batch.map((pending) => pending.report));
-          batch.forEach((pending, i) => pending.resolve(outcomes[i]!));
-          if (changes.length > 0) this.notify(changes);
-        } catch (error) {
-          this.logger.error({ err: error, reports: batch.length }, 'status batch failed; devices will resend');
-          for (const pending of batch) pending.reject(error);
-        }
-      }
-    } finally {
-      this.draining = undefined;
+      const { outcomes, changes } = await this.applyBatch(batch.map((pending) => pending.report));
+      batch.forEach((pending, i) => pending.resolve(outcomes[i]!));
+      if (changes.length > 0) this.notify(changes);
+    } catch (error) {
+      this.logger.error({ err: error, reports: batch.length }, 'status batch failed; devices will resend');
+      for (const pending of batch) pending.reject(error);
     }
   }
 
