@@ -51,7 +51,7 @@ const MAX_BATCH = 1000;
  * are handled, so reports arrive as fast as batches commit: overlapping batches keep every
  * device's reports moving. Rows are locked in id order, so overlapping batches cannot deadlock.
  */
-const PARALLEL_BATCHES = 4;
+const PARALLEL_BATCHES = 2;
 
 export class StatusIngestor {
   private queue: Pending[] = [];
