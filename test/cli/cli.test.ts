@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
-import { API_KEY, killChildren, runCli, tempDataDir, type CliResult, type Env } from '../support/cli.ts';
+import { API_KEY, expectRefused, jsonOf, killChildren, runCli, STACK_FRAME, tempDataDir, type CliResult, type Env } from '../support/cli.ts';
 import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';
 import { ApiClient } from '../support/tenant.ts';
@@ -15,32 +15,13 @@ import { ApiClient } from '../support/tenant.ts';
 const onPostgres = testDatabase().kind === 'postgres';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const STACK_FRAME = /\n\s+at /;
 
 function uniqueName(label: string): string {
   return `cli-${label}-${randomBytes(4).toString('hex')}`;
 }
 
-/** The one JSON document a --json command printed on stdout. */
-function jsonOf(result: CliResult): any {
-  try {
-    return JSON.parse(result.stdout);
-  } catch {
-    throw new Error(`stdout is not one JSON document\n${result.transcript}`);
-  }
-}
-
 function occurrences(text: string, part: string): number {
   return text.split(part).length - 1;
-}
-
-/** A refused command: non-zero exit, nothing on stdout, a message and no stack trace on stderr. */
-function expectRefused(result: CliResult, code?: number): void {
-  if (code === undefined) expect(result.code, result.transcript).to.be.a('number').and.not.equal(0);
-  else expect(result.code, result.transcript).to.equal(code);
-  expect(result.stdout, result.transcript).to.equal('');
-  expect(result.stderr, result.transcript).not.to.match(STACK_FRAME);
-  expect(result.stderr, result.transcript).not.to.contain('unexpected error');
 }
 
 describe('sms-gateway command line', function () {

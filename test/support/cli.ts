@@ -1,6 +1,7 @@
 // Runs the real `sms-gateway` command (bin/sms-gateway.js) as a child process, the way an
 // operator or a script does. Every wait is bounded, so a hung child fails its test instead of
 // the suite, and every child is tracked so an after hook (or the test process exiting) kills it.
+import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -185,4 +186,29 @@ export async function runCli(args: string[], env: Env, timeoutMs = 30_000): Prom
 
 function describeExit(exit: Exit): string {
   return exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+}
+
+/** A stack trace line: never part of what a command shows its user. */
+export const STACK_FRAME = /\n\s+at /;
+
+/** The one JSON document a --json command printed on stdout. */
+export function jsonOf(result: CliResult): any {
+  try {
+    return JSON.parse(result.stdout);
+  } catch {
+    throw new Error(`stdout is not one JSON document\n${result.transcript}`);
+  }
+}
+
+export function expectOk(result: CliResult): void {
+  expect(result.code, result.transcript).to.equal(0);
+}
+
+/** A refused command: non-zero exit (or exactly `code`), nothing on stdout, a message and no stack trace. */
+export function expectRefused(result: CliResult, code?: number): void {
+  if (code === undefined) expect(result.code, result.transcript).to.be.a('number').and.not.equal(0);
+  else expect(result.code, result.transcript).to.equal(code);
+  expect(result.stdout, result.transcript).to.equal('');
+  expect(result.stderr, result.transcript).not.to.match(STACK_FRAME);
+  expect(result.stderr, result.transcript).not.to.contain('unexpected error');
 }

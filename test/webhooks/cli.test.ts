@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
-import { killChildren, runCli, tempDataDir, type CliResult, type Env } from '../support/cli.ts';
+import { expectOk, expectRefused, jsonOf, killChildren, runCli, STACK_FRAME, tempDataDir, type CliResult, type Env } from '../support/cli.ts';
 import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';
 import { connectDevice } from '../support/devices.ts';
@@ -18,30 +18,8 @@ import { ALL_EVENTS, createWebhook, dropWebhooks, expectWebhook, verified, webho
 
 const onPostgres = testDatabase().kind === 'postgres';
 const SECRET = /whsec_[A-Za-z0-9+/]+={0,2}/;
-const STACK_FRAME = /\n\s+at /;
 const SECRET_KEY = randomBytes(32);
 const URL_A = 'http://127.0.0.1:9/hooks/a';
-
-function jsonOf(result: CliResult): any {
-  try {
-    return JSON.parse(result.stdout);
-  } catch {
-    throw new Error(`stdout is not one JSON document\n${result.transcript}`);
-  }
-}
-
-function expectOk(result: CliResult): void {
-  expect(result.code, result.transcript).to.equal(0);
-}
-
-/** A refused command: non-zero exit (or exactly `code`), nothing on stdout, a message and no stack trace. */
-function expectRefused(result: CliResult, code?: number): void {
-  if (code === undefined) expect(result.code, result.transcript).to.be.a('number').and.not.equal(0);
-  else expect(result.code, result.transcript).to.equal(code);
-  expect(result.stdout, result.transcript).to.equal('');
-  expect(result.stderr, result.transcript).not.to.match(STACK_FRAME);
-  expect(result.stderr, result.transcript).not.to.contain('unexpected error');
-}
 
 describe('sms-gateway webhooks (command line)', function () {
   this.timeout(60_000);
