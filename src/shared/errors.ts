@@ -63,7 +63,11 @@ export function invalidField(field: string, message: string, code: ErrorCode = '
 
 /** The gateway cannot start or a command cannot run for a reason an operator must fix. */
 export class StartupError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The system error code behind it (EADDRINUSE, ECONNREFUSED...), for callers that react to it. */
+    readonly code?: string,
+  ) {
     super(message);
     this.name = 'StartupError';
   }
@@ -74,18 +78,18 @@ export function describeEnvironmentError(error: unknown, what: { port?: [name: s
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (what.port && code === 'EADDRINUSE') {
     const [name, port, host] = what.port;
-    return new StartupError(`${name} ${port} is already in use on ${host}: stop what is using it or choose another ${name}`);
+    return new StartupError(`${name} ${port} is already in use on ${host}: stop what is using it or choose another ${name}`, code);
   }
   if (what.port && code === 'EACCES') {
     const [name, port] = what.port;
-    return new StartupError(`${name} ${port} needs privileges this process does not have: choose a port above 1023`);
+    return new StartupError(`${name} ${port} needs privileges this process does not have: choose a port above 1023`, code);
   }
   if (what.database !== undefined && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT' || code === 'EAI_AGAIN' || code === 'ECONNRESET')) {
-    return new StartupError(`cannot reach the database at ${what.database} (${code}); check DATABASE_URL and that PostgreSQL is running`);
+    return new StartupError(`cannot reach the database at ${what.database} (${code}); check DATABASE_URL and that PostgreSQL is running`, code);
   }
   // PostgreSQL refusals: bad password, unknown role, unknown database.
   if (what.database !== undefined && (code === '28P01' || code === '28000' || code === '3D000')) {
-    return new StartupError(`the database at ${what.database} refused the connection: ${(error as Error).message}; check DATABASE_URL`);
+    return new StartupError(`the database at ${what.database} refused the connection: ${(error as Error).message}; check DATABASE_URL`, code);
   }
   return error;
 }
