@@ -157,10 +157,6 @@ export async function recordHeartbeat(db: Executor, id: string, values: Heartbea
   return row;
 }
 
-export async function touchLastSeen(db: Executor, id: string): Promise<void> {
-  await db('devices').where({ id }).update({ last_seen_at: new Date() });
-}
-
 /** A live device of the account by UUID or legacy object id. */
 export async function findDeviceByAnyId(db: Executor, accountId: string, id: { uuid?: string; objectId?: string }): Promise<DeviceRow | undefined> {
   const query = db<DeviceRow>('devices').where({ account_id: accountId }).whereNull('deleted_at');
