@@ -31,11 +31,13 @@ const fleet = new Fleet({
 await fleet.start();
 
 services.events.on('sms.queued', (sms) => {
-  const device = sms.device_id ? `device ${sms.device_id.slice(0, 8)}` : 'waiting for a device';
+  const device = sms.device_id ? `for device ${sms.device_id.slice(0, 8)}` : 'in the pool, for the first phone with room';
   say(`SMS ${sms.id.slice(0, 8)} to ${maskPhone(sms.phone)}: pending (${device})`);
 });
-services.statusIngestor.onApplied((changes) => {
-  for (const change of changes) say(`SMS ${change.smsId.slice(0, 8)}: ${change.path.join(' -> ')}`);
+services.statusHooks.add({
+  committed: (changes) => {
+    for (const change of changes) say(`SMS ${change.sms.id.slice(0, 8)}: ${change.path.join(' -> ')}`);
+  },
 });
 
 process.stdout.write(

@@ -26,6 +26,12 @@ export interface Config {
   deviceOfflineAfterMs: number;
   /** A task the device has not acknowledged within this time is published to it again. */
   taskRetryAfterMs: number;
+  /** Unacknowledged tasks of a device offline this long go back to the pool for other devices. */
+  failoverAfterMs: number;
+  /** Circuit breaker: a device is paused after this many failed sends in a row... */
+  pauseAfterFailures: number;
+  /** ...for this long. */
+  pauseForMs: number;
   webhooks: WebhookConfig;
 }
 
@@ -82,6 +88,9 @@ export function loadConfig(env: Env = process.env): Config {
     defaultPhoneRegion: read<string | undefined>('DEFAULT_PHONE_REGION', undefined, region),
     deviceOfflineAfterMs: read('DEVICE_OFFLINE_AFTER', 300, positiveSeconds) * 1000,
     taskRetryAfterMs: read('TASK_RETRY_AFTER', 30, positiveSeconds) * 1000,
+    failoverAfterMs: read('FAILOVER_AFTER', 60, positiveSeconds) * 1000,
+    pauseAfterFailures: read('DEVICE_PAUSE_AFTER_FAILURES', 5, (raw) => wholeNumber(raw, 1, 1000)),
+    pauseForMs: read('DEVICE_PAUSE_FOR', 600, positiveSeconds) * 1000,
     webhooks: {
       allowedHosts: read('WEBHOOK_ALLOWED_HOSTS', [], hostList),
       secretKey: read<Buffer | undefined>('WEBHOOK_SECRET_KEY', undefined, encryptionKey),

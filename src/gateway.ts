@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
 import type { Logger } from './shared/logger.ts';
+import type { Clock } from './shared/clock.ts';
 import { describeEnvironmentError } from './shared/errors.ts';
 import { createApp, EXTENDED_PREFIX } from './http/app.ts';
 import { mountHealth } from './modules/health/routes.ts';
@@ -33,12 +34,13 @@ export class Gateway {
     private readonly http: Server,
   ) {}
 
-  static async start(config: Config, logger: Logger): Promise<Gateway> {
+  /** `clock`: the time delivery decisions use; tests pass one they control. */
+  static async start(config: Config, logger: Logger, clock?: Clock): Promise<Gateway> {
     const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     let http: Server | undefined;
     try {
       await migrate(db, logger);
-      const services = createServices(config, db, logger);
+      const services = createServices(config, db, logger, clock);
       let channel: DeviceChannel | undefined;
       const app = createApp({
         logger: logger.child({ component: 'http' }),
@@ -50,13 +52,13 @@ export class Gateway {
             prefix: EXTENDED_PREFIX,
             routes: [
               ...deviceRoutes(services.devices),
-              ...messageRoutes(services.messages),
+              ...messageRoutes(services.messages, services.idempotency),
               ...incomingRoutes(services.incoming),
               ...webhookRoutes(services.webhooks),
             ],
           },
           // The legacy family lives at the server root (spec 4: no prefix, no version).
-          { prefix: '', routes: legacyRoutes(services.messages, services.devices) },
+          { prefix: '', routes: legacyRoutes(services.messages, services.devices, services.idempotency) },
         ],
         mountExtra: (router) => {
           mountHealth(router, db, {
@@ -109,7 +111,7 @@ export class Gateway {
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.http.closeIdleConnections();
     const timer = setTimeout(() => this.http.closeAllConnections(), DRAIN_TIMEOUT_MS);
-    this.services.dispatcher.detach();
+    await this.services.dispatcher.detach();
     await this.channel.close();
     // Reports that arrived before the broker closed are applied before the database closes.
     await this.services.statusIngestor.idle();

@@ -5,16 +5,16 @@ import type { Database } from './storage/database.ts';
 import type { Logger } from './shared/logger.ts';
 import { GatewayEventBus } from './shared/events.ts';
 import { Metrics } from './shared/metrics.ts';
+import { systemClock, type Clock } from './shared/clock.ts';
 import { AccountService } from './modules/accounts/service.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
 import { DevicePresence } from './modules/devices/presence.ts';
 import { DeviceService } from './modules/devices/service.ts';
-import { DevicePicker } from './modules/messages/device-picker.ts';
-import { DeviceLoad } from './modules/messages/device-load.ts';
 import { SmsWriter } from './modules/messages/sms-writer.ts';
-import { IN_FLIGHT_STATUSES } from './modules/messages/status.ts';
+import { StatusHooks } from './modules/messages/status-events.ts';
 import { MessageService } from './modules/messages/service.ts';
 import { IncomingService } from './modules/incoming/service.ts';
+import { IdempotencyService } from './modules/idempotency/service.ts';
 import { Dispatcher } from './modules/delivery/dispatcher.ts';
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import { TransientStore } from './modules/delivery/transient-store.ts';
@@ -27,7 +27,10 @@ import { wireWebhooks } from './modules/webhooks/wiring.ts';
 
 export interface Services {
   db: Database;
+  clock: Clock;
   events: GatewayEventBus;
+  /** The one seam every SMS status change leaves through. */
+  statusHooks: StatusHooks;
   metrics: Metrics;
   presence: DevicePresence;
   accounts: AccountService;
@@ -35,26 +38,28 @@ export interface Services {
   devices: DeviceService;
   messages: MessageService;
   incoming: IncomingService;
+  idempotency: IdempotencyService;
   statusIngestor: StatusIngestor;
   dispatcher: Dispatcher;
   webhooks: WebhookService;
   webhookSender: WebhookSender;
 }
 
-export function createServices(config: Config, db: Database, logger: Logger): Services {
+export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock): Services {
   const events = new GatewayEventBus((error, event) => logger.error({ err: error, event }, 'event listener failed'));
+  const statusHooks = new StatusHooks((error) => logger.error({ err: error }, 'status hook failed'));
   const presence = new DevicePresence(config.deviceOfflineAfterMs);
-  const devices = new DeviceService(db, presence, events);
+  const devices = new DeviceService(db, presence, events, statusHooks, clock);
   const transient = new TransientStore();
-  const statusIngestor = new StatusIngestor(db, transient, logger.child({ component: 'status' }));
-  const load = new DeviceLoad();
-  const dispatcher = new Dispatcher(db, presence, transient, events, statusIngestor, load, logger.child({ component: 'dispatch' }), {
+  const statusIngestor = new StatusIngestor(db, transient, statusHooks, clock, logger.child({ component: 'status' }));
+  const dispatcher = new Dispatcher(db, presence, transient, events, statusHooks, clock, logger.child({ component: 'dispatch' }), {
     ackTimeoutMs: config.taskRetryAfterMs,
-    sweepIntervalMs: Math.min(10_000, config.taskRetryAfterMs / 2),
+    failoverAfterMs: config.failoverAfterMs,
+    sweepIntervalMs: 1_000,
+    breaker: { failures: config.pauseAfterFailures, pauseMs: config.pauseForMs },
   });
   const metrics = new Metrics();
-  const messages = new MessageService(db, devices, new DevicePicker(presence, load), load, new SmsWriter(db), events, config.defaultPhoneRegion);
-  followDeviceLoad(load, presence, events, statusIngestor);
+  const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), statusHooks, events, clock, config.defaultPhoneRegion);
   const incoming = new IncomingService(db);
 
   const secrets = SecretBox.fromConfig(config.webhooks.secretKey, config.dataDir);
@@ -68,16 +73,17 @@ export function createServices(config: Config, db: Database, logger: Logger): Se
     webhooks,
     events,
     presence,
-    devices,
     messages,
     incoming,
-    statusIngestor,
+    statusHooks,
     logger: logger.child({ component: 'webhooks' }),
   });
 
   return {
     db,
+    clock,
     events,
+    statusHooks,
     metrics,
     presence,
     accounts: new AccountService(db),
@@ -85,24 +91,10 @@ export function createServices(config: Config, db: Database, logger: Logger): Se
     devices,
     messages,
     incoming,
+    idempotency: new IdempotencyService(db, clock),
     statusIngestor,
     dispatcher,
     webhooks,
     webhookSender,
   };
-}
-
-/** Keeps DeviceLoad's in-memory counts in step with what happens to devices and SMS. */
-function followDeviceLoad(load: DeviceLoad, presence: DevicePresence, events: GatewayEventBus, ingestor: StatusIngestor): void {
-  // Anything that may have changed a device behind our back makes it be read afresh.
-  presence.on('online', (deviceId) => load.forget(deviceId));
-  presence.on('offline', (deviceId) => load.forget(deviceId));
-  events.on('device.settings_changed', (device) => load.forget(device.id));
-  events.on('device.deleted', (device) => load.forget(device.id));
-  ingestor.onApplied((changes) => {
-    for (const change of changes) {
-      const to = change.path[change.path.length - 1]!;
-      if (!change.transient && IN_FLIGHT_STATUSES.includes(change.from) && !IN_FLIGHT_STATUSES.includes(to)) load.finished(change.deviceId);
-    }
-  });
 }

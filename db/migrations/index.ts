@@ -5,6 +5,8 @@ import * as foundation from './20261121_001_foundation.ts';
 import * as deviceChannel from './20261121_002_device_channel.ts';
 import * as legacySearch from './20261121_003_legacy_search.ts';
 import * as webhooks from './20261121_004_webhooks.ts';
+import * as delivery from './20261122_005_delivery.ts';
+import * as webhookOrder from './20261122_006_webhook_order.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -16,4 +18,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261121_002_device_channel', deviceChannel],
   ['20261121_003_legacy_search', legacySearch],
   ['20261121_004_webhooks', webhooks],
+  ['20261122_005_delivery', delivery],
+  ['20261122_006_webhook_order', webhookOrder],
 ];

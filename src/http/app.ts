@@ -31,7 +31,7 @@ export function createApp(parts: AppParts): Koa {
   const router = new Router();
   const readBody = createBodyReader(parts.bodyLimitBytes);
   for (const family of parts.families) {
-    mountRoutes(router, family.routes, { prefix: family.prefix, authenticator: parts.authenticator, readBody });
+    mountRoutes(router, family.routes, { prefix: family.prefix, authenticator: parts.authenticator, readBody, readerFor: createBodyReader });
   }
   const openApi = buildOpenApi(parts.families, parts.version);
   router.get(`${EXTENDED_PREFIX}/openapi.json`, (ctx) => {

@@ -2,9 +2,10 @@
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { Gateway } from '../../src/gateway.ts';
+import type { Clock } from '../../src/shared/clock.ts';
 import { testDatabaseUrl } from './environment.ts';
 
-export async function startGateway(overrides: Partial<Config> = {}): Promise<Gateway> {
+export async function startGateway(overrides: Partial<Config> = {}, clock?: Clock): Promise<Gateway> {
   const databaseUrl = testDatabaseUrl();
   const config: Config = {
     ...loadConfig({}),
@@ -16,5 +17,5 @@ export async function startGateway(overrides: Partial<Config> = {}): Promise<Gat
     logLevel: (process.env.TEST_LOG_LEVEL as Config['logLevel'] | undefined) ?? 'silent',
     ...overrides,
   };
-  return Gateway.start(config, createLogger(config.logLevel));
+  return Gateway.start(config, createLogger(config.logLevel), clock);
 }

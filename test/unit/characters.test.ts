@@ -3,7 +3,7 @@
 // no device for (spec 4.1 rule 5; issue 2: "fewest SMS in flight first, round robin among equals").
 import { expect } from 'chai';
 import { countCharacters, exceedsCharacters } from '../../src/shared/characters.ts';
-import { chooseDevice, type Candidate } from '../../src/modules/messages/device-picker.ts';
+import { chooseDevice, type Candidate } from '../../src/modules/delivery/device-order.ts';
 
 describe('countCharacters', () => {
   const cases: [string, string, number][] = [

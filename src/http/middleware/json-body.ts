@@ -25,6 +25,28 @@ export function createBodyReader(limitBytes: number): BodyReader {
   };
 }
 
+/**
+ * Reads a text/csv body as a string (routes that take CSV: POST /sms/bulk). Anything else is
+ * handed to `orJson`, so the same route takes JSON too.
+ */
+export function createCsvReader(limitBytes: number, orJson: BodyReader): (ctx: Context) => Promise<{ csv: string } | { json: unknown }> {
+  const parse = bodyParser({
+    enableTypes: ['text'],
+    extendTypes: { text: ['text/csv'] },
+    textLimit: limitBytes,
+    parsedMethods: ['POST'],
+    onError(error) {
+      throw toAppError(error as Error & { status?: number; type?: string }, limitBytes);
+    },
+  });
+  return async (ctx) => {
+    if (!hasBody(ctx) || !ctx.is('text/csv')) return { json: await orJson(ctx) };
+    await parse(ctx, async () => {});
+    const body = (ctx.request as { body?: unknown }).body;
+    return { csv: typeof body === 'string' ? body : '' };
+  };
+}
+
 function hasBody(ctx: Context): boolean {
   const length = ctx.get('content-length');
   return (length !== '' && length !== '0') || ctx.get('transfer-encoding') !== '';

@@ -1,20 +1,45 @@
-// Moves SMS from the database to phones. Postgres is the queue and MQTT only the transport
-// (DESIGN.md decision 1): every task is re-driven from the rows, when a device becomes ready
-// (subscribed to its task topic) and on a periodic sweep, so a task survives a device dropping
-// mid-send, a gateway restart and a broker that lost its memory. Devices treat the SMS id as an
-// idempotency key, so a task delivered twice is sent once.
-import type { Database } from '../../storage/database.ts';
+// Moves SMS from the database to phones, at the pace the phones can take them. Postgres is the
+// queue and MQTT only the transport (DESIGN.md decision 1):
+//
+// - Pull, per device. An SMS waits unassigned (or, when its client named a device, in that
+//   device's queue) until a ready device has room; then that device claims it in a transaction
+//   that locks the device row, counts its tasks in flight and recent sends, and takes the next
+//   SMS with SKIP LOCKED, priority first, then oldest first (repository.claimSms). Whether a
+//   device has room is decided there, from the database, never from this process's memory:
+//   what is kept here (ready devices, when each may have room again) only saves pointless
+//   claims, and the periodic sweep corrects it.
+// - Taken is taken. Once a phone acknowledged a task (processing) the SMS is that phone's.
+//   Before that, the tasks of a device that is offline for FAILOVER_AFTER, paused by the circuit
+//   breaker, or may no longer send go back to the pool (or wait for the device its client named).
+// - Every task is re-driven from the rows: when a device becomes ready, and by the sweep for
+//   tasks not acknowledged within TASK_RETRY_AFTER. Devices treat the SMS id as an idempotency
+//   key, so a task delivered twice is sent once.
+import type { Database, Executor } from '../../storage/database.ts';
 import type { Logger } from '../../shared/logger.ts';
+import type { Clock } from '../../shared/clock.ts';
 import type { GatewayEventBus } from '../../shared/events.ts';
 import type { DevicePresence } from '../devices/presence.ts';
-import { sendableWithLoad, type DeviceRow } from '../devices/repository.ts';
+import type { DeviceRow } from '../devices/repository.ts';
 import type { SmsRecord } from '../messages/repository.ts';
-import { chooseDevice } from '../messages/device-picker.ts';
-import { accountsWithWaitingSms, assignSms, openTasks, waitingSms } from './repository.ts';
+import { IN_FLIGHT_STATUSES } from '../messages/status.ts';
+import { newStatus, type SmsStatusChange, type StatusHooks } from '../messages/status-events.ts';
+import {
+  claimSms,
+  deviceUsage,
+  devicesWithUnacknowledged,
+  dueWork,
+  expireDue,
+  logDispatch,
+  openTasks,
+  pruneDispatchLog,
+  releaseUnacknowledged,
+  unacknowledgedSince,
+} from './repository.ts';
+import { roomFor, type Blocker } from './pacing.ts';
+import { pauseDevice, recordSendOutcomes, type BreakerOptions, type Tripped } from './circuit-breaker.ts';
+import { deviceOrder } from './device-order.ts';
 import { buildTask, type SendTask } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
-import type { StatusIngestor } from './status-ingestor.ts';
-import type { DeviceLoad } from '../messages/device-load.ts';
 
 /** What the dispatcher needs from the broker. */
 export interface DeviceLink {
@@ -25,41 +50,85 @@ export interface DeviceLink {
   disconnect(deviceId: string): void;
 }
 
+/** What the broker needs from delivery: one narrow interface, not the whole set of services. */
+export interface DeliveryPort {
+  deviceReady(device: DeviceRow): Promise<void>;
+  deviceGone(deviceId: string): void;
+  simCardsChanged(deviceId: string, simCards: DeviceRow['sim_cards']): void;
+}
+
 export interface DispatcherOptions {
-  /** A task not acknowledged for this long is published again by the sweep. */
+  /** A task not acknowledged for this long is published again. */
   ackTimeoutMs: number;
+  /** Unacknowledged tasks of a device offline this long go to other devices. */
+  failoverAfterMs: number;
   sweepIntervalMs: number;
+  breaker: BreakerOptions;
 }
 
 type SimInfo = Pick<DeviceRow, 'selected_sim' | 'sim_cards'>;
 
-const PAGE = 500;
+/** This node's knowledge of a device it holds the connection of (a cache). */
+interface ReadyDevice {
+  accountId: string;
+  sim: SimInfo;
+  /** Tasks in flight at the last claim. */
+  inFlight: number;
+  /** A time-based block (rate limit, quiet hours, pause) ends then; 0: none known. */
+  blockedUntil: number;
+  /** The window was full at the last claim: only a finished task opens it. */
+  full: boolean;
+}
 
-export class Dispatcher {
+export interface ClaimResult {
+  claimed: number;
+  room: number;
+  blockedBy?: Blocker | 'cannot_send';
+}
+
+const PAGE = 500;
+/** Every this many sweeps, devices believed full are asked again (a lost report, another node). */
+const FULL_RECHECK_SWEEPS = 10;
+const PRUNE_EVERY_SWEEPS = 60;
+const EXPIRE_BATCH = 1000;
+
+export class Dispatcher implements DeliveryPort {
   private link: DeviceLink | undefined;
+  private readonly devices = new Map<string, ReadyDevice>();
   private readonly lastPublished = new Map<string, number>();
-  private readonly simInfo = new Map<string, SimInfo>();
-  private readonly assigning = new Map<string, Promise<void>>();
-  private readonly assignAgain = new Set<string>();
+  private readonly claiming = new Map<string, Promise<void>>();
+  private readonly claimAgain = new Set<string>();
+  private readonly passes = new Map<string, Promise<void>>();
+  private readonly passAgain = new Set<string>();
+  private readonly previous = new Map<string, string>();
+  /** Devices tripped by the breaker in a batch, paused once it commits. */
+  private readonly tripped = new WeakMap<SmsStatusChange[], Tripped[]>();
   private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private sweeps = 0;
+  private readonly startedAt: number;
 
   constructor(
     private readonly db: Database,
     private readonly presence: DevicePresence,
     private readonly transient: TransientStore,
-    private readonly events: GatewayEventBus,
-    ingestor: StatusIngestor,
-    private readonly load: DeviceLoad,
+    events: GatewayEventBus,
+    private readonly hooks: StatusHooks,
+    private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: DispatcherOptions,
   ) {
+    this.startedAt = clock.now();
     events.on('sms.queued', (sms) => this.onQueued(sms));
     events.on('sms.transient', (sms) => this.onTransient(sms));
     events.on('device.settings_changed', (device) => this.onSettingsChanged(device));
     events.on('device.deleted', (device) => this.onDeleted(device));
-    // A task the device has taken needs no more publishing.
-    ingestor.onApplied((changes) => {
-      for (const change of changes) this.lastPublished.delete(change.smsId);
+    hooks.add({
+      inTransaction: async (trx, changes) => {
+        const tripped = await recordSendOutcomes(trx, changes, options.breaker);
+        if (tripped.length > 0) this.tripped.set(changes, tripped);
+      },
+      committed: (changes) => this.afterStatusChanges(changes),
     });
   }
 
@@ -70,102 +139,158 @@ export class Dispatcher {
     this.sweepTimer.unref();
   }
 
-  detach(): void {
+  async detach(): Promise<void> {
     clearInterval(this.sweepTimer);
     this.link = undefined;
+    await this.sweeping;
+    await Promise.allSettled([...this.claiming.values(), ...this.passes.values()]);
   }
 
-  /** The device subscribed to its tasks: send everything it holds, then give it waiting SMS. */
+  // DeliveryPort -----------------------------------------------------------------------------
+
+  /** The device subscribed to its tasks: send everything it holds, then let it claim more. */
   async deviceReady(device: DeviceRow): Promise<void> {
-    this.simInfo.set(device.id, { selected_sim: device.selected_sim, sim_cards: device.sim_cards });
-    let after: { createdAt: Date; id: string } | undefined;
+    this.devices.set(device.id, {
+      accountId: device.account_id,
+      sim: { selected_sim: device.selected_sim, sim_cards: device.sim_cards },
+      inFlight: 0,
+      blockedUntil: 0,
+      full: false,
+    });
+    let after: { dispatchedAt: Date; id: string } | undefined;
     for (;;) {
       const tasks = await openTasks(this.db, device.id, PAGE, after);
       for (const sms of tasks) await this.publish(sms);
       if (tasks.length < PAGE) break;
       const last = tasks[tasks.length - 1]!;
-      after = { createdAt: last.created_at, id: last.id };
+      after = { dispatchedAt: last.dispatched_at!, id: last.id };
     }
-    await this.assignWaiting(device.account_id);
+    await this.claimFor(device.id);
   }
 
   /** The device reported its SIM cards: -1 ("random SIM") chooses among these from now on. */
   simCardsChanged(deviceId: string, simCards: DeviceRow['sim_cards']): void {
-    const info = this.simInfo.get(deviceId);
-    if (info) info.sim_cards = simCards;
+    const device = this.devices.get(deviceId);
+    if (device) device.sim = { ...device.sim, sim_cards: simCards };
   }
 
   deviceGone(deviceId: string): void {
-    this.simInfo.delete(deviceId);
+    this.devices.delete(deviceId);
   }
 
-  /** Re-publishes unacknowledged tasks and assigns waiting SMS. Runs periodically. */
-  async sweep(): Promise<void> {
-    try {
-      this.transient.forgetStale();
-      const now = Date.now();
-      for (const [smsId, at] of this.lastPublished) if (now - at > this.options.ackTimeoutMs * 10) this.lastPublished.delete(smsId);
-      const ready = [...this.simInfo.keys()].filter((id) => this.link?.isReady(id));
-      if (ready.length > 0) {
-        const stale = await this.db<SmsRecord>('sms')
-          .whereIn('device_id', ready)
-          .where({ status: 'pending' })
-          .orderBy('created_at')
-          .limit(10 * PAGE);
-        for (const sms of stale) {
-          if (now - (this.lastPublished.get(sms.id) ?? 0) >= this.options.ackTimeoutMs) await this.publish(sms);
-        }
-      }
-      for (const accountId of await accountsWithWaitingSms(this.db)) {
-        if (this.presence.onlineDevices(accountId).length > 0) await this.assignWaiting(accountId);
-      }
-    } catch (error) {
-      this.logger.error({ err: error }, 'dispatch sweep failed');
-    }
-  }
+  // Claiming ---------------------------------------------------------------------------------
 
-  /** Gives the account's waiting SMS to its ready devices, least busy first, in turns. */
-  assignWaiting(accountId: string): Promise<void> {
-    const running = this.assigning.get(accountId);
+  /**
+   * One claim for the device: as many SMS as it has room for. Claims of one device on this node
+   * run one at a time; a request during a claim gets one more claim after it.
+   */
+  claimFor(deviceId: string): Promise<void> {
+    const running = this.claiming.get(deviceId);
     if (running) {
-      // One run per account at a time; a request during a run gets one more run after it.
-      this.assignAgain.add(accountId);
+      this.claimAgain.add(deviceId);
       return running;
     }
-    const run = this.runAssignment(accountId).finally(() => {
-      this.assigning.delete(accountId);
-      if (this.assignAgain.delete(accountId)) void this.assignWaiting(accountId);
-    });
-    this.assigning.set(accountId, run);
+    const run = this.claim(deviceId)
+      .then(() => undefined)
+      .catch((error: unknown) => this.logger.error({ err: error, deviceId }, 'claim failed'))
+      .finally(() => {
+        this.claiming.delete(deviceId);
+        if (this.claimAgain.delete(deviceId)) void this.claimFor(deviceId);
+      });
+    this.claiming.set(deviceId, run);
     return run;
   }
 
-  private async runAssignment(accountId: string): Promise<void> {
-    const ready = this.presence.onlineDevices(accountId).filter((id) => this.link?.isReady(id));
-    if (ready.length === 0) return;
-    // Usually nothing waits: ask that first, before weighing every device of the account.
-    let waiting = await waitingSms(this.db, accountId, PAGE);
-    if (waiting.length === 0) return;
-    const candidates = await sendableWithLoad(this.db, accountId, ready);
-    if (candidates.length === 0) return;
-    let previous: string | undefined;
-    for (; waiting.length > 0; waiting = waiting.length < PAGE ? [] : await waitingSms(this.db, accountId, PAGE)) {
-      const assignments = waiting.map((sms) => {
-        const deviceId = chooseDevice(candidates, previous)!;
-        previous = deviceId;
-        candidates.find((candidate) => candidate.id === deviceId)!.in_flight++;
-        return { smsId: sms.id, deviceId };
+  /** Offers the account's pool to its ready devices, least busy first, until it is empty. */
+  offerPool(accountId: string): Promise<void> {
+    const running = this.passes.get(accountId);
+    if (running) {
+      this.passAgain.add(accountId);
+      return running;
+    }
+    const run = this.pass(accountId)
+      .catch((error: unknown) => this.logger.error({ err: error, accountId }, 'pool offer failed'))
+      .finally(() => {
+        this.passes.delete(accountId);
+        if (this.passAgain.delete(accountId)) void this.offerPool(accountId);
       });
-      const assigned = await assignSms(this.db, assignments);
-      for (const sms of assigned) {
-        this.load.assigned(sms.device_id!);
-        await this.publish(sms);
-      }
+    this.passes.set(accountId, run);
+    return run;
+  }
+
+  private async pass(accountId: string): Promise<void> {
+    const now = this.clock.now();
+    const candidates = [...this.devices]
+      .filter(([id, device]) => device.accountId === accountId && this.mayHaveRoom(device, now) && this.link?.isReady(id))
+      .map(([id, device]) => ({ id, in_flight: device.inFlight }));
+    for (const deviceId of deviceOrder(candidates, this.previous.get(accountId))) {
+      this.previous.set(accountId, deviceId);
+      const result = await this.claim(deviceId);
+      // It had room and found less work than that: the pool is empty.
+      if (result && result.room > 0 && result.claimed < result.room) return;
     }
   }
 
-  private async onQueued(sms: SmsRecord): Promise<void> {
-    if (sms.device_id) await this.publish(sms);
+  private mayHaveRoom(device: ReadyDevice, now: number): boolean {
+    return !device.full && device.blockedUntil <= now;
+  }
+
+  private async claim(deviceId: string): Promise<ClaimResult | undefined> {
+    const device = this.devices.get(deviceId);
+    if (!device || !this.link?.isReady(deviceId)) return undefined;
+    const now = this.clock.now();
+    const { result, claimed, inFlight, retryAt } = await this.db.transaction(async (trx) => {
+      const usage = await deviceUsage(trx, deviceId, now, true);
+      if (!usage || !usage.can_send_sms) {
+        return { result: { claimed: 0, room: 0, blockedBy: 'cannot_send' as const }, claimed: [], inFlight: 0, retryAt: undefined };
+      }
+      const room = roomFor(usage.settings, usage.usage, now);
+      const taken = room.room > 0 ? await claimSms(trx, usage, room.room, now) : [];
+      return {
+        result: { claimed: taken.length, room: room.room, ...(room.blockedBy ? { blockedBy: room.blockedBy } : {}) },
+        claimed: taken,
+        inFlight: usage.usage.inFlight + taken.length,
+        retryAt: room.retryAt,
+      };
+    });
+    device.inFlight = inFlight;
+    device.full = result.blockedBy === 'window';
+    device.blockedUntil = retryAt ?? 0;
+    if (result.blockedBy === 'cannot_send') device.blockedUntil = Number.POSITIVE_INFINITY;
+    for (const sms of claimed) await this.publish(sms);
+    return result;
+  }
+
+  /**
+   * A device with room for a no_store SMS, the send logged against its limits; undefined when
+   * none has room now. `deviceId` limits the choice to the device the client named.
+   */
+  async takeTransient(accountId: string, deviceId?: string, trx?: Executor): Promise<string | undefined> {
+    const now = this.clock.now();
+    const candidates = [...this.devices]
+      .filter(([id, device]) => device.accountId === accountId && (!deviceId || id === deviceId) && device.blockedUntil <= now && this.link?.isReady(id))
+      .map(([id, device]) => ({ id, in_flight: device.inFlight }));
+    for (const id of deviceOrder(candidates, this.previous.get(accountId))) {
+      const take = async (executor: Executor) => {
+        const usage = await deviceUsage(executor, id, now, true);
+        if (!usage?.can_send_sms || roomFor(usage.settings, usage.usage, now).room <= 0) return false;
+        await logDispatch(executor, id, now);
+        return true;
+      };
+      const taken = trx ? await take(trx) : await this.db.transaction(take);
+      if (taken) {
+        this.previous.set(accountId, id);
+        return id;
+      }
+    }
+    return undefined;
+  }
+
+  // Reacting to what happens -----------------------------------------------------------------
+
+  private onQueued(sms: SmsRecord): void {
+    if (!sms.device_id) void this.offerPool(sms.account_id);
+    else if (this.devices.has(sms.device_id)) void this.claimFor(sms.device_id);
   }
 
   private async onTransient(sms: SmsRecord): Promise<void> {
@@ -173,25 +298,144 @@ export class Dispatcher {
     await this.publish(sms);
   }
 
+  private afterStatusChanges(changes: SmsStatusChange[]): void {
+    const freed = new Map<string, number>();
+    for (const change of changes) {
+      this.lastPublished.delete(change.sms.id);
+      const deviceId = change.sms.device_id;
+      if (deviceId && IN_FLIGHT_STATUSES.includes(change.from) && !IN_FLIGHT_STATUSES.includes(newStatus(change))) {
+        freed.set(deviceId, (freed.get(deviceId) ?? 0) + 1);
+      }
+    }
+    for (const [deviceId, count] of freed) {
+      const device = this.devices.get(deviceId);
+      if (!device) continue;
+      device.full = false;
+      device.inFlight = Math.max(0, device.inFlight - count);
+      if (device.blockedUntil <= this.clock.now()) void this.claimFor(deviceId);
+    }
+    for (const tripped of this.tripped.get(changes) ?? []) void this.pause(tripped);
+  }
+
+  private async pause(tripped: Tripped): Promise<void> {
+    try {
+      const now = this.clock.now();
+      const returned = await this.db.transaction((trx) => pauseDevice(trx, tripped, now, this.options.breaker));
+      this.logger.warn({ deviceId: tripped.deviceId, reason: tripped.reason, returned }, 'device paused by the circuit breaker');
+      const device = this.devices.get(tripped.deviceId);
+      if (device) device.blockedUntil = now + this.options.breaker.pauseMs;
+      const accountId = device?.accountId;
+      if (accountId) await this.offerPool(accountId);
+    } catch (error) {
+      this.logger.error({ err: error, deviceId: tripped.deviceId }, 'pausing a device failed');
+    }
+  }
+
   private async onSettingsChanged(device: DeviceRow): Promise<void> {
-    this.simInfo.set(device.id, { selected_sim: device.selected_sim, sim_cards: device.sim_cards });
+    const known = this.devices.get(device.id);
+    if (known) {
+      known.sim = { selected_sim: device.selected_sim, sim_cards: device.sim_cards };
+      // New limits or window: find out afresh.
+      known.blockedUntil = 0;
+      known.full = false;
+    }
     await this.link?.sendSettings(device);
-    // Whether it gained or lost the right to send, waiting SMS may now have somewhere to go.
-    await this.assignWaiting(device.account_id);
+    if (known) await this.claimFor(device.id);
+    // A device that may no longer send gave its tasks back: others may take them.
+    await this.offerPool(device.account_id);
   }
 
   private async onDeleted(device: DeviceRow): Promise<void> {
     this.link?.disconnect(device.id);
     this.deviceGone(device.id);
-    await this.assignWaiting(device.account_id);
+    await this.offerPool(device.account_id);
   }
+
+  // The sweep --------------------------------------------------------------------------------
+
+  /** Expiry, failover, re-publishing and due work. Runs periodically; tests may call it. */
+  sweep(): Promise<void> {
+    this.sweeping ??= this.runSweep().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async runSweep(): Promise<void> {
+    const sweep = ++this.sweeps;
+    const step = async (name: string, work: () => Promise<void>) => {
+      try {
+        await work();
+      } catch (error) {
+        this.logger.error({ err: error, step: name }, 'dispatch sweep step failed');
+      }
+    };
+    await step('expire', () => this.expire());
+    await step('failover', () => this.failover());
+    await step('republish', () => this.republish());
+    await step('due work', () => this.offerDueWork(sweep % FULL_RECHECK_SWEEPS === 0));
+    if (sweep % PRUNE_EVERY_SWEEPS === 0) await step('prune', () => pruneDispatchLog(this.db, this.clock.now()));
+    this.transient.forgetStale();
+  }
+
+  private async expire(): Promise<void> {
+    for (;;) {
+      const now = this.clock.now();
+      const expired = await this.db.transaction(async (trx) => {
+        const changes = await expireDue(trx, now, EXPIRE_BATCH);
+        await this.hooks.written(trx, changes);
+        return changes;
+      });
+      if (expired.length < EXPIRE_BATCH) return;
+    }
+  }
+
+  /** Unacknowledged tasks of devices offline for FAILOVER_AFTER go back to the pool. */
+  private async failover(): Promise<void> {
+    const now = this.clock.now();
+    for (const deviceId of await devicesWithUnacknowledged(this.db)) {
+      if (this.presence.isOnline(deviceId, now)) continue;
+      // After a restart nothing is known of a device until it reconnects: count from the start.
+      const offlineSince = this.presence.offlineSince(deviceId, now) ?? this.startedAt;
+      if (now - offlineSince < this.options.failoverAfterMs) continue;
+      const { returned } = await this.db.transaction((trx) =>
+        releaseUnacknowledged(trx, deviceId, { failNamed: false, reason: 'device offline', now }),
+      );
+      if (returned === 0) continue;
+      this.logger.info({ deviceId, returned }, 'unacknowledged tasks of an offline device went back to the pool');
+    }
+    // The pool gained work: offering it is the due-work step's job, right after this one.
+  }
+
+  private async republish(): Promise<void> {
+    const now = this.clock.now();
+    for (const [smsId, at] of this.lastPublished) if (now - at > this.options.ackTimeoutMs * 10) this.lastPublished.delete(smsId);
+    const ready = [...this.devices.keys()].filter((id) => this.link?.isReady(id));
+    const stale = await unacknowledgedSince(this.db, ready, new Date(now - this.options.ackTimeoutMs), 10 * PAGE);
+    for (const sms of stale) {
+      if (now - (this.lastPublished.get(sms.id) ?? 0) >= this.options.ackTimeoutMs) await this.publish(sms);
+    }
+  }
+
+  private async offerDueWork(recheckFull: boolean): Promise<void> {
+    if (this.devices.size === 0) return;
+    const now = this.clock.now();
+    if (recheckFull) for (const device of this.devices.values()) device.full = false;
+    const work = await dueWork(this.db, now);
+    const runs: Promise<void>[] = [];
+    for (const [deviceId, device] of this.devices) {
+      if (work.devices.has(deviceId) && this.mayHaveRoom(device, now)) runs.push(this.claimFor(deviceId));
+    }
+    for (const accountId of work.accounts) runs.push(this.offerPool(accountId));
+    await Promise.all(runs);
+  }
+
+  // Publishing -------------------------------------------------------------------------------
 
   private async publish(sms: SmsRecord): Promise<void> {
     const deviceId = sms.device_id;
     if (!deviceId || !this.link?.isReady(deviceId)) return;
-    const sim = this.simInfo.get(deviceId);
-    if (!sim) return;
-    this.lastPublished.set(sms.id, Date.now());
-    await this.link.sendTask(deviceId, buildTask(sms, sim));
+    const device = this.devices.get(deviceId);
+    if (!device) return;
+    this.lastPublished.set(sms.id, this.clock.now());
+    await this.link.sendTask(deviceId, buildTask(sms, device.sim));
   }
 }

@@ -1,47 +1,293 @@
-// Queries of the delivery loop: Postgres is the queue (DESIGN.md decision 1).
+// Queries of the delivery loop: Postgres is the queue (DESIGN.md decision 1). Time always comes
+// from the caller (the gateway's clock), never from now(), so pacing can be tested.
 import type { Executor } from '../../storage/database.ts';
 import type { SmsRecord } from '../messages/repository.ts';
 import type { SmsStatus } from '../messages/status.ts';
-import type { SmsSnapshot } from '../messages/status-events.ts';
+import type { SmsSnapshot, SmsStatusChange } from '../messages/status-events.ts';
+import type { DeviceUsage, PacingSettings, QuietHours } from './pacing.ts';
 
-/** A device's unfinished tasks: not yet acknowledged (pending) or taken but not sent (processing). */
-export async function openTasks(db: Executor, deviceId: string, limit: number, after?: { createdAt: Date; id: string }): Promise<SmsRecord[]> {
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface ClaimingDevice {
+  id: string;
+  account_id: string;
+  can_send_sms: boolean;
+  settings: PacingSettings;
+  usage: DeviceUsage;
+}
+
+interface DeviceUsageRow {
+  id: string;
+  account_id: string;
+  can_send_sms: boolean;
+  send_window: number;
+  limit_per_minute: number | null;
+  limit_per_hour: number | null;
+  limit_per_day: number | null;
+  quiet_hours: QuietHours | null;
+  paused_until: Date | null;
+  in_flight: number;
+  last_minute: number;
+  last_hour: number;
+  last_day: number;
+  oldest_minute: Date | null;
+  oldest_hour: Date | null;
+  oldest_day: Date | null;
+}
+
+/**
+ * A live device's pacing settings and usage. With `lock`, the device row stays locked until the
+ * transaction ends: claims for one device are serialised, on every node, so two claims can never
+ * both take the last slot of a window or a rate limit.
+ */
+export async function deviceUsage(db: Executor, deviceId: string, now: number, lock: boolean): Promise<ClaimingDevice | undefined> {
+  const { rows } = await db.raw<{ rows: DeviceUsageRow[] }>(
+    `select d.id, d.account_id, d.can_send_sms, d.send_window, d.limit_per_minute, d.limit_per_hour, d.limit_per_day,
+            d.quiet_hours, d.paused_until,
+            (select count(*) from sms s
+              where s.device_id = d.id and s.dispatched_at is not null and s.status in ('pending','processing'))::int as in_flight,
+            u.last_minute, u.last_hour, u.last_day, u.oldest_minute, u.oldest_hour, u.oldest_day
+       from devices d,
+            lateral (select count(*) filter (where x.dispatched_at > ?::timestamptz)::int as last_minute,
+                            count(*) filter (where x.dispatched_at > ?::timestamptz)::int as last_hour,
+                            count(*)::int as last_day,
+                            min(x.dispatched_at) filter (where x.dispatched_at > ?::timestamptz) as oldest_minute,
+                            min(x.dispatched_at) filter (where x.dispatched_at > ?::timestamptz) as oldest_hour,
+                            min(x.dispatched_at) as oldest_day
+                       from device_dispatches x
+                      where x.device_id = d.id and x.dispatched_at > ?::timestamptz) u
+      where d.id = ? and d.deleted_at is null
+      ${lock ? 'for update of d' : ''}`,
+    [
+      new Date(now - 60_000), new Date(now - 3_600_000), new Date(now - 60_000), new Date(now - 3_600_000),
+      new Date(now - DAY_MS), deviceId,
+    ],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    account_id: row.account_id,
+    can_send_sms: row.can_send_sms,
+    settings: {
+      send_window: row.send_window,
+      limits: { per_minute: row.limit_per_minute, per_hour: row.limit_per_hour, per_day: row.limit_per_day },
+      quiet_hours: row.quiet_hours,
+      paused_until: row.paused_until,
+    },
+    usage: {
+      inFlight: row.in_flight,
+      lastMinute: row.last_minute,
+      lastHour: row.last_hour,
+      lastDay: row.last_day,
+      oldestInMinute: row.oldest_minute,
+      oldestInHour: row.oldest_hour,
+      oldestInDay: row.oldest_day,
+    },
+  };
+}
+
+/**
+ * Takes up to `room` SMS for the device: those its client named it for and those of its
+ * account's pool, priority first, then oldest first, skipping rows another claimer holds.
+ * Each taken SMS gets the device and its dispatch time, and one row in the dispatch log.
+ */
+export async function claimSms(db: Executor, device: { id: string; account_id: string }, room: number, now: number): Promise<SmsRecord[]> {
+  const at = new Date(now);
+  // Each queue is read in index order; the slack lets a claim skip rows locked by another.
+  const slack = room * 2 + 10;
+  const due = `status = 'pending' and dispatched_at is null and (send_at is null or send_at <= ?) and (expires_at is null or expires_at > ?)`;
+  const { rows } = await db.raw<{ rows: SmsRecord[] }>(
+    `with candidates as (
+       (select id, priority, created_at from sms where device_id = ? and ${due}
+         order by priority desc, created_at, id limit ?)
+       union all
+       (select id, priority, created_at from sms where account_id = ? and device_id is null and ${due}
+         order by priority desc, created_at, id limit ?)),
+     picked as (
+       select s.id from sms s join candidates c on c.id = s.id
+        where s.status = 'pending' and s.dispatched_at is null and (s.device_id = ? or s.device_id is null)
+        order by c.priority desc, c.created_at, c.id
+        limit ?
+          for update of s skip locked),
+     claimed as (
+       update sms set device_id = ?, dispatched_at = ?
+         from picked where sms.id = picked.id
+       returning sms.*),
+     logged as (
+       insert into device_dispatches (device_id, dispatched_at) select ?::uuid, ?::timestamptz from claimed)
+     select * from claimed order by priority desc, created_at, id`,
+    [device.id, at, at, slack, device.account_id, at, at, slack, device.id, room, device.id, at, device.id, at],
+  );
+  return rows;
+}
+
+/** Logs one task handed to the device outside the queue (a no_store SMS). */
+export async function logDispatch(db: Executor, deviceId: string, now: number): Promise<void> {
+  await db('device_dispatches').insert({ device_id: deviceId, dispatched_at: new Date(now) });
+}
+
+/** A device's tasks in flight, handed out and not finished, oldest first: to publish again. */
+export async function openTasks(db: Executor, deviceId: string, limit: number, after?: { dispatchedAt: Date; id: string }): Promise<SmsRecord[]> {
   const query = db<SmsRecord>('sms')
     .where({ device_id: deviceId })
+    .whereNotNull('dispatched_at')
     .whereIn('status', ['pending', 'processing'])
-    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .orderBy([{ column: 'dispatched_at' }, { column: 'id' }])
     .limit(limit);
-  if (after) query.whereRaw('(created_at, id) > (?, ?)', [after.createdAt, after.id]);
+  if (after) query.whereRaw('(dispatched_at, id) > (?, ?)', [after.dispatchedAt, after.id]);
   return query;
 }
 
-/** SMS of the account waiting for any device, oldest first. */
-export async function waitingSms(db: Executor, accountId: string, limit: number): Promise<SmsRecord[]> {
+/** Tasks handed to these devices that no phone acknowledged since `before`. */
+export async function unacknowledgedSince(db: Executor, deviceIds: string[], before: Date, limit: number): Promise<SmsRecord[]> {
+  if (deviceIds.length === 0) return [];
   return db<SmsRecord>('sms')
-    .where({ account_id: accountId, status: 'pending' })
-    .whereNull('device_id')
-    .orderBy('created_at')
+    .whereIn('device_id', deviceIds)
+    .where({ status: 'pending' })
+    .whereNotNull('dispatched_at')
+    .where('dispatched_at', '<', before)
+    .orderBy('dispatched_at')
     .limit(limit);
 }
 
-/** Accounts that have SMS waiting for a device. */
-export async function accountsWithWaitingSms(db: Executor): Promise<string[]> {
-  const rows = await db('sms').distinct('account_id').where({ status: 'pending' }).whereNull('device_id');
-  return rows.map((row: { account_id: string }) => row.account_id);
+/** Devices holding tasks no phone acknowledged yet: failover candidates. */
+export async function devicesWithUnacknowledged(db: Executor): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { device_id: string }[] }>(
+    `select distinct device_id from sms where dispatched_at is not null and status = 'pending'`,
+  );
+  return rows.map((row) => row.device_id);
 }
 
-/** Assigns waiting SMS to devices; only rows still waiting are taken (another node may be faster). */
-export async function assignSms(db: Executor, assignments: { smsId: string; deviceId: string }[]): Promise<SmsRecord[]> {
-  if (assignments.length === 0) return [];
-  const { rows } = await db.raw<{ rows: SmsRecord[] }>(
-    // Not a status change: updated_at (spec 2.2: "time of the last status update") stays.
-    `update sms set device_id = v.device_id::uuid
-       from (select unnest(?::uuid[]) as sms_id, unnest(?::uuid[]) as device_id) v
-      where sms.id = v.sms_id and sms.device_id is null and sms.status = 'pending'
-      returning sms.*`,
-    [assignments.map((a) => a.smsId), assignments.map((a) => a.deviceId)],
+/** Where queued work is due now: accounts with a pool, devices with SMS named for them. */
+export async function dueWork(db: Executor, now: number): Promise<{ accounts: Set<string>; devices: Set<string> }> {
+  const at = new Date(now);
+  const due = `status = 'pending' and dispatched_at is null and (send_at is null or send_at <= ?) and (expires_at is null or expires_at > ?)`;
+  const { rows } = await db.raw<{ rows: { account_id: string | null; device_id: string | null }[] }>(
+    `select distinct account_id, null::uuid as device_id from sms where device_id is null and ${due}
+     union
+     select distinct null::uuid, device_id from sms where device_id is not null and ${due}`,
+    [at, at, at, at],
   );
-  return rows;
+  const accounts = new Set<string>();
+  const devices = new Set<string>();
+  for (const row of rows) {
+    if (row.account_id) accounts.add(row.account_id);
+    if (row.device_id) devices.add(row.device_id);
+  }
+  return { accounts, devices };
+}
+
+type ChangedRow = SmsSnapshot & { previous: SmsStatus; status: SmsStatus; at: Date; reason: string | null };
+
+function toChanges(rows: ChangedRow[], source: SmsStatusChange['source']): SmsStatusChange[] {
+  return rows.map(({ previous, status, at, reason, ...sms }) => ({
+    sms,
+    from: previous,
+    path: [status],
+    at,
+    reason,
+    source,
+    transient: false,
+  }));
+}
+
+/**
+ * Takes back a device's tasks that no phone acknowledged (status pending): those for any device
+ * go back to the pool; those whose client named the device either stay with it (it may come
+ * back) or, with `failNamed`, end as failed_send with `reason` (it never will). Tasks a phone
+ * acknowledged (processing) are never touched: the SMS may already be on the air.
+ */
+export async function releaseUnacknowledged(
+  db: Executor,
+  deviceId: string,
+  options: { failNamed: boolean; reason: string; now: number },
+): Promise<{ returned: number; failed: SmsStatusChange[] }> {
+  const at = new Date(options.now);
+  const { rows: returned } = await db.raw<{ rows: { id: string }[] }>(
+    `update sms set device_id = null, dispatched_at = null
+      where device_id = ? and status = 'pending' and not device_named
+      returning id`,
+    [deviceId],
+  );
+  if (!options.failNamed) return { returned: returned.length, failed: [] };
+  const { rows } = await db.raw<{ rows: ChangedRow[] }>(
+    `with previous as (
+       select id, status from sms where device_id = ? and status = 'pending' and device_named for update),
+     failed as (
+       update sms set status = 'failed_send', reason = ?, updated_at = ?
+         from previous where sms.id = previous.id
+       returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id,
+                 sms.status, previous.status as previous, sms.updated_at as at, sms.reason),
+     logged as (
+       insert into sms_status_history (sms_id, status, source, reason, created_at)
+       select id, status, 'system', reason, at from failed)
+     select failed.*, d.object_id as device_object_id from failed left join devices d on d.id = failed.device_id`,
+    [deviceId, options.reason, at],
+  );
+  return { returned: returned.length, failed: toChanges(rows, 'system') };
+}
+
+/**
+ * Ends SMS that were not taken by a phone before they expired (failed_send, reason expired).
+ * Rows a claimer holds are skipped this time; the next sweep gets them.
+ */
+export async function expireDue(db: Executor, now: number, limit: number): Promise<SmsStatusChange[]> {
+  const at = new Date(now);
+  const { rows } = await db.raw<{ rows: ChangedRow[] }>(
+    `with due as (
+       select id, status from sms where status = 'pending' and expires_at is not null and expires_at <= ?
+        limit ? for update skip locked),
+     expired as (
+       update sms set status = 'failed_send', reason = 'expired', updated_at = ?
+         from due where sms.id = due.id
+       returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id,
+                 sms.status, due.status as previous, sms.updated_at as at, sms.reason),
+     logged as (
+       insert into sms_status_history (sms_id, status, source, reason, created_at)
+       select id, status, 'system', 'expired: not taken by a phone before valid_until', at from expired)
+     select expired.*, d.object_id as device_object_id from expired left join devices d on d.id = expired.device_id`,
+    [at, limit, at],
+  );
+  return toChanges(rows, 'system');
+}
+
+/** Cancels one SMS if no phone took it yet; undefined when it is no longer pending. */
+export async function cancelPending(db: Executor, accountId: string, smsId: string, now: number): Promise<SmsStatusChange | undefined> {
+  const at = new Date(now);
+  const { rows } = await db.raw<{ rows: ChangedRow[] }>(
+    `with target as (
+       select id, status from sms where id = ? and account_id = ? and status = 'pending' for update),
+     cancelled as (
+       update sms set status = 'failed_send', reason = 'cancelled', updated_at = ?
+         from target where sms.id = target.id
+       returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id,
+                 sms.status, target.status as previous, sms.updated_at as at, sms.reason),
+     logged as (
+       insert into sms_status_history (sms_id, status, source, reason, created_at)
+       select id, status, 'api', 'cancelled by the client', at from cancelled)
+     select cancelled.*, d.object_id as device_object_id from cancelled left join devices d on d.id = cancelled.device_id`,
+    [smsId, accountId, at],
+  );
+  return toChanges(rows, 'api')[0];
+}
+
+/** Forgets dispatch log rows older than any rate limit looks back. */
+export async function pruneDispatchLog(db: Executor, now: number): Promise<void> {
+  await db.raw(
+    `delete from device_dispatches where id in (select id from device_dispatches where dispatched_at < ? limit 10000)`,
+    [new Date(now - DAY_MS - 60_000)],
+  );
+}
+
+/** What GET /devices/{id} shows of the device's queue. */
+export async function waitingForDevice(db: Executor, deviceId: string): Promise<number> {
+  const row = await db('sms')
+    .where({ device_id: deviceId, status: 'pending' })
+    .whereNull('dispatched_at')
+    .count<{ n: number }[]>({ n: '*' })
+    .first();
+  return Number(row?.n ?? 0);
 }
 
 export interface LockedSms extends SmsSnapshot {
@@ -62,24 +308,17 @@ export async function lockSms(db: Executor, ids: string[]): Promise<LockedSms[]>
   return rows;
 }
 
-export interface StatusChange {
-  smsId: string;
-  /** Statuses passed through, in order; the last is the new status. */
-  path: SmsStatus[];
-  source: 'device' | 'system';
-  reason: string | null;
-  at: Date;
-}
+const ENDS_WITH_REASON: ReadonlySet<SmsStatus> = new Set(['failed_send', 'failed_delivery', 'undelivered']);
 
 /** Writes a batch of status changes: the new statuses and their history, in one statement. */
-export async function writeStatusChanges(db: Executor, changes: StatusChange[]): Promise<void> {
+export async function writeStatusChanges(db: Executor, changes: SmsStatusChange[]): Promise<void> {
   if (changes.length === 0) return;
-  const last = new Map<string, StatusChange>();
-  for (const change of changes) last.set(change.smsId, change);
+  const last = new Map<string, SmsStatusChange>();
+  for (const change of changes) last.set(change.sms.id, change);
   const finals = [...last.values()];
   const history = changes.flatMap((change) =>
     change.path.map((status, i) => ({
-      smsId: change.smsId,
+      smsId: change.sms.id,
       status,
       source: change.source,
       reason: i < change.path.length - 1 ? 'implied by a later report' : change.reason,
@@ -88,16 +327,20 @@ export async function writeStatusChanges(db: Executor, changes: StatusChange[]):
   );
   await db.raw(
     `with updated as (
-       update sms set status = v.status, updated_at = v.at
-         from (select unnest(?::uuid[]) as id, unnest(?::text[]) as status, unnest(?::timestamptz[]) as at) v
+       update sms set status = v.status, updated_at = v.at,
+                      reason = case when v.status = any(?::text[]) then v.reason else sms.reason end
+         from (select unnest(?::uuid[]) as id, unnest(?::text[]) as status, unnest(?::timestamptz[]) as at,
+                      unnest(?::text[]) as reason) v
         where sms.id = v.id
         returning sms.id)
      insert into sms_status_history (sms_id, status, source, reason, created_at)
      select * from unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[])`,
     [
-      finals.map((c) => c.smsId),
+      [...ENDS_WITH_REASON],
+      finals.map((c) => c.sms.id),
       finals.map((c) => c.path[c.path.length - 1]!),
       finals.map((c) => c.at),
+      finals.map((c) => c.reason),
       history.map((h) => h.smsId),
       history.map((h) => h.status),
       history.map((h) => h.source),

@@ -2,13 +2,14 @@
 // transaction locks the rows, the state machine decides in memory, and one multi-row update plus
 // one multi-row history insert write the result. Devices send reports with QoS 2, and the broker
 // answers PUBREC only after the batch commits: a crash loses nothing, the device sends again.
-import type { Database, Executor } from '../../storage/database.ts';
+import type { Database } from '../../storage/database.ts';
 import type { Logger } from '../../shared/logger.ts';
+import type { Clock } from '../../shared/clock.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import { transitionPath } from '../messages/transitions.ts';
-import { lockSms, writeStatusChanges, type LockedSms, type StatusChange } from './repository.ts';
+import type { SmsStatusChange, StatusHooks } from '../messages/status-events.ts';
+import { lockSms, writeStatusChanges, type LockedSms } from './repository.ts';
 import type { TransientStore } from './transient-store.ts';
-import type { SmsSnapshot } from '../messages/status-events.ts';
 
 export interface StatusReportInput {
   deviceId: string;
@@ -19,24 +20,6 @@ export interface StatusReportInput {
 
 /** applied: the SMS moved; unchanged: a duplicate or a late report; rejected: not this device's SMS. */
 export type ReportOutcome = 'applied' | 'unchanged' | 'rejected';
-
-export interface AppliedChange extends StatusChange {
-  accountId: string;
-  deviceId: string;
-  /** The status before the change. */
-  from: SmsStatus;
-  transient: boolean;
-  /** The SMS as its events describe it (no text for a no_store SMS). */
-  sms: SmsSnapshot;
-}
-
-/**
- * Runs inside the batch's transaction, so what it writes commits or fails with the changes. For
- * a no_store SMS, which has no row, it runs on the database directly.
- */
-export type ChangeWriter = (trx: Executor, changes: AppliedChange[]) => Promise<void>;
-/** Runs after the batch committed. */
-export type ChangeListener = (changes: AppliedChange[]) => void;
 
 interface Pending {
   report: StatusReportInput;
@@ -57,23 +40,14 @@ export class StatusIngestor {
   private queue: Pending[] = [];
   private readonly running = new Set<Promise<void>>();
   private scheduled = false;
-  private readonly writers: ChangeWriter[] = [];
-  private readonly listeners: ChangeListener[] = [];
 
   constructor(
     private readonly db: Database,
     private readonly transient: TransientStore,
+    private readonly hooks: StatusHooks,
+    private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
-
-  /** Adds a writer that joins every batch's transaction (the webhook outbox does). */
-  writeWith(writer: ChangeWriter): void {
-    this.writers.push(writer);
-  }
-
-  onApplied(listener: ChangeListener): void {
-    this.listeners.push(listener);
-  }
 
   submit(report: StatusReportInput): Promise<ReportOutcome> {
     if (this.transient.has(report.smsId)) return this.applyTransient(report);
@@ -111,14 +85,11 @@ export class StatusIngestor {
     const result = this.transient.apply(report.smsId, report.deviceId, report.status);
     if (!result) return 'rejected';
     if (result.path.length === 0) return 'unchanged';
-    const change: AppliedChange = {
-      smsId: report.smsId,
+    const change: SmsStatusChange = {
       path: result.path,
       source: 'device',
       reason: report.error ?? null,
-      at: new Date(),
-      accountId: result.sms.account_id,
-      deviceId: report.deviceId,
+      at: new Date(this.clock.now()),
       from: result.from,
       transient: true,
       sms: {
@@ -132,8 +103,8 @@ export class StatusIngestor {
         device_object_id: null,
       },
     };
-    for (const writer of this.writers) await writer(this.db, [change]);
-    this.notify([change]);
+    await this.hooks.writtenWithoutCommitHook(this.db, [change]);
+    this.hooks.committed([change]);
     return 'applied';
   }
 
@@ -141,19 +112,19 @@ export class StatusIngestor {
     try {
       const { outcomes, changes } = await this.applyBatch(batch.map((pending) => pending.report));
       batch.forEach((pending, i) => pending.resolve(outcomes[i]!));
-      if (changes.length > 0) this.notify(changes);
+      this.hooks.committed(changes);
     } catch (error) {
       this.logger.error({ err: error, reports: batch.length }, 'status batch failed; devices will resend');
       for (const pending of batch) pending.reject(error);
     }
   }
 
-  private async applyBatch(reports: StatusReportInput[]): Promise<{ outcomes: ReportOutcome[]; changes: AppliedChange[] }> {
+  private async applyBatch(reports: StatusReportInput[]): Promise<{ outcomes: ReportOutcome[]; changes: SmsStatusChange[] }> {
     return this.db.transaction(async (trx) => {
       const rows = new Map<string, LockedSms>();
       for (const row of await lockSms(trx, [...new Set(reports.map((report) => report.smsId))])) rows.set(row.id, row);
-      const at = new Date();
-      const changes: AppliedChange[] = [];
+      const at = new Date(this.clock.now());
+      const changes: SmsStatusChange[] = [];
       const outcomes = reports.map((report): ReportOutcome => {
         const row = rows.get(report.smsId);
         // A report for an SMS this device does not hold changes nothing (unknown, another
@@ -161,34 +132,15 @@ export class StatusIngestor {
         if (!row || row.device_id !== report.deviceId) return 'rejected';
         const path = transitionPath(row.status, report.status);
         if (path.length === 0) return 'unchanged';
-        changes.push({
-          smsId: row.id,
-          path,
-          source: 'device',
-          reason: report.error ?? null,
-          at,
-          accountId: row.account_id,
-          deviceId: report.deviceId,
-          from: row.status,
-          transient: false,
-          sms: row,
-        });
+        const { status, ...sms } = row;
+        changes.push({ sms, from: status, path, source: 'device', reason: report.error ?? null, at, transient: false });
         row.status = report.status;
         return 'applied';
       });
       await writeStatusChanges(trx, changes);
-      for (const writer of this.writers) await writer(trx, changes);
+      // Committed hooks run after the devices are answered (runBatch), not on commit.
+      await this.hooks.writtenWithoutCommitHook(trx, changes);
       return { outcomes, changes };
     });
-  }
-
-  private notify(changes: AppliedChange[]): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(changes);
-      } catch (error) {
-        this.logger.error({ err: error }, 'status listener failed');
-      }
-    }
   }
 }

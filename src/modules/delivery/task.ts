@@ -10,6 +10,8 @@ export interface SendTask {
   /** -2: the phone's default SIM; 0-2: this slot. */
   sim: number;
   created_at: string;
+  /** Not to be started after this time (ISO 8601); null: no limit. Reports after it are ignored. */
+  valid_until: string | null;
 }
 
 export function buildTask(sms: SmsRecord, device: Pick<DeviceRow, 'selected_sim' | 'sim_cards'>): SendTask {
@@ -19,6 +21,7 @@ export function buildTask(sms: SmsRecord, device: Pick<DeviceRow, 'selected_sim'
     message: sms.message,
     sim: resolveSim(sms.sim_slot, device),
     created_at: sms.created_at.toISOString(),
+    valid_until: sms.expires_at?.toISOString() ?? null,
   };
 }
 

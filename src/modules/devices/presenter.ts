@@ -1,7 +1,8 @@
-// The Extended API's view of a device (spec 2.1).
+// The Extended API's view of a device (spec 2.1), with its pacing settings and, for one device,
+// its queue.
 import type { Static } from '@sinclair/typebox';
 import type { DeviceRow } from './repository.ts';
-import type { DeviceView } from './schema.ts';
+import type { DeviceDetail, DeviceQueue, DeviceView } from './schema.ts';
 
 export function presentDevice(device: DeviceRow, isOnline: boolean): Static<typeof DeviceView> {
   return {
@@ -19,7 +20,17 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
     forward_incoming_sms: device.forward_incoming_sms,
     record_calls: device.record_calls,
     sim_cards: device.sim_cards,
+    send_window: device.send_window,
+    limits: { per_minute: device.limit_per_minute, per_hour: device.limit_per_hour, per_day: device.limit_per_day },
+    quiet_hours: device.quiet_hours,
+    // A past paused_until stays visible: the device was paused then, and why.
+    paused_until: device.paused_until?.toISOString() ?? null,
+    paused_reason: device.paused_reason,
     created_at: device.created_at.toISOString(),
     updated_at: device.updated_at.toISOString(),
   };
+}
+
+export function presentDeviceDetail(device: DeviceRow, isOnline: boolean, queue: Static<typeof DeviceQueue>): Static<typeof DeviceDetail> {
+  return { ...presentDevice(device, isOnline), queue };
 }

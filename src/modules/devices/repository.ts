@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
 import { newObjectId } from '../../shared/object-id.ts';
 import type { Cursor } from '../../http/pagination.ts';
+import type { QuietHours } from '../delivery/pacing.ts';
 
 export interface SimCard {
   index: number;
@@ -25,6 +26,16 @@ export interface DeviceRow {
   is_charging: boolean;
   sim_cards: SimCard[];
   token_hash: string;
+  /** Pacing (README "Delivery"): tasks in flight at once, sends per minute/hour/day, quiet hours. */
+  send_window: number;
+  limit_per_minute: number | null;
+  limit_per_hour: number | null;
+  limit_per_day: number | null;
+  quiet_hours: QuietHours | null;
+  /** Circuit breaker: failed sends in a row, and the pause they caused. */
+  consecutive_failures: number;
+  paused_until: Date | null;
+  paused_reason: string | null;
   last_seen_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -38,6 +49,13 @@ export interface DeviceSettings {
   forward_incoming_sms?: boolean;
   record_calls?: boolean;
   name_custom?: string | null;
+  send_window?: number;
+  limit_per_minute?: number | null;
+  limit_per_hour?: number | null;
+  limit_per_day?: number | null;
+  quiet_hours?: QuietHours | null;
+  paused_until?: null;
+  paused_reason?: null;
 }
 
 export async function insertDevice(
@@ -84,29 +102,13 @@ export async function updateDeviceSettings(
   const [row] = await db<DeviceRow>('devices')
     .where({ account_id: accountId, id })
     .whereNull('deleted_at')
-    .update({ ...settings, updated_at: new Date() })
+    .update({
+      ...settings,
+      ...(settings.quiet_hours !== undefined ? { quiet_hours: settings.quiet_hours && (JSON.stringify(settings.quiet_hours) as never) } : {}),
+      updated_at: new Date(),
+    })
     .returning('*');
   return row;
-}
-
-/**
- * Online candidates for a new SMS: the given devices of the account that may send, each with
- * the number of its SMS still in flight (assigned, not yet sent).
- */
-export async function sendableWithLoad(
-  db: Executor,
-  accountId: string,
-  deviceIds: string[],
-): Promise<{ id: string; in_flight: number }[]> {
-  if (deviceIds.length === 0) return [];
-  const { rows } = await db.raw<{ rows: { id: string; in_flight: number }[] }>(
-    `select d.id,
-            (select count(*) from sms s where s.device_id = d.id and s.status in ('pending', 'processing'))::int as in_flight
-       from devices d
-      where d.account_id = ? and d.can_send_sms and d.deleted_at is null and d.id = any(?::uuid[])`,
-    [accountId, deviceIds],
-  );
-  return rows;
 }
 
 /** Marks the device deleted; its token stops working at once. */

@@ -1,14 +1,14 @@
 // Extended API v1: devices (spec 2.1, 4.1).
 import { defineRoute } from '../../http/route.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
-import { presentDevice } from './presenter.ts';
+import { presentDevice, presentDeviceDetail } from './presenter.ts';
 import {
   DeviceIdParams,
   DeviceList,
   DeviceListQuery,
   DeviceRegistration,
   DeviceSettingsPatch,
-  DeviceView,
+  DeviceDetail,
   RegisterDeviceBody,
 } from './schema.ts';
 import type { DeviceService } from './service.ts';
@@ -77,11 +77,11 @@ export function deviceRoutes(devices: DeviceService) {
       tag: 'Devices',
       permission: 'devices:read',
       params: DeviceIdParams,
-      responses: { 200: { description: 'the device', schema: DeviceView } },
+      responses: { 200: { description: 'the device, with its queue', schema: DeviceDetail } },
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, params }) {
         const device = await devices.get(auth.accountId, params.id);
-        return { status: 200, body: presentDevice(device, devices.isOnline(device.id)) };
+        return { status: 200, body: presentDeviceDetail(device, devices.isOnline(device.id), await devices.queue(device)) };
       },
     }),
     defineRoute({
@@ -89,16 +89,19 @@ export function deviceRoutes(devices: DeviceService) {
       path: '/devices/:id/settings',
       operationId: 'updateDeviceSettings',
       summary: 'Change device settings',
-      description: 'Partial update (spec 4.1): fields not sent stay unchanged. An empty name_custom resets to the system name.',
+      description:
+        'Partial update (spec 4.1): fields not sent stay unchanged. An empty name_custom resets to the system name. ' +
+        'send_window, limits and quiet_hours pace the device (README "Delivery"); paused false ends a circuit-breaker pause. ' +
+        'can_send_sms false gives the tasks the phone has not acknowledged back to the pool, and fails the SMS whose client named this device.',
       tag: 'Devices',
       permission: 'devices:settings',
       params: DeviceIdParams,
       body: DeviceSettingsPatch,
-      responses: { 200: { description: 'the device after the update', schema: DeviceView } },
+      responses: { 200: { description: 'the device after the update, with its queue', schema: DeviceDetail } },
       errors: ['invalid_id', 'validation_failed', 'device_not_found'],
       async handle({ auth, params, body }) {
         const device = await devices.updateSettings(auth.accountId, params.id, body);
-        return { status: 200, body: presentDevice(device, devices.isOnline(device.id)) };
+        return { status: 200, body: presentDeviceDetail(device, devices.isOnline(device.id), await devices.queue(device)) };
       },
     }),
   ];

@@ -3,6 +3,32 @@ import { PageOf, PageQuery } from '../../http/pagination.ts';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 
+const LimitValue = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], { description: 'null: no limit' });
+
+export const Limits = Type.Object(
+  {
+    per_minute: LimitValue,
+    per_hour: LimitValue,
+    per_day: LimitValue,
+  },
+  { additionalProperties: false, description: 'sends handed to the device in the last minute / hour / day (rolling); the gateway never hands it more' },
+);
+
+export const QuietHours = Type.Object(
+  {
+    from: Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM local time, start (inclusive)' }),
+    to: Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM local time, end (exclusive); earlier than from for a window across midnight' }),
+    timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone name, such as Europe/Berlin' }),
+  },
+  { additionalProperties: false, description: 'no sends inside this daily window' },
+);
+
+const Pacing = {
+  send_window: Type.Integer({ minimum: 1, maximum: 50, description: 'tasks the device may hold in flight at once (handed out, not yet sent)' }),
+  limits: Limits,
+  quiet_hours: Type.Union([QuietHours, Type.Null()]),
+};
+
 // spec 2.1
 export const DeviceView = Type.Object(
   {
@@ -21,11 +47,34 @@ export const DeviceView = Type.Object(
     forward_incoming_sms: Type.Boolean(),
     record_calls: Type.Boolean(),
     sim_cards: Type.Array(Type.Object({ index: Type.Integer({ minimum: 0 }), name_operator: Type.String() })),
+    ...Pacing,
+    paused_until: Type.Union([Timestamp, Type.Null()], {
+      description: 'the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause)',
+    }),
+    paused_reason: Type.Union([Type.String(), Type.Null()]),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
   { additionalProperties: false },
 );
+
+const BLOCKERS = ['cannot_send', 'paused', 'quiet_hours', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
+
+export const DeviceQueue = Type.Object(
+  {
+    in_flight: Type.Integer({ description: 'tasks handed to the device and not yet sent or failed' }),
+    waiting: Type.Integer({ description: 'SMS whose client named this device, waiting for room on it' }),
+    sent_last_minute: Type.Integer({ description: 'tasks handed to the device in the last 60 seconds' }),
+    sent_last_hour: Type.Integer(),
+    sent_last_day: Type.Integer(),
+    blocked_by: Type.Union([...BLOCKERS.map((name) => Type.Literal(name)), Type.Null()], {
+      description: 'why the device may take no task now (the first reason found); null when it may',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const DeviceDetail = Type.Composite([DeviceView, Type.Object({ queue: DeviceQueue })], { additionalProperties: false });
 
 export const DeviceIdParams = Type.Object({ id: Type.String({ format: 'uuid', description: 'device id (UUID)' }) });
 
@@ -42,6 +91,15 @@ export const DeviceSettingsPatch = Type.Object(
     name_custom: Type.Optional(
       Type.String({ 'x-maxCharacters': 100, description: 'up to 100 characters; "" resets to the system name' }),
     ),
+    send_window: Type.Optional(Pacing.send_window),
+    limits: Type.Optional(
+      Type.Object(
+        { per_minute: Type.Optional(LimitValue), per_hour: Type.Optional(LimitValue), per_day: Type.Optional(LimitValue) },
+        { additionalProperties: false, description: 'limits not sent stay unchanged; null removes one' },
+      ),
+    ),
+    quiet_hours: Type.Optional(Type.Union([QuietHours, Type.Null()], { description: 'null removes the quiet hours' })),
+    paused: Type.Optional(Type.Literal(false, { description: 'false: end a circuit-breaker pause now' })),
   },
   { additionalProperties: false },
 );

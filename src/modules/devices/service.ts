@@ -1,24 +1,29 @@
 // Devices of an account: registration (credentials for the device channel), reading, and
 // settings. Settings changes are announced so the device channel can push them to the phone.
+import type { Static } from '@sinclair/typebox';
 import type { Database, Executor } from '../../storage/database.ts';
-import type { SmsStatusEventWriter } from '../messages/status-events.ts';
+import type { StatusHooks } from '../messages/status-events.ts';
 import { AppError, invalidField } from '../../shared/errors.ts';
+import type { Clock } from '../../shared/clock.ts';
 import { exceedsCharacters } from '../../shared/characters.ts';
 import type { GatewayEventBus } from '../../shared/events.ts';
 import { hashSecret, randomToken } from '../../shared/secrets.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { DevicePresence } from './presence.ts';
 import * as devices from './repository.ts';
-import { releaseDeviceSms } from '../messages/repository.ts';
+import type { DeviceQueue, DeviceSettingsPatch } from './schema.ts';
+import { deviceUsage, releaseUnacknowledged, waitingForDevice } from '../delivery/repository.ts';
+import { isValidTimeZone, roomFor } from '../delivery/pacing.ts';
+
+export type SettingsPatch = Static<typeof DeviceSettingsPatch>;
 
 export class DeviceService {
-  /** Hears the SMS a device gives up when it can no longer send (the webhook outbox). */
-  statusEvents: SmsStatusEventWriter = async () => {};
-
   constructor(
     private readonly db: Database,
     private readonly presence: DevicePresence,
     private readonly events: GatewayEventBus,
+    private readonly hooks: StatusHooks,
+    private readonly clock: Clock,
   ) {}
 
   /** Registers a device; the token is returned once and only its hash is kept. */
@@ -49,15 +54,12 @@ export class DeviceService {
     return devices.listDevices(this.db, accountId, limit, cursor);
   }
 
-  async updateSettings(accountId: string, id: string, settings: devices.DeviceSettings): Promise<devices.DeviceRow> {
-    // spec 4.1: an empty name_custom resets to the system name, which we store as "no custom name".
-    const changes = settings.name_custom === '' ? { ...settings, name_custom: null } : settings;
+  async updateSettings(accountId: string, id: string, patch: SettingsPatch): Promise<devices.DeviceRow> {
+    const changes = toSettings(patch);
     const device = await this.db.transaction(async (trx) => {
       const updated = await devices.updateDeviceSettings(trx, accountId, id, changes);
       // A device that may no longer send gives back its unsent SMS in the same transaction.
-      if (updated && settings.can_send_sms === false) {
-        await this.release(trx, updated.id, 'device may no longer send SMS (can_send_sms false)');
-      }
+      if (updated && changes.can_send_sms === false) await this.release(trx, updated.id, 'device_disabled');
       return updated;
     });
     if (!device) throw new AppError('device_not_found');
@@ -69,7 +71,7 @@ export class DeviceService {
   async delete(accountId: string, id: string): Promise<devices.DeviceRow> {
     const device = await this.db.transaction(async (trx) => {
       const deleted = await devices.softDeleteDevice(trx, accountId, id);
-      if (deleted) await this.release(trx, deleted.id, 'device deleted');
+      if (deleted) await this.release(trx, deleted.id, 'device_deleted');
       return deleted;
     });
     if (!device) throw new AppError('device_not_found');
@@ -78,15 +80,51 @@ export class DeviceService {
     return device;
   }
 
-  /** Unsent SMS back to the pool, or failed where the client named the device; statuses announced. */
-  private async release(trx: Executor, deviceId: string, reason: string): Promise<void> {
-    const changes = await releaseDeviceSms(trx, deviceId, reason);
-    // Back to the pool is no status news; failing is.
-    const failed = changes.filter((change) => change.to === 'failed_send');
-    if (failed.length > 0) await this.statusEvents(trx, failed);
+  /** What GET /devices/{id} shows of the device's work: in flight, waiting, recent sends. */
+  async queue(device: devices.DeviceRow): Promise<Static<typeof DeviceQueue>> {
+    const now = this.clock.now();
+    const [usage, waiting] = await Promise.all([deviceUsage(this.db, device.id, now, false), waitingForDevice(this.db, device.id)]);
+    const room = usage && device.can_send_sms ? roomFor(usage.settings, usage.usage, now) : undefined;
+    return {
+      in_flight: usage?.usage.inFlight ?? 0,
+      waiting,
+      sent_last_minute: usage?.usage.lastMinute ?? 0,
+      sent_last_hour: usage?.usage.lastHour ?? 0,
+      sent_last_day: usage?.usage.lastDay ?? 0,
+      blocked_by: room ? (room.blockedBy ?? null) : 'cannot_send',
+    };
+  }
+
+  /**
+   * Tasks no phone acknowledged go back to the pool; those whose client named this device fail
+   * (it will never send them). Tasks a phone acknowledged stay: the SMS may be on the air.
+   */
+  private async release(trx: Executor, deviceId: string, reason: 'device_disabled' | 'device_deleted'): Promise<void> {
+    const { failed } = await releaseUnacknowledged(trx, deviceId, { failNamed: true, reason, now: this.clock.now() });
+    await this.hooks.written(trx, failed);
   }
 
   isOnline(deviceId: string): boolean {
     return this.presence.isOnline(deviceId);
   }
+}
+
+/** The columns a settings patch changes; checks what the schema cannot. */
+function toSettings(patch: SettingsPatch): devices.DeviceSettings {
+  const { limits, paused, name_custom, ...rest } = patch;
+  if (patch.quiet_hours) {
+    if (!isValidTimeZone(patch.quiet_hours.timezone)) {
+      throw invalidField('quiet_hours/timezone', `quiet_hours.timezone must be an IANA time zone name such as Europe/Berlin, got "${patch.quiet_hours.timezone}"`);
+    }
+    if (patch.quiet_hours.from === patch.quiet_hours.to) throw invalidField('quiet_hours/to', 'quiet_hours.from and quiet_hours.to must differ');
+  }
+  return {
+    ...rest,
+    // spec 4.1: an empty name_custom resets to the system name, which we store as "no custom name".
+    ...(name_custom !== undefined ? { name_custom: name_custom === '' ? null : name_custom } : {}),
+    ...(limits?.per_minute !== undefined ? { limit_per_minute: limits.per_minute } : {}),
+    ...(limits?.per_hour !== undefined ? { limit_per_hour: limits.per_hour } : {}),
+    ...(limits?.per_day !== undefined ? { limit_per_day: limits.per_day } : {}),
+    ...(paused === false ? { paused_until: null, paused_reason: null } : {}),
+  };
 }

@@ -4,6 +4,8 @@ import { defineRoute } from '../../http/route.ts';
 import { invalidField } from '../../shared/errors.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { MessageService } from '../messages/service.ts';
+import type { IdempotencyService } from '../idempotency/service.ts';
+import { idempotencyKey, withReplayHeader } from '../messages/routes.ts';
 import { parseAnyId } from './ids.ts';
 import { presentLegacyDevice, presentLegacySms } from './presenter.ts';
 import {
@@ -23,7 +25,7 @@ import { statusesMatching } from './status-codes.ts';
 
 const TAG = 'Legacy API';
 
-export function legacyRoutes(messages: MessageService, devices: DeviceService) {
+export function legacyRoutes(messages: MessageService, devices: DeviceService, idempotency: IdempotencyService) {
   /** spec 4.2: `device_id`, or `id` as the field table names it. */
   const deviceOf = async (accountId: string, body: { device_id?: string | undefined; id?: string | undefined }) => {
     // An empty device_id does not hide an id given under the alias.
@@ -46,10 +48,10 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService) {
       permission: 'sms:send',
       body: SendBody,
       responses: { 200: { description: 'the new SMS\'s object id', schema: SendReply } },
-      errors: ['message_too_long', 'invalid_phone', 'invalid_id', 'unknown_callback', 'device_not_found', 'device_cannot_send'],
-      async handle({ auth, body }) {
+      errors: ['message_too_long', 'invalid_phone', 'invalid_id', 'unknown_callback', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused'],
+      async handle({ auth, body, ctx }) {
         const device = body.device_id ? await deviceOf(auth.accountId, { device_id: body.device_id }) : undefined;
-        const sms = await messages.create(auth.accountId, {
+        const prepared = await messages.prepare(auth.accountId, {
           phone: body.phone_number,
           phoneField: 'phone_number',
           message: body.message,
@@ -57,7 +59,11 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService) {
           simSlot: body.to_sim ?? null,
           callbackId: body.callback_id || null,
         });
-        return { status: 200, body: { id: sms.object_id } };
+        const result = await idempotency.run(auth.accountId, { key: idempotencyKey(ctx), operation: 'POST /sms/send', body }, async (trx) => {
+          const [sms] = await messages.commit([prepared], trx);
+          return { status: 200, body: { id: sms!.object_id } };
+        });
+        return withReplayHeader(result);
       },
     }),
     defineRoute({

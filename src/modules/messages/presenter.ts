@@ -3,16 +3,24 @@ import type { Static } from '@sinclair/typebox';
 import type { SmsHistoryRow, SmsRecord } from './repository.ts';
 import type { SmsDetail, SmsView } from './schema.ts';
 import { toExtendedStatus } from './status.ts';
+import { countSegments } from '../../shared/sms-segments.ts';
 
 export function presentSms(sms: SmsRecord): Static<typeof SmsView> {
+  const { segments, encoding } = countSegments(sms.message);
   return {
     id: sms.id,
     device_id: sms.device_id,
     phone: sms.phone,
     message: sms.message,
     status: toExtendedStatus(sms.status),
+    reason: sms.reason,
     sent_at: sms.created_at.toISOString(),
     updated_at: sms.updated_at.toISOString(),
+    send_at: sms.send_at?.toISOString() ?? null,
+    valid_until: sms.expires_at?.toISOString() ?? null,
+    priority: sms.priority,
+    segments,
+    encoding,
   };
 }
 

@@ -1,7 +1,6 @@
 import type { Executor } from '../../storage/database.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { SmsStatus } from './status.ts';
-import type { SmsSnapshot, SmsStatusEvent } from './status-events.ts';
 
 export interface SmsRecord {
   id: string;
@@ -14,6 +13,16 @@ export interface SmsRecord {
   status: SmsStatus;
   sim_slot: number | null;
   callback_id: string | null;
+  /** Not handed to a device before this time. */
+  send_at: Date | null;
+  /** Not taken by a phone by then: ends as failed_send, reason "expired". */
+  expires_at: Date | null;
+  /** -100..100, higher first. */
+  priority: number;
+  /** When its current device was handed the task; null while it waits in a queue. */
+  dispatched_at: Date | null;
+  /** Why it ended as it did (expired, cancelled, device_deleted, or the phone's error). */
+  reason: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -32,15 +41,17 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
   const column = <K extends keyof SmsRecord>(key: K) => batch.map((sms) => sms[key]);
   await db.raw(
     `with created as (
-       insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, sim_slot, callback_id, created_at, updated_at)
+       insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, sim_slot, callback_id,
+                        send_at, expires_at, priority, created_at, updated_at)
        select * from unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::bool[], ?::text[], ?::text[], ?::text[], ?::int2[], ?::uuid[],
-                            ?::timestamptz[], ?::timestamptz[])
+                            ?::timestamptz[], ?::timestamptz[], ?::int2[], ?::timestamptz[], ?::timestamptz[])
        returning id, status, created_at)
      insert into sms_status_history (sms_id, status, source, created_at)
      select id, status, ?, created_at from created`,
     [
       column('id'), column('object_id'), column('account_id'), column('device_id'), column('device_named'), column('phone'),
-      column('message'), column('status'), column('sim_slot'), column('callback_id'), column('created_at'), column('updated_at'), source,
+      column('message'), column('status'), column('sim_slot'), column('callback_id'), column('send_at'), column('expires_at'),
+      column('priority'), column('created_at'), column('updated_at'), source,
     ] as never,
   );
 }
@@ -71,34 +82,6 @@ export async function listSms(db: Executor, accountId: string, filter: SmsFilter
 
 export async function historyOf(db: Executor, smsId: string): Promise<SmsHistoryRow[]> {
   return db<SmsHistoryRow>('sms_status_history').where({ sms_id: smsId }).orderBy('id');
-}
-
-/**
- * A device can no longer send (deleted, or can_send_sms turned off): its unsent SMS go back to
- * the pool, or fail when the client had named that device. Returns what became of each.
- */
-export async function releaseDeviceSms(db: Executor, deviceId: string, reason: string): Promise<SmsStatusEvent[]> {
-  const { rows } = await db.raw<{ rows: (SmsSnapshot & { status: SmsStatus; previous: SmsStatus; reason: string; at: Date })[] }>(
-    `with previous as (
-       select id, status from sms where device_id = ? and status in ('pending', 'processing') for update),
-     released as (
-       update sms
-          set device_id = case when device_named then device_id else null end,
-              status = case when device_named then 'failed_send' else 'pending' end,
-              updated_at = now()
-         from previous
-        where sms.id = previous.id
-        returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id,
-                  sms.status, previous.status as previous, sms.updated_at as at,
-                  case when sms.status = 'failed_send' then ? else ? end as reason),
-     logged as (
-       insert into sms_status_history (sms_id, status, source, reason)
-       select id, status, 'system', reason from released)
-     select released.*, devices.object_id as device_object_id
-       from released left join devices on devices.id = released.device_id`,
-    [deviceId, `${reason}; the client named this device, so the SMS cannot go elsewhere`, `${reason}; back to the pool for another device`],
-  );
-  return rows.map(({ status, previous, reason: why, at, ...sms }) => ({ sms, from: previous, to: status, at, reason: why }));
 }
 
 /** By the Extended API's UUID or the legacy family's 24-hex object id: clients may mix them. */

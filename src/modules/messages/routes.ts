@@ -1,12 +1,27 @@
-// Extended API v1: SMS (spec 2.2, 4.1).
-import { defineRoute } from '../../http/route.ts';
+// Extended API v1: SMS (spec 2.2, 4.1), cancel and bulk sends.
+import type { Static } from '@sinclair/typebox';
+import { defineRoute, type RouteResult } from '../../http/route.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
+import { IDEMPOTENCY_HEADER, type IdempotencyService, type IdempotentResult } from '../idempotency/service.ts';
 import { presentSms, presentSmsDetail } from './presenter.ts';
-import { CreateSmsBody, SmsDetail, SmsIdParams, SmsList, SmsListQuery, SmsView } from './schema.ts';
-import type { MessageService } from './service.ts';
+import {
+  BulkSmsBody,
+  BulkSmsCreated,
+  CreateSmsBody,
+  SmsDetail,
+  SmsIdParams,
+  SmsList,
+  SmsListQuery,
+  SmsView,
+} from './schema.ts';
+import { bulkBodyFromCsv } from './bulk-csv.ts';
+import type { MessageService, NewSms } from './service.ts';
 import { fromExtendedStatus } from './status.ts';
 
-export function messageRoutes(messages: MessageService) {
+/** Bulk bodies may be larger than BODY_LIMIT: 1,000 messages of 170 characters. */
+const BULK_BODY_LIMIT = 2 * 1024 * 1024;
+
+export function messageRoutes(messages: MessageService, idempotency: IdempotencyService) {
   return [
     defineRoute({
       method: 'post',
@@ -14,22 +29,76 @@ export function messageRoutes(messages: MessageService) {
       operationId: 'createSms',
       summary: 'Send an SMS',
       description:
-        'spec 4.1. Answers 201 once the SMS is stored (status pending). Without device_id the gateway picks an online device ' +
-        'that may send, the least busy first; with none online the SMS waits (device_id null) and goes out when one connects. ' +
-        'With no_store true nothing is stored, and the request is refused with 503 when no online device can take it now.',
+        'spec 4.1. Answers 201 once the SMS is stored (status pending). Without device_id the SMS joins the account\'s pool and ' +
+        'the first online device with room takes it (README "Delivery"); with device_id only that device sends it. send_at ' +
+        'schedules it, valid_until or ttl make it expire (failed_send, reason expired) unless a phone took it by then, priority ' +
+        'orders the queue. With no_store true nothing is stored, and the request is refused with 503 when no online device ' +
+        'has room now. An Idempotency-Key header makes a retry replay the first response (header Idempotent-Replayed: true).',
       tag: 'SMS',
       permission: 'sms:send',
       body: CreateSmsBody,
       responses: { 201: { description: 'the SMS, status pending', schema: SmsView } },
-      errors: ['validation_failed', 'message_too_long', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'no_device_available'],
-      async handle({ auth, body }) {
-        const sms = await messages.create(auth.accountId, {
-          phone: body.phone,
-          message: body.message,
-          deviceId: body.device_id,
-          noStore: body.no_store,
+      errors: [
+        'validation_failed',
+        'message_too_long',
+        'invalid_phone',
+        'device_not_found',
+        'device_cannot_send',
+        'idempotency_key_reused',
+        'no_device_available',
+      ],
+      async handle({ auth, body, ctx }) {
+        const prepared = await messages.prepare(auth.accountId, toNewSms(body));
+        const result = await idempotency.run(auth.accountId, { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms', body }, async (trx) => {
+          const [sms] = await messages.commit([prepared], trx);
+          return { status: 201, body: presentSms(sms!) };
         });
-        return { status: 201, body: presentSms(sms) };
+        return withReplayHeader(result);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sms/bulk',
+      operationId: 'createSmsBulk',
+      summary: 'Send up to 1,000 SMS in one call',
+      description:
+        'Takes JSON {"messages": [...]} with the fields of POST /sms (no_store excepted), or text/csv with a header row ' +
+        '(columns phone, message, and optionally device_id, send_at, valid_until, ttl, priority). Every message is checked ' +
+        'first: if any is invalid the answer is 400 with a detail for each bad message (field messages.{index}...), and ' +
+        'nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes ' +
+        'Idempotency-Key like POST /sms. Bodies up to 2 MiB.',
+      tag: 'SMS',
+      permission: 'sms:send',
+      body: BulkSmsBody,
+      bodyLimitBytes: BULK_BODY_LIMIT,
+      csv: bulkBodyFromCsv,
+      responses: { 201: { description: 'the created SMS, in order', schema: BulkSmsCreated } },
+      errors: ['validation_failed', 'message_too_long', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused'],
+      async handle({ auth, body, ctx }) {
+        const prepared = await messages.prepareMany(auth.accountId, body.messages.map(toNewSms));
+        const result = await idempotency.run(auth.accountId, { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms/bulk', body }, async (trx) => {
+          const created = await messages.commit(prepared, trx);
+          return { status: 201, body: { data: created.map(presentSms) } };
+        });
+        return withReplayHeader(result);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sms/:id/cancel',
+      operationId: 'cancelSms',
+      summary: 'Cancel an SMS no phone has taken yet',
+      description:
+        '200 with the SMS, now failed_send with reason "cancelled", while no phone has acknowledged its task (cancelling ' +
+        'again answers the same). 409 already_taken once a phone has taken it; 409 already_final when it ended otherwise ' +
+        '(expired, device deleted).',
+      tag: 'SMS',
+      permission: 'sms:send',
+      params: SmsIdParams,
+      responses: { 200: { description: 'the cancelled SMS', schema: SmsView } },
+      errors: ['invalid_id', 'sms_not_found', 'already_taken', 'already_final'],
+      async handle({ auth, params }) {
+        return { status: 200, body: presentSms(await messages.cancel(auth.accountId, params.id)) };
       },
     }),
     defineRoute({
@@ -73,4 +142,26 @@ export function messageRoutes(messages: MessageService) {
       },
     }),
   ];
+}
+
+function toNewSms(body: Omit<Static<typeof CreateSmsBody>, 'no_store'> & { no_store?: boolean }): NewSms {
+  return {
+    phone: body.phone,
+    message: body.message,
+    deviceId: body.device_id,
+    noStore: body.no_store,
+    sendAt: body.send_at,
+    validUntil: body.valid_until,
+    ttl: body.ttl,
+    priority: body.priority,
+  };
+}
+
+export function idempotencyKey(ctx: { get(name: string): string }): string | undefined {
+  const key = ctx.get(IDEMPOTENCY_HEADER);
+  return key === '' ? undefined : key;
+}
+
+export function withReplayHeader(result: IdempotentResult): RouteResult {
+  return { status: result.status, body: result.body, ...(result.replayed ? { headers: { 'Idempotent-Replayed': 'true' } } : {}) };
 }

@@ -9,6 +9,15 @@ const ExtendedStatus = Type.Union(EXTENDED_STATUSES.map((status) => Type.Literal
   description: 'spec 3.1; a task the device has taken but not yet sent still shows as pending',
 });
 
+const Scheduling = {
+  send_at: Type.Optional(Type.String({ format: 'date-time', description: 'not sent before this time (ISO 8601); at most a year ahead' })),
+  valid_until: Type.Optional(
+    Type.String({ format: 'date-time', description: 'not taken by a phone by then, the SMS ends as failed_send with reason "expired"' }),
+  ),
+  ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000, description: 'seconds from now; instead of valid_until' })),
+  priority: Type.Optional(Type.Integer({ minimum: -100, maximum: 100, default: 0, description: 'higher first; equal priority goes oldest first' })),
+};
+
 // spec 4.1: POST /api/ext/v1/sms
 export const CreateSmsBody = Type.Object(
   {
@@ -25,6 +34,22 @@ export const CreateSmsBody = Type.Object(
         description: 'true: keep no record. Answered 503 when no online device can take the SMS right now.',
       }),
     ),
+    ...Scheduling,
+  },
+  { additionalProperties: false },
+);
+
+/** Bulk sends take at most this many messages per call. */
+export const BULK_MAX_MESSAGES = 1000;
+
+// POST /api/ext/v1/sms/bulk (JSON; the same fields as CSV columns under a header row)
+export const BulkSmsBody = Type.Object(
+  {
+    messages: Type.Array(Type.Omit(CreateSmsBody, ['no_store'], { additionalProperties: false }), {
+      minItems: 1,
+      maxItems: BULK_MAX_MESSAGES,
+      description: `1-${BULK_MAX_MESSAGES} messages, each with the fields of POST /sms (no_store excepted)`,
+    }),
   },
   { additionalProperties: false },
 );
@@ -39,11 +64,24 @@ export const SmsView = Type.Object(
     phone: Type.String({ description: 'E.164' }),
     message: Type.String(),
     status: ExtendedStatus,
+    reason: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'why a failed SMS failed: expired, cancelled, device_deleted, device_disabled, or the error the phone reported; null otherwise',
+    }),
     sent_at: Type.String({ format: 'date-time', description: 'when the SMS was created (spec 2.2)' }),
     updated_at: Timestamp,
+    send_at: Type.Union([Timestamp, Type.Null()], { description: 'not sent before this time; null: at once' }),
+    valid_until: Type.Union([Timestamp, Type.Null()], { description: 'expires then unless a phone took it; null: never' }),
+    priority: Type.Integer({ minimum: -100, maximum: 100 }),
+    segments: Type.Integer({ minimum: 1, description: 'parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units)' }),
+    encoding: Type.Union([Type.Literal('gsm7'), Type.Literal('ucs2')], {
+      description: 'gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise',
+    }),
   },
   { additionalProperties: false },
 );
+
+export const BulkSmsCreated = Type.Object({ data: Type.Array(SmsView, { description: 'the created SMS, in the order given' }) });
 
 export const SmsHistoryEntry = Type.Object({
   status: ExtendedStatus,

@@ -1,17 +1,18 @@
-// Creating and reading SMS. A stored SMS is a committed row before the client hears 201
-// (DESIGN.md decision 1); delivery to the phone is the device channel's job and starts from
-// the "sms.queued" event.
+// Creating, cancelling and reading SMS. A stored SMS is a committed row before the client hears
+// 201 (DESIGN.md decision 1); getting it to a phone is the delivery module's job, which hears of
+// it through the "sms.queued" event once the row is committed.
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../storage/database.ts';
-import { AppError, invalidField } from '../../shared/errors.ts';
+import { afterCommit, type Database, type Executor } from '../../storage/database.ts';
+import { AppError, invalidField, type ErrorDetail } from '../../shared/errors.ts';
 import type { GatewayEventBus } from '../../shared/events.ts';
+import type { Clock } from '../../shared/clock.ts';
 import { newObjectId } from '../../shared/object-id.ts';
 import { normalizePhone } from '../../shared/phone.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { DeviceService } from '../devices/service.ts';
-import type { DevicePicker } from './device-picker.ts';
-import type { DeviceLoad } from './device-load.ts';
 import type { SmsWriter } from './sms-writer.ts';
+import type { StatusHooks } from './status-events.ts';
+import { cancelPending } from '../delivery/repository.ts';
 import * as messages from './repository.ts';
 
 export interface NewSms {
@@ -21,6 +22,13 @@ export interface NewSms {
   noStore?: boolean | undefined;
   simSlot?: number | null | undefined;
   callbackId?: string | null | undefined;
+  /** ISO 8601: not sent before. */
+  sendAt?: string | undefined;
+  /** ISO 8601: not taken by a phone by then, it ends as failed_send (expired). */
+  validUntil?: string | undefined;
+  /** Seconds from now; the alternative to validUntil. */
+  ttl?: number | undefined;
+  priority?: number | undefined;
   /** Name of the phone field in the caller's API, for error messages. */
   phoneField?: string;
 }
@@ -30,6 +38,20 @@ export interface CallbackDirectory {
   exists(accountId: string, callbackId: string): Promise<boolean>;
 }
 
+/** Hands a no_store SMS to a device with room now (the delivery module answers). */
+export interface TransientDispatch {
+  takeTransient(accountId: string, deviceId?: string, trx?: Executor): Promise<string | undefined>;
+}
+
+export interface PreparedSms {
+  sms: messages.SmsRecord;
+  /** spec 4.1 rule 4: no record; handed to a device now or refused. */
+  noStore: boolean;
+}
+
+/** The furthest ahead an SMS may be scheduled or kept valid. */
+const MAX_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
+
 export class MessageService {
   /** Until a webhooks feature is plugged in, no webhook exists, so no callback_id is valid. */
   callbacks: CallbackDirectory = { exists: async () => false };
@@ -37,67 +59,91 @@ export class MessageService {
   constructor(
     private readonly db: Database,
     private readonly devices: DeviceService,
-    private readonly picker: DevicePicker,
-    private readonly load: DeviceLoad,
+    private readonly transient: TransientDispatch,
     private readonly writer: SmsWriter,
+    private readonly hooks: StatusHooks,
     private readonly events: GatewayEventBus,
+    private readonly clock: Clock,
     private readonly defaultPhoneRegion: string | undefined,
   ) {}
 
+  /** Creates one SMS (or, with no_store, hands it to a device now). */
   async create(accountId: string, input: NewSms): Promise<messages.SmsRecord> {
-    const phoneField = input.phoneField ?? 'phone';
-    const phone = normalizePhone(input.phone, this.defaultPhoneRegion);
-    if (!phone) {
-      const hint = this.defaultPhoneRegion ? '' : ' in international format, such as +79161234567';
-      throw invalidField(phoneField, `${phoneField} must be a valid phone number${hint}`, 'invalid_phone');
-    }
+    const [sms] = await this.commit([await this.prepare(accountId, input)]);
+    return sms!;
+  }
 
-    if (input.callbackId && !(await this.callbacks.exists(accountId, input.callbackId))) {
-      throw invalidField('callback_id', 'callback_id does not name a webhook of this account', 'unknown_callback');
-    }
+  /** Creates many SMS in one transaction, or none (see prepareMany). */
+  async createMany(accountId: string, inputs: NewSms[]): Promise<messages.SmsRecord[]> {
+    return this.commit(await this.prepareMany(accountId, inputs));
+  }
 
-    let deviceId: string | undefined;
-    if (input.deviceId) {
-      const device = await this.devices.get(accountId, input.deviceId);
-      if (!device.can_send_sms) throw new AppError('device_cannot_send', `device ${device.id} is not allowed to send SMS (can_send_sms is false)`);
-      deviceId = device.id;
-    } else {
-      deviceId = await this.picker.pick(this.db, accountId);
+  /**
+   * Writes prepared SMS, all in one transaction, and announces them once it commits. Inside
+   * `trx` (the transaction holding an Idempotency-Key) everything happens on it; without one a
+   * single SMS joins the coalesced insert. A no_store SMS is handed to a device instead.
+   */
+  async commit(prepared: PreparedSms[], trx?: Executor): Promise<messages.SmsRecord[]> {
+    if (prepared.length === 1 && prepared[0]!.noStore) return [await this.sendTransient(prepared[0]!.sms, trx)];
+    const rows = prepared.map((entry) => entry.sms);
+    if (!trx && rows.length === 1) {
+      await this.writer.write(rows[0]!);
+      this.events.emit('sms.queued', rows[0]!);
+      return rows;
     }
-
-    const now = new Date();
-    const sms: messages.SmsRecord = {
-      id: randomUUID(),
-      object_id: newObjectId(now.getTime()),
-      account_id: accountId,
-      device_id: deviceId ?? null,
-      device_named: Boolean(input.deviceId),
-      phone,
-      message: input.message,
-      status: 'pending',
-      sim_slot: input.simSlot ?? null,
-      callback_id: input.callbackId ?? null,
-      created_at: now,
-      updated_at: now,
+    const write = async (executor: Executor) => {
+      await messages.insertSms(executor, rows, 'api');
+      afterCommit(executor, () => {
+        for (const sms of rows) this.events.emit('sms.queued', sms);
+      });
     };
+    if (trx) await write(trx);
+    else await this.db.transaction(write);
+    return rows;
+  }
 
-    if (input.noStore) {
-      // spec 4.1 rule 4: no record and no retry queue. Rather than lose the SMS silently when no
-      // device can take it this moment, refuse it so the client can retry or store it.
-      if (!deviceId || !this.devices.isOnline(deviceId)) {
-        throw new AppError(
-          'no_device_available',
-          'no_store SMS need an online device that may send SMS right now; none is connected. Retry later, or send without no_store so the gateway queues it.',
-        );
+  /**
+   * Checks every input first; any problem fails the whole batch with a detail per bad row
+   * (field "/messages/{index}/..."), and nothing is written.
+   */
+  async prepareMany(accountId: string, inputs: NewSms[]): Promise<PreparedSms[]> {
+    const details: ErrorDetail[] = [];
+    const prepared: PreparedSms[] = [];
+    const shared = { devices: new Map<string, Promise<string>>(), callbacks: new Map<string, Promise<boolean>>() };
+    const bad = new Set<number>();
+    for (const [index, input] of inputs.entries()) {
+      try {
+        if (input.noStore) throw invalidField('no_store', 'no_store is not available in bulk sends');
+        prepared.push(await this.prepare(accountId, input, shared));
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        bad.add(index);
+        for (const detail of error.details ?? [{ field: '', message: error.message }]) {
+          const field = detail.field.replace(/^\//, '');
+          details.push({ field: `messages.${index}${field ? `.${field}` : ''}`, message: `message ${index}: ${detail.message}` });
+        }
       }
-      this.events.emit('sms.transient', sms);
-      return sms;
     }
+    if (details.length > 0) {
+      throw new AppError('validation_failed', `${bad.size} of ${inputs.length} messages are invalid; nothing was sent`, details);
+    }
+    return prepared;
+  }
 
-    await this.writer.write(sms);
-    if (sms.device_id) this.load.assigned(sms.device_id);
-    this.events.emit('sms.queued', sms);
-    return sms;
+  /** Cancels an SMS no phone has taken yet: it ends as failed_send, reason "cancelled". */
+  async cancel(accountId: string, id: string): Promise<messages.SmsRecord> {
+    const now = this.clock.now();
+    const cancelled = await this.db.transaction(async (trx) => {
+      const change = await cancelPending(trx, accountId, id, now);
+      if (change) await this.hooks.written(trx, [change]);
+      return change;
+    });
+    const sms = await this.get(accountId, id);
+    if (cancelled || (sms.status === 'failed_send' && sms.reason === 'cancelled')) return sms;
+    if (sms.status === 'failed_send' && sms.dispatched_at === null) {
+      throw new AppError('already_final', `the SMS has already ended (${sms.reason ?? 'failed_send'})`);
+    }
+    throw new AppError('already_taken', `a phone has already taken this SMS (status ${sms.status}); it can no longer be cancelled`);
   }
 
   async get(accountId: string, id: string): Promise<messages.SmsRecord> {
@@ -129,4 +175,107 @@ export class MessageService {
   history(smsId: string) {
     return messages.historyOf(this.db, smsId);
   }
+
+  /**
+   * Checks an input and builds its row; nothing is written, and nothing is read inside a
+   * transaction (the embedded database has one connection). Lookups may be shared by a batch.
+   */
+  async prepare(
+    accountId: string,
+    input: NewSms,
+    shared?: { devices: Map<string, Promise<string>>; callbacks: Map<string, Promise<boolean>> },
+  ): Promise<PreparedSms> {
+    const phoneField = input.phoneField ?? 'phone';
+    const phone = normalizePhone(input.phone, this.defaultPhoneRegion);
+    if (!phone) {
+      const hint = this.defaultPhoneRegion ? '' : ' in international format, such as +79161234567';
+      throw invalidField(phoneField, `${phoneField} must be a valid phone number${hint}`, 'invalid_phone');
+    }
+    const now = this.clock.now();
+    const { sendAt, expiresAt } = this.schedule(input, now);
+
+    if (input.callbackId) {
+      const lookup = () => this.callbacks.exists(accountId, input.callbackId!);
+      const exists = await memo(shared?.callbacks, input.callbackId, lookup);
+      if (!exists) throw invalidField('callback_id', 'callback_id does not name a webhook of this account', 'unknown_callback');
+    }
+
+    let deviceId: string | null = null;
+    if (input.deviceId) {
+      deviceId = await memo(shared?.devices, input.deviceId.toLowerCase(), async () => {
+        const device = await this.devices.get(accountId, input.deviceId!);
+        if (!device.can_send_sms) throw new AppError('device_cannot_send', `device ${device.id} is not allowed to send SMS (can_send_sms is false)`);
+        return device.id;
+      });
+    }
+
+    const created = new Date(now);
+    const sms: messages.SmsRecord = {
+      id: randomUUID(),
+      object_id: newObjectId(now),
+      account_id: accountId,
+      device_id: deviceId,
+      device_named: deviceId !== null,
+      phone,
+      message: input.message,
+      status: 'pending',
+      sim_slot: input.simSlot ?? null,
+      callback_id: input.callbackId ?? null,
+      send_at: sendAt,
+      expires_at: expiresAt,
+      priority: input.priority ?? 0,
+      dispatched_at: null,
+      reason: null,
+      created_at: created,
+      updated_at: created,
+    };
+    return { sms, noStore: Boolean(input.noStore) };
+  }
+
+  /** send_at, and valid_until or ttl, as times; each checked against the others and now. */
+  private schedule(input: NewSms, now: number): { sendAt: Date | null; expiresAt: Date | null } {
+    if (input.validUntil !== undefined && input.ttl !== undefined) {
+      throw invalidField('ttl', 'give valid_until or ttl, not both');
+    }
+    const sendAt = input.sendAt !== undefined ? new Date(input.sendAt) : null;
+    if (sendAt && sendAt.getTime() - now > MAX_AHEAD_MS) throw invalidField('send_at', 'send_at must be within a year from now');
+    let expiresAt: Date | null = null;
+    if (input.validUntil !== undefined) {
+      expiresAt = new Date(input.validUntil);
+      if (expiresAt.getTime() <= now) throw invalidField('valid_until', 'valid_until must be in the future');
+    } else if (input.ttl !== undefined) {
+      expiresAt = new Date(now + input.ttl * 1000);
+    }
+    if (expiresAt && expiresAt.getTime() - now > MAX_AHEAD_MS) throw invalidField('valid_until', 'the SMS may be valid for at most a year');
+    if (expiresAt && sendAt && expiresAt <= sendAt) {
+      throw invalidField(input.ttl !== undefined ? 'ttl' : 'valid_until', 'the SMS would expire before send_at');
+    }
+    return { sendAt, expiresAt };
+  }
+
+  private async sendTransient(sms: messages.SmsRecord, trx?: Executor): Promise<messages.SmsRecord> {
+    // spec 4.1 rule 4: no record and no retry queue. Rather than lose the SMS silently when no
+    // device can take it this moment, refuse it so the client can retry or store it.
+    if (sms.send_at && sms.send_at.getTime() > this.clock.now()) {
+      throw invalidField('send_at', 'a no_store SMS is sent at once; it cannot be scheduled');
+    }
+    const deviceId = await this.transient.takeTransient(sms.account_id, sms.device_id ?? undefined, trx);
+    if (!deviceId) {
+      throw new AppError(
+        'no_device_available',
+        'no_store SMS need an online device that may send and has room right now; none has. Retry later, or send without no_store so the gateway queues it.',
+      );
+    }
+    const handed = { ...sms, device_id: deviceId, dispatched_at: new Date(this.clock.now()) };
+    if (trx) afterCommit(trx, () => this.events.emit('sms.transient', handed));
+    else this.events.emit('sms.transient', handed);
+    return handed;
+  }
+}
+
+function memo<T>(cache: Map<string, Promise<T>> | undefined, key: string, load: () => Promise<T>): Promise<T> {
+  if (!cache) return load();
+  let value = cache.get(key);
+  if (!value) cache.set(key, (value = load()));
+  return value;
 }

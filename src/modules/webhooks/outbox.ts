@@ -5,7 +5,14 @@
 // Routing (spec 6.1): an SMS created with a callback_id has its events delivered to that webhook
 // alone (when it is enabled); otherwise every enabled webhook of the account that has the event
 // in its list gets it.
+//
+// Order: the deliveries of one SMS to one webhook go out one after the other (the sender sends
+// the next once the previous is delivered or given up). Each row carries the SMS id as its
+// ordering key and a seq from a sequence; rows written by one call take seq in the order of
+// `events`, and a later call for the same SMS comes from a transaction that locked the SMS row
+// after the earlier one committed, so its seq is higher. Events about no SMS have no key.
 import type { Executor } from '../../storage/database.ts';
+import { isUuid } from '../../shared/object-id.ts';
 import type { EventEnvelope } from './events.ts';
 
 export interface OutboxEvent {
@@ -25,13 +32,16 @@ export class WebhookOutbox {
   async record(db: Executor, events: OutboxEvent[]): Promise<number> {
     if (events.length === 0) return 0;
     const column = <T>(pick: (event: OutboxEvent) => T) => events.map(pick);
+    // nextval is volatile, so it is computed after the sort: seq follows the order of `events`.
     const { rows } = await db.raw<{ rows: { n: number }[] }>(
       `with written as (
-         insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, body, retry_until, next_attempt_at, created_at)
-         select gen_random_uuid(), w.id, e.account_id, e.event_id, e.event_type, e.body, ?, now(), now()
-           from unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::uuid[]) as e(account_id, event_id, event_type, body, callback_id)
+         insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, body, ordering_key, retry_until, next_attempt_at, created_at, seq)
+         select gen_random_uuid(), w.id, e.account_id, e.event_id, e.event_type, e.body, e.ordering_key, ?, now(), now(), nextval('webhook_deliveries_seq')
+           from unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::uuid[], ?::uuid[])
+                with ordinality as e(account_id, event_id, event_type, body, callback_id, ordering_key, n)
            join webhooks w on w.account_id = e.account_id and w.enabled
                           and case when e.callback_id is not null then w.id = e.callback_id else e.event_type = any(w.events) end
+          order by e.n
          returning 1)
        select count(*)::int as n from written`,
       [
@@ -41,8 +51,16 @@ export class WebhookOutbox {
         column((event) => event.envelope.type),
         column((event) => JSON.stringify(event.envelope)),
         column((event) => event.callbackId ?? null),
+        column((event) => orderingKey(event.envelope)),
       ] as never,
     );
     return rows[0]?.n ?? 0;
   }
+}
+
+/** The SMS an event is about, for sms.status_changed; null for events kept in no order. */
+export function orderingKey(envelope: EventEnvelope): string | null {
+  if (envelope.type !== 'sms.status_changed') return null;
+  const id = (envelope.data.sms as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' && isUuid(id) ? id : null;
 }

@@ -86,6 +86,8 @@ export interface ClaimedDelivery {
   id: string;
   webhook_id: string;
   account_id: string;
+  /** The SMS whose deliveries to this webhook go out in order; null for other events. */
+  ordering_key: string | null;
   body: string;
   attempts: number;
   retry_until: Date;
@@ -99,6 +101,15 @@ export interface ClaimedDelivery {
  * Claims due deliveries of enabled webhooks. Rows are locked with SKIP LOCKED while their lease
  * is taken (next_attempt_at pushed past the send), so several gateway processes never send the
  * same delivery at once; a process that dies mid-send lets the lease run out and another retries.
+ *
+ * Order: a delivery with an ordering key (an SMS's event) is claimed only while no earlier
+ * delivery of the same (webhook, key) is still pending, whether that one waits for its retry,
+ * is due too, or is leased and in flight right now (its status stays pending until its outcome
+ * is recorded). So only the head of each chain is ever claimed: never two rows of one chain in a
+ * batch, nor in two processes at once. The check reads the chain index (webhook_id,
+ * ordering_key, seq where pending): one probe per candidate, and none for rows without a key.
+ * It holds across processes: a head that is locked by another claim still reads as pending, and
+ * a head's outcome and the next claim are ordered by the commit of the outcome.
  */
 export async function claimDueDeliveries(db: Executor, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
   const { rows } = await db.raw<{ rows: ClaimedDelivery[] }>(
@@ -106,6 +117,10 @@ export async function claimDueDeliveries(db: Executor, limit: number, leaseMs: n
        select d.id from webhook_deliveries d
          join webhooks w on w.id = d.webhook_id and w.enabled
         where d.status = 'pending' and d.next_attempt_at <= now()
+          and not exists (
+                select 1 from webhook_deliveries p
+                 where p.webhook_id = d.webhook_id and p.ordering_key = d.ordering_key
+                   and p.status = 'pending' and p.seq < d.seq)
         order by d.next_attempt_at
         limit ?
         for update of d skip locked)
@@ -113,7 +128,7 @@ export async function claimDueDeliveries(db: Executor, limit: number, leaseMs: n
         set next_attempt_at = now() + (? * interval '1 millisecond'), attempts = d.attempts + 1, last_attempt_at = now()
        from due, webhooks w
       where d.id = due.id and w.id = d.webhook_id
-      returning d.id, d.webhook_id, d.account_id, d.body, d.attempts, d.retry_until,
+      returning d.id, d.webhook_id, d.account_id, d.ordering_key, d.body, d.attempts, d.retry_until,
                 w.url, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at`,
     [limit, leaseMs],
   );
@@ -146,6 +161,32 @@ export async function recordAttempts(db: Executor, results: AttemptResult[]): Pr
       results.map((r) => r.error),
       results.map((r) => r.nextAttemptAt),
     ] as never,
+  );
+}
+
+/**
+ * After the outcomes of chain heads (deliveries with an ordering key) are recorded, moves the
+ * deliveries waiting behind them. They cannot be claimed while their head is pending anyway; left
+ * due, every claim would read past them again while a head waits hours for its retry. So:
+ * - a head that will be retried: the deliveries behind it are due no earlier than that retry;
+ * - a head delivered or given up: those moved later are due now (so a head retried by hand and
+ *   delivered early does not leave the rest waiting for the retry it no longer needs).
+ * Only deliveries never attempted are moved: one attempted before has a schedule of its own (a
+ * backoff, or a lease while in flight) that must not be cut short. Whatever is moved, the claim's
+ * check alone keeps the order; this only decides when rows are looked at.
+ */
+export async function rescheduleFollowers(db: Executor, heads: AttemptResult[]): Promise<void> {
+  if (heads.length === 0) return;
+  await db.raw(
+    `update webhook_deliveries t
+        set next_attempt_at = case when v.status = 'pending' then v.next_at else now() end
+       from (select unnest(?::uuid[]) as id, unnest(?::text[]) as status, unnest(?::timestamptz[]) as next_at) v
+       join webhook_deliveries h on h.id = v.id
+      where h.ordering_key is not null
+        and t.webhook_id = h.webhook_id and t.ordering_key = h.ordering_key
+        and t.status = 'pending' and t.seq > h.seq and t.attempts = 0
+        and case when v.status = 'pending' then t.next_attempt_at < v.next_at else t.next_attempt_at > now() end`,
+    [heads.map((r) => r.id), heads.map((r) => r.status), heads.map((r) => r.nextAttemptAt)] as never,
   );
 }
 
@@ -185,7 +226,16 @@ export async function listDeliveries(db: Executor, webhookId: string, limit: num
   return query;
 }
 
-/** Puts a delivery back in the queue, due now, with a fresh retry window. */
+/**
+ * Puts a delivery back in the queue, due now, with a fresh retry window (the manual retry).
+ *
+ * Order: the delivery keeps its place (seq) among the deliveries of its SMS to this webhook. So a
+ * retried delivery still waits for earlier ones of its SMS that are pending, and later ones that
+ * are pending and not yet on their way wait for it: a given-up head retried by hand goes out
+ * before the events of its SMS that are still queued, as it would have. Later ones already
+ * delivered, or in flight at that moment, cannot be called back: the receiver then sees the
+ * retried event after them (it is a resend on request, recognisable by its webhook-id).
+ */
 export async function requeueDelivery(db: Executor, webhookId: string, id: string, retryUntil: Date): Promise<DeliveryRow | undefined> {
   const [row] = await db<DeliveryRow>('webhook_deliveries')
     .where({ webhook_id: webhookId, id })

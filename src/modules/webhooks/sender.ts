@@ -8,6 +8,9 @@
 //   failing WEBHOOK_DISABLE_AFTER attempts in a row is disabled. Both are visible in the API.
 // - The destination is checked again at every send (DestinationGuard): literal addresses here,
 //   resolved names in the connection's own DNS lookup.
+// - The deliveries of one SMS to one webhook go out in order: the claim takes only the head of
+//   each (webhook, SMS) chain, the next becomes claimable once the head is delivered or given
+//   up, and the sender is woken then to send it (repository.ts, claimDueDeliveries).
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
@@ -23,6 +26,7 @@ import {
   claimDueDeliveries,
   disableWebhook,
   recordAttempts,
+  rescheduleFollowers,
   resetFailures,
   type AttemptResult,
   type ClaimedDelivery,
@@ -163,6 +167,8 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
   private async record(claimed: ClaimedDelivery[], outcomes: { code: number | null; error: string | null }[]): Promise<void> {
     const now = Date.now();
     const results: AttemptResult[] = [];
+    /** Outcomes of deliveries that head an SMS's chain: what waits behind them moves with them. */
+    const heads: AttemptResult[] = [];
     const failures = new Map<string, number>();
     const succeeded = new Set<string>();
     const gone = new Set<string>();
@@ -187,15 +193,25 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
       results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: givingUp ? 'failed' : 'pending', statusCode: code, error, nextAttemptAt: new Date(next) });
       this.logger.debug({ deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: delivery.attempts, error }, 'webhook attempt failed');
     });
-    // Losing this record in a database crash only means the delivery is sent again.
+    claimed.forEach((delivery, i) => {
+      if (delivery.ordering_key !== null) heads.push(results[i]!);
+    });
+    // Losing this record in a database crash only means the delivery is sent again. The webhooks
+    // are updated before their deliveries, in the order a webhook's deletion locks them (the row,
+    // then its deliveries by cascade), so the two cannot deadlock.
     const disabled = await withRelaxedCommit(this.db, async (trx) => {
-      await recordAttempts(trx, results);
       await resetFailures(trx, [...succeeded]);
       for (const id of gone) await disableWebhook(trx, id, 'the receiver answered 410 Gone');
-      return addFailures(trx, failures, this.config.disableAfterFailures);
+      const disabledNow = await addFailures(trx, failures, this.config.disableAfterFailures);
+      await recordAttempts(trx, results);
+      await rescheduleFollowers(trx, heads);
+      return disabledNow;
     });
     for (const id of [...gone, ...disabled]) this.logger.warn({ webhookId: id }, 'webhook disabled');
     this.emit('recorded', results);
+    // A head delivered or given up lets the next delivery of its SMS go: send it now, not at the
+    // next sweep.
+    if (heads.some((head) => head.status !== 'pending')) this.wake();
   }
 }
 

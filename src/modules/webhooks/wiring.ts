@@ -5,11 +5,9 @@ import { afterCommit, type Database } from '../../storage/database.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { GatewayEventBus } from '../../shared/events.ts';
 import type { DevicePresence } from '../devices/presence.ts';
-import type { DeviceService } from '../devices/service.ts';
 import type { IncomingService } from '../incoming/service.ts';
 import type { MessageService } from '../messages/service.ts';
-import type { StatusIngestor } from '../delivery/status-ingestor.ts';
-import type { SmsStatusEventWriter } from '../messages/status-events.ts';
+import { newStatus, type StatusHooks } from '../messages/status-events.ts';
 import { findLiveDevice, type DeviceRow } from '../devices/repository.ts';
 import { deviceEvent, smsReceived, smsStatusChanged } from './events.ts';
 import type { WebhookOutbox } from './outbox.ts';
@@ -27,32 +25,27 @@ export interface WebhookWiring {
   webhooks: WebhookService;
   events: GatewayEventBus;
   presence: DevicePresence;
-  devices: DeviceService;
   messages: MessageService;
   incoming: IncomingService;
-  statusIngestor: StatusIngestor;
+  statusHooks: StatusHooks;
   logger: Logger;
 }
 
 export function wireWebhooks(w: WebhookWiring): void {
-  const statusEvents: SmsStatusEventWriter = async (db, changes) => {
-    await w.outbox.record(
-      db,
-      changes.map((change) => ({
-        envelope: smsStatusChanged(change.sms, change.from, change.to, change.at, change.reason),
-        callbackId: change.sms.callback_id,
-      })),
-    );
-  };
-  w.statusIngestor.writeWith((trx, changes) =>
-    statusEvents(trx, changes.map((change) => ({ sms: change.sms, from: change.from, to: change.path[change.path.length - 1]!, at: change.at, reason: change.reason }))),
-  );
-  w.statusIngestor.onApplied(() => w.sender.wake());
-  // The sender is woken once the rows it should find are committed.
-  w.devices.statusEvents = async (trx, changes) => {
-    await statusEvents(trx, changes);
-    afterCommit(trx, () => w.sender.wake());
-  };
+  // Every SMS status change, whatever caused it, is written to the outbox in its transaction.
+  w.statusHooks.add({
+    inTransaction: async (trx, changes) => {
+      await w.outbox.record(
+        trx,
+        changes.map((change) => ({
+          envelope: smsStatusChanged(change.sms, change.from, newStatus(change), change.at, change.reason),
+          callbackId: change.sms.callback_id,
+        })),
+      );
+    },
+    // The sender is woken once the rows it should find are committed.
+    committed: () => w.sender.wake(),
+  });
   w.incoming.onStored = async (trx, row) => {
     await w.outbox.record(trx, [{ envelope: smsReceived(row.account_id, row) }]);
     afterCommit(trx, () => w.sender.wake());

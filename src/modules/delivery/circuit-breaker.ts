@@ -1,0 +1,67 @@
+// A phone whose sends keep failing (no credit, a blocked SIM, no signal) would otherwise eat the
+// queue: every task it takes ends as failed_send. After `failures` failed sends in a row the
+// device is paused for `pauseMs`: it takes no new tasks, and the tasks it has not acknowledged
+// go back to the pool for other phones. A successful send resets the count.
+import type { Executor } from '../../storage/database.ts';
+import { newStatus, type SmsStatusChange } from '../messages/status-events.ts';
+import { releaseUnacknowledged } from './repository.ts';
+
+export interface BreakerOptions {
+  failures: number;
+  pauseMs: number;
+}
+
+const SUCCESS: ReadonlySet<string> = new Set(['sent', 'delivered', 'undelivered', 'failed_delivery']);
+
+export interface Tripped {
+  deviceId: string;
+  reason: string;
+}
+
+/**
+ * Counts the send outcomes among device reports, inside their transaction; returns the devices
+ * whose count reached the threshold (their count starts again from zero). Pausing them is a
+ * transaction of its own (pauseDevice), after this one commits: it moves SMS rows of the device,
+ * which a concurrent batch of reports may hold.
+ */
+export async function recordSendOutcomes(trx: Executor, changes: SmsStatusChange[], options: BreakerOptions): Promise<Tripped[]> {
+  const outcomes = new Map<string, { reset: boolean; failed: number; lastError: string | null }>();
+  for (const change of changes) {
+    const deviceId = change.sms.device_id;
+    if (change.source !== 'device' || !deviceId) continue;
+    const status = newStatus(change);
+    const entry = outcomes.get(deviceId) ?? { reset: false, failed: 0, lastError: null };
+    if (status === 'failed_send') {
+      entry.failed++;
+      entry.lastError = change.reason;
+    } else if (SUCCESS.has(status) && change.from !== 'sent') {
+      // A send that worked: the failures before it no longer count.
+      entry.reset = true;
+      entry.failed = 0;
+    } else continue;
+    outcomes.set(deviceId, entry);
+  }
+  const tripped: Tripped[] = [];
+  // Device rows are locked in id order, so concurrent batches cannot deadlock on them.
+  for (const deviceId of [...outcomes.keys()].sort()) {
+    const outcome = outcomes.get(deviceId)!;
+    const { rows } = await trx.raw<{ rows: { consecutive_failures: number }[] }>(
+      `update devices set consecutive_failures = case when ? then ? else consecutive_failures + ? end
+        where id = ? returning consecutive_failures`,
+      [outcome.reset, outcome.failed, outcome.failed, deviceId],
+    );
+    const count = rows[0]?.consecutive_failures ?? 0;
+    if (count < options.failures) continue;
+    await trx.raw(`update devices set consecutive_failures = 0 where id = ?`, [deviceId]);
+    const lastError = outcome.lastError ? ` (last error: ${outcome.lastError.slice(0, 200)})` : '';
+    tripped.push({ deviceId, reason: `${count} sends failed in a row${lastError}` });
+  }
+  return tripped;
+}
+
+/** Pauses the device and gives its unacknowledged tasks back to the pool. */
+export async function pauseDevice(trx: Executor, tripped: Tripped, now: number, options: BreakerOptions): Promise<number> {
+  await trx.raw(`update devices set paused_until = ?, paused_reason = ? where id = ?`, [new Date(now + options.pauseMs), tripped.reason, tripped.deviceId]);
+  const { returned } = await releaseUnacknowledged(trx, tripped.deviceId, { failNamed: false, reason: tripped.reason, now });
+  return returned;
+}
