@@ -30,8 +30,10 @@ export function createApp(parts: AppParts): Koa {
 
   const router = new Router();
   const readBody = createBodyReader(parts.bodyLimitBytes);
+  const allowOfFixed = new Map<string, string>();
   for (const family of parts.families) {
-    mountRoutes(router, family.routes, { prefix: family.prefix, authenticator: parts.authenticator, readBody, readerFor: createBodyReader });
+    const allow = mountRoutes(router, family.routes, { prefix: family.prefix, authenticator: parts.authenticator, readBody, readerFor: createBodyReader });
+    for (const [path, methods] of allow) allowOfFixed.set(path, methods);
   }
   const openApi = buildOpenApi(parts.families, parts.version);
   router.get(`${EXTENDED_PREFIX}/openapi.json`, (ctx) => {
@@ -42,6 +44,13 @@ export function createApp(parts: AppParts): Koa {
 
   app.use(requestContext(parts.logger));
   app.use(errorHandler(parts.logger));
+  // The router's Allow for /sms/bulk would also name GET, which /sms/:id serves: a fixed path
+  // allows what it serves.
+  app.use(async (ctx, next) => {
+    await next();
+    const allow = ctx.status === 405 ? allowOfFixed.get(ctx.path) : undefined;
+    if (allow) ctx.set('Allow', allow);
+  });
   app.use(router.routes());
   // Sets 405 (with Allow) or 501 without a body; errorHandler then writes the catalog body.
   app.use(router.allowedMethods());

@@ -83,8 +83,10 @@ export interface RouteContext {
 }
 
 /** Mounts routes on a router, each behind authentication, authorization and validation. */
-export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix, authenticator, readBody, readerFor }: RouteContext): void {
+/** Mounts routes; returns the Allow header of each of their fixed paths (see shadowedPaths). */
+export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix, authenticator, readBody, readerFor }: RouteContext): Map<string, string> {
   for (const route of routes) {
+    const shadowed = shadowedPaths(route, routes, prefix);
     const jsonReader = route.bodyLimitBytes ? readerFor(route.bodyLimitBytes) : readBody;
     const csvReader = route.csv ? createCsvReader(route.bodyLimitBytes ?? 1024 * 1024, jsonReader) : undefined;
     const read = async (ctx: Context): Promise<unknown> => {
@@ -98,6 +100,11 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
       ...(route.params ? { path: compile(route.params, 'path') } : {}),
     };
     router[route.method](prefix + route.path, async (ctx) => {
+      const allow = shadowed.get(ctx.path);
+      if (allow) {
+        ctx.set('Allow', allow);
+        throw new AppError('method_not_allowed');
+      }
       const auth = await authenticateRequest(ctx, authenticator);
       if (!auth.permissions.has(route.permission)) {
         throw new AppError('forbidden', `the API key lacks the ${route.permission} permission`);
@@ -121,4 +128,26 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
       if (result.body !== undefined) ctx.body = result.body;
     });
   }
+  const allowOfFixed = new Map<string, string>();
+  for (const route of routes.filter((each) => !each.path.includes(':'))) {
+    const served = routes.filter((other) => other.path === route.path).map((other) => other.method.toUpperCase());
+    allowOfFixed.set(prefix + route.path, served.join(', '));
+  }
+  return allowOfFixed;
+}
+
+/**
+ * A fixed path such as /sms/bulk also matches /sms/:id: GET /sms/bulk would reach "read SMS
+ * bulk" and answer 400 invalid_id. For each route with parameters: the fixed paths it shadows,
+ * with the methods they serve, so that it answers 405 with their Allow header instead.
+ */
+function shadowedPaths(route: RouteDefinition, routes: RouteDefinition[], prefix: string): Map<string, string> {
+  const shadowed = new Map<string, string>();
+  if (!route.path.includes(':')) return shadowed;
+  const pattern = new RegExp(`^${route.path.replace(/:[^/]+/g, '[^/]+')}$`);
+  for (const fixed of new Set(routes.filter((other) => !other.path.includes(':')).map((other) => other.path))) {
+    const served = routes.filter((other) => other.path === fixed).map((other) => other.method);
+    if (pattern.test(fixed) && !served.includes(route.method)) shadowed.set(prefix + fixed, served.map((m) => m.toUpperCase()).join(', '));
+  }
+  return shadowed;
 }
