@@ -71,10 +71,29 @@ export function buildOpenApi(families: ApiFamily[], version: string): Record<str
   };
 }
 
+const CSV_DESCRIPTION =
+  'A header row naming the columns (phone and message required; device_id, send_at, valid_until, ttl, priority optional), ' +
+  'then one SMS per row. RFC 4180 quoting; empty optional cells are "not given". Rows are validated like the JSON messages ' +
+  '(a bad row is reported as messages.{index}, counting from 0 after the header).';
+
 function operation(route: RouteDefinition): Record<string, unknown> {
   const parameters = [
     ...schemaParameters(route.params, 'path'),
     ...schemaParameters(route.query, 'query'),
+    ...(route.idempotent
+      ? [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description:
+              '1-255 visible ASCII characters (a UUID is usual). The same key from the same account within 24 hours replays the ' +
+              'first successful response, with the header Idempotent-Replayed: true; with a different request it is 422 ' +
+              'idempotency_key_reused. Concurrent requests with one key create one SMS.',
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+          },
+        ]
+      : []),
   ];
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(route.responses)) {
@@ -104,7 +123,15 @@ function operation(route: RouteDefinition): Record<string, unknown> {
     description: `${route.description ? `${route.description}\n\n` : ''}Permission: \`${route.permission}\`.`,
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
-      ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: plain(route.body) } } } }
+      ? {
+          requestBody: {
+            required: !route.bodyOptional,
+            content: {
+              'application/json': { schema: plain(route.body) },
+              ...(route.csv ? { 'text/csv': { schema: { type: 'string', description: CSV_DESCRIPTION } } } : {}),
+            },
+          },
+        }
       : {}),
     responses,
   };

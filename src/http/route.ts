@@ -57,6 +57,8 @@ export interface RouteDefinition<
   bodyOptional?: boolean;
   /** Larger bodies than BODY_LIMIT, for batch routes. */
   bodyLimitBytes?: number;
+  /** Takes an Idempotency-Key header (documented in OpenAPI; the handler applies it). */
+  idempotent?: boolean;
   /** Also takes text/csv: turns the text into the JSON body its schema validates (400 if it cannot). */
   csv?: (text: string) => unknown;
   responses: Record<number, RouteResponse>;

@@ -40,6 +40,7 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       method: 'post',
       path: '/sms/send',
       operationId: 'legacySendSms',
+      idempotent: true,
       summary: 'Send an SMS (legacy)',
       description:
         'spec 4.3. Answers 200 with the object id of the stored SMS. With device_id only that device sends it; without, any ' +

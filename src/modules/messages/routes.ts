@@ -27,6 +27,7 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
       method: 'post',
       path: '/sms',
       operationId: 'createSms',
+      idempotent: true,
       summary: 'Send an SMS',
       description:
         'spec 4.1. Answers 201 once the SMS is stored (status pending). Without device_id the SMS joins the account\'s pool and ' +
@@ -60,6 +61,7 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
       method: 'post',
       path: '/sms/bulk',
       operationId: 'createSmsBulk',
+      idempotent: true,
       summary: 'Send up to 1,000 SMS in one call',
       description:
         'Takes JSON {"messages": [...]} with the fields of POST /sms (no_store excepted), or text/csv with a header row ' +
