@@ -88,6 +88,24 @@ describe('delivery: scheduling, expiry and priority', () => {
       expect((await tenant.api.get(`/sms/${created.id}`)).body.status).to.equal('failed_send');
     });
 
+    it('then an acknowledgement that arrives after valid_until, before the sweep ran, does not take it', async () => {
+      const slow = await phone();
+      const created = await send({ ttl: 60 });
+      await slow.until(1);
+      clock.advance(60_000);
+      await slow.report(created.id, 'processing');
+      const read = await tenant.api.get(`/sms/${created.id}`);
+      expect(read.body).to.include({ status: 'failed_send', reason: 'expired' });
+      expect(read.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending', 'failed_send']);
+    });
+
+    it('then cancelling the expired SMS answers 409 already_final', async () => {
+      const created = await send({ ttl: 60 });
+      clock.advance(61_000);
+      await gateway.services.dispatcher.sweep();
+      expectError(await tenant.api.post(`/sms/${created.id}/cancel`), 409, 'already_final');
+    });
+
     it('then an SMS a phone acknowledged before it expired is not expired', async () => {
       const quick = await phone();
       const created = await send({ ttl: 60 });

@@ -130,10 +130,16 @@ export class StatusIngestor {
         // A report for an SMS this device does not hold changes nothing (unknown, another
         // device's, or taken back from this device).
         if (!row || row.device_id !== report.deviceId) return 'rejected';
+        const { status, expires_at, ...sms } = row;
+        // Expired before the phone took it, though the sweep has not ended it yet: end it now,
+        // so that a late acknowledgement cannot take it.
+        if (status === 'pending' && expires_at && expires_at <= at) {
+          changes.push({ sms, from: status, path: ['failed_send'], source: 'system', reason: 'expired', at, transient: false });
+          row.status = 'failed_send';
+        }
         const path = transitionPath(row.status, report.status);
         if (path.length === 0) return 'unchanged';
-        const { status, ...sms } = row;
-        changes.push({ sms, from: status, path, source: 'device', reason: report.error ?? null, at, transient: false });
+        changes.push({ sms, from: row.status, path, source: 'device', reason: report.error ?? null, at, transient: false });
         row.status = report.status;
         return 'applied';
       });

@@ -49,6 +49,9 @@ export interface PreparedSms {
   noStore: boolean;
 }
 
+/** Reasons the gateway gives an SMS it ended before a phone acknowledged it. */
+const ENDED_UNTAKEN: ReadonlySet<string> = new Set(['expired', 'device_disabled', 'device_deleted']);
+
 /** The furthest ahead an SMS may be scheduled or kept valid. */
 const MAX_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
 
@@ -140,8 +143,9 @@ export class MessageService {
     });
     const sms = await this.get(accountId, id);
     if (cancelled || (sms.status === 'failed_send' && sms.reason === 'cancelled')) return sms;
-    if (sms.status === 'failed_send' && sms.dispatched_at === null) {
-      throw new AppError('already_final', `the SMS has already ended (${sms.reason ?? 'failed_send'})`);
+    // Ended by the gateway before any phone took it: final, but not taken.
+    if (sms.status === 'failed_send' && ENDED_UNTAKEN.has(sms.reason ?? '')) {
+      throw new AppError('already_final', `the SMS has already ended (${sms.reason})`);
     }
     throw new AppError('already_taken', `a phone has already taken this SMS (status ${sms.status}); it can no longer be cancelled`);
   }
