@@ -127,7 +127,7 @@ function operation(route: RouteDefinition): Record<string, unknown> {
           requestBody: {
             required: !route.bodyOptional,
             content: {
-              'application/json': { schema: plain(route.body) },
+              'application/json': { schema: plain(route.documentedBody ?? route.body) },
               ...(route.csv ? { 'text/csv': { schema: { type: 'string', description: CSV_DESCRIPTION } } } : {}),
             },
           },

@@ -51,6 +51,8 @@ export interface RouteDefinition<
   /** The permission the key must hold (spec 5.3). */
   permission: Permission;
   body?: B;
+  /** The body as the OpenAPI document shows it, when the route checks parts of it itself. */
+  documentedBody?: TSchema;
   query?: Q;
   params?: P;
   /** Where a route takes a body from a query string as well (legacy DELETE /sms/del). */

@@ -40,7 +40,8 @@ export function createCsvReader(limitBytes: number, orJson: BodyReader): (ctx: C
     },
   });
   return async (ctx) => {
-    if (!hasBody(ctx) || !ctx.is('text/csv')) return { json: await orJson(ctx) };
+    if (!ctx.is('text/csv')) return { json: await orJson(ctx) };
+    if (!hasBody(ctx)) return { csv: '' };
     await parse(ctx, async () => {});
     const body = (ctx.request as { body?: unknown }).body;
     return { csv: typeof body === 'string' ? body : '' };

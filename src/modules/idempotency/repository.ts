@@ -34,6 +34,20 @@ export async function claimKey(
   return stored;
 }
 
+/** The completed response kept for the key, if any and not expired (outside any transaction). */
+export async function storedResponse(
+  db: Executor,
+  values: { accountId: string; key: string; expiredBefore: Date },
+): Promise<StoredResponse | undefined> {
+  const stored: StoredResponse | undefined = await db('idempotency_keys')
+    .select('fingerprint', 'status_code', 'response')
+    .where({ account_id: values.accountId, key: values.key })
+    .where('created_at', '>=', values.expiredBefore)
+    .where('status_code', '>', 0)
+    .first();
+  return stored;
+}
+
 export async function storeResponse(trx: Executor, accountId: string, key: string, status: number, body: unknown): Promise<void> {
   await trx('idempotency_keys')
     .where({ account_id: accountId, key })

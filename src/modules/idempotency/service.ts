@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { AppError, invalidField } from '../../shared/errors.ts';
-import { claimKey, pruneKeys, storeResponse } from './repository.ts';
+import { AppError } from '../../shared/errors.ts';
+import { claimKey, pruneKeys, storedResponse, storeResponse, type StoredResponse } from './repository.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const KEEP_KEYS_MS = 24 * 60 * 60 * 1000;
@@ -42,24 +42,31 @@ export class IdempotencyService {
   ) {}
 
   /**
-   * Runs `action` once per key. Without a key the action runs with no transaction of its own;
+   * Runs a create once per key: `prepare` checks the request (reads only, outside any
+   * transaction), `commit` writes it. Without a key, commit runs with no transaction of its own;
    * with one, inside the transaction that holds the key (everything it writes must use `trx`).
+   * A request whose key already has a stored response is answered from it before `prepare`, so
+   * a retry replays even when its checks would now fail (its device was deleted since).
    */
-  async run(accountId: string, request: IdempotentRequest, action: (trx?: Executor) => Promise<{ status: number; body: unknown }>): Promise<IdempotentResult> {
-    if (request.key === undefined) return { ...(await action()), replayed: false };
+  async run<P>(
+    accountId: string,
+    request: IdempotentRequest,
+    prepare: () => Promise<P>,
+    commit: (prepared: P, trx?: Executor) => Promise<{ status: number; body: unknown }>,
+  ): Promise<IdempotentResult> {
+    if (request.key === undefined) return { ...(await commit(await prepare())), replayed: false };
     const key = checkKey(request.key);
     const fingerprint = fingerprintOf(request.operation, request.body);
     const now = this.clock.now();
     this.pruneNow(now);
+    const claim = { accountId, key, fingerprint, now: new Date(now), expiredBefore: new Date(now - KEEP_KEYS_MS) };
+    const earlier = await storedResponse(this.db, claim);
+    if (earlier) return replay(earlier, fingerprint);
+    const prepared = await prepare();
     return this.db.transaction(async (trx) => {
-      const stored = await claimKey(trx, { accountId, key, fingerprint, now: new Date(now), expiredBefore: new Date(now - KEEP_KEYS_MS) });
-      if (stored) {
-        if (stored.fingerprint !== fingerprint) {
-          throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request in the last 24 hours; use a new key');
-        }
-        return { status: stored.status_code, body: stored.response, replayed: true };
-      }
-      const result = await action(trx);
+      const stored = await claimKey(trx, claim);
+      if (stored) return replay(stored, fingerprint);
+      const result = await commit(prepared, trx);
       await storeResponse(trx, accountId, key, result.status, result.body);
       return { ...result, replayed: false };
     });
@@ -74,10 +81,18 @@ export class IdempotencyService {
   }
 }
 
+function replay(stored: StoredResponse, fingerprint: string): IdempotentResult {
+  if (stored.fingerprint !== fingerprint) {
+    throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request in the last 24 hours; use a new key');
+  }
+  return { status: stored.status_code, body: stored.response, replayed: true };
+}
+
 /** 1-255 visible ASCII characters (a UUID is the usual choice). */
 function checkKey(raw: string): string {
   if (!/^[\x21-\x7e]{1,255}$/.test(raw)) {
-    throw invalidField('Idempotency-Key', 'Idempotency-Key must be 1-255 visible ASCII characters, such as a UUID');
+    const message = 'Idempotency-Key must be 1-255 visible ASCII characters, such as a UUID';
+    throw new AppError('validation_failed', message, [{ field: 'Idempotency-Key', in: 'header', message }]);
   }
   return raw;
 }

@@ -51,19 +51,25 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       responses: { 200: { description: 'the new SMS\'s object id', schema: SendReply } },
       errors: ['message_too_long', 'invalid_phone', 'invalid_id', 'unknown_callback', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused'],
       async handle({ auth, body, ctx }) {
-        const device = body.device_id ? await deviceOf(auth.accountId, { device_id: body.device_id }) : undefined;
-        const prepared = await messages.prepare(auth.accountId, {
-          phone: body.phone_number,
-          phoneField: 'phone_number',
-          message: body.message,
-          deviceId: device?.id,
-          simSlot: body.to_sim ?? null,
-          callbackId: body.callback_id || null,
-        });
-        const result = await idempotency.run(auth.accountId, { key: idempotencyKey(ctx), operation: 'POST /sms/send', body }, async (trx) => {
-          const [sms] = await messages.commit([prepared], trx);
-          return { status: 200, body: { id: sms!.object_id } };
-        });
+        const result = await idempotency.run(
+          auth.accountId,
+          { key: idempotencyKey(ctx), operation: 'POST /sms/send', body },
+          async () => {
+            const device = body.device_id ? await deviceOf(auth.accountId, { device_id: body.device_id }) : undefined;
+            return messages.prepare(auth.accountId, {
+              phone: body.phone_number,
+              phoneField: 'phone_number',
+              message: body.message,
+              deviceId: device?.id,
+              simSlot: body.to_sim ?? null,
+              callbackId: body.callback_id || null,
+            });
+          },
+          async (prepared, trx) => {
+            const [sms] = await messages.commit([prepared], trx);
+            return { status: 200, body: { id: sms!.object_id } };
+          },
+        );
         return withReplayHeader(result);
       },
     }),

@@ -4,8 +4,11 @@ import { defineRoute, type RouteResult } from '../../http/route.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import { IDEMPOTENCY_HEADER, type IdempotencyService, type IdempotentResult } from '../idempotency/service.ts';
 import { presentSms, presentSmsDetail } from './presenter.ts';
+import { check, compile } from '../../http/validation.ts';
 import {
   BulkSmsBody,
+  BulkSmsEnvelope,
+  BulkSmsMessage,
   BulkSmsCreated,
   CreateSmsBody,
   SmsDetail,
@@ -17,6 +20,8 @@ import {
 import { bulkBodyFromCsv } from './bulk-csv.ts';
 import type { MessageService, NewSms } from './service.ts';
 import { fromExtendedStatus } from './status.ts';
+
+const validateBulkMessage = compile(BulkSmsMessage, 'body');
 
 /** Bulk bodies may be larger than BODY_LIMIT: 1,000 messages of 170 characters. */
 const BULK_BODY_LIMIT = 2 * 1024 * 1024;
@@ -49,11 +54,15 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
         'no_device_available',
       ],
       async handle({ auth, body, ctx }) {
-        const prepared = await messages.prepare(auth.accountId, toNewSms(body));
-        const result = await idempotency.run(auth.accountId, { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms', body }, async (trx) => {
-          const [sms] = await messages.commit([prepared], trx);
-          return { status: 201, body: presentSms(sms!) };
-        });
+        const result = await idempotency.run(
+          auth.accountId,
+          { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms', body },
+          () => messages.prepare(auth.accountId, toNewSms(body)),
+          async (prepared, trx) => {
+            const [sms] = await messages.commit([prepared], trx);
+            return { status: 201, body: presentSms(sms!) };
+          },
+        );
         return withReplayHeader(result);
       },
     }),
@@ -71,17 +80,27 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
         'Idempotency-Key like POST /sms. Bodies up to 2 MiB.',
       tag: 'SMS',
       permission: 'sms:send',
-      body: BulkSmsBody,
+      body: BulkSmsEnvelope,
+      documentedBody: BulkSmsBody,
       bodyLimitBytes: BULK_BODY_LIMIT,
       csv: bulkBodyFromCsv,
       responses: { 201: { description: 'the created SMS, in order', schema: BulkSmsCreated } },
       errors: ['validation_failed', 'message_too_long', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused'],
       async handle({ auth, body, ctx }) {
-        const prepared = await messages.prepareMany(auth.accountId, body.messages.map(toNewSms));
-        const result = await idempotency.run(auth.accountId, { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms/bulk', body }, async (trx) => {
-          const created = await messages.commit(prepared, trx);
-          return { status: 201, body: { data: created.map(presentSms) } };
-        });
+        const result = await idempotency.run(
+          auth.accountId,
+          { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms/bulk', body },
+          // Each message is checked against the schema of POST /sms here, with the lookups, so
+          // that one answer lists every bad message whatever is wrong with it.
+          () => messages.prepareMany(auth.accountId, body.messages, (message) => {
+            check(validateBulkMessage, message, 'body');
+            return toNewSms(message as Static<typeof BulkSmsMessage>);
+          }),
+          async (prepared, trx) => {
+            const created = await messages.commit(prepared, trx);
+            return { status: 201, body: { data: created.map(presentSms) } };
+          },
+        );
         return withReplayHeader(result);
       },
     }),

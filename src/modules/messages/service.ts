@@ -109,15 +109,16 @@ export class MessageService {
    * Checks every input first; any problem fails the whole batch with a detail per bad row
    * (field "/messages/{index}/..."), and nothing is written.
    */
-  async prepareMany(accountId: string, inputs: NewSms[]): Promise<PreparedSms[]> {
+  async prepareMany<T = NewSms>(accountId: string, inputs: T[], read: (input: T) => NewSms = (input) => input as NewSms): Promise<PreparedSms[]> {
     const details: ErrorDetail[] = [];
     const prepared: PreparedSms[] = [];
     const shared = { devices: new Map<string, Promise<string>>(), callbacks: new Map<string, Promise<boolean>>() };
     const bad = new Set<number>();
     for (const [index, input] of inputs.entries()) {
       try {
-        if (input.noStore) throw invalidField('no_store', 'no_store is not available in bulk sends');
-        prepared.push(await this.prepare(accountId, input, shared));
+        const sms = read(input);
+        if (sms.noStore) throw invalidField('no_store', 'no_store is not available in bulk sends');
+        prepared.push(await this.prepare(accountId, sms, shared));
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
         bad.add(index);
@@ -207,8 +208,13 @@ export class MessageService {
     let deviceId: string | null = null;
     if (input.deviceId) {
       deviceId = await memo(shared?.devices, input.deviceId.toLowerCase(), async () => {
-        const device = await this.devices.get(accountId, input.deviceId!);
-        if (!device.can_send_sms) throw new AppError('device_cannot_send', `device ${device.id} is not allowed to send SMS (can_send_sms is false)`);
+        const device = await this.devices.get(accountId, input.deviceId!).catch((error: unknown) => {
+          throw error instanceof AppError ? new AppError(error.code, error.message, [{ field: 'device_id', message: 'device_id names no device of this account' }]) : error;
+        });
+        if (!device.can_send_sms) {
+          const message = `device ${device.id} is not allowed to send SMS (can_send_sms is false)`;
+          throw new AppError('device_cannot_send', message, [{ field: 'device_id', message }]);
+        }
         return device.id;
       });
     }
