@@ -5,9 +5,13 @@
 // Nobody touches $SYS. A device message that is wrong but harmless (unknown topic under its own
 // prefix, malformed or oversized payload) is quarantined: moved to a topic nobody can subscribe
 // to, so the connection stays up and the message is logged and counted, never applied.
+//
+// Device ids compare case-insensitively: a device may write its own id in any case in its
+// topics, and an operator may name its devices in any case. Granted subscriptions carry the
+// canonical filter (device segment in lower case), which is what the broker routes on.
 import type { PublishPacket, Subscription } from 'aedes';
 import { decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport, MAX_DEVICE_PAYLOAD_BYTES } from './payloads.ts';
-import { isDeviceToGateway, parseDeviceTopic, TOPIC_PREFIX, type DeviceToGateway } from './topics.ts';
+import { canonicalTopic, isDeviceToGateway, parseDeviceTopic, TOPIC_PREFIX, type DeviceToGateway } from './topics.ts';
 import type { Identity } from './identity.ts';
 
 export const QUARANTINE_PREFIX = '$quarantine/';
@@ -26,7 +30,7 @@ export function decidePublish(identity: Identity | undefined, packet: PublishPac
   if (packet.topic.startsWith('$')) return { allow: false, reason: 'reserved topic' };
   if (identity.kind === 'operator') return { allow: false, reason: 'operators are read-only' };
   // Another device's topics, or anything outside the device tree, are refused (tenancy).
-  if (!packet.topic.startsWith(`${TOPIC_PREFIX}${identity.deviceId}/`)) return { allow: false, reason: 'not this device\'s topic' };
+  if (!canonicalTopic(packet.topic).startsWith(`${TOPIC_PREFIX}${identity.deviceId}/`)) return { allow: false, reason: 'not this device\'s topic' };
   const topic = parseDeviceTopic(packet.topic);
   if (!topic || !isDeviceToGateway(topic.kind)) return { quarantine: 'unknown_topic' };
   const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
@@ -36,12 +40,15 @@ export function decidePublish(identity: Identity | undefined, packet: PublishPac
   return { allow: true };
 }
 
-/** The subscription as granted (QoS capped at 1), or null to refuse it (SUBACK 0x80). */
+/**
+ * The subscription as granted (canonical filter, QoS capped at 1), or null to refuse it (SUBACK
+ * 0x80).
+ */
 export function decideSubscribe(identity: Identity | undefined, subscription: Subscription): Subscription | null {
   if (!identity) return null;
-  const filter = subscription.topic;
-  if (filter.startsWith('$')) return null;
-  const granted = { ...subscription, qos: Math.min(subscription.qos, 1) as 0 | 1 };
+  if (subscription.topic.startsWith('$')) return null;
+  const filter = canonicalTopic(subscription.topic);
+  const granted = { ...subscription, topic: filter, qos: Math.min(subscription.qos, 1) as 0 | 1 };
   if (identity.kind === 'device') {
     const own = `${TOPIC_PREFIX}${identity.deviceId}/`;
     return filter.startsWith(own) && !filter.slice(own.length).includes('/') ? granted : null;

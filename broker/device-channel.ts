@@ -21,8 +21,8 @@ import { DeviceMessages } from './device-messages.ts';
 import { DeviceLookup } from './device-lookup.ts';
 import { LastSeenWriter } from './last-seen.ts';
 import { indexRetainedMessages } from './retained-store.ts';
-import { identityOf, OPERATOR_CLIENT_PREFIX, setIdentity, type DeviceIdentity } from './identity.ts';
-import { deviceTopic, isDeviceToGateway, parseDeviceTopic, TOPIC_PREFIX } from './topics.ts';
+import { canonicalDeviceId, identityOf, OPERATOR_CLIENT_PREFIX, setIdentity, type DeviceIdentity } from './identity.ts';
+import { canonicalTopic, deviceTopic, isDeviceToGateway, parseDeviceTopic, TOPIC_PREFIX } from './topics.ts';
 
 export const WEBSOCKET_PATH = '/mqtt';
 
@@ -40,6 +40,12 @@ export interface DeviceChannelOptions {
 export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> implements DeviceLink {
   /** The live connection of each device; a takeover replaces it. */
   private readonly connections = new Map<string, Client>();
+  /**
+   * The newest authenticated CONNECT of a device that has a connection (or a takeover) already:
+   * Aedes closes the old connection when it registers the new one, before the new one is ready,
+   * and that close must not take the device offline.
+   */
+  private readonly takingOver = new Map<string, Client>();
   /** Devices subscribed to their task topic. */
   private readonly ready = new Set<string>();
   private readonly messages: DeviceMessages;
@@ -57,7 +63,9 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     private readonly logger: Logger,
   ) {
     super();
-    this.messages = new DeviceMessages(services, metrics, logger, (identity) => this.wentOffline(identity));
+    this.messages = new DeviceMessages(services, metrics, logger, (identity) => this.wentOffline(identity), (deviceId, smsId, reason) =>
+      this.revokeTask(deviceId, smsId, reason),
+    );
     this.lookup = new DeviceLookup(services.db);
     this.lastSeen = new LastSeenWriter(services.db, logger);
   }
@@ -107,6 +115,10 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
 
   sendSettings(device: DeviceRow): Promise<void> {
     return this.publish({ topic: deviceTopic(device.id, 'settings'), payload: JSON.stringify(settingsOf(device)), qos: 1, retain: true });
+  }
+
+  revokeTask(deviceId: string, smsId: string, reason: string): Promise<void> {
+    return this.publish({ topic: deviceTopic(deviceId, 'revoke'), payload: JSON.stringify({ sms_id: smsId, reason }), qos: 1, retain: false });
   }
 
   /** Closes the device's connection at once (revocation). */
@@ -184,10 +196,14 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
         this.logger.warn({ clientId: client?.id, deviceId, reason: decision.reason }, 'mqtt publish refused');
         return done(new Error(decision.reason));
       }
-      // A last will of a connection that a takeover already replaced is stale: drop it.
-      if (identity?.kind === 'device' && this.connections.get(identity.deviceId) !== client && packet.topic.endsWith('/presence')) {
-        packet.topic = `${QUARANTINE_PREFIX}${identity.deviceId}/stale_will`;
-        packet.retain = false;
+      if (identity?.kind === 'device') {
+        // Routed, retained and consumed on the canonical topic, whatever case the device wrote its id in.
+        packet.topic = canonicalTopic(packet.topic);
+        // A last will of a connection that a takeover replaced (or is replacing) is stale: drop it.
+        if (!this.isCurrent(identity.deviceId, client) && packet.topic.endsWith('/presence')) {
+          packet.topic = `${QUARANTINE_PREFIX}${identity.deviceId}/stale_will`;
+          packet.retain = false;
+        }
       }
       done(null);
     };
@@ -198,7 +214,11 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       refresh.then(
         () => {
           const granted = decideSubscribe(identity, subscription);
-          if (!granted) {
+          if (granted) {
+            // Aedes subscribes with the granted filter, but takes the retained messages and the
+            // "subscribe" event from the packet's own subscription: that gets the canonical filter too.
+            subscription.topic = granted.topic;
+          } else {
             this.metrics.count('mqtt_subscribe_refused_total', 'MQTT subscriptions refused');
             this.logger.warn({ clientId: client.id, topic: subscription.topic }, 'mqtt subscription refused');
           }
@@ -240,7 +260,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       if (own('tasks') && this.connections.get(identity.deviceId) === client) {
         this.ready.add(identity.deviceId);
         this.emit('ready', identity.deviceId);
-        this.services.dispatcher.deviceReady(identity.device).catch((error: unknown) => this.logger.error({ err: error }, 'task re-drive failed'));
+        this.services.delivery.deviceReady(identity.device).catch((error: unknown) => this.logger.error({ err: error }, 'task re-drive failed'));
       }
     });
     aedes.on('clientError', (client, error) => this.logger.debug({ clientId: client?.id, err: error.message }, 'mqtt client error'));
@@ -263,10 +283,16 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       setIdentity(client, identity);
       return true;
     }
-    if (!username || username !== client.id || !isUuid(username)) return refuse('bad_client_id');
+    // Device ids compare case-insensitively (they are UUIDs).
+    if (!username || !client.id || username.toLowerCase() !== client.id.toLowerCase() || !isUuid(username)) return refuse('bad_client_id');
     const device = await this.lookup.find(username);
     if (!device || !device.token_hash || !secretMatches(secret, device.token_hash)) return refuse('bad_device_credentials');
-    setIdentity(client, { kind: 'device', deviceId: device.id, accountId: device.account_id, device });
+    const deviceId = canonicalDeviceId(device.id);
+    // One client id per device, whatever its case: Aedes then closes a live connection of the
+    // device when it registers this one ([MQTT-3.1.4-2]), and keeps one session's state.
+    client.id = deviceId;
+    setIdentity(client, { kind: 'device', deviceId, accountId: device.account_id, device });
+    if (!client.closed && (this.connections.has(deviceId) || this.takingOver.has(deviceId))) this.takingOver.set(deviceId, client);
     return true;
   }
 
@@ -279,19 +305,54 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   private connected(client: Client): void {
     const identity = identityOf(client);
     if (identity?.kind !== 'device') return;
-    this.connections.set(identity.deviceId, client);
-    this.services.presence.markActive(identity.deviceId, identity.accountId);
-    this.logger.info({ deviceId: identity.deviceId }, 'device connected');
-    this.lastSeen.touch(identity.deviceId);
+    const { deviceId } = identity;
+    if (this.takingOver.get(deviceId) === client) this.takingOver.delete(deviceId);
+    const previous = this.connections.get(deviceId);
+    this.connections.set(deviceId, client);
+    if (previous && previous !== client) {
+      // Aedes has closed it already (same client id); should one be left, this one replaces it.
+      this.ready.delete(deviceId);
+      previous.close();
+    }
+    this.services.presence.markActive(deviceId, identity.accountId);
+    this.logger.info({ deviceId }, 'device connected');
+    this.lastSeen.touch(deviceId);
   }
 
   private disconnected(client: Client): void {
     const identity = identityOf(client);
     if (identity?.kind !== 'device') return;
+    const { deviceId } = identity;
+    const successor = this.takingOver.get(deviceId);
+    if (successor === client) {
+      // A takeover that ended before its connection was ready: offline, unless the old one lives on.
+      this.takingOver.delete(deviceId);
+      if (!this.connections.has(deviceId)) {
+        this.services.presence.markDisconnected(deviceId);
+        this.services.delivery.deviceGone(deviceId);
+        this.logger.info({ deviceId }, 'device offline');
+      }
+      this.lastSeen.touch(deviceId);
+      return;
+    }
     // After a takeover the old connection's disconnect must not take the new one offline.
-    if (this.connections.get(identity.deviceId) !== client) return;
-    this.dropDevice(identity.deviceId, client);
-    this.lastSeen.touch(identity.deviceId);
+    if (this.connections.get(deviceId) !== client) return;
+    if (successor && !successor.closed) {
+      // Closed for a takeover: the device stays online; it is ready again once the new
+      // connection has subscribed to its tasks.
+      this.connections.delete(deviceId);
+      this.ready.delete(deviceId);
+    } else {
+      if (successor) this.takingOver.delete(deviceId);
+      this.dropDevice(deviceId, client);
+    }
+    this.lastSeen.touch(deviceId);
+  }
+
+  /** Whether this is the device's connection, and no takeover of it is under way. */
+  private isCurrent(deviceId: string, client: Client | null): boolean {
+    const successor = this.takingOver.get(deviceId);
+    return this.connections.get(deviceId) === client && (!successor || successor === client || successor.closed);
   }
 
   private wentOffline(identity: DeviceIdentity): void {
@@ -304,7 +365,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     this.connections.delete(deviceId);
     this.ready.delete(deviceId);
     this.services.presence.markDisconnected(deviceId);
-    this.services.dispatcher.deviceGone(deviceId);
+    this.services.delivery.deviceGone(deviceId);
     this.logger.info({ deviceId }, 'device offline');
   }
 
@@ -340,5 +401,9 @@ function settingsOf(device: DeviceRow) {
     forward_incoming_sms: device.forward_incoming_sms,
     record_calls: device.record_calls,
     name_custom: device.name_custom ?? device.name,
+    // Pacing, for the phone's information: the gateway enforces it whatever the phone does.
+    send_window: device.send_window,
+    limits: { per_minute: device.limit_per_minute, per_hour: device.limit_per_hour, per_day: device.limit_per_day },
+    quiet_hours: device.quiet_hours,
   };
 }

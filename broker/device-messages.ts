@@ -28,6 +28,8 @@ export class DeviceMessages {
     private readonly logger: Logger,
     /** The presence report "offline" (last will) from the device's current connection. */
     private readonly onOfflineReport: (identity: DeviceIdentity) => void,
+    /** Tells the device to drop a task (docs/asyncapi.yaml, message TaskRevoked). */
+    private readonly revoke: (deviceId: string, smsId: string, reason: string) => Promise<void>,
   ) {}
 
   rejected(deviceId: string, reason: string, detail?: string): void {
@@ -54,7 +56,7 @@ export class DeviceMessages {
   private async status(identity: DeviceIdentity, payload: Buffer): Promise<void> {
     const report = decodeStatusReport(payload);
     if (!report.ok) return this.rejected(identity.deviceId, 'invalid_payload', report.reason);
-    const outcome = await this.services.statusIngestor.submit({
+    const { outcome, reason } = await this.services.delivery.submitReport({
       deviceId: identity.deviceId,
       smsId: report.value.sms_id,
       status: report.value.status,
@@ -63,6 +65,9 @@ export class DeviceMessages {
     this.metrics.count('status_reports_total', 'device status reports, by outcome', { outcome });
     // A report for an SMS the device does not hold: unknown, or another device's.
     if (outcome === 'rejected') this.rejected(identity.deviceId, 'unknown_sms');
+    // Published before this report's acknowledgement completes (its PUBREC waits for this
+    // hook): a phone that sends only once its acknowledgement completed hears this first.
+    if (outcome === 'revoked') await this.revoke(identity.deviceId, report.value.sms_id, reason ?? 'revoked');
   }
 
   /**
@@ -88,7 +93,7 @@ export class DeviceMessages {
     const device = await withRelaxedCommit(this.services.db, (trx) => recordHeartbeat(trx, identity.deviceId, heartbeat.value));
     if (!device) return;
     identity.device = device;
-    this.services.dispatcher.simCardsChanged(device.id, device.sim_cards);
+    this.services.delivery.simCardsChanged(device.id, device.sim_cards);
     // Announced once, when the level crosses the threshold downwards (not on every heartbeat).
     const crossed = device.battery_level !== null && device.battery_level < LOW_BATTERY_PERCENT && (before === null || before >= LOW_BATTERY_PERCENT);
     if (crossed && device.notify_low_battery && !device.is_charging) this.services.events.emit('device.battery_low', device);

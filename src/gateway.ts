@@ -85,6 +85,7 @@ export class Gateway {
       });
       services.dispatcher.attach(channel);
       services.webhookSender.start();
+      services.presence.start();
       const gateway = new Gateway(config, logger, services, channel, http);
       logger.info(
         { port: gateway.httpPort, mqttPort: channel.port, database: config.databaseUrl ? 'postgresql' : 'embedded' },
@@ -112,6 +113,7 @@ export class Gateway {
     this.http.closeIdleConnections();
     const timer = setTimeout(() => this.http.closeAllConnections(), DRAIN_TIMEOUT_MS);
     await this.services.dispatcher.detach();
+    this.services.presence.stop();
     await this.channel.close();
     // Reports that arrived before the broker closed are applied before the database closes.
     await this.services.statusIngestor.idle();

@@ -15,7 +15,7 @@ import { StatusHooks } from './modules/messages/status-events.ts';
 import { MessageService } from './modules/messages/service.ts';
 import { IncomingService } from './modules/incoming/service.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
-import { Dispatcher } from './modules/delivery/dispatcher.ts';
+import { Dispatcher, type DeliveryPort } from './modules/delivery/dispatcher.ts';
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import { TransientStore } from './modules/delivery/transient-store.ts';
 import { DestinationGuard } from './modules/webhooks/destination-guard.ts';
@@ -41,6 +41,8 @@ export interface Services {
   idempotency: IdempotencyService;
   statusIngestor: StatusIngestor;
   dispatcher: Dispatcher;
+  /** All the broker may ask of delivery. */
+  delivery: DeliveryPort;
   webhooks: WebhookService;
   webhookSender: WebhookSender;
 }
@@ -48,7 +50,7 @@ export interface Services {
 export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock): Services {
   const events = new GatewayEventBus((error, event) => logger.error({ err: error, event }, 'event listener failed'));
   const statusHooks = new StatusHooks((error) => logger.error({ err: error }, 'status hook failed'));
-  const presence = new DevicePresence(config.deviceOfflineAfterMs);
+  const presence = new DevicePresence(config.deviceOfflineAfterMs, clock);
   const devices = new DeviceService(db, presence, events, statusHooks, clock);
   const transient = new TransientStore();
   const statusIngestor = new StatusIngestor(db, transient, statusHooks, clock, logger.child({ component: 'status' }));
@@ -94,6 +96,12 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     idempotency: new IdempotencyService(db, clock),
     statusIngestor,
     dispatcher,
+    delivery: {
+      deviceReady: (device) => dispatcher.deviceReady(device),
+      deviceGone: (deviceId) => dispatcher.deviceGone(deviceId),
+      simCardsChanged: (deviceId, simCards) => dispatcher.simCardsChanged(deviceId, simCards),
+      submitReport: (report) => statusIngestor.submit(report),
+    },
     webhooks,
     webhookSender,
   };

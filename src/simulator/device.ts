@@ -35,6 +35,7 @@ export interface SimulatedDeviceEvents {
   task: [task: SendTask, redelivered: boolean];
   report: [smsId: string, status: ReportStatus];
   settings: [settings: Record<string, unknown>];
+  revoked: [smsId: string];
 }
 
 const RANK: Record<ReportStatus, number> = { processing: 1, sent: 2, failed_send: 2, delivered: 3, undelivered: 3, failed_delivery: 3 };
@@ -44,6 +45,8 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   /** Latest status of every task this device has taken. */
   readonly handled = new Map<string, ReportStatus>();
+  /** Tasks the gateway took back before this phone acknowledged them: never sent. */
+  readonly revoked = new Set<string>();
   /** How many times each SMS was actually sent over the radio: must never exceed 1. */
   readonly sendCount = new Map<string, number>();
   settings: Record<string, unknown> | undefined;
@@ -111,7 +114,11 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     const client = this.client!;
     try {
       await client.subscribeAsync(
-        { [deviceTopic(this.id, 'tasks')]: { qos: 1 }, [deviceTopic(this.id, 'settings')]: { qos: 1 } },
+        {
+          [deviceTopic(this.id, 'tasks')]: { qos: 1 },
+          [deviceTopic(this.id, 'settings')]: { qos: 1 },
+          [deviceTopic(this.id, 'revoke')]: { qos: 1 },
+        },
       );
       await client.publishAsync(deviceTopic(this.id, 'presence'), 'online', { qos: 1, retain: true });
       await this.heartbeat();
@@ -175,6 +182,12 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       this.emit('settings', this.settings);
       return;
     }
+    if (topic === deviceTopic(this.id, 'revoke')) {
+      const { sms_id: smsId } = JSON.parse(payload.toString()) as { sms_id: string };
+      this.revoked.add(smsId);
+      this.emit('revoked', smsId);
+      return;
+    }
     if (topic !== deviceTopic(this.id, 'tasks')) return;
     const task = JSON.parse(payload.toString()) as SendTask;
     const known = this.handled.get(task.sms_id);
@@ -206,7 +219,11 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   private async work(task: SendTask): Promise<void> {
     const delays = this.options.delays ?? {};
     await pause(delays.processing);
+    if (this.revoked.has(task.sms_id)) return;
+    // The acknowledgement completes only after the gateway committed it, and a revoke for the
+    // task (cancelled, expired, given to another phone) arrives before that: check, then send.
     await this.report(task.sms_id, 'processing');
+    if (this.revoked.has(task.sms_id)) return;
     if (Math.random() < (this.options.failSendRate ?? 0)) {
       await this.advance(task.sms_id, 'failed_send', delays.sent);
       return;

@@ -10,7 +10,9 @@ import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts'
 import { connectDevice, nextEvent } from '../support/devices.ts';
 import { mqttUrl, RawClients, topic } from '../support/mqtt.ts';
 
-const SETTINGS_KEYS = ['can_send_sms', 'selected_sim', 'notify_low_battery', 'forward_incoming_sms', 'record_calls', 'name_custom'];
+const SETTINGS_KEYS = ['can_send_sms', 'selected_sim', 'notify_low_battery', 'forward_incoming_sms', 'record_calls', 'name_custom', 'send_window', 'limits', 'quiet_hours'];
+/** The pacing a new device is pushed, for its information (the gateway enforces it whatever the phone does). */
+const DEFAULT_PACING = { send_window: 5, limits: { per_minute: 20, per_hour: 300, per_day: 2000 }, quiet_hours: null };
 
 describe('device channel: liveness', () => {
   let gateway: Gateway;
@@ -95,12 +97,13 @@ describe('device channel: liveness', () => {
       expect((await shown(row.id)).is_online).to.equal(true);
       expect(second.closed).to.equal(false);
 
-      // The device that took over is the one the gateway talks to now.
+      // The device that took over is the one the gateway talks to now: it claims the next SMS.
       expect(await second.subscribe(topic(row.id, 'tasks'))).to.deep.equal([1]);
       const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'after takeover' });
-      expect(created.body.device_id).to.equal(row.id);
+      expect(created.body.device_id).to.equal(null);
       const task = await second.nextMessage((message) => message.topic === topic(row.id, 'tasks'));
       expect(JSON.parse(task.payload).sms_id).to.equal(created.body.id);
+      expect((await tenant.api.get(`/sms/${created.body.id}`)).body.device_id).to.equal(row.id);
     });
   });
 
@@ -182,7 +185,18 @@ describe('device channel: liveness', () => {
         forward_incoming_sms: true,
         record_calls: false,
         name_custom: 'Shop',
+        ...DEFAULT_PACING,
       });
+    });
+
+    it('then new pacing is pushed to the device too', async () => {
+      const phone = await device();
+      const pushed = nextEvent(phone, 'settings', (settings: Record<string, unknown>) => settings.send_window === 2);
+      const quiet = { from: '23:00', to: '06:00', timezone: 'Europe/Moscow' };
+      const reply = await tenant.api.patch(`/devices/${phone.id}/settings`, { send_window: 2, limits: { per_hour: 100, per_day: null }, quiet_hours: quiet });
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+      const [settings] = await pushed;
+      expect(settings).to.deep.include({ send_window: 2, limits: { per_minute: 20, per_hour: 100, per_day: null }, quiet_hours: quiet });
     });
   });
 
@@ -201,6 +215,7 @@ describe('device channel: liveness', () => {
         forward_incoming_sms: false,
         record_calls: false,
         name_custom: 'new-phone',
+        ...DEFAULT_PACING,
       });
     });
   });
@@ -222,6 +237,7 @@ describe('device channel: liveness', () => {
         forward_incoming_sms: false,
         record_calls: true,
         name_custom: 'away-phone',
+        ...DEFAULT_PACING,
       });
     });
   });

@@ -1,6 +1,7 @@
-// When a device can no longer send (can_send_sms turned off, or deleted), its unsent SMS go back
-// to the pool and on to another device, or fail when the client had named that device; the
-// status history says why. no_store SMS go once to an online device and leave no row.
+// When a device can no longer send (can_send_sms turned off, or deleted), the tasks its phone has
+// not acknowledged go back to the pool and on to another device, or fail when the client had
+// named that device (the SMS and its history say why); tasks the phone acknowledged stay with it.
+// no_store SMS go once to an online device and leave no row.
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
@@ -36,43 +37,83 @@ describe('device channel: the pool of unsent SMS', () => {
   }
 
   for (const how of ['can_send_sms is turned off', 'it is deleted'] as const) {
+    const reason = how === 'it is deleted' ? 'device_deleted' : 'device_disabled';
+    const stopSending = async (deviceId: string) => {
+      if (how === 'it is deleted') expect((await tenant.api.delete(`/devices/${deviceId}`)).status).to.equal(204);
+      else expect((await tenant.api.patch(`/devices/${deviceId}/settings`, { can_send_sms: false })).status).to.equal(200);
+    };
+
     describe(`when a device holding unsent SMS can no longer send because ${how}`, () => {
-      it('then the SMS the client did not name go to another online device and are delivered', async () => {
+      it('then the SMS its phone had not acknowledged and the client did not name go to another online device and are delivered', async () => {
         const silent = await silentDevice('silent');
         const taken = nextMessage(silent.client, deviceTopic(silent.device.id, 'tasks'));
         const created = await tenant.api.post('/sms', { phone: PHONE, message: 'reassign me' });
-        expect(created.body.device_id).to.equal(silent.device.id);
-        await taken;
+        expect(created.body.device_id, 'stored unassigned: the pool').to.equal(null);
+        expect(JSON.parse((await taken).toString()).sms_id).to.equal(created.body.id);
+        expect((await tenant.api.get(`/sms/${created.body.id}`)).body.device_id, 'claimed by the silent device').to.equal(silent.device.id);
 
         const other = await connectDevice(gateway, tenant, { name: 'other' });
         simulated.push(other);
         const delivered = nextEvent(other, 'report', (id, status) => id === created.body.id && status === 'delivered');
-        if (how === 'it is deleted') expect((await tenant.api.delete(`/devices/${silent.device.id}`)).status).to.equal(204);
-        else expect((await tenant.api.patch(`/devices/${silent.device.id}/settings`, { can_send_sms: false })).status).to.equal(200);
+        await stopSending(silent.device.id);
         await delivered;
         await silent.client.endAsync(true);
 
         const read = await tenant.api.get(`/sms/${created.body.id}`);
-        expect(read.body).to.include({ status: 'delivered', device_id: other.id });
-        const released = read.body.history.find((entry: { source: string }) => entry.source === 'system');
-        expect(released.reason).to.match(how === 'it is deleted' ? /device deleted/ : /can_send_sms false/);
-        expect(released.reason).to.contain('back to the pool');
+        expect(read.body).to.include({ status: 'delivered', device_id: other.id, reason: null });
+        // Given back before any phone took it: nothing failed, and it was sent once.
+        expect(read.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending', 'processing', 'sent', 'delivered']);
+        expect(other.sendCount.get(created.body.id)).to.equal(1);
       });
 
-      it('then the SMS the client named that device for fail, and the history says why', async () => {
+      it(`then the SMS the client named that device for fail with reason ${reason}, in the SMS and its history`, async () => {
         const silent = await silentDevice('named');
         const taken = nextMessage(silent.client, deviceTopic(silent.device.id, 'tasks'));
         const created = await tenant.api.post('/sms', { phone: PHONE, message: 'only you', device_id: silent.device.id });
+        expect(created.body.device_id, 'named: answered with its device').to.equal(silent.device.id);
         await taken;
-        if (how === 'it is deleted') await tenant.api.delete(`/devices/${silent.device.id}`);
-        else await tenant.api.patch(`/devices/${silent.device.id}/settings`, { can_send_sms: false });
+        await stopSending(silent.device.id);
         await silent.client.endAsync(true);
 
         const read = await tenant.api.get(`/sms/${created.body.id}`);
-        expect(read.body.status).to.equal('failed_send');
+        expect(read.body).to.include({ status: 'failed_send', reason, device_id: silent.device.id });
         const last = read.body.history[read.body.history.length - 1];
-        expect(last).to.include({ internal_status: 'failed_send', source: 'system' });
-        expect(last.reason).to.contain('the client named this device');
+        expect(last).to.include({ internal_status: 'failed_send', source: 'system', reason });
+      });
+
+      it('then the SMS its phone had acknowledged (processing) stay with that device, still processing: neither failed nor handed out again', async () => {
+        const silent = await silentDevice('busy');
+        const named = nextMessage(silent.client, deviceTopic(silent.device.id, 'tasks'));
+        const forIt = (await tenant.api.post('/sms', { phone: PHONE, message: 'named, on the air', device_id: silent.device.id })).body;
+        await named;
+        const pooled = nextMessage(silent.client, deviceTopic(silent.device.id, 'tasks'));
+        const forAnyone = (await tenant.api.post('/sms', { phone: PHONE, message: 'pooled, on the air' })).body;
+        await pooled;
+        for (const sms of [forIt, forAnyone]) {
+          await silent.client.publishAsync(deviceTopic(silent.device.id, 'status'), JSON.stringify({ sms_id: sms.id, status: 'processing' }), { qos: 2 });
+        }
+
+        const other = await connectDevice(gateway, tenant, { name: 'other' });
+        simulated.push(other);
+        const tasks: string[] = [];
+        other.on('task', (task) => tasks.push(task.sms_id));
+        await stopSending(silent.device.id);
+        // A marker SMS the other device takes: had the acknowledged ones gone back to the pool, it would have taken them first.
+        const marker = (await tenant.api.post('/sms', { phone: PHONE, message: 'marker' })).body;
+        await nextEvent(other, 'report', (id, status) => id === marker.id && status === 'delivered');
+        expect(tasks).to.deep.equal([marker.id]);
+
+        for (const sms of [forIt, forAnyone]) {
+          const read = await tenant.api.get(`/sms/${sms.id}`);
+          expect(read.body, sms.message).to.include({ device_id: silent.device.id, status: 'pending', reason: null });
+          expect(read.body.history.map((entry: { internal_status: string }) => entry.internal_status), sms.message).to.deep.equal(['pending', 'processing']);
+        }
+        if (how === 'can_send_sms is turned off') {
+          // Still connected, the phone finishes what it had taken.
+          await silent.client.publishAsync(deviceTopic(silent.device.id, 'status'), JSON.stringify({ sms_id: forIt.id, status: 'sent' }), { qos: 2 });
+          expect((await tenant.api.get(`/sms/${forIt.id}`)).body.status).to.equal('sent');
+        }
+        await silent.client.endAsync(true);
       });
     });
   }

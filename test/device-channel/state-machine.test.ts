@@ -8,7 +8,7 @@ import { transitionPath } from '../../src/modules/messages/transitions.ts';
 import { SMS_STATUSES, type SmsStatus } from '../../src/modules/messages/status.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
-import { mqttUrl, RawClients, topic, type RawClient } from '../support/mqtt.ts';
+import { mqttUrl, nextTask, RawClients, takeTasks, topic, type RawClient } from '../support/mqtt.ts';
 
 const IMPLIED = 'implied by a later report';
 
@@ -35,13 +35,16 @@ describe('device channel: the SMS state machine', () => {
   });
   afterEach(async () => clients.endAll());
 
-  /** An online device (raw MQTT) and an SMS the gateway assigned to it. */
+  /** An online device (raw MQTT, taking tasks) and an SMS it claimed from the pool. */
   async function heldSms(): Promise<{ mqtt: RawClient; deviceId: string; smsId: string }> {
     const { device, token } = await registerDevice(gateway, tenant);
     const mqtt = await clients.device(device.id, token);
+    await takeTasks(mqtt, device.id);
     const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'state machine' });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    expect(created.body.device_id, 'assigned to the online device').to.equal(device.id);
+    expect(created.body.device_id, 'stored unassigned').to.equal(null);
+    await nextTask(mqtt, device.id, created.body.id);
+    expect((await tenant.api.get(`/sms/${created.body.id}`)).body.device_id, 'claimed by the online device').to.equal(device.id);
     return { mqtt, deviceId: device.id, smsId: created.body.id };
   }
 
@@ -49,7 +52,7 @@ describe('device channel: the SMS state machine', () => {
     await held.mqtt.publish(topic(held.deviceId, 'status'), JSON.stringify({ sms_id: held.smsId, status, ...(error ? { error } : {}) }), { qos: 2 });
   }
 
-  async function read(smsId: string): Promise<{ status: string; updated_at: string; history: HistoryEntry[] }> {
+  async function read(smsId: string): Promise<{ status: string; reason: string | null; updated_at: string; history: HistoryEntry[] }> {
     const reply = await tenant.api.get(`/sms/${smsId}`);
     expect(reply.status).to.equal(200);
     return reply.body;
@@ -126,8 +129,19 @@ describe('device channel: the SMS state machine', () => {
       await report(held, 'failed_send', 'RESULT_ERROR_NO_SERVICE');
       const sms = await read(held.smsId);
       expect(sms.status).to.equal('failed_send');
+      expect(sms.reason, 'the SMS carries the phone\'s error').to.equal('RESULT_ERROR_NO_SERVICE');
       expect(internal(sms.history)).to.deep.equal(['pending', 'processing', 'failed_send']);
       expect(sms.history[2]!.reason).to.equal('RESULT_ERROR_NO_SERVICE');
+    });
+
+    it('then a phone\'s error on failed_delivery is the SMS\'s reason too, and a successful step has none', async () => {
+      const held = await heldSms();
+      await report(held, 'sent');
+      expect((await read(held.smsId)).reason, 'sent: no reason').to.equal(null);
+      await report(held, 'failed_delivery', 'RESULT_ERROR_GENERIC_FAILURE');
+      const sms = await read(held.smsId);
+      expect(sms).to.include({ status: 'failed_delivery', reason: 'RESULT_ERROR_GENERIC_FAILURE' });
+      expect(sms.history.at(-1)!.reason).to.equal('RESULT_ERROR_GENERIC_FAILURE');
     });
 
     it('then sent -> failed_send is ignored', async () => {

@@ -1,14 +1,16 @@
 // spec 4.1 PATCH /api/ext/v1/devices/{id}/settings: partial update, 200 with the full device
-// object of spec 2.1, the 100-character name_custom limit (spec 8), selected_sim values (2.1),
-// and the errors 400 / 403 / 404 (spec 4.1, 7.2).
+// object of spec 2.1 and its queue, the 100-character name_custom limit (spec 8), selected_sim
+// values (2.1), the pacing settings (send_window, limits, quiet_hours, paused), and the errors
+// 400 / 403 / 404 (spec 4.1, 7.2).
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
-import { detailFields, expectDevice, expectError, MALFORMED_IDS, UNKNOWN_ID } from '../support/expectations.ts';
+import { DEFAULT_PACING, detailFields, expectDevice, expectError, MALFORMED_IDS, UNKNOWN_ID } from '../support/expectations.ts';
 
 const SETTINGS = ['can_send_sms', 'selected_sim', 'notify_low_battery', 'forward_incoming_sms', 'record_calls', 'name_custom'] as const;
+const PACING = ['send_window', 'limits', 'quiet_hours', 'paused_until', 'paused_reason'] as const;
 
 describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
   let gateway: Gateway;
@@ -33,6 +35,8 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
   };
   /** The settings of spec 4.1 as the device now has them. */
   const settingsOf = (device: Record<string, unknown>) => Object.fromEntries(SETTINGS.map((key) => [key, device[key]]));
+  /** The pacing settings as the device now has them. */
+  const pacingOf = (device: Record<string, unknown>) => Object.fromEntries(PACING.map((key) => [key, device[key]]));
 
   describe('when one field is sent', () => {
     const cases: [string, unknown][] = [
@@ -52,9 +56,10 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
         const before = await read();
         const reply = await patch({ [field]: value });
         expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
-        expectDevice(reply.body);
+        expectDevice(reply.body, { queue: true });
         expect(reply.body[field]).to.deep.equal(value);
         expect(settingsOf(reply.body)).to.deep.equal({ ...settingsOf(before), [field]: value });
+        expect(pacingOf(reply.body), 'pacing unchanged').to.deep.equal(pacingOf(before));
         for (const key of ['id', 'type', 'name', 'is_online', 'is_charging', 'battery_level', 'sim_cards', 'created_at']) {
           expect(reply.body[key], key).to.deep.equal(before[key]);
         }
@@ -97,9 +102,103 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
       const before = await read();
       const reply = await patch({});
       expect(reply.status).to.equal(200);
-      expectDevice(reply.body);
+      expectDevice(reply.body, { queue: true });
       expect(settingsOf(reply.body)).to.deep.equal(settingsOf(before));
+      expect(pacingOf(reply.body)).to.deep.equal(pacingOf(before));
     });
+  });
+
+  describe('when pacing is sent (send_window, limits, quiet_hours)', () => {
+    it('then a new device shows the default pacing: window 5, 20 / 300 / 2000 a minute / hour / day, no quiet hours, never paused', async () => {
+      expect(pacingOf(await read())).to.deep.equal(DEFAULT_PACING);
+    });
+
+    for (const window of [1, 50]) {
+      it(`then send_window ${window} is applied, and nothing else changes`, async () => {
+        const before = await read();
+        const reply = await patch({ send_window: window });
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+        expectDevice(reply.body, { queue: true });
+        expect(reply.body.send_window).to.equal(window);
+        expect(settingsOf(reply.body)).to.deep.equal(settingsOf(before));
+        expect(reply.body.limits).to.deep.equal(before.limits);
+        expect((await read()).send_window, 'stored').to.equal(window);
+      });
+    }
+
+    it('then limits not sent keep their values, and null removes a limit', async () => {
+      const reply = await patch({ limits: { per_minute: 5 } });
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+      expect(reply.body.limits).to.deep.equal({ per_minute: 5, per_hour: 300, per_day: 2000 });
+      const lifted = await patch({ limits: { per_hour: null, per_day: null } });
+      expect(lifted.body.limits).to.deep.equal({ per_minute: 5, per_hour: null, per_day: null });
+      expect((await read()).limits, 'stored').to.deep.equal({ per_minute: 5, per_hour: null, per_day: null });
+    });
+
+    it('then quiet_hours are shown as set, and null removes them', async () => {
+      const quiet = { from: '22:00', to: '07:30', timezone: 'Europe/Berlin' };
+      const reply = await patch({ quiet_hours: quiet });
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+      expectDevice(reply.body, { queue: true });
+      expect(reply.body.quiet_hours).to.deep.equal(quiet);
+      expect((await read()).quiet_hours, 'stored').to.deep.equal(quiet);
+      expect((await patch({ quiet_hours: null })).body.quiet_hours).to.equal(null);
+    });
+
+    it('then the queue in the answer already follows the new settings', async () => {
+      // Quiet from an hour ago until an hour from now, in UTC: the device may take nothing now.
+      const hhmm = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString().slice(11, 16);
+      const quiet = await patch({ quiet_hours: { from: hhmm(-3_600_000), to: hhmm(3_600_000), timezone: 'UTC' } });
+      expect(quiet.body.queue.blocked_by).to.equal('quiet_hours');
+      expect((await patch({ quiet_hours: null })).body.queue.blocked_by).to.equal(null);
+      expect((await patch({ can_send_sms: false })).body.queue.blocked_by).to.equal('cannot_send');
+    });
+
+    it('then paused false is accepted on a device that is not paused, and changes nothing', async () => {
+      const before = await read();
+      const reply = await patch({ paused: false });
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+      expect(pacingOf(reply.body)).to.deep.equal(pacingOf(before));
+    });
+
+    const refused: [string, Record<string, unknown>, string][] = [
+      ['send_window 0', { send_window: 0 }, 'send_window'],
+      ['send_window 51', { send_window: 51 }, 'send_window'],
+      ['send_window 1.5', { send_window: 1.5 }, 'send_window'],
+      ['send_window "5"', { send_window: '5' }, 'send_window'],
+      ['send_window null', { send_window: null }, 'send_window'],
+      ['a limit of 0', { limits: { per_minute: 0 } }, 'limits.per_minute'],
+      ['a limit that is a string', { limits: { per_hour: '100' } }, 'limits.per_hour'],
+      ['an unknown limit', { limits: { per_second: 1 } }, 'limits.per_second'],
+      ['limits null', { limits: null }, 'limits'],
+      ['quiet_hours from 24:00', { quiet_hours: { from: '24:00', to: '07:00', timezone: 'UTC' } }, 'quiet_hours.from'],
+      ['quiet_hours without a time zone', { quiet_hours: { from: '22:00', to: '07:00' } }, 'quiet_hours.timezone'],
+      ['paused true', { paused: true }, 'paused'],
+    ];
+    for (const [name, body, field] of refused) {
+      it(`then ${name} is a 400 naming ${field}, and nothing changes`, async () => {
+        const before = await read();
+        const reply = await patch({ ...body, record_calls: true });
+        expectError(reply, 400, 'validation_failed');
+        expect(detailFields(reply)).to.include(field);
+        const after = await read();
+        expect(pacingOf(after)).to.deep.equal(pacingOf(before));
+        expect(after.record_calls).to.equal(false);
+      });
+    }
+
+    for (const [name, quiet, field] of [
+      ['a time zone that does not exist', { from: '22:00', to: '07:00', timezone: 'Mars/Olympus_Mons' }, 'quiet_hours.timezone'],
+      ['from equal to to', { from: '22:00', to: '22:00', timezone: 'UTC' }, 'quiet_hours.to'],
+    ] as const) {
+      it(`then quiet_hours with ${name} is a 400 naming ${field}, and nothing changes`, async () => {
+        const reply = await patch({ quiet_hours: quiet, record_calls: true });
+        expectError(reply, 400, 'validation_failed');
+        // Nested fields are named with dots, as everywhere else in the error model (limits.per_minute).
+        expect(detailFields(reply)).to.include(field);
+        expect(await read()).to.include({ quiet_hours: null, record_calls: false });
+      });
+    }
   });
 
   describe('when the device is online', () => {

@@ -6,23 +6,49 @@ import type { Gateway } from '../../src/gateway.ts';
 import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
-import { detailFields, expectDevice, expectError, MALFORMED_IDS, UNKNOWN_ID, UUID } from '../support/expectations.ts';
+import { DEFAULT_PACING, detailFields, expectDevice, expectError, expectSms, MALFORMED_IDS, UNKNOWN_ID, UUID } from '../support/expectations.ts';
+import { mqttUrl, nextTask, RawClients, takeTasks, tasksOf, topic, type RawClient } from '../support/mqtt.ts';
 
 const PHONE = '+79161234567';
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const allBut = (permission: Permission) => PERMISSIONS.filter((p) => p !== permission);
+/** The queue of a device with no work: nothing in flight, waiting or sent, nothing blocking it. */
+const IDLE_QUEUE = { in_flight: 0, waiting: 0, sent_last_minute: 0, sent_last_hour: 0, sent_last_day: 0, blocked_by: null };
 
 describe('/api/ext/v1/devices', () => {
   let gateway: Gateway;
   let tenant: Tenant;
+  let clients: RawClients;
 
   before(async () => {
     gateway = await startGateway();
+    clients = new RawClients(() => mqttUrl(gateway));
   });
   after(async () => gateway.stop());
   beforeEach(async () => {
     tenant = await createTenant(gateway);
   });
+  afterEach(async () => clients.endAll());
+
+  /** A registered device connected over raw MQTT that takes tasks and reports only what the test sends. */
+  async function silentPhone(name = 'silent'): Promise<{ id: string; mqtt: RawClient }> {
+    const { device, token } = await registerDevice(gateway, tenant, name);
+    const mqtt = await clients.device(device.id, token);
+    await takeTasks(mqtt, device.id);
+    return { id: device.id, mqtt };
+  }
+
+  /** Creates an SMS without device_id and waits until `phone` has claimed it (its task arrived). */
+  async function claimedBy(phone: { id: string; mqtt: RawClient }, message: string): Promise<any> {
+    const created = await tenant.api.post('/sms', { phone: PHONE, message });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    // Pull: the SMS is stored unassigned, and the ready device claims it right after.
+    expect(created.body.device_id).to.equal(null);
+    await nextTask(phone.mqtt, phone.id, created.body.id);
+    const read = await tenant.api.get(`/sms/${created.body.id}`);
+    expect(read.body.device_id, 'claimed by the ready device').to.equal(phone.id);
+    return read.body;
+  }
 
   /** Registers devices named d0, d1, ... stamped so that the last one is the newest. */
   async function devicesInOrder(count: number, owner: Tenant = tenant): Promise<string[]> {
@@ -153,13 +179,38 @@ describe('/api/ext/v1/devices', () => {
   });
 
   describe('GET /devices/{id}', () => {
-    it('when the device is the account\'s, then it answers 200 with the device object of spec 2.1', async () => {
+    it('when the device is the account\'s, then it answers 200 with the device object of spec 2.1 and its queue', async () => {
       const { device } = await registerDevice(gateway, tenant, 'Galaxy');
       const reply = await tenant.api.get(`/devices/${device.id}`);
       expect(reply.status).to.equal(200);
-      expectDevice(reply.body);
+      expectDevice(reply.body, { queue: true });
       expect(reply.body).to.include({ id: device.id, name: 'Galaxy', name_custom: 'Galaxy', is_online: false });
       expect(reply.body.created_at).to.equal(device.created_at.toISOString());
+      // A new device is paced by the defaults and has no work yet.
+      expect(reply.body).to.deep.include(DEFAULT_PACING);
+      expect(reply.body.queue).to.deep.equal(IDLE_QUEUE);
+    });
+
+    it('when a device holds tasks or has SMS waiting for it, then its queue counts them', async () => {
+      const phone = await silentPhone();
+      await claimedBy(phone, 'in flight 1');
+      await claimedBy(phone, 'in flight 2');
+      // An SMS named for a device that is offline waits in that device's queue.
+      const waiting = (await registerDevice(gateway, tenant, 'idle')).device;
+      await tenant.api.post('/sms', { phone: PHONE, message: 'waits', device_id: waiting.id });
+
+      const reply = await tenant.api.get(`/devices/${phone.id}`);
+      expectDevice(reply.body, { queue: true });
+      expect(reply.body.queue).to.deep.equal({ in_flight: 2, waiting: 0, sent_last_minute: 2, sent_last_hour: 2, sent_last_day: 2, blocked_by: null });
+      // An offline device has the SMS named for it waiting; nothing was handed to it.
+      const idle = await tenant.api.get(`/devices/${waiting.id}`);
+      expect(idle.body.queue).to.deep.equal({ ...IDLE_QUEUE, waiting: 1 });
+    });
+
+    it('when the device may not send, then its queue says it is blocked by cannot_send', async () => {
+      const { device } = await registerDevice(gateway, tenant);
+      await tenant.api.patch(`/devices/${device.id}/settings`, { can_send_sms: false });
+      expect((await tenant.api.get(`/devices/${device.id}`)).body.queue).to.deep.equal({ ...IDLE_QUEUE, blocked_by: 'cannot_send' });
     });
 
     it('when the device does not exist, then it answers 404 device_not_found', async () => {
@@ -226,9 +277,14 @@ describe('/api/ext/v1/devices', () => {
       expect(reply.body.credentials.username).to.equal(reply.body.device.id);
       expect(reply.body.credentials.password).to.be.a('string').with.length.of.at.least(32);
 
+      expect(reply.body.device, 'registered with the default pacing').to.deep.include(DEFAULT_PACING);
+
       const read = await tenant.api.get(`/devices/${reply.body.device.id}`);
       expect(read.status).to.equal(200);
-      expect(read.body).to.deep.equal(reply.body.device);
+      // GET /devices/{id} is the same device, with its queue beside it.
+      const { queue, ...shown } = read.body;
+      expect(shown).to.deep.equal(reply.body.device);
+      expect(queue).to.deep.equal(IDLE_QUEUE);
     });
 
     it('when a device is registered, then its password is not stored in clear', async () => {
@@ -298,38 +354,57 @@ describe('/api/ext/v1/devices', () => {
     });
 
     it('when the device was online, then it is no longer chosen for new SMS', async () => {
-      const { device } = await registerDevice(gateway, tenant);
-      gateway.services.presence.markActive(device.id, tenant.accountId);
-      expect((await tenant.api.post('/sms', { phone: PHONE, message: 'before' })).body.device_id).to.equal(device.id);
-      await tenant.api.delete(`/devices/${device.id}`);
-      expect(gateway.services.presence.isOnline(device.id)).to.equal(false);
-      expect((await tenant.api.post('/sms', { phone: PHONE, message: 'after' })).body.device_id).to.equal(null);
+      const phone = await silentPhone('doomed');
+      const before = await claimedBy(phone, 'before');
+      await tenant.api.delete(`/devices/${phone.id}`);
+      await phone.mqtt.whenClosed();
+      expect(gateway.services.presence.isOnline(phone.id)).to.equal(false);
+      expect(gateway.channel.isReady(phone.id)).to.equal(false);
+
+      const after = await tenant.api.post('/sms', { phone: PHONE, message: 'after' });
+      expect(after.body.device_id).to.equal(null);
+      // A device that comes online next takes both: the deleted one took nothing more.
+      const heir = await silentPhone('heir');
+      await nextTask(heir.mqtt, heir.id, after.body.id);
+      await nextTask(heir.mqtt, heir.id, before.id);
+      expect((await tenant.api.get(`/sms/${after.body.id}`)).body.device_id).to.equal(heir.id);
+      expect(tasksOf(phone.mqtt, phone.id).map((task) => task.sms_id), 'the deleted device got only its first task').to.deep.equal([before.id]);
     });
 
-    it('when it had a pending SMS the client did not name, then that SMS goes back to the pool, still pending', async () => {
-      const { device } = await registerDevice(gateway, tenant);
-      gateway.services.presence.markActive(device.id, tenant.accountId);
-      const sms = (await tenant.api.post('/sms', { phone: PHONE, message: 'to anyone' })).body;
-      expect(sms.device_id, 'assigned to the only online device').to.equal(device.id);
+    it('when it had a task its phone had not acknowledged and the client did not name it, then that SMS goes back to the pool, still pending', async () => {
+      const phone = await silentPhone();
+      const sms = await claimedBy(phone, 'to anyone');
 
-      expect((await tenant.api.delete(`/devices/${device.id}`)).status).to.equal(204);
+      expect((await tenant.api.delete(`/devices/${phone.id}`)).status).to.equal(204);
       const after = await tenant.api.get(`/sms/${sms.id}`);
-      expect(after.body).to.include({ device_id: null, status: 'pending' });
-      const last = after.body.history[after.body.history.length - 1];
-      expect(last).to.include({ status: 'pending', source: 'system' });
-      expect(last.reason).to.match(/delet/i);
+      expectSms(after.body, ['history']);
+      expect(after.body).to.include({ device_id: null, status: 'pending', reason: null });
+      // Unassigned, not failed: the next device of the account may take it.
+      expect(after.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending']);
     });
 
-    it('when it had a pending SMS the client named it for, then that SMS fails (failed_send)', async () => {
+    it('when it had a task its phone had acknowledged (processing), then that SMS stays with the device, still processing: neither failed nor back in the pool', async () => {
+      const phone = await silentPhone();
+      const sms = await claimedBy(phone, 'on the air');
+      await phone.mqtt.publish(topic(phone.id, 'status'), JSON.stringify({ sms_id: sms.id, status: 'processing' }), { qos: 2 });
+
+      expect((await tenant.api.delete(`/devices/${phone.id}`)).status).to.equal(204);
+      const after = await tenant.api.get(`/sms/${sms.id}`);
+      // Taken is taken: the phone may already have sent it, so it is neither failed nor handed out again.
+      expect(after.body).to.include({ device_id: phone.id, status: 'pending', reason: null });
+      expect(after.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending', 'processing']);
+    });
+
+    it('when it had a pending SMS the client named it for, then that SMS fails (failed_send, reason device_deleted)', async () => {
       const { device } = await registerDevice(gateway, tenant);
       const sms = (await tenant.api.post('/sms', { phone: PHONE, message: 'only via this one', device_id: device.id })).body;
+      expect(sms.device_id, 'an SMS created with device_id answers that device').to.equal(device.id);
 
       expect((await tenant.api.delete(`/devices/${device.id}`)).status).to.equal(204);
       const after = await tenant.api.get(`/sms/${sms.id}`);
-      expect(after.body.status).to.equal('failed_send');
+      expect(after.body).to.include({ status: 'failed_send', reason: 'device_deleted', device_id: device.id });
       const last = after.body.history[after.body.history.length - 1];
-      expect(last).to.include({ status: 'failed_send', source: 'system' });
-      expect(last.reason).to.match(/delet/i);
+      expect(last).to.include({ status: 'failed_send', source: 'system', reason: 'device_deleted' });
     });
 
     it('when it had SMS already sent, then they keep their status, device and history', async () => {

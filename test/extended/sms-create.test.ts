@@ -1,9 +1,12 @@
 // spec 4.1 POST /api/ext/v1/sms: rules 1-5, the 170-character limit (spec 7.3, 8), phone
-// validation, device_id handling and no_store.
+// validation, device_id handling and no_store. Delivery is by pull: an SMS without device_id is
+// stored unassigned, and a ready device claims it right after.
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
+import { expectSms } from '../support/expectations.ts';
+import { mqttUrl, nextTask, RawClients, takeTasks, tasksOf, type RawClient } from '../support/mqtt.ts';
 
 const PHONE = '+79161234567';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -11,14 +14,25 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 describe('POST /api/ext/v1/sms', () => {
   let gateway: Gateway;
   let tenant: Tenant;
+  let clients: RawClients;
 
   before(async () => {
     gateway = await startGateway();
+    clients = new RawClients(() => mqttUrl(gateway));
   });
   after(async () => gateway.stop());
   beforeEach(async () => {
     tenant = await createTenant(gateway);
   });
+  afterEach(async () => clients.endAll());
+
+  /** A device online over raw MQTT, taking tasks and never reporting: each task it takes stays in flight. */
+  async function readyDevice(name: string): Promise<{ id: string; mqtt: RawClient }> {
+    const { device, token } = await registerDevice(gateway, tenant, name);
+    const mqtt = await clients.device(device.id, token);
+    await takeTasks(mqtt, device.id);
+    return { id: device.id, mqtt };
+  }
 
   async function countRows(table: 'sms' | 'sms_status_history'): Promise<number> {
     const row = await gateway.services.db(table).count<{ n: number }[]>({ n: '*' }).first();
@@ -29,9 +43,11 @@ describe('POST /api/ext/v1/sms', () => {
     it('then it answers 201 with the SMS object of spec 2.2, status pending', async () => {
       const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'Hello' });
       expect(reply.status).to.equal(201);
-      expect(reply.body).to.have.all.keys('id', 'device_id', 'phone', 'message', 'status', 'sent_at', 'updated_at');
+      expectSms(reply.body);
       expect(reply.body.id).to.match(UUID);
       expect(reply.body).to.include({ phone: PHONE, message: 'Hello', status: 'pending', device_id: null });
+      // Not scheduled, never expiring, normal priority, one GSM 7-bit part, no failure.
+      expect(reply.body).to.include({ reason: null, send_at: null, valid_until: null, priority: 0, segments: 1, encoding: 'gsm7' });
       expect(new Date(reply.body.sent_at).toISOString()).to.equal(reply.body.sent_at);
     });
 
@@ -81,7 +97,9 @@ describe('POST /api/ext/v1/sms', () => {
       ['phone a number', { phone: 79161234567, message: 'x' }, 'phone'],
       ['message an object', { phone: PHONE, message: { text: 'x' } }, 'message'],
       ['no_store a string', { phone: PHONE, message: 'x', no_store: 'yes' }, 'no_store'],
-      ['an unknown field', { phone: PHONE, message: 'x', priority: 1 }, 'priority'],
+      ['an unknown field', { phone: PHONE, message: 'x', colour: 'red' }, 'colour'],
+      ['priority over 100', { phone: PHONE, message: 'x', priority: 101 }, 'priority'],
+      ['priority a string', { phone: PHONE, message: 'x', priority: 'high' }, 'priority'],
       ['device_id not a UUID', { phone: PHONE, message: 'x', device_id: 'phone-1' }, 'device_id'],
       ['a JSON array body', [], 'body'],
     ];
@@ -136,6 +154,16 @@ describe('POST /api/ext/v1/sms', () => {
       expect(reply.status).to.equal(201);
       expect(reply.body).to.include({ device_id: device.id, status: 'pending' });
     });
+
+    it('then an online device is answered as assigned, and only it takes the SMS', async () => {
+      const named = await readyDevice('named');
+      const other = await readyDevice('other');
+      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: named.id });
+      expect(reply.status).to.equal(201);
+      expect(reply.body).to.include({ device_id: named.id, status: 'pending' });
+      await nextTask(named.mqtt, named.id, reply.body.id);
+      expect(tasksOf(other.mqtt, other.id), 'the other device took nothing').to.deep.equal([]);
+    });
   });
 
   describe('when no device_id is given (rule 5)', () => {
@@ -146,23 +174,45 @@ describe('POST /api/ext/v1/sms', () => {
       expect(reply.body.device_id).to.equal(null);
     });
 
-    it('then the least busy online device that may send is chosen, taking turns among equals', async () => {
-      const a = (await registerDevice(gateway, tenant, 'a')).device;
-      const b = (await registerDevice(gateway, tenant, 'b')).device;
-      const muted = (await registerDevice(gateway, tenant, 'muted')).device;
+    it('then with a device online the answer is still unassigned, and the device claims the SMS right after', async () => {
+      const phone = await readyDevice('online');
+      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'pull me' });
+      expect(reply.status).to.equal(201);
+      expect(reply.body).to.include({ device_id: null, status: 'pending' });
+      const task = await nextTask(phone.mqtt, phone.id, reply.body.id);
+      expect(task).to.include({ phone: PHONE, message: 'pull me' });
+      expect((await tenant.api.get(`/sms/${reply.body.id}`)).body).to.include({ device_id: phone.id, status: 'pending' });
+    });
+
+    it('then the least busy online device that may send claims it, taking turns among equals', async () => {
+      const a = await readyDevice('a');
+      const b = await readyDevice('b');
+      const muted = await readyDevice('muted');
       await registerDevice(gateway, tenant, 'offline');
       await tenant.api.patch(`/devices/${muted.id}/settings`, { can_send_sms: false });
-      for (const device of [a, b, muted]) gateway.services.presence.markActive(device.id, tenant.accountId);
+      const online = [a, b, muted];
+
+      /** Creates an SMS without device_id and resolves with the device whose task it became. */
+      const claimant = async (message: string, named?: string): Promise<string> => {
+        const created = await tenant.api.post('/sms', { phone: PHONE, message, ...(named ? { device_id: named } : {}) });
+        expect(created.status, JSON.stringify(created.body)).to.equal(201);
+        expect(created.body.device_id).to.equal(named ?? null);
+        await Promise.any(online.map((device) => nextTask(device.mqtt, device.id, created.body.id)));
+        const read = await tenant.api.get(`/sms/${created.body.id}`);
+        return read.body.device_id as string;
+      };
 
       // Load a with two SMS: b must take the next two, then they are equal and take turns.
-      await tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: a.id });
-      await tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: a.id });
+      expect(await claimant('for a 1', a.id)).to.equal(a.id);
+      expect(await claimant('for a 2', a.id)).to.equal(a.id);
       const chosen: string[] = [];
-      for (let i = 0; i < 6; i++) chosen.push((await tenant.api.post('/sms', { phone: PHONE, message: 'x' })).body.device_id);
+      for (let i = 0; i < 6; i++) chosen.push(await claimant(`pool ${i}`));
       expect(chosen.slice(0, 2)).to.deep.equal([b.id, b.id]);
       expect(new Set(chosen.slice(2, 4))).to.deep.equal(new Set([a.id, b.id]));
+      expect(new Set(chosen.slice(4, 6))).to.deep.equal(new Set([a.id, b.id]));
       expect(chosen).not.to.include(muted.id);
       expect(chosen.filter((id) => id === a.id)).to.have.length(2);
+      expect(tasksOf(muted.mqtt, muted.id), 'a device that may not send takes nothing').to.deep.equal([]);
     });
   });
 
@@ -175,15 +225,26 @@ describe('POST /api/ext/v1/sms', () => {
       expect([await countRows('sms'), await countRows('sms_status_history')]).to.deep.equal(before);
     });
 
-    it('then with an online device it answers 201 with the SMS object and writes no row', async () => {
-      const { device } = await registerDevice(gateway, tenant);
-      gateway.services.presence.markActive(device.id, tenant.accountId);
+    it('then with an online device it answers 201 with the SMS object, naming the device it was handed to, and writes no row', async () => {
+      const phone = await readyDevice('online');
       const before = [await countRows('sms'), await countRows('sms_status_history')];
       const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'secret', no_store: true });
-      expect(reply.status).to.equal(201);
-      expect(reply.body).to.include({ device_id: device.id, status: 'pending', message: 'secret' });
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
+      expectSms(reply.body);
+      // Handed over at once (there is no queue to wait in), so the answer names the device.
+      expect(reply.body).to.include({ device_id: phone.id, status: 'pending', message: 'secret' });
+      await nextTask(phone.mqtt, phone.id, reply.body.id);
       expect([await countRows('sms'), await countRows('sms_status_history')]).to.deep.equal(before);
       expect((await tenant.api.get(`/sms/${reply.body.id}`)).status).to.equal(404);
+    });
+
+    it('then with only a device that may not send online it answers 503 and stores nothing', async () => {
+      const muted = await readyDevice('muted');
+      await tenant.api.patch(`/devices/${muted.id}/settings`, { can_send_sms: false });
+      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'secret', no_store: true });
+      expect(reply.status).to.equal(503);
+      expect(reply.body.error.code).to.equal('no_device_available');
+      expect(tasksOf(muted.mqtt, muted.id)).to.deep.equal([]);
     });
   });
 

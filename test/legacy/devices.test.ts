@@ -1,6 +1,7 @@
 // spec 2.3 and 4.2 (issue 4): POST /devices/get/info with device_id or its alias id, in the
 // object-id and UUID forms; POST /devices/edit (is_active is can_send_sms); POST /devices/del
-// (credentials revoked, MQTT session closed, unsent SMS failed or back to the pool).
+// (credentials revoked, MQTT session closed; tasks no phone acknowledged yet fail when the client
+// named the device and go back to the pool otherwise, while acknowledged ones stay with the phone).
 import { expect } from 'chai';
 import type { MqttClient } from 'mqtt';
 import type { Gateway } from '../../src/gateway.ts';
@@ -9,7 +10,7 @@ import { startGateway } from '../support/gateway.ts';
 import { ApiClient, createTenant, registerDevice, type Reply, type Tenant } from '../support/tenant.ts';
 import { nextEvent } from '../support/devices.ts';
 import { detailFields, expectError } from '../support/expectations.ts';
-import { mqttUrl, RawClients } from '../support/mqtt.ts';
+import { mqttUrl, nextTask, RawClients, takeTasks, type RawClient } from '../support/mqtt.ts';
 import {
   allBut,
   deviceRow,
@@ -73,6 +74,14 @@ describe('legacy API: devices', () => {
   }
 
   const extended = (ids: DeviceIds) => tenant.api.get(`/devices/${ids.uuid}`);
+
+  /** Sends an SMS with /sms/send and waits until the raw device `holder` has its task; resolves with both ids. */
+  async function sendTaken(holder: { ids: DeviceIds; mqtt: RawClient }, message: string, fields: Record<string, unknown> = {}) {
+    const objectId = await legacySend(tenant, { message, ...fields });
+    const uuid = await uuidOfMessage(tenant, message);
+    await nextTask(holder.mqtt, holder.ids.uuid, uuid);
+    return { objectId, uuid };
+  }
 
   /** A 204 with no body. */
   function expectNoContent(reply: Reply): void {
@@ -312,11 +321,21 @@ describe('legacy API: devices', () => {
 
     it('then only can_send_sms changes, no other setting', async () => {
       const ids = await device();
-      await tenant.api.patch(`/devices/${ids.uuid}/settings`, { selected_sim: 1, notify_low_battery: true, record_calls: true, name_custom: 'Mine' });
-      const before = (await extended(ids)).body;
+      await tenant.api.patch(`/devices/${ids.uuid}/settings`, {
+        selected_sim: 1,
+        notify_low_battery: true,
+        record_calls: true,
+        name_custom: 'Mine',
+        send_window: 3,
+        limits: { per_minute: 7 },
+      });
+      const { queue: queueBefore, ...before } = (await extended(ids)).body;
       expectNoContent(await tenant.root.post('/devices/edit', { device_id: ids.objectId, is_active: false }));
-      const after = (await extended(ids)).body;
+      const { queue: queueAfter, ...after } = (await extended(ids)).body;
       expect({ ...after, can_send_sms: true, updated_at: before.updated_at }).to.deep.equal(before);
+      // What changes besides is what follows from it: the device may take nothing now.
+      expect(queueBefore.blocked_by).to.equal(null);
+      expect(queueAfter).to.deep.equal({ ...queueBefore, blocked_by: 'cannot_send' });
     });
 
     it('then an inactive device gets no SMS without device_id, and gets the waiting one once active again', async () => {
@@ -337,35 +356,44 @@ describe('legacy API: devices', () => {
       expect((await legacyGet(tenant, id)).status).to.equal(4);
     });
 
-    it('then is_active false fails its unsent SMS the client named (status 3) and gives the others to another device', async () => {
-      const muted = await device(tenant, 'muted');
-      const mqtt = await clients.device(muted.uuid, muted.token);
-      const named = await legacySend(tenant, { message: 'named', device_id: muted.objectId });
-      const namedUuid = await uuidOfMessage(tenant, 'named');
-      await driveTo(mqtt, muted.uuid, namedUuid, 'processing');
-      const sent = await legacySend(tenant, { message: 'already sent', device_id: muted.objectId });
-      await driveTo(mqtt, muted.uuid, await uuidOfMessage(tenant, 'already sent'), 'sent');
-      const pooled = await legacySend(tenant, { message: 'pooled' });
-      const pooledUuid = await uuidOfMessage(tenant, 'pooled');
-      expect((await tenant.api.get(`/sms/${pooledUuid}`)).body.device_id).to.equal(muted.uuid);
+    it('then is_active false fails the unacknowledged SMS the client named (status 3), leaves the acknowledged ones with the phone, and gives the others to another device', async () => {
+      const ids = await device(tenant, 'muted');
+      const mqtt = await clients.device(ids.uuid, ids.token);
+      await takeTasks(mqtt, ids.uuid);
+      const muted = { ids, mqtt };
+      // Named for it and handed to it, not acknowledged yet.
+      const named = await sendTaken(muted, 'named', { device_id: ids.objectId });
+      // Named for it and acknowledged: the phone may be sending it right now.
+      const acknowledged = await sendTaken(muted, 'acknowledged', { device_id: ids.objectId });
+      await driveTo(mqtt, ids.uuid, acknowledged.uuid, 'processing');
+      const sent = await sendTaken(muted, 'already sent', { device_id: ids.objectId });
+      await driveTo(mqtt, ids.uuid, sent.uuid, 'sent');
+      // Not named: the gateway handed it to the only device online.
+      const pooled = await sendTaken(muted, 'pooled');
+      expect((await tenant.api.get(`/sms/${pooled.uuid}`)).body.device_id).to.equal(ids.uuid);
 
       const other = await device(tenant, 'other');
       const phone = simulatedFor(gateway, { id: other.uuid }, other.token);
       phones.push(phone);
-      const delivered = nextEvent(phone, 'report', (smsId, status) => smsId === pooledUuid && status === 'delivered');
+      const delivered = nextEvent(phone, 'report', (smsId, status) => smsId === pooled.uuid && status === 'delivered');
       await phone.connect();
 
-      expectNoContent(await tenant.root.post('/devices/edit', { device_id: muted.objectId, is_active: false }));
+      expectNoContent(await tenant.root.post('/devices/edit', { device_id: ids.objectId, is_active: false }));
       await delivered;
-      expect(await legacyGet(tenant, named)).to.deep.include({ status: 3, message_status: 'failed', device_id: muted.objectId });
-      const history = (await tenant.api.get(`/sms/${namedUuid}`)).body.history;
-      expect(history.at(-1)).to.deep.include({ internal_status: 'failed_send', source: 'system' });
-      expect(history.at(-1).reason, 'the history says why').to.contain('can_send_sms');
-      expect((await legacyGet(tenant, sent)).status, 'already sent: unchanged').to.equal(2);
-      expect(await legacyGet(tenant, pooled)).to.deep.include({ status: 4, device_id: '' });
-      expect((await tenant.api.get(`/sms/${pooledUuid}`)).body.device_id).to.equal(other.uuid);
-      // The muted device keeps its connection: it is only no longer allowed to send.
+      expect(await legacyGet(tenant, named.objectId)).to.deep.include({ status: 3, message_status: 'failed', device_id: ids.objectId });
+      const failed = (await tenant.api.get(`/sms/${named.uuid}`)).body;
+      expect(failed.reason, 'the SMS says why').to.equal('device_disabled');
+      expect(failed.history.at(-1)).to.deep.include({ internal_status: 'failed_send', source: 'system', reason: 'device_disabled' });
+      expect(await legacyGet(tenant, acknowledged.objectId), 'acknowledged: still the phone\'s').to.deep.include({ status: 1, device_id: ids.objectId });
+      expect((await legacyGet(tenant, sent.objectId)).status, 'already sent: unchanged').to.equal(2);
+      expect(await legacyGet(tenant, pooled.objectId)).to.deep.include({ status: 4, device_id: '' });
+      expect((await tenant.api.get(`/sms/${pooled.uuid}`)).body.device_id).to.equal(other.uuid);
+      expect([...phone.handled.keys()], 'the other device got only the pooled SMS').to.deep.equal([pooled.uuid]);
+      // The muted device keeps its connection: it is only no longer allowed to take tasks. It
+      // still reports on the SMS it had acknowledged.
       expect(mqtt.closed).to.equal(false);
+      await driveTo(mqtt, ids.uuid, acknowledged.uuid, 'delivered');
+      expect((await legacyGet(tenant, acknowledged.objectId)).status).to.equal(4);
     });
 
     for (const [name, body, field] of [
@@ -471,19 +499,20 @@ describe('legacy API: devices', () => {
       expect((await tenant.api.get(`/devices/${ids.uuid}`)).status).to.equal(404);
     });
 
-    it('then its unsent SMS fail when the client named it (status 3) and go to another device otherwise', async () => {
+    it('then its unacknowledged SMS fail when the client named it (status 3) and go to another device otherwise', async () => {
       const doomed = await device(tenant, 'doomed');
       const mqtt = await clients.device(doomed.uuid, doomed.token);
+      await takeTasks(mqtt, doomed.uuid);
 
-      // SMS the client sent to the doomed device by name, in every stage.
+      // SMS the client sent to the doomed device by name, handed to it, in every stage.
       const named: Record<string, string> = {};
       for (const stage of ['pending', 'processing', 'sent', 'delivered'] as const) {
-        named[stage] = await legacySend(tenant, { message: `named ${stage}`, device_id: doomed.objectId });
-        await driveTo(mqtt, doomed.uuid, await uuidOfMessage(tenant, `named ${stage}`), stage);
+        const taken = await sendTaken({ ids: doomed, mqtt }, `named ${stage}`, { device_id: doomed.objectId });
+        named[stage] = taken.objectId;
+        await driveTo(mqtt, doomed.uuid, taken.uuid, stage);
       }
       // One the gateway gave it because it was the only device online.
-      const pooled = await legacySend(tenant, { message: 'pooled' });
-      const pooledUuid = await uuidOfMessage(tenant, 'pooled');
+      const { objectId: pooled, uuid: pooledUuid } = await sendTaken({ ids: doomed, mqtt }, 'pooled');
       expect((await tenant.api.get(`/sms/${pooledUuid}`)).body.device_id).to.equal(doomed.uuid);
 
       // Another device of the account comes online; it must end up with the pooled SMS.
@@ -498,23 +527,24 @@ describe('legacy API: devices', () => {
       await delivered;
 
       expect(await legacyGet(tenant, named.pending!)).to.deep.include({ status: 3, message_status: 'failed', device_id: doomed.objectId });
-      expect(await legacyGet(tenant, named.processing!)).to.deep.include({ status: 3, message_status: 'failed' });
+      // Acknowledged by the phone before it was deleted: taken is taken, it stays the phone's.
+      expect(await legacyGet(tenant, named.processing!)).to.deep.include({ status: 1, message_status: 'processing', device_id: doomed.objectId });
       expect((await legacyGet(tenant, named.sent!)).status, 'already sent: unchanged').to.equal(2);
       expect((await legacyGet(tenant, named.delivered!)).status, 'already delivered: unchanged').to.equal(4);
-      const history = (await tenant.api.get(`/sms/${await uuidOfMessage(tenant, 'named pending')}`)).body.history;
-      expect(history.at(-1)).to.deep.include({ status: 'failed_send', source: 'system' });
-      expect(history.at(-1).reason, 'the history says why').to.contain('deleted');
+      const failed = (await tenant.api.get(`/sms/${await uuidOfMessage(tenant, 'named pending')}`)).body;
+      expect(failed.reason, 'the SMS says why').to.equal('device_deleted');
+      expect(failed.history.at(-1)).to.deep.include({ status: 'failed_send', source: 'system', reason: 'device_deleted' });
 
       expect(await legacyGet(tenant, pooled)).to.deep.include({ status: 4, device_id: '' });
       expect((await tenant.api.get(`/sms/${pooledUuid}`)).body.device_id).to.equal(heir.uuid);
       expect([...phone.handled.keys()], 'the heir got only the pooled SMS').to.deep.equal([pooledUuid]);
     });
 
-    it('then with no other device online its unnamed unsent SMS wait, unassigned (status 0)', async () => {
+    it('then with no other device online its unnamed unacknowledged SMS wait, unassigned (status 0)', async () => {
       const doomed = await device();
-      await clients.device(doomed.uuid, doomed.token);
-      const pooled = await legacySend(tenant, { message: 'orphan' });
-      const uuid = await uuidOfMessage(tenant, 'orphan');
+      const mqtt = await clients.device(doomed.uuid, doomed.token);
+      await takeTasks(mqtt, doomed.uuid);
+      const { objectId: pooled, uuid } = await sendTaken({ ids: doomed, mqtt }, 'orphan');
       expect((await tenant.api.get(`/sms/${uuid}`)).body.device_id).to.equal(doomed.uuid);
       expectNoContent(await tenant.root.post('/devices/del', { device_id: doomed.uuid }));
       expect(await legacyGet(tenant, pooled)).to.deep.include({ status: 0, message_status: 'waiting', device_id: '' });

@@ -7,7 +7,7 @@ import type { SmsStatus } from '../../src/modules/messages/status.ts';
 import { startGateway } from '../support/gateway.ts';
 import { ApiClient, createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
 import { detailFields, expectError } from '../support/expectations.ts';
-import { mqttUrl, RawClients } from '../support/mqtt.ts';
+import { mqttUrl, nextTask, RawClients, takeTasks } from '../support/mqtt.ts';
 import {
   allBut,
   deviceRow,
@@ -116,9 +116,12 @@ describe('legacy API: POST /sms/get and DELETE /sms/del', () => {
 
     it('then an SMS the gateway gave to a device itself still shows device_id "" (no device was named)', async () => {
       const device = await rawDevice();
+      await takeTasks(device.mqtt, device.uuid);
       const id = await legacySend(tenant, { message: 'picked' });
       const uuid = await uuidOfMessage(tenant, 'picked');
-      expect((await tenant.api.get(`/sms/${uuid}`)).body.device_id, 'the gateway assigned it').to.equal(device.uuid);
+      // The ready device claims it right after it is stored.
+      await nextTask(device.mqtt, device.uuid, uuid);
+      expect((await tenant.api.get(`/sms/${uuid}`)).body.device_id, 'the gateway handed it to the device').to.equal(device.uuid);
       expect((await legacyGet(tenant, id)).device_id).to.equal('');
     });
 

@@ -171,6 +171,8 @@ describe('legacy API: POST /sms/send', () => {
         const [smsUuid] = await delivered;
         expect(smsUuid).to.equal(await uuidOfMessage(tenant, `any device (${name})`));
         expect(await legacyGet(tenant, id)).to.deep.include({ status: 4, device_id: '', to_sim: null });
+        // The Extended API shows which device claimed it; the legacy view shows that none was named.
+        expect((await tenant.api.get(`/sms/${smsUuid}`)).body.device_id).to.equal(simulated.id);
       });
     }
 

@@ -1,8 +1,25 @@
-// Simulated devices for tests: registered through the real service, connected over real TCP.
+// Simulated devices for tests: registered through the real service, connected over real TCP;
+// and the pacing a test lifts when what it checks is not pacing.
 import type { EventEmitter } from 'node:events';
 import type { Gateway } from '../../src/gateway.ts';
+import type { DeviceRow } from '../../src/modules/devices/repository.ts';
 import { SimulatedDevice, type SimulatedDeviceOptions } from '../../src/simulator/device.ts';
 import type { Tenant } from './tenant.ts';
+
+/**
+ * Settings that let a device take as much as a test gives it: the largest send window and no
+ * rate limits (new devices hold at most 5 tasks in flight and take 20 a minute, 300 an hour,
+ * 2000 a day). The body of PATCH /devices/{id}/settings.
+ */
+export const UNPACED = { send_window: 50, limits: { per_minute: null, per_hour: null, per_day: null } } as const;
+
+/** Lifts the device's pacing (UNPACED), through the service as PATCH .../settings does. */
+export async function liftLimits(gateway: Gateway, tenant: Tenant, deviceId: string): Promise<DeviceRow> {
+  return gateway.services.devices.updateSettings(tenant.accountId, deviceId, {
+    send_window: UNPACED.send_window,
+    limits: { ...UNPACED.limits },
+  });
+}
 
 export async function connectDevice(
   gateway: Gateway,

@@ -1,5 +1,6 @@
-// Shared expectations: the error body of spec 7.1 / the issue's error model, and the device
-// object of spec 2.1. Each checks the exact shape, so an extra or missing member fails a test.
+// Shared expectations: the error body of spec 7.1 / the issue's error model, the device object
+// of spec 2.1 (with its pacing and, in the detail view, its queue) and the SMS object of spec 2.2.
+// Each checks the exact shape, so an extra or missing member fails a test.
 import { expect } from 'chai';
 import { ERROR_CATALOG } from '../../src/shared/errors.ts';
 import type { Reply } from './tenant.ts';
@@ -19,7 +20,7 @@ export const MALFORMED_IDS: readonly string[] = [
   'urn:uuid:00000000-0000-4000-8000-000000000000', // a UUID URN, not a UUID
 ];
 
-/** Every member of the Extended API device object (spec 2.1), no more. */
+/** Every member of the Extended API device object (spec 2.1, plus its pacing), no more. */
 export const DEVICE_KEYS = [
   'id',
   'type',
@@ -34,22 +35,59 @@ export const DEVICE_KEYS = [
   'forward_incoming_sms',
   'record_calls',
   'sim_cards',
+  'send_window',
+  'limits',
+  'quiet_hours',
+  'paused_until',
+  'paused_reason',
   'created_at',
   'updated_at',
 ] as const;
 
-/** Every member of the Extended API SMS object (spec 2.2), no more. */
-export const SMS_KEYS = ['id', 'device_id', 'phone', 'message', 'status', 'sent_at', 'updated_at'] as const;
+/** The members of `queue`, which GET /devices/{id} and PATCH .../settings add to the device. */
+export const DEVICE_QUEUE_KEYS = ['in_flight', 'waiting', 'sent_last_minute', 'sent_last_hour', 'sent_last_day', 'blocked_by'] as const;
+
+/** Why a device may take no task now (queue.blocked_by), besides null. */
+export const BLOCKERS = ['cannot_send', 'paused', 'quiet_hours', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
+
+/** The pacing of a newly registered device: 5 tasks in flight, 20 / 300 / 2000 sends a minute / hour / day. */
+export const DEFAULT_PACING = {
+  send_window: 5,
+  limits: { per_minute: 20, per_hour: 300, per_day: 2000 },
+  quiet_hours: null,
+  paused_until: null,
+  paused_reason: null,
+} as const;
+
+/** Every member of the Extended API SMS object (spec 2.2, plus scheduling, reason and segments), no more. */
+export const SMS_KEYS = [
+  'id',
+  'device_id',
+  'phone',
+  'message',
+  'status',
+  'reason',
+  'sent_at',
+  'updated_at',
+  'send_at',
+  'valid_until',
+  'priority',
+  'segments',
+  'encoding',
+] as const;
 
 export function expectIsoTimestamp(value: unknown, label: string): void {
   expect(value, label).to.be.a('string');
   expect(new Date(value as string).toISOString(), `${label} is ISO 8601 UTC`).to.equal(value);
 }
 
-/** The body is a device object of spec 2.1: exactly its keys, each of its type. */
-export function expectDevice(body: any): void {
+/**
+ * The body is a device object of spec 2.1 with its pacing: exactly its keys, each of its type.
+ * With `queue`, it is the detail view (GET /devices/{id}, PATCH .../settings), which adds `queue`.
+ */
+export function expectDevice(body: any, options: { queue?: boolean } = {}): void {
   expect(body).to.be.an('object');
-  expect(Object.keys(body)).to.have.members([...DEVICE_KEYS]);
+  expect(Object.keys(body)).to.have.members([...DEVICE_KEYS, ...(options.queue ? ['queue'] : [])]);
   expect(body.id).to.match(UUID);
   expect(body.type).to.be.a('string').and.not.empty;
   expect(body.name).to.be.a('string').and.not.empty;
@@ -69,8 +107,50 @@ export function expectDevice(body: any): void {
     expect(Number.isInteger(sim.index) && sim.index >= 0).to.equal(true);
     expect(sim.name_operator).to.be.a('string');
   }
+  expectPacing(body);
   expectIsoTimestamp(body.created_at, 'created_at');
   expectIsoTimestamp(body.updated_at, 'updated_at');
+  if (options.queue) expectQueue(body.queue);
+}
+
+/** send_window, limits, quiet_hours, paused_until and paused_reason of a device object. */
+function expectPacing(body: any): void {
+  expect(Number.isInteger(body.send_window), 'send_window is an integer').to.equal(true);
+  expect(body.send_window, 'send_window').to.be.within(1, 50);
+  expect(body.limits).to.be.an('object');
+  expect(Object.keys(body.limits)).to.have.members(['per_minute', 'per_hour', 'per_day']);
+  for (const [name, limit] of Object.entries(body.limits)) {
+    if (limit === null) continue;
+    expect(Number.isInteger(limit), `limits.${name} is an integer or null`).to.equal(true);
+    expect(limit, `limits.${name}`).to.be.within(1, 1_000_000);
+  }
+  if (body.quiet_hours !== null) {
+    expect(body.quiet_hours).to.be.an('object');
+    expect(Object.keys(body.quiet_hours)).to.have.members(['from', 'to', 'timezone']);
+    expect(body.quiet_hours.from, 'quiet_hours.from').to.match(/^([01]\d|2[0-3]):[0-5]\d$/);
+    expect(body.quiet_hours.to, 'quiet_hours.to').to.match(/^([01]\d|2[0-3]):[0-5]\d$/);
+    expect(body.quiet_hours.timezone, 'quiet_hours.timezone').to.be.a('string').and.not.empty;
+  }
+  // A pause has a time and a reason, or neither.
+  if (body.paused_until === null) {
+    expect(body.paused_reason, 'paused_reason without paused_until').to.equal(null);
+  } else {
+    expectIsoTimestamp(body.paused_until, 'paused_until');
+    expect(body.paused_reason, 'paused_reason').to.be.a('string').and.not.empty;
+  }
+}
+
+/** The `queue` of the device detail view: counts of its work, and what blocks it. */
+export function expectQueue(queue: any): void {
+  expect(queue).to.be.an('object');
+  expect(Object.keys(queue)).to.have.members([...DEVICE_QUEUE_KEYS]);
+  for (const key of DEVICE_QUEUE_KEYS.filter((name) => name !== 'blocked_by')) {
+    expect(Number.isInteger(queue[key]) && queue[key] >= 0, `queue.${key} is a count`).to.equal(true);
+  }
+  // Rolling windows: the last minute is part of the last hour, which is part of the last day.
+  expect(queue.sent_last_minute, 'sent_last_minute <= sent_last_hour').to.be.at.most(queue.sent_last_hour);
+  expect(queue.sent_last_hour, 'sent_last_hour <= sent_last_day').to.be.at.most(queue.sent_last_day);
+  expect(queue.blocked_by).to.be.oneOf([null, ...BLOCKERS]);
 }
 
 /** The body is an SMS object of spec 2.2: exactly its keys (plus `extra`), each of its type. */
@@ -82,8 +162,18 @@ export function expectSms(body: any, extra: string[] = []): void {
   expect(body.phone).to.match(/^\+\d{6,15}$/);
   expect(body.message).to.be.a('string');
   expect(body.status).to.be.oneOf(['pending', 'sent', 'delivered', 'undelivered', 'failed_send', 'failed_delivery']);
+  // Only a failed SMS says why; a pending, sent or delivered one has no reason.
+  if (['pending', 'sent', 'delivered'].includes(body.status)) expect(body.reason, 'reason').to.equal(null);
+  else if (body.reason !== null) expect(body.reason, 'reason').to.be.a('string').and.not.empty;
   expectIsoTimestamp(body.sent_at, 'sent_at');
   expectIsoTimestamp(body.updated_at, 'updated_at');
+  if (body.send_at !== null) expectIsoTimestamp(body.send_at, 'send_at');
+  if (body.valid_until !== null) expectIsoTimestamp(body.valid_until, 'valid_until');
+  expect(Number.isInteger(body.priority), 'priority is an integer').to.equal(true);
+  expect(body.priority, 'priority').to.be.within(-100, 100);
+  expect(Number.isInteger(body.segments), 'segments is an integer').to.equal(true);
+  expect(body.segments, 'segments').to.be.at.least(1);
+  expect(body.encoding).to.be.oneOf(['gsm7', 'ucs2']);
 }
 
 /**

@@ -112,6 +112,29 @@ export function topic(deviceId: string, kind: TopicKind | string): string {
   return deviceTopic(deviceId, kind as TopicKind);
 }
 
+/**
+ * Subscribes the raw device to its tasks: from then on it is ready, and claims SMS when it has
+ * room. The gateway marks it ready before it answers SUBACK, so on return it may claim.
+ */
+export async function takeTasks(raw: RawClient, deviceId: string): Promise<void> {
+  const granted = await raw.subscribe(topic(deviceId, 'tasks'));
+  if (granted[0] === 128) throw new Error(`the broker refused ${deviceId} its own task topic`);
+}
+
+/** The send tasks the raw device has received so far, in order, parsed. */
+export function tasksOf(raw: RawClient, deviceId: string): { sms_id: string; phone: string; message: string; sim: number }[] {
+  return raw.messages.filter((message) => message.topic === topic(deviceId, 'tasks')).map((message) => JSON.parse(message.payload));
+}
+
+/** Resolves with the task for `smsId` (already received or still to come) at the raw device. */
+export async function nextTask(raw: RawClient, deviceId: string, smsId: string, timeoutMs = 5_000): Promise<{ sms_id: string; phone: string; message: string; sim: number }> {
+  const received = await raw.nextMessage(
+    (message) => message.topic === topic(deviceId, 'tasks') && (JSON.parse(message.payload) as { sms_id: string }).sms_id === smsId,
+    timeoutMs,
+  );
+  return JSON.parse(received.payload);
+}
+
 function wrap(client: MqttClient): RawClient {
   const messages: Received[] = [];
   let closed = false;

@@ -21,7 +21,7 @@ import type { GatewayEventBus } from '../../shared/events.ts';
 import type { DevicePresence } from '../devices/presence.ts';
 import type { DeviceRow } from '../devices/repository.ts';
 import type { SmsRecord } from '../messages/repository.ts';
-import { IN_FLIGHT_STATUSES } from '../messages/status.ts';
+import { ENDED_BY_GATEWAY, IN_FLIGHT_STATUSES } from '../messages/status.ts';
 import { newStatus, type SmsStatusChange, type StatusHooks } from '../messages/status-events.ts';
 import {
   claimSms,
@@ -40,6 +40,7 @@ import { pauseDevice, recordSendOutcomes, type BreakerOptions, type Tripped } fr
 import { deviceOrder } from './device-order.ts';
 import { buildTask, type SendTask } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
+import type { ReportResult, StatusReportInput } from './status-ingestor.ts';
 
 /** What the dispatcher needs from the broker. */
 export interface DeviceLink {
@@ -47,14 +48,20 @@ export interface DeviceLink {
   isReady(deviceId: string): boolean;
   sendTask(deviceId: string, task: SendTask): Promise<void>;
   sendSettings(device: DeviceRow): Promise<void>;
+  /** Tells the device to drop a task it has not acknowledged (docs/asyncapi.yaml, TaskRevoked). */
+  revokeTask(deviceId: string, smsId: string, reason: string): Promise<void>;
   disconnect(deviceId: string): void;
 }
 
 /** What the broker needs from delivery: one narrow interface, not the whole set of services. */
 export interface DeliveryPort {
+  /** The device subscribed to its tasks. */
   deviceReady(device: DeviceRow): Promise<void>;
+  /** The device's connection on this node ended. */
   deviceGone(deviceId: string): void;
   simCardsChanged(deviceId: string, simCards: DeviceRow['sim_cards']): void;
+  /** A status report from the device; resolved once applied (committed). */
+  submitReport(report: StatusReportInput): Promise<ReportResult>;
 }
 
 export interface DispatcherOptions {
@@ -92,7 +99,7 @@ const FULL_RECHECK_SWEEPS = 10;
 const PRUNE_EVERY_SWEEPS = 60;
 const EXPIRE_BATCH = 1000;
 
-export class Dispatcher implements DeliveryPort {
+export class Dispatcher {
   private link: DeviceLink | undefined;
   private readonly devices = new Map<string, ReadyDevice>();
   private readonly lastPublished = new Map<string, number>();
@@ -146,7 +153,7 @@ export class Dispatcher implements DeliveryPort {
     await Promise.allSettled([...this.claiming.values(), ...this.passes.values()]);
   }
 
-  // DeliveryPort -----------------------------------------------------------------------------
+  // What the broker tells (DeliveryPort) ------------------------------------------------------
 
   /** The device subscribed to its tasks: send everything it holds, then let it claim more. */
   async deviceReady(device: DeviceRow): Promise<void> {
@@ -301,8 +308,13 @@ export class Dispatcher implements DeliveryPort {
   private afterStatusChanges(changes: SmsStatusChange[]): void {
     const freed = new Map<string, number>();
     for (const change of changes) {
-      this.lastPublished.delete(change.sms.id);
       const deviceId = change.sms.device_id;
+      // Cancelled or expired after it was handed out, before the phone acknowledged it: tell the
+      // phone, so it never starts it (a phone acknowledging it later is told again).
+      if (this.lastPublished.has(change.sms.id) && deviceId && change.source !== 'device' && ENDED_BY_GATEWAY.has(change.reason ?? '')) {
+        void this.link?.revokeTask(deviceId, change.sms.id, change.reason!).catch((error: unknown) => this.logger.warn({ err: error, deviceId }, 'revoke not sent'));
+      }
+      this.lastPublished.delete(change.sms.id);
       if (deviceId && IN_FLIGHT_STATUSES.includes(change.from) && !IN_FLIGHT_STATUSES.includes(newStatus(change))) {
         freed.set(deviceId, (freed.get(deviceId) ?? 0) + 1);
       }

@@ -293,12 +293,13 @@ export async function waitingForDevice(db: Executor, deviceId: string): Promise<
 export interface LockedSms extends SmsSnapshot {
   status: SmsStatus;
   expires_at: Date | null;
+  reason: string | null;
 }
 
 /** Locks the SMS rows a batch of reports is about to change; returns what their events need. */
 export async function lockSms(db: Executor, ids: string[]): Promise<LockedSms[]> {
   const { rows } = await db.raw<{ rows: LockedSms[] }>(
-    `select s.id, s.object_id, s.account_id, s.device_id, s.status, s.phone, s.message, s.callback_id, s.expires_at,
+    `select s.id, s.object_id, s.account_id, s.device_id, s.status, s.phone, s.message, s.callback_id, s.expires_at, s.reason,
             d.object_id as device_object_id
        from sms s left join devices d on d.id = s.device_id
       where s.id = any(?::uuid[])

@@ -7,6 +7,7 @@ import type { Logger } from '../../shared/logger.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import { transitionPath } from '../messages/transitions.ts';
+import { ENDED_BY_GATEWAY } from '../messages/status.ts';
 import type { SmsStatusChange, StatusHooks } from '../messages/status-events.ts';
 import { lockSms, writeStatusChanges, type LockedSms } from './repository.ts';
 import type { TransientStore } from './transient-store.ts';
@@ -18,12 +19,22 @@ export interface StatusReportInput {
   error?: string | undefined;
 }
 
-/** applied: the SMS moved; unchanged: a duplicate or a late report; rejected: not this device's SMS. */
-export type ReportOutcome = 'applied' | 'unchanged' | 'rejected';
+/**
+ * applied: the SMS moved; unchanged: a duplicate or a late report; rejected: an SMS unknown to
+ * the gateway; revoked: the phone acknowledged a task that is no longer its to send (cancelled,
+ * expired, or given to another phone meanwhile): it must drop the task.
+ */
+export type ReportOutcome = 'applied' | 'unchanged' | 'rejected' | 'revoked';
+
+export interface ReportResult {
+  outcome: ReportOutcome;
+  /** Why a task was revoked: cancelled, expired, device_disabled, device_deleted, reassigned. */
+  reason?: string;
+}
 
 interface Pending {
   report: StatusReportInput;
-  resolve: (outcome: ReportOutcome) => void;
+  resolve: (result: ReportResult) => void;
   reject: (error: unknown) => void;
 }
 
@@ -49,7 +60,7 @@ export class StatusIngestor {
     private readonly logger: Logger,
   ) {}
 
-  submit(report: StatusReportInput): Promise<ReportOutcome> {
+  submit(report: StatusReportInput): Promise<ReportResult> {
     if (this.transient.has(report.smsId)) return this.applyTransient(report);
     return new Promise((resolve, reject) => {
       this.queue.push({ report, resolve, reject });
@@ -81,10 +92,10 @@ export class StatusIngestor {
     }
   }
 
-  private async applyTransient(report: StatusReportInput): Promise<ReportOutcome> {
+  private async applyTransient(report: StatusReportInput): Promise<ReportResult> {
     const result = this.transient.apply(report.smsId, report.deviceId, report.status);
-    if (!result) return 'rejected';
-    if (result.path.length === 0) return 'unchanged';
+    if (!result) return { outcome: 'rejected' };
+    if (result.path.length === 0) return { outcome: 'unchanged' };
     const change: SmsStatusChange = {
       path: result.path,
       source: 'device',
@@ -105,7 +116,7 @@ export class StatusIngestor {
     };
     await this.hooks.writtenWithoutCommitHook(this.db, [change]);
     this.hooks.committed([change]);
-    return 'applied';
+    return { outcome: 'applied' };
   }
 
   private async runBatch(batch: Pending[]): Promise<void> {
@@ -119,29 +130,35 @@ export class StatusIngestor {
     }
   }
 
-  private async applyBatch(reports: StatusReportInput[]): Promise<{ outcomes: ReportOutcome[]; changes: SmsStatusChange[] }> {
+  private async applyBatch(reports: StatusReportInput[]): Promise<{ outcomes: ReportResult[]; changes: SmsStatusChange[] }> {
     return this.db.transaction(async (trx) => {
       const rows = new Map<string, LockedSms>();
       for (const row of await lockSms(trx, [...new Set(reports.map((report) => report.smsId))])) rows.set(row.id, row);
       const at = new Date(this.clock.now());
       const changes: SmsStatusChange[] = [];
-      const outcomes = reports.map((report): ReportOutcome => {
+      const outcomes = reports.map((report): ReportResult => {
         const row = rows.get(report.smsId);
-        // A report for an SMS this device does not hold changes nothing (unknown, another
-        // device's, or taken back from this device).
-        if (!row || row.device_id !== report.deviceId) return 'rejected';
-        const { status, expires_at, ...sms } = row;
+        if (!row) return { outcome: 'rejected' };
+        const { status, expires_at, reason: _reason, ...sms } = row;
+        // Given to another phone meanwhile (this one was offline, paused or disabled): a phone
+        // that acknowledges it now must not send it.
+        if (row.device_id !== report.deviceId) return report.status === 'processing' ? { outcome: 'revoked', reason: 'reassigned' } : { outcome: 'rejected' };
         // Expired before the phone took it, though the sweep has not ended it yet: end it now,
         // so that a late acknowledgement cannot take it.
         if (status === 'pending' && expires_at && expires_at <= at) {
           changes.push({ sms, from: status, path: ['failed_send'], source: 'system', reason: 'expired', at, transient: false });
           row.status = 'failed_send';
+          row.reason = 'expired';
         }
         const path = transitionPath(row.status, report.status);
-        if (path.length === 0) return 'unchanged';
+        if (path.length === 0) {
+          // Ended by the gateway (cancelled, expired, device disabled) before the phone took it.
+          const ended = row.status === 'failed_send' && report.status === 'processing' && ENDED_BY_GATEWAY.has(row.reason ?? '');
+          return ended ? { outcome: 'revoked', reason: row.reason! } : { outcome: 'unchanged' };
+        }
         changes.push({ sms, from: row.status, path, source: 'device', reason: report.error ?? null, at, transient: false });
         row.status = report.status;
-        return 'applied';
+        return { outcome: 'applied' };
       });
       await writeStatusChanges(trx, changes);
       // Committed hooks run after the devices are answered (runBatch), not on commit.

@@ -2,7 +2,16 @@
 // and has shown activity within DEVICE_OFFLINE_AFTER (spec 1.6: devices report about every
 // 5 minutes). This state lives in memory: after a restart every device is offline until it
 // reconnects, which is the truth, since every connection died with the process.
+//
+// "offline" is emitted when a device disconnects and when a connected device goes silent past
+// DEVICE_OFFLINE_AFTER (found by a periodic check, start()); "online" when it connects and when
+// a silent device shows activity again. The two always alternate for a device. isOnline() is
+// exact at any moment; the events follow within one check interval.
+//
+// Device ids are UUIDs and compare case-insensitively: every id is lower-cased on the way in,
+// and the events carry the lower-case id.
 import { EventEmitter } from 'node:events';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 interface Presence {
   accountId: string;
@@ -11,46 +20,152 @@ interface Presence {
 
 type PresenceEvents = { online: [deviceId: string, accountId: string]; offline: [deviceId: string, accountId: string] };
 
-export class DevicePresence extends EventEmitter<PresenceEvents> {
-  private readonly connected = new Map<string, Presence>();
-  // Per-account index, so choosing a device never scans the whole fleet.
-  private readonly byAccount = new Map<string, Set<string>>();
+/** Bounds of the silence check's interval (a tenth of DEVICE_OFFLINE_AFTER in between). */
+const MIN_CHECK_INTERVAL_MS = 50;
+const MAX_CHECK_INTERVAL_MS = 1_000;
 
-  constructor(private readonly offlineAfterMs: number) {
+export class DevicePresence extends EventEmitter<PresenceEvents> {
+  /**
+   * Connected devices not (yet) announced silent, in order of their last activity, oldest first
+   * (each activity moves its device to the end). The check looks at the head only, so it costs
+   * the number of devices that went silent, not the size of the fleet.
+   */
+  private readonly active = new Map<string, Presence>();
+  /** Connected devices announced silent ("offline" emitted). */
+  private readonly silent = new Map<string, Presence>();
+  /** Disconnected devices: since when they are offline. */
+  private readonly gone = new Map<string, number>();
+  // Per-account index of connected devices, so choosing a device never scans the whole fleet.
+  private readonly byAccount = new Map<string, Set<string>>();
+  /** The latest activity appended to `active`; an earlier one (the clock stepped back) spoils the order. */
+  private newest = -Infinity;
+  private ordered = true;
+  private timer: NodeJS.Timeout | undefined;
+
+  /** `clock`: the time every method without an explicit `now` reads (the silence check too). */
+  constructor(
+    private readonly offlineAfterMs: number,
+    private readonly clock: Clock = systemClock,
+  ) {
     super();
   }
 
-  /** The device connected or showed activity; emits "online" when it was not connected. */
-  markActive(deviceId: string, accountId: string, now = Date.now()): void {
-    const known = this.connected.get(deviceId);
-    if (known) {
-      known.lastActivity = now;
+  /** Starts the periodic silence check (unref'ed; starting it twice changes nothing). */
+  start(): void {
+    if (this.timer) return;
+    const every = Math.min(MAX_CHECK_INTERVAL_MS, Math.max(MIN_CHECK_INTERVAL_MS, Math.floor(this.offlineAfterMs / 10)));
+    this.timer = setInterval(() => this.check(), every);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The device connected or showed activity; emits "online" when it was not connected, or silent. */
+  markActive(deviceId: string, accountId: string, now = this.clock.now()): void {
+    const id = deviceId.toLowerCase();
+    const active = this.active.get(id);
+    if (active) {
+      // Silent already, though the check has not announced it yet: announce both transitions.
+      const missed = now - active.lastActivity >= this.offlineAfterMs;
+      if (missed) this.emit('offline', id, active.accountId);
+      this.active.delete(id);
+      this.append(id, active, now);
+      if (missed) this.emit('online', id, active.accountId);
       return;
     }
-    this.connected.set(deviceId, { accountId, lastActivity: now });
+    const silent = this.silent.get(id);
+    if (silent) {
+      this.silent.delete(id);
+      this.append(id, silent, now);
+      this.emit('online', id, silent.accountId);
+      return;
+    }
+    this.gone.delete(id);
+    this.append(id, { accountId, lastActivity: now }, now);
     let devices = this.byAccount.get(accountId);
     if (!devices) this.byAccount.set(accountId, (devices = new Set()));
-    devices.add(deviceId);
-    this.emit('online', deviceId, accountId);
+    devices.add(id);
+    this.emit('online', id, accountId);
   }
 
-  markDisconnected(deviceId: string): void {
-    const known = this.connected.get(deviceId);
+  /** The device's connection ended; emits "offline" unless it was already announced silent. */
+  markDisconnected(deviceId: string, now = this.clock.now()): void {
+    const id = deviceId.toLowerCase();
+    const active = this.active.get(id);
+    const known = active ?? this.silent.get(id);
     if (!known) return;
-    this.connected.delete(deviceId);
+    this.active.delete(id);
+    this.silent.delete(id);
     const devices = this.byAccount.get(known.accountId);
-    devices?.delete(deviceId);
+    devices?.delete(id);
     if (devices?.size === 0) this.byAccount.delete(known.accountId);
-    this.emit('offline', deviceId, known.accountId);
+    const silentSince = known.lastActivity + this.offlineAfterMs;
+    this.gone.set(id, now < silentSince ? now : silentSince);
+    if (active) this.emit('offline', id, known.accountId);
   }
 
-  isOnline(deviceId: string, now = Date.now()): boolean {
-    const presence = this.connected.get(deviceId);
+  isOnline(deviceId: string, now = this.clock.now()): boolean {
+    const id = deviceId.toLowerCase();
+    const presence = this.active.get(id) ?? this.silent.get(id);
     return presence !== undefined && now - presence.lastActivity < this.offlineAfterMs;
   }
 
   /** Ids of the account's devices that are online now. */
-  onlineDevices(accountId: string, now = Date.now()): string[] {
+  onlineDevices(accountId: string, now = this.clock.now()): string[] {
     return [...(this.byAccount.get(accountId) ?? [])].filter((id) => this.isOnline(id, now));
+  }
+
+  /**
+   * Since when (ms since the epoch) the device is offline, disconnected or silent, as far as
+   * this process knows; undefined while it is online and for a device not seen since the start.
+   */
+  offlineSince(deviceId: string, now = this.clock.now()): number | undefined {
+    const id = deviceId.toLowerCase();
+    const presence = this.active.get(id) ?? this.silent.get(id);
+    if (!presence) return this.gone.get(id);
+    const silentSince = presence.lastActivity + this.offlineAfterMs;
+    return now < silentSince ? undefined : silentSince;
+  }
+
+  /**
+   * Announces the connected devices that have gone silent ("offline"); returns how many. Runs
+   * periodically once started; looks only at the devices that are due, plus one.
+   */
+  check(now = this.clock.now()): number {
+    if (!this.ordered) this.sort();
+    const due: [string, Presence][] = [];
+    for (const entry of this.active) {
+      if (now - entry[1].lastActivity < this.offlineAfterMs) break;
+      due.push(entry);
+    }
+    let announced = 0;
+    for (const [id, presence] of due) {
+      // A listener of an earlier announcement may have changed this device meanwhile.
+      if (this.active.get(id) !== presence || now - presence.lastActivity < this.offlineAfterMs) continue;
+      this.active.delete(id);
+      this.silent.set(id, presence);
+      announced++;
+      this.emit('offline', id, presence.accountId);
+    }
+    return announced;
+  }
+
+  private append(id: string, presence: Presence, now: number): void {
+    presence.lastActivity = now;
+    this.active.set(id, presence);
+    if (now < this.newest) this.ordered = false;
+    else this.newest = now;
+  }
+
+  /** Restores the order of `active` after activity was recorded out of order (rare). */
+  private sort(): void {
+    const entries = [...this.active].sort((a, b) => a[1].lastActivity - b[1].lastActivity);
+    this.active.clear();
+    for (const [id, presence] of entries) this.active.set(id, presence);
+    this.newest = entries.length > 0 ? entries[entries.length - 1]![1].lastActivity : -Infinity;
+    this.ordered = true;
   }
 }

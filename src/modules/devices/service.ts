@@ -114,9 +114,9 @@ function toSettings(patch: SettingsPatch): devices.DeviceSettings {
   const { limits, paused, name_custom, ...rest } = patch;
   if (patch.quiet_hours) {
     if (!isValidTimeZone(patch.quiet_hours.timezone)) {
-      throw invalidField('quiet_hours/timezone', `quiet_hours.timezone must be an IANA time zone name such as Europe/Berlin, got "${patch.quiet_hours.timezone}"`);
+      throw invalidField('quiet_hours.timezone', `quiet_hours.timezone must be an IANA time zone name such as Europe/Berlin, got "${patch.quiet_hours.timezone}"`);
     }
-    if (patch.quiet_hours.from === patch.quiet_hours.to) throw invalidField('quiet_hours/to', 'quiet_hours.from and quiet_hours.to must differ');
+    if (patch.quiet_hours.from === patch.quiet_hours.to) throw invalidField('quiet_hours.to', 'quiet_hours.from and quiet_hours.to must differ');
   }
   return {
     ...rest,

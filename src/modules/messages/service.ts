@@ -14,6 +14,7 @@ import type { SmsWriter } from './sms-writer.ts';
 import type { StatusHooks } from './status-events.ts';
 import { cancelPending } from '../delivery/repository.ts';
 import * as messages from './repository.ts';
+import { ENDED_BY_GATEWAY } from './status.ts';
 
 export interface NewSms {
   phone: string;
@@ -48,9 +49,6 @@ export interface PreparedSms {
   /** spec 4.1 rule 4: no record; handed to a device now or refused. */
   noStore: boolean;
 }
-
-/** Reasons the gateway gives an SMS it ended before a phone acknowledged it. */
-const ENDED_UNTAKEN: ReadonlySet<string> = new Set(['expired', 'device_disabled', 'device_deleted']);
 
 /** The furthest ahead an SMS may be scheduled or kept valid. */
 const MAX_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
@@ -145,7 +143,7 @@ export class MessageService {
     const sms = await this.get(accountId, id);
     if (cancelled || (sms.status === 'failed_send' && sms.reason === 'cancelled')) return sms;
     // Ended by the gateway before any phone took it: final, but not taken.
-    if (sms.status === 'failed_send' && ENDED_UNTAKEN.has(sms.reason ?? '')) {
+    if (sms.status === 'failed_send' && ENDED_BY_GATEWAY.has(sms.reason ?? '')) {
       throw new AppError('already_final', `the SMS has already ended (${sms.reason})`);
     }
     throw new AppError('already_taken', `a phone has already taken this SMS (status ${sms.status}); it can no longer be cancelled`);

@@ -17,3 +17,6 @@ export function fromExtendedStatus(status: ExtendedStatus): SmsStatus[] {
 
 /** Assigned to a device but not yet sent: what "in flight" means when choosing a device. */
 export const IN_FLIGHT_STATUSES: readonly SmsStatus[] = ['pending', 'processing'];
+
+/** Reasons of a failed_send the gateway decided before any phone acknowledged the task. */
+export const ENDED_BY_GATEWAY: ReadonlySet<string> = new Set(['cancelled', 'expired', 'device_disabled', 'device_deleted']);
