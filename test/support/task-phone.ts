@@ -13,6 +13,8 @@ export class TaskPhone {
   /** Tasks received and not yet reported by sendAll(). */
   readonly tasks: SendTask[] = [];
   private readonly seen = new Set<string>();
+  /** Tasks the gateway told this phone to drop, with the reason. */
+  readonly revoked = new Map<string, string>();
   private waiters: { count: number; resolve: () => void }[] = [];
 
   private constructor(
@@ -22,6 +24,11 @@ export class TaskPhone {
     readonly client: MqttClient,
   ) {
     client.on('message', (topic, payload) => {
+      if (topic === deviceTopic(id, 'revoke')) {
+        const { sms_id: smsId, reason } = JSON.parse(payload.toString()) as { sms_id: string; reason: string };
+        this.revoked.set(smsId, reason);
+        return;
+      }
       if (topic !== deviceTopic(id, 'tasks')) return;
       const task = JSON.parse(payload.toString()) as SendTask;
       // A task published again (not acknowledged in time) is the same task.
@@ -40,6 +47,7 @@ export class TaskPhone {
       if (patched.status !== 200) throw new Error(`settings refused: ${JSON.stringify(patched.body)}`);
     }
     const client = await rawDevice(gateway.mqttPort, device.id, token);
+    await client.subscribeAsync(deviceTopic(device.id, 'revoke'), { qos: 1 });
     const phone = new TaskPhone(device.id, token, gateway, client);
     await phone.settle();
     return phone;
@@ -48,6 +56,7 @@ export class TaskPhone {
   /** Connects again with the same credentials, as a phone back from a dead zone. */
   static async reconnect(gateway: Gateway, phone: TaskPhone): Promise<TaskPhone> {
     const client = await rawDevice(gateway.mqttPort, phone.id, phone.token);
+    await client.subscribeAsync(deviceTopic(phone.id, 'revoke'), { qos: 1 });
     return new TaskPhone(phone.id, phone.token, gateway, client);
   }
 
