@@ -357,7 +357,9 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
 
   private wentOffline(identity: DeviceIdentity): void {
     const client = this.connections.get(identity.deviceId);
-    if (client) this.dropDevice(identity.deviceId, client);
+    // Only the current connection's "offline" counts: a last will of a connection that has been
+    // replaced meanwhile (a quick reconnect) arrives late and must not drop its successor.
+    if (client && identityOf(client) === identity) this.dropDevice(identity.deviceId, client);
   }
 
   private dropDevice(deviceId: string, client: Client): void {

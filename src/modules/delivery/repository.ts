@@ -211,65 +211,68 @@ export async function releaseUnacknowledged(
     [deviceId],
   );
   if (!options.failNamed) return { returned: returned.length, failed: [] };
-  const { rows } = await db.raw<{ rows: ChangedRow[] }>(
-    `with previous as (
-       select id, status from sms where device_id = ? and status = 'pending' and device_named for update),
-     failed as (
-       update sms set status = 'failed_send', reason = ?, updated_at = ?
-         from previous where sms.id = previous.id
-       returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id,
-                 sms.status, previous.status as previous, sms.updated_at as at, sms.reason),
-     logged as (
-       insert into sms_status_history (sms_id, status, source, reason, created_at)
-       select id, status, 'system', reason, at from failed)
-     select failed.*, d.object_id as device_object_id from failed left join devices d on d.id = failed.device_id`,
-    [deviceId, options.reason, at],
-  );
-  return { returned: returned.length, failed: toChanges(rows, 'system') };
+  const failed = await endUntaken(db, {
+    select: `select id, status from sms where device_id = ? and status = 'pending' and device_named for update`,
+    bindings: [deviceId],
+    reason: options.reason,
+    history: options.reason,
+    source: 'system',
+    now: options.now,
+  });
+  return { returned: returned.length, failed };
 }
 
 /**
  * Ends SMS that were not taken by a phone before they expired (failed_send, reason expired).
  * Rows a claimer holds are skipped this time; the next sweep gets them.
  */
-export async function expireDue(db: Executor, now: number, limit: number): Promise<SmsStatusChange[]> {
-  const at = new Date(now);
-  const { rows } = await db.raw<{ rows: ChangedRow[] }>(
-    `with due as (
-       select id, status from sms where status = 'pending' and expires_at is not null and expires_at <= ?
-        limit ? for update skip locked),
-     expired as (
-       update sms set status = 'failed_send', reason = 'expired', updated_at = ?
-         from due where sms.id = due.id
-       returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id,
-                 sms.status, due.status as previous, sms.updated_at as at, sms.reason),
-     logged as (
-       insert into sms_status_history (sms_id, status, source, reason, created_at)
-       select id, status, 'system', 'expired: not taken by a phone before valid_until', at from expired)
-     select expired.*, d.object_id as device_object_id from expired left join devices d on d.id = expired.device_id`,
-    [at, limit, at],
-  );
-  return toChanges(rows, 'system');
+export function expireDue(db: Executor, now: number, limit: number): Promise<SmsStatusChange[]> {
+  return endUntaken(db, {
+    select: `select id, status from sms where status = 'pending' and expires_at is not null and expires_at <= ? limit ? for update skip locked`,
+    bindings: [new Date(now), limit],
+    reason: 'expired',
+    history: 'expired: not taken by a phone before valid_until',
+    source: 'system',
+    now,
+  });
 }
 
 /** Cancels one SMS if no phone took it yet; undefined when it is no longer pending. */
 export async function cancelPending(db: Executor, accountId: string, smsId: string, now: number): Promise<SmsStatusChange | undefined> {
-  const at = new Date(now);
+  const [change] = await endUntaken(db, {
+    select: `select id, status from sms where id = ? and account_id = ? and status = 'pending' for update`,
+    bindings: [smsId, accountId],
+    reason: 'cancelled',
+    history: 'cancelled by the client',
+    source: 'api',
+    now,
+  });
+  return change;
+}
+
+/**
+ * Ends the pending SMS that `select` (id, status) picks and locks as failed_send with `reason`,
+ * with their history entries, in one statement; returns the changes for the status hooks.
+ */
+async function endUntaken(
+  db: Executor,
+  what: { select: string; bindings: unknown[]; reason: string; history: string; source: SmsStatusChange['source']; now: number },
+): Promise<SmsStatusChange[]> {
+  const at = new Date(what.now);
   const { rows } = await db.raw<{ rows: ChangedRow[] }>(
-    `with target as (
-       select id, status from sms where id = ? and account_id = ? and status = 'pending' for update),
-     cancelled as (
-       update sms set status = 'failed_send', reason = 'cancelled', updated_at = ?
+    `with target as (${what.select}),
+     ended as (
+       update sms set status = 'failed_send', reason = ?, updated_at = ?
          from target where sms.id = target.id
        returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id,
                  sms.status, target.status as previous, sms.updated_at as at, sms.reason),
      logged as (
        insert into sms_status_history (sms_id, status, source, reason, created_at)
-       select id, status, 'api', 'cancelled by the client', at from cancelled)
-     select cancelled.*, d.object_id as device_object_id from cancelled left join devices d on d.id = cancelled.device_id`,
-    [smsId, accountId, at],
+       select id, status, ?, ?, at from ended)
+     select ended.*, d.object_id as device_object_id from ended left join devices d on d.id = ended.device_id`,
+    [...what.bindings, what.reason, at, what.source, what.history] as never,
   );
-  return toChanges(rows, 'api')[0];
+  return toChanges(rows, what.source);
 }
 
 /** Forgets dispatch log rows older than any rate limit looks back. */
