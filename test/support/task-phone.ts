@@ -46,18 +46,22 @@ export class TaskPhone {
       const patched = await tenant.api.patch(`/devices/${device.id}/settings`, settings);
       if (patched.status !== 200) throw new Error(`settings refused: ${JSON.stringify(patched.body)}`);
     }
-    const client = await rawDevice(gateway.mqttPort, device.id, token);
-    await client.subscribeAsync(deviceTopic(device.id, 'revoke'), { qos: 1 });
-    const phone = new TaskPhone(device.id, token, gateway, client);
+    const phone = await TaskPhone.open(gateway, device.id, token);
     await phone.settle();
     return phone;
   }
 
   /** Connects again with the same credentials, as a phone back from a dead zone. */
   static async reconnect(gateway: Gateway, phone: TaskPhone): Promise<TaskPhone> {
-    const client = await rawDevice(gateway.mqttPort, phone.id, phone.token);
-    await client.subscribeAsync(deviceTopic(phone.id, 'revoke'), { qos: 1 });
-    return new TaskPhone(phone.id, phone.token, gateway, client);
+    return TaskPhone.open(gateway, phone.id, phone.token);
+  }
+
+  /** Listens before it subscribes: tasks the gateway re-sends at once are not missed. */
+  private static async open(gateway: Gateway, id: string, token: string): Promise<TaskPhone> {
+    const client = await rawDevice(gateway.mqttPort, id, token, false);
+    const phone = new TaskPhone(id, token, gateway, client);
+    await client.subscribeAsync({ [deviceTopic(id, 'revoke')]: { qos: 1 }, [deviceTopic(id, 'tasks')]: { qos: 1 } });
+    return phone;
   }
 
   /** Resolves once the phone was given at least `count` tasks in all. */
