@@ -11,7 +11,7 @@ import { ApiKeyService } from './modules/api-keys/service.ts';
 import { DevicePresence } from './modules/devices/presence.ts';
 import { DeviceService } from './modules/devices/service.ts';
 import { SmsWriter } from './modules/messages/sms-writer.ts';
-import { StatusHooks } from './modules/messages/status-events.ts';
+import { StatusHooks } from './modules/delivery/status-hooks.ts';
 import { MessageService } from './modules/messages/service.ts';
 import { IncomingService } from './modules/incoming/service.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';

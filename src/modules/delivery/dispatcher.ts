@@ -22,7 +22,7 @@ import type { DevicePresence } from '../devices/presence.ts';
 import type { DeviceRow } from '../devices/repository.ts';
 import type { SmsRecord } from '../messages/repository.ts';
 import { ENDED_BY_GATEWAY, IN_FLIGHT_STATUSES } from '../messages/status.ts';
-import { newStatus, type SmsStatusChange, type StatusHooks } from '../messages/status-events.ts';
+import { newStatus, type SmsStatusChange, type StatusHooks } from './status-hooks.ts';
 import {
   claimSms,
   deviceUsage,

@@ -8,7 +8,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import { transitionPath } from '../messages/transitions.ts';
 import { ENDED_BY_GATEWAY } from '../messages/status.ts';
-import type { SmsStatusChange, StatusHooks } from '../messages/status-events.ts';
+import type { SmsStatusChange, StatusHooks } from './status-hooks.ts';
 import { lockSms, writeStatusChanges, type LockedSms } from './repository.ts';
 import type { TransientStore } from './transient-store.ts';
 

@@ -2,7 +2,7 @@
 // settings. Settings changes are announced so the device channel can push them to the phone.
 import type { Static } from '@sinclair/typebox';
 import type { Database, Executor } from '../../storage/database.ts';
-import type { StatusHooks } from '../messages/status-events.ts';
+import type { StatusHooks } from '../delivery/status-hooks.ts';
 import { AppError, invalidField } from '../../shared/errors.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { exceedsCharacters } from '../../shared/characters.ts';

@@ -11,7 +11,7 @@ import { normalizePhone } from '../../shared/phone.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { SmsWriter } from './sms-writer.ts';
-import type { StatusHooks } from './status-events.ts';
+import type { StatusHooks } from '../delivery/status-hooks.ts';
 import { cancelPending } from '../delivery/repository.ts';
 import * as messages from './repository.ts';
 import { ENDED_BY_GATEWAY } from './status.ts';

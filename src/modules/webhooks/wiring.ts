@@ -7,7 +7,7 @@ import type { GatewayEventBus } from '../../shared/events.ts';
 import type { DevicePresence } from '../devices/presence.ts';
 import type { IncomingService } from '../incoming/service.ts';
 import type { MessageService } from '../messages/service.ts';
-import { newStatus, type StatusHooks } from '../messages/status-events.ts';
+import { newStatus, type StatusHooks } from '../delivery/status-hooks.ts';
 import { findLiveDevice, type DeviceRow } from '../devices/repository.ts';
 import { deviceEvent, smsReceived, smsStatusChanged } from './events.ts';
 import type { WebhookOutbox } from './outbox.ts';

@@ -5,7 +5,7 @@
 // hear it again (wake the webhook sender, give the device its next task).
 import type { Executor } from '../../storage/database.ts';
 import { afterCommit } from '../../storage/database.ts';
-import type { SmsStatus } from './status.ts';
+import type { SmsStatus } from '../messages/status.ts';
 
 /** What an event needs to know about its SMS. */
 export interface SmsSnapshot {
