@@ -144,6 +144,16 @@ export interface AttemptResult {
   nextAttemptAt: Date;
 }
 
+/**
+ * Locks webhooks against deletion (not against updates: FOR KEY SHARE) until the transaction
+ * ends, in id order. The sender takes it before writing outcomes, so that deleting a webhook
+ * (its row, then its deliveries by cascade) and recording its deliveries cannot deadlock.
+ */
+export async function lockWebhooks(db: Executor, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.raw(`select id from webhooks where id = any(?::uuid[]) order by id for key share`, [ids] as never);
+}
+
 /** Records a batch of attempt outcomes in one statement. */
 export async function recordAttempts(db: Executor, results: AttemptResult[]): Promise<void> {
   if (results.length === 0) return;
@@ -177,15 +187,22 @@ export async function recordAttempts(db: Executor, results: AttemptResult[]): Pr
  */
 export async function rescheduleFollowers(db: Executor, heads: AttemptResult[]): Promise<void> {
   if (heads.length === 0) return;
+  // Driven from the heads, whatever the statistics say: each head by its id, the rows behind it
+  // through the chain index (the lateral subquery is kept apart by "offset 0"), each of those by
+  // its id. Conditions on the moved row are checked again in SET, on the version being updated.
   await db.raw(
     `update webhook_deliveries t
-        set next_attempt_at = case when v.status = 'pending' then v.next_at else now() end
-       from (select unnest(?::uuid[]) as id, unnest(?::text[]) as status, unnest(?::timestamptz[]) as next_at) v
-       join webhook_deliveries h on h.id = v.id
-      where h.ordering_key is not null
-        and t.webhook_id = h.webhook_id and t.ordering_key = h.ordering_key
-        and t.status = 'pending' and t.seq > h.seq and t.attempts = 0
-        and case when v.status = 'pending' then t.next_attempt_at < v.next_at else t.next_attempt_at > now() end`,
+        set next_attempt_at = case when t.status = 'pending' and t.attempts = 0 then f.next_at else t.next_attempt_at end
+       from (select q.id, case when v.status = 'pending' then v.next_at else now() end as next_at
+               from unnest(?::uuid[], ?::text[], ?::timestamptz[]) as v(id, status, next_at)
+               join webhook_deliveries h on h.id = v.id
+               cross join lateral (
+                     select q.id, q.next_attempt_at from webhook_deliveries q
+                      where q.webhook_id = h.webhook_id and q.ordering_key = h.ordering_key
+                        and q.status = 'pending' and q.seq > h.seq and q.attempts = 0
+                     offset 0) q
+              where case when v.status = 'pending' then q.next_attempt_at < v.next_at else q.next_attempt_at > now() end) f
+      where t.id = f.id`,
     [heads.map((r) => r.id), heads.map((r) => r.status), heads.map((r) => r.nextAttemptAt)] as never,
   );
 }

@@ -25,6 +25,7 @@ import {
   addFailures,
   claimDueDeliveries,
   disableWebhook,
+  lockWebhooks,
   recordAttempts,
   rescheduleFollowers,
   resetFailures,
@@ -167,8 +168,9 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
   private async record(claimed: ClaimedDelivery[], outcomes: { code: number | null; error: string | null }[]): Promise<void> {
     const now = Date.now();
     const results: AttemptResult[] = [];
-    /** Outcomes of deliveries that head an SMS's chain: what waits behind them moves with them. */
+    /** Outcomes of SMS deliveries (heads of their chains) that the deliveries behind them follow. */
     const heads: AttemptResult[] = [];
+    let released = false;
     const failures = new Map<string, number>();
     const succeeded = new Set<string>();
     const gone = new Set<string>();
@@ -194,24 +196,29 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
       this.logger.debug({ deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: delivery.attempts, error }, 'webhook attempt failed');
     });
     claimed.forEach((delivery, i) => {
-      if (delivery.ordering_key !== null) heads.push(results[i]!);
+      if (delivery.ordering_key === null) return;
+      const result = results[i]!;
+      if (result.status !== 'pending') released = true;
+      // The rows behind a head are moved back when it will be retried, and forward again once it
+      // is done after a retry; a head done at its first attempt never had anything moved.
+      if (result.status === 'pending' || delivery.attempts > 1) heads.push(result);
     });
     // Losing this record in a database crash only means the delivery is sent again. The webhooks
-    // are updated before their deliveries, in the order a webhook's deletion locks them (the row,
-    // then its deliveries by cascade), so the two cannot deadlock.
+    // are locked first, as a webhook's deletion locks them (the row, then its deliveries by
+    // cascade): a deletion meanwhile waits for this record, or this record for it, never both.
     const disabled = await withRelaxedCommit(this.db, async (trx) => {
-      await resetFailures(trx, [...succeeded]);
-      for (const id of gone) await disableWebhook(trx, id, 'the receiver answered 410 Gone');
-      const disabledNow = await addFailures(trx, failures, this.config.disableAfterFailures);
+      await lockWebhooks(trx, [...new Set(claimed.map((delivery) => delivery.webhook_id))]);
       await recordAttempts(trx, results);
       await rescheduleFollowers(trx, heads);
-      return disabledNow;
+      await resetFailures(trx, [...succeeded]);
+      for (const id of gone) await disableWebhook(trx, id, 'the receiver answered 410 Gone');
+      return addFailures(trx, failures, this.config.disableAfterFailures);
     });
     for (const id of [...gone, ...disabled]) this.logger.warn({ webhookId: id }, 'webhook disabled');
     this.emit('recorded', results);
     // A head delivered or given up lets the next delivery of its SMS go: send it now, not at the
     // next sweep.
-    if (heads.some((head) => head.status !== 'pending')) this.wake();
+    if (released) this.wake();
   }
 }
 
