@@ -9,7 +9,7 @@
 // that all three status reports of every SMS are applied too (the whole path, end to end).
 import autocannon from 'autocannon';
 import { SimulatedDevice, type SimulatedDeviceOptions } from '../../src/simulator/device.ts';
-import { freshDatabase, prepareTenant, printTable, ratio, spawnGateway, spawnReady } from './support.ts';
+import { freshDatabase, liftDeviceLimits, prepareTenant, printTable, ratio, spawnGateway, spawnReady } from './support.ts';
 
 const SECONDS = Number(process.env.ACCEPT_SECONDS ?? 20);
 const CONNECTIONS = 64;
@@ -51,6 +51,8 @@ async function againstGateway(phone: Partial<SimulatedDeviceOptions>): Promise<a
     (device) => new SimulatedDevice({ ...phone, brokerUrl: `mqtt://127.0.0.1:${gateway.mqttPort}`, deviceId: device.id, token: device.token }),
   );
   try {
+    // The pacing defaults (5 in flight, 20 a minute) protect a real SIM; lifted here as before them.
+    await liftDeviceLimits(`http://127.0.0.1:${gateway.port}`, tenant.key, tenant.devices.map((device) => device.id));
     await Promise.all(phones.map((simulated) => simulated.connect()));
     return await load(`http://127.0.0.1:${gateway.port}/api/ext/v1/sms`, { authorization: `Bearer ${tenant.key}` });
   } finally {

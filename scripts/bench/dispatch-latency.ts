@@ -8,7 +8,7 @@ import mqtt from 'mqtt';
 import { request } from 'undici';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { Receiver } from '../../test/support/receiver.ts';
-import { freshDatabase, prepareTenant, printTable, ratio, spawnGateway, stats } from './support.ts';
+import { freshDatabase, liftDeviceLimits, prepareTenant, printTable, ratio, spawnGateway, stats } from './support.ts';
 
 const RATE = Number(process.env.LATENCY_RATE ?? 500);
 const SECONDS = Number(process.env.LATENCY_SECONDS ?? 20);
@@ -29,6 +29,8 @@ export async function dispatchLatency(): Promise<Record<string, string | number>
   const toWebhook: number[] = [];
   const accepted: number[] = [];
   try {
+    // The pacing defaults (5 in flight, 20 a minute) protect a real SIM; lifted here as before them.
+    await liftDeviceLimits(`http://127.0.0.1:${gateway.port}`, tenant.key, tenant.devices.map((device) => device.id));
     await Promise.all(phones.map((phone) => phone.connect()));
     for (const phone of phones) {
       phone.on('task', (task) => {

@@ -2,7 +2,7 @@
 // printing its figures beside a baseline measured in the same run. The tables are printed again
 // together at the end. Everything targets 127.0.0.1 and stops by itself; the whole run is bounded.
 import { spawn } from 'node:child_process';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { REPO_ROOT } from './support.ts';
 
 const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
@@ -12,6 +12,9 @@ const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
   ['4. Status ingestion', 'scripts/bench/status-ingestion.ts', 240_000],
   ['5a. Legacy search', 'scripts/bench/legacy-search.ts', 300_000],
   ['5b. Webhook delivery', 'scripts/bench/webhooks.ts', 150_000],
+  // PACING_SECONDS (default 180) of pacing, plus setup.
+  ['6. Pacing', 'scripts/bench/pacing.ts', 300_000],
+  ['7. Failover', 'scripts/bench/failover.ts', 180_000],
 ];
 
 const only = process.argv.slice(2);
@@ -21,7 +24,8 @@ process.stdout.write(`SMS gateway benchmarks, ${new Date().toISOString()}, ${cpu
 
 for (const [title, script, timeoutMs] of SCENARIOS) {
   if (only.length > 0 && !only.some((name) => script.includes(name))) continue;
-  process.stdout.write(`\n=== ${title} (${script})\n`);
+  // Anything else running on the machine moves the figures: the load average says whether it did.
+  process.stdout.write(`\n=== ${title} (${script}), load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}\n`);
   const output = await run(script, timeoutMs);
   // A table starts at its title line, two lines above the dashes; keep from there to the end.
   const lines = output.split('\n');

@@ -7,7 +7,7 @@
 // Target: at least 5,000 reports applied per second.
 import knexModule from 'knex';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
-import { freshDatabase, prepareTenant, printTable, ratio, spawnGateway } from './support.ts';
+import { freshDatabase, liftDeviceLimits, prepareTenant, printTable, ratio, spawnGateway } from './support.ts';
 
 const SMS = Number(process.env.INGEST_SMS ?? 20_000);
 const DEVICES = Number(process.env.INGEST_DEVICES ?? 10);
@@ -21,6 +21,8 @@ export async function statusIngestion(): Promise<Record<string, string | number>
     const baselineSeconds = await naiveUpdates(db);
 
     const gateway = await spawnGateway(database.url);
+    // The pacing defaults (5 in flight, 20 a minute) protect a real SIM; lifted here as before them.
+    await liftDeviceLimits(`http://127.0.0.1:${gateway.port}`, tenant.key, tenant.devices.map((device) => device.id));
     const phones = tenant.devices.map(
       (device) => new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${gateway.mqttPort}`, deviceId: device.id, token: device.token }),
     );

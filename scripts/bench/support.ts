@@ -185,3 +185,94 @@ export async function prepareTenant(databaseUrl: string, deviceCount: number) {
     await closeDatabase(db);
   }
 }
+
+// Helpers added with the pacing and failover benchmarks.
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** CPU time (user + system, ms) a process used so far, read from /proc (Linux); undefined elsewhere. */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, inside parentheses): utime is the 14th, stime the 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time (ms) used so far by each live process whose command name is `name` (such as postgres)
+ * and, if given, whose command line contains `commandLineHas` (a PostgreSQL backend shows its
+ * database there), by process id, from /proc. A process that exits takes its CPU time with it:
+ * sample often and keep the last figure of each pid (see CpuOfProcesses).
+ */
+export function commandCpuByPid(name: string, commandLineHas?: string): Map<number, number> {
+  const cpu = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+      if (commandLineHas && !readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(commandLineHas)) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu.set(Number(entry), ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return cpu;
+}
+
+/** CPU time of a changing set of processes (such as the PostgreSQL backends of one database), sampled every `everyMs`. */
+export class CpuOfProcesses {
+  private readonly last = new Map<number, number>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly name: string, private readonly commandLineHas?: string, everyMs = 500) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), everyMs);
+    this.timer.unref();
+  }
+
+  /** CPU ms used by every matching process seen so far (up to its last sample). */
+  totalMs(): number {
+    this.sample();
+    let total = 0;
+    for (const ms of this.last.values()) total += ms;
+    return total;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    for (const [pid, ms] of commandCpuByPid(this.name, this.commandLineHas)) this.last.set(pid, ms);
+  }
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ): 100 on Linux on every common architecture. */
+const CLOCK_TICKS = 100;
+
+/** PATCH /api/ext/v1/devices/{id}/settings; throws unless it answers 200. */
+export async function patchDeviceSettings(baseUrl: string, key: string, deviceId: string, settings: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${baseUrl}/api/ext/v1/devices/${deviceId}/settings`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(settings),
+  });
+  if (response.status !== 200) throw new Error(`settings of ${deviceId} not changed: ${response.status} ${await response.text()}`);
+  await response.arrayBuffer();
+}
+
+/**
+ * Lifts the pacing defaults of bench devices (send window 5, 20 a minute, 300 an hour, 2,000 a
+ * day): the largest window and no rate limits, so that a benchmark measures the gateway, not a
+ * real SIM's protection.
+ */
+export async function liftDeviceLimits(baseUrl: string, key: string, deviceIds: string[]): Promise<void> {
+  for (const id of deviceIds) {
+    await patchDeviceSettings(baseUrl, key, id, { send_window: 50, limits: { per_minute: null, per_hour: null, per_day: null } });
+  }
+}

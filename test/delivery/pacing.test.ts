@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/shared/clock.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { TaskPhone } from '../support/task-phone.ts';
+import { LIMIT_GRACE_MS } from '../../src/modules/delivery/repository.ts';
 
 const MINUTE = 60_000;
 
@@ -79,7 +80,7 @@ describe('delivery: pacing', () => {
   });
 
   describe('when a phone reports every send at once (it would take all it is given)', () => {
-    it('then per_minute holds over a rolling minute, and the next slot opens when the oldest send is a minute old', async () => {
+    it('then per_minute holds over a rolling minute, and the next slot opens when the oldest send is a minute (and the grace for delivery delay) old', async () => {
       const fast = await phone({ send_window: 50, limits: { per_minute: 5, per_hour: null, per_day: null } });
       await queue(12);
       await fast.until(5);
@@ -93,11 +94,14 @@ describe('delivery: pacing', () => {
       const device = await tenant.api.get(`/devices/${fast.id}`);
       expect(device.body.queue).to.include({ sent_last_minute: 5, blocked_by: 'per_minute' });
 
-      clock.advance(30_001);
+      clock.advance(30_000);
       await settleAll();
-      expect(fast.total, 'a minute after the first sends').to.equal(10);
+      expect(fast.total, 'exactly a minute after the first sends: within the grace').to.equal(5);
+      clock.advance(LIMIT_GRACE_MS);
+      await settleAll();
+      expect(fast.total, 'a minute and the grace after the first sends').to.equal(10);
       await fast.sendAll();
-      clock.advance(MINUTE + 1);
+      clock.advance(MINUTE + LIMIT_GRACE_MS);
       await settleAll();
       expect(fast.total, 'the last two').to.equal(12);
     });
@@ -112,9 +116,9 @@ describe('delivery: pacing', () => {
         await settleAll();
       }
       expect(fast.total, '59 minutes later').to.equal(7);
-      clock.advance(MINUTE + 1);
+      clock.advance(MINUTE + LIMIT_GRACE_MS);
       await settleAll();
-      expect(fast.total, 'an hour after the first sends').to.equal(10);
+      expect(fast.total, 'an hour (and the grace) after the first sends').to.equal(10);
     });
 
     it('then per_day holds, and GET /devices/{id} shows the day\'s sends', async () => {
@@ -127,7 +131,7 @@ describe('delivery: pacing', () => {
       expect(fast.total).to.equal(4);
       const device = await tenant.api.get(`/devices/${fast.id}`);
       expect(device.body.queue).to.include({ sent_last_day: 4, blocked_by: 'per_day' });
-      clock.advance(12 * 60 * MINUTE + 1);
+      clock.advance(12 * 60 * MINUTE + LIMIT_GRACE_MS);
       await settleAll();
       expect(fast.total).to.equal(6);
     });

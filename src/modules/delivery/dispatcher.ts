@@ -26,6 +26,7 @@ import { newStatus, type SmsStatusChange, type StatusHooks } from './status-hook
 import {
   claimSms,
   deviceUsage,
+  LIMIT_GRACE_MS,
   devicesWithUnacknowledged,
   dueWork,
   expireDue,
@@ -105,6 +106,7 @@ export class Dispatcher {
   private readonly lastPublished = new Map<string, number>();
   private readonly claiming = new Map<string, Promise<void>>();
   private readonly claimAgain = new Set<string>();
+  private readonly claimChain = new Map<string, Promise<void>>();
   private readonly passes = new Map<string, Promise<void>>();
   private readonly passAgain = new Set<string>();
   private readonly previous = new Map<string, string>();
@@ -242,7 +244,22 @@ export class Dispatcher {
     return !device.full && device.blockedUntil <= now;
   }
 
-  private async claim(deviceId: string): Promise<ClaimResult | undefined> {
+  /** One claim at a time per device on this node (the device row lock orders nodes). */
+  private claim(deviceId: string): Promise<ClaimResult | undefined> {
+    const previous = this.claimChain.get(deviceId) ?? Promise.resolve();
+    const run = previous.then(() => this.claimNow(deviceId));
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.claimChain.set(deviceId, settled);
+    void settled.then(() => {
+      if (this.claimChain.get(deviceId) === settled) this.claimChain.delete(deviceId);
+    });
+    return run;
+  }
+
+  private async claimNow(deviceId: string): Promise<ClaimResult | undefined> {
     const device = this.devices.get(deviceId);
     if (!device || !this.link?.isReady(deviceId)) return undefined;
     const now = this.clock.now();
@@ -251,7 +268,7 @@ export class Dispatcher {
       if (!usage || !usage.can_send_sms) {
         return { result: { claimed: 0, room: 0, blockedBy: 'cannot_send' as const }, claimed: [], inFlight: 0, retryAt: undefined };
       }
-      const room = roomFor(usage.settings, usage.usage, now);
+      const room = roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS);
       const taken = room.room > 0 ? await claimSms(trx, usage, room.room, now) : [];
       return {
         result: { claimed: taken.length, room: room.room, ...(room.blockedBy ? { blockedBy: room.blockedBy } : {}) },
@@ -280,7 +297,7 @@ export class Dispatcher {
     for (const id of deviceOrder(candidates, this.previous.get(accountId))) {
       const take = async (executor: Executor) => {
         const usage = await deviceUsage(executor, id, now, true);
-        if (!usage?.can_send_sms || roomFor(usage.settings, usage.usage, now).room <= 0) return false;
+        if (!usage?.can_send_sms || roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS).room <= 0) return false;
         await logDispatch(executor, id, now);
         return true;
       };

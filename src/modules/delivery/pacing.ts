@@ -53,7 +53,11 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-export function roomFor(settings: PacingSettings, usage: DeviceUsage, now: number): Room {
+/**
+ * `graceMs`: how much further back than a minute / hour / day the usage was counted (see
+ * repository LIMIT_GRACE_MS); a slot opens only once the oldest send is that much older.
+ */
+export function roomFor(settings: PacingSettings, usage: DeviceUsage, now: number, graceMs = 0): Room {
   if (settings.paused_until && settings.paused_until.getTime() > now) {
     return { room: 0, blockedBy: 'paused', retryAt: settings.paused_until.getTime() };
   }
@@ -75,7 +79,7 @@ export function roomFor(settings: PacingSettings, usage: DeviceUsage, now: numbe
     const left = limit - used;
     if (left <= 0) {
       // The oldest send in the window ages out then: at least one slot opens.
-      const opensAt = (oldest?.getTime() ?? now) + span;
+      const opensAt = (oldest?.getTime() ?? now) + span + graceMs;
       retryAt = Math.max(retryAt ?? 0, opensAt);
       blockedBy ??= name;
     }

@@ -7,6 +7,12 @@ import type { SmsSnapshot, SmsStatusChange } from './status-hooks.ts';
 import type { DeviceUsage, PacingSettings, QuietHours } from './pacing.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * Each rate-limit window looks back this much further: a task reaches the phone a little after
+ * its claim is recorded (commit, publish), and the phone must never see more than its limit in
+ * any rolling minute, hour or day by its own clock.
+ */
+export const LIMIT_GRACE_MS = 1_000;
 
 export interface ClaimingDevice {
   id: string;
@@ -41,6 +47,14 @@ interface DeviceUsageRow {
  * both take the last slot of a window or a rate limit.
  */
 export async function deviceUsage(db: Executor, deviceId: string, now: number, lock: boolean): Promise<ClaimingDevice | undefined> {
+  if (lock) {
+    // The lock is taken by a statement of its own: under READ COMMITTED a statement that waited
+    // for a lock still counts from the snapshot it took before waiting, and would miss the
+    // tasks the claim it waited for has just handed out. The counts below are read afterwards.
+    const { rows: locked } = await db.raw<{ rows: unknown[] }>(`select 1 from devices where id = ? and deleted_at is null for update`, [deviceId]);
+    if (locked.length === 0) return undefined;
+  }
+  const since = (ms: number) => new Date(now - ms - LIMIT_GRACE_MS);
   const { rows } = await db.raw<{ rows: DeviceUsageRow[] }>(
     `select d.id, d.account_id, d.can_send_sms, d.send_window, d.limit_per_minute, d.limit_per_hour, d.limit_per_day,
             d.quiet_hours, d.paused_until,
@@ -56,12 +70,8 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
                             min(x.dispatched_at) as oldest_day
                        from device_dispatches x
                       where x.device_id = d.id and x.dispatched_at > ?::timestamptz) u
-      where d.id = ? and d.deleted_at is null
-      ${lock ? 'for update of d' : ''}`,
-    [
-      new Date(now - 60_000), new Date(now - 3_600_000), new Date(now - 60_000), new Date(now - 3_600_000),
-      new Date(now - DAY_MS), deviceId,
-    ],
+      where d.id = ? and d.deleted_at is null`,
+    [since(60_000), since(3_600_000), since(60_000), since(3_600_000), since(DAY_MS), deviceId],
   );
   const row = rows[0];
   if (!row) return undefined;

@@ -12,7 +12,7 @@ import type { Cursor } from '../../http/pagination.ts';
 import type { DevicePresence } from './presence.ts';
 import * as devices from './repository.ts';
 import type { DeviceQueue, DeviceSettingsPatch } from './schema.ts';
-import { deviceUsage, releaseUnacknowledged, waitingForDevice } from '../delivery/repository.ts';
+import { deviceUsage, LIMIT_GRACE_MS, releaseUnacknowledged, waitingForDevice } from '../delivery/repository.ts';
 import { isValidTimeZone, roomFor } from '../delivery/pacing.ts';
 
 export type SettingsPatch = Static<typeof DeviceSettingsPatch>;
@@ -84,7 +84,7 @@ export class DeviceService {
   async queue(device: devices.DeviceRow): Promise<Static<typeof DeviceQueue>> {
     const now = this.clock.now();
     const [usage, waiting] = await Promise.all([deviceUsage(this.db, device.id, now, false), waitingForDevice(this.db, device.id)]);
-    const room = usage && device.can_send_sms ? roomFor(usage.settings, usage.usage, now) : undefined;
+    const room = usage && device.can_send_sms ? roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS) : undefined;
     return {
       in_flight: usage?.usage.inFlight ?? 0,
       waiting,
