@@ -27,6 +27,7 @@ import {
   claimSms,
   deviceUsage,
   LIMIT_GRACE_MS,
+  lockDevice,
   devicesWithUnacknowledged,
   dueWork,
   expireDue,
@@ -262,9 +263,11 @@ export class Dispatcher {
   private async claimNow(deviceId: string): Promise<ClaimResult | undefined> {
     const device = this.devices.get(deviceId);
     if (!device || !this.link?.isReady(deviceId)) return undefined;
-    const now = this.clock.now();
     const { result, claimed, inFlight, retryAt } = await this.db.transaction(async (trx) => {
-      const usage = await deviceUsage(trx, deviceId, now, true);
+      const locked = await lockDevice(trx, deviceId);
+      // The time is read once the lock is held: it is what the claim counts from and records.
+      const now = this.clock.now();
+      const usage = locked ? await deviceUsage(trx, deviceId, now, false) : undefined;
       if (!usage || !usage.can_send_sms) {
         return { result: { claimed: 0, room: 0, blockedBy: 'cannot_send' as const }, claimed: [], inFlight: 0, retryAt: undefined };
       }

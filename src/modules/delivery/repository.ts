@@ -42,18 +42,23 @@ interface DeviceUsageRow {
 }
 
 /**
+ * Locks a live device's row until the transaction ends; false when there is no such device. The
+ * lock is taken by a statement of its own: under READ COMMITTED a statement that waited for a
+ * lock still counts from the snapshot it took before waiting, and would miss the tasks the claim
+ * it waited for has just handed out. Read the usage after it, by a later statement.
+ */
+export async function lockDevice(db: Executor, deviceId: string): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(`select 1 from devices where id = ? and deleted_at is null for update`, [deviceId]);
+  return rows.length > 0;
+}
+
+/**
  * A live device's pacing settings and usage. With `lock`, the device row stays locked until the
  * transaction ends: claims for one device are serialised, on every node, so two claims can never
  * both take the last slot of a window or a rate limit.
  */
 export async function deviceUsage(db: Executor, deviceId: string, now: number, lock: boolean): Promise<ClaimingDevice | undefined> {
-  if (lock) {
-    // The lock is taken by a statement of its own: under READ COMMITTED a statement that waited
-    // for a lock still counts from the snapshot it took before waiting, and would miss the
-    // tasks the claim it waited for has just handed out. The counts below are read afterwards.
-    const { rows: locked } = await db.raw<{ rows: unknown[] }>(`select 1 from devices where id = ? and deleted_at is null for update`, [deviceId]);
-    if (locked.length === 0) return undefined;
-  }
+  if (lock && !(await lockDevice(db, deviceId))) return undefined;
   const since = (ms: number) => new Date(now - ms - LIMIT_GRACE_MS);
   const { rows } = await db.raw<{ rows: DeviceUsageRow[] }>(
     `select d.id, d.account_id, d.can_send_sms, d.send_window, d.limit_per_minute, d.limit_per_hour, d.limit_per_day,
