@@ -56,27 +56,34 @@ export async function lockDevice(db: Executor, deviceId: string): Promise<boolea
  * A live device's pacing settings and usage. With `lock`, the device row stays locked until the
  * transaction ends: claims for one device are serialised, on every node, so two claims can never
  * both take the last slot of a window or a rate limit.
+ *
+ * For a claim (`exact` false) each rate window reads at most its limit's worth of the newest
+ * dispatches, and none for a window without a limit: the cost of a claim does not grow with the
+ * day's traffic. Then a count equal to the limit means "full", and the oldest of those rows is
+ * the one whose ageing out opens the next slot. `exact` counts everything (GET /devices/{id}).
  */
-export async function deviceUsage(db: Executor, deviceId: string, now: number, lock: boolean): Promise<ClaimingDevice | undefined> {
+export async function deviceUsage(db: Executor, deviceId: string, now: number, lock: boolean, exact = false): Promise<ClaimingDevice | undefined> {
   if (lock && !(await lockDevice(db, deviceId))) return undefined;
   const since = (ms: number) => new Date(now - ms - LIMIT_GRACE_MS);
+  const window = (name: string, column: string) =>
+    `lateral (select count(*)::int as n, min(w.at) as oldest
+                from (select x.dispatched_at as at from device_dispatches x
+                       where x.device_id = d.id and x.dispatched_at > ?::timestamptz
+                       order by x.dispatched_at desc
+                       ${exact ? '' : `limit coalesce(d.${column}, 0)`}) w) ${name}`;
   const { rows } = await db.raw<{ rows: DeviceUsageRow[] }>(
     `select d.id, d.account_id, d.can_send_sms, d.send_window, d.limit_per_minute, d.limit_per_hour, d.limit_per_day,
             d.quiet_hours, d.paused_until,
             (select count(*) from sms s
               where s.device_id = d.id and s.dispatched_at is not null and s.status in ('pending','processing'))::int as in_flight,
-            u.last_minute, u.last_hour, u.last_day, u.oldest_minute, u.oldest_hour, u.oldest_day
+            m.n as last_minute, h.n as last_hour, dd.n as last_day,
+            m.oldest as oldest_minute, h.oldest as oldest_hour, dd.oldest as oldest_day
        from devices d,
-            lateral (select count(*) filter (where x.dispatched_at > ?::timestamptz)::int as last_minute,
-                            count(*) filter (where x.dispatched_at > ?::timestamptz)::int as last_hour,
-                            count(*)::int as last_day,
-                            min(x.dispatched_at) filter (where x.dispatched_at > ?::timestamptz) as oldest_minute,
-                            min(x.dispatched_at) filter (where x.dispatched_at > ?::timestamptz) as oldest_hour,
-                            min(x.dispatched_at) as oldest_day
-                       from device_dispatches x
-                      where x.device_id = d.id and x.dispatched_at > ?::timestamptz) u
+            ${window('m', 'limit_per_minute')},
+            ${window('h', 'limit_per_hour')},
+            ${window('dd', 'limit_per_day')}
       where d.id = ? and d.deleted_at is null`,
-    [since(60_000), since(3_600_000), since(60_000), since(3_600_000), since(DAY_MS), deviceId],
+    [since(60_000), since(3_600_000), since(DAY_MS), deviceId],
   );
   const row = rows[0];
   if (!row) return undefined;

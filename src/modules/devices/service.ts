@@ -83,7 +83,7 @@ export class DeviceService {
   /** What GET /devices/{id} shows of the device's work: in flight, waiting, recent sends. */
   async queue(device: devices.DeviceRow): Promise<Static<typeof DeviceQueue>> {
     const now = this.clock.now();
-    const [usage, waiting] = await Promise.all([deviceUsage(this.db, device.id, now, false), waitingForDevice(this.db, device.id)]);
+    const [usage, waiting] = await Promise.all([deviceUsage(this.db, device.id, now, false, true), waitingForDevice(this.db, device.id)]);
     const room = usage && device.can_send_sms ? roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS) : undefined;
     return {
       in_flight: usage?.usage.inFlight ?? 0,
