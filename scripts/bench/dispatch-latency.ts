@@ -12,7 +12,8 @@ import { freshDatabase, liftDeviceLimits, prepareTenant, printTable, ratio, spaw
 
 const RATE = Number(process.env.LATENCY_RATE ?? 500);
 const SECONDS = Number(process.env.LATENCY_SECONDS ?? 20);
-const DEVICES = 4;
+// LATENCY_DEVICES phones (default 4); each takes at most its send_window (50) in flight.
+const DEVICES = Number(process.env.LATENCY_DEVICES ?? 4);
 
 export async function dispatchLatency(): Promise<Record<string, string | number>[]> {
   const baseline = await mosquittoLatency();
