@@ -8,11 +8,11 @@ import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
 import { WebSocketServer, createWebSocketStream } from 'ws';
-import type { Logger } from '../src/shared/logger.ts';
-import type { Metrics } from '../src/shared/metrics.ts';
+import type { Logger } from '../src/common/logger.ts';
+import type { Metrics } from '../src/common/metrics.ts';
 import type { Services } from '../src/services.ts';
-import { secretMatches } from '../src/shared/secrets.ts';
-import { isUuid } from '../src/shared/object-id.ts';
+import { secretMatches } from '../src/common/secrets.ts';
+import { isUuid } from '../src/common/object-id.ts';
 import { liveDeviceIds, type DeviceRow } from '../src/modules/devices/repository.ts';
 import type { DeviceLink } from '../src/modules/delivery/dispatcher.ts';
 import type { SendTask } from '../src/modules/delivery/task.ts';
@@ -72,7 +72,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
 
   static async start(services: Services, metrics: Metrics, logger: Logger, options: DeviceChannelOptions): Promise<DeviceChannel> {
     const aedes = await Aedes.createBroker({
-      // One slow or frozen device must not stall delivery to the others (DESIGN.md pitfalls).
+      // One slow or frozen device must not stall delivery to the others (architecture pitfalls).
       drainTimeout: 10_000,
       concurrency: 1000,
       connectTimeout: 30_000,
@@ -81,7 +81,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       // A device pings at least this often (seconds); longer keepalives are refused.
       keepaliveLimit: 600,
     });
-    // Retained messages from a topic tree, not a scan of all of them per SUBSCRIBE (DESIGN.md pitfalls).
+    // Retained messages from a topic tree, not a scan of all of them per SUBSCRIBE (architecture pitfalls).
     indexRetainedMessages(aedes);
     const channel = new DeviceChannel(aedes, services, metrics, logger);
     channel.installHooks();

@@ -7,7 +7,7 @@
 // deleted_at set) takes effect for the next CONNECT as before.
 import type { Database } from '../src/storage/database.ts';
 import type { DeviceRow } from '../src/modules/devices/repository.ts';
-import { isUuid } from '../src/shared/object-id.ts';
+import { isUuid } from '../src/common/object-id.ts';
 
 /** Ids per query. */
 const MAX_BATCH = 1000;

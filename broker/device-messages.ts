@@ -1,10 +1,10 @@
 // Consumes what devices publish: status reports, heartbeats, presence and received SMS. Runs
-// in Aedes' `published` hook, on the node that received the message (DESIGN.md pitfalls). For a
+// in Aedes' `published` hook, on the node that received the message (architecture pitfalls). For a
 // QoS 2 publish Aedes sends PUBREC only after this hook completes, so reports and received SMS,
 // which devices send with QoS 2, are acknowledged only once committed. (Aedes acknowledges
 // QoS 1 on receipt; a QoS 1 report lost in a crash is recovered when the task is re-driven.)
-import type { Logger } from '../src/shared/logger.ts';
-import type { Metrics } from '../src/shared/metrics.ts';
+import type { Logger } from '../src/common/logger.ts';
+import type { Metrics } from '../src/common/metrics.ts';
 import type { Services } from '../src/services.ts';
 import { recordHeartbeat } from '../src/modules/devices/repository.ts';
 import { withRelaxedCommit } from '../src/storage/database.ts';

@@ -7,8 +7,8 @@
 // events of a few milliseconds share one statement and one commit. last_seen_at is informational
 // (legacy last_online_date); a crash loses at most the last few milliseconds of it.
 import type { Database } from '../src/storage/database.ts';
-import type { Logger } from '../src/shared/logger.ts';
-import { isUuid } from '../src/shared/object-id.ts';
+import type { Logger } from '../src/common/logger.ts';
+import { isUuid } from '../src/common/object-id.ts';
 
 /** How long events wait to share a statement. */
 const DELAY_MS = 20;

@@ -2,7 +2,7 @@
 // anything else is rejected with a reason that is logged and counted.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { compile } from '../src/http/validation.ts';
-import { findNul } from '../src/shared/nul.ts';
+import { findNul } from '../src/common/nul.ts';
 
 /** Larger device payloads are refused unread: no legitimate report comes near it. */
 export const MAX_DEVICE_PAYLOAD_BYTES = 16 * 1024;

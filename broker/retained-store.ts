@@ -2,7 +2,7 @@
 // messages its filters match by walking the levels the filter names.
 //
 // aedes-persistence's in-memory store tests every retained message against every filter of
-// every SUBSCRIBE (DESIGN.md pitfalls). Each device keeps three retained messages (presence,
+// every SUBSCRIBE (architecture pitfalls). Each device keeps three retained messages (presence,
 // heartbeat, settings) and subscribes to two exact topics on every connect, so a fleet of N
 // devices connecting costs N x 2 x 3N tests: quadratic, and a reconnect storm after a restart
 // stalls the broker's event loop for minutes at N = 10,000. Here an exact filter costs one

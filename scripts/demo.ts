@@ -3,12 +3,12 @@
 // pending -> processing -> sent -> delivered.
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/shared/logger.ts';
+import { createLogger } from '../src/common/logger.ts';
 import { Gateway } from '../src/gateway.ts';
 import { PERMISSIONS } from '../src/modules/api-keys/permissions.ts';
 import { bootstrapFirstAccount, DEFAULT_ACCOUNT } from '../src/modules/accounts/bootstrap.ts';
 import { Fleet } from '../src/simulator/fleet.ts';
-import { maskPhone } from '../src/shared/logger.ts';
+import { maskPhone } from '../src/common/logger.ts';
 
 const base = loadConfig({ ...process.env, DATA_DIR: process.env.DATA_DIR ?? './data/demo' });
 // The demo must start anywhere: when a default port is taken, it takes a free one instead.

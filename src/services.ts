@@ -2,10 +2,10 @@
 // server, the broker and the CLI all take their services from here.
 import type { Config } from './config.ts';
 import type { Database } from './storage/database.ts';
-import type { Logger } from './shared/logger.ts';
-import { GatewayEventBus } from './shared/events.ts';
-import { Metrics } from './shared/metrics.ts';
-import { systemClock, type Clock } from './shared/clock.ts';
+import type { Logger } from './common/logger.ts';
+import { GatewayEventBus } from './common/events.ts';
+import { Metrics } from './common/metrics.ts';
+import { systemClock, type Clock } from './common/clock.ts';
 import { AccountService } from './modules/accounts/service.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
 import { DevicePresence } from './modules/devices/presence.ts';

@@ -1,5 +1,5 @@
 // Accounts, API keys, devices, SMS and the SMS status history: the foundation every later
-// feature builds on. Every row belongs to an account (tenancy, DESIGN.md decision 6).
+// feature builds on. Every row belongs to an account (tenancy, architecture decision 6).
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {

@@ -1,4 +1,4 @@
-// Webhooks and their deliveries: the transactional outbox (DESIGN.md decision 3). An event's
+// Webhooks and their deliveries: the transactional outbox (architecture decision 3). An event's
 // delivery rows are written in the same transaction as the change they report; dispatchers
 // claim due rows with FOR UPDATE SKIP LOCKED.
 import type { Knex } from 'knex';

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import knexModule from 'knex';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/shared/logger.ts';
+import { createLogger } from '../../src/common/logger.ts';
 import { Gateway } from '../../src/gateway.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
 import { closeDatabase, migrate, openDatabase } from '../../src/storage/database.ts';

@@ -1,6 +1,6 @@
 // Opens what a one-shot command needs (config, database, services), runs it, closes it.
 import { loadConfig } from '../config.ts';
-import { createLogger, type Logger } from '../shared/logger.ts';
+import { createLogger, type Logger } from '../common/logger.ts';
 import { closeDatabase, migrate, openDatabase, type Database } from '../storage/database.ts';
 import { createServices, type Services } from '../services.ts';
 

@@ -1,6 +1,6 @@
 // The `sms-gateway` command line. Each command lives in its own file under commands/.
 import { ConfigError } from '../config.ts';
-import { AppError, StartupError } from '../shared/errors.ts';
+import { AppError, StartupError } from '../common/errors.ts';
 import { DataDirLockedError } from '../storage/data-dir-lock.ts';
 import { accountsCommand } from './commands/accounts.ts';
 import { devicesCommand } from './commands/devices.ts';

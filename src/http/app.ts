@@ -2,7 +2,7 @@
 // the OpenAPI document, the reference page and the health endpoints.
 import Koa from 'koa';
 import Router from '@koa/router';
-import type { Logger } from '../shared/logger.ts';
+import type { Logger } from '../common/logger.ts';
 import { errorHandler } from './middleware/error-handler.ts';
 import { createBodyReader } from './middleware/json-body.ts';
 import { requestContext } from './middleware/request-context.ts';

@@ -1,7 +1,7 @@
 // Writes the OpenAPI 3.1 document from the route declarations that are actually mounted, so
 // the document and the server cannot disagree (a test compares them).
 import type { TSchema } from '@sinclair/typebox';
-import { ERROR_CATALOG, type ErrorCode } from '../shared/errors.ts';
+import { ERROR_CATALOG, type ErrorCode } from '../common/errors.ts';
 import type { RouteDefinition } from './route.ts';
 
 export interface ApiFamily {

@@ -2,8 +2,8 @@
 // a page costs the same on the millionth row as on the first, and rows added meanwhile never
 // shift a page. The cursor encodes the (created_at, id) of the last row of the previous page.
 import { Type } from '@sinclair/typebox';
-import { AppError } from '../shared/errors.ts';
-import { UUID_PATTERN } from '../shared/object-id.ts';
+import { AppError } from '../common/errors.ts';
+import { UUID_PATTERN } from '../common/object-id.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;

@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
-import { AppError, type ErrorCode } from '../shared/errors.ts';
+import { AppError, type ErrorCode } from '../common/errors.ts';
 import type { Permission } from '../modules/api-keys/permissions.ts';
 import type { AuthContext } from '../modules/api-keys/service.ts';
 import { check, compile, refuseNul } from './validation.ts';

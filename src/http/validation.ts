@@ -3,10 +3,10 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
-import { AppError, type ErrorCode, type ErrorDetail } from '../shared/errors.ts';
-import { exceedsCharacters } from '../shared/characters.ts';
-import { UUID_PATTERN } from '../shared/object-id.ts';
-import { findNul } from '../shared/nul.ts';
+import { AppError, type ErrorCode, type ErrorDetail } from '../common/errors.ts';
+import { exceedsCharacters } from '../common/characters.ts';
+import { UUID_PATTERN } from '../common/object-id.ts';
+import { findNul } from '../common/nul.ts';
 
 // ajv-formats is CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;

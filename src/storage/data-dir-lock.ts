@@ -1,5 +1,5 @@
 // The embedded database must have one process at a time: PGlite runs without fsync and a
-// second process on the same directory corrupts it (DESIGN.md pitfalls). A lock file with the
+// second process on the same directory corrupts it (architecture pitfalls). A lock file with the
 // owner's pid keeps a CLI command from opening the directory under a running gateway.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // Opens the database: PostgreSQL through pg when DATABASE_URL is set, otherwise the embedded
-// PGlite in DATA_DIR (DESIGN.md decision 4). Same migrations, same queries on both.
+// PGlite in DATA_DIR (architecture decision 4). Same migrations, same queries on both.
 //
 // PGlite has exactly one connection: code that holds a transaction must do all its work on
 // that transaction object, never on the top-level knex, or it waits for itself.
@@ -8,8 +8,8 @@ import knexModule, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrations, type Migration } from '../../db/migrations/index.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { describeEnvironmentError } from '../shared/errors.ts';
-import type { Logger } from '../shared/logger.ts';
+import { describeEnvironmentError } from '../common/errors.ts';
+import type { Logger } from '../common/logger.ts';
 
 export type Database = Knex;
 /** Anything that runs queries: the database itself or an open transaction. */

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { MqttClient } from 'mqtt';
 import type { Gateway } from '../../src/gateway.ts';
-import { ManualClock } from '../../src/shared/clock.ts';
+import { ManualClock } from '../../src/common/clock.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { deviceTopic } from '../../broker/topics.ts';
 import { startGateway } from '../support/gateway.ts';

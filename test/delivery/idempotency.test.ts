@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { connect } from 'node:net';
 import type { Gateway } from '../../src/gateway.ts';
-import { ManualClock } from '../../src/shared/clock.ts';
+import { ManualClock } from '../../src/common/clock.ts';
 import { startGateway } from '../support/gateway.ts';
 import { ApiClient, createTenant, keyWith, registerDevice, type Reply, type Tenant } from '../support/tenant.ts';
 import { expectError, UUID } from '../support/expectations.ts';

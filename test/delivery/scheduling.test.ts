@@ -2,7 +2,7 @@
 // Time is the test's (ManualClock).
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
-import { ManualClock } from '../../src/shared/clock.ts';
+import { ManualClock } from '../../src/common/clock.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { TaskPhone, UNPACED } from '../support/task-phone.ts';

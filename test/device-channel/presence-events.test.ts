@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { DevicePresence } from '../../src/modules/devices/presence.ts';
-import { ManualClock } from '../../src/shared/clock.ts';
+import { ManualClock } from '../../src/common/clock.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
 import { mqttUrl, RawClients, topic } from '../support/mqtt.ts';

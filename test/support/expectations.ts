@@ -2,7 +2,7 @@
 // of spec 2.1 (with its pacing and, in the detail view, its queue) and the SMS object of spec 2.2.
 // Each checks the exact shape, so an extra or missing member fails a test.
 import { expect } from 'chai';
-import { ERROR_CATALOG } from '../../src/shared/errors.ts';
+import { ERROR_CATALOG } from '../../src/common/errors.ts';
 import type { Reply } from './tenant.ts';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

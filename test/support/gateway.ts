@@ -1,8 +1,8 @@
 // Starts a real gateway in-process on port 0 against the test database.
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/shared/logger.ts';
+import { createLogger } from '../../src/common/logger.ts';
 import { Gateway } from '../../src/gateway.ts';
-import type { Clock } from '../../src/shared/clock.ts';
+import type { Clock } from '../../src/common/clock.ts';
 import { testDatabaseUrl } from './environment.ts';
 
 export async function startGateway(overrides: Partial<Config> = {}, clock?: Clock): Promise<Gateway> {

@@ -2,7 +2,7 @@
 // any alphabet"; issue 2: grapheme clusters) and choosing a device for an SMS the client named
 // no device for (spec 4.1 rule 5; issue 2: "fewest SMS in flight first, round robin among equals").
 import { expect } from 'chai';
-import { countCharacters, exceedsCharacters } from '../../src/shared/characters.ts';
+import { countCharacters, exceedsCharacters } from '../../src/common/characters.ts';
 import { chooseDevice, type Candidate } from '../../src/modules/delivery/device-order.ts';
 
 describe('countCharacters', () => {

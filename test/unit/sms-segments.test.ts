@@ -1,7 +1,7 @@
 // Counting the SMS a text is sent as, the way Android phones split it: GSM 7-bit while every
 // character is in GSM 03.38, UCS-2 otherwise, and never splitting an escape or surrogate pair.
 import { expect } from 'chai';
-import { countSegments, type SegmentCount } from '../../src/shared/sms-segments.ts';
+import { countSegments, type SegmentCount } from '../../src/common/sms-segments.ts';
 
 const gsm7 = (units: number, segments: number): SegmentCount => ({ encoding: 'gsm7', units, segments });
 const ucs2 = (units: number, segments: number): SegmentCount => ({ encoding: 'ucs2', units, segments });

@@ -1,6 +1,6 @@
 // `sms-gateway serve`: runs the gateway until SIGINT/SIGTERM, then drains and closes cleanly.
 import { loadConfig } from '../../config.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { createLogger } from '../../common/logger.ts';
 import { Gateway } from '../../gateway.ts';
 import { bootstrapFirstAccount } from '../../modules/accounts/bootstrap.ts';
 import { parseFlags } from '../flags.ts';

@@ -1,7 +1,7 @@
 // `sms-gateway webhooks create|list|delete`: manage webhooks without the HTTP API.
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../modules/webhooks/events.ts';
 import { presentWebhook } from '../../modules/webhooks/presenter.ts';
-import { isUuid } from '../../shared/object-id.ts';
+import { isUuid } from '../../common/object-id.ts';
 import { CliError, table, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';

@@ -1,7 +1,7 @@
 // Bearer-key authentication (spec 5.1). A missing or unknown key is a 401 that tells the
 // client how to authenticate (RFC 6750 WWW-Authenticate); permission checks come after.
 import type { Context } from 'koa';
-import { AppError } from '../../shared/errors.ts';
+import { AppError } from '../../common/errors.ts';
 import type { AuthContext } from '../../modules/api-keys/service.ts';
 
 export interface Authenticator {

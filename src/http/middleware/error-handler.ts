@@ -1,8 +1,8 @@
 // Turns every error into the catalog's body (spec 7.1). Anything that is not a known client
 // error is logged with its stack and answered with a plain 500 that leaks nothing.
 import type { Context, Next } from 'koa';
-import { AppError, ERROR_CATALOG, type ErrorCode } from '../../shared/errors.ts';
-import type { Logger } from '../../shared/logger.ts';
+import { AppError, ERROR_CATALOG, type ErrorCode } from '../../common/errors.ts';
+import type { Logger } from '../../common/logger.ts';
 
 export function errorHandler(fallbackLogger: Logger) {
   return async function errorHandlerMiddleware(ctx: Context, next: Next) {

@@ -3,7 +3,7 @@
 // after authentication, so an anonymous caller cannot make the server parse anything.
 import type { Context } from 'koa';
 import { bodyParser } from '@koa/bodyparser';
-import { AppError } from '../../shared/errors.ts';
+import { AppError } from '../../common/errors.ts';
 
 export type BodyReader = (ctx: Context) => Promise<unknown>;
 

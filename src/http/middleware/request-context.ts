@@ -3,7 +3,7 @@
 // the path but never the query string: search terms may hold phone numbers or message text.
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
-import type { Logger } from '../../shared/logger.ts';
+import type { Logger } from '../../common/logger.ts';
 
 const SANE_REQUEST_ID = /^[\w.:-]{1,64}$/;
 

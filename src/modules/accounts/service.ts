@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.ts';
+import { AppError } from '../../common/errors.ts';
 import { isPostgresError, type Database } from '../../storage/database.ts';
 import * as accounts from './repository.ts';
 

@@ -1,7 +1,7 @@
 // API key shape: "sgw_<10 hex prefix>_<43 char base64url secret>". The prefix is not secret:
 // it is stored in clear, shown in `keys list`, and finds the row; the whole key is hashed.
 import { randomBytes } from 'node:crypto';
-import { randomToken } from '../../shared/secrets.ts';
+import { randomToken } from '../../common/secrets.ts';
 
 const KEY_PATTERN = /^(sgw_[0-9a-f]{10})_[A-Za-z0-9_-]{43}$/;
 

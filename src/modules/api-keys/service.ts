@@ -1,8 +1,8 @@
 // Issues, lists, revokes and checks API keys. Only a hash of each key is stored; the key itself
 // is returned once, at creation.
 import type { Database } from '../../storage/database.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { hashSecret, secretMatches } from '../../shared/secrets.ts';
+import type { Logger } from '../../common/logger.ts';
+import { hashSecret, secretMatches } from '../../common/secrets.ts';
 import { generateApiKey, keyPrefix } from './key-format.ts';
 import type { Permission } from './permissions.ts';
 import * as keys from './repository.ts';

@@ -1,5 +1,5 @@
 // Moves SMS from the database to phones, at the pace the phones can take them. Postgres is the
-// queue and MQTT only the transport (DESIGN.md decision 1):
+// queue and MQTT only the transport (architecture decision 1):
 //
 // - Pull, per device. An SMS waits unassigned (or, when its client named a device, in that
 //   device's queue) until a ready device has room; then that device claims it in a transaction
@@ -15,9 +15,9 @@
 //   tasks not acknowledged within TASK_RETRY_AFTER. Devices treat the SMS id as an idempotency
 //   key, so a task delivered twice is sent once.
 import type { Database, Executor } from '../../storage/database.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { GatewayEventBus } from '../../shared/events.ts';
+import type { Logger } from '../../common/logger.ts';
+import type { Clock } from '../../common/clock.ts';
+import type { GatewayEventBus } from '../../common/events.ts';
 import type { DevicePresence } from '../devices/presence.ts';
 import type { DeviceRow } from '../devices/repository.ts';
 import type { SmsRecord } from '../messages/repository.ts';

@@ -1,4 +1,4 @@
-// Queries of the delivery loop: Postgres is the queue (DESIGN.md decision 1). Time always comes
+// Queries of the delivery loop: Postgres is the queue (architecture decision 1). Time always comes
 // from the caller (the gateway's clock), never from now(), so pacing can be tested.
 import type { Executor } from '../../storage/database.ts';
 import type { SmsRecord } from '../messages/repository.ts';

@@ -3,8 +3,8 @@
 // one multi-row history insert write the result. Devices send reports with QoS 2, and the broker
 // answers PUBREC only after the batch commits: a crash loses nothing, the device sends again.
 import type { Database } from '../../storage/database.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { Clock } from '../../shared/clock.ts';
+import type { Logger } from '../../common/logger.ts';
+import type { Clock } from '../../common/clock.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import { transitionPath } from '../messages/transitions.ts';
 import { ENDED_BY_GATEWAY } from '../messages/status.ts';

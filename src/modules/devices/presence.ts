@@ -11,7 +11,7 @@
 // Device ids are UUIDs and compare case-insensitively: every id is lower-cased on the way in,
 // and the events carry the lower-case id.
 import { EventEmitter } from 'node:events';
-import { systemClock, type Clock } from '../../shared/clock.ts';
+import { systemClock, type Clock } from '../../common/clock.ts';
 
 interface Presence {
   accountId: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
-import { newObjectId } from '../../shared/object-id.ts';
+import { newObjectId } from '../../common/object-id.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { QuietHours } from '../delivery/pacing.ts';
 

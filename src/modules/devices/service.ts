@@ -3,11 +3,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { StatusHooks } from '../delivery/status-hooks.ts';
-import { AppError, invalidField } from '../../shared/errors.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { exceedsCharacters } from '../../shared/characters.ts';
-import type { GatewayEventBus } from '../../shared/events.ts';
-import { hashSecret, randomToken } from '../../shared/secrets.ts';
+import { AppError, invalidField } from '../../common/errors.ts';
+import type { Clock } from '../../common/clock.ts';
+import { exceedsCharacters } from '../../common/characters.ts';
+import type { GatewayEventBus } from '../../common/events.ts';
+import { hashSecret, randomToken } from '../../common/secrets.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { DevicePresence } from './presence.ts';
 import * as devices from './repository.ts';

@@ -12,8 +12,8 @@
 // - Keys are kept 24 hours per account.
 import { createHash } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { AppError } from '../../shared/errors.ts';
+import type { Clock } from '../../common/clock.ts';
+import { AppError } from '../../common/errors.ts';
 import { claimKey, pruneKeys, storedResponse, storeResponse, type StoredResponse } from './repository.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';

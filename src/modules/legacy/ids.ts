@@ -1,7 +1,7 @@
 // The legacy family shows 24-hex object ids and takes them, and takes the Extended API's UUIDs
 // as well, so that clients can mix the two families.
-import { invalidField } from '../../shared/errors.ts';
-import { OBJECT_ID_PATTERN, isUuid } from '../../shared/object-id.ts';
+import { invalidField } from '../../common/errors.ts';
+import { OBJECT_ID_PATTERN, isUuid } from '../../common/object-id.ts';
 
 export type AnyId = { uuid: string } | { objectId: string };
 

@@ -1,7 +1,7 @@
 // The legacy API family (spec 2.3, 2.4, 3.2, 4.2, 4.3): the same services and rows as the
 // Extended API, shown with 24-hex object ids and numeric statuses. Paths are at the server root.
 import { defineRoute } from '../../http/route.ts';
-import { invalidField } from '../../shared/errors.ts';
+import { invalidField } from '../../common/errors.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { MessageService } from '../messages/service.ts';
 import type { IdempotencyService } from '../idempotency/service.ts';

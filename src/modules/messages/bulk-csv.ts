@@ -2,7 +2,7 @@
 // of POST /sms; the rows become the JSON body of POST /sms/bulk and are validated exactly as
 // JSON ones are, so a bad cell is reported as messages.{row index}.{column}.
 import { parse } from 'csv-parse/sync';
-import { AppError } from '../../shared/errors.ts';
+import { AppError } from '../../common/errors.ts';
 import { BULK_MAX_MESSAGES } from './schema.ts';
 
 const COLUMNS = ['phone', 'message', 'device_id', 'send_at', 'valid_until', 'ttl', 'priority'] as const;

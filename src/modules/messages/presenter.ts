@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { SmsHistoryRow, SmsRecord } from './repository.ts';
 import type { SmsDetail, SmsView } from './schema.ts';
 import { toExtendedStatus } from './status.ts';
-import { countSegments } from '../../shared/sms-segments.ts';
+import { countSegments } from '../../common/sms-segments.ts';
 
 export function presentSms(sms: SmsRecord): Static<typeof SmsView> {
   const { segments, encoding } = countSegments(sms.message);

@@ -1,13 +1,13 @@
 // Creating, cancelling and reading SMS. A stored SMS is a committed row before the client hears
-// 201 (DESIGN.md decision 1); getting it to a phone is the delivery module's job, which hears of
+// 201 (architecture decision 1); getting it to a phone is the delivery module's job, which hears of
 // it through the "sms.queued" event once the row is committed.
 import { randomUUID } from 'node:crypto';
 import { afterCommit, type Database, type Executor } from '../../storage/database.ts';
-import { AppError, invalidField, type ErrorDetail } from '../../shared/errors.ts';
-import type { GatewayEventBus } from '../../shared/events.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { newObjectId } from '../../shared/object-id.ts';
-import { normalizePhone } from '../../shared/phone.ts';
+import { AppError, invalidField, type ErrorDetail } from '../../common/errors.ts';
+import type { GatewayEventBus } from '../../common/events.ts';
+import type { Clock } from '../../common/clock.ts';
+import { newObjectId } from '../../common/object-id.ts';
+import { normalizePhone } from '../../common/phone.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { SmsWriter } from './sms-writer.ts';

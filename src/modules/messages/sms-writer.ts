@@ -1,6 +1,6 @@
 // Coalesces the SMS that requests create at the same moment into one multi-row insert: under
 // load, one round trip and one commit serve many requests. Each request still hears only after
-// its row is committed (DESIGN.md decision 1: a 201 means the row is there).
+// its row is committed (architecture decision 1: a 201 means the row is there).
 import type { Database } from '../../storage/database.ts';
 import { insertSms, type SmsRecord } from './repository.ts';
 

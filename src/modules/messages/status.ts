@@ -1,4 +1,4 @@
-// One status vocabulary inside, two outside (DESIGN.md decision 2). The Extended API shows the
+// One status vocabulary inside, two outside (architecture decision 2). The Extended API shows the
 // spec's strings (3.1), where "processing" has no word of its own and shows as pending.
 export const SMS_STATUSES = ['pending', 'processing', 'sent', 'delivered', 'undelivered', 'failed_send', 'failed_delivery'] as const;
 export type SmsStatus = (typeof SMS_STATUSES)[number];

@@ -1,4 +1,4 @@
-// The transactional outbox (DESIGN.md decision 3): events become delivery rows in the same
+// The transactional outbox (architecture decision 3): events become delivery rows in the same
 // transaction as the change they report, so a committed change always has its deliveries and a
 // rolled-back one never does. The sender is woken after commit; its sweep catches the rest.
 //
@@ -12,7 +12,7 @@
 // `events`, and a later call for the same SMS comes from a transaction that locked the SMS row
 // after the earlier one committed, so its seq is higher. Events about no SMS have no key.
 import type { Executor } from '../../storage/database.ts';
-import { isUuid } from '../../shared/object-id.ts';
+import { isUuid } from '../../common/object-id.ts';
 import type { EventEnvelope } from './events.ts';
 
 export interface OutboxEvent {

@@ -1,9 +1,9 @@
 // Webhook management: create (the signing secret is shown once), read, change, delete, rotate
 // the secret (the old one keeps signing for a day), the delivery log, and manual retry.
 import type { Database } from '../../storage/database.ts';
-import { AppError, invalidField } from '../../shared/errors.ts';
+import { AppError, invalidField } from '../../common/errors.ts';
 import type { Cursor } from '../../http/pagination.ts';
-import { isUuid } from '../../shared/object-id.ts';
+import { isUuid } from '../../common/object-id.ts';
 import type { DestinationGuard } from './destination-guard.ts';
 import type { SecretBox } from './secret-box.ts';
 import { newSigningSecret } from './signature.ts';

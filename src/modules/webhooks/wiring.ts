@@ -2,8 +2,8 @@
 // the sender wakes. SMS and incoming-SMS events are written in the transaction of their change;
 // device presence and battery events have no row of their own and are written as they happen.
 import { afterCommit, type Database } from '../../storage/database.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { GatewayEventBus } from '../../shared/events.ts';
+import type { Logger } from '../../common/logger.ts';
+import type { GatewayEventBus } from '../../common/events.ts';
 import type { DevicePresence } from '../devices/presence.ts';
 import type { IncomingService } from '../incoming/service.ts';
 import type { MessageService } from '../messages/service.ts';
