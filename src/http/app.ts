@@ -21,6 +21,8 @@ export interface AppParts {
   version: string;
   /** Routes outside the API families (health). */
   mountExtra?: (router: Router) => void;
+  /** Runs after the error handler and before any route: admission control. */
+  guard?: Koa.Middleware;
 }
 
 export function createApp(parts: AppParts): Koa {
@@ -44,6 +46,7 @@ export function createApp(parts: AppParts): Koa {
 
   app.use(requestContext(parts.logger));
   app.use(errorHandler(parts.logger));
+  if (parts.guard) app.use(parts.guard);
   // The router's Allow for /sms/bulk would also name GET, which /sms/:id serves: a fixed path
   // allows what it serves.
   app.use(async (ctx, next) => {
@@ -51,8 +54,30 @@ export function createApp(parts: AppParts): Koa {
     const allow = ctx.status === 405 ? allowOfFixed.get(ctx.path) : undefined;
     if (allow) ctx.set('Allow', allow);
   });
+  app.use(answerOtherMethods());
   app.use(router.routes());
-  // Sets 405 (with Allow) or 501 without a body; errorHandler then writes the catalog body.
-  app.use(router.allowedMethods());
   return app;
+}
+
+/**
+ * A path the router serves, asked with a method it does not serve, is a 405 with the methods it
+ * does serve in Allow, whatever the method: the router's own allowedMethods() answers methods it
+ * has never heard of (PROPFIND, PURGE...) with a 501 that the access log records as a server
+ * failure. OPTIONS answers with the same Allow. A path nothing serves stays a 404. The 405 has no
+ * body here; errorHandler writes the catalog's.
+ */
+function answerOtherMethods() {
+  return async (ctx: Koa.Context, next: Koa.Next) => {
+    await next();
+    if (ctx.status !== 404 || (ctx.body !== undefined && ctx.body !== null)) return;
+    const matched = (ctx as Koa.Context & { matched?: { methods: string[] }[] }).matched ?? [];
+    const served = [...new Set(matched.flatMap((layer) => layer.methods))];
+    if (served.length === 0) return;
+    ctx.set('Allow', served.join(', '));
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      return;
+    }
+    ctx.status = 405;
+  };
 }
