@@ -32,7 +32,16 @@ export interface Config {
   pauseAfterFailures: number;
   /** ...for this long. */
   pauseForMs: number;
+  /** Admission control: past these bounds API requests get 503 and devices CONNACK 3. */
+  admission: AdmissionConfig;
   webhooks: WebhookConfig;
+}
+
+export interface AdmissionConfig {
+  /** API requests processed at once. */
+  maxInFlight: number;
+  /** Mean event-loop delay (ms) that marks the process as saturated; 0 turns the check off. */
+  maxEventLoopDelayMs: number;
 }
 
 export interface WebhookConfig {
@@ -91,6 +100,10 @@ export function loadConfig(env: Env = process.env): Config {
     failoverAfterMs: read('FAILOVER_AFTER', 60, positiveSeconds) * 1000,
     pauseAfterFailures: read('DEVICE_PAUSE_AFTER_FAILURES', 5, (raw) => wholeNumber(raw, 1, 1000)),
     pauseForMs: read('DEVICE_PAUSE_FOR', 600, positiveSeconds) * 1000,
+    admission: {
+      maxInFlight: read('HTTP_MAX_IN_FLIGHT', 64, (raw) => wholeNumber(raw, 1, 100_000)),
+      maxEventLoopDelayMs: read('MAX_EVENT_LOOP_DELAY', 150, (raw) => wholeNumber(raw, 0, 60_000)),
+    },
     webhooks: {
       allowedHosts: read('WEBHOOK_ALLOWED_HOSTS', [], hostList),
       secretKey: read<Buffer | undefined>('WEBHOOK_SECRET_KEY', undefined, encryptionKey),

@@ -16,6 +16,7 @@ import { incomingRoutes } from './modules/incoming/routes.ts';
 import { legacyRoutes } from './modules/legacy/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { createServices, type Services } from './services.ts';
+import { admissionControl } from './http/middleware/admission.ts';
 import { DeviceChannel } from '../broker/device-channel.ts';
 
 export const VERSION: string = (
@@ -47,6 +48,7 @@ export class Gateway {
         authenticator: services.apiKeys,
         bodyLimitBytes: config.bodyLimitBytes,
         version: VERSION,
+        guard: admissionControl(services.admission, services.metrics),
         families: [
           {
             prefix: EXTENDED_PREFIX,
@@ -121,6 +123,7 @@ export class Gateway {
     await closed;
     clearTimeout(timer);
     this.services.events.removeAllListeners();
+    this.services.admission.stop();
     await closeDatabase(this.services.db);
     this.logger.info('gateway stopped');
   }

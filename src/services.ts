@@ -5,6 +5,7 @@ import type { Database } from './storage/database.ts';
 import type { Logger } from './common/logger.ts';
 import { GatewayEventBus } from './common/events.ts';
 import { Metrics } from './common/metrics.ts';
+import { Admission } from './common/admission.ts';
 import { systemClock, type Clock } from './common/clock.ts';
 import { AccountService } from './modules/accounts/service.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
@@ -32,6 +33,8 @@ export interface Services {
   /** The one seam every SMS status change leaves through. */
   statusHooks: StatusHooks;
   metrics: Metrics;
+  /** Whether the process can take more work now (HTTP requests, device connections). */
+  admission: Admission;
   presence: DevicePresence;
   accounts: AccountService;
   apiKeys: ApiKeyService;
@@ -87,6 +90,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     events,
     statusHooks,
     metrics,
+    admission: new Admission(config.admission),
     presence,
     accounts: new AccountService(db),
     apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' })),

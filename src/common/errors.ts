@@ -28,6 +28,8 @@ export const ERROR_CATALOG = {
   unsupported_media_type: { status: 415, message: 'request body must be JSON (Content-Type: application/json)' },
   no_device_available: { status: 503, message: 'no online device can take this SMS now' },
   not_ready: { status: 503, message: 'the gateway is not ready' },
+  overloaded: { status: 503, message: 'the gateway is at capacity; retry after the time Retry-After gives' },
+  database_unavailable: { status: 503, message: 'the database is unreachable; retry after the time Retry-After gives' },
   not_implemented: { status: 501, message: 'method not implemented' },
   internal_error: { status: 500, message: 'internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;
