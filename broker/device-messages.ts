@@ -3,11 +3,17 @@
 // QoS 2 publish Aedes sends PUBREC only after this hook completes, so reports and received SMS,
 // which devices send with QoS 2, are acknowledged only once committed. (Aedes acknowledges
 // QoS 1 on receipt; a QoS 1 report lost in a crash is recovered when the task is re-driven.)
+//
+// Through a database outage nothing here fails the hook (a failed hook makes Aedes close the
+// device's connection): reports and received SMS are held and retried until they commit, up to
+// MAX_HOLD_MS; heartbeats, acknowledged already, are dropped (the next one replaces them).
 import type { Logger } from '../src/common/logger.ts';
 import type { Metrics } from '../src/common/metrics.ts';
 import type { Services } from '../src/services.ts';
 import { recordHeartbeat } from '../src/modules/devices/repository.ts';
 import { withRelaxedCommit } from '../src/storage/database.ts';
+import { Backoff, OutageNotice } from '../src/storage/database-errors.ts';
+import { MAX_HOLD_MS } from '../src/modules/delivery/status-ingestor.ts';
 import { findDevice } from '../src/modules/devices/repository.ts';
 import { decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport } from './payloads.ts';
 import type { DeviceIdentity } from './identity.ts';
@@ -21,6 +27,7 @@ const REJECTED_HELP = 'device messages refused or ignored, by reason';
 
 export class DeviceMessages {
   private readonly heartbeats = new Map<string, Promise<void>>();
+  private readonly outage: OutageNotice;
 
   constructor(
     private readonly services: Services,
@@ -30,7 +37,9 @@ export class DeviceMessages {
     private readonly onOfflineReport: (identity: DeviceIdentity) => void,
     /** Tells the device to drop a task (docs/asyncapi.yaml, message TaskRevoked). */
     private readonly revoke: (deviceId: string, smsId: string, reason: string) => Promise<void>,
-  ) {}
+  ) {
+    this.outage = new OutageNotice(logger, 'heartbeats are dropped and received SMS held;');
+  }
 
   rejected(deviceId: string, reason: string, detail?: string): void {
     this.metrics.count(REJECTED_METRIC, REJECTED_HELP, { reason });
@@ -89,8 +98,17 @@ export class DeviceMessages {
     const heartbeat = decodeHeartbeat(payload);
     if (!heartbeat.ok) return this.rejected(identity.deviceId, 'invalid_payload', heartbeat.reason);
     const before = identity.device.battery_level;
-    // A heartbeat lost in a database crash is replaced by the next one: no need to wait for the flush.
-    const device = await withRelaxedCommit(this.services.db, (trx) => recordHeartbeat(trx, identity.deviceId, heartbeat.value));
+    let device: Awaited<ReturnType<typeof recordHeartbeat>>;
+    try {
+      // A heartbeat lost in a database crash is replaced by the next one: no need to wait for the flush.
+      device = await withRelaxedCommit(this.services.db, (trx) => recordHeartbeat(trx, identity.deviceId, heartbeat.value));
+      this.outage.succeeded();
+    } catch (error) {
+      if (!this.outage.failed(error)) throw error;
+      // Counted, not logged: the outage is logged once, not once per device and heartbeat.
+      this.metrics.count(REJECTED_METRIC, REJECTED_HELP, { reason: 'database_unavailable' });
+      return;
+    }
     if (!device) return;
     identity.device = device;
     this.services.delivery.simCardsChanged(device.id, device.sim_cards);
@@ -109,14 +127,37 @@ export class DeviceMessages {
     const sms = decodeIncomingSms(payload);
     if (!sms.ok) return this.rejected(identity.deviceId, 'invalid_payload', sms.reason);
     // The setting may have changed since the device connected: read it now (incoming SMS are rare).
-    const device = await findDevice(this.services.db, identity.accountId, identity.deviceId);
+    const device = await this.untilCommitted(() => findDevice(this.services.db, identity.accountId, identity.deviceId));
     if (!device?.forward_incoming_sms) return this.rejected(identity.deviceId, 'forwarding_off');
-    await this.services.incoming.store(identity.accountId, identity.deviceId, {
-      deviceMessageId: sms.value.id,
-      phone: sms.value.phone,
-      message: sms.value.message,
-      receivedAt: new Date(sms.value.received_at),
-      simSlot: sms.value.sim_slot ?? null,
-    });
+    // Stored by the device's own message id: a retry after a lost commit stores it once.
+    await this.untilCommitted(() =>
+      this.services.incoming.store(identity.accountId, identity.deviceId, {
+        deviceMessageId: sms.value.id,
+        phone: sms.value.phone,
+        message: sms.value.message,
+        receivedAt: new Date(sms.value.received_at),
+        simSlot: sms.value.sim_slot ?? null,
+      }),
+    );
+  }
+
+  /**
+   * Runs `work` until it succeeds, retrying with backoff while the database is unreachable, for
+   * at most MAX_HOLD_MS; other errors, and an outage longer than that, fail at once.
+   */
+  private async untilCommitted<T>(work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const backoff = new Backoff(250, 5_000);
+    for (;;) {
+      try {
+        const result = await work();
+        this.outage.succeeded();
+        return result;
+      } catch (error) {
+        if (!this.outage.failed(error) || performance.now() - started >= MAX_HOLD_MS) throw error;
+        // Unref'd: a gateway stopping during an outage does not wait for it.
+        await new Promise((resolve) => setTimeout(resolve, backoff.delay()).unref());
+      }
+    }
   }
 }

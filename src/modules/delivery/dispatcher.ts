@@ -43,6 +43,7 @@ import { deviceOrder } from './device-order.ts';
 import { buildTask, type SendTask } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
 import type { ReportResult, StatusReportInput } from './status-ingestor.ts';
+import { OutageNotice } from '../../storage/database-errors.ts';
 
 /** What the dispatcher needs from the broker. */
 export interface DeviceLink {
@@ -117,6 +118,7 @@ export class Dispatcher {
   private sweeping: Promise<void> | undefined;
   private sweeps = 0;
   private readonly startedAt: number;
+  private readonly outage: OutageNotice;
 
   constructor(
     private readonly db: Database,
@@ -129,6 +131,7 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
   ) {
     this.startedAt = clock.now();
+    this.outage = new OutageNotice(logger, 'dispatch (sweep, claims, pool offers) retries on its next sweep;');
     events.on('sms.queued', (sms) => this.onQueued(sms));
     events.on('sms.transient', (sms) => this.onTransient(sms));
     events.on('device.settings_changed', (device) => this.onSettingsChanged(device));
@@ -202,7 +205,9 @@ export class Dispatcher {
     }
     const run = this.claim(deviceId)
       .then(() => undefined)
-      .catch((error: unknown) => this.logger.error({ err: error, deviceId }, 'claim failed'))
+      .catch((error: unknown) => {
+        if (!this.outage.failed(error)) this.logger.error({ err: error, deviceId }, 'claim failed');
+      })
       .finally(() => {
         this.claiming.delete(deviceId);
         if (this.claimAgain.delete(deviceId)) void this.claimFor(deviceId);
@@ -219,7 +224,9 @@ export class Dispatcher {
       return running;
     }
     const run = this.pass(accountId)
-      .catch((error: unknown) => this.logger.error({ err: error, accountId }, 'pool offer failed'))
+      .catch((error: unknown) => {
+        if (!this.outage.failed(error)) this.logger.error({ err: error, accountId }, 'pool offer failed');
+      })
       .finally(() => {
         this.passes.delete(accountId);
         if (this.passAgain.delete(accountId)) void this.offerPool(accountId);
@@ -393,11 +400,14 @@ export class Dispatcher {
 
   private async runSweep(): Promise<void> {
     const sweep = ++this.sweeps;
+    let failed = false;
     const step = async (name: string, work: () => Promise<void>) => {
       try {
         await work();
       } catch (error) {
-        this.logger.error({ err: error, step: name }, 'dispatch sweep step failed');
+        failed = true;
+        // Through a database outage every tick fails: logged once, when it starts (OutageNotice).
+        if (!this.outage.failed(error)) this.logger.error({ err: error, step: name }, 'dispatch sweep step failed');
       }
     };
     await step('expire', () => this.expire());
@@ -406,6 +416,7 @@ export class Dispatcher {
     await step('due work', () => this.offerDueWork(sweep % FULL_RECHECK_SWEEPS === 0));
     if (sweep % PRUNE_EVERY_SWEEPS === 0) await step('prune', () => pruneDispatchLog(this.db, this.clock.now()));
     this.transient.forgetStale();
+    if (!failed) this.outage.succeeded();
   }
 
   private async expire(): Promise<void> {

@@ -2,6 +2,12 @@
 // transaction locks the rows, the state machine decides in memory, and one multi-row update plus
 // one multi-row history insert write the result. Devices send reports with QoS 2, and the broker
 // answers PUBREC only after the batch commits: a crash loses nothing, the device sends again.
+//
+// A database outage is ridden out, not passed on: a batch that fails because the database is
+// unreachable goes back to the head of the queue and is retried with backoff, so its reports are
+// held (no PUBREC) and the devices keep their connections and sessions. Rejecting a report makes
+// the broker close the device's connection, and a phone refused at its reconnect (CONNACK 3,
+// server unavailable) may never try again. Only a report held past MAX_HOLD_MS is rejected.
 import type { Database } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Clock } from '../../common/clock.ts';
@@ -11,6 +17,7 @@ import { ENDED_BY_GATEWAY } from '../messages/status.ts';
 import type { SmsStatusChange, StatusHooks } from './status-hooks.ts';
 import { lockSms, writeStatusChanges, type LockedSms } from './repository.ts';
 import type { TransientStore } from './transient-store.ts';
+import { Backoff, OutageNotice } from '../../storage/database-errors.ts';
 
 export interface StatusReportInput {
   deviceId: string;
@@ -36,6 +43,8 @@ interface Pending {
   report: StatusReportInput;
   resolve: (result: ReportResult) => void;
   reject: (error: unknown) => void;
+  /** When an outage first held it back (performance.now()). */
+  heldSince?: number;
 }
 
 /** Upper bound of reports applied in one transaction. */
@@ -46,11 +55,24 @@ const MAX_BATCH = 1000;
  * device's reports moving. Rows are locked in id order, so overlapping batches cannot deadlock.
  */
 const PARALLEL_BATCHES = 2;
+/**
+ * How long a report may be held through an outage before it is rejected (the device's connection
+ * closes and it sends the report again after reconnecting). What bounds memory meanwhile is the
+ * broker: it reads a device's next packets only once the pending ones are handled, so at most a
+ * read chunk's worth of reports per connected device waits here. The bound only keeps a device's
+ * keepalive (not read while its report is held) from running out first.
+ */
+export const MAX_HOLD_MS = 60_000;
 
 export class StatusIngestor {
   private queue: Pending[] = [];
   private readonly running = new Set<Promise<void>>();
   private scheduled = false;
+  /** Set while an outage holds the queue: the retry that resumes it. */
+  private retryTimer: NodeJS.Timeout | undefined;
+  private giveUp = false;
+  private readonly backoff = new Backoff(250, 5_000);
+  private readonly outage: OutageNotice;
 
   constructor(
     private readonly db: Database,
@@ -58,13 +80,16 @@ export class StatusIngestor {
     private readonly hooks: StatusHooks,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+    private readonly maxHoldMs = MAX_HOLD_MS,
+  ) {
+    this.outage = new OutageNotice(logger, 'status reports are held and');
+  }
 
   submit(report: StatusReportInput): Promise<ReportResult> {
     if (this.transient.has(report.smsId)) return this.applyTransient(report);
     return new Promise((resolve, reject) => {
       this.queue.push({ report, resolve, reject });
-      if (this.running.size < PARALLEL_BATCHES && !this.scheduled) {
+      if (this.running.size < PARALLEL_BATCHES && !this.scheduled && !this.retryTimer) {
         this.scheduled = true;
         // Let the reports already in the socket buffers join this batch.
         setImmediate(() => this.startBatch());
@@ -72,18 +97,28 @@ export class StatusIngestor {
     });
   }
 
-  /** Resolves once every report submitted so far is applied (or failed): for a clean stop. */
+  /**
+   * Resolves once every report submitted so far is applied (or failed): for a clean stop, once
+   * the broker has closed. Reports held by an outage are rejected rather than waited for: their
+   * devices are gone and send them again to whichever gateway they reach next.
+   */
   async idle(): Promise<void> {
+    this.giveUp = true;
+    if (this.retryTimer) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+      this.rejectAll(this.queue.splice(0), new Error('gateway stopping during a database outage'));
+    }
     while (this.running.size > 0 || this.scheduled) await Promise.all([...this.running, new Promise((resolve) => setImmediate(resolve))]);
   }
 
   private startBatch(): void {
     this.scheduled = false;
-    while (this.queue.length > 0 && this.running.size < PARALLEL_BATCHES) {
+    while (this.queue.length > 0 && this.running.size < PARALLEL_BATCHES && !this.retryTimer) {
       const batch = this.queue.splice(0, MAX_BATCH);
       const run: Promise<void> = this.runBatch(batch).finally(() => {
         this.running.delete(run);
-        if (this.queue.length > 0 && !this.scheduled) {
+        if (this.queue.length > 0 && !this.scheduled && !this.retryTimer) {
           this.scheduled = true;
           setImmediate(() => this.startBatch());
         }
@@ -120,14 +155,48 @@ export class StatusIngestor {
   }
 
   private async runBatch(batch: Pending[]): Promise<void> {
+    let applied: Awaited<ReturnType<StatusIngestor['applyBatch']>>;
     try {
-      const { outcomes, changes } = await this.applyBatch(batch.map((pending) => pending.report));
-      batch.forEach((pending, i) => pending.resolve(outcomes[i]!));
-      this.hooks.committed(changes);
+      applied = await this.applyBatch(batch.map((pending) => pending.report));
     } catch (error) {
+      // A commit whose answer was lost may have been applied: applying it again changes nothing.
+      if (!this.giveUp && this.outage.failed(error)) return this.hold(batch, error);
       this.logger.error({ err: error, reports: batch.length }, 'status batch failed; devices will resend');
-      for (const pending of batch) pending.reject(error);
+      return this.rejectAll(batch, error);
     }
+    this.outage.succeeded();
+    this.backoff.reset();
+    batch.forEach((pending, i) => pending.resolve(applied.outcomes[i]!));
+    this.hooks.committed(applied.changes);
+  }
+
+  /**
+   * The database is unreachable: the batch goes back to the head of the queue, and no batch
+   * starts until a retry after the backoff delay (then with whatever queued meanwhile too).
+   * Reports held longer than the bound are rejected.
+   */
+  private hold(batch: Pending[], error: unknown): void {
+    const now = performance.now();
+    const kept: Pending[] = [];
+    const expired: Pending[] = [];
+    for (const pending of batch) {
+      pending.heldSince ??= now;
+      (now - pending.heldSince >= this.maxHoldMs ? expired : kept).push(pending);
+    }
+    if (expired.length > 0) {
+      this.logger.warn({ reports: expired.length, heldMs: this.maxHoldMs }, 'status reports held too long through a database outage; their devices will resend');
+      this.rejectAll(expired, error);
+    }
+    this.queue.unshift(...kept);
+    if (this.retryTimer || this.queue.length === 0) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.startBatch();
+    }, this.backoff.delay());
+  }
+
+  private rejectAll(batch: Pending[], error: unknown): void {
+    for (const pending of batch) pending.reject(error);
   }
 
   private async applyBatch(reports: StatusReportInput[]): Promise<{ outcomes: ReportResult[]; changes: SmsStatusChange[] }> {

@@ -1,0 +1,97 @@
+// Telling a database outage from a bad statement. An outage (server stopped or restarting,
+// network cut, pool starved of connections) passes: work that waits and retries succeeds once
+// the database is back. Anything else (a constraint, bad data, a bug) fails the same way however
+// often it is retried. Device message handlers hold their messages through an outage, the HTTP
+// layer answers 503 instead of 500, timers log the outage once instead of once per tick.
+import type { Logger } from '../common/logger.ts';
+
+/** Socket errors of a connection that could not be made or was lost. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTCONN', 'EAI_AGAIN']);
+
+/**
+ * SQLSTATEs of a server that cannot serve now: class 08 (connection exception), 57P01-57P03
+ * (shut down by an administrator, crash restart, not accepting connections yet) and 53300 (too
+ * many connections).
+ */
+const UNAVAILABLE_SQLSTATES = /^(08...|57P0[1-3]|53300)$/;
+
+/** What pg and knex say, without a code, when a connection died or none could be had. */
+const UNAVAILABLE_MESSAGES = [
+  /^Connection terminated/i,
+  /connection error and is not queryable/i,
+  /Timeout acquiring a connection/i,
+  /^Client was closed and is not queryable/i,
+];
+
+/** Whether `error` says the database is unreachable (a passing outage), not that the work was wrong. Pure. */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 4) return false;
+  const { code, name, message, cause, errors } = error as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string' && (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.test(code))) return true;
+  if (name === 'KnexTimeoutError') return true;
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
+  // Node reports a refused connection to a name with several addresses as an AggregateError.
+  if (Array.isArray(errors) && errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
+  return cause !== undefined && isDatabaseUnavailable(cause, depth + 1);
+}
+
+/**
+ * One component's view of an outage, for its logs: a warning when the first failure shows the
+ * database unreachable, an info line when work succeeds again, nothing in between (a timer
+ * ticking through a 20 s outage must not write a line per tick, nor a handler one per message).
+ */
+export class OutageNotice {
+  private since: number | undefined;
+  private failures = 0;
+
+  constructor(
+    private readonly logger: Logger,
+    /** What is held or skipped meanwhile, for the log lines: "status reports", "dispatch sweep". */
+    private readonly what: string,
+  ) {}
+
+  get ongoing(): boolean {
+    return this.since !== undefined;
+  }
+
+  /** Records a failure; returns true when it is an outage (logged once), false for any other error. */
+  failed(error: unknown): boolean {
+    if (!isDatabaseUnavailable(error)) return false;
+    this.failures++;
+    if (this.since === undefined) {
+      this.since = Date.now();
+      this.logger.warn({ err: error }, `database unreachable: ${this.what} wait until it is back`);
+    }
+    return true;
+  }
+
+  /** Records a success: ends the outage, if there was one, with one line. */
+  succeeded(): void {
+    if (this.since === undefined) return;
+    this.logger.info({ outageMs: Date.now() - this.since, failedAttempts: this.failures }, `database reachable again: ${this.what} resume`);
+    this.since = undefined;
+    this.failures = 0;
+  }
+}
+
+/** Retry delays through an outage: doubling from `first` up to `max`; reset after a success. */
+export class Backoff {
+  private next: number;
+
+  constructor(
+    private readonly first = 250,
+    private readonly max = 5_000,
+  ) {
+    this.next = first;
+  }
+
+  delay(): number {
+    const delay = this.next;
+    this.next = Math.min(this.max, this.next * 2);
+    return delay;
+  }
+
+  reset(): void {
+    this.next = this.first;
+  }
+}
