@@ -60,7 +60,8 @@ export interface DeviceSettings {
 
 export async function insertDevice(
   db: Executor,
-  values: { accountId: string; name: string; tokenHash: string; type?: string },
+  /** name: the system name until the device reports its own; nameCustom: the name the user chose. */
+  values: { accountId: string; name: string; nameCustom?: string | null; tokenHash: string; type?: string },
 ): Promise<DeviceRow> {
   const now = new Date();
   const [row] = await db<DeviceRow>('devices')
@@ -69,6 +70,7 @@ export async function insertDevice(
       object_id: newObjectId(now.getTime()),
       account_id: values.accountId,
       name: values.name,
+      name_custom: values.nameCustom ?? null,
       type: values.type ?? 'android',
       token_hash: values.tokenHash,
       created_at: now,
@@ -139,7 +141,10 @@ export interface HeartbeatValues {
   app_version?: string | undefined;
 }
 
-/** Records what the device reports about itself; updated_at and last_seen_at follow. */
+/**
+ * Records what the device reports about itself; updated_at and last_seen_at follow. Its `name` is
+ * the system name: the name the user chose (name_custom) is never touched here.
+ */
 export async function recordHeartbeat(db: Executor, id: string, values: HeartbeatValues): Promise<DeviceRow | undefined> {
   const now = new Date();
   const [row] = await db<DeviceRow>('devices')

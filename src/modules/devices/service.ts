@@ -26,14 +26,18 @@ export class DeviceService {
     private readonly clock: Clock,
   ) {}
 
-  /** Registers a device; the token is returned once and only its hash is kept. */
+  /**
+   * Registers a device; the token is returned once and only its hash is kept. The name given
+   * here is the user's name for it (name_custom), which heartbeats never overwrite; it also
+   * stands as the system name until the device's first heartbeat reports its own.
+   */
   async register(accountId: string, name: string): Promise<{ device: devices.DeviceRow; token: string }> {
     const trimmed = name.trim();
     if (trimmed.length === 0 || exceedsCharacters(trimmed, 100)) {
       throw invalidField('name', 'name must be 1-100 characters');
     }
     const token = `sgd_${randomToken(32)}`;
-    const device = await devices.insertDevice(this.db, { accountId, name: trimmed, tokenHash: hashSecret(token) });
+    const device = await devices.insertDevice(this.db, { accountId, name: trimmed, nameCustom: trimmed, tokenHash: hashSecret(token) });
     return { device, token };
   }
 
