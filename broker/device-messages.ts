@@ -38,7 +38,7 @@ export class DeviceMessages {
     /** Tells the device to drop a task (docs/asyncapi.yaml, message TaskRevoked). */
     private readonly revoke: (deviceId: string, smsId: string, reason: string) => Promise<void>,
   ) {
-    this.outage = new OutageNotice(logger, 'heartbeats are dropped and received SMS held;');
+    this.outage = new OutageNotice(logger, 'heartbeats dropped, received SMS held');
   }
 
   rejected(deviceId: string, reason: string, detail?: string): void {

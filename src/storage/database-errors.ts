@@ -46,7 +46,7 @@ export class OutageNotice {
 
   constructor(
     private readonly logger: Logger,
-    /** What is held or skipped meanwhile, for the log lines: "status reports", "dispatch sweep". */
+    /** What waits meanwhile, for the log lines: "status reports held", "dispatch retried each sweep". */
     private readonly what: string,
   ) {}
 
@@ -60,7 +60,7 @@ export class OutageNotice {
     this.failures++;
     if (this.since === undefined) {
       this.since = Date.now();
-      this.logger.warn({ err: error }, `database unreachable: ${this.what} wait until it is back`);
+      this.logger.warn({ err: error }, `database unreachable: ${this.what}`);
     }
     return true;
   }
@@ -68,7 +68,7 @@ export class OutageNotice {
   /** Records a success: ends the outage, if there was one, with one line. */
   succeeded(): void {
     if (this.since === undefined) return;
-    this.logger.info({ outageMs: Date.now() - this.since, failedAttempts: this.failures }, `database reachable again: ${this.what} resume`);
+    this.logger.info({ outageMs: Date.now() - this.since, failedAttempts: this.failures }, `database reachable again (was: ${this.what})`);
     this.since = undefined;
     this.failures = 0;
   }

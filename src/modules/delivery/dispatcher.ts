@@ -131,7 +131,7 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
   ) {
     this.startedAt = clock.now();
-    this.outage = new OutageNotice(logger, 'dispatch (sweep, claims, pool offers) retries on its next sweep;');
+    this.outage = new OutageNotice(logger, 'claims and sweeps retried each sweep');
     events.on('sms.queued', (sms) => this.onQueued(sms));
     events.on('sms.transient', (sms) => this.onTransient(sms));
     events.on('device.settings_changed', (device) => this.onSettingsChanged(device));

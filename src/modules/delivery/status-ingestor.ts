@@ -82,7 +82,7 @@ export class StatusIngestor {
     private readonly logger: Logger,
     private readonly maxHoldMs = MAX_HOLD_MS,
   ) {
-    this.outage = new OutageNotice(logger, 'status reports are held and');
+    this.outage = new OutageNotice(logger, 'status reports held');
   }
 
   submit(report: StatusReportInput): Promise<ReportResult> {
