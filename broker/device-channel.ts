@@ -18,6 +18,7 @@ import type { DeviceLink } from '../src/modules/delivery/dispatcher.ts';
 import type { SendTask } from '../src/modules/delivery/task.ts';
 import { decidePublish, decideSubscribe, mayReceive, QUARANTINE_PREFIX } from './acl.ts';
 import { DeviceMessages } from './device-messages.ts';
+import { meterBroker } from './metrics.ts';
 import { DeviceLookup } from './device-lookup.ts';
 import { LastSeenWriter } from './last-seen.ts';
 import { indexRetainedMessages } from './retained-store.ts';
@@ -92,6 +93,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       throw error;
     }
     metrics.gauge('mqtt_connected_clients', 'MQTT connections open now', () => aedes.connectedClients);
+    meterBroker(aedes, metrics);
     return channel;
   }
 

@@ -18,6 +18,8 @@ import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { createServices, type Services } from './services.ts';
 import { admissionControl } from './http/middleware/admission.ts';
 import { DeviceChannel } from '../broker/device-channel.ts';
+import { httpMetrics } from './http/middleware/http-metrics.ts';
+import { meterGateway } from './common/gateway-metrics.ts';
 
 export const VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -42,12 +44,14 @@ export class Gateway {
     try {
       await migrate(db, logger);
       const services = createServices(config, db, logger, clock);
+      meterGateway(services, logger.child({ component: 'metrics' }));
       let channel: DeviceChannel | undefined;
       const app = createApp({
         logger: logger.child({ component: 'http' }),
         authenticator: services.apiKeys,
         bodyLimitBytes: config.bodyLimitBytes,
         version: VERSION,
+        measure: httpMetrics(services.metrics),
         guard: admissionControl(services.admission, services.metrics),
         families: [
           {
@@ -68,9 +72,9 @@ export class Gateway {
               if (!channel?.listening) throw new Error('broker not listening');
             },
           });
-          router.get('/metrics', (ctx) => {
-            ctx.type = 'text/plain; version=0.0.4';
-            ctx.body = services.metrics.render();
+          router.get('/metrics', async (ctx) => {
+            ctx.body = await services.metrics.render();
+            ctx.type = services.metrics.contentType;
           });
         },
       });

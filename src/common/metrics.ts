@@ -1,41 +1,151 @@
-// Counters for what operators need to watch (refused connections, rejected device messages,
-// applied reports), served at /metrics in the Prometheus text format.
+// What operators watch, served at /metrics in the Prometheus text format (prom-client).
+//
+// One registry per gateway, never prom-client's global one: tests run several gateways in one
+// process, and each must show only its own traffic. The figures of the process itself (event-loop
+// lag, heap, CPU, garbage collection) exist once per process whatever the number of gateways, so
+// they live in one registry of their own that every gateway appends to its page.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type Labels = Record<string, string>;
+
+/** One labelled value of a gauge read at scrape time. */
+export interface Sample {
+  labels: Labels;
+  value: number;
+}
+
+/** Seconds; from a fast local answer to a slow remote one (webhook receivers time out at 10 s by default). */
+export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
 export class Metrics {
-  private readonly counters = new Map<string, { help: string; values: Map<string, number> }>();
-  private readonly gauges = new Map<string, { help: string; read: () => number }>();
+  private readonly registry = new Registry();
+  private readonly counters = new Map<string, Counter>();
+  private readonly histograms = new Map<string, Histogram>();
+  /**
+   * Every count also kept here: prom-client reads its values asynchronously, and callers (the
+   * tests among them) ask for one count in the middle of synchronous code.
+   */
+  private readonly counted = new Map<string, number>();
+  private readonly readers = new Map<string, () => number>();
 
-  /** Adds to a counter; `labels` become Prometheus labels. */
-  count(name: string, help: string, labels: Record<string, string> = {}, by = 1): void {
-    let counter = this.counters.get(name);
-    if (!counter) this.counters.set(name, (counter = { help, values: new Map() }));
-    const key = labelKey(labels);
-    counter.values.set(key, (counter.values.get(key) ?? 0) + by);
+  /** The Content-Type of what render() returns. */
+  get contentType(): string {
+    return this.registry.contentType;
   }
 
+  /**
+   * Makes a counter exist with these labels before anything is counted, so that it is on the
+   * page (HELP and TYPE, no samples) from the start; dashboards then find every family they name.
+   */
+  declareCounter(name: string, help: string, labelNames: string[] = []): void {
+    this.counter(name, help, labelNames);
+  }
+
+  /** Adds to a counter; `labels` become Prometheus labels (the same names at every call). */
+  count(name: string, help: string, labels: Labels = {}, by = 1): void {
+    this.counter(name, help, Object.keys(labels)).inc(labels, by);
+    const key = sampleKey(name, labels);
+    this.counted.set(key, (this.counted.get(key) ?? 0) + by);
+  }
+
+  /** A gauge read synchronously at every scrape. */
   gauge(name: string, help: string, read: () => number): void {
-    this.gauges.set(name, { help, read });
+    this.replace(name);
+    this.readers.set(name, read);
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
-  /** The current value of a counter with exactly these labels (0 when never counted). */
-  value(name: string, labels: Record<string, string> = {}): number {
-    return this.counters.get(name)?.values.get(labelKey(labels)) ?? 0;
+  /**
+   * A labelled gauge read at every scrape by `read` (a database query, say). When the read fails
+   * the family is shown without samples rather than with old values; `onError` hears why.
+   */
+  sampledGauge(name: string, help: string, labelNames: string[], read: () => Promise<Sample[]>, onError: (error: unknown) => void): void {
+    this.replace(name);
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        try {
+          for (const sample of await read()) this.set(sample.labels, sample.value);
+        } catch (error) {
+          onError(error);
+        }
+      },
+    });
   }
 
-  render(): string {
-    const lines: string[] = [];
-    for (const [name, { help, values }] of this.counters) {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
-      for (const [labels, value] of values) lines.push(`${name}${labels ? `{${labels}}` : ''} ${value}`);
+  /** Makes a histogram exist before its first observation (see declareCounter). */
+  declareHistogram(name: string, help: string, labelNames: string[] = [], buckets = LATENCY_BUCKETS): void {
+    this.histogram(name, help, labelNames, buckets);
+  }
+
+  /** Records one observation (seconds, for durations) in a histogram. */
+  observe(name: string, help: string, labels: Labels, value: number, buckets = LATENCY_BUCKETS): void {
+    this.histogram(name, help, Object.keys(labels), buckets).observe(labels, value);
+  }
+
+  /** The current value of a counter with exactly these labels (0 when never counted), or of a gauge read synchronously. */
+  value(name: string, labels: Labels = {}): number {
+    const read = this.readers.get(name);
+    if (read) return read();
+    return this.counted.get(sampleKey(name, labels)) ?? 0;
+  }
+
+  /** The whole page: this gateway's metrics, then the process's. */
+  async render(): Promise<string> {
+    const [own, process] = await Promise.all([this.registry.metrics(), processRegistry().metrics()]);
+    return `${own.trimEnd()}\n${process}`;
+  }
+
+  private counter(name: string, help: string, labelNames: string[]): Counter {
+    let counter = this.counters.get(name);
+    if (!counter) {
+      counter = new Counter({ name, help, labelNames, registers: [this.registry] });
+      this.counters.set(name, counter);
     }
-    for (const [name, { help, read }] of this.gauges) {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${read()}`);
+    return counter;
+  }
+
+  private histogram(name: string, help: string, labelNames: string[], buckets: number[]): Histogram {
+    let histogram = this.histograms.get(name);
+    if (!histogram) {
+      histogram = new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+      this.histograms.set(name, histogram);
     }
-    return `${lines.join('\n')}\n`;
+    return histogram;
+  }
+
+  /** A gauge registered again (a broker restarted on the same services) replaces the old one. */
+  private replace(name: string): void {
+    this.registry.removeSingleMetric(name);
+    this.readers.delete(name);
   }
 }
 
-function labelKey(labels: Record<string, string>): string {
-  return Object.entries(labels)
-    .map(([label, value]) => `${label}="${value.replace(/["\\\n]/g, '_')}"`)
-    .join(',');
+let processMetrics: Registry | undefined;
+
+/** Created on first use: collecting starts timers and observers, once per process. */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
+function sampleKey(name: string, labels: Labels): string {
+  const pairs = Object.entries(labels)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([label, value]) => `${label}=${JSON.stringify(value)}`);
+  return `${name}{${pairs.join(',')}}`;
 }

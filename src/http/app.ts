@@ -23,6 +23,8 @@ export interface AppParts {
   mountExtra?: (router: Router) => void;
   /** Runs after the error handler and before any route: admission control. */
   guard?: Koa.Middleware;
+  /** Runs first, around everything else, so it sees every request's final status: request metrics. */
+  measure?: Koa.Middleware;
 }
 
 export function createApp(parts: AppParts): Koa {
@@ -44,6 +46,7 @@ export function createApp(parts: AppParts): Koa {
   mountDocs(router);
   parts.mountExtra?.(router);
 
+  if (parts.measure) app.use(parts.measure);
   app.use(requestContext(parts.logger));
   app.use(errorHandler(parts.logger));
   if (parts.guard) app.use(parts.guard);

@@ -34,7 +34,7 @@ describe('device channel: device identity (case-insensitive ids, one session per
   afterEach(async () => clients.endAll());
 
   /** MQTT connections the broker holds now (the mqtt_connected_clients gauge). */
-  const sessions = () => Number(/^mqtt_connected_clients (\d+)$/m.exec(gateway.services.metrics.render())?.[1]);
+  const sessions = () => gateway.services.metrics.value('mqtt_connected_clients');
 
   /**
    * Connects as the device with the id written as given (client id and username), a last will

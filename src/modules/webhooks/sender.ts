@@ -17,6 +17,7 @@ import { Agent, request } from 'undici';
 import { withRelaxedCommit, type Database } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Metrics } from '../../common/metrics.ts';
+import { meterWebhookAttempt } from '../../common/gateway-metrics.ts';
 import type { WebhookConfig } from '../../config.ts';
 import type { DestinationGuard } from './destination-guard.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -109,7 +110,7 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
         if (claimed.length === 0) return;
         // A full batch means more may be due: let another worker claim while this one sends.
         if (claimed.length === BATCH && this.workers.size < WORKERS) this.wake();
-        const results = await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+        const results = await Promise.all(claimed.map((delivery) => meterWebhookAttempt(this.metrics, () => this.attempt(delivery))));
         await this.record(claimed, results);
       }
     } catch (error) {
