@@ -4,13 +4,16 @@
 // dispatcher a way to reach devices (DeviceLink).
 import { EventEmitter } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
-import type { Server as HttpServer } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
 import { WebSocketServer, createWebSocketStream } from 'ws';
 import type { Logger } from '../src/common/logger.ts';
 import type { Metrics } from '../src/common/metrics.ts';
 import type { Services } from '../src/services.ts';
+import type { MqttLimitsConfig } from '../src/config.ts';
+import { clientAddressKey } from '../src/common/client-address.ts';
 import { secretMatches } from '../src/common/secrets.ts';
 import { isUuid } from '../src/common/object-id.ts';
 import { liveDeviceIds, type DeviceRow } from '../src/modules/devices/repository.ts';
@@ -24,6 +27,11 @@ import { LastSeenWriter } from './last-seen.ts';
 import { indexRetainedMessages } from './retained-store.ts';
 import { canonicalDeviceId, identityOf, OPERATOR_CLIENT_PREFIX, setIdentity, type DeviceIdentity } from './identity.ts';
 import { canonicalTopic, deviceTopic, isDeviceToGateway, parseDeviceTopic, TOPIC_PREFIX } from './topics.ts';
+import { guardIncoming, PacketSizeGuard } from './packet-guard.ts';
+import { ConnectionsPerAddress } from './connection-limits.ts';
+import { RefusalLog } from './refusal-log.ts';
+import { applyKeepaliveLimit } from './keepalive.ts';
+import { PresenceMirror } from './presence-mirror.ts';
 
 export const WEBSOCKET_PATH = '/mqtt';
 
@@ -35,6 +43,17 @@ export interface DeviceChannelOptions {
   host: string;
   /** The HTTP server that also carries MQTT over WebSocket. */
   http: HttpServer;
+  /** Packet sizes, CONNECT timeout and connections per address (MQTT_* variables). */
+  limits: MqttLimitsConfig;
+  /** How long a CONNECT from a throttled address waits for its CONNACK 5. */
+  refusalDelayMs: number;
+}
+
+/** What the gateway knows of a connection before it has authenticated. */
+interface Connection {
+  /** The client address as counted (clientAddressKey). */
+  address: string;
+  guard: PacketSizeGuard;
 }
 
 /** "ready": a device subscribed to its tasks, so a task published now reaches it. */
@@ -56,14 +75,22 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   /** CONNECT lookups and last-seen writes, many devices per statement (reconnect storms). */
   private readonly lookup: DeviceLookup;
   private readonly lastSeen: LastSeenWriter;
+  private readonly connectionsOf = new WeakMap<Client, Connection>();
+  private readonly perAddress: ConnectionsPerAddress;
+  private readonly refusals: RefusalLog;
+  private readonly presenceMirror: PresenceMirror;
 
   private constructor(
     private readonly aedes: Aedes,
     private readonly services: Services,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
+    private readonly options: DeviceChannelOptions,
   ) {
     super();
+    this.perAddress = new ConnectionsPerAddress(options.limits.maxConnectionsPerAddress);
+    this.refusals = new RefusalLog(metrics, logger);
+    this.presenceMirror = new PresenceMirror(services.presence, (topic, payload) => this.publish({ topic, payload, qos: 1, retain: true }), logger);
     this.messages = new DeviceMessages(services, metrics, logger, (identity) => this.wentOffline(identity), (deviceId, smsId, reason) =>
       this.revokeTask(deviceId, smsId, reason),
     );
@@ -76,16 +103,19 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       // One slow or frozen device must not stall delivery to the others (architecture pitfalls).
       drainTimeout: 10_000,
       concurrency: 1000,
-      connectTimeout: 30_000,
+      // Applies from the first byte: a connection that sends nothing, or a CONNECT that never
+      // completes, is closed (and counted, see connectionError) after this time.
+      connectTimeout: options.limits.connectTimeoutMs,
       heartbeatInterval: 60_000,
       maxClientsIdLength: 64,
-      // A device pings at least this often (seconds); longer keepalives are refused.
-      keepaliveLimit: 600,
+      // No refusal for a keepalive: preConnect applies the gateway's own limit (broker/keepalive.ts).
+      keepaliveLimit: 0,
     });
     // Retained messages from a topic tree, not a scan of all of them per SUBSCRIBE (architecture pitfalls).
     indexRetainedMessages(aedes);
-    const channel = new DeviceChannel(aedes, services, metrics, logger);
+    const channel = new DeviceChannel(aedes, services, metrics, logger, options);
     channel.installHooks();
+    channel.presenceMirror.start();
     try {
       await channel.listen(options);
     } catch (error) {
@@ -132,6 +162,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   }
 
   async close(): Promise<void> {
+    this.presenceMirror.stop();
     this.ws?.close();
     for (const client of this.ws?.clients ?? []) client.terminate();
     await new Promise<void>((resolve) => this.aedes.close(() => resolve()));
@@ -146,9 +177,14 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     // MQTT packets are small and latency matters: no Nagle delay (with the peer's delayed ACK it
     // held a report's acknowledgement back ~40 ms).
     const tcp = createServer({ noDelay: true }, (socket) => {
+      const address = clientAddressKey(socket.remoteAddress);
+      if (!this.admit(address)) return void socket.destroy();
       this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-      this.aedes.handle(socket);
+      socket.once('close', () => {
+        this.sockets.delete(socket);
+        this.perAddress.release(address);
+      });
+      this.handle(socket, address);
     });
     await new Promise<void>((resolve, reject) => {
       tcp.once('error', reject);
@@ -158,14 +194,46 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       });
     });
     this.tcp = tcp;
-    this.ws = new WebSocketServer({ server: options.http, path: WEBSOCKET_PATH });
+    // One MQTT packet a message at most (mqtt.js writes a packet per message, or less): a larger
+    // message is refused by ws before it is buffered whole (close code 1009).
+    this.ws = new WebSocketServer({ server: options.http, path: WEBSOCKET_PATH, maxPayload: options.limits.maxPacketBytes });
     this.ws.on('connection', (socket, request) => {
-      this.aedes.handle(createWebSocketStream(socket), request);
+      const address = clientAddressKey(request.socket.remoteAddress);
+      if (!this.admit(address)) return void socket.terminate();
+      socket.once('close', () => this.perAddress.release(address));
+      socket.on('error', (error: Error & { code?: string }) => {
+        if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') this.refusals.refused(address, 'packet_too_large');
+      });
+      this.handle(createWebSocketStream(socket), address, request);
     });
+  }
+
+  /** Takes a place for a new connection from the address, or counts its refusal. */
+  private admit(address: string): boolean {
+    if (this.perAddress.admit(address)) return true;
+    this.refusals.refused(address, 'too_many_connections');
+    return false;
+  }
+
+  /** Hands the connection to the broker, its incoming packets bounded by their headers. */
+  private handle(stream: Duplex, address: string, request?: IncomingMessage): void {
+    const guard = new PacketSizeGuard(this.options.limits.maxPacketBytes);
+    guardIncoming(stream, guard, (reason) => this.refusals.refused(address, reason));
+    const client = this.aedes.handle(stream, request);
+    this.connectionsOf.set(client, { address, guard });
   }
 
   private installHooks(): void {
     const { aedes } = this;
+    aedes.preConnect = (client, packet, done) => {
+      const { keepalive, adjusted } = applyKeepaliveLimit(packet.keepalive ?? 0);
+      if (adjusted) {
+        this.metrics.count('mqtt_keepalive_adjusted_total', 'CONNECTs whose keepalive the gateway replaced with its own limit', { requested: adjusted });
+        this.logger.info({ clientId: packet.clientId?.slice(0, 64), requested: packet.keepalive, applied: keepalive }, 'mqtt keepalive replaced by the gateway limit');
+        packet.keepalive = keepalive;
+      }
+      done(null, true);
+    };
     aedes.authenticate = (client, username, password, done) => {
       this.authenticate(client, username, password).then(
         (ok) => {
@@ -266,24 +334,45 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       }
     });
     aedes.on('clientError', (client, error) => this.logger.debug({ clientId: client?.id, err: error.message }, 'mqtt client error'));
-    aedes.on('connectionError', (client, error) => this.logger.debug({ clientId: client?.id, err: error.message }, 'mqtt connection error'));
+    aedes.on('connectionError', (client, error) => {
+      // Aedes' CONNECT timer (connectTimeout) ends a connection with this error; nothing else does.
+      const address = this.connectionsOf.get(client)?.address;
+      if (address !== undefined && error.message === 'connect did not arrive in time') this.refusals.refused(address, 'connect_timeout');
+      else this.logger.debug({ clientId: client?.id, err: error.message }, 'mqtt connection error');
+    });
   }
 
   private async authenticate(client: Client, username: string | undefined, password: Buffer | undefined): Promise<boolean> {
+    const connection = this.connectionsOf.get(client);
+    const address = connection?.address;
+    const throttle = this.services.authThrottle;
+    if (throttle.refusedFor(address, 'mqtt') > 0) {
+      // Refused unchecked (no lookup, no hash), and only after a delay: a guesser's loop slows
+      // down, and the per-address connection cap bounds how many it can hold waiting.
+      await new Promise((resolve) => setTimeout(resolve, this.options.refusalDelayMs).unref());
+      this.refusals.refused(address ?? 'unknown', 'auth_throttled');
+      return false;
+    }
     const secret = password?.toString('utf8') ?? '';
-    const refuse = (reason: string) => {
+    const refuse = (reason: string, guess = true) => {
       this.metrics.count('mqtt_auth_failures_total', 'MQTT connections refused at CONNECT', { reason });
       this.logger.warn({ clientId: client.id?.slice(0, 64), reason }, 'mqtt connection refused');
+      // A key that is valid but lacks the permission is no guess: it does not count.
+      if (guess) throttle.failed(address, 'mqtt');
       return false;
+    };
+    const accepted = () => {
+      connection?.guard.authenticated();
+      return true;
     };
     if (client.id?.startsWith(OPERATOR_CLIENT_PREFIX)) {
       const auth = await this.services.apiKeys.authenticate(secret);
       if (!auth) return refuse('bad_api_key');
-      if (!auth.permissions.has('devices:monitor')) return refuse('missing_devices_monitor');
+      if (!auth.permissions.has('devices:monitor')) return refuse('missing_devices_monitor', false);
       const identity = { kind: 'operator' as const, accountId: auth.accountId, keyId: auth.keyId, devices: new Set<string>() };
       await this.refreshOperatorDevices(identity);
       setIdentity(client, identity);
-      return true;
+      return accepted();
     }
     // Device ids compare case-insensitively (they are UUIDs).
     if (!username || !client.id || username.toLowerCase() !== client.id.toLowerCase() || !isUuid(username)) return refuse('bad_client_id');
@@ -295,7 +384,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     client.id = deviceId;
     setIdentity(client, { kind: 'device', deviceId, accountId: device.account_id, device });
     if (!client.closed && (this.connections.has(deviceId) || this.takingOver.has(deviceId))) this.takingOver.set(deviceId, client);
-    return true;
+    return accepted();
   }
 
   private async refreshOperatorDevices(identity: { accountId: string; devices: Set<string> }): Promise<void> {
@@ -388,6 +477,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   }
 
   private publish(packet: { topic: string; payload: string; qos: 0 | 1; retain: boolean }): Promise<void> {
+    if (this.aedes.closed) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.aedes.publish({ cmd: 'publish', dup: false, ...packet, payload: Buffer.from(packet.payload) }, (error) =>
         error ? reject(error) : resolve(),

@@ -34,7 +34,29 @@ export interface Config {
   pauseForMs: number;
   /** Admission control: past these bounds API requests get 503 and devices CONNACK 3. */
   admission: AdmissionConfig;
+  /** What the MQTT broker lets a connection do before and after it authenticates. */
+  mqtt: MqttLimitsConfig;
+  /** Failed authentications per client address, over HTTP and MQTT alike. */
+  authThrottle: AuthThrottleConfig;
   webhooks: WebhookConfig;
+}
+
+export interface MqttLimitsConfig {
+  /** Largest MQTT packet (fixed header included) once authenticated; a larger one closes the connection. */
+  maxPacketBytes: number;
+  /** A connection that has not sent a complete CONNECT within this time is closed. */
+  connectTimeoutMs: number;
+  /** Open MQTT connections (TCP and WebSocket) from one client address. */
+  maxConnectionsPerAddress: number;
+}
+
+export interface AuthThrottleConfig {
+  /** Failed authentications from one address within windowMs after which it is refused... */
+  failureLimit: number;
+  /** ...for this long (and the window they are counted in). */
+  windowMs: number;
+  /** A refused MQTT CONNECT waits this long for its CONNACK 5 (slows a guesser's loop). */
+  mqttRefusalDelayMs: number;
 }
 
 export interface AdmissionConfig {
@@ -104,6 +126,16 @@ export function loadConfig(env: Env = process.env): Config {
       maxInFlight: read('HTTP_MAX_IN_FLIGHT', 64, (raw) => wholeNumber(raw, 1, 100_000)),
       maxEventLoopDelayMs: read('MAX_EVENT_LOOP_DELAY', 150, (raw) => wholeNumber(raw, 0, 60_000)),
     },
+    mqtt: {
+      maxPacketBytes: read('MQTT_MAX_PACKET', 32 * 1024, mqttPacketBytes),
+      connectTimeoutMs: read('MQTT_CONNECT_TIMEOUT', 10, (raw) => wholeNumber(raw, 1, 300)) * 1000,
+      maxConnectionsPerAddress: read('MQTT_MAX_CONNECTIONS_PER_ADDRESS', 100, (raw) => wholeNumber(raw, 1, 1_000_000)),
+    },
+    authThrottle: {
+      failureLimit: read('AUTH_FAILURE_LIMIT', 30, (raw) => wholeNumber(raw, 1, 1_000_000)),
+      windowMs: read('AUTH_FAILURE_WINDOW', 60, positiveSeconds) * 1000,
+      mqttRefusalDelayMs: 1_000,
+    },
     webhooks: {
       allowedHosts: read('WEBHOOK_ALLOWED_HOSTS', [], hostList),
       secretKey: read<Buffer | undefined>('WEBHOOK_SECRET_KEY', undefined, encryptionKey),
@@ -139,6 +171,13 @@ function bytes(raw: string): number {
   const unit = { b: 1, kb: 1024, mb: 1024 * 1024 }[(match[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'];
   const value = Number(match[1]) * unit;
   if (value < 1024 || value > 16 * 1024 * 1024) throw new Error(`must be between 1kb and 16mb, got "${raw}"`);
+  return value;
+}
+
+/** A device payload may be 16 KiB; its topic and headers need room besides. */
+function mqttPacketBytes(raw: string): number {
+  const value = bytes(raw);
+  if (value < 20 * 1024) throw new Error(`must be at least 20kb (a device message may carry 16 KiB), got "${raw}"`);
   return value;
 }
 

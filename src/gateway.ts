@@ -48,7 +48,8 @@ export class Gateway {
       let channel: DeviceChannel | undefined;
       const app = createApp({
         logger: logger.child({ component: 'http' }),
-        authenticator: services.apiKeys,
+        // Unknown keys are counted per client address; an address with too many is refused (429).
+        authenticator: { authenticate: (key) => services.apiKeys.authenticate(key), throttle: services.authThrottle },
         bodyLimitBytes: config.bodyLimitBytes,
         version: VERSION,
         measure: httpMetrics(services.metrics),
@@ -86,6 +87,8 @@ export class Gateway {
         port: config.mqttPort,
         host: config.host,
         http,
+        limits: config.mqtt,
+        refusalDelayMs: config.authThrottle.mqttRefusalDelayMs,
       }).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });
       });

@@ -7,6 +7,7 @@ import { GatewayEventBus } from './common/events.ts';
 import { Metrics } from './common/metrics.ts';
 import { Admission } from './common/admission.ts';
 import { systemClock, type Clock } from './common/clock.ts';
+import { AuthThrottle } from './common/auth-throttle.ts';
 import { AccountService } from './modules/accounts/service.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
 import { DevicePresence } from './modules/devices/presence.ts';
@@ -36,6 +37,8 @@ export interface Services {
   /** Whether the process can take more work now (HTTP requests, device connections). */
   admission: Admission;
   presence: DevicePresence;
+  /** Failed authentications per client address; the HTTP API and the broker share it. */
+  authThrottle: AuthThrottle;
   accounts: AccountService;
   apiKeys: ApiKeyService;
   devices: DeviceService;
@@ -92,6 +95,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     metrics,
     admission: new Admission(config.admission),
     presence,
+    authThrottle: new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) }),
     accounts: new AccountService(db),
     apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' })),
     devices,

@@ -26,6 +26,7 @@ export const ERROR_CATALOG = {
   idempotency_key_reused: { status: 422, message: 'this Idempotency-Key was used with a different request' },
   payload_too_large: { status: 413, message: 'request body is too large' },
   unsupported_media_type: { status: 415, message: 'request body must be JSON (Content-Type: application/json)' },
+  too_many_auth_failures: { status: 429, message: 'too many failed authentications from this address; retry after the time Retry-After gives' },
   no_device_available: { status: 503, message: 'no online device can take this SMS now' },
   not_ready: { status: 503, message: 'the gateway is not ready' },
   overloaded: { status: 503, message: 'the gateway is at capacity; retry after the time Retry-After gives' },
