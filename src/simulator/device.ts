@@ -1,12 +1,14 @@
 // A simulated Android device speaking the device protocol (docs/asyncapi.yaml) over a real MQTT
 // connection, as the phone app does: it subscribes to its tasks and settings, reports
 // processing -> sent -> delivered with configurable delays and failure rates, sends
-// heartbeats, forwards received SMS, and reconnects after a drop. The SMS id is its idempotency
-// key: a task it already handled is re-acknowledged with its current status, never re-sent.
+// heartbeats, forwards received SMS, and reconnects after a drop or a refused CONNECT with
+// backoff (docs/devices.md). The SMS id is its idempotency key: a task it already handled is
+// re-acknowledged with its current status, never re-sent.
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import { deviceTopic } from '../../broker/topics.ts';
+import { DEFAULT_BACKOFF, ReconnectBackoff, reconnectWithBackoff } from './reconnect.ts';
 import type { SendTask } from '../modules/delivery/task.ts';
 
 export type ReportStatus = 'processing' | 'sent' | 'delivered' | 'undelivered' | 'failed_send' | 'failed_delivery';
@@ -27,11 +29,19 @@ export interface SimulatedDeviceOptions {
   /** Tasks worked on at once; a real phone sends one SMS at a time. Default: no limit. */
   maxConcurrentTasks?: number;
   keepaliveSeconds?: number;
+  /**
+   * Delay before the first reconnect attempt (default 1 s), doubling with jitter per failed
+   * attempt up to maxReconnectPeriodMs (default 60 s); 0: never reconnect, and connect() fails at
+   * the first refusal.
+   */
   reconnectPeriodMs?: number;
+  maxReconnectPeriodMs?: number;
 }
 
 export interface SimulatedDeviceEvents {
   connected: [];
+  /** A reconnect attempt starts (after a drop or a refused CONNECT). */
+  reconnecting: [];
   task: [task: SendTask, redelivered: boolean];
   report: [smsId: string, status: ReportStatus];
   settings: [settings: Record<string, unknown>];
@@ -50,6 +60,8 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   /** How many times each SMS was actually sent over the radio: must never exceed 1. */
   readonly sendCount = new Map<string, number>();
   settings: Record<string, unknown> | undefined;
+  /** Reconnect attempts so far. */
+  reconnects = 0;
   private active = 0;
   private readonly waiting: SendTask[] = [];
   batteryLevel = 87;
@@ -67,9 +79,14 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     return Boolean(this.client?.connected);
   }
 
-  /** Connects and resolves once subscribed and announced online. */
+  /**
+   * Connects and resolves once subscribed and announced online. It keeps trying through refusals
+   * and unreachable brokers (with backoff), unless reconnectPeriodMs is 0: then the first
+   * refusal or error rejects.
+   */
   async connect(): Promise<void> {
     const { deviceId, token } = this.options;
+    const firstMs = this.options.reconnectPeriodMs ?? DEFAULT_BACKOFF.firstMs;
     const client = mqtt.connect(this.options.brokerUrl, {
       clientId: deviceId,
       username: deviceId,
@@ -77,16 +94,25 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       protocolVersion: 4,
       clean: true,
       keepalive: this.options.keepaliveSeconds ?? 60,
-      reconnectPeriod: this.options.reconnectPeriodMs ?? 1000,
+      reconnectPeriod: firstMs,
+      reconnectOnConnackError: firstMs > 0,
       // announce() subscribes on every connect, as the app does; no second subscription.
       resubscribe: false,
       connectTimeout: 10_000,
       will: { topic: deviceTopic(deviceId, 'presence'), payload: Buffer.from('offline'), qos: 1, retain: true },
     });
     this.client = client;
+    if (firstMs > 0) {
+      const maxMs = Math.max(firstMs, this.options.maxReconnectPeriodMs ?? DEFAULT_BACKOFF.maxMs);
+      const backoff = new ReconnectBackoff({ firstMs, maxMs, stableAfterMs: Math.min(DEFAULT_BACKOFF.stableAfterMs, 10 * firstMs) });
+      reconnectWithBackoff(client, backoff, () => {
+        this.reconnects++;
+        this.emit('reconnecting');
+      });
+    }
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
     client.on('error', () => {
-      // Refused connections surface through connect(); later errors end in a reconnect.
+      // Every error ends in a reconnect (or, without reconnects, fails connect()).
     });
     client.on('connect', () => {
       // As a phone app should: small packets go out at once (no Nagle delay).
@@ -98,7 +124,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
         client.end(true);
         reject(error);
       };
-      client.once('error', fail);
+      if (firstMs === 0) client.once('error', fail);
       this.once('connected', () => {
         client.off('error', fail);
         resolve();

@@ -1,12 +1,15 @@
 // `sms-gateway simulate`: runs simulated devices against a gateway, for demos, tests and load.
+import { connect } from 'node:net';
 import { Fleet } from '../../simulator/fleet.ts';
+import { ConfigError, loadConfig } from '../../config.ts';
 import { CliError, type Output } from '../output.ts';
 import { parseFlags } from '../flags.ts';
 
 const USAGE = `usage: sms-gateway simulate --devices N [options]
   --devices N            devices to run (1-20000)
-  --api URL              gateway HTTP base URL (default http://127.0.0.1:3000)
-  --mqtt URL             broker URL (default mqtt://127.0.0.1:1883; ws://host:port/mqtt works too)
+  --api URL              gateway HTTP base URL (default http://127.0.0.1:$PORT, PORT defaulting to 3000)
+  --mqtt URL             broker URL (default mqtt://127.0.0.1:$MQTT_PORT, MQTT_PORT defaulting to 1883;
+                         ws://host:port/mqtt works too)
   --key KEY              API key with devices:write (default: $SMS_GATEWAY_KEY)
   --state FILE           remember registered devices here and reuse them (default ./data/simulator-devices.json)
   --delay MS             wait before each report (default 200)
@@ -36,8 +39,10 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
   const key = values.key ?? process.env.SMS_GATEWAY_KEY;
   if (!key) throw new CliError(`an API key is needed: --key or SMS_GATEWAY_KEY\n${USAGE}`);
   const delay = values.delay === undefined ? 200 : integer(values.delay, '--delay', 0, 600_000);
-  const apiUrl = url(values.api ?? 'http://127.0.0.1:3000', '--api', ['http:', 'https:']);
-  const brokerUrl = url(values.mqtt ?? 'mqtt://127.0.0.1:1883', '--mqtt', ['mqtt:', 'mqtts:', 'ws:', 'wss:']);
+  // The gateway on this machine, on the ports it is configured with, unless told otherwise.
+  const ports = values.api && values.mqtt ? undefined : gatewayPorts();
+  const apiUrl = url(values.api ?? `http://127.0.0.1:${ports!.port}`, '--api', ['http:', 'https:']);
+  const brokerUrl = url(values.mqtt ?? `mqtt://127.0.0.1:${ports!.mqttPort}`, '--mqtt', ['mqtt:', 'mqtts:', 'ws:', 'wss:']);
   const incomingEvery = values['incoming-every'] === undefined ? undefined : integer(values['incoming-every'], '--incoming-every', 1, 86_400);
   const duration = values.duration === undefined ? undefined : integer(values.duration, '--duration', 1, 86_400);
 
@@ -54,8 +59,15 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       heartbeatIntervalMs: 60_000,
     },
   });
+  // Devices retry an unreachable broker for ever (as phones must): check once that it is there.
+  await reachable(apiUrl);
+  await reachable(brokerUrl);
   process.stderr.write(`connecting ${count} simulated device(s) to ${brokerUrl} ...\n`);
-  await fleet.start();
+  try {
+    await fleet.start();
+  } catch (error) {
+    throw new CliError(`simulated devices could not start: ${describe(error, apiUrl)}`, 1);
+  }
   process.stderr.write(`${fleet.devices.length} device(s) online; Ctrl-C stops them\n`);
 
   const progress = setInterval(() => process.stderr.write(`${summary(fleet)}\n`), 5_000);
@@ -95,6 +107,50 @@ function fraction(raw: string | undefined, flag: string): number {
   const value = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) throw new CliError(`${flag} must be a number from 0 to 1, got "${raw}"`);
   return value;
+}
+
+/** PORT and MQTT_PORT as the gateway reads them (a bad value names its variable). */
+function gatewayPorts(): { port: number; mqttPort: number } {
+  try {
+    const { port, mqttPort } = loadConfig();
+    return { port, mqttPort };
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(`invalid configuration: ${error.problems.join('; ')}`, 2);
+    throw error;
+  }
+}
+
+const HINT = 'is it running? set --api/--mqtt or PORT/MQTT_PORT';
+
+/** Resolves once a TCP connection to the URL's host and port opens; a one-line CliError otherwise. */
+function reachable(target: string): Promise<void> {
+  const parsed = new URL(target);
+  const secure = parsed.protocol === 'https:' || parsed.protocol === 'wss:' || parsed.protocol === 'mqtts:';
+  const defaultPort = parsed.protocol.startsWith('mqtt') ? (secure ? 8883 : 1883) : secure ? 443 : 80;
+  const port = Number(parsed.port || defaultPort);
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, timeout: 5_000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      reject(new CliError(`cannot reach the gateway at ${target}: no answer within 5 s (${HINT})`, 1));
+    });
+    socket.once('error', (error) => reject(new CliError(`cannot reach the gateway at ${target}: ${describe(error, target)}`, 1)));
+  });
+}
+
+/** One line for a network or registration failure, without a stack trace. */
+function describe(error: unknown, target: string): string {
+  const cause = (error as { cause?: unknown })?.cause ?? error;
+  const code = (cause as { code?: unknown })?.code;
+  if (code === 'ECONNREFUSED') return `connection refused (${HINT})`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `unknown host ${new URL(target).hostname} (${HINT})`;
+  if (typeof code === 'string') return `${code} (${HINT})`;
+  return (error as Error)?.message ?? String(error);
 }
 
 function url(raw: string, flag: string, protocols: string[]): string {

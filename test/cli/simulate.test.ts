@@ -1,0 +1,84 @@
+// `sms-gateway simulate` finds the gateway where PORT and MQTT_PORT say it is, and when it is not
+// there says so in one line (exit status 1), without a stack trace.
+import { expect } from 'chai';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Gateway } from '../../src/gateway.ts';
+import { expectRefused, jsonOf, killChildren, runCli, tempDataDir } from '../support/cli.ts';
+import { startGateway } from '../support/gateway.ts';
+import { createTenant, type Tenant } from '../support/tenant.ts';
+
+/** A port nothing listens on (taken from the system, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function oneLine(stderr: string): string {
+  const lines = stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('npm warn'));
+  expect(lines, stderr).to.have.length(1);
+  return lines[0]!;
+}
+
+describe('cli: simulate', function () {
+  this.timeout(60_000);
+  let gateway: Gateway;
+  let tenant: Tenant;
+  const state = tempDataDir('simulate');
+
+  before(async () => {
+    gateway = await startGateway();
+    tenant = await createTenant(gateway);
+  });
+  after(async () => {
+    killChildren();
+    state.remove();
+    await gateway.stop();
+  });
+
+  it('when PORT and MQTT_PORT name the gateway, then its simulated devices register and connect there', async () => {
+    const result = await runCli(
+      ['simulate', '--devices', '2', '--key', tenant.key, '--duration', '1', '--state', join(state.dir, 'devices.json'), '--json'],
+      { PORT: String(gateway.httpPort), MQTT_PORT: String(gateway.mqttPort) },
+    );
+    expect(result.code, result.transcript).to.equal(0);
+    const body = jsonOf(result);
+    expect(body.devices, result.transcript).to.have.length(2);
+    expect(body.connected, result.transcript).to.equal(2);
+    const listed = await tenant.api.get('/devices');
+    expect(listed.body.data.map((device: { id: string }) => device.id)).to.include.members(body.devices);
+  });
+
+  it('when nothing listens on PORT, then one line names the API URL and says connection refused (exit 1)', async () => {
+    const port = await closedPort();
+    const result = await runCli(['simulate', '--devices', '1', '--key', tenant.key], { PORT: String(port), MQTT_PORT: String(gateway.mqttPort) });
+    expectRefused(result, 1);
+    expect(oneLine(result.stderr)).to.equal(
+      `error: cannot reach the gateway at http://127.0.0.1:${port}: connection refused (is it running? set --api/--mqtt or PORT/MQTT_PORT)`,
+    );
+  });
+
+  it('when the API answers but nothing listens on MQTT_PORT, then one line names the broker URL (exit 1)', async () => {
+    const port = await closedPort();
+    const result = await runCli(['simulate', '--devices', '1', '--key', tenant.key], { PORT: String(gateway.httpPort), MQTT_PORT: String(port) });
+    expectRefused(result, 1);
+    expect(oneLine(result.stderr)).to.equal(
+      `error: cannot reach the gateway at mqtt://127.0.0.1:${port}: connection refused (is it running? set --api/--mqtt or PORT/MQTT_PORT)`,
+    );
+  });
+
+  for (const [name, value] of [
+    ['PORT', 'abc'],
+    ['MQTT_PORT', '70000'],
+  ] as const) {
+    it(`when ${name} is "${value}", then one line names ${name} (exit 2)`, async () => {
+      const result = await runCli(['simulate', '--devices', '1', '--key', tenant.key], { [name]: value });
+      expectRefused(result, 2);
+      expect(oneLine(result.stderr)).to.contain(`${name}: must be a port number`);
+    });
+  }
+});
