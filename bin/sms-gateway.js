@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// The package's command. The gateway is TypeScript run through tsx's loader, so there is no
-// build step between a checkout and a running gateway.
-import { register } from 'tsx/esm/api';
+// The package's command. It runs the compiled gateway in dist/; when dist/ is missing or older
+// than the sources it is compiled first (scripts/build.js, one line on stderr), so a checkout
+// needs no set-up besides `npm ci`.
+import { ensureBuilt } from '../scripts/build.js';
 
-register();
-await import('../src/cli/index.ts');
+try {
+  await ensureBuilt();
+} catch (error) {
+  process.stderr.write(`sms-gateway: ${error.message}\n`);
+  process.exit(1);
+}
+await import('../dist/src/cli/index.js');

@@ -2,7 +2,6 @@
 // started and stopped as one. Tests start it in-process on port 0; `sms-gateway serve` for real.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
 import type { Logger } from './common/logger.ts';
@@ -18,12 +17,11 @@ import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { createServices, type Services } from './services.ts';
 import { admissionControl } from './http/middleware/admission.ts';
 import { DeviceChannel } from '../broker/device-channel.ts';
+import { PACKAGE_VERSION } from './common/package-info.ts';
 import { httpMetrics } from './http/middleware/http-metrics.ts';
 import { meterGateway } from './common/gateway-metrics.ts';
 
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export const VERSION: string = PACKAGE_VERSION;
 
 /** How long a stop waits for in-flight requests before it cuts the remaining connections. */
 const DRAIN_TIMEOUT_MS = 10_000;

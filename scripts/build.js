@@ -1,0 +1,188 @@
+// Compiles the gateway to JavaScript in dist/ (tsconfig.build.json: src, broker, db), copies
+// the other files the code reads at run time (the /docs page) beside it, and writes a stamp of
+// the sources it was built from. Plain JavaScript: it runs before anything is compiled.
+//
+// `npm run build` builds. bin/sms-gateway.js calls ensureBuilt(), which builds only when dist/
+// is missing or its stamp no longer matches the sources, so `npm ci && npm start` stays the
+// whole set-up even when install scripts are off. Several processes may start at once (a test
+// suite, two terminals): one builds under a lock, the others wait and then find it fresh.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const DIST = join(ROOT, 'dist');
+const STAMP = join(DIST, '.build-stamp.json');
+const BUILD_INFO = join(DIST, '.tsbuildinfo');
+const LOCK = join(ROOT, '.dist-build.lock');
+const SOURCE_DIRS = ['src', 'broker', 'db'];
+/** Files outside those directories that change what the build produces. */
+const BUILD_INPUTS = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.js'];
+const LOCK_WAIT_MS = 5 * 60_000;
+/** tsc's exit status when it reported errors but wrote every output anyway. */
+const TSC_ERRORS_BUT_EMITTED = 2;
+
+/**
+ * Builds dist/ unless it is fresh. `force`: build anyway. `strict` (`npm run build`): a type
+ * error fails the build. Otherwise (the bin) code with type errors still runs, as it would
+ * through tsx, after one warning line: someone mid-edit is not locked out of the command line.
+ * Throws with tsc's report when nothing usable was emitted.
+ */
+export async function ensureBuilt({ force = false, strict = false } = {}) {
+  if (!force && isFresh(fingerprint())) return;
+  const release = await lock();
+  try {
+    // Another process may have built it while this one waited for the lock.
+    const sources = fingerprint();
+    const stamp = readStamp();
+    if (!force && isFresh(sources, stamp)) return;
+    process.stderr.write(`sms-gateway: building dist/ from the TypeScript sources (${stamp ? 'they changed' : 'no build yet'})\n`);
+    rmSync(STAMP, { force: true });
+    // Without a stamp the outputs are not to be trusted: no incremental shortcut.
+    if (!stamp) rmSync(BUILD_INFO, { force: true });
+    const { code, output } = await compile();
+    if (code !== 0 && (strict || code !== TSC_ERRORS_BUT_EMITTED)) {
+      throw new Error(`the TypeScript build failed (tsc exit code ${code}):\n${output.trim()}`);
+    }
+    if (code !== 0) process.stderr.write('sms-gateway: dist/ was built from sources with type errors (`npx tsc --noEmit` lists them)\n');
+    copyAssets();
+    writeFileSync(STAMP, `${JSON.stringify({ sources, builtAt: new Date().toISOString() })}\n`);
+  } finally {
+    release();
+  }
+}
+
+/** A digest of every source file's path, size and modification time. null: no sources here (dist/ shipped alone). */
+export function fingerprint() {
+  const entries = [];
+  for (const dir of SOURCE_DIRS) walk(join(ROOT, dir), entries);
+  if (entries.length === 0) return null;
+  for (const file of BUILD_INPUTS) {
+    const path = join(ROOT, file);
+    if (existsSync(path)) entries.push(describe(path));
+  }
+  return createHash('sha256').update(entries.sort().join('\n')).digest('hex');
+}
+
+function isFresh(sources, stamp = readStamp()) {
+  if (!existsSync(join(DIST, 'src', 'cli', 'index.js'))) return false;
+  if (sources === null) return true;
+  return stamp?.sources === sources;
+}
+
+function readStamp() {
+  try {
+    return JSON.parse(readFileSync(STAMP, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function walk(dir, entries) {
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) walk(path, entries);
+    else if (entry.isFile()) entries.push(describe(path));
+  }
+}
+
+function describe(path) {
+  const stat = statSync(path);
+  return `${relative(ROOT, path)}:${stat.size}:${stat.mtimeMs}`;
+}
+
+function compile() {
+  let tsc;
+  try {
+    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch {
+    throw new Error('dist/ is missing or older than the sources, and TypeScript is not installed to build it: run `npm ci` (with dev dependencies) and `npm run build`');
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** Everything in the source directories that is not TypeScript goes beside the compiled code. */
+function copyAssets() {
+  const files = [];
+  for (const dir of SOURCE_DIRS) walk(join(ROOT, dir), files);
+  for (const line of files) {
+    const file = line.slice(0, line.indexOf(':'));
+    if (file.endsWith('.ts')) continue;
+    const target = join(DIST, file);
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(join(ROOT, file), target);
+  }
+}
+
+/** An exclusive lock (a directory: its creation is atomic) holding the builder's pid. */
+async function lock() {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      writeFileSync(join(LOCK, 'pid'), String(process.pid));
+      return () => rmSync(LOCK, { recursive: true, force: true });
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+    if (!holderAlive()) {
+      rmSync(LOCK, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`another process has been building dist/ for over ${LOCK_WAIT_MS / 60_000} minutes (lock ${LOCK})`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Whether the process named in the lock still runs (a builder killed mid-way leaves its lock). */
+function holderAlive() {
+  let pid;
+  try {
+    pid = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
+  } catch {
+    // Just created, pid not written yet: give it a moment; an empty lock this old is abandoned.
+    try {
+      return Date.now() - statSync(LOCK).mtimeMs < 5_000;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+// `node scripts/build.js`: build now. `--optional` (the prepare script): skip quietly where
+// TypeScript is not installed (an install without dev dependencies); the bin says what to do.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const optional = process.argv.includes('--optional');
+  const hasTypeScript = (() => {
+    try {
+      createRequire(import.meta.url).resolve('typescript/bin/tsc');
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  if (optional && !hasTypeScript) process.exit(0);
+  try {
+    await ensureBuilt({ force: !optional, strict: !optional });
+  } catch (error) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
