@@ -14,13 +14,17 @@ export interface Output {
   json: boolean;
   /** Prints `data` as JSON with --json, otherwise the text `render` returns. */
   result(data: unknown, render: () => string): void;
+  /** What `result` would print, for a command that shows it somewhere other than stdout. */
+  format(data: unknown, render: () => string): string;
 }
 
 export function createOutput(json: boolean): Output {
+  const format = (data: unknown, render: () => string) => (json ? `${JSON.stringify(data, null, 2)}\n` : `${render()}\n`);
   return {
     json,
+    format,
     result(data, render) {
-      process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${render()}\n`);
+      process.stdout.write(format(data, render));
     },
   };
 }

@@ -1,6 +1,8 @@
 // `sms-gateway serve`: runs the gateway until SIGINT/SIGTERM, then drains and closes cleanly.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { loadConfig } from '../../config.ts';
-import { createLogger } from '../../common/logger.ts';
+import { createLogger, type Logger } from '../../common/logger.ts';
 import { Gateway } from '../../gateway.ts';
 import { bootstrapFirstAccount } from '../../modules/accounts/bootstrap.ts';
 import { parseFlags } from '../flags.ts';
@@ -15,7 +17,7 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
   const gateway = await Gateway.start(config, logger);
 
   const first = await bootstrapFirstAccount(gateway.services);
-  if (first) printFirstStart(first, gateway.httpPort, out);
+  if (first) showFirstStart(firstStartBanner(first, gateway.httpPort, out), config.dataDir, logger);
 
   await new Promise<void>((resolve) => {
     let stopping = false;
@@ -35,12 +37,43 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
   });
 }
 
-function printFirstStart(first: { account: string; key: string }, port: number, out: Output): void {
+/** The file the first-start banner goes to when no one watches the terminal. */
+export const FIRST_START_FILE = 'first-start.txt';
+
+/**
+ * The banner holds the only copy of the key, so it goes where a person reads it and no log
+ * collector does: stdout carries the JSON logs, and a stderr that is not a terminal is usually
+ * collected too. On a terminal it is printed on stderr; otherwise it is written to a file in
+ * DATA_DIR that only this user can read (created with that mode, so it is never readable by
+ * others even for a moment), and one log line without the key says where it is.
+ */
+function showFirstStart(banner: string, dataDir: string, logger: Logger): void {
+  if (process.stderr.isTTY) {
+    process.stderr.write(banner);
+    return;
+  }
+  // DATA_DIR also holds the webhook key file with PostgreSQL; ':memory:' has no directory.
+  const directory = resolvePath(dataDir === ':memory:' ? '.' : dataDir);
+  const file = resolvePath(directory, FIRST_START_FILE);
+  try {
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    // An older file (from a database since emptied) may have looser permissions: replace it.
+    rmSync(file, { force: true });
+    writeFileSync(file, banner, { mode: 0o600, flag: 'wx' });
+    logger.info({ file }, 'first start: the new API key is in this file, readable by this user only; delete the file once the key is kept safe');
+  } catch (error) {
+    logger.error(
+      { err: error, file },
+      'first start: the new API key could not be written to its file; create one with `sms-gateway keys create --account default --permissions all`',
+    );
+  }
+}
+
+function firstStartBanner(first: { account: string; key: string }, port: number, out: Output): string {
   const base = `http://localhost:${port}/api/ext/v1`;
   const auth = `-H "Authorization: Bearer ${first.key}"`;
   const json = '-H "Content-Type: application/json"';
-  // Straight to stdout, not the log: the key must be seen once and never stored in log files.
-  out.result({ first_start: { account: first.account, api_key: first.key, api: base } }, () =>
+  return out.format({ first_start: { account: first.account, api_key: first.key, api: base } }, () =>
     [
       '',
       `First start: created account "${first.account}" and an API key with every permission.`,

@@ -1,0 +1,144 @@
+// Where the first-start key goes (issue 10, item 8: "The first-start key goes to stdout with the
+// JSON logs, so log collectors store it. Write the banner to the terminal only (stderr when it is
+// a TTY, or a file under DATA_DIR with mode 0600 otherwise, and say where)"). The real command in
+// a child process with stdout and stderr piped, as under a process manager: neither is a terminal.
+// On PostgreSQL (the default) it gets an empty database of its own, with DATA_DIR still set.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import knexModule from 'knex';
+import { expect } from 'chai';
+import { API_KEY, GatewayProcess, killChildren, tempDataDir, type Env } from '../support/cli.ts';
+import { testDatabase } from '../support/environment.ts';
+import { ApiClient } from '../support/tenant.ts';
+
+const KEY_LINE = new RegExp(`^ {2}(${API_KEY.source})$`, 'm');
+
+/** An empty PostgreSQL database for one test, and a way to drop it. */
+async function emptyDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `sms_gateway_first_start_${randomBytes(4).toString('hex')}`;
+  const admin = () => knexModule.knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  const create = admin();
+  try {
+    await create.raw(`create database ${name}`);
+  } finally {
+    await create.destroy();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const db = admin();
+      try {
+        await db.raw(`drop database if exists ${name} with (force)`);
+      } finally {
+        await db.destroy();
+      }
+    },
+  };
+}
+
+describe('the first-start banner when no terminal is watching', function () {
+  this.timeout(90_000);
+
+  const target = testDatabase();
+  let dataDir: ReturnType<typeof tempDataDir>;
+  let database: { url: string; drop: () => Promise<void> } | undefined;
+  let gateway: GatewayProcess;
+  let port: number;
+  let bannerFile: string;
+  let logged: Record<string, unknown>[];
+
+  before(async function () {
+    this.timeout(90_000);
+    dataDir = tempDataDir('first-start');
+    // A DATA_DIR that does not exist yet; with PostgreSQL it holds no database, only files like this one.
+    const dir = join(dataDir.dir, target.kind === 'postgres' ? 'files' : 'db');
+    const env: Env = { DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info' };
+    if (target.kind === 'postgres') {
+      database = await emptyDatabase(target.adminUrl);
+      env.DATABASE_URL = database.url;
+    }
+    gateway = new GatewayProcess(['serve'], env);
+    port = (await gateway.waitForLog('gateway listening', 80_000)).port as number;
+    const line = await gateway.waitFor('the log line naming the banner file', 10_000, () =>
+      gateway.logLines().find((each) => typeof each.file === 'string' && String(each.msg).startsWith('first start')),
+    );
+    bannerFile = line.file as string;
+    logged = gateway.logLines();
+  });
+
+  after(async () => {
+    gateway?.kill();
+    killChildren();
+    await database?.drop();
+    dataDir?.remove();
+  });
+
+  it('then the banner is in first-start.txt inside DATA_DIR, readable and writable by this user only', () => {
+    const expected = join(dataDir.dir, target.kind === 'postgres' ? 'files' : 'db', 'first-start.txt');
+    expect(bannerFile).to.equal(expected);
+    expect(existsSync(bannerFile)).to.equal(true);
+    expect(statSync(bannerFile).mode & 0o777).to.equal(0o600);
+  });
+
+  it('then the key is neither on stdout (the JSON logs) nor on stderr', () => {
+    const key = KEY_LINE.exec(readFileSync(bannerFile, 'utf8'))?.[1];
+    expect(key, 'the file holds the key').to.be.a('string');
+    expect(gateway.stdout).not.to.contain(key!.slice(15));
+    expect(gateway.stderr).not.to.contain(key!.slice(15));
+    expect(gateway.stdout).not.to.contain('First start: created account');
+    expect(gateway.stderr).not.to.contain('First start: created account');
+  });
+
+  it('then exactly one log line says where the file is', () => {
+    const naming = logged.filter((line) => JSON.stringify(line).includes('first-start.txt'));
+    expect(naming, JSON.stringify(naming)).to.have.length(1);
+    expect(naming[0]!.level).to.equal(30);
+  });
+
+  it('then the key in the file works against the API', async () => {
+    const key = KEY_LINE.exec(readFileSync(bannerFile, 'utf8'))![1]!;
+    const api = new ApiClient(`http://127.0.0.1:${port}/api/ext/v1`, key);
+    for (const path of ['/sms', '/devices', '/webhooks']) {
+      const reply = await api.get(path);
+      expect(reply.status, `${path}: ${JSON.stringify(reply.body)}`).to.equal(200);
+    }
+  });
+});
+
+describe('the first-start banner file', function () {
+  this.timeout(90_000);
+
+  let dataDir: ReturnType<typeof tempDataDir>;
+  let database: { url: string; drop: () => Promise<void> } | undefined;
+  let gateway: GatewayProcess;
+
+  after(async () => {
+    gateway?.kill();
+    killChildren();
+    await database?.drop();
+    dataDir?.remove();
+  });
+
+  it('when an older one (mode 0644) is in DATA_DIR, then it is replaced by a new file of mode 0600', async () => {
+    dataDir = tempDataDir('first-start-old');
+    const file = join(dataDir.dir, 'first-start.txt');
+    writeFileSync(file, 'an old banner\n', { mode: 0o644 });
+    const env: Env = { DATA_DIR: dataDir.dir, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info' };
+    const target = testDatabase();
+    if (target.kind === 'postgres') {
+      database = await emptyDatabase(target.adminUrl);
+      env.DATABASE_URL = database.url;
+    }
+    gateway = new GatewayProcess(['serve'], env);
+    await gateway.waitFor('the log line naming the banner file', 80_000, () =>
+      gateway.logLines().find((line) => line.file === file),
+    );
+    expect(statSync(file).mode & 0o777).to.equal(0o600);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.to.contain('an old banner');
+    expect(text).to.match(KEY_LINE);
+  });
+});
