@@ -1,6 +1,7 @@
 // The one place that reads the environment. Every variable is parsed and checked here, so a
 // bad value stops the gateway at start with a message that names the variable, instead of
 // surfacing later as an odd failure. Each variable is documented in the README's table.
+import ipaddr from 'ipaddr.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -75,8 +76,11 @@ export interface WebhookConfig {
   retryForMs: number;
   /** First retry delay; each further retry doubles it (with jitter), up to an hour. */
   retryBaseMs: number;
-  /** A webhook is disabled after this many failed attempts in a row. */
-  disableAfterFailures: number;
+  /**
+   * A webhook is disabled when an attempt fails and its endpoint has been failing, without a
+   * single success, for longer than this (a blip never disables it; a dead endpoint does).
+   */
+  disableAfterMs: number;
   /** Connect, headers and body timeout of one attempt. */
   timeoutMs: number;
 }
@@ -141,7 +145,8 @@ export function loadConfig(env: Env = process.env): Config {
       secretKey: read<Buffer | undefined>('WEBHOOK_SECRET_KEY', undefined, encryptionKey),
       retryForMs: read('WEBHOOK_RETRY_FOR', 86_400, positiveSeconds) * 1000,
       retryBaseMs: read('WEBHOOK_RETRY_BASE_MS', 5_000, (raw) => wholeNumber(raw, 10, 3_600_000)),
-      disableAfterFailures: read('WEBHOOK_DISABLE_AFTER', 50, (raw) => wholeNumber(raw, 1, 100_000)),
+      // Seconds (up to a year), no longer a count of attempts: 5 days by default.
+      disableAfterMs: read('WEBHOOK_DISABLE_AFTER', 432_000, (raw) => wholeNumber(raw, 1, 31_536_000)) * 1000,
       timeoutMs: read('WEBHOOK_TIMEOUT', 10, (raw) => wholeNumber(raw, 1, 120)) * 1000,
     },
   };
@@ -191,6 +196,7 @@ function hostList(raw: string): string[] {
   const entries = raw.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
   for (const entry of entries) {
     if (!/^[a-z0-9.:\-]+(\/\d{1,3})?$/.test(entry)) throw new Error(`"${entry}" is not a host name, address or CIDR range`);
+    if (entry.includes('/') && !ipaddr.isValidCIDR(entry)) throw new Error(`"${entry}" is not a valid CIDR range`);
   }
   return entries;
 }

@@ -7,6 +7,7 @@ import * as legacySearch from './20261121_003_legacy_search.ts';
 import * as webhooks from './20261121_004_webhooks.ts';
 import * as delivery from './20261122_005_delivery.ts';
 import * as webhookOrder from './20261122_006_webhook_order.ts';
+import * as webhookFailureStreak from './20261122_007_webhook_failure_streak.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -20,4 +21,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261121_004_webhooks', webhooks],
   ['20261122_005_delivery', delivery],
   ['20261122_006_webhook_order', webhookOrder],
+  ['20261122_007_webhook_failure_streak', webhookFailureStreak],
 ];

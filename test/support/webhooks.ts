@@ -14,7 +14,19 @@ import type { Tenant } from './tenant.ts';
 export const ALL_EVENTS = ['sms.status_changed', 'sms.received', 'device.online', 'device.offline', 'device.battery_low'] as const;
 
 /** Every member of the webhook object, no more (never a secret). */
-export const WEBHOOK_KEYS = ['id', 'url', 'description', 'events', 'enabled', 'disabled_reason', 'consecutive_failures', 'created_at', 'updated_at'] as const;
+export const WEBHOOK_KEYS = [
+  'id',
+  'url',
+  'description',
+  'events',
+  'enabled',
+  'disabled_reason',
+  'disabled_at',
+  'consecutive_failures',
+  'failing_since',
+  'created_at',
+  'updated_at',
+] as const;
 
 /** Every member of a delivery in the delivery log, no more (never the body or a secret). */
 export const DELIVERY_KEYS = [
@@ -51,7 +63,9 @@ export interface WebhookView {
   events: string[];
   enabled: boolean;
   disabled_reason: string | null;
+  disabled_at: string | null;
   consecutive_failures: number;
+  failing_since: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -6,7 +6,6 @@
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
-import type { AttemptResult } from '../../src/modules/webhooks/repository.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { startGateway } from '../support/gateway.ts';
 import { ApiClient, createTenant, keyWith, type Tenant } from '../support/tenant.ts';
@@ -49,8 +48,8 @@ describe('webhooks: management API', () => {
   let accounts: string[] = [];
 
   before(async () => {
-    // Two failed attempts in a row disable a webhook, so a disable happens within a test.
-    gateway = await startGateway({ webhooks: webhookConfig({ disableAfterFailures: 2 }) });
+    // A webhook failing for 300 ms is disabled, so a disable happens within a test.
+    gateway = await startGateway({ webhooks: webhookConfig({ disableAfterMs: 300 }) });
   });
   after(async () => gateway.stop());
   beforeEach(async () => {
@@ -267,20 +266,15 @@ describe('webhooks: management API', () => {
     it('when a webhook disabled after failures is enabled again, then its failure count and reason are reset and its pending delivery is sent', async () => {
       const { webhook, secret } = await createWebhook(tenant, receiver.url, ['device.online']);
       receiver.respond = () => 500;
-      let failedBatches = 0;
-      const secondFailure = nextEvent(
-        gateway.services.webhookSender,
-        'recorded',
-        (results: AttemptResult[]) => results.some((result) => result.webhookId === webhook.id) && ++failedBatches === 2,
-        10_000,
-      );
+      const disabledNow = nextEvent(gateway.services.webhookSender, 'disabled', (webhooks: { id: string }[]) => webhooks.some((w) => w.id === webhook.id), 10_000);
       await deviceComesOnline();
-      await secondFailure;
+      await disabledNow;
+      const failures = receiver.received.length;
       const disabled = await readWebhook(tenant, webhook.id);
-      expect(disabled).to.include({ enabled: false, consecutive_failures: 2 });
-      expect(disabled.disabled_reason).to.match(/2 failed attempts/);
+      expect(disabled).to.include({ enabled: false, consecutive_failures: failures });
+      expect(disabled.disabled_reason).to.match(/failed for more than 300 ms/);
       const [pending] = await deliveryLog(tenant, webhook.id);
-      expect(pending).to.include({ status: 'pending', attempts: 2, last_status_code: 500 });
+      expect(pending).to.include({ status: 'pending', attempts: failures, last_status_code: 500 });
 
       receiver.respond = () => 200;
       const resent = recorded(gateway, webhook.id, (result) => result.status === 'delivered');
@@ -293,7 +287,7 @@ describe('webhooks: management API', () => {
       expect(verified(secret, delivered!).type).to.equal('device.online');
       expect(await readWebhook(tenant, webhook.id)).to.include({ enabled: true, consecutive_failures: 0, disabled_reason: null });
       const [log] = await deliveryLog(tenant, webhook.id);
-      expect(log).to.include({ id: pending.id, status: 'delivered', last_status_code: 200, attempts: 3 });
+      expect(log).to.include({ id: pending.id, status: 'delivered', last_status_code: 200, attempts: failures + 1 });
     });
 
     const invalid: [label: string, body: unknown][] = [

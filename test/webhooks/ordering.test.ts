@@ -191,7 +191,7 @@ describe('webhooks: the events of one SMS arrive in order', () => {
   let devices: SimulatedDevice[] = [];
 
   before(async () => {
-    gateway = await startGateway({ webhooks: webhookConfig({ disableAfterFailures: 1_000_000 }) });
+    gateway = await startGateway({ webhooks: webhookConfig({ disableAfterMs: 1_000_000_000 }) });
   });
   after(async () => gateway.stop());
   beforeEach(async () => {
@@ -341,7 +341,7 @@ if (testDatabase().kind === 'postgres') {
 
     before(async () => {
       // Both must open the signing secrets the other sealed.
-      const webhooks = webhookConfig({ disableAfterFailures: 1_000_000, secretKey: randomBytes(32) });
+      const webhooks = webhookConfig({ disableAfterMs: 1_000_000_000, secretKey: randomBytes(32) });
       gateway = await startGateway({ webhooks });
       other = await startGateway({ webhooks });
       // Events are written by the gateway the phones talk to, which wakes its own sender: wake the

@@ -1,33 +1,26 @@
-// SSRF guard: a webhook may not point the gateway at its own network. By default every
-// loopback, private, link-local, multicast, reserved or documentation address is refused,
-// checked for literal IPs and after DNS resolution, at creation and again at every send (the
-// send path checks the address it actually connects to, so DNS rebinding gains nothing).
+// SSRF guard: a webhook may not point the gateway at its own network. Every address that is not
+// public unicast is refused (address-classification.ts: loopback, private, link-local, site-local,
+// multicast, reserved, and IPv6 forms carrying such an IPv4 address), checked for literal IPs
+// and after DNS resolution, at creation and again at every send (the send path checks the
+// address it actually connects to, so DNS rebinding gains nothing).
 // WEBHOOK_ALLOWED_HOSTS opens named destinations: host names, addresses or CIDR ranges.
-import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import { lookup as lookupCallback, type LookupAddress, type LookupOptions } from 'node:dns';
-
-const BLOCKED = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) BLOCKED.addSubnet(network, prefix, 'ipv6');
+import { ipv4Inside, parseAddress, refusedRange } from './address-classification.ts';
 
 export class DestinationGuard {
   private readonly names = new Set<string>();
-  private readonly allowed = new BlockList();
+  private readonly ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
 
   constructor(allowedHosts: string[]) {
     for (const entry of allowedHosts) {
-      const [address, prefix] = entry.split('/');
-      const family = isIP(address ?? '');
-      if (family === 0) this.names.add(entry.toLowerCase());
-      else if (prefix === undefined) this.allowed.addAddress(address!, family === 4 ? 'ipv4' : 'ipv6');
-      else this.allowed.addSubnet(address!, Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
+      if (ipaddr.isValidCIDR(entry)) this.ranges.push(ipaddr.parseCIDR(entry));
+      else if (isIP(entry)) {
+        const address = parseAddress(entry)!;
+        this.ranges.push([address, address.kind() === 'ipv4' ? 32 : 128]);
+      } else this.names.add(entry.toLowerCase());
     }
   }
 
@@ -43,7 +36,7 @@ export class DestinationGuard {
     if (url.username || url.password) return 'url must not carry credentials';
     const host = hostOf(url);
     if (this.names.has(host)) return undefined;
-    if (isIP(host)) return this.addressAllowed(host) ? undefined : `url points at a ${describe(host)} address, which webhooks may not reach`;
+    if (isIP(host)) return this.addressAllowed(host) ? undefined : `url points at a ${refusedRange(host)} address, which webhooks may not reach`;
     let addresses: LookupAddress[];
     try {
       addresses = await lookup(host, { all: true, verbatim: true });
@@ -51,7 +44,9 @@ export class DestinationGuard {
       return `url host ${host} does not resolve`;
     }
     const blocked = addresses.find((address) => !this.addressAllowed(address.address));
-    return blocked ? `url host ${host} resolves to ${describe(blocked.address)} address ${blocked.address}, which webhooks may not reach` : undefined;
+    return blocked
+      ? `url host ${host} resolves to ${refusedRange(blocked.address)} address ${blocked.address}, which webhooks may not reach`
+      : undefined;
   }
 
   /** Whether the host name is opened by name (then its addresses are not checked). */
@@ -59,13 +54,19 @@ export class DestinationGuard {
     return this.names.has(host.toLowerCase());
   }
 
+  /** Whether a webhook may connect to this literal address. */
   addressAllowed(address: string): boolean {
-    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (this.allowed.check(address, family)) return true;
-    // An IPv4 address written as IPv6 (::ffff:127.0.0.1, ::ffff:7f00:1) is judged as the IPv4 address.
-    const mapped = mappedIPv4(address);
-    if (mapped) return this.addressAllowed(mapped);
-    return !BLOCKED.check(address, family);
+    const parsed = parseAddress(address);
+    if (!parsed) return false;
+    if (this.opened(parsed)) return true;
+    // An IPv4 address written as IPv6 (::ffff:127.0.0.1, 6to4, ...) is opened by its IPv4 entry.
+    const inside = parsed.kind() === 'ipv6' ? ipv4Inside(parsed) : [];
+    if (inside.length > 0 && inside.every((ipv4) => this.opened(ipv4))) return true;
+    return refusedRange(address) === undefined;
+  }
+
+  private opened(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+    return this.ranges.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
   }
 
   /**
@@ -89,26 +90,4 @@ export class DestinationGuard {
 function hostOf(url: URL): string {
   // URL keeps IPv6 literals in brackets.
   return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-}
-
-/** The IPv4 address inside an IPv4-mapped IPv6 address, in either notation; else undefined. */
-function mappedIPv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower)?.[1];
-  if (dotted) return dotted;
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return undefined;
-  const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
-}
-
-function describe(address: string): string {
-  const mapped = mappedIPv4(address);
-  if (mapped) return describe(mapped);
-  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  const lower = address.toLowerCase();
-  if (lower === '::1' || lower.startsWith('127.') || lower === '::ffff:127.0.0.1') return 'loopback';
-  if (lower.startsWith('169.254.') || lower.startsWith('fe80:')) return 'link-local';
-  if (/^(22[4-9]|23\d)\./.test(lower) || lower.startsWith('ff')) return 'multicast';
-  return BLOCKED.check(address, family) ? 'private or reserved' : 'public';
 }

@@ -3,8 +3,10 @@
 // rolled-back one never does. The sender is woken after commit; its sweep catches the rest.
 //
 // Routing (spec 6.1): an SMS created with a callback_id has its events delivered to that webhook
-// alone (when it is enabled); otherwise every enabled webhook of the account that has the event
-// in its list gets it.
+// alone; otherwise every webhook of the account that has the event in its list gets it.
+// Disabled webhooks get their rows too: the sender leaves them waiting, and they go out if the
+// webhook is switched back on within their retry window (or are given up when it closes). So a
+// receiver that was down and disabled misses nothing it could still be sent.
 //
 // Order: the deliveries of one SMS to one webhook go out one after the other (the sender sends
 // the next once the previous is delivered or given up). Each row carries the SMS id as its
@@ -39,7 +41,7 @@ export class WebhookOutbox {
          select gen_random_uuid(), w.id, e.account_id, e.event_id, e.event_type, e.body, e.ordering_key, ?, now(), now(), nextval('webhook_deliveries_seq')
            from unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::uuid[], ?::uuid[])
                 with ordinality as e(account_id, event_id, event_type, body, callback_id, ordering_key, n)
-           join webhooks w on w.account_id = e.account_id and w.enabled
+           join webhooks w on w.account_id = e.account_id
                           and case when e.callback_id is not null then w.id = e.callback_id else e.event_type = any(w.events) end
           order by e.n
          returning 1)

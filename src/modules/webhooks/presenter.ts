@@ -11,6 +11,8 @@ export function presentWebhook(webhook: WebhookRow): Static<typeof WebhookView> 
     enabled: webhook.enabled,
     disabled_reason: webhook.disabled_reason,
     consecutive_failures: webhook.consecutive_failures,
+    failing_since: webhook.failing_since?.toISOString() ?? null,
+    disabled_at: webhook.disabled_at?.toISOString() ?? null,
     created_at: webhook.created_at.toISOString(),
     updated_at: webhook.updated_at.toISOString(),
   };

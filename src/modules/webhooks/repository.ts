@@ -15,6 +15,10 @@ export interface WebhookRow {
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | null;
   consecutive_failures: number;
+  /** When the current run of failed attempts began; null while the endpoint works. */
+  failing_since: Date | null;
+  /** When it was disabled; null while enabled. */
+  disabled_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -76,9 +80,12 @@ export async function deleteWebhook(db: Executor, accountId: string, id: string)
   return (await db('webhooks').where({ account_id: accountId, id }).delete().returning('id')).length > 0;
 }
 
-/** Whether an enabled webhook of the account listens for any of `events`. */
+/**
+ * Whether a webhook of the account listens for any of `events`. Disabled ones count: their
+ * events are kept for when they are switched back on.
+ */
 export async function hasWebhookFor(db: Executor, accountId: string, events: string[]): Promise<boolean> {
-  const row = await db('webhooks').where({ account_id: accountId, enabled: true }).whereRaw('events && ?::text[]', [events]).first('id');
+  const row = await db('webhooks').where({ account_id: accountId }).whereRaw('events && ?::text[]', [events]).first('id');
   return row !== undefined;
 }
 
@@ -125,12 +132,13 @@ export async function claimDueDeliveries(db: Executor, limit: number, leaseMs: n
         limit ?
         for update of d skip locked)
      update webhook_deliveries d
-        set next_attempt_at = now() + (? * interval '1 millisecond'), attempts = d.attempts + 1, last_attempt_at = now()
+        set next_attempt_at = now() + (? * interval '1 millisecond'), leased_until = now() + (? * interval '1 millisecond'),
+            attempts = d.attempts + 1, last_attempt_at = now()
        from due, webhooks w
       where d.id = due.id and w.id = d.webhook_id
       returning d.id, d.webhook_id, d.account_id, d.ordering_key, d.body, d.attempts, d.retry_until,
                 w.url, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at`,
-    [limit, leaseMs],
+    [limit, leaseMs, leaseMs],
   );
   return rows;
 }
@@ -159,7 +167,7 @@ export async function recordAttempts(db: Executor, results: AttemptResult[]): Pr
   if (results.length === 0) return;
   await db.raw(
     `update webhook_deliveries d
-        set status = v.status, last_status_code = v.code, last_error = v.error, next_attempt_at = v.next_at,
+        set status = v.status, last_status_code = v.code, last_error = v.error, next_attempt_at = v.next_at, leased_until = null,
             delivered_at = case when v.status = 'delivered' then now() else d.delivered_at end
        from (select unnest(?::uuid[]) as id, unnest(?::text[]) as status, unnest(?::int[]) as code,
                     unnest(?::text[]) as error, unnest(?::timestamptz[]) as next_at) v
@@ -207,32 +215,100 @@ export async function rescheduleFollowers(db: Executor, heads: AttemptResult[]):
   );
 }
 
-/** Counts failures per webhook; returns the webhooks whose run of failures reached the limit. */
-export async function addFailures(db: Executor, failures: Map<string, number>, disableAfter: number): Promise<string[]> {
+/** A webhook the gateway has just disabled: what the warning and the webhook.disabled event say. */
+export interface DisabledWebhook {
+  id: string;
+  account_id: string;
+  failing_since: Date | null;
+  disabled_at: Date;
+  disabled_reason: string;
+}
+
+/**
+ * Records failed attempts per webhook and returns the webhooks this disables. A failure starts
+ * the webhook's streak (failing_since) unless one is running; the webhook is disabled when an
+ * attempt fails and its streak began more than `disableAfterMs` before `at`. So the rule is how
+ * long the endpoint has been failing, never how many events were tried meanwhile.
+ */
+export async function recordFailures(db: Executor, failures: Map<string, number>, at: Date, disableAfterMs: number, window: string): Promise<DisabledWebhook[]> {
   if (failures.size === 0) return [];
-  const { rows } = await db.raw<{ rows: { id: string; enabled: boolean }[] }>(
+  const threshold = new Date(at.getTime() - disableAfterMs);
+  // In SET, w.* is the row before this update: "disable" reads the streak as it was.
+  const disable = `(w.enabled and w.failing_since is not null and w.failing_since < ?::timestamptz)`;
+  const { rows } = await db.raw<{ rows: (DisabledWebhook & { disabled_now: boolean })[] }>(
     `update webhooks w set consecutive_failures = w.consecutive_failures + v.n,
-            enabled = case when w.consecutive_failures + v.n >= ? then false else w.enabled end,
-            disabled_reason = case when w.consecutive_failures + v.n >= ? and w.enabled
-                                   then 'disabled after ' || (w.consecutive_failures + v.n) || ' failed attempts in a row'
+            failing_since = coalesce(w.failing_since, ?::timestamptz),
+            enabled = case when ${disable} then false else w.enabled end,
+            disabled_at = case when ${disable} then ?::timestamptz else w.disabled_at end,
+            disabled_reason = case when ${disable}
+                                   then 'every attempt failed for more than ' || ?::text || ' (failing since '
+                                        || to_char(w.failing_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ')'
                                    else w.disabled_reason end,
             updated_at = now()
        from (select unnest(?::uuid[]) as id, unnest(?::int[]) as n) v
       where w.id = v.id
-      returning w.id, w.enabled`,
-    [disableAfter, disableAfter, [...failures.keys()], [...failures.values()]],
+      returning w.id, w.account_id, w.failing_since, w.disabled_at, w.disabled_reason,
+                (not w.enabled and w.disabled_at = ?::timestamptz) as disabled_now`,
+    [at, threshold, threshold, at, threshold, window, [...failures.keys()], [...failures.values()], at] as never,
   );
-  return rows.filter((row) => !row.enabled).map((row) => row.id);
+  return rows.filter((row) => row.disabled_now).map(({ disabled_now: _, ...row }) => row);
 }
 
-export async function resetFailures(db: Executor, webhookIds: string[]): Promise<void> {
+/**
+ * Ends the failure streak of webhooks that just had a success. Deliveries of those webhooks that
+ * wait for a backoff are made due now: the endpoint is back, and waiting out backoffs that grew
+ * during an outage would leave its backlog undelivered for as long again. Deliveries in flight
+ * (leased) keep their lease, so none is sent twice at once.
+ */
+export async function endStreaks(db: Executor, webhookIds: string[]): Promise<void> {
   if (webhookIds.length === 0) return;
-  await db('webhooks').whereIn('id', webhookIds).where('consecutive_failures', '>', 0).update({ consecutive_failures: 0 });
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
+    `update webhooks set consecutive_failures = 0, failing_since = null
+      where id = any(?::uuid[]) and (consecutive_failures > 0 or failing_since is not null)
+      returning id`,
+    [webhookIds] as never,
+  );
+  await resumeWaiting(db, rows.map((row) => row.id));
 }
 
-export async function disableWebhook(db: Executor, id: string, reason: string): Promise<void> {
-  await db('webhooks').where({ id }).update({ enabled: false, disabled_reason: reason, updated_at: new Date() });
+/** Makes the waiting (not in-flight) deliveries of these webhooks due now. */
+export async function resumeWaiting(db: Executor, webhookIds: string[]): Promise<void> {
+  if (webhookIds.length === 0) return;
+  await db.raw(
+    `update webhook_deliveries set next_attempt_at = now()
+      where webhook_id = any(?::uuid[]) and status = 'pending' and next_attempt_at > now()
+        and (leased_until is null or leased_until <= now())`,
+    [webhookIds] as never,
+  );
 }
+
+export async function disableWebhook(db: Executor, id: string, reason: string, at: Date): Promise<DisabledWebhook | undefined> {
+  const [row] = await db<WebhookRow>('webhooks')
+    .where({ id, enabled: true })
+    .update({ enabled: false, disabled_reason: reason, disabled_at: at, updated_at: new Date() })
+    .returning(['id', 'account_id', 'failing_since', 'disabled_at', 'disabled_reason']);
+  return row as DisabledWebhook | undefined;
+}
+
+/**
+ * Gives up the deliveries of disabled webhooks whose retry window has closed: they wait while
+ * their webhook is disabled (kept for when it is switched back on), but not for ever. With
+ * `webhookId`, only that webhook's, enabled or not (it is being switched back on).
+ */
+export async function giveUpExpired(db: Executor, at: Date, webhookId?: string): Promise<{ id: string; webhook_id: string }[]> {
+  const { rows } = await db.raw<{ rows: { id: string; webhook_id: string }[] }>(
+    `update webhook_deliveries d
+        set status = 'failed', last_error = ?, next_attempt_at = now(), leased_until = null
+       from webhooks w
+      where w.id = d.webhook_id and (not w.enabled or ?::uuid is not null) and d.status = 'pending' and d.retry_until < ?::timestamptz
+        and (?::uuid is null or w.id = ?::uuid) and (d.leased_until is null or d.leased_until <= now())
+      returning d.id, d.webhook_id`,
+    [EXPIRED_WHILE_DISABLED, webhookId ?? null, at, webhookId ?? null, webhookId ?? null] as never,
+  );
+  return rows;
+}
+
+export const EXPIRED_WHILE_DISABLED = 'given up: its retry window closed while the webhook was disabled';
 
 export async function listDeliveries(db: Executor, webhookId: string, limit: number, cursor?: Cursor): Promise<DeliveryRow[]> {
   const query = db<DeliveryRow>('webhook_deliveries')

@@ -19,7 +19,9 @@ export const UpdateWebhookBody = Type.Object(
   {
     url: Type.Optional(Url),
     events: Type.Optional(Type.Array(Event, { minItems: 1, maxItems: WEBHOOK_EVENTS.length })),
-    enabled: Type.Optional(Type.Boolean({ description: 'true switches a disabled webhook back on and resets its failure count' })),
+    enabled: Type.Optional(
+      Type.Boolean({ description: 'true switches a disabled webhook back on, resets its failure streak and sends the events it missed (within their retry window)' }),
+    ),
     description: Type.Optional(Type.String({ maxLength: 500 })),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -31,8 +33,16 @@ export const WebhookView = Type.Object({
   description: Type.String(),
   events: Type.Array(Event),
   enabled: Type.Boolean(),
-  disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'why the gateway disabled it (410 Gone, too many failures)' }),
+  disabled_reason: Type.Union([Type.String(), Type.Null()], {
+    description: 'why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER',
+  }),
+  disabled_at: Type.Union([Timestamp, Type.Null()], {
+    description: 'when it was disabled; null while enabled. Its events are still recorded, and go out if it is enabled again within their retry window',
+  }),
   consecutive_failures: Type.Integer({ description: 'failed attempts since the last success' }),
+  failing_since: Type.Union([Timestamp, Type.Null()], {
+    description: 'when its current run of failed attempts began; null after a success. It is disabled once this is older than WEBHOOK_DISABLE_AFTER',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

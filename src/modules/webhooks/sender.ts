@@ -4,8 +4,15 @@
 // - HTTP with undici: a keep-alive pool per origin, connect / headers / body timeouts, responses
 //   read up to 64 KiB and discarded, redirects never followed, only http and https.
 // - Any non-2xx answer or network error is retried with exponential backoff and jitter until the
-//   delivery's retry window (WEBHOOK_RETRY_FOR) closes; 410 Gone disables the webhook; a webhook
-//   failing WEBHOOK_DISABLE_AFTER attempts in a row is disabled. Both are visible in the API.
+//   delivery's retry window (WEBHOOK_RETRY_FOR) closes; 410 Gone disables the webhook.
+// - A webhook is disabled by time, not by count: when an attempt fails and its endpoint has failed
+//   every attempt for longer than WEBHOOK_DISABLE_AFTER (5 days by default). Counting attempts
+//   disabled a busy webhook one second into an outage. Any success ends the streak, and makes the
+//   webhook's deliveries that wait for a backoff due at once, so a backlog drains when the
+//   receiver is back instead of when each backoff runs out.
+// - A disabled webhook's deliveries wait (they are still written: outbox.ts) and go out when it is
+//   switched back on; those whose retry window closes first are given up by the sweep here.
+//   Disabling is logged as a warning and emitted as "disabled".
 // - The destination is checked again at every send (DestinationGuard): literal addresses here,
 //   resolved names in the connection's own DNS lookup.
 // - The deliveries of one SMS to one webhook go out in order: the claim takes only the head of
@@ -23,15 +30,17 @@ import type { DestinationGuard } from './destination-guard.ts';
 import type { SecretBox } from './secret-box.ts';
 import { signatureHeader } from './signature.ts';
 import {
-  addFailures,
   claimDueDeliveries,
   disableWebhook,
+  endStreaks,
+  giveUpExpired,
   lockWebhooks,
   recordAttempts,
+  recordFailures,
   rescheduleFollowers,
-  resetFailures,
   type AttemptResult,
   type ClaimedDelivery,
+  type DisabledWebhook,
 } from './repository.ts';
 
 /** Deliveries claimed and sent together. */
@@ -43,15 +52,26 @@ const MAX_BACKOFF_MS = 60 * 60 * 1000;
 /** A receiver's answer is read up to this size, then dropped. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const SWEEP_INTERVAL_MS = 1_000;
+/** How often deliveries of disabled webhooks are checked for a closed retry window. */
+const EXPIRY_SWEEP_INTERVAL_MS = 1_000;
 
-/** "recorded": the outcomes of a batch of attempts are written (for operators' tools and tests). */
-export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptResult[]] }> {
+/**
+ * "recorded": the outcomes of a batch of attempts are written (for operators' tools and tests);
+ * "disabled": the gateway disabled these webhooks (410 Gone, or failing too long);
+ * "expired": deliveries of disabled webhooks were given up, their retry window closed.
+ */
+export class WebhookSender extends EventEmitter<{
+  recorded: [results: AttemptResult[]];
+  disabled: [webhooks: DisabledWebhook[]];
+  expired: [deliveries: { id: string; webhook_id: string }[]];
+}> {
   private readonly agent: Agent;
   private readonly workers = new Set<Promise<void>>();
   private readonly opened = new Map<string, string>();
   private again = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  private lastExpirySweep = 0;
 
   constructor(
     private readonly db: Database,
@@ -73,7 +93,10 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
   }
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), SWEEP_INTERVAL_MS);
+    this.timer = setInterval(() => {
+      this.wake();
+      this.sweepExpired();
+    }, SWEEP_INTERVAL_MS);
     this.timer.unref();
     this.wake();
   }
@@ -100,6 +123,20 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
     clearInterval(this.timer);
     await Promise.all(this.workers);
     await this.agent.close();
+  }
+
+  /** Gives up the deliveries of disabled webhooks whose retry window closed (at most once a period). */
+  private sweepExpired(): void {
+    if (this.stopped || Date.now() - this.lastExpirySweep < EXPIRY_SWEEP_INTERVAL_MS) return;
+    this.lastExpirySweep = Date.now();
+    giveUpExpired(this.db, new Date())
+      .then((expired) => {
+        if (expired.length === 0) return;
+        this.metrics.count('webhook_deliveries_expired_total', 'deliveries given up while their webhook was disabled', {}, expired.length);
+        this.logger.info({ deliveries: expired.length }, 'deliveries of disabled webhooks given up: retry window closed');
+        this.emit('expired', expired);
+      })
+      .catch((error: unknown) => this.logger.error({ err: error }, 'webhook expiry sweep failed; the next sweep retries'));
   }
 
   private async drain(): Promise<void> {
@@ -211,16 +248,39 @@ export class WebhookSender extends EventEmitter<{ recorded: [results: AttemptRes
       await lockWebhooks(trx, [...new Set(claimed.map((delivery) => delivery.webhook_id))]);
       await recordAttempts(trx, results);
       await rescheduleFollowers(trx, heads);
-      await resetFailures(trx, [...succeeded]);
-      for (const id of gone) await disableWebhook(trx, id, 'the receiver answered 410 Gone');
-      return addFailures(trx, failures, this.config.disableAfterFailures);
+      await endStreaks(trx, [...succeeded]);
+      const disabledNow: DisabledWebhook[] = [];
+      for (const id of gone) {
+        const row = await disableWebhook(trx, id, 'the receiver answered 410 Gone', new Date(now));
+        if (row) disabledNow.push(row);
+      }
+      disabledNow.push(...(await recordFailures(trx, failures, new Date(now), this.config.disableAfterMs, duration(this.config.disableAfterMs))));
+      return disabledNow;
     });
-    for (const id of [...gone, ...disabled]) this.logger.warn({ webhookId: id }, 'webhook disabled');
+    for (const webhook of disabled) {
+      // Ids and times only: never the URL (it may carry a token) or a secret.
+      this.logger.warn(
+        { webhookId: webhook.id, accountId: webhook.account_id, failingSince: webhook.failing_since?.toISOString() ?? null, reason: webhook.disabled_reason },
+        'webhook disabled; its new events are kept and go out if it is switched back on within their retry window',
+      );
+      this.metrics.count('webhooks_disabled_total', 'webhooks the gateway disabled');
+    }
     this.emit('recorded', results);
+    if (disabled.length > 0) this.emit('disabled', disabled);
     // A head delivered or given up lets the next delivery of its SMS go: send it now, not at the
     // next sweep.
     if (released) this.wake();
   }
+}
+
+/** "5 days", "90 seconds": a duration as the disabled reason says it. */
+export function duration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  for (const [unit, size] of [['day', 86_400], ['hour', 3_600], ['minute', 60]] as const) {
+    if (seconds >= size && seconds % size === 0) return `${seconds / size} ${unit}${seconds === size ? '' : 's'}`;
+  }
+  if (ms < 1000) return `${ms} ms`;
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
 /** Exponential backoff with full jitter in its upper half: base * 2^(attempt-1), capped at an hour. */

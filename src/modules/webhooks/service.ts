@@ -59,18 +59,28 @@ export class WebhookService {
 
   async update(accountId: string, id: string, changes: WebhookChanges): Promise<webhooks.WebhookRow> {
     if (changes.url !== undefined) await this.checkUrl(changes.url);
-    const row = await webhooks.updateWebhook(this.db, accountId, id, {
-      ...(changes.url !== undefined ? { url: changes.url } : {}),
-      ...(changes.events !== undefined ? { events: [...new Set(changes.events)] } : {}),
-      ...(changes.description !== undefined ? { description: changes.description } : {}),
-      ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
-      // Switching a webhook back on starts its failure count afresh.
-      ...(changes.enabled === true ? { disabled_reason: null, consecutive_failures: 0 } : {}),
-      ...(changes.enabled === false ? { disabled_reason: 'disabled through the API' } : {}),
+    const row = await this.db.transaction(async (trx) => {
+      const updated = await webhooks.updateWebhook(trx, accountId, id, {
+        ...(changes.url !== undefined ? { url: changes.url } : {}),
+        ...(changes.events !== undefined ? { events: [...new Set(changes.events)] } : {}),
+        ...(changes.description !== undefined ? { description: changes.description } : {}),
+        // Switching a webhook back on starts its failure streak afresh.
+        ...(changes.enabled === true ? { enabled: true, disabled_reason: null, disabled_at: null, consecutive_failures: 0, failing_since: null } : {}),
+        ...(changes.enabled === false ? { enabled: false, disabled_reason: 'disabled through the API', disabled_at: new Date() } : {}),
+      });
+      if (!updated) throw new AppError('webhook_not_found');
+      // Switched back on: what waited past its retry window while it was disabled is given up
+      // (never sent late), in the same transaction, before any sender can claim it.
+      if (changes.enabled === true) await webhooks.giveUpExpired(trx, new Date(), id);
+      return updated;
     });
-    if (!row) throw new AppError('webhook_not_found');
     this.onChanged(accountId);
-    if (changes.enabled === true) this.wake();
+    if (changes.enabled === true) {
+      // What it missed while disabled goes out now, including deliveries that were waiting out a
+      // backoff when it was disabled.
+      await webhooks.resumeWaiting(this.db, [id]);
+      this.wake();
+    }
     return row;
   }
 
