@@ -42,6 +42,8 @@ export interface SimulatedDeviceEvents {
   connected: [];
   /** A reconnect attempt starts (after a drop or a refused CONNECT). */
   reconnecting: [];
+  /** The broker refused a CONNECT with this CONNACK return code (3: server unavailable, 5: not authorized). */
+  refused: [returnCode: number];
   task: [task: SendTask, redelivered: boolean];
   report: [smsId: string, status: ReportStatus];
   settings: [settings: Record<string, unknown>];
@@ -111,8 +113,10 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       });
     }
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
-    client.on('error', () => {
+    client.on('error', (error) => {
       // Every error ends in a reconnect (or, without reconnects, fails connect()).
+      const code = (error as { code?: unknown }).code;
+      if (error.message.startsWith('Connection refused') && typeof code === 'number') this.emit('refused', code);
     });
     client.on('connect', () => {
       // As a phone app should: small packets go out at once (no Nagle delay).

@@ -8,6 +8,7 @@
 // held (no PUBREC) and the devices keep their connections and sessions. Rejecting a report makes
 // the broker close the device's connection, and a phone refused at its reconnect (CONNACK 3,
 // server unavailable) may never try again. Only a report held past MAX_HOLD_MS is rejected.
+import { EventEmitter } from 'node:events';
 import type { Database } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Clock } from '../../common/clock.ts';
@@ -64,7 +65,8 @@ const PARALLEL_BATCHES = 2;
  */
 export const MAX_HOLD_MS = 60_000;
 
-export class StatusIngestor {
+/** "held": an outage held `reports` back, to be retried (for tests and drills to await). */
+export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
   private queue: Pending[] = [];
   private readonly running = new Set<Promise<void>>();
   private scheduled = false;
@@ -82,6 +84,7 @@ export class StatusIngestor {
     private readonly logger: Logger,
     private readonly maxHoldMs = MAX_HOLD_MS,
   ) {
+    super();
     this.outage = new OutageNotice(logger, 'status reports held');
   }
 
@@ -188,6 +191,7 @@ export class StatusIngestor {
       this.rejectAll(expired, error);
     }
     this.queue.unshift(...kept);
+    if (kept.length > 0) this.emit('held', kept.length);
     if (this.retryTimer || this.queue.length === 0) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
