@@ -29,7 +29,7 @@ import { canonicalDeviceId, identityOf, OPERATOR_CLIENT_PREFIX, setIdentity, typ
 import { canonicalTopic, deviceTopic, isDeviceToGateway, parseDeviceTopic, TOPIC_PREFIX } from './topics.ts';
 import { guardIncoming, PacketSizeGuard } from './packet-guard.ts';
 import { ConnectionsPerAddress } from './connection-limits.ts';
-import { RefusalLog } from './refusal-log.ts';
+import { RefusalLog, type ConnectionRefusal } from './refusal-log.ts';
 import { applyKeepaliveLimit } from './keepalive.ts';
 import { PresenceMirror } from './presence-mirror.ts';
 
@@ -184,7 +184,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
         this.sockets.delete(socket);
         this.perAddress.release(address);
       });
-      this.handle(socket, address);
+      this.handle(socket, address, this.refusedOnce(address));
     });
     await new Promise<void>((resolve, reject) => {
       tcp.once('error', reject);
@@ -201,11 +201,25 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       const address = clientAddressKey(request.socket.remoteAddress);
       if (!this.admit(address)) return void socket.terminate();
       socket.once('close', () => this.perAddress.release(address));
+      const refused = this.refusedOnce(address);
       socket.on('error', (error: Error & { code?: string }) => {
-        if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') this.refusals.refused(address, 'packet_too_large');
+        if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') refused('packet_too_large');
       });
-      this.handle(createWebSocketStream(socket), address, request);
+      this.handle(createWebSocketStream(socket), address, refused, request);
     });
+  }
+
+  /**
+   * Counts the first reason a connection is cut for, once: a WebSocket may exceed its message
+   * size while the packet guard refuses an earlier message of it.
+   */
+  private refusedOnce(address: string): (reason: ConnectionRefusal) => void {
+    let counted = false;
+    return (reason) => {
+      if (counted) return;
+      counted = true;
+      this.refusals.refused(address, reason);
+    };
   }
 
   /** Takes a place for a new connection from the address, or counts its refusal. */
@@ -216,9 +230,9 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   }
 
   /** Hands the connection to the broker, its incoming packets bounded by their headers. */
-  private handle(stream: Duplex, address: string, request?: IncomingMessage): void {
+  private handle(stream: Duplex, address: string, refused: (reason: ConnectionRefusal) => void, request?: IncomingMessage): void {
     const guard = new PacketSizeGuard(this.options.limits.maxPacketBytes);
-    guardIncoming(stream, guard, (reason) => this.refusals.refused(address, reason));
+    guardIncoming(stream, guard, refused);
     const client = this.aedes.handle(stream, request);
     this.connectionsOf.set(client, { address, guard });
   }
