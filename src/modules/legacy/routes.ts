@@ -6,7 +6,7 @@ import type { DeviceService } from '../devices/service.ts';
 import type { MessageService } from '../messages/service.ts';
 import type { IdempotencyService } from '../idempotency/service.ts';
 import { idempotencyKey, withReplayHeader } from '../messages/routes.ts';
-import { parseAnyId } from './ids.ts';
+import { oneIdOf, parseAnyId } from './ids.ts';
 import { presentLegacyDevice, presentLegacySms } from './presenter.ts';
 import {
   DeviceEditBody,
@@ -26,13 +26,15 @@ import { statusesMatching } from './status-codes.ts';
 const TAG = 'Legacy API';
 
 export function legacyRoutes(messages: MessageService, devices: DeviceService, idempotency: IdempotencyService) {
-  /** spec 4.2: `device_id`, or `id` as the field table names it. */
+  /** spec 4.2: `device_id`, or `id` as the field table names it; both only when they agree. */
   const deviceOf = async (accountId: string, body: { device_id?: string | undefined; id?: string | undefined }) => {
     // An empty device_id does not hide an id given under the alias.
-    const field = body.device_id ? 'device_id' : 'id';
-    const raw = body.device_id || body.id;
-    if (!raw) throw invalidField('device_id', 'device_id is required');
-    return devices.getByAnyId(accountId, parseAnyId(raw, field));
+    const named = oneIdOf([
+      { field: 'device_id', in: 'body', value: body.device_id },
+      { field: 'id', in: 'body', value: body.id },
+    ]);
+    if (!named) throw invalidField('device_id', 'device_id is required');
+    return devices.getByAnyId(accountId, parseAnyId(named.value!, named.field));
   };
 
   return [
@@ -93,7 +95,9 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       path: '/sms/del',
       operationId: 'legacyDeleteSms',
       summary: 'Delete one SMS record (legacy)',
-      description: 'The id goes in the query string (?id=...) or in a JSON body ({"id": "..."}). A phone that already took the task may still send it.',
+      description:
+        'The id goes in the query string (?id=...) or in a JSON body ({"id": "..."}); in both, it must be the same id (else 400). ' +
+        'A phone that already took the task may still send it.',
       tag: TAG,
       permission: 'sms:delete',
       query: SmsIdQuery,
@@ -102,9 +106,12 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       responses: { 204: { description: 'deleted' } },
       errors: ['invalid_id', 'sms_not_found'],
       async handle({ auth, query, body }) {
-        const raw = query.id ?? body.id;
-        if (!raw) throw invalidField('id', 'id is required, in the query string or the JSON body');
-        await messages.delete(auth.accountId, parseAnyId(raw, 'id'));
+        const named = oneIdOf([
+          { field: 'id', in: 'query', value: query.id },
+          { field: 'id', in: 'body', value: body.id },
+        ]);
+        if (!named) throw invalidField('id', 'id is required, in the query string or the JSON body');
+        await messages.delete(auth.accountId, parseAnyId(named.value!, 'id'));
         return { status: 204 };
       },
     }),

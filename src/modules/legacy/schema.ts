@@ -65,7 +65,7 @@ export const ListReply = Type.Object({
 // spec 4.2: the field table names the key `id`, the samples `device_id`; both are taken.
 export const DeviceRef = {
   device_id: Type.Optional(AnyId('the device')),
-  id: Type.Optional(AnyId('the device (alias of device_id)')),
+  id: Type.Optional(AnyId('the device (alias of device_id; with both, they must name the same device)')),
 };
 export const DeviceRefBody = Type.Object(DeviceRef, { additionalProperties: false });
 export const DeviceEditBody = Type.Object(
