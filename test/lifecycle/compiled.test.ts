@@ -1,0 +1,135 @@
+// The shipped command runs compiled JavaScript (issue 10, item 16). In a copy of the package in
+// a temporary directory (sources, bin, build script, configuration; node_modules linked), so
+// the repository's own dist/ is left alone: the first start builds dist/ and serves from it, a
+// changed source makes the next start build again, an unchanged tree builds nothing, and a
+// package holding dist/ without sources runs without building.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { REPO_ROOT } from '../support/cli.ts';
+
+const COPIED = ['src', 'broker', 'db', 'bin', 'scripts/build.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+const BUILD_LINE = /^sms-gateway: building dist\/ from the TypeScript sources \((no build yet|they changed)\)$/m;
+
+interface Run {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  exited: Promise<number | null>;
+}
+
+describe('the compiled gateway (dist/)', function () {
+  this.timeout(60_000);
+
+  let root: string;
+  let dataDir: string;
+  const children = new Set<ChildProcess>();
+
+  function run(args: string[]): Run {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    delete env.DATABASE_URL;
+    const child = spawn(process.execPath, [join(root, 'bin', 'sms-gateway.js'), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    const result: Run = {
+      child,
+      stdout: '',
+      stderr: '',
+      exited: new Promise((resolve) => child.once('close', (code) => (children.delete(child), resolve(code)))),
+    };
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (result.stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (result.stderr += chunk));
+    return result;
+  }
+
+  /** Resolves with the HTTP port from the "gateway listening" log line; fails if the process ends first. */
+  function listening(started: Run): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        for (const line of started.stdout.split('\n')) {
+          if (!line.startsWith('{')) continue;
+          let entry: { msg?: string; port?: number };
+          try {
+            entry = JSON.parse(line) as typeof entry;
+          } catch {
+            continue; // a line not complete yet
+          }
+          if (entry.msg === 'gateway listening' && entry.port) {
+            started.child.stdout!.off('data', check);
+            return resolve(entry.port);
+          }
+        }
+      };
+      started.child.stdout!.on('data', check);
+      void started.exited.then((code) => reject(new Error(`exited with ${code} before listening\n${started.stdout}\n${started.stderr}`)));
+    });
+  }
+
+  async function stop(started: Run): Promise<number | null> {
+    started.child.kill('SIGTERM');
+    return started.exited;
+  }
+
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), 'sgw-compiled-'));
+    dataDir = join(root, 'data');
+    mkdirSync(join(root, 'scripts'));
+    for (const path of COPIED) cpSync(join(REPO_ROOT, path), join(root, path), { recursive: true });
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+  });
+
+  after(() => {
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('when dist/ is missing, then serve builds it (saying so in one line on stderr) and the compiled gateway answers /healthz, /docs and /metrics', async function () {
+    this.timeout(180_000);
+    const started = run(['serve']);
+    const port = await listening(started);
+    expect(started.stderr.match(new RegExp(BUILD_LINE.source, 'gm')), started.stderr).to.have.length(1);
+    expect(BUILD_LINE.exec(started.stderr)?.[1]).to.equal('no build yet');
+    expect(existsSync(join(root, 'dist', 'src', 'cli', 'index.js'))).to.equal(true);
+
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).to.equal(200);
+    expect(await health.json()).to.deep.equal({ status: 'ok' });
+    // The page and its script are files beside the code: the build copied them.
+    const docs = await fetch(`http://127.0.0.1:${port}/docs`);
+    expect(docs.status).to.equal(200);
+    expect(docs.headers.get('content-type')).to.match(/^text\/html/);
+    expect((await fetch(`http://127.0.0.1:${port}/docs/assets/docs.js`)).status).to.equal(200);
+    // The version comes from the package's package.json, found from dist/ too.
+    const openApi = (await (await fetch(`http://127.0.0.1:${port}/api/ext/v1/openapi.json`)).json()) as { info: { version: string } };
+    expect(openApi.info.version).to.equal((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+    expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).to.contain('http_requests_total{method="GET",route="/healthz",status="200"} 1');
+
+    expect(await stop(started), started.stderr).to.equal(0);
+  });
+
+  it('when a source file changed, then the next command builds again; when nothing changed, then it builds nothing', async function () {
+    this.timeout(120_000);
+    const later = new Date(Date.now() + 2_000);
+    utimesSync(join(root, 'src', 'config.ts'), later, later);
+    const rebuilt = run(['--help']);
+    expect(await rebuilt.exited, rebuilt.stderr).to.equal(0);
+    expect(BUILD_LINE.exec(rebuilt.stderr)?.[1], rebuilt.stderr).to.equal('they changed');
+    expect(rebuilt.stdout).to.contain('usage: sms-gateway');
+
+    const again = run(['--help']);
+    expect(await again.exited, again.stderr).to.equal(0);
+    expect(again.stderr).to.equal('');
+    expect(again.stdout).to.contain('usage: sms-gateway');
+  });
+
+  it('when the package holds dist/ without its TypeScript sources, then serve runs it without building', async function () {
+    this.timeout(90_000);
+    for (const dir of ['src', 'broker', 'db']) rmSync(join(root, dir), { recursive: true });
+    const started = run(['serve']);
+    const port = await listening(started);
+    expect(started.stderr).not.to.match(BUILD_LINE);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).to.equal(200);
+    expect(await stop(started), started.stderr).to.equal(0);
+  });
+});
