@@ -70,6 +70,7 @@ export class DeviceMessages {
       smsId: report.value.sms_id,
       status: report.value.status,
       error: report.value.error,
+      simSlot: report.value.sim_slot,
     });
     this.metrics.count('status_reports_total', 'device status reports, by outcome', { outcome });
     // A report for an SMS the device does not hold: unknown, or another device's.

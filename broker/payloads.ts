@@ -16,6 +16,8 @@ export const StatusReport = Type.Object(
     status: ReportedStatus,
     /** Why a send or delivery failed, as the phone knows it (an error code or text). */
     error: Type.Optional(Type.String({ maxLength: 500 })),
+    /** The SIM slot the phone sent it from, once it knows (the legacy to_sim shows it). */
+    sim_slot: Type.Optional(Type.Integer({ minimum: 0, maximum: 7 })),
   },
   { additionalProperties: false },
 );

@@ -8,6 +8,7 @@ import * as webhooks from './20261121_004_webhooks.ts';
 import * as delivery from './20261122_005_delivery.ts';
 import * as webhookOrder from './20261122_006_webhook_order.ts';
 import * as webhookFailureStreak from './20261122_007_webhook_failure_streak.ts';
+import * as smsSentSimSlot from './20261122_008_sms_sent_sim_slot.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -22,4 +23,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261122_005_delivery', delivery],
   ['20261122_006_webhook_order', webhookOrder],
   ['20261122_007_webhook_failure_streak', webhookFailureStreak],
+  ['20261122_008_sms_sent_sim_slot', smsSentSimSlot],
 ];

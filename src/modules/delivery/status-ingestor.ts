@@ -15,6 +15,7 @@ import type { Clock } from '../../common/clock.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import { transitionPath } from '../messages/transitions.ts';
 import { ENDED_BY_GATEWAY } from '../messages/status.ts';
+import { recordSentSimSlots } from '../messages/repository.ts';
 import type { SmsStatusChange, StatusHooks } from './status-hooks.ts';
 import { lockSms, writeStatusChanges, type LockedSms } from './repository.ts';
 import type { TransientStore } from './transient-store.ts';
@@ -25,6 +26,8 @@ export interface StatusReportInput {
   smsId: string;
   status: SmsStatus;
   error?: string | undefined;
+  /** The SIM slot the phone sent from, when its report says. */
+  simSlot?: number | undefined;
 }
 
 /**
@@ -209,6 +212,7 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
       for (const row of await lockSms(trx, [...new Set(reports.map((report) => report.smsId))])) rows.set(row.id, row);
       const at = new Date(this.clock.now());
       const changes: SmsStatusChange[] = [];
+      const sentFrom = new Map<string, number>();
       const outcomes = reports.map((report): ReportResult => {
         const row = rows.get(report.smsId);
         if (!row) return { outcome: 'rejected' };
@@ -231,9 +235,11 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
         }
         changes.push({ sms, from: row.status, path, source: 'device', reason: report.error ?? null, at, transient: false });
         row.status = report.status;
+        if (report.simSlot !== undefined) sentFrom.set(row.id, report.simSlot);
         return { outcome: 'applied' };
       });
       await writeStatusChanges(trx, changes);
+      await recordSentSimSlots(trx, sentFrom);
       // Committed hooks run after the devices are answered (runBatch), not on commit.
       await this.hooks.writtenWithoutCommitHook(trx, changes);
       return { outcomes, changes };

@@ -15,7 +15,9 @@ export function presentLegacySms(sms: SmsWithDevice): Static<typeof LegacySms> {
     phone_number: sms.phone,
     message_status: legacyLabel(sms.status) as Static<typeof LegacySms>['message_status'],
     time_create: Math.floor(sms.created_at.getTime() / 1000),
-    to_sim: sms.sim_slot,
+    // spec 2.4: the slot that sent it, as the phone reported; until then the slot asked for.
+    // null stays null: no slot was named, so the device's settings chose.
+    to_sim: sms.sim_slot === null ? null : (sms.sent_sim_slot ?? sms.sim_slot),
   };
 }
 

@@ -38,7 +38,11 @@ export const LegacySms = Type.Object({
   phone_number: Type.String(),
   message_status: Type.Union(LEGACY_LABELS.map((label) => Type.Literal(label))),
   time_create: Type.Integer({ description: 'creation time, Unix seconds' }),
-  to_sim: Type.Union([Type.Integer(), Type.Null()], { description: 'SIM slot asked for at creation; null: the device\'s settings' }),
+  to_sim: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      'SIM slot that sent it, as the phone reported; until the phone reports it, the slot asked for at creation (-1 random, -2 the phone\'s default); ' +
+      'null: no slot was asked for, the device\'s settings decide',
+  }),
 });
 
 // spec 4.3 GET /sms

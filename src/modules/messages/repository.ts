@@ -107,7 +107,19 @@ export interface SmsSearch {
   statuses?: SmsStatus[];
 }
 
-export type SmsWithDevice = SmsRecord & { device_object_id: string | null };
+/** An SMS as the read routes show it: with its device's object id and the SIM slot a phone reported sending from. */
+export type SmsWithDevice = SmsRecord & { device_object_id: string | null; sent_sim_slot: number | null };
+
+/** Keeps the SIM slot each phone reported sending from (SMS id -> slot), in the report's transaction. */
+export async function recordSentSimSlots(db: Executor, slots: ReadonlyMap<string, number>): Promise<void> {
+  if (slots.size === 0) return;
+  await db.raw(
+    `update sms set sent_sim_slot = v.slot
+       from (select unnest(?::uuid[]) as id, unnest(?::int2[]) as slot) v
+      where sms.id = v.id`,
+    [[...slots.keys()], [...slots.values()]] as never,
+  );
+}
 
 /** One page of the account's SMS, newest first, and how many match in all. */
 export async function searchSms(
