@@ -31,6 +31,9 @@ export interface FleetStats {
   reports: Record<string, number>;
 }
 
+/** Registrations answered 503 are tried again this many times in all, after the Retry-After delay. */
+const MAX_REGISTER_ATTEMPTS = 10;
+
 export class Fleet {
   readonly devices: SimulatedDevice[] = [];
   readonly stats: FleetStats = { connected: 0, tasks: 0, redelivered: 0, reports: {} };
@@ -82,11 +85,19 @@ export class Fleet {
   }
 
   private async register(name: string): Promise<DeviceCredentials> {
-    const response = await fetch(`${this.options.apiUrl}/api/ext/v1/devices`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name }),
-    });
+    let response: Response;
+    for (let attempt = 1; ; attempt++) {
+      response = await fetch(`${this.options.apiUrl}/api/ext/v1/devices`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
+      // A busy gateway (or one whose database is away) says when to come back: as a client should.
+      if (response.status !== 503 || attempt >= MAX_REGISTER_ATTEMPTS) break;
+      await response.body?.cancel();
+      const retryAfter = Number(response.headers.get('retry-after'));
+      await new Promise((resolve) => setTimeout(resolve, Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 30) * 1000 : 1000));
+    }
     const body = (await response.json()) as { device?: { id: string }; credentials?: { password: string }; error?: { message: string } };
     if (response.status !== 201 || !body.device || !body.credentials) {
       throw new Error(`could not register a device (${response.status}): ${body.error?.message ?? 'unexpected answer'}`);

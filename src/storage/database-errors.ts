@@ -15,13 +15,11 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT
  */
 const UNAVAILABLE_SQLSTATES = /^(08...|57P0[1-3]|53300)$/;
 
-/** What pg and knex say, without a code, when a connection died or none could be had. */
-const UNAVAILABLE_MESSAGES = [
-  /^Connection terminated/i,
-  /connection error and is not queryable/i,
-  /Timeout acquiring a connection/i,
-  /^Client was closed and is not queryable/i,
-];
+/**
+ * What pg and knex say, without a code, when a connection died or none could be had (knex puts
+ * the statement in front: "COMMIT; - Connection terminated unexpectedly").
+ */
+const UNAVAILABLE_MESSAGES = [/Connection terminated/i, /connection error and is not queryable/i, /Timeout acquiring a connection/i, /Client was closed and is not queryable/i];
 
 /** Whether `error` says the database is unreachable (a passing outage), not that the work was wrong. Pure. */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
