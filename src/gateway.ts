@@ -51,7 +51,7 @@ export class Gateway {
         bodyLimitBytes: config.bodyLimitBytes,
         version: VERSION,
         measure: httpMetrics(services.metrics),
-        guard: admissionControl(services.admission, services.metrics),
+        guard: admissionControl(services.admission, services.metrics, logger.child({ component: 'http' })),
         families: [
           {
             prefix: EXTENDED_PREFIX,

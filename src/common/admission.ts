@@ -7,7 +7,8 @@
 // - requests in flight: a hard bound on concurrent API work, so the database pool and the event
 //   loop never hold more than they can turn over within a short time;
 // - event-loop delay: when background work (reports, webhooks) already saturates the process,
-//   even a few more requests would each wait that long; the mean delay of the last window says so.
+//   even a few more requests would each wait that long. Saturation is a delay that lasts: two
+//   windows in a row over the bound, so that one long block (a start, a large bulk) refuses nothing.
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
 export interface AdmissionLimits {
@@ -27,6 +28,8 @@ const RESOLUTION_MS = 10;
 export class Admission {
   private inFlight = 0;
   private loopDelayMs = 0;
+  /** Windows in a row whose delay was over the bound. */
+  private saturatedWindows = 0;
   private lastSample = performance.now();
   private readonly histogram: IntervalHistogram | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
@@ -59,7 +62,7 @@ export class Admission {
   /** Whether new work would be refused now (devices connecting ask this too). */
   overloaded(): RefusalReason | undefined {
     if (this.inFlight >= this.limits.maxInFlight) return 'in_flight';
-    if (this.histogram && this.loopDelayMs > this.limits.maxEventLoopDelayMs) return 'event_loop';
+    if (this.saturatedWindows >= 2) return 'event_loop';
     return undefined;
   }
 
@@ -84,6 +87,7 @@ export class Admission {
     // this timer's own lateness.
     const mean = histogram.count > 0 ? histogram.mean / 1e6 - RESOLUTION_MS : 0;
     this.loopDelayMs = Math.max(0, mean, now - this.lastSample - WINDOW_MS);
+    this.saturatedWindows = this.loopDelayMs > this.limits.maxEventLoopDelayMs ? this.saturatedWindows + 1 : 0;
     this.lastSample = now;
     histogram.reset();
   }

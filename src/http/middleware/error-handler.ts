@@ -1,17 +1,31 @@
 // Turns every error into the catalog's body (spec 7.1). Anything that is not a known client
-// error is logged with its stack and answered with a plain 500 that leaks nothing.
+// error is logged with its stack and answered with a plain 500 that leaks nothing. A database
+// outage is not a bug: it is a 503 database_unavailable with Retry-After, logged once per outage.
 import type { Context, Next } from 'koa';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
+import { OutageNotice } from '../../storage/database-errors.ts';
+
+/** Seconds a client waits before retrying while the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 export function errorHandler(fallbackLogger: Logger) {
+  const outage = new OutageNotice(fallbackLogger, 'API requests answered 503 database_unavailable');
   return async function errorHandlerMiddleware(ctx: Context, next: Next) {
     try {
       await next();
       // Koa answers an unmatched path with a bare 404, the router a wrong method with a bare 405.
       const bare = BY_STATUS[ctx.status];
       if (bare && (ctx.body === undefined || ctx.body === null)) throw new AppError(bare);
+      // A request a route served has been through the key check, which reads the database.
+      if (outage.ongoing && ctx.status < 400 && ctx._matchedRoute) outage.succeeded();
     } catch (error) {
+      if (!(error instanceof AppError) && outage.failed(error)) {
+        ctx.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+        ctx.status = 503;
+        ctx.body = new AppError('database_unavailable').toBody();
+        return;
+      }
       const appError = toAppError(error);
       if (appError.code === 'internal_error') {
         ((ctx.state.logger as Logger | undefined) ?? fallbackLogger).error({ err: error }, 'unhandled error');

@@ -25,7 +25,9 @@ export function requestContext(logger: Logger) {
         ms: Math.round((performance.now() - started) * 10) / 10,
         accountId: ctx.state.accountId as string | undefined,
       };
-      if (ctx.status >= 500) ctx.state.logger.error(line, 'request failed');
+      // A 503 is the gateway protecting itself (overload, database outage): expected under
+      // stress, logged once per episode where it is decided, so not an error line per request.
+      if (ctx.status >= 500 && ctx.status !== 503) ctx.state.logger.error(line, 'request failed');
       else ctx.state.logger.debug(line, 'request');
     }
   };

@@ -1,0 +1,90 @@
+// The API while the database is unreachable (issue 10, item 4: "While PostgreSQL is unreachable,
+// API calls answer 503 database_unavailable with Retry-After, logged once per outage, not 500 per
+// request"). PostgreSQL only: the outage is a cut TCP link to the server.
+import { Writable } from 'node:stream';
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/common/logger.ts';
+import { Gateway } from '../../src/gateway.ts';
+import { createTenant, type Reply, type Tenant } from '../support/tenant.ts';
+import { PostgresLink } from '../support/postgres-link.ts';
+import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
+
+interface LogLine {
+  level: number;
+  msg: string;
+}
+
+function expectDatabaseUnavailable(reply: Reply): void {
+  expect(reply.status, JSON.stringify(reply.body)).to.equal(503);
+  expect(reply.body).to.deep.equal({
+    error: { code: 'database_unavailable', message: 'the database is unreachable; retry after the time Retry-After gives' },
+  });
+  expect(reply.headers.get('retry-after')).to.equal('5');
+}
+
+if (testDatabase().kind === 'postgres') describe('the API while the database is unreachable', function () {
+  this.timeout(30_000);
+  let link: PostgresLink;
+  let gateway: Gateway;
+  let tenant: Tenant;
+  const logLines: LogLine[] = [];
+
+  beforeEach(async () => {
+    logLines.length = 0;
+    link = await PostgresLink.open(testDatabaseUrl()!);
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logLines.push(JSON.parse(line) as LogLine);
+        done();
+      },
+    });
+    const config = { ...loadConfig({}), port: 0, host: '127.0.0.1', mqttPort: 0, databaseUrl: link.url, dataDir: ':memory:', logLevel: 'info' as const };
+    gateway = await Gateway.start(config, createLogger('info', sink));
+    tenant = await createTenant(gateway);
+  });
+  afterEach(async () => {
+    await link.restore();
+    await gateway.stop();
+    await link.close();
+  });
+
+  const component = (line: LogLine & { component?: string }) => line.component === 'http' || line.component === undefined;
+  const outageLines = () => logLines.filter((line) => component(line) && /database unreachable/.test(line.msg));
+  const errorLines = () => logLines.filter((line) => line.level >= 50);
+
+  it('answers 503 database_unavailable with Retry-After on both families, and logs the outage once, not each request', async () => {
+    // A fresh key: not in the key cache, so every request reads the database.
+    const fresh = await createTenant(gateway);
+    await link.cut();
+    for (let i = 0; i < 5; i++) {
+      expectDatabaseUnavailable(await fresh.api.get('/devices'));
+      expectDatabaseUnavailable(await fresh.api.post('/sms', { phone: '+79161234567', message: 'held?' }));
+      expectDatabaseUnavailable(await fresh.root.get('/sms'));
+    }
+    expect(outageLines().map((line) => line.msg)).to.have.length(1);
+    expect(errorLines(), JSON.stringify(errorLines())).to.deep.equal([]);
+  });
+
+  it('serves again once the database is back, logs that once, and a later outage is logged again', async () => {
+    await link.cut();
+    expectDatabaseUnavailable(await tenant.api.post('/sms', { phone: '+79161234567', message: 'first outage' }));
+    await link.restore();
+    const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'after the outage' });
+    expect(created.status).to.equal(201);
+    expect(logLines.filter((line) => /database reachable again/.test(line.msg))).to.have.length(1);
+
+    await link.cut();
+    expectDatabaseUnavailable(await tenant.api.get(`/sms/${created.body.id as string}`));
+    expect(outageLines()).to.have.length(2);
+  });
+
+  it('keeps answering client errors as before: a bad key is 401 and bad JSON 400 whatever the database does', async () => {
+    await link.cut();
+    const invalid = await tenant.api.post('/sms', '{"phone": ');
+    // The body is read before the key is checked, or after: either way not a 500.
+    expect([400, 503]).to.include(invalid.status);
+    const noKey = await fetch(`${tenant.api.baseUrl}/devices`);
+    expect(noKey.status).to.equal(401);
+  });
+});
