@@ -94,7 +94,9 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       username: deviceId,
       password: token,
       protocolVersion: 4,
-      clean: true,
+      // A persistent session (docs/devices.md): the broker keeps QoS 2 exchanges in progress and
+      // messages published while the device was away (a revoke) across a short drop.
+      clean: false,
       keepalive: this.options.keepaliveSeconds ?? 60,
       reconnectPeriod: firstMs,
       reconnectOnConnackError: firstMs > 0,
