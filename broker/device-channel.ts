@@ -34,6 +34,8 @@ import { applyKeepaliveLimit } from './keepalive.ts';
 import { PresenceMirror } from './presence-mirror.ts';
 
 export const WEBSOCKET_PATH = '/mqtt';
+/** A WebSocket message may carry this many packets of the largest size (see listen()). */
+export const WEBSOCKET_MESSAGE_PACKETS = 4;
 
 /** CONNACK return code 5 (MQTT 3.1.1 table 3.1): "not authorized". */
 const NOT_AUTHORIZED = 5;
@@ -194,9 +196,11 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       });
     });
     this.tcp = tcp;
-    // One MQTT packet a message at most (mqtt.js writes a packet per message, or less): a larger
-    // message is refused by ws before it is buffered whole (close code 1009).
-    this.ws = new WebSocketServer({ server: options.http, path: WEBSOCKET_PATH, maxPayload: options.limits.maxPacketBytes });
+    // A message larger than this is refused by ws before it is buffered whole (close code 1009).
+    // Room for a few packets: mqtt.js in a browser joins the packets written in one tick into
+    // one message. Each packet in it is still held to its own limit by the packet guard.
+    const maxMessageBytes = WEBSOCKET_MESSAGE_PACKETS * options.limits.maxPacketBytes;
+    this.ws = new WebSocketServer({ server: options.http, path: WEBSOCKET_PATH, maxPayload: maxMessageBytes });
     this.ws.on('connection', (socket, request) => {
       const address = clientAddressKey(request.socket.remoteAddress);
       if (!this.admit(address)) return void socket.terminate();

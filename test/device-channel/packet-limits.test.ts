@@ -10,8 +10,9 @@ import type { Gateway } from '../../src/gateway.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, registerDevice } from '../support/tenant.ts';
 import { mqttUrl, RawClients, topic } from '../support/mqtt.ts';
-import { MAX_PACKET_BEFORE_AUTH_BYTES } from '../../broker/packet-guard.ts';
+import { MAX_PACKET_BEFORE_AUTH_BYTES, PacketSizeGuard } from '../../broker/packet-guard.ts';
 import { REFUSED_METRIC } from '../../broker/refusal-log.ts';
+import { WEBSOCKET_MESSAGE_PACKETS } from '../../broker/device-channel.ts';
 
 const MAX_PACKET = 24 * 1024;
 const CONNECT_TIMEOUT_MS = 400;
@@ -176,7 +177,7 @@ describe('device channel: packet sizes, CONNECT timeout and connections per addr
     });
   });
 
-  describe('when a WebSocket client sends a message larger than MQTT_MAX_PACKET', () => {
+  describe('when a WebSocket client sends a message larger than a few times MQTT_MAX_PACKET', () => {
     it('then the WebSocket is closed with 1009 and counted', async () => {
       const before = refused('packet_too_large');
       const ws = new WebSocket(`ws://127.0.0.1:${gateway.httpPort}/mqtt`, 'mqtt');
@@ -187,7 +188,7 @@ describe('device channel: packet sizes, CONNECT timeout and connections per addr
       });
       const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
       // Refused by the WebSocket layer from the frame's length, before the packet guard reads it.
-      ws.send(Buffer.alloc(MAX_PACKET + 1), { binary: true });
+      ws.send(Buffer.alloc(WEBSOCKET_MESSAGE_PACKETS * MAX_PACKET + 1), { binary: true });
       expect(await closed).to.equal(1009);
       expect(refused('packet_too_large') - before).to.equal(1);
     });
@@ -204,5 +205,32 @@ describe('device channel: packet sizes, CONNECT timeout and connections per addr
       await closed;
       expect(refused('packet_too_large') - before).to.equal(1);
     });
+  });
+});
+
+describe('PacketSizeGuard', () => {
+  /** A whole PUBLISH of `total` bytes, fixed header included (its length field takes 1 to 3 bytes here). */
+  const packetOf = (total: number) => {
+    const lengthBytes = total - 2 < 128 ? 1 : total - 3 < 16_384 ? 2 : 3;
+    const remaining = total - 1 - lengthBytes;
+    return Buffer.concat([fixedHeader(0x30, remaining), Buffer.alloc(remaining)]);
+  };
+
+  it('takes a packet of exactly the limit and refuses one byte more, before and after authentication', () => {
+    const guard = new PacketSizeGuard(MAX_PACKET);
+    expect(guard.inspect(packetOf(MAX_PACKET_BEFORE_AUTH_BYTES))).to.equal(undefined);
+    expect(new PacketSizeGuard(MAX_PACKET).inspect(packetOf(MAX_PACKET_BEFORE_AUTH_BYTES + 1))).to.equal('packet_too_large');
+    guard.authenticated();
+    expect(guard.inspect(packetOf(MAX_PACKET))).to.equal(undefined);
+    expect(guard.inspect(packetOf(MAX_PACKET + 1))).to.equal('packet_too_large');
+  });
+
+  it('follows packets split anywhere across reads and several packets in one read', () => {
+    const guard = new PacketSizeGuard(MAX_PACKET);
+    guard.authenticated();
+    const stream = Buffer.concat([packetOf(100), packetOf(MAX_PACKET), Buffer.from([0xc0, 0x00]), packetOf(5_000)]);
+    for (let i = 0; i < stream.length; i += 7) expect(guard.inspect(stream.subarray(i, i + 7))).to.equal(undefined);
+    expect(guard.inspect(Buffer.concat([packetOf(300), packetOf(400)]))).to.equal(undefined);
+    expect(guard.inspect(fixedHeader(0x30, MAX_PACKET))).to.equal('packet_too_large');
   });
 });
