@@ -5,6 +5,7 @@
 // back. PostgreSQL only: the outage is a cut TCP link to the server (the embedded database has
 // no connection to cut).
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
 import type { Gateway } from '../../src/gateway.ts';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { deviceTopic } from '../../broker/topics.ts';
@@ -104,6 +105,32 @@ if (testDatabase().kind === 'postgres') describe('device channel: database outag
     expect((await tenant.api.get(`/devices/${phone.id}`)).body).to.include({ battery_level: 55, name: 'Pixel 7' });
     expect(lost).to.deep.equal([]);
     await phone.stop();
+  });
+
+  it('when a phone forwards a received SMS during the outage, then it is held, not refused, and stored once the database is back', async () => {
+    const phone = await TaskPhone.connect(gateway, tenant, { forward_incoming_sms: true });
+    const witness = await TaskPhone.connect(gateway, tenant);
+    const lost: string[] = [];
+    for (const event of ['close', 'offline', 'reconnect'] as const) phone.client.on(event, () => lost.push(event));
+    await link.cut();
+    const sms = { id: 'device-msg-1', phone: '+79161234567', message: 'received while the database was away', received_at: new Date().toISOString() };
+    // QoS 2: completes only once the gateway has stored it.
+    let stored = false;
+    const forwarded = phone.client.publishAsync(deviceTopic(phone.id, 'incoming'), JSON.stringify(sms), { qos: 2 }).then(() => (stored = true));
+    // Something to await that shows the gateway working through the outage meanwhile: a status
+    // report sent after the SMS, by another phone, held by an attempt and by its retry.
+    let held = 0;
+    const heldTwice = nextEvent(gateway.services.statusIngestor, 'held', () => ++held === 2, 10_000);
+    const report = witness.report(randomUUID(), 'processing');
+    await heldTwice;
+    expect(stored, 'stored while the database was away').to.equal(false);
+    expect(lost, 'connection lost during the outage').to.deep.equal([]);
+    await link.restore();
+    await Promise.all([forwarded, report]);
+    const listed = await tenant.api.get('/incoming');
+    expect(listed.body.data.map((row: { message: string }) => row.message)).to.deep.equal([sms.message]);
+    expect(lost).to.deep.equal([]);
+    await Promise.all([phone.stop(), witness.stop()]);
   });
 
   it('when a simulated phone is refused at CONNECT (code 3) while the database is down, then it keeps trying with backoff and connects once it is back', async () => {
