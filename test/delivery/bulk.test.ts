@@ -3,10 +3,8 @@
 // call with a detail for every bad row (messages.{index}...) and nothing is created. Otherwise
 // all are created in one transaction and answered in the order given.
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
-import type { SimulatedDevice } from '../../src/simulator/device.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, keyWith, registerDevice, type Reply, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import type { Reply } from '../support/tenant.ts';
 import { expectError, UNKNOWN_ID, UUID } from '../support/expectations.ts';
 import { connectSimulated, deliveries, simulatedFor } from '../support/legacy.ts';
 
@@ -16,26 +14,13 @@ const BULK = '/sms/bulk';
 const UNPACED = { send_window: 50, limits: { per_minute: null, per_hour: null, per_day: null } };
 
 describe('POST /api/ext/v1/sms/bulk', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
-  const phones: SimulatedDevice[] = [];
-
-  before(async () => {
-    gateway = await startGateway();
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => {
-    await Promise.all(phones.splice(0).map((phone) => phone.stop()));
-  });
+  const fx = useGateway();
 
   function messages(count: number, extra: (index: number) => Record<string, unknown> = () => ({})): Record<string, unknown>[] {
     return Array.from({ length: count }, (_, index) => ({ phone: PHONE, message: `bulk ${index}`, ...extra(index) }));
   }
 
-  function postCsv(csv: string, client = tenant.api): Promise<Reply> {
+  function postCsv(csv: string, client = fx.tenant.api): Promise<Reply> {
     return client.request('POST', BULK, csv, { 'content-type': 'text/csv' });
   }
 
@@ -44,7 +29,7 @@ describe('POST /api/ext/v1/sms/bulk', () => {
     const all: any[] = [];
     let cursor: string | null = null;
     do {
-      const reply: Reply = await tenant.api.get(`/sms?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const reply: Reply = await fx.tenant.api.get(`/sms?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
       all.push(...reply.body.data);
       cursor = reply.body.next_cursor;
@@ -72,7 +57,7 @@ describe('POST /api/ext/v1/sms/bulk', () => {
 
   describe('when three valid messages are sent as JSON', () => {
     it('then it answers 201 with the three SMS, pending, in the order given', async () => {
-      const reply = await tenant.api.post(BULK, {
+      const reply = await fx.tenant.api.post(BULK, {
         messages: [
           { phone: PHONE, message: 'first' },
           { phone: '+7 916 765-43-21', message: 'second', priority: 5 },
@@ -93,10 +78,10 @@ describe('POST /api/ext/v1/sms/bulk', () => {
     });
 
     it('then each of them is stored and readable by its id', async () => {
-      const reply = await tenant.api.post(BULK, { messages: messages(3) });
+      const reply = await fx.tenant.api.post(BULK, { messages: messages(3) });
       expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
       for (const created of reply.body.data) {
-        const read = await tenant.api.get(`/sms/${created.id}`);
+        const read = await fx.tenant.api.get(`/sms/${created.id}`);
         expect(read.status).to.equal(200);
         expect(read.body).to.include({ id: created.id, message: created.message, status: 'pending' });
       }
@@ -107,7 +92,7 @@ describe('POST /api/ext/v1/sms/bulk', () => {
   describe('when 1,000 messages are sent and the one at index 537 has an invalid phone', () => {
     it('then it answers 400 naming row 537 only, and nothing is created', async () => {
       const batch = messages(1000, (index) => (index === 537 ? { phone: 'not a phone' } : {}));
-      const reply = await tenant.api.post(BULK, { messages: batch });
+      const reply = await fx.tenant.api.post(BULK, { messages: batch });
       expectError(reply, 400);
       expect(fields(reply)).to.include('messages.537.phone');
       expect(rowsNamed(reply)).to.deep.equal([537]);
@@ -117,7 +102,7 @@ describe('POST /api/ext/v1/sms/bulk', () => {
 
   describe('when all 1,000 messages are valid', () => {
     it('then all 1,000 are created, in the order given', async () => {
-      const reply = await tenant.api.post(BULK, { messages: messages(1000) });
+      const reply = await fx.tenant.api.post(BULK, { messages: messages(1000) });
       expect(reply.status, JSON.stringify(reply.body).slice(0, 500)).to.equal(201);
       expect(reply.body.data).to.have.length(1000);
       expect(reply.body.data.map((sms: { message: string }) => sms.message)).to.deep.equal(messages(1000).map((m) => m.message));
@@ -132,7 +117,7 @@ describe('POST /api/ext/v1/sms/bulk', () => {
         if (index === 3) return { device_id: UNKNOWN_ID };
         return {};
       });
-      const reply = await tenant.api.post(BULK, { messages: batch });
+      const reply = await fx.tenant.api.post(BULK, { messages: batch });
       expectError(reply, 400);
       expect(rowsNamed(reply), JSON.stringify(reply.body)).to.deep.equal([1, 3]);
       expect(fields(reply)).to.include('messages.1.message');
@@ -145,7 +130,7 @@ describe('POST /api/ext/v1/sms/bulk', () => {
         if (index === 4) return { device_id: UNKNOWN_ID };
         return {};
       });
-      const reply = await tenant.api.post(BULK, { messages: batch });
+      const reply = await fx.tenant.api.post(BULK, { messages: batch });
       expectError(reply, 400);
       expect(rowsNamed(reply), JSON.stringify(reply.body)).to.deep.equal([0, 4]);
       expect(fields(reply)).to.include('messages.0.phone');
@@ -154,7 +139,7 @@ describe('POST /api/ext/v1/sms/bulk', () => {
 
     it('then the detail of an unknown device_id names the row and the field (messages.{index}.device_id)', async () => {
       const batch = messages(3, (index) => (index === 2 ? { device_id: UNKNOWN_ID } : {}));
-      const reply = await tenant.api.post(BULK, { messages: batch });
+      const reply = await fx.tenant.api.post(BULK, { messages: batch });
       expectError(reply, 400);
       expect(fields(reply)).to.deep.equal(['messages.2.device_id']);
       await expectNothingCreated();
@@ -163,18 +148,18 @@ describe('POST /api/ext/v1/sms/bulk', () => {
     it('then two schema errors in different rows (a missing phone, an unknown field) are both listed', async () => {
       const batch = messages(4, (index) => (index === 2 ? { colour: 'red' } : {}));
       delete batch[0]!.phone;
-      const reply = await tenant.api.post(BULK, { messages: batch });
+      const reply = await fx.tenant.api.post(BULK, { messages: batch });
       expectError(reply, 400);
       expect(fields(reply)).to.include.members(['messages.0.phone', 'messages.2.colour']);
       await expectNothingCreated();
     });
 
     it('then a device of the account that may not send fails only its own row', async () => {
-      const { device } = await registerDevice(gateway, tenant, 'no-send phone');
-      const patched = await tenant.api.patch(`/devices/${device.id}/settings`, { can_send_sms: false });
+      const { device } = await fx.registerDevice('no-send phone');
+      const patched = await fx.tenant.api.patch(`/devices/${device.id}/settings`, { can_send_sms: false });
       expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
       const batch = messages(3, (index) => (index === 2 ? { device_id: device.id } : {}));
-      const reply = await tenant.api.post(BULK, { messages: batch });
+      const reply = await fx.tenant.api.post(BULK, { messages: batch });
       expectError(reply, 400);
       expect(rowsNamed(reply)).to.deep.equal([2]);
       await expectNothingCreated();
@@ -183,19 +168,19 @@ describe('POST /api/ext/v1/sms/bulk', () => {
 
   describe('when the list is too long or empty', () => {
     it('then 1,001 messages are refused with 400 and nothing is created', async () => {
-      const reply = await tenant.api.post(BULK, { messages: messages(1001) });
+      const reply = await fx.tenant.api.post(BULK, { messages: messages(1001) });
       expectError(reply, 400, 'validation_failed');
       await expectNothingCreated();
     });
 
     it('then an empty list is refused with 400', async () => {
-      const reply = await tenant.api.post(BULK, { messages: [] });
+      const reply = await fx.tenant.api.post(BULK, { messages: [] });
       expectError(reply, 400, 'validation_failed');
       await expectNothingCreated();
     });
 
     it('then a body without messages is refused with 400', async () => {
-      const reply = await tenant.api.post(BULK, {});
+      const reply = await fx.tenant.api.post(BULK, {});
       expectError(reply, 400, 'validation_failed');
       expect(fields(reply)).to.include('messages');
     });
@@ -204,7 +189,7 @@ describe('POST /api/ext/v1/sms/bulk', () => {
   describe('when a message asks for no_store', () => {
     it('then the call is refused with 400 naming that row, and nothing is created', async () => {
       const batch = messages(3, (index) => (index === 1 ? { no_store: true } : {}));
-      const reply = await tenant.api.post(BULK, { messages: batch });
+      const reply = await fx.tenant.api.post(BULK, { messages: batch });
       expectError(reply, 400);
       expect(rowsNamed(reply)).to.deep.equal([1]);
       expect(fields(reply)).to.include('messages.1.no_store');
@@ -224,7 +209,7 @@ describe('POST /api/ext/v1/sms/bulk', () => {
     });
 
     it('then the optional columns are read (device_id, send_at, ttl), in any order and case', async () => {
-      const { device } = await registerDevice(gateway, tenant, 'csv phone');
+      const { device } = await fx.registerDevice('csv phone');
       const sendAt = new Date(Date.now() + 3_600_000).toISOString();
       const csv = `Message,TTL,Phone,device_id,send_at\nhello,7200,${PHONE},${device.id},${sendAt}\n`;
       const reply = await postCsv(csv);
@@ -292,7 +277,7 @@ describe('POST /api/ext/v1/sms/bulk', () => {
 
   describe('when the key lacks sms:send', () => {
     it('then it answers 403 and nothing is created', async () => {
-      const reader = await keyWith(gateway, tenant, ['sms:read']);
+      const reader = await fx.keyWith(['sms:read']);
       const reply = await reader.post(BULK, { messages: messages(2) });
       expectError(reply, 403, 'forbidden');
       await expectNothingCreated();
@@ -301,36 +286,36 @@ describe('POST /api/ext/v1/sms/bulk', () => {
 
   describe('when a device of the account comes online', () => {
     it('then the SMS of a bulk send, pending until then, are all delivered by it', async () => {
-      const { device, token } = await registerDevice(gateway, tenant, 'bulk phone');
-      const patched = await tenant.api.patch(`/devices/${device.id}/settings`, UNPACED);
+      const { device, token } = await fx.registerDevice('bulk phone');
+      const patched = await fx.tenant.api.patch(`/devices/${device.id}/settings`, UNPACED);
       expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
 
-      const created = await tenant.api.post(BULK, { messages: messages(5) });
+      const created = await fx.tenant.api.post(BULK, { messages: messages(5) });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const ids: string[] = created.body.data.map((sms: { id: string }) => sms.id);
       expect(created.body.data.every((sms: { status: string }) => sms.status === 'pending')).to.equal(true);
 
-      const phone = simulatedFor(gateway, device, token);
-      phones.push(phone);
+      const phone = simulatedFor(fx.gateway, device, token);
+      fx.track(phone);
       const delivered = deliveries(phone, ids.length, 10_000);
       await phone.connect();
       expect(await delivered).to.have.members(ids);
 
       for (const id of ids) {
-        const read = await tenant.api.get(`/sms/${id}`);
+        const read = await fx.tenant.api.get(`/sms/${id}`);
         expect(read.body).to.include({ status: 'delivered', device_id: device.id });
       }
     });
 
     it('then a bulk send to an already online device is delivered by it', async () => {
-      const { device, token } = await registerDevice(gateway, tenant, 'online phone');
-      const patched = await tenant.api.patch(`/devices/${device.id}/settings`, UNPACED);
+      const { device, token } = await fx.registerDevice('online phone');
+      const patched = await fx.tenant.api.patch(`/devices/${device.id}/settings`, UNPACED);
       expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
-      const phone = await connectSimulated(gateway, device, token);
-      phones.push(phone);
+      const phone = await connectSimulated(fx.gateway, device, token);
+      fx.track(phone);
 
       const delivered = deliveries(phone, 4, 10_000);
-      const created = await tenant.api.post(BULK, { messages: messages(4) });
+      const created = await fx.tenant.api.post(BULK, { messages: messages(4) });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       expect(await delivered).to.have.members(created.body.data.map((sms: { id: string }) => sms.id));
     });

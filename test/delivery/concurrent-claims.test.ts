@@ -3,29 +3,19 @@
 // never gets more than its window or its limits allow. PostgreSQL only: the embedded database
 // has one connection, so two transactions can never overlap there.
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
 import { claimSms, deviceUsage, LIMIT_GRACE_MS } from '../../src/modules/delivery/repository.ts';
 import { roomFor } from '../../src/modules/delivery/pacing.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
 import { testDatabase } from '../support/environment.ts';
 
 if (testDatabase().kind === 'postgres') describe('delivery: concurrent claims of one device', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
+  const fx = useGateway();
 
-  before(async () => {
-    gateway = await startGateway();
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
 
   /** One claim as the dispatcher makes it: lock, count, decide, take. */
   async function claimOnce(deviceId: string): Promise<number> {
     const now = Date.now();
-    return gateway.services.db.transaction(async (trx) => {
+    return fx.gateway.services.db.transaction(async (trx) => {
       const usage = await deviceUsage(trx, deviceId, now, true);
       if (!usage) return 0;
       const room = roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS);
@@ -34,13 +24,13 @@ if (testDatabase().kind === 'postgres') describe('delivery: concurrent claims of
   }
 
   async function deviceWith(settings: Record<string, unknown>): Promise<string> {
-    const { device } = await gateway.services.devices.register(tenant.accountId, 'contended');
-    expect((await tenant.api.patch(`/devices/${device.id}/settings`, settings)).status).to.equal(200);
+    const { device } = await fx.gateway.services.devices.register(fx.tenant.accountId, 'contended');
+    expect((await fx.tenant.api.patch(`/devices/${device.id}/settings`, settings)).status).to.equal(200);
     return device.id;
   }
 
   async function queue(count: number): Promise<void> {
-    const created = await tenant.api.post('/sms/bulk', {
+    const created = await fx.tenant.api.post('/sms/bulk', {
       messages: Array.from({ length: count }, (_, i) => ({ phone: '+79161234567', message: `contended ${i}` })),
     });
     expect(created.status).to.equal(201);

@@ -2,43 +2,25 @@
 // (its phone vanished for FAILOVER_AFTER, was paused by the circuit breaker, may no longer send,
 // or was deleted); a task a phone acknowledged (processing) is that phone's for good.
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
 import { TaskPhone, UNPACED } from '../support/task-phone.ts';
 
 describe('delivery: failover and taken tasks', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
-  const phones: TaskPhone[] = [];
-
-  before(async () => {
-    gateway = await startGateway({ failoverAfterMs: 300, pauseAfterFailures: 3, pauseForMs: 600_000 });
-  });
-  after(async () => {
-    await gateway.stop();
-  });
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => {
-    await Promise.all(phones.splice(0).map((phone) => phone.stop().catch(() => {})));
-  });
+  const fx = useGateway({ config: { failoverAfterMs: 300, pauseAfterFailures: 3, pauseForMs: 600_000 } });
 
   async function phone(settings: Record<string, unknown> = UNPACED): Promise<TaskPhone> {
-    const connected = await TaskPhone.connect(gateway, tenant, settings);
-    phones.push(connected);
+    const connected = await fx.taskPhone(settings);
     return connected;
   }
 
   async function send(extra: Record<string, unknown> = {}): Promise<string> {
-    const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'failover', ...extra });
+    const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'failover', ...extra });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     return created.body.id;
   }
 
   async function sms(id: string) {
-    return (await tenant.api.get(`/sms/${id}`)).body;
+    return (await fx.tenant.api.get(`/sms/${id}`)).body;
   }
 
   const statuses = (body: { history: { internal_status: string }[] }) => body.history.map((entry) => entry.internal_status);
@@ -47,10 +29,10 @@ describe('delivery: failover and taken tasks', () => {
     return new Promise((resolve) => {
       const listener = (id: string) => {
         if (id !== deviceId) return;
-        gateway.services.presence.off('offline', listener);
+        fx.gateway.services.presence.off('offline', listener);
         resolve();
       };
-      gateway.services.presence.on('offline', listener);
+      fx.gateway.services.presence.on('offline', listener);
     });
   }
 
@@ -81,7 +63,7 @@ describe('delivery: failover and taken tasks', () => {
       first.kill();
       await gone;
       await second.until(1, 10_000);
-      await gateway.services.dispatcher.sweep();
+      await fx.gateway.services.dispatcher.sweep();
       await second.settle();
       expect(second.tasks.map((task) => task.sms_id)).to.deep.equal([untaken]);
       const kept = await sms(taken);
@@ -98,7 +80,7 @@ describe('delivery: failover and taken tasks', () => {
       await first.until(2);
       await first.report(taken, 'processing');
       const second = await phone();
-      expect((await tenant.api.patch(`/devices/${first.id}/settings`, { can_send_sms: false })).status).to.equal(200);
+      expect((await fx.tenant.api.patch(`/devices/${first.id}/settings`, { can_send_sms: false })).status).to.equal(200);
       await second.until(1);
       await second.settle();
       expect(second.tasks.map((task) => task.sms_id)).to.deep.equal([untaken]);
@@ -114,7 +96,7 @@ describe('delivery: failover and taken tasks', () => {
       const first = await phone();
       const named = await send({ device_id: first.id });
       await first.until(1);
-      await tenant.api.patch(`/devices/${first.id}/settings`, { can_send_sms: false });
+      await fx.tenant.api.patch(`/devices/${first.id}/settings`, { can_send_sms: false });
       expect(await sms(named)).to.include({ status: 'failed_send', reason: 'device_disabled', device_id: first.id });
     });
   });
@@ -131,13 +113,13 @@ describe('delivery: failover and taken tasks', () => {
       await gone;
       // The pool's SMS failing over proves FAILOVER_AFTER has passed and the sweep ran.
       await second.until(1, 10_000);
-      await gateway.services.dispatcher.sweep();
+      await fx.gateway.services.dispatcher.sweep();
       await second.settle();
       expect(second.tasks.map((task) => task.sms_id)).to.deep.equal([pooled]);
       expect(await sms(named)).to.include({ device_id: first.id, status: 'pending' });
 
-      const back = await TaskPhone.reconnect(gateway, first);
-      phones.push(back);
+      const back = await TaskPhone.reconnect(fx.gateway, first);
+      fx.track(back);
       await back.until(1);
       expect(back.tasks.map((task) => task.sms_id)).to.deep.equal([named]);
     });
@@ -156,7 +138,7 @@ describe('delivery: failover and taken tasks', () => {
       await healthy.until(2, 10_000);
       expect(healthy.tasks.map((task) => task.sms_id).sort()).to.deep.equal(ids.slice(3).sort());
 
-      const device = await tenant.api.get(`/devices/${failing.id}`);
+      const device = await fx.tenant.api.get(`/devices/${failing.id}`);
       expect(device.body.paused_until).to.be.a('string');
       expect(new Date(device.body.paused_until).getTime()).to.be.greaterThan(Date.now());
       expect(device.body.paused_reason).to.contain('3 sends failed in a row').and.contain('RESULT_ERROR_NO_SERVICE');
@@ -170,7 +152,7 @@ describe('delivery: failover and taken tasks', () => {
       expect(healthy.tasks.map((task) => task.sms_id)).to.include(later);
 
       // PATCH settings {"paused": false} ends the pause.
-      expect((await tenant.api.patch(`/devices/${failing.id}/settings`, { paused: false })).body.paused_until).to.equal(null);
+      expect((await fx.tenant.api.patch(`/devices/${failing.id}/settings`, { paused: false })).body.paused_until).to.equal(null);
     });
 
     it('then a successful send in between resets the count', async () => {
@@ -181,7 +163,7 @@ describe('delivery: failover and taken tasks', () => {
         await flaky.report(id, 'processing');
         await flaky.report(id, i === 2 ? 'sent' : 'failed_send');
       }
-      const device = await tenant.api.get(`/devices/${flaky.id}`);
+      const device = await fx.tenant.api.get(`/devices/${flaky.id}`);
       expect(device.body.paused_until).to.equal(null);
     });
   });
@@ -195,7 +177,7 @@ describe('delivery: failover and taken tasks', () => {
       await first.until(3);
       await first.report(taken, 'processing');
       const second = await phone();
-      expect((await tenant.api.delete(`/devices/${first.id}`)).status).to.equal(204);
+      expect((await fx.tenant.api.delete(`/devices/${first.id}`)).status).to.equal(204);
       await second.until(1);
       expect(second.tasks.map((task) => task.sms_id)).to.deep.equal([pooled]);
       expect(await sms(named)).to.include({ status: 'failed_send', reason: 'device_deleted' });

@@ -2,43 +2,31 @@
 // its send_window holds in flight, and no more per minute / hour / day than its limits allow,
 // whatever the phone does; none inside its quiet hours. Time is the test's (ManualClock).
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
 import { ManualClock } from '../../src/common/clock.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
 import { TaskPhone } from '../support/task-phone.ts';
 import { LIMIT_GRACE_MS } from '../../src/modules/delivery/repository.ts';
 
 const MINUTE = 60_000;
 
 describe('delivery: pacing', () => {
-  let gateway: Gateway;
-  let clock: ManualClock;
-  let tenant: Tenant;
+  const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
+  const fx = useGateway({ clock });
+  /** The phones of the running test (the fixture closes them). */
   const phones: TaskPhone[] = [];
 
-  before(async () => {
-    clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
-    gateway = await startGateway({}, clock);
-  });
-  after(async () => {
-    await gateway.stop();
-  });
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => {
-    await Promise.all(phones.splice(0).map((phone) => phone.stop()));
+  afterEach(() => {
+    phones.splice(0);
   });
 
   async function phone(settings: Record<string, unknown>): Promise<TaskPhone> {
-    const connected = await TaskPhone.connect(gateway, tenant, settings);
+    const connected = await fx.taskPhone(settings);
     phones.push(connected);
     return connected;
   }
 
   async function queue(count: number, extra: Record<string, unknown> = {}): Promise<string[]> {
-    const created = await tenant.api.post('/sms/bulk', {
+    const created = await fx.tenant.api.post('/sms/bulk', {
       messages: Array.from({ length: count }, (_, i) => ({ phone: '+79161234567', message: `paced ${i}`, ...extra })),
     });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
@@ -46,7 +34,7 @@ describe('delivery: pacing', () => {
   }
 
   async function settleAll(): Promise<void> {
-    await gateway.services.dispatcher.sweep();
+    await fx.gateway.services.dispatcher.sweep();
     for (const each of phones) await each.settle();
   }
 
@@ -59,9 +47,9 @@ describe('delivery: pacing', () => {
       await settleAll();
       expect(first.total).to.equal(3);
       expect(second.total).to.equal(3);
-      const waiting = await tenant.api.get('/sms?limit=100&status=pending');
+      const waiting = await fx.tenant.api.get('/sms?limit=100&status=pending');
       expect(waiting.body.data.filter((sms: { device_id: string | null }) => sms.device_id === null)).to.have.length(14);
-      const device = await tenant.api.get(`/devices/${first.id}`);
+      const device = await fx.tenant.api.get(`/devices/${first.id}`);
       expect(device.body.queue).to.include({ in_flight: 3, blocked_by: 'window' });
     });
 
@@ -91,7 +79,7 @@ describe('delivery: pacing', () => {
       clock.advance(30_000);
       await settleAll();
       expect(fast.total, 'half a minute later').to.equal(5);
-      const device = await tenant.api.get(`/devices/${fast.id}`);
+      const device = await fx.tenant.api.get(`/devices/${fast.id}`);
       expect(device.body.queue).to.include({ sent_last_minute: 5, blocked_by: 'per_minute' });
 
       clock.advance(30_000);
@@ -129,7 +117,7 @@ describe('delivery: pacing', () => {
       clock.advance(12 * 60 * MINUTE);
       await settleAll();
       expect(fast.total).to.equal(4);
-      const device = await tenant.api.get(`/devices/${fast.id}`);
+      const device = await fx.tenant.api.get(`/devices/${fast.id}`);
       expect(device.body.queue).to.include({ sent_last_day: 4, blocked_by: 'per_day' });
       clock.advance(12 * 60 * MINUTE + LIMIT_GRACE_MS);
       await settleAll();
@@ -156,7 +144,7 @@ describe('delivery: pacing', () => {
       clock.set(Date.parse('2026-11-22T18:00:00Z')); // 03:00 in Tokyo: inside, after midnight
       await settleAll();
       expect(night.total).to.equal(1);
-      const device = await tenant.api.get(`/devices/${night.id}`);
+      const device = await fx.tenant.api.get(`/devices/${night.id}`);
       expect(device.body.queue.blocked_by).to.equal('quiet_hours');
 
       clock.set(Date.parse('2026-11-22T22:00:00Z')); // 07:00 in Tokyo: the quiet hours are over
@@ -165,24 +153,24 @@ describe('delivery: pacing', () => {
     });
 
     it('then a quiet_hours with an unknown time zone or an empty window is refused with 400', async () => {
-      const { device } = await gateway.services.devices.register(tenant.accountId, 'p');
-      const zone = await tenant.api.patch(`/devices/${device.id}/settings`, { quiet_hours: { from: '22:00', to: '07:00', timezone: 'Mars/Olympus' } });
+      const { device } = await fx.gateway.services.devices.register(fx.tenant.accountId, 'p');
+      const zone = await fx.tenant.api.patch(`/devices/${device.id}/settings`, { quiet_hours: { from: '22:00', to: '07:00', timezone: 'Mars/Olympus' } });
       expect(zone.status).to.equal(400);
-      const empty = await tenant.api.patch(`/devices/${device.id}/settings`, { quiet_hours: { from: '22:00', to: '22:00', timezone: 'UTC' } });
+      const empty = await fx.tenant.api.patch(`/devices/${device.id}/settings`, { quiet_hours: { from: '22:00', to: '22:00', timezone: 'UTC' } });
       expect(empty.status).to.equal(400);
-      const hour = await tenant.api.patch(`/devices/${device.id}/settings`, { quiet_hours: { from: '24:00', to: '07:00', timezone: 'UTC' } });
+      const hour = await fx.tenant.api.patch(`/devices/${device.id}/settings`, { quiet_hours: { from: '24:00', to: '07:00', timezone: 'UTC' } });
       expect(hour.status).to.equal(400);
     });
   });
 
   describe('when pacing settings are changed', () => {
     it('then GET shows them, and out-of-range values are refused', async () => {
-      const { device } = await gateway.services.devices.register(tenant.accountId, 'p');
-      const patched = await tenant.api.patch(`/devices/${device.id}/settings`, { send_window: 2, limits: { per_minute: 10 } });
+      const { device } = await fx.gateway.services.devices.register(fx.tenant.accountId, 'p');
+      const patched = await fx.tenant.api.patch(`/devices/${device.id}/settings`, { send_window: 2, limits: { per_minute: 10 } });
       expect(patched.status).to.equal(200);
       expect(patched.body).to.deep.include({ send_window: 2, limits: { per_minute: 10, per_hour: 300, per_day: 2000 }, quiet_hours: null });
       for (const bad of [{ send_window: 0 }, { send_window: 51 }, { limits: { per_minute: 0 } }, { limits: { per_week: 5 } }]) {
-        expect((await tenant.api.patch(`/devices/${device.id}/settings`, bad)).status, JSON.stringify(bad)).to.equal(400);
+        expect((await fx.tenant.api.patch(`/devices/${device.id}/settings`, bad)).status, JSON.stringify(bad)).to.equal(400);
       }
     });
   });

@@ -1,41 +1,22 @@
 // send_at, valid_until / ttl and priority: when an SMS may go, until when, and in which order.
 // Time is the test's (ManualClock).
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
 import { ManualClock } from '../../src/common/clock.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
 import { TaskPhone, UNPACED } from '../support/task-phone.ts';
 import { expectError } from '../support/expectations.ts';
 
 describe('delivery: scheduling, expiry and priority', () => {
-  let gateway: Gateway;
-  let clock: ManualClock;
-  let tenant: Tenant;
-  const phones: TaskPhone[] = [];
-
-  before(async () => {
-    clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
-    gateway = await startGateway({}, clock);
-  });
-  after(async () => {
-    await gateway.stop();
-  });
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => {
-    await Promise.all(phones.splice(0).map((phone) => phone.stop()));
-  });
+  const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
+  const fx = useGateway({ clock });
 
   async function phone(settings: Record<string, unknown> = UNPACED): Promise<TaskPhone> {
-    const connected = await TaskPhone.connect(gateway, tenant, settings);
-    phones.push(connected);
+    const connected = await fx.taskPhone(settings);
     return connected;
   }
 
   async function send(extra: Record<string, unknown> = {}) {
-    const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'scheduled', ...extra });
+    const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'scheduled', ...extra });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     return created.body;
   }
@@ -47,11 +28,11 @@ describe('delivery: scheduling, expiry and priority', () => {
       const ready = await phone();
       const later = await send({ send_at: iso(clock.now() + 10 * 60_000) });
       expect(later.send_at).to.equal(iso(clock.now() + 10 * 60_000));
-      await gateway.services.dispatcher.sweep();
+      await fx.gateway.services.dispatcher.sweep();
       await ready.settle();
       expect(ready.total).to.equal(0);
       clock.advance(10 * 60_000);
-      await gateway.services.dispatcher.sweep();
+      await fx.gateway.services.dispatcher.sweep();
       await ready.until(1);
       expect(ready.tasks[0]!.sms_id).to.equal(later.id);
     });
@@ -62,11 +43,11 @@ describe('delivery: scheduling, expiry and priority', () => {
       const created = await send({ ttl: 60 });
       expect(created.valid_until).to.equal(iso(clock.now() + 60_000));
       clock.advance(61_000);
-      await gateway.services.dispatcher.sweep();
-      const read = await tenant.api.get(`/sms/${created.id}`);
+      await fx.gateway.services.dispatcher.sweep();
+      const read = await fx.tenant.api.get(`/sms/${created.id}`);
       expect(read.body).to.include({ status: 'failed_send', reason: 'expired' });
       expect(read.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending', 'failed_send']);
-      const legacy = await tenant.root.post('/sms/get', { id: read.body.id });
+      const legacy = await fx.tenant.root.post('/sms/get', { id: read.body.id });
       expect(legacy.status).to.equal(200);
       expect(legacy.body.status).to.equal(3);
 
@@ -81,11 +62,11 @@ describe('delivery: scheduling, expiry and priority', () => {
       await silent.until(1);
       expect(silent.tasks[0]!.valid_until).to.equal(created.valid_until);
       clock.advance(5 * 60_000);
-      await gateway.services.dispatcher.sweep();
-      expect((await tenant.api.get(`/sms/${created.id}`)).body).to.include({ status: 'failed_send', reason: 'expired' });
+      await fx.gateway.services.dispatcher.sweep();
+      expect((await fx.tenant.api.get(`/sms/${created.id}`)).body).to.include({ status: 'failed_send', reason: 'expired' });
       // A late acknowledgement changes nothing.
       await silent.report(created.id, 'processing');
-      expect((await tenant.api.get(`/sms/${created.id}`)).body.status).to.equal('failed_send');
+      expect((await fx.tenant.api.get(`/sms/${created.id}`)).body.status).to.equal('failed_send');
     });
 
     it('then an acknowledgement that arrives after valid_until, before the sweep ran, does not take it', async () => {
@@ -94,7 +75,7 @@ describe('delivery: scheduling, expiry and priority', () => {
       await slow.until(1);
       clock.advance(60_000);
       await slow.report(created.id, 'processing');
-      const read = await tenant.api.get(`/sms/${created.id}`);
+      const read = await fx.tenant.api.get(`/sms/${created.id}`);
       expect(read.body).to.include({ status: 'failed_send', reason: 'expired' });
       expect(read.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending', 'failed_send']);
     });
@@ -102,8 +83,8 @@ describe('delivery: scheduling, expiry and priority', () => {
     it('then cancelling the expired SMS answers 409 already_final', async () => {
       const created = await send({ ttl: 60 });
       clock.advance(61_000);
-      await gateway.services.dispatcher.sweep();
-      expectError(await tenant.api.post(`/sms/${created.id}/cancel`), 409, 'already_final');
+      await fx.gateway.services.dispatcher.sweep();
+      expectError(await fx.tenant.api.post(`/sms/${created.id}/cancel`), 409, 'already_final');
     });
 
     it('then an SMS a phone acknowledged before it expired is not expired', async () => {
@@ -112,23 +93,23 @@ describe('delivery: scheduling, expiry and priority', () => {
       await quick.until(1);
       await quick.report(created.id, 'processing');
       clock.advance(61_000);
-      await gateway.services.dispatcher.sweep();
+      await fx.gateway.services.dispatcher.sweep();
       await quick.report(created.id, 'sent');
-      expect((await tenant.api.get(`/sms/${created.id}`)).body).to.include({ status: 'sent', reason: null });
+      expect((await fx.tenant.api.get(`/sms/${created.id}`)).body).to.include({ status: 'sent', reason: null });
     });
 
     it('then impossible schedules are refused with 400', async () => {
       const now = clock.now();
-      expectError(await tenant.api.post('/sms', { phone: '+79161234567', message: 'x', valid_until: iso(now - 1000) }), 400, 'validation_failed');
-      expectError(await tenant.api.post('/sms', { phone: '+79161234567', message: 'x', valid_until: iso(now + 60_000), ttl: 60 }), 400, 'validation_failed');
+      expectError(await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'x', valid_until: iso(now - 1000) }), 400, 'validation_failed');
+      expectError(await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'x', valid_until: iso(now + 60_000), ttl: 60 }), 400, 'validation_failed');
       expectError(
-        await tenant.api.post('/sms', { phone: '+79161234567', message: 'x', send_at: iso(now + 120_000), valid_until: iso(now + 60_000) }),
+        await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'x', send_at: iso(now + 120_000), valid_until: iso(now + 60_000) }),
         400,
         'validation_failed',
       );
-      expectError(await tenant.api.post('/sms', { phone: '+79161234567', message: 'x', ttl: 0 }), 400, 'validation_failed');
-      expectError(await tenant.api.post('/sms', { phone: '+79161234567', message: 'x', priority: 101 }), 400, 'validation_failed');
-      expectError(await tenant.api.post('/sms', { phone: '+79161234567', message: 'x', send_at: 'tomorrow' }), 400, 'validation_failed');
+      expectError(await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'x', ttl: 0 }), 400, 'validation_failed');
+      expectError(await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'x', priority: 101 }), 400, 'validation_failed');
+      expectError(await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'x', send_at: 'tomorrow' }), 400, 'validation_failed');
     });
   });
 

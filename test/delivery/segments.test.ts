@@ -3,26 +3,16 @@
 // characters such as € count two) or UCS-2 (70 UTF-16 units alone, 67 per part). POST /sms,
 // GET /sms/{id}, GET /sms and POST /sms/bulk all show the same two fields.
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
 
 const PHONE = '+79161234567';
 
 describe('SMS segments and encoding', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
+  const fx = useGateway();
 
-  before(async () => {
-    gateway = await startGateway();
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
 
   async function created(message: string): Promise<any> {
-    const reply = await tenant.api.post('/sms', { phone: PHONE, message });
+    const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message });
     expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
     expect(reply.body.message).to.equal(message);
     return reply.body;
@@ -57,14 +47,14 @@ describe('SMS segments and encoding', () => {
   describe('reading the SMS back', () => {
     it('when GET /sms/{id} reads a multi-part ucs2 SMS, then it shows the same segments and encoding as the POST answer', async () => {
       const sms = await created('ж'.repeat(71));
-      const read = await tenant.api.get(`/sms/${sms.id}`);
+      const read = await fx.tenant.api.get(`/sms/${sms.id}`);
       expect(read.status).to.equal(200);
       expect(read.body).to.include({ segments: 2, encoding: 'ucs2' });
     });
 
     it('when GET /sms/{id} reads a GSM-7 SMS with extension characters, then it shows the same segments and encoding', async () => {
       const sms = await created('€'.repeat(81));
-      const read = await tenant.api.get(`/sms/${sms.id}`);
+      const read = await fx.tenant.api.get(`/sms/${sms.id}`);
       expect(read.body).to.include({ segments: 2, encoding: 'gsm7' });
     });
 
@@ -77,7 +67,7 @@ describe('SMS segments and encoding', () => {
       ];
       const ids = new Map<string, [string, number]>();
       for (const [text, encoding, segments] of texts) ids.set((await created(text)).id, [encoding, segments]);
-      const list = await tenant.api.get('/sms?limit=100');
+      const list = await fx.tenant.api.get('/sms?limit=100');
       expect(list.status).to.equal(200);
       expect(list.body.data).to.have.length(texts.length);
       for (const sms of list.body.data) {
@@ -89,7 +79,7 @@ describe('SMS segments and encoding', () => {
 
   describe('POST /sms/bulk', () => {
     it('when several texts are sent at once, then each created SMS shows the segments and encoding of its own text', async () => {
-      const reply = await tenant.api.post('/sms/bulk', {
+      const reply = await fx.tenant.api.post('/sms/bulk', {
         messages: [
           { phone: PHONE, message: 'a'.repeat(161) },
           { phone: PHONE, message: 'ж'.repeat(70) },
