@@ -3,10 +3,9 @@
 // its account's topics and no other's). Raw mqtt.js clients, so every packet is the test's own.
 import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Gateway } from '../../src/gateway.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
-import { mqttUrl, RawClients, topic, type RawClient } from '../support/mqtt.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { registerDevice, type Tenant } from '../support/tenant.ts';
+import { topic, type RawClient } from '../support/mqtt.ts';
 
 const AUTH_FAILURES = 'mqtt_auth_failures_total';
 const NOT_AUTHORIZED = 5;
@@ -16,26 +15,15 @@ const PREFIX = 'sms-gateway/v1/devices/';
 const heartbeat = (battery: number) => JSON.stringify({ battery_level: battery, is_charging: false, sim_cards: [{ index: 0, name_operator: 'Op' }] });
 
 describe('device channel: authorization', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
-  let clients: RawClients;
+  const fx = useGateway();
 
-  before(async () => {
-    gateway = await startGateway();
-    clients = new RawClients(() => mqttUrl(gateway));
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => clients.endAll());
 
-  async function onlineDevice(owner: Tenant = tenant): Promise<{ id: string; token: string; mqtt: RawClient }> {
-    const { device, token } = await registerDevice(gateway, owner);
-    return { id: device.id, token, mqtt: await clients.device(device.id, token) };
+  async function onlineDevice(owner: Tenant = fx.tenant): Promise<{ id: string; token: string; mqtt: RawClient }> {
+    const { device, token } = await registerDevice(fx.gateway, owner);
+    return { id: device.id, token, mqtt: await fx.clients.device(device.id, token) };
   }
 
-  const failures = (reason: string) => gateway.services.metrics.value(AUTH_FAILURES, { reason });
+  const failures = (reason: string) => fx.gateway.services.metrics.value(AUTH_FAILURES, { reason });
   const operatorId = () => `operator-${randomBytes(4).toString('hex')}`;
 
   describe('when a device subscribes to topics that are not its own', () => {
@@ -71,10 +59,10 @@ describe('device channel: authorization', () => {
     it('then its connection is closed and the other device\'s SMS stays as it was', async () => {
       const attacker = await onlineDevice();
       const victim = await onlineDevice();
-      const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'not yours', device_id: victim.id });
+      const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'not yours', device_id: victim.id });
       expect(created.status).to.equal(201);
       const smsId: string = created.body.id;
-      const before = await tenant.api.get(`/sms/${smsId}`);
+      const before = await fx.tenant.api.get(`/sms/${smsId}`);
       expect(before.body.status).to.equal('pending');
       expect(await victim.mqtt.subscribe(topic(victim.id, 'status'))).to.deep.equal([1]);
 
@@ -85,7 +73,7 @@ describe('device channel: authorization', () => {
       await victim.mqtt.publish(topic(victim.id, 'status'), JSON.stringify({ sms_id: randomUUID(), status: 'sent' }));
       await victim.mqtt.nextMessage((message) => message.payload.includes('"sent"'));
       expect(victim.mqtt.messages.map((message) => JSON.parse(message.payload).status), 'the refused report reached nobody').to.deep.equal(['sent']);
-      const after = await tenant.api.get(`/sms/${smsId}`);
+      const after = await fx.tenant.api.get(`/sms/${smsId}`);
       expect(after.body).to.deep.equal(before.body);
       expect(victim.mqtt.closed).to.equal(false);
     });
@@ -93,61 +81,61 @@ describe('device channel: authorization', () => {
 
   describe('when a device connects with wrong credentials', () => {
     it('then a wrong password gets CONNACK "not authorized" (5) and is counted', async () => {
-      const { device } = await registerDevice(gateway, tenant);
+      const { device } = await fx.registerDevice();
       const counted = failures('bad_device_credentials');
-      const error = await clients.refused({ clientId: device.id, username: device.id, password: 'sgd_wrong' });
+      const error = await fx.clients.refused({ clientId: device.id, username: device.id, password: 'sgd_wrong' });
       expect(error.code).to.equal(NOT_AUTHORIZED);
       expect(failures('bad_device_credentials')).to.equal(counted + 1);
-      expect(gateway.services.presence.isOnline(device.id)).to.equal(false);
+      expect(fx.gateway.services.presence.isOnline(device.id)).to.equal(false);
     });
 
     it('then an unknown device id gets CONNACK "not authorized" (5) and is counted', async () => {
-      const { token } = await registerDevice(gateway, tenant);
+      const { token } = await fx.registerDevice();
       const unknown = randomUUID();
       const counted = failures('bad_device_credentials');
-      const error = await clients.refused({ clientId: unknown, username: unknown, password: token });
+      const error = await fx.clients.refused({ clientId: unknown, username: unknown, password: token });
       expect(error.code).to.equal(NOT_AUTHORIZED);
       expect(failures('bad_device_credentials')).to.equal(counted + 1);
     });
 
     it('then a client id other than the username is refused, and does not take over that client id\'s session', async () => {
-      const me = await registerDevice(gateway, tenant);
+      const me = await fx.registerDevice();
       const victim = await onlineDevice();
       const counted = failures('bad_client_id');
-      const error = await clients.refused({ clientId: victim.id, username: me.device.id, password: me.token });
+      const error = await fx.clients.refused({ clientId: victim.id, username: me.device.id, password: me.token });
       expect(error.code).to.equal(NOT_AUTHORIZED);
       expect(failures('bad_client_id')).to.equal(counted + 1);
       expect(victim.mqtt.closed, 'the device whose client id was named keeps its connection').to.equal(false);
-      expect(gateway.services.presence.isOnline(victim.id)).to.equal(true);
+      expect(fx.gateway.services.presence.isOnline(victim.id)).to.equal(true);
     });
   });
 
   describe('when a device is deleted through DELETE /api/ext/v1/devices/{id}', () => {
     it('then its connection is closed at once, it is offline, and it cannot connect again', async () => {
       const phone = await onlineDevice();
-      expect(gateway.services.presence.isOnline(phone.id)).to.equal(true);
-      const deleted = await tenant.api.delete(`/devices/${phone.id}`);
+      expect(fx.gateway.services.presence.isOnline(phone.id)).to.equal(true);
+      const deleted = await fx.tenant.api.delete(`/devices/${phone.id}`);
       expect(deleted.status, JSON.stringify(deleted.body)).to.be.within(200, 299);
-      expect(gateway.services.presence.isOnline(phone.id)).to.equal(false);
+      expect(fx.gateway.services.presence.isOnline(phone.id)).to.equal(false);
       await phone.mqtt.whenClosed(1_000);
 
       const counted = failures('bad_device_credentials');
-      const error = await clients.refused({ clientId: phone.id, username: phone.id, password: phone.token });
+      const error = await fx.clients.refused({ clientId: phone.id, username: phone.id, password: phone.token });
       expect(error.code).to.equal(NOT_AUTHORIZED);
       expect(failures('bad_device_credentials')).to.equal(counted + 1);
-      expect(gateway.services.presence.isOnline(phone.id)).to.equal(false);
+      expect(fx.gateway.services.presence.isOnline(phone.id)).to.equal(false);
     });
   });
 
   describe('when an operator connects with an API key holding devices:monitor', () => {
     it('then subscribed to sms-gateway/v1/devices/# it gets its own account\'s heartbeats and not another account\'s', async () => {
-      const other = await createTenant(gateway);
+      const other = await fx.newTenant();
       const mine = await onlineDevice();
       const theirs = await onlineDevice(other);
       await mine.mqtt.publish(topic(mine.id, 'heartbeat'), heartbeat(41), { retain: true });
       await theirs.mqtt.publish(topic(theirs.id, 'heartbeat'), heartbeat(51), { retain: true });
 
-      const operator = await clients.connect({ clientId: operatorId(), username: 'anyone', password: tenant.key });
+      const operator = await fx.clients.connect({ clientId: operatorId(), username: 'anyone', password: fx.tenant.key });
       expect(await operator.subscribe(`${PREFIX}#`)).to.deep.equal([1]);
       const retained = await operator.nextMessage((message) => message.topic === topic(mine.id, 'heartbeat'));
       expect(JSON.parse(retained.payload).battery_level).to.equal(41);
@@ -162,10 +150,10 @@ describe('device channel: authorization', () => {
     });
 
     it('then a filter naming another account\'s device is refused with 128, one naming its own is granted', async () => {
-      const other = await createTenant(gateway);
+      const other = await fx.newTenant();
       const mine = await onlineDevice();
       const theirs = await onlineDevice(other);
-      const operator = await clients.connect({ clientId: operatorId(), username: 'anyone', password: tenant.key });
+      const operator = await fx.clients.connect({ clientId: operatorId(), username: 'anyone', password: fx.tenant.key });
       const granted = await operator.subscribe([
         `${PREFIX}${mine.id}/#`,
         `${PREFIX}${theirs.id}/heartbeat`,
@@ -179,12 +167,12 @@ describe('device channel: authorization', () => {
     it('then its publish closes its connection and reaches no device', async () => {
       const mine = await onlineDevice();
       expect(await mine.mqtt.subscribe(topic(mine.id, 'tasks'))).to.deep.equal([1]);
-      const operator = await clients.connect({ clientId: operatorId(), username: 'anyone', password: tenant.key });
+      const operator = await fx.clients.connect({ clientId: operatorId(), username: 'anyone', password: fx.tenant.key });
       const task = { sms_id: randomUUID(), phone: '+79161234567', message: 'forged', sim: -2, created_at: new Date().toISOString() };
       operator.client.publish(topic(mine.id, 'tasks'), JSON.stringify(task), { qos: 1 }, () => undefined);
       await operator.whenClosed();
       // A task the gateway publishes afterwards arrives; the forged one never did.
-      await tenant.api.post('/sms', { phone: '+79161234567', message: 'real', device_id: mine.id });
+      await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'real', device_id: mine.id });
       const real = await mine.mqtt.nextMessage((message) => message.topic === topic(mine.id, 'tasks'));
       expect(JSON.parse(real.payload).message).to.equal('real');
       expect(mine.mqtt.messages.filter((message) => message.topic === topic(mine.id, 'tasks'))).to.have.length(1);
@@ -193,16 +181,16 @@ describe('device channel: authorization', () => {
 
   describe('when an operator connects with an API key without devices:monitor', () => {
     it('then it is refused at CONNECT with "not authorized" (5) and counted', async () => {
-      const reader = await keyWith(gateway, tenant, ['devices:read', 'sms:read']);
+      const reader = await fx.keyWith(['devices:read', 'sms:read']);
       const counted = failures('missing_devices_monitor');
-      const error = await clients.refused({ clientId: operatorId(), username: 'anyone', password: reader.key! });
+      const error = await fx.clients.refused({ clientId: operatorId(), username: 'anyone', password: reader.key! });
       expect(error.code).to.equal(NOT_AUTHORIZED);
       expect(failures('missing_devices_monitor')).to.equal(counted + 1);
     });
 
     it('then a password that is no API key is refused too', async () => {
       const counted = failures('bad_api_key');
-      const error = await clients.refused({ clientId: operatorId(), username: 'anyone', password: 'sgw_not_a_key' });
+      const error = await fx.clients.refused({ clientId: operatorId(), username: 'anyone', password: 'sgw_not_a_key' });
       expect(error.code).to.equal(NOT_AUTHORIZED);
       expect(failures('bad_api_key')).to.equal(counted + 1);
     });

@@ -4,10 +4,8 @@
 // broker stay up; nothing in the database changes; the same device's next valid report applies.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { Gateway } from '../../src/gateway.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
-import { mqttUrl, RawClients, topic, type RawClient } from '../support/mqtt.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { topic, type RawClient } from '../support/mqtt.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 
@@ -67,45 +65,34 @@ const BAD_INPUTS: BadInput[] = [
 ];
 
 describe('device channel: bad input from devices', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
-  let clients: RawClients;
+  const fx = useGateway();
 
-  before(async () => {
-    gateway = await startGateway();
-    clients = new RawClients(() => mqttUrl(gateway));
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => clients.endAll());
 
   /** A device connected over raw MQTT, holding one pending SMS (it reports nothing on its own). */
   async function phone(): Promise<Phone> {
-    const { device, token } = await registerDevice(gateway, tenant);
-    const mqtt = await clients.device(device.id, token);
+    const { device, token } = await fx.registerDevice();
+    const mqtt = await fx.clients.device(device.id, token);
     // The connect records last_seen_at without being awaited: let that land before any snapshot.
-    await waitUntil('last_seen_at is recorded', async () => (await gateway.services.db('devices').where({ id: device.id }).first()).last_seen_at !== null);
-    const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'held', device_id: device.id });
+    await waitUntil('last_seen_at is recorded', async () => (await fx.gateway.services.db('devices').where({ id: device.id }).first()).last_seen_at !== null);
+    const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'held', device_id: device.id });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     return { id: device.id, token, mqtt, smsId: created.body.id };
   }
 
   /** Every row of the account that a device message could touch. */
   async function snapshot(): Promise<Record<string, unknown[]>> {
-    const db = gateway.services.db;
-    const smsIds = db('sms').select('id').where({ account_id: tenant.accountId });
+    const db = fx.gateway.services.db;
+    const smsIds = db('sms').select('id').where({ account_id: fx.tenant.accountId });
     return {
-      devices: await db('devices').where({ account_id: tenant.accountId }).orderBy('id'),
-      sms: await db('sms').where({ account_id: tenant.accountId }).orderBy('id'),
+      devices: await db('devices').where({ account_id: fx.tenant.accountId }).orderBy('id'),
+      sms: await db('sms').where({ account_id: fx.tenant.accountId }).orderBy('id'),
       history: await db('sms_status_history').whereIn('sms_id', smsIds).orderBy('id'),
-      incoming: await db('incoming_sms').where({ account_id: tenant.accountId }).orderBy('id'),
+      incoming: await db('incoming_sms').where({ account_id: fx.tenant.accountId }).orderBy('id'),
     };
   }
 
   async function statusOf(smsId: string): Promise<{ status: string; history: string[] }> {
-    const read = await tenant.api.get(`/sms/${smsId}`);
+    const read = await fx.tenant.api.get(`/sms/${smsId}`);
     return { status: read.body.status, history: read.body.history.map((entry: { internal_status: string }) => entry.internal_status) };
   }
 
@@ -114,18 +101,18 @@ describe('device channel: bad input from devices', () => {
       it(`then it is counted as rejected (${input.reason}), nothing changes, and the connection stays up for a valid report`, async () => {
         // Forwarding on: an incoming SMS that is dropped is dropped for being bad, not for the setting.
         const me = await phone();
-        await tenant.api.patch(`/devices/${me.id}/settings`, { forward_incoming_sms: true });
+        await fx.tenant.api.patch(`/devices/${me.id}/settings`, { forward_incoming_sms: true });
         const other = await phone();
         const before = await snapshot();
-        const counted = gateway.services.metrics.value(REJECTED, { reason: input.reason });
+        const counted = fx.gateway.services.metrics.value(REJECTED, { reason: input.reason });
 
         const { kind, payload } = input.send({ me, other });
         await me.mqtt.publish(`sms-gateway/v1/devices/${me.id}/${kind}`, payload);
 
-        expect(gateway.services.metrics.value(REJECTED, { reason: input.reason }), `${REJECTED}{reason="${input.reason}"}`).to.equal(counted + 1);
+        expect(fx.gateway.services.metrics.value(REJECTED, { reason: input.reason }), `${REJECTED}{reason="${input.reason}"}`).to.equal(counted + 1);
         expect(await snapshot(), 'the database is unchanged').to.deep.equal(before);
         expect(me.mqtt.closed, 'the connection stays up').to.equal(false);
-        expect(gateway.services.presence.isOnline(me.id)).to.equal(true);
+        expect(fx.gateway.services.presence.isOnline(me.id)).to.equal(true);
 
         await me.mqtt.publish(topic(me.id, 'status'), JSON.stringify({ sms_id: me.smsId, status: 'processing' }));
         expect(await statusOf(me.smsId)).to.deep.equal({ status: 'pending', history: ['pending', 'processing'] });
@@ -144,12 +131,12 @@ describe('device channel: bad input from devices', () => {
       }
       await me.mqtt.publish(topic(me.id, 'status'), JSON.stringify({ sms_id: me.smsId, status: 'sent' }));
       expect(await statusOf(me.smsId)).to.deep.equal({ status: 'sent', history: ['pending', 'processing', 'sent'] });
-      expect(gateway.channel.listening).to.equal(true);
+      expect(fx.gateway.channel.listening).to.equal(true);
 
       const fresh = await phone();
       await fresh.mqtt.publish(topic(fresh.id, 'status'), JSON.stringify({ sms_id: fresh.smsId, status: 'delivered' }));
       expect((await statusOf(fresh.smsId)).status).to.equal('delivered');
-      const health = await tenant.root.get('/readyz');
+      const health = await fx.tenant.root.get('/readyz');
       expect(health.status, JSON.stringify(health.body)).to.equal(200);
     });
   });

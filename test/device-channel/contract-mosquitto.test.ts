@@ -2,9 +2,7 @@
 // mosquitto_pub / mosquitto_sub, following docs/asyncapi.yaml, sends an SMS end to end.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import type { Gateway } from '../../src/gateway.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
 import { nextEvent } from '../support/devices.ts';
 
 interface Run {
@@ -32,33 +30,27 @@ function mosquitto(command: 'mosquitto_pub' | 'mosquitto_sub', args: string[], t
 }
 
 describe('device protocol contract, driven by mosquitto_pub / mosquitto_sub', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
+  const fx = useGateway();
   let device: { id: string; token: string };
 
-  before(async () => {
-    gateway = await startGateway();
-  });
-  after(async () => gateway.stop());
   beforeEach(async () => {
-    tenant = await createTenant(gateway);
-    const registered = await gateway.services.devices.register(tenant.accountId, 'mosquitto phone');
+    const registered = await fx.gateway.services.devices.register(fx.tenant.accountId, 'mosquitto phone');
     device = { id: registered.device.id, token: registered.token };
   });
 
   const base = () => `sms-gateway/v1/devices/${device.id}`;
   const connection = (clientSuffix = '') => [
-    '-h', '127.0.0.1', '-p', String(gateway.mqttPort), '-V', 'mqttv311',
+    '-h', '127.0.0.1', '-p', String(fx.gateway.mqttPort), '-V', 'mqttv311',
     '-i', device.id + clientSuffix, '-u', device.id, '-P', device.token,
   ];
 
   describe('when a device subscribes to its tasks with mosquitto_sub', () => {
     it('then it receives the task of a new SMS, and reports published with mosquitto_pub apply', async () => {
       // Subscribe as the device (QoS 1) and wait for one task; the gateway sees the subscription.
-      const ready = nextEvent(gateway.channel, 'ready', (id: string) => id === device.id);
+      const ready = nextEvent(fx.gateway.channel, 'ready', (id: string) => id === device.id);
       const sub = mosquitto('mosquitto_sub', [...connection(), '-t', `${base()}/tasks`, '-q', '1', '-C', '1']);
       await ready;
-      const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'via mosquitto' });
+      const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'via mosquitto' });
       // Stored unassigned; the subscribed device claims it right after.
       expect(created.body.device_id).to.equal(null);
 
@@ -72,7 +64,7 @@ describe('device protocol contract, driven by mosquitto_pub / mosquitto_sub', ()
       const pub = await mosquitto('mosquitto_pub', [...connection(), '-t', `${base()}/status`, '-q', '2', '-m', report]).done;
       expect(pub.code, pub.stderr).to.equal(0);
 
-      const read = await tenant.api.get(`/sms/${task.sms_id}`);
+      const read = await fx.tenant.api.get(`/sms/${task.sms_id}`);
       expect(read.body).to.include({ status: 'delivered', device_id: device.id });
       expect(read.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal([
         'pending',
@@ -95,7 +87,7 @@ describe('device protocol contract, driven by mosquitto_pub / mosquitto_sub', ()
       });
       const pub = await mosquitto('mosquitto_pub', [...connection(), '-t', `${base()}/heartbeat`, '-q', '2', '-r', '-m', heartbeat]).done;
       expect(pub.code, pub.stderr).to.equal(0);
-      const read = await tenant.api.get(`/devices/${device.id}`);
+      const read = await fx.tenant.api.get(`/devices/${device.id}`);
       expect(read.body).to.include({ battery_level: 42, is_charging: true, name: 'Pixel 8', type: 'android' });
       expect(read.body.sim_cards).to.deep.equal([
         { index: 0, name_operator: 'MTS' },
@@ -106,7 +98,7 @@ describe('device protocol contract, driven by mosquitto_pub / mosquitto_sub', ()
 
   describe('when mosquitto_pub connects with a wrong token', () => {
     it('then the broker refuses the connection as not authorized', async () => {
-      const args = ['-h', '127.0.0.1', '-p', String(gateway.mqttPort), '-V', 'mqttv311', '-i', device.id, '-u', device.id, '-P', 'wrong'];
+      const args = ['-h', '127.0.0.1', '-p', String(fx.gateway.mqttPort), '-V', 'mqttv311', '-i', device.id, '-u', device.id, '-P', 'wrong'];
       const pub = await mosquitto('mosquitto_pub', [...args, '-t', `${base()}/status`, '-m', '{}']).done;
       expect(pub.code).to.not.equal(0);
       expect(pub.stderr.toLowerCase()).to.match(/not authori[sz]ed/);

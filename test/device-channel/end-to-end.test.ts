@@ -1,31 +1,15 @@
 // The whole path over real TCP: HTTP POST -> task at a simulated device -> its reports ->
 // GET /api/ext/v1/sms/{id} shows delivered, with the history in order.
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
-import { connectDevice, nextEvent } from '../support/devices.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { nextEvent } from '../support/devices.ts';
 
 describe('device channel: end to end', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
-  const devices: SimulatedDevice[] = [];
-
-  before(async () => {
-    gateway = await startGateway();
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => {
-    await Promise.all(devices.splice(0).map((device) => device.stop()));
-  });
+  const fx = useGateway();
 
   async function device(options = {}) {
-    const simulated = await connectDevice(gateway, tenant, options);
-    devices.push(simulated);
+    const simulated = await fx.connectDevice(options);
     return simulated;
   }
 
@@ -33,14 +17,14 @@ describe('device channel: end to end', () => {
     it('then the task arrives, the reports apply, and GET shows delivered with the history in order', async () => {
       const phone = await device();
       const delivered = nextEvent(phone, 'report', (_id, status) => status === 'delivered');
-      const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'end to end' });
+      const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'end to end' });
       expect(created.status).to.equal(201);
       // The SMS joins the pool; the online phone claims it as soon as it is stored.
       expect(created.body.device_id).to.equal(null);
 
       const [smsId] = await delivered;
       expect(smsId).to.equal(created.body.id);
-      const read = await tenant.api.get(`/sms/${smsId}`);
+      const read = await fx.tenant.api.get(`/sms/${smsId}`);
       expect(read.body.status).to.equal('delivered');
       expect(read.body.device_id).to.equal(phone.id);
       expect(read.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal([
@@ -55,9 +39,9 @@ describe('device channel: end to end', () => {
 
     it('then the task carries the phone, the text and the SIM the device settings chose', async () => {
       const phone = await device({ simCards: [{ index: 1, name_operator: 'Second' }] });
-      await tenant.api.patch(`/devices/${phone.id}/settings`, { selected_sim: -1 });
+      await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { selected_sim: -1 });
       const task = nextEvent(phone, 'task');
-      await tenant.api.post('/sms', { phone: '+79161234567', message: 'which SIM?' });
+      await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'which SIM?' });
       const [received] = await task;
       expect(received).to.include({ phone: '+79161234567', message: 'which SIM?', sim: 1 });
     });
@@ -65,16 +49,16 @@ describe('device channel: end to end', () => {
 
   describe('when an SMS is created while no device is online', () => {
     it('then it waits unassigned and is delivered when a device connects', async () => {
-      const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'waiting' });
+      const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'waiting' });
       expect(created.body.device_id).to.equal(null);
-      const { device: row, token } = await gateway.services.devices.register(tenant.accountId, 'late phone');
+      const { device: row, token } = await fx.gateway.services.devices.register(fx.tenant.accountId, 'late phone');
       const { SimulatedDevice } = await import('../../src/simulator/device.ts');
-      const late = new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${gateway.mqttPort}`, deviceId: row.id, token });
-      devices.push(late);
+      const late = new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${fx.gateway.mqttPort}`, deviceId: row.id, token });
+      fx.track(late);
       const delivered = nextEvent(late, 'report', (id, status) => id === created.body.id && status === 'delivered');
       await late.connect();
       await delivered;
-      const read = await tenant.api.get(`/sms/${created.body.id}`);
+      const read = await fx.tenant.api.get(`/sms/${created.body.id}`);
       expect(read.body).to.include({ status: 'delivered', device_id: row.id });
     });
   });

@@ -3,11 +3,10 @@
 // GET /api/ext/v1/incoming (paged, newest first, permission sms:read, never another account's).
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { Gateway } from '../../src/gateway.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { registerDevice, type Tenant } from '../support/tenant.ts';
 import { expectError, expectIsoTimestamp, UUID } from '../support/expectations.ts';
-import { mqttUrl, RawClients, topic, type RawClient } from '../support/mqtt.ts';
+import { topic, type RawClient } from '../support/mqtt.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
@@ -22,23 +21,12 @@ interface Received {
 }
 
 describe('device channel: incoming SMS', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
-  let clients: RawClients;
+  const fx = useGateway();
 
-  before(async () => {
-    gateway = await startGateway();
-    clients = new RawClients(() => mqttUrl(gateway));
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => clients.endAll());
 
-  async function phone(owner: Tenant = tenant): Promise<{ id: string; mqtt: RawClient }> {
-    const { device, token } = await registerDevice(gateway, owner);
-    return { id: device.id, mqtt: await clients.device(device.id, token) };
+  async function phone(owner: Tenant = fx.tenant): Promise<{ id: string; mqtt: RawClient }> {
+    const { device, token } = await registerDevice(fx.gateway, owner);
+    return { id: device.id, mqtt: await fx.clients.device(device.id, token) };
   }
 
   async function forwarding(owner: Tenant, deviceId: string, on: boolean): Promise<void> {
@@ -60,25 +48,25 @@ describe('device channel: incoming SMS', () => {
     return message;
   }
 
-  const storedRows = (accountId: string) => gateway.services.db('incoming_sms').where({ account_id: accountId });
+  const storedRows = (accountId: string) => fx.gateway.services.db('incoming_sms').where({ account_id: accountId });
 
   describe('when forward_incoming_sms is off (the default)', () => {
     it('then a forwarded SMS is not stored and is counted as rejected (forwarding_off)', async () => {
       const device = await phone();
-      const counted = gateway.services.metrics.value(REJECTED, { reason: 'forwarding_off' });
+      const counted = fx.gateway.services.metrics.value(REJECTED, { reason: 'forwarding_off' });
       await receive(device);
-      expect(gateway.services.metrics.value(REJECTED, { reason: 'forwarding_off' })).to.equal(counted + 1);
-      expect(await storedRows(tenant.accountId)).to.deep.equal([]);
-      expect((await tenant.api.get('/incoming')).body).to.deep.equal({ data: [], next_cursor: null });
+      expect(fx.gateway.services.metrics.value(REJECTED, { reason: 'forwarding_off' })).to.equal(counted + 1);
+      expect(await storedRows(fx.tenant.accountId)).to.deep.equal([]);
+      expect((await fx.tenant.api.get('/incoming')).body).to.deep.equal({ data: [], next_cursor: null });
       expect(device.mqtt.closed).to.equal(false);
     });
 
     it('then it is not stored either after forwarding was switched on and off again', async () => {
       const device = await phone();
-      await forwarding(tenant, device.id, true);
-      await forwarding(tenant, device.id, false);
+      await forwarding(fx.tenant, device.id, true);
+      await forwarding(fx.tenant, device.id, false);
       await receive(device);
-      expect(await storedRows(tenant.accountId)).to.deep.equal([]);
+      expect(await storedRows(fx.tenant.accountId)).to.deep.equal([]);
     });
   });
 
@@ -86,9 +74,9 @@ describe('device channel: incoming SMS', () => {
     it('then a forwarded SMS is stored and GET /incoming shows it as the device reported it', async () => {
       const device = await phone();
       await receive(device);
-      await forwarding(tenant, device.id, true);
+      await forwarding(fx.tenant, device.id, true);
       const sms = await receive(device, { phone: '+79005550199', message: 'Your code is 1234', sim_slot: 1, received_at: '2026-03-01T09:59:00.000Z' });
-      const reply = await tenant.api.get('/incoming');
+      const reply = await fx.tenant.api.get('/incoming');
       expect(reply.status).to.equal(200);
       expect(reply.body.next_cursor).to.equal(null);
       expect(reply.body.data).to.have.length(1);
@@ -102,31 +90,31 @@ describe('device channel: incoming SMS', () => {
 
     it('then an SMS without sim_slot is stored with sim_slot null', async () => {
       const device = await phone();
-      await forwarding(tenant, device.id, true);
+      await forwarding(fx.tenant, device.id, true);
       await receive(device, { sim_slot: undefined });
-      const reply = await tenant.api.get('/incoming');
+      const reply = await fx.tenant.api.get('/incoming');
       expect(reply.body.data.map((row: { sim_slot: unknown }) => row.sim_slot)).to.deep.equal([null]);
     });
 
     it('then the same device message id sent twice is stored once', async () => {
       const device = await phone();
-      await forwarding(tenant, device.id, true);
+      await forwarding(fx.tenant, device.id, true);
       const sms = await receive(device);
       await receive(device, sms);
       await receive(device, { ...sms, message: 'a changed text under the same id' });
-      expect(await storedRows(tenant.accountId)).to.have.length(1);
-      const reply = await tenant.api.get('/incoming');
+      expect(await storedRows(fx.tenant.accountId)).to.have.length(1);
+      const reply = await fx.tenant.api.get('/incoming');
       expect(reply.body.data.map((row: { message: string }) => row.message)).to.deep.equal([sms.message]);
     });
 
     it('then two devices may use the same message id, each stored for its own device', async () => {
       const first = await phone();
       const second = await phone();
-      await forwarding(tenant, first.id, true);
-      await forwarding(tenant, second.id, true);
+      await forwarding(fx.tenant, first.id, true);
+      await forwarding(fx.tenant, second.id, true);
       const sms = await receive(first);
       await receive(second, { ...sms, received_at: new Date().toISOString() });
-      const reply = await tenant.api.get('/incoming');
+      const reply = await fx.tenant.api.get('/incoming');
       expect(reply.body.data.map((row: { device_id: string }) => row.device_id)).to.have.members([first.id, second.id]);
     });
   });
@@ -134,18 +122,18 @@ describe('device channel: incoming SMS', () => {
   describe('when the account has more received SMS than a page holds', () => {
     it('then GET /incoming pages them newest first with limit and cursor', async () => {
       const device = await phone();
-      await forwarding(tenant, device.id, true);
+      await forwarding(fx.tenant, device.id, true);
       const sent: string[] = [];
       for (let i = 0; i < 5; i++) sent.push((await receive(device, { message: `m${i}` })).message);
       // Stored in the order received; stamped a minute apart so that newest first is unambiguous.
       for (let i = 0; i < 5; i++) {
-        await gateway.services.db('incoming_sms').where({ account_id: tenant.accountId, message: `m${i}` }).update({ created_at: new Date(T0 + i * 60_000) });
+        await fx.gateway.services.db('incoming_sms').where({ account_id: fx.tenant.accountId, message: `m${i}` }).update({ created_at: new Date(T0 + i * 60_000) });
       }
       const messages: string[] = [];
       let cursor: string | null = null;
       const pageSizes: number[] = [];
       do {
-        const reply: { status: number; body: any } = await tenant.api.get(`/incoming?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const reply: { status: number; body: any } = await fx.tenant.api.get(`/incoming?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
         expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
         pageSizes.push(reply.body.data.length);
         messages.push(...reply.body.data.map((row: { message: string }) => row.message));
@@ -158,11 +146,11 @@ describe('device channel: incoming SMS', () => {
     it('then device_id narrows the list to one device', async () => {
       const first = await phone();
       const second = await phone();
-      await forwarding(tenant, first.id, true);
-      await forwarding(tenant, second.id, true);
+      await forwarding(fx.tenant, first.id, true);
+      await forwarding(fx.tenant, second.id, true);
       await receive(first, { message: 'to first' });
       await receive(second, { message: 'to second' });
-      const reply = await tenant.api.get(`/incoming?device_id=${second.id}`);
+      const reply = await fx.tenant.api.get(`/incoming?device_id=${second.id}`);
       expect(reply.body.data.map((row: { message: string }) => row.message)).to.deep.equal(['to second']);
     });
   });
@@ -170,11 +158,11 @@ describe('device channel: incoming SMS', () => {
   describe('when GET /incoming is called with a key without sms:read', () => {
     it('then it is 403 forbidden', async () => {
       const device = await phone();
-      await forwarding(tenant, device.id, true);
+      await forwarding(fx.tenant, device.id, true);
       await receive(device);
-      const writer = await keyWith(gateway, tenant, ['sms:send', 'devices:read', 'devices:settings']);
+      const writer = await fx.keyWith(['sms:send', 'devices:read', 'devices:settings']);
       expectError(await writer.get('/incoming'), 403, 'forbidden');
-      const reader = await keyWith(gateway, tenant, ['sms:read']);
+      const reader = await fx.keyWith(['sms:read']);
       expect((await reader.get('/incoming')).body.data).to.have.length(1);
     });
   });
@@ -182,13 +170,13 @@ describe('device channel: incoming SMS', () => {
   describe('when another account reads GET /incoming', () => {
     it('then it never sees this account\'s received SMS, not even by naming the device', async () => {
       const device = await phone();
-      await forwarding(tenant, device.id, true);
+      await forwarding(fx.tenant, device.id, true);
       await receive(device);
-      const other = await createTenant(gateway);
+      const other = await fx.newTenant();
       expect((await other.api.get('/incoming')).body).to.deep.equal({ data: [], next_cursor: null });
       const named = await other.api.get(`/incoming?device_id=${device.id}`);
       expect(named.body?.data ?? [], JSON.stringify(named.body)).to.deep.equal([]);
-      expect((await tenant.api.get('/incoming')).body.data).to.have.length(1);
+      expect((await fx.tenant.api.get('/incoming')).body.data).to.have.length(1);
     });
   });
 });

@@ -3,63 +3,46 @@
 // named that device (the SMS and its history say why); tasks the phone acknowledged stay with it.
 // no_store SMS go once to an online device and leave no row.
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
-import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { deviceTopic } from '../../broker/topics.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
-import { connectDevice, nextEvent } from '../support/devices.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { nextEvent } from '../support/devices.ts';
 import { nextMessage, rawDevice } from '../support/raw-device.ts';
 
 const PHONE = '+79161234567';
 
 describe('device channel: the pool of unsent SMS', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
-  const simulated: SimulatedDevice[] = [];
-
-  before(async () => {
-    gateway = await startGateway();
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => {
-    await Promise.all(simulated.splice(0).map((device) => device.stop()));
-  });
+  const fx = useGateway();
 
   /** A device that takes tasks and never reports: its SMS stay unsent. */
   async function silentDevice(name: string) {
-    const { device, token } = await gateway.services.devices.register(tenant.accountId, name);
-    const client = await rawDevice(gateway.mqttPort, device.id, token);
+    const { device, token } = await fx.gateway.services.devices.register(fx.tenant.accountId, name);
+    const client = await rawDevice(fx.gateway.mqttPort, device.id, token);
     return { device, client };
   }
 
   for (const how of ['can_send_sms is turned off', 'it is deleted'] as const) {
     const reason = how === 'it is deleted' ? 'device_deleted' : 'device_disabled';
     const stopSending = async (deviceId: string) => {
-      if (how === 'it is deleted') expect((await tenant.api.delete(`/devices/${deviceId}`)).status).to.equal(204);
-      else expect((await tenant.api.patch(`/devices/${deviceId}/settings`, { can_send_sms: false })).status).to.equal(200);
+      if (how === 'it is deleted') expect((await fx.tenant.api.delete(`/devices/${deviceId}`)).status).to.equal(204);
+      else expect((await fx.tenant.api.patch(`/devices/${deviceId}/settings`, { can_send_sms: false })).status).to.equal(200);
     };
 
     describe(`when a device holding unsent SMS can no longer send because ${how}`, () => {
       it('then the SMS its phone had not acknowledged and the client did not name go to another online device and are delivered', async () => {
         const silent = await silentDevice('silent');
         const taken = nextMessage(silent.client, deviceTopic(silent.device.id, 'tasks'));
-        const created = await tenant.api.post('/sms', { phone: PHONE, message: 'reassign me' });
+        const created = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'reassign me' });
         expect(created.body.device_id, 'stored unassigned: the pool').to.equal(null);
         expect(JSON.parse((await taken).toString()).sms_id).to.equal(created.body.id);
-        expect((await tenant.api.get(`/sms/${created.body.id}`)).body.device_id, 'claimed by the silent device').to.equal(silent.device.id);
+        expect((await fx.tenant.api.get(`/sms/${created.body.id}`)).body.device_id, 'claimed by the silent device').to.equal(silent.device.id);
 
-        const other = await connectDevice(gateway, tenant, { name: 'other' });
-        simulated.push(other);
+        const other = await fx.connectDevice({ name: 'other' });
         const delivered = nextEvent(other, 'report', (id, status) => id === created.body.id && status === 'delivered');
         await stopSending(silent.device.id);
         await delivered;
         await silent.client.endAsync(true);
 
-        const read = await tenant.api.get(`/sms/${created.body.id}`);
+        const read = await fx.tenant.api.get(`/sms/${created.body.id}`);
         expect(read.body).to.include({ status: 'delivered', device_id: other.id, reason: null });
         // Given back before any phone took it: nothing failed, and it was sent once.
         expect(read.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending', 'processing', 'sent', 'delivered']);
@@ -69,13 +52,13 @@ describe('device channel: the pool of unsent SMS', () => {
       it(`then the SMS the client named that device for fail with reason ${reason}, in the SMS and its history`, async () => {
         const silent = await silentDevice('named');
         const taken = nextMessage(silent.client, deviceTopic(silent.device.id, 'tasks'));
-        const created = await tenant.api.post('/sms', { phone: PHONE, message: 'only you', device_id: silent.device.id });
+        const created = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'only you', device_id: silent.device.id });
         expect(created.body.device_id, 'named: answered with its device').to.equal(silent.device.id);
         await taken;
         await stopSending(silent.device.id);
         await silent.client.endAsync(true);
 
-        const read = await tenant.api.get(`/sms/${created.body.id}`);
+        const read = await fx.tenant.api.get(`/sms/${created.body.id}`);
         expect(read.body).to.include({ status: 'failed_send', reason, device_id: silent.device.id });
         const last = read.body.history[read.body.history.length - 1];
         expect(last).to.include({ internal_status: 'failed_send', source: 'system', reason });
@@ -84,34 +67,33 @@ describe('device channel: the pool of unsent SMS', () => {
       it('then the SMS its phone had acknowledged (processing) stay with that device, still processing: neither failed nor handed out again', async () => {
         const silent = await silentDevice('busy');
         const named = nextMessage(silent.client, deviceTopic(silent.device.id, 'tasks'));
-        const forIt = (await tenant.api.post('/sms', { phone: PHONE, message: 'named, on the air', device_id: silent.device.id })).body;
+        const forIt = (await fx.tenant.api.post('/sms', { phone: PHONE, message: 'named, on the air', device_id: silent.device.id })).body;
         await named;
         const pooled = nextMessage(silent.client, deviceTopic(silent.device.id, 'tasks'));
-        const forAnyone = (await tenant.api.post('/sms', { phone: PHONE, message: 'pooled, on the air' })).body;
+        const forAnyone = (await fx.tenant.api.post('/sms', { phone: PHONE, message: 'pooled, on the air' })).body;
         await pooled;
         for (const sms of [forIt, forAnyone]) {
           await silent.client.publishAsync(deviceTopic(silent.device.id, 'status'), JSON.stringify({ sms_id: sms.id, status: 'processing' }), { qos: 2 });
         }
 
-        const other = await connectDevice(gateway, tenant, { name: 'other' });
-        simulated.push(other);
+        const other = await fx.connectDevice({ name: 'other' });
         const tasks: string[] = [];
         other.on('task', (task) => tasks.push(task.sms_id));
         await stopSending(silent.device.id);
         // A marker SMS the other device takes: had the acknowledged ones gone back to the pool, it would have taken them first.
-        const marker = (await tenant.api.post('/sms', { phone: PHONE, message: 'marker' })).body;
+        const marker = (await fx.tenant.api.post('/sms', { phone: PHONE, message: 'marker' })).body;
         await nextEvent(other, 'report', (id, status) => id === marker.id && status === 'delivered');
         expect(tasks).to.deep.equal([marker.id]);
 
         for (const sms of [forIt, forAnyone]) {
-          const read = await tenant.api.get(`/sms/${sms.id}`);
+          const read = await fx.tenant.api.get(`/sms/${sms.id}`);
           expect(read.body, sms.message).to.include({ device_id: silent.device.id, status: 'pending', reason: null });
           expect(read.body.history.map((entry: { internal_status: string }) => entry.internal_status), sms.message).to.deep.equal(['pending', 'processing']);
         }
         if (how === 'can_send_sms is turned off') {
           // Still connected, the phone finishes what it had taken.
           await silent.client.publishAsync(deviceTopic(silent.device.id, 'status'), JSON.stringify({ sms_id: forIt.id, status: 'sent' }), { qos: 2 });
-          expect((await tenant.api.get(`/sms/${forIt.id}`)).body.status).to.equal('sent');
+          expect((await fx.tenant.api.get(`/sms/${forIt.id}`)).body.status).to.equal('sent');
         }
         await silent.client.endAsync(true);
       });
@@ -120,32 +102,30 @@ describe('device channel: the pool of unsent SMS', () => {
 
   describe('when a device is switched back to can_send_sms true', () => {
     it('then SMS waiting in the pool go to it', async () => {
-      const phone = await connectDevice(gateway, tenant, { name: 'muted' });
-      simulated.push(phone);
-      await tenant.api.patch(`/devices/${phone.id}/settings`, { can_send_sms: false });
-      const created = await tenant.api.post('/sms', { phone: PHONE, message: 'wait for permission' });
+      const phone = await fx.connectDevice({ name: 'muted' });
+      await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { can_send_sms: false });
+      const created = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'wait for permission' });
       expect(created.body.device_id).to.equal(null);
       const delivered = nextEvent(phone, 'report', (id, status) => id === created.body.id && status === 'delivered');
-      await tenant.api.patch(`/devices/${phone.id}/settings`, { can_send_sms: true });
+      await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { can_send_sms: true });
       await delivered;
     });
   });
 
   describe('when an SMS is sent with no_store', () => {
     it('then it goes once to an online device, its reports are followed in memory, and no row is written', async () => {
-      const phone = await connectDevice(gateway, tenant);
-      simulated.push(phone);
-      const countRows = async () => Number((await gateway.services.db('sms').where({ account_id: tenant.accountId }).count({ n: '*' }))[0]!.n);
+      const phone = await fx.connectDevice();
+      const countRows = async () => Number((await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).count({ n: '*' }))[0]!.n);
       const tasks: string[] = [];
       phone.on('task', (task) => tasks.push(task.sms_id));
       const delivered = nextEvent(phone, 'report', (_id, status) => status === 'delivered');
-      const created = await tenant.api.post('/sms', { phone: PHONE, message: 'leave no trace', no_store: true });
+      const created = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'leave no trace', no_store: true });
       expect(created.status).to.equal(201);
       const [id] = await delivered;
       expect(id).to.equal(created.body.id);
       expect(tasks).to.deep.equal([created.body.id]);
       expect(await countRows()).to.equal(0);
-      expect(gateway.services.metrics.value('status_reports_total', { outcome: 'rejected' })).to.equal(0);
+      expect(fx.gateway.services.metrics.value('status_reports_total', { outcome: 'rejected' })).to.equal(0);
     });
   });
 });

@@ -4,11 +4,9 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Gateway } from '../../src/gateway.ts';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { deviceTopic } from '../../broker/topics.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
 import { nextEvent } from '../support/devices.ts';
 import { nextMessage, rawDevice } from '../support/raw-device.ts';
 
@@ -16,19 +14,13 @@ const PHONE = '+79161234567';
 
 describe('device channel: resilience', () => {
   describe('when a device drops right after taking a task', () => {
-    let gateway: Gateway;
-    let tenant: Tenant;
-    before(async () => {
-      gateway = await startGateway();
-      tenant = await createTenant(gateway);
-    });
-    after(async () => gateway.stop());
+    const fx = useGateway({ tenant: 'once' });
 
     it('then it gets the task again on reconnect, re-acknowledges it, and sends the SMS once', async () => {
-      const { device, token } = await gateway.services.devices.register(tenant.accountId, 'flaky');
+      const { device, token } = await fx.gateway.services.devices.register(fx.tenant.accountId, 'flaky');
       // The simulator waits a second between "processing" and "sent": time enough to drop and come back.
       const phone = new SimulatedDevice({
-        brokerUrl: `mqtt://127.0.0.1:${gateway.mqttPort}`,
+        brokerUrl: `mqtt://127.0.0.1:${fx.gateway.mqttPort}`,
         deviceId: device.id,
         token,
         reconnectPeriodMs: 50,
@@ -41,13 +33,13 @@ describe('device channel: resilience', () => {
         });
         const redelivered = nextEvent(phone, 'task', (_task, again) => again === true);
         const delivered = nextEvent(phone, 'report', (_id, status) => status === 'delivered', 10_000);
-        const created = await tenant.api.post('/sms', { phone: PHONE, message: 'mid-send drop' });
+        const created = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'mid-send drop' });
 
         const [task] = await redelivered;
         expect(task.sms_id).to.equal(created.body.id);
         await delivered;
         expect(phone.sendCount.get(created.body.id)).to.equal(1);
-        const read = await tenant.api.get(`/sms/${created.body.id}`);
+        const read = await fx.tenant.api.get(`/sms/${created.body.id}`);
         expect(read.body.status).to.equal('delivered');
         const statuses = read.body.history.map((entry: { internal_status: string }) => entry.internal_status);
         expect(statuses).to.deep.equal(['pending', 'processing', 'sent', 'delivered']);
@@ -58,14 +50,10 @@ describe('device channel: resilience', () => {
   });
 
   describe('when a device takes a task and never acknowledges it', () => {
-    let gateway: Gateway;
-    before(async () => {
-      gateway = await startGateway({ taskRetryAfterMs: 300 });
-    });
-    after(async () => gateway.stop());
+    const fx = useGateway({ config: { taskRetryAfterMs: 300 } });
 
     it('then the sweep publishes the task again', async () => {
-      const tenant = await createTenant(gateway);
+      const { gateway, tenant } = fx;
       const { device, token } = await gateway.services.devices.register(tenant.accountId, 'silent');
       const client = await rawDevice(gateway.mqttPort, device.id, token);
       try {
@@ -82,16 +70,14 @@ describe('device channel: resilience', () => {
   });
 
   describe('when the gateway restarts while a task is unacknowledged', () => {
+    // dataDir matters only on the embedded database; on PostgreSQL both gateways share the test database.
     let dataDir: string;
-    before(() => {
-      dataDir = mkdtempSync(join(tmpdir(), 'sms-gateway-restart-'));
-    });
+    const fx = useGateway({ config: () => ({ dataDir: (dataDir = mkdtempSync(join(tmpdir(), 'sms-gateway-restart-'))) }), tenant: 'once' });
     after(() => rmSync(dataDir, { recursive: true, force: true }));
 
     it('then the device gets the task from the database after the restart and delivers it', async () => {
-      // dataDir matters only on the embedded database; on PostgreSQL both gateways share the test database.
-      let gateway = await startGateway({ dataDir });
-      const tenant = await createTenant(gateway);
+      let gateway = fx.gateway;
+      const tenant = fx.tenant;
       const { device, token } = await gateway.services.devices.register(tenant.accountId, 'survivor');
       const client = await rawDevice(gateway.mqttPort, device.id, token);
       const first = nextMessage(client, deviceTopic(device.id, 'tasks'));
@@ -100,7 +86,7 @@ describe('device channel: resilience', () => {
       await client.endAsync(true);
       await gateway.stop();
 
-      gateway = await startGateway({ dataDir });
+      gateway = await fx.startGateway({ dataDir });
       try {
         const reread = await gateway.services.devices.get(tenant.accountId, device.id);
         expect(gateway.services.devices.isOnline(reread.id)).to.equal(false);

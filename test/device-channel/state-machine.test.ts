@@ -3,12 +3,10 @@
 // Reports are idempotent and order-tolerant, every change lands in the history, and updated_at
 // follows it. The device is a raw MQTT client, so the test decides every report it sends.
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
 import { transitionPath } from '../../src/modules/messages/transitions.ts';
 import { SMS_STATUSES, type SmsStatus } from '../../src/modules/messages/status.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
-import { mqttUrl, nextTask, RawClients, takeTasks, topic, type RawClient } from '../support/mqtt.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { nextTask, takeTasks, topic, type RawClient } from '../support/mqtt.ts';
 
 const IMPLIED = 'implied by a later report';
 
@@ -21,30 +19,19 @@ interface HistoryEntry {
 }
 
 describe('device channel: the SMS state machine', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
-  let clients: RawClients;
+  const fx = useGateway();
 
-  before(async () => {
-    gateway = await startGateway();
-    clients = new RawClients(() => mqttUrl(gateway));
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => clients.endAll());
 
   /** An online device (raw MQTT, taking tasks) and an SMS it claimed from the pool. */
   async function heldSms(): Promise<{ mqtt: RawClient; deviceId: string; smsId: string }> {
-    const { device, token } = await registerDevice(gateway, tenant);
-    const mqtt = await clients.device(device.id, token);
+    const { device, token } = await fx.registerDevice();
+    const mqtt = await fx.clients.device(device.id, token);
     await takeTasks(mqtt, device.id);
-    const created = await tenant.api.post('/sms', { phone: '+79161234567', message: 'state machine' });
+    const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'state machine' });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     expect(created.body.device_id, 'stored unassigned').to.equal(null);
     await nextTask(mqtt, device.id, created.body.id);
-    expect((await tenant.api.get(`/sms/${created.body.id}`)).body.device_id, 'claimed by the online device').to.equal(device.id);
+    expect((await fx.tenant.api.get(`/sms/${created.body.id}`)).body.device_id, 'claimed by the online device').to.equal(device.id);
     return { mqtt, deviceId: device.id, smsId: created.body.id };
   }
 
@@ -53,7 +40,7 @@ describe('device channel: the SMS state machine', () => {
   }
 
   async function read(smsId: string): Promise<{ status: string; reason: string | null; updated_at: string; history: HistoryEntry[] }> {
-    const reply = await tenant.api.get(`/sms/${smsId}`);
+    const reply = await fx.tenant.api.get(`/sms/${smsId}`);
     expect(reply.status).to.equal(200);
     return reply.body;
   }
@@ -174,7 +161,7 @@ describe('device channel: the SMS state machine', () => {
         expect(sms.status).to.equal(outcome);
         expect(sms.history.map((entry) => entry.status)).to.deep.equal(['pending', 'pending', 'sent', outcome]);
         expect(internal(sms.history)).to.deep.equal(['pending', 'processing', 'sent', outcome]);
-        const listed = await tenant.api.get(`/sms?status=${outcome}`);
+        const listed = await fx.tenant.api.get(`/sms?status=${outcome}`);
         expect(listed.status).to.equal(200);
         expect(listed.body.data.map((row: { id: string }) => row.id)).to.deep.equal([held.smsId]);
       });
