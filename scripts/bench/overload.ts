@@ -46,7 +46,7 @@ export async function overload(): Promise<Record<string, string | number>[]> {
   const runs: Run[] = [];
   for (const [label, env] of [
     ['admission control (defaults)', {}],
-    ['baseline: admission control off', { HTTP_MAX_IN_FLIGHT: '100000', MAX_EVENT_LOOP_DELAY: '0' }],
+    ['baseline: admission control off', { HTTP_MAX_IN_FLIGHT: '100000', HTTP_TARGET_LATENCY: '0', MAX_EVENT_LOOP_DELAY: '0' }],
   ] as const) {
     runs.push(await onFreshGateway(env, (target) => openLoop(label, rate, target)));
   }
@@ -79,7 +79,7 @@ async function onFreshGateway<T>(env: Record<string, string>, work: (target: Tar
   await receiver.start();
   const database = await freshDatabase('overload');
   const tenant = await prepareTenant(database.url, DEVICES);
-  const gateway = await spawnGateway(database.url, { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn', ...env });
+  const gateway = await spawnGateway(database.url, { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', ...env });
   const db = knexModule.knex({ client: 'pg', connection: database.url, pool: { min: 0, max: 1 } });
   const phones = tenant.devices.map(
     (device) => new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${gateway.mqttPort}`, deviceId: device.id, token: device.token }),
@@ -104,6 +104,9 @@ async function onFreshGateway<T>(env: Record<string, string>, work: (target: Tar
             db.raw('count(*)::int as total'),
             db.raw(`count(*) filter (where status not in ('delivered', 'undelivered', 'failed_send', 'failed_delivery'))::int as open`),
           )) as { total: number; open: number }[];
+          if (performance.now() - started > 5_000 && Math.round(performance.now() - started) % 5_000 < 250) {
+            process.stderr.write(`overload: draining, ${row!.open} of ${row!.total} SMS still open\n`);
+          }
           if (row!.open === 0) return { total: row!.total, seconds: Math.round((performance.now() - started) / 100) / 10 };
           if (performance.now() - started > DRAIN_TIMEOUT_MS) throw new Error(`${row!.open} SMS still open after ${DRAIN_TIMEOUT_MS / 1000} s`);
           await new Promise((resolve) => setTimeout(resolve, 250));
@@ -121,6 +124,7 @@ async function onFreshGateway<T>(env: Record<string, string>, work: (target: Tar
 
 async function openLoop(label: string, rate: number, target: Target): Promise<Run> {
   const run: Run = { label, rate, accepted: [], refused: [], other: 0, errors: 0, lost: 0, drainSeconds: 0 };
+  process.stderr.write(`overload: ${label}: ${rate} SMS/s for ${LOAD_SECONDS} s\n`);
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({ ...target.request, connections: 256, overallRate: rate, duration: LOAD_SECONDS }, (error, done) =>
       error ? reject(error) : resolve(done),

@@ -15,7 +15,7 @@ function expectOverloaded(reply: Reply): void {
 const SMS = { phone: '+79161234567', message: 'admission' };
 
 describe('admission control of the HTTP API', () => {
-  const fx = useGateway({ config: { admission: { maxInFlight: 2, maxEventLoopDelayMs: 0 } } });
+  const fx = useGateway({ config: { admission: { maxInFlight: 2, maxEventLoopDelayMs: 0, targetLatencyMs: 0 } } });
   const held: ClientRequest[] = [];
   afterEach(() => {
     for (const req of held.splice(0)) req.destroy();
@@ -73,7 +73,7 @@ describe('admission control of the HTTP API', () => {
 
 describe('admission control on event-loop delay', () => {
   it('refuses new work while the process stays saturated, not after one long block, and admits it again after', async () => {
-    const admission = new Admission({ maxInFlight: 100, maxEventLoopDelayMs: 50 });
+    const admission = new Admission({ maxInFlight: 100, maxEventLoopDelayMs: 50, targetLatencyMs: 0 });
     const block = (ms: number) => {
       const until = performance.now() + ms;
       while (performance.now() < until);
@@ -99,6 +99,50 @@ describe('admission control on event-loop delay', () => {
       // Once the loop is idle again, the next window admits.
       while (admission.overloaded()) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(admission.tryEnter()).to.equal(undefined);
+    } finally {
+      admission.stop();
+    }
+  });
+});
+
+describe('the adaptive in-flight limit', () => {
+  it('shrinks while accepted requests take longer than the target, never below 4, and grows back while they are fast', () => {
+    const admission = new Admission({ maxInFlight: 64, maxEventLoopDelayMs: 0, targetLatencyMs: 250 });
+    try {
+      expect(admission.current.limit).to.equal(64);
+      // One slow request cuts the limit by a quarter; the others ending slow in the same window do not cut again.
+      admission.tryEnter();
+      admission.leave(400);
+      expect(admission.current.limit).to.equal(48);
+      admission.tryEnter();
+      admission.leave(400);
+      expect(admission.current.limit).to.equal(48);
+      // Fast requests raise it by 1/limit each: about one place per `limit` requests.
+      for (let i = 0; i < 48 * 3; i++) {
+        expect(admission.tryEnter()).to.equal(undefined);
+        admission.leave(20);
+      }
+      expect(admission.current.limit).to.be.within(50, 51);
+      // Past the limit, the next request is refused at once.
+      for (let i = 0; i < admission.current.limit; i++) expect(admission.tryEnter()).to.equal(undefined);
+      expect(admission.tryEnter()).to.equal('in_flight');
+    } finally {
+      admission.stop();
+    }
+  });
+
+  it('never goes below 4 however slow the requests are', async () => {
+    const admission = new Admission({ maxInFlight: 64, maxEventLoopDelayMs: 0, targetLatencyMs: 100 });
+    try {
+      while (admission.current.limit > 4) {
+        admission.tryEnter();
+        admission.leave(1_000);
+        // One cut per 250 ms window: wait for the next window.
+        await new Promise((resolve) => setTimeout(resolve, 260));
+      }
+      admission.tryEnter();
+      admission.leave(1_000);
+      expect(admission.current.limit).to.equal(4);
     } finally {
       admission.stop();
     }

@@ -33,10 +33,11 @@ export function admissionControl(admission: Admission, metrics: Metrics, logger:
       ctx.set('Retry-After', String(OVERLOAD_RETRY_AFTER_SECONDS));
       throw new AppError('overloaded');
     }
+    const started = performance.now();
     try {
       await next();
     } finally {
-      admission.leave();
+      admission.leave(performance.now() - started);
     }
   };
 }
