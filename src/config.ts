@@ -61,8 +61,10 @@ export interface AuthThrottleConfig {
 }
 
 export interface AdmissionConfig {
-  /** API requests processed at once. */
+  /** API requests processed at once, at most. */
   maxInFlight: number;
+  /** Latency (ms) accepted requests should keep; the in-flight limit adapts to it. 0: a fixed limit. */
+  targetLatencyMs: number;
   /** Mean event-loop delay (ms) that marks the process as saturated; 0 turns the check off. */
   maxEventLoopDelayMs: number;
 }
@@ -128,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
     pauseForMs: read('DEVICE_PAUSE_FOR', 600, positiveSeconds) * 1000,
     admission: {
       maxInFlight: read('HTTP_MAX_IN_FLIGHT', 64, (raw) => wholeNumber(raw, 1, 100_000)),
+      targetLatencyMs: read('HTTP_TARGET_LATENCY', 250, (raw) => wholeNumber(raw, 0, 60_000)),
       maxEventLoopDelayMs: read('MAX_EVENT_LOOP_DELAY', 150, (raw) => wholeNumber(raw, 0, 60_000)),
     },
     mqtt: {
