@@ -3,14 +3,17 @@
 // - webhooks.failing_since: when the current run of failures began (the first failed attempt
 //   after a success); null while the endpoint works. Any success clears it.
 // - webhooks.disabled_at: when the gateway (or the API) disabled it; null while enabled.
+// - webhooks.recovered_at: when its last failure streak ended. An attempt that began before it
+//   and failed says nothing new (it was on its way while the endpoint came back): it is retried
+//   at once rather than after a backoff grown during the outage.
 // - webhook_deliveries.leased_until: set while a sender holds the delivery (an attempt in
 //   flight). When an endpoint recovers, its deliveries waiting for a backoff are sent at once;
 //   this is how that step tells them from the ones being sent right now.
-// All three are added without a default, so no table is rewritten.
+// All are added without a default, so no table is rewritten.
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`alter table webhooks add column failing_since timestamptz, add column disabled_at timestamptz`);
+  await knex.raw(`alter table webhooks add column failing_since timestamptz, add column disabled_at timestamptz, add column recovered_at timestamptz`);
   // A webhook already failing when this runs starts its streak now: it gets the full time.
   await knex.raw(`update webhooks set failing_since = now() where consecutive_failures > 0`);
   await knex.raw(`update webhooks set disabled_at = updated_at where not enabled`);
@@ -23,5 +26,5 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`drop index if exists webhook_deliveries_waiting`);
   await knex.raw(`alter table webhook_deliveries drop column leased_until`);
-  await knex.raw(`alter table webhooks drop column failing_since, drop column disabled_at`);
+  await knex.raw(`alter table webhooks drop column failing_since, drop column disabled_at, drop column recovered_at`);
 }

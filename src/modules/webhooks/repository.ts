@@ -157,9 +157,14 @@ export interface AttemptResult {
  * ends, in id order. The sender takes it before writing outcomes, so that deleting a webhook
  * (its row, then its deliveries by cascade) and recording its deliveries cannot deadlock.
  */
-export async function lockWebhooks(db: Executor, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.raw(`select id from webhooks where id = any(?::uuid[]) order by id for key share`, [ids] as never);
+export async function lockWebhooks(db: Executor, ids: string[]): Promise<Map<string, Date | null>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.raw<{ rows: { id: string; recovered_at: Date | null }[] }>(
+    `select id, recovered_at from webhooks where id = any(?::uuid[]) order by id for key share`,
+    [ids] as never,
+  );
+  // When each last recovered (see endStreaks).
+  return new Map(rows.map((row) => [row.id, row.recovered_at]));
 }
 
 /** Records a batch of attempt outcomes in one statement. */
@@ -260,15 +265,17 @@ export async function recordFailures(db: Executor, failures: Map<string, number>
  * during an outage would leave its backlog undelivered for as long again. Deliveries in flight
  * (leased) keep their lease, so none is sent twice at once.
  */
-export async function endStreaks(db: Executor, webhookIds: string[]): Promise<void> {
-  if (webhookIds.length === 0) return;
+export async function endStreaks(db: Executor, webhookIds: string[], at: Date): Promise<string[]> {
+  if (webhookIds.length === 0) return [];
   const { rows } = await db.raw<{ rows: { id: string }[] }>(
-    `update webhooks set consecutive_failures = 0, failing_since = null
+    `update webhooks set consecutive_failures = 0, failing_since = null, recovered_at = ?::timestamptz
       where id = any(?::uuid[]) and (consecutive_failures > 0 or failing_since is not null)
       returning id`,
-    [webhookIds] as never,
+    [at, webhookIds] as never,
   );
-  await resumeWaiting(db, rows.map((row) => row.id));
+  const ended = rows.map((row) => row.id);
+  await resumeWaiting(db, ended);
+  return ended;
 }
 
 /** Makes the waiting (not in-flight) deliveries of these webhooks due now. */

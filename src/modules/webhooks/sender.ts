@@ -143,12 +143,13 @@ export class WebhookSender extends EventEmitter<{
     try {
       while (!this.stopped) {
         // The lease outlasts one attempt with its timeouts, so nobody else takes the row meanwhile.
+        const claimedAt = Date.now();
         const claimed = await withRelaxedCommit(this.db, (trx) => claimDueDeliveries(trx, BATCH, 3 * this.config.timeoutMs + 5_000));
         if (claimed.length === 0) return;
         // A full batch means more may be due: let another worker claim while this one sends.
         if (claimed.length === BATCH && this.workers.size < WORKERS) this.wake();
         const results = await Promise.all(claimed.map((delivery) => meterWebhookAttempt(this.metrics, () => this.attempt(delivery))));
-        await this.record(claimed, results);
+        await this.record(claimed, results, claimedAt);
       }
     } catch (error) {
       this.logger.error({ err: error }, 'webhook dispatch failed; the sweep retries');
@@ -203,7 +204,8 @@ export class WebhookSender extends EventEmitter<{
     return secret;
   }
 
-  private async record(claimed: ClaimedDelivery[], outcomes: { code: number | null; error: string | null }[]): Promise<void> {
+  /** `claimedAt`: when the batch was claimed, before any of its attempts began. */
+  private async record(claimed: ClaimedDelivery[], outcomes: { code: number | null; error: string | null }[], claimedAt: number): Promise<void> {
     const now = Date.now();
     const results: AttemptResult[] = [];
     /** Outcomes of SMS deliveries (heads of their chains) that the deliveries behind them follow. */
@@ -245,10 +247,21 @@ export class WebhookSender extends EventEmitter<{
     // are locked first, as a webhook's deletion locks them (the row, then its deliveries by
     // cascade): a deletion meanwhile waits for this record, or this record for it, never both.
     const disabled = await withRelaxedCommit(this.db, async (trx) => {
-      await lockWebhooks(trx, [...new Set(claimed.map((delivery) => delivery.webhook_id))]);
+      const recoveredAt = await lockWebhooks(trx, [...new Set(claimed.map((delivery) => delivery.webhook_id))]);
+      for (const id of await endStreaks(trx, [...succeeded], new Date(now))) recoveredAt.set(id, new Date(now));
+      // An attempt that began before its webhook recovered and failed was on its way while the
+      // endpoint came back: it is retried at once, not after a backoff grown during the outage
+      // (which the waiting deliveries were spared when the streak ended), and it starts no streak.
+      results.forEach((result) => {
+        const recovered = recoveredAt.get(result.webhookId);
+        if (result.status !== 'pending' || !recovered || recovered.getTime() < claimedAt) return;
+        result.nextAttemptAt = new Date(now);
+        const left = (failures.get(result.webhookId) ?? 0) - 1;
+        if (left > 0) failures.set(result.webhookId, left);
+        else failures.delete(result.webhookId);
+      });
       await recordAttempts(trx, results);
       await rescheduleFollowers(trx, heads);
-      await endStreaks(trx, [...succeeded]);
       const disabledNow: DisabledWebhook[] = [];
       for (const id of gone) {
         const row = await disableWebhook(trx, id, 'the receiver answered 410 Gone', new Date(now));
