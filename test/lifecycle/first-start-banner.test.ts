@@ -3,12 +3,13 @@
 // a TTY, or a file under DATA_DIR with mode 0600 otherwise, and say where)"). The real command in
 // a child process with stdout and stderr piped, as under a process manager: neither is a terminal.
 // On PostgreSQL (the default) it gets an empty database of its own, with DATA_DIR still set.
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import knexModule from 'knex';
 import { expect } from 'chai';
-import { API_KEY, GatewayProcess, killChildren, tempDataDir, type Env } from '../support/cli.ts';
+import { API_KEY, GatewayProcess, killChildren, REPO_ROOT, tempDataDir, type Env } from '../support/cli.ts';
 import { testDatabase } from '../support/environment.ts';
 import { ApiClient } from '../support/tenant.ts';
 
@@ -37,6 +38,25 @@ async function emptyDatabase(adminUrl: string): Promise<{ url: string; drop: () 
       }
     },
   };
+}
+
+/** Resolves with the file's text once it contains `text` (the logs reach a file asynchronously). */
+function fileContaining(file: string, text: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const content = existsSync(file) ? readFileSync(file, 'utf8') : '';
+      if (!content.includes(text)) return;
+      watcher.close();
+      clearTimeout(timer);
+      resolve(content);
+    };
+    const watcher = watch(file, check);
+    const timer = setTimeout(() => {
+      watcher.close();
+      reject(new Error(`${file} did not come to contain ${JSON.stringify(text)} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    check();
+  });
 }
 
 describe('the first-start banner when no terminal is watching', function () {
@@ -140,5 +160,61 @@ describe('the first-start banner file', function () {
     const text = readFileSync(file, 'utf8');
     expect(text).not.to.contain('an old banner');
     expect(text).to.match(KEY_LINE);
+  });
+});
+
+describe('the first-start banner on a terminal', function () {
+  this.timeout(90_000);
+
+  let dataDir: ReturnType<typeof tempDataDir> | undefined;
+  let database: { url: string; drop: () => Promise<void> } | undefined;
+  let terminal: ReturnType<typeof spawn> | undefined;
+
+  after(async () => {
+    terminal?.kill('SIGTERM');
+    await database?.drop();
+    dataDir?.remove();
+  });
+
+  it('when stderr is a terminal, then the banner is printed there, stdout (a file here) never holds the key, and no file is written', async function () {
+    // util-linux `script` gives the command a terminal; without it there is no terminal to test with.
+    if (spawnSync('script', ['--version']).error) this.skip();
+    dataDir = tempDataDir('first-start-tty');
+    const files = join(dataDir.dir, 'data');
+    const stdoutFile = join(dataDir.dir, 'stdout.log');
+    const env: Env = { DATA_DIR: files, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info' };
+    const target = testDatabase();
+    if (target.kind === 'postgres') {
+      database = await emptyDatabase(target.adminUrl);
+      env.DATABASE_URL = database.url;
+    }
+    const command = `'${process.execPath}' '${join(REPO_ROOT, 'bin', 'sms-gateway.js')}' serve > '${stdoutFile}'`;
+    terminal = spawn('script', ['-qefc', command, '/dev/null'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    terminal.stdout!.setEncoding('utf8');
+    const key = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no key on the terminal within 80 s\n${screen}`)), 80_000);
+      terminal!.stdout!.on('data', (chunk: string) => {
+        // A terminal ends lines with \r\n.
+        screen += chunk.replace(/\r/g, '');
+        const found = KEY_LINE.exec(screen)?.[1];
+        if (!found) return;
+        clearTimeout(timer);
+        resolve(found);
+      });
+      terminal!.once('exit', () => reject(new Error(`the terminal closed before the key\n${screen}`)));
+    });
+    expect(screen).to.contain('First start: created account "default"');
+    // The key is created after the gateway listens, and logged ("api key created", by prefix) when it is.
+    const logs = await fileContaining(stdoutFile, '"api key created"', 10_000);
+    expect(logs).not.to.contain(key.slice(15));
+    expect(logs).not.to.contain('first-start.txt');
+    expect(existsSync(join(files, 'first-start.txt'))).to.equal(false);
+    const port = (JSON.parse(logs.split('\n').find((line) => line.includes('"gateway listening"'))!) as { port: number }).port;
+    expect((await new ApiClient(`http://127.0.0.1:${port}/api/ext/v1`, key).get('/sms')).status).to.equal(200);
   });
 });

@@ -1,5 +1,6 @@
 // First start on an empty database: an account and a key with every permission, so a newcomer
-// can send an SMS within a minute of `npm start`. The key is returned once and never logged.
+// can send an SMS within a minute of `npm start`. The key is returned once and never logged:
+// `serve` shows it on the terminal, or in a file only its user can read (cli/commands/serve.ts).
 import { PERMISSIONS } from '../api-keys/permissions.ts';
 import type { Services } from '../../services.ts';
 
