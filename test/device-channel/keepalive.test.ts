@@ -16,7 +16,9 @@ describe('device channel: keepalive limits', () => {
   let clients: RawClients;
   const adjusted = (requested: string) => gateway.services.metrics.value(ADJUSTED, { requested });
 
-  before(async () => {
+  before(async function () {
+    // Starting a gateway on the embedded database takes longer than a test on a busy machine.
+    this.timeout(Math.max(this.timeout(), 30_000));
     gateway = await startGateway();
     clients = new RawClients(() => mqttUrl(gateway));
   });

@@ -66,7 +66,9 @@ describe('device channel: packet sizes, CONNECT timeout and connections per addr
   const sockets: Socket[] = [];
   const refused = (reason: string) => gateway.services.metrics.value(REFUSED_METRIC, { reason });
 
-  before(async () => {
+  before(async function () {
+    // Starting a gateway on the embedded database takes longer than a test on a busy machine.
+    this.timeout(Math.max(this.timeout(), 30_000));
     gateway = await startGateway({ mqtt: { maxPacketBytes: MAX_PACKET, connectTimeoutMs: CONNECT_TIMEOUT_MS, maxConnectionsPerAddress: PER_ADDRESS } });
     clients = new RawClients(() => mqttUrl(gateway));
   });

@@ -28,7 +28,9 @@ describe('device channel: the retained presence follows the gateway', () => {
     return { operator, retained };
   };
 
-  before(async () => {
+  before(async function () {
+    // Starting a gateway on the embedded database takes longer than a test on a busy machine.
+    this.timeout(Math.max(this.timeout(), 30_000));
     gateway = await startGateway({ deviceOfflineAfterMs: 1_500 });
     clients = new RawClients(() => mqttUrl(gateway));
   });

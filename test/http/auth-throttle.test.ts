@@ -61,7 +61,9 @@ describe('authentication throttle: failed keys per client address', () => {
   let clients: RawClients;
   const metric = (name: string, channel: 'http' | 'mqtt') => gateway.services.metrics.value(name, { channel });
 
-  before(async () => {
+  before(async function () {
+    // Starting a gateway on the embedded database takes longer than a test on a busy machine.
+    this.timeout(Math.max(this.timeout(), 30_000));
     gateway = await startGateway({ authThrottle: { failureLimit: LIMIT, windowMs: WINDOW_MS, mqttRefusalDelayMs: REFUSAL_DELAY_MS } }, clock);
     clients = new RawClients(() => mqttUrl(gateway));
   });
