@@ -15,6 +15,8 @@ const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
   // PACING_SECONDS (default 180) of pacing, plus setup.
   ['6. Pacing', 'scripts/bench/pacing.ts', 300_000],
   ['7. Failover', 'scripts/bench/failover.ts', 180_000],
+  // Probe, then two open-loop runs of OVERLOAD_SECONDS (default 20), each drained.
+  ['8. Overload', 'scripts/bench/overload.ts', 420_000],
 ];
 
 const only = process.argv.slice(2);

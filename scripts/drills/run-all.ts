@@ -1,0 +1,63 @@
+// `npm run drills`: every drill under scripts/drills, one after the other, each in its own
+// process, then a summary. A drill breaks something on purpose (a database stop, a receiver
+// outage, a flood of hostile connections) against a real gateway on 127.0.0.1 and checks that
+// nothing is lost; it stops by itself and ends with one line "DRILL <name>: PASS|FAIL <summary>".
+// `npm run drills -- webhook` runs the drills whose file name contains "webhook". Each drill's own
+// environment variables (durations, rates) pass through; their defaults are what the drills are
+// meant to prove, so a full run takes about 15 minutes.
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** A drill that has not ended after this long is stopped and counted as failed. */
+const DRILL_TIMEOUT_MS = Number(process.env.DRILL_TIMEOUT_MS ?? 30 * 60_000);
+
+const only = process.argv.slice(2);
+const drills = readdirSync(new URL('.', import.meta.url))
+  .filter((file) => file.endsWith('.ts') && file !== 'run-all.ts')
+  .filter((file) => only.length === 0 || only.some((name) => file.includes(name)))
+  .sort();
+
+const results: { drill: string; verdict: string; seconds: number }[] = [];
+for (const file of drills) {
+  process.stdout.write(`\n=== ${file}\n`);
+  const started = Date.now();
+  const verdict = await run(`scripts/drills/${file}`);
+  results.push({ drill: file.replace(/\.ts$/, ''), verdict, seconds: Math.round((Date.now() - started) / 1000) });
+}
+
+process.stdout.write('\n=== Drills\n');
+for (const { drill, verdict, seconds } of results) process.stdout.write(`${drill.padEnd(20)} ${String(seconds).padStart(5)} s  ${verdict}\n`);
+const failed = results.filter((result) => !result.verdict.startsWith('PASS'));
+process.stdout.write(failed.length === 0 ? `all ${results.length} drills passed\n` : `${failed.length} of ${results.length} drills failed\n`);
+process.exit(failed.length === 0 && results.length > 0 ? 0 : 1);
+
+/** Runs one drill; resolves with what its DRILL line says (or why there was none). */
+function run(script: string): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let verdict: string | undefined;
+    let buffer = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      process.stdout.write(chunk);
+      buffer += chunk;
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const match = /^DRILL \S+: ((?:PASS|FAIL).*)$/.exec(buffer.slice(0, newline));
+        if (match) verdict = match[1];
+        buffer = buffer.slice(newline + 1);
+      }
+    });
+    const timer = setTimeout(() => {
+      verdict = `FAIL ran past ${DRILL_TIMEOUT_MS / 1000} s and was stopped`;
+      child.kill('SIGKILL');
+    }, DRILL_TIMEOUT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (!verdict) verdict = `FAIL ended (exit ${code}) without a DRILL line`;
+      else if (code !== 0 && verdict.startsWith('PASS')) verdict = `FAIL said PASS but exited ${code}`;
+      resolve(verdict);
+    });
+  });
+}
