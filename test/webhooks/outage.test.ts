@@ -4,10 +4,14 @@
 // arrives. Events keep being recorded while a webhook is disabled; switching it back on sends
 // each of them once, signed, in order per SMS; those whose retry window closed meanwhile are
 // given up, never sent.
+import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/common/logger.ts';
+import { Gateway } from '../../src/gateway.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { startGateway } from '../support/gateway.ts';
+import { testDatabaseUrl } from '../support/environment.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { connectDevice, liftLimits, nextEvent } from '../support/devices.ts';
 import { Receiver, type Received } from '../support/receiver.ts';
@@ -198,5 +202,79 @@ describe('webhooks: receiver outages', () => {
       expect(verified(secret, request!).data.sms.message).to.equal('in time');
       expect(c.receiver.received.map((r) => r.headers['webhook-id'])).to.not.include(givenUp.id);
     });
+  });
+
+  describe('the warning when the gateway disables a webhook', () => {
+    let gateway: Gateway;
+    let tenant: Tenant;
+    let receiver: Receiver;
+    let phone: SimulatedDevice;
+    const lines: Record<string, any>[] = [];
+
+    before(async function () {
+      this.timeout(60_000);
+      // The gateway's own log, read back: started as test/support/gateway.ts does, with a stream.
+      const config: Config = {
+        ...loadConfig({}),
+        port: 0,
+        host: '127.0.0.1',
+        mqttPort: 0,
+        databaseUrl: testDatabaseUrl(),
+        dataDir: ':memory:',
+        logLevel: 'warn',
+        webhooks: webhookConfig({ disableAfterMs: 300 }),
+      };
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          for (const text of chunk.toString().split('\n')) if (text.trim()) lines.push(JSON.parse(text));
+          done();
+        },
+      });
+      gateway = await Gateway.start(config, createLogger('warn', sink));
+      tenant = await createTenant(gateway);
+      receiver = new Receiver();
+      await receiver.start();
+      phone = await connectDevice(gateway, tenant);
+      expect((await tenant.api.patch(`/devices/${phone.id}/settings`, { forward_incoming_sms: true })).status).to.equal(200);
+    });
+    after(async () => {
+      await phone.stop();
+      await dropWebhooks(gateway, [tenant.accountId]);
+      await receiver.stop();
+      await gateway.stop();
+    });
+
+    it('when a webhook is disabled for failing too long, then one warning names the webhook, the account and since when, never the URL or the secret', async function () {
+      this.timeout(15_000);
+      const url = `${receiver.url}?token=do-not-log-me`;
+      const { webhook, secret } = await createWebhook(tenant, url, ['sms.received']);
+      receiver.respond = () => 503;
+      const disabled = nextEvent(gateway.services.webhookSender, 'disabled', (webhooks: { id: string }[]) => webhooks.some((w) => w.id === webhook.id), 10_000);
+      await phone.receive(SENDER, 'never lands');
+      await disabled;
+      const warnings = lines.filter((line) => line.webhookId === webhook.id);
+      expect(warnings).to.have.length(1);
+      expect(warnings[0]).to.include({ level: 40, accountId: tenant.accountId });
+      expect(warnings[0]!.msg).to.match(/webhook disabled/);
+      expect(Date.parse(warnings[0]!.failingSince)).to.equal(Date.parse((await readWebhook(tenant, webhook.id)).failing_since!));
+      const everything = JSON.stringify(lines);
+      for (const leak of ['do-not-log-me', secret, secret.replace(/^whsec_/, ''), receiver.url]) expect(everything).to.not.contain(leak);
+    });
+  });
+
+  describe('WEBHOOK_DISABLE_AFTER', () => {
+    it('when it is not set, then a webhook is disabled after 5 days of failure', () => {
+      expect(loadConfig({}).webhooks.disableAfterMs).to.equal(5 * 24 * 60 * 60 * 1000);
+    });
+
+    it('when it is set, then it is read as seconds', () => {
+      expect(loadConfig({ WEBHOOK_DISABLE_AFTER: '600' }).webhooks.disableAfterMs).to.equal(600_000);
+    });
+
+    for (const bad of ['0', '-5', '1.5', 'ten', '31536001']) {
+      it(`when it is "${bad}", then the configuration is refused naming the variable`, () => {
+        expect(() => loadConfig({ WEBHOOK_DISABLE_AFTER: bad })).to.throw(/WEBHOOK_DISABLE_AFTER: must be a whole number from 1 to 31536000/);
+      });
+    }
   });
 });
