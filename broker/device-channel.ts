@@ -31,6 +31,7 @@ import { guardIncoming, PacketSizeGuard } from './packet-guard.ts';
 import { ConnectionsPerAddress } from './connection-limits.ts';
 import { RefusalLog, type ConnectionRefusal } from './refusal-log.ts';
 import { applyKeepaliveLimit } from './keepalive.ts';
+import { OutageNotice } from '../src/storage/database-errors.ts';
 import { PresenceMirror } from './presence-mirror.ts';
 
 export const WEBSOCKET_PATH = '/mqtt';
@@ -39,6 +40,8 @@ export const WEBSOCKET_MESSAGE_PACKETS = 4;
 
 /** CONNACK return code 5 (MQTT 3.1.1 table 3.1): "not authorized". */
 const NOT_AUTHORIZED = 5;
+/** CONNACK return code 3: "server unavailable". */
+const SERVER_UNAVAILABLE = 3;
 
 export interface DeviceChannelOptions {
   port: number;
@@ -77,6 +80,8 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   /** CONNECT lookups and last-seen writes, many devices per statement (reconnect storms). */
   private readonly lookup: DeviceLookup;
   private readonly lastSeen: LastSeenWriter;
+  /** CONNECTs refused with code 3 while the database is unreachable: one log line per outage. */
+  private readonly databaseOutage: OutageNotice;
   private readonly connectionsOf = new WeakMap<Client, Connection>();
   private readonly perAddress: ConnectionsPerAddress;
   private readonly refusals: RefusalLog;
@@ -98,6 +103,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     );
     this.lookup = new DeviceLookup(services.db);
     this.lastSeen = new LastSeenWriter(services.db, logger);
+    this.databaseOutage = new OutageNotice(logger, 'device CONNECTs answered CONNACK 3 (server unavailable)');
   }
 
   static async start(services: Services, metrics: Metrics, logger: Logger, options: DeviceChannelOptions): Promise<DeviceChannel> {
@@ -253,18 +259,28 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       done(null, true);
     };
     aedes.authenticate = (client, username, password, done) => {
+      // CONNACK 3: the device backs off and connects again (docs/devices.md), nothing is lost.
+      const unavailable = (reason: 'overloaded' | 'database_unavailable' | 'error') => {
+        this.metrics.count('mqtt_connect_unavailable_total', 'CONNECTs answered "server unavailable" (CONNACK 3)', { reason });
+        const refused = new Error('server unavailable') as AuthenticateError;
+        refused.returnCode = SERVER_UNAVAILABLE;
+        done(refused, false);
+      };
+      // A saturated process takes no new sessions: a reconnect storm waits instead of deepening it.
+      if (this.services.admission.saturated()) return unavailable('overloaded');
       this.authenticate(client, username, password).then(
         (ok) => {
+          this.databaseOutage.succeeded();
           if (ok) return done(null, true);
           const error = new Error('not authorized') as AuthenticateError;
           error.returnCode = NOT_AUTHORIZED;
           done(error, false);
         },
         (error: unknown) => {
+          // An outage is logged once, not once per device of a reconnecting fleet.
+          if (this.databaseOutage.failed(error)) return unavailable('database_unavailable');
           this.logger.error({ err: error }, 'mqtt authentication failed with an error');
-          const refused = new Error('server unavailable') as AuthenticateError;
-          refused.returnCode = 3;
-          done(refused, false);
+          unavailable('error');
         },
       );
     };

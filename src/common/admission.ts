@@ -83,8 +83,16 @@ export class Admission {
   /** Whether new work would be refused now (devices connecting ask this too). */
   overloaded(): RefusalReason | undefined {
     if (this.inFlight >= Math.floor(this.limit)) return 'in_flight';
-    if (this.saturatedWindows >= 2) return 'event_loop';
+    if (this.saturated()) return 'event_loop';
     return undefined;
+  }
+
+  /**
+   * Whether the process itself is saturated (the event loop lags window after window), whatever
+   * the API has in flight: what a device's CONNECT asks, since a reconnect storm is CPU-bound work.
+   */
+  saturated(): boolean {
+    return this.saturatedWindows >= 2;
   }
 
   get current(): { inFlight: number; limit: number; eventLoopDelayMs: number } {

@@ -10,17 +10,15 @@ export async function startGateway(overrides: Partial<Config> = {}, clock?: Cloc
   const defaults = loadConfig({});
   const config: Config = {
     ...defaults,
-    // The event-loop delay of a test process (clients, gateway and, with PGlite, the database on
-    // one thread) says nothing about the gateway; tests of that check build their own Admission.
-    admission: { ...defaults.admission, maxEventLoopDelayMs: 0 },
     port: 0,
     host: '127.0.0.1',
     mqttPort: 0,
     databaseUrl,
     dataDir: ':memory:',
     logLevel: (process.env.TEST_LOG_LEVEL as Config['logLevel'] | undefined) ?? 'silent',
-    // Admission control judges load by latency and event-loop delay, which a busy test machine
-    // would trip at random; its own tests turn it on.
+    // Admission control judges load by latency and event-loop delay, which a busy test process
+    // (clients, gateway and, with PGlite, the database on one thread) would trip at random; its
+    // own tests turn it on.
     admission: { maxInFlight: 100_000, targetLatencyMs: 0, maxEventLoopDelayMs: 0 },
     ...overrides,
   };
