@@ -1,7 +1,7 @@
 // Schemas of what devices publish. Every payload is validated before it can touch the database;
 // anything else is rejected with a reason that is logged and counted.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { compile } from '../src/http/validation.ts';
+import { compile, explain } from '../src/http/validation.ts';
 import { findNul } from '../src/common/nul.ts';
 
 /** Larger device payloads are refused unread: no legitimate report comes near it. */
@@ -72,8 +72,9 @@ function decoder<S extends TSchema>(schema: S) {
     const nul = findNul(value);
     if (nul) return { ok: false, reason: `invalid payload: ${nul} holds a NUL character` };
     if (!validate(value)) {
-      const first = validate.errors?.[0];
-      return { ok: false, reason: `invalid payload: ${first?.instancePath || '/'} ${first?.message ?? ''}`.trim() };
+      // In words, as the HTTP API says it ("status must be one of: processing, sent, ..."), not Ajv's.
+      const first = explain(validate.errors ?? [], 'body')[0];
+      return { ok: false, reason: `invalid payload: ${first?.message ?? 'does not match its schema'}` };
     }
     return { ok: true, value: value as Static<S> };
   };
