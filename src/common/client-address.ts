@@ -11,8 +11,11 @@ import ipaddr from 'ipaddr.js';
 /** A socket whose peer went away before it was read has no address: they all count as one. */
 const UNKNOWN = 'unknown';
 
+/** The key of an address; a key given again is returned as it is (callers may pass either). */
 export function clientAddressKey(address: string | undefined): string {
-  if (!address || !ipaddr.isValid(address)) return UNKNOWN;
+  if (!address) return UNKNOWN;
+  if (address.endsWith('::/64') && ipaddr.isValidCIDR(address)) return address;
+  if (!ipaddr.isValid(address)) return UNKNOWN;
   const parsed = ipaddr.process(address);
   if (parsed.kind() === 'ipv4') return parsed.toString();
   const network = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));

@@ -12,6 +12,7 @@ import { ManualClock } from '../../src/common/clock.ts';
 import { Metrics } from '../../src/common/metrics.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import { AuthThrottle } from '../../src/common/auth-throttle.ts';
+import { clientAddressKey } from '../../src/common/client-address.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
 import { mqttUrl, RawClients } from '../support/mqtt.ts';
@@ -172,6 +173,15 @@ describe('AuthThrottle', () => {
     throttle.failed('::ffff:192.0.2.1', 'mqtt');
     throttle.failed('192.0.2.1', 'http');
     expect(throttle.refusedFor('192.0.2.1', 'mqtt')).to.equal(1_000);
+  });
+
+  it('takes the key of an address as that address (the broker passes keys)', () => {
+    const throttle = new AuthThrottle({ failureLimit: 2, windowMs: 1_000 }, new ManualClock(), observe());
+    throttle.failed(clientAddressKey('2001:db8:5:6::1'), 'mqtt');
+    throttle.failed('2001:db8:5:6::2', 'http');
+    expect(throttle.refusedFor(clientAddressKey('2001:db8:5:6::3'), 'mqtt')).to.equal(1_000);
+    expect(throttle.refusedFor(clientAddressKey('2001:db8:9:9::3'), 'mqtt'), 'another /64 is not "unknown"').to.equal(0);
+    expect(clientAddressKey('not an address')).to.equal('unknown');
   });
 
   it('keeps at most its bound of addresses, forgetting the least recently failed', () => {
