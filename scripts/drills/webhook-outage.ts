@@ -20,6 +20,7 @@
 // WEBHOOK_OUTAGE_DRAIN_SECONDS (bound after the receiver's return, 300), WEBHOOK_OUTAGE_PHONES
 // (10), DRILL_PG_URL (the PostgreSQL maintenance database, postgres://postgres@127.0.0.1:5432/postgres).
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import knexModule from 'knex';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -52,6 +53,23 @@ function readNumber(name: string, fallback: number, min: number, max: number): n
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
+
+/** The gateway's warning and error lines, counted by message (printed at the end, not as they come). */
+class LogTally extends Writable {
+  readonly counts = new Map<string, number>();
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    for (const text of chunk.toString().split('\n')) {
+      if (!text.trim()) continue;
+      try {
+        const line = JSON.parse(text) as { msg: string };
+        this.counts.set(line.msg, (this.counts.get(line.msg) ?? 0) + 1);
+      } catch {
+        // not a log line
+      }
+    }
+    done();
+  }
+}
 
 /** A fresh database on the local PostgreSQL, dropped by `drop` (the gateway migrates it). */
 async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -144,7 +162,8 @@ async function main(): Promise<{ pass: boolean; summary: string }> {
       logLevel: 'warn',
       webhooks: { ...defaults.webhooks, allowedHosts: ['127.0.0.1'] },
     };
-    gateway = await Gateway.start(config, createLogger(config.logLevel));
+    const tally = new LogTally();
+    gateway = await Gateway.start(config, createLogger(config.logLevel, tally));
     const account = await gateway.services.accounts.create(`webhook-outage-drill-${randomBytes(3).toString('hex')}`);
     const { key } = await gateway.services.apiKeys.create(account.id, [...PERMISSIONS]);
     const apiUrl = `http://127.0.0.1:${gateway.httpPort}/api/ext/v1`;
@@ -257,6 +276,8 @@ async function main(): Promise<{ pass: boolean; summary: string }> {
     console.log(`receiver: ${receiver.received.length} requests (${failedAttempts} answered 503), ${accepted.length} accepted, ${timesById.size} distinct webhook-ids`);
     console.log(`attempts recorded ${attempts} (the refused connections among them); delivery rows: ${rows.map((row) => `${row.status} ${row.n}`).join(', ')}`);
     console.log(`duplicates accepted ${duplicates}; bad signatures ${badSignatures}; SMS missing an event ${incomplete}; SMS with events out of order ${outOfOrder}`);
+    console.log(`gateway warning/error log lines: ${[...tally.counts.values()].reduce((a, b) => a + b, 0)}`);
+    for (const [msg, n] of [...tally.counts].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(6)}  ${msg}`);
     console.log(`webhook ${state?.enabled ? 'enabled' : `disabled (${state?.disabled_reason})`} throughout: "disabled" emitted ${disabledEvents} times`);
     console.log(
       backlogDrainedAt

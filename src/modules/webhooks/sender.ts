@@ -52,8 +52,6 @@ const MAX_BACKOFF_MS = 60 * 60 * 1000;
 /** A receiver's answer is read up to this size, then dropped. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const SWEEP_INTERVAL_MS = 1_000;
-/** How often deliveries of disabled webhooks are checked for a closed retry window. */
-const EXPIRY_SWEEP_INTERVAL_MS = 1_000;
 
 /**
  * "recorded": the outcomes of a batch of attempts are written (for operators' tools and tests);
@@ -71,7 +69,7 @@ export class WebhookSender extends EventEmitter<{
   private again = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
-  private lastExpirySweep = 0;
+  private sweepingExpired = false;
 
   constructor(
     private readonly db: Database,
@@ -125,10 +123,10 @@ export class WebhookSender extends EventEmitter<{
     await this.agent.close();
   }
 
-  /** Gives up the deliveries of disabled webhooks whose retry window closed (at most once a period). */
+  /** Gives up the deliveries of disabled webhooks whose retry window closed (one sweep at a time). */
   private sweepExpired(): void {
-    if (this.stopped || Date.now() - this.lastExpirySweep < EXPIRY_SWEEP_INTERVAL_MS) return;
-    this.lastExpirySweep = Date.now();
+    if (this.stopped || this.sweepingExpired) return;
+    this.sweepingExpired = true;
     giveUpExpired(this.db, new Date())
       .then((expired) => {
         if (expired.length === 0) return;
@@ -136,7 +134,8 @@ export class WebhookSender extends EventEmitter<{
         this.logger.info({ deliveries: expired.length }, 'deliveries of disabled webhooks given up: retry window closed');
         this.emit('expired', expired);
       })
-      .catch((error: unknown) => this.logger.error({ err: error }, 'webhook expiry sweep failed; the next sweep retries'));
+      .catch((error: unknown) => this.logger.error({ err: error }, 'webhook expiry sweep failed; the next sweep retries'))
+      .finally(() => (this.sweepingExpired = false));
   }
 
   private async drain(): Promise<void> {
