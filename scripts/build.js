@@ -104,6 +104,8 @@ function compile() {
   }
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // tsc outlives a builder killed mid-way and goes on writing dist/: the lock stays taken while it runs.
+    writeFileSync(join(LOCK, 'pid'), `${process.pid} ${child.pid}`);
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
@@ -145,11 +147,12 @@ async function lock() {
   }
 }
 
-/** Whether the process named in the lock still runs (a builder killed mid-way leaves its lock). */
+/** Whether the builder or its tsc, named in the lock, still runs (a builder killed mid-way leaves its lock). */
 function holderAlive() {
-  let pid;
+  let pids;
   try {
-    pid = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
+    pids = readFileSync(join(LOCK, 'pid'), 'utf8').trim().split(' ').map(Number).filter((pid) => pid > 0);
+    if (pids.length === 0) throw new Error('no pid written yet');
   } catch {
     // Just created, pid not written yet: give it a moment; an empty lock this old is abandoned.
     try {
@@ -158,12 +161,14 @@ function holderAlive() {
       return false;
     }
   }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
+  return pids.some((pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      return error.code === 'EPERM';
+    }
+  });
 }
 
 // `node scripts/build.js`: build now. `--optional` (the prepare script): skip quietly where
