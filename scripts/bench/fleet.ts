@@ -144,6 +144,8 @@ class GatewayProcess {
         HOST: '127.0.0.1',
         PORT: '0',
         LOG_LEVEL: 'info',
+        // Every simulated phone connects from 127.0.0.1: lift the per-address cap meant for NAT.
+        MQTT_MAX_CONNECTIONS_PER_ADDRESS: String(N + 1_000),
         ...env,
       },
       stdio: ['ignore', stdout, stderr],

@@ -4,7 +4,7 @@
 //
 // 1. Sustainable rate: closed loop, 16 connections, OVERLOAD_PROBE_SECONDS (default 15); the
 //    accepted requests per second is the rate the gateway keeps up with, backlog drained after.
-// 2. Twice that rate, open loop (256 connections, a fixed overall rate) for OVERLOAD_SECONDS
+// 2. Twice that rate, open loop (256 connections, a fixed overall rate, from a worker thread) for OVERLOAD_SECONDS
 //    (default 20), twice: with admission control as configured by default, and with it turned
 //    off (the baseline, measured in the same run on a fresh gateway).
 // 3. Drain: every accepted SMS must reach `delivered`; none may be missing.
@@ -13,6 +13,7 @@
 import autocannon from 'autocannon';
 import knexModule from 'knex';
 import { request } from 'undici';
+import { Worker } from 'node:worker_threads';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { Receiver } from '../../test/support/receiver.ts';
 import { freshDatabase, liftDeviceLimits, prepareTenant, printTable, spawnGateway, stats } from './support.ts';
@@ -22,6 +23,18 @@ const LOAD_SECONDS = Number(process.env.OVERLOAD_SECONDS ?? 20);
 const DEVICES = 8;
 const DRAIN_TIMEOUT_MS = 180_000;
 const body = JSON.stringify({ phone: '+79161234567', message: 'Overload benchmark: your code is 123456' });
+
+/** What scripts/bench/open-loop-worker.mjs takes and answers. */
+interface OpenLoopJob {
+  request: { url: string; method: 'POST'; headers: Record<string, string>; body: string };
+  rate: number;
+  seconds: number;
+  connections: number;
+}
+interface OpenLoopResult {
+  byStatus: Record<string, number[]>;
+  errors: number;
+}
 
 interface Run {
   label: string;
@@ -125,17 +138,19 @@ async function onFreshGateway<T>(env: Record<string, string>, work: (target: Tar
 async function openLoop(label: string, rate: number, target: Target): Promise<Run> {
   const run: Run = { label, rate, accepted: [], refused: [], other: 0, errors: 0, lost: 0, drainSeconds: 0 };
   process.stderr.write(`overload: ${label}: ${rate} SMS/s for ${LOAD_SECONDS} s\n`);
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ ...target.request, connections: 256, overallRate: rate, duration: LOAD_SECONDS }, (error, done) =>
-      error ? reject(error) : resolve(done),
-    );
-    instance.on('response', (_client, status, _bytes, ms) => {
-      if (status === 201) run.accepted.push(ms);
-      else if (status === 503) run.refused.push(ms);
-      else run.other++;
-    });
+  const job: OpenLoopJob = { request: target.request as OpenLoopJob['request'], rate, seconds: LOAD_SECONDS, connections: 256 };
+  const worker = new Worker(new URL('./open-loop-worker.mjs', import.meta.url), { workerData: job });
+  const result = await new Promise<OpenLoopResult>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
   });
-  run.errors = result.errors + result.timeouts;
+  await worker.terminate();
+  for (const [status, latencies] of Object.entries(result.byStatus)) {
+    if (status === '201') run.accepted = latencies;
+    else if (status === '503') run.refused = latencies;
+    else run.other += latencies.length;
+  }
+  run.errors = result.errors;
   const drained = await target.drain();
   run.drainSeconds = drained.seconds;
   // Every 201 is an SMS in the database (the table holds nothing else in this run), and every one delivered.

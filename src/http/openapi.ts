@@ -10,8 +10,11 @@ export interface ApiFamily {
   routes: RouteDefinition[];
 }
 
-/** Errors any authenticated route can answer with. */
-const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'forbidden'];
+/**
+ * Errors any authenticated route can answer with: a bad or throttled key, a missing permission,
+ * and the two 503s with Retry-After (admission control, database outage).
+ */
+const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'forbidden', 'too_many_auth_failures', 'overloaded', 'database_unavailable'];
 const BODY_ERRORS: ErrorCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type'];
 
 const ErrorBody = {
