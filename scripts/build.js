@@ -39,11 +39,12 @@ export async function ensureBuilt({ force = false, strict = false } = {}) {
     const sources = fingerprint();
     const stamp = readStamp();
     if (!force && isFresh(sources, stamp)) return;
+    const tsc = tscPath();
     process.stderr.write(`sms-gateway: building dist/ from the TypeScript sources (${stamp ? 'they changed' : 'no build yet'})\n`);
     rmSync(STAMP, { force: true });
     // Without a stamp the outputs are not to be trusted: no incremental shortcut.
     if (!stamp) rmSync(BUILD_INFO, { force: true });
-    const { code, output } = await compile();
+    const { code, output } = await compile(tsc);
     if (code !== 0 && (strict || code !== TSC_ERRORS_BUT_EMITTED)) {
       throw new Error(`the TypeScript build failed (tsc exit code ${code}):\n${output.trim()}`);
     }
@@ -95,13 +96,15 @@ function describe(path) {
   return `${relative(ROOT, path)}:${stat.size}:${stat.mtimeMs}`;
 }
 
-function compile() {
-  let tsc;
+function tscPath() {
   try {
-    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    return createRequire(import.meta.url).resolve('typescript/bin/tsc');
   } catch {
     throw new Error('dist/ is missing or older than the sources, and TypeScript is not installed to build it: run `npm ci` (with dev dependencies) and `npm run build`');
   }
+}
+
+function compile(tsc) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     // tsc outlives a builder killed mid-way and goes on writing dist/: the lock stays taken while it runs.
@@ -177,8 +180,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const optional = process.argv.includes('--optional');
   const hasTypeScript = (() => {
     try {
-      createRequire(import.meta.url).resolve('typescript/bin/tsc');
-      return true;
+      return Boolean(tscPath());
     } catch {
       return false;
     }
