@@ -28,6 +28,12 @@ export class Metrics {
   private readonly counted = new Map<string, number>();
   private readonly readers = new Map<string, () => number>();
 
+  constructor() {
+    // The process's figures start with the first gateway, not at the first scrape: event-loop
+    // lag and GC are sampled between scrapes.
+    processRegistry();
+  }
+
   /** The Content-Type of what render() returns. */
   get contentType(): string {
     return this.registry.contentType;
