@@ -54,7 +54,7 @@ export function createApp(parts: AppParts): Koa {
   // allows what it serves.
   app.use(async (ctx, next) => {
     await next();
-    const allow = ctx.status === 405 ? allowOfFixed.get(ctx.path) : undefined;
+    const allow = ctx.status === 405 || ctx.method === 'OPTIONS' ? allowOfFixed.get(ctx.path) : undefined;
     if (allow) ctx.set('Allow', allow);
   });
   app.use(answerOtherMethods());

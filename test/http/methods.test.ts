@@ -93,9 +93,14 @@ describe('methods a path does not serve', () => {
   });
 
   it('when OPTIONS is asked, then the answer names the methods the path serves', async () => {
-    const reply = await rawRequest(port, 'OPTIONS', '/api/ext/v1/sms');
-    expect(reply.status).to.be.oneOf([200, 204]);
-    expect(allowOf(reply)).to.have.members(['GET', 'POST']);
+    for (const [path, allowed] of [
+      ['/api/ext/v1/sms', ['GET', 'POST']],
+      ['/api/ext/v1/sms/bulk', ['POST']],
+    ] as const) {
+      const reply = await rawRequest(port, 'OPTIONS', path);
+      expect(reply.status, path).to.be.oneOf([200, 204]);
+      expect(allowOf(reply), path).to.have.members([...allowed]);
+    }
   });
 
   it('when a method the HTTP parser does not know is sent (FOO), then it is a 4xx, never a 501 or a 500', async () => {
