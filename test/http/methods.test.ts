@@ -50,7 +50,9 @@ describe('methods a path does not serve', () => {
   let port: number;
   const logLines: { level: number; msg: string; status?: number }[] = [];
 
-  before(async () => {
+  before(async function () {
+    // Starting a gateway on the embedded database takes longer than a test on a busy machine.
+    this.timeout(Math.max(this.timeout(), 30_000));
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
         for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logLines.push(JSON.parse(line));

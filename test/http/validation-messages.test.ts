@@ -27,7 +27,9 @@ describe('validation errors say what is allowed', () => {
     return reply;
   };
 
-  before(async () => {
+  before(async function () {
+    // Starting a gateway on the embedded database takes longer than a test on a busy machine.
+    this.timeout(Math.max(this.timeout(), 30_000));
     gateway = await startGateway();
     tenant = await createTenant(gateway);
   });

@@ -21,7 +21,9 @@ describe('legacy requests that name an id twice', () => {
   let gateway: Gateway;
   let tenant: Tenant;
 
-  before(async () => {
+  before(async function () {
+    // Starting a gateway on the embedded database takes longer than a test on a busy machine.
+    this.timeout(Math.max(this.timeout(), 30_000));
     gateway = await startGateway();
   });
   after(async () => gateway.stop());

@@ -14,7 +14,9 @@ describe('legacy to_sim: the slot that sent the SMS', () => {
   let clients: RawClients;
   let device: { id: string; mqtt: RawClient };
 
-  before(async () => {
+  before(async function () {
+    // Starting a gateway on the embedded database takes longer than a test on a busy machine.
+    this.timeout(Math.max(this.timeout(), 30_000));
     gateway = await startGateway();
     clients = new RawClients(() => mqttUrl(gateway));
   });
