@@ -198,7 +198,8 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
 
   async stop(): Promise<void> {
     clearInterval(this.heartbeatTimer);
-    await this.client?.endAsync(false);
+    // A device still trying to connect has nobody to say DISCONNECT to: end at once.
+    await this.client?.endAsync(!this.client.connected);
   }
 
   /** Ends at once without DISCONNECT: the broker publishes the last will. */

@@ -22,6 +22,8 @@ export interface FleetOptions {
   device?: Partial<Omit<SimulatedDeviceOptions, 'brokerUrl' | 'deviceId' | 'token'>>;
   /** Connections opened at once. */
   concurrency?: number;
+  /** A device's CONNECT was refused (it keeps retrying with backoff): told once per device. */
+  onRefused?: (deviceId: string, returnCode: number) => void;
 }
 
 export interface FleetStats {
@@ -35,7 +37,11 @@ export interface FleetStats {
 const MAX_REGISTER_ATTEMPTS = 10;
 
 export class Fleet {
+  /** Devices connected (and announced) so far. */
   readonly devices: SimulatedDevice[] = [];
+  /** Every device started, connected or still trying: stop() ends them all. */
+  private readonly started: SimulatedDevice[] = [];
+  private stopped = false;
   readonly stats: FleetStats = { connected: 0, tasks: 0, redelivered: 0, reports: {} };
 
   constructor(private readonly options: FleetOptions) {}
@@ -44,7 +50,7 @@ export class Fleet {
     const credentials = await this.credentials();
     let next = 0;
     const worker = async () => {
-      while (next < credentials.length) {
+      while (next < credentials.length && !this.stopped) {
         const entry = credentials[next++]!;
         const device = new SimulatedDevice({
           ...this.options.device,
@@ -59,7 +65,10 @@ export class Fleet {
         });
         device.on('report', (_id, status) => (this.stats.reports[status] = (this.stats.reports[status] ?? 0) + 1));
         device.on('connected', () => this.stats.connected++);
+        device.once('refused', (code) => this.options.onRefused?.(device.id, code));
+        this.started.push(device);
         await device.connect();
+        if (this.stopped) return void (await device.stop());
         this.devices.push(device);
         onProgress?.(this.devices.length);
       }
@@ -68,7 +77,8 @@ export class Fleet {
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.devices.map((device) => device.stop()));
+    this.stopped = true;
+    await Promise.all(this.started.map((device) => device.stop()));
   }
 
   /** Reuses remembered devices, registers the rest through POST /api/ext/v1/devices. */
@@ -76,7 +86,7 @@ export class Fleet {
     const { stateFile, count } = this.options;
     const known: DeviceCredentials[] = stateFile && existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as DeviceCredentials[]) : [];
     const result = known.slice(0, count);
-    for (let i = result.length; i < count; i++) result.push(await this.register(`simulated-${i + 1}`));
+    for (let i = result.length; i < count && !this.stopped; i++) result.push(await this.register(`simulated-${i + 1}`));
     if (stateFile && result.length > known.length) {
       mkdirSync(dirname(stateFile), { recursive: true });
       writeFileSync(stateFile, JSON.stringify(result, null, 2), { mode: 0o600 });

@@ -1,6 +1,8 @@
 // `sms-gateway simulate` finds the gateway where PORT and MQTT_PORT say it is, and when it is not
 // there says so in one line (exit status 1), without a stack trace.
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -42,7 +44,7 @@ describe('cli: simulate', function () {
 
   it('when PORT and MQTT_PORT name the gateway, then its simulated devices register and connect there', async () => {
     const result = await runCli(
-      ['simulate', '--devices', '2', '--key', tenant.key, '--duration', '1', '--state', join(state.dir, 'devices.json'), '--json'],
+      ['simulate', '--devices', '2', '--key', tenant.key, '--duration', '8', '--state', join(state.dir, 'devices.json'), '--json'],
       { PORT: String(gateway.httpPort), MQTT_PORT: String(gateway.mqttPort) },
     );
     expect(result.code, result.transcript).to.equal(0);
@@ -51,6 +53,19 @@ describe('cli: simulate', function () {
     expect(body.connected, result.transcript).to.equal(2);
     const listed = await tenant.api.get('/devices');
     expect(listed.body.data.map((device: { id: string }) => device.id)).to.include.members(body.devices);
+  });
+
+  it('when a remembered device is refused at CONNECT, then it says so in one line per device, keeps trying, and --duration still ends the run', async () => {
+    const stateFile = join(state.dir, 'stale.json');
+    const stale = { device_id: randomUUID(), token: 'sgd_not-a-valid-token', name: 'deleted phone' };
+    writeFileSync(stateFile, JSON.stringify([stale]));
+    const result = await runCli(['simulate', '--devices', '1', '--key', tenant.key, '--duration', '3', '--state', stateFile, '--json'], {
+      PORT: String(gateway.httpPort),
+      MQTT_PORT: String(gateway.mqttPort),
+    });
+    expect(result.code, result.transcript).to.equal(0);
+    expect(result.stderr, result.transcript).to.contain(`device ${stale.device_id} refused: not authorized`);
+    expect(jsonOf(result).devices, result.transcript).to.deep.equal([]);
   });
 
   it('when nothing listens on PORT, then one line names the API URL and says connection refused (exit 1)', async () => {

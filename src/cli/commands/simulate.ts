@@ -58,17 +58,33 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       undeliveredRate: fraction(values['undelivered-rate'], '--undelivered-rate'),
       heartbeatIntervalMs: 60_000,
     },
+    // Devices retry a refused CONNECT for ever (as phones must): say why one is not coming online.
+    onRefused: (deviceId, code) =>
+      process.stderr.write(
+        code === 5
+          ? `device ${deviceId} refused: not authorized (deleted, or its token changed? remove ${values.state ?? './data/simulator-devices.json'} to register new ones); retrying\n`
+          : `device ${deviceId} refused with CONNACK ${code} (the gateway cannot serve now); retrying with backoff\n`,
+      ),
   });
   // Devices retry an unreachable broker for ever (as phones must): check once that it is there.
   await reachable(apiUrl);
   await reachable(brokerUrl);
+  // Ctrl-C or --duration ends the run, also while devices are still trying to connect.
+  const stopRequested = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+    if (duration) setTimeout(resolve, duration * 1000).unref();
+  });
   process.stderr.write(`connecting ${count} simulated device(s) to ${brokerUrl} ...\n`);
   try {
-    await fleet.start();
+    const starting = fleet.start().then(() => true);
+    starting.catch(() => {}); // a failure after a stop request changes nothing
+    const started = await Promise.race([starting, stopRequested.then(() => false)]);
+    if (started) process.stderr.write(`${fleet.devices.length} device(s) online; Ctrl-C stops them\n`);
   } catch (error) {
+    await fleet.stop();
     throw new CliError(`simulated devices could not start: ${describe(error, apiUrl)}`, 1);
   }
-  process.stderr.write(`${fleet.devices.length} device(s) online; Ctrl-C stops them\n`);
 
   const progress = setInterval(() => process.stderr.write(`${summary(fleet)}\n`), 5_000);
   const incoming = incomingEvery
@@ -78,11 +94,7 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       }, incomingEvery * 1000)
     : undefined;
 
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-    if (duration) setTimeout(resolve, duration * 1000).unref();
-  });
+  await stopRequested;
   clearInterval(progress);
   clearInterval(incoming);
   await fleet.stop();
