@@ -14,7 +14,7 @@ export interface Config {
   mqttPort: number;
   /** PostgreSQL connection string; when absent the embedded PGlite database is used. */
   databaseUrl: string | undefined;
-  /** Where the embedded database keeps its files. */
+  /** The gateway's own files: the embedded database, the webhook key file, first-start.txt. */
   dataDir: string;
   /** Redis for multi-node state (later issues). */
   redisUrl: string | undefined;
