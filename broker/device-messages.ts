@@ -100,10 +100,11 @@ export class DeviceMessages {
     if (!heartbeat.ok) return this.rejected(identity.deviceId, 'invalid_payload', heartbeat.reason);
     const before = identity.device.battery_level;
     let device: Awaited<ReturnType<typeof recordHeartbeat>>;
+    const startedAt = Date.now();
     try {
       // A heartbeat lost in a database crash is replaced by the next one: no need to wait for the flush.
       device = await withRelaxedCommit(this.services.db, (trx) => recordHeartbeat(trx, identity.deviceId, heartbeat.value));
-      this.outage.succeeded();
+      this.outage.succeeded(startedAt);
     } catch (error) {
       if (!this.outage.failed(error)) throw error;
       // Counted, not logged: the outage is logged once, not once per device and heartbeat.
@@ -150,9 +151,10 @@ export class DeviceMessages {
     const started = performance.now();
     const backoff = new Backoff(250, 5_000);
     for (;;) {
+      const attemptedAt = Date.now();
       try {
         const result = await work();
-        this.outage.succeeded();
+        this.outage.succeeded(attemptedAt);
         return result;
       } catch (error) {
         if (!this.outage.failed(error) || performance.now() - started >= MAX_HOLD_MS) throw error;

@@ -63,9 +63,13 @@ export class OutageNotice {
     return true;
   }
 
-  /** Records a success: ends the outage, if there was one, with one line. */
-  succeeded(): void {
-    if (this.since === undefined) return;
+  /**
+   * Records a success: ends the outage, if there was one, with one line. `startedAt` (Date.now()
+   * when the work began): work that began before the outage did, such as a sweep whose queries
+   * all ran just before, proves nothing about the database now.
+   */
+  succeeded(startedAt = Date.now()): void {
+    if (this.since === undefined || startedAt < this.since) return;
     this.logger.info({ outageMs: Date.now() - this.since, failedAttempts: this.failures }, `database reachable again (was: ${this.what})`);
     this.since = undefined;
     this.failures = 0;

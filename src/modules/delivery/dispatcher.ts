@@ -400,6 +400,7 @@ export class Dispatcher {
 
   private async runSweep(): Promise<void> {
     const sweep = ++this.sweeps;
+    const startedAt = Date.now();
     let failed = false;
     const step = async (name: string, work: () => Promise<void>) => {
       try {
@@ -416,7 +417,7 @@ export class Dispatcher {
     await step('due work', () => this.offerDueWork(sweep % FULL_RECHECK_SWEEPS === 0));
     if (sweep % PRUNE_EVERY_SWEEPS === 0) await step('prune', () => pruneDispatchLog(this.db, this.clock.now()));
     this.transient.forgetStale();
-    if (!failed) this.outage.succeeded();
+    if (!failed) this.outage.succeeded(startedAt);
   }
 
   private async expire(): Promise<void> {

@@ -162,6 +162,7 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
 
   private async runBatch(batch: Pending[]): Promise<void> {
     let applied: Awaited<ReturnType<StatusIngestor['applyBatch']>>;
+    const startedAt = Date.now();
     try {
       applied = await this.applyBatch(batch.map((pending) => pending.report));
     } catch (error) {
@@ -170,7 +171,7 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
       this.logger.error({ err: error, reports: batch.length }, 'status batch failed; devices will resend');
       return this.rejectAll(batch, error);
     }
-    this.outage.succeeded();
+    this.outage.succeeded(startedAt);
     this.backoff.reset();
     batch.forEach((pending, i) => pending.resolve(applied.outcomes[i]!));
     this.hooks.committed(applied.changes);
