@@ -3,32 +3,25 @@
 // values (2.1), the pacing settings (send_window, limits, quiet_hours, paused), and the errors
 // 400 / 403 / 404 (spec 4.1, 7.2).
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { registerDevice, type Tenant } from '../support/tenant.ts';
 import { DEFAULT_PACING, detailFields, expectDevice, expectError, MALFORMED_IDS, UNKNOWN_ID } from '../support/expectations.ts';
 
 const SETTINGS = ['can_send_sms', 'selected_sim', 'notify_low_battery', 'forward_incoming_sms', 'record_calls', 'name_custom'] as const;
 const PACING = ['send_window', 'limits', 'quiet_hours', 'paused_until', 'paused_reason'] as const;
 
 describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
+  const fx = useGateway();
   let deviceId: string;
   const SYSTEM_NAME = 'Pixel 7';
 
-  before(async () => {
-    gateway = await startGateway();
-  });
-  after(async () => gateway.stop());
   beforeEach(async () => {
-    tenant = await createTenant(gateway);
-    deviceId = (await registerDevice(gateway, tenant, SYSTEM_NAME)).device.id;
+    deviceId = (await fx.registerDevice(SYSTEM_NAME)).device.id;
   });
 
-  const patch = (body: unknown, id = deviceId, owner: Tenant = tenant) => owner.api.patch(`/devices/${id}/settings`, body);
-  const read = async (id = deviceId, owner: Tenant = tenant) => {
+  const patch = (body: unknown, id = deviceId, owner: Tenant = fx.tenant) => owner.api.patch(`/devices/${id}/settings`, body);
+  const read = async (id = deviceId, owner: Tenant = fx.tenant) => {
     const reply = await owner.api.get(`/devices/${id}`);
     expect(reply.status).to.equal(200);
     return reply.body;
@@ -203,7 +196,7 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
 
   describe('when the device is online', () => {
     it('then the answer says so (is_online true)', async () => {
-      gateway.services.presence.markActive(deviceId, tenant.accountId);
+      fx.gateway.services.presence.markActive(deviceId, fx.tenant.accountId);
       const reply = await patch({ record_calls: true });
       expect(reply.status).to.equal(200);
       expect(reply.body.is_online).to.equal(true);
@@ -326,7 +319,7 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
     }
 
     it('then a missing body is a 400', async () => {
-      expectError(await tenant.api.request('PATCH', `/devices/${deviceId}/settings`), 400);
+      expectError(await fx.tenant.api.request('PATCH', `/devices/${deviceId}/settings`), 400);
     });
 
     it('then malformed JSON is a 400 invalid_json', async () => {
@@ -350,14 +343,14 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
     });
 
     it("then another account's device is a 404 device_not_found and is left unchanged", async () => {
-      const other = await createTenant(gateway);
-      const theirs = (await registerDevice(gateway, other)).device;
+      const other = await fx.newTenant();
+      const theirs = (await registerDevice(fx.gateway, other)).device;
       expectError(await patch({ record_calls: true, name_custom: 'stolen' }, theirs.id), 404, 'device_not_found');
       expect(await read(theirs.id, other)).to.include({ record_calls: false, name_custom: theirs.name });
     });
 
     it('then a deleted device is a 404 device_not_found', async () => {
-      expect((await tenant.api.delete(`/devices/${deviceId}`)).status).to.equal(204);
+      expect((await fx.tenant.api.delete(`/devices/${deviceId}`)).status).to.equal(204);
       expectError(await patch({ record_calls: true }), 404, 'device_not_found');
     });
   });
@@ -365,13 +358,13 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
   describe('when the key lacks devices:settings', () => {
     it('then it answers 403 forbidden and the device is left unchanged', async () => {
       const others = PERMISSIONS.filter((permission) => permission !== 'devices:settings');
-      const key = await keyWith(gateway, tenant, others);
+      const key = await fx.keyWith(others);
       expectError(await key.patch(`/devices/${deviceId}/settings`, { record_calls: true }), 403, 'forbidden');
       expect((await read()).record_calls).to.equal(false);
     });
 
     it('then a key with only devices:settings may change settings', async () => {
-      const key = await keyWith(gateway, tenant, ['devices:settings']);
+      const key = await fx.keyWith(['devices:settings']);
       const reply = await key.patch(`/devices/${deviceId}/settings`, { record_calls: true });
       expect(reply.status).to.equal(200);
       expect(reply.body.record_calls).to.equal(true);
@@ -382,7 +375,7 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
     it('then updated_at moves forward and created_at stays', async () => {
       // Set the clock of the row back, so that "later" does not depend on how fast the test runs.
       const past = new Date('2020-01-01T00:00:00.000Z');
-      await gateway.services.db('devices').where({ id: deviceId }).update({ updated_at: past });
+      await fx.gateway.services.db('devices').where({ id: deviceId }).update({ updated_at: past });
       const before = await read();
       expect(before.updated_at).to.equal(past.toISOString());
       const requested = Date.now();

@@ -2,46 +2,34 @@
 // validation, device_id handling and no_store. Delivery is by pull: an SMS without device_id is
 // stored unassigned, and a ready device claims it right after.
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { registerDevice } from '../support/tenant.ts';
 import { expectSms } from '../support/expectations.ts';
-import { mqttUrl, nextTask, RawClients, takeTasks, tasksOf, type RawClient } from '../support/mqtt.ts';
+import { nextTask, takeTasks, tasksOf, type RawClient } from '../support/mqtt.ts';
 
 const PHONE = '+79161234567';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('POST /api/ext/v1/sms', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
-  let clients: RawClients;
+  const fx = useGateway();
 
-  before(async () => {
-    gateway = await startGateway();
-    clients = new RawClients(() => mqttUrl(gateway));
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => clients.endAll());
 
   /** A device online over raw MQTT, taking tasks and never reporting: each task it takes stays in flight. */
   async function readyDevice(name: string): Promise<{ id: string; mqtt: RawClient }> {
-    const { device, token } = await registerDevice(gateway, tenant, name);
-    const mqtt = await clients.device(device.id, token);
+    const { device, token } = await fx.registerDevice(name);
+    const mqtt = await fx.clients.device(device.id, token);
     await takeTasks(mqtt, device.id);
     return { id: device.id, mqtt };
   }
 
   async function countRows(table: 'sms' | 'sms_status_history'): Promise<number> {
-    const row = await gateway.services.db(table).count<{ n: number }[]>({ n: '*' }).first();
+    const row = await fx.gateway.services.db(table).count<{ n: number }[]>({ n: '*' }).first();
     return Number(row?.n);
   }
 
   describe('when the request is valid', () => {
     it('then it answers 201 with the SMS object of spec 2.2, status pending', async () => {
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'Hello' });
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'Hello' });
       expect(reply.status).to.equal(201);
       expectSms(reply.body);
       expect(reply.body.id).to.match(UUID);
@@ -52,15 +40,15 @@ describe('POST /api/ext/v1/sms', () => {
     });
 
     it('then the SMS is stored and readable (rule 3)', async () => {
-      const created = await tenant.api.post('/sms', { phone: PHONE, message: 'stored' });
-      const read = await tenant.api.get(`/sms/${created.body.id}`);
+      const created = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'stored' });
+      const read = await fx.tenant.api.get(`/sms/${created.body.id}`);
       expect(read.status).to.equal(200);
       expect(read.body).to.include({ id: created.body.id, message: 'stored', status: 'pending' });
       expect(read.body.history.map((entry: { status: string }) => entry.status)).to.deep.equal(['pending']);
     });
 
     it('then a phone number written with spaces and dashes is stored in E.164', async () => {
-      const reply = await tenant.api.post('/sms', { phone: '+7 (916) 123-45-67', message: 'x' });
+      const reply = await fx.tenant.api.post('/sms', { phone: '+7 (916) 123-45-67', message: 'x' });
       expect(reply.status).to.equal(201);
       expect(reply.body.phone).to.equal(PHONE);
     });
@@ -76,12 +64,12 @@ describe('POST /api/ext/v1/sms', () => {
     ];
     for (const [alphabet, message] of cases) {
       it(`then 170 characters of ${alphabet} are accepted`, async () => {
-        const reply = await tenant.api.post('/sms', { phone: PHONE, message });
+        const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message });
         expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
         expect(reply.body.message).to.equal(message);
       });
       it(`then 171 characters of ${alphabet} are refused with "message must not exceed 170 characters"`, async () => {
-        const reply = await tenant.api.post('/sms', { phone: PHONE, message: message + [...new Intl.Segmenter().segment(message)][0]!.segment });
+        const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: message + [...new Intl.Segmenter().segment(message)][0]!.segment });
         expect(reply.status).to.equal(400);
         expect(reply.body.error.code).to.equal('message_too_long');
         expect(reply.body.error.message).to.equal('message must not exceed 170 characters');
@@ -105,7 +93,7 @@ describe('POST /api/ext/v1/sms', () => {
     ];
     for (const [name, body, field] of cases) {
       it(`then ${name} is a 400 naming ${field}`, async () => {
-        const reply = await tenant.api.post('/sms', body);
+        const reply = await fx.tenant.api.post('/sms', body);
         expect(reply.status).to.equal(400);
         expect(reply.body.error.code).to.equal('validation_failed');
         expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.include(field);
@@ -117,7 +105,7 @@ describe('POST /api/ext/v1/sms', () => {
   describe('when the phone number is not a valid number', () => {
     for (const phone of ['12345', '+7916', 'not a phone', '+999123456789', '+7916123456789012']) {
       it(`then "${phone}" is a 400 invalid_phone naming phone`, async () => {
-        const reply = await tenant.api.post('/sms', { phone, message: 'x' });
+        const reply = await fx.tenant.api.post('/sms', { phone, message: 'x' });
         expect(reply.status).to.equal(400);
         expect(reply.body.error.code).to.equal('invalid_phone');
         expect(reply.body.error.details[0].field).to.equal('phone');
@@ -127,30 +115,30 @@ describe('POST /api/ext/v1/sms', () => {
 
   describe('when device_id names a device', () => {
     it('then an unknown device is a 404', async () => {
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: '00000000-0000-4000-8000-000000000000' });
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: '00000000-0000-4000-8000-000000000000' });
       expect(reply.status).to.equal(404);
       expect(reply.body.error.code).to.equal('device_not_found');
     });
 
     it("then another account's device is a 404, not a 403", async () => {
-      const other = await createTenant(gateway);
-      const { device } = await registerDevice(gateway, other);
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: device.id });
+      const other = await fx.newTenant();
+      const { device } = await registerDevice(fx.gateway, other);
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: device.id });
       expect(reply.status).to.equal(404);
     });
 
     it('then a device that may not send is a 409 saying so', async () => {
-      const { device } = await registerDevice(gateway, tenant);
-      await tenant.api.patch(`/devices/${device.id}/settings`, { can_send_sms: false });
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: device.id });
+      const { device } = await fx.registerDevice();
+      await fx.tenant.api.patch(`/devices/${device.id}/settings`, { can_send_sms: false });
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: device.id });
       expect(reply.status).to.equal(409);
       expect(reply.body.error.code).to.equal('device_cannot_send');
       expect(reply.body.error.message).to.contain('can_send_sms');
     });
 
     it('then an offline device is still assigned and the SMS waits for it', async () => {
-      const { device } = await registerDevice(gateway, tenant);
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: device.id });
+      const { device } = await fx.registerDevice();
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: device.id });
       expect(reply.status).to.equal(201);
       expect(reply.body).to.include({ device_id: device.id, status: 'pending' });
     });
@@ -158,7 +146,7 @@ describe('POST /api/ext/v1/sms', () => {
     it('then an online device is answered as assigned, and only it takes the SMS', async () => {
       const named = await readyDevice('named');
       const other = await readyDevice('other');
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: named.id });
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: named.id });
       expect(reply.status).to.equal(201);
       expect(reply.body).to.include({ device_id: named.id, status: 'pending' });
       await nextTask(named.mqtt, named.id, reply.body.id);
@@ -168,37 +156,37 @@ describe('POST /api/ext/v1/sms', () => {
 
   describe('when no device_id is given (rule 5)', () => {
     it('then with no device online the SMS is stored unassigned', async () => {
-      await registerDevice(gateway, tenant);
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'x' });
+      await fx.registerDevice();
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x' });
       expect(reply.status).to.equal(201);
       expect(reply.body.device_id).to.equal(null);
     });
 
     it('then with a device online the answer is still unassigned, and the device claims the SMS right after', async () => {
       const phone = await readyDevice('online');
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'pull me' });
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'pull me' });
       expect(reply.status).to.equal(201);
       expect(reply.body).to.include({ device_id: null, status: 'pending' });
       const task = await nextTask(phone.mqtt, phone.id, reply.body.id);
       expect(task).to.include({ phone: PHONE, message: 'pull me' });
-      expect((await tenant.api.get(`/sms/${reply.body.id}`)).body).to.include({ device_id: phone.id, status: 'pending' });
+      expect((await fx.tenant.api.get(`/sms/${reply.body.id}`)).body).to.include({ device_id: phone.id, status: 'pending' });
     });
 
     it('then the least busy online device that may send claims it, taking turns among equals', async () => {
       const a = await readyDevice('a');
       const b = await readyDevice('b');
       const muted = await readyDevice('muted');
-      await registerDevice(gateway, tenant, 'offline');
-      await tenant.api.patch(`/devices/${muted.id}/settings`, { can_send_sms: false });
+      await fx.registerDevice('offline');
+      await fx.tenant.api.patch(`/devices/${muted.id}/settings`, { can_send_sms: false });
       const online = [a, b, muted];
 
       /** Creates an SMS without device_id and resolves with the device whose task it became. */
       const claimant = async (message: string, named?: string): Promise<string> => {
-        const created = await tenant.api.post('/sms', { phone: PHONE, message, ...(named ? { device_id: named } : {}) });
+        const created = await fx.tenant.api.post('/sms', { phone: PHONE, message, ...(named ? { device_id: named } : {}) });
         expect(created.status, JSON.stringify(created.body)).to.equal(201);
         expect(created.body.device_id).to.equal(named ?? null);
         await Promise.any(online.map((device) => nextTask(device.mqtt, device.id, created.body.id)));
-        const read = await tenant.api.get(`/sms/${created.body.id}`);
+        const read = await fx.tenant.api.get(`/sms/${created.body.id}`);
         return read.body.device_id as string;
       };
 
@@ -219,7 +207,7 @@ describe('POST /api/ext/v1/sms', () => {
   describe('when no_store is true (rule 4)', () => {
     it('then with no online device it answers 503 and stores nothing', async () => {
       const before = [await countRows('sms'), await countRows('sms_status_history')];
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'secret', no_store: true });
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'secret', no_store: true });
       expect(reply.status).to.equal(503);
       expect(reply.body.error.code).to.equal('no_device_available');
       expect([await countRows('sms'), await countRows('sms_status_history')]).to.deep.equal(before);
@@ -228,20 +216,20 @@ describe('POST /api/ext/v1/sms', () => {
     it('then with an online device it answers 201 with the SMS object, naming the device it was handed to, and writes no row', async () => {
       const phone = await readyDevice('online');
       const before = [await countRows('sms'), await countRows('sms_status_history')];
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'secret', no_store: true });
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'secret', no_store: true });
       expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
       expectSms(reply.body);
       // Handed over at once (there is no queue to wait in), so the answer names the device.
       expect(reply.body).to.include({ device_id: phone.id, status: 'pending', message: 'secret' });
       await nextTask(phone.mqtt, phone.id, reply.body.id);
       expect([await countRows('sms'), await countRows('sms_status_history')]).to.deep.equal(before);
-      expect((await tenant.api.get(`/sms/${reply.body.id}`)).status).to.equal(404);
+      expect((await fx.tenant.api.get(`/sms/${reply.body.id}`)).status).to.equal(404);
     });
 
     it('then with only a device that may not send online it answers 503 and stores nothing', async () => {
       const muted = await readyDevice('muted');
-      await tenant.api.patch(`/devices/${muted.id}/settings`, { can_send_sms: false });
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'secret', no_store: true });
+      await fx.tenant.api.patch(`/devices/${muted.id}/settings`, { can_send_sms: false });
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'secret', no_store: true });
       expect(reply.status).to.equal(503);
       expect(reply.body.error.code).to.equal('no_device_available');
       expect(tasksOf(muted.mqtt, muted.id)).to.deep.equal([]);
@@ -250,7 +238,7 @@ describe('POST /api/ext/v1/sms', () => {
 
   describe('when the key lacks sms:send', () => {
     it('then it answers 403', async () => {
-      const reader = await keyWith(gateway, tenant, ['sms:read']);
+      const reader = await fx.keyWith(['sms:read']);
       const reply = await reader.post('/sms', { phone: PHONE, message: 'x' });
       expect(reply.status).to.equal(403);
       expect(reply.body.error.code).to.equal('forbidden');

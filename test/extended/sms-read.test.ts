@@ -2,10 +2,9 @@
 // device and time range, newest first)"), with the statuses of spec 3.1, the SMS object of spec
 // 2.2, the page size of spec 8, the sms:read permission and tenancy.
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
 import type { SmsStatus } from '../../src/modules/messages/status.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { registerDevice, type Tenant } from '../support/tenant.ts';
 import { detailFields, expectError, expectSms, MALFORMED_IDS, UNKNOWN_ID } from '../support/expectations.ts';
 
 const PHONE = '+79161234567';
@@ -13,19 +12,11 @@ const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const minutes = (n: number) => new Date(T0 + n * 60_000);
 
 describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
+  const fx = useGateway();
 
-  before(async () => {
-    gateway = await startGateway();
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
 
   /** Creates an SMS through the API and returns its body. */
-  async function send(owner: Tenant = tenant, extra: Record<string, unknown> = {}): Promise<any> {
+  async function send(owner: Tenant = fx.tenant, extra: Record<string, unknown> = {}): Promise<any> {
     const reply = await owner.api.post('/sms', { phone: PHONE, message: 'hello', ...extra });
     expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
     return reply.body;
@@ -33,12 +24,12 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
 
   /** Test setup only: moves an SMS in time or to another status, as a device report would. */
   async function setRow(id: string, values: { created_at?: Date; status?: SmsStatus }): Promise<void> {
-    const updated = await gateway.services.db('sms').where({ id }).update(values);
+    const updated = await fx.gateway.services.db('sms').where({ id }).update(values);
     expect(updated).to.equal(1);
   }
 
   /** Every id of every page, walking next_cursor from the first page. */
-  async function walk(query: string, owner: Tenant = tenant): Promise<{ ids: string[]; pages: number }> {
+  async function walk(query: string, owner: Tenant = fx.tenant): Promise<{ ids: string[]; pages: number }> {
     const ids: string[] = [];
     let pages = 0;
     let cursor: string | null = null;
@@ -54,7 +45,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
     return { ids, pages };
   }
 
-  async function list(query: Record<string, string>, owner: Tenant = tenant) {
+  async function list(query: Record<string, string>, owner: Tenant = fx.tenant) {
     return owner.api.get(`/sms?${new URLSearchParams(query)}`);
   }
 
@@ -62,7 +53,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
     describe('when the SMS belongs to the account', () => {
       it('then it answers 200 with the SMS object of spec 2.2 and its status history', async () => {
         const created = await send();
-        const reply = await tenant.api.get(`/sms/${created.id}`);
+        const reply = await fx.tenant.api.get(`/sms/${created.id}`);
         expect(reply.status).to.equal(200);
         expectSms(reply.body, ['history']);
         const { history, ...sms } = reply.body;
@@ -76,7 +67,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
       it('then a task the device has taken (processing) still shows as pending (spec 3.1)', async () => {
         const created = await send();
         await setRow(created.id, { status: 'processing' });
-        const reply = await tenant.api.get(`/sms/${created.id}`);
+        const reply = await fx.tenant.api.get(`/sms/${created.id}`);
         expect(reply.status).to.equal(200);
         expect(reply.body.status).to.equal('pending');
       });
@@ -85,7 +76,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
         const created = await send();
         for (const status of ['sent', 'delivered', 'undelivered', 'failed_send', 'failed_delivery'] as const) {
           await setRow(created.id, { status });
-          const reply = await tenant.api.get(`/sms/${created.id}`);
+          const reply = await fx.tenant.api.get(`/sms/${created.id}`);
           expect(reply.body.status).to.equal(status);
         }
       });
@@ -93,15 +84,15 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
 
     describe('when the SMS does not exist', () => {
       it('then it answers 404 sms_not_found', async () => {
-        expectError(await tenant.api.get(`/sms/${UNKNOWN_ID}`), 404, 'sms_not_found');
+        expectError(await fx.tenant.api.get(`/sms/${UNKNOWN_ID}`), 404, 'sms_not_found');
       });
     });
 
     describe("when the SMS is another account's", () => {
       it('then it answers 404 sms_not_found, the same as for an unknown SMS', async () => {
-        const other = await createTenant(gateway);
+        const other = await fx.newTenant();
         const theirs = await send(other);
-        expectError(await tenant.api.get(`/sms/${theirs.id}`), 404, 'sms_not_found');
+        expectError(await fx.tenant.api.get(`/sms/${theirs.id}`), 404, 'sms_not_found');
         expect((await other.api.get(`/sms/${theirs.id}`)).status).to.equal(200);
       });
     });
@@ -109,7 +100,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
     describe('when the id is not a UUID', () => {
       for (const id of MALFORMED_IDS) {
         it(`then "${id}" is a 400 invalid_id naming id`, async () => {
-          const reply = await tenant.api.get(`/sms/${encodeURIComponent(id)}`);
+          const reply = await fx.tenant.api.get(`/sms/${encodeURIComponent(id)}`);
           expectError(reply, 400, 'invalid_id');
           expect(detailFields(reply)).to.include('id');
         });
@@ -119,7 +110,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
     describe('when the key lacks sms:read', () => {
       it('then it answers 403 forbidden, even for its own SMS', async () => {
         const created = await send();
-        const sender = await keyWith(gateway, tenant, ['sms:send', 'devices:read', 'devices:settings', 'devices:write']);
+        const sender = await fx.keyWith(['sms:send', 'devices:read', 'devices:settings', 'devices:write']);
         expectError(await sender.get(`/sms/${created.id}`), 403, 'forbidden');
       });
     });
@@ -129,13 +120,13 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
     describe('when the account has SMS', () => {
       it('then it answers a page {data, next_cursor} of SMS objects, newest first', async () => {
         const ids: string[] = [];
-        for (let i = 0; i < 4; i++) ids.push((await send(tenant, { message: `m${i}` })).id);
+        for (let i = 0; i < 4; i++) ids.push((await send(fx.tenant, { message: `m${i}` })).id);
         // Created in order 0..3, but stamped so that 2 is the newest and 1 the oldest.
         await setRow(ids[0]!, { created_at: minutes(1) });
         await setRow(ids[1]!, { created_at: minutes(0) });
         await setRow(ids[2]!, { created_at: minutes(3) });
         await setRow(ids[3]!, { created_at: minutes(2) });
-        const reply = await tenant.api.get('/sms');
+        const reply = await fx.tenant.api.get('/sms');
         expect(reply.status).to.equal(200);
         expect(reply.body).to.have.all.keys('data', 'next_cursor');
         expect(reply.body.next_cursor).to.equal(null);
@@ -145,7 +136,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
       });
 
       it('then an account without SMS gets an empty last page', async () => {
-        const reply = await tenant.api.get('/sms');
+        const reply = await fx.tenant.api.get('/sms');
         expect(reply.status).to.equal(200);
         expect(reply.body).to.deep.equal({ data: [], next_cursor: null });
       });
@@ -153,12 +144,12 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
 
     describe('when limit is given or not (spec 8: page size 1 to 100)', () => {
       it('then without limit a page holds 50 SMS, and the rest is on the next page', async () => {
-        for (let i = 0; i < 51; i++) await gateway.services.messages.create(tenant.accountId, { phone: PHONE, message: `m${i}` });
-        const first = await tenant.api.get('/sms');
+        for (let i = 0; i < 51; i++) await fx.gateway.services.messages.create(fx.tenant.accountId, { phone: PHONE, message: `m${i}` });
+        const first = await fx.tenant.api.get('/sms');
         expect(first.status).to.equal(200);
         expect(first.body.data).to.have.length(50);
         expect(first.body.next_cursor).to.be.a('string').and.not.empty;
-        const second = await tenant.api.get(`/sms?cursor=${encodeURIComponent(first.body.next_cursor)}`);
+        const second = await fx.tenant.api.get(`/sms?cursor=${encodeURIComponent(first.body.next_cursor)}`);
         expect(second.body.data).to.have.length(1);
         expect(second.body.next_cursor).to.equal(null);
       });
@@ -166,7 +157,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
       it('then limit 1 answers one SMS and a cursor to the next', async () => {
         await send();
         await send();
-        const reply = await tenant.api.get('/sms?limit=1');
+        const reply = await fx.tenant.api.get('/sms?limit=1');
         expect(reply.status).to.equal(200);
         expect(reply.body.data).to.have.length(1);
         expect(reply.body.next_cursor).to.be.a('string').and.not.empty;
@@ -174,14 +165,14 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
 
       it('then limit 100 is accepted', async () => {
         await send();
-        const reply = await tenant.api.get('/sms?limit=100');
+        const reply = await fx.tenant.api.get('/sms?limit=100');
         expect(reply.status).to.equal(200);
         expect(reply.body.data).to.have.length(1);
       });
 
       for (const limit of ['0', '101', '-1', '1.5', 'ten', '']) {
         it(`then limit "${limit}" is a 400 naming limit`, async () => {
-          const reply = await tenant.api.get(`/sms?limit=${limit}`);
+          const reply = await fx.tenant.api.get(`/sms?limit=${limit}`);
           expectError(reply, 400, 'validation_failed');
           expect(detailFields(reply)).to.include('limit');
         });
@@ -191,7 +182,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
     describe('when next_cursor is followed', () => {
       it('then the pages together hold every SMS once, in order, even when several share a timestamp', async () => {
         const ids: string[] = [];
-        for (let i = 0; i < 7; i++) ids.push((await send(tenant, { message: `m${i}` })).id);
+        for (let i = 0; i < 7; i++) ids.push((await send(fx.tenant, { message: `m${i}` })).id);
         const stamps = [0, 0, 0, 1, 1, 2, 3];
         for (const [i, id] of ids.entries()) await setRow(id, { created_at: minutes(stamps[i]!) });
         // Newest first; among equal timestamps, the order the cursor uses (id, descending).
@@ -208,19 +199,19 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
 
       it('then an SMS created between two pages does not shift the next page', async () => {
         const ids: string[] = [];
-        for (let i = 0; i < 4; i++) ids.push((await send(tenant, { message: `m${i}` })).id);
+        for (let i = 0; i < 4; i++) ids.push((await send(fx.tenant, { message: `m${i}` })).id);
         for (const [i, id] of ids.entries()) await setRow(id, { created_at: minutes(i) });
-        const first = await tenant.api.get('/sms?limit=2');
+        const first = await fx.tenant.api.get('/sms?limit=2');
         expect(first.body.data.map((sms: { id: string }) => sms.id)).to.deep.equal([ids[3], ids[2]]);
-        await send(tenant, { message: 'late' });
-        const second = await tenant.api.get(`/sms?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+        await send(fx.tenant, { message: 'late' });
+        const second = await fx.tenant.api.get(`/sms?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
         expect(second.body.data.map((sms: { id: string }) => sms.id)).to.deep.equal([ids[1], ids[0]]);
         expect(second.body.next_cursor).to.equal(null);
       });
 
       it('then filters and the cursor combine over a walk', async () => {
         const ids: string[] = [];
-        for (let i = 0; i < 6; i++) ids.push((await send(tenant, { message: `m${i}` })).id);
+        for (let i = 0; i < 6; i++) ids.push((await send(fx.tenant, { message: `m${i}` })).id);
         for (const [i, id] of ids.entries()) await setRow(id, { created_at: minutes(i), status: i % 2 ? 'sent' : 'pending' });
         const { ids: seen } = await walk('status=sent&limit=1');
         expect(seen).to.deep.equal([ids[5], ids[3], ids[1]]);
@@ -243,7 +234,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
       for (const [name, cursor] of cases) {
         it(`then ${name} is a 400 naming cursor`, async () => {
           await send();
-          const reply = await tenant.api.get(`/sms?cursor=${encodeURIComponent(cursor)}`);
+          const reply = await fx.tenant.api.get(`/sms?cursor=${encodeURIComponent(cursor)}`);
           expectError(reply, 400, 'validation_failed');
           expect(detailFields(reply)).to.include('cursor');
         });
@@ -252,7 +243,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
       for (const date of ['-271821-04-20T00:00:00.000Z', '+275760-09-13T00:00:00.000Z']) {
         it(`then a cursor dated ${date} is answered 200 or 400, never 500`, async () => {
           await send();
-          const reply = await tenant.api.get(`/sms?cursor=${encode([date, UNKNOWN_ID])}`);
+          const reply = await fx.tenant.api.get(`/sms?cursor=${encode([date, UNKNOWN_ID])}`);
           if (reply.status === 200) expect(reply.body).to.have.all.keys('data', 'next_cursor');
           else expectError(reply, 400, 'validation_failed');
         });
@@ -264,7 +255,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
         const statuses: SmsStatus[] = ['pending', 'processing', 'sent', 'delivered', 'failed_send', 'sent'];
         const ids: string[] = [];
         for (const [i, status] of statuses.entries()) {
-          const { id } = await send(tenant, { message: `m${i}` });
+          const { id } = await send(fx.tenant, { message: `m${i}` });
           await setRow(id, { status, created_at: minutes(i) });
           ids.push(id);
         }
@@ -281,10 +272,10 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
 
     describe('when filtered by device_id', () => {
       it("then only that device's SMS are listed", async () => {
-        const a = (await registerDevice(gateway, tenant, 'a')).device;
-        const b = (await registerDevice(gateway, tenant, 'b')).device;
-        const onA = [(await send(tenant, { device_id: a.id })).id, (await send(tenant, { device_id: a.id })).id];
-        const onB = (await send(tenant, { device_id: b.id })).id;
+        const a = (await fx.registerDevice('a')).device;
+        const b = (await fx.registerDevice('b')).device;
+        const onA = [(await send(fx.tenant, { device_id: a.id })).id, (await send(fx.tenant, { device_id: a.id })).id];
+        const onB = (await send(fx.tenant, { device_id: b.id })).id;
         await send(); // no device online: unassigned
         await setRow(onA[0]!, { created_at: minutes(0) });
         await setRow(onA[1]!, { created_at: minutes(1) });
@@ -295,7 +286,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
       });
 
       it('then a device of the account without SMS gives an empty list', async () => {
-        const { device } = await registerDevice(gateway, tenant);
+        const { device } = await fx.registerDevice();
         await send();
         const reply = await list({ device_id: device.id });
         expect(reply.status).to.equal(200);
@@ -308,7 +299,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
       beforeEach(async () => {
         ids = [];
         for (let i = 0; i < 4; i++) {
-          const { id } = await send(tenant, { message: `m${i}` });
+          const { id } = await send(fx.tenant, { message: `m${i}` });
           await setRow(id, { created_at: minutes(i) });
           ids.push(id);
         }
@@ -364,7 +355,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
       }
 
       it('then a repeated status parameter is a 400 naming status', async () => {
-        const reply = await tenant.api.get('/sms?status=sent&status=delivered');
+        const reply = await fx.tenant.api.get('/sms?status=sent&status=delivered');
         expectError(reply, 400, 'validation_failed');
         expect(detailFields(reply)).to.include('status');
       });
@@ -384,8 +375,8 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
 
     describe('when another account has SMS', () => {
       it("then the list never shows them, whatever the filter", async () => {
-        const other = await createTenant(gateway);
-        const theirDevice = (await registerDevice(gateway, other)).device;
+        const other = await fx.newTenant();
+        const theirDevice = (await registerDevice(fx.gateway, other)).device;
         const theirs = new Set<string>();
         for (let i = 0; i < 3; i++) theirs.add((await send(other)).id);
         theirs.add((await send(other, { device_id: theirDevice.id })).id);
@@ -402,10 +393,10 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
       });
 
       it("then their cursor does not open their SMS to this account", async () => {
-        const other = await createTenant(gateway);
+        const other = await fx.newTenant();
         for (let i = 0; i < 3; i++) await send(other);
         const theirPage = await other.api.get('/sms?limit=1');
-        const reply = await tenant.api.get(`/sms?cursor=${encodeURIComponent(theirPage.body.next_cursor)}`);
+        const reply = await fx.tenant.api.get(`/sms?cursor=${encodeURIComponent(theirPage.body.next_cursor)}`);
         expect(reply.status).to.equal(200);
         expect(reply.body.data).to.deep.equal([]);
       });
@@ -414,7 +405,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
     describe('when the key lacks sms:read', () => {
       it('then it answers 403 forbidden', async () => {
         await send();
-        const sender = await keyWith(gateway, tenant, ['sms:send', 'devices:read', 'devices:settings', 'devices:write']);
+        const sender = await fx.keyWith(['sms:send', 'devices:read', 'devices:settings', 'devices:write']);
         expectError(await sender.get('/sms'), 403, 'forbidden');
       });
     });
