@@ -3,9 +3,8 @@
 // content type on a body 415; unknown route 404; wrong method 405. No client input of any kind
 // produces a 500." and "Missing or unknown key: 401 with WWW-Authenticate: Bearer").
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
-import { startGateway } from '../support/gateway.ts';
-import { ApiClient, createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { ApiClient } from '../support/tenant.ts';
 import { detailFields, expectError, expectErrorBody } from '../support/expectations.ts';
 
 const PHONE = '+79161234567';
@@ -20,17 +19,11 @@ function smsBodyOfSize(bytes: number): string {
 }
 
 describe('the error model of the Extended API', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
+  const fx = useGateway();
   let anonymous: ApiClient;
 
-  before(async () => {
-    gateway = await startGateway();
-  });
-  after(async () => gateway.stop());
   beforeEach(async () => {
-    tenant = await createTenant(gateway);
-    anonymous = new ApiClient(tenant.api.baseUrl, undefined);
+    anonymous = new ApiClient(fx.tenant.api.baseUrl, undefined);
   });
 
   const withAuthorization = (value: string) => (method: string, path: string, body?: unknown) =>
@@ -39,47 +32,47 @@ describe('the error model of the Extended API', () => {
   describe('when the body is not valid JSON', () => {
     for (const body of ['{"phone": "+79161234567", "message": ', '{phone: "+79161234567"}', "{'message': 'x'}", '{"message": "x",}', 'hello']) {
       it(`then ${JSON.stringify(body)} is a 400 invalid_json`, async () => {
-        expectError(await tenant.api.post('/sms', body), 400, 'invalid_json');
+        expectError(await fx.tenant.api.post('/sms', body), 400, 'invalid_json');
       });
     }
 
     it('then malformed JSON on PATCH settings is a 400 invalid_json too', async () => {
-      const { device } = await registerDevice(gateway, tenant);
-      expectError(await tenant.api.patch(`/devices/${device.id}/settings`, '{"record_calls": tru'), 400, 'invalid_json');
+      const { device } = await fx.registerDevice();
+      expectError(await fx.tenant.api.patch(`/devices/${device.id}/settings`, '{"record_calls": tru'), 400, 'invalid_json');
     });
   });
 
   describe('when the JSON body is not an object', () => {
     for (const body of ['"hello"', '42', 'null', 'true', '[]', '[{"phone": "+79161234567", "message": "x"}]']) {
       it(`then ${body} is a 400`, async () => {
-        const reply = await tenant.api.post('/sms', body);
+        const reply = await fx.tenant.api.post('/sms', body);
         expectError(reply, 400);
         expect(reply.body.error.code).to.be.oneOf(['invalid_json', 'validation_failed']);
       });
     }
 
     it('then an empty body with Content-Type application/json is a 400', async () => {
-      expectError(await tenant.api.request('POST', '/sms', '', { 'content-type': 'application/json' }), 400);
+      expectError(await fx.tenant.api.request('POST', '/sms', '', { 'content-type': 'application/json' }), 400);
     });
   });
 
   describe('when the body is larger than the limit (64 KiB by default)', () => {
     it('then one byte over is a 413 payload_too_large', async () => {
-      expectError(await tenant.api.post('/sms', smsBodyOfSize(BODY_LIMIT + 1)), 413, 'payload_too_large');
+      expectError(await fx.tenant.api.post('/sms', smsBodyOfSize(BODY_LIMIT + 1)), 413, 'payload_too_large');
     });
 
     it('then a body far over is a 413 payload_too_large', async () => {
-      expectError(await tenant.api.post('/sms', smsBodyOfSize(1024 * 1024)), 413, 'payload_too_large');
+      expectError(await fx.tenant.api.post('/sms', smsBodyOfSize(1024 * 1024)), 413, 'payload_too_large');
     });
 
     it('then a body of exactly the limit is read (and judged on its content)', async () => {
-      expectError(await tenant.api.post('/sms', smsBodyOfSize(BODY_LIMIT)), 400, 'message_too_long');
+      expectError(await fx.tenant.api.post('/sms', smsBodyOfSize(BODY_LIMIT)), 400, 'message_too_long');
     });
 
     it('then a lower BODY_LIMIT is honoured', async () => {
-      const small = await startGateway({ bodyLimitBytes: 2048 });
+      const small = await fx.startGateway({ bodyLimitBytes: 2048 });
       try {
-        const client = (await createTenant(small)).api;
+        const client = (await fx.newTenant(undefined, small)).api;
         expectError(await client.post('/sms', smsBodyOfSize(2049)), 413, 'payload_too_large');
         expectError(await client.post('/sms', smsBodyOfSize(2048)), 400, 'message_too_long');
       } finally {
@@ -91,20 +84,20 @@ describe('the error model of the Extended API', () => {
   describe('when the body is not JSON', () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x']) {
       it(`then Content-Type ${type} is a 415 unsupported_media_type`, async () => {
-        const reply = await tenant.api.request('POST', '/sms', JSON.stringify({ phone: PHONE, message: 'x' }), { 'content-type': type });
+        const reply = await fx.tenant.api.request('POST', '/sms', JSON.stringify({ phone: PHONE, message: 'x' }), { 'content-type': type });
         expectError(reply, 415, 'unsupported_media_type');
       });
     }
 
     it('then a body with Content-Type text/plain on PATCH settings is a 415', async () => {
-      const { device } = await registerDevice(gateway, tenant);
-      const reply = await tenant.api.request('PATCH', `/devices/${device.id}/settings`, '{"record_calls": true}', { 'content-type': 'text/plain' });
+      const { device } = await fx.registerDevice();
+      const reply = await fx.tenant.api.request('PATCH', `/devices/${device.id}/settings`, '{"record_calls": true}', { 'content-type': 'text/plain' });
       expectError(reply, 415, 'unsupported_media_type');
-      expect((await tenant.api.get(`/devices/${device.id}`)).body.record_calls).to.equal(false);
+      expect((await fx.tenant.api.get(`/devices/${device.id}`)).body.record_calls).to.equal(false);
     });
 
     it('then Content-Type application/json; charset=utf-8 is accepted', async () => {
-      const reply = await tenant.api.request('POST', '/sms', JSON.stringify({ phone: PHONE, message: 'x' }), {
+      const reply = await fx.tenant.api.request('POST', '/sms', JSON.stringify({ phone: PHONE, message: 'x' }), {
         'content-type': 'application/json; charset=utf-8',
       });
       expect(reply.status).to.equal(201);
@@ -114,13 +107,13 @@ describe('the error model of the Extended API', () => {
   describe('when the route does not exist', () => {
     for (const path of ['/api/ext/v1/nothing', '/api/ext/v1/sms/00000000-0000-4000-8000-000000000000/history', '/api/ext/v2/sms', '/nothing', '/']) {
       it(`then GET ${path} is a 404 route_not_found, with or without a key`, async () => {
-        expectError(await tenant.root.get(path), 404, 'route_not_found');
-        expectError(await new ApiClient(tenant.root.baseUrl, undefined).get(path), 404, 'route_not_found');
+        expectError(await fx.tenant.root.get(path), 404, 'route_not_found');
+        expectError(await new ApiClient(fx.tenant.root.baseUrl, undefined).get(path), 404, 'route_not_found');
       });
     }
 
     it('then a POST with a body to an unknown route is a 404 route_not_found', async () => {
-      expectError(await tenant.api.post('/messages', { phone: PHONE, message: 'x' }), 404, 'route_not_found');
+      expectError(await fx.tenant.api.post('/messages', { phone: PHONE, message: 'x' }), 404, 'route_not_found');
     });
   });
 
@@ -136,7 +129,7 @@ describe('the error model of the Extended API', () => {
     ];
     for (const [method, path, allowed] of cases) {
       it(`then ${method} ${path} is a 405 method_not_allowed with Allow: ${allowed.join(', ')}`, async () => {
-        const reply = await tenant.api.request(method, path, method === 'GET' ? undefined : {});
+        const reply = await fx.tenant.api.request(method, path, method === 'GET' ? undefined : {});
         expectError(reply, 405, 'method_not_allowed');
         const allow = (reply.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter((m) => m && m !== 'HEAD' && m !== 'OPTIONS');
         expect(allow).to.have.members(allowed);
@@ -157,31 +150,31 @@ describe('the error model of the Extended API', () => {
     });
 
     it('then an unknown key of the right shape is a 401', async () => {
-      expect401(await new ApiClient(tenant.api.baseUrl, `sgw_0123456789_${'A'.repeat(43)}`).get('/sms'));
+      expect401(await new ApiClient(fx.tenant.api.baseUrl, `sgw_0123456789_${'A'.repeat(43)}`).get('/sms'));
     });
 
     it('then a known prefix with a wrong secret is a 401', async () => {
-      expect401(await new ApiClient(tenant.api.baseUrl, `${tenant.key.slice(0, 15)}${'B'.repeat(43)}`).get('/sms'));
+      expect401(await new ApiClient(fx.tenant.api.baseUrl, `${fx.tenant.key.slice(0, 15)}${'B'.repeat(43)}`).get('/sms'));
     });
 
     for (const key of ['abc', 'sgw_', 'sgw_xyz_123', 'x'.repeat(2000)]) {
       it(`then the malformed key "${key.slice(0, 20)}" is a 401`, async () => {
-        expect401(await new ApiClient(tenant.api.baseUrl, key).get('/sms'));
+        expect401(await new ApiClient(fx.tenant.api.baseUrl, key).get('/sms'));
       });
     }
 
     it('then a revoked key is a 401 at once', async () => {
-      const { key, row } = await gateway.services.apiKeys.create(tenant.accountId, ['sms:read']);
-      const client = new ApiClient(tenant.api.baseUrl, key);
+      const { key, row } = await fx.gateway.services.apiKeys.create(fx.tenant.accountId, ['sms:read']);
+      const client = new ApiClient(fx.tenant.api.baseUrl, key);
       expect((await client.get('/sms')).status).to.equal(200);
-      expect(await gateway.services.apiKeys.revoke(row.prefix)).to.not.equal(undefined);
+      expect(await fx.gateway.services.apiKeys.revoke(row.prefix)).to.not.equal(undefined);
       expect401(await client.get('/sms'));
     });
 
     it('then a key revoked by its id is a 401 as well', async () => {
-      const { key, row } = await gateway.services.apiKeys.create(tenant.accountId, ['sms:read']);
-      await gateway.services.apiKeys.revoke(row.id);
-      expect401(await new ApiClient(tenant.api.baseUrl, key).get('/sms'));
+      const { key, row } = await fx.gateway.services.apiKeys.create(fx.tenant.accountId, ['sms:read']);
+      await fx.gateway.services.apiKeys.revoke(row.id);
+      expect401(await new ApiClient(fx.tenant.api.baseUrl, key).get('/sms'));
     });
 
     for (const header of ['Basic xyz', `Basic ${Buffer.from('user:pass').toString('base64')}`, 'Bearer', 'Bearer ', 'Token abc', '']) {
@@ -191,21 +184,21 @@ describe('the error model of the Extended API', () => {
     }
 
     it('then the API key in another scheme is a 401', async () => {
-      expect401(await withAuthorization(`Basic ${tenant.key}`)('GET', '/sms'));
-      expect401(await withAuthorization(tenant.key)('GET', '/sms'));
+      expect401(await withAuthorization(`Basic ${fx.tenant.key}`)('GET', '/sms'));
+      expect401(await withAuthorization(fx.tenant.key)('GET', '/sms'));
     });
   });
 
   describe('when the key lacks the permission', () => {
     it('then it is a 403 forbidden that names the permission', async () => {
-      const reader = await keyWith(gateway, tenant, ['sms:read']);
+      const reader = await fx.keyWith(['sms:read']);
       const reply = await reader.post('/sms', { phone: PHONE, message: 'x' });
       expectError(reply, 403, 'forbidden');
       expect(reply.body.error.message).to.contain('sms:send');
     });
 
     it('then a key with no permissions at all is a 403 on every operation, not a 401', async () => {
-      const none = await keyWith(gateway, tenant, []);
+      const none = await fx.keyWith([]);
       expectError(await none.get('/sms'), 403, 'forbidden');
       expectError(await none.get('/devices'), 403, 'forbidden');
       expectError(await none.post('/sms', { phone: PHONE, message: 'x' }), 403, 'forbidden');
@@ -215,42 +208,42 @@ describe('the error model of the Extended API', () => {
   describe('when input is hostile', () => {
     // "No client input of any kind produces a 500."
     it('then a NUL character in the message is a 4xx, not a 500', async () => {
-      const reply = await tenant.api.post('/sms', { phone: PHONE, message: 'a\u0000b' });
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'a\u0000b' });
       expectErrorBody(reply);
       expect(detailFields(reply)).to.include('message');
     });
 
     it('then a NUL character in name_custom is a 4xx, not a 500', async () => {
-      const { device } = await registerDevice(gateway, tenant);
-      const reply = await tenant.api.patch(`/devices/${device.id}/settings`, { name_custom: 'a\u0000b' });
+      const { device } = await fx.registerDevice();
+      const reply = await fx.tenant.api.patch(`/devices/${device.id}/settings`, { name_custom: 'a\u0000b' });
       expectErrorBody(reply);
       expect(detailFields(reply)).to.include('name_custom');
     });
 
     it('then a NUL character in a device name is a 4xx, not a 500', async () => {
-      const reply = await tenant.api.post('/devices', { name: 'a\u0000b' });
+      const reply = await fx.tenant.api.post('/devices', { name: 'a\u0000b' });
       expectErrorBody(reply);
     });
 
     it('then deeply nested JSON is a 400, not a 500', async () => {
-      expectError(await tenant.api.post('/sms', '['.repeat(5000) + ']'.repeat(5000)), 400);
-      expectError(await tenant.api.post('/sms', `{"phone": ${'['.repeat(5000)}${']'.repeat(5000)}, "message": "x"}`), 400);
+      expectError(await fx.tenant.api.post('/sms', '['.repeat(5000) + ']'.repeat(5000)), 400);
+      expectError(await fx.tenant.api.post('/sms', `{"phone": ${'['.repeat(5000)}${']'.repeat(5000)}, "message": "x"}`), 400);
     });
 
     it('then a __proto__ member is refused, not merged', async () => {
-      const reply = await tenant.api.post('/sms', `{"phone": "${PHONE}", "message": "x", "__proto__": {"no_store": true}}`);
+      const reply = await fx.tenant.api.post('/sms', `{"phone": "${PHONE}", "message": "x", "__proto__": {"no_store": true}}`);
       expectError(reply, 400);
     });
 
     it('then a compressed body that is not compressed is a 4xx', async () => {
-      expectErrorBody(await tenant.api.request('POST', '/sms', '{"phone": "x"}', { 'content-encoding': 'gzip' }));
-      expectErrorBody(await tenant.api.request('POST', '/sms', '{"phone": "x"}', { 'content-encoding': 'compress-me-not' }));
+      expectErrorBody(await fx.tenant.api.request('POST', '/sms', '{"phone": "x"}', { 'content-encoding': 'gzip' }));
+      expectErrorBody(await fx.tenant.api.request('POST', '/sms', '{"phone": "x"}', { 'content-encoding': 'compress-me-not' }));
     });
   });
 
   describe('X-Request-Id', () => {
     it('when the client sends a sane one, then it is echoed, on success and on error', async () => {
-      const ok = await tenant.api.request('GET', '/sms', undefined, { 'x-request-id': 'client-req.42:a_b' });
+      const ok = await fx.tenant.api.request('GET', '/sms', undefined, { 'x-request-id': 'client-req.42:a_b' });
       expect(ok.headers.get('x-request-id')).to.equal('client-req.42:a_b');
       const failed = await anonymous.request('GET', '/sms', undefined, { 'x-request-id': 'abc-123' });
       expect(failed.status).to.equal(401);
@@ -258,8 +251,8 @@ describe('the error model of the Extended API', () => {
     });
 
     it('when the client sends none, then one is generated, different for each request', async () => {
-      const a = (await tenant.api.get('/sms')).headers.get('x-request-id');
-      const b = (await tenant.root.get('/nothing')).headers.get('x-request-id');
+      const a = (await fx.tenant.api.get('/sms')).headers.get('x-request-id');
+      const b = (await fx.tenant.root.get('/nothing')).headers.get('x-request-id');
       expect(a).to.be.a('string').and.not.empty;
       expect(b).to.be.a('string').and.not.empty;
       expect(a).not.to.equal(b);
@@ -273,7 +266,7 @@ describe('the error model of the Extended API', () => {
       ['a slash', 'a/b'],
     ]) {
       it(`when the client sends one with ${name}, then a new one is generated instead`, async () => {
-        const reply = await tenant.api.request('GET', '/sms', undefined, { 'x-request-id': value! });
+        const reply = await fx.tenant.api.request('GET', '/sms', undefined, { 'x-request-id': value! });
         const id = reply.headers.get('x-request-id');
         expect(id).to.be.a('string').and.not.empty;
         expect(id).not.to.equal(value);

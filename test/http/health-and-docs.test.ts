@@ -2,18 +2,15 @@
 // GET /readyz (database reachable)"; "a readable API reference page at /docs, served from local
 // files (no CDN)").
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
-import { startGateway } from '../support/gateway.ts';
+import { useGateway } from '../support/use-gateway.ts';
 
 describe('health endpoints and /docs', () => {
-  let gateway: Gateway;
+  const fx = useGateway({ tenant: 'none' });
   let base: string;
 
-  before(async () => {
-    gateway = await startGateway();
-    base = `http://127.0.0.1:${gateway.httpPort}`;
+  before(() => {
+    base = fx.baseUrl;
   });
-  after(async () => gateway.stop());
 
   describe('GET /healthz', () => {
     it('when the process runs, then it answers 200 without a key', async () => {
@@ -34,7 +31,7 @@ describe('health endpoints and /docs', () => {
     });
 
     it('when the database is gone, then it answers 503 with checks.database failing, while /healthz stays 200', async () => {
-      const doomed = await startGateway();
+      const doomed = await fx.startGateway();
       try {
         const url = `http://127.0.0.1:${doomed.httpPort}`;
         expect((await fetch(`${url}/readyz`)).status).to.equal(200);

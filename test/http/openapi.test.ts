@@ -13,7 +13,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Gateway } from '../../src/gateway.ts';
 import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
 import { startGateway } from '../support/gateway.ts';
-import { ApiClient, createTenant, keyWith, registerDevice, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { ApiClient } from '../support/tenant.ts';
 import { UNKNOWN_ID } from '../support/expectations.ts';
 
 const PREFIX = '/api/ext/v1';
@@ -76,25 +77,25 @@ function documentedOperations(doc: Doc): string[] {
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, UNKNOWN_ID);
 
 describe('GET /api/ext/v1/openapi.json', () => {
-  let gateway: Gateway;
   let routers: Router[];
-  let tenant: Tenant;
   let doc: Doc;
+  const fx = useGateway({
+    start: async () => {
+      const started = await startGatewayCapturingRouters();
+      routers = started.routers;
+      return started.gateway;
+    },
+  });
 
   before(async () => {
-    ({ gateway, routers } = await startGatewayCapturingRouters());
-    const reply = await new ApiClient(`http://127.0.0.1:${gateway.httpPort}`, undefined).get(DOCUMENT);
+    const reply = await new ApiClient(`http://127.0.0.1:${fx.gateway.httpPort}`, undefined).get(DOCUMENT);
     expect(reply.status).to.equal(200);
     doc = reply.body;
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
   });
 
   describe('when fetched without a key', () => {
     it('then it answers 200 with a JSON document', async () => {
-      const reply = await new ApiClient(`http://127.0.0.1:${gateway.httpPort}`, undefined).get(DOCUMENT);
+      const reply = await new ApiClient(`http://127.0.0.1:${fx.gateway.httpPort}`, undefined).get(DOCUMENT);
       expect(reply.status).to.equal(200);
       expect(reply.headers.get('content-type')).to.match(/^application\/json/);
       expect(reply.body).to.deep.equal(doc);
@@ -122,7 +123,7 @@ describe('GET /api/ext/v1/openapi.json', () => {
     it('then every documented operation answers (401 without a key), never 404 or 405', async () => {
       for (const operation of documentedOperations(doc)) {
         const [method, path] = operation.split(' ') as [string, string];
-        const reply = await new ApiClient(tenant.root.baseUrl, undefined).request(method, concrete(path), method === 'GET' || method === 'DELETE' ? undefined : {});
+        const reply = await new ApiClient(fx.tenant.root.baseUrl, undefined).request(method, concrete(path), method === 'GET' || method === 'DELETE' ? undefined : {});
         expect(reply.status, operation).to.equal(401);
       }
     });
@@ -131,7 +132,7 @@ describe('GET /api/ext/v1/openapi.json', () => {
       for (const [path, item] of Object.entries(doc.paths)) {
         const documented = HTTP_METHODS.filter((method) => item[method]).map((method) => method.toUpperCase());
         for (const method of PROBED_METHODS.filter((m) => !documented.includes(m))) {
-          const reply = await tenant.root.request(method, concrete(path), method === 'GET' ? undefined : {});
+          const reply = await fx.tenant.root.request(method, concrete(path), method === 'GET' ? undefined : {});
           expect(reply.status, `${method} ${path}`).to.equal(405);
           expect(reply.body.error.code).to.equal('method_not_allowed');
           const allow = (reply.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter((m) => m && m !== 'HEAD' && m !== 'OPTIONS');
@@ -162,9 +163,9 @@ describe('GET /api/ext/v1/openapi.json', () => {
         const permission = doc.paths[path]![method.toLowerCase()]!['x-permission'];
         expect(permission, `${operation} names its permission`).to.be.oneOf([...PERMISSIONS]);
         const body = method === 'GET' || method === 'DELETE' ? undefined : {};
-        const without = new ApiClient(tenant.root.baseUrl, (await keyWith(gateway, tenant, PERMISSIONS.filter((p) => p !== permission))).key);
+        const without = new ApiClient(fx.tenant.root.baseUrl, (await fx.keyWith(PERMISSIONS.filter((p) => p !== permission))).key);
         expect((await without.request(method, concrete(path), body)).status, `${operation} without ${permission}`).to.equal(403);
-        const only = new ApiClient(tenant.root.baseUrl, (await keyWith(gateway, tenant, [permission!])).key);
+        const only = new ApiClient(fx.tenant.root.baseUrl, (await fx.keyWith([permission!])).key);
         expect((await only.request(method, concrete(path), body)).status, `${operation} with only ${permission}`).to.not.be.oneOf([401, 403]);
       }
     });
@@ -182,16 +183,16 @@ describe('GET /api/ext/v1/openapi.json', () => {
       };
       const op = (path: string, method: string) => doc.paths[`${PREFIX}${path}`]![method]!;
 
-      const { device } = await registerDevice(gateway, tenant);
-      const registered = await tenant.api.post('/devices', { name: 'documented' });
+      const { device } = await fx.registerDevice();
+      const registered = await fx.tenant.api.post('/devices', { name: 'documented' });
       check(op('/devices', 'post'), 201, registered.body);
-      check(op('/devices', 'get'), 200, (await tenant.api.get('/devices')).body);
-      check(op('/devices/{id}', 'get'), 200, (await tenant.api.get(`/devices/${device.id}`)).body);
-      check(op('/devices/{id}/settings', 'patch'), 200, (await tenant.api.patch(`/devices/${device.id}/settings`, { name_custom: 'x' })).body);
-      const sms = await tenant.api.post('/sms', { phone: '+79161234567', message: 'x' });
+      check(op('/devices', 'get'), 200, (await fx.tenant.api.get('/devices')).body);
+      check(op('/devices/{id}', 'get'), 200, (await fx.tenant.api.get(`/devices/${device.id}`)).body);
+      check(op('/devices/{id}/settings', 'patch'), 200, (await fx.tenant.api.patch(`/devices/${device.id}/settings`, { name_custom: 'x' })).body);
+      const sms = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'x' });
       check(op('/sms', 'post'), 201, sms.body);
-      check(op('/sms', 'get'), 200, (await tenant.api.get('/sms')).body);
-      check(op('/sms/{id}', 'get'), 200, (await tenant.api.get(`/sms/${sms.body.id}`)).body);
+      check(op('/sms', 'get'), 200, (await fx.tenant.api.get('/sms')).body);
+      check(op('/sms/{id}', 'get'), 200, (await fx.tenant.api.get(`/sms/${sms.body.id}`)).body);
     });
   });
 });
