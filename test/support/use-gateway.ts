@@ -158,7 +158,7 @@ export function useGateway(options: UseGatewayOptions = {}): GatewayFixture {
   const fixture = new GatewayFixture(options);
   before(async function () {
     // The embedded database migrates on every start: give it the time a slow machine needs.
-    this.timeout(Math.max(this.timeout(), 30_000));
+    this.timeout(Math.max(this.timeout(), 60_000));
     await fixture.setUp();
   });
   beforeEach(() => fixture.beforeEach());
