@@ -3,12 +3,11 @@
 // case-insensitive substring search over message, message_status and phone_number that takes
 // %, _ and \ literally.
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
 import type { SmsStatus } from '../../src/modules/messages/status.ts';
-import { startGateway } from '../support/gateway.ts';
-import { ApiClient, createTenant, registerDevice, type Reply, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { ApiClient, type Reply, type Tenant } from '../support/tenant.ts';
 import { detailFields, expectError } from '../support/expectations.ts';
-import { mqttUrl, RawClients } from '../support/mqtt.ts';
+import { RawClients } from '../support/mqtt.ts';
 import {
   allBut,
   deviceRow,
@@ -25,28 +24,17 @@ import {
 const OTHER_PHONE = '+79031112233';
 
 describe('legacy API: GET /sms', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
-  let clients: RawClients;
+  const fx = useGateway();
 
-  before(async () => {
-    gateway = await startGateway();
-    clients = new RawClients(() => mqttUrl(gateway));
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => clients.endAll());
 
   /** GET /sms with these query parameters (encoded here). */
-  function list(params: Record<string, string | number>, client: ApiClient = tenant.root): Promise<Reply> {
+  function list(params: Record<string, string | number>, client: ApiClient = fx.tenant.root): Promise<Reply> {
     const query = new URLSearchParams(Object.entries(params).map(([name, value]): [string, string] => [name, String(value)]));
     return client.get(`/sms?${query}`);
   }
 
   /** GET /sms that must succeed; every SMS in it has the shape of spec 2.4. */
-  async function listOk(params: Record<string, string | number>, client: ApiClient = tenant.root): Promise<any> {
+  async function listOk(params: Record<string, string | number>, client: ApiClient = fx.tenant.root): Promise<any> {
     const reply = await list(params, client);
     expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
     expect(Object.keys(reply.body)).to.have.members(['pagination', 'sms_list']);
@@ -60,7 +48,7 @@ describe('legacy API: GET /sms', () => {
   const messages = (body: { sms_list: { message: string }[] }) => body.sms_list.map((sms) => sms.message);
 
   /** Sends `count` SMS one after another, each strictly newer than the last; ids oldest first. */
-  async function sendMany(count: number, of: Tenant = tenant, message = (i: number) => `sms ${i + 1}`): Promise<string[]> {
+  async function sendMany(count: number, of: Tenant = fx.tenant, message = (i: number) => `sms ${i + 1}`): Promise<string[]> {
     const sent: string[] = [];
     for (let i = 0; i < count; i++) {
       await nextMillisecond();
@@ -72,7 +60,7 @@ describe('legacy API: GET /sms', () => {
   describe('when limit is missing or out of range', () => {
     it('then no limit is a 400 naming limit', async () => {
       await sendMany(1);
-      const reply = await tenant.root.get('/sms');
+      const reply = await fx.tenant.root.get('/sms');
       expectError(reply, 400, 'validation_failed');
       expect(detailFields(reply)).to.include('limit');
     });
@@ -86,7 +74,7 @@ describe('legacy API: GET /sms', () => {
     }
 
     it('then limit given twice is a 400, not a 500', async () => {
-      expectError(await tenant.root.get('/sms?limit=1&limit=2'), 400);
+      expectError(await fx.tenant.root.get('/sms?limit=1&limit=2'), 400);
     });
   });
 
@@ -126,7 +114,7 @@ describe('legacy API: GET /sms', () => {
       const body = await listOk({ limit: 100 });
       expect(ids(body)).to.deep.equal(newestFirst);
       expect(messages(body)).to.deep.equal(newestFirst.map((_id, i) => `sms ${25 - i}`));
-      for (const sms of body.sms_list.slice(0, 3)) expect(await legacyGet(tenant, sms.id)).to.deep.equal(sms);
+      for (const sms of body.sms_list.slice(0, 3)) expect(await legacyGet(fx.tenant, sms.id)).to.deep.equal(sms);
     });
 
     it('then without offset the first page is returned and offset 1 is echoed', async () => {
@@ -167,7 +155,7 @@ describe('legacy API: GET /sms', () => {
 
     it('then an SMS sent later comes first and shifts the pages by one', async () => {
       await nextMillisecond();
-      const newest = await legacySend(tenant, { message: 'newest' });
+      const newest = await legacySend(fx.tenant, { message: 'newest' });
       const first = await listOk({ limit: 10 });
       expect(ids(first)).to.deep.equal([newest, ...newestFirst.slice(0, 9)]);
       expect(ids(await listOk({ limit: 10, offset: 2 }))).to.deep.equal(newestFirst.slice(9, 19));
@@ -187,9 +175,9 @@ describe('legacy API: GET /sms', () => {
 
   describe('when another account has SMS', () => {
     it('then they are never listed or counted, with or without a search', async () => {
-      const other = await createTenant(gateway);
+      const other = await fx.newTenant();
       await sendMany(3, other, (i) => `shared word ${i}`);
-      const mine = await sendMany(2, tenant, (i) => `shared word mine ${i}`);
+      const mine = await sendMany(2, fx.tenant, (i) => `shared word mine ${i}`);
 
       const all = await listOk({ limit: 100 });
       expect(ids(all)).to.deep.equal([...mine].reverse());
@@ -210,7 +198,7 @@ describe('legacy API: GET /sms', () => {
     it('then the search is a case-insensitive substring ("HeLLo" finds "hello world")', async () => {
       for (const message of ['hello world', 'Say HELLO!', 'goodbye', 'othello? no: hell o']) {
         await nextMillisecond();
-        await legacySend(tenant, { message });
+        await legacySend(fx.tenant, { message });
       }
       const body = await listOk({ limit: 10, search: 'HeLLo' });
       expect(messages(body)).to.deep.equal(['othello? no: hell o', 'Say HELLO!', 'hello world']);
@@ -220,7 +208,7 @@ describe('legacy API: GET /sms', () => {
     });
 
     it('then an empty search is no search: every SMS is listed and counted', async () => {
-      for (const message of ['one', 'two']) await legacySend(tenant, { message });
+      for (const message of ['one', 'two']) await legacySend(fx.tenant, { message });
       const body = await listOk({ limit: 10, search: '' });
       expect(body.pagination.total_records).to.equal(2);
       expect(body.sms_list).to.have.length(2);
@@ -229,7 +217,7 @@ describe('legacy API: GET /sms', () => {
     it('then Cyrillic is matched without regard to case ("ПрИвЕт" finds "привет мир")', async () => {
       for (const message of ['привет мир', 'ПРИВЕТ всем', 'пока']) {
         await nextMillisecond();
-        await legacySend(tenant, { message });
+        await legacySend(fx.tenant, { message });
       }
       const body = await listOk({ limit: 10, search: 'ПрИвЕт' });
       expect(messages(body)).to.deep.equal(['ПРИВЕТ всем', 'привет мир']);
@@ -237,8 +225,8 @@ describe('legacy API: GET /sms', () => {
     });
 
     it('then total_records counts every match while sms_list holds one page of them', async () => {
-      await sendMany(15, tenant, (i) => `match ${i + 1}`);
-      await sendMany(5, tenant, (i) => `other ${i + 1}`);
+      await sendMany(15, fx.tenant, (i) => `match ${i + 1}`);
+      await sendMany(5, fx.tenant, (i) => `other ${i + 1}`);
       const first = await listOk({ limit: 10, search: 'match' });
       expect(messages(first)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `match ${15 - i}`));
       expect(first.pagination).to.deep.equal({ total_records: 15, limit: 10, offset: 1 });
@@ -255,9 +243,9 @@ describe('legacy API: GET /sms', () => {
   describe('when searching the phone number', () => {
     it('then digits of the number find the SMS sent to it, and only those', async () => {
       await nextMillisecond();
-      const first = await legacySend(tenant, { message: 'to first', phone_number: PHONE });
+      const first = await legacySend(fx.tenant, { message: 'to first', phone_number: PHONE });
       await nextMillisecond();
-      const second = await legacySend(tenant, { message: 'to second', phone_number: OTHER_PHONE });
+      const second = await legacySend(fx.tenant, { message: 'to second', phone_number: OTHER_PHONE });
 
       expect(ids(await listOk({ limit: 10, search: '9161234567' }))).to.deep.equal([first]);
       expect(ids(await listOk({ limit: 10, search: '1234' }))).to.deep.equal([first]);
@@ -275,16 +263,16 @@ describe('legacy API: GET /sms', () => {
     let phone: { mqtt: Awaited<ReturnType<RawClients['device']>>; uuid: string; objectId: string };
 
     beforeEach(async () => {
-      const { device, token } = await registerDevice(gateway, tenant);
-      const mqtt = await clients.device(device.id, token);
-      const row = await deviceRow(gateway, tenant, device.id);
+      const { device, token } = await fx.registerDevice();
+      const mqtt = await fx.clients.device(device.id, token);
+      const row = await deviceRow(fx.gateway, fx.tenant, device.id);
       phone = { mqtt, uuid: device.id, objectId: row.object_id };
       objectIds = {};
       // Messages that hold no status label, so only message_status can match.
       for (const [i, status] of statuses.entries()) {
         await nextMillisecond();
-        objectIds[status] = await legacySend(tenant, { message: `m${i}`, device_id: row.object_id });
-        await driveTo(mqtt, device.id, await uuidOfMessage(tenant, `m${i}`), status);
+        objectIds[status] = await legacySend(fx.tenant, { message: `m${i}`, device_id: row.object_id });
+        await driveTo(mqtt, device.id, await uuidOfMessage(fx.tenant, `m${i}`), status);
       }
     });
 
@@ -324,10 +312,10 @@ describe('legacy API: GET /sms', () => {
 
     it('then an SMS whose message holds the word matches too, and one that matches both ways counts once', async () => {
       await nextMillisecond();
-      const delivered = await legacySend(tenant, { message: 'was waiting, now delivered', device_id: phone.objectId });
-      await driveTo(phone.mqtt, phone.uuid, await uuidOfMessage(tenant, 'was waiting, now delivered'), 'delivered');
+      const delivered = await legacySend(fx.tenant, { message: 'was waiting, now delivered', device_id: phone.objectId });
+      await driveTo(phone.mqtt, phone.uuid, await uuidOfMessage(fx.tenant, 'was waiting, now delivered'), 'delivered');
       await nextMillisecond();
-      const pending = await legacySend(tenant, { message: 'still waiting', device_id: phone.objectId });
+      const pending = await legacySend(fx.tenant, { message: 'still waiting', device_id: phone.objectId });
       const body = await listOk({ limit: 100, search: 'waiting' });
       expect(ids(body)).to.deep.equal([pending, delivered, objectIds.pending]);
       expect(body.sms_list.map((sms: { status: number }) => sms.status)).to.deep.equal([0, 4, 0]);
@@ -340,7 +328,7 @@ describe('legacy API: GET /sms', () => {
     beforeEach(async () => {
       for (const message of corpus) {
         await nextMillisecond();
-        await legacySend(tenant, { message });
+        await legacySend(fx.tenant, { message });
       }
     });
 
@@ -364,7 +352,7 @@ describe('legacy API: GET /sms', () => {
 
     it('then quotes and SQL are plain text too', async () => {
       await nextMillisecond();
-      const quoted = await legacySend(tenant, { message: `it's "quoted"; drop table sms; --` });
+      const quoted = await legacySend(fx.tenant, { message: `it's "quoted"; drop table sms; --` });
       expect(ids(await listOk({ limit: 100, search: `'s "quoted"; drop` }))).to.deep.equal([quoted]);
       expect(ids(await listOk({ limit: 100, search: `' or '1'='1` }))).to.deep.equal([]);
       expect((await listOk({ limit: 100 })).pagination.total_records).to.equal(corpus.length + 1);
@@ -373,7 +361,7 @@ describe('legacy API: GET /sms', () => {
 
   describe('when the search holds the NUL character', () => {
     it('then it is a 400 naming search, not a 500', async () => {
-      await legacySend(tenant);
+      await legacySend(fx.tenant);
       const reply = await list({ limit: 10, search: 'a\u0000b' });
       expectError(reply, 400, 'validation_failed');
       expect(detailFields(reply)).to.include('search');
@@ -382,7 +370,7 @@ describe('legacy API: GET /sms', () => {
 
   describe('when the search is too long', () => {
     it('then 201 characters are a 400 naming search, and 200 are searched', async () => {
-      await legacySend(tenant, { message: 'a'.repeat(170) });
+      await legacySend(fx.tenant, { message: 'a'.repeat(170) });
       const tooLong = await list({ limit: 10, search: 'a'.repeat(201) });
       expectError(tooLong, 400, 'validation_failed');
       expect(detailFields(tooLong)).to.include('search');
@@ -404,7 +392,7 @@ describe('legacy API: GET /sms', () => {
 
   describe('when the caller may not read SMS', () => {
     it('then a key without sms:read is a 403 forbidden', async () => {
-      const client = await legacyKeyWith(gateway, tenant, allBut('sms:read'));
+      const client = await legacyKeyWith(fx.gateway, fx.tenant, allBut('sms:read'));
       const reply = await list({ limit: 10 }, client);
       expectError(reply, 403, 'forbidden');
       expect(reply.body.error.message).to.contain('sms:read');
@@ -412,12 +400,12 @@ describe('legacy API: GET /sms', () => {
 
     it('then a key with only sms:read lists', async () => {
       const sent = await sendMany(2);
-      const client = await legacyKeyWith(gateway, tenant, ['sms:read']);
+      const client = await legacyKeyWith(fx.gateway, fx.tenant, ['sms:read']);
       expect(ids(await listOk({ limit: 10 }, client))).to.deep.equal([...sent].reverse());
     });
 
     it('then no key is a 401 unauthorized', async () => {
-      expectError(await list({ limit: 10 }, new ApiClient(tenant.root.baseUrl, undefined)), 401, 'unauthorized');
+      expectError(await list({ limit: 10 }, new ApiClient(fx.tenant.root.baseUrl, undefined)), 401, 'unauthorized');
     });
   });
 });

@@ -2,10 +2,9 @@
 // callback_id optional; 200 {"id": "<24-hex object id>"}; the 170-character limit (spec 8);
 // device_id as an object id or a UUID; authentication and the error model (spec 5, 7).
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
-import { startGateway } from '../support/gateway.ts';
-import { ApiClient, createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { ApiClient, registerDevice } from '../support/tenant.ts';
 import { connectDevice, nextEvent } from '../support/devices.ts';
 import { detailFields, expectError } from '../support/expectations.ts';
 import {
@@ -28,35 +27,21 @@ import {
 const BODY_LIMIT = 64 * 1024;
 
 describe('legacy API: POST /sms/send', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
-  const phones: SimulatedDevice[] = [];
-
-  before(async () => {
-    gateway = await startGateway();
-  });
-  after(async () => gateway.stop());
-  beforeEach(async () => {
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => {
-    await Promise.all(phones.splice(0).map((phone) => phone.stop()));
-  });
+  const fx = useGateway();
 
   async function phone(options: Parameters<typeof connectDevice>[2] = {}): Promise<SimulatedDevice> {
-    const simulated = await connectDevice(gateway, tenant, options);
-    phones.push(simulated);
+    const simulated = await fx.connectDevice(options);
     return simulated;
   }
 
   /** How many SMS the tenant has, through the legacy list. */
   async function stored(): Promise<number> {
-    const reply = await tenant.root.get('/sms?limit=1');
+    const reply = await fx.tenant.root.get('/sms?limit=1');
     expect(reply.status).to.equal(200);
     return reply.body.pagination.total_records;
   }
 
-  const send = (body: unknown) => tenant.root.post('/sms/send', body);
+  const send = (body: unknown) => fx.tenant.root.post('/sms/send', body);
 
   describe('when message and phone_number are valid', () => {
     it('then it answers 200 with exactly {"id": <24-hex object id>}', async () => {
@@ -68,8 +53,8 @@ describe('legacy API: POST /sms/send', () => {
     });
 
     it('then the id reads the stored SMS: status 0 "waiting", no device, no callback, to_sim null', async () => {
-      const id = await legacySend(tenant, { message: 'stored one' });
-      expect(await legacyGet(tenant, id)).to.deep.include({
+      const id = await legacySend(fx.tenant, { message: 'stored one' });
+      expect(await legacyGet(fx.tenant, id)).to.deep.include({
         id,
         message: 'stored one',
         phone_number: PHONE,
@@ -83,13 +68,13 @@ describe('legacy API: POST /sms/send', () => {
 
     it('then each SMS gets its own id', async () => {
       const ids = [];
-      for (let i = 0; i < 5; i++) ids.push(await legacySend(tenant, { message: `n${i}` }));
+      for (let i = 0; i < 5; i++) ids.push(await legacySend(fx.tenant, { message: `n${i}` }));
       expect(new Set(ids).size).to.equal(5);
     });
 
     it('then a phone number written with spaces, brackets and dashes is stored in E.164', async () => {
-      const id = await legacySend(tenant, { phone_number: '+7 (916) 123-45-67' });
-      expect((await legacyGet(tenant, id)).phone_number).to.equal(PHONE);
+      const id = await legacySend(fx.tenant, { phone_number: '+7 (916) 123-45-67' });
+      expect((await legacyGet(fx.tenant, id)).phone_number).to.equal(PHONE);
     });
   });
 
@@ -145,8 +130,8 @@ describe('legacy API: POST /sms/send', () => {
     ];
     for (const [alphabet, message] of cases) {
       it(`then 170 ${alphabet} are accepted and stored unchanged`, async () => {
-        const id = await legacySend(tenant, { message });
-        expect((await legacyGet(tenant, id)).message).to.equal(message);
+        const id = await legacySend(fx.tenant, { message });
+        expect((await legacyGet(fx.tenant, id)).message).to.equal(message);
       });
 
       it(`then 171 ${alphabet} are a 400 message_too_long, "message must not exceed 170 characters"`, async () => {
@@ -167,19 +152,19 @@ describe('legacy API: POST /sms/send', () => {
       it(`then with device_id ${name} a connected device of the account sends it, and device_id reads ""`, async () => {
         const simulated = await phone();
         const delivered = nextEvent(simulated, 'report', (_id, status) => status === 'delivered');
-        const id = await legacySend(tenant, { message: `any device (${name})`, ...extra });
+        const id = await legacySend(fx.tenant, { message: `any device (${name})`, ...extra });
         const [smsUuid] = await delivered;
-        expect(smsUuid).to.equal(await uuidOfMessage(tenant, `any device (${name})`));
-        expect(await legacyGet(tenant, id)).to.deep.include({ status: 4, device_id: '', to_sim: null });
+        expect(smsUuid).to.equal(await uuidOfMessage(fx.tenant, `any device (${name})`));
+        expect(await legacyGet(fx.tenant, id)).to.deep.include({ status: 4, device_id: '', to_sim: null });
         // The Extended API shows which device claimed it; the legacy view shows that none was named.
-        expect((await tenant.api.get(`/sms/${smsUuid}`)).body.device_id).to.equal(simulated.id);
+        expect((await fx.tenant.api.get(`/sms/${smsUuid}`)).body.device_id).to.equal(simulated.id);
       });
     }
 
     it('then with no device connected the SMS is stored and waits (status 0)', async () => {
-      await registerDevice(gateway, tenant);
-      const id = await legacySend(tenant);
-      expect(await legacyGet(tenant, id)).to.deep.include({ status: 0, device_id: '' });
+      await fx.registerDevice();
+      const id = await legacySend(fx.tenant);
+      expect(await legacyGet(fx.tenant, id)).to.deep.include({ status: 0, device_id: '' });
     });
   });
 
@@ -187,55 +172,55 @@ describe('legacy API: POST /sms/send', () => {
     for (const form of ['object id', 'UUID'] as const) {
       it(`then, given as its ${form}, only that device sends the SMS and device_id shows its object id`, async () => {
         const other = await phone({ name: 'other' });
-        const { device, token } = await registerDevice(gateway, tenant, 'named');
-        const named = await connectSimulated(gateway, device, token);
-        phones.push(named);
-        const row = await deviceRow(gateway, tenant, device.id);
+        const { device, token } = await fx.registerDevice('named');
+        const named = await connectSimulated(fx.gateway, device, token);
+        fx.track(named);
+        const row = await deviceRow(fx.gateway, fx.tenant, device.id);
         const deviceId = form === 'object id' ? row.object_id : device.id;
 
         // Left alone, the gateway would share these between the two idle devices.
         const delivered = deliveries(named, 3);
         const ids: string[] = [];
-        for (let i = 0; i < 3; i++) ids.push(await legacySend(tenant, { message: `named ${i}`, device_id: deviceId }));
-        const uuids = await Promise.all([0, 1, 2].map((i) => uuidOfMessage(tenant, `named ${i}`)));
+        for (let i = 0; i < 3; i++) ids.push(await legacySend(fx.tenant, { message: `named ${i}`, device_id: deviceId }));
+        const uuids = await Promise.all([0, 1, 2].map((i) => uuidOfMessage(fx.tenant, `named ${i}`)));
         expect(await delivered).to.have.members(uuids);
 
-        for (const uuid of uuids) expect((await tenant.api.get(`/sms/${uuid}`)).body.device_id).to.equal(device.id);
-        for (const id of ids) expect(await legacyGet(tenant, id)).to.deep.include({ status: 4, message_status: 'delivered', device_id: row.object_id });
+        for (const uuid of uuids) expect((await fx.tenant.api.get(`/sms/${uuid}`)).body.device_id).to.equal(device.id);
+        for (const id of ids) expect(await legacyGet(fx.tenant, id)).to.deep.include({ status: 4, message_status: 'delivered', device_id: row.object_id });
         expect([...other.handled.keys()], 'the other online device got none of them').to.deep.equal([]);
       });
     }
 
     it('then an upper-case object id names the same device', async () => {
-      const { device } = await registerDevice(gateway, tenant);
-      const row = await deviceRow(gateway, tenant, device.id);
-      const id = await legacySend(tenant, { device_id: row.object_id.toUpperCase() });
-      expect((await legacyGet(tenant, id)).device_id).to.equal(row.object_id);
+      const { device } = await fx.registerDevice();
+      const row = await deviceRow(fx.gateway, fx.tenant, device.id);
+      const id = await legacySend(fx.tenant, { device_id: row.object_id.toUpperCase() });
+      expect((await legacyGet(fx.tenant, id)).device_id).to.equal(row.object_id);
     });
 
     it('then, while the named device is offline, the SMS waits for it even though another device is online', async () => {
       const online = await phone({ name: 'online' });
-      const { device, token } = await registerDevice(gateway, tenant, 'offline');
-      const row = await deviceRow(gateway, tenant, device.id);
-      const id = await legacySend(tenant, { message: 'wait for me', device_id: row.object_id });
-      const uuid = await uuidOfMessage(tenant, 'wait for me');
-      expect(await legacyGet(tenant, id)).to.deep.include({ status: 0, device_id: row.object_id });
-      expect((await tenant.api.get(`/sms/${uuid}`)).body.device_id).to.equal(device.id);
+      const { device, token } = await fx.registerDevice('offline');
+      const row = await deviceRow(fx.gateway, fx.tenant, device.id);
+      const id = await legacySend(fx.tenant, { message: 'wait for me', device_id: row.object_id });
+      const uuid = await uuidOfMessage(fx.tenant, 'wait for me');
+      expect(await legacyGet(fx.tenant, id)).to.deep.include({ status: 0, device_id: row.object_id });
+      expect((await fx.tenant.api.get(`/sms/${uuid}`)).body.device_id).to.equal(device.id);
 
       // An SMS without device_id goes to the online device; the named one still waits.
       const anyDelivered = nextEvent(online, 'report', (_id, status) => status === 'delivered');
-      await legacySend(tenant, { message: 'anyone' });
+      await legacySend(fx.tenant, { message: 'anyone' });
       await anyDelivered;
       expect(online.handled.has(uuid)).to.equal(false);
-      expect((await legacyGet(tenant, id)).status).to.equal(0);
+      expect((await legacyGet(fx.tenant, id)).status).to.equal(0);
 
       // When the named device connects, it takes the SMS and delivers it.
-      const named = simulatedFor(gateway, device, token);
-      phones.push(named);
+      const named = simulatedFor(fx.gateway, device, token);
+      fx.track(named);
       const delivered = nextEvent(named, 'report', (smsId, status) => smsId === uuid && status === 'delivered');
       await named.connect();
       await delivered;
-      expect(await legacyGet(tenant, id)).to.deep.include({ status: 4, device_id: row.object_id });
+      expect(await legacyGet(fx.tenant, id)).to.deep.include({ status: 4, device_id: row.object_id });
       expect(online.handled.has(uuid)).to.equal(false);
     });
 
@@ -247,26 +232,26 @@ describe('legacy API: POST /sms/send', () => {
       });
 
       it(`then another account's device (${form}) is a 404 device_not_found`, async () => {
-        const other = await createTenant(gateway);
-        const { device } = await registerDevice(gateway, other);
-        const row = await deviceRow(gateway, other, device.id);
+        const other = await fx.newTenant();
+        const { device } = await registerDevice(fx.gateway, other);
+        const row = await deviceRow(fx.gateway, other, device.id);
         const reply = await send({ message: 'x', phone_number: PHONE, device_id: form === 'object id' ? row.object_id : device.id });
         expectError(reply, 404, 'device_not_found');
         expect(await stored()).to.equal(0);
       });
 
       it(`then a deleted device (${form}) is a 404 device_not_found`, async () => {
-        const { device } = await registerDevice(gateway, tenant);
-        const row = await deviceRow(gateway, tenant, device.id);
-        expect((await tenant.root.post('/devices/del', { device_id: row.object_id })).status).to.equal(204);
+        const { device } = await fx.registerDevice();
+        const row = await deviceRow(fx.gateway, fx.tenant, device.id);
+        expect((await fx.tenant.root.post('/devices/del', { device_id: row.object_id })).status).to.equal(204);
         const reply = await send({ message: 'x', phone_number: PHONE, device_id: form === 'object id' ? row.object_id : device.id });
         expectError(reply, 404, 'device_not_found');
       });
 
       it(`then a device that may not send (is_active false), named by its ${form}, is a 409 device_cannot_send`, async () => {
-        const { device } = await registerDevice(gateway, tenant);
-        const row = await deviceRow(gateway, tenant, device.id);
-        expect((await tenant.root.post('/devices/edit', { device_id: row.object_id, is_active: false })).status).to.equal(204);
+        const { device } = await fx.registerDevice();
+        const row = await deviceRow(fx.gateway, fx.tenant, device.id);
+        expect((await fx.tenant.root.post('/devices/edit', { device_id: row.object_id, is_active: false })).status).to.equal(204);
         const reply = await send({ message: 'x', phone_number: PHONE, device_id: form === 'object id' ? row.object_id : device.id });
         expectError(reply, 409, 'device_cannot_send');
         expect(reply.body.error.message).to.contain('can_send_sms');
@@ -292,38 +277,38 @@ describe('legacy API: POST /sms/send', () => {
 
   describe('when to_sim is given', () => {
     it('then without to_sim the record shows to_sim null', async () => {
-      const id = await legacySend(tenant);
-      expect((await legacyGet(tenant, id)).to_sim).to.equal(null);
+      const id = await legacySend(fx.tenant);
+      expect((await legacyGet(fx.tenant, id)).to_sim).to.equal(null);
     });
 
     it('then to_sim null is the same as no to_sim', async () => {
-      const id = await legacySend(tenant, { to_sim: null });
-      expect((await legacyGet(tenant, id)).to_sim).to.equal(null);
+      const id = await legacySend(fx.tenant, { to_sim: null });
+      expect((await legacyGet(fx.tenant, id)).to_sim).to.equal(null);
     });
 
     for (const slot of [0, 1, 2, -1, -2]) {
       it(`then to_sim ${slot} is stored and shown by /sms/get and GET /sms`, async () => {
-        const { device } = await registerDevice(gateway, tenant);
-        const row = await deviceRow(gateway, tenant, device.id);
-        const id = await legacySend(tenant, { device_id: row.object_id, to_sim: slot });
-        expect((await legacyGet(tenant, id)).to_sim).to.equal(slot);
-        const list = await tenant.root.get('/sms?limit=10');
+        const { device } = await fx.registerDevice();
+        const row = await deviceRow(fx.gateway, fx.tenant, device.id);
+        const id = await legacySend(fx.tenant, { device_id: row.object_id, to_sim: slot });
+        expect((await legacyGet(fx.tenant, id)).to_sim).to.equal(slot);
+        const list = await fx.tenant.root.get('/sms?limit=10');
         expect(list.body.sms_list.map((sms: { id: string; to_sim: number }) => [sms.id, sms.to_sim])).to.deep.equal([[id, slot]]);
       });
     }
 
     it('then the slot reaches the device in its task', async () => {
-      const { device, token } = await registerDevice(gateway, tenant);
-      const simulated = await connectSimulated(gateway, device, token, {
+      const { device, token } = await fx.registerDevice();
+      const simulated = await connectSimulated(fx.gateway, device, token, {
         simCards: [
           { index: 0, name_operator: 'A' },
           { index: 1, name_operator: 'B' },
         ],
       });
-      phones.push(simulated);
-      const row = await deviceRow(gateway, tenant, device.id);
+      fx.track(simulated);
+      const row = await deviceRow(fx.gateway, fx.tenant, device.id);
       const task = nextEvent(simulated, 'task', (sent) => sent.message === 'second slot');
-      await legacySend(tenant, { message: 'second slot', device_id: row.object_id, to_sim: 1 });
+      await legacySend(fx.tenant, { message: 'second slot', device_id: row.object_id, to_sim: 1 });
       const [received] = await task;
       expect(received.sim).to.equal(1);
     });
@@ -340,8 +325,8 @@ describe('legacy API: POST /sms/send', () => {
 
   describe('when callback_id is given', () => {
     it('then callback_id "" means none, and /sms/get shows callback_id ""', async () => {
-      const id = await legacySend(tenant, { callback_id: '' });
-      expect((await legacyGet(tenant, id)).callback_id).to.equal('');
+      const id = await legacySend(fx.tenant, { callback_id: '' });
+      expect((await legacyGet(fx.tenant, id)).callback_id).to.equal('');
     });
 
     for (const callbackId of ['hook-1', '64f1c0ffee0000000000abcd', UNKNOWN_UUID, ' ']) {
@@ -391,17 +376,17 @@ describe('legacy API: POST /sms/send', () => {
     }
 
     it('then no body at all is a 400', async () => {
-      expectError(await tenant.root.request('POST', '/sms/send'), 400, 'validation_failed');
+      expectError(await fx.tenant.root.request('POST', '/sms/send'), 400, 'validation_failed');
     });
 
     it('then a text/plain body is a 415 unsupported_media_type', async () => {
-      const reply = await tenant.root.request('POST', '/sms/send', JSON.stringify({ message: 'x', phone_number: PHONE }), { 'content-type': 'text/plain' });
+      const reply = await fx.tenant.root.request('POST', '/sms/send', JSON.stringify({ message: 'x', phone_number: PHONE }), { 'content-type': 'text/plain' });
       expectError(reply, 415, 'unsupported_media_type');
       expect(await stored()).to.equal(0);
     });
 
     it('then a form-encoded body is a 415 unsupported_media_type', async () => {
-      const reply = await tenant.root.request('POST', '/sms/send', `message=x&phone_number=${encodeURIComponent(PHONE)}`, {
+      const reply = await fx.tenant.root.request('POST', '/sms/send', `message=x&phone_number=${encodeURIComponent(PHONE)}`, {
         'content-type': 'application/x-www-form-urlencoded',
       });
       expectError(reply, 415, 'unsupported_media_type');
@@ -420,7 +405,7 @@ describe('legacy API: POST /sms/send', () => {
 
   describe('when the caller is not allowed', () => {
     it('then a key without sms:send is a 403 forbidden naming the permission, and nothing is stored', async () => {
-      const client = await legacyKeyWith(gateway, tenant, allBut('sms:send'));
+      const client = await legacyKeyWith(fx.gateway, fx.tenant, allBut('sms:send'));
       const reply = await client.post('/sms/send', { message: 'x', phone_number: PHONE });
       expectError(reply, 403, 'forbidden');
       expect(reply.body.error.message).to.contain('sms:send');
@@ -428,14 +413,14 @@ describe('legacy API: POST /sms/send', () => {
     });
 
     it('then a key with only sms:send may send', async () => {
-      const client = await legacyKeyWith(gateway, tenant, ['sms:send']);
+      const client = await legacyKeyWith(fx.gateway, fx.tenant, ['sms:send']);
       const reply = await client.post('/sms/send', { message: 'x', phone_number: PHONE });
       expect(reply.status).to.equal(200);
       expect(reply.body.id).to.match(OBJECT_ID);
     });
 
     it('then no key is a 401 unauthorized with WWW-Authenticate: Bearer', async () => {
-      const anonymous = new ApiClient(tenant.root.baseUrl, undefined);
+      const anonymous = new ApiClient(fx.tenant.root.baseUrl, undefined);
       const reply = await anonymous.post('/sms/send', { message: 'x', phone_number: PHONE });
       expectError(reply, 401, 'unauthorized');
       expect(reply.headers.get('www-authenticate') ?? '').to.match(/^Bearer\b/);
@@ -443,12 +428,12 @@ describe('legacy API: POST /sms/send', () => {
     });
 
     it('then an unknown key is a 401 unauthorized', async () => {
-      const stranger = new ApiClient(tenant.root.baseUrl, 'sgw_0123456789_' + 'A'.repeat(43));
+      const stranger = new ApiClient(fx.tenant.root.baseUrl, 'sgw_0123456789_' + 'A'.repeat(43));
       expectError(await stranger.post('/sms/send', { message: 'x', phone_number: PHONE }), 401, 'unauthorized');
     });
 
     it('then GET /sms/send is a 405 method_not_allowed', async () => {
-      expectError(await tenant.root.get('/sms/send'), 405, 'method_not_allowed');
+      expectError(await fx.tenant.root.get('/sms/send'), 405, 'method_not_allowed');
     });
   });
 });
