@@ -168,6 +168,9 @@ async function main(): Promise<{ pass: boolean; summary: string }> {
     console.log(`gateway on 127.0.0.1:${gateway.httpPort} (MQTT ${gateway.mqttPort}), private PostgreSQL on 127.0.0.1:${postgres.port}, ${PHONES} simulated phones`);
     console.log(`load ${RATE} SMS/s: ${WARMUP_S} s, then PostgreSQL stopped for ${OUTAGE_S} s, then ${WARMUP_S} s more`);
 
+    // Reports the gateway held (unacknowledged, connections open) through the outage.
+    let heldMost = 0;
+    gateway.services.statusIngestor.on('held', (reports) => (heldMost = Math.max(heldMost, reports)));
     const loadStartedAt = Date.now();
     const load = startLoad(apiUrl, key);
     await sleep(WARMUP_S * 1000);
@@ -222,6 +225,7 @@ async function main(): Promise<{ pass: boolean; summary: string }> {
         ? `every accepted SMS final ${seconds(drainedAt - backAt)} s after PostgreSQL came back (bound ${DRAIN_S} s)`
         : `${open} accepted SMS still not final ${DRAIN_S} s after PostgreSQL came back`,
     );
+    console.log(`status reports held at once during the outage: up to ${heldMost}`);
     console.log(`phone reconnects ${reconnects}; tasks taken ${fleet.stats.tasks} (redelivered ${fleet.stats.redelivered}); SMS taken by two phones ${takenByTwo}; sent twice ${sentTwice}`);
     const outageLines = tally.between(stoppedAt, backAt + 5_000);
     console.log(`gateway warning/error log lines during the outage (+5 s): ${[...outageLines.values()].reduce((a, b) => a + b, 0)}`);
