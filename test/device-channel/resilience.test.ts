@@ -71,9 +71,18 @@ describe('device channel: resilience', () => {
 
   describe('when the gateway restarts while a task is unacknowledged', () => {
     // dataDir matters only on the embedded database; on PostgreSQL both gateways share the test database.
+    const fx = useGateway({
+      config: () => {
+        const dataDir = mkdtempSync(join(tmpdir(), 'sms-gateway-restart-'));
+        fx.onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
+        return { dataDir };
+      },
+      tenant: 'once',
+    });
     let dataDir: string;
-    const fx = useGateway({ config: () => ({ dataDir: (dataDir = mkdtempSync(join(tmpdir(), 'sms-gateway-restart-'))) }), tenant: 'once' });
-    after(() => rmSync(dataDir, { recursive: true, force: true }));
+    before(() => {
+      dataDir = fx.gateway.config.dataDir;
+    });
 
     it('then the device gets the task from the database after the restart and delivers it', async () => {
       let gateway = fx.gateway;

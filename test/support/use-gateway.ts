@@ -130,7 +130,11 @@ export class GatewayFixture {
   /** @internal the hooks useGateway registers. */
   async setUp(): Promise<void> {
     const { config = {}, clock, start = startGateway } = this.options;
-    this.started = stopsOnce(await start(typeof config === 'function' ? config() : config, clock));
+    const gateway = stopsOnce(await start(typeof config === 'function' ? config() : config, clock));
+    this.started = gateway;
+    // Closed in reverse order: whatever was registered before the start (a data directory)
+    // outlives the gateway, whatever is opened after it (clients, phones) closes before it.
+    this.perSuite.push(() => gateway.stop(), () => this.clients.endAll());
     if (this.options.tenant === 'once') this.current = await createTenant(this.started);
   }
 
@@ -148,8 +152,7 @@ export class GatewayFixture {
 
   /** @internal */
   async tearDown(): Promise<void> {
-    const gateway = this.started;
-    await closeAll([() => gateway?.stop(), () => this.clients.endAll(), ...this.perSuite.splice(0)]);
+    await closeAll(this.perSuite.splice(0));
   }
 }
 
@@ -157,13 +160,15 @@ export class GatewayFixture {
 export function useGateway(options: UseGatewayOptions = {}): GatewayFixture {
   const fixture = new GatewayFixture(options);
   before(async function () {
+    // Added now, the teardown comes after every `after` hook the describe itself declares (those
+    // may still use the gateway); mocha runs after-all hooks in the order they were added.
+    this.test?.parent?.afterAll('useGateway: close what the describe opened', () => fixture.tearDown());
     // The embedded database migrates on every start: give it the time a slow machine needs.
     this.timeout(Math.max(this.timeout(), 60_000));
     await fixture.setUp();
   });
   beforeEach(() => fixture.beforeEach());
   afterEach(() => fixture.afterEach());
-  after(() => fixture.tearDown());
   return fixture;
 }
 

@@ -2,42 +2,30 @@
 // signatures (checked with the standardwebhooks package), retries, 410, and what payloads carry.
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
-import type { Gateway } from '../../src/gateway.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
-import { connectDevice, nextEvent } from '../support/devices.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { nextEvent } from '../support/devices.ts';
 import { Receiver } from '../support/receiver.ts';
 import { loadConfig } from '../../src/config.ts';
 
 const PHONE = '+79161234567';
 
 describe('webhooks: delivery', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
+  const fx = useGateway({
+    config: () => ({ webhooks: { ...loadConfig({}).webhooks, allowedHosts: ['127.0.0.1'], retryBaseMs: 20, disableAfterMs: 60_000 } }),
+  });
   let receiver: Receiver;
   let phone: SimulatedDevice | undefined;
 
-  before(async () => {
-    const defaults = loadConfig({});
-    gateway = await startGateway({
-      webhooks: { ...defaults.webhooks, allowedHosts: ['127.0.0.1'], retryBaseMs: 20, disableAfterMs: 60_000 },
-    });
-  });
-  after(async () => gateway.stop());
   beforeEach(async () => {
-    tenant = await createTenant(gateway);
-    receiver = new Receiver();
-    await receiver.start();
+    receiver = await fx.receiver();
   });
-  afterEach(async () => {
-    await phone?.stop();
+  afterEach(() => {
     phone = undefined;
-    await receiver.stop();
   });
 
   async function createWebhook(events: string[] = ['sms.status_changed'], url = receiver.url) {
-    const reply = await tenant.api.post('/webhooks', { url, events });
+    const reply = await fx.tenant.api.post('/webhooks', { url, events });
     expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
     return reply.body as { webhook: { id: string }; secret: string };
   }
@@ -45,14 +33,14 @@ describe('webhooks: delivery', () => {
   describe('when an SMS travels to delivered', () => {
     it('then every status change reaches the webhook, signed so that standardwebhooks verifies it', async () => {
       const { secret } = await createWebhook();
-      phone = await connectDevice(gateway, tenant);
-      const created = await tenant.api.post('/sms', { phone: PHONE, message: 'hook me' });
+      phone = await fx.connectDevice();
+      const created = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'hook me' });
       const received = await receiver.waitFor(3);
       const verifier = new Webhook(secret);
       const statuses = received.map((request) => {
         const event = verifier.verify(request.body, request.headers as Record<string, string>) as any;
         expect(event.type).to.equal('sms.status_changed');
-        expect(event.account_id).to.equal(tenant.accountId);
+        expect(event.account_id).to.equal(fx.tenant.accountId);
         expect(event.data.sms).to.include({ id: created.body.id, phone: PHONE, message: 'hook me', device_id: phone!.id });
         return event.data.sms.internal_status;
       });
@@ -64,8 +52,8 @@ describe('webhooks: delivery', () => {
 
     it('then a wrong secret does not verify', async () => {
       await createWebhook();
-      phone = await connectDevice(gateway, tenant);
-      await tenant.api.post('/sms', { phone: PHONE, message: 'x' });
+      phone = await fx.connectDevice();
+      await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x' });
       const [first] = await receiver.waitFor(1);
       const stranger = new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`);
       expect(() => stranger.verify(first!.body, first!.headers as Record<string, string>)).to.throw();
@@ -79,14 +67,14 @@ describe('webhooks: delivery', () => {
       try {
         const routed = await createWebhook(['sms.status_changed']);
         await createWebhook(['sms.status_changed'], other.url);
-        phone = await connectDevice(gateway, tenant);
-        const device = await gateway.services.devices.get(tenant.accountId, phone.id);
+        phone = await fx.connectDevice();
+        const device = await fx.gateway.services.devices.get(fx.tenant.accountId, phone.id);
 
-        const withCallback = await tenant.root.post('/sms/send', { message: 'routed', phone_number: PHONE, callback_id: routed.webhook.id, device_id: device.object_id });
+        const withCallback = await fx.tenant.root.post('/sms/send', { message: 'routed', phone_number: PHONE, callback_id: routed.webhook.id, device_id: device.object_id });
         expect(withCallback.status, JSON.stringify(withCallback.body)).to.equal(200);
         await receiver.waitFor(3, (r) => r.json?.data?.sms?.object_id === withCallback.body.id);
 
-        const broadcast = await tenant.root.post('/sms/send', { message: 'to all', phone_number: PHONE, device_id: device.object_id });
+        const broadcast = await fx.tenant.root.post('/sms/send', { message: 'to all', phone_number: PHONE, device_id: device.object_id });
         await receiver.waitFor(3, (r) => r.json?.data?.sms?.object_id === broadcast.body.id);
         await other.waitFor(3, (r) => r.json?.data?.sms?.object_id === broadcast.body.id);
         expect(other.received.filter((r) => r.json?.data?.sms?.object_id === withCallback.body.id)).to.have.length(0);
@@ -100,16 +88,16 @@ describe('webhooks: delivery', () => {
     it('then the event arrives after retries, and the delivery log shows the attempts', async () => {
       const { webhook } = await createWebhook(['sms.status_changed']);
       receiver.respond = (_request, index) => (index < 3 ? 503 : 200);
-      phone = await connectDevice(gateway, tenant);
+      phone = await fx.connectDevice();
       // The receiver answers before the gateway writes down the outcome: await the writing.
       let delivered = 0;
-      const allRecorded = nextEvent(gateway.services.webhookSender, 'recorded', (results) => {
+      const allRecorded = nextEvent(fx.gateway.services.webhookSender, 'recorded', (results) => {
         delivered += results.filter((result: { webhookId: string; status: string }) => result.webhookId === webhook.id && result.status === 'delivered').length;
         return delivered === 3;
       });
-      await tenant.api.post('/sms', { phone: PHONE, message: 'retry' });
+      await fx.tenant.api.post('/sms', { phone: PHONE, message: 'retry' });
       await allRecorded;
-      const log = await tenant.api.get(`/webhooks/${webhook.id}/deliveries?limit=10`);
+      const log = await fx.tenant.api.get(`/webhooks/${webhook.id}/deliveries?limit=10`);
       expect(log.status).to.equal(200);
       const retried = log.body.data.find((delivery: { attempts: number }) => delivery.attempts > 1);
       expect(retried).to.include({ status: 'delivered', last_status_code: 200 });
@@ -121,11 +109,11 @@ describe('webhooks: delivery', () => {
     it('then the webhook is disabled and says why', async () => {
       const { webhook } = await createWebhook(['sms.status_changed']);
       receiver.respond = () => 410;
-      phone = await connectDevice(gateway, tenant);
-      const recorded = nextEvent(gateway.services.webhookSender, 'recorded', (results) => results.some((result: { webhookId: string }) => result.webhookId === webhook.id));
-      await tenant.api.post('/sms', { phone: PHONE, message: 'gone' });
+      phone = await fx.connectDevice();
+      const recorded = nextEvent(fx.gateway.services.webhookSender, 'recorded', (results) => results.some((result: { webhookId: string }) => result.webhookId === webhook.id));
+      await fx.tenant.api.post('/sms', { phone: PHONE, message: 'gone' });
       await recorded;
-      const read = await tenant.api.get(`/webhooks/${webhook.id}`);
+      const read = await fx.tenant.api.get(`/webhooks/${webhook.id}`);
       expect(read.body.disabled_reason).to.contain('410');
     });
   });
@@ -133,8 +121,8 @@ describe('webhooks: delivery', () => {
   describe('when a no_store SMS changes status', () => {
     it('then its events carry no message text', async () => {
       await createWebhook(['sms.status_changed']);
-      phone = await connectDevice(gateway, tenant);
-      const created = await tenant.api.post('/sms', { phone: PHONE, message: 'one-time code 424242', no_store: true });
+      phone = await fx.connectDevice();
+      const created = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'one-time code 424242', no_store: true });
       expect(created.status).to.equal(201);
       const received = await receiver.waitFor(3);
       for (const request of received) {

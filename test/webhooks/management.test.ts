@@ -4,12 +4,11 @@
 // retry of a delivery. Permissions webhooks:read and webhooks:write. Deliveries go to a real
 // local receiver and are verified with the standardwebhooks package.
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
 import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
-import { startGateway } from '../support/gateway.ts';
-import { ApiClient, createTenant, keyWith, type Tenant } from '../support/tenant.ts';
-import { connectDevice, nextEvent } from '../support/devices.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { ApiClient, type Tenant } from '../support/tenant.ts';
+import { nextEvent } from '../support/devices.ts';
 import { Receiver } from '../support/receiver.ts';
 import { detailFields, expectError, MALFORMED_IDS, UNKNOWN_ID } from '../support/expectations.ts';
 import {
@@ -41,46 +40,38 @@ function expectNoSecret(body: unknown, secrets: string[]): void {
 }
 
 describe('webhooks: management API', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
+  // A webhook failing for 300 ms is disabled, so a disable happens within a test.
+  const fx = useGateway({ config: { webhooks: webhookConfig({ disableAfterMs: 300 }) } });
   let receiver: Receiver;
+  /** The devices the running test connected, in order (the fixture stops them). */
   let devices: SimulatedDevice[] = [];
   let accounts: string[] = [];
 
-  before(async () => {
-    // A webhook failing for 300 ms is disabled, so a disable happens within a test.
-    gateway = await startGateway({ webhooks: webhookConfig({ disableAfterMs: 300 }) });
-  });
-  after(async () => gateway.stop());
   beforeEach(async () => {
-    tenant = await createTenant(gateway);
-    accounts = [tenant.accountId];
-    receiver = new Receiver();
-    await receiver.start();
+    accounts = [fx.tenant.accountId];
+    receiver = await fx.receiver();
   });
   afterEach(async () => {
-    await Promise.all(devices.map((device) => device.stop()));
     devices = [];
-    await dropWebhooks(gateway, accounts);
-    await receiver.stop();
+    await dropWebhooks(fx.gateway, accounts);
   });
 
   async function anotherTenant(): Promise<Tenant> {
-    const other = await createTenant(gateway);
+    const other = await fx.newTenant();
     accounts.push(other.accountId);
     return other;
   }
 
   /** Connects a device of the tenant: its device.online event goes to the webhooks that want it. */
-  async function deviceComesOnline(owner: Tenant = tenant): Promise<SimulatedDevice> {
-    const device = await connectDevice(gateway, owner);
+  async function deviceComesOnline(owner: Tenant = fx.tenant): Promise<SimulatedDevice> {
+    const device = await fx.connectDevice({}, owner);
     devices.push(device);
     return device;
   }
 
   describe('POST /webhooks', () => {
     it('when url and events are valid, then it answers 201 with the webhook and a whsec_ secret, shown this once', async () => {
-      const reply = await tenant.api.post('/webhooks', { url: receiver.url, events: ['sms.status_changed', 'device.online'], description: 'orders' });
+      const reply = await fx.tenant.api.post('/webhooks', { url: receiver.url, events: ['sms.status_changed', 'device.online'], description: 'orders' });
       expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
       expect(Object.keys(reply.body)).to.have.members(['webhook', 'secret']);
       const { webhook, secret } = reply.body;
@@ -90,25 +81,25 @@ describe('webhooks: management API', () => {
       expect(secret).to.match(SECRET);
       expect(Buffer.from(secret.slice('whsec_'.length), 'base64').length, 'secret bytes').to.be.at.least(24);
 
-      const read = await tenant.api.get(`/webhooks/${webhook.id}`);
+      const read = await fx.tenant.api.get(`/webhooks/${webhook.id}`);
       expect(read.status).to.equal(200);
       expect(read.body).to.deep.equal(webhook);
       expectNoSecret(read.body, [secret]);
-      const list = await tenant.api.get('/webhooks');
+      const list = await fx.tenant.api.get('/webhooks');
       expect(list.status).to.equal(200);
       expect(list.body.data).to.deep.equal([webhook]);
       expectNoSecret(list.body, [secret]);
     });
 
     it('when description is left out, then it is empty, and an event named twice is kept once', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online', 'device.online']);
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online', 'device.online']);
       expect(webhook.description).to.equal('');
       expect(webhook.events).to.deep.equal(['device.online']);
     });
 
     it('when two webhooks are created, then each gets its own secret', async () => {
-      const first = await createWebhook(tenant, receiver.url, ['device.online']);
-      const second = await createWebhook(tenant, receiver.url, ['device.online']);
+      const first = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      const second = await createWebhook(fx.tenant, receiver.url, ['device.online']);
       expect(first.webhook.id).not.to.equal(second.webhook.id);
       expect(first.secret).not.to.equal(second.secret);
     });
@@ -132,34 +123,34 @@ describe('webhooks: management API', () => {
     ];
     for (const [label, body, field] of invalid) {
       it(`when the body has ${label}, then it answers 400 validation_failed and creates nothing`, async () => {
-        const reply = await tenant.api.post('/webhooks', body);
+        const reply = await fx.tenant.api.post('/webhooks', body);
         expectError(reply, 400, 'validation_failed');
         if (field) expect(detailFields(reply)).to.include(field);
-        expect((await tenant.api.get('/webhooks')).body.data).to.deep.equal([]);
+        expect((await fx.tenant.api.get('/webhooks')).body.data).to.deep.equal([]);
       });
     }
 
     it('when the url is not a URL, then it answers 400 invalid_webhook_url naming the url', async () => {
-      const reply = await tenant.api.post('/webhooks', { url: 'not a url', events: ['device.online'] });
+      const reply = await fx.tenant.api.post('/webhooks', { url: 'not a url', events: ['device.online'] });
       expectError(reply, 400, 'invalid_webhook_url');
       expect(detailFields(reply)).to.deep.equal(['url']);
       expect(reply.body.error.message).to.contain('not a valid URL');
     });
 
     it('when the body is not JSON, then it answers 400 invalid_json', async () => {
-      expectError(await tenant.api.post('/webhooks', '{"url": '), 400, 'invalid_json');
+      expectError(await fx.tenant.api.post('/webhooks', '{"url": '), 400, 'invalid_json');
     });
 
     it('when the key lacks webhooks:write, then it answers 403 forbidden and creates nothing', async () => {
-      const key = await keyWith(gateway, tenant, allBut('webhooks:write'));
+      const key = await fx.keyWith(allBut('webhooks:write'));
       expectError(await key.post('/webhooks', { url: receiver.url, events: ['device.online'] }), 403, 'forbidden');
-      const readOnly = await keyWith(gateway, tenant, ['webhooks:read']);
+      const readOnly = await fx.keyWith(['webhooks:read']);
       expectError(await readOnly.post('/webhooks', { url: receiver.url, events: ['device.online'] }), 403, 'forbidden');
-      expect((await tenant.api.get('/webhooks')).body.data).to.deep.equal([]);
+      expect((await fx.tenant.api.get('/webhooks')).body.data).to.deep.equal([]);
     });
 
     it('when there is no API key, then it answers 401', async () => {
-      const anonymous = new ApiClient(tenant.api.baseUrl, undefined);
+      const anonymous = new ApiClient(fx.tenant.api.baseUrl, undefined);
       expectError(await anonymous.post('/webhooks', { url: receiver.url, events: ['device.online'] }), 401, 'unauthorized');
     });
   });
@@ -168,15 +159,15 @@ describe('webhooks: management API', () => {
     it('when there are more webhooks than the limit, then pages follow each other newest first', async () => {
       const created: string[] = [];
       for (const description of ['first', 'second', 'third']) {
-        created.push((await createWebhook(tenant, receiver.url, ['device.online'], description)).webhook.id);
+        created.push((await createWebhook(fx.tenant, receiver.url, ['device.online'], description)).webhook.id);
       }
-      const first = await tenant.api.get('/webhooks?limit=2');
+      const first = await fx.tenant.api.get('/webhooks?limit=2');
       expect(first.status).to.equal(200);
       expect(Object.keys(first.body)).to.have.members(['data', 'next_cursor']);
       expect(first.body.data.map((webhook: { id: string }) => webhook.id)).to.deep.equal([created[2], created[1]]);
       first.body.data.forEach(expectWebhook);
       expect(first.body.next_cursor).to.be.a('string').and.not.empty;
-      const second = await tenant.api.get(`/webhooks?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+      const second = await fx.tenant.api.get(`/webhooks?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
       expect(second.status).to.equal(200);
       expect(second.body.data.map((webhook: { id: string }) => webhook.id)).to.deep.equal([created[0]]);
       expect(second.body.next_cursor).to.equal(null);
@@ -184,24 +175,24 @@ describe('webhooks: management API', () => {
 
     for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=not-a-cursor', 'colour=blue']) {
       it(`when the query is ${query}, then it answers 400 validation_failed`, async () => {
-        expectError(await tenant.api.get(`/webhooks?${query}`), 400, 'validation_failed');
+        expectError(await fx.tenant.api.get(`/webhooks?${query}`), 400, 'validation_failed');
       });
     }
 
     it("when another account has a webhook, then it is never listed and every operation on it answers 404", async () => {
       const other = await anotherTenant();
       const theirs = await createWebhook(other, receiver.url, ['device.online']);
-      const mine = await createWebhook(tenant, receiver.url, ['device.online']);
+      const mine = await createWebhook(fx.tenant, receiver.url, ['device.online']);
       const id = theirs.webhook.id;
 
-      const list = await tenant.api.get('/webhooks');
+      const list = await fx.tenant.api.get('/webhooks');
       expect(list.body.data.map((webhook: { id: string }) => webhook.id)).to.deep.equal([mine.webhook.id]);
-      expectError(await tenant.api.get(`/webhooks/${id}`), 404, 'webhook_not_found');
-      expectError(await tenant.api.patch(`/webhooks/${id}`, { enabled: false }), 404, 'webhook_not_found');
-      expectError(await tenant.api.post(`/webhooks/${id}/rotate-secret`), 404, 'webhook_not_found');
-      expectError(await tenant.api.get(`/webhooks/${id}/deliveries`), 404, 'webhook_not_found');
-      expectError(await tenant.api.post(`/webhooks/${id}/deliveries/${UNKNOWN_ID}/retry`), 404, 'webhook_not_found');
-      expectError(await tenant.api.delete(`/webhooks/${id}`), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.get(`/webhooks/${id}`), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.patch(`/webhooks/${id}`, { enabled: false }), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.post(`/webhooks/${id}/rotate-secret`), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.get(`/webhooks/${id}/deliveries`), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.post(`/webhooks/${id}/deliveries/${UNKNOWN_ID}/retry`), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.delete(`/webhooks/${id}`), 404, 'webhook_not_found');
 
       // Untouched for its owner.
       expect(await readWebhook(other, id)).to.deep.equal(theirs.webhook);
@@ -209,29 +200,29 @@ describe('webhooks: management API', () => {
     });
 
     it('when the key lacks webhooks:read, then listing, reading and the delivery log answer 403', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
-      const key = await keyWith(gateway, tenant, allBut('webhooks:read'));
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      const key = await fx.keyWith(allBut('webhooks:read'));
       expectError(await key.get('/webhooks'), 403, 'forbidden');
       expectError(await key.get(`/webhooks/${webhook.id}`), 403, 'forbidden');
       expectError(await key.get(`/webhooks/${webhook.id}/deliveries`), 403, 'forbidden');
-      const readOnly = await keyWith(gateway, tenant, ['webhooks:read']);
+      const readOnly = await fx.keyWith(['webhooks:read']);
       expect((await readOnly.get(`/webhooks/${webhook.id}`)).status).to.equal(200);
     });
 
     it('when the id is unknown, then it answers 404 webhook_not_found', async () => {
-      expectError(await tenant.api.get(`/webhooks/${UNKNOWN_ID}`), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.get(`/webhooks/${UNKNOWN_ID}`), 404, 'webhook_not_found');
     });
 
     for (const id of MALFORMED_IDS) {
       it(`when the id is "${id}", then every webhook path answers 400 invalid_id`, async () => {
         const path = `/webhooks/${encodeURIComponent(id)}`;
         for (const reply of [
-          await tenant.api.get(path),
-          await tenant.api.patch(path, { enabled: false }),
-          await tenant.api.delete(path),
-          await tenant.api.post(`${path}/rotate-secret`),
-          await tenant.api.get(`${path}/deliveries`),
-          await tenant.api.post(`${path}/deliveries/${UNKNOWN_ID}/retry`),
+          await fx.tenant.api.get(path),
+          await fx.tenant.api.patch(path, { enabled: false }),
+          await fx.tenant.api.delete(path),
+          await fx.tenant.api.post(`${path}/rotate-secret`),
+          await fx.tenant.api.get(`${path}/deliveries`),
+          await fx.tenant.api.post(`${path}/deliveries/${UNKNOWN_ID}/retry`),
         ]) {
           expectError(reply, 400, 'invalid_id');
           expect(detailFields(reply)).to.include('id');
@@ -242,51 +233,51 @@ describe('webhooks: management API', () => {
 
   describe('PATCH /webhooks/{id}', () => {
     it('when url, events and description change, then the answer and later reads show them, and no secret', async () => {
-      const { webhook, secret } = await createWebhook(tenant, receiver.url, ['device.online'], 'before');
+      const { webhook, secret } = await createWebhook(fx.tenant, receiver.url, ['device.online'], 'before');
       const url = `http://127.0.0.1:${receiver.port}/elsewhere`;
-      const reply = await tenant.api.patch(`/webhooks/${webhook.id}`, { url, events: ['sms.received', 'device.offline'], description: 'after' });
+      const reply = await fx.tenant.api.patch(`/webhooks/${webhook.id}`, { url, events: ['sms.received', 'device.offline'], description: 'after' });
       expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
       expectWebhook(reply.body);
       expectNoSecret(reply.body, [secret]);
       expect(reply.body).to.include({ id: webhook.id, url, description: 'after', enabled: true, created_at: webhook.created_at });
       expect(reply.body.events).to.have.members(['sms.received', 'device.offline']);
       expect(Date.parse(reply.body.updated_at)).to.be.at.least(Date.parse(webhook.updated_at));
-      expect(await readWebhook(tenant, webhook.id)).to.deep.equal(reply.body);
+      expect(await readWebhook(fx.tenant, webhook.id)).to.deep.equal(reply.body);
     });
 
     it('when enabled is set to false, then the webhook is disabled and says it was through the API', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
-      const reply = await tenant.api.patch(`/webhooks/${webhook.id}`, { enabled: false });
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      const reply = await fx.tenant.api.patch(`/webhooks/${webhook.id}`, { enabled: false });
       expect(reply.status).to.equal(200);
       expect(reply.body.enabled).to.equal(false);
       expect(reply.body.disabled_reason).to.be.a('string').and.not.empty;
-      expect(await readWebhook(tenant, webhook.id)).to.deep.equal(reply.body);
+      expect(await readWebhook(fx.tenant, webhook.id)).to.deep.equal(reply.body);
     });
 
     it('when a webhook disabled after failures is enabled again, then its failure count and reason are reset and its pending delivery is sent', async () => {
-      const { webhook, secret } = await createWebhook(tenant, receiver.url, ['device.online']);
+      const { webhook, secret } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
       receiver.respond = () => 500;
-      const disabledNow = nextEvent(gateway.services.webhookSender, 'disabled', (webhooks: { id: string }[]) => webhooks.some((w) => w.id === webhook.id), 10_000);
+      const disabledNow = nextEvent(fx.gateway.services.webhookSender, 'disabled', (webhooks: { id: string }[]) => webhooks.some((w) => w.id === webhook.id), 10_000);
       await deviceComesOnline();
       await disabledNow;
       const failures = receiver.received.length;
-      const disabled = await readWebhook(tenant, webhook.id);
+      const disabled = await readWebhook(fx.tenant, webhook.id);
       expect(disabled).to.include({ enabled: false, consecutive_failures: failures });
       expect(disabled.disabled_reason).to.match(/failed for more than 300 ms/);
-      const [pending] = await deliveryLog(tenant, webhook.id);
+      const [pending] = await deliveryLog(fx.tenant, webhook.id);
       expect(pending).to.include({ status: 'pending', attempts: failures, last_status_code: 500 });
 
       receiver.respond = () => 200;
-      const resent = recorded(gateway, webhook.id, (result) => result.status === 'delivered');
-      const reply = await tenant.api.patch(`/webhooks/${webhook.id}`, { enabled: true });
+      const resent = recorded(fx.gateway, webhook.id, (result) => result.status === 'delivered');
+      const reply = await fx.tenant.api.patch(`/webhooks/${webhook.id}`, { enabled: true });
       expect(reply.status).to.equal(200);
       expect(reply.body).to.include({ enabled: true, consecutive_failures: 0, disabled_reason: null });
 
       await resent;
       const [delivered] = await receiver.waitFor(1, (request) => request.status === 200);
       expect(verified(secret, delivered!).type).to.equal('device.online');
-      expect(await readWebhook(tenant, webhook.id)).to.include({ enabled: true, consecutive_failures: 0, disabled_reason: null });
-      const [log] = await deliveryLog(tenant, webhook.id);
+      expect(await readWebhook(fx.tenant, webhook.id)).to.include({ enabled: true, consecutive_failures: 0, disabled_reason: null });
+      const [log] = await deliveryLog(fx.tenant, webhook.id);
       expect(log).to.include({ id: pending.id, status: 'delivered', last_status_code: 200, attempts: failures + 1 });
     });
 
@@ -301,51 +292,51 @@ describe('webhooks: management API', () => {
     ];
     for (const [label, body] of invalid) {
       it(`when the body is ${label}, then it answers 400 validation_failed and nothing changes`, async () => {
-        const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
-        expectError(await tenant.api.patch(`/webhooks/${webhook.id}`, body), 400, 'validation_failed');
-        expect(await readWebhook(tenant, webhook.id)).to.deep.equal(webhook);
+        const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+        expectError(await fx.tenant.api.patch(`/webhooks/${webhook.id}`, body), 400, 'validation_failed');
+        expect(await readWebhook(fx.tenant, webhook.id)).to.deep.equal(webhook);
       });
     }
 
     it('when the id is unknown, then it answers 404 webhook_not_found', async () => {
-      expectError(await tenant.api.patch(`/webhooks/${UNKNOWN_ID}`, { enabled: false }), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.patch(`/webhooks/${UNKNOWN_ID}`, { enabled: false }), 404, 'webhook_not_found');
     });
 
     it('when the key lacks webhooks:write, then it answers 403 and nothing changes', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
-      const key = await keyWith(gateway, tenant, allBut('webhooks:write'));
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      const key = await fx.keyWith(allBut('webhooks:write'));
       expectError(await key.patch(`/webhooks/${webhook.id}`, { enabled: false }), 403, 'forbidden');
-      expect(await readWebhook(tenant, webhook.id)).to.deep.equal(webhook);
+      expect(await readWebhook(fx.tenant, webhook.id)).to.deep.equal(webhook);
     });
   });
 
   describe('DELETE /webhooks/{id}', () => {
     it('when the webhook exists, then it answers 204, and afterwards it is gone with its delivery log', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
       await deviceComesOnline();
       await receiver.waitFor(1);
-      const reply = await tenant.api.delete(`/webhooks/${webhook.id}`);
+      const reply = await fx.tenant.api.delete(`/webhooks/${webhook.id}`);
       expect(reply.status).to.equal(204);
       expect(reply.body).to.equal(undefined);
-      expectError(await tenant.api.get(`/webhooks/${webhook.id}`), 404, 'webhook_not_found');
-      expectError(await tenant.api.get(`/webhooks/${webhook.id}/deliveries`), 404, 'webhook_not_found');
-      expectError(await tenant.api.delete(`/webhooks/${webhook.id}`), 404, 'webhook_not_found');
-      expect((await tenant.api.get('/webhooks')).body.data).to.deep.equal([]);
-      expect(await gateway.services.db('webhook_deliveries').where({ webhook_id: webhook.id })).to.deep.equal([]);
+      expectError(await fx.tenant.api.get(`/webhooks/${webhook.id}`), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.get(`/webhooks/${webhook.id}/deliveries`), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.delete(`/webhooks/${webhook.id}`), 404, 'webhook_not_found');
+      expect((await fx.tenant.api.get('/webhooks')).body.data).to.deep.equal([]);
+      expect(await fx.gateway.services.db('webhook_deliveries').where({ webhook_id: webhook.id })).to.deep.equal([]);
     });
 
     it('when the key lacks webhooks:write, then it answers 403 and the webhook stays', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
-      const key = await keyWith(gateway, tenant, allBut('webhooks:write'));
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      const key = await fx.keyWith(allBut('webhooks:write'));
       expectError(await key.delete(`/webhooks/${webhook.id}`), 403, 'forbidden');
-      expect(await readWebhook(tenant, webhook.id)).to.deep.equal(webhook);
+      expect(await readWebhook(fx.tenant, webhook.id)).to.deep.equal(webhook);
     });
   });
 
   describe('POST /webhooks/{id}/rotate-secret', () => {
     it('when the secret is rotated, then a new secret is answered once, and deliveries carry two signatures: one for the new secret, one for the old', async () => {
-      const { webhook, secret: old } = await createWebhook(tenant, receiver.url, ['device.online']);
-      const reply = await tenant.api.post(`/webhooks/${webhook.id}/rotate-secret`);
+      const { webhook, secret: old } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      const reply = await fx.tenant.api.post(`/webhooks/${webhook.id}/rotate-secret`);
       expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
       expect(Object.keys(reply.body)).to.have.members(['webhook', 'secret']);
       expectWebhook(reply.body.webhook);
@@ -353,8 +344,8 @@ describe('webhooks: management API', () => {
       const fresh: string = reply.body.secret;
       expect(fresh).to.match(SECRET);
       expect(fresh).not.to.equal(old);
-      expectNoSecret(await readWebhook(tenant, webhook.id), [old, fresh]);
-      expectNoSecret((await tenant.api.get('/webhooks')).body, [old, fresh]);
+      expectNoSecret(await readWebhook(fx.tenant, webhook.id), [old, fresh]);
+      expectNoSecret((await fx.tenant.api.get('/webhooks')).body, [old, fresh]);
 
       await deviceComesOnline();
       const [request] = await receiver.waitFor(1);
@@ -374,9 +365,9 @@ describe('webhooks: management API', () => {
     });
 
     it('when the secret is rotated twice, then the first secret no longer verifies and the last two do', async () => {
-      const { webhook, secret: first } = await createWebhook(tenant, receiver.url, ['device.online']);
-      const second = (await tenant.api.post(`/webhooks/${webhook.id}/rotate-secret`)).body.secret as string;
-      const third = (await tenant.api.post(`/webhooks/${webhook.id}/rotate-secret`)).body.secret as string;
+      const { webhook, secret: first } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      const second = (await fx.tenant.api.post(`/webhooks/${webhook.id}/rotate-secret`)).body.secret as string;
+      const third = (await fx.tenant.api.post(`/webhooks/${webhook.id}/rotate-secret`)).body.secret as string;
       expect(new Set([first, second, third]).size).to.equal(3);
       await deviceComesOnline();
       const [request] = await receiver.waitFor(1);
@@ -387,7 +378,7 @@ describe('webhooks: management API', () => {
     });
 
     it('when nothing was rotated, then a delivery carries exactly one signature', async () => {
-      const { secret } = await createWebhook(tenant, receiver.url, ['device.online']);
+      const { secret } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
       await deviceComesOnline();
       const [request] = await receiver.waitFor(1);
       expect(signaturesOf(request!)).to.have.length(1);
@@ -395,8 +386,8 @@ describe('webhooks: management API', () => {
     });
 
     it('when the key lacks webhooks:write, then it answers 403 and the secret stays', async () => {
-      const { webhook, secret } = await createWebhook(tenant, receiver.url, ['device.online']);
-      const key = await keyWith(gateway, tenant, allBut('webhooks:write'));
+      const { webhook, secret } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      const key = await fx.keyWith(allBut('webhooks:write'));
       expectError(await key.post(`/webhooks/${webhook.id}/rotate-secret`), 403, 'forbidden');
       await deviceComesOnline();
       const [request] = await receiver.waitFor(1);
@@ -405,18 +396,18 @@ describe('webhooks: management API', () => {
     });
 
     it('when the id is unknown, then it answers 404 webhook_not_found', async () => {
-      expectError(await tenant.api.post(`/webhooks/${UNKNOWN_ID}/rotate-secret`), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.post(`/webhooks/${UNKNOWN_ID}/rotate-secret`), 404, 'webhook_not_found');
     });
   });
 
   describe('GET /webhooks/{id}/deliveries', () => {
     it('when a delivery succeeded, then the log shows it delivered: one attempt, the status code, no next attempt', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
-      const done = recorded(gateway, webhook.id);
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      const done = recorded(fx.gateway, webhook.id);
       await deviceComesOnline();
       const [request] = await receiver.waitFor(1);
       await done;
-      const log = await deliveryLog(tenant, webhook.id);
+      const log = await deliveryLog(fx.tenant, webhook.id);
       expect(log).to.have.length(1);
       const [delivery] = log;
       expectDelivery(delivery);
@@ -434,12 +425,12 @@ describe('webhooks: management API', () => {
     });
 
     it('when an attempt failed, then the log shows the delivery pending with its status code, error and next attempt', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
       receiver.respond = () => 500;
-      const failed = recorded(gateway, webhook.id);
+      const failed = recorded(fx.gateway, webhook.id);
       await deviceComesOnline();
       await failed;
-      const [delivery] = await deliveryLog(tenant, webhook.id);
+      const [delivery] = await deliveryLog(fx.tenant, webhook.id);
       expectDelivery(delivery);
       expect(delivery).to.include({ event_type: 'device.online', status: 'pending', last_status_code: 500, delivered_at: null });
       // The next attempt may already have been made (and failed) by the time the log is read.
@@ -450,18 +441,18 @@ describe('webhooks: management API', () => {
     });
 
     it('when there are more deliveries than the limit, then pages follow each other newest first', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
       for (let i = 1; i <= 3; i++) {
         await deviceComesOnline();
         await receiver.waitFor(i);
       }
-      const all = await deliveryLog(tenant, webhook.id);
+      const all = await deliveryLog(fx.tenant, webhook.id);
       expect(all).to.have.length(3);
-      const first = await tenant.api.get(`/webhooks/${webhook.id}/deliveries?limit=2`);
+      const first = await fx.tenant.api.get(`/webhooks/${webhook.id}/deliveries?limit=2`);
       expect(first.status).to.equal(200);
       expect(first.body.data.map((d: { id: string }) => d.id)).to.deep.equal(all.slice(0, 2).map((d) => d.id));
       expect(first.body.next_cursor).to.be.a('string');
-      const second = await tenant.api.get(`/webhooks/${webhook.id}/deliveries?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+      const second = await fx.tenant.api.get(`/webhooks/${webhook.id}/deliveries?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
       expect(second.body.data.map((d: { id: string }) => d.id)).to.deep.equal([all[2].id]);
       expect(second.body.next_cursor).to.equal(null);
       const created = all.map((d) => Date.parse(d.created_at));
@@ -472,8 +463,8 @@ describe('webhooks: management API', () => {
     });
 
     it('when the webhook has no deliveries yet, then the log is empty', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
-      const reply = await tenant.api.get(`/webhooks/${webhook.id}/deliveries`);
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      const reply = await fx.tenant.api.get(`/webhooks/${webhook.id}/deliveries`);
       expect(reply.status).to.equal(200);
       expect(reply.body).to.deep.equal({ data: [], next_cursor: null });
     });
@@ -481,76 +472,67 @@ describe('webhooks: management API', () => {
 
   describe('POST /webhooks/{id}/deliveries/{delivery}/retry (errors)', () => {
     it('when the delivery is unknown, then it answers 404 delivery_not_found', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
-      expectError(await tenant.api.post(`/webhooks/${webhook.id}/deliveries/${UNKNOWN_ID}/retry`), 404, 'delivery_not_found');
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      expectError(await fx.tenant.api.post(`/webhooks/${webhook.id}/deliveries/${UNKNOWN_ID}/retry`), 404, 'delivery_not_found');
     });
 
     it("when the delivery belongs to another webhook of the account, then it answers 404 delivery_not_found and nothing is sent", async () => {
-      const { webhook: mine } = await createWebhook(tenant, receiver.url, ['device.offline']);
-      const { webhook: sibling } = await createWebhook(tenant, receiver.url, ['device.online']);
-      const delivered = recorded(gateway, sibling.id);
+      const { webhook: mine } = await createWebhook(fx.tenant, receiver.url, ['device.offline']);
+      const { webhook: sibling } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+      const delivered = recorded(fx.gateway, sibling.id);
       await deviceComesOnline();
       await delivered;
-      const [delivery] = await deliveryLog(tenant, sibling.id);
-      expectError(await tenant.api.post(`/webhooks/${mine.id}/deliveries/${delivery.id}/retry`), 404, 'delivery_not_found');
-      expect((await deliveryLog(tenant, sibling.id))[0]).to.deep.equal(delivery);
+      const [delivery] = await deliveryLog(fx.tenant, sibling.id);
+      expectError(await fx.tenant.api.post(`/webhooks/${mine.id}/deliveries/${delivery.id}/retry`), 404, 'delivery_not_found');
+      expect((await deliveryLog(fx.tenant, sibling.id))[0]).to.deep.equal(delivery);
     });
 
     it('when the webhook is unknown, then it answers 404 webhook_not_found', async () => {
-      expectError(await tenant.api.post(`/webhooks/${UNKNOWN_ID}/deliveries/${UNKNOWN_ID}/retry`), 404, 'webhook_not_found');
+      expectError(await fx.tenant.api.post(`/webhooks/${UNKNOWN_ID}/deliveries/${UNKNOWN_ID}/retry`), 404, 'webhook_not_found');
     });
 
     for (const id of MALFORMED_IDS) {
       it(`when the delivery id is "${id}", then it answers 400 invalid_id`, async () => {
-        const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
-        const reply = await tenant.api.post(`/webhooks/${webhook.id}/deliveries/${encodeURIComponent(id)}/retry`);
+        const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
+        const reply = await fx.tenant.api.post(`/webhooks/${webhook.id}/deliveries/${encodeURIComponent(id)}/retry`);
         expectError(reply, 400, 'invalid_id');
         expect(detailFields(reply)).to.include('delivery');
       });
     }
 
     it('when the key lacks webhooks:write, then it answers 403', async () => {
-      const { webhook } = await createWebhook(tenant, receiver.url, ['device.online']);
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
       await deviceComesOnline();
       await receiver.waitFor(1);
-      const [delivery] = await deliveryLog(tenant, webhook.id);
-      const key = await keyWith(gateway, tenant, allBut('webhooks:write'));
+      const [delivery] = await deliveryLog(fx.tenant, webhook.id);
+      const key = await fx.keyWith(allBut('webhooks:write'));
       expectError(await key.post(`/webhooks/${webhook.id}/deliveries/${delivery.id}/retry`), 403, 'forbidden');
     });
   });
 });
 
 describe('webhooks: retrying a delivery that was given up', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
+  // A delivery is given up 100 ms after its event: the second failed attempt ends it.
+  const fx = useGateway({ config: { webhooks: webhookConfig({ retryForMs: 100 }) } });
   let receiver: Receiver;
   let device: SimulatedDevice | undefined;
 
-  before(async () => {
-    // A delivery is given up 100 ms after its event: the second failed attempt ends it.
-    gateway = await startGateway({ webhooks: webhookConfig({ retryForMs: 100 }) });
-  });
-  after(async () => gateway.stop());
   beforeEach(async () => {
-    tenant = await createTenant(gateway);
-    receiver = new Receiver();
-    await receiver.start();
+    receiver = await fx.receiver();
   });
   afterEach(async () => {
-    await device?.stop();
     device = undefined;
-    await dropWebhooks(gateway, [tenant.accountId]);
-    await receiver.stop();
+    await dropWebhooks(fx.gateway, [fx.tenant.accountId]);
   });
 
   it('when the receiver failed until the retry window closed, then the delivery is failed, and a retry sends it again and it is delivered', async () => {
-    const { webhook, secret } = await createWebhook(tenant, receiver.url, ['device.online']);
+    const { webhook, secret } = await createWebhook(fx.tenant, receiver.url, ['device.online']);
     receiver.respond = () => 500;
-    const givenUp = recorded(gateway, webhook.id, (result) => result.status === 'failed');
-    device = await connectDevice(gateway, tenant);
+    const givenUp = recorded(fx.gateway, webhook.id, (result) => result.status === 'failed');
+    device = await fx.connectDevice();
     await givenUp;
 
-    const [failed] = await deliveryLog(tenant, webhook.id);
+    const [failed] = await deliveryLog(fx.tenant, webhook.id);
     expectDelivery(failed);
     expect(failed).to.include({ event_type: 'device.online', status: 'failed', last_status_code: 500, next_attempt_at: null, delivered_at: null });
     expect(failed.attempts).to.be.at.least(1);
@@ -559,8 +541,8 @@ describe('webhooks: retrying a delivery that was given up', () => {
     expect(receiver.received).to.have.length(attemptsBefore);
 
     receiver.respond = () => 200;
-    const redelivered = recorded(gateway, webhook.id, (result) => result.status === 'delivered');
-    const retry = await tenant.api.post(`/webhooks/${webhook.id}/deliveries/${failed.id}/retry`);
+    const redelivered = recorded(fx.gateway, webhook.id, (result) => result.status === 'delivered');
+    const retry = await fx.tenant.api.post(`/webhooks/${webhook.id}/deliveries/${failed.id}/retry`);
     expect(retry.status, JSON.stringify(retry.body)).to.equal(200);
     expectDelivery(retry.body);
     expect(retry.body).to.include({ id: failed.id, status: 'pending' });
@@ -572,7 +554,7 @@ describe('webhooks: retrying a delivery that was given up', () => {
     expect(request!.headers['webhook-id'], 'the same delivery id, so a receiver can de-duplicate').to.equal(failed.id);
     const event = verified(secret, request!);
     expect(event.id).to.equal(failed.event_id);
-    const [delivered] = await deliveryLog(tenant, webhook.id);
+    const [delivered] = await deliveryLog(fx.tenant, webhook.id);
     expectDelivery(delivered);
     expect(delivered).to.include({ id: failed.id, status: 'delivered', attempts: attemptsBefore + 1, last_status_code: 200, last_error: null, next_attempt_at: null });
   });

@@ -12,6 +12,7 @@ import type { AttemptResult } from '../../src/modules/webhooks/repository.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
 import { connectDevice, nextEvent } from '../support/devices.ts';
 import { testDatabase } from '../support/environment.ts';
 import { createWebhook, deliveryLog, dropWebhooks, webhookConfig } from '../support/webhooks.ts';
@@ -185,30 +186,24 @@ async function manySmsInOrder(gateways: Gateway[], tenant: Tenant, receiver: Ord
 }
 
 describe('webhooks: the events of one SMS arrive in order', () => {
-  let gateway: Gateway;
-  let tenant: Tenant;
+  const fx = useGateway({ config: { webhooks: webhookConfig({ disableAfterMs: 1_000_000_000 }) } });
   let receiver: OrderingReceiver;
+  /** The phones manySmsInOrder connects. */
   let devices: SimulatedDevice[] = [];
 
-  before(async () => {
-    gateway = await startGateway({ webhooks: webhookConfig({ disableAfterMs: 1_000_000_000 }) });
-  });
-  after(async () => gateway.stop());
   beforeEach(async () => {
-    tenant = await createTenant(gateway);
-    receiver = new OrderingReceiver();
+    receiver = fx.track(new OrderingReceiver());
     await receiver.start();
   });
   afterEach(async () => {
     await Promise.all(devices.map((device) => device.stop()));
     devices = [];
-    await dropWebhooks(gateway, [tenant.accountId]);
-    await receiver.stop();
+    await dropWebhooks(fx.gateway, [fx.tenant.accountId]);
   });
 
   it('when 100 SMS go processing -> sent -> delivered at once and the receiver is slow and fails some first attempts, then each SMS has its events arrive in status order, every one of them', async function () {
     this.timeout(90_000);
-    await manySmsInOrder([gateway], tenant, receiver, devices);
+    await manySmsInOrder([fx.gateway], fx.tenant, receiver, devices);
   });
 
   it('when the first event of an SMS keeps failing, then its later events wait for it, while other SMS and device events go out', async function () {
@@ -219,18 +214,17 @@ describe('webhooks: the events of one SMS arrive in order', () => {
       if (arrival.type === 'sms.status_changed') first ??= arrival.smsId;
       return hold && arrival.smsId === first && arrival.status === 'processing' ? 503 : 204;
     };
-    await createWebhook(tenant, receiver.url, ['sms.status_changed', 'device.online']);
-    const phone = await connectDevice(gateway, tenant);
-    devices.push(phone);
+    await createWebhook(fx.tenant, receiver.url, ['sms.status_changed', 'device.online']);
+    const phone = await fx.connectDevice();
 
     const reported = nextEvent(phone, 'report', (_id, status) => status === 'delivered', 10_000);
-    const [sms] = await sendMany(tenant, 1);
+    const [sms] = await sendMany(fx.tenant, 1);
     await reported;
     expect(first).to.equal(sms);
     // Every event of the SMS is written now. Another SMS, and another phone coming online:
-    const [second] = await sendMany(tenant, 1);
+    const [second] = await sendMany(fx.tenant, 1);
     await receiver.until('the second SMS delivered', () => allAccepted(receiver, [second!]));
-    devices.push(await connectDevice(gateway, tenant));
+    await fx.connectDevice();
     await receiver.until('device.online of the second phone', () => receiver.accepted((a) => a.type === 'device.online').length === 2);
     // One more failed attempt of the first event, made after its later events were written.
     const failedSoFar = receiver.arrivals.filter((arrival) => arrival.smsId === first).length;
@@ -333,35 +327,29 @@ describe('webhooks: the events behind a long-failing SMS event', () => {
 // (PGlite is one process's embedded database.)
 if (testDatabase().kind === 'postgres') {
   describe('webhooks: the events of one SMS arrive in order with two gateways sending', () => {
-    let gateway: Gateway;
+    // Both must open the signing secrets the other sealed.
+    const webhooks = webhookConfig({ disableAfterMs: 1_000_000_000, secretKey: randomBytes(32) });
+    const fx = useGateway({ config: { webhooks }, tenant: 'once' });
     let other: Gateway;
-    let tenant: Tenant;
     let receiver: OrderingReceiver;
-    let devices: SimulatedDevice[] = [];
+    const devices: SimulatedDevice[] = [];
 
     before(async () => {
-      // Both must open the signing secrets the other sealed.
-      const webhooks = webhookConfig({ disableAfterMs: 1_000_000_000, secretKey: randomBytes(32) });
-      gateway = await startGateway({ webhooks });
-      other = await startGateway({ webhooks });
+      other = await fx.startGateway({ webhooks });
       // Events are written by the gateway the phones talk to, which wakes its own sender: wake the
       // other one with it, so that both claim all along (not only at the other's 1 s sweep).
-      gateway.services.webhookSender.on('recorded', () => other.services.webhookSender.wake());
-      tenant = await createTenant(gateway);
-      receiver = new OrderingReceiver();
+      fx.gateway.services.webhookSender.on('recorded', () => other.services.webhookSender.wake());
+      receiver = fx.track(new OrderingReceiver());
       await receiver.start();
     });
     after(async () => {
       await Promise.all(devices.map((device) => device.stop()));
-      await dropWebhooks(gateway, [tenant.accountId]);
-      await receiver.stop();
-      await other.stop();
-      await gateway.stop();
+      await dropWebhooks(fx.gateway, [fx.tenant.accountId]);
     });
 
     it('when 100 SMS go processing -> sent -> delivered at once and both senders claim them, then each SMS has its events arrive in status order, every one of them', async function () {
       this.timeout(90_000);
-      const bySender = await manySmsInOrder([gateway, other], tenant, receiver, devices);
+      const bySender = await manySmsInOrder([fx.gateway, other], fx.tenant, receiver, devices);
       expect(bySender.map((delivered) => delivered > 0), `both senders delivered some (${bySender.join(' and ')})`).to.deep.equal([true, true]);
     });
   });

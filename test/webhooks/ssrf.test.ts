@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { startGateway } from '../support/gateway.ts';
+import { useGateway } from '../support/use-gateway.ts';
 import { ApiClient, createTenant, type Tenant } from '../support/tenant.ts';
 import { connectDevice } from '../support/devices.ts';
 import { Receiver } from '../support/receiver.ts';
@@ -50,49 +51,41 @@ const REFUSED: [url: string, why: RegExp][] = [
 
 describe('webhooks: SSRF guard', () => {
   describe('on a gateway without WEBHOOK_ALLOWED_HOSTS', () => {
-    let gateway: Gateway;
-    let tenant: Tenant;
+    const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: [] }) } });
 
-    before(async () => {
-      gateway = await startGateway({ webhooks: webhookConfig({ allowedHosts: [] }) });
-    });
-    after(async () => gateway.stop());
-    beforeEach(async () => {
-      tenant = await createTenant(gateway);
-    });
-    afterEach(async () => dropWebhooks(gateway, [tenant.accountId]));
+    afterEach(async () => dropWebhooks(fx.gateway, [fx.tenant.accountId]));
 
     for (const [url, why] of REFUSED) {
       it(`when a webhook is created for ${url}, then it answers 400 invalid_webhook_url saying why, and creates nothing`, async () => {
-        const reply = await tenant.api.post('/webhooks', { url, events: ['sms.status_changed'] });
+        const reply = await fx.tenant.api.post('/webhooks', { url, events: ['sms.status_changed'] });
         expectError(reply, 400, 'invalid_webhook_url');
         expect(detailFields(reply)).to.deep.equal(['url']);
         expect(reply.body.error.message).to.match(why);
         expect(reply.body.error.details[0].message).to.match(why);
-        expect((await tenant.api.get('/webhooks')).body.data).to.deep.equal([]);
+        expect((await fx.tenant.api.get('/webhooks')).body.data).to.deep.equal([]);
       });
     }
 
     it('when a webhook is created for a public address, then it answers 201', async () => {
-      const { webhook } = await createWebhook(tenant, PUBLIC_URL, ['sms.status_changed']);
+      const { webhook } = await createWebhook(fx.tenant, PUBLIC_URL, ['sms.status_changed']);
       expect(webhook.url).to.equal(PUBLIC_URL);
     });
 
     for (const [url, why] of REFUSED.filter(([url]) => ['http://127.0.0.1/x', 'http://169.254.169.254/latest/meta-data', 'http://localhost:8080/x', 'http://[::1]/x', 'ftp://example.com/x', 'http://user:pass@example.com/x'].includes(url))) {
       it(`when a webhook's url is changed to ${url}, then it answers 400 invalid_webhook_url and the url stays`, async () => {
-        const { webhook } = await createWebhook(tenant, PUBLIC_URL, ['sms.status_changed']);
-        const reply = await tenant.api.patch(`/webhooks/${webhook.id}`, { url });
+        const { webhook } = await createWebhook(fx.tenant, PUBLIC_URL, ['sms.status_changed']);
+        const reply = await fx.tenant.api.patch(`/webhooks/${webhook.id}`, { url });
         expectError(reply, 400, 'invalid_webhook_url');
         expect(reply.body.error.message).to.match(why);
-        expect(await readWebhook(tenant, webhook.id)).to.deep.equal(webhook);
+        expect(await readWebhook(fx.tenant, webhook.id)).to.deep.equal(webhook);
       });
     }
 
     it('when the url is refused, then a change of other fields in the same request is not applied either', async () => {
-      const { webhook } = await createWebhook(tenant, PUBLIC_URL, ['sms.status_changed']);
-      const reply = await tenant.api.patch(`/webhooks/${webhook.id}`, { url: 'http://10.0.0.1/x', events: ['device.online'], enabled: false });
+      const { webhook } = await createWebhook(fx.tenant, PUBLIC_URL, ['sms.status_changed']);
+      const reply = await fx.tenant.api.patch(`/webhooks/${webhook.id}`, { url: 'http://10.0.0.1/x', events: ['device.online'], enabled: false });
       expectError(reply, 400, 'invalid_webhook_url');
-      expect(await readWebhook(tenant, webhook.id)).to.deep.equal(webhook);
+      expect(await readWebhook(fx.tenant, webhook.id)).to.deep.equal(webhook);
     });
   });
 
@@ -101,36 +94,21 @@ describe('webhooks: SSRF guard', () => {
     describe(`with WEBHOOK_ALLOWED_HOSTS=${allowedHosts.join(',')}`, function () {
       // An embedded database starts slowly.
       this.timeout(30_000);
-      let gateway: Gateway;
-      let tenant: Tenant;
+      const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts }) } });
       let receiver: Receiver;
-      let devices: SimulatedDevice[] = [];
 
-      before(async () => {
-        gateway = await startGateway({ webhooks: webhookConfig({ allowedHosts }) });
-      });
-      after(async () => gateway.stop());
       beforeEach(async () => {
-        tenant = await createTenant(gateway);
-        receiver = new Receiver();
-        await receiver.start();
+        receiver = await fx.receiver();
       });
       afterEach(async () => {
-        await Promise.all(devices.map((device) => device.stop()));
-        devices = [];
-        await dropWebhooks(gateway, [tenant.accountId]);
-        await receiver.stop();
+        await dropWebhooks(fx.gateway, [fx.tenant.accountId]);
       });
 
       tests(() => ({
-        gateway,
-        tenant,
+        gateway: fx.gateway,
+        tenant: fx.tenant,
         receiver,
-        online: async () => {
-          const device = await connectDevice(gateway, tenant);
-          devices.push(device);
-          return device;
-        },
+        online: () => fx.connectDevice(),
       }));
     });
   }
