@@ -3,8 +3,6 @@
 // Reports are idempotent and order-tolerant, every change lands in the history, and updated_at
 // follows it. The device is a raw MQTT client, so the test decides every report it sends.
 import { expect } from 'chai';
-import { transitionPath } from '../../src/modules/messages/transitions.ts';
-import { SMS_STATUSES, type SmsStatus } from '../../src/modules/messages/status.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { nextTask, takeTasks, topic, type RawClient } from '../support/mqtt.ts';
 
@@ -181,34 +179,4 @@ describe('device channel: the SMS state machine', () => {
       }
     });
   });
-});
-
-describe('transitionPath', () => {
-  // Every move that changes something; every other pair of statuses changes nothing.
-  const MOVES: Partial<Record<`${SmsStatus}->${SmsStatus}`, SmsStatus[]>> = {
-    'pending->processing': ['processing'],
-    'pending->sent': ['processing', 'sent'],
-    'pending->failed_send': ['processing', 'failed_send'],
-    'pending->delivered': ['processing', 'sent', 'delivered'],
-    'pending->undelivered': ['processing', 'sent', 'undelivered'],
-    'pending->failed_delivery': ['processing', 'sent', 'failed_delivery'],
-    'processing->sent': ['sent'],
-    'processing->failed_send': ['failed_send'],
-    'processing->delivered': ['sent', 'delivered'],
-    'processing->undelivered': ['sent', 'undelivered'],
-    'processing->failed_delivery': ['sent', 'failed_delivery'],
-    'sent->delivered': ['delivered'],
-    'sent->undelivered': ['undelivered'],
-    'sent->failed_delivery': ['failed_delivery'],
-  };
-
-  for (const from of SMS_STATUSES) {
-    describe(`when the SMS is ${from}`, () => {
-      it('then each report yields exactly the statuses it passes through, or nothing', () => {
-        for (const to of SMS_STATUSES) {
-          expect(transitionPath(from, to), `${from} -> ${to}`).to.deep.equal(MOVES[`${from}->${to}`] ?? []);
-        }
-      });
-    });
-  }
 });

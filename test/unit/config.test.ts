@@ -2,7 +2,7 @@
 // ... PORT (HTTP, default 3000), MQTT_PORT (default 1883) ... DATABASE_URL, DATA_DIR, LOG_LEVEL.
 // A bad value is refused at start with a message naming the variable.")
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 
 /** The ConfigError loadConfig throws for `env`; fails the test when it throws none. */
 function refusal(env: Record<string, string>): ConfigError {
