@@ -6,6 +6,7 @@
 // comes online, and held pool connections that CONNECT authentication was queued behind. Here the
 // events of a few milliseconds share one statement and one commit. last_seen_at is informational
 // (legacy last_online_date); a crash loses at most the last few milliseconds of it.
+import { OutageNotice } from '../src/storage/database-errors.ts';
 import type { Database } from '../src/storage/database.ts';
 import type { Logger } from '../src/common/logger.ts';
 import { isUuid } from '../src/common/object-id.ts';
@@ -22,10 +23,14 @@ export class LastSeenWriter {
   private writing: Promise<void> | undefined;
   private closed = false;
 
+  private readonly outage: OutageNotice;
+
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.outage = new OutageNotice(logger, 'last-seen times not recorded');
+  }
 
   touch(deviceId: string, at = new Date()): void {
     if (this.closed || !isUuid(deviceId)) return;
@@ -77,8 +82,10 @@ export class LastSeenWriter {
           where devices.id = seen.id`,
         [batch.map(([id]) => id), batch.map(([, at]) => at.toISOString())],
       );
+      this.outage.succeeded();
     } catch (error) {
-      this.logger.warn({ err: error, devices: batch.length }, 'last seen not recorded');
+      // last_seen_at is a hint (presence is in memory): a batch lost to an outage is not worth a line each.
+      if (!this.outage.failed(error)) this.logger.warn({ err: error, devices: batch.length }, 'last seen not recorded');
     }
   }
 }

@@ -18,6 +18,7 @@
 // - The deliveries of one SMS to one webhook go out in order: the claim takes only the head of
 //   each (webhook, SMS) chain, the next becomes claimable once the head is delivered or given
 //   up, and the sender is woken then to send it (repository.ts, claimDueDeliveries).
+import { OutageNotice } from '../../storage/database-errors.ts';
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
@@ -70,6 +71,8 @@ export class WebhookSender extends EventEmitter<{
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private sweepingExpired = false;
+  /** Both loops fail each tick while the database is unreachable: one line per outage, not per tick. */
+  private outage: OutageNotice | undefined;
 
   constructor(
     private readonly db: Database,
@@ -129,12 +132,15 @@ export class WebhookSender extends EventEmitter<{
     this.sweepingExpired = true;
     giveUpExpired(this.db, new Date())
       .then((expired) => {
+        this.outageNotice().succeeded();
         if (expired.length === 0) return;
         this.metrics.count('webhook_deliveries_expired_total', 'deliveries given up while their webhook was disabled', {}, expired.length);
         this.logger.info({ deliveries: expired.length }, 'deliveries of disabled webhooks given up: retry window closed');
         this.emit('expired', expired);
       })
-      .catch((error: unknown) => this.logger.error({ err: error }, 'webhook expiry sweep failed; the next sweep retries'))
+      .catch((error: unknown) => {
+        if (!this.outageNotice().failed(error)) this.logger.error({ err: error }, 'webhook expiry sweep failed; the next sweep retries');
+      })
       .finally(() => (this.sweepingExpired = false));
   }
 
@@ -144,6 +150,7 @@ export class WebhookSender extends EventEmitter<{
         // The lease outlasts one attempt with its timeouts, so nobody else takes the row meanwhile.
         const claimedAt = Date.now();
         const claimed = await withRelaxedCommit(this.db, (trx) => claimDueDeliveries(trx, BATCH, 3 * this.config.timeoutMs + 5_000));
+        this.outageNotice().succeeded();
         if (claimed.length === 0) return;
         // A full batch means more may be due: let another worker claim while this one sends.
         if (claimed.length === BATCH && this.workers.size < WORKERS) this.wake();
@@ -151,8 +158,12 @@ export class WebhookSender extends EventEmitter<{
         await this.record(claimed, results, claimedAt);
       }
     } catch (error) {
-      this.logger.error({ err: error }, 'webhook dispatch failed; the sweep retries');
+      if (!this.outageNotice().failed(error)) this.logger.error({ err: error }, 'webhook dispatch failed; the sweep retries');
     }
+  }
+
+  private outageNotice(): OutageNotice {
+    return (this.outage ??= new OutageNotice(this.logger, 'webhook sending paused, deliveries wait in the outbox'));
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<{ code: number | null; error: string | null }> {

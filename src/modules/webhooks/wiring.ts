@@ -1,6 +1,7 @@
 // Connects the rest of the gateway to webhooks: which changes become which events, and when
 // the sender wakes. SMS and incoming-SMS events are written in the transaction of their change;
 // device presence and battery events have no row of their own and are written as they happen.
+import { OutageNotice } from '../../storage/database-errors.ts';
 import { afterCommit, type Database } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { GatewayEventBus } from '../../common/events.ts';
@@ -69,10 +70,16 @@ export function wireWebhooks(w: WebhookWiring): void {
     listening.set(accountId, { yes, until: Date.now() + PRESENCE_LISTENERS_TTL_MS });
     return yes;
   };
+  // Presence changes come in bursts when the database goes away (devices time out together):
+  // the events they would have recorded are lost with it, and said so once, not once each.
+  const outage = new OutageNotice(w.logger, 'device.online / device.offline events not recorded');
   const onPresence = (type: 'device.online' | 'device.offline') => (deviceId: string, accountId: string) => {
     listensForPresence(accountId)
       .then(async (yes) => (yes ? recordDeviceEvent(type, await findLiveDevice(w.db, deviceId)) : undefined))
-      .catch((error: unknown) => w.logger.error({ err: error, deviceId }, 'device event not recorded'));
+      .then(() => outage.succeeded())
+      .catch((error: unknown) => {
+        if (!outage.failed(error)) w.logger.error({ err: error, deviceId }, 'device event not recorded');
+      });
   };
   w.presence.on('online', onPresence('device.online'));
   w.presence.on('offline', onPresence('device.offline'));
