@@ -15,8 +15,10 @@ const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
   // PACING_SECONDS (default 180) of pacing, plus setup.
   ['6. Pacing', 'scripts/bench/pacing.ts', 300_000],
   ['7. Failover', 'scripts/bench/failover.ts', 180_000],
-  // Probe, then two open-loop runs of OVERLOAD_SECONDS (default 20), each drained.
-  ['8. Overload', 'scripts/bench/overload.ts', 420_000],
+  // 4 runner/database pairs x (1 + STARTUP_RUNS) starts, each idling STARTUP_IDLE_MS.
+  ['8. Start time and idle memory', 'scripts/bench/startup.ts', 420_000],
+  // Probe, then two open-loop runs of OVERLOAD_SECONDS (default 20), each warmed up and drained.
+  ['9. Overload', 'scripts/bench/overload.ts', 420_000],
 ];
 
 const only = process.argv.slice(2);
