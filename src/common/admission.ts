@@ -4,10 +4,10 @@
 // CONNACK 3 for a device), which costs almost nothing and keeps accepted requests fast.
 //
 // Two signals, either one refuses:
-// - requests in flight, against a limit that adapts (additive increase, multiplicative decrease,
-//   as TCP finds a link's capacity): a request slower than the target latency cuts the limit by a
-//   quarter (once a window), a fast one raises it by 1/limit, so the limit settles where accepted
-//   requests take about the target, never above maxInFlight;
+// - requests in flight, against a limit that adapts to a target latency: a window (250 ms) whose
+//   requests took longer on average than the target shrinks it, a window under the target in
+//   which the limit turned requests away grows it, so it settles where accepted requests take
+//   about the target, never above maxInFlight nor below 4;
 // - event-loop delay: when background work (reports, webhooks) already saturates the process,
 //   even a few more requests would each wait that long. Saturation is a delay that lasts: two
 //   windows in a row over the bound, so that one long block (a start, a large bulk) refuses nothing.
@@ -24,7 +24,7 @@ export interface AdmissionLimits {
 
 export type RefusalReason = 'in_flight' | 'event_loop';
 
-/** How often the event-loop delay is read (and its histogram reset). */
+/** How often the signals are read: event-loop delay, and the latency of the requests that ended. */
 const WINDOW_MS = 250;
 /** The histogram's sampling timer; what it records includes this period. */
 const RESOLUTION_MS = 10;
@@ -34,11 +34,12 @@ const MIN_LIMIT = 4;
 export class Admission {
   private inFlight = 0;
   private limit: number;
-  private lastCut = 0;
+  /** The requests that ended in the current window, and whether the limit refused any. */
+  private window = { ended: 0, totalMs: 0, limited: false };
   private loopDelayMs = 0;
   /** Windows in a row whose delay was over the bound. */
   private saturatedWindows = 0;
-  private lastSample = performance.now();
+  private lastTick = performance.now();
   private readonly histogram: IntervalHistogram | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly refused: Record<RefusalReason, number> = { in_flight: 0, event_loop: 0 };
@@ -48,7 +49,9 @@ export class Admission {
     if (limits.maxEventLoopDelayMs > 0) {
       this.histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
       this.histogram.enable();
-      this.timer = setInterval(() => this.sample(), WINDOW_MS);
+    }
+    if (limits.maxEventLoopDelayMs > 0 || limits.targetLatencyMs > 0) {
+      this.timer = setInterval(() => this.tick(), WINDOW_MS);
       this.timer.unref();
     }
   }
@@ -58,29 +61,22 @@ export class Admission {
     const reason = this.overloaded();
     if (reason) {
       this.refused[reason]++;
+      if (reason === 'in_flight') this.window.limited = true;
       return reason;
     }
     this.inFlight++;
     return undefined;
   }
 
-  /** Gives the place back; `elapsedMs`, how long the work took, adapts the limit. */
+  /** Gives the place back; `elapsedMs`, how long the work took, feeds the adaptive limit. */
   leave(elapsedMs?: number): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
-    if (elapsedMs === undefined || this.limits.targetLatencyMs <= 0) return;
-    // What the next request would see: its own time plus the wait for the event loop.
-    if (elapsedMs + this.loopDelayMs > this.limits.targetLatencyMs) {
-      const now = performance.now();
-      // The requests that end slow together saw one congestion: one cut per window.
-      if (now - this.lastCut < WINDOW_MS) return;
-      this.lastCut = now;
-      this.limit = Math.max(Math.min(MIN_LIMIT, this.limits.maxInFlight), this.limit * 0.75);
-    } else {
-      this.limit = Math.min(this.limits.maxInFlight, this.limit + 1 / this.limit);
-    }
+    if (elapsedMs === undefined) return;
+    this.window.ended++;
+    this.window.totalMs += elapsedMs;
   }
 
-  /** Whether new work would be refused now (devices connecting ask this too). */
+  /** Whether new work would be refused now. */
   overloaded(): RefusalReason | undefined {
     if (this.inFlight >= Math.floor(this.limit)) return 'in_flight';
     if (this.saturated()) return 'event_loop';
@@ -108,16 +104,42 @@ export class Admission {
     this.histogram?.disable();
   }
 
-  private sample(): void {
-    const histogram = this.histogram!;
+  /** Closes the current window: reads the event-loop delay, then adapts the limit. Every WINDOW_MS. */
+  tick(): void {
+    this.readLoopDelay();
+    this.adaptLimit();
+  }
+
+  private readLoopDelay(): void {
     const now = performance.now();
-    // The histogram holds each sampling period as it was observed (nanoseconds): the delay is what
-    // exceeds the period. One block longer than the window leaves no sample at all, but shows as
-    // this timer's own lateness.
-    const mean = histogram.count > 0 ? histogram.mean / 1e6 - RESOLUTION_MS : 0;
-    this.loopDelayMs = Math.max(0, mean, now - this.lastSample - WINDOW_MS);
-    this.saturatedWindows = this.loopDelayMs > this.limits.maxEventLoopDelayMs ? this.saturatedWindows + 1 : 0;
-    this.lastSample = now;
-    histogram.reset();
+    const histogram = this.histogram;
+    if (histogram) {
+      // The histogram holds each sampling period as it was observed (nanoseconds): the delay is
+      // what exceeds the period. One block longer than the window leaves no sample at all, but
+      // shows as this timer's own lateness.
+      const mean = histogram.count > 0 ? histogram.mean / 1e6 - RESOLUTION_MS : 0;
+      this.loopDelayMs = Math.max(0, mean, now - this.lastTick - WINDOW_MS);
+      this.saturatedWindows = this.loopDelayMs > this.limits.maxEventLoopDelayMs ? this.saturatedWindows + 1 : 0;
+      histogram.reset();
+    }
+    this.lastTick = now;
+  }
+
+  /**
+   * Judged on a whole window, not on single requests: one slow request (a large bulk, a cold
+   * cache) says nothing about load. Over the target, the limit shrinks by a fifth; under it, and
+   * only if the limit turned requests away, it grows by a tenth (at least one place).
+   */
+  private adaptLimit(): void {
+    const { ended, totalMs, limited } = this.window;
+    this.window = { ended: 0, totalMs: 0, limited: false };
+    if (this.limits.targetLatencyMs <= 0 || ended === 0) return;
+    // What the next request would see: the time requests took plus the wait for the event loop.
+    const latency = totalMs / ended + this.loopDelayMs;
+    if (latency > this.limits.targetLatencyMs) {
+      this.limit = Math.max(Math.min(MIN_LIMIT, this.limits.maxInFlight), this.limit * 0.8);
+    } else if (limited) {
+      this.limit = Math.min(this.limits.maxInFlight, this.limit + Math.max(1, this.limit * 0.1));
+    }
   }
 }

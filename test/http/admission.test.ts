@@ -106,43 +106,66 @@ describe('admission control on event-loop delay', () => {
 });
 
 describe('the adaptive in-flight limit', () => {
-  it('shrinks while accepted requests take longer than the target, never below 4, and grows back while they are fast', () => {
+  /** Ends `count` requests that each took `ms`, then closes the window. */
+  function window(admission: Admission, count: number, ms: number): void {
+    for (let i = 0; i < count; i++) {
+      admission.tryEnter();
+      admission.leave(ms);
+    }
+    admission.tick();
+  }
+
+  it('shrinks by a fifth after a window whose requests took longer than the target on average, not for one slow request', () => {
     const admission = new Admission({ maxInFlight: 64, maxEventLoopDelayMs: 0, targetLatencyMs: 250 });
     try {
       expect(admission.current.limit).to.equal(64);
-      // One slow request cuts the limit by a quarter; the others ending slow in the same window do not cut again.
+      // One 2 s request among fast ones: the window's average is under the target.
       admission.tryEnter();
-      admission.leave(400);
-      expect(admission.current.limit).to.equal(48);
-      admission.tryEnter();
-      admission.leave(400);
-      expect(admission.current.limit).to.equal(48);
-      // Fast requests raise it by 1/limit each: about one place per `limit` requests.
-      for (let i = 0; i < 48 * 3; i++) {
-        expect(admission.tryEnter()).to.equal(undefined);
-        admission.leave(20);
-      }
-      expect(admission.current.limit).to.be.within(50, 51);
-      // Past the limit, the next request is refused at once.
-      for (let i = 0; i < admission.current.limit; i++) expect(admission.tryEnter()).to.equal(undefined);
-      expect(admission.tryEnter()).to.equal('in_flight');
+      admission.leave(2_000);
+      window(admission, 20, 20);
+      expect(admission.current.limit).to.equal(64);
+      window(admission, 20, 400);
+      expect(admission.current.limit).to.equal(51);
+      window(admission, 20, 400);
+      expect(admission.current.limit).to.equal(40);
     } finally {
       admission.stop();
     }
   });
 
-  it('never goes below 4 however slow the requests are', async () => {
+  it('grows back by a tenth a window while requests are fast and the limit turns some away, and refuses past it', () => {
+    const admission = new Admission({ maxInFlight: 64, maxEventLoopDelayMs: 0, targetLatencyMs: 250 });
+    try {
+      window(admission, 10, 1_000);
+      window(admission, 10, 1_000);
+      expect(admission.current.limit).to.equal(40);
+      // Fast, but nothing refused: the limit does not bind, so it stays.
+      window(admission, 10, 20);
+      expect(admission.current.limit).to.equal(40);
+      // Fill it: the next request is refused at once, and the window ends fast.
+      for (let i = 0; i < 40; i++) expect(admission.tryEnter()).to.equal(undefined);
+      expect(admission.tryEnter()).to.equal('in_flight');
+      for (let i = 0; i < 40; i++) admission.leave(20);
+      admission.tick();
+      expect(admission.current.limit).to.be.within(44, 45);
+    } finally {
+      admission.stop();
+    }
+  });
+
+  it('never goes below 4 however slow the requests are, nor above HTTP_MAX_IN_FLIGHT', () => {
     const admission = new Admission({ maxInFlight: 64, maxEventLoopDelayMs: 0, targetLatencyMs: 100 });
     try {
-      while (admission.current.limit > 4) {
-        admission.tryEnter();
-        admission.leave(1_000);
-        // One cut per 250 ms window: wait for the next window.
-        await new Promise((resolve) => setTimeout(resolve, 260));
-      }
-      admission.tryEnter();
-      admission.leave(1_000);
+      for (let i = 0; i < 40; i++) window(admission, 5, 5_000);
       expect(admission.current.limit).to.equal(4);
+      for (let i = 0; i < 100; i++) {
+        while (!admission.tryEnter()) {
+          // fill until refused
+        }
+        for (let j = 0; j < admission.current.inFlight; j++) admission.leave(1);
+        admission.tick();
+      }
+      expect(admission.current.limit).to.equal(64);
     } finally {
       admission.stop();
     }
