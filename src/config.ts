@@ -129,7 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     pauseAfterFailures: read('DEVICE_PAUSE_AFTER_FAILURES', 5, (raw) => wholeNumber(raw, 1, 1000)),
     pauseForMs: read('DEVICE_PAUSE_FOR', 600, positiveSeconds) * 1000,
     admission: {
-      maxInFlight: read('HTTP_MAX_IN_FLIGHT', 64, (raw) => wholeNumber(raw, 1, 100_000)),
+      maxInFlight: read('HTTP_MAX_IN_FLIGHT', 256, (raw) => wholeNumber(raw, 1, 100_000)),
       targetLatencyMs: read('HTTP_TARGET_LATENCY', 250, (raw) => wholeNumber(raw, 0, 60_000)),
       maxEventLoopDelayMs: read('MAX_EVENT_LOOP_DELAY', 150, (raw) => wholeNumber(raw, 0, 60_000)),
     },

@@ -51,7 +51,6 @@ export class Gateway {
         bodyLimitBytes: config.bodyLimitBytes,
         version: VERSION,
         measure: httpMetrics(services.metrics),
-        guard: admissionControl(services.admission, services.metrics, logger.child({ component: 'http' })),
         families: [
           {
             prefix: EXTENDED_PREFIX,
@@ -77,7 +76,10 @@ export class Gateway {
           });
         },
       });
-      http = createServer({ keepAliveTimeout: 65_000 }, app.callback());
+      http = createServer(
+        { keepAliveTimeout: 65_000 },
+        admissionControl(services.admission, services.metrics, logger.child({ component: 'http' }), app.callback()),
+      );
       await listen(http, config.port, config.host).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['PORT', config.port, config.host] });
       });

@@ -21,8 +21,6 @@ export interface AppParts {
   version: string;
   /** Routes outside the API families (health). */
   mountExtra?: (router: Router) => void;
-  /** Runs after the error handler and before any route: admission control. */
-  guard?: Koa.Middleware;
   /** Runs first, around everything else, so it sees every request's final status: request metrics. */
   measure?: Koa.Middleware;
 }
@@ -49,7 +47,6 @@ export function createApp(parts: AppParts): Koa {
   if (parts.measure) app.use(parts.measure);
   app.use(requestContext(parts.logger));
   app.use(errorHandler(parts.logger));
-  if (parts.guard) app.use(parts.guard);
   // The router's Allow for /sms/bulk would also name GET, which /sms/:id serves: a fixed path
   // allows what it serves.
   app.use(async (ctx, next) => {

@@ -1,8 +1,9 @@
-// Refuses API requests the gateway cannot serve soon (see common/admission.ts): an immediate 503
-// with Retry-After, before the body is read, the key checked or the database asked anything.
-// Health, metrics and the docs stay outside: orchestrators and operators need them most when
-// the gateway is busiest.
-import type { Context, Next } from 'koa';
+// Refuses API requests the gateway cannot serve soon (see common/admission.ts). The refusal is
+// decided before Koa sees the request: no context, no logger, no body read, no key checked, no
+// database asked, one pre-serialised answer (503 overloaded, Retry-After), because under overload
+// a refusal must cost next to nothing or refusing becomes the overload. Health, metrics and the
+// docs stay outside: orchestrators and operators need them most when the gateway is busiest.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { AppError } from '../../common/errors.ts';
 import type { Admission } from '../../common/admission.ts';
 import type { Metrics } from '../../common/metrics.ts';
@@ -11,33 +12,38 @@ import type { Logger } from '../../common/logger.ts';
 /** Seconds a refused client waits before it tries again. */
 export const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 
-const OPERATIONAL = /^\/(?:healthz|readyz|metrics|docs)(?:\/|$)|^\/api\/ext\/v1\/openapi\.json$/;
+const OPERATIONAL = /^\/(?:healthz|readyz|metrics|docs)(?:[/?]|$)|^\/api\/ext\/v1\/openapi\.json(?:\?|$)/;
+const REFUSAL_BODY = JSON.stringify(new AppError('overloaded').toBody());
+const REFUSAL_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'content-length': String(Buffer.byteLength(REFUSAL_BODY)),
+  'retry-after': String(OVERLOAD_RETRY_AFTER_SECONDS),
+};
 
-export function admissionControl(admission: Admission, metrics: Metrics, logger: Logger) {
+/** Wraps the application's request listener with admission control. */
+export function admissionControl(admission: Admission, metrics: Metrics, logger: Logger, serve: RequestListener): RequestListener {
   // One line when refusing starts and one when it ends, whatever the number refused between.
   let episode: { since: number; refused: number } | undefined;
-  return async function admissionMiddleware(ctx: Context, next: Next) {
-    if (OPERATIONAL.test(ctx.path)) return next();
+  return function admit(request: IncomingMessage, response: ServerResponse) {
+    if (OPERATIONAL.test(request.url ?? '/')) return serve(request, response);
     const refused = admission.tryEnter();
-    if (!refused && episode) {
-      logger.info({ refused: episode.refused, ms: Date.now() - episode.since }, 'admitting API requests again');
-      episode = undefined;
-    }
-    if (refused) {
-      if (!episode) {
-        episode = { since: Date.now(), refused: 0 };
-        logger.warn({ reason: refused, ...admission.current }, 'overloaded: refusing API requests with 503 until load falls');
+    if (!refused) {
+      if (episode) {
+        logger.info({ refused: episode.refused, ms: Date.now() - episode.since }, 'admitting API requests again');
+        episode = undefined;
       }
-      episode.refused++;
-      metrics.count('http_requests_refused_total', 'API requests refused by admission control (503)', { reason: refused });
-      ctx.set('Retry-After', String(OVERLOAD_RETRY_AFTER_SECONDS));
-      throw new AppError('overloaded');
+      const started = performance.now();
+      // 'close' comes once the answer is sent, or the client went away: either way the place is free.
+      response.once('close', () => admission.leave(performance.now() - started));
+      return serve(request, response);
     }
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      admission.leave(performance.now() - started);
+    if (!episode) {
+      episode = { since: Date.now(), refused: 0 };
+      logger.warn({ reason: refused, ...admission.current }, 'overloaded: refusing API requests with 503 until load falls');
     }
+    episode.refused++;
+    metrics.count('http_requests_refused_total', 'API requests refused by admission control (503)', { reason: refused });
+    // The unread body is discarded by Node's HTTP server; the connection stays usable.
+    response.writeHead(503, REFUSAL_HEADERS).end(REFUSAL_BODY);
   };
 }
