@@ -22,6 +22,8 @@ import { freshDatabase, liftDeviceLimits, prepareTenant, printTable, spawnGatewa
 const PROBE_SECONDS = Number(process.env.OVERLOAD_PROBE_SECONDS ?? 15);
 const LOAD_SECONDS = Number(process.env.OVERLOAD_SECONDS ?? 20);
 const WARMUP_SECONDS = 5;
+/** OVERLOAD_RATE: offer this rate instead of twice a probed one (to compare tunings quickly). */
+const FIXED_RATE = Number(process.env.OVERLOAD_RATE ?? 0);
 /**
  * Clients at once. Enough that the clients never bound the requests in flight themselves (256
  * would: at 1,500/s that is a queue of 170 ms at most), so without admission control the queue
@@ -66,7 +68,7 @@ interface Run {
 }
 
 export async function overload(): Promise<Record<string, string | number>[]> {
-  const sustainable = await onFreshGateway(ADMISSION_OFF, async (target) => {
+  const sustainable = FIXED_RATE ? FIXED_RATE / 2 : await onFreshGateway(ADMISSION_OFF, async (target) => {
     const probe = await autocannon({ ...target.request, connections: 64, duration: PROBE_SECONDS });
     const drained = await target.drain();
     process.stderr.write(`overload: probe accepted ${Math.round(probe.requests.average)} SMS/s; backlog drained in ${drained.seconds} s\n`);
@@ -80,6 +82,7 @@ export async function overload(): Promise<Record<string, string | number>[]> {
     [process.env.OVERLOAD_GATEWAY_ENV ? `admission control (${process.env.OVERLOAD_GATEWAY_ENV})` : 'admission control (defaults)', ADMISSION_ENV],
     ['baseline: admission control off', ADMISSION_OFF],
   ] as const) {
+    if (label.startsWith('baseline') && process.env.OVERLOAD_BASELINE === '0') continue;
     runs.push(
       await onFreshGateway(env, async (target) => {
         // Warm up (connections, JIT, caches) at half the sustainable rate, drained, then measure.
