@@ -4,8 +4,11 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { compile, explain } from '../src/http/validation.ts';
 import { findNul } from '../src/common/nul.ts';
 
-/** Larger device payloads are refused unread: no legitimate report comes near it. */
-export const MAX_DEVICE_PAYLOAD_BYTES = 16 * 1024;
+/**
+ * Larger device payloads are refused unread. The largest legitimate one is an incoming SMS of
+ * 10,000 characters: as JSON, even if every character were escaped as \uXXXX, it stays under this.
+ */
+export const MAX_DEVICE_PAYLOAD_BYTES = 64 * 1024;
 
 export const REPORTED_STATUSES = ['processing', 'sent', 'delivered', 'undelivered', 'failed_send', 'failed_delivery'] as const;
 const ReportedStatus = Type.Union(REPORTED_STATUSES.map((status) => Type.Literal(status)));

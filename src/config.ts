@@ -134,7 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxEventLoopDelayMs: read('MAX_EVENT_LOOP_DELAY', 150, (raw) => wholeNumber(raw, 0, 60_000)),
     },
     mqtt: {
-      maxPacketBytes: read('MQTT_MAX_PACKET', 32 * 1024, mqttPacketBytes),
+      maxPacketBytes: read('MQTT_MAX_PACKET', 72 * 1024, mqttPacketBytes),
       connectTimeoutMs: read('MQTT_CONNECT_TIMEOUT', 10, (raw) => wholeNumber(raw, 1, 300)) * 1000,
       maxConnectionsPerAddress: read('MQTT_MAX_CONNECTIONS_PER_ADDRESS', 100, (raw) => wholeNumber(raw, 1, 1_000_000)),
     },
@@ -182,10 +182,10 @@ function bytes(raw: string): number {
   return value;
 }
 
-/** A device payload may be 16 KiB; its topic and headers need room besides. */
+/** A device payload may be 64 KiB; its topic and headers need room besides. */
 function mqttPacketBytes(raw: string): number {
   const value = bytes(raw);
-  if (value < 20 * 1024) throw new Error(`must be at least 20kb (a device message may carry 16 KiB), got "${raw}"`);
+  if (value < 66 * 1024) throw new Error(`must be at least 66kb (a device message may carry 64 KiB), got "${raw}"`);
   return value;
 }
 

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { useGateway } from '../support/use-gateway.ts';
 import { topic, type RawClient } from '../support/mqtt.ts';
+import { MAX_DEVICE_PAYLOAD_BYTES } from '../../broker/payloads.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 
@@ -36,15 +37,15 @@ const BAD_INPUTS: BadInput[] = [
   { what: 'a status report that is a JSON array', reason: 'invalid_payload', send: ({ me }) => ({ kind: 'status', payload: JSON.stringify([me.smsId, 'sent']) }) },
   { what: 'a status report with an unknown field', reason: 'invalid_payload', send: ({ me }) => ({ kind: 'status', payload: JSON.stringify({ sms_id: me.smsId, status: 'sent', extra: true }) }) },
   {
-    what: 'a status report over 16 KiB',
+    what: 'a status report over 64 KiB',
     reason: 'payload_too_large',
-    send: ({ me }) => ({ kind: 'status', payload: JSON.stringify({ sms_id: me.smsId, status: 'sent', error: 'x'.repeat(16 * 1024) }) }),
+    send: ({ me }) => ({ kind: 'status', payload: JSON.stringify({ sms_id: me.smsId, status: 'sent', error: 'x'.repeat(MAX_DEVICE_PAYLOAD_BYTES) }) }),
   },
   { what: 'a heartbeat with wrong types', reason: 'invalid_payload', send: () => ({ kind: 'heartbeat', payload: JSON.stringify({ ...validHeartbeat, battery_level: 'full', is_charging: 'yes' }) }) },
   { what: 'a heartbeat with an unknown field', reason: 'invalid_payload', send: () => ({ kind: 'heartbeat', payload: JSON.stringify({ ...validHeartbeat, imei: '123' }) }) },
   { what: 'a heartbeat with a battery level over 100', reason: 'invalid_payload', send: () => ({ kind: 'heartbeat', payload: JSON.stringify({ ...validHeartbeat, battery_level: 101 }) }) },
   { what: 'malformed JSON on heartbeat', reason: 'malformed_json', send: () => ({ kind: 'heartbeat', payload: '{battery_level: 5}' }) },
-  { what: 'a heartbeat over 16 KiB', reason: 'payload_too_large', send: () => ({ kind: 'heartbeat', payload: Buffer.alloc(16 * 1024 + 1, 0x20) }) },
+  { what: 'a heartbeat over 64 KiB', reason: 'payload_too_large', send: () => ({ kind: 'heartbeat', payload: Buffer.alloc(MAX_DEVICE_PAYLOAD_BYTES + 1, 0x20) }) },
   { what: 'a presence that is neither online nor offline', reason: 'invalid_payload', send: () => ({ kind: 'presence', payload: 'maybe' }) },
   { what: 'an incoming SMS with an unknown field', reason: 'invalid_payload', send: () => ({ kind: 'incoming', payload: JSON.stringify({ ...validIncoming(), spam: true }) }) },
   { what: 'an incoming SMS without a phone', reason: 'invalid_payload', send: () => ({ kind: 'incoming', payload: JSON.stringify({ ...validIncoming(), phone: undefined }) }) },

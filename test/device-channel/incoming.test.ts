@@ -88,6 +88,18 @@ describe('device channel: incoming SMS', () => {
       expect(sms.id, 'the device\'s own id is not the API id').to.not.equal(stored.id);
     });
 
+    it('then an SMS of 10,000 characters is stored whole whatever its script (20 KB of UTF-8, over the old 16 KiB cap)', async () => {
+      const device = await phone();
+      await forwarding(fx.tenant, device.id, true);
+      const text = 'я'.repeat(5_000) + '😀'.repeat(2_500);
+      expect(text.length).to.equal(10_000);
+      await receive(device, { message: text });
+      const reply = await fx.tenant.api.get('/incoming');
+      expect(reply.body.data).to.have.length(1);
+      expect(reply.body.data[0].message).to.equal(text);
+      expect(device.mqtt.closed).to.equal(false);
+    });
+
     it('then an SMS without sim_slot is stored with sim_slot null', async () => {
       const device = await phone();
       await forwarding(fx.tenant, device.id, true);

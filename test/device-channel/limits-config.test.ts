@@ -14,9 +14,9 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('configuration of the MQTT limits and the authentication throttle', () => {
-  it('has defaults sized for a phone farm behind one address and a 16 KiB device message', () => {
+  it('has defaults sized for a phone farm behind one address and a 64 KiB device message', () => {
     const config = loadConfig({});
-    expect(config.mqtt).to.deep.equal({ maxPacketBytes: 32 * 1024, connectTimeoutMs: 10_000, maxConnectionsPerAddress: 100 });
+    expect(config.mqtt).to.deep.equal({ maxPacketBytes: 72 * 1024, connectTimeoutMs: 10_000, maxConnectionsPerAddress: 100 });
     expect(config.authThrottle.failureLimit).to.equal(30);
     expect(config.authThrottle.windowMs).to.equal(60_000);
   });
@@ -28,7 +28,7 @@ describe('configuration of the MQTT limits and the authentication throttle', () 
   });
 
   const bad: [string, string][] = [
-    ['MQTT_MAX_PACKET', '16kb'],
+    ['MQTT_MAX_PACKET', '65kb'],
     ['MQTT_MAX_PACKET', '1gb'],
     ['MQTT_MAX_PACKET', 'big'],
     ['MQTT_CONNECT_TIMEOUT', '0'],

@@ -14,7 +14,7 @@ import { MAX_PACKET_BEFORE_AUTH_BYTES, PacketSizeGuard } from '../../broker/pack
 import { REFUSED_METRIC } from '../../broker/refusal-log.ts';
 import { WEBSOCKET_MESSAGE_PACKETS } from '../../broker/device-channel.ts';
 
-const MAX_PACKET = 24 * 1024;
+const MAX_PACKET = 72 * 1024;
 const CONNECT_TIMEOUT_MS = 400;
 const PER_ADDRESS = 4;
 
@@ -123,14 +123,14 @@ describe('device channel: packet sizes, CONNECT timeout and connections per addr
   });
 
   describe('when an authenticated device publishes', () => {
-    it('then a payload over 16 KiB but within MQTT_MAX_PACKET is dropped with the connection kept, and a packet over MQTT_MAX_PACKET closes it', async () => {
+    it('then a payload over 64 KiB but within MQTT_MAX_PACKET is dropped with the connection kept, and a packet over MQTT_MAX_PACKET closes it', async () => {
       const tenant = await createTenant(gateway);
       const { device, token } = await registerDevice(gateway, tenant);
       const phone = await clients.device(device.id, token);
       const quarantined = gateway.services.metrics.value('device_messages_rejected_total', { reason: 'payload_too_large' });
-      await phone.publish(topic(device.id, 'heartbeat'), Buffer.alloc(20 * 1024, 0x20), { qos: 1 });
+      await phone.publish(topic(device.id, 'heartbeat'), Buffer.alloc(66 * 1024, 0x20), { qos: 1 });
       await phone.client.unsubscribeAsync(topic(device.id, 'tasks'));
-      expect(phone.closed, 'a 20 KiB message keeps the connection').to.equal(false);
+      expect(phone.closed, 'a 66 KiB message keeps the connection').to.equal(false);
       expect(gateway.services.metrics.value('device_messages_rejected_total', { reason: 'payload_too_large' }) - quarantined).to.equal(1);
 
       const before = refused('packet_too_large');
