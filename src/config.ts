@@ -40,6 +40,20 @@ export interface Config {
   /** Failed authentications per client address, over HTTP and MQTT alike. */
   authThrottle: AuthThrottleConfig;
   webhooks: WebhookConfig;
+  /** The address people reach the gateway at (behind a proxy, the proxy's); https:// makes the session cookie Secure. */
+  publicUrl: string | undefined;
+  sessions: SessionConfig;
+  /** The email of the administrator created at first start. */
+  adminEmail: string;
+}
+
+export interface SessionConfig {
+  /** A session unused this long ends. */
+  idleTimeoutMs: number;
+  /** A session ends this long after login, however active. */
+  maxAgeMs: number;
+  /** Whether the session cookie is marked Secure (PUBLIC_URL is https://). */
+  secureCookie: boolean;
 }
 
 export interface MqttLimitsConfig {
@@ -113,6 +127,7 @@ export function loadConfig(env: Env = process.env): Config {
     }
   };
 
+  const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:'], problems);
   const config: Config = {
     port: read('PORT', 3000, port),
     host: read('HOST', '0.0.0.0', text),
@@ -152,9 +167,21 @@ export function loadConfig(env: Env = process.env): Config {
       disableAfterMs: read('WEBHOOK_DISABLE_AFTER', 432_000, (raw) => wholeNumber(raw, 1, 31_536_000)) * 1000,
       timeoutMs: read('WEBHOOK_TIMEOUT', 10, (raw) => wholeNumber(raw, 1, 120)) * 1000,
     },
+    publicUrl,
+    sessions: {
+      idleTimeoutMs: read('SESSION_IDLE_TIMEOUT', 1800, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
+      maxAgeMs: read('SESSION_MAX_AGE', 43_200, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
+      secureCookie: publicUrl?.toLowerCase().startsWith('https://') ?? false,
+    },
+    adminEmail: read('ADMIN_EMAIL', 'admin@localhost', email),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function email(raw: string): string {
+  if (!/^[^\s@]{1,64}@[^\s@]{1,190}$/.test(raw)) throw new Error(`must be an email address such as admin@example.com, got "${raw}"`);
+  return raw.toLowerCase();
 }
 
 function text(raw: string): string {

@@ -26,6 +26,9 @@ import { WebhookOutbox } from './modules/webhooks/outbox.ts';
 import { WebhookSender } from './modules/webhooks/sender.ts';
 import { WebhookService } from './modules/webhooks/service.ts';
 import { wireWebhooks } from './modules/webhooks/wiring.ts';
+import { UserService } from './modules/users/service.ts';
+import { SessionService } from './modules/sessions/service.ts';
+import { LoginThrottle } from './modules/sessions/login-throttle.ts';
 
 export interface Services {
   db: Database;
@@ -51,6 +54,10 @@ export interface Services {
   delivery: DeliveryPort;
   webhooks: WebhookService;
   webhookSender: WebhookSender;
+  users: UserService;
+  sessions: SessionService;
+  /** Failed logins per client address (the shared throttle) and per email. */
+  loginThrottle: LoginThrottle;
 }
 
 export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock): Services {
@@ -87,6 +94,9 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     logger: logger.child({ component: 'webhooks' }),
   });
 
+  const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
+  const users = new UserService(db, logger.child({ component: 'users' }));
+
   return {
     db,
     clock,
@@ -95,7 +105,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     metrics,
     admission: new Admission(config.admission),
     presence,
-    authThrottle: new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) }),
+    authThrottle,
     accounts: new AccountService(db),
     apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' })),
     devices,
@@ -112,5 +122,8 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     },
     webhooks,
     webhookSender,
+    users,
+    sessions: new SessionService(db, users, config.sessions, clock, logger.child({ component: 'sessions' })),
+    loginThrottle: new LoginThrottle(authThrottle, new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) })),
   };
 }

@@ -8,9 +8,8 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { AppError, type ErrorCode } from '../common/errors.ts';
 import type { Permission } from '../modules/api-keys/permissions.ts';
-import type { AuthContext } from '../modules/api-keys/service.ts';
 import { check, compile, refuseNul } from './validation.ts';
-import { authenticateRequest, type Authenticator } from './middleware/authenticate.ts';
+import { authenticateRequest, type Authenticator, type RequestAuth } from './middleware/authenticate.ts';
 import { createCsvReader, type BodyReader } from './middleware/json-body.ts';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -21,7 +20,7 @@ export interface RouteInput<B, Q, P> {
   body: Input<B>;
   query: Input<Q>;
   params: Input<P>;
-  auth: AuthContext;
+  auth: RequestAuth;
   ctx: Context;
 }
 
@@ -48,8 +47,12 @@ export interface RouteDefinition<
   summary: string;
   description?: string;
   tag: string;
-  /** The permission the key must hold (spec 5.3). */
-  permission: Permission;
+  /**
+   * The permission the key must hold (spec 5.3). 'session': the logged-in user's own session
+   * endpoints, which take a session cookie and no key, and stay open to a user who must change
+   * their password. 'public': no authentication at all (logging in).
+   */
+  permission: Permission | 'session' | 'public';
   body?: B;
   /** The body as the OpenAPI document shows it, when the route checks parts of it itself. */
   documentedBody?: TSchema;
@@ -109,10 +112,8 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
         ctx.set('Allow', allow);
         throw new AppError('method_not_allowed');
       }
-      const auth = await authenticateRequest(ctx, authenticator);
-      if (!auth.permissions.has(route.permission)) {
-        throw new AppError('forbidden', `the API key lacks the ${route.permission} permission`);
-      }
+      const auth = route.permission === 'public' ? NOBODY : await authenticateRequest(ctx, authenticator);
+      authorize(route, auth);
       // Copies, so that coercion and defaults never touch Koa's own objects.
       const params = { ...ctx.params };
       const query = { ...ctx.query };
@@ -138,6 +139,25 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
     allowOfFixed.set(prefix + route.path, served.join(', '));
   }
   return allowOfFixed;
+}
+
+/** What a public route's handler gets: no account, no permission. */
+const NOBODY: RequestAuth = { accountId: '', keyId: '', permissions: new Set() };
+
+function authorize(route: RouteDefinition, auth: RequestAuth): void {
+  if (route.permission === 'public') return;
+  if (route.permission === 'session') {
+    if (!auth.session) throw new AppError('forbidden', 'this endpoint is for a logged-in user\'s session, not an API key');
+    return;
+  }
+  // A one-time password was known to whoever set it: nothing is done with it but replacing it.
+  if (auth.session?.user.must_change_password) throw new AppError('password_change_required');
+  if (!auth.permissions.has(route.permission)) {
+    throw new AppError(
+      'forbidden',
+      auth.session ? `the user's role (${auth.session.user.role}) does not allow this (${route.permission})` : `the API key lacks the ${route.permission} permission`,
+    );
+  }
 }
 
 /**

@@ -1,21 +1,39 @@
-// Bearer-key authentication (spec 5.1). A missing or unknown key is a 401 that tells the
+// Authentication of API requests (spec 5.1): a bearer key, or (for the control panel) a session
+// cookie. A request with an Authorization header is judged by its key alone, exactly as before
+// sessions existed. Without one, a valid session cookie authenticates as the user's account,
+// with the permissions of the user's role. A missing or unknown key is a 401 that tells the
 // client how to authenticate (RFC 6750 WWW-Authenticate); permission checks come after.
 // A client address with too many unknown keys lately is refused with 429 before its key is
 // even read (src/common/auth-throttle.ts), so guessing keys costs the gateway nothing.
+import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { AppError } from '../../common/errors.ts';
 import type { AuthThrottle } from '../../common/auth-throttle.ts';
+import { PERMISSIONS, type Permission } from '../../modules/api-keys/permissions.ts';
 import type { AuthContext } from '../../modules/api-keys/service.ts';
+import type { ActiveSession } from '../../modules/sessions/service.ts';
+import { SESSION_COOKIE } from '../session-cookie.ts';
 
 export interface Authenticator {
   authenticate(presentedKey: string): Promise<AuthContext | undefined>;
+  /** The live session of a cookie token; none: cookies are not looked at. */
+  authenticateSession?(token: string): Promise<ActiveSession | undefined>;
   /** Counts unknown keys per client address and refuses an address that had too many; none: no throttling. */
   readonly throttle?: AuthThrottle;
 }
 
-const REALM = 'Bearer realm="sms-gateway"';
+/** Who is calling: a key's account and permissions, and the logged-in user when it is a session. */
+export interface RequestAuth extends AuthContext {
+  session?: ActiveSession;
+}
 
-export async function authenticateRequest(ctx: Context, authenticator: Authenticator): Promise<AuthContext> {
+const REALM = 'Bearer realm="sms-gateway"';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const OWNER_PERMISSIONS: ReadonlySet<Permission> = new Set(PERMISSIONS);
+// A viewer reads: every permission that only reads, and nothing that changes anything.
+const VIEWER_PERMISSIONS: ReadonlySet<Permission> = new Set(PERMISSIONS.filter((permission) => permission.endsWith(':read')));
+
+export async function authenticateRequest(ctx: Context, authenticator: Authenticator): Promise<RequestAuth> {
   // The socket's peer: the app does not trust proxy headers (app.proxy is false).
   const address = ctx.request.socket.remoteAddress;
   const refusedForMs = authenticator.throttle?.refusedFor(address, 'http') ?? 0;
@@ -24,6 +42,8 @@ export async function authenticateRequest(ctx: Context, authenticator: Authentic
     throw new AppError('too_many_auth_failures');
   }
   const header = ctx.get('authorization');
+  const cookie = header ? undefined : ctx.cookies.get(SESSION_COOKIE);
+  if (cookie !== undefined && authenticator.authenticateSession) return authenticateSession(ctx, authenticator, cookie);
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
   if (!match) {
     // Not counted: no key was presented, so nothing was guessed.
@@ -38,4 +58,32 @@ export async function authenticateRequest(ctx: Context, authenticator: Authentic
   }
   ctx.state.accountId = auth.accountId;
   return auth;
+}
+
+async function authenticateSession(ctx: Context, authenticator: Authenticator, token: string): Promise<RequestAuth> {
+  // Not counted as a failure: a 32-byte token cannot be guessed, and a browser keeps sending
+  // the cookie of a session that merely expired.
+  const active = await authenticator.authenticateSession!(token);
+  if (!active) {
+    ctx.set('WWW-Authenticate', REALM);
+    throw new AppError('unauthorized', 'the session has ended; log in again (or use an API key)');
+  }
+  // A browser sends the cookie with a request another site makes it send; such a site cannot
+  // read the CSRF token, which only the session's own answers carry.
+  if (!SAFE_METHODS.has(ctx.method) && !sameSecret(ctx.get('x-csrf-token'), active.session.csrf_token)) {
+    throw new AppError('csrf_failed');
+  }
+  ctx.state.accountId = active.user.account_id;
+  return {
+    accountId: active.user.account_id,
+    keyId: '',
+    permissions: active.user.role === 'owner' ? OWNER_PERMISSIONS : VIEWER_PERMISSIONS,
+    session: active,
+  };
+}
+
+function sameSecret(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
 }

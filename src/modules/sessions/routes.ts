@@ -1,0 +1,86 @@
+// Extended API v1: the logged-in user's session (the control panel logs in with these). Login is
+// the one public route; the others take the session cookie, not an API key.
+import { AppError } from '../../common/errors.ts';
+import { defineRoute } from '../../http/route.ts';
+import { clearSessionCookie, setSessionCookie, type CookieOptions } from '../../http/session-cookie.ts';
+import type { LoginThrottle } from './login-throttle.ts';
+import { presentSession } from './presenter.ts';
+import { ChangePasswordBody, LoginBody, SessionView } from './schema.ts';
+import type { SessionService } from './service.ts';
+
+export interface SessionRouteOptions extends CookieOptions {
+  /** The cookie lives as long as the session can (its absolute end). */
+  maxAgeSeconds: number;
+}
+
+export function sessionRoutes(sessions: SessionService, throttle: LoginThrottle, cookie: SessionRouteOptions) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/session',
+      operationId: 'login',
+      summary: 'Log in with email and password; sets the session cookie',
+      tag: 'Session',
+      permission: 'public',
+      body: LoginBody,
+      responses: { 200: { description: 'the user and the CSRF token of the new session', schema: SessionView } },
+      errors: ['unauthorized', 'too_many_auth_failures'],
+      async handle({ body, ctx }) {
+        const address = ctx.request.socket.remoteAddress;
+        const email = body.email.trim().toLowerCase();
+        const refusedForMs = throttle.refusedFor(address, email);
+        if (refusedForMs > 0) {
+          ctx.set('Retry-After', String(Math.ceil(refusedForMs / 1000)));
+          throw new AppError('too_many_auth_failures');
+        }
+        const login = await sessions.login(email, body.password, address);
+        if (!login) {
+          throttle.failed(address, email);
+          throw new AppError('unauthorized', 'email or password is wrong');
+        }
+        setSessionCookie(ctx, login.token, cookie.maxAgeSeconds, cookie);
+        return { status: 200, body: presentSession(login) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/session',
+      operationId: 'getSession',
+      summary: 'The logged-in user and the session\'s CSRF token',
+      tag: 'Session',
+      permission: 'session',
+      responses: { 200: { description: 'the session', schema: SessionView } },
+      async handle({ auth }) {
+        return { status: 200, body: presentSession(auth.session!) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/session',
+      operationId: 'logout',
+      summary: 'Log out: ends the session and clears its cookie',
+      tag: 'Session',
+      permission: 'session',
+      responses: { 204: { description: 'logged out' } },
+      async handle({ auth, ctx }) {
+        await sessions.logout(auth.session!.session.id);
+        clearSessionCookie(ctx, cookie);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/session/password',
+      operationId: 'changePassword',
+      summary: 'Change the logged-in user\'s password (ends their other sessions)',
+      tag: 'Session',
+      permission: 'session',
+      body: ChangePasswordBody,
+      responses: { 204: { description: 'changed' } },
+      async handle({ auth, body }) {
+        await sessions.changePassword(auth.session!, body.current_password, body.new_password);
+        return { status: 204 };
+      },
+    }),
+  ];
+}

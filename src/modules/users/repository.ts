@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '../../storage/database.ts';
+
+export type Role = 'owner' | 'viewer';
+export const ROLES: readonly Role[] = ['owner', 'viewer'];
+
+export interface UserRow {
+  id: string;
+  account_id: string;
+  email: string;
+  password_hash: string;
+  role: Role;
+  is_admin: boolean;
+  must_change_password: boolean;
+  created_at: Date;
+  last_login_at: Date | null;
+  disabled_at: Date | null;
+}
+
+export async function insertUser(
+  db: Executor,
+  values: { accountId: string; email: string; passwordHash: string; role: Role; isAdmin: boolean; mustChangePassword: boolean },
+): Promise<UserRow> {
+  const [row] = await db<UserRow>('users')
+    .insert({
+      id: randomUUID(),
+      account_id: values.accountId,
+      email: values.email,
+      password_hash: values.passwordHash,
+      role: values.role,
+      is_admin: values.isAdmin,
+      must_change_password: values.mustChangePassword,
+    })
+    .returning('*');
+  return row!;
+}
+
+export function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  return db<UserRow>('users').where({ email }).first();
+}
+
+export function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
+  return db<UserRow>('users').where({ id }).first();
+}
+
+export function listUsers(db: Executor, accountId?: string): Promise<(UserRow & { account_name: string })[]> {
+  const query = db('users')
+    .join('accounts', 'accounts.id', 'users.account_id')
+    .select('users.*', 'accounts.name as account_name')
+    .orderBy('users.created_at');
+  if (accountId) query.where('users.account_id', accountId);
+  return query;
+}
+
+export async function setPassword(db: Executor, id: string, passwordHash: string, mustChangePassword: boolean): Promise<UserRow | undefined> {
+  const [row] = await db<UserRow>('users').where({ id }).update({ password_hash: passwordHash, must_change_password: mustChangePassword }).returning('*');
+  return row;
+}
+
+export async function recordLogin(db: Executor, id: string, at: Date): Promise<void> {
+  await db('users').where({ id }).update({ last_login_at: at });
+}
