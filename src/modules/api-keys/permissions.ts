@@ -10,6 +10,8 @@ export const PERMISSIONS = [
   'devices:monitor',
   'webhooks:read',
   'webhooks:write',
+  // Create, list and revoke the account's keys over HTTP; a key grants only what it holds itself.
+  'keys:manage',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -24,4 +26,9 @@ export function parsePermissionList(raw: string): { permissions: Permission[]; u
   if (names.length === 1 && names[0] === 'all') return { permissions: [...PERMISSIONS], unknown: [] };
   const unknown = names.filter((name) => !isPermission(name));
   return { permissions: [...new Set(names.filter(isPermission))], unknown };
+}
+
+/** The permissions in `wanted` that `held` lacks: a key may grant only what it holds (no escalation). */
+export function lackedPermissions(held: ReadonlySet<Permission>, wanted: readonly Permission[]): Permission[] {
+  return wanted.filter((permission) => !held.has(permission));
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
+import type { Cursor } from '../../http/pagination.ts';
 import type { Permission } from './permissions.ts';
 
 export interface ApiKeyRow {
@@ -55,4 +56,40 @@ export async function revokeApiKey(db: Executor, idOrPrefix: string): Promise<Ap
 
 export async function touchApiKey(db: Executor, id: string): Promise<void> {
   await db('api_keys').where({ id }).update({ last_used_at: db.fn.now() });
+}
+
+/** One key of an account; another account's key is as absent as a missing one. */
+export async function findAccountApiKey(db: Executor, accountId: string, id: string): Promise<ApiKeyRow | undefined> {
+  return db<ApiKeyRow>('api_keys').where({ account_id: accountId, id }).first();
+}
+
+// created_at comes from now() with microseconds, while a cursor carries a JS Date (milliseconds):
+// ordering and comparing on the millisecond keeps a page from skipping a row created in the same
+// millisecond as the cursor's.
+const CREATED_MS = "date_trunc('milliseconds', created_at)";
+
+/** A page of an account's keys, newest first, one row more than `limit` (see pagination.ts). */
+export async function pageApiKeys(
+  db: Executor,
+  accountId: string,
+  options: { limit: number; cursor?: Cursor; revoked?: boolean },
+): Promise<ApiKeyRow[]> {
+  const query = db<ApiKeyRow>('api_keys')
+    .where({ account_id: accountId })
+    .orderByRaw(`${CREATED_MS} desc, id desc`)
+    .limit(options.limit + 1);
+  if (options.cursor) query.whereRaw(`(${CREATED_MS}, id) < (?, ?)`, [options.cursor.createdAt, options.cursor.id]);
+  if (options.revoked === true) query.whereNotNull('revoked_at');
+  if (options.revoked === false) query.whereNull('revoked_at');
+  return query;
+}
+
+/** Revokes one key of an account unless it is revoked already; undefined when nothing changed. */
+export async function revokeAccountApiKey(db: Executor, accountId: string, id: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await db<ApiKeyRow>('api_keys')
+    .where({ account_id: accountId, id })
+    .whereNull('revoked_at')
+    .update({ revoked_at: db.fn.now() as unknown as Date })
+    .returning('*');
+  return row;
 }

@@ -2,9 +2,11 @@
 // is returned once, at creation.
 import type { Database } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
+import { AppError } from '../../common/errors.ts';
 import { hashSecret, secretMatches } from '../../common/secrets.ts';
+import type { Cursor } from '../../http/pagination.ts';
 import { generateApiKey, keyPrefix } from './key-format.ts';
-import type { Permission } from './permissions.ts';
+import { lackedPermissions, type Permission } from './permissions.ts';
 import * as keys from './repository.ts';
 
 export interface AuthContext {
@@ -17,10 +19,18 @@ export interface AuthContext {
 const CACHE_TTL_MS = 5_000;
 /** last_used_at is a hint for operators, written at most this often per key. */
 const TOUCH_EVERY_MS = 60_000;
+/** Past this many entries a map of per-key state starts afresh, so a flood of keys cannot grow it. */
+const MAX_TRACKED_KEYS = 10_000;
 
 export class ApiKeyService {
   private readonly cache = new Map<string, { row: keys.ApiKeyRow | undefined; expires: number }>();
   private readonly lastTouched = new Map<string, number>();
+  /**
+   * Counts revocations by this process. A lookup still reading the database when a revocation
+   * clears the cache may hold the row as it was before: it does not cache it, or the revoked key
+   * would work again for up to CACHE_TTL_MS.
+   */
+  private revocations = 0;
 
   constructor(
     private readonly db: Database,
@@ -38,13 +48,51 @@ export class ApiKeyService {
     return keys.listApiKeys(this.db, accountId);
   }
 
+  /**
+   * A key issued over HTTP by `granter`, a key of the same account: it may grant only the
+   * permissions it holds itself (403 naming the ones it lacks).
+   */
+  async issue(granter: AuthContext, permissions: Permission[], name = ''): Promise<{ key: string; row: keys.ApiKeyRow }> {
+    const lacked = lackedPermissions(granter.permissions, permissions);
+    if (lacked.length > 0) {
+      throw new AppError('forbidden', `a key can grant only permissions it holds; this key lacks ${lacked.join(', ')}`);
+    }
+    return this.create(granter.accountId, permissions, name);
+  }
+
+  /** A page of the account's keys, newest first; `revoked` filters on the state when given. */
+  page(accountId: string, options: { limit: number; cursor?: Cursor; revoked?: boolean }) {
+    return keys.pageApiKeys(this.db, accountId, options);
+  }
+
+  async get(accountId: string, id: string): Promise<keys.ApiKeyRow> {
+    const row = await keys.findAccountApiKey(this.db, accountId, id);
+    if (!row) throw new AppError('key_not_found');
+    return row;
+  }
+
   async revoke(idOrPrefix: string): Promise<keys.ApiKeyRow | undefined> {
     const row = await keys.revokeApiKey(this.db, idOrPrefix);
-    if (row) {
-      this.cache.delete(row.prefix);
-      this.logger.info({ keyPrefix: row.prefix }, 'api key revoked');
-    }
+    if (row) this.forget(row, 'cli');
     return row;
+  }
+
+  /** Revokes one key of the account; a key already revoked is answered as it is (idempotent). */
+  async revokeInAccount(accountId: string, id: string): Promise<keys.ApiKeyRow> {
+    const row = await keys.revokeAccountApiKey(this.db, accountId, id);
+    if (row) {
+      this.forget(row, 'http');
+      return row;
+    }
+    return this.get(accountId, id);
+  }
+
+  /** Drops a revoked key from the caches, so this process refuses it from now on. */
+  private forget(row: keys.ApiKeyRow, via: string): void {
+    this.revocations++;
+    this.cache.delete(row.prefix);
+    this.lastTouched.delete(row.id);
+    this.logger.info({ keyPrefix: row.prefix, accountId: row.account_id, via }, 'api key revoked');
   }
 
   /** The account and permissions of a presented key, or undefined when it is not a live key. */
@@ -61,8 +109,10 @@ export class ApiKeyService {
     const now = Date.now();
     const cached = this.cache.get(prefix);
     if (cached && cached.expires > now) return cached.row;
+    const revocationsBefore = this.revocations;
     const row = await keys.findApiKeyByPrefix(this.db, prefix);
-    if (this.cache.size > 10_000) this.cache.clear();
+    if (this.revocations !== revocationsBefore) return row;
+    if (this.cache.size > MAX_TRACKED_KEYS) this.cache.clear();
     this.cache.set(prefix, { row, expires: now + CACHE_TTL_MS });
     return row;
   }
@@ -70,6 +120,7 @@ export class ApiKeyService {
   private touch(keyId: string): void {
     const now = Date.now();
     if ((this.lastTouched.get(keyId) ?? 0) + TOUCH_EVERY_MS > now) return;
+    if (this.lastTouched.size > MAX_TRACKED_KEYS) this.lastTouched.clear();
     this.lastTouched.set(keyId, now);
     keys.touchApiKey(this.db, keyId).catch((error: unknown) => this.logger.warn({ err: error }, 'could not record key use'));
   }
