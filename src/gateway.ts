@@ -14,6 +14,10 @@ import { messageRoutes } from './modules/messages/routes.ts';
 import { incomingRoutes } from './modules/incoming/routes.ts';
 import { legacyRoutes } from './modules/legacy/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
+import { sessionRoutes } from './modules/sessions/routes.ts';
+import { mountRoutes } from './http/route.ts';
+import { createBodyReader } from './http/middleware/json-body.ts';
+import type { Authenticator } from './http/middleware/authenticate.ts';
 import { apiKeyRoutes } from './modules/api-keys/routes.ts';
 import { createServices, type Services } from './services.ts';
 import { admissionControl } from './http/middleware/admission.ts';
@@ -45,10 +49,16 @@ export class Gateway {
       const services = createServices(config, db, logger, clock);
       meterGateway(services, logger.child({ component: 'metrics' }));
       let channel: DeviceChannel | undefined;
+      // Unknown keys are counted per client address; an address with too many is refused (429).
+      // A request without a key may carry a session cookie (the control panel's users).
+      const authenticator: Authenticator = {
+        authenticate: (key) => services.apiKeys.authenticate(key),
+        authenticateSession: (token) => services.sessions.authenticate(token),
+        throttle: services.authThrottle,
+      };
       const app = createApp({
         logger: logger.child({ component: 'http' }),
-        // Unknown keys are counted per client address; an address with too many is refused (429).
-        authenticator: { authenticate: (key) => services.apiKeys.authenticate(key), throttle: services.authThrottle },
+        authenticator,
         bodyLimitBytes: config.bodyLimitBytes,
         version: VERSION,
         measure: httpMetrics(services.metrics),
@@ -67,6 +77,15 @@ export class Gateway {
           { prefix: '', routes: legacyRoutes(services.messages, services.devices, services.idempotency) },
         ],
         mountExtra: (router) => {
+          // The session endpoints take a cookie, not a key, so they stay out of the API
+          // families whose OpenAPI document lists operations by key permission.
+          const cookie = { secure: config.sessions.secureCookie, maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000) };
+          mountRoutes(router, sessionRoutes(services.sessions, services.loginThrottle, cookie), {
+            prefix: EXTENDED_PREFIX,
+            authenticator,
+            readBody: createBodyReader(config.bodyLimitBytes),
+            readerFor: createBodyReader,
+          });
           mountHealth(router, db, {
             broker: async () => {
               if (!channel?.listening) throw new Error('broker not listening');

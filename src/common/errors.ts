@@ -12,6 +12,8 @@ export const ERROR_CATALOG = {
   invalid_webhook_url: { status: 400, message: 'the webhook url may not be used' },
   unauthorized: { status: 401, message: 'a valid API key is required: Authorization: Bearer <key>' },
   forbidden: { status: 403, message: 'the API key lacks the permission this operation needs' },
+  csrf_failed: { status: 403, message: 'a request made with a session cookie must carry the session\'s X-CSRF-Token header' },
+  password_change_required: { status: 403, message: 'the password is a one-time password: change it (POST /api/ext/v1/session/password) first' },
   route_not_found: { status: 404, message: 'no such endpoint' },
   device_not_found: { status: 404, message: 'device not found' },
   sms_not_found: { status: 404, message: 'SMS not found' },
