@@ -15,8 +15,6 @@ import { incomingRoutes } from './modules/incoming/routes.ts';
 import { legacyRoutes } from './modules/legacy/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { sessionRoutes } from './modules/sessions/routes.ts';
-import { mountRoutes } from './http/route.ts';
-import { createBodyReader } from './http/middleware/json-body.ts';
 import type { Authenticator } from './http/middleware/authenticate.ts';
 import { apiKeyRoutes } from './modules/api-keys/routes.ts';
 import { createServices, type Services } from './services.ts';
@@ -70,6 +68,10 @@ export class Gateway {
               ...messageRoutes(services.messages, services.idempotency),
               ...incomingRoutes(services.incoming),
               ...webhookRoutes(services.webhooks),
+              ...sessionRoutes(services.sessions, services.loginThrottle, {
+                secure: config.sessions.secureCookie,
+                maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000),
+              }),
               ...apiKeyRoutes(services.apiKeys),
             ],
           },
@@ -77,15 +79,6 @@ export class Gateway {
           { prefix: '', routes: legacyRoutes(services.messages, services.devices, services.idempotency) },
         ],
         mountExtra: (router) => {
-          // The session endpoints take a cookie, not a key, so they stay out of the API
-          // families whose OpenAPI document lists operations by key permission.
-          const cookie = { secure: config.sessions.secureCookie, maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000) };
-          mountRoutes(router, sessionRoutes(services.sessions, services.loginThrottle, cookie), {
-            prefix: EXTENDED_PREFIX,
-            authenticator,
-            readBody: createBodyReader(config.bodyLimitBytes),
-            readerFor: createBodyReader,
-          });
           mountHealth(router, db, {
             broker: async () => {
               if (!channel?.listening) throw new Error('broker not listening');
