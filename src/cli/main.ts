@@ -9,6 +9,7 @@ import { migrateCommand } from './commands/migrate.ts';
 import { serveCommand } from './commands/serve.ts';
 import { simulateCommand } from './commands/simulate.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
+import { usersCommand } from './commands/users.ts';
 import { CliError, createOutput, type Output } from './output.ts';
 
 type Command = (args: string[], out: Output) => Promise<void>;
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   migrate: { run: migrateCommand, help: 'bring the database schema up to date' },
   accounts: { run: accountsCommand, help: 'accounts create NAME' },
   keys: { run: keysCommand, help: 'keys create|list|revoke: API keys' },
+  users: { run: usersCommand, help: 'users create|list|reset-password: people who log in to the panel' },
   devices: { run: devicesCommand, help: 'devices register --account NAME --name X' },
   webhooks: { run: webhooksCommand, help: 'webhooks create|list|delete: webhook endpoints' },
   simulate: { run: simulateCommand, help: 'simulate --devices N: run simulated phones against a gateway' },
