@@ -19,10 +19,14 @@ async function create(args: string[], out: Output): Promise<void> {
   if (unknown.length > 0) throw new CliError(`unknown permission(s): ${unknown.join(', ')}\npermissions: ${PERMISSIONS.join(', ')}`);
   if (permissions.length === 0) throw new CliError('--permissions names no permission');
   const accountName = values.account;
-  const { key, row } = await withServices(async (services) => {
-    const account = await services.accounts.require(accountName);
-    return services.apiKeys.create(account.id, permissions, values.name ?? '');
-  });
+  const body = { ...(values.name ? { name: values.name } : {}), permissions };
+  const { key, row } = await withServices(
+    async (services) => {
+      const account = await services.accounts.require(accountName);
+      return services.apiKeys.create(account.id, permissions, values.name ?? '');
+    },
+    (api) => curl('POST', `${api}/keys`, accountName, ` -H "Content-Type: application/json" -d ${shellQuote(JSON.stringify(body))}`),
+  );
   out.result(
     { key, id: row.id, prefix: row.prefix, account: accountName, permissions: row.permissions },
     () => `${key}\n\nThe key above is shown once; only its hash is stored. Prefix ${row.prefix}, permissions: ${row.permissions.join(', ')}`,
@@ -31,10 +35,13 @@ async function create(args: string[], out: Output): Promise<void> {
 
 async function list(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
-  const rows = await withServices(async (services) => {
-    const accountId = values.account ? (await services.accounts.require(values.account)).id : undefined;
-    return services.apiKeys.list(accountId);
-  });
+  const rows = await withServices(
+    async (services) => {
+      const accountId = values.account ? (await services.accounts.require(values.account)).id : undefined;
+      return services.apiKeys.list(accountId);
+    },
+    (api) => curl('GET', `${api}/keys`, values.account),
+  );
   const data = rows.map((row) => ({
     id: row.id,
     prefix: row.prefix,
@@ -65,7 +72,25 @@ async function revoke(args: string[], out: Output): Promise<void> {
   // A whole key is taken too: it is reduced to its prefix and never printed back.
   const target = keyPrefix(positionals[0]!) ?? positionals[0]!;
   if (target.length > 40) throw new CliError('give the key id or its prefix (sgw_ and 10 hex digits)', 1);
-  const row = await withServices((services) => services.apiKeys.revoke(target));
+  const row = await withServices(
+    (services) => services.apiKeys.revoke(target),
+    // The HTTP API names a key by its id; a prefix is found in GET /keys.
+    (api) => curl('DELETE', `${api}/keys/${target.startsWith('sgw_') ? `<id of ${target}, from GET /keys>` : target}`),
+  );
   if (!row) throw new CliError(`no active key with id or prefix "${target}"`, 1);
   out.result({ id: row.id, prefix: row.prefix, revoked_at: row.revoked_at }, () => `key ${row.prefix} revoked`);
+}
+
+/**
+ * The curl that does a keys command through the running gateway. The key in it must be one of
+ * the account's, holding keys:manage (as keys made with every permission do).
+ */
+function curl(method: string, url: string, account?: string, extra = ''): string {
+  const holder = account ? `a key of account ${account}` : 'a key of the account';
+  return `KEY=...   # ${holder} that holds keys:manage\n  curl -s -X ${method} ${shellQuote(url)} -H "Authorization: Bearer $KEY"${extra}`;
+}
+
+/** One shell word, whatever the text holds. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
 }
