@@ -4,7 +4,7 @@ import { resolve as resolvePath } from 'node:path';
 import { loadConfig } from '../../config.ts';
 import { createLogger, type Logger } from '../../common/logger.ts';
 import { Gateway } from '../../gateway.ts';
-import { bootstrapFirstAccount } from '../../modules/accounts/bootstrap.ts';
+import { bootstrapFirstAccount, type FirstStart } from '../../modules/accounts/bootstrap.ts';
 import { parseFlags } from '../flags.ts';
 import type { Output } from '../output.ts';
 
@@ -16,7 +16,7 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
   const logger = createLogger(config.logLevel);
   const gateway = await Gateway.start(config, logger);
 
-  const first = await bootstrapFirstAccount(gateway.services);
+  const first = await bootstrapFirstAccount(gateway.services, config.adminEmail);
   if (first) showFirstStart(firstStartBanner(first, gateway.httpPort, out), config.dataDir, logger);
 
   await new Promise<void>((resolve) => {
@@ -41,7 +41,7 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
 export const FIRST_START_FILE = 'first-start.txt';
 
 /**
- * The banner holds the only copy of the key, so it goes where a person reads it and no log
+ * The banner holds the only copy of the key and of the administrator's one-time password, so it goes where a person reads it and no log
  * collector does: stdout carries the JSON logs, and a stderr that is not a terminal is usually
  * collected too. On a terminal it is printed on stderr; otherwise it is written to a file in
  * DATA_DIR that only this user can read (created with that mode, so it is never readable by
@@ -60,7 +60,7 @@ function showFirstStart(banner: string, dataDir: string, logger: Logger): void {
     // An older file (from a database since emptied) may have looser permissions: replace it.
     rmSync(file, { force: true });
     writeFileSync(file, banner, { mode: 0o600, flag: 'wx' });
-    logger.info({ file }, 'first start: the new API key is in this file, readable by this user only; delete the file once the key is kept safe');
+    logger.info({ file }, 'first start: the new API key and the administrator\'s one-time password are in this file, readable by this user only; delete the file once the key is kept safe');
   } catch (error) {
     logger.error(
       { err: error, file },
@@ -69,11 +69,12 @@ function showFirstStart(banner: string, dataDir: string, logger: Logger): void {
   }
 }
 
-function firstStartBanner(first: { account: string; key: string }, port: number, out: Output): string {
+function firstStartBanner(first: FirstStart, port: number, out: Output): string {
   const base = `http://localhost:${port}/api/ext/v1`;
   const auth = `-H "Authorization: Bearer ${first.key}"`;
   const json = '-H "Content-Type: application/json"';
-  return out.format({ first_start: { account: first.account, api_key: first.key, api: base } }, () =>
+  const admin = { email: first.admin.email, one_time_password: first.admin.password };
+  return out.format({ first_start: { account: first.account, api_key: first.key, api: base, admin } }, () =>
     [
       '',
       `First start: created account "${first.account}" and an API key with every permission.`,
@@ -89,6 +90,11 @@ function firstStartBanner(first: { account: string; key: string }, port: number,
       `  curl -s -X PATCH ${base}/devices/<device id>/settings ${auth} ${json} -d '{"name_custom": "Office phone", "selected_sim": 0}'`,
       '',
       `API reference: http://localhost:${port}/docs`,
+      '',
+      'Administrator (owner of the account, instance administrator):',
+      `  email:              ${first.admin.email}`,
+      `  one-time password:  ${first.admin.password}`,
+      'Log in with it (POST /api/ext/v1/session); it must be changed at first login.',
       '',
     ].join('\n'),
   );

@@ -1,14 +1,25 @@
-// First start on an empty database: an account and a key with every permission, so a newcomer
-// can send an SMS within a minute of `npm start`. The key is returned once and never logged:
-// `serve` shows it on the terminal, or in a file only its user can read (cli/commands/serve.ts).
+// First start on an empty database: an account, a key with every permission, and an owner who
+// is also the instance administrator, so a newcomer can send an SMS within a minute of
+// `npm start` and log in to the control panel. The key and the administrator's one-time
+// password are returned once and never logged: `serve` shows them on the terminal, or in a file
+// only its user can read (cli/commands/serve.ts). The password must be changed at first login.
 import { PERMISSIONS } from '../api-keys/permissions.ts';
 import type { Services } from '../../services.ts';
 
 export const DEFAULT_ACCOUNT = 'default';
+/** ADMIN_EMAIL's default (src/config.ts). */
+export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
 
-export async function bootstrapFirstAccount(services: Services): Promise<{ account: string; key: string } | undefined> {
+export interface FirstStart {
+  account: string;
+  key: string;
+  admin: { email: string; password: string };
+}
+
+export async function bootstrapFirstAccount(services: Services, adminEmail = DEFAULT_ADMIN_EMAIL): Promise<FirstStart | undefined> {
   if ((await services.accounts.count()) > 0) return undefined;
   const account = await services.accounts.create(DEFAULT_ACCOUNT);
   const { key } = await services.apiKeys.create(account.id, [...PERMISSIONS], 'first-start key');
-  return { account: account.name, key };
+  const { user, oneTimePassword } = await services.users.create({ accountId: account.id, email: adminEmail, role: 'owner', isAdmin: true });
+  return { account: account.name, key, admin: { email: user.email, password: oneTimePassword! } };
 }
