@@ -10,6 +10,7 @@ import * as webhookOrder from './20261122_006_webhook_order.ts';
 import * as webhookFailureStreak from './20261122_007_webhook_failure_streak.ts';
 import * as smsSentSimSlot from './20261122_008_sms_sent_sim_slot.ts';
 import * as usersSessions from './20261122_009_users_sessions.ts';
+import * as keysManage from './20261122_010_keys_manage.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -26,4 +27,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261122_007_webhook_failure_streak', webhookFailureStreak],
   ['20261122_008_sms_sent_sim_slot', smsSentSimSlot],
   ['20261122_009_users_sessions', usersSessions],
+  ['20261122_010_keys_manage', keysManage],
 ];
