@@ -124,6 +124,8 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     webhookSender,
     users,
     sessions: new SessionService(db, users, config.sessions, clock, logger.child({ component: 'sessions' })),
-    loginThrottle: new LoginThrottle(authThrottle, new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) })),
+    // The per-email count gets metrics of its own, never rendered: a failed login is already
+    // counted once in auth_failures_total by the per-address throttle.
+    loginThrottle: new LoginThrottle(authThrottle, new AuthThrottle(config.authThrottle, clock, { metrics: new Metrics(), logger: logger.child({ component: 'auth' }) })),
   };
 }

@@ -287,4 +287,14 @@ describe('sessions: failed logins are throttled per address and per email', func
     expect((await call(fx, 'POST', '/session', { from: '127.0.1.99', body: { email: otherEmail, password: PASSWORD } })).status).to.equal(200);
     clock.advance(61_000);
   });
+
+  it('a failed login counts once in auth_failures_total', async () => {
+    const failures = async () => {
+      const text = await (await fetch(`${fx.baseUrl}/metrics`)).text();
+      return Number(/^auth_failures_total\{channel="http"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await failures();
+    expect((await call(fx, 'POST', '/session', { from: '127.0.2.1', body: { email: uniqueEmail(), password: 'wrong password' } })).status).to.equal(401);
+    expect(await failures()).to.equal(before + 1);
+  });
 });
