@@ -224,6 +224,17 @@ describe('sessions: logging in with email and password', function () {
     expect((await call(fx, 'GET', '/session', { cookie })).status, 'past 12 hours').to.equal(401);
   });
 
+  it('a login deletes the user\'s sessions that ended unseen', async () => {
+    const { email, user } = await createUser(fx, fx.tenant);
+    await login(fx, email, PASSWORD);
+    await login(fx, email, PASSWORD);
+    const rows = () => fx.gateway.services.db('sessions').where({ user_id: user.id }).count<{ count: string }[]>({ count: '*' });
+    expect(Number((await rows())[0]!.count)).to.equal(2);
+    clock.advance(31 * 60_000);
+    await login(fx, email, PASSWORD);
+    expect(Number((await rows())[0]!.count)).to.equal(1);
+  });
+
   it('a session of account A sees nothing of account B', async () => {
     const other = await fx.newTenant();
     await fx.gateway.services.devices.register(other.accountId, 'b-phone');

@@ -52,3 +52,11 @@ export async function deleteSession(db: Executor, id: string): Promise<void> {
 export async function deleteOtherSessions(db: Executor, userId: string, keepId: string): Promise<void> {
   await db('sessions').where({ user_id: userId }).whereNot({ id: keepId }).delete();
 }
+
+/** Deletes the user's sessions that have ended (idle since `idleSince`, or past their absolute end). */
+export async function deleteEndedSessions(db: Executor, userId: string, now: Date, idleSince: Date): Promise<void> {
+  await db('sessions')
+    .where({ user_id: userId })
+    .andWhere((ended) => ended.where('expires_at', '<=', now).orWhere('last_seen_at', '<=', idleSince))
+    .delete();
+}

@@ -52,6 +52,8 @@ export class SessionService {
       address,
     });
     await this.users.recordLogin(user.id, new Date(now));
+    // A session that ended unseen (its browser never came back) would stay forever otherwise.
+    await sessions.deleteEndedSessions(this.db, user.id, new Date(now), new Date(now - this.limits.idleTimeoutMs));
     this.logger.info({ userId: user.id, sessionId: session.id }, 'user logged in');
     return { token, session, user };
   }
