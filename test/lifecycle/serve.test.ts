@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { API_KEY, GatewayProcess, killChildren, runCli, tempDataDir, type Env } from '../support/cli.ts';
 import { ApiClient } from '../support/tenant.ts';
 
-const FIRST_START_LOG = 'first start: the new API key is in this file, readable by this user only; delete the file once the key is kept safe';
+const FIRST_START_LOG = "first start: the new API key and the administrator's one-time password are in this file, readable by this user only; delete the file once the key is kept safe";
 const KEY_LINE = new RegExp(`^ {2}(${API_KEY.source})$`, 'm');
 
 interface CurlCommand {
