@@ -2,7 +2,6 @@
 // and latency statistics. Every benchmark targets 127.0.0.1, is bounded, and stops by itself.
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import knexModule from 'knex';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -84,13 +83,7 @@ export function printTable(title: string, rows: Record<string, string | number>[
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from '../../test/support/ports.ts';
 
 /** A child process that prints one JSON line when it is ready; resolves with that line. */
 export interface ReadyChild {

@@ -25,30 +25,19 @@ import { Gateway } from '../../src/gateway.ts';
 import { Fleet } from '../../src/simulator/fleet.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
 import { PrivatePostgres } from './support/private-postgres.ts';
+import { readNumber, sleep, startSmsLoad } from './support/drill-kit.ts';
 
 const NAME = 'database-outage';
-const RATE = readNumber('DATABASE_OUTAGE_RATE', 50, 1, 1000);
-const OUTAGE_S = readNumber('DATABASE_OUTAGE_SECONDS', 20, 1, 300);
-const WARMUP_S = readNumber('DATABASE_OUTAGE_WARMUP_SECONDS', 10, 1, 300);
-const DRAIN_S = readNumber('DATABASE_OUTAGE_DRAIN_SECONDS', 60, 1, 600);
-const PHONES = readNumber('DATABASE_OUTAGE_PHONES', 20, 1, 500);
+const RATE = readNumber(NAME, 'DATABASE_OUTAGE_RATE', 50, 1, 1000);
+const OUTAGE_S = readNumber(NAME, 'DATABASE_OUTAGE_SECONDS', 20, 1, 300);
+const WARMUP_S = readNumber(NAME, 'DATABASE_OUTAGE_WARMUP_SECONDS', 10, 1, 300);
+const DRAIN_S = readNumber(NAME, 'DATABASE_OUTAGE_DRAIN_SECONDS', 60, 1, 600);
+const PHONES = readNumber(NAME, 'DATABASE_OUTAGE_PHONES', 20, 1, 500);
 const LOG_LEVEL = (process.env.DATABASE_OUTAGE_LOG_LEVEL ?? 'silent') as LogLevel;
 const FINAL = new Set(['delivered', 'undelivered', 'failed_send', 'failed_delivery']);
 /** A POST taking longer than this counts as refused (the client would have given up). */
 const POST_TIMEOUT_MS = 10_000;
 
-function readNumber(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) {
-    console.log(`DRILL ${NAME}: FAIL ${name} must be a number from ${min} to ${max}, got "${raw}"`);
-    process.exit(1);
-  }
-  return value;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 /** Warning and error lines the gateway logged, by message, and when (to tell outage lines apart). */
@@ -75,59 +64,6 @@ class LogTally extends Writable {
     for (const line of this.lines) if (line.at >= from && line.at <= to) counts.set(line.msg, (counts.get(line.msg) ?? 0) + 1);
     return counts;
   }
-}
-
-interface Load {
-  accepted: string[];
-  refused: Map<string, number>;
-  stop: () => Promise<void>;
-}
-
-/** Posts one SMS every 1/RATE s until stopped; outcomes by HTTP status (or network error). */
-function startLoad(apiUrl: string, key: string): Load {
-  const accepted: string[] = [];
-  const refused = new Map<string, number>();
-  const inFlight = new Set<Promise<void>>();
-  let sequence = 0;
-  const post = async () => {
-    const n = ++sequence;
-    try {
-      const response = await fetch(`${apiUrl}/sms`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ phone: '+79161234567', message: `drill ${n}` }),
-        signal: AbortSignal.timeout(POST_TIMEOUT_MS),
-      });
-      const body = (await response.json().catch(() => ({}))) as { id?: string };
-      if (response.status === 201 && body.id) accepted.push(body.id);
-      else refused.set(String(response.status), (refused.get(String(response.status)) ?? 0) + 1);
-    } catch (error) {
-      const reason = (error as Error).name === 'TimeoutError' ? 'timeout' : 'network error';
-      refused.set(reason, (refused.get(reason) ?? 0) + 1);
-    }
-  };
-  const started = Date.now();
-  let stopped = false;
-  // Paced against the clock, so a slow moment does not lower the rate.
-  const loop = (async () => {
-    while (!stopped) {
-      const due = Math.floor(((Date.now() - started) / 1000) * RATE);
-      while (sequence < due) {
-        const request = post().finally(() => inFlight.delete(request));
-        inFlight.add(request);
-      }
-      await sleep(5);
-    }
-  })();
-  return {
-    accepted,
-    refused,
-    stop: async () => {
-      stopped = true;
-      await loop;
-      await Promise.all(inFlight);
-    },
-  };
 }
 
 async function main(): Promise<{ pass: boolean; summary: string }> {
@@ -172,7 +108,7 @@ async function main(): Promise<{ pass: boolean; summary: string }> {
     let heldMost = 0;
     gateway.services.statusIngestor.on('held', (reports) => (heldMost = Math.max(heldMost, reports)));
     const loadStartedAt = Date.now();
-    const load = startLoad(apiUrl, key);
+    const load = startSmsLoad({ apiUrl, key, rate: RATE, timeoutMs: POST_TIMEOUT_MS });
     await sleep(WARMUP_S * 1000);
     const acceptedBefore = load.accepted.length;
     const stoppedAt = Date.now();
@@ -214,7 +150,7 @@ async function main(): Promise<{ pass: boolean; summary: string }> {
     const takenByTwo = [...takenBy.values()].filter((count) => count > 1).length;
     const reconnects = fleet.devices.reduce((sum, device) => sum + device.reconnects, 0);
     const refused = [...load.refused].map(([reason, n]) => `${reason}: ${n}`).join(', ') || 'none';
-    const refusedTotal = [...load.refused.values()].reduce((sum, n) => sum + n, 0);
+    const refusedTotal = load.refusedTotal();
 
     console.log(`posted ${load.accepted.length + refusedTotal} in ${seconds(postsEndedAt - loadStartedAt)} s`);
     console.log(`accepted ${load.accepted.length} (before the stop ${acceptedBefore}, during ${acceptedDuring}, after ${load.accepted.length - acceptedBefore - acceptedDuring})`);

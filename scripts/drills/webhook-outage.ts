@@ -29,34 +29,23 @@ import { Gateway } from '../../src/gateway.ts';
 import { Fleet } from '../../src/simulator/fleet.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
 import { Receiver, type Received } from '../../test/support/receiver.ts';
+import { readNumber, sleep, startSmsLoad } from './support/drill-kit.ts';
 
 const NAME = 'webhook-outage';
-const OUTAGE_S = readNumber('WEBHOOK_OUTAGE_SECONDS', 600, 2, 3600);
-const RATE = readNumber('WEBHOOK_OUTAGE_RATE', 20, 1, 500);
-const WARMUP_S = readNumber('WEBHOOK_OUTAGE_WARMUP_SECONDS', 10, 1, 300);
-const DRAIN_S = readNumber('WEBHOOK_OUTAGE_DRAIN_SECONDS', 300, 10, 3600);
-const PHONES = readNumber('WEBHOOK_OUTAGE_PHONES', 10, 1, 200);
+const OUTAGE_S = readNumber(NAME, 'WEBHOOK_OUTAGE_SECONDS', 600, 2, 3600);
+const RATE = readNumber(NAME, 'WEBHOOK_OUTAGE_RATE', 20, 1, 500);
+const WARMUP_S = readNumber(NAME, 'WEBHOOK_OUTAGE_WARMUP_SECONDS', 10, 1, 300);
+const DRAIN_S = readNumber(NAME, 'WEBHOOK_OUTAGE_DRAIN_SECONDS', 300, 10, 3600);
+const PHONES = readNumber(NAME, 'WEBHOOK_OUTAGE_PHONES', 10, 1, 200);
 const ADMIN_URL = process.env.DRILL_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const STATUS_ORDER = ['processing', 'sent', 'delivered'];
 const POST_TIMEOUT_MS = 10_000;
-
-function readNumber(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    console.log(`DRILL ${NAME}: FAIL ${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-    process.exit(1);
-  }
-  return value;
-}
 
 interface SmsEvent {
   type: string;
   data: { sms: { id: string; internal_status: string } };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 /** The gateway's warning and error lines, counted by message (printed at the end, not as they come). */
@@ -97,51 +86,6 @@ async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void>
       } finally {
         await again.destroy();
       }
-    },
-  };
-}
-
-/** Posts one SMS every 1/RATE s until stopped, paced against the clock; keeps the accepted ids. */
-function startLoad(apiUrl: string, key: string) {
-  const accepted: string[] = [];
-  let refused = 0;
-  const inFlight = new Set<Promise<void>>();
-  let sequence = 0;
-  const post = async () => {
-    const n = ++sequence;
-    try {
-      const response = await fetch(`${apiUrl}/sms`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ phone: '+79161234567', message: `drill ${n}` }),
-        signal: AbortSignal.timeout(POST_TIMEOUT_MS),
-      });
-      const body = (await response.json().catch(() => ({}))) as { id?: string };
-      if (response.status === 201 && body.id) accepted.push(body.id);
-      else refused++;
-    } catch {
-      refused++;
-    }
-  };
-  const started = Date.now();
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      const due = Math.floor(((Date.now() - started) / 1000) * RATE);
-      while (sequence < due) {
-        const request = post().finally(() => inFlight.delete(request));
-        inFlight.add(request);
-      }
-      await sleep(5);
-    }
-  })();
-  return {
-    accepted,
-    refused: () => refused,
-    stop: async () => {
-      stopped = true;
-      await loop;
-      await Promise.all(inFlight);
     },
   };
 }
@@ -211,7 +155,7 @@ async function main(): Promise<{ pass: boolean; summary: string }> {
     console.log(`receiver on 127.0.0.1:${port}; WEBHOOK_DISABLE_AFTER ${config.webhooks.disableAfterMs / 1000} s, WEBHOOK_RETRY_FOR ${config.webhooks.retryForMs / 1000} s`);
     console.log(`load ${RATE} SMS/s: ${WARMUP_S} s, receiver down ${OUTAGE_S} s (refusing connections, then answering 503), ${WARMUP_S} s more`);
 
-    const load = startLoad(apiUrl, key);
+    const load = startSmsLoad({ apiUrl, key, rate: RATE, timeoutMs: POST_TIMEOUT_MS });
     await sleep(WARMUP_S * 1000);
     const downAt = Date.now();
     await receiver.stop();
@@ -283,7 +227,7 @@ async function main(): Promise<{ pass: boolean; summary: string }> {
     const attempts = rows.reduce((sum, row) => sum + Number(row.attempts), 0);
     const failedAttempts = receiver.received.length - accepted.length;
 
-    console.log(`SMS accepted ${load.accepted.length} (refused ${load.refused()}); events expected ${expected} (${STATUS_ORDER.join(', ')} of each)`);
+    console.log(`SMS accepted ${load.accepted.length} (refused ${load.refusedTotal()}); events expected ${expected} (${STATUS_ORDER.join(', ')} of each)`);
     console.log(`receiver: ${receiver.received.length} requests (${failedAttempts} answered 503), ${accepted.length} accepted, ${timesById.size} distinct webhook-ids`);
     console.log(`attempts recorded ${attempts} (the refused connections among them); delivery rows: ${rows.map((row) => `${row.status} ${row.n}`).join(', ')}`);
     console.log(`duplicates accepted ${duplicates}; bad signatures ${badSignatures}; SMS missing an event ${incomplete}; SMS with events out of order ${outOfOrder}`);

@@ -3,23 +3,14 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Gateway } from '../../src/gateway.ts';
 import { expectRefused, jsonOf, killChildren, runCli, tempDataDir } from '../support/cli.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
+import { freePort } from '../support/ports.ts';
 
 /** A port nothing listens on (taken from the system, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 function oneLine(stderr: string): string {
   const lines = stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('npm warn'));
   expect(lines, stderr).to.have.length(1);
@@ -69,7 +60,7 @@ describe('cli: simulate', function () {
   });
 
   it('when nothing listens on PORT, then one line names the API URL and says connection refused (exit 1)', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const result = await runCli(['simulate', '--devices', '1', '--key', tenant.key], { PORT: String(port), MQTT_PORT: String(gateway.mqttPort) });
     expectRefused(result, 1);
     expect(oneLine(result.stderr)).to.equal(
@@ -78,7 +69,7 @@ describe('cli: simulate', function () {
   });
 
   it('when the API answers but nothing listens on MQTT_PORT, then one line names the broker URL (exit 1)', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const result = await runCli(['simulate', '--devices', '1', '--key', tenant.key], { PORT: String(gateway.httpPort), MQTT_PORT: String(port) });
     expectRefused(result, 1);
     expect(oneLine(result.stderr)).to.equal(

@@ -2,20 +2,11 @@
 // isDatabaseUnavailable tells an unreachable database (retrying will succeed) from a statement
 // that fails on its own (retrying never will). Real errors where they can be had.
 import { expect } from 'chai';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import knexModule from 'knex';
 import type { Gateway } from '../../src/gateway.ts';
 import { isDatabaseUnavailable } from '../../src/storage/database-errors.ts';
 import { startGateway } from '../support/gateway.ts';
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../support/ports.ts';
 
 async function failure(work: () => Promise<unknown>): Promise<unknown> {
   try {
@@ -36,7 +27,7 @@ describe('device channel: telling a database outage from a bad statement', () =>
   after(async () => gateway?.stop());
 
   it('when no server listens where the database should be, then the error is an outage', async () => {
-    const db = knexModule.knex({ client: 'pg', connection: `postgres://nobody@127.0.0.1:${await closedPort()}/none`, pool: { min: 0, max: 1 } });
+    const db = knexModule.knex({ client: 'pg', connection: `postgres://nobody@127.0.0.1:${await freePort()}/none`, pool: { min: 0, max: 1 } });
     try {
       expect(isDatabaseUnavailable(await failure(() => db.raw('select 1')))).to.equal(true);
     } finally {

@@ -4,27 +4,18 @@
 // real status ingestor on a real pg pool pointed at a port where no server listens (a stopped
 // database).
 import { expect } from 'chai';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import knexModule, { type Knex } from 'knex';
 import { StatusIngestor } from '../../src/modules/delivery/status-ingestor.ts';
 import { TransientStore } from '../../src/modules/delivery/transient-store.ts';
 import { StatusHooks } from '../../src/modules/delivery/status-hooks.ts';
 import { systemClock } from '../../src/common/clock.ts';
 import { createLogger } from '../../src/common/logger.ts';
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../support/ports.ts';
 
 describe('device channel: a status report held through a database outage', () => {
   let db: Knex;
   before(async () => {
-    db = knexModule.knex({ client: 'pg', connection: `postgres://nobody@127.0.0.1:${await closedPort()}/none`, pool: { min: 0, max: 2 },
+    db = knexModule.knex({ client: 'pg', connection: `postgres://nobody@127.0.0.1:${await freePort()}/none`, pool: { min: 0, max: 2 },
       // knex would print every refused connection on the console.
       log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     });

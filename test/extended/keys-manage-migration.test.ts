@@ -3,27 +3,15 @@
 // made with a chosen set keep exactly that set.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
-import { up } from '../../db/migrations/20261122_010_keys_manage.ts';
+import { ALL_BEFORE, up } from '../../db/migrations/20261122_010_keys_manage.ts';
 import type { Permission } from '../../src/modules/api-keys/permissions.ts';
-
-const ALL_BEFORE: Permission[] = [
-  'sms:send',
-  'sms:read',
-  'sms:delete',
-  'devices:read',
-  'devices:settings',
-  'devices:write',
-  'devices:monitor',
-  'webhooks:read',
-  'webhooks:write',
-];
 
 describe('migration 010: keys:manage for the keys that held every permission', () => {
   const fx = useGateway({ tenant: 'each' });
 
   it('adds keys:manage to a key made with every older permission, once, and leaves chosen sets alone', async () => {
     const { apiKeys, db } = fx.gateway.services;
-    const everything = await apiKeys.create(fx.tenant.accountId, ALL_BEFORE, 'old all');
+    const everything = await apiKeys.create(fx.tenant.accountId, ALL_BEFORE as Permission[], 'old all');
     const chosen = await apiKeys.create(fx.tenant.accountId, ['sms:send', 'sms:read'], 'chosen');
     const permissionsOf = async (id: string) => ((await db('api_keys').where({ id }).first()) as { permissions: string[] }).permissions;
 

@@ -7,8 +7,7 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { freePort } from '../../../test/support/ports.ts';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
@@ -22,14 +21,6 @@ function binDir(): string {
   if (versions.length === 0) throw new Error(`no PostgreSQL server binaries under ${root} (set PG_BIN to the directory holding initdb and pg_ctl)`);
   versions.sort((a, b) => Number(b) - Number(a));
   return join(root, versions[0]!, 'bin');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export class PrivatePostgres {

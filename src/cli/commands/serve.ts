@@ -18,30 +18,30 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
 
   // Signals are handled from the moment the gateway runs: a SIGTERM during the first start (an
   // scrypt hash takes a few hundred milliseconds) still stops it cleanly, exit code 0.
-  let stopped: Promise<void> | undefined;
-  const stop = (signal: string) => {
-    if (stopped) return;
-    logger.info({ signal }, 'stopping');
-    stopped = gateway.stop().catch((error: unknown) => {
-      logger.error({ err: error }, 'unclean stop');
-      process.exitCode = 1;
-    });
-    wake();
-  };
-  let wake = () => {};
-  const stopRequested = new Promise<void>((resolve) => (wake = resolve));
-  // `on`, not `once`: a second signal during the drain must not kill the process mid-stop.
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  let stopping = false;
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'stopping');
+      gateway.stop().then(resolve, (error: unknown) => {
+        logger.error({ err: error }, 'unclean stop');
+        process.exitCode = 1;
+        resolve();
+      });
+    };
+    // `on`, not `once`: a second signal during the drain must not kill the process mid-stop.
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  });
 
   // A stop that began meanwhile may close the database under the first start: that is no error.
   const first = await bootstrapFirstAccount(gateway.services, config.adminEmail).catch((error: unknown) => {
-    if (stopped) return undefined;
+    if (stopping) return undefined;
     throw error;
   });
   if (first) showFirstStart(firstStartBanner(first, gateway.httpPort, out), config.dataDir, logger);
 
-  await stopRequested;
   await stopped;
 }
 

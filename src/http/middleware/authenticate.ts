@@ -5,9 +5,9 @@
 // client how to authenticate (RFC 6750 WWW-Authenticate); permission checks come after.
 // A client address with too many unknown keys lately is refused with 429 before its key is
 // even read (src/common/auth-throttle.ts), so guessing keys costs the gateway nothing.
-import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { AppError } from '../../common/errors.ts';
+import { hashSecret, secretMatches } from '../../common/secrets.ts';
 import type { AuthThrottle } from '../../common/auth-throttle.ts';
 import { PERMISSIONS, type Permission } from '../../modules/api-keys/permissions.ts';
 import type { AuthContext } from '../../modules/api-keys/service.ts';
@@ -70,7 +70,7 @@ async function authenticateSession(ctx: Context, authenticator: Authenticator, t
   }
   // A browser sends the cookie with a request another site makes it send; such a site cannot
   // read the CSRF token, which only the session's own answers carry.
-  if (!SAFE_METHODS.has(ctx.method) && !sameSecret(ctx.get('x-csrf-token'), active.session.csrf_token)) {
+  if (!SAFE_METHODS.has(ctx.method) && !secretMatches(ctx.get('x-csrf-token'), hashSecret(active.session.csrf_token))) {
     throw new AppError('csrf_failed');
   }
   ctx.state.accountId = active.user.account_id;
@@ -80,10 +80,4 @@ async function authenticateSession(ctx: Context, authenticator: Authenticator, t
     permissions: active.user.role === 'owner' ? OWNER_PERMISSIONS : VIEWER_PERMISSIONS,
     session: active,
   };
-}
-
-function sameSecret(presented: string, expected: string): boolean {
-  const a = Buffer.from(presented, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
 }
