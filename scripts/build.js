@@ -1,6 +1,7 @@
-// Compiles the gateway to JavaScript in dist/ (tsconfig.build.json: src, broker, db), copies
-// the other files the code reads at run time (the /docs page) beside it, and writes a stamp of
-// the sources it was built from. Plain JavaScript: it runs before anything is compiled.
+// Bundles the control panel (panel-build.js), compiles the gateway to JavaScript in dist/
+// (tsconfig.build.json: src, broker, db), copies the other files the code reads at run time (the
+// /docs page) beside it, and writes a stamp of the sources it was built from. Plain JavaScript:
+// it runs before anything is compiled.
 //
 // `npm run build` builds. bin/sms-gateway.js calls ensureBuilt(), which builds only when dist/
 // is missing or its stamp no longer matches the sources, so `npm ci && npm start` stays the
@@ -12,6 +13,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensurePanelBuilt } from './panel-build.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DIST = join(ROOT, 'dist');
@@ -32,6 +34,7 @@ const TSC_ERRORS_BUT_EMITTED = 2;
  * Throws with tsc's report when nothing usable was emitted.
  */
 export async function ensureBuilt({ force = false, strict = false } = {}) {
+  await ensurePanelBuilt({ force });
   if (!force && isFresh(fingerprint())) return;
   const release = await lock();
   try {

@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import type { DeviceRow } from '../modules/devices/repository.ts';
 import type { SmsRecord } from '../modules/messages/repository.ts';
+import type { IncomingSmsRow } from '../modules/incoming/repository.ts';
 
 export interface GatewayEvents {
   /** A stored SMS was committed; it may or may not have a device yet. */
@@ -14,6 +15,8 @@ export interface GatewayEvents {
   'device.settings_changed': [device: DeviceRow];
   /** A device was deleted; its credentials are dead. */
   'device.deleted': [device: DeviceRow];
+  /** An incoming SMS was stored (not a repeat of one already stored); committed. */
+  'incoming.stored': [row: IncomingSmsRow];
   /** A device with notify_low_battery on reported its battery falling below the threshold. */
   'device.battery_low': [device: DeviceRow];
 }

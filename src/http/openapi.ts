@@ -102,7 +102,7 @@ function operation(route: RouteDefinition): Record<string, unknown> {
   for (const [status, response] of Object.entries(route.responses)) {
     responses[status] = {
       description: response.description,
-      ...(response.schema ? { content: { 'application/json': { schema: plain(response.schema) } } } : {}),
+      ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: plain(response.schema) } } } : {}),
     };
   }
   const errors = new Set<ErrorCode>([...COMMON_ERRORS, ...(route.body ? BODY_ERRORS : []), ...(route.errors ?? [])]);

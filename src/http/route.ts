@@ -33,6 +33,8 @@ export interface RouteResult {
 export interface RouteResponse {
   description: string;
   schema?: TSchema;
+  /** application/json unless named (an event stream). */
+  contentType?: string;
 }
 
 export interface RouteDefinition<

@@ -54,7 +54,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let pglite: InstanceType<typeof PGlite>;
   let unlock = () => {};
   if (options.dataDir === ':memory:') {
-    pglite = new PGlite({ extensions });
+    pglite = await openInMemory(PGlite, extensions);
   } else {
     mkdirSync(options.dataDir, { recursive: true });
     unlock = lockDataDir(options.dataDir);
@@ -79,6 +79,25 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     unlock();
   });
   return db;
+}
+
+// Initialising a PGlite cluster (its initdb) takes over a second; loading a copy of one takes a
+// fraction. In-memory databases (tests, the demo) start many times in one process, so the first
+// one's pristine cluster is kept and each later one loads it. Migrations still run on each.
+type PGliteClass = typeof import('@electric-sql/pglite').PGlite;
+let pristineCluster: Promise<Blob> | undefined;
+
+async function openInMemory(PGlite: PGliteClass, extensions: Record<string, unknown>) {
+  if (pristineCluster) {
+    return new PGlite({ loadDataDir: await pristineCluster, extensions } as ConstructorParameters<PGliteClass>[0]);
+  }
+  const pglite = new PGlite({ extensions } as ConstructorParameters<PGliteClass>[0]);
+  pristineCluster = pglite.waitReady.then(() => pglite.dumpDataDir('none'));
+  pristineCluster.catch(() => {
+    pristineCluster = undefined;
+  });
+  await pristineCluster;
+  return pglite;
 }
 
 const afterClose = new WeakMap<Database, () => Promise<void>>();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { REPO_ROOT } from '../support/cli.ts';
 
-const COPIED = ['src', 'broker', 'db', 'bin', 'scripts/build.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+const COPIED = ['src', 'broker', 'db', 'panel', 'bin', 'scripts/build.js', 'scripts/panel-build.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 const BUILD_LINE = /^sms-gateway: building dist\/ from the TypeScript sources \((no build yet|they changed)\)$/m;
 
 interface Run {
@@ -84,7 +84,7 @@ describe('the compiled gateway (dist/)', function () {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('when dist/ is missing, then serve builds it (saying so in one line on stderr) and the compiled gateway answers /healthz, /docs and /metrics', async function () {
+  it('when dist/ is missing, then serve builds it (saying so in one line on stderr) and the compiled gateway answers /healthz, /docs, /metrics and the panel at /', async function () {
     this.timeout(180_000);
     const started = run(['serve']);
     const port = await listening(started);
@@ -100,6 +100,14 @@ describe('the compiled gateway (dist/)', function () {
     expect(docs.status).to.equal(200);
     expect(docs.headers.get('content-type')).to.match(/^text\/html/);
     expect((await fetch(`http://127.0.0.1:${port}/docs/assets/docs.js`)).status).to.equal(200);
+    // The control panel is bundled by the same build and served at / with its assets.
+    const panel = await fetch(`http://127.0.0.1:${port}/`);
+    expect(panel.status).to.equal(200);
+    const script = /src="(\/panel\/assets\/app-[A-Z0-9]+\.js)"/.exec(await panel.text())?.[1];
+    expect(script, 'the page names its bundled script').to.be.a('string');
+    const bundle = await fetch(`http://127.0.0.1:${port}${script!}`);
+    expect(bundle.status).to.equal(200);
+    expect(bundle.headers.get('content-type')).to.match(/^text\/javascript/);
     // The version comes from the package's package.json, found from dist/ too.
     const openApi = (await (await fetch(`http://127.0.0.1:${port}/api/ext/v1/openapi.json`)).json()) as { info: { version: string } };
     expect(openApi.info.version).to.equal((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
@@ -125,7 +133,7 @@ describe('the compiled gateway (dist/)', function () {
 
   it('when the package holds dist/ without its TypeScript sources, then serve runs it without building', async function () {
     this.timeout(90_000);
-    for (const dir of ['src', 'broker', 'db']) rmSync(join(root, dir), { recursive: true });
+    for (const dir of ['src', 'broker', 'db', 'panel']) rmSync(join(root, dir), { recursive: true });
     const started = run(['serve']);
     const port = await listening(started);
     expect(started.stderr).not.to.match(BUILD_LINE);

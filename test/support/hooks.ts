@@ -1,14 +1,17 @@
-// Mocha global fixtures: against PostgreSQL (the default), a fresh database is created for the
-// run, migrated once, and dropped at the end. With TEST_DATABASE=pglite every gateway a test
-// starts gets its own in-memory embedded database instead.
+// Mocha global fixtures: the control panel is bundled if its sources changed. Against PostgreSQL
+// (the default), a fresh database is created for the run, migrated once, and dropped at the end.
+// With TEST_DATABASE=pglite every gateway a test starts gets its own in-memory embedded database.
 import { randomBytes } from 'node:crypto';
 import knexModule from 'knex';
 import { closeDatabase, migrate, openDatabase } from '../../src/storage/database.ts';
 import { testDatabase } from './environment.ts';
+import { ensurePanelBuilt } from '../../scripts/panel-build.js';
 
 let created: { admin: string; name: string } | undefined;
 
 export async function mochaGlobalSetup(): Promise<void> {
+  // Gateways under test serve the control panel from dist/panel, as the installed one does.
+  await ensurePanelBuilt();
   const target = testDatabase();
   if (target.kind === 'pglite') return;
   const name = `sms_gateway_test_${randomBytes(4).toString('hex')}`;

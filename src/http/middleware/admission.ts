@@ -1,8 +1,9 @@
 // Refuses API requests the gateway cannot serve soon (see common/admission.ts). The refusal is
 // decided before Koa sees the request: no context, no logger, no body read, no key checked, no
 // database asked, one pre-serialised answer (503 overloaded, Retry-After), because under overload
-// a refusal must cost next to nothing or refusing becomes the overload. Health, metrics and the
-// docs stay outside: orchestrators and operators need them most when the gateway is busiest.
+// a refusal must cost next to nothing or refusing becomes the overload. Health, metrics, the docs
+// and the panel's page and assets stay outside: orchestrators and operators need them most when the
+// gateway is busiest (the panel's API calls are admitted like any other).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { AppError } from '../../common/errors.ts';
 import type { Admission } from '../../common/admission.ts';
@@ -12,7 +13,10 @@ import type { Logger } from '../../common/logger.ts';
 /** Seconds a refused client waits before it tries again. */
 export const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 
-const OPERATIONAL = /^\/(?:healthz|readyz|metrics|docs)(?:[/?]|$)|^\/api\/ext\/v1\/openapi\.json(?:\?|$)/;
+const OPERATIONAL = /^\/(?:healthz|readyz|metrics|docs)(?:[/?]|$)|^\/api\/ext\/v1\/openapi\.json(?:\?|$)|^\/(?:\?|$)|^\/panel\/assets\//;
+// The live event stream stays open for hours: it is admitted like any request, then gives its
+// place back at once, or a few open panels would hold the in-flight limit for good.
+const LONG_LIVED = /^\/api\/ext\/v1\/events(?:\?|$)/;
 const REFUSAL_BODY = JSON.stringify(new AppError('overloaded').toBody());
 const REFUSAL_HEADERS = {
   'content-type': 'application/json; charset=utf-8',
@@ -31,6 +35,10 @@ export function admissionControl(admission: Admission, metrics: Metrics, logger:
       if (episode) {
         logger.info({ refused: episode.refused, ms: Date.now() - episode.since }, 'admitting API requests again');
         episode = undefined;
+      }
+      if (LONG_LIVED.test(request.url ?? '')) {
+        admission.leave();
+        return serve(request, response);
       }
       const started = performance.now();
       // 'close' comes once the answer is sent, or the client went away: either way the place is free.

@@ -1,6 +1,7 @@
 // SMS received by the account's phones (spec 6.3: forwarded only when forward_incoming_sms is on).
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Cursor } from '../../http/pagination.ts';
+import type { GatewayEventBus } from '../../common/events.ts';
 import * as incoming from './repository.ts';
 
 export interface ReceivedSms {
@@ -15,11 +16,14 @@ export class IncomingService {
   /** Hears each newly stored SMS, in its transaction (the webhook outbox). */
   onStored: (trx: Executor, row: incoming.IncomingSmsRow) => Promise<void> = async () => {};
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly events: GatewayEventBus,
+  ) {}
 
   /** Stores the SMS; undefined when the device had already reported it. */
-  store(accountId: string, deviceId: string, sms: ReceivedSms): Promise<incoming.IncomingSmsRow | undefined> {
-    return this.db.transaction(async (trx) => {
+  async store(accountId: string, deviceId: string, sms: ReceivedSms): Promise<incoming.IncomingSmsRow | undefined> {
+    const stored = await this.db.transaction(async (trx) => {
       const row = await incoming.insertIncoming(trx, {
         account_id: accountId,
         device_id: deviceId,
@@ -32,6 +36,8 @@ export class IncomingService {
       if (row) await this.onStored(trx, row);
       return row;
     });
+    if (stored) this.events.emit('incoming.stored', stored);
+    return stored;
   }
 
   list(accountId: string, limit: number, cursor?: Cursor, deviceId?: string) {

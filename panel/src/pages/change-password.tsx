@@ -1,0 +1,59 @@
+// Changing the password; required before anything else after a one-time password.
+import { useState } from 'preact/hooks';
+import { ApiError, post } from '../api.ts';
+import { useSession } from '../session.tsx';
+import { TextField } from '../ui/fields.tsx';
+import { ErrorNotice, SuccessNotice } from '../ui/notice.tsx';
+import { Page } from '../ui/page.tsx';
+
+const MIN_LENGTH = 12;
+
+export function ChangePasswordPage() {
+  const session = useSession();
+  const forced = session.user.must_change_password;
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [error, setError] = useState<ApiError | string>();
+  const [done, setDone] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    if (next !== repeat) return setError('The two new passwords differ.');
+    try {
+      await post('/session/password', { current_password: current, new_password: next });
+      setDone(true);
+      setCurrent('');
+      setNext('');
+      setRepeat('');
+      await session.refresh();
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught : String(caught));
+    }
+  };
+  const fieldError = (field: string) => (error instanceof ApiError ? error.forField(field) : undefined);
+  return (
+    <Page title={forced ? 'Choose your password' : 'Change password'}>
+      {forced && <p>You logged in with a one-time password. Choose your own to continue.</p>}
+      {done && <SuccessNotice>Your password is changed.</SuccessNotice>}
+      <form class="card narrow" onSubmit={submit} noValidate>
+        <ErrorNotice error={error} />
+        <TextField label="Current password" type="password" name="current_password" autoComplete="current-password" value={current} onValue={setCurrent} error={fieldError('current_password')} />
+        <TextField
+          label="New password"
+          type="password"
+          name="new_password"
+          autoComplete="new-password"
+          value={next}
+          onValue={setNext}
+          hint={`At least ${MIN_LENGTH} characters.`}
+          error={fieldError('new_password')}
+        />
+        <TextField label="New password again" type="password" name="repeat_password" autoComplete="new-password" value={repeat} onValue={setRepeat} />
+        <button type="submit" class="button button-primary">
+          Change password
+        </button>
+      </form>
+    </Page>
+  );
+}

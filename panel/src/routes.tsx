@@ -1,0 +1,36 @@
+// Which page answers which panel path. Pages take the path's named parts as props.
+import type { FunctionComponent } from 'preact';
+import { AccountsPage } from './pages/accounts.tsx';
+import { BulkPage } from './pages/bulk.tsx';
+import { ChangePasswordPage } from './pages/change-password.tsx';
+import { DashboardPage } from './pages/dashboard.tsx';
+import { DeviceDetailPage } from './pages/device-detail.tsx';
+import { DeviceRegisterPage } from './pages/device-register.tsx';
+import { DevicesPage } from './pages/devices.tsx';
+import { IncomingPage } from './pages/incoming.tsx';
+import { KeysPage } from './pages/keys.tsx';
+import { SendPage } from './pages/send.tsx';
+import { SmsDetailPage } from './pages/sms-detail.tsx';
+import { SmsListPage } from './pages/sms-list.tsx';
+import { UsersPage } from './pages/users.tsx';
+import { WebhookDetailPage } from './pages/webhook-detail.tsx';
+import { WebhooksPage } from './pages/webhooks.tsx';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const ROUTES: [pattern: string, page: FunctionComponent<any>][] = [
+  ['/', DashboardPage],
+  ['/sms', SmsListPage],
+  ['/sms/:id', SmsDetailPage],
+  ['/send', SendPage],
+  ['/send/bulk', BulkPage],
+  ['/devices', DevicesPage],
+  ['/devices/new', DeviceRegisterPage],
+  ['/devices/:id', DeviceDetailPage],
+  ['/incoming', IncomingPage],
+  ['/webhooks', WebhooksPage],
+  ['/webhooks/:id', WebhookDetailPage],
+  ['/keys', KeysPage],
+  ['/users', UsersPage],
+  ['/accounts', AccountsPage],
+  ['/password', ChangePasswordPage],
+];

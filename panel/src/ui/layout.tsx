@@ -1,0 +1,70 @@
+// The frame around every page once logged in: a skip link, the navigation (a menu button on a
+// phone-sized screen), who is logged in, and logout.
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { useSession } from '../session.tsx';
+
+interface NavItem {
+  href: string;
+  label: string;
+  /** Shown only when this says so. */
+  when?: (session: ReturnType<typeof useSession>) => boolean;
+}
+
+const NAV: NavItem[] = [
+  { href: '#/', label: 'Dashboard' },
+  { href: '#/sms', label: 'SMS' },
+  { href: '#/send', label: 'Send' },
+  { href: '#/devices', label: 'Devices' },
+  { href: '#/incoming', label: 'Incoming' },
+  { href: '#/webhooks', label: 'Webhooks' },
+  { href: '#/keys', label: 'API keys', when: (session) => session.canChange },
+  { href: '#/users', label: 'Users', when: (session) => session.canChange },
+  { href: '#/accounts', label: 'Accounts', when: (session) => session.user.is_admin },
+];
+
+export function Layout({ path, children }: { path: string; children: ComponentChildren }) {
+  const session = useSession();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const active = (href: string) => {
+    const target = href.slice(1);
+    return target === '/' ? path === '/' : path === target || path.startsWith(`${target}/`);
+  };
+  return (
+    <>
+      <a class="skip-link" href="#main" onClick={(event) => (event.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <header class="topbar">
+        <a class="brand" href="#/">
+          SMS gateway
+        </a>
+        <button type="button" class="button menu-button" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <nav id="main-nav" class={`main-nav${menuOpen ? ' open' : ''}`} aria-label="Main">
+          <ul>
+            {NAV.filter((item) => !item.when || item.when(session)).map((item) => (
+              <li key={item.href}>
+                <a href={item.href} aria-current={active(item.href) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+                  {item.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="whoami">
+          <span title={session.user.email}>
+            {session.user.email} <span class="muted">({session.user.role}{session.user.is_admin ? ', admin' : ''})</span>
+          </span>
+          <button type="button" class="button button-small" onClick={() => void session.logout()}>
+            Log out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

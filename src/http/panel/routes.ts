@@ -1,0 +1,82 @@
+// The control panel at /: one HTML page and its bundled assets from dist/panel (built by
+// scripts/panel-build.js during `npm ci` and before `serve`). The page talks to the Extended
+// API with the session cookie; nothing here knows any rule of the gateway.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type Router from '@koa/router';
+
+const ASSET_TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  map: 'application/json; charset=utf-8',
+};
+
+// Only the page's own files, from 'self': no inline script, no framing, no third party.
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+interface PanelFiles {
+  index: Buffer;
+  assets: Map<string, { content: Buffer; type: string }>;
+}
+
+export function mountPanel(router: Router, distDir = findPanelDist()): void {
+  let files: PanelFiles | undefined;
+  // Read once, on first use: the files are content-addressed and never change under a process.
+  const load = (): PanelFiles | undefined => {
+    if (files) return files;
+    if (!existsSync(join(distDir, 'index.html'))) return undefined;
+    const assets = new Map<string, { content: Buffer; type: string }>();
+    for (const name of readdirSync(join(distDir, 'assets'))) {
+      const type = ASSET_TYPES[name.slice(name.lastIndexOf('.') + 1)];
+      if (type) assets.set(name, { content: readFileSync(join(distDir, 'assets', name)), type });
+    }
+    return (files = { index: readFileSync(join(distDir, 'index.html')), assets });
+  };
+
+  router.get('/', (ctx) => {
+    const panel = load();
+    ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'same-origin');
+    ctx.set('X-Frame-Options', 'DENY');
+    // The page names its assets by digest: it must be fetched fresh after an upgrade.
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = 'text/html; charset=utf-8';
+    if (!panel) {
+      ctx.status = 503;
+      ctx.body = '<!doctype html><title>Panel not built</title><p>The control panel has not been built. Run <code>npm run build</code> (or start the gateway with <code>npm start</code>, which builds it).</p>';
+      return;
+    }
+    ctx.body = panel.index;
+  });
+
+  router.get('/panel/assets/:name', (ctx) => {
+    const asset = load()?.assets.get(ctx.params.name ?? '');
+    if (!asset) return; // 404 from the error handler
+    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.type = asset.type;
+    ctx.body = asset.content;
+  });
+}
+
+/** dist/panel of this installation, from src/ (tsx) or dist/src/ (compiled) alike. */
+function findPanelDist(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return join(dir, 'dist', 'panel');
+}

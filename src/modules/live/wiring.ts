@@ -1,0 +1,37 @@
+// What the panel hears live, and from where: SMS status changes once committed (the same seam
+// the webhooks use), device presence, and incoming SMS. Ids and states only: the panel reads
+// anything more (text, phone) through the API, under its own permission checks.
+import type { GatewayEventBus } from '../../common/events.ts';
+import { newStatus, type StatusHooks } from '../delivery/status-hooks.ts';
+import type { DevicePresence } from '../devices/presence.ts';
+import type { LiveHub } from './hub.ts';
+
+export function wireLive(hub: LiveHub, sources: { statusHooks: StatusHooks; presence: DevicePresence; events: GatewayEventBus }): void {
+  sources.statusHooks.add({
+    committed(changes) {
+      for (const change of changes) {
+        // A no_store SMS has no row the panel could open.
+        if (change.transient || !hub.listening(change.sms.account_id)) continue;
+        hub.publish(change.sms.account_id, {
+          type: 'sms.status',
+          permission: 'sms:read',
+          data: { id: change.sms.id, status: newStatus(change), at: change.at.toISOString(), reason: change.reason, device_id: change.sms.device_id },
+        });
+      }
+    },
+  });
+  const onPresence = (online: boolean) => (deviceId: string, accountId: string) => {
+    if (!hub.listening(accountId)) return;
+    hub.publish(accountId, { type: 'device.presence', permission: 'devices:read', data: { id: deviceId, online, at: new Date().toISOString() } });
+  };
+  sources.presence.on('online', onPresence(true));
+  sources.presence.on('offline', onPresence(false));
+  sources.events.on('incoming.stored', (row) => {
+    if (!hub.listening(row.account_id)) return;
+    hub.publish(row.account_id, {
+      type: 'sms.received',
+      permission: 'sms:read',
+      data: { id: row.id, device_id: row.device_id, at: row.received_at.toISOString() },
+    });
+  });
+}
