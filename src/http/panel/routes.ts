@@ -1,7 +1,7 @@
 // The control panel at /: one HTML page and its bundled assets from dist/panel (built by
 // scripts/panel-build.js during `npm ci` and before `serve`). The page talks to the Extended
 // API with the session cookie; nothing here knows any rule of the gateway.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Router from '@koa/router';
@@ -25,22 +25,28 @@ const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 interface PanelFiles {
+  builtAt: number;
   index: Buffer;
   assets: Map<string, { content: Buffer; type: string }>;
 }
 
 export function mountPanel(router: Router, distDir = findPanelDist()): void {
   let files: PanelFiles | undefined;
-  // Read once, on first use: the files are content-addressed and never change under a process.
+  // Read on first use, and again only when a new build replaced them (while working on the panel).
   const load = (): PanelFiles | undefined => {
-    if (files) return files;
-    if (!existsSync(join(distDir, 'index.html'))) return undefined;
+    let builtAt: number;
+    try {
+      builtAt = statSync(join(distDir, 'index.html')).mtimeMs;
+    } catch {
+      return undefined;
+    }
+    if (files?.builtAt === builtAt) return files;
     const assets = new Map<string, { content: Buffer; type: string }>();
     for (const name of readdirSync(join(distDir, 'assets'))) {
       const type = ASSET_TYPES[name.slice(name.lastIndexOf('.') + 1)];
       if (type) assets.set(name, { content: readFileSync(join(distDir, 'assets', name)), type });
     }
-    return (files = { index: readFileSync(join(distDir, 'index.html')), assets });
+    return (files = { builtAt, index: readFileSync(join(distDir, 'index.html')), assets });
   };
 
   router.get('/', (ctx) => {
@@ -61,7 +67,7 @@ export function mountPanel(router: Router, distDir = findPanelDist()): void {
   });
 
   router.get('/panel/assets/:name', (ctx) => {
-    const asset = load()?.assets.get(ctx.params.name ?? '');
+    const asset = (files ?? load())?.assets.get(ctx.params.name ?? '');
     if (!asset) return; // 404 from the error handler
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.set('X-Content-Type-Options', 'nosniff');
