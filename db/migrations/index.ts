@@ -11,6 +11,7 @@ import * as webhookFailureStreak from './20261122_007_webhook_failure_streak.ts'
 import * as smsSentSimSlot from './20261122_008_sms_sent_sim_slot.ts';
 import * as usersSessions from './20261122_009_users_sessions.ts';
 import * as keysManage from './20261122_010_keys_manage.ts';
+import * as usersManageAccountsDisabled from './20261123_011_users_manage_accounts_disabled.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,4 +29,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261122_008_sms_sent_sim_slot', smsSentSimSlot],
   ['20261122_009_users_sessions', usersSessions],
   ['20261122_010_keys_manage', keysManage],
+  ['20261123_011_users_manage_accounts_disabled', usersManageAccountsDisabled],
 ];

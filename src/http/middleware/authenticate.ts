@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import { AppError } from '../../common/errors.ts';
 import { hashSecret, secretMatches } from '../../common/secrets.ts';
 import type { AuthThrottle } from '../../common/auth-throttle.ts';
-import { PERMISSIONS, type Permission } from '../../modules/api-keys/permissions.ts';
+import { ROLE_PERMISSIONS } from '../../modules/api-keys/permissions.ts';
 import type { AuthContext } from '../../modules/api-keys/service.ts';
 import type { ActiveSession } from '../../modules/sessions/service.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';
@@ -18,6 +18,8 @@ export interface Authenticator {
   authenticate(presentedKey: string): Promise<AuthContext | undefined>;
   /** The live session of a cookie token; none: cookies are not looked at. */
   authenticateSession?(token: string): Promise<ActiveSession | undefined>;
+  /** Whether the account was disabled by the instance administrator; none: accounts are never disabled. */
+  accountDisabled?(accountId: string): Promise<boolean>;
   /** Counts unknown keys per client address and refuses an address that had too many; none: no throttling. */
   readonly throttle?: AuthThrottle;
 }
@@ -29,9 +31,6 @@ export interface RequestAuth extends AuthContext {
 
 const REALM = 'Bearer realm="sms-gateway"';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const OWNER_PERMISSIONS: ReadonlySet<Permission> = new Set(PERMISSIONS);
-// A viewer reads: every permission that only reads, and nothing that changes anything.
-const VIEWER_PERMISSIONS: ReadonlySet<Permission> = new Set(PERMISSIONS.filter((permission) => permission.endsWith(':read')));
 
 export async function authenticateRequest(ctx: Context, authenticator: Authenticator): Promise<RequestAuth> {
   // The socket's peer: the app does not trust proxy headers (app.proxy is false).
@@ -56,8 +55,17 @@ export async function authenticateRequest(ctx: Context, authenticator: Authentic
     ctx.set('WWW-Authenticate', `${REALM}, error="invalid_token"`);
     throw new AppError('unauthorized', 'the API key is unknown or revoked');
   }
+  await refuseDisabledAccount(authenticator, auth.accountId);
   ctx.state.accountId = auth.accountId;
   return auth;
+}
+
+/**
+ * A disabled account's keys and sessions are still real credentials, so the answer is 403
+ * account_disabled rather than 401: a client learns why instead of retrying other keys.
+ */
+async function refuseDisabledAccount(authenticator: Authenticator, accountId: string): Promise<void> {
+  if (await authenticator.accountDisabled?.(accountId)) throw new AppError('account_disabled');
 }
 
 async function authenticateSession(ctx: Context, authenticator: Authenticator, token: string): Promise<RequestAuth> {
@@ -73,11 +81,12 @@ async function authenticateSession(ctx: Context, authenticator: Authenticator, t
   if (!SAFE_METHODS.has(ctx.method) && !secretMatches(ctx.get('x-csrf-token'), hashSecret(active.session.csrf_token))) {
     throw new AppError('csrf_failed');
   }
+  await refuseDisabledAccount(authenticator, active.user.account_id);
   ctx.state.accountId = active.user.account_id;
   return {
     accountId: active.user.account_id,
     keyId: '',
-    permissions: active.user.role === 'owner' ? OWNER_PERMISSIONS : VIEWER_PERMISSIONS,
+    permissions: ROLE_PERMISSIONS[active.user.role],
     session: active,
   };
 }

@@ -12,6 +12,8 @@ export const PERMISSIONS = [
   'webhooks:write',
   // Create, list and revoke the account's keys over HTTP; a key grants only what it holds itself.
   'keys:manage',
+  // List, create, change, reset and remove the account's users (the people who log in).
+  'users:manage',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -19,6 +21,12 @@ export type Permission = (typeof PERMISSIONS)[number];
 export function isPermission(value: string): value is Permission {
   return (PERMISSIONS as readonly string[]).includes(value);
 }
+
+/** What a logged-in user's role allows: an owner everything, a viewer only what reads. */
+export const ROLE_PERMISSIONS: Readonly<Record<'owner' | 'viewer', ReadonlySet<Permission>>> = {
+  owner: new Set(PERMISSIONS),
+  viewer: new Set(PERMISSIONS.filter((permission) => permission.endsWith(':read'))),
+};
 
 /** Parses "a,b,c" (or "all"); returns the permissions or the names that are not permissions. */
 export function parsePermissionList(raw: string): { permissions: Permission[]; unknown: string[] } {

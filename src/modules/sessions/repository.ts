@@ -53,6 +53,11 @@ export async function deleteOtherSessions(db: Executor, userId: string, keepId: 
   await db('sessions').where({ user_id: userId }).whereNot({ id: keepId }).delete();
 }
 
+/** Every session of a user (disabled, removed, or given a new password by someone else). */
+export async function deleteUserSessions(db: Executor, userId: string): Promise<void> {
+  await db('sessions').where({ user_id: userId }).delete();
+}
+
 /** Deletes the user's sessions that have ended (idle since `idleSince`, or past their absolute end). */
 export async function deleteEndedSessions(db: Executor, userId: string, now: Date, idleSince: Date): Promise<void> {
   await db('sessions')

@@ -31,6 +31,8 @@ export class SessionService {
     private readonly limits: SessionLimits,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** Users of a disabled account cannot log in; none: accounts are never disabled. */
+    private readonly accounts?: { isDisabled(accountId: string): Promise<boolean> },
   ) {}
 
   /**
@@ -40,7 +42,8 @@ export class SessionService {
   async login(email: string, password: string, address: string | undefined): Promise<{ token: string } & ActiveSession | undefined> {
     const user = await this.users.findByEmail(email);
     const matches = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
-    if (!user || !matches || user.disabled_at) return undefined;
+    // A disabled user, or one of a disabled account, gets the answer of a wrong password: no hint.
+    if (!user || !matches || user.disabled_at || (await this.accounts?.isDisabled(user.account_id))) return undefined;
     const token = randomToken(32);
     const now = this.clock.now();
     const session = await sessions.insertSession(this.db, {

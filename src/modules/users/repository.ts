@@ -60,3 +60,27 @@ export async function setPassword(db: Executor, id: string, passwordHash: string
 export async function recordLogin(db: Executor, id: string, at: Date): Promise<void> {
   await db('users').where({ id }).update({ last_login_at: at });
 }
+
+export function findUserInAccount(db: Executor, accountId: string, id: string): Promise<UserRow | undefined> {
+  return db<UserRow>('users').where({ account_id: accountId, id }).first();
+}
+
+export async function updateUser(db: Executor, id: string, changes: { role?: Role; disabled_at?: Date | null }): Promise<UserRow> {
+  const [row] = await db<UserRow>('users').where({ id }).update(changes).returning('*');
+  return row!;
+}
+
+export async function deleteUser(db: Executor, id: string): Promise<void> {
+  await db('users').where({ id }).delete();
+}
+
+/**
+ * Locks the account's enabled owners until the transaction ends and answers their ids, so two
+ * concurrent changes cannot each leave the other's owner as "the last one" and both go through.
+ */
+export async function lockEnabledOwners(db: Executor, accountId: string): Promise<string[]> {
+  // The account row is locked too: an owner added meanwhile would not be among the rows locked.
+  await db('accounts').where({ id: accountId }).forUpdate().first();
+  const rows = await db<UserRow>('users').where({ account_id: accountId, role: 'owner' }).whereNull('disabled_at').forUpdate().select('id');
+  return rows.map((row) => row.id);
+}

@@ -1,9 +1,13 @@
-// People who log in (the control panel): create, list, find, reset and change passwords. Roles:
-// an owner may do everything in the account, a viewer only read. Passwords are hashed with
-// scrypt (passwords.ts) and never logged; a generated password is returned once to the caller.
+// People who log in (the control panel): create, list, find, change, disable, remove, reset and
+// change passwords. Roles: an owner may do everything in the account, a viewer only read. The CLI
+// and the HTTP API share these rules: an account always keeps an enabled owner, nobody disables
+// or removes themself, and a caller can make nobody more powerful than itself. Passwords are
+// hashed with scrypt (passwords.ts) and never logged; a generated password is returned once.
 import { AppError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
-import { isPostgresError, type Database } from '../../storage/database.ts';
+import { isPostgresError, type Database, type Executor } from '../../storage/database.ts';
+import { lackedPermissions, ROLE_PERMISSIONS, type Permission } from '../api-keys/permissions.ts';
+import { deleteUserSessions } from '../sessions/repository.ts';
 import { generatePassword, hashPassword, verifyPassword } from './passwords.ts';
 import * as users from './repository.ts';
 
@@ -38,6 +42,20 @@ export interface NewUser {
   password?: string;
 }
 
+/**
+ * Who asks for a change over HTTP: what the caller may do, and the logged-in user when it is a
+ * session (an API key is no user). The CLI runs as the operator and passes none.
+ */
+export interface Actor {
+  permissions: ReadonlySet<Permission>;
+  userId?: string | undefined;
+}
+
+export interface UserChanges {
+  role?: users.Role | undefined;
+  disabled?: boolean | undefined;
+}
+
 export class UserService {
   constructor(
     private readonly db: Database,
@@ -45,10 +63,11 @@ export class UserService {
   ) {}
 
   /** The user, and the generated one-time password when none was given. */
-  async create(values: NewUser): Promise<{ user: users.UserRow; oneTimePassword?: string }> {
+  async create(values: NewUser, actor?: Actor): Promise<{ user: users.UserRow; oneTimePassword?: string }> {
     const email = normalizeEmail(values.email);
     if (!EMAIL.test(email)) throw new AppError('validation_failed', 'email must be an address such as name@example.com');
     if (!users.ROLES.includes(values.role)) throw new AppError('validation_failed', `role must be one of ${users.ROLES.join(', ')}`);
+    mayActAs(actor, values.role);
     if (values.password !== undefined) checkNewPassword(values.password);
     const oneTimePassword = values.password === undefined ? generatePassword() : undefined;
     try {
@@ -63,7 +82,7 @@ export class UserService {
       this.logger.info({ userId: user.id, accountId: user.account_id, role: user.role, isAdmin: user.is_admin }, 'user created');
       return { user, ...(oneTimePassword ? { oneTimePassword } : {}) };
     } catch (error) {
-      if (isPostgresError(error, '23505')) throw new AppError('conflict', `a user with email "${email}" already exists`);
+      if (isPostgresError(error, '23505')) throw new AppError('email_taken', `a user with email "${email}" already exists`);
       throw error;
     }
   }
@@ -80,18 +99,77 @@ export class UserService {
     return users.findUserById(this.db, id);
   }
 
-  /**
-   * Sets a new password chosen by an operator, or generates a one-time one (returned). Either
-   * way the user must change it at the next login: the operator knows it.
-   */
+  /** A user of the account; another account's user is not found, like one that does not exist. */
+  async getInAccount(accountId: string, id: string): Promise<users.UserRow> {
+    const user = await users.findUserInAccount(this.db, accountId, id);
+    if (!user) throw new AppError('user_not_found');
+    return user;
+  }
+
+  /** Sets a new password (CLI), by email; see reset. */
   async resetPassword(email: string, password?: string): Promise<{ user: users.UserRow; oneTimePassword?: string }> {
     const user = await this.findByEmail(email);
     if (!user) throw new AppError('not_found', `no user with email "${normalizeEmail(email)}"`);
+    return this.reset(user, password);
+  }
+
+  /** Gives a user of the account a one-time password (HTTP); see reset. */
+  async resetPasswordInAccount(accountId: string, id: string, actor: Actor): Promise<{ user: users.UserRow; oneTimePassword?: string }> {
+    const user = await this.getInAccount(accountId, id);
+    // Whoever holds the new password can log in as the user: only as powerful as the caller.
+    mayActAs(actor, user.role);
+    return this.reset(user);
+  }
+
+  /** Changes a user's role or disables (or enables) them; a disabled user's sessions end at once. */
+  async update(accountId: string, id: string, changes: UserChanges, actor: Actor): Promise<users.UserRow> {
+    const updated = await this.db.transaction(async (trx) => {
+      const user = await users.findUserInAccount(trx, accountId, id);
+      if (!user) throw new AppError('user_not_found');
+      if (changes.role === 'owner' && user.role !== 'owner') mayActAs(actor, 'owner');
+      if (changes.disabled === true && actor.userId === user.id) throw new AppError('cannot_change_self', 'a user cannot disable themself');
+      const stopsBeingAnOwner = isEnabledOwner(user) && (changes.role === 'viewer' || changes.disabled === true);
+      if (stopsBeingAnOwner) await keepAnotherOwner(trx, accountId, user.id);
+      const row = await users.updateUser(trx, user.id, {
+        ...(changes.role !== undefined ? { role: changes.role } : {}),
+        ...(changes.disabled !== undefined ? { disabled_at: changes.disabled ? (user.disabled_at ?? new Date()) : null } : {}),
+      });
+      if (row.disabled_at) await deleteUserSessions(trx, row.id);
+      return row;
+    });
+    this.logger.info({ userId: updated.id, accountId, role: updated.role, disabled: updated.disabled_at !== null }, 'user changed');
+    return updated;
+  }
+
+  /** Removes a user of the account, and with them their sessions. */
+  async remove(accountId: string, id: string, actor: Actor): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const user = await users.findUserInAccount(trx, accountId, id);
+      if (!user) throw new AppError('user_not_found');
+      if (actor.userId === user.id) throw new AppError('cannot_change_self', 'a user cannot delete themself');
+      if (isEnabledOwner(user)) await keepAnotherOwner(trx, accountId, user.id);
+      await users.deleteUser(trx, user.id);
+    });
+    this.logger.info({ userId: id, accountId }, 'user removed');
+  }
+
+  /**
+   * Sets a new password chosen by an operator, or generates a one-time one (returned). Either
+   * way the user must change it at the next login, since the operator knows it, and the user's
+   * sessions end: whoever was logged in with the old password is logged out.
+   */
+  private async reset(user: users.UserRow, password?: string): Promise<{ user: users.UserRow; oneTimePassword?: string }> {
     if (password !== undefined) checkNewPassword(password);
     const oneTimePassword = password === undefined ? generatePassword() : undefined;
-    const updated = await users.setPassword(this.db, user.id, await hashPassword(password ?? oneTimePassword!), true);
+    const hash = await hashPassword(password ?? oneTimePassword!);
+    const updated = await this.db.transaction(async (trx) => {
+      const row = await users.setPassword(trx, user.id, hash, true);
+      await deleteUserSessions(trx, user.id);
+      return row;
+    });
+    if (!updated) throw new AppError('user_not_found');
     this.logger.info({ userId: user.id }, 'user password reset');
-    return { user: updated!, ...(oneTimePassword ? { oneTimePassword } : {}) };
+    return { user: updated, ...(oneTimePassword ? { oneTimePassword } : {}) };
   }
 
   /** The user's own change: the current password proves it is them. */
@@ -110,5 +188,27 @@ export class UserService {
 
   recordLogin(userId: string, at: Date): Promise<void> {
     return users.recordLogin(this.db, userId, at);
+  }
+}
+
+function isEnabledOwner(user: users.UserRow): boolean {
+  return user.role === 'owner' && user.disabled_at === null;
+}
+
+/** Refuses a change that would leave the account without an enabled owner (nobody could manage it). */
+async function keepAnotherOwner(trx: Executor, accountId: string, userId: string): Promise<void> {
+  const owners = await users.lockEnabledOwners(trx, accountId);
+  if (!owners.some((ownerId) => ownerId !== userId)) throw new AppError('last_owner');
+}
+
+/**
+ * A caller may make (or become, through a password it set) only a user whose role allows no
+ * more than the caller itself may do; a key cannot make an owner who holds what the key lacks.
+ */
+function mayActAs(actor: Actor | undefined, role: users.Role): void {
+  if (!actor) return;
+  const lacked = lackedPermissions(actor.permissions, [...ROLE_PERMISSIONS[role]]);
+  if (lacked.length > 0) {
+    throw new AppError('forbidden', `a ${role} may do what the caller may not (${lacked.join(', ')}); only a caller holding all of it may do this`);
   }
 }

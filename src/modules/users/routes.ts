@@ -1,0 +1,103 @@
+// Extended API v1: the account's users (the people who log in to the control panel), managed by
+// an owner's session or a key holding users:manage. The rules live in the users service, shared
+// with the CLI: an account keeps an enabled owner, nobody disables or removes themself, and a
+// caller makes nobody more powerful than itself. A one-time password is answered once.
+import { defineRoute } from '../../http/route.ts';
+import type { RequestAuth } from '../../http/middleware/authenticate.ts';
+import { presentUser } from './presenter.ts';
+import { CreateUserBody, NewPassword, UpdateUserBody, UserIdParams, UserList, UserView, UserWithPassword } from './schema.ts';
+import type { Actor, UserService } from './service.ts';
+
+const TAG = 'Users';
+
+export function userRoutes(users: UserService) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/users',
+      operationId: 'listUsers',
+      summary: 'List the account\'s users, oldest first',
+      tag: TAG,
+      permission: 'users:manage',
+      responses: { 200: { description: 'every user of the account (an account has few)', schema: UserList } },
+      async handle({ auth }) {
+        const rows = await users.list(auth.accountId);
+        return { status: 200, body: { data: rows.map(presentUser) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/users',
+      operationId: 'createUser',
+      summary: 'Create a user; without a password, answers a one-time password once',
+      description:
+        'Without password a one-time password is generated, answered this once as one_time_password, and must be changed ' +
+        'at first login (must_change_password true). Making an owner needs a caller that may do everything an owner may.',
+      tag: TAG,
+      permission: 'users:manage',
+      body: CreateUserBody,
+      responses: { 201: { description: 'the user, and the one-time password when none was given', schema: UserWithPassword } },
+      errors: ['validation_failed', 'email_taken'],
+      async handle({ auth, body }) {
+        const { user, oneTimePassword } = await users.create(
+          { accountId: auth.accountId, email: body.email, role: body.role, ...(body.password !== undefined ? { password: body.password } : {}) },
+          actorOf(auth),
+        );
+        return { status: 201, body: { ...presentUser(user), ...(oneTimePassword ? { one_time_password: oneTimePassword } : {}) } };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/users/:id',
+      operationId: 'updateUser',
+      summary: 'Change a user\'s role, or disable or enable them',
+      description:
+        'A disabled user cannot log in (answered like a wrong password) and their sessions end at once. The account\'s last ' +
+        'enabled owner cannot be disabled or made a viewer (409 last_owner); a user cannot disable themself (409 cannot_change_self).',
+      tag: TAG,
+      permission: 'users:manage',
+      params: UserIdParams,
+      body: UpdateUserBody,
+      responses: { 200: { description: 'the user as changed', schema: UserView } },
+      errors: ['invalid_id', 'user_not_found', 'last_owner', 'cannot_change_self'],
+      async handle({ auth, params, body }) {
+        return { status: 200, body: presentUser(await users.update(auth.accountId, params.id, body, actorOf(auth))) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/users/:id/reset-password',
+      operationId: 'resetUserPassword',
+      summary: 'Give a user a new one-time password, answered once; their sessions end',
+      tag: TAG,
+      permission: 'users:manage',
+      params: UserIdParams,
+      responses: { 200: { description: 'the user and their one-time password, shown this once', schema: NewPassword } },
+      errors: ['invalid_id', 'user_not_found'],
+      async handle({ auth, params }) {
+        const { user, oneTimePassword } = await users.resetPasswordInAccount(auth.accountId, params.id, actorOf(auth));
+        return { status: 200, body: { user: presentUser(user), one_time_password: oneTimePassword! } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/users/:id',
+      operationId: 'deleteUser',
+      summary: 'Remove a user and end their sessions',
+      description: 'The account\'s last enabled owner cannot be removed (409 last_owner), nor can a user remove themself (409 cannot_change_self).',
+      tag: TAG,
+      permission: 'users:manage',
+      params: UserIdParams,
+      responses: { 204: { description: 'removed' } },
+      errors: ['invalid_id', 'user_not_found', 'last_owner', 'cannot_change_self'],
+      async handle({ auth, params }) {
+        await users.remove(auth.accountId, params.id, actorOf(auth));
+        return { status: 204 };
+      },
+    }),
+  ];
+}
+
+function actorOf(auth: RequestAuth): Actor {
+  return { permissions: auth.permissions, userId: auth.session?.user.id };
+}
