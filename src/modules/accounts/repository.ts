@@ -5,7 +5,12 @@ export interface AccountRow {
   id: string;
   name: string;
   created_at: Date;
+  /** Set by the instance administrator: the account's keys and sessions are refused. */
+  disabled_at: Date | null;
 }
+
+/** An account as the administrator lists it: with how many users and devices it has. */
+export type AccountSummary = AccountRow & { users: number; devices: number };
 
 export async function insertAccount(db: Executor, name: string): Promise<AccountRow> {
   const [row] = await db<AccountRow>('accounts').insert({ id: randomUUID(), name }).returning('*');
@@ -19,4 +24,30 @@ export async function findAccountByName(db: Executor, name: string): Promise<Acc
 export async function countAccounts(db: Executor): Promise<number> {
   const row = await db('accounts').count<{ count: number }[]>({ count: '*' }).first();
   return Number(row?.count ?? 0);
+}
+
+export async function deleteAccount(db: Executor, id: string): Promise<void> {
+  await db('accounts').where({ id }).delete();
+}
+
+export function findAccountById(db: Executor, id: string): Promise<AccountRow | undefined> {
+  return db<AccountRow>('accounts').where({ id }).first();
+}
+
+export async function updateAccount(db: Executor, id: string, changes: { name?: string; disabled_at?: Date | null }): Promise<AccountRow | undefined> {
+  const [row] = await db<AccountRow>('accounts').where({ id }).update(changes).returning('*');
+  return row;
+}
+
+/** Every account, oldest first, with its users and its devices (deleted ones not counted). */
+export async function listAccountSummaries(db: Executor, id?: string): Promise<AccountSummary[]> {
+  const query = db('accounts')
+    .select(
+      'accounts.*',
+      db.raw('(select count(*) from users where users.account_id = accounts.id)::int as users'),
+      db.raw('(select count(*) from devices where devices.account_id = accounts.id and devices.deleted_at is null)::int as devices'),
+    )
+    .orderBy([{ column: 'accounts.created_at' }, { column: 'accounts.id' }]);
+  if (id) query.where('accounts.id', id);
+  return query;
 }

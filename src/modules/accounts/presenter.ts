@@ -1,0 +1,15 @@
+import type { Static } from '@sinclair/typebox';
+import type { AccountSummary } from './repository.ts';
+import type { AccountView } from './schema.ts';
+
+export function presentAccount(row: AccountSummary): Static<typeof AccountView> {
+  return {
+    id: row.id,
+    name: row.name,
+    created_at: row.created_at.toISOString(),
+    disabled: row.disabled_at !== null,
+    disabled_at: row.disabled_at?.toISOString() ?? null,
+    users: Number(row.users),
+    devices: Number(row.devices),
+  };
+}

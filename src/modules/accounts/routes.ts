@@ -1,0 +1,79 @@
+// Extended API v1: the instance's accounts, for the instance administrator only: a logged-in
+// user with is_admin (set from the CLI). An API key belongs to one account and never manages
+// others, so keys are refused (403 forbidden), as is every other user (403 admin_only): the
+// routes are documented in the OpenAPI document, so hiding them behind a 404 would hide nothing.
+import { AppError } from '../../common/errors.ts';
+import { defineRoute } from '../../http/route.ts';
+import type { RequestAuth } from '../../http/middleware/authenticate.ts';
+import { presentUser } from '../users/presenter.ts';
+import type { UserService } from '../users/service.ts';
+import { presentAccount } from './presenter.ts';
+import { AccountIdParams, AccountList, AccountView, CreateAccountBody, OpenedAccount, UpdateAccountBody } from './schema.ts';
+import type { AccountService } from './service.ts';
+
+const TAG = 'Accounts (administrator)';
+const ADMIN_ONLY = 'Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403.';
+
+export function accountRoutes(accounts: AccountService, users: UserService) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/accounts',
+      operationId: 'listAccounts',
+      summary: 'List every account of the instance with its user and device counts',
+      description: ADMIN_ONLY,
+      tag: TAG,
+      permission: 'session',
+      responses: { 200: { description: 'every account, oldest first', schema: AccountList } },
+      errors: ['admin_only', 'password_change_required'],
+      async handle({ auth }) {
+        requireAdmin(auth);
+        return { status: 200, body: { data: (await accounts.list()).map(presentAccount) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/accounts',
+      operationId: 'createAccount',
+      summary: 'Open an account with its first owner; answers the owner\'s one-time password once',
+      description: `${ADMIN_ONLY} The owner must change the one-time password at first login. A taken name is 409 conflict, a taken email 409 email_taken; either way nothing is created.`,
+      tag: TAG,
+      permission: 'session',
+      body: CreateAccountBody,
+      responses: { 201: { description: 'the account, its owner, and the owner\'s one-time password (shown this once)', schema: OpenedAccount } },
+      errors: ['admin_only', 'password_change_required', 'validation_failed', 'conflict', 'email_taken'],
+      async handle({ auth, body }) {
+        requireAdmin(auth);
+        const { account, owner, oneTimePassword } = await accounts.open(body.name, body.owner_email, users);
+        return { status: 201, body: { account: presentAccount(account), owner: presentUser(owner), one_time_password: oneTimePassword } };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/accounts/:id',
+      operationId: 'updateAccount',
+      summary: 'Rename an account, or disable or enable it',
+      description:
+        `${ADMIN_ONLY} A disabled account's API keys and sessions are refused with 403 account_disabled (at once on this ` +
+        'gateway, within 5 seconds on others on the same database) and its users cannot log in; nothing is deleted, and ' +
+        'enabling it again restores everything. An administrator cannot disable their own account (409 cannot_change_self).',
+      tag: TAG,
+      permission: 'session',
+      params: AccountIdParams,
+      body: UpdateAccountBody,
+      responses: { 200: { description: 'the account as changed', schema: AccountView } },
+      errors: ['admin_only', 'password_change_required', 'invalid_id', 'account_not_found', 'validation_failed', 'conflict', 'cannot_change_self'],
+      async handle({ auth, params, body }) {
+        requireAdmin(auth);
+        return { status: 200, body: presentAccount(await accounts.update(params.id, body, auth.accountId)) };
+      },
+    }),
+  ];
+}
+
+/** Session routes skip the role checks; these need an administrator who has set their own password. */
+function requireAdmin(auth: RequestAuth): void {
+  const user = auth.session?.user;
+  if (user?.must_change_password) throw new AppError('password_change_required');
+  if (!user?.is_admin) throw new AppError('admin_only');
+}
