@@ -1,7 +1,7 @@
 // `npm run panel:preview`: a gateway on a fresh embedded database with something to look at: an
 // owner (admin@localhost), a viewer, two simulated phones, a few SMS in every state, and a
 // webhook. Prints the panel's address and the logins, and writes them to
-// .tmp/panel-preview.json for scripts/panel-shot.ts. For working on the panel; stop with Ctrl+C.
+// .tmp/panel-preview.json (or $PANEL_PREVIEW) for scripts/panel-shot.ts. For working on the panel; stop with Ctrl+C.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ import { Fleet } from '../src/simulator/fleet.ts';
 import { ensurePanelBuilt } from './panel-build.js';
 
 const PASSWORD = 'preview-password-1';
+/** Where the address and logins are written; PANEL_PREVIEW names another file (several previews at once). */
+const PREVIEW_FILE = process.env.PANEL_PREVIEW ?? '.tmp/panel-preview.json';
 const dataDir = mkdtempSync(join(tmpdir(), 'sgw-panel-preview-'));
 await ensurePanelBuilt();
 const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: process.env.PORT ?? '0', MQTT_PORT: '0', HOST: '127.0.0.1', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
@@ -54,8 +56,8 @@ await api('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['sms.s
 
 const preview = { url: http, owner: { email: admin.email, password: PASSWORD }, viewer: { email: 'viewer@localhost', password: PASSWORD }, apiKey: key };
 mkdirSync('.tmp', { recursive: true });
-writeFileSync('.tmp/panel-preview.json', `${JSON.stringify(preview, null, 2)}\n`);
-process.stdout.write(`\nControl panel: ${http}/\nOwner:  ${admin.email} / ${PASSWORD}\nViewer: viewer@localhost / ${PASSWORD}\n(written to .tmp/panel-preview.json)\n`);
+writeFileSync(PREVIEW_FILE, `${JSON.stringify(preview, null, 2)}\n`);
+process.stdout.write(`\nControl panel: ${http}/\nOwner:  ${admin.email} / ${PASSWORD}\nViewer: viewer@localhost / ${PASSWORD}\n(written to ${PREVIEW_FILE})\n`);
 
 const stop = async () => {
   await fleet.stop();

@@ -9,7 +9,7 @@ const [path = '/', out = '.tmp/panel.png'] = process.argv.slice(2).filter((arg) 
 const viewer = process.argv.includes('--viewer');
 const widthAt = process.argv.indexOf('--width');
 const width = widthAt > 0 ? Number(process.argv[widthAt + 1]) : 1280;
-const preview = JSON.parse(readFileSync('.tmp/panel-preview.json', 'utf8')) as { url: string; owner: { email: string; password: string }; viewer: { email: string; password: string } };
+const preview = JSON.parse(readFileSync(process.env.PANEL_PREVIEW ?? '.tmp/panel-preview.json', 'utf8')) as { url: string; owner: { email: string; password: string }; viewer: { email: string; password: string } };
 const login = viewer ? preview.viewer : preview.owner;
 
 const browser = await chromium.launch({
