@@ -1,7 +1,8 @@
 // The Extended API's view of an SMS (spec 2.2).
 import type { Static } from '@sinclair/typebox';
 import type { SmsHistoryRow, SmsRecord } from './repository.ts';
-import type { SmsDetail, SmsView } from './schema.ts';
+import type { BulkDryRun, SmsDetail, SmsView } from './schema.ts';
+import type { CheckedSms } from './service.ts';
 import { toExtendedStatus } from './status.ts';
 import { countSegments } from '../../common/sms-segments.ts';
 
@@ -35,4 +36,11 @@ export function presentSmsDetail(sms: SmsRecord, history: SmsHistoryRow[]): Stat
       at: entry.created_at.toISOString(),
     })),
   };
+}
+
+/** One message of a bulk dry run: the SMS as it would be sent, or what is wrong with it. */
+export function presentChecked(checked: CheckedSms): Static<typeof BulkDryRun>['data'][number] {
+  if (checked.errors) return { index: checked.index, valid: false, errors: checked.errors };
+  const { phone, message, device_id, send_at, valid_until, priority, segments, encoding } = presentSms(checked.prepared.sms);
+  return { index: checked.index, valid: true, phone, message, device_id, send_at, valid_until, priority, segments, encoding };
 }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Executor } from '../../storage/database.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { SmsStatus } from './status.ts';
@@ -65,6 +66,10 @@ export interface SmsFilter {
   deviceId?: string;
   from?: Date;
   to?: Date;
+  /** The recipient, exactly (E.164). */
+  phone?: string;
+  /** Text, phone or status label, as the legacy list searches (whereSearchMatches). */
+  search?: SmsSearch;
 }
 
 export async function listSms(db: Executor, accountId: string, filter: SmsFilter, limit: number, cursor?: Cursor): Promise<SmsRecord[]> {
@@ -76,6 +81,8 @@ export async function listSms(db: Executor, accountId: string, filter: SmsFilter
   if (filter.deviceId) query.where({ device_id: filter.deviceId });
   if (filter.from) query.where('created_at', '>=', filter.from);
   if (filter.to) query.where('created_at', '<', filter.to);
+  if (filter.phone) query.where({ phone: filter.phone });
+  if (filter.search) whereSearchMatches(query, filter.search);
   if (cursor) query.whereRaw('(created_at, id) < (?, ?)', [cursor.createdAt, cursor.id]);
   return query;
 }
@@ -121,6 +128,22 @@ export async function recordSentSimSlots(db: Executor, slots: ReadonlyMap<string
   );
 }
 
+/**
+ * Keeps the SMS whose message or phone contains the search text (case-insensitively, on the
+ * trigram indexes of migration 003) or whose status is one the search named. The legacy list
+ * and the Extended list both search through here.
+ */
+export function whereSearchMatches<Q extends Knex.QueryBuilder>(query: Q, search: SmsSearch): Q {
+  if (search.text === undefined) return query;
+  // % _ and \ in the search are literal characters, not patterns.
+  const pattern = `%${search.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  query.where((or) => {
+    or.whereRaw(`sms.message ilike ? escape '\\'`, [pattern]).orWhereRaw(`sms.phone ilike ? escape '\\'`, [pattern]);
+    if (search.statuses?.length) or.orWhereIn('sms.status', search.statuses);
+  });
+  return query;
+}
+
 /** One page of the account's SMS, newest first, and how many match in all. */
 export async function searchSms(
   db: Executor,
@@ -131,15 +154,7 @@ export async function searchSms(
 ): Promise<{ rows: SmsWithDevice[]; total: number }> {
   const filter = (query: ReturnType<Executor>) => {
     query.where('sms.account_id', accountId);
-    if (search.text !== undefined) {
-      // % _ and \ in the search are literal characters, not patterns.
-      const pattern = `%${search.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      query.where((or) => {
-        or.whereRaw(`sms.message ilike ? escape '\\'`, [pattern]).orWhereRaw(`sms.phone ilike ? escape '\\'`, [pattern]);
-        if (search.statuses?.length) or.orWhereIn('sms.status', search.statuses);
-      });
-    }
-    return query;
+    return whereSearchMatches(query, search);
   };
   const [rows, count] = await Promise.all([
     filter(db('sms'))

@@ -3,11 +3,13 @@ import type { Static } from '@sinclair/typebox';
 import { defineRoute, type RouteResult } from '../../http/route.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import { IDEMPOTENCY_HEADER, type IdempotencyService, type IdempotentResult } from '../idempotency/service.ts';
-import { presentSms, presentSmsDetail } from './presenter.ts';
+import { presentChecked, presentSms, presentSmsDetail } from './presenter.ts';
 import { check, compile } from '../../http/validation.ts';
 import {
+  BulkDryRun,
   BulkSmsBody,
   BulkSmsEnvelope,
+  BulkSmsQuery,
   BulkSmsMessage,
   BulkSmsCreated,
   CreateSmsBody,
@@ -19,7 +21,8 @@ import {
 } from './schema.ts';
 import { bulkBodyFromCsv } from './bulk-csv.ts';
 import type { MessageService, NewSms } from './service.ts';
-import { fromExtendedStatus } from './status.ts';
+import { fromExtendedStatus, statusesNamed } from './status.ts';
+import { statusesMatching } from '../legacy/status-codes.ts';
 
 const validateBulkMessage = compile(BulkSmsMessage, 'body');
 
@@ -77,25 +80,30 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
         '(columns phone, message, and optionally device_id, send_at, valid_until, ttl, priority). Every message is checked ' +
         'first: if any is invalid the answer is 400 with a detail for each bad message (field messages.{index}...), and ' +
         'nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes ' +
-        'Idempotency-Key like POST /sms. Bodies up to 2 MiB.',
+        'Idempotency-Key like POST /sms. Bodies up to 2 MiB. With ?dry_run=true every message is checked the same way ' +
+        'but nothing is created: the answer is 200 with one result per message, valid with the SMS as it would be sent ' +
+        'or invalid with its errors, so a preview can show each row\'s problems (an Idempotency-Key is not recorded).',
       tag: 'SMS',
       permission: 'sms:send',
       body: BulkSmsEnvelope,
       documentedBody: BulkSmsBody,
+      query: BulkSmsQuery,
       bodyLimitBytes: BULK_BODY_LIMIT,
       csv: bulkBodyFromCsv,
-      responses: { 201: { description: 'the created SMS, in order', schema: BulkSmsCreated } },
+      responses: {
+        200: { description: 'dry_run=true: each message\'s result, in order; nothing created', schema: BulkDryRun },
+        201: { description: 'the created SMS, in order', schema: BulkSmsCreated },
+      },
       errors: ['validation_failed', 'message_too_long', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused'],
-      async handle({ auth, body, ctx }) {
+      async handle({ auth, body, query, ctx }) {
+        if (query.dry_run) {
+          const checked = await messages.checkMany(auth.accountId, body.messages, readBulkMessage);
+          return { status: 200, body: { data: checked.map(presentChecked) } };
+        }
         const result = await idempotency.run(
           auth.accountId,
           { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms/bulk', body },
-          // Each message is checked against the schema of POST /sms here, with the lookups, so
-          // that one answer lists every bad message whatever is wrong with it.
-          () => messages.prepareMany(auth.accountId, body.messages, (message) => {
-            check(validateBulkMessage, message, 'body');
-            return toNewSms(message as Static<typeof BulkSmsMessage>);
-          }),
+          () => messages.prepareMany(auth.accountId, body.messages, readBulkMessage),
           async (prepared, trx) => {
             const created = await messages.commit(prepared, trx);
             return { status: 201, body: { data: created.map(presentSms) } };
@@ -139,6 +147,9 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
             ...(query.device_id ? { deviceId: query.device_id } : {}),
             ...(query.from ? { from: new Date(query.from) } : {}),
             ...(query.to ? { to: new Date(query.to) } : {}),
+            ...(query.phone ? { phone: query.phone } : {}),
+            // An empty search is no search (as in the legacy list).
+            ...(query.search ? { search: { text: query.search, statuses: [...new Set([...statusesMatching(query.search), ...statusesNamed(query.search)])] } } : {}),
           },
           query.limit,
           decodeCursor(query.cursor),
@@ -163,6 +174,15 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
       },
     }),
   ];
+}
+
+/**
+ * Each bulk message is checked against the schema of POST /sms here, with the lookups, so that
+ * one answer lists every bad message whatever is wrong with it.
+ */
+function readBulkMessage(message: unknown): NewSms {
+  check(validateBulkMessage, message, 'body');
+  return toNewSms(message as Static<typeof BulkSmsMessage>);
 }
 
 function toNewSms(body: Omit<Static<typeof CreateSmsBody>, 'no_store'> & { no_store?: boolean }): NewSms {

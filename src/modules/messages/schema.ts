@@ -89,6 +89,36 @@ export const SmsView = Type.Object(
   { additionalProperties: false },
 );
 
+// Unknown query parameters are ignored here, as they were before dry_run existed.
+export const BulkSmsQuery = Type.Object({
+  dry_run: Type.Optional(
+    Type.Boolean({ default: false, description: 'true: check every message and answer each one\'s result (200); nothing is created' }),
+  ),
+});
+
+const FieldError = Type.Object({ field: Type.String({ description: 'within the message, such as phone; empty: the message as a whole' }), message: Type.String() });
+
+export const BulkDryRun = Type.Object({
+  data: Type.Array(
+    Type.Union([
+      Type.Object({
+        index: Type.Integer({ minimum: 0 }),
+        valid: Type.Literal(true),
+        phone: Type.String({ description: 'E.164, as it would be sent' }),
+        message: Type.String(),
+        device_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+        send_at: Type.Union([Timestamp, Type.Null()]),
+        valid_until: Type.Union([Timestamp, Type.Null()]),
+        priority: Type.Integer(),
+        segments: Type.Integer({ minimum: 1 }),
+        encoding: Type.Union([Type.Literal('gsm7'), Type.Literal('ucs2')]),
+      }),
+      Type.Object({ index: Type.Integer({ minimum: 0 }), valid: Type.Literal(false), errors: Type.Array(FieldError, { minItems: 1 }) }),
+    ]),
+    { description: 'one result per message, in the order given' },
+  ),
+});
+
 export const BulkSmsCreated = Type.Object({ data: Type.Array(SmsView, { description: 'the created SMS, in the order given' }) });
 
 export const SmsHistoryEntry = Type.Object({
@@ -114,6 +144,15 @@ export const SmsListQuery = Type.Object(
     device_id: Type.Optional(Type.String({ format: 'uuid' })),
     from: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'created before' })),
+    search: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'case-insensitive substring of the message or the phone, or of a status: its Extended name (failed_send) or ' +
+          'its legacy label (waiting, failed); empty: no search. Combines with the other filters',
+      }),
+    ),
+    phone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'only SMS to this recipient (normalized as when sending)' })),
   },
   { additionalProperties: false },
 );

@@ -50,6 +50,11 @@ export interface PreparedSms {
   noStore: boolean;
 }
 
+/** One input of a batch, checked: its prepared SMS, or what is wrong with it. */
+export type CheckedSms =
+  | { index: number; prepared: PreparedSms; errors?: undefined }
+  | { index: number; errors: { field: string; message: string }[]; prepared?: undefined };
+
 /** The furthest ahead an SMS may be scheduled or kept valid. */
 const MAX_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
 
@@ -105,31 +110,40 @@ export class MessageService {
 
   /**
    * Checks every input first; any problem fails the whole batch with a detail per bad row
-   * (field "/messages/{index}/..."), and nothing is written.
+   * (field "messages.{index}..."), and nothing is written.
    */
   async prepareMany<T = NewSms>(accountId: string, inputs: T[], read: (input: T) => NewSms = (input) => input as NewSms): Promise<PreparedSms[]> {
-    const details: ErrorDetail[] = [];
-    const prepared: PreparedSms[] = [];
+    const checked = await this.checkMany(accountId, inputs, read);
+    const bad = checked.filter((entry) => 'errors' in entry);
+    if (bad.length > 0) {
+      const details = bad.flatMap(({ index, errors }) =>
+        errors!.map((detail) => ({ field: `messages.${index}${detail.field ? `.${detail.field}` : ''}`, message: `message ${index}: ${detail.message}` })),
+      );
+      throw new AppError('validation_failed', `${bad.length} of ${inputs.length} messages are invalid; nothing was sent`, details);
+    }
+    return checked.map((entry) => entry.prepared!);
+  }
+
+  /**
+   * Checks each input with the rules of a single send (and `read`, the caller's own checks):
+   * each answers its prepared SMS or its problems (field relative to the message). Nothing is
+   * written: bulk sends (prepareMany) and their dry runs share this.
+   */
+  async checkMany<T = NewSms>(accountId: string, inputs: T[], read: (input: T) => NewSms = (input) => input as NewSms): Promise<CheckedSms[]> {
     const shared = { devices: new Map<string, Promise<string>>(), callbacks: new Map<string, Promise<boolean>>() };
-    const bad = new Set<number>();
+    const checked: CheckedSms[] = [];
     for (const [index, input] of inputs.entries()) {
       try {
         const sms = read(input);
         if (sms.noStore) throw invalidField('no_store', 'no_store is not available in bulk sends');
-        prepared.push(await this.prepare(accountId, sms, shared));
+        checked.push({ index, prepared: await this.prepare(accountId, sms, shared) });
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
-        bad.add(index);
-        for (const detail of error.details ?? [{ field: '', message: error.message }]) {
-          const field = detail.field.replace(/^\//, '');
-          details.push({ field: `messages.${index}${field ? `.${field}` : ''}`, message: `message ${index}: ${detail.message}` });
-        }
+        const errors = (error.details ?? [{ field: '', message: error.message }]).map((detail) => ({ field: detail.field.replace(/^\//, ''), message: detail.message }));
+        checked.push({ index, errors });
       }
     }
-    if (details.length > 0) {
-      throw new AppError('validation_failed', `${bad.size} of ${inputs.length} messages are invalid; nothing was sent`, details);
-    }
-    return prepared;
+    return checked;
   }
 
   /** Cancels an SMS no phone has taken yet: it ends as failed_send, reason "cancelled". */
@@ -171,7 +185,13 @@ export class MessageService {
     return messages.searchSms(this.db, accountId, search, limit, offset);
   }
 
+  /** A page of the account's SMS; `filter.phone` is normalized as a recipient is (400 if it is no phone number). */
   list(accountId: string, filter: messages.SmsFilter, limit: number, cursor?: Cursor) {
+    if (filter.phone !== undefined) {
+      const phone = normalizePhone(filter.phone, this.defaultPhoneRegion);
+      if (!phone) throw new AppError('invalid_phone', 'phone must be a valid phone number', [{ field: 'phone', in: 'query', message: 'must be a valid phone number' }]);
+      filter = { ...filter, phone };
+    }
     return messages.listSms(this.db, accountId, filter, limit, cursor);
   }
 

@@ -15,6 +15,12 @@ export function fromExtendedStatus(status: ExtendedStatus): SmsStatus[] {
   return status === 'pending' ? ['pending', 'processing'] : [status];
 }
 
+/** Internal statuses whose Extended name contains `text`, case-insensitively (a list's search). */
+export function statusesNamed(text: string): SmsStatus[] {
+  const needle = text.toLowerCase();
+  return SMS_STATUSES.filter((status) => toExtendedStatus(status).includes(needle));
+}
+
 /** Assigned to a device but not yet sent: what "in flight" means when choosing a device. */
 export const IN_FLIGHT_STATUSES: readonly SmsStatus[] = ['pending', 'processing'];
 
