@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Router from '@koa/router';
+import { AppError } from '../../common/errors.ts';
 
 const ASSET_TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',
@@ -68,7 +69,8 @@ export function mountPanel(router: Router, distDir = findPanelDist()): void {
 
   router.get('/panel/assets/:name', (ctx) => {
     const asset = (files ?? load())?.assets.get(ctx.params.name ?? '');
-    if (!asset) return; // 404 from the error handler
+    // Thrown, not left unanswered: an unanswered matched route would read as a wrong method (405).
+    if (!asset) throw new AppError('not_found', 'no such panel asset');
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.type = asset.type;

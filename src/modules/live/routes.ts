@@ -54,7 +54,9 @@ export function liveRoutes(hub: LiveHub) {
         body.write(`retry: ${RETRY_MS}\n: connected\n\n`);
         return {
           status: 200,
-          headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+          // connection: close: a stream's connection is never reused, so ending the stream (the
+          // gateway stopping) closes it at once rather than leaving an idle socket to time out.
+          headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', connection: 'close' },
           body,
         };
       },
