@@ -15,7 +15,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Cookie, type Page } from 'playwright-core';
 
 /** Where screenshots go (git-ignored). */
 export const SCREENSHOT_DIR = 'test-results/panel';
@@ -66,6 +66,21 @@ export class BrowserFixture {
       }
       expect(fixture.pageErrors, `uncaught errors in the page${fixture.describeErrors()}`).to.deep.equal([]);
     });
+  }
+
+  /**
+   * Logs in once in a context of its own and returns its cookies, for a file whose tests all
+   * look at pages as the same user: `page.context().addCookies(cookies)` skips the login form
+   * (and its deliberately slow password hash) in each test.
+   */
+  async sessionCookies(email: string, password: string): Promise<Cookie[]> {
+    const context = await this.browser!.newContext({ baseURL: this.baseUrl() });
+    try {
+      await loginAs(await context.newPage(), email, password);
+      return await context.cookies();
+    } finally {
+      await context.close();
+    }
   }
 
   /** @internal */
@@ -141,18 +156,21 @@ export async function loginAs(page: Page, email: string, password: string, waitF
 }
 
 /**
- * Opens a panel path (`/sms/ID`) in the logged-in page and waits until its h1 says `heading` and
- * nothing on it is still "Loading…", so what a test checks next is the page with its data.
+ * Opens a panel path (`/sms/ID`) in the logged-in page and waits until its h1 (the one saying
+ * `heading`, when given) is there and nothing on it is still "Loading…", so what a test checks
+ * next is the page with its data.
  */
-export async function openPanel(page: Page, path: string, heading: string | RegExp): Promise<void> {
+export async function openPanel(page: Page, path: string, heading?: string | RegExp): Promise<void> {
   await page.goto(`/#${path}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  await (heading ? page.getByRole('heading', { level: 1, name: heading }) : page.locator('main h1')).waitFor();
   await settled(page);
 }
 
 /** Waits until no "Loading…" is left on the page (every list and detail has its data). */
 export async function settled(page: Page): Promise<void> {
-  await page.waitForFunction(() => !document.body.innerText.includes('Loading…'));
+  // A function, not source text: the page's CSP refuses the eval a text predicate needs. The
+  // server's tsconfig has no DOM types, hence globalThis.
+  await page.waitForFunction(() => !(globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.includes('Loading…'));
 }
 
 // axe-core's bundled source, read once. It is evaluated in the page through the DevTools
@@ -177,13 +195,11 @@ interface AxeViolation {
  * (minor and moderate ones are the page authors' judgement).
  */
 export async function checkA11y(page: Page, name: string): Promise<void> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe());
-  const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe.run(document, {
-      resultTypes: ['violations'],
-    });
-    return result.violations.map(({ id, impact, help, nodes }) => ({ id, impact, help, nodes: nodes.map(({ target, failureSummary }) => ({ target, failureSummary })) }));
-  });
+  if (!(await page.evaluate<boolean>(`'axe' in window`))) await page.evaluate(axe());
+  const violations = await page.evaluate<AxeViolation[]>(`
+    axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+      result.violations.map(({ id, impact, help, nodes }) => ({ id, impact, help, nodes: nodes.map(({ target, failureSummary }) => ({ target, failureSummary })) })))
+  `);
   const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   const report = serious
     .map(
