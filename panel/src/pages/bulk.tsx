@@ -1,6 +1,105 @@
-// PLACEHOLDER: replaced by the page's real implementation.
+// Bulk sending from a CSV file (a header row with phone and message, optionally device_id,
+// send_at, valid_until, ttl, priority). The API checks every row first in a dry run; the preview
+// shows each row with its verdict, and only the valid rows are then sent.
+import { useState } from 'preact/hooks';
+import { ApiError, request } from '../api.ts';
+import { href } from '../router.ts';
+import { useSession } from '../session.tsx';
+import { Field } from '../ui/fields.tsx';
+import { ErrorNotice, SuccessNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
+import { BulkPreview } from './sms/bulk-preview.tsx';
+import { parseCsv, toCsv } from './sms/csv.ts';
+import type { BulkCheck, Sms } from './sms/types.ts';
+
+const CSV = 'text/csv';
+
+interface Checked {
+  fileName: string;
+  header: string[];
+  rows: string[][];
+  checks: BulkCheck[];
+}
 
 export function BulkPage(_props: Record<string, string>) {
-  return <Page title="BulkPage">Not built yet.</Page>;
+  const session = useSession();
+  return (
+    <Page title="Bulk send" actions={<a href={href('/send')}>Send one SMS</a>}>
+      {session.canChange ? <BulkSend /> : <p class="notice notice-info">Viewers cannot send SMS.</p>}
+    </Page>
+  );
+}
+
+function BulkSend() {
+  const [checked, setChecked] = useState<Checked>();
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<number>();
+
+  const fail = (caught: unknown) => setError(caught instanceof ApiError ? caught : new ApiError(0, 'network', 'The gateway could not be reached.'));
+
+  const choose = async (file: File | undefined) => {
+    setChecked(undefined);
+    setCreated(undefined);
+    setError(undefined);
+    if (!file) return;
+    setBusy(true);
+    try {
+      const text = await file.text();
+      const { data } = await request<{ data: BulkCheck[] }>('POST', '/sms/bulk', { query: { dry_run: true }, raw: { content: text, type: CSV } });
+      const [header = [], ...rows] = parseCsv(text);
+      setChecked({ fileName: file.name, header, rows, checks: data });
+    } catch (caught) {
+      fail(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const validIndexes = new Set(checked?.checks.filter((check) => check.valid).map((check) => check.index) ?? []);
+  const send = async () => {
+    if (!checked) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      // The valid rows exactly as the file had them, so the API reads them as it just did.
+      const csv = toCsv([checked.header, ...checked.rows.filter((_, index) => validIndexes.has(index))]);
+      const result = await request<{ data: Sms[] }>('POST', '/sms/bulk', { raw: { content: csv, type: CSV } });
+      setCreated(result.data.length);
+      setChecked(undefined);
+    } catch (caught) {
+      fail(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      {created !== undefined && (
+        <SuccessNotice>
+          Created {created} SMS. <a href={href('/sms')}>See them in the SMS list</a>.
+        </SuccessNotice>
+      )}
+      <form class="card" onSubmit={(event) => event.preventDefault()}>
+        <ErrorNotice error={error} />
+        <Field label="CSV file" hint="A header row naming the columns phone and message, and optionally device_id, send_at, valid_until, ttl and priority; then one SMS per row (at most 1,000).">
+          {(aria) => <input {...aria} type="file" name="csv" accept=".csv,text/csv" disabled={busy} onChange={(event) => void choose(event.currentTarget.files?.[0])} />}
+        </Field>
+        {busy && !checked && <p class="muted" aria-live="polite">Checking the file…</p>}
+      </form>
+      {checked && (
+        <section class="card" aria-labelledby="bulk-preview">
+          <h2 id="bulk-preview">Preview of {checked.fileName}</h2>
+          <p>
+            {validIndexes.size} of {checked.checks.length} rows are valid.{validIndexes.size < checked.checks.length && ' Rows with errors are left out.'}
+          </p>
+          <BulkPreview header={checked.header} rows={checked.rows} checks={checked.checks} />
+          <button type="button" class="button button-primary" disabled={busy || validIndexes.size === 0} onClick={() => void send()}>
+            Send {validIndexes.size} valid SMS
+          </button>
+        </section>
+      )}
+    </>
+  );
 }

@@ -1,6 +1,95 @@
-// PLACEHOLDER: replaced by the page's real implementation.
-import { Page } from '../ui/page.tsx';
+// One SMS: what was sent, where it stands, and every status it went through. Follows the SMS's
+// status events live; owners may cancel it while it waits.
+import { useState } from 'preact/hooks';
+import { ApiError, get, post } from '../api.ts';
+import { useLiveEvents } from '../live.ts';
+import { href } from '../router.ts';
+import { useSession } from '../session.tsx';
+import { StatusBadge } from '../ui/badge.tsx';
+import { formatTime } from '../ui/format.ts';
+import { ErrorNotice, SuccessNotice } from '../ui/notice.tsx';
+import { Loading, Page } from '../ui/page.tsx';
+import { useLoad } from '../ui/use-load.ts';
+import { SmsHistory } from './sms/history.tsx';
+import type { SmsDetail } from './sms/types.ts';
+import { useDevices } from './sms/use-devices.ts';
 
-export function SmsDetailPage(_props: Record<string, string>) {
-  return <Page title="SmsDetailPage">Not built yet.</Page>;
+const ENCODING_LABELS = { gsm7: 'GSM 7-bit', ucs2: 'UCS-2' } as const;
+
+export function SmsDetailPage({ id }: { id: string }) {
+  const session = useSession();
+  const { nameOf } = useDevices();
+  const sms = useLoad(() => get<SmsDetail>(`/sms/${encodeURIComponent(id)}`), [id]);
+  const [cancelError, setCancelError] = useState<ApiError>();
+  const [cancelled, setCancelled] = useState(false);
+  const [cancelling, setCancelling] = useState(false);
+  useLiveEvents((event) => event.type === 'sms.status' && event.id === id && sms.reload(), sms.reload);
+
+  const cancel = async () => {
+    setCancelling(true);
+    setCancelError(undefined);
+    try {
+      await post(`/sms/${encodeURIComponent(id)}/cancel`);
+      setCancelled(true);
+    } catch (caught) {
+      // 409 when a phone took it meanwhile: the reload below shows where it went.
+      setCancelError(caught instanceof ApiError ? caught : new ApiError(0, 'network', String(caught)));
+    } finally {
+      setCancelling(false);
+      sms.reload();
+    }
+  };
+
+  return (
+    <Page title={sms.data ? `SMS to ${sms.data.phone}` : 'SMS'} actions={<a href={href('/sms')}>All SMS</a>}>
+      <Loading data={sms.data} error={sms.error}>
+        {(data) => (
+          <>
+            {cancelled && <SuccessNotice>The SMS is cancelled.</SuccessNotice>}
+            <ErrorNotice error={cancelError} />
+            <div class="cards sms-detail">
+              <section class="card" aria-labelledby="sms-facts">
+                <h2 id="sms-facts">Message</h2>
+                <p class="sms-text">{data.message}</p>
+                <dl class="facts">
+                  <dt>Status</dt>
+                  <dd data-testid="sms-status">
+                    <StatusBadge status={data.status} />
+                    {data.reason && <span class="muted"> {data.reason}</span>}
+                  </dd>
+                  <dt>To</dt>
+                  <dd class="mono">{data.phone}</dd>
+                  <dt>Device</dt>
+                  <dd>{data.device_id ? <a href={href(`/devices/${data.device_id}`)}>{nameOf(data.device_id)}</a> : 'Any device (not yet assigned)'}</dd>
+                  <dt>Size</dt>
+                  <dd>
+                    {data.segments} SMS ({ENCODING_LABELS[data.encoding]})
+                  </dd>
+                  <dt>Created</dt>
+                  <dd>{formatTime(data.sent_at)}</dd>
+                  <dt>Not before</dt>
+                  <dd>{data.send_at ? formatTime(data.send_at) : 'At once'}</dd>
+                  <dt>Valid until</dt>
+                  <dd>{data.valid_until ? formatTime(data.valid_until) : 'No expiry'}</dd>
+                  <dt>Priority</dt>
+                  <dd>{data.priority}</dd>
+                </dl>
+                {session.canChange && data.status === 'pending' && (
+                  <p>
+                    <button type="button" class="button button-danger" disabled={cancelling} onClick={() => void cancel()}>
+                      Cancel SMS
+                    </button>
+                  </p>
+                )}
+              </section>
+              <section class="card" aria-labelledby="sms-history">
+                <h2 id="sms-history">History</h2>
+                <SmsHistory history={data.history} />
+              </section>
+            </div>
+          </>
+        )}
+      </Loading>
+    </Page>
+  );
 }

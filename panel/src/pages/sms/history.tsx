@@ -1,0 +1,22 @@
+// An SMS's status history, oldest first, as the API records it: every change with its time,
+// who made it (the API, the phone, the gateway itself) and why.
+import { StatusBadge } from '../../ui/badge.tsx';
+import { formatTime } from '../../ui/format.ts';
+import type { SmsHistoryEntry } from './types.ts';
+
+const SOURCE_LABELS: Record<SmsHistoryEntry['source'], string> = { api: 'by the API', device: 'by the phone', system: 'by the gateway' };
+
+export function SmsHistory({ history }: { history: SmsHistoryEntry[] }) {
+  return (
+    <ol class="timeline sms-history">
+      {history.map((entry, index) => (
+        <li key={index}>
+          <StatusBadge status={entry.status} />{' '}
+          <time dateTime={entry.at}>{formatTime(entry.at)}</time> <span class="muted">{SOURCE_LABELS[entry.source]}</span>
+          {entry.internal_status !== entry.status && <span class="muted"> ({entry.internal_status})</span>}
+          {entry.reason && <p class="sms-history-reason">Reason: {entry.reason}</p>}
+        </li>
+      ))}
+    </ol>
+  );
+}

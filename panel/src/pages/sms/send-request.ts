@@ -1,0 +1,48 @@
+// Turns the send form into the API's request: one phone number is POST /sms, several are one
+// POST /sms/bulk (all created or none). Values are passed on as typed; the API judges them.
+import { post } from '../../api.ts';
+import type { Sms } from './types.ts';
+
+export interface SendForm {
+  message: string;
+  phones: string;
+  deviceId: string;
+  sendAt: string;
+  validUntil: string;
+  priority: string;
+}
+
+export const EMPTY_SEND_FORM: SendForm = { message: '', phones: '', deviceId: '', sendAt: '', validUntil: '', priority: '' };
+
+/** The phone numbers typed, separated by commas or new lines. */
+export function phoneList(phones: string): string[] {
+  return phones
+    .split(/[,\n]/)
+    .map((phone) => phone.trim())
+    .filter((phone) => phone !== '');
+}
+
+export async function sendSms(form: SendForm): Promise<Sms[]> {
+  const phones = phoneList(form.phones);
+  const options = {
+    ...(form.deviceId ? { device_id: form.deviceId } : {}),
+    ...(form.sendAt ? { send_at: isoTime(form.sendAt) } : {}),
+    ...(form.validUntil ? { valid_until: isoTime(form.validUntil) } : {}),
+    ...(form.priority.trim() ? { priority: wholeNumber(form.priority) } : {}),
+  };
+  // No number typed still goes to the API, which names the missing phone beside its field.
+  if (phones.length <= 1) return [await post<Sms>('/sms', { phone: phones[0] ?? '', message: form.message, ...options })];
+  const created = await post<{ data: Sms[] }>('/sms/bulk', { messages: phones.map((phone) => ({ phone, message: form.message, ...options })) });
+  return created.data;
+}
+
+/** A datetime-local value (the browser's zone) as ISO 8601; left as typed if it is not a time. */
+function isoTime(local: string): string {
+  const date = new Date(local);
+  return Number.isNaN(date.getTime()) ? local : date.toISOString();
+}
+
+/** A number as a number; anything else is sent as typed so the API explains what it expects. */
+function wholeNumber(text: string): number | string {
+  return /^\s*-?\d+\s*$/.test(text) ? Number(text) : text;
+}
