@@ -3,6 +3,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ERROR_CATALOG, type ErrorCode } from '../common/errors.ts';
 import type { RouteDefinition } from './route.ts';
+import { SESSION_COOKIE } from './session-cookie.ts';
 
 export interface ApiFamily {
   /** Mount point of the family's routes, such as /api/ext/v1. */
@@ -61,14 +62,24 @@ export function buildOpenApi(families: ApiFamily[], version: string): Record<str
       title: 'SMS gateway API',
       version,
       description:
-        'Sends SMS through the account\'s Android phones. Every request carries `Authorization: Bearer <API key>`; ' +
-        'each operation needs the permission it names. Errors have the body `{"error": {"message", "code", "details"?}}`.',
+        'Sends SMS through the account\'s Android phones. Every request carries `Authorization: Bearer <API key>`, or the ' +
+        'control panel\'s session cookie (then every state change also carries the session\'s `X-CSRF-Token`); each ' +
+        'operation needs the permission it names (a session: its user\'s role grants them). Errors have the body ' +
+        '`{"error": {"message", "code", "details"?}}`.',
     },
     servers: [{ url: '/' }],
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { session: [] }],
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API key from `sms-gateway keys create`' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'an API key from `sms-gateway keys create` or POST /keys' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description: 'a control-panel session from POST /api/ext/v1/session; changes also need the X-CSRF-Token header',
+        },
+      },
       schemas: { Error: ErrorBody },
     },
   };
@@ -123,6 +134,8 @@ function operation(route: RouteDefinition): Record<string, unknown> {
     summary: route.summary,
     tags: [route.tag],
     'x-permission': route.permission,
+    // Public routes need nothing; the session's own routes need the cookie (a key has no session).
+    ...(route.permission === 'public' ? { security: [] } : route.permission === 'session' ? { security: [{ session: [] }] } : {}),
     description: `${route.description ? `${route.description}\n\n` : ''}Permission: \`${route.permission}\`.`,
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
