@@ -1,6 +1,88 @@
-// PLACEHOLDER: replaced by the page's real implementation.
-import { Page } from '../ui/page.tsx';
+// The dashboard: devices online and offline, today's SMS by status, sent and failed per hour,
+// webhooks in trouble, and the devices' batteries. Live events reload it, at most every 2 s.
+import { get, type Page as ApiPage } from '../api.ts';
+import { useLiveEvents } from '../live.ts';
+import { href } from '../router.ts';
+import { StatusBadge } from '../ui/badge.tsx';
+import { formatTime } from '../ui/format.ts';
+import { Loading, Page } from '../ui/page.tsx';
+import { useLoad } from '../ui/use-load.ts';
+import { DevicesGlance } from './dashboard/devices-glance.tsx';
+import { HourlyChart } from './dashboard/hourly-chart.tsx';
+import type { Summary } from './dashboard/summary-types.ts';
+import { useThrottled } from './dashboard/use-throttled.ts';
+import type { Device } from './devices/device-types.ts';
 
-export function DashboardPage(_props: Record<string, string>) {
-  return <Page title="DashboardPage">Not built yet.</Page>;
+const RELOAD_EVERY_MS = 2000;
+/** Devices shown at a glance; the devices page lists them all. */
+const GLANCE_DEVICES = 10;
+
+export function DashboardPage() {
+  const summary = useLoad(() => get<Summary>('/stats/summary'), []);
+  const devices = useLoad(() => get<ApiPage<Device>>('/devices', { limit: GLANCE_DEVICES }), []);
+  const reloadSummary = useThrottled(summary.reload, RELOAD_EVERY_MS);
+  const reloadDevices = useThrottled(devices.reload, RELOAD_EVERY_MS);
+  const reloadAll = () => {
+    reloadSummary();
+    reloadDevices();
+  };
+  useLiveEvents((event) => {
+    reloadSummary();
+    if (event.type === 'device.presence') reloadDevices();
+  }, reloadAll);
+
+  return (
+    <Page title="Dashboard">
+      <Loading data={summary.data} error={summary.error}>
+        {(loaded) => (
+          <>
+            <div class="cards dashboard-stats">
+              <StatCard title="Devices online" value={loaded.devices.online} link={href('/devices')} linkText="See the devices" />
+              <StatCard title="Devices offline" value={loaded.devices.offline} link={href('/devices')} linkText="See the devices" />
+              <StatCard title="Webhooks failing" value={loaded.webhooks.failing} link={href('/webhooks')} linkText="See the webhooks" />
+            </div>
+            <section class="card" aria-labelledby="sms-today-heading">
+              <h2 id="sms-today-heading" class="card-heading">
+                SMS today
+              </h2>
+              <p class="hint">Created since {formatTime(loaded.sms.since)}, by their status now.</p>
+              <ul class="status-counts">
+                {Object.entries(loaded.sms.by_status).map(([status, count]) => (
+                  <li key={status} data-status-count={status}>
+                    <a href={href('/sms', { status })}>
+                      <span class="stat">{count}</span> <StatusBadge status={status} />
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </section>
+            <section class="card" aria-labelledby="hourly-heading">
+              <h2 id="hourly-heading" class="card-heading">
+                Sent and failed per hour
+              </h2>
+              <HourlyChart hours={loaded.hourly} />
+            </section>
+          </>
+        )}
+      </Loading>
+      <section class="card" aria-labelledby="glance-heading">
+        <h2 id="glance-heading" class="card-heading">
+          Devices at a glance
+        </h2>
+        <Loading data={devices.data} error={devices.error}>
+          {(page) => <DevicesGlance devices={page} />}
+        </Loading>
+      </section>
+    </Page>
+  );
+}
+
+function StatCard({ title, value, link, linkText }: { title: string; value: number; link: string; linkText: string }) {
+  return (
+    <div class="card stat-card">
+      <h2 class="stat-title">{title}</h2>
+      <p class="stat">{value}</p>
+      <a href={link}>{linkText}</a>
+    </div>
+  );
 }

@@ -1,6 +1,72 @@
-// PLACEHOLDER: replaced by the page's real implementation.
-import { Page } from '../ui/page.tsx';
+// One device: what it reports, its queue and limits, its settings; owners may delete it.
+// Presence and the statuses of its SMS keep the page current.
+import { useState } from 'preact/hooks';
+import { ApiError, del, get } from '../api.ts';
+import { useLiveEvents } from '../live.ts';
+import { href, navigate } from '../router.ts';
+import { useSession } from '../session.tsx';
+import { ErrorNotice } from '../ui/notice.tsx';
+import { Loading, Page } from '../ui/page.tsx';
+import { useLoad } from '../ui/use-load.ts';
+import { useThrottled } from './dashboard/use-throttled.ts';
+import { DeviceFacts } from './devices/device-facts.tsx';
+import type { DeviceDetail } from './devices/device-types.ts';
+import { SettingsForm } from './devices/settings-form.tsx';
 
-export function DeviceDetailPage(_props: Record<string, string>) {
-  return <Page title="DeviceDetailPage">Not built yet.</Page>;
+/** SMS statuses move the queue; reloading on each would hammer the API during a bulk send. */
+const QUEUE_RELOAD_MS = 2000;
+
+export function DeviceDetailPage({ id }: { id: string }) {
+  const session = useSession();
+  const device = useLoad(() => get<DeviceDetail>(`/devices/${encodeURIComponent(id)}`), [id]);
+  const [offlineSince, setOfflineSince] = useState<string>();
+  const reloadQueue = useThrottled(device.reload, QUEUE_RELOAD_MS);
+  useLiveEvents((event) => {
+    if (event.type === 'device.presence' && event.id === id) {
+      setOfflineSince(event.online ? undefined : event.at);
+      device.reload();
+    } else if (event.type === 'sms.status' && event.device_id === id) {
+      reloadQueue();
+    }
+  }, device.reload);
+
+  return (
+    <Page title={device.data?.name_custom ?? 'Device'} actions={<a href={href('/devices')}>All devices</a>}>
+      <Loading data={device.data} error={device.error}>
+        {(loaded) => (
+          <>
+            <DeviceFacts device={loaded} offlineSince={offlineSince} />
+            <SettingsForm key={loaded.id} device={loaded} canChange={session.canChange} onSaved={device.reload} />
+            {session.canChange && <DeleteDevice device={loaded} />}
+          </>
+        )}
+      </Loading>
+    </Page>
+  );
+}
+
+function DeleteDevice({ device }: { device: DeviceDetail }) {
+  const [error, setError] = useState<ApiError | string>();
+  const remove = async () => {
+    if (!window.confirm(`Delete ${device.name_custom}? Its credentials stop working at once; its unsent SMS go to another device.`)) return;
+    setError(undefined);
+    try {
+      await del(`/devices/${encodeURIComponent(device.id)}`);
+      navigate('/devices');
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught : String(caught));
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="delete-heading">
+      <h2 id="delete-heading" class="card-heading">
+        Delete
+      </h2>
+      <ErrorNotice error={error} />
+      <p>Revokes the phone's credentials and closes its connection. SMS that named this device and are not sent yet fail.</p>
+      <button type="button" class="button button-danger" onClick={remove}>
+        Delete device
+      </button>
+    </section>
+  );
 }

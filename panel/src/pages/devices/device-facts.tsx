@@ -1,0 +1,92 @@
+// What the gateway knows of a device and its queue, as a list of facts.
+import { OnlineBadge } from '../../ui/badge.tsx';
+import { formatTime } from '../../ui/format.ts';
+import { BatteryLevel, ChargingState } from './device-power.tsx';
+import { isPaused, type DeviceDetail, type DeviceQueue, type Limits } from './device-types.ts';
+import { LastSeen } from './last-seen.tsx';
+
+const BLOCKED_BY: Record<NonNullable<DeviceQueue['blocked_by']>, string> = {
+  cannot_send: 'sending is switched off for it',
+  paused: 'it is paused after failed sends',
+  quiet_hours: 'its quiet hours',
+  window: 'it holds as many SMS as it may at once',
+  per_minute: 'its limit per minute is reached',
+  per_hour: 'its limit per hour is reached',
+  per_day: 'its limit per day is reached',
+};
+
+export function DeviceFacts({ device, offlineSince }: { device: DeviceDetail; offlineSince?: string | undefined }) {
+  const { queue } = device;
+  return (
+    <div class="cards device-facts">
+      <div class="card">
+        <h2 class="card-heading">Phone</h2>
+        <dl class="facts">
+          <dt>State</dt>
+          <dd>
+            <OnlineBadge online={device.is_online} />
+          </dd>
+          <dt>Battery</dt>
+          <dd>
+            <BatteryLevel device={device} />
+          </dd>
+          <dt>Charging</dt>
+          <dd>
+            <ChargingState device={device} />
+          </dd>
+          <dt>Last seen</dt>
+          <dd>
+            <LastSeen device={device} offlineSince={offlineSince} />
+          </dd>
+          <dt>SIMs</dt>
+          <dd>
+            {device.sim_cards.length === 0
+              ? 'none reported'
+              : device.sim_cards.map((sim) => `SIM ${sim.index + 1}${sim.name_operator ? ` (${sim.name_operator})` : ''}`).join(', ')}
+          </dd>
+          <dt>Reported name</dt>
+          <dd>{device.name}</dd>
+          <dt>Kind</dt>
+          <dd>{device.type}</dd>
+          <dt>Device id</dt>
+          <dd>
+            <code>{device.id}</code>
+          </dd>
+          <dt>Registered</dt>
+          <dd>{formatTime(device.created_at)}</dd>
+        </dl>
+      </div>
+      <div class="card">
+        <h2 class="card-heading">Queue and limits</h2>
+        <dl class="facts">
+          <dt>Can take SMS</dt>
+          <dd data-testid="device-blocked-by">{queue.blocked_by ? `no: ${BLOCKED_BY[queue.blocked_by]}` : 'yes'}</dd>
+          <dt>In flight</dt>
+          <dd>
+            {queue.in_flight} of {device.send_window}
+          </dd>
+          <dt>Waiting for it</dt>
+          <dd>{queue.waiting}</dd>
+          <dt>Handed out</dt>
+          <dd>{handedOut(queue, device.limits)}</dd>
+          <dt>Quiet hours</dt>
+          <dd>{device.quiet_hours ? `${device.quiet_hours.from}–${device.quiet_hours.to} (${device.quiet_hours.timezone})` : 'none'}</dd>
+          <dt>Paused</dt>
+          <dd>{pauseText(device)}</dd>
+        </dl>
+      </div>
+    </div>
+  );
+}
+
+function handedOut(queue: DeviceQueue, limits: Limits): string {
+  const part = (count: number, limit: number | null, span: string) => `${count}${limit === null ? '' : ` of ${limit}`} in the last ${span}`;
+  return [part(queue.sent_last_minute, limits.per_minute, 'minute'), part(queue.sent_last_hour, limits.per_hour, 'hour'), part(queue.sent_last_day, limits.per_day, 'day')].join('; ');
+}
+
+function pauseText(device: DeviceDetail): string {
+  const reason = device.paused_reason ? ` (${device.paused_reason})` : '';
+  if (isPaused(device)) return `until ${formatTime(device.paused_until)}${reason}`;
+  if (device.paused_until) return `no; last paused until ${formatTime(device.paused_until)}${reason}`;
+  return 'no';
+}

@@ -1,0 +1,68 @@
+// The shapes GET /devices, GET /devices/{id} and POST /devices answer (src/modules/devices/schema.ts).
+// Kept by hand: the panel bundles no server code besides the SMS segment rules.
+
+export interface Limits {
+  per_minute: number | null;
+  per_hour: number | null;
+  per_day: number | null;
+}
+
+export interface QuietHours {
+  from: string;
+  to: string;
+  timezone: string;
+}
+
+export interface SimCard {
+  index: number;
+  name_operator: string;
+}
+
+export interface Device {
+  id: string;
+  type: string;
+  /** The name the phone reports about itself. */
+  name: string;
+  /** The name the user chose; the system name when none was chosen. */
+  name_custom: string;
+  is_online: boolean;
+  is_charging: boolean;
+  battery_level: number | null;
+  can_send_sms: boolean;
+  selected_sim: number;
+  notify_low_battery: boolean;
+  forward_incoming_sms: boolean;
+  record_calls: boolean;
+  sim_cards: SimCard[];
+  send_window: number;
+  limits: Limits;
+  quiet_hours: QuietHours | null;
+  paused_until: string | null;
+  paused_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeviceQueue {
+  in_flight: number;
+  waiting: number;
+  sent_last_minute: number;
+  sent_last_hour: number;
+  sent_last_day: number;
+  blocked_by: 'cannot_send' | 'paused' | 'quiet_hours' | 'window' | 'per_minute' | 'per_hour' | 'per_day' | null;
+}
+
+export interface DeviceDetail extends Device {
+  queue: DeviceQueue;
+}
+
+export interface DeviceRegistration {
+  device: Device;
+  /** MQTT credentials; the password (the device token) is shown this once. */
+  credentials: { client_id: string; username: string; password: string };
+}
+
+/** The circuit breaker's pause is in force (a past paused_until only tells of the last pause). */
+export function isPaused(device: Device, now = Date.now()): boolean {
+  return device.paused_until !== null && new Date(device.paused_until).getTime() > now;
+}
