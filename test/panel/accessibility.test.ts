@@ -1,26 +1,22 @@
 // Every page of the panel, with data on it, passes axe-core (no serious or critical violation)
 // at desktop width and is saved as a screenshot under test-results/panel/ for people to look at;
 // the pages people open on a phone are also saved at 390 px.
-import type { Cookie } from 'playwright-core';
 import { useGateway } from '../support/use-gateway.ts';
 import { webhookConfig } from '../support/webhooks.ts';
 import { checkA11y, openPanel, PHONE, screenshot, useBrowser } from './support/browser.ts';
-import { panelUser, type PanelUser } from './support/people.ts';
+import { useLoggedIn } from './support/logged-in.ts';
 import { seedAccount, type Seeded } from './support/seed.ts';
 
 describe('panel: every page is accessible', () => {
   const gw = useGateway({ tenant: 'once', config: { webhooks: webhookConfig() } });
   const browser = useBrowser(() => gw.baseUrl);
+  // An owner who is also the instance administrator sees every page, Accounts included.
+  const admin = useLoggedIn(gw, browser, 'owner', { isAdmin: true });
   let seeded: Seeded;
-  let admin: PanelUser;
-  let cookies: Cookie[];
 
   before(async function () {
     this.timeout(30_000);
     seeded = await seedAccount(gw);
-    // An owner who is also the instance administrator sees every page, Accounts included.
-    admin = await panelUser(gw.gateway, gw.tenant.accountId, 'owner', { isAdmin: true });
-    cookies = await browser.sessionCookies(admin.email, admin.password);
   });
 
   const pages: [name: string, path: () => string][] = [
@@ -43,7 +39,7 @@ describe('panel: every page is accessible', () => {
 
   for (const [name, path] of pages) {
     browser.scenario(`${name}: no serious or critical axe violation at 1280 px`, async (page) => {
-      await page.context().addCookies(cookies);
+      await admin.enter(page);
       await openPanel(page, path());
       await screenshot(page, name);
       await checkA11y(page, name);
@@ -53,7 +49,7 @@ describe('panel: every page is accessible', () => {
   for (const name of ['dashboard', 'sms-list', 'send']) {
     browser.scenario(`${name}: no serious or critical axe violation at 390 px`, async (page) => {
       await page.setViewportSize({ ...PHONE });
-      await page.context().addCookies(cookies);
+      await admin.enter(page);
       await openPanel(page, pages.find(([pageName]) => pageName === name)![1]());
       await screenshot(page, `${name}-390`);
       await checkA11y(page, `${name} at 390 px`);
