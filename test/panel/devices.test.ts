@@ -1,0 +1,107 @@
+// Devices in the panel: registering one (its credentials shown once, and they work), its
+// presence changing live in the list, its settings saved through the API, and deleting it.
+import { expect } from 'chai';
+import { SimulatedDevice } from '../../src/simulator/device.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { eventually } from '../support/webhooks.ts';
+import { checkA11y, openPanel, screenshot, useBrowser } from './support/browser.ts';
+import { useLoggedIn } from './support/logged-in.ts';
+
+describe('panel: devices', () => {
+  const gw = useGateway({ tenant: 'once' });
+  const browser = useBrowser(() => gw.baseUrl);
+  const owner = useLoggedIn(gw, browser, 'owner');
+
+  browser.scenario('registering a device shows its token once with a QR code, and a phone connects with those credentials', async (page) => {
+    await owner.enter(page);
+    await openPanel(page, '/devices');
+    await page.getByRole('link', { name: 'Register a device' }).click();
+    await page.waitForURL(/#\/devices\/new$/);
+    await page.getByLabel('Device name').fill('Reception phone');
+    await page.getByRole('button', { name: 'Register device' }).click();
+
+    const qr = page.getByRole('img', { name: "QR code with the device's credentials" });
+    await qr.waitFor();
+    expect(await qr.locator('svg').count()).to.equal(1);
+    const shown = await page.getByTestId('shown-once').allTextContents();
+    const devices = (await gw.tenant.api.get('/devices?limit=100')).body.data as { id: string; name: string }[];
+    const device = devices.find((candidate) => candidate.name === 'Reception phone');
+    expect(device, 'the registered device in GET /devices').to.not.equal(undefined);
+    expect(await page.locator('main').textContent()).to.include(device!.id);
+    await screenshot(page, 'device-register-done');
+    await checkA11y(page, 'device registration with credentials');
+
+    // The token is one of the values shown once; the one the broker accepts.
+    const phone = new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${gw.gateway.mqttPort}`, deviceId: device!.id, token: '', reconnectPeriodMs: 0 });
+    let connected = false;
+    for (const token of shown.map((text) => text.trim()).filter((text) => text && text !== device!.id)) {
+      const candidate = gw.track(new SimulatedDevice({ ...phone.options, token }));
+      connected = await candidate.connect().then(
+        () => true,
+        () => false,
+      );
+      if (connected) break;
+    }
+    expect(connected, 'a phone connects with the token the panel showed').to.equal(true);
+  });
+
+  browser.scenario('a phone connecting flips its row in the device list to online without a reload', async (page) => {
+    const { device, token } = await gw.registerDevice('Warehouse phone');
+    await owner.enter(page);
+    await openPanel(page, '/devices');
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Warehouse phone' }) });
+    await row.locator('.badge', { hasText: /^offline$/ }).waitFor();
+    expect(await row.getByRole('link', { name: 'Warehouse phone' }).getAttribute('href')).to.equal(`#/devices/${device.id}`);
+    await page.evaluate(() => Object.assign(globalThis, { panelTestMark: true }));
+
+    const phone = gw.track(new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${gw.gateway.mqttPort}`, deviceId: device.id, token, reconnectPeriodMs: 100 }));
+    await phone.connect();
+    await row.locator('.badge', { hasText: /^online$/ }).waitFor();
+    expect(await page.evaluate(() => (globalThis as { panelTestMark?: boolean }).panelTestMark)).to.equal(true);
+  });
+
+  browser.scenario('a setting changed in the device form is what GET /devices/{id} answers', async (page) => {
+    const { device } = await gw.registerDevice('Settings phone');
+    await owner.enter(page);
+    await openPanel(page, `/devices/${device.id}`);
+    const before = (await gw.tenant.api.get(`/devices/${device.id}`)).body;
+
+    await page.getByLabel(/per hour/i).fill('123');
+    const battery = page.getByLabel(/battery/i);
+    await battery.setChecked(!before.notify_low_battery);
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+
+    const after = (await gw.tenant.api.get(`/devices/${device.id}`)).body;
+    expect(after.limits.per_hour).to.equal(123);
+    expect(after.notify_low_battery).to.equal(!before.notify_low_battery);
+    // Nothing else changed.
+    expect(after.limits.per_minute).to.equal(before.limits.per_minute);
+    expect(after.send_window).to.equal(before.send_window);
+  });
+
+  browser.scenario('a limit the API refuses is shown beside its field and nothing is saved', async (page) => {
+    const { device } = await gw.registerDevice('Refused settings phone');
+    await owner.enter(page);
+    await openPanel(page, `/devices/${device.id}`);
+    await page.getByLabel(/per hour/i).fill('0');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.locator('.field-invalid').first().waitFor();
+    expect((await gw.tenant.api.get(`/devices/${device.id}`)).body.limits.per_hour).to.equal(300);
+  });
+
+  browser.scenario('deleting a device asks first, then it is gone from the API', async (page) => {
+    const { device } = await gw.registerDevice('Old phone');
+    await owner.enter(page);
+    await openPanel(page, `/devices/${device.id}`);
+    let asked = '';
+    page.once('dialog', (dialog) => {
+      asked = dialog.message();
+      void dialog.accept();
+    });
+    await page.getByRole('button', { name: 'Delete device' }).click();
+    await page.waitForURL(/#\/devices$/);
+    expect(asked).to.not.equal('');
+    await eventually('the device deleted', async () => ((await gw.tenant.api.get(`/devices/${device.id}`)).status === 404 ? true : undefined));
+  });
+});
