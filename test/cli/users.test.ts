@@ -22,8 +22,8 @@ function uniqueEmail(label: string): string {
   return `${label}-${randomBytes(4).toString('hex')}@example.com`;
 }
 
-/** Runs the command with `input` piped on its stdin (runCli gives it none). */
-function runWithStdin(args: string[], env: Env, input: string): Promise<CliResult> {
+/** Runs the command with `input` piped on its stdin (runCli gives it none); null: a stdin left open. */
+function runWithStdin(args: string[], env: Env, input: string | null): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'sms-gateway.js'), ...args], {
       cwd: REPO_ROOT,
@@ -40,7 +40,8 @@ function runWithStdin(args: string[], env: Env, input: string): Promise<CliResul
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr, transcript: `sms-gateway ${args.join(' ')}\n--- stdout\n${stdout}\n--- stderr\n${stderr}` });
     });
-    child.stdin.end(input);
+    if (input === null) child.once('close', () => child.stdin.destroy());
+    else child.stdin.end(input);
   });
 }
 
@@ -108,7 +109,7 @@ describe('sms-gateway users', function () {
     it('with a password piped on stdin, uses it: nothing is printed to keep, nothing must be changed', async () => {
       const email = uniqueEmail('piped');
       const password = 'piped in, never in argv';
-      const result = await runWithStdin(['users', 'create', '--account', account, '--email', email, '--json'], env, `${password}\n`);
+      const result = await runWithStdin(['users', 'create', '--account', account, '--email', email, '--password-stdin', '--json'], env, `${password}\n`);
       expect(result.code, result.transcript).to.equal(0);
       const body = jsonOf(result);
       expect(body).to.not.have.property('one_time_password');
@@ -121,8 +122,20 @@ describe('sms-gateway users', function () {
       }
     });
 
+    it('without --password-stdin, never reads stdin: an open stdin that never ends does not hold it, a one-time password is made', async () => {
+      const result = await runWithStdin(['users', 'create', '--account', account, '--email', uniqueEmail('open-stdin'), '--json'], env, null);
+      expect(result.code, result.transcript).to.equal(0);
+      expect(jsonOf(result).one_time_password).to.match(ONE_TIME);
+    });
+
+    it('with --password-stdin and nothing on stdin, refuses and says how to pipe one', async () => {
+      const result = await runWithStdin(['users', 'create', '--account', account, '--email', uniqueEmail('empty'), '--password-stdin'], env, '');
+      expectRefused(result, 2);
+      expect(result.stderr).to.contain('nothing was read from stdin');
+    });
+
     it('refuses a piped password shorter than 12 characters', async () => {
-      const result = await runWithStdin(['users', 'create', '--account', account, '--email', uniqueEmail('short')], env, 'short\n');
+      const result = await runWithStdin(['users', 'create', '--account', account, '--email', uniqueEmail('short'), '--password-stdin'], env, 'short\n');
       expectRefused(result, 1);
       expect(result.stderr).to.contain('at least 12 characters');
     });
@@ -161,7 +174,7 @@ describe('sms-gateway users', function () {
   describe('users reset-password', () => {
     it('generates a one-time password, printed once, that replaces the old one and must be changed', async () => {
       const email = uniqueEmail('reset');
-      const created = await runWithStdin(['users', 'create', '--account', account, '--email', email], env, 'the first password\n');
+      const created = await runWithStdin(['users', 'create', '--account', account, '--email', email, '--password-stdin'], env, 'the first password\n');
       expect(created.code, created.transcript).to.equal(0);
       const result = await cli('users', 'reset-password', email, '--json');
       expect(result.code, result.transcript).to.equal(0);
@@ -179,7 +192,7 @@ describe('sms-gateway users', function () {
     it('takes a piped password instead, which must still be changed at the next login', async () => {
       const email = uniqueEmail('reset-piped');
       expect((await cli('users', 'create', '--account', account, '--email', email)).code).to.equal(0);
-      const result = await runWithStdin(['users', 'reset-password', email, '--json'], env, 'an operator-chosen password');
+      const result = await runWithStdin(['users', 'reset-password', email, '--password-stdin', '--json'], env, 'an operator-chosen password');
       expect(result.code, result.transcript).to.equal(0);
       expect(jsonOf(result)).to.deep.include({ must_change_password: true }).and.not.have.property('one_time_password');
       if (gateway) expect((await login(email, 'an operator-chosen password')).body.user.must_change_password).to.equal(true);

@@ -1,6 +1,8 @@
-// `sms-gateway users`: the people who log in to the control panel. A password comes from stdin
-// when something is piped in (so it never sits in the shell history or the process list);
+// `sms-gateway users`: the people who log in to the control panel. With --password-stdin the
+// password is read from stdin (so it never sits in the shell history or the process list);
 // otherwise a one-time password is generated, printed once, and must be changed at first login.
+// stdin is read only when asked: a service manager or a CI job may hand the command an open
+// stdin that never ends, and guessing from "not a terminal" would make it wait forever.
 import { text } from 'node:stream/consumers';
 import { ROLES, type Role } from '../../modules/users/repository.ts';
 import { CliError, table, type Output } from '../output.ts';
@@ -8,19 +10,21 @@ import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
 const USAGE = `usage:
-  sms-gateway users create --account NAME --email E [--role owner|viewer] [--admin] [--json]
+  sms-gateway users create --account NAME --email E [--role owner|viewer] [--admin] [--password-stdin] [--json]
   sms-gateway users list [--account NAME] [--json]
-  sms-gateway users reset-password EMAIL [--json]
-A password piped on stdin is used as it is (at least 12 characters); without one, a one-time
-password is generated, printed once, and must be changed at first login.`;
+  sms-gateway users reset-password EMAIL [--password-stdin] [--json]
+--password-stdin reads the password from stdin (its first line, at least 12 characters) and uses
+it as it is; without it, a one-time password is generated, printed once, and must be changed at
+first login.`;
 
 export const usersCommand = withActions({ create, list, 'reset-password': resetPassword }, USAGE);
 
-/** The password piped on stdin (its one line), or undefined when stdin is a terminal or empty. */
-async function pipedPassword(): Promise<string | undefined> {
-  if (process.stdin.isTTY) return undefined;
-  const piped = (await text(process.stdin)).replace(/\r?\n$/, '');
-  return piped === '' ? undefined : piped;
+/** With --password-stdin, the password read from stdin (up to its end); otherwise none. */
+async function passwordFromStdin(asked: boolean | undefined): Promise<string | undefined> {
+  if (!asked) return undefined;
+  const [line = ''] = (await text(process.stdin)).split(/\r?\n/, 1);
+  if (line === '') throw new CliError('--password-stdin: nothing was read from stdin (pipe the password in, e.g. `printf %s "$PASSWORD" | sms-gateway users ...`)');
+  return line;
 }
 
 function oneTimeNote(password: string | undefined): string {
@@ -30,11 +34,15 @@ function oneTimeNote(password: string | undefined): string {
 }
 
 async function create(args: string[], out: Output): Promise<void> {
-  const { values } = parseFlags(args, { account: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' }, admin: { type: 'boolean' } }, USAGE);
+  const { values } = parseFlags(
+    args,
+    { account: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' }, admin: { type: 'boolean' }, 'password-stdin': { type: 'boolean' } },
+    USAGE,
+  );
   if (!values.account || !values.email) throw new CliError(`users create needs --account and --email\n${USAGE}`);
   const role = (values.role ?? 'owner') as Role;
   if (!ROLES.includes(role)) throw new CliError(`--role must be one of ${ROLES.join(', ')}`);
-  const password = await pipedPassword();
+  const password = await passwordFromStdin(values['password-stdin']);
   const accountName = values.account;
   const { user, oneTimePassword } = await withServices(async (services) => {
     const account = await services.accounts.require(accountName);
@@ -86,9 +94,9 @@ async function list(args: string[], out: Output): Promise<void> {
 }
 
 async function resetPassword(args: string[], out: Output): Promise<void> {
-  const { positionals } = parseFlags(args, {}, USAGE, true);
+  const { values, positionals } = parseFlags(args, { 'password-stdin': { type: 'boolean' } }, USAGE, true);
   if (positionals.length !== 1) throw new CliError(`users reset-password takes one email\n${USAGE}`);
-  const password = await pipedPassword();
+  const password = await passwordFromStdin(values['password-stdin']);
   const { user, oneTimePassword } = await withServices((services) => services.users.resetPassword(positionals[0]!, password));
   out.result(
     { id: user.id, email: user.email, must_change_password: user.must_change_password, ...(oneTimePassword ? { one_time_password: oneTimePassword } : {}) },
