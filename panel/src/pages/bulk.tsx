@@ -89,7 +89,7 @@ function BulkSend() {
         {busy && !checked && <p class="muted" aria-live="polite">Checking the file…</p>}
       </form>
       {checked && (
-        <section class="card" aria-labelledby="bulk-preview">
+        <section class="card bulk-result" aria-labelledby="bulk-preview">
           <h2 id="bulk-preview">Preview of {checked.fileName}</h2>
           <p>
             {validIndexes.size} of {checked.checks.length} rows are valid.{validIndexes.size < checked.checks.length && ' Rows with errors are left out.'}

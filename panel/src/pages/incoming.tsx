@@ -54,14 +54,14 @@ export function IncomingPage(_props: Record<string, string>) {
                   <tbody>
                     {page.data.map((sms) => (
                       <tr key={sms.id}>
-                        <td>
+                        <td class="sms-nowrap">
                           <time dateTime={sms.received_at}>{formatTime(sms.received_at)}</time>
                         </td>
                         <td>
                           <a href={href(`/devices/${sms.device_id}`)}>{nameOf(sms.device_id)}</a>
                           {sms.sim_slot !== null && <span class="muted"> SIM {sms.sim_slot + 1}</span>}
                         </td>
-                        <td class="mono">{sms.phone}</td>
+                        <td class="mono sms-nowrap">{sms.phone}</td>
                         <td class="sms-text-cell">{sms.message}</td>
                       </tr>
                     ))}

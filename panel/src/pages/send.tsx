@@ -15,7 +15,7 @@ import { deviceOptions, useDevices } from './sms/use-devices.ts';
 export function SendPage(_props: Record<string, string>) {
   const session = useSession();
   return (
-    <Page title="Send SMS" actions={<a href={href('/send/bulk')}>Bulk send from a CSV file</a>}>
+    <Page title="Send SMS" actions={session.canChange && <a href={href('/send/bulk')}>Bulk send from a CSV file</a>}>
       {session.canChange ? <SendSmsForm /> : <p class="notice notice-info">Viewers cannot send SMS.</p>}
     </Page>
   );

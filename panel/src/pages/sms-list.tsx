@@ -94,7 +94,7 @@ export function SmsListPage(_props: Record<string, string>) {
                   <tbody>
                     {page.data.map((sms) => (
                       <tr key={sms.id}>
-                        <td>
+                        <td class="sms-nowrap">
                           <a class="mono" href={href(`/sms/${sms.id}`)}>
                             {sms.phone}
                           </a>
@@ -105,7 +105,7 @@ export function SmsListPage(_props: Record<string, string>) {
                         </td>
                         <td class="sms-text-cell">{sms.message}</td>
                         <td>{nameOf(sms.device_id)}</td>
-                        <td>{formatTime(sms.sent_at)}</td>
+                        <td class="sms-nowrap">{formatTime(sms.sent_at)}</td>
                       </tr>
                     ))}
                   </tbody>

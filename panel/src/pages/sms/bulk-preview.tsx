@@ -25,7 +25,7 @@ export function BulkPreview({ header, rows, checks }: { header: string[]; rows: 
             return (
               <tr key={check.index} data-valid={String(check.valid)} class={check.valid ? undefined : 'bulk-row-invalid'}>
                 <td class="num">{check.index + 1}</td>
-                <td class="mono">{check.valid ? check.phone : (row[phoneColumn] ?? '')}</td>
+                <td class="mono sms-nowrap">{check.valid ? check.phone : (row[phoneColumn] ?? '')}</td>
                 <td class="sms-text-cell">{check.valid ? check.message : (row[messageColumn] ?? '')}</td>
                 <td>{check.valid ? <span class="badge badge-good">valid</span> : <span class="badge badge-bad">invalid</span>}</td>
                 {check.valid ? (
