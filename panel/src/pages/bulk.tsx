@@ -35,6 +35,8 @@ function BulkSend() {
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<number>();
+  // Bumped after a send: a fresh file input, so the same file chosen again is checked again.
+  const [inputKey, setInputKey] = useState(0);
 
   const fail = (caught: unknown) => setError(caught instanceof ApiError ? caught : new ApiError(0, 'network', 'The gateway could not be reached.'));
 
@@ -67,6 +69,7 @@ function BulkSend() {
       const result = await request<{ data: Sms[] }>('POST', '/sms/bulk', { raw: { content: csv, type: CSV } });
       setCreated(result.data.length);
       setChecked(undefined);
+      setInputKey((key) => key + 1);
     } catch (caught) {
       fail(caught);
     } finally {
@@ -84,7 +87,7 @@ function BulkSend() {
       <form class="card" onSubmit={(event) => event.preventDefault()}>
         <ErrorNotice error={error} />
         <Field label="CSV file" hint="A header row naming the columns phone and message, and optionally device_id, send_at, valid_until, ttl and priority; then one SMS per row (at most 1,000).">
-          {(aria) => <input {...aria} type="file" name="csv" accept=".csv,text/csv" disabled={busy} onChange={(event) => void choose(event.currentTarget.files?.[0])} />}
+          {(aria) => <input {...aria} key={inputKey} type="file" name="csv" accept=".csv,text/csv" disabled={busy} onChange={(event) => void choose(event.currentTarget.files?.[0])} />}
         </Field>
         {busy && !checked && <p class="muted" aria-live="polite">Checking the file…</p>}
       </form>
