@@ -44,7 +44,7 @@ export function DevicesPage() {
           ) : (
             <>
               <div class="table-wrap">
-                <table>
+                <table class="devices-table">
                   <thead>
                     <tr>
                       <th scope="col">Name</th>

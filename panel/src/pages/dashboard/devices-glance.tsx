@@ -17,7 +17,7 @@ export function DevicesGlance({ devices }: { devices: ApiPage<Device> }) {
   return (
     <>
       <div class="table-wrap">
-        <table>
+        <table class="devices-table">
           <thead>
             <tr>
               <th scope="col">Device</th>
