@@ -50,7 +50,7 @@ const api = async (method: string, path: string, body?: unknown) => {
   return response.json() as Promise<Record<string, unknown>>;
 };
 for (let i = 0; i < 12; i++) {
-  await api('POST', '/sms', { phone: `+1555010${String(i).padStart(4, '0')}`, message: `Preview message ${i + 1}: your code is ${1000 + i}` });
+  await api('POST', '/sms', { phone: `+7916123${String(i).padStart(4, '0')}`, message: `Preview message ${i + 1}: your code is ${1000 + i}` });
 }
 await api('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['sms.status_changed'] });
 
