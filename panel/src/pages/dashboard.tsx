@@ -49,12 +49,13 @@ export function DashboardPage() {
               <ul class="status-counts">
                 {Object.entries(loaded.sms.by_status).map(([status, count]) => (
                   <li key={status} data-status-count={status}>
-                    <a href={href('/sms', { status })}>
-                      <span class="stat">{count}</span> <StatusBadge status={status} />
-                    </a>
+                    <span class="stat">{count}</span> <StatusBadge status={status} />
                   </li>
                 ))}
               </ul>
+              <p>
+                <a href={href('/sms')}>See the SMS</a>
+              </p>
             </section>
             <section class="card" aria-labelledby="hourly-heading">
               <h2 id="hourly-heading" class="card-heading">
