@@ -10,7 +10,7 @@ import { useLoad } from '../ui/use-load.ts';
 import { DevicesGlance } from './dashboard/devices-glance.tsx';
 import { HourlyChart } from './dashboard/hourly-chart.tsx';
 import type { Summary } from './dashboard/summary-types.ts';
-import { useThrottled } from './dashboard/use-throttled.ts';
+import { useThrottled } from '../ui/use-throttled.ts';
 import type { Device } from './devices/device-types.ts';
 
 const RELOAD_EVERY_MS = 2000;

@@ -8,7 +8,7 @@ import { useSession } from '../session.tsx';
 import { ErrorNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { useLoad } from '../ui/use-load.ts';
-import { useThrottled } from './dashboard/use-throttled.ts';
+import { useThrottled } from '../ui/use-throttled.ts';
 import { DeviceFacts } from './devices/device-facts.tsx';
 import type { DeviceDetail } from './devices/device-types.ts';
 import { SettingsForm } from './devices/settings-form.tsx';

@@ -10,7 +10,7 @@ import { Pager, useCursors } from '../ui/pager.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import type { IncomingSms } from './sms/types.ts';
 import { deviceOptions, useDevices } from './sms/use-devices.ts';
-import { useThrottled } from './sms/use-throttled.ts';
+import { useThrottled } from '../ui/use-throttled.ts';
 
 const LIVE_RELOAD_MS = 1000;
 

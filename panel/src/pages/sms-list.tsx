@@ -15,7 +15,7 @@ import { hasFilters, NO_FILTERS, smsListQuery, type SmsFilters } from './sms/fil
 import { SMS_STATUSES, type Sms } from './sms/types.ts';
 import { useDebounced } from './sms/use-debounced.ts';
 import { deviceOptions, useDevices } from './sms/use-devices.ts';
-import { useThrottled } from './sms/use-throttled.ts';
+import { useThrottled } from '../ui/use-throttled.ts';
 
 const SEARCH_PAUSE_MS = 300;
 const LIVE_RELOAD_MS = 1000;

@@ -1,5 +1,5 @@
-// Live events can arrive many a second (a bulk send moving through its statuses); a list reloads
-// at most once per interval however many arrive, and once more after the last one.
+// Live events can come in bursts (a bulk send reports hundreds of statuses a second): a page
+// reloads at most once per interval, with one trailing run so the last event is never missed.
 import { useCallback, useEffect, useRef } from 'preact/hooks';
 
 export function useThrottled(action: () => void, intervalMs: number): () => void {
