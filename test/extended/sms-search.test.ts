@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import type { SmsStatus } from '../../src/modules/messages/status.ts';
 import { useGateway } from '../support/use-gateway.ts';
-import type { Tenant } from '../support/tenant.ts';
+import type { Reply, Tenant } from '../support/tenant.ts';
 import { expectError } from '../support/expectations.ts';
 import { userSession } from '../support/session-client.ts';
 
@@ -65,7 +65,7 @@ describe('extended API: searching the SMS list', () => {
     const walked: string[] = [];
     let cursor: string | null = null;
     do {
-      const reply = await fx.tenant.api.get(`/sms?${new URLSearchParams({ ...query, limit: '2', ...(cursor ? { cursor } : {}) })}`);
+      const reply: Reply = await fx.tenant.api.get(`/sms?${new URLSearchParams({ ...query, limit: '2', ...(cursor ? { cursor } : {}) })}`);
       expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
       expect(reply.body.data.length).to.be.at.most(2);
       walked.push(...reply.body.data.map((sms: { id: string }) => sms.id));

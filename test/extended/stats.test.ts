@@ -1,7 +1,8 @@
 // GET /api/ext/v1/stats/summary, the dashboard: devices online and offline, SMS created since
 // today's UTC midnight (or ?since=) by Extended status, SMS that became sent or failed in each
 // of the last 24 UTC hours (from the status history), and webhooks failing or disabled. Needs
-// sms:read and devices:read; only the account's own rows count. The gateway's clock is fixed.
+// sms:read; the device counts need devices:read too; only the account's own rows count. The
+// gateway's clock is fixed.
 import { expect } from 'chai';
 import { ManualClock } from '../../src/common/clock.ts';
 import type { SmsStatus } from '../../src/modules/messages/status.ts';
@@ -104,11 +105,18 @@ describe('extended API: dashboard summary', () => {
     expect(reply.body.webhooks).to.deep.equal({ failing: 0, ids: [] });
   });
 
-  it('needs sms:read and devices:read: a key with one of them is 403; a viewer session reads it', async () => {
-    expectError(await (await fx.keyWith(['sms:read'])).get('/stats/summary'), 403, 'forbidden');
+  it('needs sms:read (403 without it); the device counts need devices:read too, null without it; a viewer reads it all', async () => {
+    await fx.registerDevice();
     expectError(await (await fx.keyWith(['devices:read'])).get('/stats/summary'), 403, 'forbidden');
-    expect((await (await fx.keyWith(['sms:read', 'devices:read'])).get('/stats/summary')).status).to.equal(200);
+    const smsOnly = await (await fx.keyWith(['sms:read'])).get('/stats/summary');
+    expect(smsOnly.status).to.equal(200);
+    expect(smsOnly.body.devices).to.equal(null);
+    expect(smsOnly.body.hourly).to.have.length(24);
+    const both = await (await fx.keyWith(['sms:read', 'devices:read'])).get('/stats/summary');
+    expect(both.body.devices).to.deep.equal({ online: 0, offline: 1 });
     const viewer = await userSession(fx.gateway, fx.tenant.accountId, 'viewer');
-    expect((await viewer.get('/stats/summary')).status).to.equal(200);
+    const viewed = await viewer.get('/stats/summary');
+    expect(viewed.status).to.equal(200);
+    expect(viewed.body.devices).to.deep.equal({ online: 0, offline: 1 });
   });
 });

@@ -11,10 +11,16 @@ export const SummaryQuery = Type.Object(
 );
 
 export const SummaryView = Type.Object({
-  devices: Type.Object({
-    online: Count,
-    offline: Type.Integer({ minimum: 0, description: 'devices not deleted and not online' }),
-  }),
+  devices: Type.Union(
+    [
+      Type.Object({
+        online: Count,
+        offline: Type.Integer({ minimum: 0, description: 'devices not deleted and not online' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'null unless the caller holds devices:read' },
+  ),
   sms: Type.Object({
     since: Type.String({ format: 'date-time' }),
     by_status: Type.Object(

@@ -13,7 +13,8 @@ const SENT: readonly SmsStatus[] = ['sent'];
 const FAILED: readonly SmsStatus[] = ['failed_send', 'failed_delivery'];
 
 export interface Summary {
-  devices: { online: number; offline: number };
+  /** Null when the caller may not read devices. */
+  devices: { online: number; offline: number } | null;
   sms: { since: Date; by_status: Record<ExtendedStatus, number> };
   /** Oldest first; the last bucket is the hour under way. */
   hourly: { hour: Date; sent: number; failed: number }[];
@@ -27,18 +28,18 @@ export class StatsService {
     private readonly clock: Clock,
   ) {}
 
-  /** `since`: where the SMS counts start; by default the start of today (UTC). */
-  async summary(accountId: string, since?: Date): Promise<Summary> {
+  /** `since`: where the SMS counts start, by default the start of today (UTC); `devices`: whether to count devices. */
+  async summary(accountId: string, options: { since?: Date; devices: boolean }): Promise<Summary> {
     const now = this.clock.now();
-    const from = since ?? startOfUtcDay(now);
+    const from = options.since ?? startOfUtcDay(now);
     const firstHour = Math.floor(now / HOUR_MS) - 23;
     const [deviceIds, byStatus, outcomes, failingWebhooks] = await Promise.all([
-      stats.liveDeviceIds(this.db, accountId),
+      options.devices ? stats.liveDeviceIds(this.db, accountId) : undefined,
       stats.countSmsByStatus(this.db, accountId, from),
       stats.countOutcomesPerHour(this.db, accountId, new Date(firstHour * HOUR_MS), [...SENT, ...FAILED]),
       stats.failingWebhookIds(this.db, accountId),
     ]);
-    const online = deviceIds.filter((id) => this.presence.isOnline(id, now)).length;
+    const online = deviceIds?.filter((id) => this.presence.isOnline(id, now)).length ?? 0;
 
     const counts = Object.fromEntries(EXTENDED_STATUSES.map((status) => [status, 0])) as Record<ExtendedStatus, number>;
     for (const [status, n] of byStatus) counts[toExtendedStatus(status)] += n;
@@ -52,7 +53,7 @@ export class StatsService {
     }
 
     return {
-      devices: { online, offline: deviceIds.length - online },
+      devices: deviceIds ? { online, offline: deviceIds.length - online } : null,
       sms: { since: from, by_status: counts },
       hourly,
       webhooks: { failing: failingWebhooks.length, ids: failingWebhooks },
