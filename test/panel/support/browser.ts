@@ -22,6 +22,8 @@ export const SCREENSHOT_DIR = 'test-results/panel';
 /** The desktop width every page is checked at; phone-width screenshots pass their own. */
 export const DESKTOP = { width: 1280, height: 900 } as const;
 export const PHONE = { width: 390, height: 844 } as const;
+/** How long a Playwright wait or action may take before it fails naming what it waited for. */
+export const ACTION_TIMEOUT_MS = 8_000;
 
 export class BrowserFixture {
   constructor(private readonly baseUrl: () => string) {}
@@ -99,6 +101,8 @@ export class BrowserFixture {
     this.pageErrors.length = 0;
     this.consoleErrors.length = 0;
     this.currentContext = await this.browser!.newContext({ baseURL: this.baseUrl(), viewport: { ...DESKTOP } });
+    // Below the test's own timeout, so a wait that never ends fails with what it waited for.
+    this.currentContext.setDefaultTimeout(ACTION_TIMEOUT_MS);
     this.currentPage = this.watch(await this.currentContext.newPage());
   }
 
