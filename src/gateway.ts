@@ -17,6 +17,11 @@ import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { sessionRoutes } from './modules/sessions/routes.ts';
 import type { Authenticator } from './http/middleware/authenticate.ts';
 import { apiKeyRoutes } from './modules/api-keys/routes.ts';
+import { liveRoutes } from './modules/live/routes.ts';
+import { mountPanel } from './http/panel/routes.ts';
+import { userRoutes } from './modules/users/routes.ts';
+import { accountRoutes } from './modules/accounts/routes.ts';
+import { statsRoutes } from './modules/stats/routes.ts';
 import { createServices, type Services } from './services.ts';
 import { admissionControl } from './http/middleware/admission.ts';
 import { DeviceChannel } from '../broker/device-channel.ts';
@@ -52,6 +57,7 @@ export class Gateway {
       const authenticator: Authenticator = {
         authenticate: (key) => services.apiKeys.authenticate(key),
         authenticateSession: (token) => services.sessions.authenticate(token),
+        accountDisabled: (accountId) => services.accounts.isDisabled(accountId),
         throttle: services.authThrottle,
       };
       const app = createApp({
@@ -64,7 +70,7 @@ export class Gateway {
           {
             prefix: EXTENDED_PREFIX,
             routes: [
-              ...deviceRoutes(services.devices),
+              ...deviceRoutes(services.devices, { mqttPort: () => channel?.port ?? config.mqttPort }),
               ...messageRoutes(services.messages, services.idempotency),
               ...incomingRoutes(services.incoming),
               ...webhookRoutes(services.webhooks),
@@ -73,12 +79,17 @@ export class Gateway {
                 maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000),
               }),
               ...apiKeyRoutes(services.apiKeys),
+              ...liveRoutes(services.live),
+              ...userRoutes(services.users),
+              ...accountRoutes(services.accounts, services.users),
+              ...statsRoutes(services.stats),
             ],
           },
           // The legacy family lives at the server root (spec 4: no prefix, no version).
           { prefix: '', routes: legacyRoutes(services.messages, services.devices, services.idempotency) },
         ],
         mountExtra: (router) => {
+          mountPanel(router);
           mountHealth(router, db, {
             broker: async () => {
               if (!channel?.listening) throw new Error('broker not listening');
@@ -132,6 +143,8 @@ export class Gateway {
 
   /** Stops accepting, lets in-flight requests finish, closes device connections and the database. */
   async stop(): Promise<void> {
+    // Event streams never end by themselves: end them, or closing the server waits for them.
+    this.services.live.endAll();
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.http.closeIdleConnections();
     const timer = setTimeout(() => this.http.closeAllConnections(), DRAIN_TIMEOUT_MS);

@@ -26,9 +26,12 @@ import { WebhookOutbox } from './modules/webhooks/outbox.ts';
 import { WebhookSender } from './modules/webhooks/sender.ts';
 import { WebhookService } from './modules/webhooks/service.ts';
 import { wireWebhooks } from './modules/webhooks/wiring.ts';
+import { LiveHub } from './modules/live/hub.ts';
+import { wireLive } from './modules/live/wiring.ts';
 import { UserService } from './modules/users/service.ts';
 import { SessionService } from './modules/sessions/service.ts';
 import { LoginThrottle } from './modules/sessions/login-throttle.ts';
+import { StatsService } from './modules/stats/service.ts';
 
 export interface Services {
   db: Database;
@@ -36,6 +39,8 @@ export interface Services {
   events: GatewayEventBus;
   /** The one seam every SMS status change leaves through. */
   statusHooks: StatusHooks;
+  /** The control panel's live event streams. */
+  live: LiveHub;
   metrics: Metrics;
   /** Whether the process can take more work now (HTTP requests, device connections). */
   admission: Admission;
@@ -58,6 +63,8 @@ export interface Services {
   sessions: SessionService;
   /** Failed logins per client address (the shared throttle) and per email. */
   loginThrottle: LoginThrottle;
+  /** The dashboard's summary (reads only). */
+  stats: StatsService;
 }
 
 export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock): Services {
@@ -75,7 +82,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   });
   const metrics = new Metrics();
   const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), statusHooks, events, clock, config.defaultPhoneRegion);
-  const incoming = new IncomingService(db);
+  const incoming = new IncomingService(db, events);
 
   const secrets = SecretBox.fromConfig(config.webhooks.secretKey, config.dataDir);
   const guard = new DestinationGuard(config.webhooks.allowedHosts);
@@ -93,20 +100,24 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     statusHooks,
     logger: logger.child({ component: 'webhooks' }),
   });
+  const live = new LiveHub();
+  wireLive(live, { statusHooks, presence, events });
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }));
+  const accounts = new AccountService(db, logger.child({ component: 'accounts' }));
 
   return {
     db,
     clock,
     events,
+    live,
     statusHooks,
     metrics,
     admission: new Admission(config.admission),
     presence,
     authThrottle,
-    accounts: new AccountService(db),
+    accounts,
     apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' })),
     devices,
     messages,
@@ -123,9 +134,10 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     webhooks,
     webhookSender,
     users,
-    sessions: new SessionService(db, users, config.sessions, clock, logger.child({ component: 'sessions' })),
+    sessions: new SessionService(db, users, config.sessions, clock, logger.child({ component: 'sessions' }), accounts),
     // The per-email count gets metrics of its own, never rendered: a failed login is already
     // counted once in auth_failures_total by the per-address throttle.
+    stats: new StatsService(db, presence, clock),
     loginThrottle: new LoginThrottle(authThrottle, new AuthThrottle(config.authThrottle, clock, { metrics: new Metrics(), logger: logger.child({ component: 'auth' }) })),
   };
 }

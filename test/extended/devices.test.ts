@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
 import { useGateway } from '../support/use-gateway.ts';
+import { eventually } from '../support/webhooks.ts';
 import { registerDevice, type Tenant } from '../support/tenant.ts';
 import { DEFAULT_PACING, detailFields, expectDevice, expectError, expectSms, MALFORMED_IDS, UNKNOWN_ID, UUID } from '../support/expectations.ts';
 import { nextTask, takeTasks, tasksOf, topic, type RawClient } from '../support/mqtt.ts';
@@ -253,11 +254,26 @@ describe('/api/ext/v1/devices', () => {
     });
   });
 
+  describe('last_seen_at', () => {
+    it('when a device has never reported, then it is null; after its heartbeat, then it is the time of that report', async () => {
+      const registered = await fx.tenant.api.post('/devices', { name: 'silent phone' });
+      expect(registered.body.device.last_seen_at).to.equal(null);
+      const before = Date.now();
+      const phone = await fx.connectDevice();
+      await phone.heartbeat();
+      // Reports are written in batches: the time appears once the batch commits.
+      const seen = await eventually('last_seen_at set', async () => (await fx.tenant.api.get(`/devices/${phone.id}`)).body.last_seen_at as string | null ?? undefined);
+      expect(Date.parse(seen)).to.be.within(before - 1_000, Date.now() + 1_000);
+    });
+  });
+
   describe('POST /devices', () => {
     it('when the name is valid, then it answers 201 with the device and its credentials', async () => {
       const reply = await fx.tenant.api.post('/devices', { name: 'Warehouse phone' });
       expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
-      expect(reply.body).to.have.all.keys('device', 'credentials');
+      expect(reply.body).to.have.all.keys('device', 'credentials', 'broker');
+      // Where the phone connects: the MQTT port it listens on, and MQTT over WebSocket.
+      expect(reply.body.broker).to.deep.equal({ mqtt_port: fx.gateway.mqttPort, websocket_path: '/mqtt' });
       expectDevice(reply.body.device);
       expect(reply.body.device).to.include({ name: 'Warehouse phone', name_custom: 'Warehouse phone', is_online: false, can_send_sms: true });
       expect(reply.body.credentials).to.have.all.keys('client_id', 'username', 'password');

@@ -105,7 +105,8 @@ describe('the error model of the Extended API', () => {
   });
 
   describe('when the route does not exist', () => {
-    for (const path of ['/api/ext/v1/nothing', '/api/ext/v1/sms/00000000-0000-4000-8000-000000000000/history', '/api/ext/v2/sms', '/nothing', '/']) {
+    // `/` is the control panel's page (test/http/panel.test.ts).
+    for (const path of ['/api/ext/v1/nothing', '/api/ext/v1/sms/00000000-0000-4000-8000-000000000000/history', '/api/ext/v2/sms', '/nothing', '/panel']) {
       it(`then GET ${path} is a 404 route_not_found, with or without a key`, async () => {
         expectError(await fx.tenant.root.get(path), 404, 'route_not_found');
         expectError(await new ApiClient(fx.tenant.root.baseUrl, undefined).get(path), 404, 'route_not_found');

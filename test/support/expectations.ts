@@ -20,7 +20,7 @@ export const MALFORMED_IDS: readonly string[] = [
   'urn:uuid:00000000-0000-4000-8000-000000000000', // a UUID URN, not a UUID
 ];
 
-/** Every member of the Extended API device object (spec 2.1, plus its pacing), no more. */
+/** Every member of the Extended API device object (spec 2.1, plus its pacing and last_seen_at), no more. */
 export const DEVICE_KEYS = [
   'id',
   'type',
@@ -40,6 +40,7 @@ export const DEVICE_KEYS = [
   'quiet_hours',
   'paused_until',
   'paused_reason',
+  'last_seen_at',
   'created_at',
   'updated_at',
 ] as const;

@@ -26,6 +26,7 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
     // A past paused_until stays visible: the device was paused then, and why.
     paused_until: device.paused_until?.toISOString() ?? null,
     paused_reason: device.paused_reason,
+    last_seen_at: device.last_seen_at?.toISOString() ?? null,
     created_at: device.created_at.toISOString(),
     updated_at: device.updated_at.toISOString(),
   };

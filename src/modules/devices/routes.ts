@@ -13,7 +13,12 @@ import {
 } from './schema.ts';
 import type { DeviceService } from './service.ts';
 
-export function deviceRoutes(devices: DeviceService) {
+/** Where phones connect: the MQTT port as listening (port 0 picks one at start). */
+export interface BrokerAddress {
+  mqttPort(): number;
+}
+
+export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
   return [
     defineRoute({
       method: 'post',
@@ -23,7 +28,10 @@ export function deviceRoutes(devices: DeviceService) {
       tag: 'Devices',
       permission: 'devices:write',
       body: RegisterDeviceBody,
-      responses: { 201: { description: 'the device and its MQTT credentials (the password is shown once)', schema: DeviceRegistration } },
+      description:
+        'broker names where the phone connects: this gateway\'s host on mqtt_port (MQTT over TCP), or its HTTP port at ' +
+        'websocket_path (MQTT over WebSocket).',
+      responses: { 201: { description: 'the device, its MQTT credentials (the password is shown once) and where to connect', schema: DeviceRegistration } },
       async handle({ auth, body }) {
         const { device, token } = await devices.register(auth.accountId, body.name);
         return {
@@ -31,6 +39,8 @@ export function deviceRoutes(devices: DeviceService) {
           body: {
             device: presentDevice(device, false),
             credentials: { client_id: device.id, username: device.id, password: token },
+            // The host is the one the caller reached; behind a proxy it may differ for MQTT.
+            broker: { mqtt_port: broker.mqttPort(), websocket_path: '/mqtt' },
           },
         };
       },

@@ -54,6 +54,7 @@ export const DeviceView = Type.Object(
     paused_reason: Type.Union([Type.String(), Type.Null()]),
     created_at: Timestamp,
     updated_at: Timestamp,
+    last_seen_at: Type.Union([Timestamp, Type.Null()], { description: 'when the device last reported anything (a heartbeat, a status); null: never' }),
   },
   { additionalProperties: false },
 );
@@ -118,5 +119,9 @@ export const DeviceRegistration = Type.Object({
     client_id: Type.String({ description: 'MQTT client id: the device id' }),
     username: Type.String({ description: 'MQTT username: the device id' }),
     password: Type.String({ description: 'MQTT password: the device token. Shown once; only its hash is stored.' }),
+  }),
+  broker: Type.Object({
+    mqtt_port: Type.Integer({ description: 'MQTT over TCP on this gateway\'s host' }),
+    websocket_path: Type.String({ description: 'MQTT over WebSocket on the gateway\'s HTTP port' }),
   }),
 });
