@@ -68,7 +68,7 @@ function RegisterForm({ onRegistered }: { onRegistered: (registration: DeviceReg
 
 function Credentials({ registration, onAnother }: { registration: DeviceRegistration; onAnother: () => void }) {
   const { device, credentials } = registration;
-  const [broker, setBroker] = useState(defaultBrokerAddress);
+  const [broker, setBroker] = useState(() => defaultBrokerAddress(registration.broker.mqtt_port));
   return (
     <>
       <ShownOnce label="Device token" value={credentials.password}>
@@ -100,7 +100,7 @@ function Credentials({ registration, onAnother }: { registration: DeviceRegistra
             autoComplete="off"
             value={broker}
             onValue={setBroker}
-            hint="Where phones reach the gateway's MQTT broker: this page's host and port 1883 unless you change it. The QR code follows."
+            hint="Where phones reach the gateway's MQTT broker: this page's host and the port the broker listens on, unless you change it. The QR code follows."
           />
         </div>
         <div class="card device-qr-card">

@@ -4,15 +4,13 @@
 // username, and the token is the MQTT password (src/modules/devices/schema.ts, credentials).
 
 /**
- * The API does not say where its MQTT broker listens, so the panel proposes the host the panel
- * was loaded from with MQTT's registered port, 1883 (the gateway's MQTT_PORT default); the
- * user corrects it on the page when the broker is reached elsewhere (a proxy, another port).
+ * The registration answer names the port the broker listens on; the host is the one the panel
+ * was loaded from. The user corrects it on the page when phones reach the broker elsewhere (a
+ * proxy, a public name).
  */
-export const DEFAULT_MQTT_PORT = 1883;
-
-export function defaultBrokerAddress(location: Pick<Location, 'hostname'> = window.location): string {
+export function defaultBrokerAddress(mqttPort: number, location: Pick<Location, 'hostname'> = window.location): string {
   const host = location.hostname.includes(':') ? `[${location.hostname}]` : location.hostname;
-  return `mqtt://${host}:${DEFAULT_MQTT_PORT}`;
+  return `mqtt://${host}:${mqttPort}`;
 }
 
 export function connectionPayload(broker: string, deviceId: string, token: string): string {

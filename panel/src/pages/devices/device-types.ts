@@ -41,6 +41,8 @@ export interface Device {
   paused_reason: string | null;
   created_at: string;
   updated_at: string;
+  /** When the device last reported anything; null: never. */
+  last_seen_at: string | null;
 }
 
 export interface DeviceQueue {
@@ -60,6 +62,8 @@ export interface DeviceRegistration {
   device: Device;
   /** MQTT credentials; the password (the device token) is shown this once. */
   credentials: { client_id: string; username: string; password: string };
+  /** Where the phone connects: this host's MQTT port, or MQTT over WebSocket on the HTTP port. */
+  broker: { mqtt_port: number; websocket_path: string };
 }
 
 /** The circuit breaker's pause is in force (a past paused_until only tells of the last pause). */

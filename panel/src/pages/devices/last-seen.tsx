@@ -1,18 +1,21 @@
-// "Last seen" of a device. The API tells whether a device is online but not when it was last
-// heard from: an online device is seen now; an offline one shows the presence event that took
-// it offline when this page saw it, otherwise its last update (heartbeats move updated_at, and
-// so do settings changes, so it is an upper bound on the silence, not an exact time). A phone
-// that never reported its battery has never been heard from at all.
+// "Last seen" of a device: now while it is online; otherwise when it last reported (the API's
+// last_seen_at), or the presence event that took it offline if this page saw a later one.
 import { formatAgo, formatTime } from '../../ui/format.ts';
 import type { Device } from './device-types.ts';
 
-export function LastSeen({ device, offlineSince }: { device: Pick<Device, 'is_online' | 'updated_at' | 'battery_level'>; offlineSince?: string | undefined }) {
+export function LastSeen({ device, offlineSince }: { device: Pick<Device, 'is_online' | 'last_seen_at'>; offlineSince?: string | undefined }) {
   if (device.is_online) return <span>now</span>;
-  if (device.battery_level === null && !offlineSince) return <span class="muted">never</span>;
-  const at = offlineSince ?? device.updated_at;
+  const at = latest(device.last_seen_at, offlineSince);
+  if (!at) return <span class="muted">never</span>;
   return (
     <time dateTime={at} title={formatTime(at)}>
       {formatAgo(at)}
     </time>
   );
+}
+
+function latest(a: string | null | undefined, b: string | null | undefined): string | undefined {
+  if (!a) return b ?? undefined;
+  if (!b) return a;
+  return Date.parse(a) >= Date.parse(b) ? a : b;
 }
