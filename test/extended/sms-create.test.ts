@@ -5,13 +5,14 @@ import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { registerDevice } from '../support/tenant.ts';
 import { expectSms } from '../support/expectations.ts';
+import { createWebhook, webhookConfig } from '../support/webhooks.ts';
 import { nextTask, takeTasks, tasksOf, type RawClient } from '../support/mqtt.ts';
 
 const PHONE = '+79161234567';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('POST /api/ext/v1/sms', () => {
-  const fx = useGateway();
+  const fx = useGateway({ config: { webhooks: webhookConfig() } });
 
 
   /** A device online over raw MQTT, taking tasks and never reporting: each task it takes stays in flight. */
@@ -151,6 +152,36 @@ describe('POST /api/ext/v1/sms', () => {
       expect(reply.body).to.include({ device_id: named.id, status: 'pending' });
       await nextTask(named.mqtt, named.id, reply.body.id);
       expect(tasksOf(other.mqtt, other.id), 'the other device took nothing').to.deep.equal([]);
+    });
+  });
+
+  describe('when sim_slot and callback_id are given (as the legacy to_sim and callback_id)', () => {
+    it('then the SMS shows them, and the phone is told to send from that slot', async () => {
+      const named = await readyDevice('dual-sim');
+      const webhook = await createWebhook(fx.tenant, 'http://127.0.0.1:9/hook', ['sms.status_changed']);
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x', device_id: named.id, sim_slot: 1, callback_id: webhook.webhook.id });
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
+      expect(reply.body).to.include({ sim_slot: 1, callback_id: webhook.webhook.id });
+      const task = await nextTask(named.mqtt, named.id, reply.body.id);
+      expect(task.sim).to.equal(1);
+    });
+
+    it('then without them both are null, and "" as callback_id is none', async () => {
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x', callback_id: '' });
+      expect(reply.status).to.equal(201);
+      expect(reply.body).to.include({ sim_slot: null, callback_id: null });
+    });
+
+    it('then a callback_id that names no webhook of the account, or a slot out of range, is a 400 on that field', async () => {
+      const other = await fx.newTenant();
+      const theirs = await createWebhook(other, 'http://127.0.0.1:9/hook', ['sms.status_changed']);
+      const unknown = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x', callback_id: theirs.webhook.id });
+      expect(unknown.status).to.equal(400);
+      expect(unknown.body.error.code).to.equal('unknown_callback');
+      expect(unknown.body.error.details[0].field).to.match(/callback_id$/);
+      const slot = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x', sim_slot: 3 });
+      expect(slot.status).to.equal(400);
+      expect(slot.body.error.details[0].field).to.match(/sim_slot$/);
     });
   });
 

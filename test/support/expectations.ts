@@ -73,6 +73,8 @@ export const SMS_KEYS = [
   'send_at',
   'valid_until',
   'priority',
+  'sim_slot',
+  'callback_id',
   'segments',
   'encoding',
 ] as const;

@@ -56,8 +56,21 @@ function SendSmsForm() {
       </Field>
       <div class="form-row">
         <SelectField label="Device" name="device_id" value={form.deviceId} onValue={set('deviceId')} options={deviceOptions(devices, 'Any device')} error={fieldError('device_id')} />
-        <SimChoice device={devices.find((device) => device.id === form.deviceId)} />
+        <SimChoice device={devices.find((device) => device.id === form.deviceId)} value={form.simSlot} onValue={set('simSlot')} error={fieldError('sim_slot')} />
       </div>
+      <TextField
+        label="Callback id"
+        name="callback_id"
+        autoComplete="off"
+        value={form.callbackId}
+        onValue={set('callbackId')}
+        error={fieldError('callback_id')}
+        hint={
+          <>
+            Optional: the id of one <a href={href('/webhooks')}>webhook</a>; only it gets this SMS's events. Empty: every webhook with SMS events.
+          </>
+        }
+      />
       <fieldset>
         <legend>Delivery (optional)</legend>
         <div class="form-row">

@@ -55,6 +55,7 @@ export function SelectField({
   error,
   hint,
   name,
+  disabled,
 }: {
   label: string;
   value: string;
@@ -63,11 +64,12 @@ export function SelectField({
   error?: string | undefined;
   hint?: ComponentChildren;
   name?: string;
+  disabled?: boolean;
 }) {
   return (
     <Field label={label} error={error} hint={hint}>
       {(aria) => (
-        <select {...aria} name={name} value={value} onChange={(event) => onValue(event.currentTarget.value)}>
+        <select {...aria} name={name} value={value} disabled={disabled} onChange={(event) => onValue(event.currentTarget.value)}>
           {options.map((option) => (
             <option key={option.value} value={option.value}>
               {option.label}

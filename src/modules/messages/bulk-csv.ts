@@ -5,8 +5,8 @@ import { parse } from 'csv-parse/sync';
 import { AppError } from '../../common/errors.ts';
 import { BULK_MAX_MESSAGES } from './schema.ts';
 
-const COLUMNS = ['phone', 'message', 'device_id', 'send_at', 'valid_until', 'ttl', 'priority'] as const;
-const WHOLE_NUMBERS: ReadonlySet<string> = new Set(['ttl', 'priority']);
+const COLUMNS = ['phone', 'message', 'device_id', 'sim_slot', 'callback_id', 'send_at', 'valid_until', 'ttl', 'priority'] as const;
+const WHOLE_NUMBERS: ReadonlySet<string> = new Set(['sim_slot', 'ttl', 'priority']);
 
 export function bulkBodyFromCsv(text: string): { messages: Record<string, unknown>[] } {
   let rows: string[][];

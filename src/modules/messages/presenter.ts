@@ -20,6 +20,8 @@ export function presentSms(sms: SmsRecord): Static<typeof SmsView> {
     send_at: sms.send_at?.toISOString() ?? null,
     valid_until: sms.expires_at?.toISOString() ?? null,
     priority: sms.priority,
+    sim_slot: sms.sim_slot,
+    callback_id: sms.callback_id,
     segments,
     encoding,
   };

@@ -190,6 +190,9 @@ function toNewSms(body: Omit<Static<typeof CreateSmsBody>, 'no_store'> & { no_st
     phone: body.phone,
     message: body.message,
     deviceId: body.device_id,
+    simSlot: body.sim_slot ?? null,
+    // "" is "none", as in the legacy API.
+    callbackId: body.callback_id || null,
     noStore: body.no_store,
     sendAt: body.send_at,
     validUntil: body.valid_until,

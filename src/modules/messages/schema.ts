@@ -28,6 +28,16 @@ export const CreateSmsBody = Type.Object(
       description: 'at most 170 characters, counted as a person counts them (an emoji with a skin tone is one)',
     }),
     device_id: Type.Optional(Type.String({ format: 'uuid', description: 'send through this device; omitted: the gateway chooses' })),
+    sim_slot: Type.Optional(
+      Type.Union([Type.Integer({ minimum: -2, maximum: 2 }), Type.Null()], {
+        description:
+          'SIM slot to send from, 0-2 (-1 random, -2 the phone\'s default), as the legacy to_sim; meaningful with device_id on a ' +
+          'multi-SIM phone. Absent or null: the device\'s selected_sim decides',
+      }),
+    ),
+    callback_id: Type.Optional(
+      Type.String({ maxLength: 64, description: 'id of the webhook that gets this SMS\'s events (as the legacy callback_id); "" or absent: every webhook with SMS events' }),
+    ),
     no_store: Type.Optional(
       Type.Boolean({
         default: false,
@@ -81,6 +91,8 @@ export const SmsView = Type.Object(
     send_at: Type.Union([Timestamp, Type.Null()], { description: 'not sent before this time; null: at once' }),
     valid_until: Type.Union([Timestamp, Type.Null()], { description: 'expires then unless a phone took it; null: never' }),
     priority: Type.Integer({ minimum: -100, maximum: 100 }),
+    sim_slot: Type.Union([Type.Integer(), Type.Null()], { description: 'the SIM slot asked for at creation; null: the device\'s settings decide' }),
+    callback_id: Type.Union([Type.String(), Type.Null()], { description: 'the webhook that gets this SMS\'s events; null: every webhook with SMS events' }),
     segments: Type.Integer({ minimum: 1, description: 'parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units)' }),
     encoding: Type.Union([Type.Literal('gsm7'), Type.Literal('ucs2')], {
       description: 'gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise',

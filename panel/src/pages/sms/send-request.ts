@@ -7,12 +7,15 @@ export interface SendForm {
   message: string;
   phones: string;
   deviceId: string;
+  /** '' lets the device's settings decide. */
+  simSlot: string;
+  callbackId: string;
   sendAt: string;
   validUntil: string;
   priority: string;
 }
 
-export const EMPTY_SEND_FORM: SendForm = { message: '', phones: '', deviceId: '', sendAt: '', validUntil: '', priority: '' };
+export const EMPTY_SEND_FORM: SendForm = { message: '', phones: '', deviceId: '', simSlot: '', callbackId: '', sendAt: '', validUntil: '', priority: '' };
 
 /** The phone numbers typed, separated by commas or new lines. */
 export function phoneList(phones: string): string[] {
@@ -26,6 +29,9 @@ export async function sendSms(form: SendForm): Promise<Sms[]> {
   const phones = phoneList(form.phones);
   const options = {
     ...(form.deviceId ? { device_id: form.deviceId } : {}),
+    // A slot belongs to the chosen device; with "any device" there is none to name.
+    ...(form.deviceId && form.simSlot ? { sim_slot: Number(form.simSlot) } : {}),
+    ...(form.callbackId.trim() ? { callback_id: form.callbackId.trim() } : {}),
     ...(form.sendAt ? { send_at: isoTime(form.sendAt) } : {}),
     ...(form.validUntil ? { valid_until: isoTime(form.validUntil) } : {}),
     ...(form.priority.trim() ? { priority: wholeNumber(form.priority) } : {}),

@@ -1,8 +1,8 @@
-// The "SIM" choice of the send form. POST /sms takes no SIM: a device sends through the SIM its
-// settings select. So the field shows that, read-only, and points to where it is changed,
-// rather than offering a choice the API would not honour.
+// The "SIM" choice of the send form: POST /sms's sim_slot, meaningful once a device is chosen
+// (spec: a slot of a named multi-SIM device). "Device default" sends nothing, so the device's
+// own selected_sim decides; the options are the SIM cards the chosen phone reported.
 import { href } from '../../router.ts';
-import { Field } from '../../ui/fields.tsx';
+import { SelectField } from '../../ui/fields.tsx';
 import type { DeviceSummary } from './types.ts';
 
 function selectedSimLabel(device: DeviceSummary): string {
@@ -12,25 +12,30 @@ function selectedSimLabel(device: DeviceSummary): string {
   return `SIM ${device.selected_sim + 1}${card?.name_operator ? ` (${card.name_operator})` : ''}`;
 }
 
-export function SimChoice({ device }: { device: DeviceSummary | undefined }) {
+export function SimChoice({ device, value, onValue, error }: { device: DeviceSummary | undefined; value: string; onValue: (value: string) => void; error?: string | undefined }) {
+  const options = [
+    { value: '', label: 'Device default' },
+    ...(device?.sim_cards ?? []).map((sim) => ({ value: String(sim.index), label: `SIM ${sim.index + 1}${sim.name_operator ? ` (${sim.name_operator})` : ''}` })),
+    ...(device ? [{ value: '-1', label: 'A random SIM' }] : []),
+  ];
   return (
-    <Field
+    <SelectField
       label="SIM"
+      name="sim_slot"
+      value={device ? value : ''}
+      onValue={onValue}
+      options={options}
+      error={error}
+      disabled={!device}
       hint={
         device ? (
           <>
-            {device.name_custom} sends through {selectedSimLabel(device)}; change it in <a href={href(`/devices/${device.id}`)}>the device's settings</a>.
+            By default {device.name_custom} sends through {selectedSimLabel(device)} (<a href={href(`/devices/${device.id}`)}>its settings</a>).
           </>
         ) : (
-          'Each device sends through the SIM its settings select.'
+          'Choose a device to pick one of its SIM cards.'
         )
       }
-    >
-      {(aria) => (
-        <select {...aria} name="sim" disabled>
-          <option value="">Device default</option>
-        </select>
-      )}
-    </Field>
+    />
   );
 }
