@@ -1,0 +1,136 @@
+// Who gets in and what they may do: logging in (and the forced change of a one-time password),
+// logging out (which ends the session on the gateway, not only in the page), and a viewer, who
+// reads everything and is offered no change, while the API refuses one made with the viewer's
+// own session anyway.
+import { expect } from 'chai';
+import { ApiClient } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { createWebhook, webhookConfig } from '../support/webhooks.ts';
+import { loginAs, openPanel, useBrowser } from './support/browser.ts';
+import { useLoggedIn } from './support/logged-in.ts';
+import { browserSession, oneTimeUser, panelUser } from './support/people.ts';
+
+const NEW_PASSWORD = 'my own long password 1';
+
+describe('panel: access', () => {
+  const gw = useGateway({ tenant: 'once', config: { webhooks: webhookConfig() } });
+  const browser = useBrowser(() => gw.baseUrl);
+  const viewer = useLoggedIn(gw, browser, 'viewer');
+
+  describe('logging in and out', () => {
+    browser.scenario('a user with a one-time password logs in, must choose a password first, then reaches the dashboard', async (page) => {
+      const user = await oneTimeUser(gw.gateway, gw.tenant.accountId);
+      await loginAs(page, user.email, user.password);
+
+      await page.getByRole('heading', { level: 1, name: 'Choose your password' }).waitFor();
+      // The navigation is there, but any page still answers with the password change.
+      await page.getByRole('link', { name: 'SMS', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Choose your password' }).waitFor();
+
+      await page.getByLabel('Current password').fill(user.password);
+      await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+      await page.getByLabel('New password again').fill(NEW_PASSWORD);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.goto('/#/');
+      await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+
+      const session = await browserSession(page, gw.baseUrl);
+      expect((await session.get('/session')).body.user.must_change_password).to.equal(false);
+      // The one-time password is spent; the new one works.
+      expect((await new ApiClient(`${gw.baseUrl}/api/ext/v1`, undefined).post('/session', { email: user.email, password: user.password })).status).to.equal(401);
+      expect((await new ApiClient(`${gw.baseUrl}/api/ext/v1`, undefined).post('/session', { email: user.email, password: NEW_PASSWORD })).status).to.equal(200);
+    });
+
+    browser.scenario('a wrong password shows the refusal on the form and logs nobody in', async (page) => {
+      const user = await panelUser(gw.gateway, gw.tenant.accountId, 'owner');
+      await loginAs(page, user.email, 'not the password at all', 'form');
+      await page.getByRole('alert').filter({ hasText: /wrong/ }).waitFor();
+      expect(await page.getByRole('button', { name: 'Log out' }).count()).to.equal(0);
+    });
+
+    browser.scenario('logging out ends the session: the cookie the browser held gets 401 afterwards', async (page) => {
+      const user = await panelUser(gw.gateway, gw.tenant.accountId, 'owner');
+      await loginAs(page, user.email, user.password);
+      const before = await browserSession(page, gw.baseUrl);
+      expect((await before.get('/session')).status).to.equal(200);
+
+      await page.getByRole('button', { name: 'Log out' }).click();
+      await page.getByRole('status').filter({ hasText: 'You are logged out.' }).waitFor();
+      await page.getByRole('button', { name: 'Log in' }).waitFor();
+
+      expect((await before.get('/session')).status).to.equal(401);
+      expect((await before.get('/sms')).status).to.equal(401);
+      // A reload does not bring the session back.
+      await page.reload();
+      await page.getByRole('button', { name: 'Log in' }).waitFor();
+    });
+  });
+
+  describe('a viewer', () => {
+    browser.scenario('sees no Keys, Users or Accounts in the navigation', async (page) => {
+      await viewer.enter(page);
+      await openPanel(page, '/');
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      for (const name of ['Dashboard', 'SMS', 'Send', 'Devices', 'Incoming', 'Webhooks']) {
+        expect(await nav.getByRole('link', { name, exact: true }).count(), name).to.equal(1);
+      }
+      for (const name of ['API keys', 'Users', 'Accounts']) {
+        expect(await nav.getByRole('link', { name, exact: true }).count(), name).to.equal(0);
+      }
+    });
+
+    browser.scenario('gets no send form, only the reason', async (page) => {
+      await viewer.enter(page);
+      await openPanel(page, '/send');
+      await page.getByText('Viewers cannot send SMS.').waitFor();
+      expect(await page.getByRole('button', { name: 'Send SMS' }).count()).to.equal(0);
+      expect(await page.getByLabel('Message').count()).to.equal(0);
+    });
+
+    browser.scenario('sees device settings in a disabled fieldset, and no register or delete', async (page) => {
+      const { device } = await gw.registerDevice('Viewed phone');
+      await viewer.enter(page);
+      await openPanel(page, '/devices');
+      expect(await page.getByRole('link', { name: 'Register a device' }).count()).to.equal(0);
+      await openPanel(page, `/devices/${device.id}`);
+      expect(await page.locator('fieldset[disabled]').count()).to.be.greaterThan(0);
+      const save = page.getByRole('button', { name: 'Save settings' });
+      if ((await save.count()) > 0) expect(await save.isDisabled()).to.equal(true);
+      expect(await page.getByRole('button', { name: 'Delete device' }).count()).to.equal(0);
+    });
+
+    browser.scenario('sees webhooks without the form to create one, and no change buttons on one', async (page) => {
+      const { webhook } = await createWebhook(gw.tenant, 'http://127.0.0.1:9/hook', ['sms.status_changed']);
+      await viewer.enter(page);
+      await openPanel(page, '/webhooks');
+      await page.getByRole('link').filter({ hasText: '127.0.0.1:9' }).first().waitFor();
+      expect(await page.getByRole('button', { name: 'Create webhook' }).count()).to.equal(0);
+      await openPanel(page, `/webhooks/${webhook.id}`);
+      for (const name of ['Rotate secret', 'Disable', 'Delete webhook']) {
+        expect(await page.getByRole('button', { name, exact: true }).count(), name).to.equal(0);
+      }
+    });
+
+    browser.scenario('sees an SMS without "Cancel SMS"', async (page) => {
+      // No phone: the SMS waits, so an owner could cancel it.
+      const sms = await gw.tenant.api.post('/sms', { phone: '+12025550151', message: 'Waiting' });
+      await viewer.enter(page);
+      await openPanel(page, `/sms/${sms.body.id}`, 'SMS to +12025550151');
+      await page.locator('[data-testid=sms-status] [data-status=pending]').waitFor();
+      expect(await page.getByRole('button', { name: 'Cancel SMS' }).count()).to.equal(0);
+    });
+
+    browser.scenario("the API refuses a change sent with the viewer's session cookie and CSRF token (403)", async (page) => {
+      const { device } = await gw.registerDevice('Guarded phone');
+      await viewer.enter(page);
+      await openPanel(page, '/');
+      const session = await browserSession(page, gw.baseUrl);
+      expect((await session.get('/sms')).status, 'reading is allowed').to.equal(200);
+      const send = await session.post('/sms', { phone: '+12025550152', message: 'Not allowed' });
+      expect(send.status, JSON.stringify(send.body)).to.equal(403);
+      const settings = await session.patch(`/devices/${device.id}/settings`, { can_send_sms: false });
+      expect(settings.status, JSON.stringify(settings.body)).to.equal(403);
+      expect((await gw.tenant.api.get(`/devices/${device.id}`)).body.can_send_sms).to.equal(true);
+    });
+  });
+});

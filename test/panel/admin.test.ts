@@ -1,0 +1,224 @@
+// What an owner administers in the panel: webhooks (the secret shown once signs deliveries, the
+// callback id shown works in the legacy API; rotate, disable, retry, delete), API keys (work at
+// once with what was ticked, 401 once revoked), users (one-time passwords that log in, roles,
+// disabling, removal) and, for the instance administrator, accounts. One gateway and one
+// logged-in owner who is also the administrator, for the file.
+import { expect } from 'chai';
+import { LEGACY_SMS_KEYS, OBJECT_ID } from '../support/legacy.ts';
+import { tryLogin } from '../support/session-client.ts';
+import { ApiClient } from '../support/tenant.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { createWebhook, deliveryLog, eventually, readWebhook, verifies, webhookConfig } from '../support/webhooks.ts';
+import { openPanel, useBrowser } from './support/browser.ts';
+import { useLoggedIn } from './support/logged-in.ts';
+import { panelEmail, panelUser } from './support/people.ts';
+import { quickPhone } from './support/seed.ts';
+
+describe('panel: administration', () => {
+  // Deliveries are given up 300 ms after their event, so a failed one exists within a test.
+  const gw = useGateway({ tenant: 'once', config: { webhooks: webhookConfig({ retryForMs: 300 }) } });
+  const browser = useBrowser(() => gw.baseUrl);
+  const admin = useLoggedIn(gw, browser, 'owner', { isAdmin: true });
+
+  describe('webhooks', () => {
+    browser.scenario('a webhook created in the panel: its callback id works in legacy POST /sms/send, and its shown secret signs the deliveries', async (page) => {
+      const receiver = await gw.receiver();
+      await quickPhone(gw);
+      await admin.enter(page);
+      await openPanel(page, '/webhooks');
+      await page.getByLabel('URL').fill(receiver.url);
+      await page.getByLabel('sms.status_changed').check();
+      await page.getByRole('button', { name: 'Create webhook' }).click();
+
+      const secretNotice = page.getByRole('status').filter({ hasText: 'Webhook secret' });
+      const secret = (await secretNotice.getByTestId('shown-once').textContent())!.trim();
+      const callbackId = (await page.getByTestId('callback-id').first().textContent())!.trim();
+      await page.getByRole('button', { name: 'Copy callback id' }).first().waitFor();
+      const webhook = await readWebhook(gw.tenant, callbackId);
+      expect(webhook).to.include({ url: receiver.url, enabled: true });
+      expect(webhook.events).to.deep.equal(['sms.status_changed']);
+
+      const sent = await gw.tenant.root.post('/sms/send', { phone_number: '+12025550141', message: 'Legacy hello', callback_id: callbackId });
+      expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
+      expect(sent.body.id).to.match(OBJECT_ID);
+      const stored = await gw.tenant.root.post('/sms/get', { id: sent.body.id });
+      expect(Object.keys(stored.body)).to.have.members([...LEGACY_SMS_KEYS]);
+      expect(stored.body.callback_id).to.equal(callbackId);
+
+      const [delivery] = await receiver.waitFor(1);
+      expect(verifies(secret, delivery!), 'the delivery is signed with the secret the panel showed').to.equal(true);
+    });
+
+    browser.scenario('the detail page rotates the secret, disables and enables the webhook, and deletes it after asking', async (page) => {
+      const receiver = await gw.receiver();
+      const { webhook } = await createWebhook(gw.tenant, receiver.url, ['sms.status_changed']);
+      await admin.enter(page);
+      await openPanel(page, `/webhooks/${webhook.id}`);
+      expect((await page.getByTestId('callback-id').first().textContent())!.trim()).to.equal(webhook.id);
+      await page.getByRole('button', { name: 'Copy callback id' }).first().waitFor();
+
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      const rotated = (await page.getByTestId('shown-once').textContent())!.trim();
+      expect(rotated).to.not.equal('');
+
+      await page.getByRole('button', { name: 'Disable', exact: true }).click();
+      await page.getByRole('button', { name: 'Enable', exact: true }).waitFor();
+      expect((await readWebhook(gw.tenant, webhook.id)).enabled).to.equal(false);
+      await page.getByRole('button', { name: 'Enable', exact: true }).click();
+      await page.getByRole('button', { name: 'Disable', exact: true }).waitFor();
+      expect((await readWebhook(gw.tenant, webhook.id)).enabled).to.equal(true);
+
+      // The rotated secret is the one new deliveries are signed with.
+      await quickPhone(gw, 'Rotation phone');
+      expect((await gw.tenant.api.post('/sms', { phone: '+12025550142', message: 'After rotation' })).status).to.equal(201);
+      const [delivery] = await receiver.waitFor(1);
+      expect(verifies(rotated, delivery!)).to.equal(true);
+
+      let asked = '';
+      page.once('dialog', (dialog) => {
+        asked = dialog.message();
+        void dialog.accept();
+      });
+      await page.getByRole('button', { name: 'Delete webhook' }).click();
+      await page.waitForURL(/#\/webhooks$/);
+      expect(asked).to.not.equal('');
+      expect((await gw.tenant.api.get(`/webhooks/${webhook.id}`)).status).to.equal(404);
+    });
+
+    browser.scenario('a delivery that was given up is retried from the delivery log and reaches the receiver', async (page) => {
+      const receiver = await gw.receiver();
+      receiver.respond = () => 500;
+      const { webhook } = await createWebhook(gw.tenant, receiver.url, ['sms.status_changed']);
+      await quickPhone(gw, 'Retry phone');
+      expect((await gw.tenant.api.post('/sms', { phone: '+12025550143', message: 'To be retried' })).status).to.equal(201);
+      const failed = await eventually('a delivery given up', async () => (await deliveryLog(gw.tenant, webhook.id)).find((delivery) => delivery.status === 'failed'));
+      expect(failed.last_status_code).to.equal(500);
+
+      await admin.enter(page);
+      await openPanel(page, `/webhooks/${webhook.id}`);
+      expect(await page.getByRole('columnheader').count()).to.be.greaterThan(0);
+      receiver.respond = () => 204;
+      const answered = receiver.waitFor(1, (request) => request.status === 204);
+      await page.getByRole('button', { name: 'Retry' }).first().click();
+      await answered;
+      await eventually('a retried delivery delivered', async () => ((await deliveryLog(gw.tenant, webhook.id)).some((delivery) => delivery.status === 'delivered') ? true : undefined));
+    });
+  });
+
+  describe('API keys', () => {
+    browser.scenario('a key created in the panel answers 200 with its permission, and 401 once revoked in the panel', async (page) => {
+      await admin.enter(page);
+      await openPanel(page, '/keys');
+      await page.getByLabel('Key name').fill('Billing system');
+      await page.getByLabel('sms:read', { exact: true }).check();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const notice = page.getByRole('status').filter({ hasText: 'API key' });
+      const key = (await notice.getByTestId('shown-once').textContent())!.trim();
+
+      const client = new ApiClient(`${gw.baseUrl}/api/ext/v1`, key);
+      expect((await client.get('/sms')).status).to.equal(200);
+      // Only what was ticked: no devices:read.
+      expect((await client.get('/devices')).status).to.equal(403);
+
+      const row = page.getByRole('row').filter({ hasText: 'Billing system' });
+      await row.waitFor();
+      let asked = '';
+      page.once('dialog', (dialog) => {
+        asked = dialog.message();
+        void dialog.accept();
+      });
+      await row.getByRole('button', { name: /^Revoke key / }).click();
+      await row.getByRole('button', { name: /^Revoke key / }).waitFor({ state: 'detached' });
+      expect(asked).to.not.equal('');
+      expect((await client.get('/sms')).status).to.equal(401);
+    });
+
+    browser.scenario('dismissing the confirmation leaves the key working', async (page) => {
+      const { key } = await gw.gateway.services.apiKeys.create(gw.tenant.accountId, ['sms:read'], 'Kept key');
+      await admin.enter(page);
+      await openPanel(page, '/keys');
+      const row = page.getByRole('row').filter({ hasText: 'Kept key' });
+      page.once('dialog', (dialog) => void dialog.dismiss());
+      await row.getByRole('button', { name: /^Revoke key / }).click();
+      expect((await new ApiClient(`${gw.baseUrl}/api/ext/v1`, key).get('/sms')).status).to.equal(200);
+      expect(await row.getByRole('button', { name: /^Revoke key / }).count()).to.equal(1);
+    });
+  });
+
+  describe('users and accounts', () => {
+    async function userByEmail(email: string) {
+      return (await gw.gateway.services.users.findByEmail(email))!;
+    }
+
+    browser.scenario('a user added in the panel logs in with the one-time password shown once, and must change it', async (page) => {
+      const email = panelEmail('added');
+      await admin.enter(page);
+      await openPanel(page, '/users');
+      await page.getByLabel('Email', { exact: true }).fill(email);
+      await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+      await page.getByRole('button', { name: 'Add user' }).click();
+      const notice = page.getByRole('status').filter({ hasText: 'One-time password' });
+      const password = (await notice.getByTestId('shown-once').textContent())!.trim();
+
+      const login = await tryLogin(gw.gateway, email, password);
+      expect(login.status, JSON.stringify(login.body)).to.equal(200);
+      expect(login.body.user).to.include({ email, role: 'viewer', must_change_password: true });
+      await page.getByRole('row').filter({ hasText: email }).waitFor();
+    });
+
+    browser.scenario("a user's role, disabling and removal in the table are what the API then holds", async (page) => {
+      const user = await panelUser(gw.gateway, gw.tenant.accountId, 'viewer');
+      await admin.enter(page);
+      await openPanel(page, '/users');
+      const row = page.getByRole('row').filter({ hasText: user.email });
+
+      await row.getByRole('combobox').selectOption('owner');
+      await eventually('the role changed', async () => ((await userByEmail(user.email)).role === 'owner' ? true : undefined));
+
+      await row.getByRole('button', { name: 'Disable', exact: true }).click();
+      await row.getByRole('button', { name: 'Enable', exact: true }).waitFor();
+      expect((await userByEmail(user.email)).disabled_at).to.not.equal(null);
+      expect((await tryLogin(gw.gateway, user.email, user.password)).status).to.equal(401);
+      await row.getByRole('button', { name: 'Enable', exact: true }).click();
+      await row.getByRole('button', { name: 'Disable', exact: true }).waitFor();
+      expect((await userByEmail(user.email)).disabled_at).to.equal(null);
+
+      page.once('dialog', (dialog) => void dialog.accept());
+      await row.getByRole('button', { name: 'Delete', exact: true }).click();
+      await row.waitFor({ state: 'detached' });
+      expect(await gw.gateway.services.users.findByEmail(user.email)).to.equal(undefined);
+    });
+
+    browser.scenario('"Reset password" shows a new one-time password that logs the user in, and the old password stops working', async (page) => {
+      const user = await panelUser(gw.gateway, gw.tenant.accountId, 'viewer');
+      await admin.enter(page);
+      await openPanel(page, '/users');
+      const row = page.getByRole('row').filter({ hasText: user.email });
+      page.once('dialog', (dialog) => void dialog.accept());
+      await row.getByRole('button', { name: 'Reset password' }).click();
+      const password = (await page.getByRole('status').filter({ hasText: 'One-time password' }).getByTestId('shown-once').textContent())!.trim();
+      expect((await tryLogin(gw.gateway, user.email, password)).status).to.equal(200);
+      expect((await tryLogin(gw.gateway, user.email, user.password)).status).to.equal(401);
+    });
+
+    browser.scenario('the administrator opens an account with its first owner, whose one-time password works, and disables it', async (page) => {
+      const name = `panel-${Date.now().toString(36)}`;
+      const ownerEmail = panelEmail('first-owner');
+      await admin.enter(page);
+      await openPanel(page, '/accounts');
+      await page.getByLabel('Account name').fill(name);
+      await page.getByLabel('Owner email').fill(ownerEmail);
+      await page.getByRole('button', { name: 'Create account' }).click();
+      const password = (await page.getByTestId('shown-once').textContent())!.trim();
+      const login = await tryLogin(gw.gateway, ownerEmail, password);
+      expect(login.status, JSON.stringify(login.body)).to.equal(200);
+      expect(login.body.user).to.include({ role: 'owner', must_change_password: true });
+
+      const row = page.getByRole('row').filter({ hasText: name });
+      await row.getByRole('button', { name: 'Disable', exact: true }).click();
+      await row.getByRole('button', { name: 'Enable', exact: true }).waitFor();
+      const account = await gw.gateway.services.accounts.require(name);
+      expect(account.disabled_at).to.not.equal(null);
+    });
+  });
+});
