@@ -76,6 +76,9 @@ describe('extended API: users', function () {
     ]) {
       expectError(await admin.post('/users', body), 400, 'validation_failed');
     }
+    // The message belongs to its field, so a form shows it beside the email input.
+    const malformed = await admin.post('/users', { email: 'not an address', role: 'viewer' });
+    expect(malformed.body.error.details.map((detail: { field: string }) => detail.field)).to.deep.equal(['email']);
     const [user] = (await admin.get('/users')).body.data;
     expectError(await admin.patch(`/users/${user.id}`, {}), 400, 'validation_failed');
     expectError(await admin.patch(`/users/${user.id}`, { role: 'root' }), 400, 'validation_failed');

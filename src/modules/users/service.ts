@@ -3,7 +3,7 @@
 // and the HTTP API share these rules: an account always keeps an enabled owner, nobody disables
 // or removes themself, and a caller can make nobody more powerful than itself. Passwords are
 // hashed with scrypt (passwords.ts) and never logged; a generated password is returned once.
-import { AppError } from '../../common/errors.ts';
+import { AppError, invalidField } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import { isPostgresError, type Database, type Executor } from '../../storage/database.ts';
 import { lackedPermissions, ROLE_PERMISSIONS, type Permission } from '../api-keys/permissions.ts';
@@ -65,8 +65,8 @@ export class UserService {
   /** The user, and the generated one-time password when none was given. */
   async create(values: NewUser, actor?: Actor): Promise<{ user: users.UserRow; oneTimePassword?: string }> {
     const email = normalizeEmail(values.email);
-    if (!EMAIL.test(email)) throw new AppError('validation_failed', 'email must be an address such as name@example.com');
-    if (!users.ROLES.includes(values.role)) throw new AppError('validation_failed', `role must be one of ${users.ROLES.join(', ')}`);
+    if (!EMAIL.test(email)) throw invalidField('email', 'email must be an address such as name@example.com');
+    if (!users.ROLES.includes(values.role)) throw invalidField('role', `role must be one of ${users.ROLES.join(', ')}`);
     mayActAs(actor, values.role);
     if (values.password !== undefined) checkNewPassword(values.password);
     const oneTimePassword = values.password === undefined ? generatePassword() : undefined;
