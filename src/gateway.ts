@@ -57,6 +57,7 @@ export class Gateway {
       const authenticator: Authenticator = {
         authenticate: (key) => services.apiKeys.authenticate(key),
         authenticateSession: (token) => services.sessions.authenticate(token),
+        sessionCookie: { secure: config.sessions.secureCookie },
         accountDisabled: (accountId) => services.accounts.isDisabled(accountId),
         throttle: services.authThrottle,
       };

@@ -209,7 +209,12 @@ describe('sessions: logging in with email and password', function () {
       clock.advance(20 * 60_000);
       expect((await call(fx, 'GET', '/session', { cookie: active.cookie })).status, `active after ${(minute + 1) * 20} min`).to.equal(200);
     }
-    expect((await call(fx, 'GET', '/session', { cookie: idle.cookie })).status, 'idle for 60 min').to.equal(401);
+    const ended = await call(fx, 'GET', '/session', { cookie: idle.cookie });
+    expect(ended.status, 'idle for 60 min').to.equal(401);
+    // The dead cookie is cleared, so the browser stops sending it.
+    const cleared = setCookie(ended).split(';').map((part) => part.trim());
+    expect(cleared[0]).to.equal('sms_gateway_session=');
+    expect(cleared).to.include('Max-Age=0');
   });
 
   it('a session ends at its absolute age however active it is', async () => {
@@ -258,10 +263,13 @@ describe('sessions: a gateway behind HTTPS (PUBLIC_URL https://)', function () {
   this.timeout(30_000);
   const fx = useGateway({ config: { publicUrl: 'https://sms.example.com', sessions: { idleTimeoutMs: 1_800_000, maxAgeMs: 43_200_000, secureCookie: true } } });
 
-  it('marks the session cookie Secure', async () => {
+  it('marks the session cookie Secure, and so the one that clears an ended session', async () => {
     const { email } = await createUser(fx, fx.tenant);
     const answer = await call(fx, 'POST', '/session', { body: { email, password: PASSWORD } });
     expect(setCookie(answer).split(';').map((part) => part.trim())).to.include('Secure');
+    const ended = await call(fx, 'GET', '/session', { cookie: 'sms_gateway_session=no-such-session' });
+    expect(ended.status).to.equal(401);
+    expect(setCookie(ended).split(';').map((part) => part.trim())).to.include.members(['sms_gateway_session=', 'Secure']);
   });
 });
 

@@ -12,12 +12,14 @@ import type { AuthThrottle } from '../../common/auth-throttle.ts';
 import { ROLE_PERMISSIONS } from '../../modules/api-keys/permissions.ts';
 import type { AuthContext } from '../../modules/api-keys/service.ts';
 import type { ActiveSession } from '../../modules/sessions/service.ts';
-import { SESSION_COOKIE } from '../session-cookie.ts';
+import { clearSessionCookie, SESSION_COOKIE, type CookieOptions } from '../session-cookie.ts';
 
 export interface Authenticator {
   authenticate(presentedKey: string): Promise<AuthContext | undefined>;
   /** The live session of a cookie token; none: cookies are not looked at. */
   authenticateSession?(token: string): Promise<ActiveSession | undefined>;
+  /** How the session cookie is written, to clear one whose session has ended. */
+  readonly sessionCookie?: CookieOptions;
   /** Whether the account was disabled by the instance administrator; none: accounts are never disabled. */
   accountDisabled?(accountId: string): Promise<boolean>;
   /** Counts unknown keys per client address and refuses an address that had too many; none: no throttling. */
@@ -74,6 +76,8 @@ async function authenticateSession(ctx: Context, authenticator: Authenticator, t
   const active = await authenticator.authenticateSession!(token);
   if (!active) {
     ctx.set('WWW-Authenticate', REALM);
+    // The browser would otherwise send the dead cookie with every request until it expires.
+    clearSessionCookie(ctx, authenticator.sessionCookie ?? { secure: false });
     throw new AppError('unauthorized', 'the session has ended; log in again (or use an API key)');
   }
   // A browser sends the cookie with a request another site makes it send; such a site cannot
