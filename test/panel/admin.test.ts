@@ -49,6 +49,23 @@ describe('panel: administration', () => {
       expect(verifies(secret, delivery!), 'the delivery is signed with the secret the panel showed').to.equal(true);
     });
 
+    browser.scenario('the send form\'s "Callback id" ties an SMS to one webhook, as the legacy callback_id does', async (page) => {
+      const receiver = await gw.receiver();
+      const { webhook } = await createWebhook(gw.tenant, receiver.url, ['sms.status_changed']);
+      await admin.enter(page);
+      await openPanel(page, '/send');
+      await page.getByLabel('Message').fill('Tied to one webhook');
+      await page.getByLabel('Phone numbers').fill('+12025550144');
+      await page.getByLabel('Callback id').fill(webhook.id);
+      await page.getByRole('button', { name: 'Send SMS' }).click();
+      await page.waitForURL(/#\/sms\/[0-9a-f-]{36}$/);
+      const id = page.url().split('/').pop()!;
+      // The legacy family shows an SMS's callback id; it reads Extended ids too.
+      const stored = await gw.tenant.root.post('/sms/get', { id });
+      expect(stored.status, JSON.stringify(stored.body)).to.equal(200);
+      expect(stored.body.callback_id).to.equal(webhook.id);
+    });
+
     browser.scenario('the detail page rotates the secret, disables and enables the webhook, and deletes it after asking', async (page) => {
       const receiver = await gw.receiver();
       const { webhook } = await createWebhook(gw.tenant, receiver.url, ['sms.status_changed']);

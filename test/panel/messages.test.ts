@@ -8,8 +8,9 @@ import type { Page } from 'playwright-core';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import type { Reply } from '../support/tenant.ts';
 import { useGateway } from '../support/use-gateway.ts';
-import { checkA11y, openPanel, screenshot, useBrowser } from './support/browser.ts';
+import { checkA11y, loginAs, openPanel, screenshot, useBrowser } from './support/browser.ts';
 import { useLoggedIn } from './support/logged-in.ts';
+import { panelUser } from './support/people.ts';
 import { quickPhone, smsReaches } from './support/seed.ts';
 
 const PHONE_NUMBER = '+12025550123';
@@ -220,6 +221,37 @@ describe('panel: messages', () => {
       await second.connect();
       await card(page, 'Devices online').filter({ hasText: new RegExp(`(?<!\\d)${summary.devices.online + 1}(?!\\d)`) }).waitFor();
       expect(await page.evaluate(() => (globalThis as { panelTestMark?: boolean }).panelTestMark)).to.equal(true);
+    });
+  });
+
+  describe('lists', () => {
+    browser.scenario('in an account with nothing yet, every list says so; past a page of SMS, the pager walks older and newer', async (page) => {
+      const empty = await gw.newTenant();
+      const user = await panelUser(gw.gateway, empty.accountId, 'owner');
+      await loginAs(page, user.email, user.password);
+      for (const path of ['/sms', '/incoming', '/devices', '/webhooks']) {
+        await openPanel(page, path);
+        expect((await page.locator('main .empty').textContent())?.trim(), path).to.not.equal('');
+        expect(await page.getByRole('navigation', { name: 'Pages' }).count(), path).to.equal(0);
+      }
+
+      // One more than the API's default page (50).
+      const messages = Array.from({ length: 51 }, (_, index) => ({ phone: `+120255502${String(index).padStart(2, '0')}`, message: `Paged ${index}` }));
+      expect((await empty.api.post('/sms/bulk', { messages })).status).to.equal(201);
+      await openPanel(page, '/sms');
+      const links = page.locator('main table').getByRole('link', { name: /^\+1202555/ });
+      const firstPage = await links.allTextContents();
+      expect(firstPage).to.have.length(50);
+      const pager = page.getByRole('navigation', { name: 'Pages' });
+      await pager.getByRole('button', { name: /Older/ }).click();
+      await pager.getByText('Page 2').waitFor();
+      // The 51st SMS, whichever it is (all were created in one transaction, at one time).
+      const secondPage = await links.allTextContents();
+      expect(secondPage).to.have.length(1);
+      expect(new Set([...firstPage, ...secondPage]).size).to.equal(51);
+      await pager.getByRole('button', { name: /Newer/ }).click();
+      await pager.getByText('Page 1').waitFor();
+      expect(await links.count()).to.equal(50);
     });
   });
 });

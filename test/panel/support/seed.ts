@@ -27,7 +27,7 @@ export async function smsReaches(fx: GatewayFixture, id: string, status: string)
 export async function seedAccount(fx: GatewayFixture): Promise<Seeded> {
   const phone = await quickPhone(fx);
   const receiver = await fx.receiver();
-  const { webhook } = await createWebhook(fx.tenant, `${receiver.url}/hook`, ['sms.status_changed', 'sms.received']);
+  const { webhook } = await createWebhook(fx.tenant, receiver.url, ['sms.status_changed', 'sms.received']);
   const smsIds: string[] = [];
   for (const [index, number] of ['+12025550101', '+12025550102', '+12025550103'].entries()) {
     const reply = await fx.tenant.api.post('/sms', { phone: number, message: `Seeded message ${index + 1}` });
