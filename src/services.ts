@@ -138,6 +138,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     // The per-email count gets metrics of its own, never rendered: a failed login is already
     // counted once in auth_failures_total by the per-address throttle.
     stats: new StatsService(db, presence, clock),
-    loginThrottle: new LoginThrottle(authThrottle, new AuthThrottle(config.authThrottle, clock, { metrics: new Metrics(), logger: logger.child({ component: 'auth' }) })),
+    // Per email, counted in the same metrics under channel "login_email".
+    loginThrottle: new LoginThrottle(authThrottle, new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) })),
   };
 }

@@ -25,7 +25,8 @@ export interface AuthThrottleLimits {
   windowMs: number;
 }
 
-export type AuthChannel = 'http' | 'mqtt';
+/** http / mqtt: a client address presenting keys or device tokens; login_email: one user's logins, from any address. */
+export type AuthChannel = 'http' | 'mqtt' | 'login_email';
 
 /** About 100 bytes each: the table stays around a megabyte however many addresses guess. */
 export const MAX_TRACKED_ADDRESSES = 10_000;
@@ -79,10 +80,10 @@ export class AuthThrottle {
     failures.level = 0;
     failures.refusedUntil = now + this.limits.windowMs;
     this.observe.metrics.count('auth_throttle_refusals_started_total', 'client addresses refused for too many failed authentications');
-    this.observe.logger.warn(
-      { address: key, channel, failures: this.limits.failureLimit, windowSeconds: this.limits.windowMs / 1000 },
-      'client address refused: too many failed authentications',
-    );
+    const limits = { failures: this.limits.failureLimit, windowSeconds: this.limits.windowMs / 1000 };
+    // An email's key is derived from its hash: it says nothing about the user, and is no address.
+    if (channel === 'login_email') this.observe.logger.warn({ channel, ...limits }, 'logins to one user refused: too many wrong passwords');
+    else this.observe.logger.warn({ address: key, channel, ...limits }, 'client address refused: too many failed authentications');
   }
 
   /** Addresses tracked now (for tests of the memory bound). */

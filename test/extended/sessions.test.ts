@@ -293,15 +293,23 @@ describe('sessions: failed logins are throttled per address and per email', func
     expect((await call(fx, 'POST', '/session', { from: '127.0.0.2', body: { email, password: PASSWORD } })).status).to.equal(200);
   });
 
+  async function throttledByEmail(): Promise<number> {
+    const text = await fx.gateway.services.metrics.render();
+    return Number(/^auth_throttled_total\{channel="login_email"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+  }
+
   it('an email with too many failures from many addresses gets 429 from any address', async () => {
     const { email } = await createUser(fx, fx.tenant);
     for (let i = 0; i < LIMIT; i++) {
       const from = `127.0.1.${10 + i}`;
       expect((await call(fx, 'POST', '/session', { from, body: { email, password: 'wrong password' } })).status).to.equal(401);
     }
+    const refusedBefore = await throttledByEmail();
     const refused = await call(fx, 'POST', '/session', { from: '127.0.1.99', body: { email: email.toUpperCase(), password: PASSWORD } });
     expect(refused.status).to.equal(429);
     expect(refused.headers['retry-after']).to.match(/^\d+$/);
+    // Counted where operators look: auth_throttled_total, channel login_email.
+    expect(await throttledByEmail()).to.equal(refusedBefore + 1);
     const { email: otherEmail } = await createUser(fx, fx.tenant);
     expect((await call(fx, 'POST', '/session', { from: '127.0.1.99', body: { email: otherEmail, password: PASSWORD } })).status).to.equal(200);
     clock.advance(61_000);

@@ -22,11 +22,11 @@ export class LoginThrottle {
 
   /** How long (ms) a login from this address for this email stays refused; 0: it may try. */
   refusedFor(address: string | undefined, email: string): number {
-    return Math.max(this.byAddress.refusedFor(address, 'http'), this.byEmail.refusedFor(emailThrottleKey(email), 'http'));
+    return Math.max(this.byAddress.refusedFor(address, 'http'), this.byEmail.refusedFor(emailThrottleKey(email), 'login_email'));
   }
 
   failed(address: string | undefined, email: string): void {
     this.byAddress.failed(address, 'http');
-    this.byEmail.failed(emailThrottleKey(email), 'http');
+    this.byEmail.failed(emailThrottleKey(email), 'login_email');
   }
 }
