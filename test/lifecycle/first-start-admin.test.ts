@@ -2,33 +2,15 @@
 // besides the key, ... the administrator's email and a one-time password that must be changed
 // at first login"). The real `serve` command on an empty database, with stdout and stderr piped,
 // so the banner goes to first-start.txt; the password found there logs in over HTTP.
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import knexModule from 'knex';
 import { expect } from 'chai';
 import { GatewayProcess, killChildren, tempDataDir, type Env } from '../support/cli.ts';
 import { testDatabase } from '../support/environment.ts';
+import { emptyDatabase } from '../support/empty-database.ts';
 import { ApiClient } from '../support/tenant.ts';
 
 const ADMIN_EMAIL = 'Ops@Example.com';
-
-/** An empty PostgreSQL database for this file, and a way to drop it. */
-async function emptyDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `sms_gateway_first_admin_${randomBytes(4).toString('hex')}`;
-  const admin = () => knexModule.knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-  const create = admin();
-  await create.raw(`create database ${name}`).finally(() => create.destroy());
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const db = admin();
-      await db.raw(`drop database if exists ${name} with (force)`).finally(() => db.destroy());
-    },
-  };
-}
 
 describe('the administrator created at first start', function () {
   this.timeout(90_000);
@@ -45,7 +27,7 @@ describe('the administrator created at first start', function () {
     dataDir = tempDataDir('first-admin');
     const env: Env = { DATA_DIR: join(dataDir.dir, 'data'), PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info', ADMIN_EMAIL };
     if (target.kind === 'postgres') {
-      database = await emptyDatabase(target.adminUrl);
+      database = await emptyDatabase(target.adminUrl, 'first_admin');
       env.DATABASE_URL = database.url;
     }
     gateway = new GatewayProcess(['serve'], env);

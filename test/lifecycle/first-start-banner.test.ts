@@ -4,41 +4,15 @@
 // a child process with stdout and stderr piped, as under a process manager: neither is a terminal.
 // On PostgreSQL (the default) it gets an empty database of its own, with DATA_DIR still set.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import knexModule from 'knex';
 import { expect } from 'chai';
 import { API_KEY, GatewayProcess, killChildren, REPO_ROOT, tempDataDir, type Env } from '../support/cli.ts';
 import { testDatabase } from '../support/environment.ts';
+import { emptyDatabase } from '../support/empty-database.ts';
 import { ApiClient } from '../support/tenant.ts';
 
 const KEY_LINE = new RegExp(`^ {2}(${API_KEY.source})$`, 'm');
-
-/** An empty PostgreSQL database for one test, and a way to drop it. */
-async function emptyDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `sms_gateway_first_start_${randomBytes(4).toString('hex')}`;
-  const admin = () => knexModule.knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-  const create = admin();
-  try {
-    await create.raw(`create database ${name}`);
-  } finally {
-    await create.destroy();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const db = admin();
-      try {
-        await db.raw(`drop database if exists ${name} with (force)`);
-      } finally {
-        await db.destroy();
-      }
-    },
-  };
-}
 
 /** Resolves with the file's text once it contains `text` (the logs reach a file asynchronously). */
 function fileContaining(file: string, text: string, timeoutMs: number): Promise<string> {
@@ -77,7 +51,7 @@ describe('the first-start banner when no terminal is watching', function () {
     const dir = join(dataDir.dir, target.kind === 'postgres' ? 'files' : 'db');
     const env: Env = { DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info' };
     if (target.kind === 'postgres') {
-      database = await emptyDatabase(target.adminUrl);
+      database = await emptyDatabase(target.adminUrl, 'first_start');
       env.DATABASE_URL = database.url;
     }
     gateway = new GatewayProcess(['serve'], env);
@@ -118,6 +92,15 @@ describe('the first-start banner when no terminal is watching', function () {
     expect(naming[0]!.level).to.equal(30);
   });
 
+  it('then the banner names the control panel\'s address, which serves the panel', async () => {
+    const panel = /control panel at (http:\/\/localhost:(\d+)\/) /.exec(readFileSync(bannerFile, 'utf8'));
+    expect(panel, 'the banner names the panel').to.not.equal(null);
+    expect(Number(panel![2])).to.equal(port);
+    const page = await fetch(`http://127.0.0.1:${port}/`);
+    expect(page.status).to.equal(200);
+    expect(await page.text()).to.contain('/panel/assets/app-');
+  });
+
   it('then the key in the file works against the API', async () => {
     const key = KEY_LINE.exec(readFileSync(bannerFile, 'utf8'))![1]!;
     const api = new ApiClient(`http://127.0.0.1:${port}/api/ext/v1`, key);
@@ -149,7 +132,7 @@ describe('the first-start banner file', function () {
     const env: Env = { DATA_DIR: dataDir.dir, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info' };
     const target = testDatabase();
     if (target.kind === 'postgres') {
-      database = await emptyDatabase(target.adminUrl);
+      database = await emptyDatabase(target.adminUrl, 'first_start');
       env.DATABASE_URL = database.url;
     }
     gateway = new GatewayProcess(['serve'], env);
@@ -185,7 +168,7 @@ describe('the first-start banner on a terminal', function () {
     const env: Env = { DATA_DIR: files, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info' };
     const target = testDatabase();
     if (target.kind === 'postgres') {
-      database = await emptyDatabase(target.adminUrl);
+      database = await emptyDatabase(target.adminUrl, 'first_start');
       env.DATABASE_URL = database.url;
     }
     const command = `'${process.execPath}' '${join(REPO_ROOT, 'bin', 'sms-gateway.js')}' serve > '${stdoutFile}'`;

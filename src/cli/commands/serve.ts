@@ -40,7 +40,7 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
     if (stopping) return undefined;
     throw error;
   });
-  if (first) showFirstStart(firstStartBanner(first, gateway.httpPort, out), config.dataDir, logger);
+  if (first) showFirstStart(firstStartBanner(first, gateway.httpPort, config.publicUrl, out), config.dataDir, logger);
 
   await stopped;
 }
@@ -77,12 +77,14 @@ function showFirstStart(banner: string, dataDir: string, logger: Logger): void {
   }
 }
 
-function firstStartBanner(first: FirstStart, port: number, out: Output): string {
+function firstStartBanner(first: FirstStart, port: number, publicUrl: string | undefined, out: Output): string {
   const base = `http://localhost:${port}/api/ext/v1`;
+  // Where the operator's browser reaches the panel: the public address when one is configured.
+  const panel = publicUrl ? `${publicUrl.replace(/\/+$/, '')}/` : `http://localhost:${port}/`;
   const auth = `-H "Authorization: Bearer ${first.key}"`;
   const json = '-H "Content-Type: application/json"';
   const admin = { email: first.admin.email, one_time_password: first.admin.password };
-  return out.format({ first_start: { account: first.account, api_key: first.key, api: base, admin } }, () =>
+  return out.format({ first_start: { account: first.account, api_key: first.key, api: base, panel, admin } }, () =>
     [
       '',
       `First start: created account "${first.account}" and an API key with every permission.`,
@@ -102,7 +104,7 @@ function firstStartBanner(first: FirstStart, port: number, out: Output): string 
       'Administrator (owner of the account, instance administrator):',
       `  email:              ${first.admin.email}`,
       `  one-time password:  ${first.admin.password}`,
-      'Log in with it (POST /api/ext/v1/session); it must be changed at first login.',
+      `Log in to the control panel at ${panel} with it; it must be changed at first login.`,
       '',
     ].join('\n'),
   );
