@@ -37,6 +37,7 @@ describe('panel: administration', () => {
       const webhook = await readWebhook(gw.tenant, callbackId);
       expect(webhook).to.include({ url: receiver.url, enabled: true });
       expect(webhook.events).to.deep.equal(['sms.status_changed']);
+      expect(await page.locator(`main a[href="#/webhooks/${callbackId}"]`).count(), 'the list links the new webhook').to.be.greaterThan(0);
 
       const sent = await gw.tenant.root.post('/sms/send', { phone_number: '+12025550141', message: 'Legacy hello', callback_id: callbackId });
       expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
@@ -147,6 +148,8 @@ describe('panel: administration', () => {
       await row.getByRole('button', { name: /^Revoke key / }).click();
       await row.getByRole('button', { name: /^Revoke key / }).waitFor({ state: 'detached' });
       expect(asked).to.not.equal('');
+      // Revoked keys stay listed, marked as such.
+      expect(await row.textContent()).to.match(/revoked/i);
       expect((await client.get('/sms')).status).to.equal(401);
     });
 
