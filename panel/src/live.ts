@@ -7,7 +7,9 @@ import { API } from './api.ts';
 export interface SmsStatusEvent {
   type: 'sms.status';
   id: string;
+  /** As the SMS view names it; internal_status is the step (processing shows as pending). */
   status: string;
+  internal_status: string;
   at: string;
   reason: string | null;
   device_id: string | null;

@@ -32,9 +32,14 @@ describe('extended API: GET /events (live event stream)', () => {
 
     const id = await sendSms(fx.tenant);
     const delivered = await stream.next('sms.status', (data) => data.id === id && data.status === 'delivered');
-    expect(Object.keys(delivered.data)).to.have.members(['id', 'status', 'at', 'reason', 'device_id']);
-    const statuses = stream.events.filter((event) => event.type === 'sms.status' && event.data.id === id).map((event) => event.data.status);
-    expect(statuses).to.deep.equal(['processing', 'sent', 'delivered']);
+    expect(Object.keys(delivered.data)).to.have.members(['id', 'status', 'internal_status', 'at', 'reason', 'device_id']);
+    // status in the Extended API's words (a phone taking it stays "pending"); internal_status the step.
+    const changes = stream.events.filter((event) => event.type === 'sms.status' && event.data.id === id).map((event) => [event.data.internal_status, event.data.status]);
+    expect(changes).to.deep.equal([
+      ['processing', 'pending'],
+      ['sent', 'sent'],
+      ['delivered', 'delivered'],
+    ]);
     expect(JSON.stringify(stream.events)).not.to.contain('live event test');
   });
 

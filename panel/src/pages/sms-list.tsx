@@ -104,7 +104,7 @@ export function SmsListPage(_props: Record<string, string>) {
                           {sms.reason && <span class="sms-reason muted"> {sms.reason}</span>}
                         </td>
                         <td class="sms-text-cell">{sms.message}</td>
-                        <td>{nameOf(sms.device_id)}</td>
+                        <td class="sms-nowrap">{nameOf(sms.device_id)}</td>
                         <td class="sms-nowrap">{formatTime(sms.sent_at)}</td>
                       </tr>
                     ))}

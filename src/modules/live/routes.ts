@@ -22,7 +22,8 @@ export function liveRoutes(hub: LiveHub) {
       operationId: 'streamEvents',
       summary: 'Stream the account\'s changes as server-sent events',
       description:
-        'text/event-stream. Events: `sms.status` {id, status, at, reason, device_id} when a stored SMS changes status; ' +
+        'text/event-stream. Events: `sms.status` {id, status, internal_status, at, reason, device_id} when a stored SMS ' +
+        'changes status (status as the SMS view names it, internal_status the step, as in its history); ' +
         '`device.presence` {id, online, at} when a device connects or goes offline (needs devices:read); `sms.received` ' +
         '{id, device_id, at} when a device forwards an incoming SMS. Ids and states only: read the rest through the API. ' +
         'A comment line every 25 s keeps the connection open. Events are not replayed after a reconnect: reload what ' +

@@ -4,6 +4,7 @@
 import type { GatewayEventBus } from '../../common/events.ts';
 import { newStatus, type StatusHooks } from '../delivery/status-hooks.ts';
 import type { DevicePresence } from '../devices/presence.ts';
+import { toExtendedStatus } from '../messages/status.ts';
 import type { LiveHub } from './hub.ts';
 
 export function wireLive(hub: LiveHub, sources: { statusHooks: StatusHooks; presence: DevicePresence; events: GatewayEventBus }): void {
@@ -15,7 +16,15 @@ export function wireLive(hub: LiveHub, sources: { statusHooks: StatusHooks; pres
         hub.publish(change.sms.account_id, {
           type: 'sms.status',
           permission: 'sms:read',
-          data: { id: change.sms.id, status: newStatus(change), at: change.at.toISOString(), reason: change.reason, device_id: change.sms.device_id },
+          // status as the Extended API names it; internal_status the step itself, as in an SMS's history.
+          data: {
+            id: change.sms.id,
+            status: toExtendedStatus(newStatus(change)),
+            internal_status: newStatus(change),
+            at: change.at.toISOString(),
+            reason: change.reason,
+            device_id: change.sms.device_id,
+          },
         });
       }
     },

@@ -1,6 +1,8 @@
 // One user in the table, with what an owner may do to them. The gateway keeps the rules (the last
-// owner stays, nobody disables or removes themself); its refusal is shown by the page.
+// owner stays, nobody disables or removes themself); its refusal is shown by the page. Your own
+// row offers only a password change: the actions the gateway would refuse are not offered.
 import { del, patch, post } from '../../api.ts';
+import { href } from '../../router.ts';
 import { formatAgo, formatTime } from '../../ui/format.ts';
 import { ROLE_OPTIONS } from './roles.ts';
 import type { Role, UserView } from './types.ts';
@@ -42,23 +44,28 @@ export function UserRow({ user, isYou, action, onPassword }: UserRowProps) {
       <td>{user.disabled ? <span class="badge badge-bad">disabled</span> : <span class="badge badge-good">enabled</span>}</td>
       <td title={user.last_login_at ? formatTime(user.last_login_at) : undefined}>{formatAgo(user.last_login_at)}</td>
       <td>
-        <span class="admin-row-actions">
-          <button type="button" class="button button-small" disabled={action.busy} onClick={() => void resetPassword()}>
-            Reset password
-          </button>
-          {user.disabled ? (
-            <button type="button" class="button button-small" disabled={action.busy} onClick={() => switchTo(false)}>
-              Enable
+        {isYou ? (
+          // The gateway refuses disabling or removing oneself; a reset would end this session.
+          <a href={href('/password')}>Change your password</a>
+        ) : (
+          <span class="admin-row-actions">
+            <button type="button" class="button button-small" disabled={action.busy} onClick={() => void resetPassword()}>
+              Reset password
             </button>
-          ) : (
-            <button type="button" class="button button-small" disabled={action.busy} onClick={() => switchTo(true)}>
-              Disable
+            {user.disabled ? (
+              <button type="button" class="button button-small" disabled={action.busy} onClick={() => switchTo(false)}>
+                Enable
+              </button>
+            ) : (
+              <button type="button" class="button button-small" disabled={action.busy} onClick={() => switchTo(true)}>
+                Disable
+              </button>
+            )}
+            <button type="button" class="button button-small button-danger" disabled={action.busy} onClick={remove}>
+              Delete
             </button>
-          )}
-          <button type="button" class="button button-small button-danger" disabled={action.busy} onClick={remove}>
-            Delete
-          </button>
-        </span>
+          </span>
+        )}
       </td>
     </tr>
   );

@@ -11,9 +11,10 @@ export function SmsHistory({ history }: { history: SmsHistoryEntry[] }) {
     <ol class="timeline sms-history">
       {history.map((entry, index) => (
         <li key={index}>
-          <StatusBadge status={entry.status} />{' '}
+          {/* The step itself (a phone taking it is "processing"), which the API's list shows as its nearest status. */}
+          <StatusBadge status={entry.internal_status} />{' '}
           <time dateTime={entry.at}>{formatTime(entry.at)}</time> <span class="muted">{SOURCE_LABELS[entry.source]}</span>
-          {entry.internal_status !== entry.status && <span class="muted"> ({entry.internal_status})</span>}
+          {entry.internal_status !== entry.status && <span class="muted"> (shown as {entry.status} by the API)</span>}
           {entry.reason && <p class="sms-history-reason">Reason: {entry.reason}</p>}
         </li>
       ))}
