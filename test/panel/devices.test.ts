@@ -28,6 +28,8 @@ describe('panel: devices', () => {
     const device = devices.find((candidate) => candidate.name === 'Reception phone');
     expect(device, 'the registered device in GET /devices').to.not.equal(undefined);
     expect(await page.locator('main').textContent()).to.include(device!.id);
+    // The QR code and the field say where this gateway's broker listens (the page's host).
+    expect(await page.getByLabel('Broker address').inputValue()).to.equal(`mqtt://127.0.0.1:${gw.gateway.mqttPort}`);
     await screenshot(page, 'device-register-done');
     await checkA11y(page, 'device registration with credentials');
 
