@@ -245,12 +245,15 @@ describe('panel: messages', () => {
       const pager = page.getByRole('navigation', { name: 'Pages' });
       await pager.getByRole('button', { name: /Older/ }).click();
       await pager.getByText('Page 2').waitFor();
+      // The page number changes at the click; the rows once the older page has loaded.
+      await links.nth(1).waitFor({ state: 'detached' });
       // The 51st SMS, whichever it is (all were created in one transaction, at one time).
       const secondPage = await links.allTextContents();
       expect(secondPage).to.have.length(1);
       expect(new Set([...firstPage, ...secondPage]).size).to.equal(51);
       await pager.getByRole('button', { name: /Newer/ }).click();
       await pager.getByText('Page 1').waitFor();
+      await links.nth(49).waitFor();
       expect(await links.count()).to.equal(50);
     });
   });
