@@ -12,6 +12,7 @@ import * as smsSentSimSlot from './20261122_008_sms_sent_sim_slot.ts';
 import * as usersSessions from './20261122_009_users_sessions.ts';
 import * as keysManage from './20261122_010_keys_manage.ts';
 import * as usersManageAccountsDisabled from './20261123_011_users_manage_accounts_disabled.ts';
+import * as calls from './20261123_012_calls.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,4 +31,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261122_009_users_sessions', usersSessions],
   ['20261122_010_keys_manage', keysManage],
   ['20261123_011_users_manage_accounts_disabled', usersManageAccountsDisabled],
+  ['20261123_012_calls', calls],
 ];

@@ -14,6 +14,9 @@ export const PERMISSIONS = [
   'keys:manage',
   // List, create, change, reset and remove the account's users (the people who log in).
   'users:manage',
+  // The call log and its recordings (record_calls): read them, and delete a call with its audio.
+  'calls:read',
+  'calls:delete',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -1,13 +1,22 @@
 // Webhook event kinds and their payloads. Every payload carries an event id, its type, a
-// timestamp, the account, and the SMS or device it concerns. A no_store SMS's text is never sent.
+// timestamp, the account, and the SMS, device or call it concerns. A no_store SMS's text is never sent.
 import { randomUUID } from 'node:crypto';
 import type { DeviceRow } from '../devices/repository.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import type { SmsSnapshot } from '../delivery/status-hooks.ts';
 import { toExtendedStatus } from '../messages/status.ts';
 import { LEGACY_STATUS, legacyLabel } from '../legacy/status-codes.ts';
+import type { CallView } from '../calls/presenter.ts';
 
-export const WEBHOOK_EVENTS = ['sms.status_changed', 'sms.received', 'device.online', 'device.offline', 'device.battery_low'] as const;
+export const WEBHOOK_EVENTS = [
+  'sms.status_changed',
+  'sms.received',
+  'device.online',
+  'device.offline',
+  'device.battery_low',
+  'call.missed',
+  'call.recorded',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export interface EventEnvelope {
@@ -71,4 +80,14 @@ export function deviceEvent(type: 'device.online' | 'device.offline' | 'device.b
       is_charging: device.is_charging,
     },
   });
+}
+
+/** A phone reported a missed call. */
+export function callMissed(accountId: string, call: CallView): EventEnvelope {
+  return envelope('call.missed', accountId, { call });
+}
+
+/** A call's recording was uploaded: its metadata and where to download it, never the audio itself. */
+export function callRecorded(accountId: string, call: CallView, downloadPath: string): EventEnvelope {
+  return envelope('call.recorded', accountId, { call, download_path: downloadPath });
 }

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '../../storage/database.ts';
+import type { Cursor } from '../../http/pagination.ts';
+import type { CallDirection } from './schema.ts';
+
+export interface CallRow {
+  id: string;
+  account_id: string;
+  device_id: string;
+  device_call_id: string;
+  direction: CallDirection;
+  phone: string;
+  sim_slot: number | null;
+  started_at: Date;
+  duration_seconds: number;
+  created_at: Date;
+}
+
+export interface RecordingRow {
+  call_id: string;
+  storage_key: string;
+  size_bytes: number;
+  content_type: string;
+  duration_seconds: number | null;
+  sha256: string;
+  created_at: Date;
+}
+
+export interface CallFilter {
+  deviceId?: string;
+  direction?: CallDirection;
+  /** Matched exactly: the caller normalizes it as reports are. */
+  phone?: string;
+  from?: Date;
+  to?: Date;
+}
+
+/** Stores a reported call once: a repeated report of the same phone call id is a no-op (undefined). */
+export async function insertCall(db: Executor, values: Omit<CallRow, 'id' | 'created_at'>): Promise<CallRow | undefined> {
+  const [row] = await db<CallRow>('calls')
+    .insert({ id: randomUUID(), ...values, created_at: new Date() })
+    .onConflict(['device_id', 'device_call_id'])
+    .ignore()
+    .returning('*');
+  return row;
+}
+
+export async function findCallByDeviceCallId(db: Executor, deviceId: string, deviceCallId: string): Promise<CallRow | undefined> {
+  return db<CallRow>('calls').where({ device_id: deviceId, device_call_id: deviceCallId }).first();
+}
+
+/** The call, only when it belongs to the account: another account's call is as absent as none. */
+export async function findCallInAccount(db: Executor, accountId: string, id: string): Promise<CallRow | undefined> {
+  return db<CallRow>('calls').where({ account_id: accountId, id }).first();
+}
+
+/** Newest call first; the cursor is the (started_at, id) of the previous page's last row. */
+export async function listCalls(db: Executor, accountId: string, filter: CallFilter, limit: number, cursor?: Cursor): Promise<CallRow[]> {
+  const query = db<CallRow>('calls')
+    .where({ account_id: accountId })
+    .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit + 1);
+  if (filter.deviceId) query.where({ device_id: filter.deviceId });
+  if (filter.direction) query.where({ direction: filter.direction });
+  if (filter.phone) query.where({ phone: filter.phone });
+  if (filter.from) query.where('started_at', '>=', filter.from);
+  if (filter.to) query.where('started_at', '<', filter.to);
+  if (cursor) query.whereRaw('(started_at, id) < (?, ?)', [cursor.createdAt, cursor.id]);
+  return query;
+}
+
+export async function listDeviceCalls(db: Executor, deviceId: string): Promise<CallRow[]> {
+  return db<CallRow>('calls').where({ device_id: deviceId });
+}
+
+/** Deletes the call; its recording row goes with it (on delete cascade). */
+export async function deleteCall(db: Executor, id: string): Promise<boolean> {
+  return (await db('calls').where({ id }).delete()) > 0;
+}
+
+export async function insertRecording(trx: Executor, row: Omit<RecordingRow, 'created_at'>): Promise<RecordingRow | undefined> {
+  const [stored] = await trx<RecordingRow>('call_recordings')
+    .insert({ ...row, created_at: new Date() })
+    .onConflict('call_id')
+    .ignore()
+    .returning('*');
+  return stored;
+}
+
+export async function findRecording(db: Executor, callId: string): Promise<RecordingRow | undefined> {
+  return db<RecordingRow>('call_recordings').where({ call_id: callId }).first();
+}
+
+/** The recordings of these calls, by call id (one query for a page of calls). */
+export async function findRecordings(db: Executor, callIds: readonly string[]): Promise<Map<string, RecordingRow>> {
+  if (callIds.length === 0) return new Map();
+  const rows = await db<RecordingRow>('call_recordings').whereIn('call_id', callIds);
+  return new Map(rows.map((row) => [row.call_id, row]));
+}
