@@ -24,6 +24,7 @@ export const ERROR_CATALOG = {
   key_not_found: { status: 404, message: 'API key not found' },
   user_not_found: { status: 404, message: 'user not found' },
   account_not_found: { status: 404, message: 'account not found' },
+  call_not_found: { status: 404, message: 'call not found' },
   not_found: { status: 404, message: 'not found' },
   method_not_allowed: { status: 405, message: 'method not allowed on this endpoint' },
   device_cannot_send: { status: 409, message: 'the device is not allowed to send SMS (can_send_sms is false)' },
