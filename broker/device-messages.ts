@@ -1,11 +1,11 @@
-// Consumes what devices publish: status reports, heartbeats, presence and received SMS. Runs
+// Consumes what devices publish: status reports, heartbeats, presence, received SMS and calls. Runs
 // in Aedes' `published` hook, on the node that received the message (architecture pitfalls). For a
-// QoS 2 publish Aedes sends PUBREC only after this hook completes, so reports and received SMS,
-// which devices send with QoS 2, are acknowledged only once committed. (Aedes acknowledges
+// QoS 2 publish Aedes sends PUBREC only after this hook completes, so reports, received SMS and
+// calls, which devices send with QoS 2, are acknowledged only once committed. (Aedes acknowledges
 // QoS 1 on receipt; a QoS 1 report lost in a crash is recovered when the task is re-driven.)
 //
 // Through a database outage nothing here fails the hook (a failed hook makes Aedes close the
-// device's connection): reports and received SMS are held and retried until they commit, up to
+// device's connection): reports, received SMS and calls are held and retried until they commit, up to
 // MAX_HOLD_MS; heartbeats, acknowledged already, are dropped (the next one replaces them).
 import type { Logger } from '../src/common/logger.ts';
 import type { Metrics } from '../src/common/metrics.ts';
@@ -15,7 +15,7 @@ import { withRelaxedCommit } from '../src/storage/database.ts';
 import { Backoff, OutageNotice } from '../src/storage/database-errors.ts';
 import { MAX_HOLD_MS } from '../src/modules/delivery/status-ingestor.ts';
 import { findDevice } from '../src/modules/devices/repository.ts';
-import { decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport } from './payloads.ts';
+import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport } from './payloads.ts';
 import type { DeviceIdentity } from './identity.ts';
 import type { DeviceToGateway } from './topics.ts';
 
@@ -59,6 +59,8 @@ export class DeviceMessages {
         return this.presence(identity, payload);
       case 'incoming':
         return this.incoming(identity, payload);
+      case 'calls':
+        return this.call(identity, payload);
     }
   }
 
@@ -139,6 +141,26 @@ export class DeviceMessages {
         message: sms.value.message,
         receivedAt: new Date(sms.value.received_at),
         simSlot: sms.value.sim_slot ?? null,
+      }),
+    );
+  }
+
+  /**
+   * The call log is kept whatever record_calls says: that setting is about recording the audio
+   * (uploaded over HTTP), not about the phone's list of calls.
+   */
+  private async call(identity: DeviceIdentity, payload: Buffer): Promise<void> {
+    const call = decodeCallReport(payload);
+    if (!call.ok) return this.rejected(identity.deviceId, 'invalid_payload', call.reason);
+    // Stored by the phone's own call id: a retry after a lost commit stores it once.
+    await this.untilCommitted(() =>
+      this.services.calls.store(identity.accountId, identity.deviceId, {
+        deviceCallId: call.value.id,
+        direction: call.value.direction,
+        phone: call.value.phone,
+        simSlot: call.value.sim_slot ?? null,
+        startedAt: new Date(call.value.started_at),
+        durationSeconds: call.value.duration_seconds ?? 0,
       }),
     );
   }

@@ -3,6 +3,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { compile, explain } from '../src/http/validation.ts';
 import { findNul } from '../src/common/nul.ts';
+import { CALL_DIRECTIONS } from '../src/modules/calls/schema.ts';
 
 /**
  * Larger device payloads are refused unread. The largest legitimate one is an incoming SMS of
@@ -54,11 +55,26 @@ export const IncomingSms = Type.Object(
   { additionalProperties: false },
 );
 
+/** A call the phone made, took or missed (the call log; a recording is uploaded over HTTP). */
+export const CallReport = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 64, description: "the phone's own id for the call; a repeat of it is stored once" }),
+    direction: Type.Union(CALL_DIRECTIONS.map((direction) => Type.Literal(direction))),
+    phone: Type.String({ minLength: 1, maxLength: 64, description: 'the other party, as the phone shows it' }),
+    sim_slot: Type.Optional(Type.Integer({ minimum: 0, maximum: 7 })),
+    started_at: Type.String({ format: 'date-time', description: 'when it started (rang, for a missed call)' }),
+    // A week bounds any real call and keeps the value far inside the column's int.
+    duration_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 7 * 24 * 3600, description: 'talk time; 0 or absent for a missed call' })),
+  },
+  { additionalProperties: false },
+);
+
 export const PRESENCE_STATES = ['online', 'offline'] as const;
 
 export type StatusReport = Static<typeof StatusReport>;
 export type Heartbeat = Static<typeof Heartbeat>;
 export type IncomingSms = Static<typeof IncomingSms>;
+export type CallReport = Static<typeof CallReport>;
 
 export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -86,6 +102,7 @@ function decoder<S extends TSchema>(schema: S) {
 export const decodeStatusReport = decoder(StatusReport);
 export const decodeHeartbeat = decoder(Heartbeat);
 export const decodeIncomingSms = decoder(IncomingSms);
+export const decodeCallReport = decoder(CallReport);
 
 export function decodePresence(payload: Buffer): Decoded<(typeof PRESENCE_STATES)[number]> {
   const text = payload.toString('utf8').trim();

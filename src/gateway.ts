@@ -12,6 +12,7 @@ import { mountHealth } from './modules/health/routes.ts';
 import { deviceRoutes } from './modules/devices/routes.ts';
 import { messageRoutes } from './modules/messages/routes.ts';
 import { incomingRoutes } from './modules/incoming/routes.ts';
+import { callRoutes } from './modules/calls/routes.ts';
 import { legacyRoutes } from './modules/legacy/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { sessionRoutes } from './modules/sessions/routes.ts';
@@ -74,6 +75,7 @@ export class Gateway {
               ...deviceRoutes(services.devices, { mqttPort: () => channel?.port ?? config.mqttPort }),
               ...messageRoutes(services.messages, services.idempotency),
               ...incomingRoutes(services.incoming),
+              ...callRoutes(services.calls),
               ...webhookRoutes(services.webhooks),
               ...sessionRoutes(services.sessions, services.loginThrottle, {
                 secure: config.sessions.secureCookie,

@@ -16,6 +16,8 @@ import { SmsWriter } from './modules/messages/sms-writer.ts';
 import { StatusHooks } from './modules/delivery/status-hooks.ts';
 import { MessageService } from './modules/messages/service.ts';
 import { IncomingService } from './modules/incoming/service.ts';
+import { CallService } from './modules/calls/service.ts';
+import { wireCallWebhooks } from './modules/calls/webhooks.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
 import { Dispatcher, type DeliveryPort } from './modules/delivery/dispatcher.ts';
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
@@ -52,6 +54,8 @@ export interface Services {
   devices: DeviceService;
   messages: MessageService;
   incoming: IncomingService;
+  /** The call log the phones report (issue 12). */
+  calls: CallService;
   idempotency: IdempotencyService;
   statusIngestor: StatusIngestor;
   dispatcher: Dispatcher;
@@ -83,14 +87,16 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const metrics = new Metrics();
   const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), statusHooks, events, clock, config.defaultPhoneRegion);
   const incoming = new IncomingService(db, events);
+  const calls = new CallService(db, events, logger.child({ component: 'calls' }), config.defaultPhoneRegion);
 
   const secrets = SecretBox.fromConfig(config.webhooks.secretKey, config.dataDir);
   const guard = new DestinationGuard(config.webhooks.allowedHosts);
   const webhookSender = new WebhookSender(db, secrets, guard, config.webhooks, metrics, logger.child({ component: 'webhooks' }));
   const webhooks = new WebhookService(db, secrets, guard, config.webhooks.retryForMs, () => webhookSender.wake());
+  const outbox = new WebhookOutbox(config.webhooks.retryForMs);
   wireWebhooks({
     db,
-    outbox: new WebhookOutbox(config.webhooks.retryForMs),
+    outbox,
     sender: webhookSender,
     webhooks,
     events,
@@ -100,6 +106,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     statusHooks,
     logger: logger.child({ component: 'webhooks' }),
   });
+  wireCallWebhooks(calls, outbox, webhookSender);
   const live = new LiveHub();
   wireLive(live, { statusHooks, presence, events });
 
@@ -122,6 +129,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     devices,
     messages,
     incoming,
+    calls,
     idempotency: new IdempotencyService(db, clock),
     statusIngestor,
     dispatcher,

@@ -186,6 +186,35 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     return id;
   }
 
+  /**
+   * A call was made, taken or missed: report it to the call log (QoS 2, so it resolves once the
+   * gateway has stored it). The phone's call id is generated unless given; a repeat of an id is
+   * stored once. Returns the call id.
+   */
+  async reportCall(call: {
+    direction: 'incoming' | 'outgoing' | 'missed';
+    phone: string;
+    id?: string;
+    simSlot?: number;
+    startedAt?: Date;
+    durationSeconds?: number;
+  }): Promise<string> {
+    const id = call.id ?? randomUUID();
+    await this.client?.publishAsync(
+      deviceTopic(this.id, 'calls'),
+      JSON.stringify({
+        id,
+        direction: call.direction,
+        phone: call.phone,
+        ...(call.simSlot !== undefined ? { sim_slot: call.simSlot } : {}),
+        started_at: (call.startedAt ?? new Date()).toISOString(),
+        duration_seconds: call.durationSeconds ?? 0,
+      }),
+      { qos: 2 },
+    );
+    return id;
+  }
+
   /** Publishes a raw message, for tests of what the gateway does with bad input. */
   async publishRaw(topic: string, payload: string | Buffer, retain = false): Promise<void> {
     await this.client?.publishAsync(topic, payload, { qos: 1, retain });

@@ -47,3 +47,5 @@ export const CallListQuery = Type.Object(
 );
 
 export const CallList = PageOf(CallView);
+
+export const CallIdParams = Type.Object({ id: Type.String({ format: 'uuid', description: 'call id (UUID)' }) });

@@ -1,0 +1,121 @@
+// The call log (issue 12): calls the account's phones report on their `calls` topic, kept while
+// their phone exists. A call is stored once per phone call id; deleting a call (or its phone)
+// tells the listeners in onDeleted, so the recording's audio goes with its row.
+import type { Database, Executor } from '../../storage/database.ts';
+import type { Cursor } from '../../http/pagination.ts';
+import type { GatewayEventBus } from '../../common/events.ts';
+import type { Logger } from '../../common/logger.ts';
+import { AppError } from '../../common/errors.ts';
+import { normalizePhone } from '../../common/phone.ts';
+import * as calls from './repository.ts';
+import type { CallDirection } from './schema.ts';
+
+export interface ReportedCall {
+  deviceCallId: string;
+  direction: CallDirection;
+  phone: string;
+  simSlot: number | null;
+  startedAt: Date;
+  durationSeconds: number;
+}
+
+export interface CallWithRecording {
+  call: calls.CallRow;
+  recording: calls.RecordingRow | undefined;
+}
+
+export type CallDeletedListener = (call: calls.CallRow, recording: calls.RecordingRow | undefined) => Promise<void>;
+
+export class CallService {
+  /** Hears each newly stored call, in its transaction (the webhook outbox). */
+  onStored: (trx: Executor, row: calls.CallRow) => Promise<void> = async () => {};
+  /** Run after a call is deleted (DELETE /calls/{id}, or its phone deleted): the recording's file goes. */
+  readonly onDeleted: CallDeletedListener[] = [];
+
+  constructor(
+    private readonly db: Database,
+    events: GatewayEventBus,
+    private readonly logger: Logger,
+    private readonly defaultPhoneRegion?: string,
+  ) {
+    // The log is kept while its phone exists (issue 12): a deleted phone's calls, and their
+    // recordings, go with it. The device row itself stays (SMS history names it), so no
+    // foreign key cascades this; the event does, after the deletion committed.
+    events.on('device.deleted', (device) => this.deleteDeviceCalls(device.id));
+  }
+
+  /**
+   * Stores the call; undefined when the phone had already reported it (a repeat changes nothing)
+   * or when the phone was deleted meanwhile.
+   */
+  async store(accountId: string, deviceId: string, report: ReportedCall): Promise<calls.CallRow | undefined> {
+    return this.db.transaction(async (trx) => {
+      // Shares the device row's lock with a deletion: either the deletion committed first and
+      // the call is not stored, or it waits for this commit and then deletes the call with the rest.
+      const live = await trx('devices').where({ id: deviceId, account_id: accountId }).whereNull('deleted_at').forShare().first('id');
+      if (!live) return undefined;
+      const row = await calls.insertCall(trx, {
+        account_id: accountId,
+        device_id: deviceId,
+        device_call_id: report.deviceCallId,
+        direction: report.direction,
+        // E.164 when it parses; a withheld, short or service number is kept as reported.
+        phone: normalizePhone(report.phone, this.defaultPhoneRegion) ?? report.phone.trim(),
+        sim_slot: report.simSlot,
+        started_at: report.startedAt,
+        duration_seconds: report.durationSeconds,
+      });
+      if (row) await this.onStored(trx, row);
+      return row;
+    });
+  }
+
+  /** A page of the account's calls with their recordings; `filter.phone` is normalized as reports are. */
+  async list(accountId: string, filter: calls.CallFilter, limit: number, cursor?: Cursor): Promise<CallWithRecording[]> {
+    if (filter.phone !== undefined) filter = { ...filter, phone: normalizePhone(filter.phone, this.defaultPhoneRegion) ?? filter.phone.trim() };
+    const rows = await calls.listCalls(this.db, accountId, filter, limit, cursor);
+    const recordings = await calls.findRecordings(this.db, rows.map((row) => row.id));
+    return rows.map((call) => ({ call, recording: recordings.get(call.id) }));
+  }
+
+  /** The call with its recording; 404 when it is not this account's. */
+  async get(accountId: string, id: string): Promise<CallWithRecording> {
+    const call = await calls.findCallInAccount(this.db, accountId, id);
+    if (!call) throw new AppError('call_not_found');
+    return { call, recording: await calls.findRecording(this.db, id) };
+  }
+
+  /** Deletes the call and its recording row; the listeners then remove what lives outside the database. */
+  async delete(accountId: string, id: string): Promise<void> {
+    const deleted = await this.db.transaction(async (trx) => {
+      const call = await trx<calls.CallRow>('calls').where({ account_id: accountId, id }).forUpdate().first();
+      if (!call) return undefined;
+      const recording = await calls.findRecording(trx, id);
+      await calls.deleteCall(trx, id);
+      return { call, recording };
+    });
+    if (!deleted) throw new AppError('call_not_found');
+    await this.announceDeleted(deleted.call, deleted.recording);
+  }
+
+  private async deleteDeviceCalls(deviceId: string): Promise<void> {
+    const gone = await this.db.transaction(async (trx) => {
+      const rows = await calls.listDeviceCalls(trx, deviceId);
+      const recordings = await calls.findRecordings(trx, rows.map((row) => row.id));
+      await trx('calls').where({ device_id: deviceId }).delete();
+      return rows.map((call) => ({ call, recording: recordings.get(call.id) }));
+    });
+    for (const { call, recording } of gone) await this.announceDeleted(call, recording);
+  }
+
+  /** A failing listener is logged, never thrown back: the call is gone from the log either way. */
+  private async announceDeleted(call: calls.CallRow, recording: calls.RecordingRow | undefined): Promise<void> {
+    for (const listener of this.onDeleted) {
+      try {
+        await listener(call, recording);
+      } catch (error) {
+        this.logger.error({ err: error, callId: call.id }, 'call deletion listener failed');
+      }
+    }
+  }
+}
