@@ -45,6 +45,29 @@ export interface Config {
   sessions: SessionConfig;
   /** The email of the administrator created at first start. */
   adminEmail: string;
+  /** Call recordings the phones upload (issue 12). */
+  recordings: RecordingsConfig;
+}
+
+export interface RecordingsConfig {
+  /** Largest recording accepted, in bytes; a larger upload is refused (413) as soon as it is known. */
+  maxBytes: number;
+  /** The S3-compatible bucket recordings go to; none: files under DATA_DIR/recordings. */
+  s3: S3Location | undefined;
+  /** Recordings older than this many days are removed; none: kept until their call is deleted. */
+  retentionDays: number | undefined;
+}
+
+/** RECORDINGS_S3_URL, parsed: s3://ACCESS_KEY:SECRET@host[:port]/bucket?region=...&path_style=true&tls=false */
+export interface S3Location {
+  /** https://host[:port], or http:// with tls=false (a local server). */
+  endpoint: string;
+  bucket: string;
+  region: string;
+  /** Bucket in the path (host/bucket/key), as MinIO and most local servers want; false: bucket.host. */
+  forcePathStyle: boolean;
+  /** Absent: the AWS SDK's own chain (AWS_ACCESS_KEY_ID, an instance role...). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
 }
 
 export interface SessionConfig {
@@ -174,6 +197,12 @@ export function loadConfig(env: Env = process.env): Config {
       secureCookie: publicUrl?.toLowerCase().startsWith('https://') ?? false,
     },
     adminEmail: read('ADMIN_EMAIL', 'admin@localhost', email),
+    recordings: {
+      maxBytes: read('RECORDING_MAX_BYTES', 50 * 1024 * 1024, recordingBytes),
+      // The URL holds a secret: a bad one is described, never echoed (s3Location says what is wrong).
+      s3: read<S3Location | undefined>('RECORDINGS_S3_URL', undefined, s3Location),
+      retentionDays: read<number | undefined>('RECORDINGS_RETENTION_DAYS', undefined, retentionDays),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -207,6 +236,57 @@ function bytes(raw: string): number {
   const value = Number(match[1]) * unit;
   if (value < 1024 || value > 16 * 1024 * 1024) throw new Error(`must be between 1kb and 16mb, got "${raw}"`);
   return value;
+}
+
+/** A recording's size limit: from 1 KiB (a few seconds of AMR) to 4 GiB. */
+function recordingBytes(raw: string): number {
+  const match = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(raw);
+  if (!match) throw new Error(`must be a size such as 52428800, 50mb or 1gb, got "${raw}"`);
+  const unit = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(match[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb' | 'gb'];
+  const value = Number(match[1]) * unit;
+  if (value < 1024 || value > 4 * 1024 ** 3) throw new Error(`must be between 1kb and 4gb, got "${raw}"`);
+  return value;
+}
+
+/** "keep" (or unset): no retention; else a whole number of days. */
+function retentionDays(raw: string): number | undefined {
+  if (raw.toLowerCase() === 'keep') return undefined;
+  return wholeNumber(raw, 1, 36_500);
+}
+
+/**
+ * s3://ACCESS_KEY:SECRET@host[:port]/bucket?region=us-east-1&path_style=true&tls=false. Messages
+ * name what is wrong and never repeat the value: it carries the secret key.
+ */
+function s3Location(raw: string): S3Location {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('is not a valid URL (expected s3://ACCESS_KEY:SECRET@host[:port]/bucket?region=...)');
+  }
+  if (url.protocol !== 's3:') throw new Error('must start with s3:// (s3://ACCESS_KEY:SECRET@host[:port]/bucket?region=...)');
+  if (!url.hostname) throw new Error('must name the S3 endpoint\'s host (s3://ACCESS_KEY:SECRET@host[:port]/bucket)');
+  const bucket = decodeURIComponent(url.pathname.replace(/^\/+|\/+$/g, ''));
+  if (!/^[a-z0-9][a-z0-9.\-]{1,61}[a-z0-9]$/.test(bucket)) throw new Error('must name a bucket as its path: 3-63 lower-case letters, digits, dots or dashes');
+  const known = new Set(['region', 'path_style', 'tls']);
+  for (const name of url.searchParams.keys()) if (!known.has(name)) throw new Error(`has an unknown parameter "${name}" (known: region, path_style, tls)`);
+  const flag = (name: string, fallback: boolean): boolean => {
+    const value = url.searchParams.get(name);
+    if (value === null) return fallback;
+    if (value === 'true' || value === 'false') return value === 'true';
+    throw new Error(`${name} must be true or false`);
+  };
+  const region = url.searchParams.get('region') ?? 'us-east-1';
+  if (!/^[a-z0-9-]{1,32}$/.test(region)) throw new Error('region must be a region name such as us-east-1');
+  if ((url.username === '') !== (url.password === '')) throw new Error('must give both the access key and the secret (ACCESS_KEY:SECRET@), or neither');
+  return {
+    endpoint: `${flag('tls', true) ? 'https' : 'http'}://${url.host}`,
+    bucket,
+    region,
+    forcePathStyle: flag('path_style', false),
+    credentials: url.username ? { accessKeyId: decodeURIComponent(url.username), secretAccessKey: decodeURIComponent(url.password) } : undefined,
+  };
 }
 
 /** A device payload may be 64 KiB; its topic and headers need room besides. */
