@@ -1,6 +1,7 @@
 // The one place that reads the environment. Every variable is parsed and checked here, so a
 // bad value stops the gateway at start with a message that names the variable, instead of
 // surfacing later as an odd failure. Each variable is documented in the README's table.
+import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -52,8 +53,10 @@ export interface Config {
 export interface RecordingsConfig {
   /** Largest recording accepted, in bytes; a larger upload is refused (413) as soon as it is known. */
   maxBytes: number;
-  /** The S3-compatible bucket recordings go to; none: files under DATA_DIR/recordings. */
+  /** The S3-compatible bucket recordings go to; none: files in `directory`. */
   s3: S3Location | undefined;
+  /** DATA_DIR/recordings: where the files go without a bucket. */
+  directory: string;
   /** Recordings older than this many days are removed; none: kept until their call is deleted. */
   retentionDays: number | undefined;
 }
@@ -201,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxBytes: read('RECORDING_MAX_BYTES', 50 * 1024 * 1024, recordingBytes),
       // The URL holds a secret: a bad one is described, never echoed (s3Location says what is wrong).
       s3: read<S3Location | undefined>('RECORDINGS_S3_URL', undefined, s3Location),
+      directory: join(read('DATA_DIR', './data', text), 'recordings'),
       retentionDays: read<number | undefined>('RECORDINGS_RETENTION_DAYS', undefined, retentionDays),
     },
   };

@@ -13,6 +13,7 @@ import { deviceRoutes } from './modules/devices/routes.ts';
 import { messageRoutes } from './modules/messages/routes.ts';
 import { incomingRoutes } from './modules/incoming/routes.ts';
 import { callRoutes } from './modules/calls/routes.ts';
+import { DEVICE_PREFIX, deviceRecordingRoutes, recordingRoutes } from './modules/calls/recordings/routes.ts';
 import { legacyRoutes } from './modules/legacy/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { sessionRoutes } from './modules/sessions/routes.ts';
@@ -76,6 +77,7 @@ export class Gateway {
               ...messageRoutes(services.messages, services.idempotency),
               ...incomingRoutes(services.incoming),
               ...callRoutes(services.calls),
+              ...recordingRoutes(services.recordings),
               ...webhookRoutes(services.webhooks),
               ...sessionRoutes(services.sessions, services.loginThrottle, {
                 secure: config.sessions.secureCookie,
@@ -88,6 +90,8 @@ export class Gateway {
               ...statsRoutes(services.stats),
             ],
           },
+          // The phones' own HTTP endpoints (recording uploads), with device credentials, not API keys.
+          { prefix: DEVICE_PREFIX, routes: deviceRecordingRoutes(services.recordings, db, services.authThrottle) },
           // The legacy family lives at the server root (spec 4: no prefix, no version).
           { prefix: '', routes: legacyRoutes(services.messages, services.devices, services.idempotency) },
         ],
@@ -123,6 +127,7 @@ export class Gateway {
       services.dispatcher.attach(channel);
       services.webhookSender.start();
       services.presence.start();
+      services.recordingRetention.start();
       const gateway = new Gateway(config, logger, services, channel, http);
       logger.info(
         { port: gateway.httpPort, mqttPort: channel.port, database: config.databaseUrl ? 'postgresql' : 'embedded' },
@@ -157,6 +162,7 @@ export class Gateway {
     // Reports that arrived before the broker closed are applied before the database closes.
     await this.services.statusIngestor.idle();
     await this.services.webhookSender.stop();
+    await this.services.recordingRetention.stop();
     await closed;
     clearTimeout(timer);
     this.services.events.removeAllListeners();

@@ -18,6 +18,10 @@ import { MessageService } from './modules/messages/service.ts';
 import { IncomingService } from './modules/incoming/service.ts';
 import { CallService } from './modules/calls/service.ts';
 import { wireCallWebhooks } from './modules/calls/webhooks.ts';
+import { RecordingService } from './modules/calls/recordings/service.ts';
+import { RecordingRetention } from './modules/calls/recordings/retention.ts';
+import { openRecordingStore } from './modules/calls/recordings/open-store.ts';
+import { wireRecordingWebhooks } from './modules/calls/recordings/webhooks.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
 import { Dispatcher, type DeliveryPort } from './modules/delivery/dispatcher.ts';
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
@@ -56,6 +60,10 @@ export interface Services {
   incoming: IncomingService;
   /** The call log the phones report (issue 12). */
   calls: CallService;
+  /** Call recordings: uploads, downloads, and their files (issue 12). */
+  recordings: RecordingService;
+  /** Removes recordings older than RECORDINGS_RETENTION_DAYS, hourly. */
+  recordingRetention: RecordingRetention;
   idempotency: IdempotencyService;
   statusIngestor: StatusIngestor;
   dispatcher: Dispatcher;
@@ -107,6 +115,10 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     logger: logger.child({ component: 'webhooks' }),
   });
   wireCallWebhooks(calls, outbox, webhookSender);
+  const recordings = new RecordingService(db, openRecordingStore(config.recordings), config.recordings, clock, logger.child({ component: 'recordings' }));
+  wireRecordingWebhooks(recordings, outbox, webhookSender);
+  // A deleted call (or phone) takes its recording's file along; its row went with the call.
+  calls.onDeleted.push((_call, recording) => recordings.removeFile(recording));
   const live = new LiveHub();
   wireLive(live, { statusHooks, presence, events });
 
@@ -130,6 +142,8 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     messages,
     incoming,
     calls,
+    recordings,
+    recordingRetention: new RecordingRetention(recordings, logger.child({ component: 'recordings' })),
     idempotency: new IdempotencyService(db, clock),
     statusIngestor,
     dispatcher,

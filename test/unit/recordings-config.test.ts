@@ -13,7 +13,8 @@ function problems(env: Record<string, string>): string[] {
 
 describe('recordings configuration', () => {
   it('defaults: 50 MB, files under DATA_DIR, kept forever', () => {
-    expect(loadConfig({}).recordings).to.deep.equal({ maxBytes: 50 * 1024 * 1024, s3: undefined, retentionDays: undefined });
+    expect(loadConfig({}).recordings).to.deep.equal({ maxBytes: 50 * 1024 * 1024, s3: undefined, directory: 'data/recordings', retentionDays: undefined });
+    expect(loadConfig({ DATA_DIR: '/var/lib/sms-gateway' }).recordings.directory).to.equal('/var/lib/sms-gateway/recordings');
   });
 
   it('reads RECORDING_MAX_BYTES with units and RECORDINGS_RETENTION_DAYS (or keep)', () => {

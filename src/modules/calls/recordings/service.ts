@@ -1,0 +1,155 @@
+// Call recordings (issue 12): a phone uploads the audio of a call it reported, the account
+// downloads it. The bytes go to the RecordingStore under a fresh key, streamed and hashed; the
+// row (call_recordings) is written only once they are all stored, so a row always has its file.
+// One recording per call: the first upload to commit wins, a repeat answers the stored one.
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Database, Executor } from '../../../storage/database.ts';
+import type { Clock } from '../../../common/clock.ts';
+import type { Logger } from '../../../common/logger.ts';
+import { AppError } from '../../../common/errors.ts';
+import type { DeviceRow } from '../../devices/repository.ts';
+import * as calls from '../repository.ts';
+import { detectAudioType, SNIFF_BYTES, wavDurationSeconds } from './audio-type.ts';
+import { peek } from './peek.ts';
+import { deleteRecordingsOlderThan, lockCall } from './repository.ts';
+import { RecordingTooLarge, recordingKey, type ByteRange, type RecordingStore } from './store.ts';
+import { parseRange } from './range.ts';
+
+export interface UploadResult {
+  call: calls.CallRow;
+  recording: calls.RecordingRow;
+  /** False when the call already had a recording: nothing was stored, the stored one is answered. */
+  created: boolean;
+}
+
+export interface Download {
+  recording: calls.RecordingRow;
+  size: number;
+  stream: Readable;
+  /** Absent: the whole recording. */
+  range?: ByteRange;
+}
+
+/** 416: the Range starts past the recording's end; the answer names the size (Content-Range: bytes *\/size). */
+export class UnsatisfiableRange extends AppError {
+  constructor(readonly size: number) {
+    super('range_not_satisfiable');
+  }
+}
+
+/** Recordings removed per retention statement: a long-unrun job catches up in bounded steps. */
+const RETENTION_BATCH = 500;
+
+export class RecordingService {
+  /** Hears each newly stored recording, in its transaction (the webhook outbox). */
+  onRecorded: (trx: Executor, call: calls.CallRow, recording: calls.RecordingRow) => Promise<void> = async () => {};
+
+  constructor(
+    private readonly db: Database,
+    private readonly store: RecordingStore,
+    private readonly options: { maxBytes: number; retentionDays: number | undefined },
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Stores the audio of the device's call `deviceCallId`. Refusals come before a byte is read:
+   * record_calls off (403), an unknown call (404), a declared length over the limit (413); then
+   * the first bytes must be audio (415), and the rest is counted as it streams (413 past the limit).
+   */
+  async upload(device: DeviceRow, deviceCallId: string, body: Readable, declaredBytes: number | undefined): Promise<UploadResult> {
+    if (!device.record_calls) throw new AppError('recording_disabled');
+    const call = await calls.findCallByDeviceCallId(this.db, device.id, deviceCallId);
+    if (!call) throw new AppError('call_not_found', 'the device has not reported a call with this id (publish it on its calls topic first)');
+    const existing = await calls.findRecording(this.db, call.id);
+    if (existing) return { call, recording: existing, created: false };
+    if (declaredBytes !== undefined && declaredBytes > this.options.maxBytes) throw this.tooLarge();
+
+    const { head, body: whole } = await peek(body, SNIFF_BYTES);
+    const contentType = await detectAudioType(head);
+    if (!contentType) {
+      whole.destroy();
+      throw new AppError('not_audio');
+    }
+    const key = recordingKey(randomUUID());
+    let stored;
+    try {
+      stored = await this.store.put(key, whole, { maxBytes: this.options.maxBytes });
+    } catch (error) {
+      if (error instanceof RecordingTooLarge) throw this.tooLarge();
+      throw error;
+    }
+
+    const outcome = await this.db.transaction(async (trx) => {
+      if (!(await lockCall(trx, call.id))) return 'call_gone' as const;
+      const row = await calls.insertRecording(trx, {
+        call_id: call.id,
+        storage_key: key,
+        size_bytes: stored.size,
+        content_type: contentType,
+        duration_seconds: contentType === 'audio/wav' ? (wavDurationSeconds(head) ?? null) : null,
+        sha256: stored.sha256,
+      });
+      if (row) await this.onRecorded(trx, call, row);
+      return row;
+    });
+    if (outcome === 'call_gone' || !outcome) {
+      // The call was deleted, or a concurrent upload of it committed first: this copy is nobody's.
+      await this.store.remove(key);
+      if (outcome === 'call_gone') throw new AppError('call_not_found');
+      const winner = await calls.findRecording(this.db, call.id);
+      if (!winner) throw new AppError('call_not_found');
+      return { call, recording: winner, created: false };
+    }
+    this.logger.info({ callId: call.id, deviceId: device.id, sizeBytes: stored.size, contentType }, 'call recording stored');
+    return { call, recording: outcome, created: true };
+  }
+
+  /** The account's recording of call `callId`, or the part `rangeHeader` asks for. */
+  async download(accountId: string, callId: string, rangeHeader: string | undefined): Promise<Download> {
+    const call = await calls.findCallInAccount(this.db, accountId, callId);
+    if (!call) throw new AppError('call_not_found');
+    const recording = await calls.findRecording(this.db, callId);
+    if (!recording) throw new AppError('recording_not_found');
+    const size = Number(recording.size_bytes);
+    const wanted = parseRange(rangeHeader, size);
+    if (wanted.kind === 'unsatisfiable') throw new UnsatisfiableRange(size);
+    const range = wanted.kind === 'range' ? wanted.range : undefined;
+    const opened = await this.store.open(recording.storage_key, range);
+    if (!opened) {
+      // The row says there is a file and there is none: an operator's matter, not the client's.
+      this.logger.error({ callId }, 'call recording file missing from the store');
+      throw new AppError('recording_not_found');
+    }
+    return { recording, size, stream: opened.stream, ...(range ? { range } : {}) };
+  }
+
+  /** A deleted call's recording file (CallService.onDeleted). */
+  async removeFile(recording: calls.RecordingRow | undefined): Promise<void> {
+    if (recording) await this.store.remove(recording.storage_key);
+  }
+
+  /**
+   * Removes the recordings older than RECORDINGS_RETENTION_DAYS, rows then files (the calls stay
+   * in the log, with recording null); answers how many. Does nothing when recordings are kept.
+   */
+  async expire(): Promise<number> {
+    if (this.options.retentionDays === undefined) return 0;
+    const cutoff = new Date(this.clock.now() - this.options.retentionDays * 24 * 3600 * 1000);
+    let removed = 0;
+    for (;;) {
+      const rows = await deleteRecordingsOlderThan(this.db, cutoff, RETENTION_BATCH);
+      // A file left behind by a failure here is unreachable (no row names it) and costs only space.
+      for (const row of rows) await this.store.remove(row.storage_key).catch((error: unknown) => this.logger.warn({ err: error, callId: row.call_id }, 'expired recording file not removed'));
+      removed += rows.length;
+      if (rows.length < RETENTION_BATCH) break;
+    }
+    if (removed > 0) this.logger.info({ removed, retentionDays: this.options.retentionDays }, 'expired call recordings removed');
+    return removed;
+  }
+
+  private tooLarge(): AppError {
+    return new AppError('payload_too_large', `a recording must not exceed ${this.options.maxBytes} bytes (RECORDING_MAX_BYTES)`);
+  }
+}
