@@ -3,6 +3,7 @@
 import { finished, PassThrough, type Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { defineRoute } from '../../../http/route.ts';
+import { AppError } from '../../../common/errors.ts';
 import type { Database } from '../../../storage/database.ts';
 import type { AuthThrottle } from '../../../common/auth-throttle.ts';
 import { presentCall } from '../presenter.ts';
@@ -41,7 +42,11 @@ export function deviceRecordingRoutes(recordings: RecordingService, db: Database
         try {
           const device = await authenticateDevice(ctx, db, throttle);
           const declared = ctx.get('content-length');
-          const { call, recording, created } = await recordings.upload(device, params.callId, uploadBody(ctx), declared ? Number(declared) : undefined);
+          const { call, recording, created } = await recordings.upload(device, params.callId, uploadBody(ctx), declared ? Number(declared) : undefined).catch((error: unknown) => {
+            // The phone went away mid-body: a client's doing, not a gateway failure to log as one.
+            if (!(error instanceof AppError) && ctx.req.readableAborted) throw new AppError('validation_failed', 'the upload was cut short: nothing was stored');
+            throw error;
+          });
           return { status: created ? 201 : 200, body: presentCall(call, recording).recording };
         } finally {
           // A refusal, or a repeat answered from what is stored, has not read the body.
