@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import { deviceTopic } from '../../broker/topics.ts';
 import { DEFAULT_BACKOFF, ReconnectBackoff, reconnectWithBackoff } from './reconnect.ts';
+import { toneWav } from './wav.ts';
 import type { SendTask } from '../modules/delivery/task.ts';
 
 export type ReportStatus = 'processing' | 'sent' | 'delivered' | 'undelivered' | 'failed_send' | 'failed_delivery';
@@ -16,6 +17,8 @@ export type ReportStatus = 'processing' | 'sent' | 'delivered' | 'undelivered' |
 export interface SimulatedDeviceOptions {
   /** mqtt://host:port or ws://host:port/mqtt */
   brokerUrl: string;
+  /** http://host:port of the gateway, where recordings are uploaded; none: calls are reported, never recorded. */
+  apiUrl?: string;
   deviceId: string;
   token: string;
   name?: string;
@@ -184,6 +187,25 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       { qos: 2 },
     );
     return id;
+  }
+
+  /**
+   * A call as a phone with the app has it: reported to the call log, then, when the device's
+   * record_calls setting is on and the call was answered, its recording (a short generated tone,
+   * at most 3 s) uploaded over HTTP with the device's credentials. Answers the call id and the
+   * upload's HTTP status (undefined when nothing was uploaded).
+   */
+  async makeCall(call: { direction: 'incoming' | 'outgoing' | 'missed'; phone: string; durationSeconds?: number }): Promise<{ id: string; uploaded?: number }> {
+    const id = await this.reportCall(call);
+    if (call.direction === 'missed' || this.settings?.record_calls !== true || !this.options.apiUrl) return { id };
+    const audio = toneWav(Math.min(call.durationSeconds ?? 1, 3));
+    const response = await fetch(new URL(`/api/device/v1/calls/${encodeURIComponent(id)}/recording`, this.options.apiUrl), {
+      method: 'PUT',
+      headers: { authorization: `Basic ${Buffer.from(`${this.id}:${this.options.token}`).toString('base64')}`, 'content-type': 'audio/wav' },
+      body: audio,
+    });
+    await response.arrayBuffer();
+    return { id, uploaded: response.status };
   }
 
   /**

@@ -55,6 +55,8 @@ export class Fleet {
         const device = new SimulatedDevice({
           ...this.options.device,
           brokerUrl: this.options.brokerUrl,
+          // Where a device with record_calls on uploads its call recordings.
+          apiUrl: this.options.apiUrl,
           deviceId: entry.device_id,
           token: entry.token,
           name: entry.name,

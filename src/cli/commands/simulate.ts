@@ -16,6 +16,8 @@ const USAGE = `usage: sms-gateway simulate --devices N [options]
   --fail-send-rate R     fraction 0-1 of tasks that fail to send (default 0)
   --undelivered-rate R   fraction 0-1 of sent SMS reported undelivered (default 0)
   --incoming-every S     every S seconds one device forwards a received SMS (default: never)
+  --calls-every S        every S seconds one device reports a call (incoming, outgoing or missed);
+                         with its record_calls setting on, it uploads a short WAV recording (default: never)
   --duration S           stop after S seconds (default: run until Ctrl-C)`;
 
 export async function simulateCommand(args: string[], out: Output): Promise<void> {
@@ -31,6 +33,7 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       'fail-send-rate': { type: 'string' },
       'undelivered-rate': { type: 'string' },
       'incoming-every': { type: 'string' },
+      'calls-every': { type: 'string' },
       duration: { type: 'string' },
     },
     USAGE,
@@ -44,6 +47,7 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
   const apiUrl = url(values.api ?? `http://127.0.0.1:${ports!.port}`, '--api', ['http:', 'https:']);
   const brokerUrl = url(values.mqtt ?? `mqtt://127.0.0.1:${ports!.mqttPort}`, '--mqtt', ['mqtt:', 'mqtts:', 'ws:', 'wss:']);
   const incomingEvery = values['incoming-every'] === undefined ? undefined : integer(values['incoming-every'], '--incoming-every', 1, 86_400);
+  const callsEvery = values['calls-every'] === undefined ? undefined : integer(values['calls-every'], '--calls-every', 1, 86_400);
   const duration = values.duration === undefined ? undefined : integer(values.duration, '--duration', 1, 86_400);
 
   const fleet = new Fleet({
@@ -94,9 +98,18 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       }, incomingEvery * 1000)
     : undefined;
 
+  const calls = callsEvery
+    ? setInterval(() => {
+        const device = fleet.devices[Math.floor(Math.random() * fleet.devices.length)];
+        const direction = (['incoming', 'outgoing', 'missed'] as const)[Math.floor(Math.random() * 3)]!;
+        void device?.makeCall({ direction, phone: '+79990000001', durationSeconds: 2 + Math.floor(Math.random() * 60) }).catch(() => {});
+      }, callsEvery * 1000)
+    : undefined;
+
   await stopRequested;
   clearInterval(progress);
   clearInterval(incoming);
+  clearInterval(calls);
   await fleet.stop();
   out.result({ devices: fleet.devices.map((device) => device.id), ...fleet.stats }, () => summary(fleet));
 }
