@@ -4,6 +4,13 @@ import { createLogger } from '../../src/common/logger.ts';
 import { Gateway } from '../../src/gateway.ts';
 import type { Clock } from '../../src/common/clock.ts';
 import { testDatabaseUrl } from './environment.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// Recordings a test uploads go to a temporary directory, never to ./data of the checkout. One
+// per test process; tests that look at the files give their gateway a directory of its own.
+let recordingsDirectory: string | undefined;
 
 export async function startGateway(overrides: Partial<Config> = {}, clock?: Clock): Promise<Gateway> {
   const databaseUrl = testDatabaseUrl();
@@ -20,6 +27,7 @@ export async function startGateway(overrides: Partial<Config> = {}, clock?: Cloc
     // (clients, gateway and, with PGlite, the database on one thread) would trip at random; its
     // own tests turn it on.
     admission: { maxInFlight: 100_000, targetLatencyMs: 0, maxEventLoopDelayMs: 0 },
+    recordings: { ...defaults.recordings, directory: (recordingsDirectory ??= mkdtempSync(join(tmpdir(), 'sgw-test-recordings-'))) },
     ...overrides,
   };
   return Gateway.start(config, createLogger(config.logLevel), clock);

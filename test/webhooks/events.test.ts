@@ -46,7 +46,8 @@ describe('webhooks: events', () => {
   }
 
   function online(owner: Tenant = fx.tenant): Promise<SimulatedDevice> {
-    return fx.connectDevice({}, owner);
+    // apiUrl: where the phone uploads a call's recording.
+    return fx.connectDevice({ apiUrl: fx.baseUrl }, owner);
   }
 
   async function settings(deviceId: string, values: Record<string, boolean>, owner: Tenant = fx.tenant): Promise<void> {
@@ -283,6 +284,13 @@ describe('webhooks: events', () => {
       const sent = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'outgoing' });
       expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
       await receiver.waitFor(3, ofType('sms.status_changed'));
+      const recording = new Promise<void>((resolve) => phone.once('settings', () => resolve()));
+      await settings(phone.id, { record_calls: true });
+      await recording;
+      await phone.makeCall({ direction: 'missed', phone: SENDER });
+      await receiver.waitFor(1, ofType('call.missed'));
+      expect((await phone.makeCall({ direction: 'incoming', phone: SENDER, durationSeconds: 1 })).uploaded).to.equal(201);
+      await receiver.waitFor(1, ofType('call.recorded'));
       await phone.stop();
       await receiver.waitFor(1, ofType('device.offline'));
 
