@@ -2,6 +2,7 @@
 import type { FunctionComponent } from 'preact';
 import { AccountsPage } from './pages/accounts.tsx';
 import { BulkPage } from './pages/bulk.tsx';
+import { CallsPage } from './pages/calls.tsx';
 import { ChangePasswordPage } from './pages/change-password.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { DeviceDetailPage } from './pages/device-detail.tsx';
@@ -27,6 +28,7 @@ export const ROUTES: [pattern: string, page: FunctionComponent<any>][] = [
   ['/devices/new', DeviceRegisterPage],
   ['/devices/:id', DeviceDetailPage],
   ['/incoming', IncomingPage],
+  ['/calls', CallsPage],
   ['/webhooks', WebhooksPage],
   ['/webhooks/:id', WebhookDetailPage],
   ['/keys', KeysPage],

@@ -29,6 +29,7 @@ describe('panel: every page is accessible', () => {
     ['device-detail', () => `/devices/${seeded.deviceId}`],
     ['device-register', () => '/devices/new'],
     ['incoming', () => '/incoming'],
+    ['calls', () => '/calls'],
     ['webhooks', () => '/webhooks'],
     ['webhook-detail', () => `/webhooks/${seeded.webhookId}`],
     ['keys', () => '/keys'],

@@ -6,6 +6,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { eventually } from '../support/webhooks.ts';
 import { checkA11y, openPanel, screenshot, useBrowser } from './support/browser.ts';
 import { useLoggedIn } from './support/logged-in.ts';
+import { quickPhone, recordedCalls } from './support/seed.ts';
 
 describe('panel: devices', () => {
   const gw = useGateway({ tenant: 'once' });
@@ -106,4 +107,25 @@ describe('panel: devices', () => {
     expect(asked).to.not.equal('');
     await eventually('the device deleted', async () => ((await gw.tenant.api.get(`/devices/${device.id}`)).status === 404 ? true : undefined));
   });
+
+  browser.scenario('the call log lists the phone\'s calls, and a recorded one plays from the gateway with the session (Range answered)', async (page) => {
+    const phone = await quickPhone(gw, 'Calling phone');
+    await recordedCalls(gw, phone);
+    await owner.enter(page);
+    await openPanel(page, '/calls', 'Calls');
+    const rows = page.locator('main tbody tr').filter({ hasText: 'Calling phone' });
+    expect(await rows.count()).to.equal(2);
+    const missed = rows.filter({ hasText: '+12025550198' });
+    expect(await missed.locator('.badge').textContent()).to.equal('missed');
+    expect(await missed.getByTestId('call-recording').count()).to.equal(0);
+    const player = rows.filter({ hasText: '+12025550197' }).getByTestId('call-recording');
+    const src = await player.getAttribute('src');
+    expect(src).to.match(/^\/api\/ext\/v1\/calls\/[0-9a-f-]{36}\/recording$/);
+    // What the browser's player asks for: the first bytes, with the session cookie.
+    const first = await page.context().request.get(src!, { headers: { range: 'bytes=0-3' } });
+    expect(first.status()).to.equal(206);
+    expect((await first.body()).toString('ascii')).to.equal('RIFF');
+    await screenshot(page, 'calls');
+  });
 });
+

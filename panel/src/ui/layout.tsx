@@ -17,6 +17,7 @@ const NAV: NavItem[] = [
   { href: '#/send', label: 'Send' },
   { href: '#/devices', label: 'Devices' },
   { href: '#/incoming', label: 'Incoming' },
+  { href: '#/calls', label: 'Calls' },
   { href: '#/webhooks', label: 'Webhooks' },
   { href: '#/keys', label: 'API keys', when: (session) => session.canChange },
   { href: '#/users', label: 'Users', when: (session) => session.canChange },

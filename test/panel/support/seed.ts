@@ -1,5 +1,5 @@
 // Something for every panel page to show: a phone that reports at once, SMS it delivered, a
-// message it received, a webhook with deliveries, and a key; all in the test's tenant, made
+// message it received, a missed and a recorded call, a webhook with deliveries, and a key; all in the test's tenant, made
 // through the API and the phone as a real client would.
 import { expect } from 'chai';
 import type { SimulatedDevice } from '../../../src/simulator/device.ts';
@@ -15,7 +15,8 @@ export interface Seeded {
 
 /** A connected phone whose reports come at once (processing, sent, delivered). */
 export async function quickPhone(fx: GatewayFixture, name = 'Front desk phone'): Promise<SimulatedDevice> {
-  return fx.connectDevice({ name, delays: { processing: 0, sent: 0, delivered: 0 }, simCards: [{ index: 0, name_operator: 'Test Mobile' }] });
+  // apiUrl: where it uploads call recordings.
+  return fx.connectDevice({ name, apiUrl: fx.baseUrl, delays: { processing: 0, sent: 0, delivered: 0 }, simCards: [{ index: 0, name_operator: 'Test Mobile' }] });
 }
 
 /** Resolves once GET /sms/{id} says `status`. */
@@ -39,6 +40,16 @@ export async function seedAccount(fx: GatewayFixture): Promise<Seeded> {
   expect((await fx.tenant.api.patch(`/devices/${phone.options.deviceId}/settings`, { forward_incoming_sms: true })).status).to.equal(200);
   await phone.receive('+12025550199', 'A reply from a customer');
   await eventually('the incoming SMS stored', async () => ((await fx.tenant.api.get('/incoming')).body.data.length > 0 ? true : undefined));
+  await recordedCalls(fx, phone);
   expect((await fx.tenant.api.post('/keys', { name: 'Seeded key', permissions: ['sms:read'] })).status).to.equal(201);
   return { phone, deviceId: phone.options.deviceId, smsIds, webhookId: webhook.id };
+}
+
+/** A missed call and an answered one with its recording (record_calls on), for the call log. */
+export async function recordedCalls(fx: GatewayFixture, phone: SimulatedDevice): Promise<void> {
+  const settingsArrived = new Promise<void>((resolve) => phone.once('settings', () => resolve()));
+  expect((await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { record_calls: true })).status).to.equal(200);
+  await settingsArrived;
+  await phone.makeCall({ direction: 'missed', phone: '+12025550198' });
+  expect((await phone.makeCall({ direction: 'incoming', phone: '+12025550197', durationSeconds: 2 })).uploaded).to.equal(201);
 }
