@@ -73,6 +73,7 @@ export function buildOpenApi(families: ApiFamily[], version: string): Record<str
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'an API key from `sms-gateway keys create` or POST /keys' },
+        device: { type: 'http', scheme: 'basic', description: 'a phone\'s device id as the user name and its token as the password (the MQTT credentials)' },
         session: {
           type: 'apiKey',
           in: 'cookie',
@@ -84,6 +85,9 @@ export function buildOpenApi(families: ApiFamily[], version: string): Record<str
     },
   };
 }
+
+/** Routes that take other credentials than the document's default (a key or a session). */
+const OWN_SECURITY = { public: [], session: [{ session: [] }], device: [{ device: [] }] } as const;
 
 const CSV_DESCRIPTION =
   'A header row naming the columns (phone and message required; device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority optional), ' +
@@ -135,7 +139,7 @@ function operation(route: RouteDefinition): Record<string, unknown> {
     tags: [route.tag],
     'x-permission': route.permission,
     // Public routes need nothing; the session's own routes need the cookie (a key has no session).
-    ...(route.permission === 'public' ? { security: [] } : route.permission === 'session' ? { security: [{ session: [] }] } : {}),
+    ...(OWN_SECURITY[route.permission as keyof typeof OWN_SECURITY] ? { security: OWN_SECURITY[route.permission as keyof typeof OWN_SECURITY] } : {}),
     description: `${route.description ? `${route.description}\n\n` : ''}Permission: \`${route.permission}\`.`,
     ...(parameters.length ? { parameters } : {}),
     ...(route.body

@@ -52,9 +52,10 @@ export interface RouteDefinition<
   /**
    * The permission the key must hold (spec 5.3). 'session': the logged-in user's own session
    * endpoints, which take a session cookie and no key, and stay open to a user who must change
-   * their password. 'public': no authentication at all (logging in).
+   * their password. 'public': no authentication at all (logging in). 'device': a phone's own
+   * credentials (device id and token as HTTP Basic), which the handler checks itself.
    */
-  permission: Permission | 'session' | 'public';
+  permission: Permission | 'session' | 'public' | 'device';
   body?: B;
   /** The body as the OpenAPI document shows it, when the route checks parts of it itself. */
   documentedBody?: TSchema;
@@ -114,7 +115,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
         ctx.set('Allow', allow);
         throw new AppError('method_not_allowed');
       }
-      const auth = route.permission === 'public' ? NOBODY : await authenticateRequest(ctx, authenticator);
+      const auth = route.permission === 'public' || route.permission === 'device' ? NOBODY : await authenticateRequest(ctx, authenticator);
       authorize(route, auth);
       // Copies, so that coercion and defaults never touch Koa's own objects.
       const params = { ...ctx.params };
@@ -147,7 +148,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
 const NOBODY: RequestAuth = { accountId: '', keyId: '', permissions: new Set() };
 
 function authorize(route: RouteDefinition, auth: RequestAuth): void {
-  if (route.permission === 'public') return;
+  if (route.permission === 'public' || route.permission === 'device') return;
   if (route.permission === 'session') {
     if (!auth.session) throw new AppError('forbidden', 'this endpoint is for a logged-in user\'s session, not an API key');
     return;

@@ -31,7 +31,7 @@ export function deviceRecordingRoutes(recordings: RecordingService, db: Database
       summary: 'Upload the recording of a call the phone reported (device credentials)',
       description: UPLOAD_DESCRIPTION,
       tag: 'Device uploads',
-      permission: 'public',
+      permission: 'device',
       params: DeviceCallParams,
       responses: {
         201: { description: 'stored: the recording\'s metadata', schema: RecordingView },
