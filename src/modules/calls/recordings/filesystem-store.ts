@@ -3,9 +3,10 @@
 // a cut connection can never see half a recording under its key. A crash mid-upload leaves a
 // file in .partial/; the next start removes those older than a day (not younger ones: another
 // gateway sharing DATA_DIR may be writing them).
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
@@ -33,9 +34,11 @@ export class FilesystemRecordingStore implements RecordingStore {
     body.on('error', holdError);
     const partial = join(this.partialDir, `${randomUUID()}.part`);
     const measure = new MeasuringStream(limits.maxBytes);
+    let file: WriteStream | undefined;
     try {
       await this.prepare();
-      const written = pipeline(body, measure, createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
+      file = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
+      const written = pipeline(body, measure, file);
       body.off('error', holdError);
       await written;
       // Renamed only once the bytes are on disk: after a power cut the key holds all or nothing.
@@ -46,6 +49,9 @@ export class FilesystemRecordingStore implements RecordingStore {
       return measure.result();
     } catch (error) {
       body.off('error', holdError);
+      // A body that fails at once fails before the file is even open; the stream still opens
+      // (creating it) and then closes: remove it only after that, or it would outlive the unlink.
+      if (file && !file.closed) await once(file, 'close').catch(() => undefined);
       await unlink(partial).catch(() => undefined);
       throw error;
     }
