@@ -80,6 +80,8 @@ export interface SessionConfig {
   maxAgeMs: number;
   /** Whether the session cookie is marked Secure (PUBLIC_URL is https://). */
   secureCookie: boolean;
+  /** log2 of scrypt's N for new password hashes (PASSWORD_HASH_COST, default 15). */
+  passwordHashCost: number;
 }
 
 export interface MqttLimitsConfig {
@@ -198,6 +200,9 @@ export function loadConfig(env: Env = process.env): Config {
       idleTimeoutMs: read('SESSION_IDLE_TIMEOUT', 1800, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
       maxAgeMs: read('SESSION_MAX_AGE', 43_200, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
       secureCookie: publicUrl?.toLowerCase().startsWith('https://') ?? false,
+      // 10-20: below 15 is under OWASP's minimum and logged as such at start; above 20 a login
+      // costs seconds and a gigabyte.
+      passwordHashCost: read('PASSWORD_HASH_COST', 15, (raw) => wholeNumber(raw, 10, 20)),
     },
     adminEmail: read('ADMIN_EMAIL', 'admin@localhost', email),
     recordings: {

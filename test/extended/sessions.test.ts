@@ -9,6 +9,7 @@ import { ManualClock } from '../../src/common/clock.ts';
 import type { Role } from '../../src/modules/users/repository.ts';
 import { useGateway, type GatewayFixture } from '../support/use-gateway.ts';
 import type { Tenant } from '../support/tenant.ts';
+import { TEST_PASSWORD_HASH_COST } from '../support/environment.ts';
 
 const PASSWORD = 'a long enough password';
 
@@ -82,7 +83,7 @@ async function login(fx: GatewayFixture, email: string, password: string): Promi
 describe('sessions: logging in with email and password', function () {
   this.timeout(30_000);
   const clock = new ManualClock();
-  const fx = useGateway({ clock, config: { sessions: { idleTimeoutMs: 1_800_000, maxAgeMs: 43_200_000, secureCookie: false } } });
+  const fx = useGateway({ clock, config: { sessions: { idleTimeoutMs: 1_800_000, maxAgeMs: 43_200_000, secureCookie: false, passwordHashCost: TEST_PASSWORD_HASH_COST } } });
 
   it('login answers the user and a CSRF token, and sets an HttpOnly, SameSite=Lax cookie on / (not Secure over http)', async () => {
     const { email, user } = await createUser(fx, fx.tenant);
@@ -261,7 +262,7 @@ describe('sessions: logging in with email and password', function () {
 
 describe('sessions: a gateway behind HTTPS (PUBLIC_URL https://)', function () {
   this.timeout(30_000);
-  const fx = useGateway({ config: { publicUrl: 'https://sms.example.com', sessions: { idleTimeoutMs: 1_800_000, maxAgeMs: 43_200_000, secureCookie: true } } });
+  const fx = useGateway({ config: { publicUrl: 'https://sms.example.com', sessions: { idleTimeoutMs: 1_800_000, maxAgeMs: 43_200_000, secureCookie: true, passwordHashCost: TEST_PASSWORD_HASH_COST } } });
 
   it('marks the session cookie Secure, and so the one that clears an ended session', async () => {
     const { email } = await createUser(fx, fx.tenant);

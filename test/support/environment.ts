@@ -14,3 +14,11 @@ export function testDatabaseUrl(): string | undefined {
   if (!url) throw new Error('the global test setup did not create a database (is test/support/hooks.ts loaded?)');
   return url;
 }
+
+/**
+ * Password hashes in tests cost 2^10 rather than production's 2^15 (PASSWORD_HASH_COST): the
+ * suite creates and logs in hundreds of users, and the cost only changes how slow a hash is.
+ * Gateways in this process take it from startGateway; commands the tests run, from the
+ * environment (hooks.ts sets it).
+ */
+export const TEST_PASSWORD_HASH_COST = 10;

@@ -3,7 +3,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import { Gateway } from '../../src/gateway.ts';
 import type { Clock } from '../../src/common/clock.ts';
-import { testDatabaseUrl } from './environment.ts';
+import { TEST_PASSWORD_HASH_COST, testDatabaseUrl } from './environment.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +27,7 @@ export async function startGateway(overrides: Partial<Config> = {}, clock?: Cloc
     // (clients, gateway and, with PGlite, the database on one thread) would trip at random; its
     // own tests turn it on.
     admission: { maxInFlight: 100_000, targetLatencyMs: 0, maxEventLoopDelayMs: 0 },
+    sessions: { ...defaults.sessions, passwordHashCost: TEST_PASSWORD_HASH_COST },
     recordings: { ...defaults.recordings, directory: (recordingsDirectory ??= mkdtempSync(join(tmpdir(), 'sgw-test-recordings-'))) },
     ...overrides,
   };

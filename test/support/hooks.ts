@@ -4,10 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import knexModule from 'knex';
 import { closeDatabase, migrate, openDatabase } from '../../src/storage/database.ts';
-import { testDatabase } from './environment.ts';
+import { TEST_PASSWORD_HASH_COST, testDatabase } from './environment.ts';
 import { ensurePanelBuilt } from '../../scripts/panel-build.js';
 
 let created: { admin: string; name: string } | undefined;
+
+// Inherited by every command a test runs (see TEST_PASSWORD_HASH_COST).
+process.env.PASSWORD_HASH_COST ??= String(TEST_PASSWORD_HASH_COST);
 
 export async function mochaGlobalSetup(): Promise<void> {
   // Gateways under test serve the control panel from dist/panel, as the installed one does.

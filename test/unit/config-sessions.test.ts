@@ -17,7 +17,7 @@ function problemsOf(env: Record<string, string>): string[] {
 describe('config: users and sessions', () => {
   it('defaults: 30 min idle, 12 h absolute, cookie not Secure, admin@localhost', () => {
     const config = loadConfig({});
-    expect(config.sessions).to.deep.equal({ idleTimeoutMs: 1_800_000, maxAgeMs: 43_200_000, secureCookie: false });
+    expect(config.sessions).to.deep.equal({ idleTimeoutMs: 1_800_000, maxAgeMs: 43_200_000, secureCookie: false, passwordHashCost: 15 });
     expect(config.publicUrl).to.equal(undefined);
     expect(config.adminEmail).to.equal('admin@localhost');
   });
@@ -33,6 +33,14 @@ describe('config: users and sessions', () => {
     expect(config.sessions.idleTimeoutMs).to.equal(600_000);
     expect(config.sessions.maxAgeMs).to.equal(86_400_000);
     expect(config.adminEmail).to.equal('ops@example.com');
+  });
+
+  it('reads PASSWORD_HASH_COST (log2 of scrypt\'s N): 15 by default, 10-20 accepted, anything else refused', () => {
+    expect(loadConfig({}).sessions.passwordHashCost).to.equal(15);
+    expect(loadConfig({ PASSWORD_HASH_COST: '17' }).sessions.passwordHashCost).to.equal(17);
+    for (const bad of ['9', '21', '15.5', 'high']) {
+      expect(problemsOf({ PASSWORD_HASH_COST: bad }).find((p) => p.startsWith('PASSWORD_HASH_COST:')), bad).to.be.a('string');
+    }
   });
 
   it('refuses bad values, naming each variable', () => {

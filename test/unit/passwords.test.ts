@@ -22,6 +22,15 @@ describe('passwords (scrypt)', function () {
     expect(await verifyPassword('the same password', two)).to.equal(true);
   });
 
+  it('hashes at production cost (N=2^15, r=8, p=3) by default, at the configured cost when given; a hash of either cost verifies', async () => {
+    const production = await hashPassword('cost check');
+    expect(production.split('$').slice(1, 4)).to.deep.equal(['32768', '8', '3']);
+    const cheap = await hashPassword('cost check', 10);
+    expect(cheap.split('$').slice(1, 4)).to.deep.equal(['1024', '8', '3']);
+    expect(await verifyPassword('cost check', production)).to.equal(true);
+    expect(await verifyPassword('cost check', cheap)).to.equal(true);
+  });
+
   it('matches nothing against a malformed or tampered hash', async () => {
     const stored = await hashPassword('a password here');
     expect(await verifyPassword('a password here', 'not a hash')).to.equal(false);

@@ -41,7 +41,7 @@ export class SessionService {
    */
   async login(email: string, password: string, address: string | undefined): Promise<{ token: string } & ActiveSession | undefined> {
     const user = await this.users.findByEmail(email);
-    const matches = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
+    const matches = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash(this.users.passwordHashCost)));
     // A disabled user, or one of a disabled account, gets the answer of a wrong password: no hint.
     if (!user || !matches || user.disabled_at || (await this.accounts?.isDisabled(user.account_id))) return undefined;
     const token = randomToken(32);

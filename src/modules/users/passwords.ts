@@ -8,9 +8,12 @@ const SCHEME = 'scrypt';
 /**
  * N=2^15, r=8, p=3: one of OWASP's equivalent minimum settings for scrypt. It needs 32 MiB per
  * hash rather than the 128 MiB of N=2^17, p=1, which matters with four hashes at once on
- * libuv's thread pool, and costs about the same time.
+ * libuv's thread pool, and costs about the same time. PASSWORD_HASH_COST (log2 of N) changes N
+ * for new hashes: higher on a strong machine, lower only where a login must be cheap (tests).
  */
-const DEFAULT_COST = { N: 1 << 15, r: 8, p: 3 };
+export const DEFAULT_PASSWORD_HASH_COST = 15;
+const R = 8;
+const P = 3;
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 
@@ -21,12 +24,12 @@ function derive(password: string, salt: Buffer, cost: { N: number; r: number; p:
   });
 }
 
-/** `scrypt$N$r$p$salt$hash` (salt and hash in base64url). */
-export async function hashPassword(password: string): Promise<string> {
+/** `scrypt$N$r$p$salt$hash` (salt and hash in base64url); N is 2^costLog2. */
+export async function hashPassword(password: string, costLog2 = DEFAULT_PASSWORD_HASH_COST): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const key = await derive(password, salt, DEFAULT_COST);
-  const { N, r, p } = DEFAULT_COST;
-  return [SCHEME, N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const cost = { N: 2 ** costLog2, r: R, p: P };
+  const key = await derive(password, salt, cost);
+  return [SCHEME, cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 /** True when `password` matches `stored`; a malformed stored hash matches nothing. */
@@ -48,8 +51,9 @@ export function generatePassword(): string {
 }
 
 /** Hashed at every failed login for an unknown email, so its timing is that of a wrong password. */
-let dummyHash: Promise<string> | undefined;
-export function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hashPassword(generatePassword());
-  return dummyHash;
+const dummyHashes = new Map<number, Promise<string>>();
+export function dummyPasswordHash(costLog2 = DEFAULT_PASSWORD_HASH_COST): Promise<string> {
+  let hash = dummyHashes.get(costLog2);
+  if (!hash) dummyHashes.set(costLog2, (hash = hashPassword(generatePassword(), costLog2)));
+  return hash;
 }

@@ -8,7 +8,7 @@ import type { Logger } from '../../common/logger.ts';
 import { isPostgresError, type Database, type Executor } from '../../storage/database.ts';
 import { lackedPermissions, ROLE_PERMISSIONS, type Permission } from '../api-keys/permissions.ts';
 import { deleteUserSessions } from '../sessions/repository.ts';
-import { generatePassword, hashPassword, verifyPassword } from './passwords.ts';
+import { DEFAULT_PASSWORD_HASH_COST, generatePassword, hashPassword, verifyPassword } from './passwords.ts';
 import * as users from './repository.ts';
 
 export const MIN_PASSWORD_LENGTH = 12;
@@ -60,6 +60,8 @@ export class UserService {
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
+    /** log2 of scrypt's N for new hashes (PASSWORD_HASH_COST). */
+    readonly passwordHashCost = DEFAULT_PASSWORD_HASH_COST,
   ) {}
 
   /** The user, and the generated one-time password when none was given. */
@@ -74,7 +76,7 @@ export class UserService {
       const user = await users.insertUser(this.db, {
         accountId: values.accountId,
         email,
-        passwordHash: await hashPassword(values.password ?? oneTimePassword!),
+        passwordHash: await hashPassword(values.password ?? oneTimePassword!, this.passwordHashCost),
         role: values.role,
         isAdmin: values.isAdmin ?? false,
         mustChangePassword: oneTimePassword !== undefined,
@@ -161,7 +163,7 @@ export class UserService {
   private async reset(user: users.UserRow, password?: string): Promise<{ user: users.UserRow; oneTimePassword?: string }> {
     if (password !== undefined) checkNewPassword(password);
     const oneTimePassword = password === undefined ? generatePassword() : undefined;
-    const hash = await hashPassword(password ?? oneTimePassword!);
+    const hash = await hashPassword(password ?? oneTimePassword!, this.passwordHashCost);
     const updated = await this.db.transaction(async (trx) => {
       const row = await users.setPassword(trx, user.id, hash, true);
       await deleteUserSessions(trx, user.id);
@@ -182,7 +184,7 @@ export class UserService {
     if (currentPassword === newPassword) {
       throw new AppError('validation_failed', 'new_password must differ from the current one', [{ field: 'new_password', message: 'must differ from the current one' }]);
     }
-    await users.setPassword(this.db, user.id, await hashPassword(newPassword), false);
+    await users.setPassword(this.db, user.id, await hashPassword(newPassword, this.passwordHashCost), false);
     this.logger.info({ userId: user.id }, 'user changed their password');
   }
 
