@@ -1,12 +1,13 @@
-// Every account of the instance, for its administrator: who uses the gateway, and switching an
+// The instance's accounts, newest first and paged, for its administrator: who uses the gateway, and switching an
 // account off (its keys and sessions are refused; nothing is deleted) or on again.
 import { useState } from 'preact/hooks';
-import { get, patch } from '../api.ts';
+import { get, patch, type Page as ApiPage } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { formatTime } from '../ui/format.ts';
 import { ErrorNotice, ShownOnce } from '../ui/notice.tsx';
 import { Empty, Loading, Page } from '../ui/page.tsx';
 import { useLoad } from '../ui/use-load.ts';
+import { Pager, useCursors } from '../ui/pager.tsx';
 import { AccountForm } from './admin/account-form.tsx';
 import type { AccountView, OpenedAccount } from './admin/types.ts';
 import { useAction } from './admin/use-action.ts';
@@ -24,13 +25,15 @@ export function AccountsPage() {
 }
 
 function AdminAccounts() {
-  // GET /accounts answers every account at once, so there is no pager.
-  const list = useLoad(() => get<{ data: AccountView[] }>('/accounts'), []);
+  const cursors = useCursors();
+  const list = useLoad(() => get<ApiPage<AccountView>>('/accounts', { cursor: cursors.cursor }), [cursors.cursor]);
   const action = useAction(list.reload);
   const [opened, setOpened] = useState<OpenedAccount>();
   const onCreated = (result: OpenedAccount) => {
     setOpened(result);
-    list.reload();
+    // Newest first: the new account heads the first page.
+    if (cursors.page === 1) list.reload();
+    else cursors.reset();
   };
   const switchTo = (account: AccountView, disabled: boolean) => void action.run(() => patch(`/accounts/${account.id}`, { disabled }));
   return (
@@ -44,51 +47,54 @@ function AdminAccounts() {
       )}
       <ErrorNotice error={action.error} />
       <Loading data={list.data} error={list.error}>
-        {({ data: accounts }) =>
+        {({ data: accounts, next_cursor: next }) =>
           accounts.length === 0 ? (
             <Empty>No accounts.</Empty>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Created</th>
-                    <th scope="col" class="num">
-                      Users
-                    </th>
-                    <th scope="col" class="num">
-                      Devices
-                    </th>
-                    <th scope="col">Access</th>
-                    <th scope="col">Action</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {accounts.map((account) => (
-                    <tr key={account.id} data-disabled={account.disabled ? 'true' : 'false'}>
-                      <th scope="row" class="cell-plain">
-                        {account.name}
+            <>
+              <div class="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Created</th>
+                      <th scope="col" class="num">
+                        Users
                       </th>
-                      <td class="admin-nowrap">{formatTime(account.created_at)}</td>
-                      <td class="num">{account.users}</td>
-                      <td class="num">{account.devices}</td>
-                      <td>{account.disabled ? <span class="badge badge-bad">disabled</span> : <span class="badge badge-good">enabled</span>}</td>
-                      <td>
-                        <button
-                          type="button"
-                          class="button button-small"
-                          disabled={action.busy}
-                          onClick={() => switchTo(account, !account.disabled)}
-                        >
-                          {account.disabled ? 'Enable' : 'Disable'}
-                        </button>
-                      </td>
+                      <th scope="col" class="num">
+                        Devices
+                      </th>
+                      <th scope="col">Access</th>
+                      <th scope="col">Action</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                  </thead>
+                  <tbody>
+                    {accounts.map((account) => (
+                      <tr key={account.id} data-disabled={account.disabled ? 'true' : 'false'}>
+                        <th scope="row" class="cell-plain">
+                          {account.name}
+                        </th>
+                        <td class="admin-nowrap">{formatTime(account.created_at)}</td>
+                        <td class="num">{account.users}</td>
+                        <td class="num">{account.devices}</td>
+                        <td>{account.disabled ? <span class="badge badge-bad">disabled</span> : <span class="badge badge-good">enabled</span>}</td>
+                        <td>
+                          <button
+                            type="button"
+                            class="button button-small"
+                            disabled={action.busy}
+                            onClick={() => switchTo(account, !account.disabled)}
+                          >
+                            {account.disabled ? 'Enable' : 'Disable'}
+                          </button>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <Pager cursors={cursors} next={next} />
+            </>
           )
         }
       </Loading>

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Cursor } from '../../http/pagination.ts';
 import type { Executor } from '../../storage/database.ts';
 
 export interface AccountRow {
@@ -40,14 +41,20 @@ export async function updateAccount(db: Executor, id: string, changes: { name?: 
 }
 
 /** Every account, oldest first, with its users and its devices (deleted ones not counted). */
-export async function listAccountSummaries(db: Executor, id?: string): Promise<AccountSummary[]> {
+/**
+ * Accounts as the administrator lists them, newest first, a page at a time (keyset paging: an
+ * instance with a hundred thousand accounts costs the same per page); one account with `id`.
+ */
+export async function listAccountSummaries(db: Executor, options: { id?: string; limit?: number; cursor?: Cursor } = {}): Promise<AccountSummary[]> {
   const query = db('accounts')
     .select(
       'accounts.*',
       db.raw('(select count(*) from users where users.account_id = accounts.id)::int as users'),
       db.raw('(select count(*) from devices where devices.account_id = accounts.id and devices.deleted_at is null)::int as devices'),
     )
-    .orderBy([{ column: 'accounts.created_at' }, { column: 'accounts.id' }]);
-  if (id) query.where('accounts.id', id);
+    .orderBy([{ column: 'accounts.created_at', order: 'desc' }, { column: 'accounts.id', order: 'desc' }]);
+  if (options.id) query.where('accounts.id', options.id);
+  if (options.cursor) query.whereRaw('(accounts.created_at, accounts.id) < (?, ?)', [options.cursor.createdAt, options.cursor.id]);
+  if (options.limit) query.limit(options.limit + 1);
   return query;
 }

@@ -4,11 +4,12 @@
 // routes are documented in the OpenAPI document, so hiding them behind a 404 would hide nothing.
 import { AppError } from '../../common/errors.ts';
 import { defineRoute } from '../../http/route.ts';
+import { decodeCursor, page } from '../../http/pagination.ts';
 import type { RequestAuth } from '../../http/middleware/authenticate.ts';
 import { presentUser } from '../users/presenter.ts';
 import type { UserService } from '../users/service.ts';
 import { presentAccount } from './presenter.ts';
-import { AccountIdParams, AccountList, AccountView, CreateAccountBody, OpenedAccount, UpdateAccountBody } from './schema.ts';
+import { AccountIdParams, AccountList, AccountListQuery, AccountView, CreateAccountBody, OpenedAccount, UpdateAccountBody } from './schema.ts';
 import type { AccountService } from './service.ts';
 
 const TAG = 'Accounts (administrator)';
@@ -20,15 +21,17 @@ export function accountRoutes(accounts: AccountService, users: UserService) {
       method: 'get',
       path: '/accounts',
       operationId: 'listAccounts',
-      summary: 'List every account of the instance with its user and device counts',
+      summary: 'List the instance\'s accounts, newest first and paged, with their user and device counts',
       description: ADMIN_ONLY,
       tag: TAG,
       permission: 'session',
-      responses: { 200: { description: 'every account, oldest first', schema: AccountList } },
+      query: AccountListQuery,
+      responses: { 200: { description: 'a page of accounts, newest first', schema: AccountList } },
       errors: ['admin_only', 'password_change_required'],
-      async handle({ auth }) {
+      async handle({ auth, query }) {
         requireAdmin(auth);
-        return { status: 200, body: { data: (await accounts.list()).map(presentAccount) } };
+        const { rows, nextCursor } = page(await accounts.list(query.limit, decodeCursor(query.cursor)), query.limit);
+        return { status: 200, body: { data: rows.map(presentAccount), next_cursor: nextCursor } };
       },
     }),
     defineRoute({

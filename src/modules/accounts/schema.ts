@@ -1,3 +1,4 @@
+import { PageOf, PageQuery } from '../../http/pagination.ts';
 import { Type } from '@sinclair/typebox';
 import { UserView } from '../users/schema.ts';
 
@@ -14,7 +15,8 @@ export const AccountView = Type.Object({
   devices: Type.Integer({ minimum: 0, description: 'how many devices it has (deleted ones not counted)' }),
 });
 
-export const AccountList = Type.Object({ data: Type.Array(AccountView, { description: 'every account of the instance, oldest first' }) });
+export const AccountList = PageOf(AccountView);
+export const AccountListQuery = Type.Object(PageQuery);
 
 export const OpenedAccount = Type.Object({
   account: AccountView,

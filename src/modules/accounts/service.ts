@@ -1,6 +1,7 @@
 // Accounts: the tenants of an instance. The CLI makes them; over HTTP only the instance
 // administrator lists, opens, renames and disables them (routes.ts). A disabled account's keys
 // and sessions are refused (403 account_disabled) and its users cannot log in; its rows stay.
+import type { Cursor } from '../../http/pagination.ts';
 import { AppError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import { isPostgresError, type Database } from '../../storage/database.ts';
@@ -65,12 +66,13 @@ export class AccountService {
     return accounts.countAccounts(this.db);
   }
 
-  list(): Promise<accounts.AccountSummary[]> {
-    return accounts.listAccountSummaries(this.db);
+  /** A page of accounts, newest first (one row more than `limit` when there is a next page). */
+  list(limit: number, cursor?: Cursor): Promise<accounts.AccountSummary[]> {
+    return accounts.listAccountSummaries(this.db, { limit, ...(cursor ? { cursor } : {}) });
   }
 
   async summary(id: string): Promise<accounts.AccountSummary> {
-    const [account] = await accounts.listAccountSummaries(this.db, id);
+    const [account] = await accounts.listAccountSummaries(this.db, { id });
     if (!account) throw new AppError('account_not_found');
     return account;
   }
