@@ -1,6 +1,7 @@
 // The one place that reads the environment. Every variable is parsed and checked here, so a
 // bad value stops the gateway at start with a message that names the variable, instead of
 // surfacing later as an odd failure. Each variable is documented in the README's table.
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 
@@ -17,8 +18,12 @@ export interface Config {
   databaseUrl: string | undefined;
   /** The gateway's own files: the embedded database, the webhook key file, first-start.txt. */
   dataDir: string;
-  /** Redis for multi-node state (later issues). */
+  /** Redis that several nodes share (issue 13); none: a single node, no Redis connection at all. */
   redisUrl: string | undefined;
+  /** This node's name in logs (`node`) and metrics (label `node`): NODE_ID, or host name and pid. */
+  nodeId: string;
+  /** Start of every Redis channel name, so that several deployments (or test runs) can share one Redis. */
+  redisPrefix: string;
   logLevel: LogLevel;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
@@ -163,6 +168,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems),
     dataDir: read('DATA_DIR', './data', text),
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], problems),
+    nodeId: read('NODE_ID', defaultNodeId(), nodeId),
+    redisPrefix: read('REDIS_PREFIX', 'sms-gateway', redisPrefix),
     logLevel: read('LOG_LEVEL', 'info', (raw) => choice(raw, LOG_LEVELS)),
     bodyLimitBytes: read('BODY_LIMIT', 64 * 1024, bytes),
     defaultPhoneRegion: read<string | undefined>('DEFAULT_PHONE_REGION', undefined, region),
@@ -213,8 +220,31 @@ export function loadConfig(env: Env = process.env): Config {
       retentionDays: read<number | undefined>('RECORDINGS_RETENTION_DAYS', undefined, retentionDays),
     },
   };
+  // Several nodes share their work through PostgreSQL; the embedded database belongs to one process.
+  if (config.redisUrl && !config.databaseUrl && !env.DATABASE_URL?.trim()) problems.push(EMBEDDED_WITH_REDIS);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+export const EMBEDDED_WITH_REDIS = 'REDIS_URL: several nodes cannot share the embedded database; set DATABASE_URL to PostgreSQL or unset REDIS_URL';
+
+/** Names that fit a log field, a metric label and a Redis channel without escaping. */
+const NODE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+function nodeId(raw: string): string {
+  if (!NODE_ID.test(raw)) throw new Error(`must be 1-64 letters, digits, dots, underscores or dashes, got "${raw}"`);
+  return raw;
+}
+
+/** host-pid: unique among the nodes of a deployment, and stable for the life of the process. */
+function defaultNodeId(): string {
+  const host = hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 50) || 'node';
+  return `${host}-${process.pid}`;
+}
+
+function redisPrefix(raw: string): string {
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(raw)) throw new Error(`must be 1-64 letters, digits, dots, colons, underscores or dashes, got "${raw}"`);
+  return raw;
 }
 
 function email(raw: string): string {

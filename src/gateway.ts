@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
-import type { Logger } from './common/logger.ts';
+import { withNode, type Logger } from './common/logger.ts';
 import type { Clock } from './common/clock.ts';
 import { describeEnvironmentError } from './common/errors.ts';
 import { createApp, EXTENDED_PREFIX } from './http/app.ts';
@@ -30,6 +30,7 @@ import { DeviceChannel } from '../broker/device-channel.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
 import { httpMetrics } from './http/middleware/http-metrics.ts';
 import { meterGateway } from './common/gateway-metrics.ts';
+import { startCluster, type Cluster } from './cluster/cluster.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
 
@@ -43,15 +44,22 @@ export class Gateway {
     readonly services: Services,
     readonly channel: DeviceChannel,
     private readonly http: Server,
+    /** What this node shares with others over Redis; none without REDIS_URL. */
+    private readonly cluster: Cluster | undefined,
   ) {}
 
   /** `clock`: the time delivery decisions use; tests pass one they control. */
-  static async start(config: Config, logger: Logger, clock?: Clock): Promise<Gateway> {
+  static async start(config: Config, givenLogger: Logger, clock?: Clock): Promise<Gateway> {
+    // Every line names its node (NODE_ID), so that the logs of several nodes can be told apart.
+    const logger = withNode(givenLogger, config.nodeId);
     const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     let http: Server | undefined;
+    let cluster: Cluster | undefined;
     try {
       await migrate(db, logger);
       const services = createServices(config, db, logger, clock);
+      cluster = await startCluster(config, services.invalidation, logger.child({ component: 'cluster' }));
+      const shared = cluster;
       meterGateway(services, logger.child({ component: 'metrics' }));
       let channel: DeviceChannel | undefined;
       // Unknown keys are counted per client address; an address with too many is refused (429).
@@ -97,11 +105,17 @@ export class Gateway {
         ],
         mountExtra: (router) => {
           mountPanel(router);
-          mountHealth(router, db, {
-            broker: async () => {
-              if (!channel?.listening) throw new Error('broker not listening');
+          mountHealth(
+            router,
+            db,
+            {
+              broker: async () => {
+                if (!channel?.listening) throw new Error('broker not listening');
+              },
             },
-          });
+            // Without Redis a node keeps serving what it holds (issue 13): reported, not required.
+            shared ? { redis: () => shared.check() } : {},
+          );
           router.get('/metrics', async (ctx) => {
             ctx.body = await services.metrics.render();
             ctx.type = services.metrics.contentType;
@@ -128,7 +142,7 @@ export class Gateway {
       services.webhookSender.start();
       services.presence.start();
       services.recordingRetention.start();
-      const gateway = new Gateway(config, logger, services, channel, http);
+      const gateway = new Gateway(config, logger, services, channel, http, cluster);
       logger.info(
         { port: gateway.httpPort, mqttPort: channel.port, database: config.databaseUrl ? 'postgresql' : 'embedded' },
         'gateway listening',
@@ -136,6 +150,7 @@ export class Gateway {
       return gateway;
     } catch (error) {
       http?.close();
+      await cluster?.stop();
       await closeDatabase(db);
       throw error;
     }
@@ -167,6 +182,7 @@ export class Gateway {
     clearTimeout(timer);
     this.services.events.removeAllListeners();
     this.services.admission.stop();
+    await this.cluster?.stop();
     await closeDatabase(this.services.db);
     this.logger.info('gateway stopped');
   }

@@ -39,6 +39,7 @@ import { UserService } from './modules/users/service.ts';
 import { SessionService } from './modules/sessions/service.ts';
 import { LoginThrottle } from './modules/sessions/login-throttle.ts';
 import { StatsService } from './modules/stats/service.ts';
+import { CacheInvalidation } from './cluster/invalidation.ts';
 
 export interface Services {
   db: Database;
@@ -78,13 +79,16 @@ export interface Services {
   loginThrottle: LoginThrottle;
   /** The dashboard's summary (reads only). */
   stats: StatsService;
+  /** Tells other nodes what to drop from their caches (a no-op until the gateway connects it to Redis). */
+  invalidation: CacheInvalidation;
 }
 
 export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock): Services {
   const events = new GatewayEventBus((error, event) => logger.error({ err: error, event }, 'event listener failed'));
   const statusHooks = new StatusHooks((error) => logger.error({ err: error }, 'status hook failed'));
   const presence = new DevicePresence(config.deviceOfflineAfterMs, clock);
-  const devices = new DeviceService(db, presence, events, statusHooks, clock);
+  const invalidation = new CacheInvalidation(config.nodeId, logger.child({ component: 'cluster' }));
+  const devices = new DeviceService(db, presence, events, statusHooks, clock, invalidation);
   const transient = new TransientStore();
   const statusIngestor = new StatusIngestor(db, transient, statusHooks, clock, logger.child({ component: 'status' }));
   const dispatcher = new Dispatcher(db, presence, transient, events, statusHooks, clock, logger.child({ component: 'dispatch' }), {
@@ -93,7 +97,8 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     sweepIntervalMs: 1_000,
     breaker: { failures: config.pauseAfterFailures, pauseMs: config.pauseForMs },
   });
-  const metrics = new Metrics();
+  // Several nodes scraped into one Prometheus must be told apart; a single node's page stays as it was.
+  const metrics = new Metrics(config.redisUrl ? { node: config.nodeId } : {});
   const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), statusHooks, events, clock, config.defaultPhoneRegion);
   const incoming = new IncomingService(db, events);
   const calls = new CallService(db, events, logger.child({ component: 'calls' }), config.defaultPhoneRegion);
@@ -113,6 +118,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     messages,
     incoming,
     statusHooks,
+    invalidation,
     logger: logger.child({ component: 'webhooks' }),
   });
   wireCallWebhooks(calls, outbox, webhookSender);
@@ -128,7 +134,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   if (config.sessions.passwordHashCost < DEFAULT_PASSWORD_HASH_COST) {
     logger.warn({ cost: config.sessions.passwordHashCost }, `PASSWORD_HASH_COST is below ${DEFAULT_PASSWORD_HASH_COST}, OWASP's minimum for scrypt: stolen password hashes are cheaper to crack`);
   }
-  const accounts = new AccountService(db, logger.child({ component: 'accounts' }));
+  const accounts = new AccountService(db, logger.child({ component: 'accounts' }), invalidation);
 
   return {
     db,
@@ -141,7 +147,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     presence,
     authThrottle,
     accounts,
-    apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' })),
+    apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' }), invalidation),
     devices,
     messages,
     incoming,
@@ -165,6 +171,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     // counted once in auth_failures_total by the per-address throttle.
     stats: new StatsService(db, presence, clock),
     // Per email, counted in the same metrics under channel "login_email".
+    invalidation,
     loginThrottle: new LoginThrottle(authThrottle, new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) })),
   };
 }

@@ -27,11 +27,12 @@ const REDACT = [
   'req.headers.authorization',
 ];
 
-export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
+/** `node`: the node id (NODE_ID), on every line, so that the logs of several nodes can be told apart once collected. */
+export function createLogger(level: LogLevel, destination?: pino.DestinationStream, node?: string): Logger {
   return pino(
     {
       level,
-      base: { service: 'sms-gateway' },
+      base: node === undefined ? { service: 'sms-gateway' } : { service: 'sms-gateway', node },
       redact: { paths: REDACT, censor: '[redacted]' },
     },
     destination,
@@ -42,4 +43,12 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
 export function maskPhone(phone: string): string {
   if (phone.length <= 6) return '*'.repeat(phone.length);
   return phone.slice(0, 5) + '*'.repeat(phone.length - 7) + phone.slice(-2);
+}
+
+/**
+ * The logger with the node id bound, unless it carries one already (a logger made without
+ * one, as tests and the CLI make them, gets it here; no line ever shows it twice).
+ */
+export function withNode(logger: Logger, node: string): Logger {
+  return logger.bindings().node === undefined ? logger.child({ node }) : logger;
 }

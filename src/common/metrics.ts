@@ -4,7 +4,7 @@
 // process, and each must show only its own traffic. The figures of the process itself (event-loop
 // lag, heap, CPU, garbage collection) exist once per process whatever the number of gateways, so
 // they live in one registry of their own that every gateway appends to its page.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 
 export type Labels = Record<string, string>;
 
@@ -27,11 +27,20 @@ export class Metrics {
    */
   private readonly counted = new Map<string, number>();
   private readonly readers = new Map<string, () => number>();
+  /** The process's metrics, seen through a registry of this gateway's own so that they carry its labels. */
+  private readonly processView = new Registry();
 
-  constructor() {
+  /**
+   * `defaultLabels`: on every sample of the page, the process's figures included (the node id:
+   * several nodes scraped into one Prometheus must be told apart even when they share a host).
+   */
+  constructor(defaultLabels: Labels = {}) {
     // The process's figures start with the first gateway, not at the first scrape: event-loop
     // lag and GC are sampled between scrapes.
-    processRegistry();
+    // getMetricsAsArray hands back the metric objects themselves, typed as their plain shape.
+    for (const metric of processRegistry().getMetricsAsArray()) this.processView.registerMetric(metric as unknown as Metric);
+    this.registry.setDefaultLabels(defaultLabels);
+    this.processView.setDefaultLabels(defaultLabels);
   }
 
   /** The Content-Type of what render() returns. */
@@ -109,7 +118,7 @@ export class Metrics {
 
   /** The whole page: this gateway's metrics, then the process's. */
   async render(): Promise<string> {
-    const [own, process] = await Promise.all([this.registry.metrics(), processRegistry().metrics()]);
+    const [own, process] = await Promise.all([this.registry.metrics(), this.processView.metrics()]);
     return `${own.trimEnd()}\n${process}`;
   }
 

@@ -13,7 +13,7 @@ const USAGE = 'usage: sms-gateway serve   (configured through environment variab
 export async function serveCommand(args: string[], out: Output): Promise<void> {
   parseFlags(args, {}, USAGE);
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.nodeId);
   const gateway = await Gateway.start(config, logger);
 
   // Signals are handled from the moment the gateway runs: a SIGTERM during the first start (an

@@ -8,11 +8,12 @@ import { isPostgresError, type Database } from '../../storage/database.ts';
 import type { UserService } from '../users/service.ts';
 import type { UserRow } from '../users/repository.ts';
 import * as accounts from './repository.ts';
+import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 
 /**
  * How long a gateway trusts what it read about an account being disabled. Every request reads
  * it, so it is cached; the gateway that disables an account refuses it at once, others on the
- * same database within this time (as with revoked keys).
+ * same database when Redis tells them (several nodes), or at the latest within this time.
  */
 const DISABLED_CACHE_MS = 5_000;
 const MAX_CACHED_ACCOUNTS = 10_000;
@@ -28,7 +29,11 @@ export class AccountService {
   constructor(
     private readonly db: Database,
     private readonly logger?: Logger,
-  ) {}
+    private readonly invalidation?: CacheInvalidation,
+  ) {
+    invalidation?.on('account', (id) => this.disabledCache.delete(id));
+    invalidation?.onReset(() => this.disabledCache.clear());
+  }
 
   async create(name: string): Promise<accounts.AccountRow> {
     const trimmed = checkName(name);
@@ -99,6 +104,7 @@ export class AccountService {
     }
     const updated = await this.summary(id);
     this.remember(id, updated.disabled_at !== null);
+    this.invalidation?.publish('account', id);
     this.logger?.info({ accountId: id, disabled: updated.disabled_at !== null }, 'account changed');
     return updated;
   }

@@ -8,6 +8,7 @@ import type { Cursor } from '../../http/pagination.ts';
 import { generateApiKey, keyPrefix } from './key-format.ts';
 import { lackedPermissions, type Permission } from './permissions.ts';
 import * as keys from './repository.ts';
+import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 
 export interface AuthContext {
   accountId: string;
@@ -15,7 +16,7 @@ export interface AuthContext {
   permissions: ReadonlySet<Permission>;
 }
 
-/** A key lookup is cached this long; revocation through this process also clears it at once. */
+/** A key lookup is cached this long; a revocation on any node (over Redis when there are several) clears it at once. */
 const CACHE_TTL_MS = 5_000;
 /** last_used_at is a hint for operators, written at most this often per key. */
 const TOUCH_EVERY_MS = 60_000;
@@ -26,7 +27,7 @@ export class ApiKeyService {
   private readonly cache = new Map<string, { row: keys.ApiKeyRow | undefined; expires: number }>();
   private readonly lastTouched = new Map<string, number>();
   /**
-   * Counts revocations by this process. A lookup still reading the database when a revocation
+   * Counts revocations (by this node, or told by another). A lookup still reading the database when a revocation
    * clears the cache may hold the row as it was before: it does not cache it, or the revoked key
    * would work again for up to CACHE_TTL_MS.
    */
@@ -35,7 +36,17 @@ export class ApiKeyService {
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
-  ) {}
+    private readonly invalidation?: CacheInvalidation,
+  ) {
+    invalidation?.on('api_key', (prefix) => {
+      this.revocations++;
+      this.cache.delete(prefix);
+    });
+    invalidation?.onReset(() => {
+      this.revocations++;
+      this.cache.clear();
+    });
+  }
 
   async create(accountId: string, permissions: Permission[], name = ''): Promise<{ key: string; row: keys.ApiKeyRow }> {
     const { key, prefix } = generateApiKey();
@@ -87,11 +98,13 @@ export class ApiKeyService {
     return this.get(accountId, id);
   }
 
-  /** Drops a revoked key from the caches, so this process refuses it from now on. */
+  /** Drops a revoked key from the caches, so this node refuses it from now on, and tells the other nodes to. */
   private forget(row: keys.ApiKeyRow, via: string): void {
     this.revocations++;
     this.cache.delete(row.prefix);
     this.lastTouched.delete(row.id);
+    // The prefix is the key's public name (it is logged too), never its secret.
+    this.invalidation?.publish('api_key', row.prefix);
     this.logger.info({ keyPrefix: row.prefix, accountId: row.account_id, via }, 'api key revoked');
   }
 

@@ -1,5 +1,6 @@
 // Devices of an account: registration (credentials for the device channel), reading, and
-// settings. Settings changes are announced so the device channel can push them to the phone.
+// settings. Settings changes are announced so the device channel can push them to the phone;
+// with several nodes, over Redis too, so that the node holding the phone's connection does.
 import type { Static } from '@sinclair/typebox';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { StatusHooks } from '../delivery/status-hooks.ts';
@@ -14,6 +15,7 @@ import * as devices from './repository.ts';
 import type { DeviceQueue, DeviceSettingsPatch } from './schema.ts';
 import { deviceUsage, LIMIT_GRACE_MS, releaseUnacknowledged, waitingForDevice } from '../delivery/repository.ts';
 import { isValidTimeZone, roomFor } from '../delivery/pacing.ts';
+import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 
 export type SettingsPatch = Static<typeof DeviceSettingsPatch>;
 
@@ -24,7 +26,14 @@ export class DeviceService {
     private readonly events: GatewayEventBus,
     private readonly hooks: StatusHooks,
     private readonly clock: Clock,
-  ) {}
+    private readonly invalidation?: CacheInvalidation,
+  ) {
+    // Another node changed or deleted a device: this node acts as if it had done it (pushes the
+    // settings to the phone or closes its connection, if it holds it; refreshes what the
+    // dispatcher knows), from the row as the database has it now, never from the message.
+    invalidation?.on('device_settings', (id) => void this.changedElsewhere(id));
+    invalidation?.on('device_deleted', (id) => void this.deletedElsewhere(id));
+  }
 
   /**
    * Registers a device; the token is returned once and only its hash is kept. The name given
@@ -68,6 +77,7 @@ export class DeviceService {
     });
     if (!device) throw new AppError('device_not_found');
     this.events.emit('device.settings_changed', device);
+    this.invalidation?.publish('device_settings', device.id);
     return device;
   }
 
@@ -81,7 +91,25 @@ export class DeviceService {
     if (!device) throw new AppError('device_not_found');
     this.presence.markDisconnected(device.id);
     this.events.emit('device.deleted', device);
+    this.invalidation?.publish('device_deleted', device.id);
     return device;
+  }
+
+  // A database outage here leaves the cache lifetimes (and the sweep) to catch up, as before Redis.
+  private async changedElsewhere(id: string): Promise<void> {
+    const device = await devices.findLiveDevice(this.db, id).catch(() => undefined);
+    if (device) this.events.emit('device.settings_changed', device);
+  }
+
+  private async deletedElsewhere(id: string): Promise<void> {
+    const device = await this.db<devices.DeviceRow>('devices')
+      .where({ id })
+      .whereNotNull('deleted_at')
+      .first()
+      .catch(() => undefined);
+    if (!device) return;
+    this.presence.markDisconnected(device.id);
+    this.events.emit('device.deleted', device);
   }
 
   /** What GET /devices/{id} shows of the device's work: in flight, waiting, recent sends. */

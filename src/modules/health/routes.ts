@@ -1,30 +1,39 @@
 // Liveness and readiness for orchestrators. /healthz: the process answers. /readyz: the
 // process can do its work (the database answers; the broker joins with the device channel).
+// Advisory checks are reported alongside but never make a node unready: Redis, with several
+// nodes, whose absence slows what nodes learn from each other but stops no node serving.
 import type Router from '@koa/router';
 import type { Database } from '../../storage/database.ts';
 
 export type ReadinessCheck = () => Promise<void>;
 
-export function mountHealth(router: Router, db: Database, extraChecks: Record<string, ReadinessCheck> = {}): void {
+export function mountHealth(
+  router: Router,
+  db: Database,
+  extraChecks: Record<string, ReadinessCheck> = {},
+  advisoryChecks: Record<string, ReadinessCheck> = {},
+): void {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
     const checks: Record<string, ReadinessCheck> = { database: async () => void (await db.raw('select 1')), ...extraChecks };
     const results: Record<string, string> = {};
+    const advice: Record<string, string> = {};
     await Promise.all(
-      Object.entries(checks).map(async ([name, check]) => {
+      [...Object.entries(checks), ...Object.entries(advisoryChecks)].map(async ([name, check]) => {
+        const into = name in checks ? results : advice;
         try {
           await withTimeout(check(), 2_000);
-          results[name] = 'ok';
+          into[name] = 'ok';
         } catch {
-          results[name] = 'failing';
+          into[name] = 'failing';
         }
       }),
     );
     const ready = Object.values(results).every((result) => result === 'ok');
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ok' : 'not_ready', checks: results };
+    ctx.body = { status: ready ? 'ok' : 'not_ready', checks: { ...results, ...advice } };
   });
 }
 

@@ -15,6 +15,7 @@ import type { WebhookOutbox } from './outbox.ts';
 import type { WebhookSender } from './sender.ts';
 import type { WebhookService } from './service.ts';
 import { hasWebhookFor } from './repository.ts';
+import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 
 /** How long "this account has (no) webhook for presence events" is believed. */
 const PRESENCE_LISTENERS_TTL_MS = 5_000;
@@ -29,6 +30,8 @@ export interface WebhookWiring {
   messages: MessageService;
   incoming: IncomingService;
   statusHooks: StatusHooks;
+  /** Tells other nodes of webhook changes here, and this node of theirs. */
+  invalidation: CacheInvalidation;
   logger: Logger;
 }
 
@@ -59,9 +62,14 @@ export function wireWebhooks(w: WebhookWiring): void {
   };
   // Devices connect and disconnect in storms: an account with no webhook for device events
   // should cost nothing then. Whether it has one is cached for a few seconds, and forgotten at
-  // once when this node changes one of the account's webhooks.
+  // once when any node changes one of the account's webhooks (other nodes tell over Redis).
   const listening = new Map<string, { yes: boolean; until: number }>();
-  w.webhooks.onChanged = (accountId) => listening.delete(accountId);
+  w.webhooks.onChanged = (accountId) => {
+    listening.delete(accountId);
+    w.invalidation.publish('webhooks', accountId);
+  };
+  w.invalidation.on('webhooks', (accountId) => listening.delete(accountId));
+  w.invalidation.onReset(() => listening.clear());
   const listensForPresence = async (accountId: string): Promise<boolean> => {
     const cached = listening.get(accountId);
     if (cached && cached.until > Date.now()) return cached.yes;

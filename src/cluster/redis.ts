@@ -1,0 +1,142 @@
+// The node's connection to the Redis that several nodes share (REDIS_URL). Only made when
+// REDIS_URL is set: a single node never connects to Redis.
+//
+// ioredis rather than node-redis: the broker's cluster emitter (mqemitter-redis, a later slice of
+// issue 13) is built on ioredis, so one client library, one set of reconnect rules and one set of
+// quirks serve the whole node. It reconnects by itself, and resubscribes after a reconnect.
+//
+// Redis is a convenience here, never a dependency of serving: while it is down, publishing is a
+// no-op that fails at once (no offline queue that would replay stale messages later), nothing is
+// thrown back at a request, and the outage is logged once when it starts and once when it ends.
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from '../common/logger.ts';
+
+/** Reconnect delays: doubling from 250 ms up to 5 s, and never giving up. */
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 5_000;
+/** How long a start waits for Redis before it goes on without it (it keeps trying meanwhile). */
+const START_WAIT_MS = 3_000;
+
+export type MessageHandler = (channel: string, message: string) => void;
+
+export class RedisLink {
+  /** Commands (publish, ping). A subscribed connection can do nothing else, hence two. */
+  private readonly commands: Redis;
+  private readonly subscriber: Redis;
+  private readonly ready = new Set<Redis>();
+  /** When Redis was last seen gone; undefined while it is up (or before it was ever down). */
+  private downSince: number | undefined;
+  private everUp = false;
+  private closing = false;
+  private readonly backListeners: (() => void)[] = [];
+  private readonly messageListeners: MessageHandler[] = [];
+
+  constructor(
+    url: string,
+    private readonly logger: Logger,
+  ) {
+    const options: RedisOptions = {
+      retryStrategy: (times) => Math.min(FIRST_RETRY_MS * 2 ** Math.min(times - 1, 10), MAX_RETRY_MS),
+      // A command while Redis is down fails now instead of waiting for a reconnect that may be minutes away.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+    };
+    this.commands = new Redis(url, options);
+    // The subscriber queues its SUBSCRIBE until the first connection is made; ioredis repeats it after every reconnect.
+    this.subscriber = new Redis(url, { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null });
+    for (const connection of [this.commands, this.subscriber]) this.watch(connection);
+    this.subscriber.on('message', (channel: string, message: string) => {
+      for (const listener of this.messageListeners) listener(channel, message);
+    });
+  }
+
+  /** Whether both connections are up now. */
+  get up(): boolean {
+    return this.ready.size === 2;
+  }
+
+  /** Waits (a few seconds at most) for the first connection; a node starts without Redis rather than not at all. */
+  async started(): Promise<void> {
+    if (this.up) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, START_WAIT_MS);
+      timer.unref();
+      const check = () => {
+        if (this.up) done();
+      };
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.commands.on('ready', check);
+      this.subscriber.on('ready', check);
+    });
+    if (!this.up) this.markDown(new Error(`no answer within ${START_WAIT_MS} ms`));
+  }
+
+  /** Called with every message of the channels subscribed to. */
+  onMessage(listener: MessageHandler): void {
+    this.messageListeners.push(listener);
+  }
+
+  /** Called each time Redis is back after an outage: what was published meanwhile never arrived here. */
+  onBack(listener: () => void): void {
+    this.backListeners.push(listener);
+  }
+
+  async subscribe(channel: string): Promise<void> {
+    await this.subscriber.subscribe(channel);
+  }
+
+  /** Publishes, or does nothing when Redis is down (said once, by the outage log). Never throws. */
+  publish(channel: string, message: string): void {
+    if (!this.up) return;
+    this.commands.publish(channel, message).catch((error: unknown) => this.markDown(error));
+  }
+
+  /** For /readyz: resolves when Redis answers a PING now. */
+  async check(): Promise<void> {
+    if (!this.up) throw new Error('redis unavailable');
+    await this.commands.ping();
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([this.commands, this.subscriber].map((connection) => connection.quit().catch(() => connection.disconnect())));
+  }
+
+  private watch(connection: Redis): void {
+    connection.on('ready', () => {
+      this.ready.add(connection);
+      if (this.up) this.markUp();
+    });
+    connection.on('close', () => {
+      this.ready.delete(connection);
+      if (!this.closing) this.markDown(undefined);
+    });
+    // Without a listener ioredis prints every failed reconnect; the outage is logged once instead.
+    connection.on('error', (error: unknown) => this.markDown(error));
+  }
+
+  private markDown(error: unknown): void {
+    if (this.closing || this.downSince !== undefined) return;
+    this.downSince = Date.now();
+    // The error names host and port at most, never the URL (which may carry the password).
+    this.logger.warn({ err: error }, 'Redis unavailable: caches of other nodes are not told of changes; serving goes on');
+  }
+
+  private markUp(): void {
+    const wasDown = this.downSince;
+    this.downSince = undefined;
+    if (!this.everUp) {
+      this.everUp = true;
+      if (wasDown === undefined) {
+        this.logger.info('Redis connected');
+        return;
+      }
+    }
+    if (wasDown === undefined) return;
+    this.logger.info({ outageMs: Date.now() - wasDown }, 'Redis back');
+    for (const listener of this.backListeners) listener();
+  }
+}
