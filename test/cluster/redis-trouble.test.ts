@@ -1,0 +1,166 @@
+// Issue 13, "Redis trouble": "/readyz reports Redis. While Redis is down, every node keeps
+// serving ... after Redis returns everything converges without a restart." And "/metrics per node
+// labels its node id; the node id shows in logs."
+//
+// Node C reaches Redis through a TCP proxy the test cuts and restores; its log lines are kept.
+import { expect } from 'chai';
+import { EventEmitter } from 'node:events';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/common/logger.ts';
+import { Gateway } from '../../src/gateway.ts';
+import { ApiClient } from '../support/tenant.ts';
+import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
+
+/** A TCP proxy to Redis that the test can cut (every connection closed, none accepted) and restore. */
+class CuttableProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(private readonly target: URL) {}
+
+  async open(): Promise<void> {
+    this.server = createServer((client) => {
+      const upstream = connect(Number(this.target.port || 6379), this.target.hostname);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => socket.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.server!.address() as { port: number }).port;
+  }
+
+  async cut(): Promise<void> {
+    const closed = new Promise((resolve) => this.server?.close(resolve));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  stop(): Promise<void> {
+    return this.cut();
+  }
+}
+
+/** The JSON log lines of a gateway, as they are written; 'line' for each. */
+class LogSink extends EventEmitter<{ line: [line: Record<string, unknown>] }> {
+  readonly lines: Record<string, unknown>[] = [];
+  write(chunk: string): void {
+    const line = JSON.parse(chunk) as Record<string, unknown>;
+    this.lines.push(line);
+    this.emit('line', line);
+  }
+  count(msg: string): number {
+    return this.lines.filter((line) => String(line.msg).startsWith(msg)).length;
+  }
+  next(msg: string, timeoutMs = 5_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no "${msg}" log line within ${timeoutMs} ms`)), timeoutMs);
+      const listener = (line: Record<string, unknown>) => {
+        if (!String(line.msg).startsWith(msg)) return;
+        clearTimeout(timer);
+        this.off('line', listener);
+        resolve();
+      };
+      this.on('line', listener);
+    });
+  }
+}
+
+type Readiness = { status: number; body: { status: string; checks: Record<string, string> } };
+
+async function readiness(gateway: Gateway): Promise<Readiness> {
+  const response = await fetch(`http://127.0.0.1:${gateway.httpPort}/readyz`);
+  return { status: response.status, body: (await response.json()) as Readiness['body'] };
+}
+
+describe('Redis trouble, readiness, node ids (issue 13)', function () {
+  const cluster = useCluster();
+  const { fx } = cluster;
+
+  /** A node started with its own logger, as `serve` starts one (stopped after the test). */
+  async function startLoggedNode(overrides: Partial<Config>, sink: LogSink): Promise<Gateway> {
+    const defaults = loadConfig({});
+    const config: Config = {
+      ...defaults,
+      port: 0,
+      host: '127.0.0.1',
+      mqttPort: 0,
+      dataDir: ':memory:',
+      admission: { maxInFlight: 100_000, targetLatencyMs: 0, maxEventLoopDelayMs: 0 },
+      ...cluster.shared,
+      ...overrides,
+    } as Config;
+    return fx.track(await Gateway.start(config, createLogger('info', sink)));
+  }
+
+  it('when Redis answers, then /readyz reports checks.redis ok', async () => {
+    const { status, body } = await readiness(fx.gateway);
+    expect(status).to.equal(200);
+    expect(body.checks).to.include({ database: 'ok', broker: 'ok', redis: 'ok' });
+  });
+
+  it('when a node runs with Redis, then every sample of its /metrics carries its node id, process figures included', async () => {
+    await fetch(`${fx.baseUrl}/healthz`);
+    const page = await (await fetch(`${fx.baseUrl}/metrics`)).text();
+    const samples = page.split('\n').filter((line) => line && !line.startsWith('#'));
+    expect(samples.length).to.be.greaterThan(10);
+    const nodeId = fx.gateway.config.nodeId;
+    for (const sample of samples) expect(sample).to.contain(`node="${nodeId}"`);
+    expect(samples.some((sample) => sample.startsWith('nodejs_eventloop_lag_seconds{'))).to.equal(true);
+    // Node B, in the same process, labels the same process figures with its own id.
+    const pageOfB = await (await fetch(`http://127.0.0.1:${cluster.b.httpPort}/metrics`)).text();
+    expect(pageOfB).to.contain(`nodejs_eventloop_lag_seconds{node="${cluster.b.config.nodeId}"}`);
+  });
+
+  it('when Redis cannot be reached at start, then the node starts anyway, ready, with checks.redis failing, and says so once', async function () {
+    this.timeout(20_000);
+    const sink = new LogSink();
+    // Port 1: nothing listens there.
+    const node = await startLoggedNode({ nodeId: 'no-redis', redisUrl: 'redis://127.0.0.1:1' }, sink);
+    const { status, body } = await readiness(node);
+    expect(status, 'a node without Redis keeps serving').to.equal(200);
+    expect(body.checks).to.include({ database: 'ok', redis: 'failing' });
+    expect(sink.count('Redis unavailable'), 'once, however many reconnects').to.equal(1);
+    for (const line of sink.lines) expect(line.node, String(line.msg)).to.equal('no-redis');
+  });
+
+  it('when Redis goes away and comes back, then the node serves meanwhile, says so once each way, and drops what it may have missed', async function () {
+    this.timeout(20_000);
+    const proxy = fx.track(new CuttableProxy(new URL(TEST_REDIS_URL)));
+    await proxy.open();
+    const sink = new LogSink();
+    const node = await startLoggedNode({ nodeId: 'node-c', redisUrl: `redis://127.0.0.1:${proxy.port}` }, sink);
+    expect((await readiness(node)).body.checks.redis).to.equal('ok');
+
+    const { key, row } = await fx.gateway.services.apiKeys.create(fx.tenant.accountId, ['devices:read']);
+    const onC = new ApiClient(`http://127.0.0.1:${node.httpPort}/api/ext/v1`, key);
+    expect((await onC.get('/devices')).status, 'C caches the live key').to.equal(200);
+    const cachedAt = performance.now();
+
+    const down = sink.next('Redis unavailable');
+    await proxy.cut();
+    await down;
+    const during = await readiness(node);
+    expect(during.status, 'still ready').to.equal(200);
+    expect(during.body.checks.redis).to.equal('failing');
+
+    // Revoked on A while C cannot hear it: C still believes its cache.
+    expect((await fx.tenant.api.delete(`/keys/${row.id}`)).status).to.equal(200);
+    expect((await onC.get('/devices')).status, 'the revocation was missed').to.equal(200);
+
+    const back = sink.next('Redis back');
+    await proxy.open();
+    await back;
+    expect((await onC.get('/devices')).status, 'caches dropped when Redis came back').to.equal(401);
+    expect(performance.now() - cachedAt, 'before the 5 s cache lifetime could explain it').to.be.below(5_000);
+    await within(3_000, async () => (await readiness(node)).body.checks.redis === 'ok');
+
+    expect(sink.count('Redis unavailable')).to.equal(1);
+    expect(sink.count('Redis back')).to.equal(1);
+    for (const line of sink.lines) expect(line.node, String(line.msg)).to.equal('node-c');
+  });
+});
