@@ -87,7 +87,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const events = new GatewayEventBus((error, event) => logger.error({ err: error, event }, 'event listener failed'));
   const statusHooks = new StatusHooks((error) => logger.error({ err: error }, 'status hook failed'));
   const presence = new DevicePresence(config.deviceOfflineAfterMs, clock);
-  const invalidation = new CacheInvalidation(config.nodeId, logger.child({ component: 'cluster' }));
+  const invalidation = new CacheInvalidation(logger.child({ component: 'cluster' }));
   const devices = new DeviceService(db, presence, events, statusHooks, clock, invalidation);
   const transient = new TransientStore();
   const statusIngestor = new StatusIngestor(db, transient, statusHooks, clock, logger.child({ component: 'status' }));

@@ -11,6 +11,7 @@
 // the receiving node reads what it needs from the database. Messages published while a node was
 // cut off from Redis never reach it, and it cannot know which: when Redis is back it drops every
 // cache entry (`onReset`), and the next request of each reads the database afresh.
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../common/logger.ts';
 import { isUuid } from '../common/object-id.ts';
 import type { RedisLink } from './redis.ts';
@@ -28,8 +29,11 @@ const ID_SHAPES: Record<CacheKind, (id: string) => boolean> = {
 };
 
 interface Message {
-  /** The node that made the change (it does not act on its own message). */
-  node: string;
+  /**
+   * The process that made the change (it does not act on its own message). Not NODE_ID: two
+   * nodes given the same one by mistake must still hear each other.
+   */
+  from: string;
   kind: CacheKind;
   id: string;
 }
@@ -39,11 +43,9 @@ export class CacheInvalidation {
   private readonly resetHandlers: (() => void)[] = [];
   private link: RedisLink | undefined;
   private channel = '';
+  private readonly instance = randomUUID();
 
-  constructor(
-    private readonly nodeId: string,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly logger: Logger) {}
 
   /** Registers what this node drops when another node changes a `kind` with this id. */
   on(kind: CacheKind, handler: (id: string) => void): void {
@@ -60,7 +62,7 @@ export class CacheInvalidation {
   /** Tells the other nodes; a no-op without Redis, or while it is down. Never throws. */
   publish(kind: CacheKind, id: string): void {
     if (!this.link) return;
-    const message: Message = { node: this.nodeId, kind, id };
+    const message: Message = { from: this.instance, kind, id };
     this.link.publish(this.channel, JSON.stringify(message));
   }
 
@@ -91,7 +93,7 @@ export class CacheInvalidation {
       this.logger.warn({ bytes: raw.length }, 'malformed cache invalidation message ignored');
       return;
     }
-    if (message.node === this.nodeId) return;
+    if (message.from === this.instance) return;
     for (const handler of this.handlers.get(message.kind) ?? []) this.run(() => handler(message.id), message.kind);
   }
 
@@ -113,9 +115,9 @@ function parse(raw: string): Message | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { node, kind, id } = value as Record<string, unknown>;
-  if (typeof node !== 'string' || typeof kind !== 'string' || typeof id !== 'string') return undefined;
+  const { from, kind, id } = value as Record<string, unknown>;
+  if (typeof from !== 'string' || typeof kind !== 'string' || typeof id !== 'string') return undefined;
   if (!(CACHE_KINDS as readonly string[]).includes(kind)) return undefined;
   if (!ID_SHAPES[kind as CacheKind](id)) return undefined;
-  return { node, kind: kind as CacheKind, id };
+  return { from, kind: kind as CacheKind, id };
 }

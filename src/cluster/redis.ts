@@ -61,15 +61,16 @@ export class RedisLink {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, START_WAIT_MS);
       timer.unref();
+      const connections = [this.commands, this.subscriber];
       const check = () => {
         if (this.up) done();
       };
       function done() {
         clearTimeout(timer);
+        for (const connection of connections) connection.off('ready', check);
         resolve();
       }
-      this.commands.on('ready', check);
-      this.subscriber.on('ready', check);
+      for (const connection of connections) connection.on('ready', check);
     });
     if (!this.up) this.markDown(new Error(`no answer within ${START_WAIT_MS} ms`));
   }

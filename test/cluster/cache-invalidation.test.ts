@@ -3,10 +3,11 @@
 // after the 5 s cache lifetime." Two nodes on one PostgreSQL and Redis; the change is made on
 // node A, and node B, which had cached the old state, must act on the new one.
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.ts';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { nextEvent } from '../support/devices.ts';
-import { useCluster, within } from './cluster-fixture.ts';
+import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
 
 describe('cache invalidation across nodes (issue 13)', function () {
   const cluster = useCluster({ webhooks: { ...loadConfig({}).webhooks, allowedHosts: ['127.0.0.1'], retryBaseMs: 20 } });
@@ -68,5 +69,24 @@ describe('cache invalidation across nodes (issue 13)', function () {
     const second = await phoneOnB();
     const [delivery] = await receiver.waitFor(1, (received) => received.json?.data?.device?.id === second.id, 5_000);
     expect(delivery!.json.type).to.equal('device.online');
+  });
+
+  it('when anything else is published on the channel, then it is ignored and the nodes go on serving and invalidating', async () => {
+    const onB = cluster.onB(fx.tenant);
+    expect((await onB.get('/devices')).status).to.equal(200);
+    const intruder = new Redis(TEST_REDIS_URL);
+    try {
+      const channel = `${cluster.shared.redisPrefix}:cache-invalidation`;
+      const garbage = ['not json', '[]', 'null', '{"from":"x","kind":"everything","id":"1"}', `{"from":"x","kind":"api_key","id":"${'a'.repeat(600)}"}`, '{"from":"x","kind":"device_deleted","id":"../../etc"}'];
+      for (const message of garbage) await intruder.publish(channel, message);
+    } finally {
+      intruder.disconnect();
+    }
+    expect((await onB.get('/devices')).status).to.equal(200);
+    const { key, row } = await fx.gateway.services.apiKeys.create(fx.tenant.accountId, ['devices:read']);
+    const revokedOnB = cluster.onB(fx.tenant, key);
+    expect((await revokedOnB.get('/devices')).status).to.equal(200);
+    expect((await fx.tenant.api.delete(`/keys/${row.id}`)).status).to.equal(200);
+    expect(await within(4_000, async () => (await revokedOnB.get('/devices')).status === 401)).to.be.below(1_000);
   });
 });
