@@ -32,7 +32,6 @@ import { WebhookOutbox } from './modules/webhooks/outbox.ts';
 import { WebhookSender } from './modules/webhooks/sender.ts';
 import { WebhookService } from './modules/webhooks/service.ts';
 import { wireWebhooks } from './modules/webhooks/wiring.ts';
-import { DEFAULT_PASSWORD_HASH_COST } from './modules/users/passwords.ts';
 import { LiveHub } from './modules/live/hub.ts';
 import { wireLive } from './modules/live/wiring.ts';
 import { UserService } from './modules/users/service.ts';
@@ -131,9 +130,6 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), config.sessions.passwordHashCost);
-  if (config.sessions.passwordHashCost < DEFAULT_PASSWORD_HASH_COST) {
-    logger.warn({ cost: config.sessions.passwordHashCost }, `PASSWORD_HASH_COST is below ${DEFAULT_PASSWORD_HASH_COST}, OWASP's minimum for scrypt: stolen password hashes are cheaper to crack`);
-  }
   const accounts = new AccountService(db, logger.child({ component: 'accounts' }), invalidation);
 
   return {

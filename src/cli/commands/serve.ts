@@ -5,6 +5,7 @@ import { loadConfig } from '../../config.ts';
 import { createLogger, type Logger } from '../../common/logger.ts';
 import { Gateway } from '../../gateway.ts';
 import { bootstrapFirstAccount, type FirstStart } from '../../modules/accounts/bootstrap.ts';
+import { DEFAULT_PASSWORD_HASH_COST } from '../../modules/users/passwords.ts';
 import { parseFlags } from '../flags.ts';
 import type { Output } from '../output.ts';
 
@@ -34,6 +35,13 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
   });
+
+  if (config.sessions.passwordHashCost < DEFAULT_PASSWORD_HASH_COST) {
+    logger.warn(
+      { cost: config.sessions.passwordHashCost },
+      `PASSWORD_HASH_COST is below ${DEFAULT_PASSWORD_HASH_COST}, OWASP's minimum for scrypt: stolen password hashes are cheaper to crack`,
+    );
+  }
 
   // A stop that began meanwhile may close the database under the first start: that is no error.
   const first = await bootstrapFirstAccount(gateway.services, config.adminEmail).catch((error: unknown) => {
