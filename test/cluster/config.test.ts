@@ -2,25 +2,16 @@
 // clear message (several nodes cannot share PGlite)"; NODE_ID names the node in logs and metrics.
 import { expect } from 'chai';
 import { hostname } from 'node:os';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { configProblems } from '../support/config-problems.ts';
 import { expectRefused, killChildren, runCli, tempDataDir } from '../support/cli.ts';
 
 const EMBEDDED_REFUSAL = 'REDIS_URL: several nodes cannot share the embedded database; set DATABASE_URL to PostgreSQL or unset REDIS_URL';
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).to.be.instanceOf(ConfigError);
-    return (error as ConfigError).problems;
-  }
-  expect.fail(`loadConfig accepted ${JSON.stringify(env)}`);
-}
-
 describe('cluster configuration (issue 13)', () => {
   describe('REDIS_URL', () => {
     it('when it is set without DATABASE_URL (the embedded database), then the configuration is refused saying why and what to do', () => {
-      expect(problems({ REDIS_URL: 'redis://127.0.0.1:6379' })).to.deep.equal([EMBEDDED_REFUSAL]);
+      expect(configProblems({ REDIS_URL: 'redis://127.0.0.1:6379' })).to.deep.equal([EMBEDDED_REFUSAL]);
     });
 
     it('when it is set with DATABASE_URL, then it is accepted with the default channel prefix', () => {
@@ -29,11 +20,11 @@ describe('cluster configuration (issue 13)', () => {
     });
 
     it('when DATABASE_URL is itself invalid, then only that is reported, not the embedded database', () => {
-      expect(problems({ REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'mysql://db/sms' })).to.deep.equal(['DATABASE_URL: must start with postgres:// or postgresql://']);
+      expect(configProblems({ REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'mysql://db/sms' })).to.deep.equal(['DATABASE_URL: must start with postgres:// or postgresql://']);
     });
 
     it('when REDIS_PREFIX holds a space, then it is refused', () => {
-      expect(problems({ REDIS_PREFIX: 'my gateway' })[0]).to.match(/^REDIS_PREFIX: must be 1-64 letters/);
+      expect(configProblems({ REDIS_PREFIX: 'my gateway' })[0]).to.match(/^REDIS_PREFIX: must be 1-64 letters/);
     });
   });
 
@@ -51,7 +42,7 @@ describe('cluster configuration (issue 13)', () => {
 
     for (const bad of ['node 1', 'a'.repeat(65), 'node/1', 'nöde']) {
       it(`when set to ${JSON.stringify(bad.length > 20 ? `${bad.slice(0, 8)}... (${bad.length} characters)` : bad)}, then it is refused naming the variable`, () => {
-        const [problem] = problems({ NODE_ID: bad });
+        const [problem] = configProblems({ NODE_ID: bad });
         expect(problem).to.match(/^NODE_ID: must be 1-64 letters, digits, dots, underscores or dashes/);
       });
     }

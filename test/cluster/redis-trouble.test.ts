@@ -6,9 +6,9 @@
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/common/logger.ts';
-import { Gateway } from '../../src/gateway.ts';
+import type { Config } from '../../src/config.ts';
+import type { Gateway } from '../../src/gateway.ts';
+import { startGateway } from '../support/gateway.ts';
 import { ApiClient } from '../support/tenant.ts';
 import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
 
@@ -83,18 +83,7 @@ describe('Redis trouble, readiness, node ids (issue 13)', function () {
 
   /** A node started with its own logger, as `serve` starts one (stopped after the test). */
   async function startLoggedNode(overrides: Partial<Config>, sink: LogSink): Promise<Gateway> {
-    const defaults = loadConfig({});
-    const config: Config = {
-      ...defaults,
-      port: 0,
-      host: '127.0.0.1',
-      mqttPort: 0,
-      dataDir: ':memory:',
-      admission: { maxInFlight: 100_000, targetLatencyMs: 0, maxEventLoopDelayMs: 0 },
-      ...cluster.shared,
-      ...overrides,
-    } as Config;
-    return fx.track(await Gateway.start(config, createLogger('info', sink)));
+    return fx.track(await startGateway({ logLevel: 'info', ...cluster.shared, ...overrides }, undefined, sink));
   }
 
   it('when Redis answers, then /readyz reports checks.redis ok', async () => {

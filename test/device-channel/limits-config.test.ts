@@ -2,16 +2,7 @@
 // their defaults, and a clear ConfigError naming the variable for a bad value.
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { configProblems } from '../support/config-problems.ts';
 
 describe('configuration of the MQTT limits and the authentication throttle', () => {
   it('has defaults sized for a phone farm behind one address and a 64 KiB device message', () => {
@@ -42,7 +33,7 @@ describe('configuration of the MQTT limits and the authentication throttle', () 
   ];
   for (const [name, value] of bad) {
     it(`refuses ${name}="${value}" with a message naming it`, () => {
-      const problems = problemsOf({ [name]: value });
+      const problems = configProblems({ [name]: value });
       expect(problems).to.have.length(1);
       expect(problems[0]).to.match(new RegExp(`^${name}: `));
     });

@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import { Gateway } from '../../src/gateway.ts';
 import type { Clock } from '../../src/common/clock.ts';
+import type { DestinationStream } from 'pino';
 import { TEST_PASSWORD_HASH_COST, testDatabaseUrl } from './environment.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,8 @@ import { join } from 'node:path';
 // per test process; tests that look at the files give their gateway a directory of its own.
 let recordingsDirectory: string | undefined;
 
-export async function startGateway(overrides: Partial<Config> = {}, clock?: Clock): Promise<Gateway> {
+/** `logTo`: where its log lines go (at overrides.logLevel), for a test that reads them. */
+export async function startGateway(overrides: Partial<Config> = {}, clock?: Clock, logTo?: DestinationStream): Promise<Gateway> {
   const databaseUrl = testDatabaseUrl();
   const defaults = loadConfig({});
   const config: Config = {
@@ -31,5 +33,5 @@ export async function startGateway(overrides: Partial<Config> = {}, clock?: Cloc
     recordings: { ...defaults.recordings, directory: (recordingsDirectory ??= mkdtempSync(join(tmpdir(), 'sgw-test-recordings-'))) },
     ...overrides,
   };
-  return Gateway.start(config, createLogger(config.logLevel), clock);
+  return Gateway.start(config, createLogger(config.logLevel, logTo), clock);
 }

@@ -2,17 +2,8 @@
 // session cookie is Secure, the two session lifetimes and ADMIN_EMAIL are validated, and a bad
 // value names its variable.
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { loadConfig } from '../../src/config.ts';
+import { configProblems } from '../support/config-problems.ts';
 
 describe('config: users and sessions', () => {
   it('defaults: 30 min idle, 12 h absolute, cookie not Secure, admin@localhost', () => {
@@ -39,17 +30,17 @@ describe('config: users and sessions', () => {
     expect(loadConfig({}).sessions.passwordHashCost).to.equal(15);
     expect(loadConfig({ PASSWORD_HASH_COST: '17' }).sessions.passwordHashCost).to.equal(17);
     for (const bad of ['9', '21', '15.5', 'high']) {
-      expect(problemsOf({ PASSWORD_HASH_COST: bad }).find((p) => p.startsWith('PASSWORD_HASH_COST:')), bad).to.be.a('string');
+      expect(configProblems({ PASSWORD_HASH_COST: bad }).find((p) => p.startsWith('PASSWORD_HASH_COST:')), bad).to.be.a('string');
     }
   });
 
   it('refuses bad values, naming each variable', () => {
-    const problems = problemsOf({ PUBLIC_URL: 'ftp://x', SESSION_IDLE_TIMEOUT: '10', SESSION_MAX_AGE: 'a day', ADMIN_EMAIL: 'nobody' });
+    const problems = configProblems({ PUBLIC_URL: 'ftp://x', SESSION_IDLE_TIMEOUT: '10', SESSION_MAX_AGE: 'a day', ADMIN_EMAIL: 'nobody' });
     expect(problems).to.have.length(4);
     expect(problems.find((p) => p.startsWith('PUBLIC_URL:'))).to.contain('http://');
     expect(problems.find((p) => p.startsWith('SESSION_IDLE_TIMEOUT:'))).to.contain('from 60');
     expect(problems.find((p) => p.startsWith('SESSION_MAX_AGE:'))).to.contain('"a day"');
     expect(problems.find((p) => p.startsWith('ADMIN_EMAIL:'))).to.contain('email address');
-    expect(problemsOf({ PUBLIC_URL: 'not a url' })).to.deep.equal(['PUBLIC_URL: is not a valid URL']);
+    expect(configProblems({ PUBLIC_URL: 'not a url' })).to.deep.equal(['PUBLIC_URL: is not a valid URL']);
   });
 });

@@ -1,15 +1,6 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { loadConfig } from '../../src/config.ts';
+import { configProblems } from '../support/config-problems.ts';
 
 describe('recordings configuration', () => {
   it('defaults: 50 MB, files under DATA_DIR, kept forever', () => {
@@ -22,9 +13,9 @@ describe('recordings configuration', () => {
     expect(loadConfig({ RECORDING_MAX_BYTES: '1gb' }).recordings.maxBytes).to.equal(1024 ** 3);
     expect(loadConfig({ RECORDINGS_RETENTION_DAYS: '90' }).recordings.retentionDays).to.equal(90);
     expect(loadConfig({ RECORDINGS_RETENTION_DAYS: 'keep' }).recordings.retentionDays).to.equal(undefined);
-    expect(problems({ RECORDING_MAX_BYTES: '5tb' })[0]).to.match(/^RECORDING_MAX_BYTES: must be a size/);
-    expect(problems({ RECORDING_MAX_BYTES: '10' })[0]).to.match(/^RECORDING_MAX_BYTES: must be between 1kb and 4gb/);
-    expect(problems({ RECORDINGS_RETENTION_DAYS: '0' })[0]).to.match(/^RECORDINGS_RETENTION_DAYS: must be a whole number from 1/);
+    expect(configProblems({ RECORDING_MAX_BYTES: '5tb' })[0]).to.match(/^RECORDING_MAX_BYTES: must be a size/);
+    expect(configProblems({ RECORDING_MAX_BYTES: '10' })[0]).to.match(/^RECORDING_MAX_BYTES: must be between 1kb and 4gb/);
+    expect(configProblems({ RECORDINGS_RETENTION_DAYS: '0' })[0]).to.match(/^RECORDINGS_RETENTION_DAYS: must be a whole number from 1/);
   });
 
   it('parses RECORDINGS_S3_URL: endpoint, bucket, region, path style, credentials', () => {
@@ -55,7 +46,7 @@ describe('recordings configuration', () => {
       's3://KEY:TOPSECRET@host/bucket?region=../x',
     ];
     for (const url of bad) {
-      const [problem] = problems({ RECORDINGS_S3_URL: url });
+      const [problem] = configProblems({ RECORDINGS_S3_URL: url });
       expect(problem, url).to.match(/^RECORDINGS_S3_URL: /);
       expect(problem, url).not.to.include('TOPSECRET');
     }
