@@ -9,20 +9,20 @@
 // suite, two terminals): one builds under a lock, the others wait and then find it fresh.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensurePanelBuilt } from './panel-build.js';
+import { describe, readStamp, ROOT, walk } from './source-files.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DIST = join(ROOT, 'dist');
 const STAMP = join(DIST, '.build-stamp.json');
 const BUILD_INFO = join(DIST, '.tsbuildinfo');
 const LOCK = join(ROOT, '.dist-build.lock');
 const SOURCE_DIRS = ['src', 'broker', 'db'];
 /** Files outside those directories that change what the build produces. */
-const BUILD_INPUTS = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.js'];
+const BUILD_INPUTS = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.js', 'scripts/source-files.js'];
 const LOCK_WAIT_MS = 5 * 60_000;
 /** tsc's exit status when it reported errors but wrote every output anyway. */
 const TSC_ERRORS_BUT_EMITTED = 2;
@@ -40,7 +40,7 @@ export async function ensureBuilt({ force = false, strict = false } = {}) {
   try {
     // Another process may have built it while this one waited for the lock.
     const sources = fingerprint();
-    const stamp = readStamp();
+    const stamp = readStamp(STAMP);
     if (!force && isFresh(sources, stamp)) return;
     const tsc = tscPath();
     process.stderr.write(`sms-gateway: building dist/ from the TypeScript sources (${stamp ? 'they changed' : 'no build yet'})\n`);
@@ -71,32 +71,10 @@ export function fingerprint() {
   return createHash('sha256').update(entries.sort().join('\n')).digest('hex');
 }
 
-function isFresh(sources, stamp = readStamp()) {
+function isFresh(sources, stamp = readStamp(STAMP)) {
   if (!existsSync(join(DIST, 'src', 'cli', 'index.js'))) return false;
   if (sources === null) return true;
   return stamp?.sources === sources;
-}
-
-function readStamp() {
-  try {
-    return JSON.parse(readFileSync(STAMP, 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-function walk(dir, entries) {
-  if (!existsSync(dir)) return;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) walk(path, entries);
-    else if (entry.isFile()) entries.push(describe(path));
-  }
-}
-
-function describe(path) {
-  const stat = statSync(path);
-  return `${relative(ROOT, path)}:${stat.size}:${stat.mtimeMs}`;
 }
 
 function tscPath() {

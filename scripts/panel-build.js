@@ -3,11 +3,10 @@
 // them as immutable, and an index.html that names them. Everything is local: no CDN, no network.
 // Plain JavaScript, like build.js: it runs before anything is compiled.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { describe, readStamp, ROOT, walk } from './source-files.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PANEL = join(ROOT, 'panel');
 export const PANEL_DIST = join(ROOT, 'dist', 'panel');
 const STAMP = join(PANEL_DIST, '.build-stamp.json');
@@ -19,7 +18,7 @@ export async function ensurePanelBuilt({ force = false } = {}) {
   // dist/ shipped without the sources: what is there is what there is.
   if (!existsSync(join(PANEL, 'src', 'main.tsx'))) return false;
   const sources = panelFingerprint();
-  if (!force && readStamp()?.sources === sources && existsSync(join(PANEL_DIST, 'index.html'))) return false;
+  if (!force && readStamp(STAMP)?.sources === sources && existsSync(join(PANEL_DIST, 'index.html'))) return false;
   const esbuild = await import('esbuild');
   const staging = `${PANEL_DIST}.${process.pid}.tmp`;
   rmSync(staging, { recursive: true, force: true });
@@ -50,7 +49,8 @@ export async function ensurePanelBuilt({ force = false } = {}) {
     .replace('{{stylesheet}}', pick('styles', '.css'));
   writeFileSync(join(staging, 'index.html'), html);
   writeFileSync(join(staging, '.build-stamp.json'), `${JSON.stringify({ sources, builtAt: new Date().toISOString() })}\n`);
-  // Swap the whole directory: a gateway reading dist/panel never sees half a build.
+  // Swap the whole directory: a gateway reading dist/panel sees the old build, none for a moment,
+  // or the new one, never half of one (and keeps serving what it already read).
   rmSync(PANEL_DIST, { recursive: true, force: true });
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
   renameDir(staging, PANEL_DIST);
@@ -67,28 +67,6 @@ export function panelFingerprint() {
     if (existsSync(manifest)) entries.push(`${pkg}@${JSON.parse(readFileSync(manifest, 'utf8')).version}`);
   }
   return createHash('sha256').update(entries.sort().join('\n')).digest('hex');
-}
-
-function readStamp() {
-  try {
-    return JSON.parse(readFileSync(STAMP, 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-function walk(dir, entries) {
-  if (!existsSync(dir)) return;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) walk(path, entries);
-    else if (entry.isFile()) entries.push(describe(path));
-  }
-}
-
-function describe(path) {
-  const stat = statSync(path);
-  return `${relative(ROOT, path)}:${stat.size}:${stat.mtimeMs}`;
 }
 
 function renameDir(from, to) {

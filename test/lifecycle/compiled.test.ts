@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { REPO_ROOT } from '../support/cli.ts';
 
-const COPIED = ['src', 'broker', 'db', 'panel', 'bin', 'scripts/build.js', 'scripts/panel-build.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+const COPIED = ['src', 'broker', 'db', 'panel', 'bin', 'scripts/build.js', 'scripts/panel-build.js', 'scripts/source-files.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 const BUILD_LINE = /^sms-gateway: building dist\/ from the TypeScript sources \((no build yet|they changed)\)$/m;
 
 interface Run {
