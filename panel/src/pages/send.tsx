@@ -28,6 +28,8 @@ function SendSmsForm() {
   const [busy, setBusy] = useState(false);
   const set = (field: keyof SendForm) => (value: string) => setForm((previous) => ({ ...previous, [field]: value }));
   const fieldError = (field: string) => error?.forField(field);
+  // A SIM slot belongs to the phone it was picked on: another phone starts at its own default.
+  const chooseDevice = (deviceId: string) => setForm((previous) => ({ ...previous, deviceId, simSlot: '' }));
   const recipients = phoneList(form.phones).length;
 
   const submit = async (event: Event) => {
@@ -55,7 +57,7 @@ function SendSmsForm() {
         )}
       </Field>
       <div class="form-row">
-        <SelectField label="Device" name="device_id" value={form.deviceId} onValue={set('deviceId')} options={deviceOptions(devices, 'Any device')} error={fieldError('device_id')} />
+        <SelectField label="Device" name="device_id" value={form.deviceId} onValue={chooseDevice} options={deviceOptions(devices, 'Any device')} error={fieldError('device_id')} />
         <SimChoice device={devices.find((device) => device.id === form.deviceId)} value={form.simSlot} onValue={set('simSlot')} error={fieldError('sim_slot')} />
       </div>
       <TextField
