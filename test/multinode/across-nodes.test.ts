@@ -1,0 +1,121 @@
+// Several nodes, one deployment: three real `sms-gateway serve` processes (A, B, C) on one
+// PostgreSQL and one Redis. What an operator running several nodes behind a load balancer relies
+// on: an SMS made on any node reaches the phone wherever it is connected, at once (not at the
+// next sweep); a phone may move between nodes in the middle of a task, or connect to a second
+// node while its old connection lingers on the first, without any status recorded twice or any
+// offline event for the move; and a revoked key stops working on every node within a second.
+import { expect } from 'chai';
+import type { SendTask } from '../../src/modules/delivery/task.ts';
+import { nextEvent } from '../support/devices.ts';
+import { useDeployment } from './support/deployment.ts';
+import { isOnline, moveTo, phoneOn, registerPhone, silentPhoneOn } from './support/phones.ts';
+import { expectDeliveredOnce, sendSms, smsState } from './support/sms.ts';
+import { ms, until, within } from './support/waits.ts';
+
+/** The dispatcher's sweep interval: a wake-up that works must beat it by far. */
+const SWEEP_MS = 1_000;
+
+describe('multi-node: across three serve processes', function () {
+  this.timeout(30_000);
+  const deployment = useDeployment({ nodes: ['a', 'b', 'c'] });
+
+  it('when an SMS is created through node B or C, then the phone on node A receives it well before a sweep, and B shows it delivered', async () => {
+    const tenant = await deployment.tenant();
+    const device = await registerPhone(tenant.on('a'), 'phone-on-a');
+    const phone = await phoneOn(deployment, deployment.node('a'), device);
+
+    const toTask: number[] = [];
+    const toDelivered: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const creator = i % 2 === 0 ? 'b' : 'c';
+      const text = `made on ${creator} #${i}`;
+      const received = nextEvent(phone, 'task', (task: SendTask) => task.message === text, 5_000);
+      const started = performance.now();
+      const id = await sendSms(tenant.on(creator), text);
+      const [task] = await received;
+      toTask.push(performance.now() - started);
+      expect(task.sms_id).to.equal(id);
+      await until(`SMS ${i} delivered, read on B`, async () => (await smsState(tenant.on('b'), id)).status === 'delivered', 5_000);
+      toDelivered.push(performance.now() - started);
+      expectDeliveredOnce(await smsState(tenant.on('b'), id), `SMS ${i}`);
+    }
+    const sorted = [...toTask].sort((x, y) => x - y);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    console.log(`      created on B/C -> task on A: median ${ms(median)}, max ${ms(sorted.at(-1)!)}; -> delivered read on B: max ${ms(Math.max(...toDelivered))}`);
+    // The sweep alone would give a median near half its interval.
+    expect(median, 'median time from POST on B/C to the task on A').to.be.below(SWEEP_MS / 4);
+    expect(sorted.at(-1)!, 'slowest').to.be.below(SWEEP_MS);
+  });
+
+  it('when a phone acknowledges a task on A, then moves to B and reports sent and delivered there, then each status is recorded once', async () => {
+    const tenant = await deployment.tenant();
+    const device = await registerPhone(tenant.on('a'), 'moving-phone');
+    // It sends (reports sent) 1.5 s after acknowledging: the time it has to move.
+    const phone = await phoneOn(deployment, deployment.node('a'), device, { delays: { sent: 1_500 } });
+
+    const acknowledged = nextEvent(phone, 'report', (_id: string, status: string) => status === 'processing', 5_000);
+    const id = await sendSms(tenant.on('b'), 'moves mid-task', device.id);
+    expect((await acknowledged)[0]).to.equal(id);
+    await moveTo(phone, deployment.node('b'));
+    expect(phone.handled.get(id), 'moved before reporting sent: sent and delivered go to B').to.equal('processing');
+
+    const { ms: took } = await until('delivered, read on B', async () => (await smsState(tenant.on('b'), id)).status === 'delivered', 10_000);
+    console.log(`      moved A -> B mid-task: delivered ${ms(took)} after the move`);
+    expectDeliveredOnce(await smsState(tenant.on('b'), id), 'read on B');
+    expectDeliveredOnce(await smsState(tenant.on('a'), id), 'read on A');
+    expect(phone.sendCount.get(id), 'sent over the radio').to.equal(1);
+  });
+
+  it('when a phone connects to B while its old connection to A is open, then A closes the old one, the phone stays online everywhere, no offline or online event is sent for the move, and a task is delivered once', async () => {
+    const tenant = await deployment.tenant();
+    const receiver = await deployment.receiver();
+    const hook = await tenant.on('a').post('/webhooks', { url: receiver.url, events: ['device.online', 'device.offline'] });
+    expect(hook.status, JSON.stringify(hook.body)).to.equal(201);
+    const device = await registerPhone(tenant.on('a'), 'taken-over');
+    const about = (type: string) => receiver.received.filter((r) => r.json?.type === type && r.json?.data?.device?.id === device.id);
+
+    // The old connection, as the app makes it; it never reconnects by itself.
+    const { client: old, tasks: oldTasks } = await silentPhoneOn(deployment, deployment.node('a'), device);
+    await receiver.waitFor(1, (r) => r.json?.type === 'device.online' && r.json?.data?.device?.id === device.id, 10_000);
+
+    const oldClosed = new Promise<number>((resolve) => old.once('close', () => resolve(performance.now())));
+    const started = performance.now();
+    const phone = await phoneOn(deployment, deployment.node('b'), device);
+    const closedAt = await within(oldClosed, 5_000, 'A closing the old connection');
+    console.log(`      takeover: A closed the old connection ${ms(closedAt - started)} after the phone connected to B`);
+    expect(old.connected, 'old connection on A').to.equal(false);
+
+    for (const name of ['a', 'b', 'c']) {
+      await until(`GET /devices/{id} on ${name} showing the phone online`, () => isOnline(tenant.on(name), device.id), 3_000);
+    }
+    const id = await sendSms(tenant.on('c'), 'after the takeover', device.id);
+    await until('delivered, read on C', async () => (await smsState(tenant.on('c'), id)).status === 'delivered', 10_000);
+    expectDeliveredOnce(await smsState(tenant.on('a'), id), 'read on A');
+    expect(phone.sendCount.get(id)).to.equal(1);
+    expect(oldTasks, 'tasks the old connection got').to.deep.equal([]);
+    for (const name of ['a', 'b', 'c']) expect(await isOnline(tenant.on(name), device.id), `online on ${name} after the task`).to.equal(true);
+
+    // A real disconnection ends the test: its offline event is the only one, so none came for the move.
+    const leftAt = Date.now();
+    await phone.kill();
+    const real = (r: { json?: any }) => r.json?.type === 'device.offline' && r.json?.data?.device?.id === device.id && Date.parse(r.json.timestamp) >= leftAt;
+    await receiver.waitFor(1, real, 15_000);
+    expect(about('device.offline'), 'device.offline events: the real disconnection only').to.have.length(1);
+    expect(about('device.online'), 'device.online events: the first connection only').to.have.length(1);
+  });
+
+  it('when a key is revoked on node A, then nodes B and C, which had it cached, refuse it within 1 s', async () => {
+    const tenant = await deployment.tenant();
+    const created = await tenant.on('a').post('/keys', { permissions: ['devices:read'], name: 'to revoke' });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const onB = deployment.node('b').api(created.body.key);
+    const onC = deployment.node('c').api(created.body.key);
+    expect((await onB.get('/devices')).status, 'B caches the live key').to.equal(200);
+    expect((await onC.get('/devices')).status, 'C caches the live key').to.equal(200);
+
+    expect((await tenant.on('a').delete(`/keys/${created.body.id}`)).status).to.equal(200);
+    const { ms: took } = await until('B and C refusing the key', async () => (await onB.get('/devices')).status === 401 && (await onC.get('/devices')).status === 401, 5_000);
+    console.log(`      key revoked on A: refused on B and C after ${ms(took)}`);
+    expect(took).to.be.below(1_000);
+  });
+});

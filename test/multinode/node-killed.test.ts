@@ -1,0 +1,103 @@
+// A node dies without a goodbye (kill -9) while its phones hold queued work. Three real `serve`
+// processes; node A is killed. What must follow, whatever A was doing:
+// - a phone that reconnects (to B: the load balancer sends it elsewhere) finishes what it had
+//   acknowledged and gets the rest, and is never reported offline;
+// - a phone that does not come back is shown offline by the surviving nodes and announced
+//   (device.offline, once) within PRESENCE_LEASE and a few seconds, and the tasks it never
+//   acknowledged go to another phone FAILOVER_AFTER later;
+// - every SMS ends delivered, sent over the radio exactly once, each status recorded once.
+import { expect } from 'chai';
+import type { Received } from '../support/receiver.ts';
+import { FAILOVER_AFTER_S, PRESENCE_LEASE_S, useDeployment } from './support/deployment.ts';
+import { isOnline, moveTo, phoneOn, registerPhone, silentPhoneOn } from './support/phones.ts';
+import { expectDeliveredOnce, sendSms, smsState } from './support/sms.ts';
+import { ms, until } from './support/waits.ts';
+
+const SMS_COUNT = 8;
+/** Send window of the two phones on A: together they hold 6 of the 8 SMS, the rest wait in the pool. */
+const WINDOW_ON_A = { send_window: 3, limits: { per_minute: null, per_hour: null, per_day: null } };
+/** How long after the kill the surviving nodes may take to see a phone gone: the lease, a renewal period, a check. */
+const NOTICE_MS = (PRESENCE_LEASE_S + 3) * 1000;
+
+describe('multi-node: a node killed with -9 while its phones hold work', function () {
+  this.timeout(60_000);
+  const deployment = useDeployment({ nodes: ['a', 'b', 'c'] });
+
+  it('when node A is killed, then the phone that reconnects to B and the phone on C deliver every SMS once, and the phone that does not come back is shown offline, announced once and its unacknowledged tasks move', async () => {
+    const tenant = await deployment.tenant();
+    const receiver = await deployment.receiver();
+    const hook = await tenant.on('b').post('/webhooks', { url: receiver.url, events: ['device.online', 'device.offline'] });
+    expect(hook.status, JSON.stringify(hook.body)).to.equal(201);
+    const offlineOf = (deviceId: string) => (r: Received) => r.json?.type === 'device.offline' && r.json?.data?.device?.id === deviceId;
+
+    const [a, b, c] = [deployment.node('a'), deployment.node('b'), deployment.node('c')];
+    const returning = await registerPhone(tenant.on('b'), 'returns-on-b', WINDOW_ON_A);
+    const stranded = await registerPhone(tenant.on('b'), 'never-returns', WINDOW_ON_A);
+    const survivor = await registerPhone(tenant.on('b'), 'on-c');
+
+    // On A: one phone works one task at a time (half a second each), one takes tasks and never acknowledges.
+    const returningPhone = await phoneOn(deployment, a, returning, { maxConcurrentTasks: 1, delays: { sent: 500 } });
+    const silent = await silentPhoneOn(deployment, a, stranded);
+    const ids: string[] = [];
+    for (let i = 0; i < SMS_COUNT; i++) ids.push(await sendSms(tenant.on(i % 2 === 0 ? 'b' : 'c'), `queued #${i}`));
+    await until(
+      'both phones on A holding tasks, one of them acknowledged',
+      async () => silent.tasks.length > 0 && [...returningPhone.handled.keys()].length > 1 && returningPhone.sendCount.size > 0,
+      10_000,
+      () => `silent phone holds ${new Set(silent.tasks).size}, returning phone took ${returningPhone.handled.size}`,
+    );
+    // The phone on C comes after the phones on A took their share, so that it starts with the pool's leftovers.
+    const survivorPhone = await phoneOn(deployment, c, survivor);
+
+    const strandedTasks = new Set(silent.tasks);
+    const acknowledgedOnA = new Set([...returningPhone.sendCount.keys()]);
+    await a.kill();
+    const killedAt = performance.now();
+    const killedAtClock = Date.now();
+    await moveTo(returningPhone, b);
+    const movedAt = performance.now() - killedAt;
+
+    // The phone that does not come back.
+    const shownOffline = await until(
+      'B and C showing the stranded phone offline',
+      async () => !(await isOnline(tenant.on('b'), stranded.id)) && !(await isOnline(tenant.on('c'), stranded.id)),
+      NOTICE_MS + 5_000,
+    );
+    const announced = await receiver.waitFor(1, offlineOf(stranded.id), NOTICE_MS + 5_000);
+    const announcedMs = Date.parse(announced[0]!.json.timestamp) - killedAtClock;
+    const movedTasks = await until(
+      'the stranded phone\'s tasks on the phone on C',
+      async () => [...strandedTasks].every((id) => survivorPhone.handled.has(id) || returningPhone.handled.has(id)),
+      NOTICE_MS + FAILOVER_AFTER_S * 1000 + 10_000,
+      () => `${[...strandedTasks].filter((id) => !survivorPhone.handled.has(id) && !returningPhone.handled.has(id)).length} of ${strandedTasks.size} not moved`,
+    );
+
+    // Every SMS.
+    await until(
+      'every SMS delivered, read on C',
+      async () => (await Promise.all(ids.map(async (id) => (await smsState(tenant.on('c'), id)).status))).every((status) => status === 'delivered'),
+      20_000,
+      async () => (await Promise.all(ids.map(async (id) => (await smsState(tenant.on('c'), id)).status))).join(', '),
+    );
+    console.log(
+      `      kill -9 of A: returning phone on B after ${ms(movedAt)}; stranded phone offline on B and C after ${ms(shownOffline.ms)}, ` +
+        `device.offline stamped ${ms(announcedMs)} after the kill; its ${strandedTasks.size} tasks moved after ${ms(movedTasks.ms + shownOffline.ms)}; ` +
+        `all ${SMS_COUNT} SMS delivered after ${ms(performance.now() - killedAt)}`,
+    );
+    for (const id of ids) {
+      const sends = (returningPhone.sendCount.get(id) ?? 0) + (survivorPhone.sendCount.get(id) ?? 0);
+      expect(sends, `SMS ${ids.indexOf(id)} sent over the radio`).to.equal(1);
+      expectDeliveredOnce(await smsState(tenant.on('b'), id), `SMS ${ids.indexOf(id)}`);
+    }
+    for (const id of acknowledgedOnA) expect(returningPhone.sendCount.get(id), 'acknowledged on A: finished by the same phone').to.equal(1);
+    for (const id of strandedTasks) expect(silent.tasks.filter((task) => task === id).length, 'the stranded phone never reported, yet').to.be.at.least(1);
+
+    expect(announcedMs, 'device.offline within the lease and a few seconds').to.be.below(NOTICE_MS);
+    expect(receiver.received.filter(offlineOf(stranded.id)), 'device.offline of the stranded phone').to.have.length(1);
+    expect(receiver.received.filter(offlineOf(returning.id)), 'device.offline of the phone that reconnected at once').to.have.length(0);
+    for (const api of [tenant.on('b'), tenant.on('c')]) {
+      expect(await isOnline(api, returning.id), 'the returning phone, online').to.equal(true);
+      expect(await isOnline(api, survivor.id), 'the phone on C, online').to.equal(true);
+    }
+  });
+});

@@ -1,0 +1,42 @@
+// Bounded waits on state that has no event of its own in another process (an SMS's status, a
+// device's presence as a node answers it): polled, with a deadline, and timed.
+export const POLL_MS = 20;
+
+/**
+ * Polls `check` until it returns something other than undefined or false; resolves with that
+ * value and the milliseconds it took. Fails after `timeoutMs`, saying what it waited for and
+ * what `describe` (if given) says of the last state.
+ */
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  describe?: () => string | Promise<string>,
+): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return { value, ms: performance.now() - started };
+    if (performance.now() - started > timeoutMs) {
+      const state = describe ? ` (${await describe()})` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${state}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** Milliseconds, rounded, for the figures a test reports. */
+export function ms(value: number): string {
+  return `${Math.round(value)} ms`;
+}
+
+/** Resolves with `promise`'s value, or fails with `what` once `timeoutMs` passed first. */
+export async function within<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${timeoutMs} ms`)), timeoutMs)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
