@@ -19,6 +19,10 @@ const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
   ['8. Start time and idle memory', 'scripts/bench/startup.ts', 420_000],
   // Probe, then two open-loop runs of OVERLOAD_SECONDS (default 20), each warmed up and drained.
   ['9. Overload', 'scripts/bench/overload.ts', 420_000],
+  // Registration of 10,000 devices, then the fleet on 1 node and on 2 (each warmed up, settled, measured).
+  ['10a. Several nodes: fleet', 'scripts/bench/cluster-fleet.ts', 420_000],
+  // Three series one at a time, each stopped after 100 s even if every task waited for a sweep, and two batches.
+  ['10b. Several nodes: dispatch latency', 'scripts/bench/cluster-latency.ts', 420_000],
 ];
 
 const only = process.argv.slice(2);
