@@ -25,6 +25,8 @@ import { meterBroker } from './metrics.ts';
 import { DeviceLookup } from './device-lookup.ts';
 import { LastSeenWriter } from './last-seen.ts';
 import { indexRetainedMessages } from './retained-store.ts';
+import { shareRetainedMessages } from './shared-retained-store.ts';
+import { deliverMessagesFromOtherNodes } from './node-local-sessions.ts';
 import { canonicalDeviceId, identityOf, OPERATOR_CLIENT_PREFIX, setIdentity, type DeviceIdentity } from './identity.ts';
 import { canonicalTopic, deviceTopic, isDeviceToGateway, parseDeviceTopic, TOPIC_PREFIX } from './topics.ts';
 import { guardIncoming, PacketSizeGuard } from './packet-guard.ts';
@@ -33,6 +35,8 @@ import { RefusalLog, type ConnectionRefusal } from './refusal-log.ts';
 import { applyKeepaliveLimit } from './keepalive.ts';
 import { OutageNotice } from '../src/storage/database-errors.ts';
 import { PresenceMirror } from './presence-mirror.ts';
+import type { Redis } from 'ioredis';
+import type { Claim } from '../src/cluster/presence.ts';
 
 export const WEBSOCKET_PATH = '/mqtt';
 /** A WebSocket message may carry this many packets of the largest size (see listen()). */
@@ -52,6 +56,22 @@ export interface DeviceChannelOptions {
   limits: MqttLimitsConfig;
   /** How long a CONNECT from a throttled address waits for its CONNACK 5. */
   refusalDelayMs: number;
+  /** Several nodes (src/cluster): what the broker shares with the others; none for a single node. */
+  cluster?: BrokerCluster;
+}
+
+/** What a broker shares with the brokers of the other nodes through Redis. */
+export interface BrokerCluster {
+  /** Aedes' message bus, reaching every node's subscribers (src/cluster/mqtt-emitter.ts). */
+  mq: object;
+  /** Where retained messages are kept: a Redis hash. */
+  retained: { redis: Redis; key: string };
+  /** Which node holds which device's connection (src/cluster/presence.ts). */
+  ownership: {
+    claim(deviceId: string, accountId: string): Promise<Claim>;
+    release(deviceId: string, accountId: string, token: string): Promise<'released' | 'moved'>;
+    stillHolds(deviceId: string, accountId: string, token: string): Promise<boolean>;
+  };
 }
 
 /** What the gateway knows of a connection before it has authenticated. */
@@ -86,6 +106,10 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   private readonly perAddress: ConnectionsPerAddress;
   private readonly refusals: RefusalLog;
   private readonly presenceMirror: PresenceMirror;
+  /** Several nodes: each device connection's claim of its device (src/cluster/presence.ts). */
+  private readonly claims = new WeakMap<Client, Claim>();
+  /** Releases of claims on their way to Redis; a stop waits for them. */
+  private readonly releasing = new Set<Promise<void>>();
 
   private constructor(
     private readonly aedes: Aedes,
@@ -118,9 +142,16 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       maxClientsIdLength: 64,
       // No refusal for a keepalive: preConnect applies the gateway's own limit (broker/keepalive.ts).
       keepaliveLimit: 0,
+      ...(options.cluster ? { mq: options.cluster.mq as never } : {}),
     });
-    // Retained messages from a topic tree, not a scan of all of them per SUBSCRIBE (architecture pitfalls).
-    indexRetainedMessages(aedes);
+    // Retained messages from a topic tree, not a scan of all of them per SUBSCRIBE (architecture
+    // pitfalls); with several nodes, from Redis, one lookup per SUBSCRIBE.
+    if (options.cluster) {
+      shareRetainedMessages(aedes, options.cluster.retained.redis, options.cluster.retained.key, metrics);
+      deliverMessagesFromOtherNodes(aedes);
+    } else {
+      indexRetainedMessages(aedes);
+    }
     const channel = new DeviceChannel(aedes, services, metrics, logger, options);
     channel.installHooks();
     channel.presenceMirror.start();
@@ -176,6 +207,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     await new Promise<void>((resolve) => this.aedes.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve()));
+    await Promise.allSettled([...this.releasing]);
     await this.lastSeen.close();
   }
 
@@ -304,9 +336,23 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
         // Routed, retained and consumed on the canonical topic, whatever case the device wrote its id in.
         packet.topic = canonicalTopic(packet.topic);
         // A last will of a connection that a takeover replaced (or is replacing) is stale: drop it.
-        if (!this.isCurrent(identity.deviceId, client) && packet.topic.endsWith('/presence')) {
+        const staleWill = () => {
           packet.topic = `${QUARANTINE_PREFIX}${identity.deviceId}/stale_will`;
           packet.retain = false;
+        };
+        if (packet.topic.endsWith('/presence')) {
+          if (!this.isCurrent(identity.deviceId, client)) staleWill();
+          else if (this.options.cluster && isOffline(packet.payload)) {
+            // Another node may have taken the device over: Aedes closes this connection then,
+            // and its will must not overwrite the presence the new node holds.
+            const claim = this.claims.get(client!);
+            if (claim) {
+              return void this.options.cluster.ownership.stillHolds(identity.deviceId, identity.accountId, claim.token).then((holds) => {
+                if (!holds) staleWill();
+                done(null);
+              });
+            }
+          }
         }
       }
       done(null);
@@ -417,6 +463,17 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     // device when it registers this one ([MQTT-3.1.4-2]), and keeps one session's state.
     client.id = deviceId;
     setIdentity(client, { kind: 'device', deviceId, accountId: device.account_id, device });
+    const cluster = this.options.cluster;
+    if (cluster) {
+      // Written before Aedes announces the new client: the node holding the device's older
+      // connection, told to close it, then finds this node named, and announces no offline.
+      const claim = await cluster.ownership.claim(deviceId, device.account_id);
+      this.claims.set(client, claim);
+      if (client.closed) {
+        void cluster.ownership.release(deviceId, device.account_id, claim.token);
+        return false;
+      }
+    }
     if (!client.closed && (this.connections.has(deviceId) || this.takingOver.has(deviceId))) this.takingOver.set(deviceId, client);
     return accepted();
   }
@@ -439,8 +496,13 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       this.ready.delete(deviceId);
       previous.close();
     }
-    this.services.presence.markActive(deviceId, identity.accountId);
-    this.logger.info({ deviceId }, 'device connected');
+    if (this.claims.get(client)?.moved) {
+      this.services.presence.markMovedIn(deviceId, identity.accountId);
+      this.logger.info({ deviceId }, 'device connected, moved here from another node');
+    } else {
+      this.services.presence.markActive(deviceId, identity.accountId);
+      this.logger.info({ deviceId }, 'device connected');
+    }
     this.lastSeen.touch(deviceId);
   }
 
@@ -453,9 +515,8 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       // A takeover that ended before its connection was ready: offline, unless the old one lives on.
       this.takingOver.delete(deviceId);
       if (!this.connections.has(deviceId)) {
-        this.services.presence.markDisconnected(deviceId);
         this.services.delivery.deviceGone(deviceId);
-        this.logger.info({ deviceId }, 'device offline');
+        this.leave(deviceId, client);
       }
       this.lastSeen.touch(deviceId);
       return;
@@ -491,9 +552,35 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     if (this.connections.get(deviceId) !== client) return;
     this.connections.delete(deviceId);
     this.ready.delete(deviceId);
-    this.services.presence.markDisconnected(deviceId);
     this.services.delivery.deviceGone(deviceId);
-    this.logger.info({ deviceId }, 'device offline');
+    this.leave(deviceId, client);
+  }
+
+  /**
+   * The device's connection here ended: offline, unless (several nodes) another node holds its
+   * connection now, or a newer connection here does.
+   */
+  private leave(deviceId: string, client: Client): void {
+    const claim = this.claims.get(client);
+    const identity = identityOf(client);
+    const cluster = this.options.cluster;
+    if (!cluster || !claim || identity?.kind !== 'device') {
+      this.services.presence.markDisconnected(deviceId);
+      this.logger.info({ deviceId }, 'device offline');
+      return;
+    }
+    const release = cluster.ownership.release(deviceId, identity.accountId, claim.token).then((outcome) => {
+      if (this.connections.has(deviceId)) return;
+      if (outcome === 'moved') {
+        this.services.presence.markMovedOut(deviceId);
+        this.logger.info({ deviceId }, 'device moved to another node');
+      } else {
+        this.services.presence.markDisconnected(deviceId);
+        this.logger.info({ deviceId }, 'device offline');
+      }
+    });
+    this.releasing.add(release);
+    void release.finally(() => this.releasing.delete(release));
   }
 
   private async consume(packet: PublishPacket, client: Client | null): Promise<void> {
@@ -518,6 +605,10 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       );
     });
   }
+}
+
+function isOffline(payload: Buffer | string): boolean {
+  return (typeof payload === 'string' ? payload : payload.toString('utf8')).trim() === 'offline';
 }
 
 /** The settings a device applies (docs/asyncapi.yaml, message DeviceSettings). */

@@ -24,6 +24,8 @@ export interface Config {
   nodeId: string;
   /** Start of every Redis channel name, so that several deployments (or test runs) can share one Redis. */
   redisPrefix: string;
+  /** Several nodes: how long a node's hold on its phones outlives its last renewal (a killed node's phones go offline then). */
+  presenceLeaseMs: number;
   logLevel: LogLevel;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
@@ -170,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], problems),
     nodeId: read('NODE_ID', defaultNodeId(), nodeId),
     redisPrefix: read('REDIS_PREFIX', 'sms-gateway', redisPrefix),
+    presenceLeaseMs: read('PRESENCE_LEASE', 15, presenceLeaseSeconds) * 1000,
     logLevel: read('LOG_LEVEL', 'info', (raw) => choice(raw, LOG_LEVELS)),
     bodyLimitBytes: read('BODY_LIMIT', 64 * 1024, bytes),
     defaultPhoneRegion: read<string | undefined>('DEFAULT_PHONE_REGION', undefined, region),
@@ -258,6 +261,15 @@ function text(raw: string): string {
 
 function port(raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new Error(`must be a port number (0-65535), got "${raw}"`);
+  return Number(raw);
+}
+
+function presenceLeaseSeconds(raw: string): number {
+  // Renewed every third of it: below 3 s a busy event loop could miss a renewal; above 300 s a
+  // killed node's phones would look online for minutes.
+  if (!/^\d+$/.test(raw) || Number(raw) < 3 || Number(raw) > 300) {
+    throw new Error(`must be a whole number of seconds between 3 and 300, got "${raw}"`);
+  }
   return Number(raw);
 }
 

@@ -58,7 +58,7 @@ export class Gateway {
     try {
       await migrate(db, logger);
       const services = createServices(config, db, logger, clock);
-      cluster = await startCluster(config, services.invalidation, logger.child({ component: 'cluster' }));
+      cluster = await startCluster(config, services, logger.child({ component: 'cluster' }));
       const shared = cluster;
       meterGateway(services, logger.child({ component: 'metrics' }));
       let channel: DeviceChannel | undefined;
@@ -135,6 +135,7 @@ export class Gateway {
         http,
         limits: config.mqtt,
         refusalDelayMs: config.authThrottle.mqttRefusalDelayMs,
+        ...(cluster ? { cluster: cluster.broker() } : {}),
       }).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });
       });

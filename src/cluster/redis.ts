@@ -17,6 +17,16 @@ const MAX_RETRY_MS = 5_000;
 /** How long a start waits for Redis before it goes on without it (it keeps trying meanwhile). */
 const START_WAIT_MS = 3_000;
 
+/** How every connection of a node to Redis behaves: reconnects forever, never queues a command while down. */
+export function redisOptions(): RedisOptions {
+  return {
+    retryStrategy: (times) => Math.min(FIRST_RETRY_MS * 2 ** Math.min(times - 1, 10), MAX_RETRY_MS),
+    // A command while Redis is down fails now instead of waiting for a reconnect that may be minutes away.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+  };
+}
+
 export type MessageHandler = (channel: string, message: string) => void;
 
 export class RedisLink {
@@ -35,12 +45,7 @@ export class RedisLink {
     url: string,
     private readonly logger: Logger,
   ) {
-    const options: RedisOptions = {
-      retryStrategy: (times) => Math.min(FIRST_RETRY_MS * 2 ** Math.min(times - 1, 10), MAX_RETRY_MS),
-      // A command while Redis is down fails now instead of waiting for a reconnect that may be minutes away.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-    };
+    const options = redisOptions();
     this.commands = new Redis(url, options);
     // The subscriber queues its SUBSCRIBE until the first connection is made; ioredis repeats it after every reconnect.
     this.subscriber = new Redis(url, { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null });
@@ -48,6 +53,11 @@ export class RedisLink {
     this.subscriber.on('message', (channel: string, message: string) => {
       for (const listener of this.messageListeners) listener(channel, message);
     });
+  }
+
+  /** The command connection, for what other parts of the cluster keep in Redis. Fails at once while Redis is down. */
+  get client(): Redis {
+    return this.commands;
   }
 
   /** Whether both connections are up now. */

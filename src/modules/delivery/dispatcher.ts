@@ -320,6 +320,12 @@ export class Dispatcher {
     return undefined;
   }
 
+  /** Another node created work (several nodes): claim it for the devices held here. */
+  workArrived(work: { accountIds: string[]; deviceIds: string[] }): void {
+    for (const accountId of work.accountIds) void this.offerPool(accountId);
+    for (const deviceId of work.deviceIds) if (this.devices.has(deviceId)) void this.claimFor(deviceId);
+  }
+
   // Reacting to what happens -----------------------------------------------------------------
 
   private onQueued(sms: SmsRecord): void {
@@ -434,6 +440,9 @@ export class Dispatcher {
 
   /** Unacknowledged tasks of devices offline for FAILOVER_AFTER go back to the pool. */
   private async failover(): Promise<void> {
+    // Several nodes, Redis out of reach: a device not seen here may be online on another node,
+    // and its tasks on their way. Nothing is taken back until the nodes hear each other again.
+    if (!this.presence.current) return;
     const now = this.clock.now();
     for (const deviceId of await devicesWithUnacknowledged(this.db)) {
       if (this.presence.isOnline(deviceId, now)) continue;

@@ -20,6 +20,18 @@ interface Presence {
 
 type PresenceEvents = { online: [deviceId: string, accountId: string]; offline: [deviceId: string, accountId: string] };
 
+/**
+ * What this node knows of the devices other nodes hold (several nodes, src/cluster/presence.ts).
+ * A device connected to another node counts as online while that node is alive.
+ */
+export interface RemotePresence {
+  isOnline(deviceId: string): boolean;
+  /** Since when it is offline, as the node that saw it go announced; undefined when unknown. */
+  offlineSince(deviceId: string): number | undefined;
+  /** False while the other nodes cannot be heard (Redis down): then "not online" is a guess. */
+  readonly current: boolean;
+}
+
 /** Bounds of the silence check's interval (a tenth of DEVICE_OFFLINE_AFTER in between). */
 const MIN_CHECK_INTERVAL_MS = 50;
 const MAX_CHECK_INTERVAL_MS = 1_000;
@@ -41,6 +53,7 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
   private newest = -Infinity;
   private ordered = true;
   private timer: NodeJS.Timeout | undefined;
+  private remote: RemotePresence | undefined;
 
   /** `clock`: the time every method without an explicit `now` reads (the silence check too). */
   constructor(
@@ -63,8 +76,48 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
     this.timer = undefined;
   }
 
+  /** Several nodes: devices connected elsewhere count too. */
+  useRemote(remote: RemotePresence): void {
+    this.remote = remote;
+  }
+
+  /** Whether "not online" is known for sure: always for a single node; for several, while they can be heard. */
+  get current(): boolean {
+    return this.remote?.current ?? true;
+  }
+
+  /**
+   * The device's connection moved here from another node: connected now, but it never went
+   * offline, so no "online" is announced (the node it left announces no "offline" either).
+   */
+  markMovedIn(deviceId: string, accountId: string, now = this.clock.now()): void {
+    this.markActive(deviceId, accountId, now, false);
+  }
+
+  /** The device's connection here was taken over by another node: gone from here, not offline. */
+  markMovedOut(deviceId: string, now = this.clock.now()): void {
+    this.markDisconnected(deviceId, now, false);
+  }
+
+  /**
+   * Announces a device offline that this node did not hold: its node died (its lease ran out),
+   * and this node is the one that noticed. Records the time for failover.
+   */
+  announceOffline(deviceId: string, accountId: string, at = this.clock.now()): void {
+    const id = deviceId.toLowerCase();
+    if (this.active.has(id) || this.silent.has(id)) return;
+    this.gone.set(id, at);
+    this.emit('offline', id, accountId);
+  }
+
+  /** Announces again a device connected here that other nodes had announced offline (they lost sight of this node). */
+  announceOnline(deviceId: string, accountId: string): void {
+    const id = deviceId.toLowerCase();
+    if (this.active.has(id)) this.emit('online', id, accountId);
+  }
+
   /** The device connected or showed activity; emits "online" when it was not connected, or silent. */
-  markActive(deviceId: string, accountId: string, now = this.clock.now()): void {
+  markActive(deviceId: string, accountId: string, now = this.clock.now(), announce = true): void {
     const id = deviceId.toLowerCase();
     const active = this.active.get(id);
     if (active) {
@@ -88,11 +141,11 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
     let devices = this.byAccount.get(accountId);
     if (!devices) this.byAccount.set(accountId, (devices = new Set()));
     devices.add(id);
-    this.emit('online', id, accountId);
+    if (announce) this.emit('online', id, accountId);
   }
 
   /** The device's connection ended; emits "offline" unless it was already announced silent. */
-  markDisconnected(deviceId: string, now = this.clock.now()): void {
+  markDisconnected(deviceId: string, now = this.clock.now(), announce = true): void {
     const id = deviceId.toLowerCase();
     const active = this.active.get(id);
     const known = active ?? this.silent.get(id);
@@ -104,13 +157,14 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
     if (devices?.size === 0) this.byAccount.delete(known.accountId);
     const silentSince = known.lastActivity + this.offlineAfterMs;
     this.gone.set(id, now < silentSince ? now : silentSince);
-    if (active) this.emit('offline', id, known.accountId);
+    if (active && announce) this.emit('offline', id, known.accountId);
   }
 
   isOnline(deviceId: string, now = this.clock.now()): boolean {
     const id = deviceId.toLowerCase();
     const presence = this.active.get(id) ?? this.silent.get(id);
-    return presence !== undefined && now - presence.lastActivity < this.offlineAfterMs;
+    if (!presence) return this.remote?.isOnline(id) ?? false;
+    return now - presence.lastActivity < this.offlineAfterMs;
   }
 
   /** Ids of the account's devices that are online now. */
@@ -125,7 +179,10 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
   offlineSince(deviceId: string, now = this.clock.now()): number | undefined {
     const id = deviceId.toLowerCase();
     const presence = this.active.get(id) ?? this.silent.get(id);
-    if (!presence) return this.gone.get(id);
+    if (!presence) {
+      if (this.remote?.isOnline(id)) return undefined;
+      return latest(this.gone.get(id), this.remote?.offlineSince(id));
+    }
     const silentSince = presence.lastActivity + this.offlineAfterMs;
     return now < silentSince ? undefined : silentSince;
   }
@@ -168,4 +225,11 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
     this.newest = entries.length > 0 ? entries[entries.length - 1]![1].lastActivity : -Infinity;
     this.ordered = true;
   }
+}
+
+/** The later of two optional times. */
+function latest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.max(a, b);
 }

@@ -1,0 +1,304 @@
+// Which node holds which phone, for several nodes sharing a Redis.
+//
+// - Each node keeps one lease, `<prefix>:node:<instance>`, that it renews every third of
+//   PRESENCE_LEASE. A node killed with -9 stops renewing; once its lease has run out another
+//   node (the first to take `<prefix>:reap:<instance>`) announces its phones offline, once:
+//   device.offline webhooks, the retained presence "offline", and the time failover counts from.
+// - Each phone connected anywhere has `<prefix>:presence:<device id>` = "instance|account|token",
+//   written when its CONNECT is accepted (before Aedes announces the new client, so the node
+//   that held the old connection sees the new owner when it closes it), and removed when the
+//   connection ends, only if it still names that very connection. A phone that moved is thus
+//   told from a phone that went away: the move is silent, no offline and online announced.
+// - Every claim, release and reaping is also published on `<prefix>:presence`; each node keeps
+//   a map of the phones other nodes hold (loaded with SCAN at start and whenever Redis comes
+//   back), so "is it online" stays a memory lookup for GET /devices and for failover.
+//
+// A phone connected to another node counts online while that node's lease lives: whether it
+// has gone silent there (DEVICE_OFFLINE_AFTER) is known to its own node only.
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../common/logger.ts';
+import type { Clock } from '../common/clock.ts';
+import { isUuid } from '../common/object-id.ts';
+import type { DevicePresence, RemotePresence } from '../modules/devices/presence.ts';
+import type { RedisLink } from './redis.ts';
+
+/** Replaces the phone's entry; answers the one it replaced, and files the phone under this node. */
+const CLAIM = `local previous = redis.call('GET', KEYS[1])
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[2], ARGV[2])
+return previous`;
+/** Removes the phone's entry if it still is `ARGV[1]`; 1 when removed. */
+const RELEASE = `redis.call('SREM', KEYS[2], ARGV[2])
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+return 0`;
+/** Removes the phone's entry if it names the instance `ARGV[1]`; answers the removed entry. */
+const REAP = `local value = redis.call('GET', KEYS[1])
+if value and string.sub(value, 1, string.len(ARGV[1]) + 1) == ARGV[1] .. '|' then redis.call('DEL', KEYS[1]) return value end
+return false`;
+
+/** Phones read per SCAN round trip when loading the map. */
+const SCAN_COUNT = 1000;
+
+interface Holder {
+  instance: string;
+  accountId: string;
+}
+
+interface Message {
+  instance: string;
+  device: string;
+  account: string;
+  online: boolean;
+  at: number;
+}
+
+/** The result of a claim: `moved` when another live node held the phone's previous connection. */
+export type Claim = { token: string; moved: boolean };
+
+export class ClusterPresence implements RemotePresence {
+  /** This process: NODE_ID plus a random part, so that two nodes given one NODE_ID by mistake stay apart. */
+  readonly instance: string;
+  private readonly held = new Map<string, Holder>();
+  private readonly offline = new Map<string, number>();
+  private liveNodes = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private loaded = false;
+  /** Tokens of the connections this node holds, to re-assert them after an outage. */
+  private readonly mine = new Map<string, { accountId: string; token: string }>();
+  private readonly channel: string;
+
+  constructor(
+    private readonly link: RedisLink,
+    private readonly prefix: string,
+    nodeId: string,
+    private readonly leaseMs: number,
+    private readonly local: DevicePresence,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {
+    this.instance = `${nodeId}~${randomBytes(4).toString('hex')}`;
+    this.channel = `${prefix}:presence`;
+  }
+
+  get current(): boolean {
+    return this.link.up && this.loaded;
+  }
+
+  private get redis(): Redis {
+    return this.link.client;
+  }
+
+  async start(): Promise<void> {
+    this.link.onMessage((channel, raw) => {
+      if (channel === this.channel) this.receive(raw);
+    });
+    this.link.onBack(() => void this.tick(true));
+    const subscribed = this.link.subscribe(this.channel);
+    if (this.link.up) await subscribed;
+    else subscribed.catch(() => undefined);
+    await this.tick(false);
+    this.timer = setInterval(() => void this.tick(false), Math.max(500, Math.floor(this.leaseMs / 3)));
+    this.timer.unref();
+  }
+
+  /**
+   * Stops renewing and gives the lease up at once. The phones were released as they disconnected;
+   * should a release not have reached Redis, another node reaps what is left, as for a node that died.
+   */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.ticking;
+    if (!this.link.up) return;
+    await this.redis.del(this.key('node', this.instance)).catch(() => undefined);
+  }
+
+  // What the broker tells ---------------------------------------------------------------------
+
+  /** The phone's CONNECT was accepted here. Never throws: without Redis, the phone is simply this node's. */
+  async claim(deviceId: string, accountId: string): Promise<Claim> {
+    const token = randomBytes(6).toString('hex');
+    this.mine.set(deviceId, { accountId, token });
+    if (!this.link.up) return { token, moved: false };
+    try {
+      const previous = (await this.redis.eval(CLAIM, 2, this.key('presence', deviceId), this.key('node-devices', this.instance), this.value(accountId, token), deviceId)) as string | null;
+      this.publish({ instance: this.instance, device: deviceId, account: accountId, online: true, at: this.clock.now() });
+      const holder = previous ? parseValue(previous) : undefined;
+      return { token, moved: holder !== undefined && holder.instance !== this.instance && this.liveNodes.has(holder.instance) };
+    } catch (error) {
+      this.logger.debug({ err: error, deviceId }, 'presence not claimed in Redis');
+      return { token, moved: false };
+    }
+  }
+
+  /**
+   * The phone's connection `token` here ended: 'moved' when another connection (on another node,
+   * or a newer one here) has replaced it, so that no offline is to be announced.
+   */
+  async release(deviceId: string, accountId: string, token: string): Promise<'released' | 'moved'> {
+    const mine = this.mine.get(deviceId);
+    if (mine?.token === token) this.mine.delete(deviceId);
+    if (!this.link.up) return 'released';
+    try {
+      const removed = await this.redis.eval(RELEASE, 2, this.key('presence', deviceId), this.key('node-devices', this.instance), this.value(accountId, token), deviceId);
+      if (removed !== 1) return 'moved';
+      this.publish({ instance: this.instance, device: deviceId, account: accountId, online: false, at: this.clock.now() });
+      return 'released';
+    } catch {
+      return 'released';
+    }
+  }
+
+  /** Whether the connection `token` is still the phone's (false once another node took it over). Redis down: yes. */
+  async stillHolds(deviceId: string, accountId: string, token: string): Promise<boolean> {
+    if (!this.link.up) return true;
+    try {
+      return (await this.redis.get(this.key('presence', deviceId))) === this.value(accountId, token);
+    } catch {
+      return true;
+    }
+  }
+
+  // RemotePresence ------------------------------------------------------------------------------
+
+  isOnline(deviceId: string): boolean {
+    const holder = this.held.get(deviceId);
+    return holder !== undefined && holder.instance !== this.instance && this.liveNodes.has(holder.instance);
+  }
+
+  offlineSince(deviceId: string): number | undefined {
+    return this.offline.get(deviceId);
+  }
+
+  // Lease, reaping, and the map ---------------------------------------------------------------
+
+  private tick(reload: boolean): Promise<void> {
+    if (this.ticking) return this.ticking;
+    this.ticking = this.renewAndReap(reload)
+      .catch((error: unknown) => this.logger.debug({ err: error }, 'presence lease not renewed'))
+      .finally(() => (this.ticking = undefined));
+    return this.ticking;
+  }
+
+  private async renewAndReap(reload: boolean): Promise<void> {
+    if (!this.link.up) return;
+    const [[, had]] = (await this.redis
+      .multi()
+      .set(this.key('node', this.instance), '1', 'PX', this.leaseMs, 'GET')
+      .sadd(this.key('nodes'), this.instance)
+      .exec()) as [[Error | null, string | null], unknown];
+    // The lease ran out (Redis was out of reach longer than it): other nodes may have announced
+    // this node's phones offline. They are still connected here: claim them again.
+    if (had === null && this.mine.size > 0) await this.reassert();
+    const nodes = await this.redis.smembers(this.key('nodes'));
+    const leases = nodes.length > 0 ? await this.redis.mget(nodes.map((node) => this.key('node', node))) : [];
+    this.liveNodes = new Set(nodes.filter((_, i) => leases[i] !== null));
+    this.liveNodes.add(this.instance);
+    for (const node of nodes) if (!this.liveNodes.has(node)) await this.reap(node);
+    if (reload || !this.loaded) await this.load();
+  }
+
+  /** Announces the phones of a node whose lease ran out offline, unless another node does so already. */
+  private async reap(node: string): Promise<void> {
+    const taken = await this.redis.set(this.key('reap', node), this.instance, 'PX', this.leaseMs, 'NX');
+    if (taken !== 'OK') return;
+    const devices = await this.redis.smembers(this.key('node-devices', node));
+    const at = this.clock.now();
+    let announced = 0;
+    for (const deviceId of devices) {
+      const value = (await this.redis.eval(REAP, 1, this.key('presence', deviceId), node)) as string | null;
+      const holder = value ? parseValue(value) : undefined;
+      if (!holder) continue;
+      announced++;
+      this.forget(deviceId, node, at);
+      this.local.announceOffline(deviceId, holder.accountId, at);
+      this.publish({ instance: node, device: deviceId, account: holder.accountId, online: false, at });
+    }
+    await this.redis.multi().del(this.key('node-devices', node)).srem(this.key('nodes'), node).exec();
+    this.logger.warn({ deadNode: node, devices: announced }, "a node's lease ran out: its phones are offline until they reconnect");
+  }
+
+  /** Claims again every phone connected here; announces online those other nodes had announced offline. */
+  private async reassert(): Promise<void> {
+    for (const [deviceId, { accountId, token }] of this.mine) {
+      const previous = (await this.redis.eval(CLAIM, 2, this.key('presence', deviceId), this.key('node-devices', this.instance), this.value(accountId, token), deviceId)) as string | null;
+      this.publish({ instance: this.instance, device: deviceId, account: accountId, online: true, at: this.clock.now() });
+      if (previous === null) this.local.announceOnline(deviceId, accountId);
+    }
+  }
+
+  /** Reads who holds every phone: at start, and after an outage in which messages were missed. */
+  private async load(): Promise<void> {
+    const held = new Map<string, Holder>();
+    let cursor = '0';
+    const pattern = `${this.key('presence', '').replace(/[*?[\]\\]/g, '\\$&')}*`;
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
+      cursor = next;
+      if (keys.length === 0) continue;
+      const values = await this.redis.mget(keys);
+      keys.forEach((key, i) => {
+        const holder = values[i] ? parseValue(values[i]!) : undefined;
+        const deviceId = key.slice(this.key('presence', '').length);
+        if (holder && isUuid(deviceId)) held.set(deviceId, holder);
+      });
+    } while (cursor !== '0');
+    this.held.clear();
+    for (const [deviceId, holder] of held) this.held.set(deviceId, holder);
+    this.loaded = true;
+  }
+
+  private receive(raw: string): void {
+    const message = parseMessage(raw);
+    if (!message) return void this.logger.warn({ bytes: raw.length }, 'malformed presence message ignored');
+    if (message.online) {
+      this.held.set(message.device, { instance: message.instance, accountId: message.account });
+      // A node that has just spoken is alive, though it started after this node's last lease check.
+      this.liveNodes.add(message.instance);
+      this.offline.delete(message.device);
+    } else {
+      this.forget(message.device, message.instance, message.at);
+    }
+  }
+
+  private forget(deviceId: string, instance: string, at: number): void {
+    if (this.held.get(deviceId)?.instance !== instance) return;
+    this.held.delete(deviceId);
+    this.offline.set(deviceId, at);
+    // Bounded: an old offline time only matters to failover, which needs FAILOVER_AFTER of it.
+    if (this.offline.size > 200_000) this.offline.clear();
+  }
+
+  private publish(message: Message): void {
+    this.link.publish(this.channel, JSON.stringify(message));
+  }
+
+  private key(...parts: string[]): string {
+    return [this.prefix, ...parts].join(':');
+  }
+
+  private value(accountId: string, token: string): string {
+    return `${this.instance}|${accountId}|${token}`;
+  }
+}
+
+function parseValue(value: string): Holder | undefined {
+  const [instance, accountId] = value.split('|');
+  return instance && accountId ? { instance, accountId } : undefined;
+}
+
+function parseMessage(raw: string): Message | undefined {
+  if (raw.length > 512) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { instance, device, account, online, at } = value as Record<string, unknown>;
+  if (typeof instance !== 'string' || instance.length > 100 || typeof online !== 'boolean' || typeof at !== 'number' || !Number.isFinite(at)) return undefined;
+  if (typeof device !== 'string' || !isUuid(device) || typeof account !== 'string' || !isUuid(account)) return undefined;
+  return { instance, device, account, online, at };
+}
