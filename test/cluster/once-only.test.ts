@@ -57,6 +57,19 @@ describe('once only across nodes (issue 13)', function () {
     return device.id;
   }
 
+  /** A report on a connection that may be closed under it: done when acknowledged, or when the connection closes. */
+  function unlessClosed(phone: TaskPhone, smsId: string, status: string): Promise<void> {
+    if (!phone.client.connected) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        phone.client.off('close', done);
+        resolve();
+      };
+      phone.client.once('close', done);
+      phone.report(smsId, status).then(done, done);
+    });
+  }
+
   /** Resolves once every delivery of the webhook is written down as delivered; returns them. */
   async function allDelivered(webhookId: string, count: number) {
     const rows = () => fx.gateway.services.db('webhook_deliveries').where({ webhook_id: webhookId }).select('id', 'event_id', 'status', 'attempts');
@@ -162,5 +175,27 @@ describe('once only across nodes (issue 13)', function () {
     expect(rows).to.have.length(STATUSES.length);
     const events = await receiver.waitFor(STATUSES.length);
     expect(events.map((request) => request.json.data.sms.internal_status)).to.have.members([...STATUSES]);
+  });
+
+  it('when a phone connects to node B while its reports are still on their way through its old connection to node A, and sends them again on B, then each status is applied once', async function () {
+    this.timeout(20_000);
+    const onA = fx.track(await TaskPhone.connect(fx.gateway, fx.tenant, UNPACED));
+    const created = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'reported on two nodes', device_id: onA.id });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const smsId: string = created.body.id;
+    await onA.until(1);
+
+    // The phone gives up on A and connects to B while its reports to A are out: A applies them
+    // or loses them as it closes the old connection (a takeover) before, while or after they
+    // arrive. The phone sends them all again on B, twice at once.
+    const throughA = STATUSES.map((status) => unlessClosed(onA, smsId, status));
+    const onB = fx.track(await TaskPhone.reconnect(cluster.b, onA));
+    await Promise.all(STATUSES.flatMap((status) => [onB.report(smsId, status), onB.report(smsId, status)]));
+    await Promise.all(throughA);
+
+    for (const [node, api] of [['A', fx.tenant.api], ['B', cluster.onB(fx.tenant)]] as const) {
+      const read = await api.get(`/sms/${smsId}`);
+      expect(read.body.history.map((entry: { internal_status: string }) => entry.internal_status), `history read on node ${node}`).to.deep.equal(['pending', ...STATUSES]);
+    }
   });
 });
