@@ -41,14 +41,32 @@ export function expectDeliveredOnce(state: SmsState, what: string): void {
   expect(state.historyCounts, `${what}: history`).to.include({ sent: 1, delivered: 1 });
 }
 
-/** Creates an SMS through `api` for `phone` and answers how long until the phone received its task. */
-export async function timeToTask(api: ApiClient, phone: SimulatedDevice, text: string, timeoutMs = 5_000): Promise<number> {
-  const received = nextEvent(phone, 'task', (task: SendTask) => task.message === text, timeoutMs);
+/**
+ * Creates an SMS through `api` and answers its id and how long until `phone` received its task.
+ * The SMS names the phone, unless `pool` (then the phone must be the account's only one online).
+ */
+export async function timeToTask(api: ApiClient, phone: SimulatedDevice, text: string, pool = false): Promise<{ id: string; ms: number }> {
+  const received = nextEvent(phone, 'task', (task: SendTask) => task.message === text, 5_000);
   const started = performance.now();
-  const id = await sendSms(api, text, phone.id);
+  const id = await sendSms(api, text, pool ? undefined : phone.id);
   const [task] = await received;
   expect(task.sms_id).to.equal(id);
-  return performance.now() - started;
+  return { id, ms: performance.now() - started };
+}
+
+/**
+ * Times tasks made on the phone's own node and on other nodes, alternately, so that both see the
+ * same load: a wake-up across nodes costs a Redis round trip more than one within a node, while
+ * the sweep alone would cost half its interval more on average.
+ */
+export async function compareWakeUps(rounds: number, local: (i: number) => Promise<number>, remote: (i: number) => Promise<number>) {
+  const locals: number[] = [];
+  const remotes: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    locals.push(await local(i));
+    remotes.push(await remote(i));
+  }
+  return { local: median(locals), remote: median(remotes), slowestRemote: Math.max(...remotes) };
 }
 
 /** The middle value. */
