@@ -225,11 +225,16 @@ export function loadConfig(env: Env = process.env): Config {
   };
   // Several nodes share their work through PostgreSQL; the embedded database belongs to one process.
   if (config.redisUrl && !config.databaseUrl && !env.DATABASE_URL?.trim()) problems.push(EMBEDDED_WITH_REDIS);
+  // Each node would make a key file of its own, and could not sign the webhooks another node created.
+  if (config.redisUrl && !config.webhooks.secretKey && !env.WEBHOOK_SECRET_KEY?.trim()) problems.push(REDIS_WITHOUT_SHARED_KEY);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
 
 export const EMBEDDED_WITH_REDIS = 'REDIS_URL: several nodes cannot share the embedded database; set DATABASE_URL to PostgreSQL or unset REDIS_URL';
+
+export const REDIS_WITHOUT_SHARED_KEY =
+  'REDIS_URL: several nodes must share the key that encrypts webhook secrets; set WEBHOOK_SECRET_KEY (64 hex digits, the same on every node), e.g. from `openssl rand -hex 32`';
 
 /** Names that fit a log field, a metric label and a Redis channel without escaping. */
 const NODE_ID = /^[A-Za-z0-9._-]{1,64}$/;

@@ -6,7 +6,7 @@
 // test what only PostgreSQL deployments have. Each describe gets its own Redis channel prefix,
 // so that test runs sharing the Redis never hear each other.
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../../src/config.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import { emptyDatabase } from '../support/empty-database.ts';
 import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
@@ -29,7 +29,9 @@ export interface ClusterFixture {
 /** Registers the hooks; `overrides` apply to both nodes. */
 export function useCluster(overrides: Partial<Config> = {}): ClusterFixture {
   const run = randomBytes(4).toString('hex');
-  const shared: Partial<Config> = { redisUrl: TEST_REDIS_URL, redisPrefix: `sgw-test-${run}`, ...overrides };
+  // Nodes share the key that encrypts webhook secrets (WEBHOOK_SECRET_KEY), as a deployment must.
+  const webhooks = { ...loadConfig({}).webhooks, ...overrides.webhooks, secretKey: randomBytes(32) };
+  const shared: Partial<Config> = { redisUrl: TEST_REDIS_URL, redisPrefix: `sgw-test-${run}`, ...overrides, webhooks };
   let b: Gateway | undefined;
 
   before(async function () {

@@ -7,25 +7,45 @@ import { configProblems } from '../support/config-problems.ts';
 import { expectRefused, killChildren, runCli, tempDataDir } from '../support/cli.ts';
 
 const EMBEDDED_REFUSAL = 'REDIS_URL: several nodes cannot share the embedded database; set DATABASE_URL to PostgreSQL or unset REDIS_URL';
+/** Every node of a deployment holds the same key (WEBHOOK_SECRET_KEY). */
+const KEY = 'ab'.repeat(32);
 
 describe('cluster configuration (issue 13)', () => {
   describe('REDIS_URL', () => {
     it('when it is set without DATABASE_URL (the embedded database), then the configuration is refused saying why and what to do', () => {
-      expect(configProblems({ REDIS_URL: 'redis://127.0.0.1:6379' })).to.deep.equal([EMBEDDED_REFUSAL]);
+      expect(configProblems({ REDIS_URL: 'redis://127.0.0.1:6379', WEBHOOK_SECRET_KEY: KEY })).to.deep.equal([EMBEDDED_REFUSAL]);
+    });
+
+    it('when it is set without WEBHOOK_SECRET_KEY, then the configuration is refused: each node would make a key of its own and could not sign the others\' webhooks', () => {
+      const problems = configProblems({ REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'postgres://gw@db/sms' });
+      expect(problems).to.have.length(1);
+      expect(problems[0]).to.match(/^REDIS_URL: several nodes must share the key that encrypts webhook secrets; set WEBHOOK_SECRET_KEY/);
     });
 
     it('when it is set with DATABASE_URL, then it is accepted with the default channel prefix', () => {
-      const config = loadConfig({ REDIS_URL: 'redis://:pw@redis.internal:6379/2', DATABASE_URL: 'postgres://gw@db/sms' });
-      expect(config).to.include({ redisUrl: 'redis://:pw@redis.internal:6379/2', redisPrefix: 'sms-gateway' });
+      const config = loadConfig({ REDIS_URL: 'redis://:pw@redis.internal:6379/2', DATABASE_URL: 'postgres://gw@db/sms', WEBHOOK_SECRET_KEY: KEY });
+      expect(config).to.include({ redisUrl: 'redis://:pw@redis.internal:6379/2', redisPrefix: 'sms-gateway', presenceLeaseMs: 15_000 });
     });
 
     it('when DATABASE_URL is itself invalid, then only that is reported, not the embedded database', () => {
-      expect(configProblems({ REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'mysql://db/sms' })).to.deep.equal(['DATABASE_URL: must start with postgres:// or postgresql://']);
+      expect(configProblems({ REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'mysql://db/sms', WEBHOOK_SECRET_KEY: KEY })).to.deep.equal(['DATABASE_URL: must start with postgres:// or postgresql://']);
     });
 
     it('when REDIS_PREFIX holds a space, then it is refused', () => {
       expect(configProblems({ REDIS_PREFIX: 'my gateway' })[0]).to.match(/^REDIS_PREFIX: must be 1-64 letters/);
     });
+  });
+
+  describe('PRESENCE_LEASE', () => {
+    it('when set to 3, then a node renews its lease every second', () => {
+      expect(loadConfig({ PRESENCE_LEASE: '3' }).presenceLeaseMs).to.equal(3_000);
+    });
+
+    for (const bad of ['2', '301', '1.5', 'soon']) {
+      it(`when set to ${JSON.stringify(bad)}, then it is refused naming the variable and the range`, () => {
+        expect(configProblems({ PRESENCE_LEASE: bad })[0]).to.match(/^PRESENCE_LEASE: must be a whole number of seconds between 3 and 300/);
+      });
+    }
   });
 
   describe('NODE_ID', () => {
@@ -57,7 +77,7 @@ describe('cluster configuration (issue 13)', () => {
     });
 
     it('then it exits 1 before listening, with the message and no stack trace', async () => {
-      const result = await runCli(['serve'], { DATA_DIR: dataDir.dir, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1', REDIS_URL: 'redis://127.0.0.1:6379' });
+      const result = await runCli(['serve'], { DATA_DIR: dataDir.dir, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1', REDIS_URL: 'redis://127.0.0.1:6379', WEBHOOK_SECRET_KEY: KEY });
       expectRefused(result, 1);
       expect(result.stderr).to.contain(EMBEDDED_REFUSAL);
     });

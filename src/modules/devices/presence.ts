@@ -3,6 +3,11 @@
 // 5 minutes). This state lives in memory: after a restart every device is offline until it
 // reconnects, which is the truth, since every connection died with the process.
 //
+// With several nodes this node tracks the connections it holds, and asks a RemotePresence
+// (src/cluster/presence.ts) about the others. A connection that moves between nodes is neither
+// announced offline nor online (markMovedOut / markMovedIn); the phones of a node that died are
+// announced offline by the node that noticed (announceOffline).
+//
 // "offline" is emitted when a device disconnects and when a connected device goes silent past
 // DEVICE_OFFLINE_AFTER (found by a periodic check, start()); "online" when it connects and when
 // a silent device shows activity again. The two always alternate for a device. isOnline() is

@@ -1,6 +1,7 @@
 // Live events for the control panel: each open stream subscribes to its account, and whatever
 // happens in the account is handed to its streams as it is committed. In memory on this node: a
-// stream hears what this node sees (several nodes share events once they share a bus).
+// stream hears what this node sees. With several nodes, that is what happens on this node only
+// (the panel reloads its lists on navigation); relaying events between nodes is still to come.
 import type { Permission } from '../api-keys/permissions.ts';
 
 export interface LiveEvent {
