@@ -163,6 +163,8 @@ export class ClusterPresence implements RemotePresence {
   // RemotePresence ------------------------------------------------------------------------------
 
   isOnline(deviceId: string): boolean {
+    // Cut off from the other nodes, this node cannot vouch for their phones.
+    if (!this.current) return false;
     const holder = this.held.get(deviceId);
     return holder !== undefined && holder.instance !== this.instance && this.liveNodes.has(holder.instance);
   }
