@@ -1,6 +1,6 @@
 // What a node shares with the other nodes of a deployment, all through one Redis (REDIS_URL):
-// cache invalidation, which node holds which phone (presence), wake-ups for new work, and the
-// broker's message bus and retained messages. PostgreSQL stays the queue and the record; Redis
+// cache invalidation, which node holds which phone (presence), wake-ups for new work, the
+// panel's live events, and the broker's message bus and retained messages. PostgreSQL stays the queue and the record; Redis
 // only carries what nodes must learn from each other quickly, and a node keeps serving its own
 // phones while Redis is down. Without REDIS_URL there is no cluster: no connection, nothing changes.
 import type { Config } from '../config.ts';
@@ -12,6 +12,7 @@ import { RedisLink } from './redis.ts';
 import { ClusterPresence } from './presence.ts';
 import { ClusterWakeUps } from './wake-ups.ts';
 import { createClusterEmitter } from './mqtt-emitter.ts';
+import { ClusterLiveRelay } from './live-relay.ts';
 
 /** As Aedes' own default emitter: listeners run at once per message. */
 const EMITTER_CONCURRENCY = 1000;
@@ -38,6 +39,9 @@ export async function startCluster(config: Config, services: Services, logger: L
   services.presence.useRemote(presence);
   await presence.start();
   await new ClusterWakeUps(link, redisPrefix, logger).start(services.events, (work) => services.dispatcher.workArrived(work));
+  const live = new ClusterLiveRelay(services.live, link, redisPrefix, logger);
+  services.live.useRelay(live);
+  await live.start();
   logger.info({ instance: presence.instance, leaseMs: config.presenceLeaseMs }, 'joined the cluster');
   return {
     check: () => link.check(),
@@ -47,6 +51,7 @@ export async function startCluster(config: Config, services: Services, logger: L
       ownership: presence,
     }),
     stop: async () => {
+      live.stop();
       await presence.stop();
       await link.close();
     },

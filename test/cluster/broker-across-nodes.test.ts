@@ -9,6 +9,7 @@ import { deviceTopic } from '../../broker/topics.ts';
 import { OPERATOR_CLIENT_PREFIX } from '../../broker/identity.ts';
 import { nextEvent, UNPACED } from '../support/devices.ts';
 import { RawClients } from '../support/mqtt.ts';
+import { EventStreamClient } from '../support/event-stream.ts';
 import { useCluster, within } from './cluster-fixture.ts';
 
 describe('broker, presence and dispatch across nodes (issue 13)', function () {
@@ -97,5 +98,16 @@ describe('broker, presence and dispatch across nodes (issue 13)', function () {
     }
     // The sweep runs every second: every one of five in well under that is the wake-up's doing.
     expect(Math.max(...latencies)).to.be.below(500);
+  });
+
+  it('when the panel streams events from node B and the phone reports to node A, then the stream hears the status changes and the presence', async () => {
+    const stream = fx.track(await EventStreamClient.open(`http://127.0.0.1:${cluster.b.httpPort}/api/ext/v1/events`, { authorization: `Bearer ${fx.tenant.key}` }));
+    expect(stream.status).to.equal(200);
+    const device = await phone('a');
+    await stream.next('device.presence', (data) => data.id === device.id && data.online === true);
+    const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'watched from B' });
+    expect(created.status).to.equal(201);
+    const delivered = await stream.next('sms.status', (data) => data.id === created.body.id && data.status === 'delivered');
+    expect(delivered.data.device_id).to.equal(device.id);
   });
 });

@@ -1,7 +1,7 @@
 // Live events for the control panel: each open stream subscribes to its account, and whatever
-// happens in the account is handed to its streams as it is committed. In memory on this node: a
-// stream hears what this node sees. With several nodes, that is what happens on this node only
-// (the panel reloads its lists on navigation); relaying events between nodes is still to come.
+// happens in the account is handed to its streams as it is committed. In memory on this node;
+// with several nodes a LiveRelay (src/cluster/live-relay.ts) carries events to the streams of
+// the account open on other nodes, since a change happens on whichever node holds the phone.
 import type { Permission } from '../api-keys/permissions.ts';
 
 export interface LiveEvent {
@@ -18,16 +18,33 @@ export interface LiveStream {
   end(): void;
 }
 
+/** Several nodes: events to and from the streams open on other nodes. */
+export interface LiveRelay {
+  /** Whether another node has a stream open for the account. */
+  listening(accountId: string): boolean;
+  /** The account's first stream on this node opened: tell the other nodes. */
+  opened(accountId: string): void;
+  forward(accountId: string, event: LiveEvent): void;
+}
+
 /** Streams one account may hold open at once: a panel opens one per tab. */
 export const MAX_STREAMS_PER_ACCOUNT = 50;
 
 export class LiveHub {
   private readonly streams = new Map<string, Set<LiveStream>>();
+  private relay: LiveRelay | undefined;
+
+  useRelay(relay: LiveRelay): void {
+    this.relay = relay;
+  }
 
   /** Adds a stream; false when the account already holds MAX_STREAMS_PER_ACCOUNT. */
   add(accountId: string, stream: LiveStream): boolean {
     let set = this.streams.get(accountId);
-    if (!set) this.streams.set(accountId, (set = new Set()));
+    if (!set) {
+      this.streams.set(accountId, (set = new Set()));
+      this.relay?.opened(accountId);
+    }
     if (set.size >= MAX_STREAMS_PER_ACCOUNT) return false;
     set.add(stream);
     return true;
@@ -42,10 +59,21 @@ export class LiveHub {
 
   /** Whether anyone listens to the account: events for nobody are not even built. */
   listening(accountId: string): boolean {
-    return this.streams.has(accountId);
+    return this.streams.has(accountId) || (this.relay?.listening(accountId) ?? false);
+  }
+
+  /** Accounts with a stream open on this node. */
+  accounts(): string[] {
+    return [...this.streams.keys()];
   }
 
   publish(accountId: string, event: LiveEvent): void {
+    this.deliver(accountId, event);
+    if (this.relay?.listening(accountId)) this.relay.forward(accountId, event);
+  }
+
+  /** Hands an event to this node's streams only (one relayed from another node). */
+  deliver(accountId: string, event: LiveEvent): void {
     for (const stream of this.streams.get(accountId) ?? []) {
       if (stream.permissions.has(event.permission)) stream.send(event);
     }
