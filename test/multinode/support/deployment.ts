@@ -34,6 +34,11 @@ export interface DeploymentOptions {
   nodes: string[];
   /** The Redis of the deployment; TEST_REDIS_URL when absent. A function is called in `before`. */
   redisUrl?: () => string;
+  /**
+   * The database is left empty, as on a deployment's first day: the nodes migrate it and make its
+   * first account themselves. Otherwise it is migrated, with an account, before they start.
+   */
+  fresh?: boolean;
 }
 
 /** An account of the deployment with a key holding every permission, usable on every node. */
@@ -49,8 +54,8 @@ export class Deployment {
   readonly redisPrefix = `sgw-multinode-${this.run}`;
   readonly webhookSecretKey = randomBytes(32).toString('hex');
   private readonly nodes = new Map<string, GatewayNode>();
-  private database: EmptyDatabase | undefined;
-  private db: Database | undefined;
+  private created: EmptyDatabase | undefined;
+  private connection: Database | undefined;
   private services: Services | undefined;
   private readonly dataDirs: string[] = [];
   private readonly perTest: (() => unknown)[] = [];
@@ -67,8 +72,8 @@ export class Deployment {
   }
 
   get databaseUrl(): string {
-    if (!this.database) throw new Error('the database is created in before()');
-    return this.database.url;
+    if (!this.created) throw new Error('the database is created in before()');
+    return this.created.url;
   }
 
   /** A fresh account with a key holding every permission, made directly on the database (set-up). */
@@ -123,15 +128,27 @@ export class Deployment {
   /** @internal */
   async setUp(): Promise<void> {
     if (this.options.redisUrl) this.redisUrl = this.options.redisUrl();
-    this.database = await emptyDatabase(ADMIN_URL, 'multinode');
-    // Migrated here, before any node starts, and given an account: the nodes find an instance
-    // that is not new and make no first-start account of their own.
-    this.db = await openDatabase({ databaseUrl: this.database.url, dataDir: ':memory:' });
-    await migrate(this.db);
-    const config = { ...loadConfig({}), databaseUrl: this.database.url, logLevel: 'warn' as const };
-    this.services = createServices(config, this.db, createLogger('warn'));
-    await this.services.accounts.create(`multinode-first-${this.run}`);
+    this.created = await emptyDatabase(ADMIN_URL, 'multinode');
+    await this.openDatabase();
+    if (!this.options.fresh) {
+      // Migrated here, before any node starts, and given an account: the nodes find an instance
+      // that is not new and make no first-start account of their own.
+      await migrate(this.db);
+      await this.services!.accounts.create(`multinode-first-${this.run}`);
+    }
     await Promise.all(this.options.nodes.map((name) => this.startNode(name)));
+  }
+
+  /** The deployment's database as the tests read it directly (set-up, and checks of what the nodes stored). */
+  get db(): Database {
+    if (!this.connection) throw new Error('the database is opened in before()');
+    return this.connection;
+  }
+
+  private async openDatabase(): Promise<void> {
+    this.connection = await openDatabase({ databaseUrl: this.databaseUrl, dataDir: ':memory:' });
+    const config = { ...loadConfig({}), databaseUrl: this.databaseUrl, logLevel: 'warn' as const };
+    this.services = createServices(config, this.connection, createLogger('warn'));
   }
 
   /** @internal */
@@ -144,8 +161,8 @@ export class Deployment {
   async tearDown(): Promise<void> {
     await Promise.allSettled([...this.starting]);
     await Promise.all([...this.nodes.values()].map((node) => node.kill()));
-    if (this.db) await closeDatabase(this.db).catch(() => undefined);
-    await this.database?.drop();
+    if (this.connection) await closeDatabase(this.connection).catch(() => undefined);
+    await this.created?.drop();
     for (const dir of this.dataDirs) rmSync(dir, { recursive: true, force: true });
   }
 }
