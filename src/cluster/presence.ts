@@ -65,8 +65,11 @@ export class ClusterPresence implements RemotePresence {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private loaded = false;
-  /** Tokens of the connections this node holds, to re-assert them after an outage. */
-  private readonly mine = new Map<string, { accountId: string; token: string }>();
+  /**
+   * The connections this node holds, to claim again after an outage; `registered` once Redis
+   * has the claim (a phone that connected while Redis was down has not been).
+   */
+  private readonly mine = new Map<string, { accountId: string; token: string; registered: boolean }>();
   private readonly channel: string;
 
   constructor(
@@ -119,10 +122,12 @@ export class ClusterPresence implements RemotePresence {
   /** The phone's CONNECT was accepted here. Never throws: without Redis, the phone is simply this node's. */
   async claim(deviceId: string, accountId: string): Promise<Claim> {
     const token = randomBytes(6).toString('hex');
-    this.mine.set(deviceId, { accountId, token });
+    const mine = { accountId, token, registered: false };
+    this.mine.set(deviceId, mine);
     if (!this.link.up) return { token, moved: false };
     try {
       const previous = (await this.redis.eval(CLAIM, 2, this.key('presence', deviceId), this.key('node-devices', this.instance), this.value(accountId, token), deviceId)) as string | null;
+      mine.registered = true;
       this.publish({ instance: this.instance, device: deviceId, account: accountId, online: true, at: this.clock.now() });
       const holder = previous ? parseValue(previous) : undefined;
       return { token, moved: holder !== undefined && holder.instance !== this.instance && this.liveNodes.has(holder.instance) };
@@ -190,9 +195,9 @@ export class ClusterPresence implements RemotePresence {
       .set(this.key('node', this.instance), '1', 'PX', this.leaseMs, 'GET')
       .sadd(this.key('nodes'), this.instance)
       .exec()) as [[Error | null, string | null], unknown];
-    // The lease ran out (Redis was out of reach longer than it): other nodes may have announced
-    // this node's phones offline. They are still connected here: claim them again.
-    if (had === null && this.mine.size > 0) await this.reassert();
+    // Back after an outage, or the lease ran out meanwhile: what Redis holds for this node may be
+    // stale (phones that left, phones that came, phones other nodes announced offline).
+    if (reload || had === null) await this.reassert();
     const nodes = await this.redis.smembers(this.key('nodes'));
     const leases = nodes.length > 0 ? await this.redis.mget(nodes.map((node) => this.key('node', node))) : [];
     this.liveNodes = new Set(nodes.filter((_, i) => leases[i] !== null));
@@ -208,26 +213,57 @@ export class ClusterPresence implements RemotePresence {
     const devices = await this.redis.smembers(this.key('node-devices', node));
     const at = this.clock.now();
     let announced = 0;
-    for (const deviceId of devices) {
-      const value = (await this.redis.eval(REAP, 1, this.key('presence', deviceId), node)) as string | null;
+    const batch = this.redis.pipeline();
+    for (const deviceId of devices) batch.eval(REAP, 1, this.key('presence', deviceId), node);
+    const results = devices.length > 0 ? ((await batch.exec()) ?? []) : [];
+    devices.forEach((deviceId, i) => {
+      const value = results[i]?.[1] as string | null | undefined;
       const holder = value ? parseValue(value) : undefined;
-      if (!holder) continue;
+      if (!holder) return;
       announced++;
       this.forget(deviceId, node, at);
       this.local.announceOffline(deviceId, holder.accountId, at);
       this.publish({ instance: node, device: deviceId, account: holder.accountId, online: false, at });
-    }
+    });
     await this.redis.multi().del(this.key('node-devices', node)).srem(this.key('nodes'), node).exec();
-    this.logger.warn({ deadNode: node, devices: announced }, "a node's lease ran out: its phones are offline until they reconnect");
+    // A node that stopped cleanly released its phones itself: nothing to say.
+    if (announced > 0) this.logger.warn({ deadNode: node, devices: announced }, "a node's lease ran out: its phones are offline until they reconnect");
   }
 
-  /** Claims again every phone connected here; announces online those other nodes had announced offline. */
+  /**
+   * Makes Redis agree with this node again: every phone connected here claimed (and announced
+   * online again where other nodes had announced it offline), every phone that left meanwhile
+   * released (its offline was announced here when it left).
+   */
   private async reassert(): Promise<void> {
-    for (const [deviceId, { accountId, token }] of this.mine) {
-      const previous = (await this.redis.eval(CLAIM, 2, this.key('presence', deviceId), this.key('node-devices', this.instance), this.value(accountId, token), deviceId)) as string | null;
-      this.publish({ instance: this.instance, device: deviceId, account: accountId, online: true, at: this.clock.now() });
-      if (previous === null) this.local.announceOnline(deviceId, accountId);
+    const listed = await this.redis.smembers(this.key('node-devices', this.instance));
+    const left = listed.filter((deviceId) => !this.mine.has(deviceId));
+    const at = this.clock.now();
+    if (left.length > 0) {
+      const batch = this.redis.pipeline();
+      for (const deviceId of left) batch.eval(REAP, 1, this.key('presence', deviceId), this.instance);
+      batch.srem(this.key('node-devices', this.instance), ...left);
+      const results = (await batch.exec()) ?? [];
+      left.forEach((deviceId, i) => {
+        const holder = results[i]?.[1] ? parseValue(results[i]![1] as string) : undefined;
+        if (holder) this.publish({ instance: this.instance, device: deviceId, account: holder.accountId, online: false, at });
+      });
     }
+    const claims = [...this.mine];
+    if (claims.length === 0) return;
+    const batch = this.redis.pipeline();
+    for (const [deviceId, { accountId, token }] of claims) {
+      batch.eval(CLAIM, 2, this.key('presence', deviceId), this.key('node-devices', this.instance), this.value(accountId, token), deviceId);
+    }
+    const results = (await batch.exec()) ?? [];
+    claims.forEach(([deviceId, mine], i) => {
+      const [error, previous] = results[i] ?? [new Error('no reply'), null];
+      if (error) return;
+      this.publish({ instance: this.instance, device: deviceId, account: mine.accountId, online: true, at });
+      // Announced online when it connected; since then another node announced it offline.
+      if (previous === null && mine.registered) this.local.announceOnline(deviceId, mine.accountId);
+      mine.registered = true;
+    });
   }
 
   /** Reads who holds every phone: at start, and after an outage in which messages were missed. */

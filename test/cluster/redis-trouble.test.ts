@@ -174,12 +174,21 @@ describe('Redis trouble, readiness, node ids (issue 13)', function () {
     expect(during.status, 'accepted into PostgreSQL').to.equal(201);
     await within(5_000, async () => (await onD.get(`/sms/${during.body.id}`)).body.status === 'delivered');
     expect(phone.sendCount.get(during.body.id)).to.equal(1);
+    // A phone that connects while Redis is down is served too, and known to the others once it is back.
+    const { device: late, token: lateToken } = await fx.registerDevice('late-phone-on-d');
+    // It may not send: the SMS below must go to the first phone.
+    await fx.gateway.services.devices.updateSettings(fx.tenant.accountId, late.id, { can_send_sms: false });
+    const latePhone = fx.track(new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${node.mqttPort}`, deviceId: late.id, token: lateToken, reconnectPeriodMs: 100 }));
+    await latePhone.connect();
+    expect((await fx.tenant.api.get(`/devices/${late.id}`)).body.is_online, 'node A cannot hear node D').to.equal(false);
 
     const back = sink.next('Redis back');
     await proxy.open();
     await back;
     // The emitter's own connections reconnect on their own schedule: wait until a wake-up gets through.
     await within(10_000, async () => (await readiness(node)).body.checks.redis === 'ok');
+    await within(5_000, async () => (await fx.tenant.api.get(`/devices/${late.id}`)).body.is_online === true);
+    expect((await fx.tenant.api.get(`/devices/${device.id}`)).body.is_online).to.equal(true);
     const latencies: number[] = [];
     for (let i = 0; i < 3; i++) {
       const task = nextEvent(phone, 'task', () => true, 5_000);
