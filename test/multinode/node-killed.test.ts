@@ -103,7 +103,6 @@ describe('multi-node: a node killed with -9 while its phones hold work', functio
       expectDeliveredOnce(await smsState(tenant.on('b'), id), `SMS ${ids.indexOf(id)}`);
     }
     for (const id of acknowledgedOnA) expect(returningPhone.sendCount.get(id), 'acknowledged on A: finished by the same phone').to.equal(1);
-    for (const id of strandedTasks) expect(silent.tasks.filter((task) => task === id).length, 'the stranded phone never reported, yet').to.be.at.least(1);
 
     expect(announcedMs, 'device.offline within the lease and a few seconds').to.be.below(NOTICE_MS);
     // Not before FAILOVER_AFTER (the phone might have come back), and not much later (one sweep and a claim).
