@@ -159,6 +159,12 @@ describe('deployment: docker-compose.yml and deploy/cluster/haproxy.cfg', functi
       expect(directives(mqtt, 'default-server')[0]).to.match(/(^| )check port 3000( |$)/);
     });
 
+    it('then a request a stopping node closed unanswered is sent again to another node only when it is a GET or HEAD (never a POST /sms twice)', () => {
+      const http = backendOf(sections, '3000');
+      expect(directives(http, 'retry-on')).to.deep.equal(['conn-failure empty-response']);
+      expect(directives(http, 'http-request disable-l7-retry')).to.deep.equal(['unless METH_GET']);
+    });
+
     it('then neither backend holds a client to a node (no stickiness: any node serves any phone)', () => {
       for (const backend of [backendOf(sections, '3000'), backendOf(sections, '1883')]) {
         const sticky = backend.lines.filter((line) => /^(stick (on|match|store-request|store-response)|cookie|balance (source|hdr|uri|url_param|rdp-cookie)|hash-type) ?/.test(line));
