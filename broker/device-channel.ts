@@ -110,6 +110,8 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   private readonly claims = new WeakMap<Client, Claim>();
   /** Releases of claims on their way to Redis; a stop waits for them. */
   private readonly releasing = new Set<Promise<void>>();
+  /** The node is stopping: with several nodes, its phones are handed over, not announced offline. */
+  private stopping = false;
 
   private constructor(
     private readonly aedes: Aedes,
@@ -201,6 +203,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   }
 
   async close(): Promise<void> {
+    this.stopping = true;
     this.presenceMirror.stop();
     this.ws?.close();
     for (const client of this.ws?.clients ?? []) client.terminate();
@@ -567,6 +570,13 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     if (!cluster || !claim || identity?.kind !== 'device') {
       this.services.presence.markDisconnected(deviceId);
       this.logger.info({ deviceId }, 'device offline');
+      return;
+    }
+    if (this.stopping) {
+      // A rolling restart: the phone reconnects to another node, which finds this node's claim
+      // and takes the phone over silently. One that does not come back within PRESENCE_LEASE is
+      // announced offline by the node that reaps this one's lease.
+      this.services.presence.markMovedOut(deviceId);
       return;
     }
     const release = cluster.ownership.release(deviceId, identity.accountId, claim.token).then((outcome) => {

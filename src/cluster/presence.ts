@@ -8,7 +8,9 @@
 //   written when its CONNECT is accepted (before Aedes announces the new client, so the node
 //   that held the old connection sees the new owner when it closes it), and removed when the
 //   connection ends, only if it still names that very connection. A phone that moved is thus
-//   told from a phone that went away: the move is silent, no offline and online announced.
+//   told from a phone that went away: the move is silent, no offline and online announced. A
+//   node that stops keeps its claims and lets its lease run out, so that a rolling restart
+//   moves its phones to the other nodes without an offline and online for each.
 // - Every claim, release and reaping is also published on `<prefix>:presence`; each node keeps
 //   a map of the phones other nodes hold (loaded with SCAN at start and whenever Redis comes
 //   back), so "is it online" stays a memory lookup for GET /devices and for failover.
@@ -107,14 +109,13 @@ export class ClusterPresence implements RemotePresence {
   }
 
   /**
-   * Stops renewing and gives the lease up at once. The phones were released as they disconnected;
-   * should a release not have reached Redis, another node reaps what is left, as for a node that died.
+   * Stops renewing. The lease is not given up: the phones of a stopping node keep their claims
+   * (device-channel.ts), so that those reconnecting to another node within the lease move there
+   * silently, and the others are announced offline by the node that reaps this one.
    */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.ticking;
-    if (!this.link.up) return;
-    await this.redis.del(this.key('node', this.instance)).catch(() => undefined);
   }
 
   // What the broker tells ---------------------------------------------------------------------
