@@ -3,8 +3,9 @@
 // on: an SMS made on any node reaches the phone wherever it is connected, at once (not at the
 // next sweep); a phone may move between nodes in the middle of a task, or connect to a second
 // node while its old connection lingers on the first, without any status recorded twice or any
-// offline event for the move; a revoked key stops working on every node within a second; and an
-// operator watching on one node sees the phones of every node.
+// offline event for the move; a revoked key stops working on every node within a second; an
+// operator watching on one node sees the phones of every node; and each node names itself in its
+// logs and metrics.
 import { expect } from 'chai';
 import mqtt from 'mqtt';
 import { TOPIC_PREFIX } from '../../broker/topics.ts';
@@ -151,5 +152,17 @@ describe('multi-node: across three serve processes', function () {
 
     await phone.kill();
     await until('"offline" on A', async () => seen.some((m) => m.kind === 'presence' && m.payload === 'offline'), 5_000);
+  });
+  it('when three nodes log and are scraped, then every log line and every metrics sample names the node it came from', async () => {
+    for (const name of ['a', 'b', 'c']) {
+      const node = deployment.node(name);
+      expect(node.lines.length, `log lines of ${name}`).to.be.above(0);
+      expect(node.lines.filter((line) => line.node !== node.nodeId), `log lines of ${name} without its NODE_ID`).to.deep.equal([]);
+      const response = await fetch(`${node.baseUrl}/metrics`);
+      expect(response.status).to.equal(200);
+      const samples = (await response.text()).split('\n').filter((line) => line && !line.startsWith('#'));
+      expect(samples.length, `metrics samples of ${name}`).to.be.above(0);
+      expect(samples.filter((sample) => !sample.includes(`node="${node.nodeId}"`)), `samples of ${name} without its node label`).to.deep.equal([]);
+    }
   });
 });

@@ -14,6 +14,7 @@ import type { GatewayNode } from './node-process.ts';
 export interface Registered {
   id: string;
   token: string;
+  name: string;
 }
 
 /** The body of PATCH /devices/{id}/settings that lets a phone take all a test gives it at once. */
@@ -26,7 +27,7 @@ export async function registerPhone(api: ApiClient, name: string, settings: Reco
   const id = created.body.device.id as string;
   const changed = await api.patch(`/devices/${id}/settings`, settings);
   expect(changed.status, JSON.stringify(changed.body)).to.equal(200);
-  return { id, token: created.body.credentials.password as string };
+  return { id, token: created.body.credentials.password as string, name };
 }
 
 /** A simulated phone connected to `node`, stopped after the test. */
@@ -36,7 +37,7 @@ export async function phoneOn(
   device: Registered,
   options: Partial<SimulatedDeviceOptions> = {},
 ): Promise<SimulatedDevice> {
-  const phone = new SimulatedDevice({ brokerUrl: node.mqttUrl, deviceId: device.id, token: device.token, reconnectPeriodMs: 100, ...options });
+  const phone = new SimulatedDevice({ brokerUrl: node.mqttUrl, deviceId: device.id, token: device.token, name: device.name, reconnectPeriodMs: 100, ...options });
   deployment.afterTest(() => phone.kill());
   await phone.connect();
   return phone;
