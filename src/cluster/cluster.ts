@@ -1,6 +1,7 @@
 // What a node shares with the other nodes of a deployment, all through one Redis (REDIS_URL):
-// cache invalidation, which node holds which phone (presence), wake-ups for new work, the
-// panel's live events, and the broker's message bus and retained messages. PostgreSQL stays the queue and the record; Redis
+// cache invalidation, which node holds which phone (presence), wake-ups for new work, no_store
+// SMS for a phone on another node, the panel's live events, and the broker's message bus and
+// retained messages. PostgreSQL stays the queue and the record; Redis
 // only carries what nodes must learn from each other quickly, and a node keeps serving its own
 // phones while Redis is down. Without REDIS_URL there is no cluster: no connection, nothing changes.
 import type { Config } from '../config.ts';
@@ -13,6 +14,7 @@ import { ClusterPresence } from './presence.ts';
 import { ClusterWakeUps } from './wake-ups.ts';
 import { createClusterEmitter } from './mqtt-emitter.ts';
 import { ClusterLiveRelay } from './live-relay.ts';
+import { ClusterTransientHandOff } from './transient-handoff.ts';
 
 /** As Aedes' own default emitter: listeners run at once per message. */
 const EMITTER_CONCURRENCY = 1000;
@@ -39,6 +41,9 @@ export async function startCluster(config: Config, services: Services, logger: L
   services.presence.useRemote(presence);
   await presence.start();
   await new ClusterWakeUps(link, redisPrefix, logger).start(services.events, (work) => services.dispatcher.workArrived(work));
+  const handOff = new ClusterTransientHandOff(link, redisPrefix, presence, services.metrics, logger);
+  services.dispatcher.handOffTransients(handOff);
+  await handOff.start((sms) => services.dispatcher.acceptTransient(sms));
   const live = new ClusterLiveRelay(services.live, link, redisPrefix, logger);
   services.live.useRelay(live);
   await live.start();

@@ -175,6 +175,21 @@ export class ClusterPresence implements RemotePresence {
     return holder !== undefined && holder.instance !== this.instance && this.liveNodes.has(holder.instance);
   }
 
+  /** Phones of the account that other live nodes hold now. */
+  heldElsewhere(accountId: string): string[] {
+    if (!this.current) return [];
+    const ids: string[] = [];
+    for (const [deviceId, holder] of this.held) {
+      if (holder.accountId === accountId && holder.instance !== this.instance && this.liveNodes.has(holder.instance)) ids.push(deviceId);
+    }
+    return ids;
+  }
+
+  /** The live node holding the phone, if another node does. */
+  holderOf(deviceId: string): string | undefined {
+    return this.isOnline(deviceId) ? this.held.get(deviceId)!.instance : undefined;
+  }
+
   offlineSince(deviceId: string): number | undefined {
     return this.offline.get(deviceId);
   }

@@ -110,4 +110,24 @@ describe('broker, presence and dispatch across nodes (issue 13)', function () {
     const delivered = await stream.next('sms.status', (data) => data.id === created.body.id && data.status === 'delivered');
     expect(delivered.data.device_id).to.equal(device.id);
   });
+
+  it('when a no_store SMS is posted on node B and the only phone is on node A, then A sends it, its reports reach a webhook, and no row is written', async () => {
+    const receiver = await fx.receiver();
+    expect((await fx.tenant.api.post('/webhooks', { url: receiver.url, events: ['sms.status_changed'] })).status).to.equal(201);
+    const device = await phone('a');
+    const onB = cluster.onB(fx.tenant);
+    await within(2_000, async () => (await onB.get(`/devices/${device.id}`)).body.is_online === true);
+    const rowsBefore = await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).count<{ n: string }[]>({ n: '*' });
+
+    const task = nextEvent(device, 'task', () => true, 5_000);
+    const reply = await onB.post('/sms', { phone: '+79161234567', message: 'not kept', no_store: true });
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
+    expect(reply.body.device_id).to.equal(device.id);
+    const [sent] = await task;
+    expect(sent.sms_id).to.equal(reply.body.id);
+    const [event] = await receiver.waitFor(1, (received) => received.json?.data?.sms?.internal_status === 'delivered', 5_000);
+    expect(event!.json.data.sms).to.include({ id: reply.body.id, no_store: true });
+    const rowsAfter = await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).count<{ n: string }[]>({ n: '*' });
+    expect(rowsAfter[0]!.n).to.equal(rowsBefore[0]!.n);
+  });
 });

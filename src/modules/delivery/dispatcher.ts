@@ -44,6 +44,7 @@ import { buildTask, type SendTask } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
 import type { ReportResult, StatusReportInput } from './status-ingestor.ts';
 import { OutageNotice } from '../../storage/database-errors.ts';
+import type { TransientHandOff } from '../../cluster/transient-handoff.ts';
 
 /** What the dispatcher needs from the broker. */
 export interface DeviceLink {
@@ -119,6 +120,8 @@ export class Dispatcher {
   private sweeps = 0;
   private readonly startedAt: number;
   private readonly outage: OutageNotice;
+  /** Several nodes: no_store SMS for phones other nodes hold. */
+  private elsewhere: TransientHandOff | undefined;
 
   constructor(
     private readonly db: Database,
@@ -304,20 +307,36 @@ export class Dispatcher {
     const candidates = [...this.devices]
       .filter(([id, device]) => device.accountId === accountId && (!deviceId || id === deviceId) && device.blockedUntil <= now && this.link?.isReady(id))
       .map(([id, device]) => ({ id, in_flight: device.inFlight }));
-    for (const id of deviceOrder(candidates, this.previous.get(accountId))) {
-      const take = async (executor: Executor) => {
+    const take = async (id: string) => {
+      const reserve = async (executor: Executor) => {
         const usage = await deviceUsage(executor, id, now, true);
         if (!usage?.can_send_sms || roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS).room <= 0) return false;
         await logDispatch(executor, id, now);
         return true;
       };
-      const taken = trx ? await take(trx) : await this.db.transaction(take);
-      if (taken) {
+      return trx ? reserve(trx) : this.db.transaction(reserve);
+    };
+    for (const id of deviceOrder(candidates, this.previous.get(accountId))) {
+      if (await take(id)) {
         this.previous.set(accountId, id);
         return id;
       }
     }
+    // Phones on other nodes are asked only when none here has room: the SMS then crosses Redis.
+    for (const id of this.elsewhere?.candidates(accountId, deviceId) ?? []) if (await take(id)) return id;
     return undefined;
+  }
+
+  /** Several nodes: a no_store SMS may go to a phone another node holds. */
+  handOffTransients(elsewhere: TransientHandOff): void {
+    this.elsewhere = elsewhere;
+  }
+
+  /** A no_store SMS another node reserved a slot for on a phone of this node; false if it is no longer here. */
+  acceptTransient(sms: SmsRecord): boolean {
+    if (!sms.device_id || !this.devices.has(sms.device_id) || !this.link?.isReady(sms.device_id)) return false;
+    void this.onTransient(sms).catch((error: unknown) => this.logger.warn({ err: error, deviceId: sms.device_id }, 'no_store task not sent'));
+    return true;
   }
 
   /** Another node created work (several nodes): claim it for the devices held here. */
@@ -334,6 +353,7 @@ export class Dispatcher {
   }
 
   private async onTransient(sms: SmsRecord): Promise<void> {
+    if (sms.device_id && !this.devices.has(sms.device_id) && this.elsewhere) return this.elsewhere.hand(sms);
     this.transient.add(sms);
     await this.publish(sms);
   }
