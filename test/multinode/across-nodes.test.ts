@@ -48,6 +48,8 @@ describe('multi-node: across three serve processes', function () {
     );
     expect(times.remote - times.local, 'median cost of crossing nodes').to.be.below(SWEEP_MS / 4);
     expect(times.slowestRemote, 'slowest across nodes').to.be.below(SWEEP_MS + times.local);
+    const listed = await tenant.on('c').get('/devices');
+    expect(listed.body.data.find((row: { id: string }) => row.id === device.id), 'GET /devices on C').to.include({ is_online: true });
   });
 
   it('when a phone acknowledges a task on A, then moves to B and reports sent and delivered there, then each status is recorded once', async () => {
@@ -59,8 +61,11 @@ describe('multi-node: across three serve processes', function () {
     const acknowledged = nextEvent(phone, 'report', (_id: string, status: string) => status === 'processing', 5_000);
     const id = await sendSms(tenant.on('b'), 'moves mid-task', device.id);
     expect((await acknowledged)[0]).to.equal(id);
+    // A fresh session on B: the unfinished task comes again from the database, and the phone, which knows it, acknowledges it again.
+    const resent = nextEvent(phone, 'task', (task: SendTask, redelivered: boolean) => task.sms_id === id && redelivered, 5_000);
     await moveTo(phone, deployment.node('b'));
     expect(phone.handled.get(id), 'moved before reporting sent: sent and delivered go to B').to.equal('processing');
+    await resent;
 
     const { ms: took } = await until('delivered, read on B', async () => (await smsState(tenant.on('b'), id)).status === 'delivered', 10_000);
     console.log(`      moved A -> B mid-task: delivered ${ms(took)} after the move`);

@@ -10,7 +10,7 @@ import { useDeployment } from './support/deployment.ts';
 import type { GatewayNode } from './support/node-process.ts';
 import { OwnRedis } from './support/own-redis.ts';
 import { isOnline, phoneOn, registerPhone } from './support/phones.ts';
-import { compareWakeUps, expectDeliveredOnce, smsState, timeToTask } from './support/sms.ts';
+import { allDelivered, compareWakeUps, expectDeliveredOnce, smsState, statusSummary, timeToTask } from './support/sms.ts';
 import { SmsLoad } from './support/sms-load.ts';
 import { ms, until } from './support/waits.ts';
 
@@ -48,8 +48,6 @@ describe('multi-node: Redis restarted under load', function () {
       LOAD_GAP_MS,
     );
     deployment.afterTest(() => load.stop());
-    const delivered = async (ids: string[]) =>
-      (await Promise.all(ids.map(async (id) => (await smsState(tenant.on('a'), id)).status === 'delivered'))).every(Boolean);
     const idsOf = (from: number, to = load.sent.length) => load.sent.slice(from, to).flatMap((sent) => (sent.id ? [sent.id] : []));
 
     load.start();
@@ -72,7 +70,9 @@ describe('multi-node: Redis restarted under load', function () {
     await until('the SMS made on C delivered', async () => (await smsState(tenant.on('c'), madeOnC.id)).status === 'delivered', 5_000);
     await until('16 SMS accepted during the outage', async () => load.sent.length >= outageFrom + 16, 15_000);
     const duringOutage = idsOf(outageFrom);
-    const servedInOutage = await until('every SMS made during the outage delivered, Redis still down', () => delivered(duringOutage), 10_000);
+    const servedInOutage = await until('every SMS made during the outage delivered, Redis still down', () => allDelivered(tenant.on('a'), duringOutage), 10_000, () =>
+      statusSummary(tenant.on('a'), duringOutage),
+    );
     expect(load.refused, 'SMS refused during the outage').to.deep.equal([]);
 
     // Redis comes back, empty.
@@ -86,7 +86,7 @@ describe('multi-node: Redis restarted under load', function () {
 
     expect(load.refused, 'SMS refused at any time').to.deep.equal([]);
     const all = idsOf(0);
-    const converged = await until('every SMS delivered', () => delivered(all), 15_000);
+    const converged = await until('every SMS delivered', () => allDelivered(tenant.on('b'), all), 15_000, () => statusSummary(tenant.on('b'), all));
     for (const sent of load.sent) {
       expect(sent.route.phone.sendCount.get(sent.id!), `${sent.route.name}: sent over the radio`).to.equal(1);
       expectDeliveredOnce(await smsState(tenant.on('b'), sent.id!), sent.route.name);

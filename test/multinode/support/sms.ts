@@ -34,6 +34,37 @@ export async function smsState(api: ApiClient, id: string): Promise<SmsState> {
   return { status: reply.body.status as string, deviceId: reply.body.device_id as string | null, historyCounts };
 }
 
+/** The status of each of `ids`, read from the list (GET /sms, newest first, page after page): one request per 100 SMS. */
+export async function statusesOf(api: ApiClient, ids: string[]): Promise<Map<string, string>> {
+  const wanted = new Set(ids);
+  const found = new Map<string, string>();
+  let cursor: string | null = null;
+  do {
+    const reply = await api.get(`/sms?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+    for (const sms of reply.body.data as { id: string; status: string }[]) if (wanted.has(sms.id)) found.set(sms.id, sms.status);
+    cursor = reply.body.next_cursor as string | null;
+  } while (cursor && found.size < wanted.size);
+  return found;
+}
+
+/** Whether every one of `ids` is delivered; otherwise undefined (for until()). */
+export async function allDelivered(api: ApiClient, ids: string[]): Promise<true | undefined> {
+  const statuses = await statusesOf(api, ids);
+  return ids.every((id) => statuses.get(id) === 'delivered') || undefined;
+}
+
+/** How many of `ids` stand at each status, for a timed-out wait's message. */
+export async function statusSummary(api: ApiClient, ids: string[]): Promise<string> {
+  const counts: Record<string, number> = {};
+  const statuses = await statusesOf(api, ids);
+  for (const id of ids) {
+    const status = statuses.get(id) ?? 'not listed';
+    counts[status] = (counts[status] ?? 0) + 1;
+  }
+  return Object.entries(counts).map(([status, count]) => `${count} ${status}`).join(', ');
+}
+
 /** Every status of the history recorded once, and the SMS delivered through each of them once. */
 export function expectDeliveredOnce(state: SmsState, what: string): void {
   expect(state.status, `${what}: status`).to.equal('delivered');
