@@ -13,7 +13,8 @@ import type { Logger } from '../src/common/logger.ts';
 import type { Metrics } from '../src/common/metrics.ts';
 import type { Services } from '../src/services.ts';
 import type { MqttLimitsConfig } from '../src/config.ts';
-import { clientAddressKey } from '../src/common/client-address.ts';
+import { clientAddressKey, type TrustedProxies } from '../src/common/client-address.ts';
+import { readProxyHeader } from './proxy-protocol.ts';
 import { secretMatches } from '../src/common/secrets.ts';
 import { isUuid } from '../src/common/object-id.ts';
 import { liveDeviceIds, type DeviceRow } from '../src/modules/devices/repository.ts';
@@ -56,6 +57,8 @@ export interface DeviceChannelOptions {
   limits: MqttLimitsConfig;
   /** How long a CONNECT from a throttled address waits for its CONNACK 5. */
   refusalDelayMs: number;
+  /** Load balancers (TRUSTED_PROXIES) that name the client: PROXY protocol over TCP, X-Forwarded-For over WebSocket. */
+  trustedProxies?: TrustedProxies;
   /** Several nodes (src/cluster): what the broker shares with the others; none for a single node. */
   cluster?: BrokerCluster;
 }
@@ -220,14 +223,22 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     // MQTT packets are small and latency matters: no Nagle delay (with the peer's delayed ACK it
     // held a report's acknowledgement back ~40 ms).
     const tcp = createServer({ noDelay: true }, (socket) => {
-      const address = clientAddressKey(socket.remoteAddress);
-      if (!this.admit(address)) return void socket.destroy();
+      const proxies = options.trustedProxies;
+      if (!proxies?.trusts(socket.remoteAddress)) return this.accept(socket, socket.remoteAddress);
+      // From a trusted load balancer: the client is named by the PROXY header before any MQTT.
       this.sockets.add(socket);
-      socket.once('close', () => {
-        this.sockets.delete(socket);
-        this.perAddress.release(address);
-      });
-      this.handle(socket, address, this.refusedOnce(address));
+      socket.once('close', () => this.sockets.delete(socket));
+      readProxyHeader(socket, options.limits.connectTimeoutMs).then(
+        ({ address, rest }) => {
+          if (rest.length > 0) socket.unshift(rest);
+          this.accept(socket, address ?? socket.remoteAddress);
+          socket.resume();
+        },
+        () => {
+          this.refusals.refused(clientAddressKey(socket.remoteAddress), 'bad_proxy_header');
+          socket.destroy();
+        },
+      );
     });
     await new Promise<void>((resolve, reject) => {
       tcp.once('error', reject);
@@ -243,7 +254,8 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     const maxMessageBytes = WEBSOCKET_MESSAGE_PACKETS * options.limits.maxPacketBytes;
     this.ws = new WebSocketServer({ server: options.http, path: WEBSOCKET_PATH, maxPayload: maxMessageBytes });
     this.ws.on('connection', (socket, request) => {
-      const address = clientAddressKey(request.socket.remoteAddress);
+      const peer = request.socket.remoteAddress;
+      const address = clientAddressKey(options.trustedProxies ? options.trustedProxies.clientOf(peer, request.headers['x-forwarded-for']) : peer);
       if (!this.admit(address)) return void socket.terminate();
       socket.once('close', () => this.perAddress.release(address));
       const refused = this.refusedOnce(address);
@@ -252,6 +264,18 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
       });
       this.handle(createWebSocketStream(socket), address, refused, request);
     });
+  }
+
+  /** Takes an MQTT connection over TCP from the client at `peer`, within the per-address limit. */
+  private accept(socket: Socket, peer: string | undefined): void {
+    const address = clientAddressKey(peer);
+    if (!this.admit(address)) return void socket.destroy();
+    this.sockets.add(socket);
+    socket.once('close', () => {
+      this.sockets.delete(socket);
+      this.perAddress.release(address);
+    });
+    this.handle(socket, address, this.refusedOnce(address));
   }
 
   /**

@@ -16,7 +16,8 @@ export type ConnectionRefusal =
   | 'packet_too_large'
   | 'malformed_length'
   | 'connect_timeout'
-  | 'auth_throttled';
+  | 'auth_throttled'
+  | 'bad_proxy_header';
 
 export class RefusalLog {
   /** "address reason" -> when it was last logged, and the refusals not logged since. */

@@ -4,6 +4,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { TrustedProxies } from './common/client-address.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -26,6 +27,8 @@ export interface Config {
   redisPrefix: string;
   /** Several nodes: how long a node's hold on its phones outlives its last renewal (a killed node's phones go offline then). */
   presenceLeaseMs: number;
+  /** Load balancers whose forwarded client address is believed (X-Forwarded-For, PROXY protocol). */
+  trustedProxies: TrustedProxies;
   logLevel: LogLevel;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
@@ -173,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     nodeId: read('NODE_ID', defaultNodeId(), nodeId),
     redisPrefix: read('REDIS_PREFIX', 'sms-gateway', redisPrefix),
     presenceLeaseMs: read('PRESENCE_LEASE', 15, presenceLeaseSeconds) * 1000,
+    trustedProxies: read('TRUSTED_PROXIES', TrustedProxies.none(), (raw) => TrustedProxies.parse(raw.split(',').map((entry) => entry.trim()).filter(Boolean))),
     logLevel: read('LOG_LEVEL', 'info', (raw) => choice(raw, LOG_LEVELS)),
     bodyLimitBytes: read('BODY_LIMIT', 64 * 1024, bytes),
     defaultPhoneRegion: read<string | undefined>('DEFAULT_PHONE_REGION', undefined, region),

@@ -77,6 +77,7 @@ export class Gateway {
         bodyLimitBytes: config.bodyLimitBytes,
         version: VERSION,
         measure: httpMetrics(services.metrics),
+        trustedProxies: config.trustedProxies,
         families: [
           {
             prefix: EXTENDED_PREFIX,
@@ -135,6 +136,7 @@ export class Gateway {
         http,
         limits: config.mqtt,
         refusalDelayMs: config.authThrottle.mqttRefusalDelayMs,
+        trustedProxies: config.trustedProxies,
         ...(cluster ? { cluster: cluster.broker() } : {}),
       }).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });

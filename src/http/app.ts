@@ -10,6 +10,8 @@ import type { Authenticator } from './middleware/authenticate.ts';
 import { mountRoutes } from './route.ts';
 import { buildOpenApi, type ApiFamily } from './openapi.ts';
 import { mountDocs } from './docs/routes.ts';
+import { clientAddress } from './middleware/client-address.ts';
+import { TrustedProxies } from '../common/client-address.ts';
 
 export const EXTENDED_PREFIX = '/api/ext/v1';
 
@@ -23,6 +25,8 @@ export interface AppParts {
   mountExtra?: (router: Router) => void;
   /** Runs first, around everything else, so it sees every request's final status: request metrics. */
   measure?: Koa.Middleware;
+  /** Load balancers whose X-Forwarded-For is believed (TRUSTED_PROXIES); none: the socket's peer counts. */
+  trustedProxies?: TrustedProxies;
 }
 
 export function createApp(parts: AppParts): Koa {
@@ -46,6 +50,7 @@ export function createApp(parts: AppParts): Koa {
 
   if (parts.measure) app.use(parts.measure);
   app.use(requestContext(parts.logger));
+  app.use(clientAddress(parts.trustedProxies ?? TrustedProxies.none()));
   app.use(errorHandler(parts.logger));
   // The router's Allow for /sms/bulk would also name GET, which /sms/:id serves: a fixed path
   // allows what it serves.

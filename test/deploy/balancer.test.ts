@@ -10,10 +10,12 @@ import { useCluster, within } from '../cluster/cluster-fixture.ts';
 import { UNPACED } from '../support/devices.ts';
 import { ApiClient } from '../support/tenant.ts';
 import { LocalHaproxy } from './local-haproxy.ts';
+import { TrustedProxies } from '../../src/common/client-address.ts';
 
 describe('deployment: HAProxy in front of two nodes', function () {
   this.timeout(30_000);
-  const cluster = useCluster();
+  // The nodes believe the balancer on 127.0.0.1 (TRUSTED_PROXIES): its MQTT connections start with a PROXY v2 header.
+  const cluster = useCluster({ trustedProxies: TrustedProxies.parse(['127.0.0.1']) });
   const { fx } = cluster;
   let haproxy: LocalHaproxy;
 

@@ -20,6 +20,7 @@ interface ComposeService {
   environment?: Record<string, string>;
   ports?: { published: number | string; target: number }[];
   volumes?: (Mount | string)[];
+  networks?: Record<string, { ipv4_address?: string } | null>;
 }
 
 interface Mount {
@@ -96,6 +97,12 @@ describe('deployment: docker-compose.yml and deploy/cluster/haproxy.cfg', functi
       expect(new URL(first.environment!.REDIS_URL!).hostname).to.equal('redis');
     });
 
+    it('then the nodes believe the client addresses HAProxy names (TRUSTED_PROXIES is its fixed address), and no one else', () => {
+      const balancer = compose.services.haproxy!.networks?.default?.ipv4_address;
+      expect(balancer, 'HAProxy has a fixed address').to.be.a('string');
+      for (const [node, service] of gateways) expect(service.environment?.TRUSTED_PROXIES, node).to.equal(balancer);
+    });
+
     it('then PostgreSQL keeps its data on a named volume', () => {
       const data = mounts(compose.services.postgres!).find((volume) => volume.target === '/var/lib/postgresql/data');
       expect(data?.source, 'a volume on /var/lib/postgresql/data').to.be.a('string');
@@ -163,6 +170,13 @@ describe('deployment: docker-compose.yml and deploy/cluster/haproxy.cfg', functi
       const http = backendOf(sections, '3000');
       expect(directives(http, 'retry-on')).to.deep.equal(['conn-failure empty-response']);
       expect(directives(http, 'http-request disable-l7-retry')).to.deep.equal(['unless METH_GET']);
+    });
+
+    it('then HAProxy names each client to the nodes: X-Forwarded-For over HTTP, a PROXY v2 header on every MQTT connection', () => {
+      expect(directives(backendOf(sections, '3000'), 'option forwardfor')).to.have.length(1);
+      const mqtt = backendOf(sections, '1883');
+      const servers = mqtt.lines.filter((line) => line.startsWith('server ') || line.startsWith('default-server '));
+      expect(servers.some((line) => /\bsend-proxy-v2\b/.test(line)), servers.join('\n')).to.equal(true);
     });
 
     it('then neither backend holds a client to a node (no stickiness: any node serves any phone)', () => {

@@ -13,6 +13,7 @@ import { ROLE_PERMISSIONS } from '../../modules/api-keys/permissions.ts';
 import type { AuthContext } from '../../modules/api-keys/service.ts';
 import type { ActiveSession } from '../../modules/sessions/service.ts';
 import { clearSessionCookie, SESSION_COOKIE, type CookieOptions } from '../session-cookie.ts';
+import { addressOf } from './client-address.ts';
 
 export interface Authenticator {
   authenticate(presentedKey: string): Promise<AuthContext | undefined>;
@@ -35,8 +36,8 @@ const REALM = 'Bearer realm="sms-gateway"';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export async function authenticateRequest(ctx: Context, authenticator: Authenticator): Promise<RequestAuth> {
-  // The socket's peer: the app does not trust proxy headers (app.proxy is false).
-  const address = ctx.request.socket.remoteAddress;
+  // The socket's peer, or the client a trusted load balancer names (never Koa's app.proxy, which trusts anyone).
+  const address = addressOf(ctx);
   const refusedForMs = authenticator.throttle?.refusedFor(address, 'http') ?? 0;
   if (refusedForMs > 0) {
     ctx.set('Retry-After', String(Math.ceil(refusedForMs / 1000)));

@@ -7,6 +7,7 @@ import type { LoginThrottle } from './login-throttle.ts';
 import { presentSession } from './presenter.ts';
 import { ChangePasswordBody, LoginBody, SessionView } from './schema.ts';
 import type { SessionService } from './service.ts';
+import { addressOf } from '../../http/middleware/client-address.ts';
 
 export interface SessionRouteOptions extends CookieOptions {
   /** The cookie lives as long as the session can (its absolute end). */
@@ -26,7 +27,7 @@ export function sessionRoutes(sessions: SessionService, throttle: LoginThrottle,
       responses: { 200: { description: 'the user and the CSRF token of the new session', schema: SessionView } },
       errors: ['unauthorized', 'too_many_auth_failures'],
       async handle({ body, ctx }) {
-        const address = ctx.request.socket.remoteAddress;
+        const address = addressOf(ctx);
         const email = body.email.trim().toLowerCase();
         const refusedForMs = throttle.refusedFor(address, email);
         if (refusedForMs > 0) {

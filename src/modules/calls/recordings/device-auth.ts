@@ -8,11 +8,12 @@ import { isUuid } from '../../../common/object-id.ts';
 import { secretMatches } from '../../../common/secrets.ts';
 import type { Database } from '../../../storage/database.ts';
 import { findLiveDevice, type DeviceRow } from '../../devices/repository.ts';
+import { addressOf } from '../../../http/middleware/client-address.ts';
 
 const REALM = 'Basic realm="sms-gateway device", charset="UTF-8"';
 
 export async function authenticateDevice(ctx: Context, db: Database, throttle: AuthThrottle): Promise<DeviceRow> {
-  const address = ctx.request.socket.remoteAddress;
+  const address = addressOf(ctx);
   const refusedForMs = throttle.refusedFor(address, 'http');
   if (refusedForMs > 0) {
     ctx.set('Retry-After', String(Math.ceil(refusedForMs / 1000)));
