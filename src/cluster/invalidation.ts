@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../common/logger.ts';
 import { isUuid } from '../common/object-id.ts';
 import type { RedisLink } from './redis.ts';
+import { readJsonObject } from './json-message.ts';
 
 export const CACHE_KINDS = ['api_key', 'account', 'device_settings', 'device_deleted', 'webhooks'] as const;
 export type CacheKind = (typeof CACHE_KINDS)[number];
@@ -107,15 +108,9 @@ export class CacheInvalidation {
 }
 
 function parse(raw: string): Message | undefined {
-  if (raw.length > 512) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { from, kind, id } = value as Record<string, unknown>;
+  const value = readJsonObject(raw, 512);
+  if (!value) return undefined;
+  const { from, kind, id } = value;
   if (typeof from !== 'string' || typeof kind !== 'string' || typeof id !== 'string') return undefined;
   if (!(CACHE_KINDS as readonly string[]).includes(kind)) return undefined;
   if (!ID_SHAPES[kind as CacheKind](id)) return undefined;

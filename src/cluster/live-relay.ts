@@ -13,6 +13,7 @@ import type { Logger } from '../common/logger.ts';
 import { isUuid } from '../common/object-id.ts';
 import type { LiveEvent, LiveHub, LiveRelay } from '../modules/live/hub.ts';
 import type { RedisLink } from './redis.ts';
+import { readJsonObject } from './json-message.ts';
 
 /** How often a node renews its watched accounts and reloads everyone's. */
 const REFRESH_MS = 3_000;
@@ -123,15 +124,9 @@ export class ClusterLiveRelay implements LiveRelay {
 type Message = { from: string; watch: string } | { from: string; events: Relayed[] };
 
 function parse(raw: string): Message | undefined {
-  if (raw.length > MAX_MESSAGE_BYTES) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { from, watch, events } = value as Record<string, unknown>;
+  const value = readJsonObject(raw, MAX_MESSAGE_BYTES);
+  if (!value) return undefined;
+  const { from, watch, events } = value;
   if (typeof from !== 'string') return undefined;
   if (typeof watch === 'string') return isUuid(watch) ? { from, watch } : undefined;
   if (!Array.isArray(events) || !events.every(isRelayed)) return undefined;

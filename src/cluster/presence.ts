@@ -24,6 +24,7 @@ import type { Clock } from '../common/clock.ts';
 import { isUuid } from '../common/object-id.ts';
 import type { DevicePresence, RemotePresence } from '../modules/devices/presence.ts';
 import type { RedisLink } from './redis.ts';
+import { readJsonObject } from './json-message.ts';
 
 /** Replaces the phone's entry; answers the one it replaced, and files the phone under this node. */
 const CLAIM = `local previous = redis.call('GET', KEYS[1])
@@ -343,15 +344,9 @@ function parseValue(value: string): Holder | undefined {
 }
 
 function parseMessage(raw: string): Message | undefined {
-  if (raw.length > 512) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { instance, device, account, online, at } = value as Record<string, unknown>;
+  const value = readJsonObject(raw, 512);
+  if (!value) return undefined;
+  const { instance, device, account, online, at } = value;
   if (typeof instance !== 'string' || instance.length > 100 || typeof online !== 'boolean' || typeof at !== 'number' || !Number.isFinite(at)) return undefined;
   if (typeof device !== 'string' || !isUuid(device) || typeof account !== 'string' || !isUuid(account)) return undefined;
   return { instance, device, account, online, at };

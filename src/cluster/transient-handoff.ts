@@ -14,6 +14,7 @@ import { isUuid } from '../common/object-id.ts';
 import type { SmsRecord } from '../modules/messages/repository.ts';
 import type { ClusterPresence } from './presence.ts';
 import type { RedisLink } from './redis.ts';
+import { readJsonObject } from './json-message.ts';
 
 const DATE_FIELDS = ['send_at', 'expires_at', 'dispatched_at', 'created_at', 'updated_at'] as const;
 const MAX_MESSAGE_BYTES = 256 * 1024;
@@ -76,15 +77,9 @@ export class ClusterTransientHandOff implements TransientHandOff {
 }
 
 function parse(raw: string): { to: string; sms: SmsRecord } | undefined {
-  if (raw.length > MAX_MESSAGE_BYTES) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { to, sms } = value as { to?: unknown; sms?: unknown };
+  const value = readJsonObject(raw, MAX_MESSAGE_BYTES);
+  if (!value) return undefined;
+  const { to, sms } = value;
   if (typeof to !== 'string' || typeof sms !== 'object' || sms === null) return undefined;
   const record = { ...(sms as Record<string, unknown>) };
   const ids = ['id', 'account_id', 'device_id'].every((field) => typeof record[field] === 'string' && isUuid(record[field] as string));

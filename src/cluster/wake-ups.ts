@@ -15,6 +15,7 @@ import type { Logger } from '../common/logger.ts';
 import type { GatewayEventBus } from '../common/events.ts';
 import { isUuid } from '../common/object-id.ts';
 import type { RedisLink } from './redis.ts';
+import { readJsonObject } from './json-message.ts';
 
 export interface WorkArrived {
   accountIds: string[];
@@ -76,15 +77,9 @@ export class ClusterWakeUps {
 }
 
 function parse(raw: string, self: string): WorkArrived | 'own' | undefined {
-  if (raw.length > 64 * 1024) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { from, accounts, devices } = value as Record<string, unknown>;
+  const value = readJsonObject(raw, 64 * 1024);
+  if (!value) return undefined;
+  const { from, accounts, devices } = value;
   if (typeof from !== 'string') return undefined;
   if (from === self) return 'own';
   const ids = (list: unknown) => (Array.isArray(list) && list.length <= IDS_PER_MESSAGE && list.every((id) => typeof id === 'string' && isUuid(id)) ? (list as string[]) : undefined);
