@@ -27,6 +27,8 @@ export interface Config {
   redisPrefix: string;
   /** Several nodes: how long a node's hold on its phones outlives its last renewal (a killed node's phones go offline then). */
   presenceLeaseMs: number;
+  /** `serve` answers /readyz 503 this long after SIGTERM before it stops (a balancer's health checks notice). */
+  shutdownDrainMs: number;
   /** Load balancers whose forwarded client address is believed (X-Forwarded-For, PROXY protocol). */
   trustedProxies: TrustedProxies;
   logLevel: LogLevel;
@@ -176,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     nodeId: read('NODE_ID', defaultNodeId(), nodeId),
     redisPrefix: read('REDIS_PREFIX', 'sms-gateway', redisPrefix),
     presenceLeaseMs: read('PRESENCE_LEASE', 15, presenceLeaseSeconds) * 1000,
+    shutdownDrainMs: read('SHUTDOWN_DRAIN', 0, (raw) => wholeNumber(raw, 0, 120)) * 1000,
     trustedProxies: read('TRUSTED_PROXIES', TrustedProxies.none(), (raw) => TrustedProxies.parse(raw.split(',').map((entry) => entry.trim()).filter(Boolean))),
     logLevel: read('LOG_LEVEL', 'info', (raw) => choice(raw, LOG_LEVELS)),
     bodyLimitBytes: read('BODY_LIMIT', 64 * 1024, bytes),

@@ -46,7 +46,16 @@ export class Gateway {
     private readonly http: Server,
     /** What this node shares with others over Redis; none without REDIS_URL. */
     private readonly cluster: Cluster | undefined,
+    private readonly markDraining: () => void,
   ) {}
+
+  /**
+   * Answers /readyz 503 ("draining") from now on while serving everything as before: a load
+   * balancer takes the node out before it stops, and no request meets a closed port.
+   */
+  drain(): void {
+    this.markDraining();
+  }
 
   /** `clock`: the time delivery decisions use; tests pass one they control. */
   static async start(config: Config, givenLogger: Logger, clock?: Clock): Promise<Gateway> {
@@ -62,6 +71,7 @@ export class Gateway {
       const shared = cluster;
       meterGateway(services, logger.child({ component: 'metrics' }));
       let channel: DeviceChannel | undefined;
+      let draining = false;
       // Unknown keys are counted per client address; an address with too many is refused (429).
       // A request without a key may carry a session cookie (the control panel's users).
       const authenticator: Authenticator = {
@@ -116,6 +126,7 @@ export class Gateway {
             },
             // Without Redis a node keeps serving what it holds (issue 13): reported, not required.
             shared ? { redis: () => shared.check() } : {},
+            () => draining,
           );
           router.get('/metrics', async (ctx) => {
             ctx.body = await services.metrics.render();
@@ -145,7 +156,7 @@ export class Gateway {
       services.webhookSender.start();
       services.presence.start();
       services.recordingRetention.start();
-      const gateway = new Gateway(config, logger, services, channel, http, cluster);
+      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true));
       logger.info(
         { port: gateway.httpPort, mqttPort: channel.port, database: config.databaseUrl ? 'postgresql' : 'embedded' },
         'gateway listening',

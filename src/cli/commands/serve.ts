@@ -20,9 +20,10 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
   // Signals are handled from the moment the gateway runs: a SIGTERM during the first start (an
   // scrypt hash takes a few hundred milliseconds) still stops it cleanly, exit code 0.
   let stopping = false;
+  let draining: NodeJS.Timeout | undefined;
   const stopped = new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      if (stopping) return;
+    const stopNow = (signal: string) => {
+      clearTimeout(draining);
       stopping = true;
       logger.info({ signal }, 'stopping');
       gateway.stop().then(resolve, (error: unknown) => {
@@ -30,6 +31,17 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
         process.exitCode = 1;
         resolve();
       });
+    };
+    const stop = (signal: string) => {
+      if (stopping) return;
+      // SHUTDOWN_DRAIN: first out of the balancer (/readyz 503), then stop; a second signal stops at once.
+      if (config.shutdownDrainMs > 0 && !draining) {
+        logger.info({ signal, drainMs: config.shutdownDrainMs }, 'draining: /readyz answers 503 until the node stops');
+        gateway.drain();
+        draining = setTimeout(() => stopNow(signal), config.shutdownDrainMs);
+        return;
+      }
+      stopNow(signal);
     };
     // `on`, not `once`: a second signal during the drain must not kill the process mid-stop.
     process.on('SIGINT', () => stop('SIGINT'));

@@ -12,6 +12,8 @@ export function mountHealth(
   db: Database,
   extraChecks: Record<string, ReadinessCheck> = {},
   advisoryChecks: Record<string, ReadinessCheck> = {},
+  /** True once the node is stopping with a drain (SHUTDOWN_DRAIN): not ready, whatever the checks say. */
+  draining: () => boolean = () => false,
 ): void {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -32,8 +34,10 @@ export function mountHealth(
       }),
     );
     const ready = Object.values(results).every((result) => result === 'ok');
-    ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ok' : 'not_ready', checks: { ...results, ...advice } };
+    // A balancer stops sending here, while everything still works for what it sent already.
+    const status = draining() ? 'draining' : ready ? 'ok' : 'not_ready';
+    ctx.status = status === 'ok' ? 200 : 503;
+    ctx.body = { status, checks: { ...results, ...advice } };
   });
 }
 
