@@ -7,11 +7,10 @@
 // operator watching on one node sees the phones of every node; and each node names itself in its
 // logs and metrics.
 import { expect } from 'chai';
-import mqtt from 'mqtt';
-import { TOPIC_PREFIX } from '../../broker/topics.ts';
 import type { SendTask } from '../../src/modules/delivery/task.ts';
 import { nextEvent } from '../support/devices.ts';
 import { useDeployment } from './support/deployment.ts';
+import { retainedPresence, watch } from './support/operator.ts';
 import { isOnline, moveTo, phoneOn, registerPhone, silentPhoneOn } from './support/phones.ts';
 import { compareWakeUps, expectDeliveredOnce, sendSms, smsState, timeToTask } from './support/sms.ts';
 import { ms, until, within } from './support/waits.ts';
@@ -72,6 +71,7 @@ describe('multi-node: across three serve processes', function () {
     expectDeliveredOnce(await smsState(tenant.on('b'), id), 'read on B');
     expectDeliveredOnce(await smsState(tenant.on('a'), id), 'read on A');
     expect(phone.sendCount.get(id), 'sent over the radio').to.equal(1);
+    await until('the retained presence "online" after the move, read on A', async () => (await retainedPresence(deployment, deployment.node('a'), tenant.key, device.id)) === 'online', 3_000);
   });
 
   it('when a phone connects to B while its old connection to A is open, then A closes the old one, the phone stays online everywhere, no offline or online event is sent for the move, and a task is delivered once', async () => {
@@ -102,6 +102,7 @@ describe('multi-node: across three serve processes', function () {
     expect(phone.sendCount.get(id)).to.equal(1);
     expect(oldTasks, 'tasks the old connection got').to.deep.equal([]);
     for (const name of ['a', 'b', 'c']) expect(await isOnline(tenant.on(name), device.id), `online on ${name} after the task`).to.equal(true);
+    expect(await retainedPresence(deployment, deployment.node('a'), tenant.key, device.id), 'retained presence after the takeover, read on A').to.equal('online');
 
     // A real disconnection ends the test: its offline event is the only one, so none came for the move.
     const leftAt = Date.now();
@@ -131,19 +132,7 @@ describe('multi-node: across three serve processes', function () {
     const device = await registerPhone(tenant.on('a'), 'watched-on-b');
     const phone = await phoneOn(deployment, deployment.node('b'), device);
 
-    const operator = await mqtt.connectAsync(deployment.node('a').mqttUrl, {
-      clientId: `operator-${device.id.slice(0, 8)}`,
-      username: 'ops',
-      password: tenant.key,
-      protocolVersion: 4,
-      reconnectPeriod: 0,
-    });
-    deployment.afterTest(() => operator.endAsync(true));
-    const seen: { kind: string; payload: string; retain: boolean }[] = [];
-    operator.on('message', (topic, payload, packet) => seen.push({ kind: topic.split('/').at(-1)!, payload: payload.toString(), retain: packet.retain }));
-    const granted = await operator.subscribeAsync(['presence', 'heartbeat', 'status'].map((kind) => `${TOPIC_PREFIX}${device.id}/${kind}`), { qos: 1 });
-    expect(granted.map((grant) => grant.qos), 'subscriptions granted').to.deep.equal([1, 1, 1]);
-
+    const { seen } = await watch(deployment, deployment.node('a'), tenant.key, device.id, ['presence', 'heartbeat', 'status']);
     await until('the retained presence and heartbeat, on A', async () => seen.some((m) => m.kind === 'presence') && seen.some((m) => m.kind === 'heartbeat'), 3_000);
     expect(seen.find((m) => m.kind === 'presence'), 'retained presence').to.deep.include({ payload: 'online', retain: true });
     const heartbeat = seen.find((m) => m.kind === 'heartbeat')!;

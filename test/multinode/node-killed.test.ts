@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import { nextEvent } from '../support/devices.ts';
 import type { Received } from '../support/receiver.ts';
 import { FAILOVER_AFTER_S, PRESENCE_LEASE_S, useDeployment } from './support/deployment.ts';
+import { retainedPresence } from './support/operator.ts';
 import { isOnline, moveTo, phoneOn, registerPhone, silentPhoneOn } from './support/phones.ts';
 import { allDelivered, expectDeliveredOnce, sendSms, smsState, statusSummary } from './support/sms.ts';
 import { ms, until } from './support/waits.ts';
@@ -117,5 +118,7 @@ describe('multi-node: a node killed with -9 while its phones hold work', functio
       expect(await isOnline(api, returning.id), 'the returning phone, online').to.equal(true);
       expect(await isOnline(api, survivor.id), 'the phone on C, online').to.equal(true);
     }
+    expect(await retainedPresence(deployment, c, tenant.key, stranded.id), 'retained presence of the stranded phone').to.equal('offline');
+    expect(await retainedPresence(deployment, c, tenant.key, returning.id), 'retained presence of the returning phone').to.equal('online');
   });
 });
