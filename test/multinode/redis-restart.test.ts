@@ -92,7 +92,7 @@ describe('multi-node: Redis restarted under load', function () {
     const all = idsOf(0);
     const converged = await until('every SMS delivered', () => allDelivered(tenant.on('b'), all), 15_000, () => statusSummary(tenant.on('b'), all));
     for (const sent of load.sent) {
-      expect(sent.route.phone.sendCount.get(sent.id!), `${sent.route.name}: sent over the radio`).to.equal(1);
+      expect(sent.route.phone!.sendCount.get(sent.id!), `${sent.route.name}: sent over the radio`).to.equal(1);
       expectDeliveredOnce(await smsState(tenant.on('b'), sent.id!), sent.route.name);
     }
     for (const node of [a, b, c]) expect(await readiness(node), `/readyz of ${node.nodeId} after the outage`).to.deep.equal({ status: 200, redis: 'ok' });

@@ -99,8 +99,21 @@ export class Deployment {
     this.perTest.push(cleanup);
   }
 
-  /** Starts (or, after a kill, starts again) node `name` with the deployment's settings. */
-  async startNode(name: string): Promise<GatewayNode> {
+  /**
+   * Stops node `name` cleanly (SIGTERM: with SHUTDOWN_DRAIN set it first answers /readyz 503 for
+   * that long), then starts it again on the same ports, where its phones reconnect. `whileStopping`
+   * runs once the signal is sent, before the node is gone.
+   */
+  async restartNode(name: string, whileStopping: (node: GatewayNode) => Promise<void> = async () => undefined): Promise<GatewayNode> {
+    const old = this.node(name);
+    const stopped = old.stop();
+    await whileStopping(old);
+    await stopped;
+    return this.startNode(name, { PORT: String(old.port), MQTT_PORT: String(old.mqttPort) });
+  }
+
+  /** Starts (or, after a kill, starts again) node `name` with the deployment's settings, and `env`. */
+  async startNode(name: string, env: Record<string, string> = {}): Promise<GatewayNode> {
     const dataDir = mkdtempSync(join(tmpdir(), `sgw-multinode-${name}-`));
     this.dataDirs.push(dataDir);
     const started = GatewayNode.start(`${name}-${this.run}`, {
@@ -122,6 +135,7 @@ export class Deployment {
       HTTP_TARGET_LATENCY: '0',
       MAX_EVENT_LOOP_DELAY: '0',
       ...this.options.env,
+      ...env,
     });
     this.starting.add(started);
     try {

@@ -45,11 +45,12 @@ export class GatewayNode extends EventEmitter<{ line: [line: LogLine] }> {
     this.collect(child.stderr!);
   }
 
-  /** Spawns `serve` with `env` (on top of this process's environment) and resolves once it listens. */
+  /** Spawns `serve` with `env` (on top of this process's environment) and resolves once it listens (on PORT and MQTT_PORT if given). */
   static async start(nodeId: string, env: Record<string, string>): Promise<GatewayNode> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'serve'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...env, NODE_ID: nodeId, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1' },
+      // Free ports unless `env` names them (a node restarted where its phones expect it).
+      env: { ...process.env, PORT: '0', MQTT_PORT: '0', ...env, NODE_ID: nodeId, HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const node = new GatewayNode(nodeId, child);

@@ -1,15 +1,16 @@
 // A steady stream of SMS through several nodes' APIs, each named for a phone on one node or
-// another, so that the same stream tests both delivery within a node and across nodes. Every
-// request's answer is kept: a refused SMS is a failure the test reports, never a retry.
+// another (so that the same stream tests delivery within a node and across nodes), or for none
+// (the account's pool). Every request's answer is kept: a refused SMS is a failure the test
+// reports, never a retry.
 import type { SimulatedDevice } from '../../../src/simulator/device.ts';
 import type { ApiClient } from '../../support/tenant.ts';
 import { PHONE_NUMBER } from './sms.ts';
 
-/** One way in and one phone out: the SMS is created through `via` for `phone`. */
+/** One way in and one phone out: the SMS is created through `via` (the API of a node, or a balancer's choice of one) for `phone`, or for the pool. */
 export interface Route {
   name: string;
-  via: ApiClient;
-  phone: SimulatedDevice;
+  via: ApiClient | (() => ApiClient);
+  phone?: SimulatedDevice;
 }
 
 export interface Sent {
@@ -51,7 +52,8 @@ export class SmsLoad {
       let status = 0;
       let id: string | undefined;
       try {
-        const reply = await route.via.post('/sms', { phone: PHONE_NUMBER, message: `load ${route.name} #${i}`, device_id: route.phone.id });
+        const via = typeof route.via === 'function' ? route.via() : route.via;
+        const reply = await via.post('/sms', { phone: PHONE_NUMBER, message: `load ${route.name} #${i}`, ...(route.phone ? { device_id: route.phone.id } : {}) });
         status = reply.status;
         if (status === 201) id = reply.body.id as string;
       } catch {
