@@ -12,7 +12,7 @@ import { nextEvent } from '../support/devices.ts';
 import { useDeployment } from './support/deployment.ts';
 import { retainedPresence, watch } from './support/operator.ts';
 import { isOnline, moveTo, phoneOn, registerPhone, silentPhoneOn } from './support/phones.ts';
-import { compareWakeUps, expectDeliveredOnce, sendSms, smsState, timeToTask } from './support/sms.ts';
+import { compareWakeUps, expectDeliveredOnce, PHONE_NUMBER, sendSms, smsState, timeToTask } from './support/sms.ts';
 import { ms, until, within } from './support/waits.ts';
 
 /** The dispatcher's sweep interval: a wake-up that works must beat it by far. */
@@ -147,11 +147,14 @@ describe('multi-node: across three serve processes', function () {
     await phone.kill();
     await until('"offline" on A', async () => seen.some((m) => m.kind === 'presence' && m.payload === 'offline'), 5_000);
   });
-  it('when three nodes log and are scraped, then every log line and every metrics sample names the node it came from', async () => {
+  // Runs last: by then the nodes have logged the work of every test above.
+  it('when three nodes log and are scraped, then every log line and every metrics sample names the node it came from, and no line carries a phone number or a message', async () => {
     for (const name of ['a', 'b', 'c']) {
       const node = deployment.node(name);
       expect(node.lines.length, `log lines of ${name}`).to.be.above(0);
       expect(node.lines.filter((line) => line.node !== node.nodeId), `log lines of ${name} without its NODE_ID`).to.deep.equal([]);
+      const revealing = node.lines.map((line) => JSON.stringify(line)).filter((text) => text.includes(PHONE_NUMBER.slice(1)) || /made on|moves mid-task|after the takeover|watched from/.test(text));
+      expect(revealing, `log lines of ${name} with a phone number or a message text`).to.deep.equal([]);
       const response = await fetch(`${node.baseUrl}/metrics`);
       expect(response.status).to.equal(200);
       const samples = (await response.text()).split('\n').filter((line) => line && !line.startsWith('#'));
