@@ -4,11 +4,13 @@
 // next sweep); a phone may move between nodes in the middle of a task, or connect to a second
 // node while its old connection lingers on the first, without any status recorded twice or any
 // offline event for the move; a revoked key stops working on every node within a second; an
-// operator watching on one node sees the phones of every node; and each node names itself in its
-// logs and metrics.
+// operator watching over MQTT, or the panel's live stream, on one node sees the phones of every
+// node; a no_store SMS reaches a phone on another node; and each node names itself in its logs
+// and metrics, and logs no phone number or message.
 import { expect } from 'chai';
 import type { SendTask } from '../../src/modules/delivery/task.ts';
 import { nextEvent } from '../support/devices.ts';
+import { EventStreamClient } from '../support/event-stream.ts';
 import { useDeployment } from './support/deployment.ts';
 import { retainedPresence, watch } from './support/operator.ts';
 import { isOnline, moveTo, phoneOn, registerPhone, silentPhoneOn } from './support/phones.ts';
@@ -147,13 +149,46 @@ describe('multi-node: across three serve processes', function () {
     await phone.kill();
     await until('"offline" on A', async () => seen.some((m) => m.kind === 'presence' && m.payload === 'offline'), 5_000);
   });
+  it('when the live event stream is open on node C, then it carries the presence of a phone on B and the status changes of an SMS made on A, each once', async () => {
+    const tenant = await deployment.tenant();
+    const stream = await EventStreamClient.open(`${deployment.node('c').baseUrl}/api/ext/v1/events`, { authorization: `Bearer ${tenant.key}` });
+    deployment.afterTest(() => stream.stop());
+    expect(stream.status).to.equal(200);
+    const device = await registerPhone(tenant.on('a'), 'streamed-on-b');
+    await phoneOn(deployment, deployment.node('b'), device);
+    await stream.next('device.presence', (data) => data.id === device.id && data.online === true);
+
+    const id = await sendSms(tenant.on('a'), 'streamed', device.id);
+    await stream.next('sms.status', (data) => data.id === id && data.status === 'delivered');
+    const changes = stream.events.filter((event) => event.type === 'sms.status' && event.data.id === id).map((event) => event.data.internal_status);
+    expect(changes).to.deep.equal(['processing', 'sent', 'delivered']);
+  });
+
+  it('when a no_store SMS is posted on node B, then it is refused while no phone of the account is online anywhere, and reaches the phone on node A once one is', async () => {
+    const tenant = await deployment.tenant();
+    const device = await registerPhone(tenant.on('a'), 'no-store-on-a');
+    const body = { phone: PHONE_NUMBER, message: 'never stored', no_store: true };
+    const refused = await tenant.on('b').post('/sms', body);
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(503);
+    expect(refused.body.error.code).to.equal('no_device_available');
+
+    const phone = await phoneOn(deployment, deployment.node('a'), device);
+    await until('B seeing the phone on A online', () => isOnline(tenant.on('b'), device.id), 3_000);
+    const received = nextEvent(phone, 'task', (task: SendTask) => task.message === body.message, 5_000);
+    const accepted = await tenant.on('b').post('/sms', body);
+    expect(accepted.status, JSON.stringify(accepted.body)).to.equal(201);
+    expect((await received)[0].sms_id).to.equal(accepted.body.id);
+    await until('the phone done with it', async () => phone.handled.get(accepted.body.id) === 'delivered', 5_000);
+    expect(phone.sendCount.get(accepted.body.id)).to.equal(1);
+  });
+
   // Runs last: by then the nodes have logged the work of every test above.
   it('when three nodes log and are scraped, then every log line and every metrics sample names the node it came from, and no line carries a phone number or a message', async () => {
     for (const name of ['a', 'b', 'c']) {
       const node = deployment.node(name);
       expect(node.lines.length, `log lines of ${name}`).to.be.above(0);
       expect(node.lines.filter((line) => line.node !== node.nodeId), `log lines of ${name} without its NODE_ID`).to.deep.equal([]);
-      const revealing = node.lines.map((line) => JSON.stringify(line)).filter((text) => text.includes(PHONE_NUMBER.slice(1)) || /made on|moves mid-task|after the takeover|watched from/.test(text));
+      const revealing = node.lines.map((line) => JSON.stringify(line)).filter((text) => text.includes(PHONE_NUMBER.slice(1)) || /made on|moves mid-task|after the takeover|watched from|streamed|never stored/.test(text));
       expect(revealing, `log lines of ${name} with a phone number or a message text`).to.deep.equal([]);
       const response = await fetch(`${node.baseUrl}/metrics`);
       expect(response.status).to.equal(200);
