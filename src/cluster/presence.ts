@@ -56,7 +56,7 @@ interface Message {
   at: number;
 }
 
-/** The result of a claim: `moved` when another live node held the phone's previous connection. */
+/** The result of a claim: `moved` when another node held the phone's previous connection. */
 export type Claim = { token: string; moved: boolean };
 
 export class ClusterPresence implements RemotePresence {
@@ -132,7 +132,9 @@ export class ClusterPresence implements RemotePresence {
       mine.registered = true;
       this.publish({ instance: this.instance, device: deviceId, account: accountId, online: true, at: this.clock.now() });
       const holder = previous ? parseValue(previous) : undefined;
-      return { token, moved: holder !== undefined && holder.instance !== this.instance && this.liveNodes.has(holder.instance) };
+      // Another node's entry, alive or not yet reaped: the phone was never announced offline, so
+      // it moves. (Reaping removes the entries of a dead node once it has announced them offline.)
+      return { token, moved: holder !== undefined && holder.instance !== this.instance };
     } catch (error) {
       this.logger.debug({ err: error, deviceId }, 'presence not claimed in Redis');
       return { token, moved: false };
