@@ -40,6 +40,8 @@ export async function startCluster(config: Config, services: Services, logger: L
   const presence = new ClusterPresence(link, redisPrefix, config.nodeId, config.presenceLeaseMs, services.presence, services.clock, logger);
   services.presence.useRemote(presence);
   await presence.start();
+  services.metrics.gauge('cluster_nodes', 'Nodes of the deployment whose presence lease was alive at the last check', () => presence.counts.nodes);
+  services.metrics.gauge('cluster_devices_elsewhere', 'Phones connected to the other nodes, as this node knows', () => presence.counts.phonesElsewhere);
   await new ClusterWakeUps(link, redisPrefix, logger).start(services.events, (work) => services.dispatcher.workArrived(work));
   const handOff = new ClusterTransientHandOff(link, redisPrefix, presence, services.metrics, logger);
   services.dispatcher.handOffTransients(handOff);

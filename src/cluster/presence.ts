@@ -169,6 +169,13 @@ export class ClusterPresence implements RemotePresence {
     }
   }
 
+  /** For /metrics: nodes whose lease was alive at the last check, and phones they hold. */
+  get counts(): { nodes: number; phonesElsewhere: number } {
+    let phonesElsewhere = 0;
+    for (const holder of this.held.values()) if (holder.instance !== this.instance && this.liveNodes.has(holder.instance)) phonesElsewhere++;
+    return { nodes: this.liveNodes.size, phonesElsewhere };
+  }
+
   // RemotePresence ------------------------------------------------------------------------------
 
   isOnline(deviceId: string): boolean {

@@ -52,6 +52,9 @@ describe('broker, presence and dispatch across nodes (issue 13)', function () {
     const device = await phone('a');
     const onB = cluster.onB(fx.tenant);
     await within(2_000, async () => (await onB.get(`/devices/${device.id}`)).body.is_online === true);
+    const page = await (await fetch(`http://127.0.0.1:${cluster.b.httpPort}/metrics`)).text();
+    expect(Number(/^cluster_nodes\{[^}]*\} (\d+)$/m.exec(page)?.[1]), 'both nodes alive').to.be.at.least(2);
+    expect(Number(/^cluster_devices_elsewhere\{[^}]*\} (\d+)$/m.exec(page)?.[1]), 'the phone on A').to.be.at.least(1);
 
     await device.stop();
     const took = await within(2_000, async () => (await onB.get(`/devices/${device.id}`)).body.is_online === false);
