@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
-import { freshDatabase, prepareTenant, printTable, ratio, spawnGateway } from './support.ts';
+import { CpuOfProcesses, freshDatabase, prepareTenant, printTable, processCpuMs, ratio, spawnGateway } from './support.ts';
 
 export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -40,6 +40,9 @@ export function benchRedisPrefix(label: string): string {
   return `sms-gateway-bench-${label}-${randomBytes(3).toString('hex')}`;
 }
 
+/** Nodes of one deployment share the key that encrypts webhook secrets; one per run here. */
+const SHARED_SECRET_KEY = randomBytes(32).toString('hex');
+
 export type GatewayNode = Awaited<ReturnType<typeof spawnGateway>> & { nodeId: string };
 
 /** `sms-gateway serve` as one node: with `redisPrefix`, joined to the others over Redis; without, a single node. */
@@ -50,7 +53,9 @@ export async function spawnNode(
   env: Record<string, string> = {},
   nodeArgs?: string[],
 ): Promise<GatewayNode> {
-  const cluster: Record<string, string> = redisPrefix ? { REDIS_URL: BENCH_REDIS_URL, REDIS_PREFIX: redisPrefix } : {};
+  const cluster: Record<string, string> = redisPrefix
+    ? { REDIS_URL: BENCH_REDIS_URL, REDIS_PREFIX: redisPrefix, WEBHOOK_SECRET_KEY: SHARED_SECRET_KEY }
+    : {};
   const node = await spawnGateway(databaseUrl, { NODE_ID: nodeId, ...cluster, ...env }, nodeArgs);
   return { ...node, nodeId };
 }
@@ -106,6 +111,13 @@ interface Credentials {
   token: string;
 }
 
+/** CPU (ms) used during the connect phase, outside the nodes: on 2 cores, the phase is a share of them. */
+interface CpuFigures {
+  redis: number;
+  postgres: number;
+  clients: number;
+}
+
 interface Memory {
   rssKb: number;
   heapUsedKb: number | undefined;
@@ -115,6 +127,8 @@ interface NodeFigures {
   nodeId: string;
   devices: number;
   allSeenMs: number | undefined;
+  /** CPU the node used from the first connect until it counted all its devices (or the phase limit). */
+  connectCpuMs: number;
   before: Memory;
   after: Memory;
   onlineInList: number;
@@ -174,6 +188,12 @@ async function memoryOf(node: GatewayNode): Promise<Memory> {
   }
   log(`${node.nodeId} did not answer the memory probe; heap not measured`);
   return { rssKb: vmRssKb(pid), heapUsedKb: undefined };
+}
+
+/** CPU (ms) this process (the simulated phones) used so far. */
+function clientCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 /** The node's mqtt_connected_clients (with or without a node label). */
@@ -262,7 +282,7 @@ async function runConfiguration(
   nodeIds: string[],
   credentials: Credentials[],
   warmups: Credentials[][],
-): Promise<{ nodes: NodeFigures[]; allSeenMs: number | undefined; clientsDoneMs: number; failed: number; redisKb: number }> {
+): Promise<{ nodes: NodeFigures[]; allSeenMs: number | undefined; clientsDoneMs: number; failed: number; redisKb: number; cpuMs: CpuFigures }> {
   const prefix = nodeIds.length > 1 ? benchRedisPrefix('fleet') : undefined;
   if (prefix) prefixes.push(prefix);
   const started: GatewayNode[] = [];
@@ -288,6 +308,13 @@ async function runConfiguration(
     const shares = started.map((_, i) => credentials.filter((_, index) => index % started.length === i).length);
 
     // The fleet connects while the nodes' counts are polled: "all online" is the gateway's view.
+    // CPU is counted alongside, for every process the phase keeps busy (the Redis is shared with
+    // whatever else uses it; PostgreSQL's backends of this database only).
+    const redisCpu = new CpuOfProcesses('redis-server');
+    const postgresCpu = new CpuOfProcesses('postgres', new URL(databaseUrl).pathname.slice(1));
+    const cpuAtStart = { redis: redisCpu.totalMs(), postgres: postgresCpu.totalMs(), clients: clientCpuMs() };
+    const nodeCpuAtStart = started.map((node) => processCpuMs(node.child.pid!) ?? 0);
+    const nodeCpuUsed = started.map(() => 0);
     const t0 = performance.now();
     const seenAt: (number | undefined)[] = started.map(() => undefined);
     let polling = true;
@@ -297,7 +324,9 @@ async function runConfiguration(
         const counts = await Promise.all(started.map(connectedClients));
         const now = performance.now();
         counts.forEach((count, i) => {
-          if (seenAt[i] === undefined && count - idleClients[i]! >= shares[i]!) seenAt[i] = now - t0;
+          if (seenAt[i] !== undefined) return;
+          nodeCpuUsed[i] = (processCpuMs(started[i]!.child.pid!) ?? 0) - nodeCpuAtStart[i]!;
+          if (count - idleClients[i]! >= shares[i]!) seenAt[i] = now - t0;
         });
         await sleep(POLL_MS);
       }
@@ -313,6 +342,13 @@ async function runConfiguration(
     const clientsDoneMs = performance.now() - t0;
     await poll;
     polling = false;
+    const cpuMs = {
+      redis: redisCpu.totalMs() - cpuAtStart.redis,
+      postgres: postgresCpu.totalMs() - cpuAtStart.postgres,
+      clients: clientCpuMs() - cpuAtStart.clients,
+    };
+    redisCpu.stop();
+    postgresCpu.stop();
     clearInterval(progress);
     if (failed === undefined) log(`${label}: the phase limit of ${PHASE_LIMIT_MS / 1000} s struck before every device connected`);
     const allSeenMs = seenAt.every((at) => at !== undefined) ? Math.max(...(seenAt as number[])) : undefined;
@@ -324,7 +360,16 @@ async function runConfiguration(
     const listed = await Promise.all(started.map((node) => onlineInList(node, key)));
     await stopFleet(fleet, true);
     return {
-      nodes: started.map((node, i) => ({ nodeId: node.nodeId, devices: shares[i]!, allSeenMs: seenAt[i], before: before[i]!, after: after[i]!, onlineInList: listed[i]! })),
+      nodes: started.map((node, i) => ({
+        nodeId: node.nodeId,
+        devices: shares[i]!,
+        allSeenMs: seenAt[i],
+        connectCpuMs: nodeCpuUsed[i]!,
+        before: before[i]!,
+        after: after[i]!,
+        onlineInList: listed[i]!,
+      })),
+      cpuMs,
       allSeenMs,
       clientsDoneMs,
       redisKb: (redisAfter - redisBefore) / 1024,
@@ -372,6 +417,7 @@ async function main(): Promise<void> {
     const mb = (kb: number) => (kb / 1024).toFixed(1);
     const kb = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(1));
     const seconds = (ms: number | undefined) => (ms === undefined ? 'not all' : (ms / 1000).toFixed(2));
+    const perDeviceMs = (ms: number, devices: number) => (devices ? (ms / devices).toFixed(2) : 'n/a');
     const perDevice = (figures: NodeFigures) => (figures.devices ? (figures.after.rssKb - figures.before.rssKb) / figures.devices : undefined);
     const heapPerDevice = (figures: NodeFigures) =>
       figures.devices && figures.after.heapUsedKb !== undefined && figures.before.heapUsedKb !== undefined
@@ -393,6 +439,14 @@ async function main(): Promise<void> {
       row('time until the node counts all its devices (s)', [seconds(one.allSeenMs), seconds(a.allSeenMs), seconds(b.allSeenMs), seconds(pair.allSeenMs)],
         pair.allSeenMs !== undefined && single.allSeenMs !== undefined ? ratio(pair.allSeenMs, single.allSeenMs) : 'n/a'),
       row('time until every client connected (s, client side)', [seconds(single.clientsDoneMs), '', '', seconds(pair.clientsDoneMs)], ratio(pair.clientsDoneMs, single.clientsDoneMs)),
+      row('CPU of the node while connecting, per device (ms)', [perDeviceMs(one.connectCpuMs, one.devices), perDeviceMs(a.connectCpuMs, a.devices),
+        perDeviceMs(b.connectCpuMs, b.devices), perDeviceMs(a.connectCpuMs + b.connectCpuMs, N)],
+        ratio(a.connectCpuMs + b.connectCpuMs, one.connectCpuMs)),
+      row('  CPU of Redis, per device (ms)', [perDeviceMs(single.cpuMs.redis, N), '', '', perDeviceMs(pair.cpuMs.redis, N)]),
+      row('  CPU of PostgreSQL, per device (ms)', [perDeviceMs(single.cpuMs.postgres, N), '', '', perDeviceMs(pair.cpuMs.postgres, N)],
+        ratio(pair.cpuMs.postgres, single.cpuMs.postgres)),
+      row('  CPU of the simulated phones, per device (ms)', [perDeviceMs(single.cpuMs.clients, N), '', '', perDeviceMs(pair.cpuMs.clients, N)],
+        ratio(pair.cpuMs.clients, single.cpuMs.clients)),
       row('devices failed to connect', [String(single.failed), '', '', String(pair.failed)]),
       row('RSS idle, before devices (MB)', [mb(one.before.rssKb), mb(a.before.rssKb), mb(b.before.rssKb), mb(totalRss(pair.nodes, 'before'))]),
       row('RSS with all connected (MB)', [mb(one.after.rssKb), mb(a.after.rssKb), mb(b.after.rssKb), mb(totalRss(pair.nodes, 'after'))]),
@@ -405,7 +459,8 @@ async function main(): Promise<void> {
     ]);
     process.stdout.write(
       '\nMemory after a full GC in each node (VmRSS from /proc); per device = (after - before) / devices connected to that node.\n' +
-        '"Counts all its devices": the node\'s mqtt_connected_clients, polled every 100 ms from the first connect.\n',
+        '"Counts all its devices": the node\'s mqtt_connected_clients, polled every 100 ms from the first connect.\n' +
+        'CPU from /proc over the connect phase: each node until it counted all its devices; Redis (shared with anything else on it), this database\'s PostgreSQL backends and the simulated phones over the whole phase.\n',
     );
   } catch (error) {
     exitCode = 1;
