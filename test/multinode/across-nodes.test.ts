@@ -12,7 +12,7 @@ import type { SendTask } from '../../src/modules/delivery/task.ts';
 import { nextEvent } from '../support/devices.ts';
 import { EventStreamClient } from '../support/event-stream.ts';
 import { useDeployment } from './support/deployment.ts';
-import { retainedPresence, watch } from './support/operator.ts';
+import { awaitRetainedPresence, retainedPresence, watch } from './support/operator.ts';
 import { isOnline, moveTo, phoneOn, registerPhone, silentPhoneOn } from './support/phones.ts';
 import { allDelivered, compareWakeUps, expectDeliveredOnce, PHONE_NUMBER, sendSms, smsState, statusSummary, timeToTask } from './support/sms.ts';
 import { ms, until, within } from './support/waits.ts';
@@ -90,7 +90,7 @@ describe('multi-node: across three serve processes', function () {
     expectDeliveredOnce(await smsState(tenant.on('b'), id), 'read on B');
     expectDeliveredOnce(await smsState(tenant.on('a'), id), 'read on A');
     expect(phone.sendCount.get(id), 'sent over the radio').to.equal(1);
-    await until('the retained presence "online" after the move, read on A', async () => (await retainedPresence(deployment, deployment.node('a'), tenant.key, device.id)) === 'online', 3_000);
+    await awaitRetainedPresence(deployment, deployment.node('a'), tenant.key, device.id, 'online', 3_000, 'after the move, read on A');
   });
 
   it('when a phone connects to B while its old connection to A is open, then A closes the old one, the phone stays online everywhere, no offline or online event is sent for the move, and a task is delivered once', async () => {

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { useDeployment } from './support/deployment.ts';
 import type { GatewayNode } from './support/node-process.ts';
 import { OwnRedis } from './support/own-redis.ts';
-import { retainedPresence } from './support/operator.ts';
+import { awaitRetainedPresence } from './support/operator.ts';
 import { isOnline, phoneOn, registerPhone } from './support/phones.ts';
 import { allDelivered, compareWakeUps, expectDeliveredOnce, smsState, statusSummary, timeToTask } from './support/sms.ts';
 import { SmsLoad } from './support/sms-load.ts';
@@ -109,8 +109,7 @@ describe('multi-node: Redis restarted under load', function () {
     const presence = await until('every node showing every phone online', async () => (await shownOffline()).length === 0, 10_000, async () => (await shownOffline()).join(', '));
     // The retained messages were lost with Redis' memory: an operator connecting now still learns where each phone stands.
     for (const phone of phones) {
-      let read: string | undefined;
-      await until(`the retained presence of ${phone.options.name}, read on B`, async () => (read = await retainedPresence(deployment, b, tenant.key, phone.id)) === 'online', 5_000, () => `last read: ${read ?? 'none'}`);
+      await awaitRetainedPresence(deployment, b, tenant.key, phone.id, 'online', 5_000, `of ${phone.options.name}, read on B`);
     }
     // Cross-node wake-ups work again, from the node started in the outage too: about as fast as within a node.
     const times = await compareWakeUps(

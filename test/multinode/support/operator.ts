@@ -6,6 +6,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { TOPIC_PREFIX } from '../../../broker/topics.ts';
 import type { Deployment } from './deployment.ts';
 import type { GatewayNode } from './node-process.ts';
+import { until } from './waits.ts';
 
 export interface Seen {
   deviceId: string;
@@ -55,4 +56,15 @@ export async function retainedPresence(deployment: Deployment, node: GatewayNode
   } finally {
     await operator.client.endAsync(true);
   }
+}
+
+/** Waits until an operator connecting to `node` is sent `expected` as the phone's retained presence; fails saying what it was sent instead. */
+export async function awaitRetainedPresence(deployment: Deployment, node: GatewayNode, key: string, deviceId: string, expected: string, timeoutMs: number, what: string): Promise<void> {
+  let read: string | undefined;
+  await until(
+    `the retained presence "${expected}" ${what}`,
+    async () => (read = await retainedPresence(deployment, node, key, deviceId)) === expected,
+    timeoutMs,
+    () => `last read: ${read ?? 'none'}`,
+  );
 }
