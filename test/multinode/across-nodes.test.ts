@@ -4,7 +4,7 @@
 // next sweep), and a large batch is shared by the phones of every node, each SMS sent once; a
 // phone may move between nodes in the middle of a task, or connect to a second node while its
 // old connection lingers on the first, without any status recorded twice or any offline event
-// for the move; a revoked key stops working on every node within a second; an operator watching
+// for the move, and its send window holds through such moves; a revoked key stops working on every node within a second; an operator watching
 // over MQTT, or the panel's live stream, on one node sees the phones of every node; a no_store
 // SMS reaches a phone on another node; and each node names itself in its logs and metrics, and
 // logs no phone number or message.
@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import type { SendTask } from '../../src/modules/delivery/task.ts';
 import { nextEvent } from '../support/devices.ts';
 import { EventStreamClient } from '../support/event-stream.ts';
-import { useDeployment } from './support/deployment.ts';
+import { TASK_RETRY_AFTER_S, useDeployment } from './support/deployment.ts';
 import { awaitRetainedPresence, retainedPresence, watch } from './support/operator.ts';
 import { isOnline, moveTo, phoneOn, registerPhone, silentPhoneOn } from './support/phones.ts';
 import { allDelivered, compareWakeUps, expectDeliveredOnce, PHONE_NUMBER, sendSms, smsState, statusSummary, timeToTask } from './support/sms.ts';
@@ -133,6 +133,28 @@ describe('multi-node: across three serve processes', function () {
     expect(about('device.online'), 'device.online events: the first connection only').to.have.length(1);
   });
 
+  it('when a phone with a send window of 2 is taken over from node to node without acknowledging, then it is only ever given the same 2 tasks', async () => {
+    const tenant = await deployment.tenant();
+    const device = await registerPhone(tenant.on('a'), 'window-of-2', { send_window: 2, limits: { per_minute: null, per_hour: null, per_day: null } });
+    for (let i = 0; i < 6; i++) await sendSms(tenant.on(['a', 'b', 'c'][i % 3]!), `window #${i}`);
+    const distinct = (tasks: string[]) => [...new Set(tasks)].sort();
+
+    const onA = await silentPhoneOn(deployment, deployment.node('a'), device);
+    await until('2 tasks on A', async () => distinct(onA.tasks).length === 2, 5_000);
+    const given = distinct(onA.tasks);
+    const onB = await silentPhoneOn(deployment, deployment.node('b'), device);
+    await until('the same 2 tasks sent again on B', async () => distinct(onB.tasks).length === 2, 5_000, () => `${distinct(onB.tasks).length} on B`);
+    const onC = await silentPhoneOn(deployment, deployment.node('c'), device);
+    await until('the same 2 tasks sent again on C', async () => distinct(onC.tasks).length === 2, 5_000, () => `${distinct(onC.tasks).length} on C`);
+    // Unacknowledged, they are published again after TASK_RETRY_AFTER: a sweep of C has run since the phone came.
+    await until('a task published again on C', async () => onC.tasks.length > 2, TASK_RETRY_AFTER_S * 1000 + 3_000);
+
+    expect(distinct(onB.tasks), 'tasks sent on B').to.deep.equal(given);
+    expect(distinct(onC.tasks), 'tasks sent on C').to.deep.equal(given);
+    const held = await tenant.on('c').get(`/sms?device_id=${device.id}`);
+    expect(held.body.data.map((sms: { id: string }) => sms.id).sort(), 'SMS of the phone').to.deep.equal(given);
+  });
+
   it('when a key is revoked on node A, then nodes B and C, which had it cached, refuse it within 1 s', async () => {
     const tenant = await deployment.tenant();
     const created = await tenant.on('a').post('/keys', { permissions: ['devices:read'], name: 'to revoke' });
@@ -209,7 +231,7 @@ describe('multi-node: across three serve processes', function () {
       const node = deployment.node(name);
       expect(node.lines.length, `log lines of ${name}`).to.be.above(0);
       expect(node.lines.filter((line) => line.node !== node.nodeId), `log lines of ${name} without its NODE_ID`).to.deep.equal([]);
-      const revealing = node.lines.map((line) => JSON.stringify(line)).filter((text) => text.includes(PHONE_NUMBER.slice(1)) || /made on|moves mid-task|after the takeover|watched from|streamed|never stored|bulk #/.test(text));
+      const revealing = node.lines.map((line) => JSON.stringify(line)).filter((text) => text.includes(PHONE_NUMBER.slice(1)) || /made on|moves mid-task|after the takeover|watched from|streamed|never stored|bulk #|window #/.test(text));
       expect(revealing, `log lines of ${name} with a phone number or a message text`).to.deep.equal([]);
       const response = await fetch(`${node.baseUrl}/metrics`);
       expect(response.status).to.equal(200);
