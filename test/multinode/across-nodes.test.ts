@@ -1,13 +1,13 @@
 // Several nodes, one deployment: three real `sms-gateway serve` processes (A, B, C) on one
 // PostgreSQL and one Redis. What an operator running several nodes behind a load balancer relies
-// on: an SMS made on any node reaches the phone wherever it is connected, at once (not at the
-// next sweep), and a large batch is shared by the phones of every node, each SMS sent once; a
-// phone may move between nodes in the middle of a task, or connect to a second node while its
-// old connection lingers on the first, without any status recorded twice or any offline event
-// for the move, and its send window holds through such moves; a revoked key stops working on every node within a second; an operator watching
-// over MQTT, or the panel's live stream, on one node sees the phones of every node; a no_store
-// SMS reaches a phone on another node; and each node names itself in its logs and metrics, and
-// logs no phone number or message.
+// on: an SMS made on any node reaches the phone wherever it is connected, at once (not at the next
+// sweep), and a large batch is shared by the phones of every node, each SMS sent once; a phone may
+// move between nodes in the middle of a task, or connect to a second node while its old connection
+// lingers on the first, without any status recorded twice or any offline event for the move, and
+// its send window holds through such moves; a revoked key stops working on every node within a
+// second; an operator watching over MQTT, or the panel's live stream, on one node sees the phones
+// of every node; a no_store SMS reaches a phone on another node; and each node names itself in its
+// logs and metrics, and logs no phone number or message.
 import { expect } from 'chai';
 import type { SendTask } from '../../src/modules/delivery/task.ts';
 import { nextEvent } from '../support/devices.ts';
