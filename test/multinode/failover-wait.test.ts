@@ -5,15 +5,13 @@
 // take a while, so that their sweeps run in the middle of it.
 import { expect } from 'chai';
 import type { Received } from '../support/receiver.ts';
-import { FAILOVER_AFTER_S, PRESENCE_LEASE_S, useDeployment } from './support/deployment.ts';
+import { FAILOVER_AFTER_S, MOVE_SLACK_MS, PRESENCE_LEASE_S, useDeployment } from './support/deployment.ts';
 import { phoneOn, registerPhone, silentPhoneOn, type SilentPhone } from './support/phones.ts';
 import { allDelivered, sendSms, statusSummary } from './support/sms.ts';
 import { ms, until } from './support/waits.ts';
 
 const SILENT_PHONES = 12;
 const TASKS_EACH = 2;
-/** A sweep (1 s) and a claim: how late after FAILOVER_AFTER a task may move. */
-const MOVE_SLACK_MS = 2_500;
 
 describe('multi-node: failover waits FAILOVER_AFTER after a node died', function () {
   this.timeout(60_000);

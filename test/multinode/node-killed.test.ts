@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import { nextEvent } from '../support/devices.ts';
 import type { Received } from '../support/receiver.ts';
-import { FAILOVER_AFTER_S, PRESENCE_LEASE_S, useDeployment } from './support/deployment.ts';
+import { FAILOVER_AFTER_S, MOVE_SLACK_MS, PRESENCE_LEASE_S, useDeployment } from './support/deployment.ts';
 import { retainedPresence } from './support/operator.ts';
 import { isOnline, moveTo, phoneOn, registerPhone, silentPhoneOn } from './support/phones.ts';
 import { allDelivered, expectDeliveredOnce, sendSms, smsState, statusSummary } from './support/sms.ts';
@@ -111,7 +111,7 @@ describe('multi-node: a node killed with -9 while its phones hold work', functio
     expect(announcedMs, 'device.offline within the lease and a few seconds').to.be.below(NOTICE_MS);
     // Not before FAILOVER_AFTER (the phone might have come back), and not much later (one sweep and a claim).
     expect(firstMovedMs - announcedMs, 'tasks moved after the phone was found offline').to.be.at.least(FAILOVER_AFTER_S * 1000 - 100);
-    expect(lastMovedMs - announcedMs, 'tasks moved after the phone was found offline').to.be.below(FAILOVER_AFTER_S * 1000 + 2_500);
+    expect(lastMovedMs - announcedMs, 'tasks moved after the phone was found offline').to.be.below(FAILOVER_AFTER_S * 1000 + MOVE_SLACK_MS);
     expect(receiver.received.filter(offlineOf(stranded.id)), 'device.offline of the stranded phone').to.have.length(1);
     expect(receiver.received.filter(offlineOf(returning.id)), 'device.offline of the phone that reconnected at once').to.have.length(0);
     for (const api of [tenant.on('b'), tenant.on('c')]) {

@@ -28,6 +28,8 @@ const ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432
 export const PRESENCE_LEASE_S = 3;
 export const FAILOVER_AFTER_S = 2;
 export const TASK_RETRY_AFTER_S = 2;
+/** How late after FAILOVER_AFTER a task may move: a sweep (1 s) and a claim, on two busy cores. */
+export const MOVE_SLACK_MS = 4_000;
 
 export interface DeploymentOptions {
   /** Node names, such as ['a', 'b', 'c']; each becomes NODE_ID <name>-<run>. */
