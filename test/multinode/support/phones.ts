@@ -60,14 +60,18 @@ export async function isOnline(api: ApiClient, deviceId: string): Promise<boolea
   return reply.body.is_online as boolean;
 }
 
-/** A phone that takes its tasks (MQTT PUBACK) and never reports on them, nor reconnects. */
+/** A phone that takes its tasks (MQTT PUBACK) and reports on them only when the test says so; it never reconnects. */
 export interface SilentPhone {
   client: MqttClient;
   /** SMS ids of the tasks it received, in order, repeats included. */
   tasks: string[];
+  /** Tasks the gateway told it to drop, with the reason. */
+  revoked: Map<string, string>;
+  /** Reports a status (QoS 2: resolves once the gateway has dealt with it, a revoke sent before). */
+  report(smsId: string, status: string): Promise<void>;
 }
 
-/** Connects as the app does (persistent session, last will, subscription, presence online), then stays silent; ended after the test. */
+/** Connects as the app does (persistent session, last will, subscriptions, presence online), then stays silent; ended after the test. */
 export async function silentPhoneOn(deployment: Deployment, node: GatewayNode, device: Registered): Promise<SilentPhone> {
   const client = await mqtt.connectAsync(node.mqttUrl, {
     clientId: device.id,
@@ -80,10 +84,18 @@ export async function silentPhoneOn(deployment: Deployment, node: GatewayNode, d
   });
   deployment.afterTest(() => client.endAsync(true));
   const tasks: string[] = [];
+  const revoked = new Map<string, string>();
   client.on('message', (topic, payload) => {
     if (topic === deviceTopic(device.id, 'tasks')) tasks.push((JSON.parse(payload.toString()) as SendTask).sms_id);
+    if (topic === deviceTopic(device.id, 'revoke')) {
+      const { sms_id: smsId, reason } = JSON.parse(payload.toString()) as { sms_id: string; reason: string };
+      revoked.set(smsId, reason);
+    }
   });
-  await client.subscribeAsync({ [deviceTopic(device.id, 'tasks')]: { qos: 1 } });
+  await client.subscribeAsync({ [deviceTopic(device.id, 'tasks')]: { qos: 1 }, [deviceTopic(device.id, 'revoke')]: { qos: 1 } });
   await client.publishAsync(deviceTopic(device.id, 'presence'), 'online', { qos: 1, retain: true });
-  return { client, tasks };
+  const report = async (smsId: string, status: string) => {
+    await client.publishAsync(deviceTopic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status }), { qos: 2 });
+  };
+  return { client, tasks, revoked, report };
 }
