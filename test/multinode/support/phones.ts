@@ -45,7 +45,8 @@ export async function phoneOn(
 
 /**
  * The phone loses its connection (no DISCONNECT: its network changed) and connects to `node`,
- * keeping its tasks, and whatever it is about to report.
+ * keeping its tasks and the reports still to come. Not a report in flight: the simulator loses
+ * that with its connection, where the app keeps it; move a phone between two reports.
  */
 export async function moveTo(phone: SimulatedDevice, node: GatewayNode): Promise<void> {
   await phone.kill();
