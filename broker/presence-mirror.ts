@@ -16,6 +16,7 @@ type PresenceState = 'online' | 'offline';
 export class PresenceMirror {
   private readonly online = (deviceId: string) => this.announce(deviceId, 'online');
   private readonly offline = (deviceId: string) => this.announce(deviceId, 'offline');
+  private readonly reaffirmed = (deviceId: string, online: boolean) => this.announce(deviceId, online ? 'online' : 'offline');
 
   constructor(
     private readonly presence: DevicePresence,
@@ -27,12 +28,14 @@ export class PresenceMirror {
   start(): void {
     this.presence.on('online', this.online);
     this.presence.on('offline', this.offline);
+    this.presence.on('reaffirmed', this.reaffirmed);
   }
 
   /** Stops before the broker closes: a broker that is going away publishes nothing. */
   stop(): void {
     this.presence.off('online', this.online);
     this.presence.off('offline', this.offline);
+    this.presence.off('reaffirmed', this.reaffirmed);
   }
 
   private announce(deviceId: string, state: PresenceState): void {

@@ -23,7 +23,7 @@ import type { Logger } from '../common/logger.ts';
 import type { Clock } from '../common/clock.ts';
 import { isUuid } from '../common/object-id.ts';
 import type { DevicePresence, RemotePresence } from '../modules/devices/presence.ts';
-import type { RedisLink } from './redis.ts';
+import { RECONNECT_MAX_MS, type RedisLink } from './redis.ts';
 import { readJsonObject } from './json-message.ts';
 
 /** Replaces the phone's entry; answers the one it replaced, and files the phone under this node. */
@@ -69,6 +69,19 @@ export class ClusterPresence implements RemotePresence {
   private ticking: Promise<void> | undefined;
   private loaded = false;
   /**
+   * No node is reaped before then: after an outage every lease has run out, and the nodes come
+   * back one by one; each gets a lease's time to renew before it is taken for dead.
+   */
+  private reapFrom = 0;
+  /** When this node first found each other node's lease gone: its phones are offline since. */
+  private readonly deadSince = new Map<string, number>();
+  /** Presence messages that arrived while a load was reading the map, applied again after it. */
+  private duringLoad: Message[] | undefined;
+  /** Load the map once more at the next tick: a message may have been published before the resubscribe. */
+  private reloadNext = false;
+  /** Phones claimed since the last tick: their retained presence is written again then (below). */
+  private readonly claimedSinceTick = new Set<string>();
+  /**
    * The connections this node holds, to claim again after an outage; `registered` once Redis
    * has the claim (a phone that connected while Redis was down has not been).
    */
@@ -100,7 +113,12 @@ export class ClusterPresence implements RemotePresence {
     this.link.onMessage((channel, raw) => {
       if (channel === this.channel) this.receive(raw);
     });
-    this.link.onBack(() => void this.tick(true));
+    this.link.onBack(() => {
+      // The others reconnect on their own backoff (at most RECONNECT_MAX_MS apart), then renew.
+      this.reapFrom = this.clock.now() + this.leaseMs + RECONNECT_MAX_MS;
+      this.reloadNext = true;
+      void this.tick(true);
+    });
     const subscribed = this.link.subscribe(this.channel);
     if (this.link.up) await subscribed;
     else subscribed.catch(() => undefined);
@@ -130,6 +148,7 @@ export class ClusterPresence implements RemotePresence {
     try {
       const previous = (await this.redis.eval(CLAIM, 2, this.key('presence', deviceId), this.key('node-devices', this.instance), this.value(accountId, token), deviceId)) as string | null;
       mine.registered = true;
+      this.claimedSinceTick.add(deviceId);
       this.publish({ instance: this.instance, device: deviceId, account: accountId, online: true, at: this.clock.now() });
       const holder = previous ? parseValue(previous) : undefined;
       // Another node's entry, alive or not yet reaped: the phone was never announced offline, so
@@ -201,7 +220,11 @@ export class ClusterPresence implements RemotePresence {
   }
 
   offlineSince(deviceId: string): number | undefined {
-    return this.offline.get(deviceId);
+    const known = this.offline.get(deviceId);
+    if (known !== undefined) return known;
+    // Held by a node whose lease is gone and which is not reaped yet: offline since it was found so.
+    const holder = this.held.get(deviceId);
+    return holder ? this.deadSince.get(holder.instance) : undefined;
   }
 
   // Lease, reaping, and the map ---------------------------------------------------------------
@@ -224,12 +247,32 @@ export class ClusterPresence implements RemotePresence {
     // Back after an outage, or the lease ran out meanwhile: what Redis holds for this node may be
     // stale (phones that left, phones that came, phones other nodes announced offline).
     if (reload || had === null) await this.reassert();
+    else this.reaffirmClaimed();
     const nodes = await this.redis.smembers(this.key('nodes'));
     const leases = nodes.length > 0 ? await this.redis.mget(nodes.map((node) => this.key('node', node))) : [];
+    const now = this.clock.now();
     this.liveNodes = new Set(nodes.filter((_, i) => leases[i] !== null));
     this.liveNodes.add(this.instance);
-    for (const node of nodes) if (!this.liveNodes.has(node)) await this.reap(node);
-    if (reload || !this.loaded) await this.load();
+    for (const node of nodes) {
+      if (this.liveNodes.has(node)) this.deadSince.delete(node);
+      // Not before reaping may start: failover must not count from a lease that ran out in an outage.
+      else if (!this.deadSince.has(node)) this.deadSince.set(node, Math.max(now, this.reapFrom));
+    }
+    if (now >= this.reapFrom) for (const node of nodes) if (!this.liveNodes.has(node)) await this.reap(node);
+    const again = this.reloadNext && !reload;
+    if (again) this.reloadNext = false;
+    if (reload || again || !this.loaded) await this.load();
+  }
+
+  /**
+   * Writes the retained presence of the phones claimed since the last tick once more. A phone
+   * that left node A for node B may have A's "offline" land in Redis after B's "online" (two
+   * nodes, no order between them): this puts B's word last, within a tick.
+   */
+  private reaffirmClaimed(): void {
+    const ids = [...this.claimedSinceTick].filter((deviceId) => this.mine.has(deviceId));
+    this.claimedSinceTick.clear();
+    if (ids.length > 0) this.local.reaffirm(ids);
   }
 
   /** Announces the phones of a node whose lease ran out offline, unless another node does so already. */
@@ -276,6 +319,7 @@ export class ClusterPresence implements RemotePresence {
       });
     }
     const claims = [...this.mine];
+    this.claimedSinceTick.clear();
     if (claims.length === 0) return;
     const batch = this.redis.pipeline();
     for (const [deviceId, { accountId, token }] of claims) {
@@ -290,10 +334,22 @@ export class ClusterPresence implements RemotePresence {
       if (previous === null && mine.registered) this.local.announceOnline(deviceId, mine.accountId);
       mine.registered = true;
     });
+    // Retained presence written while Redis was down was lost, and another node may have written
+    // "offline" meanwhile: every phone here states where it stands again (no webhooks).
+    this.local.reaffirm(claims.map(([deviceId]) => deviceId));
   }
 
   /** Reads who holds every phone: at start, and after an outage in which messages were missed. */
   private async load(): Promise<void> {
+    this.duringLoad = [];
+    try {
+      await this.readMap();
+    } finally {
+      this.duringLoad = undefined;
+    }
+  }
+
+  private async readMap(): Promise<void> {
     const held = new Map<string, Holder>();
     let cursor = '0';
     const pattern = `${this.key('presence', '').replace(/[*?[\]\\]/g, '\\$&')}*`;
@@ -310,12 +366,19 @@ export class ClusterPresence implements RemotePresence {
     } while (cursor !== '0');
     this.held.clear();
     for (const [deviceId, holder] of held) this.held.set(deviceId, holder);
+    // What changed while the map was read is newer than what the read found.
+    for (const message of this.duringLoad ?? []) this.apply(message);
     this.loaded = true;
   }
 
   private receive(raw: string): void {
     const message = parseMessage(raw);
     if (!message) return void this.logger.warn({ bytes: raw.length }, 'malformed presence message ignored');
+    this.duringLoad?.push(message);
+    this.apply(message);
+  }
+
+  private apply(message: Message): void {
     if (message.online) {
       this.held.set(message.device, { instance: message.instance, accountId: message.account });
       // A node that has just spoken is alive, though it started after this node's last lease check.

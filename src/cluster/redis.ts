@@ -14,6 +14,8 @@ import type { Logger } from '../common/logger.ts';
 /** Reconnect delays: doubling from 250 ms up to 5 s, and never giving up. */
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5_000;
+/** The longest wait between two reconnect attempts: nodes back after an outage are at most this far apart. */
+export const RECONNECT_MAX_MS = MAX_RETRY_MS;
 /** How long a start waits for Redis before it goes on without it (it keeps trying meanwhile). */
 const START_WAIT_MS = 3_000;
 

@@ -122,10 +122,27 @@ class ListedMigrations implements Knex.MigrationSource<readonly [string, Migrati
 }
 
 /** Brings the schema up to date; returns the names of the migrations it applied. */
+/** Any number, the same in every node: the advisory lock that lets one node migrate at a time. */
+const MIGRATION_LOCK = 7_236_013;
+
 export async function migrate(db: Database, logger?: Logger): Promise<string[]> {
-  const [, applied] = (await db.migrate.latest({ migrationSource: new ListedMigrations() })) as [number, string[]];
-  if (applied.length > 0) logger?.info({ migrations: applied }, 'database migrated');
-  return applied;
+  // Several nodes starting together on one PostgreSQL would run knex's first migration at the
+  // same moment: both create its bookkeeping tables (one fails on a duplicate type), or both
+  // take its lock row and leave the database refusing every later start. A session-level
+  // advisory lock, held on a connection of its own, makes them take turns; the second finds
+  // nothing left to do. PGlite belongs to one process and needs none.
+  const lock = db.client.config.client === 'pg' ? await db.client.acquireConnection() : undefined;
+  try {
+    if (lock) await lock.query(`select pg_advisory_lock(${MIGRATION_LOCK})`);
+    const [, applied] = (await db.migrate.latest({ migrationSource: new ListedMigrations() })) as [number, string[]];
+    if (applied.length > 0) logger?.info({ migrations: applied }, 'database migrated');
+    return applied;
+  } finally {
+    if (lock) {
+      await lock.query(`select pg_advisory_unlock(${MIGRATION_LOCK})`).catch(() => undefined);
+      await db.client.releaseConnection(lock);
+    }
+  }
 }
 
 /**

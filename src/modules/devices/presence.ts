@@ -23,7 +23,12 @@ interface Presence {
   lastActivity: number;
 }
 
-type PresenceEvents = { online: [deviceId: string, accountId: string]; offline: [deviceId: string, accountId: string] };
+type PresenceEvents = {
+  online: [deviceId: string, accountId: string];
+  offline: [deviceId: string, accountId: string];
+  /** No change: where the device stands is to be stated again (retained presence), nothing announced. */
+  reaffirmed: [deviceId: string, online: boolean];
+};
 
 /**
  * What this node knows of the devices other nodes hold (several nodes, src/cluster/presence.ts).
@@ -119,6 +124,14 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
   announceOnline(deviceId: string, accountId: string): void {
     const id = deviceId.toLowerCase();
     if (this.active.has(id)) this.emit('online', id, accountId);
+  }
+
+  /** Several nodes: states again where these devices, connected here, stand (see 'reaffirmed'). */
+  reaffirm(deviceIds: string[]): void {
+    for (const deviceId of deviceIds) {
+      const id = deviceId.toLowerCase();
+      if (this.active.has(id) || this.silent.has(id)) this.emit('reaffirmed', id, this.isOnline(id));
+    }
   }
 
   /** The device connected or showed activity; emits "online" when it was not connected, or silent. */
