@@ -1,0 +1,31 @@
+// Several nodes starting together on an empty PostgreSQL all run the migrations at once. Without
+// coordination knex's first run races on its own bookkeeping tables and can leave the database
+// refusing every later start; with the advisory lock in migrate() they take turns.
+import { expect } from 'chai';
+import { closeDatabase, migrate, openDatabase } from '../../src/storage/database.ts';
+import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
+
+describe('migrations of nodes starting together (issue 13)', function () {
+  this.timeout(60_000);
+  let database: EmptyDatabase;
+  before(async () => {
+    database = await emptyDatabase(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'migrate_race');
+  });
+  after(() => database?.drop());
+
+  it('when four nodes migrate an empty database at the same moment, then all succeed, the migrations are applied once, and a fifth start finds nothing to do', async () => {
+    const nodes = await Promise.all([1, 2, 3, 4].map(() => openDatabase({ databaseUrl: database.url, dataDir: ':memory:' })));
+    try {
+      const results = await Promise.allSettled(nodes.map((db) => migrate(db)));
+      const failed = results.filter((result) => result.status === 'rejected').map((result) => String((result as PromiseRejectedResult).reason));
+      expect(failed).to.deep.equal([]);
+      const applied = results.map((result) => (result as PromiseFulfilledResult<string[]>).value);
+      expect(applied.filter((list) => list.length > 0), 'one node applied them').to.have.length(1);
+      expect(await migrate(nodes[0]!)).to.deep.equal([]);
+      const { rows } = await nodes[0]!.raw<{ rows: { n: number }[] }>('select count(*)::int as n from knex_migrations_lock');
+      expect(rows[0]!.n, "knex's lock table holds its one row").to.equal(1);
+    } finally {
+      await Promise.all(nodes.map((db) => closeDatabase(db)));
+    }
+  });
+});
