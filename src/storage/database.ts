@@ -122,27 +122,36 @@ class ListedMigrations implements Knex.MigrationSource<readonly [string, Migrati
 }
 
 /** Brings the schema up to date; returns the names of the migrations it applied. */
-/** Any number, the same in every node: the advisory lock that lets one node migrate at a time. */
-const MIGRATION_LOCK = 7_236_013;
+/** Advisory lock ids: any numbers, the same in every node. */
+export const LOCKS = { migrations: 7_236_013, firstStart: 7_236_014 } as const;
+
+/**
+ * Runs `work` while holding a PostgreSQL advisory lock, so that nodes sharing the database take
+ * turns at it. The lock is a session's, held on a connection of its own for the whole of `work`
+ * (which uses the pool as usual). PGlite belongs to one process and needs none.
+ */
+export async function exclusively<T>(db: Database, lockId: number, work: () => Promise<T>): Promise<T> {
+  if (db.client.config.client !== 'pg') return work();
+  const connection = await db.client.acquireConnection();
+  try {
+    await connection.query(`select pg_advisory_lock(${lockId})`);
+    return await work();
+  } finally {
+    await connection.query(`select pg_advisory_unlock(${lockId})`).catch(() => undefined);
+    await db.client.releaseConnection(connection);
+  }
+}
 
 export async function migrate(db: Database, logger?: Logger): Promise<string[]> {
   // Several nodes starting together on one PostgreSQL would run knex's first migration at the
   // same moment: both create its bookkeeping tables (one fails on a duplicate type), or both
-  // take its lock row and leave the database refusing every later start. A session-level
-  // advisory lock, held on a connection of its own, makes them take turns; the second finds
-  // nothing left to do. PGlite belongs to one process and needs none.
-  const lock = db.client.config.client === 'pg' ? await db.client.acquireConnection() : undefined;
-  try {
-    if (lock) await lock.query(`select pg_advisory_lock(${MIGRATION_LOCK})`);
+  // take its lock row and leave the database refusing every later start. They take turns; the
+  // second finds nothing left to do.
+  return exclusively(db, LOCKS.migrations, async () => {
     const [, applied] = (await db.migrate.latest({ migrationSource: new ListedMigrations() })) as [number, string[]];
     if (applied.length > 0) logger?.info({ migrations: applied }, 'database migrated');
     return applied;
-  } finally {
-    if (lock) {
-      await lock.query(`select pg_advisory_unlock(${MIGRATION_LOCK})`).catch(() => undefined);
-      await db.client.releaseConnection(lock);
-    }
-  }
+  });
 }
 
 /**

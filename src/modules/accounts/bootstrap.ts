@@ -5,6 +5,7 @@
 // only its user can read (cli/commands/serve.ts). The password must be changed at first login.
 import { PERMISSIONS } from '../api-keys/permissions.ts';
 import type { Services } from '../../services.ts';
+import { exclusively, LOCKS } from '../../storage/database.ts';
 
 export const DEFAULT_ACCOUNT = 'default';
 /** ADMIN_EMAIL's default (src/config.ts). */
@@ -17,9 +18,12 @@ export interface FirstStart {
 }
 
 export async function bootstrapFirstAccount(services: Services, adminEmail = DEFAULT_ADMIN_EMAIL): Promise<FirstStart | undefined> {
-  if ((await services.accounts.count()) > 0) return undefined;
-  const account = await services.accounts.create(DEFAULT_ACCOUNT);
-  const { key } = await services.apiKeys.create(account.id, [...PERMISSIONS], 'first-start key');
-  const { user, oneTimePassword } = await services.users.create({ accountId: account.id, email: adminEmail, role: 'owner', isAdmin: true });
-  return { account: account.name, key, admin: { email: user.email, password: oneTimePassword! } };
+  // Nodes starting together on an empty database take turns: one creates, the others find it done.
+  return exclusively(services.db, LOCKS.firstStart, async () => {
+    if ((await services.accounts.count()) > 0) return undefined;
+    const account = await services.accounts.create(DEFAULT_ACCOUNT);
+    const { key } = await services.apiKeys.create(account.id, [...PERMISSIONS], 'first-start key');
+    const { user, oneTimePassword } = await services.users.create({ accountId: account.id, email: adminEmail, role: 'owner', isAdmin: true });
+    return { account: account.name, key, admin: { email: user.email, password: oneTimePassword! } };
+  });
 }
