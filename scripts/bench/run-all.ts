@@ -23,6 +23,10 @@ const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
   ['10a. Several nodes: fleet', 'scripts/bench/cluster-fleet.ts', 420_000],
   // Three series one at a time, each stopped after 100 s even if every task waited for a sweep, and two batches.
   ['10b. Several nodes: dispatch latency', 'scripts/bench/cluster-latency.ts', 420_000],
+  // Subscribe storms at 1,000 and 10,000 devices for four stores, per-task session cost, Redis unreachable.
+  ['10c. Several nodes: broker persistence', 'scripts/bench/broker-persistence.ts', 300_000],
+  // 2,000 wake-ups each way: Redis PUBLISH -> SUBSCRIBE, PostgreSQL NOTIFY -> LISTEN.
+  ['10d. Several nodes: wake-up channel', 'scripts/bench/wake-up.ts', 120_000],
 ];
 
 const only = process.argv.slice(2);
