@@ -14,9 +14,17 @@ node -e "import('./scripts/panel-build.js').then((m) => m.ensurePanelBuilt())" |
 started=$(date +%s)
 npm test >"${logs[0]}" 2>&1 &
 postgres=$!
-# Several nodes cannot share PGlite, and the deployment files hold no database: those suites run on
-# PostgreSQL whatever TEST_DATABASE says, so the PostgreSQL run covers them and this one leaves them out.
-TEST_DATABASE=pglite npx mocha 'test/**/*.test.ts' --ignore 'test/cluster/**' --ignore 'test/multinode/**' --ignore 'test/deploy/**' >"${logs[1]}" 2>&1 &
+# Some suites test nothing of the database, and the PostgreSQL run covers them: several nodes cannot
+# share PGlite (cluster, multinode), the deployment files hold no database (deploy), a few start
+# `sms-gateway serve` or the demo on the embedded database as a newcomer does, whatever
+# TEST_DATABASE says, and the control panel is a client of the API, whose own suites run on both
+# (its browser tests are the heaviest of all on two cores).
+same_in_both=(test/cluster test/multinode test/deploy test/panel test/lifecycle/compiled.test.ts test/lifecycle/serve.test.ts test/lifecycle/demo.test.ts test/lifecycle/shutdown-drain.test.ts)
+ignored=()
+for path in "${same_in_both[@]}"; do
+  if [ -d "$path" ]; then ignored+=(--ignore "$path/**"); else ignored+=(--ignore "$path"); fi
+done
+TEST_DATABASE=pglite npx mocha 'test/**/*.test.ts' "${ignored[@]}" >"${logs[1]}" 2>&1 &
 pglite=$!
 wait "$postgres"; postgres_status=$?
 wait "$pglite"; pglite_status=$?
