@@ -60,39 +60,35 @@ export async function spawnNode(
   return { ...node, nodeId };
 }
 
-/** Removes every Redis key of a run (retained messages, presence), so that runs leave nothing behind. */
-export async function dropRedisKeys(prefix: string): Promise<number> {
+/** Calls `visit` with each batch of a run's Redis keys (SCAN under the prefix). */
+async function forEachKeys(prefix: string, visit: (redis: Redis, keys: string[]) => Promise<void>): Promise<void> {
   const redis = new Redis(BENCH_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  let dropped = 0;
   try {
     await redis.connect();
     let cursor = '0';
     do {
       const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
       cursor = next;
-      if (keys.length > 0) dropped += await redis.del(...keys);
+      if (keys.length > 0) await visit(redis, keys);
     } while (cursor !== '0');
   } finally {
     redis.disconnect();
   }
+}
+
+/** Removes every Redis key of a run (retained messages, presence), so that runs leave nothing behind. */
+export async function dropRedisKeys(prefix: string): Promise<number> {
+  let dropped = 0;
+  await forEachKeys(prefix, async (redis, keys) => void (dropped += await redis.del(...keys)));
   return dropped;
 }
 
 /** Bytes Redis holds under a run's prefix (MEMORY USAGE of every key, exact: SAMPLES 0). */
 async function redisBytes(prefix: string): Promise<number> {
-  const redis = new Redis(BENCH_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   let bytes = 0;
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) bytes += Number(await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) || 0;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+  await forEachKeys(prefix, async (redis, keys) => {
+    for (const key of keys) bytes += Number(await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) || 0;
+  });
   return bytes;
 }
 
