@@ -9,8 +9,9 @@ import { deviceTopic } from '../../broker/topics.ts';
 import { OPERATOR_CLIENT_PREFIX } from '../../broker/identity.ts';
 import { nextEvent, UNPACED } from '../support/devices.ts';
 import { RawClients } from '../support/mqtt.ts';
+import { Redis } from 'ioredis';
 import { EventStreamClient } from '../support/event-stream.ts';
-import { useCluster, within } from './cluster-fixture.ts';
+import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
 
 describe('broker, presence and dispatch across nodes (issue 13)', function () {
   const cluster = useCluster({ webhooks: { ...loadConfig({}).webhooks, allowedHosts: ['127.0.0.1'], retryBaseMs: 20 } });
@@ -132,5 +133,25 @@ describe('broker, presence and dispatch across nodes (issue 13)', function () {
     expect(event!.json.data.sms).to.include({ id: reply.body.id, no_store: true });
     const rowsAfter = await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).count<{ n: string }[]>({ n: '*' });
     expect(rowsAfter[0]!.n).to.equal(rowsBefore[0]!.n);
+  });
+
+  it('when garbage is published on the broker\'s Redis channels, then it is counted and dropped, and the nodes go on relaying', async () => {
+    const device = await phone('b');
+    const operator = await operatorOnA();
+    await operator.subscribe(deviceTopic(device.id, 'heartbeat'));
+    const intruder = new Redis(TEST_REDIS_URL);
+    try {
+      const channel = `${cluster.shared.redisPrefix}:mqtt:${deviceTopic(device.id, 'heartbeat')}`;
+      for (const garbage of [Buffer.from('not msgpack'), Buffer.from([0xc1]), Buffer.from([0x7b]), Buffer.from([0x82, 0xa2, 0x69, 0x64, 0x01, 0xa3, 0x6d, 0x73, 0x67, 0x02])]) {
+        await intruder.publish(channel, garbage);
+      }
+    } finally {
+      intruder.disconnect();
+    }
+    const dropped = () => fx.gateway.services.metrics.value('cluster_mqtt_messages_dropped_total', { reason: 'malformed' }) ?? 0;
+    await within(2_000, async () => dropped() >= 4);
+    await device.heartbeat();
+    const live = await operator.nextMessage((message) => message.topic === deviceTopic(device.id, 'heartbeat'), 3_000);
+    expect(JSON.parse(live.payload)).to.have.property('battery_level');
   });
 });
