@@ -25,6 +25,7 @@ export function readProxyHeader(socket: Socket, timeoutMs: number): Promise<Prox
       clearTimeout(timer);
       socket.off('data', onData);
       socket.off('close', onClose);
+      socket.off('error', onError);
       socket.pause();
       if (error) reject(error);
       else resolve(header!);
@@ -39,10 +40,13 @@ export function readProxyHeader(socket: Socket, timeoutMs: number): Promise<Prox
       }
     };
     const onClose = () => finish(new Error('closed before the PROXY header'));
+    // Nothing else listens yet: an unheard socket error (a reset) would end the process.
+    const onError = (error: Error) => finish(error);
     const timer = setTimeout(() => finish(new Error('no PROXY header in time')), timeoutMs);
     timer.unref();
     socket.on('data', onData);
     socket.once('close', onClose);
+    socket.on('error', onError);
   });
 }
 

@@ -63,4 +63,24 @@ describe('trusted proxies: the client a load balancer names', () => {
     expect(await first).to.equal('closed');
     expect(fx.gateway.services.metrics.value('mqtt_connections_refused_total', { reason: 'bad_proxy_header' })).to.equal(before + 1);
   });
+
+  it('when a trusted balancer\'s connection is reset in the middle of its PROXY header, then it is counted and the broker goes on', async () => {
+    const before = fx.gateway.services.metrics.value('mqtt_connections_refused_total', { reason: 'bad_proxy_header' }) ?? 0;
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(fx.gateway.mqttPort, '127.0.0.1', () => {
+        socket.write('PROXY TCP4 198.51.100.30', () => {
+          socket.resetAndDestroy();
+          resolve();
+        });
+      });
+      socket.on('error', reject);
+    });
+    // The reset reaches the gateway a moment later: poll the count, with a deadline.
+    const refused = () => fx.gateway.services.metrics.value('mqtt_connections_refused_total', { reason: 'bad_proxy_header' }) ?? 0;
+    for (const deadline = Date.now() + 2_000; refused() === before && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(refused()).to.equal(before + 1);
+    const { socket, first } = await mqttThroughProxy('PROXY TCP4 198.51.100.31 10.0.0.2 51000 1883\r\n');
+    expect(await first, 'a CONNACK').to.be.instanceOf(Buffer);
+    socket.destroy();
+  });
 });
