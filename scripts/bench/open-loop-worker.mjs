@@ -3,7 +3,7 @@
 // on the main thread. Posts back the latency of each response, by status. Plain JavaScript: a
 // worker thread does not inherit the TypeScript loader of the process that starts it.
 //
-// workerData: { request: { url, method, headers, body }, rate, seconds, connections }
+// workerData: { request: { url, method, headers, body }, rate, connections, and seconds or amount (requests in all) }
 // message:    { byStatus: { [status]: number[] (ms) }, errors: number }
 import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 const job = workerData;
 const result = { byStatus: {}, errors: 0 };
 const instance = autocannon(
-  { ...job.request, connections: job.connections, overallRate: job.rate, duration: job.seconds },
+  { ...job.request, connections: job.connections, overallRate: job.rate, ...(job.amount ? { amount: job.amount } : { duration: job.seconds }) },
   (error, done) => {
     if (error) throw error;
     result.errors = done.errors + done.timeouts;

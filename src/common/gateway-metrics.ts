@@ -132,10 +132,11 @@ async function webhookBacklog(db: Database): Promise<Sample[]> {
 }
 
 async function oldestDueWebhook(db: Database): Promise<Sample[]> {
-  // Through the partial index webhook_deliveries_due (next_attempt_at where pending): one probe.
+  // The deliveries that could go now (a delivery waiting behind its SMS's earlier one is not one):
+  // through the partial index webhook_deliveries_ready, one probe.
   const { rows } = await db.raw<{ rows: { seconds: number | null }[] }>(
     `select extract(epoch from now() - min(next_attempt_at))::float8 as seconds
-       from webhook_deliveries where status = 'pending' and next_attempt_at <= now()`,
+       from webhook_deliveries where status = 'pending' and ready and next_attempt_at <= now()`,
   );
   return [{ labels: {}, value: Math.max(0, Number(rows[0]?.seconds ?? 0)) }];
 }

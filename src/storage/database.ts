@@ -167,6 +167,12 @@ export function withRelaxedCommit<T>(db: Database, work: (trx: Knex.Transaction)
   });
 }
 
+/** Runs `work` in `executor`'s transaction, or in a new one when `executor` is none. */
+export function inTransaction<T>(executor: Executor, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const transaction = executor as Knex.Transaction;
+  return transaction.isTransaction ? work(transaction) : (executor as Knex).transaction(work);
+}
+
 /** Runs `effect` once `executor`'s transaction has committed (at once outside a transaction). */
 export function afterCommit(executor: Executor, effect: () => void): void {
   const transaction = executor as Partial<Knex.Transaction>;

@@ -9,7 +9,7 @@
 // receiver that was down and disabled misses nothing it could still be sent.
 //
 // Order: the deliveries of one SMS to one webhook go out one after the other (the sender sends
-// the next once the previous is delivered or given up). Each row carries the SMS id as its
+// the next once the previous is delivered or given up; chain-heads.ts). Each row carries the SMS id as its
 // ordering key and a seq from a sequence; rows written by one call take seq in the order of
 // `events`, and a later call for the same SMS comes from a transaction that locked the SMS row
 // after the earlier one committed, so its seq is higher. Events about no SMS have no key.
@@ -34,26 +34,42 @@ export class WebhookOutbox {
   async record(db: Executor, events: OutboxEvent[]): Promise<number> {
     if (events.length === 0) return 0;
     const column = <T>(pick: (event: OutboxEvent) => T) => events.map(pick);
+    // A delivery is its chain's head (ready) when nothing of its chain is pending and it is the
+    // first of its chain in this call. The pending rows it finds are locked in chain order so that
+    // a head being recorded as done right now is waited for, then read as done (chain-heads.ts).
     // nextval is volatile, so it is computed after the sort: seq follows the order of `events`.
     const { rows } = await db.raw<{ rows: { n: number }[] }>(
-      `with written as (
-         insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, body, ordering_key, retry_until, next_attempt_at, created_at, seq)
-         select gen_random_uuid(), w.id, e.account_id, e.event_id, e.event_type, e.body, e.ordering_key, ?, now(), now(), nextval('webhook_deliveries_seq')
+      `with targets as materialized (
+         select w.id as webhook_id, e.*,
+                row_number() over (partition by w.id, e.ordering_key order by e.n) as place
            from unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::uuid[], ?::uuid[])
                 with ordinality as e(account_id, event_id, event_type, body, callback_id, ordering_key, n)
            join webhooks w on w.account_id = e.account_id
-                          and case when e.callback_id is not null then w.id = e.callback_id else e.event_type = any(w.events) end
-          order by e.n
+                          and case when e.callback_id is not null then w.id = e.callback_id else e.event_type = any(w.events) end),
+       pending as materialized (
+         select p.webhook_id, p.ordering_key from webhook_deliveries p
+          where p.status = 'pending'
+            and (p.webhook_id, p.ordering_key) in (select t.webhook_id, t.ordering_key from targets t where t.ordering_key is not null)
+          order by p.webhook_id, p.ordering_key, p.seq
+          for share of p),
+       written as (
+         insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, body, ordering_key, retry_until, next_attempt_at, created_at, seq, ready)
+         select gen_random_uuid(), t.webhook_id, t.account_id, t.event_id, t.event_type, t.body, t.ordering_key, ?, now(), now(),
+                nextval('webhook_deliveries_seq'),
+                t.ordering_key is null
+                  or (t.place = 1 and not exists (select 1 from pending p where p.webhook_id = t.webhook_id and p.ordering_key = t.ordering_key))
+           from targets t
+          order by t.n
          returning 1)
        select count(*)::int as n from written`,
       [
-        new Date(Date.now() + this.retryForMs),
         column((event) => event.envelope.account_id),
         column((event) => event.envelope.id),
         column((event) => event.envelope.type),
         column((event) => JSON.stringify(event.envelope)),
         column((event) => event.callbackId ?? null),
         column((event) => orderingKey(event.envelope)),
+        new Date(Date.now() + this.retryForMs),
       ] as never,
     );
     return rows[0]?.n ?? 0;

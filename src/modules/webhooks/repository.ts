@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Executor } from '../../storage/database.ts';
+import { inTransaction, type Database, type Executor } from '../../storage/database.ts';
+import { advanceChains, chainsOf, lockInChainOrder } from './chain-heads.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { WebhookEvent } from './events.ts';
 
@@ -41,6 +42,8 @@ export interface DeliveryRow {
   last_error: string | null;
   delivered_at: Date | null;
   created_at: Date;
+  /** The SMS whose deliveries to this webhook go out in order; null for other events. */
+  ordering_key: string | null;
 }
 
 export async function insertWebhook(
@@ -109,25 +112,25 @@ export interface ClaimedDelivery {
  * is taken (next_attempt_at pushed past the send), so several gateway processes never send the
  * same delivery at once; a process that dies mid-send lets the lease run out and another retries.
  *
- * Order: a delivery with an ordering key (an SMS's event) is claimed only while no earlier
- * delivery of the same (webhook, key) is still pending, whether that one waits for its retry,
- * is due too, or is leased and in flight right now (its status stays pending until its outcome
- * is recorded). So only the head of each chain is ever claimed: never two rows of one chain in a
- * batch, nor in two processes at once. The check reads the chain index (webhook_id,
- * ordering_key, seq where pending): one probe per candidate, and none for rows without a key.
- * It holds across processes: a head that is locked by another claim still reads as pending, and
- * a head's outcome and the next claim are ordered by the commit of the outcome.
+ * Order: only ready deliveries are claimed, the head of each (webhook, SMS) chain and the
+ * deliveries without an ordering key (chain-heads.ts). A head stays pending, and its followers
+ * not ready, until its outcome is recorded, so never two rows of one chain go out at once, in one
+ * batch or in two processes. The scan is the index of ready rows by next_attempt_at: it reads
+ * about as many rows as it claims, however many deliveries wait behind their heads.
  */
 export async function claimDueDeliveries(db: Executor, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-  const { rows } = await db.raw<{ rows: ClaimedDelivery[] }>(
-    `with due as (
+  const { sql, bindings } = claimStatement(limit, leaseMs);
+  const { rows } = await db.raw<{ rows: ClaimedDelivery[] }>(sql, bindings);
+  return rows;
+}
+
+/** The claim as SQL and its bindings; apart so that its plan can be examined (EXPLAIN). */
+export function claimStatement(limit: number, leaseMs: number): { sql: string; bindings: number[] } {
+  return {
+    sql: `with due as (
        select d.id from webhook_deliveries d
          join webhooks w on w.id = d.webhook_id and w.enabled
-        where d.status = 'pending' and d.next_attempt_at <= now()
-          and not exists (
-                select 1 from webhook_deliveries p
-                 where p.webhook_id = d.webhook_id and p.ordering_key = d.ordering_key
-                   and p.status = 'pending' and p.seq < d.seq)
+        where d.status = 'pending' and d.ready and d.next_attempt_at <= now()
         order by d.next_attempt_at
         limit ?
         for update of d skip locked)
@@ -138,9 +141,8 @@ export async function claimDueDeliveries(db: Executor, limit: number, leaseMs: n
       where d.id = due.id and w.id = d.webhook_id
       returning d.id, d.webhook_id, d.account_id, d.ordering_key, d.body, d.attempts, d.retry_until,
                 w.url, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at`,
-    [limit, leaseMs, leaseMs],
-  );
-  return rows;
+    bindings: [limit, leaseMs, leaseMs],
+  };
 }
 
 export interface AttemptResult {
@@ -167,9 +169,13 @@ export async function lockWebhooks(db: Executor, ids: string[]): Promise<Map<str
   return new Map(rows.map((row) => [row.id, row.recovered_at]));
 }
 
-/** Records a batch of attempt outcomes in one statement. */
-export async function recordAttempts(db: Executor, results: AttemptResult[]): Promise<void> {
+/**
+ * Records a batch of attempt outcomes (of the deliveries in `claimed`, which give their chains),
+ * and moves the head of each chain whose head was delivered or given up to its next delivery.
+ */
+export async function recordAttempts(db: Executor, results: AttemptResult[], claimed: { id: string; webhook_id: string; ordering_key: string | null }[]): Promise<void> {
   if (results.length === 0) return;
+  await lockInChainOrder(db, results.map((r) => r.id));
   await db.raw(
     `update webhook_deliveries d
         set status = v.status, last_status_code = v.code, last_error = v.error, next_attempt_at = v.next_at, leased_until = null,
@@ -185,39 +191,7 @@ export async function recordAttempts(db: Executor, results: AttemptResult[]): Pr
       results.map((r) => r.nextAttemptAt),
     ] as never,
   );
-}
-
-/**
- * After the outcomes of chain heads (deliveries with an ordering key) are recorded, moves the
- * deliveries waiting behind them. They cannot be claimed while their head is pending anyway; left
- * due, every claim would read past them again while a head waits hours for its retry. So:
- * - a head that will be retried: the deliveries behind it are due no earlier than that retry;
- * - a head delivered or given up: those moved later are due now (so a head retried by hand and
- *   delivered early does not leave the rest waiting for the retry it no longer needs).
- * Only deliveries never attempted are moved: one attempted before has a schedule of its own (a
- * backoff, or a lease while in flight) that must not be cut short. Whatever is moved, the claim's
- * check alone keeps the order; this only decides when rows are looked at.
- */
-export async function rescheduleFollowers(db: Executor, heads: AttemptResult[]): Promise<void> {
-  if (heads.length === 0) return;
-  // Driven from the heads, whatever the statistics say: each head by its id, the rows behind it
-  // through the chain index (the lateral subquery is kept apart by "offset 0"), each of those by
-  // its id. Conditions on the moved row are checked again in SET, on the version being updated.
-  await db.raw(
-    `update webhook_deliveries t
-        set next_attempt_at = case when t.status = 'pending' and t.attempts = 0 then f.next_at else t.next_attempt_at end
-       from (select q.id, case when v.status = 'pending' then v.next_at else now() end as next_at
-               from unnest(?::uuid[], ?::text[], ?::timestamptz[]) as v(id, status, next_at)
-               join webhook_deliveries h on h.id = v.id
-               cross join lateral (
-                     select q.id, q.next_attempt_at from webhook_deliveries q
-                      where q.webhook_id = h.webhook_id and q.ordering_key = h.ordering_key
-                        and q.status = 'pending' and q.seq > h.seq and q.attempts = 0
-                     offset 0) q
-              where case when v.status = 'pending' then q.next_attempt_at < v.next_at else q.next_attempt_at > now() end) f
-      where t.id = f.id`,
-    [heads.map((r) => r.id), heads.map((r) => r.status), heads.map((r) => r.nextAttemptAt)] as never,
-  );
+  await advanceChains(db, chainsOf(claimed));
 }
 
 /** A webhook the gateway has just disabled: what the warning and the webhook.disabled event say. */
@@ -303,16 +277,26 @@ export async function disableWebhook(db: Executor, id: string, reason: string, a
  * `webhookId`, only that webhook's, enabled or not (it is being switched back on).
  */
 export async function giveUpExpired(db: Executor, at: Date, webhookId?: string): Promise<{ id: string; webhook_id: string }[]> {
-  const { rows } = await db.raw<{ rows: { id: string; webhook_id: string }[] }>(
-    `update webhook_deliveries d
-        set status = 'failed', last_error = ?, next_attempt_at = now(), leased_until = null
-       from webhooks w
-      where w.id = d.webhook_id and (not w.enabled or ?::uuid is not null) and d.status = 'pending' and d.retry_until < ?::timestamptz
-        and (?::uuid is null or w.id = ?::uuid) and (d.leased_until is null or d.leased_until <= now())
-      returning d.id, d.webhook_id`,
-    [EXPIRED_WHILE_DISABLED, webhookId ?? null, at, webhookId ?? null, webhookId ?? null] as never,
-  );
-  return rows;
+  return inTransaction(db, async (trx) => {
+    // SKIP LOCKED: a row held by anyone else (a delivery being written beside it, a retry by hand)
+    // waits for the next sweep rather than holding this one up.
+    const { rows } = await trx.raw<{ rows: { id: string; webhook_id: string; ordering_key: string | null }[] }>(
+      `with expired as (
+         select d.id from webhook_deliveries d
+           join webhooks w on w.id = d.webhook_id
+          where (not w.enabled or ?::uuid is not null) and d.status = 'pending' and d.retry_until < ?::timestamptz
+            and (?::uuid is null or w.id = ?::uuid) and (d.leased_until is null or d.leased_until <= now())
+          order by d.webhook_id, d.ordering_key nulls first, d.seq
+          for update of d skip locked)
+       update webhook_deliveries d
+          set status = 'failed', ready = false, last_error = ?, next_attempt_at = now(), leased_until = null
+         from expired where d.id = expired.id
+        returning d.id, d.webhook_id, d.ordering_key`,
+      [webhookId ?? null, at, webhookId ?? null, webhookId ?? null, EXPIRED_WHILE_DISABLED] as never,
+    );
+    await advanceChains(trx, chainsOf(rows));
+    return rows.map(({ id, webhook_id }) => ({ id, webhook_id }));
+  });
 }
 
 export const EXPIRED_WHILE_DISABLED = 'given up: its retry window closed while the webhook was disabled';
@@ -336,10 +320,14 @@ export async function listDeliveries(db: Executor, webhookId: string, limit: num
  * delivered, or in flight at that moment, cannot be called back: the receiver then sees the
  * retried event after them (it is a resend on request, recognisable by its webhook-id).
  */
-export async function requeueDelivery(db: Executor, webhookId: string, id: string, retryUntil: Date): Promise<DeliveryRow | undefined> {
-  const [row] = await db<DeliveryRow>('webhook_deliveries')
-    .where({ webhook_id: webhookId, id })
-    .update({ status: 'pending', next_attempt_at: new Date(), retry_until: retryUntil })
-    .returning('*');
-  return row;
+export async function requeueDelivery(db: Database, webhookId: string, id: string, retryUntil: Date): Promise<DeliveryRow | undefined> {
+  return db.transaction(async (trx) => {
+    const [row] = await trx<DeliveryRow>('webhook_deliveries')
+      .where({ webhook_id: webhookId, id })
+      .update({ status: 'pending', next_attempt_at: new Date(), retry_until: retryUntil, ready: true } as Partial<DeliveryRow>)
+      .returning('*');
+    // Without a key it is ready as it is; in a chain, the lowest pending delivery is the head.
+    if (row) await advanceChains(trx, chainsOf([row]));
+    return row;
+  });
 }

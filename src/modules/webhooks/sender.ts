@@ -16,8 +16,8 @@
 // - The destination is checked again at every send (DestinationGuard): literal addresses here,
 //   resolved names in the connection's own DNS lookup.
 // - The deliveries of one SMS to one webhook go out in order: the claim takes only the head of
-//   each (webhook, SMS) chain, the next becomes claimable once the head is delivered or given
-//   up, and the sender is woken then to send it (repository.ts, claimDueDeliveries).
+//   each (webhook, SMS) chain, the next becomes the head when the outcome of the previous one is
+//   recorded as delivered or given up, and the sender is woken then to send it (chain-heads.ts).
 import { OutageNotice } from '../../storage/database-errors.ts';
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
@@ -38,7 +38,6 @@ import {
   lockWebhooks,
   recordAttempts,
   recordFailures,
-  rescheduleFollowers,
   type AttemptResult,
   type ClaimedDelivery,
   type DisabledWebhook,
@@ -120,6 +119,7 @@ export class WebhookSender extends EventEmitter<{
   }
 
   async stop(): Promise<void> {
+    if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
     await Promise.all(this.workers);
@@ -218,9 +218,6 @@ export class WebhookSender extends EventEmitter<{
   private async record(claimed: ClaimedDelivery[], outcomes: { code: number | null; error: string | null }[], claimedAt: number): Promise<void> {
     const now = Date.now();
     const results: AttemptResult[] = [];
-    /** Outcomes of SMS deliveries (heads of their chains) that the deliveries behind them follow. */
-    const heads: AttemptResult[] = [];
-    let released = false;
     const failures = new Map<string, number>();
     const succeeded = new Set<string>();
     const gone = new Set<string>();
@@ -245,14 +242,8 @@ export class WebhookSender extends EventEmitter<{
       results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: givingUp ? 'failed' : 'pending', statusCode: code, error, nextAttemptAt: new Date(next) });
       this.logger.debug({ deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: delivery.attempts, error }, 'webhook attempt failed');
     });
-    claimed.forEach((delivery, i) => {
-      if (delivery.ordering_key === null) return;
-      const result = results[i]!;
-      if (result.status !== 'pending') released = true;
-      // The rows behind a head are moved back when it will be retried, and forward again once it
-      // is done after a retry; a head done at its first attempt never had anything moved.
-      if (result.status === 'pending' || delivery.attempts > 1) heads.push(result);
-    });
+    // A chain's head delivered or given up lets its next delivery go.
+    const released = claimed.some((delivery, i) => delivery.ordering_key !== null && results[i]!.status !== 'pending');
     // Losing this record in a database crash only means the delivery is sent again. The webhooks
     // are locked first, as a webhook's deletion locks them (the row, then its deliveries by
     // cascade): a deletion meanwhile waits for this record, or this record for it, never both.
@@ -270,8 +261,7 @@ export class WebhookSender extends EventEmitter<{
         if (left > 0) failures.set(result.webhookId, left);
         else failures.delete(result.webhookId);
       });
-      await recordAttempts(trx, results);
-      await rescheduleFollowers(trx, heads);
+      await recordAttempts(trx, results, claimed);
       const disabledNow: DisabledWebhook[] = [];
       for (const id of gone) {
         const row = await disableWebhook(trx, id, 'the receiver answered 410 Gone', new Date(now));

@@ -1,0 +1,62 @@
+// The heads of the delivery chains. The deliveries of one SMS to one webhook form a chain (same
+// webhook_id and ordering_key, in seq order) and go out one after the other: only the chain's
+// pending delivery of lowest seq, its head, may be sent. Each pending delivery carries whether it
+// is a head (`ready`), so the claim finds heads through an index of ready rows and never reads
+// the deliveries waiting behind them (repository.ts, claimDueDeliveries). Deliveries without an
+// ordering key are always ready.
+//
+// Who moves the flag, and why it cannot be lost between two transactions:
+// - Writing a delivery (outbox.ts): ready when nothing of its chain is pending. The pending rows
+//   it finds are locked (FOR SHARE) in chain order, so a transaction that is recording the head as
+//   done is waited for: the head then reads as no longer pending, and the new delivery is ready.
+// - Recording outcomes (the sender), giving up expired deliveries, a retry by hand: in the same
+//   transaction as the change, advanceChains() makes the lowest pending delivery of each chain
+//   touched the only ready one. A delivery being written meanwhile holds its chain's pending rows
+//   (shared), so that update waits for it and then sees it.
+// Both sides take row locks in chain order (webhook, key, seq), heads before what follows them,
+// so two such transactions never wait for each other in a circle.
+import type { Executor } from '../../storage/database.ts';
+
+export interface Chain {
+  webhookId: string;
+  orderingKey: string;
+}
+
+/**
+ * Locks deliveries, by id, in chain order, before their outcomes are written (see the header:
+ * the order is what keeps this clear of deadlocks with deliveries being written).
+ */
+export async function lockInChainOrder(db: Executor, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.raw(
+    `select 1 from webhook_deliveries where id = any(?::uuid[])
+      order by webhook_id, ordering_key nulls first, seq for update`,
+    [ids] as never,
+  );
+}
+
+/**
+ * Makes the pending delivery of lowest seq in each chain its only ready one. Reads the pending
+ * rows of those chains alone (the chain index), writes only rows whose flag changes.
+ */
+export async function advanceChains(db: Executor, chains: Chain[]): Promise<void> {
+  const unique = new Map(chains.map((chain) => [`${chain.webhookId}/${chain.orderingKey}`, chain]));
+  if (unique.size === 0) return;
+  const list = [...unique.values()];
+  await db.raw(
+    `update webhook_deliveries t set ready = (t.id = h.head_id)
+       from (select c.webhook_id, c.ordering_key,
+                    (select q.id from webhook_deliveries q
+                      where q.webhook_id = c.webhook_id and q.ordering_key = c.ordering_key and q.status = 'pending'
+                      order by q.seq limit 1) as head_id
+               from unnest(?::uuid[], ?::uuid[]) as c(webhook_id, ordering_key)) h
+      where t.webhook_id = h.webhook_id and t.ordering_key = h.ordering_key and t.status = 'pending'
+        and t.ready is distinct from (t.id = h.head_id)`,
+    [list.map((chain) => chain.webhookId), list.map((chain) => chain.orderingKey)] as never,
+  );
+}
+
+/** The chains of these deliveries (those with an ordering key). */
+export function chainsOf(deliveries: { webhook_id: string; ordering_key: string | null }[]): Chain[] {
+  return deliveries.flatMap((delivery) => (delivery.ordering_key === null ? [] : [{ webhookId: delivery.webhook_id, orderingKey: delivery.ordering_key }]));
+}

@@ -1,0 +1,89 @@
+// What a claim of due webhook deliveries reads must not grow with the deliveries waiting behind
+// their SMS's earlier event: a burst of SMS with three events each leaves thousands of those, and
+// a claim that reads past them on every round slows delivery and PostgreSQL for everything else.
+// The claim's plan is run for real (EXPLAIN ANALYZE), and the rows its scans of the deliveries
+// produced are counted.
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { Gateway } from '../../src/gateway.ts';
+import type { EventEnvelope } from '../../src/modules/webhooks/events.ts';
+import { WebhookOutbox } from '../../src/modules/webhooks/outbox.ts';
+import { claimDueDeliveries, claimStatement } from '../../src/modules/webhooks/repository.ts';
+import { startGateway } from '../support/gateway.ts';
+import { createTenant, type Tenant } from '../support/tenant.ts';
+import { createWebhook, webhookConfig } from '../support/webhooks.ts';
+
+const BLOCKED = 10_000;
+const CLAIMABLE = 100;
+const BATCH = 128;
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+
+/** Rows produced by every scan of webhook_deliveries in the plan, over all their loops. */
+function deliveryRowsRead(node: PlanNode): number {
+  const own = node['Relation Name'] === 'webhook_deliveries' && /Scan/.test(node['Node Type']) ? node['Actual Rows'] * node['Actual Loops'] : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + deliveryRowsRead(child), 0);
+}
+
+function statusEvent(accountId: string, smsId: string, status: string): EventEnvelope {
+  return { id: randomUUID(), type: 'sms.status_changed', timestamp: new Date().toISOString(), account_id: accountId, data: { sms: { id: smsId, status } } };
+}
+
+describe('webhooks: the cost of a claim', () => {
+  let gateway: Gateway;
+  let tenant: Tenant;
+
+  before(async function () {
+    this.timeout(120_000);
+    gateway = await startGateway({ webhooks: webhookConfig() });
+    // The test claims by hand: the gateway's own sender must not take rows meanwhile.
+    await gateway.services.webhookSender.stop();
+    tenant = await createTenant(gateway);
+    await createWebhook(tenant, 'http://127.0.0.1:9/hook', ['sms.status_changed']);
+  });
+  after(async () => {
+    await gateway?.stop();
+  });
+
+  it(`when ${BLOCKED.toLocaleString('en')} deliveries wait behind heads that are in flight, then a claim reads about as many rows as it claims`, async function () {
+    this.timeout(120_000);
+    const { db } = gateway.services;
+    const outbox = new WebhookOutbox(3_600_000);
+    // Each SMS: a first event and a second one that must wait for it.
+    const chains = Array.from({ length: BLOCKED }, () => randomUUID());
+    for (let i = 0; i < chains.length; i += 1_000) {
+      const events = chains.slice(i, i + 1_000).flatMap((smsId) => ['processing', 'sent'].map((status) => ({ envelope: statusEvent(tenant.accountId, smsId, status) })));
+      await outbox.record(db, events);
+    }
+    // Every first event goes out (and stays in flight): the second events are due, and blocked.
+    const heads = await claimDueDeliveries(db, BLOCKED * 2, 3_600_000);
+    expect(heads).to.have.length(BLOCKED);
+    expect(new Set(heads.map((head) => head.ordering_key)).size, 'one delivery of each SMS').to.equal(BLOCKED);
+    // Later events of other SMS: due after every blocked delivery.
+    await outbox.record(db, Array.from({ length: CLAIMABLE }, () => ({ envelope: statusEvent(tenant.accountId, randomUUID(), 'processing') })));
+
+    const { sql, bindings } = claimStatement(BATCH, 60_000);
+    // Run for real, then undone: the claim's leases are not wanted.
+    let plan: PlanNode | undefined;
+    const undo = new Error('undo the claim');
+    await db
+      .transaction(async (trx) => {
+        const { rows } = await trx.raw<{ rows: { 'QUERY PLAN': { Plan: PlanNode }[] }[] }>(`explain (analyze, format json) ${sql}`, bindings);
+        plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+        throw undo;
+      })
+      .catch((error: unknown) => {
+        if (error !== undo) throw error;
+      });
+    expect(plan, 'the plan was read').to.not.equal(undefined);
+    expect(plan!['Actual Rows'], 'the claim took every claimable delivery').to.equal(CLAIMABLE);
+    const read = deliveryRowsRead(plan!);
+    expect(read, `rows of webhook_deliveries read by the claim's scans (${BLOCKED} blocked, ${CLAIMABLE} claimed)`).to.be.at.most(4 * CLAIMABLE);
+  });
+});
