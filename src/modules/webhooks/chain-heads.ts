@@ -43,15 +43,17 @@ export async function advanceChains(db: Executor, chains: Chain[]): Promise<void
   const unique = new Map(chains.map((chain) => [`${chain.webhookId}/${chain.orderingKey}`, chain]));
   if (unique.size === 0) return;
   const list = [...unique.values()];
+  // Driven from the chains, whatever the statistics say: each chain's pending rows through the
+  // chain index (the lateral subquery is kept apart by "offset 0"), each of those by its id.
   await db.raw(
-    `update webhook_deliveries t set ready = (t.id = h.head_id)
-       from (select c.webhook_id, c.ordering_key,
-                    (select q.id from webhook_deliveries q
+    `update webhook_deliveries t set ready = f.head
+       from (select q.id, q.ready, q.id = first_value(q.id) over (partition by c.webhook_id, c.ordering_key order by q.seq) as head
+               from unnest(?::uuid[], ?::uuid[]) as c(webhook_id, ordering_key)
+               cross join lateral (
+                     select q.id, q.seq, q.ready from webhook_deliveries q
                       where q.webhook_id = c.webhook_id and q.ordering_key = c.ordering_key and q.status = 'pending'
-                      order by q.seq limit 1) as head_id
-               from unnest(?::uuid[], ?::uuid[]) as c(webhook_id, ordering_key)) h
-      where t.webhook_id = h.webhook_id and t.ordering_key = h.ordering_key and t.status = 'pending'
-        and t.ready is distinct from (t.id = h.head_id)`,
+                     offset 0) q) f
+      where t.id = f.id and f.ready is distinct from f.head and t.status = 'pending'`,
     [list.map((chain) => chain.webhookId), list.map((chain) => chain.orderingKey)] as never,
   );
 }

@@ -37,6 +37,8 @@ export class WebhookOutbox {
     // A delivery is its chain's head (ready) when nothing of its chain is pending and it is the
     // first of its chain in this call. The pending rows it finds are locked in chain order so that
     // a head being recorded as done right now is waited for, then read as done (chain-heads.ts).
+    // They are found chain by chain through the chain index, whatever the table's statistics say
+    // ("offset 0" keeps each lateral probe apart), then each row by its id.
     // nextval is volatile, so it is computed after the sort: seq follows the order of `events`.
     const { rows } = await db.raw<{ rows: { n: number }[] }>(
       `with targets as materialized (
@@ -47,9 +49,14 @@ export class WebhookOutbox {
            join webhooks w on w.account_id = e.account_id
                           and case when e.callback_id is not null then w.id = e.callback_id else e.event_type = any(w.events) end),
        pending as materialized (
-         select p.webhook_id, p.ordering_key from webhook_deliveries p
-          where p.status = 'pending'
-            and (p.webhook_id, p.ordering_key) in (select t.webhook_id, t.ordering_key from targets t where t.ordering_key is not null)
+         select p.webhook_id, p.ordering_key
+           from (select distinct t.webhook_id, t.ordering_key from targets t where t.ordering_key is not null) c
+           cross join lateral (
+                 select p.id from webhook_deliveries p
+                  where p.webhook_id = c.webhook_id and p.ordering_key = c.ordering_key and p.status = 'pending'
+                 offset 0) chain
+           -- Checked again on the locked row: a head recorded as done meanwhile is not pending.
+           join webhook_deliveries p on p.id = chain.id and p.status = 'pending'
           order by p.webhook_id, p.ordering_key, p.seq
           for share of p),
        written as (
