@@ -97,6 +97,7 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       summary: 'Delete one SMS record (legacy)',
       description:
         'The id goes in the query string (?id=...) or in a JSON body ({"id": "..."}); in both, it must be the same id (else 400). ' +
+        'Other query parameters are ignored; other body fields are a 400. ' +
         'A phone that already took the task may still send it.',
       tag: TAG,
       permission: 'sms:delete',
@@ -121,9 +122,10 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       operationId: 'legacyListSms',
       summary: 'List and search SMS (legacy)',
       description:
-        'Newest first. offset is the 1-based page number (spec 4.3: "default 1, meaning the first page"): offset 2 with ' +
-        'limit 10 returns records 11-20. search matches message, message_status and phone_number as a case-insensitive ' +
-        'substring. total_records counts the SMS that match.',
+        'Newest first. offset is the page number counted from 1 (spec 4.3: "default 1, meaning the first page"): offset 2 with ' +
+        'limit 10 returns records 11-20. offset 0 is the first page as well, and is echoed as 0. search matches message, ' +
+        'message_status and phone_number as a case-insensitive substring. total_records counts the SMS that match. ' +
+        'Query parameters other than these are ignored (a cache-buster such as _=1732541234).',
       tag: TAG,
       permission: 'sms:read',
       query: ListQuery,
@@ -131,7 +133,9 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       async handle({ auth, query }) {
         // An empty search is no search.
         const search = query.search ? { text: query.search, statuses: statusesMatching(query.search) } : {};
-        const { rows, total } = await messages.search(auth.accountId, search, query.limit, (query.offset - 1) * query.limit);
+        // Page 0 is the first page too: clients that count from 0 ask for it first.
+        const page = Math.max(query.offset, 1);
+        const { rows, total } = await messages.search(auth.accountId, search, query.limit, (page - 1) * query.limit);
         return {
           status: 200,
           body: { pagination: { total_records: total, limit: query.limit, offset: query.offset }, sms_list: rows.map(presentLegacySms) },
