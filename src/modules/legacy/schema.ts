@@ -85,14 +85,21 @@ export const DeviceEditBody = Type.Object(
   { additionalProperties: false },
 );
 
-// spec 2.3
+// spec 2.3. No member is ever null (see presenter.ts).
 export const LegacyDevice = Type.Object({
   device_id: Type.String(),
-  device_battery_state: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'percent; null until reported' }),
+  device_battery_state: Type.Integer({
+    minimum: -1,
+    maximum: 100,
+    description: 'battery charge, percent; -1 until the phone first reports it (never null)',
+  }),
   device_name: Type.String(),
   is_active: Type.Boolean(),
   is_charging: Type.Boolean(),
-  last_online_date: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'last connection or activity; null if never' }),
+  last_online_date: Type.String({
+    format: 'date-time',
+    description: 'last connection or activity, ISO 8601 UTC; 1970-01-01T00:00:00.000Z (the Unix epoch) when the device has never connected (never null)',
+  }),
   device_name_type: Type.String(),
   low_battery_alert: Type.Boolean(),
   to_sim: Type.Integer({ minimum: -2, maximum: 2 }),
