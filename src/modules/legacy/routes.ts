@@ -27,15 +27,17 @@ const TAG = 'Legacy API';
 
 export function legacyRoutes(messages: MessageService, devices: DeviceService, idempotency: IdempotencyService) {
   /** spec 4.2: `device_id`, or `id` as the field table names it; both only when they agree. */
-  const deviceOf = async (accountId: string, body: { device_id?: string | undefined; id?: string | undefined }) => {
+  const deviceIdIn = (body: { device_id?: string | undefined; id?: string | undefined }) => {
     // An empty device_id does not hide an id given under the alias.
     const named = oneIdOf([
       { field: 'device_id', in: 'body', value: body.device_id },
       { field: 'id', in: 'body', value: body.id },
     ]);
     if (!named) throw invalidField('device_id', 'device_id is required');
-    return devices.getByAnyId(accountId, parseAnyId(named.value!, named.field));
+    return parseAnyId(named.value!, named.field);
   };
+  const deviceOf = (accountId: string, body: { device_id?: string | undefined; id?: string | undefined }) =>
+    devices.getByAnyId(accountId, deviceIdIn(body));
 
   return [
     defineRoute({
@@ -98,13 +100,14 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       description:
         'The id goes in the query string (?id=...) or in a JSON body ({"id": "..."}); in both, it must be the same id (else 400). ' +
         'Other query parameters are ignored; other body fields are a 400. ' +
-        'A phone that already took the task may still send it.',
+        'A phone that already took the task may still send it. Deleting an SMS the account already deleted answers 204 again ' +
+        '(a retry after a timeout is not an error); an id the account never had is a 404.',
       tag: TAG,
       permission: 'sms:delete',
       query: SmsIdQuery,
       body: OptionalSmsIdBody,
       bodyOptional: true,
-      responses: { 204: { description: 'deleted' } },
+      responses: { 204: { description: 'deleted, by this request or an earlier one of the account' } },
       errors: ['invalid_id', 'sms_not_found'],
       async handle({ auth, query, body }) {
         const named = oneIdOf([
@@ -178,15 +181,17 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       path: '/devices/del',
       operationId: 'legacyDeleteDevice',
       summary: 'Delete a device (legacy)',
-      description: 'Revokes its credentials and closes its connection; its unsent SMS go to another device, or fail when the client had named this one.',
+      description:
+        'Revokes its credentials and closes its connection; its unsent SMS go to another device, or fail when the client had named this one. ' +
+        'Deleting a device the account already deleted answers 204 again and changes nothing (a retry after a timeout is not an ' +
+        'error); a device that was never the account\'s is a 404.',
       tag: TAG,
       permission: 'devices:write',
       body: DeviceRefBody,
-      responses: { 204: { description: 'deleted' } },
+      responses: { 204: { description: 'deleted, by this request or an earlier one of the account' } },
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, body }) {
-        const device = await deviceOf(auth.accountId, body);
-        await devices.delete(auth.accountId, device.id);
+        await devices.deleteByAnyId(auth.accountId, deviceIdIn(body));
         return { status: 204 };
       },
     }),
