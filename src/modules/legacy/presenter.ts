@@ -25,7 +25,7 @@ export function presentLegacySms(sms: SmsWithDevice): Static<typeof LegacySms> {
   };
 }
 
-/** device_battery_state until the phone reports its battery: no charge is -1 %, and Android itself says -1 for "unknown". */
+/** device_battery_state until the phone reports its battery: -1, which no real charge is (Android itself reports -1 for an unknown level). */
 export const BATTERY_NOT_REPORTED = -1;
 
 /** last_online_date of a device that has never connected: the Unix epoch, older than any real connection. */
