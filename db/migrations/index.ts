@@ -13,6 +13,7 @@ import * as usersSessions from './20261122_009_users_sessions.ts';
 import * as keysManage from './20261122_010_keys_manage.ts';
 import * as usersManageAccountsDisabled from './20261123_011_users_manage_accounts_disabled.ts';
 import * as calls from './20261123_012_calls.ts';
+import * as deletedSms from './20261124_013_deleted_sms.ts';
 import * as webhookChainHeads from './20261125_014_webhook_chain_heads.ts';
 
 export interface Migration {
@@ -33,5 +34,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261122_010_keys_manage', keysManage],
   ['20261123_011_users_manage_accounts_disabled', usersManageAccountsDisabled],
   ['20261123_012_calls', calls],
+  ['20261124_013_deleted_sms', deletedSms],
   ['20261125_014_webhook_chain_heads', webhookChainHeads],
 ];

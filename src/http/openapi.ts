@@ -65,7 +65,11 @@ export function buildOpenApi(families: ApiFamily[], version: string): Record<str
         'Sends SMS through the account\'s Android phones. Every request carries `Authorization: Bearer <API key>`, or the ' +
         'control panel\'s session cookie (then every state change also carries the session\'s `X-CSRF-Token`); each ' +
         'operation needs the permission it names (a session: its user\'s role grants them). Errors have the body ' +
-        '`{"error": {"message", "code", "details"?}}`.',
+        '`{"error": {"message", "code", "details"?}}`. Members of Extended API answers that may be null are declared ' +
+        'nullable, and each one\'s description says when it is null (most often: until it is known, such as an SMS\'s ' +
+        'device_id until a phone claims it and a device\'s battery_level until the phone reports it). The legacy family ' +
+        '(paths at the root) answers no null: a member not known yet holds a placeholder of its type, which its ' +
+        'description names; the one exception is an SMS\'s to_sim, whose null means no SIM slot was asked for.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }, { session: [] }],

@@ -99,23 +99,24 @@ export function expectLegacySms(body: any): void {
   if (body.to_sim !== null) expect(body.to_sim).to.be.oneOf([-2, -1, 0, 1, 2]);
 }
 
-/** The body is a legacy device object of spec 2.3: exactly its keys, each of its type. */
+/** device_battery_state of a device whose phone has not reported its battery yet. */
+export const BATTERY_NOT_REPORTED = -1;
+/** last_online_date of a device that has never connected: the Unix epoch. */
+export const NEVER_ONLINE = '1970-01-01T00:00:00.000Z';
+
+/** The body is a legacy device object of spec 2.3: exactly its keys, each of its type, none null. */
 export function expectLegacyDevice(body: any): void {
   expect(body).to.be.an('object');
   expect(Object.keys(body)).to.have.members([...LEGACY_DEVICE_KEYS]);
   expect(body.device_id).to.match(OBJECT_ID);
-  if (body.device_battery_state !== null) {
-    expect(body.device_battery_state).to.be.a('number');
-    expect(Number.isInteger(body.device_battery_state)).to.equal(true);
-    expect(body.device_battery_state).to.be.within(0, 100);
-  }
+  expect(body.device_battery_state).to.be.a('number');
+  expect(Number.isInteger(body.device_battery_state)).to.equal(true);
+  expect(body.device_battery_state, 'a percentage, or -1 until reported').to.be.within(BATTERY_NOT_REPORTED, 100);
   expect(body.device_name).to.be.a('string').and.not.empty;
   expect(body.device_name_type).to.be.a('string').and.not.empty;
   for (const key of ['is_active', 'is_charging', 'low_battery_alert']) expect(body[key], key).to.be.a('boolean');
-  if (body.last_online_date !== null) {
-    expect(body.last_online_date).to.be.a('string');
-    expect(Number.isNaN(Date.parse(body.last_online_date)), 'last_online_date is a timestamp').to.equal(false);
-  }
+  expect(body.last_online_date).to.be.a('string');
+  expect(new Date(body.last_online_date).toISOString(), 'last_online_date is an ISO 8601 timestamp').to.equal(body.last_online_date);
   expect(body.to_sim).to.be.oneOf([-2, -1, 0, 1, 2]);
   expect(body.sim_list).to.be.an('array');
   for (const sim of body.sim_list) {

@@ -10,7 +10,7 @@ export const AccountView = Type.Object({
   name: Type.String(),
   created_at: Timestamp,
   disabled: Type.Boolean({ description: 'a disabled account\'s keys and sessions are refused (403 account_disabled)' }),
-  disabled_at: Type.Union([Timestamp, Type.Null()]),
+  disabled_at: Type.Union([Timestamp, Type.Null()], { description: 'when it was disabled; null while enabled' }),
   users: Type.Integer({ minimum: 0, description: 'how many users it has' }),
   devices: Type.Integer({ minimum: 0, description: 'how many devices it has (deleted ones not counted)' }),
 });

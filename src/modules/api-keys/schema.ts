@@ -24,7 +24,7 @@ export const KeyView = Type.Object({
   name: Type.String(),
   permissions: Type.Array(PermissionName),
   created_at: Timestamp,
-  last_used_at: Type.Union([Timestamp, Type.Null()], { description: 'last successful use; updated at most once a minute' }),
+  last_used_at: Type.Union([Timestamp, Type.Null()], { description: 'last successful use; updated at most once a minute; null until the key is first used' }),
   revoked_at: Type.Union([Timestamp, Type.Null()], { description: 'null while the key works' }),
 });
 

@@ -10,7 +10,7 @@ export const RecordingView = Type.Object(
   {
     size_bytes: Type.Integer({ minimum: 0 }),
     content_type: Type.String({ description: 'the audio type found in the bytes themselves, e.g. audio/amr, audio/mp4' }),
-    duration_seconds: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'length of the audio, when known' }),
+    duration_seconds: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'length of the audio, read from a WAV file\'s header; null for other types, whose length the gateway does not read' }),
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the stored bytes, hex' }),
     created_at: Type.String({ format: 'date-time', description: 'when the upload completed' }),
     download_path: Type.String({ description: 'GET it (with calls:read) for the audio; Range requests are answered' }),
@@ -25,7 +25,7 @@ export const CallView = Type.Object(
     device_call_id: Type.String({ description: 'the phone\'s own id for the call' }),
     direction: Direction,
     phone: Type.String({ description: 'the other party: E.164 when the number parses, else as the phone reported it' }),
-    sim_slot: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'SIM slot of the call, when known' }),
+    sim_slot: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'SIM slot of the call; null when the phone did not report one' }),
     started_at: Type.String({ format: 'date-time', description: 'when the call started (rang, for a missed call)' }),
     duration_seconds: Type.Integer({ minimum: 0, description: 'talk time; 0 for a missed call' }),
     created_at: Type.String({ format: 'date-time', description: 'when the gateway stored it' }),

@@ -123,6 +123,11 @@ export async function softDeleteDevice(db: Executor, accountId: string, id: stri
   return row;
 }
 
+/** A device of the account that was deleted (its row stays, marked), by its UUID. */
+export async function findDeletedDevice(db: Executor, accountId: string, id: string): Promise<DeviceRow | undefined> {
+  return db<DeviceRow>('devices').where({ account_id: accountId, id }).whereNotNull('deleted_at').first();
+}
+
 /** A live device by id alone: the broker authenticates devices before it knows their account. */
 export async function findLiveDevice(db: Executor, id: string): Promise<DeviceRow | undefined> {
   return db<DeviceRow>('devices').where({ id }).whereNull('deleted_at').first();
@@ -164,9 +169,15 @@ export async function recordHeartbeat(db: Executor, id: string, values: Heartbea
   return row;
 }
 
-/** A live device of the account by UUID or legacy object id. */
-export async function findDeviceByAnyId(db: Executor, accountId: string, id: { uuid?: string; objectId?: string }): Promise<DeviceRow | undefined> {
-  const query = db<DeviceRow>('devices').where({ account_id: accountId }).whereNull('deleted_at');
+/** A live device of the account by UUID or legacy object id; with includeDeleted, a deleted one too. */
+export async function findDeviceByAnyId(
+  db: Executor,
+  accountId: string,
+  id: { uuid?: string; objectId?: string },
+  { includeDeleted = false } = {},
+): Promise<DeviceRow | undefined> {
+  const query = db<DeviceRow>('devices').where({ account_id: accountId });
+  if (!includeDeleted) query.whereNull('deleted_at');
   if (id.uuid) query.where({ id: id.uuid });
   else query.where({ object_id: id.objectId! });
   return query.first();

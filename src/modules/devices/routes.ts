@@ -50,11 +50,14 @@ export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
       path: '/devices/:id',
       operationId: 'deleteDevice',
       summary: 'Delete a device',
-      description: 'Revokes its credentials and closes its connection. Its unsent SMS go to another device, or fail when the client had named this one.',
+      description:
+        'Revokes its credentials and closes its connection. Its unsent SMS go to another device, or fail when the client had named this one. ' +
+        'Deleting a device the account already deleted answers 204 again and changes nothing, so a client may retry after a ' +
+        'timeout; a device that was never the account\'s is a 404. Reading or changing a deleted device stays a 404.',
       tag: 'Devices',
       permission: 'devices:write',
       params: DeviceIdParams,
-      responses: { 204: { description: 'deleted' } },
+      responses: { 204: { description: 'deleted, by this request or an earlier one of the account' } },
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, params }) {
         await devices.delete(auth.accountId, params.id);

@@ -26,7 +26,7 @@ export const QuietHours = Type.Object(
 const Pacing = {
   send_window: Type.Integer({ minimum: 1, maximum: 50, description: 'tasks the device may hold in flight at once (handed out, not yet sent)' }),
   limits: Limits,
-  quiet_hours: Type.Union([QuietHours, Type.Null()]),
+  quiet_hours: Type.Union([QuietHours, Type.Null()], { description: 'a daily window without sends; null: none' }),
 };
 
 // spec 2.1
@@ -39,7 +39,9 @@ export const DeviceView = Type.Object(
     is_online: Type.Boolean({ description: 'connected and active within DEVICE_OFFLINE_AFTER' }),
     is_charging: Type.Boolean(),
     battery_level: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], {
-      description: 'percent; null until the device first reports it',
+      description:
+        'battery charge, percent (spec 2.1). null until the phone\'s first heartbeat reports it (a device just registered, or ' +
+        'one that has never connected): the gateway does not guess a level',
     }),
     can_send_sms: Type.Boolean(),
     selected_sim: Type.Integer({ minimum: -2, maximum: 2 }),
@@ -49,12 +51,16 @@ export const DeviceView = Type.Object(
     sim_cards: Type.Array(Type.Object({ index: Type.Integer({ minimum: 0 }), name_operator: Type.String() })),
     ...Pacing,
     paused_until: Type.Union([Timestamp, Type.Null()], {
-      description: 'the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause)',
+      description:
+        'the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause). ' +
+        'null: no pause to show (never paused, or the pause was ended with paused: false)',
     }),
-    paused_reason: Type.Union([Type.String(), Type.Null()]),
+    paused_reason: Type.Union([Type.String(), Type.Null()], { description: 'why the circuit breaker paused it; null when paused_until is null' }),
     created_at: Timestamp,
     updated_at: Timestamp,
-    last_seen_at: Type.Union([Timestamp, Type.Null()], { description: 'when the device last reported anything (a heartbeat, a status); null: never' }),
+    last_seen_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'when the device last reported anything (a heartbeat, a status); null until it first does',
+    }),
   },
   { additionalProperties: false },
 );

@@ -57,6 +57,13 @@ export class DeviceService {
     return device;
   }
 
+  /** delete() by UUID or legacy object id, which may name a device the account deleted before. */
+  async deleteByAnyId(accountId: string, id: { uuid?: string; objectId?: string }): Promise<devices.DeviceRow> {
+    const device = await devices.findDeviceByAnyId(this.db, accountId, id, { includeDeleted: true });
+    if (!device) throw new AppError('device_not_found');
+    return this.delete(accountId, device.id);
+  }
+
   async getByAnyId(accountId: string, id: { uuid?: string; objectId?: string }): Promise<devices.DeviceRow> {
     const device = await devices.findDeviceByAnyId(this.db, accountId, id);
     if (!device) throw new AppError('device_not_found');
@@ -81,14 +88,27 @@ export class DeviceService {
     return device;
   }
 
-  /** Deletes the device: credentials revoked, unsent SMS back to the pool or failed. */
+  /**
+   * Deletes the device: credentials revoked, unsent SMS back to the pool or failed. A device the
+   * account deleted before (its row stays, marked deleted) is deleted again without any effect:
+   * a client retrying after a timeout that hid the first answer must not hear its own success as
+   * an error. A device that was never the account's is "not found".
+   */
   async delete(accountId: string, id: string): Promise<devices.DeviceRow> {
-    const device = await this.db.transaction(async (trx) => {
+    const outcome = await this.db.transaction(async (trx) => {
       const deleted = await devices.softDeleteDevice(trx, accountId, id);
-      if (deleted) await this.release(trx, deleted.id, 'device_deleted');
-      return deleted;
+      if (deleted) {
+        await this.release(trx, deleted.id, 'device_deleted');
+        return { device: deleted, deletedNow: true };
+      }
+      // Also where a delete running at the same time marked it first: it waited for that one.
+      const gone = await devices.findDeletedDevice(trx, accountId, id);
+      return gone && { device: gone, deletedNow: false };
     });
-    if (!device) throw new AppError('device_not_found');
+    if (!outcome) throw new AppError('device_not_found');
+    const { device, deletedNow } = outcome;
+    // Closing the connection and telling the others happened when it was deleted.
+    if (!deletedNow) return device;
     this.presence.markDisconnected(device.id);
     this.events.emit('device.deleted', device);
     this.invalidation?.publish('device_deleted', device.id);

@@ -7,7 +7,7 @@ export const IncomingSmsView = Type.Object(
     device_id: Type.String({ format: 'uuid', description: 'the device that received it' }),
     phone: Type.String({ description: 'sender, as the phone reported it' }),
     message: Type.String(),
-    sim_slot: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'SIM slot it arrived on, when known' }),
+    sim_slot: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'SIM slot it arrived on; null when the phone did not report one' }),
     received_at: Type.String({ format: 'date-time', description: 'when the phone received it' }),
     created_at: Type.String({ format: 'date-time', description: 'when the gateway stored it' }),
   },

@@ -1,4 +1,8 @@
-// The legacy family's views of an SMS (spec 2.4) and a device (spec 2.3).
+// The legacy family's views of an SMS (spec 2.4) and a device (spec 2.3). The legacy family
+// never answers null where the spec gives a field a type: a client typed after the spec would
+// fail to decode it. What is not known yet is shown with a value of the right type that no real
+// reading can have (and "" where the spec itself says "empty string when none"). The one null
+// is the SMS's to_sim, which the spec itself types "number or null".
 import type { Static } from '@sinclair/typebox';
 import type { DeviceRow } from '../devices/repository.ts';
 import type { SmsWithDevice } from '../messages/repository.ts';
@@ -21,14 +25,20 @@ export function presentLegacySms(sms: SmsWithDevice): Static<typeof LegacySms> {
   };
 }
 
+/** device_battery_state until the phone reports its battery: -1, which no real charge is (Android itself reports -1 for an unknown level). */
+export const BATTERY_NOT_REPORTED = -1;
+
+/** last_online_date of a device that has never connected: the Unix epoch, older than any real connection. */
+export const NEVER_ONLINE = new Date(0).toISOString();
+
 export function presentLegacyDevice(device: DeviceRow): Static<typeof LegacyDevice> {
   return {
     device_id: device.object_id,
-    device_battery_state: device.battery_level,
+    device_battery_state: device.battery_level ?? BATTERY_NOT_REPORTED,
     device_name: device.name,
     is_active: device.can_send_sms,
     is_charging: device.is_charging,
-    last_online_date: device.last_seen_at?.toISOString() ?? null,
+    last_online_date: device.last_seen_at?.toISOString() ?? NEVER_ONLINE,
     device_name_type: device.type,
     low_battery_alert: device.notify_low_battery,
     to_sim: device.selected_sim,

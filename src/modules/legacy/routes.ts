@@ -27,15 +27,17 @@ const TAG = 'Legacy API';
 
 export function legacyRoutes(messages: MessageService, devices: DeviceService, idempotency: IdempotencyService) {
   /** spec 4.2: `device_id`, or `id` as the field table names it; both only when they agree. */
-  const deviceOf = async (accountId: string, body: { device_id?: string | undefined; id?: string | undefined }) => {
+  const deviceIdIn = (body: { device_id?: string | undefined; id?: string | undefined }) => {
     // An empty device_id does not hide an id given under the alias.
     const named = oneIdOf([
       { field: 'device_id', in: 'body', value: body.device_id },
       { field: 'id', in: 'body', value: body.id },
     ]);
     if (!named) throw invalidField('device_id', 'device_id is required');
-    return devices.getByAnyId(accountId, parseAnyId(named.value!, named.field));
+    return parseAnyId(named.value!, named.field);
   };
+  const deviceOf = (accountId: string, body: { device_id?: string | undefined; id?: string | undefined }) =>
+    devices.getByAnyId(accountId, deviceIdIn(body));
 
   return [
     defineRoute({
@@ -97,13 +99,15 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       summary: 'Delete one SMS record (legacy)',
       description:
         'The id goes in the query string (?id=...) or in a JSON body ({"id": "..."}); in both, it must be the same id (else 400). ' +
-        'A phone that already took the task may still send it.',
+        'Other query parameters are ignored; other body fields are a 400. ' +
+        'A phone that already took the task may still send it. Deleting an SMS the account already deleted answers 204 again ' +
+        '(a retry after a timeout is not an error); an id the account never had is a 404.',
       tag: TAG,
       permission: 'sms:delete',
       query: SmsIdQuery,
       body: OptionalSmsIdBody,
       bodyOptional: true,
-      responses: { 204: { description: 'deleted' } },
+      responses: { 204: { description: 'deleted, by this request or an earlier one of the account' } },
       errors: ['invalid_id', 'sms_not_found'],
       async handle({ auth, query, body }) {
         const named = oneIdOf([
@@ -121,9 +125,10 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       operationId: 'legacyListSms',
       summary: 'List and search SMS (legacy)',
       description:
-        'Newest first. offset is the 1-based page number (spec 4.3: "default 1, meaning the first page"): offset 2 with ' +
-        'limit 10 returns records 11-20. search matches message, message_status and phone_number as a case-insensitive ' +
-        'substring. total_records counts the SMS that match.',
+        'Newest first. offset is the page number counted from 1 (spec 4.3: "default 1, meaning the first page"): offset 2 with ' +
+        'limit 10 returns records 11-20. offset 0 is the first page as well, and is echoed as 0. search matches message, ' +
+        'message_status and phone_number as a case-insensitive substring. total_records counts the SMS that match. ' +
+        'Query parameters other than these are ignored (a cache-buster such as _=1732541234).',
       tag: TAG,
       permission: 'sms:read',
       query: ListQuery,
@@ -131,7 +136,9 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       async handle({ auth, query }) {
         // An empty search is no search.
         const search = query.search ? { text: query.search, statuses: statusesMatching(query.search) } : {};
-        const { rows, total } = await messages.search(auth.accountId, search, query.limit, (query.offset - 1) * query.limit);
+        // Page 0 is the first page too: clients that count from 0 ask for it first.
+        const page = Math.max(query.offset, 1);
+        const { rows, total } = await messages.search(auth.accountId, search, query.limit, (page - 1) * query.limit);
         return {
           status: 200,
           body: { pagination: { total_records: total, limit: query.limit, offset: query.offset }, sms_list: rows.map(presentLegacySms) },
@@ -174,15 +181,17 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       path: '/devices/del',
       operationId: 'legacyDeleteDevice',
       summary: 'Delete a device (legacy)',
-      description: 'Revokes its credentials and closes its connection; its unsent SMS go to another device, or fail when the client had named this one.',
+      description:
+        'Revokes its credentials and closes its connection; its unsent SMS go to another device, or fail when the client had named this one. ' +
+        'Deleting a device the account already deleted answers 204 again and changes nothing (a retry after a timeout is not an ' +
+        'error); a device that was never the account\'s is a 404.',
       tag: TAG,
       permission: 'devices:write',
       body: DeviceRefBody,
-      responses: { 204: { description: 'deleted' } },
+      responses: { 204: { description: 'deleted, by this request or an earlier one of the account' } },
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, body }) {
-        const device = await deviceOf(auth.accountId, body);
-        await devices.delete(auth.accountId, device.id);
+        await devices.deleteByAnyId(auth.accountId, deviceIdIn(body));
         return { status: 204 };
       },
     }),

@@ -24,8 +24,12 @@ export const SendReply = Type.Object({ id: Type.String({ description: '24-hex ob
 
 export const SmsIdBody = Type.Object({ id: AnyId('the SMS') }, { additionalProperties: false });
 
-/** DELETE /sms/del takes the id from the query string or from a JSON body. */
-export const SmsIdQuery = Type.Object({ id: Type.Optional(AnyId('the SMS')) }, { additionalProperties: false });
+/**
+ * DELETE /sms/del takes the id from the query string or from a JSON body. Query strings of the
+ * legacy family take parameters they do not know and ignore them: legacy clients add their own
+ * (a cache-buster such as `_=1732541234`). Bodies stay strict, as the fields are listed.
+ */
+export const SmsIdQuery = Type.Object({ id: Type.Optional(AnyId('the SMS')) });
 export const OptionalSmsIdBody = Type.Object({ id: Type.Optional(AnyId('the SMS')) }, { additionalProperties: false });
 
 // spec 2.4
@@ -45,17 +49,21 @@ export const LegacySms = Type.Object({
   }),
 });
 
-// spec 4.3 GET /sms
-export const ListQuery = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 100, description: 'records per page, 1-100 (required)' }),
-    offset: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 1, description: '1-based page number: offset 2 with limit 10 is records 11-20' }),
-    search: Type.Optional(
-      Type.String({ maxLength: 200, description: 'case-insensitive substring of message, message_status or phone_number; % _ \\ are literal' }),
-    ),
-  },
-  { additionalProperties: false },
-);
+// spec 4.3 GET /sms. Parameters it does not know are ignored (see SmsIdQuery).
+export const ListQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 100, description: 'records per page, 1-100 (required)' }),
+  offset: Type.Integer({
+    minimum: 0,
+    maximum: 10_000_000,
+    default: 1,
+    description:
+      'page number counted from 1: offset 2 with limit 10 is records 11-20. 0 is the first page too (as is 1), for clients that ' +
+      'start counting at 0; the pages after it are still counted from 1. Echoed as given',
+  }),
+  search: Type.Optional(
+    Type.String({ maxLength: 200, description: 'case-insensitive substring of message, message_status or phone_number; % _ \\ are literal' }),
+  ),
+});
 
 export const ListReply = Type.Object({
   pagination: Type.Object({
@@ -77,14 +85,21 @@ export const DeviceEditBody = Type.Object(
   { additionalProperties: false },
 );
 
-// spec 2.3
+// spec 2.3. No member is ever null (see presenter.ts).
 export const LegacyDevice = Type.Object({
   device_id: Type.String(),
-  device_battery_state: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'percent; null until reported' }),
+  device_battery_state: Type.Integer({
+    minimum: -1,
+    maximum: 100,
+    description: 'battery charge, percent; -1 until the phone first reports it (never null)',
+  }),
   device_name: Type.String(),
   is_active: Type.Boolean(),
   is_charging: Type.Boolean(),
-  last_online_date: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'last connection or activity; null if never' }),
+  last_online_date: Type.String({
+    format: 'date-time',
+    description: 'last connection or activity, ISO 8601 UTC; 1970-01-01T00:00:00.000Z (the Unix epoch) when the device has never connected (never null)',
+  }),
   device_name_type: Type.String(),
   low_battery_alert: Type.Boolean(),
   to_sim: Type.Integer({ minimum: -2, maximum: 2 }),

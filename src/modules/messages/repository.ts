@@ -102,9 +102,18 @@ export async function findSmsByAnyId(db: Executor, accountId: string, id: { uuid
   return query.first();
 }
 
-export async function deleteSms(db: Executor, accountId: string, smsId: string): Promise<boolean> {
+/** Deletes the account's SMS (its history goes with it); answers its ids, or nothing if there was none. */
+export async function deleteSms(
+  db: Executor,
+  accountId: string,
+  id: { uuid?: string; objectId?: string },
+): Promise<{ id: string; object_id: string; account_id: string } | undefined> {
+  const query = db('sms').where({ account_id: accountId });
+  if (id.uuid) query.where({ id: id.uuid });
+  else query.where({ object_id: id.objectId! });
   // The deleted rows, not a count: PGlite and pg report counts differently.
-  return (await db('sms').where({ account_id: accountId, id: smsId }).delete().returning('id')).length > 0;
+  const [deleted] = await query.delete().returning(['id', 'object_id', 'account_id']);
+  return deleted;
 }
 
 export interface SmsSearch {

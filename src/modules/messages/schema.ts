@@ -77,7 +77,11 @@ export const SmsView = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     device_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
-      description: 'assigned device; null while the SMS waits for an online device',
+      description:
+        'the device the SMS is assigned to (spec 2.2). null until a phone claims it: the 201 of POST /sms without device_id ' +
+        'always shows null, since the SMS is stored before any phone is asked (it waits in the account\'s pool until a ready ' +
+        'device with room takes it; read it again to see which). null again if it goes back to the pool before its phone ' +
+        'acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device',
     }),
     phone: Type.String({ description: 'E.164' }),
     message: Type.String(),
@@ -118,9 +122,11 @@ export const BulkDryRun = Type.Object({
         valid: Type.Literal(true),
         phone: Type.String({ description: 'E.164, as it would be sent' }),
         message: Type.String(),
-        device_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-        send_at: Type.Union([Timestamp, Type.Null()]),
-        valid_until: Type.Union([Timestamp, Type.Null()]),
+        device_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+          description: 'the device the client named; null: none was named, and the gateway chooses one when a phone claims it',
+        }),
+        send_at: Type.Union([Timestamp, Type.Null()], { description: 'not sent before this time; null: at once' }),
+        valid_until: Type.Union([Timestamp, Type.Null()], { description: 'expires then unless a phone took it; null: never' }),
         priority: Type.Integer(),
         segments: Type.Integer({ minimum: 1 }),
         encoding: Type.Union([Type.Literal('gsm7'), Type.Literal('ucs2')]),
@@ -139,7 +145,9 @@ export const SmsHistoryEntry = Type.Object({
     description: 'finer-grained: shows processing, which the Extended status folds into pending',
   }),
   source: Type.Union([Type.Literal('api'), Type.Literal('device'), Type.Literal('system')]),
-  reason: Type.Union([Type.String(), Type.Null()]),
+  reason: Type.Union([Type.String(), Type.Null()], {
+    description: 'why the gateway took this step (expired, cancelled, device_deleted, ...) or the error the phone reported; null: no reason given',
+  }),
   at: Timestamp,
 });
 

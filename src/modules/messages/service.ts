@@ -14,6 +14,7 @@ import type { SmsWriter } from './sms-writer.ts';
 import type { StatusHooks } from '../delivery/status-hooks.ts';
 import { cancelPending } from '../delivery/repository.ts';
 import * as messages from './repository.ts';
+import * as deletions from './deletions.ts';
 import { ENDED_BY_GATEWAY } from './status.ts';
 
 export interface NewSms {
@@ -175,10 +176,26 @@ export class MessageService {
     return sms;
   }
 
-  /** Deletes the record and its history. A phone that already took the task may still send it. */
-  async delete(accountId: string, id: { uuid?: string; objectId?: string }): Promise<void> {
-    const sms = await this.getByAnyId(accountId, id);
-    await messages.deleteSms(this.db, accountId, sms.id);
+  /**
+   * Deletes the record and its history. A phone that already took the task may still send it.
+   * A tombstone keeps the SMS's ids (nothing of its content), so that the same account deleting
+   * it again, a client retrying after a timeout that hid the first answer, succeeds again instead
+   * of hearing its own success as an error; an id the account never had is still "not found".
+   */
+  async delete(accountId: string, id: { uuid?: string; objectId?: string }): Promise<'deleted' | 'already_deleted'> {
+    const at = new Date(this.clock.now());
+    const outcome = await this.db.transaction(async (trx) => {
+      const deleted = await messages.deleteSms(trx, accountId, id);
+      if (deleted) {
+        await deletions.recordDeletion(trx, deleted, at);
+        return 'deleted' as const;
+      }
+      // A delete running at the same time waits above for the row, then finds it gone and its
+      // tombstone committed: both answer success.
+      return (await deletions.wasDeleted(trx, accountId, id)) ? ('already_deleted' as const) : undefined;
+    });
+    if (!outcome) throw new AppError('sms_not_found');
+    return outcome;
   }
 
   search(accountId: string, search: messages.SmsSearch, limit: number, offset: number) {

@@ -11,9 +11,9 @@ export const UserView = Type.Object({
   is_admin: Type.Boolean({ description: 'instance administrator (manages accounts); set from the CLI only' }),
   must_change_password: Type.Boolean({ description: 'the password is a one-time one: nothing but changing it is allowed' }),
   disabled: Type.Boolean({ description: 'a disabled user cannot log in and has no sessions' }),
-  disabled_at: Type.Union([Timestamp, Type.Null()]),
+  disabled_at: Type.Union([Timestamp, Type.Null()], { description: 'when the user was disabled; null while enabled' }),
   created_at: Timestamp,
-  last_login_at: Type.Union([Timestamp, Type.Null()]),
+  last_login_at: Type.Union([Timestamp, Type.Null()], { description: 'the last successful login; null until the first' }),
 });
 
 export const UserList = Type.Object({ data: Type.Array(UserView, { description: 'the account\'s users, oldest first' }) });

@@ -34,7 +34,7 @@ export const WebhookView = Type.Object({
   events: Type.Array(Event),
   enabled: Type.Boolean(),
   disabled_reason: Type.Union([Type.String(), Type.Null()], {
-    description: 'why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER',
+    description: 'why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled',
   }),
   disabled_at: Type.Union([Timestamp, Type.Null()], {
     description: 'when it was disabled; null while enabled. Its events are still recorded, and go out if it is enabled again within their retry window',
@@ -65,11 +65,13 @@ export const DeliveryView = Type.Object({
     description: 'pending: will be (re)sent; delivered; failed: given up',
   }),
   attempts: Type.Integer(),
-  last_status_code: Type.Union([Type.Integer(), Type.Null()]),
-  last_error: Type.Union([Type.String(), Type.Null()]),
+  last_status_code: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'HTTP status of the last attempt; null before the first attempt, or when the last one got no answer (see last_error)',
+  }),
+  last_error: Type.Union([Type.String(), Type.Null()], { description: 'what went wrong in the last attempt; null before the first attempt and after a success' }),
   next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'null unless pending' }),
   retry_until: Timestamp,
   created_at: Timestamp,
-  delivered_at: Type.Union([Timestamp, Type.Null()]),
+  delivered_at: Type.Union([Timestamp, Type.Null()], { description: 'when the receiver accepted it (2xx); null until then' }),
 });
 export const DeliveryList = PageOf(DeliveryView);
