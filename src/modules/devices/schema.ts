@@ -36,7 +36,9 @@ export const DeviceView = Type.Object(
     type: Type.String({ description: 'device kind, such as android' }),
     name: Type.String({ description: 'name the device reports about itself' }),
     name_custom: Type.String({ description: 'name chosen by the user; the system name when none was chosen' }),
-    is_online: Type.Boolean({ description: 'connected and active within DEVICE_OFFLINE_AFTER' }),
+    is_online: Type.Boolean({
+      description: 'connected and active within DEVICE_OFFLINE_AFTER; only an online device is handed SMS (a silent one gets none until it speaks again)',
+    }),
     is_charging: Type.Boolean(),
     battery_level: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], {
       description: 'percent; null until the device first reports it',
