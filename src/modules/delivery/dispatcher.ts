@@ -144,6 +144,7 @@ export class Dispatcher {
     events.on('sms.transient', (sms) => this.onTransient(sms));
     events.on('device.settings_changed', (device) => this.onSettingsChanged(device));
     events.on('device.deleted', (device) => this.onDeleted(device));
+    events.on('tasks.withdrawn', (withdrawn) => this.revokeWithdrawn(withdrawn));
     presence.on('online', (deviceId) => this.spokeAgain(deviceId));
     hooks.add({
       inTransaction: async (trx, changes) => {
@@ -383,7 +384,8 @@ export class Dispatcher {
       const deviceId = change.sms.device_id;
       // Cancelled or expired after it was handed out, before the phone acknowledged it: tell the
       // phone, so it never starts it (a phone acknowledging it later is told again).
-      if (this.lastPublished.has(change.sms.id) && deviceId && change.source !== 'device' && ENDED_BY_GATEWAY.has(change.reason ?? '')) {
+      const unacknowledged = change.from === 'pending';
+      if (unacknowledged && this.lastPublished.has(change.sms.id) && deviceId && change.source !== 'device' && ENDED_BY_GATEWAY.has(change.reason ?? '')) {
         void this.link?.revokeTask(deviceId, change.sms.id, change.reason!).catch((error: unknown) => this.logger.warn({ err: error, deviceId }, 'revoke not sent'));
       }
       this.lastPublished.delete(change.sms.id);
@@ -427,6 +429,18 @@ export class Dispatcher {
     if (known) await this.claimFor(device.id);
     // A device that may no longer send gave its tasks back: others may take them.
     await this.offerPool(device.account_id);
+  }
+
+  /**
+   * Tasks taken back from a device that may no longer send: it is told at once to drop them (it
+   * is connected, since settings reach it), so that it forgets them and takes them as new should
+   * they come back to it. A phone that acknowledges one anyway is told again (status-ingestor.ts).
+   */
+  private revokeWithdrawn(withdrawn: { deviceId: string; smsIds: string[]; reason: string }): void {
+    for (const smsId of withdrawn.smsIds) {
+      this.lastPublished.delete(smsId);
+      void this.link?.revokeTask(withdrawn.deviceId, smsId, withdrawn.reason).catch((error: unknown) => this.logger.warn({ err: error, deviceId: withdrawn.deviceId }, 'revoke not sent'));
+    }
   }
 
   private async onDeleted(device: DeviceRow): Promise<void> {
@@ -489,10 +503,10 @@ export class Dispatcher {
       const offlineSince = this.presence.offlineSince(deviceId, now) ?? this.startedAt;
       if (now - offlineSince < this.options.failoverAfterMs) continue;
       const { returned } = await this.db.transaction((trx) =>
-        releaseUnacknowledged(trx, deviceId, { failNamed: false, reason: 'device offline', now }),
+        releaseUnacknowledged(trx, deviceId, { named: 'keep', reason: 'device offline', now }),
       );
-      if (returned === 0) continue;
-      this.logger.info({ deviceId, returned }, 'unacknowledged tasks of an offline device went back to the pool');
+      if (returned.length === 0) continue;
+      this.logger.info({ deviceId, returned: returned.length }, 'unacknowledged tasks of an offline device went back to the pool');
     }
     // The pool gained work: offering it is the due-work step's job, right after this one.
   }

@@ -50,7 +50,8 @@ export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
       path: '/devices/:id',
       operationId: 'deleteDevice',
       summary: 'Delete a device',
-      description: 'Revokes its credentials and closes its connection. Its unsent SMS go to another device, or fail when the client had named this one.',
+      description:
+        'Revokes its credentials and closes its connection. SMS its phone has not acknowledged go to another device, or fail (failed_send, reason device_deleted) when the client had named this one. SMS its phone took, and can no longer report on, end too, with reason device_deleted: failed_send if not reported sent, failed_delivery if sent (its delivery can no longer be confirmed). The SMS keep naming the device, which answers 404 from now on.',
       tag: 'Devices',
       permission: 'devices:write',
       params: DeviceIdParams,

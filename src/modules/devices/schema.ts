@@ -84,7 +84,12 @@ export const DeviceIdParams = Type.Object({ id: Type.String({ format: 'uuid', de
 // spec 4.1: every field optional; fields not sent stay unchanged.
 export const DeviceSettingsPatch = Type.Object(
   {
-    can_send_sms: Type.Optional(Type.Boolean({ description: 'allow or forbid sending through the device' })),
+    can_send_sms: Type.Optional(
+      Type.Boolean({
+        description:
+          'allow or forbid sending through the device. false fails nothing: tasks its phone has not acknowledged are taken back (revoked on the phone), SMS named for it waiting for it, pending, until it is true again, the others going to another device; tasks its phone acknowledged stay its own',
+      }),
+    ),
     selected_sim: Type.Optional(
       Type.Integer({ minimum: -2, maximum: 2, description: '-2 system default, -1 random, 0-2 slot' }),
     ),
