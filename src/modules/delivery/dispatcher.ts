@@ -347,9 +347,14 @@ export class Dispatcher {
     this.elsewhere = elsewhere;
   }
 
-  /** A no_store SMS another node reserved a slot for on a phone of this node; false if it is no longer here. */
+  /**
+   * A no_store SMS another node reserved a slot for on a phone of this node; false if it is no
+   * longer here. Connected is enough: the client was answered 201 already, and the SMS exists
+   * nowhere else, so a phone gone silent is still its best chance (other nodes cannot see that
+   * a phone of this node went silent, see cluster/presence.ts).
+   */
   acceptTransient(sms: SmsRecord): boolean {
-    if (!sms.device_id || !this.devices.has(sms.device_id) || !this.reachable(sms.device_id, this.clock.now())) return false;
+    if (!sms.device_id || !this.devices.has(sms.device_id) || !this.link?.isReady(sms.device_id)) return false;
     void this.onTransient(sms).catch((error: unknown) => this.logger.warn({ err: error, deviceId: sms.device_id }, 'no_store task not sent'));
     return true;
   }
