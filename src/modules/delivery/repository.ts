@@ -366,13 +366,15 @@ export interface LockedSms extends SmsSnapshot {
   reason: string | null;
   /** null while the SMS waits unhanded (in the pool, or in its named device's queue). */
   dispatched_at: Date | null;
+  /** Whether the SMS's device may send now (can_send_sms); null without a device. */
+  device_can_send: boolean | null;
 }
 
 /** Locks the SMS rows a batch of reports is about to change; returns what their events need. */
 export async function lockSms(db: Executor, ids: string[]): Promise<LockedSms[]> {
   const { rows } = await db.raw<{ rows: LockedSms[] }>(
     `select s.id, s.object_id, s.account_id, s.device_id, s.status, s.phone, s.message, s.callback_id, s.expires_at, s.reason,
-            s.dispatched_at, d.object_id as device_object_id
+            s.dispatched_at, d.object_id as device_object_id, d.can_send_sms as device_can_send
        from sms s left join devices d on d.id = s.device_id
       where s.id = any(?::uuid[])
       order by s.id
