@@ -3,7 +3,8 @@
 // processing -> sent -> delivered with configurable delays and failure rates, sends
 // heartbeats, forwards received SMS, and reconnects after a drop or a refused CONNECT with
 // backoff (docs/devices.md). The SMS id is its idempotency key: a task it already handled is
-// re-acknowledged with its current status, never re-sent.
+// re-acknowledged with its current status, never re-sent. A task revoked before it was sent is
+// forgotten: handed out again later, it is a new task.
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
@@ -60,8 +61,10 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   /** Latest status of every task this device has taken. */
   readonly handled = new Map<string, ReportStatus>();
-  /** Tasks the gateway took back before this phone acknowledged them: never sent. */
+  /** SMS ids the gateway revoked (took back before this phone acknowledged them), for tests to read. */
   readonly revoked = new Set<string>();
+  /** The hand-out this phone works on for each SMS id; a revoke ends it unless the SMS was sent. */
+  private readonly handouts = new Map<string, SendTask>();
   /** How many times each SMS was actually sent over the radio: must never exceed 1. */
   readonly sendCount = new Map<string, number>();
   settings: Record<string, unknown> | undefined;
@@ -269,6 +272,13 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     if (topic === deviceTopic(this.id, 'revoke')) {
       const { sms_id: smsId } = JSON.parse(payload.toString()) as { sms_id: string };
       this.revoked.add(smsId);
+      // Not sent: the task is no longer this phone's at all. Should the gateway hand it out
+      // again (the device was switched back on, the SMS came back from another phone), that is a
+      // new task, to be sent once. One already sent stays known: never sent twice.
+      if (!this.sendCount.has(smsId)) {
+        this.handouts.delete(smsId);
+        this.handled.delete(smsId);
+      }
       this.emit('revoked', smsId);
       return;
     }
@@ -283,6 +293,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     }
     // Taken from this moment: a redelivery is a duplicate even before "processing" is reported.
     this.handled.set(task.sms_id, 'processing');
+    this.handouts.set(task.sms_id, task);
     this.waiting.push(task);
     this.next();
   }
@@ -302,12 +313,14 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
 
   private async work(task: SendTask): Promise<void> {
     const delays = this.options.delays ?? {};
+    // Still this hand-out's: no revoke ended it (a later hand-out of the same SMS is another task).
+    const mine = () => this.handouts.get(task.sms_id) === task;
     await pause(delays.processing);
-    if (this.revoked.has(task.sms_id)) return;
+    if (!mine()) return;
     // The acknowledgement completes only after the gateway committed it, and a revoke for the
     // task (cancelled, expired, given to another phone) arrives before that: check, then send.
     await this.report(task.sms_id, 'processing');
-    if (this.revoked.has(task.sms_id)) return;
+    if (!mine()) return;
     if (Math.random() < (this.options.failSendRate ?? 0)) {
       await this.advance(task.sms_id, 'failed_send', delays.sent);
       return;

@@ -1,6 +1,7 @@
 // Failover and "taken is taken": a task a phone has not acknowledged may go to another phone
 // (its phone vanished for FAILOVER_AFTER, was paused by the circuit breaker, may no longer send,
-// or was deleted); a task a phone acknowledged (processing) is that phone's for good.
+// or was deleted); a task a phone acknowledged (processing) is that phone's for good, until the
+// device is deleted (then it ends: test/delivery/device-deleted.test.ts).
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { TaskPhone, UNPACED } from '../support/task-phone.ts';
@@ -92,12 +93,14 @@ describe('delivery: failover and taken tasks', () => {
       expect(statuses(kept)).to.deep.equal(['pending', 'processing', 'sent', 'delivered']);
     });
 
-    it('then an SMS whose client named that phone fails with reason device_disabled', async () => {
+    it('then an SMS whose client named that phone waits for it, pending, and is revoked on the phone (test/delivery/switched-off.test.ts)', async () => {
       const first = await phone();
       const named = await send({ device_id: first.id });
       await first.until(1);
       await fx.tenant.api.patch(`/devices/${first.id}/settings`, { can_send_sms: false });
-      expect(await sms(named)).to.include({ status: 'failed_send', reason: 'device_disabled', device_id: first.id });
+      const waiting = await sms(named);
+      expect(waiting).to.include({ status: 'pending', reason: null, device_id: first.id });
+      expect(statuses(waiting)).to.deep.equal(['pending']);
     });
   });
 
@@ -169,7 +172,7 @@ describe('delivery: failover and taken tasks', () => {
   });
 
   describe('when a phone is deleted', () => {
-    it('then unacknowledged pool tasks move, named ones fail with reason device_deleted, acknowledged ones stay', async () => {
+    it('then unacknowledged pool tasks move, named ones fail with reason device_deleted, acknowledged ones end failed_send (it can no longer report)', async () => {
       const first = await phone();
       const taken = await send();
       const pooled = await send();
@@ -181,7 +184,8 @@ describe('delivery: failover and taken tasks', () => {
       await second.until(1);
       expect(second.tasks.map((task) => task.sms_id)).to.deep.equal([pooled]);
       expect(await sms(named)).to.include({ status: 'failed_send', reason: 'device_deleted' });
-      expect(statuses(await sms(taken))).to.deep.equal(['pending', 'processing']);
+      expect(statuses(await sms(taken))).to.deep.equal(['pending', 'processing', 'failed_send']);
+      expect(await sms(taken)).to.include({ reason: 'device_deleted', device_id: first.id });
     });
   });
 });

@@ -34,6 +34,8 @@ describe('delivery: pacing', () => {
   }
 
   async function settleAll(): Promise<void> {
+    // The clock jumps minutes or hours at once: the phones speak, as real ones would have meanwhile.
+    for (const each of phones) await each.heartbeat();
     await fx.gateway.services.dispatcher.sweep();
     for (const each of phones) await each.settle();
   }

@@ -32,6 +32,8 @@ describe('delivery: scheduling, expiry and priority', () => {
       await ready.settle();
       expect(ready.total).to.equal(0);
       clock.advance(10 * 60_000);
+      // Ten minutes passed at once: the phone speaks, as a real one would have meanwhile.
+      await ready.heartbeat();
       await fx.gateway.services.dispatcher.sweep();
       await ready.until(1);
       expect(ready.tasks[0]!.sms_id).to.equal(later.id);

@@ -388,16 +388,17 @@ describe('/api/ext/v1/devices', () => {
       expect(after.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending']);
     });
 
-    it('when it had a task its phone had acknowledged (processing), then that SMS stays with the device, still processing: neither failed nor back in the pool', async () => {
+    it('when it had a task its phone had acknowledged (processing), then that SMS ends failed_send, reason device_deleted: never back in the pool', async () => {
       const phone = await silentPhone();
       const sms = await claimedBy(phone, 'on the air');
       await phone.mqtt.publish(topic(phone.id, 'status'), JSON.stringify({ sms_id: sms.id, status: 'processing' }), { qos: 2 });
 
       expect((await fx.tenant.api.delete(`/devices/${phone.id}`)).status).to.equal(204);
       const after = await fx.tenant.api.get(`/sms/${sms.id}`);
-      // Taken is taken: the phone may already have sent it, so it is neither failed nor handed out again.
-      expect(after.body).to.include({ device_id: phone.id, status: 'pending', reason: null });
-      expect(after.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending', 'processing']);
+      // Taken is taken: the phone may already have sent it, so it is never handed out again; and
+      // the phone can no longer report it, so it ends rather than stay processing for ever.
+      expect(after.body).to.include({ device_id: phone.id, status: 'failed_send', reason: 'device_deleted' });
+      expect(after.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending', 'processing', 'failed_send']);
     });
 
     it('when it had a pending SMS the client named it for, then that SMS fails (failed_send, reason device_deleted)', async () => {
@@ -412,7 +413,7 @@ describe('/api/ext/v1/devices', () => {
       expect(last).to.include({ status: 'failed_send', source: 'system', reason: 'device_deleted' });
     });
 
-    it('when it had SMS already sent, then they keep their status, device and history', async () => {
+    it('when it had SMS already sent, then they end failed_delivery (reason device_deleted), keeping their device and earlier history', async () => {
       const { device } = await fx.registerDevice();
       const sms = (await fx.tenant.api.post('/sms', { phone: PHONE, message: 'done', device_id: device.id })).body;
       await fx.gateway.services.db('sms').where({ id: sms.id }).update({ status: 'sent' });
@@ -420,8 +421,9 @@ describe('/api/ext/v1/devices', () => {
 
       await fx.tenant.api.delete(`/devices/${device.id}`);
       const after = await fx.tenant.api.get(`/sms/${sms.id}`);
-      expect(after.body).to.include({ status: 'sent', device_id: device.id });
-      expect(after.body.history).to.deep.equal(before.body.history);
+      expect(after.body).to.include({ status: 'failed_delivery', reason: 'device_deleted', device_id: device.id });
+      expect(after.body.history.slice(0, -1)).to.deep.equal(before.body.history);
+      expect(after.body.history.at(-1)).to.include({ status: 'failed_delivery', source: 'system', reason: 'device_deleted' });
     });
 
     it("when it had the other account's SMS nowhere near it, then their SMS are untouched", async () => {

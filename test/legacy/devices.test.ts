@@ -347,7 +347,7 @@ describe('legacy API: devices', () => {
       expect((await legacyGet(fx.tenant, id)).status).to.equal(4);
     });
 
-    it('then is_active false fails the unacknowledged SMS the client named (status 3), leaves the acknowledged ones with the phone, and gives the others to another device', async () => {
+    it('then is_active false keeps the unacknowledged SMS the client named waiting for it (status 0), leaves the acknowledged ones with the phone, and gives the others to another device', async () => {
       const ids = await device(fx.tenant, 'muted');
       const mqtt = await fx.clients.device(ids.uuid, ids.token);
       await takeTasks(mqtt, ids.uuid);
@@ -371,10 +371,11 @@ describe('legacy API: devices', () => {
 
       expectNoContent(await fx.tenant.root.post('/devices/edit', { device_id: ids.objectId, is_active: false }));
       await delivered;
-      expect(await legacyGet(fx.tenant, named.objectId)).to.deep.include({ status: 3, message_status: 'failed', device_id: ids.objectId });
-      const failed = (await fx.tenant.api.get(`/sms/${named.uuid}`)).body;
-      expect(failed.reason, 'the SMS says why').to.equal('device_disabled');
-      expect(failed.history.at(-1)).to.deep.include({ internal_status: 'failed_send', source: 'system', reason: 'device_disabled' });
+      // Only switched off: it waits for the device to be switched on, nothing failed.
+      expect(await legacyGet(fx.tenant, named.objectId)).to.deep.include({ status: 0, message_status: 'waiting', device_id: ids.objectId });
+      const waiting = (await fx.tenant.api.get(`/sms/${named.uuid}`)).body;
+      expect(waiting.reason).to.equal(null);
+      expect(waiting.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending']);
       expect(await legacyGet(fx.tenant, acknowledged.objectId), 'acknowledged: still the phone\'s').to.deep.include({ status: 1, device_id: ids.objectId });
       expect((await legacyGet(fx.tenant, sent.objectId)).status, 'already sent: unchanged').to.equal(2);
       expect(await legacyGet(fx.tenant, pooled.objectId)).to.deep.include({ status: 4, device_id: '' });
@@ -491,7 +492,7 @@ describe('legacy API: devices', () => {
       expect((await fx.tenant.api.get(`/devices/${ids.uuid}`)).status).to.equal(404);
     });
 
-    it('then its unacknowledged SMS fail when the client named it (status 3) and go to another device otherwise', async () => {
+    it('then its unacknowledged SMS fail when the client named it (status 3) and go to another device otherwise; what its phone took ends (3 acknowledged, 5 sent)', async () => {
       const doomed = await device(fx.tenant, 'doomed');
       const mqtt = await fx.clients.device(doomed.uuid, doomed.token);
       await takeTasks(mqtt, doomed.uuid);
@@ -519,9 +520,9 @@ describe('legacy API: devices', () => {
       await delivered;
 
       expect(await legacyGet(fx.tenant, named.pending!)).to.deep.include({ status: 3, message_status: 'failed', device_id: doomed.objectId });
-      // Acknowledged by the phone before it was deleted: taken is taken, it stays the phone's.
-      expect(await legacyGet(fx.tenant, named.processing!)).to.deep.include({ status: 1, message_status: 'processing', device_id: doomed.objectId });
-      expect((await legacyGet(fx.tenant, named.sent!)).status, 'already sent: unchanged').to.equal(2);
+      // Taken by the phone, which can no longer report it: ended, never handed out again.
+      expect(await legacyGet(fx.tenant, named.processing!)).to.deep.include({ status: 3, message_status: 'failed', device_id: doomed.objectId });
+      expect(await legacyGet(fx.tenant, named.sent!), 'sent: its delivery can no longer be confirmed').to.deep.include({ status: 5, device_id: doomed.objectId });
       expect((await legacyGet(fx.tenant, named.delivered!)).status, 'already delivered: unchanged').to.equal(4);
       const failed = (await fx.tenant.api.get(`/sms/${await uuidOfMessage(fx.tenant, 'named pending')}`)).body;
       expect(failed.reason, 'the SMS says why').to.equal('device_deleted');

@@ -83,6 +83,15 @@ export class TaskPhone {
     await this.client.subscribeAsync(deviceTopic(this.id, 'settings'), { qos: 1 });
   }
 
+  /**
+   * Says it is still there (a heartbeat, QoS 2: resolved once the gateway handled it), as a real
+   * phone does at least once a keepalive. A test that moves the gateway's clock past
+   * DEVICE_OFFLINE_AFTER calls it, or the phone counts as silent and is handed nothing.
+   */
+  async heartbeat(): Promise<void> {
+    await this.client.publishAsync(deviceTopic(this.id, 'heartbeat'), JSON.stringify({ battery_level: 80, is_charging: false, sim_cards: [] }), { qos: 2 });
+  }
+
   /** Publishes a status report (QoS 2: resolved once the gateway committed it). */
   async report(smsId: string, status: string, error?: string): Promise<void> {
     await this.client.publishAsync(deviceTopic(this.id, 'status'), JSON.stringify({ sms_id: smsId, status, ...(error ? { error } : {}) }), { qos: 2 });

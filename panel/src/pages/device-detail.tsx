@@ -48,7 +48,7 @@ export function DeviceDetailPage({ id }: { id: string }) {
 function DeleteDevice({ device }: { device: DeviceDetail }) {
   const [error, setError] = useState<ApiError | string>();
   const remove = async () => {
-    if (!window.confirm(`Delete ${device.name_custom}? Its credentials stop working at once; its unsent SMS go to another device.`)) return;
+    if (!window.confirm(`Delete ${device.name_custom}? Its credentials stop working at once; SMS not yet taken by the phone go to another device (those sent to this one by name fail), and SMS it took end, as it can no longer report them.`)) return;
     setError(undefined);
     try {
       await del(`/devices/${encodeURIComponent(device.id)}`);

@@ -62,6 +62,6 @@ export async function recordSendOutcomes(trx: Executor, changes: SmsStatusChange
 /** Pauses the device and gives its unacknowledged tasks back to the pool. */
 export async function pauseDevice(trx: Executor, tripped: Tripped, now: number, options: BreakerOptions): Promise<number> {
   await trx.raw(`update devices set paused_until = ?, paused_reason = ? where id = ?`, [new Date(now + options.pauseMs), tripped.reason, tripped.deviceId]);
-  const { returned } = await releaseUnacknowledged(trx, tripped.deviceId, { failNamed: false, reason: tripped.reason, now });
-  return returned;
+  const { returned } = await releaseUnacknowledged(trx, tripped.deviceId, { named: 'keep', reason: tripped.reason, now });
+  return returned.length;
 }

@@ -2,12 +2,17 @@
 // queue and MQTT only the transport (architecture decision 1):
 //
 // - Pull, per device. An SMS waits unassigned (or, when its client named a device, in that
-//   device's queue) until a ready device has room; then that device claims it in a transaction
+//   device's queue) until an online device has room; then that device claims it in a transaction
 //   that locks the device row, counts its tasks in flight and recent sends, and takes the next
 //   SMS with SKIP LOCKED, priority first, then oldest first (repository.claimSms). Whether a
 //   device has room is decided there, from the database, never from this process's memory:
 //   what is kept here (ready devices, when each may have room again) only saves pointless
 //   claims, and the periodic sweep corrects it.
+// - Online means what the API shows (is_online): connected, subscribed to its tasks, and heard
+//   from within DEVICE_OFFLINE_AFTER (devices/presence.ts, on the gateway's clock). A phone whose
+//   connection stays open but says nothing (a half-open mobile link under a long keepalive) is
+//   offered nothing, claims nothing, takes no no_store SMS and is failed over like a phone that
+//   disconnected; the moment it speaks again it is online and claims again.
 // - Taken is taken. Once a phone acknowledged a task (processing) the SMS is that phone's.
 //   Before that, the tasks of a device that is offline for FAILOVER_AFTER, paused by the circuit
 //   breaker, or may no longer send go back to the pool (or wait for the device its client named).
@@ -139,6 +144,8 @@ export class Dispatcher {
     events.on('sms.transient', (sms) => this.onTransient(sms));
     events.on('device.settings_changed', (device) => this.onSettingsChanged(device));
     events.on('device.deleted', (device) => this.onDeleted(device));
+    events.on('tasks.withdrawn', (withdrawn) => this.revokeWithdrawn(withdrawn));
+    presence.on('online', (deviceId) => this.spokeAgain(deviceId));
     hooks.add({
       inTransaction: async (trx, changes) => {
         const tripped = await recordSendOutcomes(trx, changes, options.breaker);
@@ -241,7 +248,7 @@ export class Dispatcher {
   private async pass(accountId: string): Promise<void> {
     const now = this.clock.now();
     const candidates = [...this.devices]
-      .filter(([id, device]) => device.accountId === accountId && this.mayHaveRoom(device, now) && this.link?.isReady(id))
+      .filter(([id, device]) => device.accountId === accountId && this.mayHaveRoom(device, now) && this.reachable(id, now))
       .map(([id, device]) => ({ id, in_flight: device.inFlight }));
     for (const deviceId of deviceOrder(candidates, this.previous.get(accountId))) {
       this.previous.set(accountId, deviceId);
@@ -253,6 +260,14 @@ export class Dispatcher {
 
   private mayHaveRoom(device: ReadyDevice, now: number): boolean {
     return !device.full && device.blockedUntil <= now;
+  }
+
+  /**
+   * A task published now reaches the device, and the device counts as online by the rule the
+   * API shows: subscribed here, and not silent past DEVICE_OFFLINE_AFTER.
+   */
+  private reachable(deviceId: string, now: number): boolean {
+    return Boolean(this.link?.isReady(deviceId)) && this.presence.isOnline(deviceId, now);
   }
 
   /** One claim at a time per device on this node (the device row lock orders nodes). */
@@ -272,7 +287,7 @@ export class Dispatcher {
 
   private async claimNow(deviceId: string): Promise<ClaimResult | undefined> {
     const device = this.devices.get(deviceId);
-    if (!device || !this.link?.isReady(deviceId)) return undefined;
+    if (!device || !this.reachable(deviceId, this.clock.now())) return undefined;
     const { result, claimed, inFlight, retryAt } = await this.db.transaction(async (trx) => {
       const locked = await lockDevice(trx, deviceId);
       // The time is read once the lock is held: it is what the claim counts from and records.
@@ -305,7 +320,7 @@ export class Dispatcher {
   async takeTransient(accountId: string, deviceId?: string, trx?: Executor): Promise<string | undefined> {
     const now = this.clock.now();
     const candidates = [...this.devices]
-      .filter(([id, device]) => device.accountId === accountId && (!deviceId || id === deviceId) && device.blockedUntil <= now && this.link?.isReady(id))
+      .filter(([id, device]) => device.accountId === accountId && (!deviceId || id === deviceId) && device.blockedUntil <= now && this.reachable(id, now))
       .map(([id, device]) => ({ id, in_flight: device.inFlight }));
     const take = async (id: string) => {
       const reserve = async (executor: Executor) => {
@@ -332,7 +347,12 @@ export class Dispatcher {
     this.elsewhere = elsewhere;
   }
 
-  /** A no_store SMS another node reserved a slot for on a phone of this node; false if it is no longer here. */
+  /**
+   * A no_store SMS another node reserved a slot for on a phone of this node; false if it is no
+   * longer here. Connected is enough: the client was answered 201 already, and the SMS exists
+   * nowhere else, so a phone gone silent is still its best chance (other nodes cannot see that
+   * a phone of this node went silent, see cluster/presence.ts).
+   */
   acceptTransient(sms: SmsRecord): boolean {
     if (!sms.device_id || !this.devices.has(sms.device_id) || !this.link?.isReady(sms.device_id)) return false;
     void this.onTransient(sms).catch((error: unknown) => this.logger.warn({ err: error, deviceId: sms.device_id }, 'no_store task not sent'));
@@ -346,6 +366,11 @@ export class Dispatcher {
   }
 
   // Reacting to what happens -----------------------------------------------------------------
+
+  /** A device that was silent past DEVICE_OFFLINE_AFTER spoke again: online, it may claim again. */
+  private spokeAgain(deviceId: string): void {
+    if (this.devices.has(deviceId)) void this.claimFor(deviceId);
+  }
 
   private onQueued(sms: SmsRecord): void {
     if (!sms.device_id) void this.offerPool(sms.account_id);
@@ -364,7 +389,8 @@ export class Dispatcher {
       const deviceId = change.sms.device_id;
       // Cancelled or expired after it was handed out, before the phone acknowledged it: tell the
       // phone, so it never starts it (a phone acknowledging it later is told again).
-      if (this.lastPublished.has(change.sms.id) && deviceId && change.source !== 'device' && ENDED_BY_GATEWAY.has(change.reason ?? '')) {
+      const unacknowledged = change.from === 'pending';
+      if (unacknowledged && this.lastPublished.has(change.sms.id) && deviceId && change.source !== 'device' && ENDED_BY_GATEWAY.has(change.reason ?? '')) {
         void this.link?.revokeTask(deviceId, change.sms.id, change.reason!).catch((error: unknown) => this.logger.warn({ err: error, deviceId }, 'revoke not sent'));
       }
       this.lastPublished.delete(change.sms.id);
@@ -408,6 +434,18 @@ export class Dispatcher {
     if (known) await this.claimFor(device.id);
     // A device that may no longer send gave its tasks back: others may take them.
     await this.offerPool(device.account_id);
+  }
+
+  /**
+   * Tasks taken back from a device that may no longer send: it is told at once to drop them (it
+   * is connected, since settings reach it), so that it forgets them and takes them as new should
+   * they come back to it. A phone that acknowledges one anyway is told again (status-ingestor.ts).
+   */
+  private revokeWithdrawn(withdrawn: { deviceId: string; smsIds: string[]; reason: string }): void {
+    for (const smsId of withdrawn.smsIds) {
+      this.lastPublished.delete(smsId);
+      void this.link?.revokeTask(withdrawn.deviceId, smsId, withdrawn.reason).catch((error: unknown) => this.logger.warn({ err: error, deviceId: withdrawn.deviceId }, 'revoke not sent'));
+    }
   }
 
   private async onDeleted(device: DeviceRow): Promise<void> {
@@ -470,10 +508,10 @@ export class Dispatcher {
       const offlineSince = this.presence.offlineSince(deviceId, now) ?? this.startedAt;
       if (now - offlineSince < this.options.failoverAfterMs) continue;
       const { returned } = await this.db.transaction((trx) =>
-        releaseUnacknowledged(trx, deviceId, { failNamed: false, reason: 'device offline', now }),
+        releaseUnacknowledged(trx, deviceId, { named: 'keep', reason: 'device offline', now }),
       );
-      if (returned === 0) continue;
-      this.logger.info({ deviceId, returned }, 'unacknowledged tasks of an offline device went back to the pool');
+      if (returned.length === 0) continue;
+      this.logger.info({ deviceId, returned: returned.length }, 'unacknowledged tasks of an offline device went back to the pool');
     }
     // The pool gained work: offering it is the due-work step's job, right after this one.
   }
@@ -481,7 +519,8 @@ export class Dispatcher {
   private async republish(): Promise<void> {
     const now = this.clock.now();
     for (const [smsId, at] of this.lastPublished) if (now - at > this.options.ackTimeoutMs * 10) this.lastPublished.delete(smsId);
-    const ready = [...this.devices.keys()].filter((id) => this.link?.isReady(id));
+    // A silent device is not sent its tasks again: it gets them once it speaks (the next sweep).
+    const ready = [...this.devices.keys()].filter((id) => this.reachable(id, now));
     const stale = await unacknowledgedSince(this.db, ready, new Date(now - this.options.ackTimeoutMs), 10 * PAGE);
     for (const sms of stale) {
       if (now - (this.lastPublished.get(sms.id) ?? 0) >= this.options.ackTimeoutMs) await this.publish(sms);

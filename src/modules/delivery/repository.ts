@@ -215,33 +215,76 @@ function toChanges(rows: ChangedRow[], source: SmsStatusChange['source']): SmsSt
 }
 
 /**
+ * What becomes of the SMS whose client named the device when its unacknowledged tasks are taken
+ * back: `keep` leaves them handed to it (it is offline or paused, and may come back and send
+ * them); `requeue` puts the ones handed out back in its queue, handed to no one, to be claimed
+ * again once it may send (it was switched off); `fail` ends them all as failed_send with the
+ * reason (it was deleted, and never will).
+ */
+export type NamedTasks = 'keep' | 'requeue' | 'fail';
+
+export interface Released {
+  /** Pool SMS given back to the pool (each had been handed to the device). */
+  returned: string[];
+  /** SMS named for the device that were handed to it and now wait in its queue again. */
+  requeued: string[];
+  failed: SmsStatusChange[];
+}
+
+/**
  * Takes back a device's tasks that no phone acknowledged (status pending): those for any device
- * go back to the pool; those whose client named the device either stay with it (it may come
- * back) or, with `failNamed`, end as failed_send with `reason` (it never will). Tasks a phone
- * acknowledged (processing) are never touched: the SMS may already be on the air.
+ * go back to the pool; those whose client named the device as `named` says. Tasks a phone
+ * acknowledged (processing) are never touched here: the SMS may already be on the air.
  */
 export async function releaseUnacknowledged(
   db: Executor,
   deviceId: string,
-  options: { failNamed: boolean; reason: string; now: number },
-): Promise<{ returned: number; failed: SmsStatusChange[] }> {
-  const at = new Date(options.now);
+  options: { named: NamedTasks; reason: string; now: number },
+): Promise<Released> {
   const { rows: returned } = await db.raw<{ rows: { id: string }[] }>(
     `update sms set device_id = null, dispatched_at = null
       where device_id = ? and status = 'pending' and not device_named
       returning id`,
     [deviceId],
   );
-  if (!options.failNamed) return { returned: returned.length, failed: [] };
-  const failed = await endUntaken(db, {
-    select: `select id, status from sms where device_id = ? and status = 'pending' and device_named for update`,
+  const released: Released = { returned: returned.map((row) => row.id), requeued: [], failed: [] };
+  if (options.named === 'requeue') {
+    const { rows } = await db.raw<{ rows: { id: string }[] }>(
+      `update sms set dispatched_at = null
+        where device_id = ? and status = 'pending' and device_named and dispatched_at is not null
+        returning id`,
+      [deviceId],
+    );
+    released.requeued = rows.map((row) => row.id);
+  } else if (options.named === 'fail') {
+    released.failed = await endByGateway(db, {
+      select: `select id, status from sms where device_id = ? and status = 'pending' and device_named for update`,
+      bindings: [deviceId],
+      reason: options.reason,
+      history: options.reason,
+      source: 'system',
+      now: options.now,
+    });
+  }
+  return released;
+}
+
+/**
+ * Ends the SMS a deleted device's phone had taken, which it can no longer report on (its
+ * credentials are dead): acknowledged and not reported sent, failed_send; sent, failed_delivery,
+ * since its delivery can never be confirmed. Both with reason device_deleted. Without this they
+ * would stay processing or sent for ever, and a client waiting for a final status would wait
+ * for ever too.
+ */
+export function endTakenByDeletedDevice(db: Executor, deviceId: string, now: number): Promise<SmsStatusChange[]> {
+  return endByGateway(db, {
+    select: `select id, status from sms where device_id = ? and status in ('processing', 'sent') for update`,
     bindings: [deviceId],
-    reason: options.reason,
-    history: options.reason,
+    reason: 'device_deleted',
+    history: 'device_deleted',
     source: 'system',
-    now: options.now,
+    now,
   });
-  return { returned: returned.length, failed };
 }
 
 /**
@@ -249,7 +292,7 @@ export async function releaseUnacknowledged(
  * Rows a claimer holds are skipped this time; the next sweep gets them.
  */
 export function expireDue(db: Executor, now: number, limit: number): Promise<SmsStatusChange[]> {
-  return endUntaken(db, {
+  return endByGateway(db, {
     select: `select id, status from sms where status = 'pending' and expires_at is not null and expires_at <= ? limit ? for update skip locked`,
     bindings: [new Date(now), limit],
     reason: 'expired',
@@ -261,7 +304,7 @@ export function expireDue(db: Executor, now: number, limit: number): Promise<Sms
 
 /** Cancels one SMS if no phone took it yet; undefined when it is no longer pending. */
 export async function cancelPending(db: Executor, accountId: string, smsId: string, now: number): Promise<SmsStatusChange | undefined> {
-  const [change] = await endUntaken(db, {
+  const [change] = await endByGateway(db, {
     select: `select id, status from sms where id = ? and account_id = ? and status = 'pending' for update`,
     bindings: [smsId, accountId],
     reason: 'cancelled',
@@ -273,10 +316,11 @@ export async function cancelPending(db: Executor, accountId: string, smsId: stri
 }
 
 /**
- * Ends the pending SMS that `select` (id, status) picks and locks as failed_send with `reason`,
- * with their history entries, in one statement; returns the changes for the status hooks.
+ * Ends the SMS that `select` (id, status) picks and locks, with `reason` and their history
+ * entries, in one statement: as failed_send when no phone had sent it (pending, processing), as
+ * failed_delivery when one had (sent). Returns the changes for the status hooks.
  */
-async function endUntaken(
+async function endByGateway(
   db: Executor,
   what: { select: string; bindings: unknown[]; reason: string; history: string; source: SmsStatusChange['source']; now: number },
 ): Promise<SmsStatusChange[]> {
@@ -284,7 +328,8 @@ async function endUntaken(
   const { rows } = await db.raw<{ rows: ChangedRow[] }>(
     `with target as (${what.select}),
      ended as (
-       update sms set status = 'failed_send', reason = ?, updated_at = ?
+       update sms set status = case when target.status = 'sent' then 'failed_delivery' else 'failed_send' end,
+                      reason = ?, updated_at = ?
          from target where sms.id = target.id
        returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id,
                  sms.status, target.status as previous, sms.updated_at as at, sms.reason),
@@ -319,13 +364,17 @@ export interface LockedSms extends SmsSnapshot {
   status: SmsStatus;
   expires_at: Date | null;
   reason: string | null;
+  /** null while the SMS waits unhanded (in the pool, or in its named device's queue). */
+  dispatched_at: Date | null;
+  /** Whether the SMS's device may send now (can_send_sms); null without a device. */
+  device_can_send: boolean | null;
 }
 
 /** Locks the SMS rows a batch of reports is about to change; returns what their events need. */
 export async function lockSms(db: Executor, ids: string[]): Promise<LockedSms[]> {
   const { rows } = await db.raw<{ rows: LockedSms[] }>(
     `select s.id, s.object_id, s.account_id, s.device_id, s.status, s.phone, s.message, s.callback_id, s.expires_at, s.reason,
-            d.object_id as device_object_id
+            s.dispatched_at, d.object_id as device_object_id, d.can_send_sms as device_can_send
        from sms s left join devices d on d.id = s.device_id
       where s.id = any(?::uuid[])
       order by s.id

@@ -217,10 +217,16 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
       const outcomes = reports.map((report): ReportResult => {
         const row = rows.get(report.smsId);
         if (!row) return { outcome: 'rejected' };
-        const { status, expires_at, reason: _reason, ...sms } = row;
+        const { status, expires_at, reason: _reason, dispatched_at, device_can_send, ...sms } = row;
         // Given to another phone meanwhile (this one was offline, paused or disabled): a phone
         // that acknowledges it now must not send it.
         if (row.device_id !== report.deviceId) return report.status === 'processing' ? { outcome: 'revoked', reason: 'reassigned' } : { outcome: 'rejected' };
+        // Named for this device, not handed to it now, and the device switched off: taken back
+        // into its queue when it was switched off, to be handed out again once it may send.
+        // Until then its phone must not send it.
+        if (status === 'pending' && !dispatched_at && device_can_send === false) {
+          return report.status === 'processing' ? { outcome: 'revoked', reason: 'device_disabled' } : { outcome: 'rejected' };
+        }
         // Expired before the phone took it, though the sweep has not ended it yet: end it now,
         // so that a late acknowledgement cannot take it.
         if (status === 'pending' && expires_at && expires_at <= at) {

@@ -51,7 +51,7 @@ export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
       operationId: 'deleteDevice',
       summary: 'Delete a device',
       description:
-        'Revokes its credentials and closes its connection. Its unsent SMS go to another device, or fail when the client had named this one. ' +
+        'Revokes its credentials and closes its connection. SMS its phone has not acknowledged go to another device, or fail (failed_send, reason device_deleted) when the client had named this one. SMS its phone took, and can no longer report on, end too, with reason device_deleted: failed_send if not reported sent, failed_delivery if sent (its delivery can no longer be confirmed). The SMS keep naming the device, which answers 404 from now on. ' +
         'Deleting a device the account already deleted answers 204 again and changes nothing, so a client may retry after a ' +
         'timeout; a device that was never the account\'s is a 404. Reading or changing a deleted device stays a 404.',
       tag: 'Devices',

@@ -36,7 +36,9 @@ export const DeviceView = Type.Object(
     type: Type.String({ description: 'device kind, such as android' }),
     name: Type.String({ description: 'name the device reports about itself' }),
     name_custom: Type.String({ description: 'name chosen by the user; the system name when none was chosen' }),
-    is_online: Type.Boolean({ description: 'connected and active within DEVICE_OFFLINE_AFTER' }),
+    is_online: Type.Boolean({
+      description: 'connected and active within DEVICE_OFFLINE_AFTER; only an online device is handed SMS (a silent one gets none until it speaks again)',
+    }),
     is_charging: Type.Boolean(),
     battery_level: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], {
       description:
@@ -88,7 +90,12 @@ export const DeviceIdParams = Type.Object({ id: Type.String({ format: 'uuid', de
 // spec 4.1: every field optional; fields not sent stay unchanged.
 export const DeviceSettingsPatch = Type.Object(
   {
-    can_send_sms: Type.Optional(Type.Boolean({ description: 'allow or forbid sending through the device' })),
+    can_send_sms: Type.Optional(
+      Type.Boolean({
+        description:
+          'allow or forbid sending through the device. false fails nothing: tasks its phone has not acknowledged are taken back (revoked on the phone), SMS named for it waiting for it, pending, until it is true again, the others going to another device; tasks its phone acknowledged stay its own',
+      }),
+    ),
     selected_sim: Type.Optional(
       Type.Integer({ minimum: -2, maximum: 2, description: '-2 system default, -1 random, 0-2 slot' }),
     ),

@@ -2,7 +2,7 @@
 // settings. Settings changes are announced so the device channel can push them to the phone;
 // with several nodes, over Redis too, so that the node holding the phone's connection does.
 import type { Static } from '@sinclair/typebox';
-import type { Database, Executor } from '../../storage/database.ts';
+import type { Database } from '../../storage/database.ts';
 import type { StatusHooks } from '../delivery/status-hooks.ts';
 import { AppError, invalidField } from '../../common/errors.ts';
 import type { Clock } from '../../common/clock.ts';
@@ -13,7 +13,7 @@ import type { Cursor } from '../../http/pagination.ts';
 import type { DevicePresence } from './presence.ts';
 import * as devices from './repository.ts';
 import type { DeviceQueue, DeviceSettingsPatch } from './schema.ts';
-import { deviceUsage, LIMIT_GRACE_MS, releaseUnacknowledged, waitingForDevice } from '../delivery/repository.ts';
+import { deviceUsage, endTakenByDeletedDevice, LIMIT_GRACE_MS, releaseUnacknowledged, waitingForDevice } from '../delivery/repository.ts';
 import { isValidTimeZone, roomFor } from '../delivery/pacing.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 
@@ -76,29 +76,42 @@ export class DeviceService {
 
   async updateSettings(accountId: string, id: string, patch: SettingsPatch): Promise<devices.DeviceRow> {
     const changes = toSettings(patch);
+    let withdrawn: string[] = [];
     const device = await this.db.transaction(async (trx) => {
       const updated = await devices.updateDeviceSettings(trx, accountId, id, changes);
-      // A device that may no longer send gives back its unsent SMS in the same transaction.
-      if (updated && changes.can_send_sms === false) await this.release(trx, updated.id, 'device_disabled');
+      // A device that may no longer send gives back, in the same transaction, the tasks its phone
+      // has not acknowledged: those for any device to the pool, those named for it to its own
+      // queue, where they wait until it may send again. Switching a device off destroys nothing
+      // (a valid_until still bounds the wait); tasks its phone acknowledged stay its own.
+      if (updated && changes.can_send_sms === false) {
+        const { returned, requeued } = await releaseUnacknowledged(trx, updated.id, { named: 'requeue', reason: 'device_disabled', now: this.clock.now() });
+        withdrawn = [...returned, ...requeued];
+      }
       return updated;
     });
     if (!device) throw new AppError('device_not_found');
+    if (withdrawn.length > 0) this.events.emit('tasks.withdrawn', { deviceId: device.id, smsIds: withdrawn, reason: 'device_disabled' });
     this.events.emit('device.settings_changed', device);
     this.invalidation?.publish('device_settings', device.id);
     return device;
   }
 
   /**
-   * Deletes the device: credentials revoked, unsent SMS back to the pool or failed. A device the
-   * account deleted before (its row stays, marked deleted) is deleted again without any effect:
-   * a client retrying after a timeout that hid the first answer must not hear its own success as
-   * an error. A device that was never the account's is "not found".
+   * Deletes the device: credentials revoked. Tasks its phone has not acknowledged go back to the
+   * pool, or fail when their client named it. What its phone took and cannot report any more
+   * ends too (endTakenByDeletedDevice), so that every SMS of the device reaches a final status.
+   * A device the account deleted before (its row stays, marked deleted) is deleted again without
+   * any effect: a client retrying after a timeout that hid the first answer must not hear its
+   * own success as an error. A device that was never the account's is "not found".
    */
   async delete(accountId: string, id: string): Promise<devices.DeviceRow> {
     const outcome = await this.db.transaction(async (trx) => {
       const deleted = await devices.softDeleteDevice(trx, accountId, id);
       if (deleted) {
-        await this.release(trx, deleted.id, 'device_deleted');
+        const now = this.clock.now();
+        const { failed } = await releaseUnacknowledged(trx, deleted.id, { named: 'fail', reason: 'device_deleted', now });
+        const ended = await endTakenByDeletedDevice(trx, deleted.id, now);
+        await this.hooks.written(trx, [...failed, ...ended]);
         return { device: deleted, deletedNow: true };
       }
       // Also where a delete running at the same time marked it first: it waited for that one.
@@ -145,15 +158,6 @@ export class DeviceService {
       sent_last_day: usage?.usage.lastDay ?? 0,
       blocked_by: room ? (room.blockedBy ?? null) : 'cannot_send',
     };
-  }
-
-  /**
-   * Tasks no phone acknowledged go back to the pool; those whose client named this device fail
-   * (it will never send them). Tasks a phone acknowledged stay: the SMS may be on the air.
-   */
-  private async release(trx: Executor, deviceId: string, reason: 'device_disabled' | 'device_deleted'): Promise<void> {
-    const { failed } = await releaseUnacknowledged(trx, deviceId, { failNamed: true, reason, now: this.clock.now() });
-    await this.hooks.written(trx, failed);
   }
 
   isOnline(deviceId: string): boolean {

@@ -164,7 +164,8 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       path: '/devices/edit',
       operationId: 'legacyEditDevice',
       summary: 'Allow or forbid sending through a device (legacy)',
-      description: 'is_active is can_send_sms. Without is_active nothing changes.',
+      description:
+        'is_active is can_send_sms. Without is_active nothing changes. is_active false fails nothing: tasks its phone has not acknowledged are taken back (revoked on the phone), those named for it waiting for it (status 0) until is_active is true again, the others going to another device; what its phone acknowledged stays its own.',
       tag: TAG,
       permission: 'devices:settings',
       body: DeviceEditBody,
@@ -182,7 +183,7 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       operationId: 'legacyDeleteDevice',
       summary: 'Delete a device (legacy)',
       description:
-        'Revokes its credentials and closes its connection; its unsent SMS go to another device, or fail when the client had named this one. ' +
+        'Revokes its credentials and closes its connection. SMS its phone has not acknowledged go to another device, or fail (status 3) when the client had named this one. SMS its phone took end too: status 3 if not reported sent, 5 if sent (its delivery can no longer be confirmed). The SMS keep its device_id; the device answers 404 from now on. ' +
         'Deleting a device the account already deleted answers 204 again and changes nothing (a retry after a timeout is not an ' +
         'error); a device that was never the account\'s is a 404.',
       tag: TAG,

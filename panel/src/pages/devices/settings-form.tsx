@@ -75,7 +75,7 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
             hint={`Up to 100 characters. Empty: the name the phone reports (${device.name}).`}
             error={fieldError('name_custom')}
           />
-          <CheckboxField label="Send SMS through this device" name="can_send_sms" checked={values.can_send_sms} onChecked={set('can_send_sms')} hint="Off: its unsent SMS go to other devices." />
+          <CheckboxField label="Send SMS through this device" name="can_send_sms" checked={values.can_send_sms} onChecked={set('can_send_sms')} hint="Off: SMS it has not taken go to other devices; those sent to it by name wait until it is on again." />
           <SelectField label="SIM for sending" name="selected_sim" value={values.selected_sim} onValue={set('selected_sim')} options={simOptions} error={fieldError('selected_sim')} />
           <CheckboxField label="Warn when the battery is low" name="notify_low_battery" checked={values.notify_low_battery} onChecked={set('notify_low_battery')} />
           <CheckboxField label="Forward incoming SMS" name="forward_incoming_sms" checked={values.forward_incoming_sms} onChecked={set('forward_incoming_sms')} />
