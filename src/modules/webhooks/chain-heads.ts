@@ -13,8 +13,9 @@
 //   transaction as the change, advanceChains() makes the lowest pending delivery of each chain
 //   touched the only ready one. A delivery being written meanwhile holds its chain's pending rows
 //   (shared), so that update waits for it and then sees it.
-// Both sides take row locks in chain order (webhook, key, seq), heads before what follows them,
-// so two such transactions never wait for each other in a circle.
+// Both sides take row locks in chain order (webhook, key, seq), heads before what follows them
+// (recordAttempts locks the heads it writes in that order first), so two such transactions never
+// wait for each other in a circle.
 import type { Executor } from '../../storage/database.ts';
 
 export interface Chain {
@@ -22,18 +23,6 @@ export interface Chain {
   orderingKey: string;
 }
 
-/**
- * Locks deliveries, by id, in chain order, before their outcomes are written (see the header:
- * the order is what keeps this clear of deadlocks with deliveries being written).
- */
-export async function lockInChainOrder(db: Executor, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.raw(
-    `select 1 from webhook_deliveries where id = any(?::uuid[])
-      order by webhook_id, ordering_key nulls first, seq for update`,
-    [ids] as never,
-  );
-}
 
 /**
  * Makes the pending delivery of lowest seq in each chain its only ready one. Reads the pending
