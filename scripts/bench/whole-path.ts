@@ -12,9 +12,13 @@
 // - the time from the last accepted POST until the last webhook was delivered, and the rate at
 //   which the webhook backlog left at the last accept drained.
 //
-// WHOLE_PATH_RUNS: "sms x webhooks" pairs (default "3000x1,20000x1,3000x3"); WHOLE_PATH_RATE: SMS
+// A "held" run switches its webhooks off for the burst (their deliveries are still written) and on
+// once every SMS is delivered: how fast a backlog of ordered deliveries (three per SMS) drains.
+//
+// WHOLE_PATH_RUNS: "<sms>x<webhooks>[held]" (default "3000x1,20000x1,3000x3,20000x1held"); WHOLE_PATH_RATE: SMS
 // posted a second (default 300); BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=.tmp/prof"
-// profiles the gateway.
+// profiles the gateway; WHOLE_PATH_EXPLAIN_MS=20 logs the plans of slower statements to PostgreSQL's
+// server log.
 import knexModule from 'knex';
 import { request } from 'undici';
 import { Worker } from 'node:worker_threads';
@@ -23,13 +27,16 @@ import { Receiver } from '../../test/support/receiver.ts';
 import { CpuOfProcesses, freshDatabase, liftDeviceLimits, prepareTenant, printTable, processCpuMs, ratio, spawnGateway, spawnReady, stats, ADMIN_URL } from './support.ts';
 
 const RATE = positive('WHOLE_PATH_RATE', 300);
-const RUNS = (process.env.WHOLE_PATH_RUNS ?? '3000x1,20000x1,3000x3').split(',').map((pair) => {
-  const [sms, webhooks] = pair.split('x').map(Number);
-  if (!Number.isInteger(sms) || sms! < 1 || !Number.isInteger(webhooks) || webhooks! < 1 || webhooks! > 10) {
-    throw new Error(`WHOLE_PATH_RUNS: "${pair}" is not "<sms>x<webhooks>" (webhooks 1-10)`);
+const RUNS = (process.env.WHOLE_PATH_RUNS ?? '3000x1,20000x1,3000x3,20000x1held').split(',').map((run) => {
+  const match = /^(\d+)x(\d+)(held)?$/.exec(run);
+  const [sms, webhooks] = [Number(match?.[1]), Number(match?.[2])];
+  if (!match || sms < 1 || webhooks < 1 || webhooks > 10) {
+    throw new Error(`WHOLE_PATH_RUNS: "${run}" is not "<sms>x<webhooks>[held]" (webhooks 1-10)`);
   }
-  return { sms: sms!, webhooks: webhooks! };
+  return { sms, webhooks, held: match[3] !== undefined };
 });
+/** WHOLE_PATH_EXPLAIN_MS: log the plans of statements slower than this to PostgreSQL's log (auto_explain). */
+const AUTO_EXPLAIN_MS = process.env.WHOLE_PATH_EXPLAIN_MS === undefined ? undefined : positive('WHOLE_PATH_EXPLAIN_MS', 1);
 const DEVICES = 4;
 const EVENTS_PER_SMS = 3;
 /** Longest wait for the last webhook after the last accept. */
@@ -83,10 +90,11 @@ async function openLoop(url: string, headers: Record<string, string>, count: num
   }
 }
 
-async function wholePath(sms: number, webhooks: number): Promise<RunFigures> {
-  const label = `${sms.toLocaleString('en')} SMS, ${webhooks} webhook${webhooks > 1 ? 's' : ''}`;
+async function wholePath(sms: number, webhooks: number, held: boolean): Promise<RunFigures> {
+  const label = `${sms.toLocaleString('en')} SMS, ${webhooks} webhook${webhooks > 1 ? 's' : ''}${held ? ', held then drained' : ''}`;
   const database = await freshDatabase('whole_path');
   const dbName = new URL(database.url).pathname.slice(1);
+  if (AUTO_EXPLAIN_MS !== undefined) await explainSlowStatements(dbName, AUTO_EXPLAIN_MS);
   const receivers = await Promise.all(Array.from({ length: webhooks }, async () => {
     const receiver = new Receiver();
     await receiver.start();
@@ -108,6 +116,7 @@ async function wholePath(sms: number, webhooks: number): Promise<RunFigures> {
   try {
     const baseUrl = `http://127.0.0.1:${gateway.port}`;
     await liftDeviceLimits(baseUrl, tenant.key, tenant.devices.map((device) => device.id));
+    const webhookIds: string[] = [];
     for (const receiver of receivers) {
       const created = await request(`${baseUrl}/api/ext/v1/webhooks`, {
         method: 'POST',
@@ -115,8 +124,20 @@ async function wholePath(sms: number, webhooks: number): Promise<RunFigures> {
         body: JSON.stringify({ url: receiver.url, events: ['sms.status_changed'] }),
       });
       if (created.statusCode !== 201) throw new Error(`webhook not created: ${created.statusCode} ${await created.body.text()}`);
-      await created.body.dump();
+      webhookIds.push(((await created.body.json()) as { webhook: { id: string } }).webhook.id);
     }
+    const switchWebhooks = async (enabled: boolean) => {
+      for (const id of webhookIds) {
+        const changed = await request(`${baseUrl}/api/ext/v1/webhooks/${id}`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ enabled }),
+        });
+        if (changed.statusCode !== 200) throw new Error(`webhook not switched: ${changed.statusCode} ${await changed.body.text()}`);
+        await changed.body.dump();
+      }
+    };
+    if (held) await switchWebhooks(false);
     await Promise.all(phones.map((phone) => phone.connect()));
 
     // Delivered webhooks, counted once per delivery id (a retry is not a second delivery).
@@ -141,6 +162,11 @@ async function wholePath(sms: number, webhooks: number): Promise<RunFigures> {
     const postgresBefore = postgres.totalMs();
 
     const posted = await openLoop(`${baseUrl}/api/ext/v1/sms`, { authorization: `Bearer ${tenant.key}` }, sms);
+    if (held) {
+      await everySmsDelivered(db);
+      await switchWebhooks(true);
+    }
+    // Held: from the moment the webhooks are switched back on.
     const lastAcceptAt = performance.now();
     const backlogAtLastAccept = expected - deliveredIds.size;
     const accepted = posted.byStatus['201'] ?? [];
@@ -182,6 +208,16 @@ async function wholePath(sms: number, webhooks: number): Promise<RunFigures> {
   }
 }
 
+async function everySmsDelivered(db: knexModule.Knex): Promise<void> {
+  const until = Date.now() + DRAIN_TIMEOUT_MS;
+  for (;;) {
+    const [open] = (await db('sms').whereNot('status', 'delivered').count({ n: '*' })) as { n: string }[];
+    if (Number(open!.n) === 0) return;
+    if (Date.now() > until) throw new Error(`${open!.n} SMS not delivered`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 async function transactions(admin: knexModule.Knex, dbName: string): Promise<number> {
   // The statistics collector publishes with a delay: ask for a fresh snapshot first.
   await admin.raw('select pg_stat_clear_snapshot()');
@@ -216,6 +252,18 @@ async function statementCounter(admin: knexModule.Knex, dbName: string): Promise
   };
 }
 
+/** Has PostgreSQL log the plan (with actual rows) of every statement on `dbName` slower than `ms`, to its server log. */
+async function explainSlowStatements(dbName: string, ms: number): Promise<void> {
+  const admin = knexModule.knex({ client: 'pg', connection: ADMIN_URL, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(`alter database ${dbName} set session_preload_libraries = 'auto_explain'`);
+    await admin.raw(`alter database ${dbName} set auto_explain.log_min_duration = ${Math.round(ms)}`);
+    await admin.raw(`alter database ${dbName} set auto_explain.log_analyze = on`);
+  } finally {
+    await admin.destroy();
+  }
+}
+
 function positive(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
@@ -227,9 +275,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   process.stderr.write(`whole-path: bare Koa echo ${koa.toFixed(3)} ms CPU per request at ${RATE}/s\n`);
   const rows: Record<string, string | number>[] = [];
   const details: string[] = [];
-  for (const { sms, webhooks } of RUNS) {
-    process.stderr.write(`whole-path: ${sms} SMS at ${RATE}/s, ${webhooks} webhook(s)\n`);
-    const run = await wholePath(sms, webhooks);
+  for (const { sms, webhooks, held } of RUNS) {
+    process.stderr.write(`whole-path: ${sms} SMS at ${RATE}/s, ${webhooks} webhook(s)${held ? ', held' : ''}\n`);
+    const run = await wholePath(sms, webhooks, held);
     const wholeCpu = run.gatewayCpuPerSms + run.postgresCpuPerSms;
     rows.push({
       run: run.label,
@@ -240,7 +288,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       'statements/SMS': run.statementsPerSms?.toFixed(1) ?? 'n/a',
       'transactions/SMS': run.transactionsPerSms.toFixed(1),
       'backlog at last accept': run.backlogAtLastAccept,
-      'last accept -> last webhook s': run.lastAcceptToLastWebhookS.toFixed(1),
+      'last accept (held: switched on) -> last webhook s': run.lastAcceptToLastWebhookS.toFixed(1),
       'backlog drained/s': Number.isFinite(run.backlogDrainPerS) ? Math.round(run.backlogDrainPerS) : '-',
     });
     details.push(`${run.label}: the statements that took the most time in PostgreSQL\n${run.topStatements.join('\n') || '(pg_stat_statements not loaded)'}`);
