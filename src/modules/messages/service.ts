@@ -14,6 +14,7 @@ import type { SmsWriter } from './sms-writer.ts';
 import type { StatusHooks } from '../delivery/status-hooks.ts';
 import { cancelPending } from '../delivery/repository.ts';
 import * as messages from './repository.ts';
+import { searchWithTotal, type PageRequest, type SearchPage } from './search.ts';
 import { ENDED_BY_GATEWAY } from './status.ts';
 
 export interface NewSms {
@@ -181,8 +182,9 @@ export class MessageService {
     await messages.deleteSms(this.db, accountId, sms.id);
   }
 
-  search(accountId: string, search: messages.SmsSearch, limit: number, offset: number) {
-    return messages.searchSms(this.db, accountId, search, limit, offset);
+  /** A page of the account's matching SMS, newest first, and how many match (exactly up to `page.countCap`). */
+  search(accountId: string, search: messages.SmsSearch, page: PageRequest): Promise<SearchPage> {
+    return searchWithTotal(this.db, accountId, search, page);
   }
 
   /** A page of the account's SMS; `filter.phone` is normalized as a recipient is (400 if it is no phone number). */
