@@ -128,6 +128,9 @@ export async function recordSentSimSlots(db: Executor, slots: ReadonlyMap<string
   );
 }
 
+/** Text that can be part of a phone number as stored: + and digits. */
+const E164_PART = /^[+0-9]+$/;
+
 /**
  * Keeps the SMS whose message or phone contains the search text (case-insensitively, on the
  * trigram indexes of migration 003) or whose status is one the search named. The legacy list
@@ -138,7 +141,10 @@ export function whereSearchMatches<Q extends Knex.QueryBuilder>(query: Q, search
   // % _ and \ in the search are literal characters, not patterns.
   const pattern = `%${search.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   query.where((or) => {
-    or.whereRaw(`sms.message ilike ? escape '\\'`, [pattern]).orWhereRaw(`sms.phone ilike ? escape '\\'`, [pattern]);
+    or.whereRaw(`sms.message ilike ? escape '\\'`, [pattern]);
+    // Phones are stored in E.164 (common/phone.ts): text with anything but digits and + is never
+    // part of one. Not testing it saves a third of what a broad word search costs per row read.
+    if (E164_PART.test(search.text!)) or.orWhereRaw(`sms.phone ilike ? escape '\\'`, [pattern]);
     if (search.statuses?.length) or.orWhereIn('sms.status', search.statuses);
   });
   return query;
