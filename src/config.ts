@@ -60,6 +60,12 @@ export interface Config {
   adminEmail: string;
   /** Call recordings the phones upload (issue 12). */
   recordings: RecordingsConfig;
+  /**
+   * The legacy GET /sms counts matches for total_records up to this many; past it total_records
+   * is a lower bound (header X-Total-Records-Exact: false). Counting every match of a broad search
+   * costs in proportion to the matches; counting up to the cap costs at most what the cap does.
+   */
+  legacyCountCap: number;
 }
 
 export interface RecordingsConfig {
@@ -229,6 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
       directory: join(read('DATA_DIR', './data', text), 'recordings'),
       retentionDays: read<number | undefined>('RECORDINGS_RETENTION_DAYS', undefined, retentionDays),
     },
+    legacyCountCap: read('LEGACY_COUNT_CAP', 1000, (raw) => wholeNumber(raw, 1, 1_000_000_000)),
   };
   // Several nodes share their work through PostgreSQL; the embedded database belongs to one process.
   if (config.redisUrl && !config.databaseUrl && !env.DATABASE_URL?.trim()) problems.push(EMBEDDED_WITH_REDIS);

@@ -112,7 +112,7 @@ export class Gateway {
           // The phones' own HTTP endpoints (recording uploads), with device credentials, not API keys.
           { prefix: DEVICE_PREFIX, routes: deviceRecordingRoutes(services.recordings, db, services.authThrottle) },
           // The legacy family lives at the server root (spec 4: no prefix, no version).
-          { prefix: '', routes: legacyRoutes(services.messages, services.devices, services.idempotency) },
+          { prefix: '', routes: legacyRoutes(services.messages, services.devices, services.idempotency, { countCap: config.legacyCountCap }) },
         ],
         mountExtra: (router) => {
           mountPanel(router);

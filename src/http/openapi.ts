@@ -121,6 +121,13 @@ function operation(route: RouteDefinition): Record<string, unknown> {
   for (const [status, response] of Object.entries(route.responses)) {
     responses[status] = {
       description: response.description,
+      ...(response.headers
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(response.headers).map(([name, header]) => [name, { description: header.description, schema: plain(header.schema) }]),
+            ),
+          }
+        : {}),
       ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: plain(response.schema) } } } : {}),
     };
   }

@@ -35,6 +35,8 @@ export interface RouteResponse {
   schema?: TSchema;
   /** application/json unless named (an event stream). */
   contentType?: string;
+  /** Headers the answer carries, for the docs (the handler sets them). */
+  headers?: Record<string, { description: string; schema: TSchema }>;
 }
 
 export interface RouteDefinition<

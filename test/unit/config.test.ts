@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       expect(config.redisUrl).to.equal(undefined);
       expect(config.bodyLimitBytes).to.equal(64 * 1024);
       expect(config.deviceOfflineAfterMs, 'spec 1.6: about 5 minutes').to.equal(5 * 60_000);
+      expect(config.legacyCountCap, 'GET /sms counts up to 1,000 matches').to.equal(1000);
     });
 
     it('then empty values count as unset', () => {
@@ -68,6 +69,10 @@ describe('loadConfig', () => {
       expect(loadConfig({ PORT: '0', MQTT_PORT: '65535' })).to.include({ port: 0, mqttPort: 65535 });
     });
 
+    it('then LEGACY_COUNT_CAP takes a whole number from 1 to 1,000,000,000', () => {
+      for (const cap of [1, 50, 1_000_000_000]) expect(loadConfig({ LEGACY_COUNT_CAP: String(cap) }).legacyCountCap).to.equal(cap);
+    });
+
     it('then every log level pino knows is accepted', () => {
       for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) {
         expect(loadConfig({ LOG_LEVEL: level }).logLevel).to.equal(level);
@@ -105,6 +110,11 @@ describe('loadConfig', () => {
       ['DEFAULT_PHONE_REGION', 'RUS'],
       ['DEFAULT_PHONE_REGION', '7'],
       ['DEFAULT_PHONE_REGION', 'R'],
+      ['LEGACY_COUNT_CAP', '0'],
+      ['LEGACY_COUNT_CAP', '-5'],
+      ['LEGACY_COUNT_CAP', '1e3'],
+      ['LEGACY_COUNT_CAP', '1000000001'],
+      ['LEGACY_COUNT_CAP', 'all'],
     ];
     for (const [name, value] of cases) {
       it(`then ${name}=${JSON.stringify(value)} is refused with a ConfigError naming ${name}`, () => {

@@ -1,5 +1,6 @@
 // The legacy API family (spec 2.3, 2.4, 3.2, 4.2, 4.3): the same services and rows as the
 // Extended API, shown with 24-hex object ids and numeric statuses. Paths are at the server root.
+import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/route.ts';
 import { invalidField } from '../../common/errors.ts';
 import type { DeviceService } from '../devices/service.ts';
@@ -24,8 +25,15 @@ import {
 import { statusesMatching } from './status-codes.ts';
 
 const TAG = 'Legacy API';
+/** On GET /sms: whether total_records counts every match ("true") or is a lower bound ("false"). */
+export const TOTAL_EXACT_HEADER = 'X-Total-Records-Exact';
 
-export function legacyRoutes(messages: MessageService, devices: DeviceService, idempotency: IdempotencyService) {
+export interface LegacyOptions {
+  /** GET /sms counts matches for total_records up to this many (LEGACY_COUNT_CAP). */
+  countCap: number;
+}
+
+export function legacyRoutes(messages: MessageService, devices: DeviceService, idempotency: IdempotencyService, options: LegacyOptions) {
   /** spec 4.2: `device_id`, or `id` as the field table names it; both only when they agree. */
   const deviceIdIn = (body: { device_id?: string | undefined; id?: string | undefined }) => {
     // An empty device_id does not hide an id given under the alias.
@@ -125,23 +133,42 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       operationId: 'legacyListSms',
       summary: 'List and search SMS (legacy)',
       description:
-        'Newest first. offset is the page number counted from 1 (spec 4.3: "default 1, meaning the first page"): offset 2 with ' +
+        'Newest first. offset is the page number counted from 1 ("default 1, meaning the first page"): offset 2 with ' +
         'limit 10 returns records 11-20. offset 0 is the first page as well, and is echoed as 0. search matches message, ' +
-        'message_status and phone_number as a case-insensitive substring. total_records counts the SMS that match. ' +
+        'message_status and phone_number as a case-insensitive substring. total_records counts the SMS that match, exactly ' +
+        'up to LEGACY_COUNT_CAP (1,000 by default); past it, it is a lower bound (the cap, or the matches up to the end of ' +
+        'this page and one more, whichever is larger) and the header X-Total-Records-Exact is false. ' +
         'Query parameters other than these are ignored (a cache-buster such as _=1732541234).',
       tag: TAG,
       permission: 'sms:read',
       query: ListQuery,
-      responses: { 200: { description: 'a page of SMS', schema: ListReply } },
+      responses: {
+        200: {
+          description: 'a page of SMS',
+          schema: ListReply,
+          headers: {
+            [TOTAL_EXACT_HEADER]: {
+              description: 'true: total_records is the number of matching SMS; false: there are more than the cap, and total_records is a lower bound',
+              schema: Type.Union([Type.Literal('true'), Type.Literal('false')]),
+            },
+          },
+        },
+      },
       async handle({ auth, query }) {
         // An empty search is no search.
         const search = query.search ? { text: query.search, statuses: statusesMatching(query.search) } : {};
         // Page 0 is the first page too: clients that count from 0 ask for it first.
         const page = Math.max(query.offset, 1);
-        const { rows, total } = await messages.search(auth.accountId, search, query.limit, (page - 1) * query.limit);
+        const { rows, total } = await messages.search(auth.accountId, search, {
+          limit: query.limit,
+          offset: (page - 1) * query.limit,
+          countCap: options.countCap,
+        });
+        // The spec's shape stays as it is; whether the count is exact travels beside it.
         return {
           status: 200,
-          body: { pagination: { total_records: total, limit: query.limit, offset: query.offset }, sms_list: rows.map(presentLegacySms) },
+          headers: { [TOTAL_EXACT_HEADER]: String(total.exact) },
+          body: { pagination: { total_records: total.count, limit: query.limit, offset: query.offset }, sms_list: rows.map(presentLegacySms) },
         };
       },
     }),

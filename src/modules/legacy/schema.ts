@@ -67,7 +67,10 @@ export const ListQuery = Type.Object({
 
 export const ListReply = Type.Object({
   pagination: Type.Object({
-    total_records: Type.Integer({ description: 'SMS matching the search (all of the account\'s SMS without one)' }),
+    total_records: Type.Integer({
+      description:
+        'SMS matching the search (all of the account\'s SMS without one); past LEGACY_COUNT_CAP a lower bound, as the header X-Total-Records-Exact says',
+    }),
     limit: Type.Integer(),
     offset: Type.Integer(),
   }),

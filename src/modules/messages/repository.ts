@@ -137,6 +137,9 @@ export async function recordSentSimSlots(db: Executor, slots: ReadonlyMap<string
   );
 }
 
+/** Text that can be part of a phone number as stored: + and digits. */
+const E164_PART = /^[+0-9]+$/;
+
 /**
  * Keeps the SMS whose message or phone contains the search text (case-insensitively, on the
  * trigram indexes of migration 003) or whose status is one the search named. The legacy list
@@ -147,32 +150,38 @@ export function whereSearchMatches<Q extends Knex.QueryBuilder>(query: Q, search
   // % _ and \ in the search are literal characters, not patterns.
   const pattern = `%${search.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   query.where((or) => {
-    or.whereRaw(`sms.message ilike ? escape '\\'`, [pattern]).orWhereRaw(`sms.phone ilike ? escape '\\'`, [pattern]);
+    or.whereRaw(`sms.message ilike ? escape '\\'`, [pattern]);
+    // Phones are stored in E.164 (common/phone.ts): text with anything but digits and + is never
+    // part of one. Not testing it saves a third of what a broad word search costs per row read.
+    if (E164_PART.test(search.text!)) or.orWhereRaw(`sms.phone ilike ? escape '\\'`, [pattern]);
     if (search.statuses?.length) or.orWhereIn('sms.status', search.statuses);
   });
   return query;
 }
 
-/** One page of the account's SMS, newest first, and how many match in all. */
-export async function searchSms(
-  db: Executor,
-  accountId: string,
-  search: SmsSearch,
-  limit: number,
-  offset: number,
-): Promise<{ rows: SmsWithDevice[]; total: number }> {
-  const filter = (query: ReturnType<Executor>) => {
-    query.where('sms.account_id', accountId);
-    return whereSearchMatches(query, search);
-  };
-  const [rows, count] = await Promise.all([
-    filter(db('sms'))
-      .leftJoin('devices', 'devices.id', 'sms.device_id')
-      .select('sms.*', 'devices.object_id as device_object_id')
-      .orderBy([{ column: 'sms.created_at', order: 'desc' }, { column: 'sms.id', order: 'desc' }])
-      .limit(limit)
-      .offset(offset) as Promise<SmsWithDevice[]>,
-    filter(db('sms')).count<{ n: number }[]>({ n: '*' }).first(),
-  ]);
-  return { rows, total: Number(count?.n ?? 0) };
+/**
+ * One page of the account's matching SMS, newest first. For a broad search PostgreSQL reads
+ * sms_account_created newest first and stops once it has the page; for a selective one it takes
+ * the matches from the trigram indexes and sorts them.
+ */
+export async function searchSms(db: Executor, accountId: string, search: SmsSearch, limit: number, offset: number): Promise<SmsWithDevice[]> {
+  return whereSearchMatches(db('sms').where('sms.account_id', accountId), search)
+    .leftJoin('devices', 'devices.id', 'sms.device_id')
+    .select('sms.*', 'devices.object_id as device_object_id')
+    .orderBy([{ column: 'sms.created_at', order: 'desc' }, { column: 'sms.id', order: 'desc' }])
+    .limit(limit)
+    .offset(offset) as Promise<SmsWithDevice[]>;
+}
+
+/**
+ * How many of the account's SMS match, counting no further than `atMost`: the scan stops there,
+ * so a broad search costs what its first `atMost` matches cost, not what all of them do.
+ * Deliberately without an order: with one, PostgreSQL walks sms_account_created newest first for
+ * a word it takes for common, and on 1,000,000 rows a word in 1 SMS of 540 that it took for 1 in
+ * 100 read the whole history (790 ms); without, it took the trigram indexes (13 ms).
+ */
+export async function countSmsUpTo(db: Executor, accountId: string, search: SmsSearch, atMost: number): Promise<number> {
+  const matches = whereSearchMatches(db('sms').where('sms.account_id', accountId), search).select(db.raw('1')).limit(atMost);
+  const row = await db.from(matches.as('matches')).count<{ n: number | string }[]>({ n: '*' }).first();
+  return Number(row?.n ?? 0);
 }

@@ -15,6 +15,7 @@ import type { StatusHooks } from '../delivery/status-hooks.ts';
 import { cancelPending } from '../delivery/repository.ts';
 import * as messages from './repository.ts';
 import * as deletions from './deletions.ts';
+import { searchWithTotal, type PageRequest, type SearchPage } from './search.ts';
 import { ENDED_BY_GATEWAY } from './status.ts';
 
 export interface NewSms {
@@ -198,8 +199,9 @@ export class MessageService {
     return outcome;
   }
 
-  search(accountId: string, search: messages.SmsSearch, limit: number, offset: number) {
-    return messages.searchSms(this.db, accountId, search, limit, offset);
+  /** A page of the account's matching SMS, newest first, and how many match (exactly up to `page.countCap`). */
+  search(accountId: string, search: messages.SmsSearch, page: PageRequest): Promise<SearchPage> {
+    return searchWithTotal(this.db, accountId, search, page);
   }
 
   /** A page of the account's SMS; `filter.phone` is normalized as a recipient is (400 if it is no phone number). */
