@@ -120,14 +120,17 @@ async function inFlightSms(db: Database): Promise<Sample[]> {
 }
 
 async function webhookBacklog(db: Database): Promise<Sample[]> {
-  const { rows } = await db.raw<{ rows: { due: number; scheduled: number }[] }>(
+  // Held: waiting for their webhook to be switched back on (parked, see webhooks/parking.ts).
+  const { rows } = await db.raw<{ rows: { due: number; scheduled: number; held: number }[] }>(
     `select count(*) filter (where next_attempt_at <= now())::int as due,
-            count(*) filter (where next_attempt_at > now())::int as scheduled
+            count(*) filter (where next_attempt_at > now() and next_attempt_at <> 'infinity')::int as scheduled,
+            count(*) filter (where next_attempt_at = 'infinity')::int as held
        from webhook_deliveries where status = 'pending'`,
   );
   return [
     { labels: { state: 'due' }, value: rows[0]?.due ?? 0 },
     { labels: { state: 'scheduled' }, value: rows[0]?.scheduled ?? 0 },
+    { labels: { state: 'held' }, value: rows[0]?.held ?? 0 },
   ];
 }
 

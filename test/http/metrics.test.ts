@@ -188,7 +188,7 @@ describe('GET /metrics', function () {
     expect(last.families.get('webhook_delivery_duration_seconds')).to.equal('histogram');
     expect(value(last, 'webhook_delivery_duration_seconds_count', ok) - value(first, 'webhook_delivery_duration_seconds_count', ok)).to.be.at.least(2);
     expect(value(last, 'webhook_delivery_duration_seconds_sum', ok)).to.be.above(0);
-    expect(samplesOf(last, 'webhook_backlog').map((sample) => sample.labels.state)).to.have.members(['due', 'scheduled']);
+    expect(samplesOf(last, 'webhook_backlog').map((sample) => sample.labels.state)).to.have.members(['due', 'scheduled', 'held']);
     expect(samplesOf(last, 'webhook_backlog_oldest_due_seconds')).to.have.length(1);
   });
 

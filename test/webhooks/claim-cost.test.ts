@@ -31,6 +31,23 @@ function deliveryRowsRead(node: PlanNode): number {
   return own + (node.Plans ?? []).reduce((sum, child) => sum + deliveryRowsRead(child), 0);
 }
 
+/** The claim's plan as it ran (EXPLAIN ANALYZE), its leases undone. */
+async function explainClaim(gateway: Gateway): Promise<PlanNode | undefined> {
+  const { sql, bindings } = claimStatement(BATCH, 60_000);
+  let plan: PlanNode | undefined;
+  const undo = new Error('undo the claim');
+  await gateway.services.db
+    .transaction(async (trx) => {
+      const { rows } = await trx.raw<{ rows: { 'QUERY PLAN': { Plan: PlanNode }[] }[] }>(`explain (analyze, format json) ${sql}`, bindings);
+      plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+      throw undo;
+    })
+    .catch((error: unknown) => {
+      if (error !== undo) throw error;
+    });
+  return plan;
+}
+
 function statusEvent(accountId: string, smsId: string, status: string): EventEnvelope {
   return { id: randomUUID(), type: 'sms.status_changed', timestamp: new Date().toISOString(), account_id: accountId, data: { sms: { id: smsId, status } } };
 }
@@ -68,22 +85,36 @@ describe('webhooks: the cost of a claim', () => {
     // Later events of other SMS: due after every blocked delivery.
     await outbox.record(db, Array.from({ length: CLAIMABLE }, () => ({ envelope: statusEvent(tenant.accountId, randomUUID(), 'processing') })));
 
-    const { sql, bindings } = claimStatement(BATCH, 60_000);
-    // Run for real, then undone: the claim's leases are not wanted.
-    let plan: PlanNode | undefined;
-    const undo = new Error('undo the claim');
-    await db
-      .transaction(async (trx) => {
-        const { rows } = await trx.raw<{ rows: { 'QUERY PLAN': { Plan: PlanNode }[] }[] }>(`explain (analyze, format json) ${sql}`, bindings);
-        plan = rows[0]!['QUERY PLAN'][0]!.Plan;
-        throw undo;
-      })
-      .catch((error: unknown) => {
-        if (error !== undo) throw error;
-      });
+    const plan = await explainClaim(gateway);
     expect(plan, 'the plan was read').to.not.equal(undefined);
     expect(plan!['Actual Rows'], 'the claim took every claimable delivery').to.equal(CLAIMABLE);
     const read = deliveryRowsRead(plan!);
     expect(read, `rows of webhook_deliveries read by the claim's scans (${BLOCKED} blocked, ${CLAIMABLE} claimed)`).to.be.at.most(4 * CLAIMABLE);
+  });
+
+  it(`when a disabled webhook has ${BLOCKED.toLocaleString('en')} deliveries waiting, then a claim does not read them, and they go out once it is switched on`, async function () {
+    this.timeout(120_000);
+    const { db } = gateway.services;
+    const outbox = new WebhookOutbox(3_600_000);
+    // What the test before left due is taken (and stays in flight) first: only this test's rows are due.
+    await claimDueDeliveries(db, BLOCKED * 2, 3_600_000);
+    const other = await createTenant(gateway);
+    const { webhook: held } = await createWebhook(other, 'http://127.0.0.1:9/held', ['sms.status_changed']);
+    expect((await other.api.patch(`/webhooks/${held.id}`, { enabled: false })).status).to.equal(200);
+    for (let i = 0; i < BLOCKED; i += 1_000) {
+      await outbox.record(db, Array.from({ length: 1_000 }, () => ({ envelope: statusEvent(other.accountId, randomUUID(), 'processing') })));
+    }
+    await outbox.record(db, Array.from({ length: CLAIMABLE }, () => ({ envelope: statusEvent(tenant.accountId, randomUUID(), 'processing') })));
+
+    const plan = await explainClaim(gateway);
+    expect(plan!['Actual Rows'], 'the claim took every claimable delivery of the enabled webhook').to.equal(CLAIMABLE);
+    expect(deliveryRowsRead(plan!), `rows read by the claim's scans (${BLOCKED} held, ${CLAIMABLE} claimable)`).to.be.at.most(4 * CLAIMABLE);
+    const log = await other.api.get(`/webhooks/${held.id}/deliveries?limit=1`);
+    expect(log.body.data[0], 'a held delivery has no next attempt while its webhook is disabled').to.include({ status: 'pending', next_attempt_at: null });
+
+    // Switched on: every held delivery is due at once (the gateway's sender is stopped: claim by hand).
+    expect((await other.api.patch(`/webhooks/${held.id}`, { enabled: true })).status).to.equal(200);
+    const claimed = await claimDueDeliveries(db, BLOCKED * 2, 60_000);
+    expect(claimed.filter((delivery) => delivery.webhook_id === held.id)).to.have.length(BLOCKED);
   });
 });

@@ -4,8 +4,9 @@
 //
 // Routing (spec 6.1): an SMS created with a callback_id has its events delivered to that webhook
 // alone; otherwise every webhook of the account that has the event in its list gets it.
-// Disabled webhooks get their rows too: the sender leaves them waiting, and they go out if the
-// webhook is switched back on within their retry window (or are given up when it closes). So a
+// Disabled webhooks get their rows too, parked (parking.ts): the sender leaves them waiting, and
+// they go out if the webhook is switched back on within their retry window (or are given up when
+// it closes). So a
 // receiver that was down and disabled misses nothing it could still be sent.
 //
 // Order: the deliveries of one SMS to one webhook go out one after the other (the sender sends
@@ -15,6 +16,7 @@
 // after the earlier one committed, so its seq is higher. Events about no SMS have no key.
 import type { Executor } from '../../storage/database.ts';
 import { isUuid } from '../../common/object-id.ts';
+import { PARKED } from './parking.ts';
 import type { EventEnvelope } from './events.ts';
 
 export interface OutboxEvent {
@@ -42,7 +44,7 @@ export class WebhookOutbox {
     // nextval is volatile, so it is computed after the sort: seq follows the order of `events`.
     const { rows } = await db.raw<{ rows: { n: number }[] }>(
       `with targets as materialized (
-         select w.id as webhook_id, e.*,
+         select w.id as webhook_id, w.enabled, e.*,
                 row_number() over (partition by w.id, e.ordering_key order by e.n) as place
            from unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::uuid[], ?::uuid[])
                 with ordinality as e(account_id, event_id, event_type, body, callback_id, ordering_key, n)
@@ -61,7 +63,8 @@ export class WebhookOutbox {
           for share of p),
        written as (
          insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, body, ordering_key, retry_until, next_attempt_at, created_at, seq, ready)
-         select gen_random_uuid(), t.webhook_id, t.account_id, t.event_id, t.event_type, t.body, t.ordering_key, ?, now(), now(),
+         select gen_random_uuid(), t.webhook_id, t.account_id, t.event_id, t.event_type, t.body, t.ordering_key, ?,
+                case when t.enabled then now() else '${PARKED}' end, now(),
                 nextval('webhook_deliveries_seq'),
                 t.ordering_key is null
                   or (t.place = 1 and not exists (select 1 from pending p where p.webhook_id = t.webhook_id and p.ordering_key = t.ordering_key))

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { DeliveryRow, WebhookRow } from './repository.ts';
 import type { DeliveryView, WebhookView } from './schema.ts';
+import { isScheduled } from './parking.ts';
 
 export function presentWebhook(webhook: WebhookRow): Static<typeof WebhookView> {
   return {
@@ -27,7 +28,7 @@ export function presentDelivery(delivery: DeliveryRow): Static<typeof DeliveryVi
     attempts: delivery.attempts,
     last_status_code: delivery.last_status_code,
     last_error: delivery.last_error,
-    next_attempt_at: delivery.status === 'pending' ? delivery.next_attempt_at.toISOString() : null,
+    next_attempt_at: delivery.status === 'pending' && isScheduled(delivery.next_attempt_at) ? delivery.next_attempt_at.toISOString() : null,
     retry_until: delivery.retry_until.toISOString(),
     created_at: delivery.created_at.toISOString(),
     delivered_at: delivery.delivered_at?.toISOString() ?? null,

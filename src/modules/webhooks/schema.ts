@@ -69,7 +69,7 @@ export const DeliveryView = Type.Object({
     description: 'HTTP status of the last attempt; null before the first attempt, or when the last one got no answer (see last_error)',
   }),
   last_error: Type.Union([Type.String(), Type.Null()], { description: 'what went wrong in the last attempt; null before the first attempt and after a success' }),
-  next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'null unless pending' }),
+  next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'when it is next attempted; null unless pending, and while its webhook is disabled (it waits to be switched back on)' }),
   retry_until: Timestamp,
   created_at: Timestamp,
   delivered_at: Type.Union([Timestamp, Type.Null()], { description: 'when the receiver accepted it (2xx); null until then' }),

@@ -10,8 +10,9 @@
 //   disabled a busy webhook one second into an outage. Any success ends the streak, and makes the
 //   webhook's deliveries that wait for a backoff due at once, so a backlog drains when the
 //   receiver is back instead of when each backoff runs out.
-// - A disabled webhook's deliveries wait (they are still written: outbox.ts) and go out when it is
-//   switched back on; those whose retry window closes first are given up by the sweep here.
+// - A disabled webhook's deliveries wait, parked where no claim reads them (they are still
+//   written: outbox.ts, parking.ts), and go out when it is switched back on; those whose retry
+//   window closes first are given up by the sweep here.
 //   Disabling is logged as a warning and emitted as "disabled".
 // - The destination is checked again at every send (DestinationGuard): literal addresses here,
 //   resolved names in the connection's own DNS lookup.
@@ -30,6 +31,7 @@ import type { WebhookConfig } from '../../config.ts';
 import type { DestinationGuard } from './destination-guard.ts';
 import type { SecretBox } from './secret-box.ts';
 import { signatureHeader } from './signature.ts';
+import { parkDisabled, unparkRecentlyEnabled } from './parking.ts';
 import {
   claimDueDeliveries,
   disableWebhook,
@@ -69,7 +71,7 @@ export class WebhookSender extends EventEmitter<{
   private again = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
-  private sweepingExpired = false;
+  private sweeping = false;
   /** Both loops fail each tick while the database is unreachable: one line per outage, not per tick. */
   private outage: OutageNotice | undefined;
 
@@ -95,7 +97,7 @@ export class WebhookSender extends EventEmitter<{
   start(): void {
     this.timer = setInterval(() => {
       this.wake();
-      this.sweepExpired();
+      this.sweepWaiting();
     }, SWEEP_INTERVAL_MS);
     this.timer.unref();
     this.wake();
@@ -126,11 +128,21 @@ export class WebhookSender extends EventEmitter<{
     await this.agent.close();
   }
 
-  /** Gives up the deliveries of disabled webhooks whose retry window closed (one sweep at a time). */
-  private sweepExpired(): void {
-    if (this.stopped || this.sweepingExpired) return;
-    this.sweepingExpired = true;
-    giveUpExpired(this.db, new Date())
+  /**
+   * Looks after the deliveries of disabled webhooks (one sweep at a time): gives up those whose
+   * retry window closed, parks those that became due, and makes those of webhooks just switched
+   * back on due (parking.ts).
+   */
+  private sweepWaiting(): void {
+    if (this.stopped || this.sweeping) return;
+    this.sweeping = true;
+    const sweep = async () => {
+      const expired = await giveUpExpired(this.db, new Date());
+      await parkDisabled(this.db);
+      if ((await unparkRecentlyEnabled(this.db)) > 0) this.wake();
+      return expired;
+    };
+    sweep()
       .then((expired) => {
         this.outageNotice().succeeded();
         if (expired.length === 0) return;
@@ -139,9 +151,9 @@ export class WebhookSender extends EventEmitter<{
         this.emit('expired', expired);
       })
       .catch((error: unknown) => {
-        if (!this.outageNotice().failed(error)) this.logger.error({ err: error }, 'webhook expiry sweep failed; the next sweep retries');
+        if (!this.outageNotice().failed(error)) this.logger.error({ err: error }, 'webhook sweep failed; the next sweep retries');
       })
-      .finally(() => (this.sweepingExpired = false));
+      .finally(() => (this.sweeping = false));
   }
 
   private async drain(): Promise<void> {

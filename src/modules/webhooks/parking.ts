@@ -1,0 +1,44 @@
+// The deliveries of a disabled webhook wait, kept for when it is switched back on (outbox.ts),
+// but no claim may read them meanwhile: a receiver that was disabled during a burst would
+// otherwise leave thousands of due rows that every claim reads past and skips. So they are
+// parked: due at 'infinity', out of the claim's reach (it reads rows due by now), and due now
+// again when the webhook is switched on.
+// - A delivery written for a disabled webhook is parked as it is written (outbox.ts).
+// - The sweep parks what became due on a disabled webhook since: deliveries that were waiting
+//   for a retry, or in flight, when it was disabled, or written while it was being disabled.
+// - Switching a webhook on makes its waiting deliveries due at once (WebhookService.update, with
+//   resumeWaiting). A delivery parked by a sweep or a writer that read the webhook as disabled
+//   just before it was switched on is found by the next sweep, which looks at the webhooks
+//   changed in the last minute.
+import type { Executor } from '../../storage/database.ts';
+
+export const PARKED = 'infinity';
+
+/** Parks the due deliveries of disabled webhooks (not those in flight: their lease stands). */
+export async function parkDisabled(db: Executor): Promise<number> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(
+    `update webhook_deliveries d set next_attempt_at = '${PARKED}'
+       from webhooks w
+      where w.id = d.webhook_id and not w.enabled and d.status = 'pending' and d.next_attempt_at <= now()
+        and (d.leased_until is null or d.leased_until <= now())
+      returning 1`,
+  );
+  return rows.length;
+}
+
+/** Makes the parked deliveries of webhooks switched on in the last minute due now. */
+export async function unparkRecentlyEnabled(db: Executor): Promise<number> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(
+    `update webhook_deliveries d set next_attempt_at = now()
+       from webhooks w
+      where w.id = d.webhook_id and w.enabled and w.updated_at > now() - interval '1 minute'
+        and d.status = 'pending' and d.next_attempt_at = '${PARKED}'
+      returning 1`,
+  );
+  return rows.length;
+}
+
+/** Whether a delivery's next attempt is a time at all (a parked one waits for its webhook instead). */
+export function isScheduled(nextAttemptAt: Date | number): boolean {
+  return Number.isFinite(+nextAttemptAt);
+}
