@@ -164,16 +164,15 @@ export interface AttemptResult {
  * Locks webhooks against deletion (not against updates: FOR KEY SHARE) until the transaction
  * ends, in id order. The sender takes it before writing outcomes, so that deleting a webhook
  * (its row, then its deliveries by cascade) and recording its deliveries cannot deadlock.
- * Returns, per webhook, when it last recovered (see endStreaks) and whether it is failing now.
  */
-export async function lockWebhooks(db: Executor, ids: string[]): Promise<Map<string, { recoveredAt: Date | null; failing: boolean }>> {
+export async function lockWebhooks(db: Executor, ids: string[]): Promise<Map<string, Date | null>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await db.raw<{ rows: { id: string; recovered_at: Date | null; failing: boolean }[] }>(
-    `select id, recovered_at, (consecutive_failures > 0 or failing_since is not null) as failing
-       from webhooks where id = any(?::uuid[]) order by id for key share`,
+  const { rows } = await db.raw<{ rows: { id: string; recovered_at: Date | null }[] }>(
+    `select id, recovered_at from webhooks where id = any(?::uuid[]) order by id for key share`,
     [ids] as never,
   );
-  return new Map(rows.map((row) => [row.id, { recoveredAt: row.recovered_at, failing: row.failing }]));
+  // When each last recovered (see endStreaks).
+  return new Map(rows.map((row) => [row.id, row.recovered_at]));
 }
 
 /**

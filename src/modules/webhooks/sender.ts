@@ -260,12 +260,10 @@ export class WebhookSender extends EventEmitter<{
     // are locked first, as a webhook's deletion locks them (the row, then its deliveries by
     // cascade): a deletion meanwhile waits for this record, or this record for it, never both.
     const disabled = await withRelaxedCommit(this.db, async (trx) => {
-      const locked = await lockWebhooks(trx, [...new Set(claimed.map((delivery) => delivery.webhook_id))]);
-      const recoveredAt = new Map([...locked].map(([id, webhook]) => [id, webhook.recoveredAt]));
-      // Only a webhook with a failure streak has one to end: a working one costs no statement. (A
-      // streak that another process starts meanwhile is ended by the next success.)
-      const failing = [...succeeded].filter((id) => locked.get(id)?.failing);
-      for (const id of await endStreaks(trx, failing, new Date(now))) recoveredAt.set(id, new Date(now));
+      const recoveredAt = await lockWebhooks(trx, [...new Set(claimed.map((delivery) => delivery.webhook_id))]);
+      // Asked of every webhook with a success, never skipped on what the lock read: that read does
+      // not wait for a failure being recorded by another worker right now, the update does.
+      for (const id of await endStreaks(trx, [...succeeded], new Date(now))) recoveredAt.set(id, new Date(now));
       // An attempt that began before its webhook recovered and failed was on its way while the
       // endpoint came back: it is retried at once, not after a backoff grown during the outage
       // (which the waiting deliveries were spared when the streak ended), and it starts no streak.
