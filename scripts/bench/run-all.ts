@@ -27,6 +27,9 @@ const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
   ['10c. Several nodes: broker persistence', 'scripts/bench/broker-persistence.ts', 300_000],
   // 2,000 wake-ups each way: Redis PUBLISH -> SUBSCRIBE, PostgreSQL NOTIFY -> LISTEN.
   ['10d. Several nodes: wake-up channel', 'scripts/bench/wake-up.ts', 120_000],
+  // A baseline, then 3,000 and 20,000 SMS at 300/s with one webhook, 3,000 with three, and 20,000
+  // held back then drained: each posted, answered by the phones and every webhook delivered.
+  ['11. The whole path at speed', 'scripts/bench/whole-path.ts', 900_000],
 ];
 
 const only = process.argv.slice(2);

@@ -16,12 +16,15 @@ export const PARKED = 'infinity';
 
 /** Parks the due deliveries of disabled webhooks (not those in flight: their lease stands). */
 export async function parkDisabled(db: Executor): Promise<number> {
+  // SKIP LOCKED: a row someone holds (a delivery being written beside it) waits for the next sweep.
   const { rows } = await db.raw<{ rows: unknown[] }>(
-    `update webhook_deliveries d set next_attempt_at = '${PARKED}'
-       from webhooks w
-      where w.id = d.webhook_id and not w.enabled and d.status = 'pending' and d.next_attempt_at <= now()
-        and (d.leased_until is null or d.leased_until <= now())
-      returning 1`,
+    `with due as (
+       select d.id from webhook_deliveries d
+         join webhooks w on w.id = d.webhook_id and not w.enabled
+        where d.status = 'pending' and d.next_attempt_at <= now() and (d.leased_until is null or d.leased_until <= now())
+        for update of d skip locked)
+     update webhook_deliveries d set next_attempt_at = '${PARKED}' from due where d.id = due.id
+     returning 1`,
   );
   return rows.length;
 }
@@ -29,11 +32,13 @@ export async function parkDisabled(db: Executor): Promise<number> {
 /** Makes the parked deliveries of webhooks switched on in the last minute due now. */
 export async function unparkRecentlyEnabled(db: Executor): Promise<number> {
   const { rows } = await db.raw<{ rows: unknown[] }>(
-    `update webhook_deliveries d set next_attempt_at = now()
-       from webhooks w
-      where w.id = d.webhook_id and w.enabled and w.updated_at > now() - interval '1 minute'
-        and d.status = 'pending' and d.next_attempt_at = '${PARKED}'
-      returning 1`,
+    `with parked as (
+       select d.id from webhook_deliveries d
+         join webhooks w on w.id = d.webhook_id and w.enabled and w.updated_at > now() - interval '1 minute'
+        where d.status = 'pending' and d.next_attempt_at = '${PARKED}'
+        for update of d skip locked)
+     update webhook_deliveries d set next_attempt_at = now() from parked where d.id = parked.id
+     returning 1`,
   );
   return rows.length;
 }

@@ -161,14 +161,20 @@ export interface AttemptResult {
 }
 
 /**
- * Locks webhooks against deletion (not against updates: FOR KEY SHARE) until the transaction
- * ends, in id order. The sender takes it before writing outcomes, so that deleting a webhook
- * (its row, then its deliveries by cascade) and recording its deliveries cannot deadlock.
+ * Locks webhooks until the transaction ends, in id order, before the sender writes outcomes.
+ * - Against deletion: deleting a webhook locks its row, then its deliveries by cascade; taking
+ *   the row first here too, neither waits for the other in a circle.
+ * - Against another sender recording for the same webhook (FOR NO KEY UPDATE: writers of the
+ *   webhook's streak wait for each other, in id order). Without it, two senders could each hold
+ *   a webhook row the other updates next, or hold the row while a delivery being written (which
+ *   holds its chain's rows, chain-heads.ts) waits for the other's deliveries.
+ * The rows are still readable, and deliveries are written for them meanwhile (the foreign key
+ * check takes a KEY SHARE lock, which this does not block).
  */
 export async function lockWebhooks(db: Executor, ids: string[]): Promise<Map<string, Date | null>> {
   if (ids.length === 0) return new Map();
   const { rows } = await db.raw<{ rows: { id: string; recovered_at: Date | null }[] }>(
-    `select id, recovered_at from webhooks where id = any(?::uuid[]) order by id for key share`,
+    `select id, recovered_at from webhooks where id = any(?::uuid[]) order by id for no key update`,
     [ids] as never,
   );
   // When each last recovered (see endStreaks).
@@ -264,13 +270,21 @@ export async function endStreaks(db: Executor, webhookIds: string[], at: Date): 
   return ended;
 }
 
-/** Makes the waiting (not in-flight) deliveries of these webhooks due now. */
+/**
+ * Makes the waiting (not in-flight) deliveries of these webhooks due now. Their rows are locked in
+ * chain order first, as every writer of pending deliveries does (chain-heads.ts).
+ */
 export async function resumeWaiting(db: Executor, webhookIds: string[]): Promise<void> {
   if (webhookIds.length === 0) return;
   await db.raw(
-    `update webhook_deliveries set next_attempt_at = now()
-      where webhook_id = any(?::uuid[]) and status = 'pending' and next_attempt_at > now()
-        and (leased_until is null or leased_until <= now())`,
+    `with waiting as materialized (
+       select id from webhook_deliveries
+        where webhook_id = any(?::uuid[]) and status = 'pending' and next_attempt_at > now()
+          and (leased_until is null or leased_until <= now())
+        order by webhook_id, ordering_key nulls first, seq
+        for update)
+     update webhook_deliveries d set next_attempt_at = now()
+       from waiting where d.id = waiting.id and d.status = 'pending'`,
     [webhookIds] as never,
   );
 }
