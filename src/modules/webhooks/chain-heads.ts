@@ -33,7 +33,8 @@ export async function advanceChains(db: Executor, chains: Chain[]): Promise<void
   if (unique.size === 0) return;
   const list = [...unique.values()];
   // Driven from the chains, whatever the statistics say: each chain's pending rows through the
-  // chain index (the lateral subquery is kept apart by "offset 0"), each of those by its id.
+  // chain index (the lateral subquery is kept apart by "offset 0", and only that index gives its
+  // "order by seq"), each of those by its id.
   await db.raw(
     `update webhook_deliveries t set ready = f.head
        from (select q.id, q.ready, q.id = first_value(q.id) over (partition by c.webhook_id, c.ordering_key order by q.seq) as head
@@ -41,6 +42,7 @@ export async function advanceChains(db: Executor, chains: Chain[]): Promise<void
                cross join lateral (
                      select q.id, q.seq, q.ready from webhook_deliveries q
                       where q.webhook_id = c.webhook_id and q.ordering_key = c.ordering_key and q.status = 'pending'
+                      order by q.seq
                      offset 0) q) f
       where t.id = f.id and f.ready is distinct from f.head and t.status = 'pending'`,
     [list.map((chain) => chain.webhookId), list.map((chain) => chain.orderingKey)] as never,

@@ -40,7 +40,9 @@ export class WebhookOutbox {
     // first of its chain in this call. The pending rows it finds are locked in chain order so that
     // a head being recorded as done right now is waited for, then read as done (chain-heads.ts).
     // They are found chain by chain through the chain index, whatever the table's statistics say
-    // ("offset 0" keeps each lateral probe apart), then each row by its id.
+    // ("offset 0" keeps each lateral probe apart; "order by seq" is what only the chain index
+    // gives, so a young table's statistics cannot make another index look as cheap), then each
+    // row by its id.
     // nextval is volatile, so it is computed after the sort: seq follows the order of `events`.
     const { rows } = await db.raw<{ rows: { n: number }[] }>(
       `with targets as materialized (
@@ -56,6 +58,7 @@ export class WebhookOutbox {
            cross join lateral (
                  select p.id from webhook_deliveries p
                   where p.webhook_id = c.webhook_id and p.ordering_key = c.ordering_key and p.status = 'pending'
+                  order by p.seq
                  offset 0) chain
            -- Checked again on the locked row: a head recorded as done meanwhile is not pending.
            join webhook_deliveries p on p.id = chain.id and p.status = 'pending'

@@ -10,6 +10,9 @@
 //   resumeWaiting). A delivery parked by a sweep or a writer that read the webhook as disabled
 //   just before it was switched on is found by the next sweep, which looks at the webhooks
 //   changed in the last minute.
+// Both sweeps start from the webhooks (few) and read each one's deliveries through the index of
+// pending deliveries by webhook and time ("offset 0" keeps each probe apart whatever the
+// statistics say): neither reads the held deliveries of webhooks it has nothing to do for.
 import type { Executor } from '../../storage/database.ts';
 
 export const PARKED = 'infinity';
@@ -19,9 +22,13 @@ export async function parkDisabled(db: Executor): Promise<number> {
   // SKIP LOCKED: a row someone holds (a delivery being written beside it) waits for the next sweep.
   const { rows } = await db.raw<{ rows: unknown[] }>(
     `with due as (
-       select d.id from webhook_deliveries d
-         join webhooks w on w.id = d.webhook_id and not w.enabled
-        where d.status = 'pending' and d.next_attempt_at <= now() and (d.leased_until is null or d.leased_until <= now())
+       select d.id from webhooks w
+        cross join lateral (
+              select q.id from webhook_deliveries q
+               where q.webhook_id = w.id and q.status = 'pending' and q.next_attempt_at <= now()
+              offset 0) q
+         join webhook_deliveries d on d.id = q.id
+        where not w.enabled and d.status = 'pending' and (d.leased_until is null or d.leased_until <= now())
         for update of d skip locked)
      update webhook_deliveries d set next_attempt_at = '${PARKED}' from due where d.id = due.id
      returning 1`,
@@ -33,9 +40,13 @@ export async function parkDisabled(db: Executor): Promise<number> {
 export async function unparkRecentlyEnabled(db: Executor): Promise<number> {
   const { rows } = await db.raw<{ rows: unknown[] }>(
     `with parked as (
-       select d.id from webhook_deliveries d
-         join webhooks w on w.id = d.webhook_id and w.enabled and w.updated_at > now() - interval '1 minute'
-        where d.status = 'pending' and d.next_attempt_at = '${PARKED}'
+       select d.id from webhooks w
+        cross join lateral (
+              select q.id from webhook_deliveries q
+               where q.webhook_id = w.id and q.status = 'pending' and q.next_attempt_at = '${PARKED}'
+              offset 0) q
+         join webhook_deliveries d on d.id = q.id
+        where w.enabled and w.updated_at > now() - interval '1 minute' and d.status = 'pending'
         for update of d skip locked)
      update webhook_deliveries d set next_attempt_at = now() from parked where d.id = parked.id
      returning 1`,

@@ -72,6 +72,7 @@ export class WebhookSender extends EventEmitter<{
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private sweeping = false;
+  private lastExpirySweep = 0;
   /** Both loops fail each tick while the database is unreachable: one line per outage, not per tick. */
   private outage: OutageNotice | undefined;
 
@@ -137,7 +138,12 @@ export class WebhookSender extends EventEmitter<{
     if (this.stopped || this.sweeping) return;
     this.sweeping = true;
     const sweep = async () => {
-      const expired = await giveUpExpired(this.db, new Date());
+      // Giving up reads every waiting delivery of each disabled webhook, so it runs only as often as
+      // needed for none to be given up more than a twentieth of its retry window late (once a
+      // minute for the default day; once a second for short windows).
+      const expiryDue = Date.now() - this.lastExpirySweep >= Math.min(60_000, Math.max(SWEEP_INTERVAL_MS, this.config.retryForMs / 20));
+      if (expiryDue) this.lastExpirySweep = Date.now();
+      const expired = expiryDue ? await giveUpExpired(this.db, new Date()) : [];
       await parkDisabled(this.db);
       if ((await unparkRecentlyEnabled(this.db)) > 0) this.wake();
       return expired;
