@@ -72,6 +72,11 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   reconnects = 0;
   private active = 0;
   private readonly waiting: SendTask[] = [];
+  /** Connections lost so far: a report that completes on a later connection than it went out on was sent again. */
+  private connectionsLost = 0;
+  /** The current connection's subscriptions are acknowledged: a revoke published from now on reaches this device. */
+  private subscribed = false;
+  private untilSubscribed = openGate();
   batteryLevel = 87;
   isCharging = false;
 
@@ -121,6 +126,12 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       });
     }
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
+    client.on('close', () => {
+      this.connectionsLost++;
+      if (!this.subscribed) return;
+      this.subscribed = false;
+      this.untilSubscribed = openGate();
+    });
     client.on('error', (error) => {
       // Every error ends in a reconnect (or, without reconnects, fails connect()).
       const code = (error as { code?: unknown }).code;
@@ -150,6 +161,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   /** Sends what the app sends on every connect: subscriptions, presence, a heartbeat. */
   private async announce(): Promise<void> {
     const client = this.client!;
+    const connection = this.connectionsLost;
     try {
       await client.subscribeAsync(
         {
@@ -158,6 +170,10 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
           [deviceTopic(this.id, 'revoke')]: { qos: 1 },
         },
       );
+      if (connection === this.connectionsLost) {
+        this.subscribed = true;
+        this.untilSubscribed.open();
+      }
       await client.publishAsync(deviceTopic(this.id, 'presence'), 'online', { qos: 1, retain: true });
       await this.heartbeat();
       this.emit('connected');
@@ -319,7 +335,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     if (!mine()) return;
     // The acknowledgement completes only after the gateway committed it, and a revoke for the
     // task (cancelled, expired, given to another phone) arrives before that: check, then send.
-    await this.report(task.sms_id, 'processing');
+    await this.acknowledge(task.sms_id, mine);
     if (!mine()) return;
     if (Math.random() < (this.options.failSendRate ?? 0)) {
       await this.advance(task.sms_id, 'failed_send', delays.sent);
@@ -329,6 +345,27 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     await this.advance(task.sms_id, 'sent', delays.sent);
     const undelivered = Math.random() < (this.options.undeliveredRate ?? 0);
     await this.advance(task.sms_id, undelivered ? 'undelivered' : 'delivered', delays.delivered);
+  }
+
+  /**
+   * Reports processing until an acknowledgement completes that a revoke would have preceded: one
+   * published while this connection's revoke subscription was in place, and completed on that
+   * same connection. After a lost connection MQTT.js sends the unacknowledged report again first
+   * thing, before the subscriptions; a node that holds no session of this device (another node,
+   * or one restarted) answers it with a revoke that reaches no one, then completes it. Such a
+   * completion proves nothing: the report goes again once subscribed. The gateway answers a
+   * repeated acknowledgement of a task still this device's with nothing, and of a task no longer
+   * its own with a revoke.
+   */
+  private async acknowledge(smsId: string, mine: () => boolean): Promise<void> {
+    for (;;) {
+      await this.untilSubscribed.opened;
+      // Lost again meanwhile: wait for the next connection's subscriptions.
+      if (!this.subscribed) continue;
+      const connection = this.connectionsLost;
+      await this.report(smsId, 'processing');
+      if (!mine() || connection === this.connectionsLost) return;
+    }
   }
 
   private async advance(smsId: string, status: ReportStatus, delayMs?: number): Promise<void> {
@@ -345,6 +382,13 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     await this.client?.publishAsync(deviceTopic(this.id, 'status'), JSON.stringify({ sms_id: smsId, status }), { qos: 2 });
     this.emit('report', smsId, status);
   }
+}
+
+/** A promise opened once; a new gate replaces it when what it waits for is undone. */
+function openGate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
 }
 
 function pause(ms = 0): Promise<void> | undefined {
