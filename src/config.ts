@@ -19,7 +19,7 @@ export interface Config {
   databaseUrl: string | undefined;
   /** The gateway's own files: the embedded database, the webhook key file, first-start.txt. */
   dataDir: string;
-  /** Redis that several nodes share (issue 13); none: a single node, no Redis connection at all. */
+  /** Redis that several nodes share; none: a single node, no Redis connection at all. */
   redisUrl: string | undefined;
   /** This node's name in logs (`node`) and metrics (label `node`): NODE_ID, or host name and pid. */
   nodeId: string;
@@ -36,7 +36,7 @@ export interface Config {
   bodyLimitBytes: number;
   /** ISO 3166 region used to read phone numbers written without a leading +; none: + is required. */
   defaultPhoneRegion: string | undefined;
-  /** A device with no activity for this long is shown offline (spec 1.6: about every 5 minutes). */
+  /** A device with no activity for this long is shown offline (devices report about every 5 minutes). */
   deviceOfflineAfterMs: number;
   /** A task the device has not acknowledged within this time is published to it again. */
   taskRetryAfterMs: number;
@@ -58,7 +58,7 @@ export interface Config {
   sessions: SessionConfig;
   /** The email of the administrator created at first start. */
   adminEmail: string;
-  /** Call recordings the phones upload (issue 12). */
+  /** Call recordings the phones upload. */
   recordings: RecordingsConfig;
   /**
    * The legacy GET /sms counts matches for total_records up to this many; past it total_records

@@ -111,7 +111,7 @@ export class Gateway {
           },
           // The phones' own HTTP endpoints (recording uploads), with device credentials, not API keys.
           { prefix: DEVICE_PREFIX, routes: deviceRecordingRoutes(services.recordings, db, services.authThrottle) },
-          // The legacy family lives at the server root (spec 4: no prefix, no version).
+          // The legacy family lives at the server root (no prefix, no version).
           { prefix: '', routes: legacyRoutes(services.messages, services.devices, services.idempotency, { countCap: config.legacyCountCap }) },
         ],
         mountExtra: (router) => {
@@ -124,7 +124,7 @@ export class Gateway {
                 if (!channel?.listening) throw new Error('broker not listening');
               },
             },
-            // Without Redis a node keeps serving what it holds (issue 13): reported, not required.
+            // Without Redis a node keeps serving what it holds: reported, not required.
             shared ? { redis: () => shared.check() } : {},
             () => draining,
           );

@@ -59,9 +59,9 @@ export interface Services {
   devices: DeviceService;
   messages: MessageService;
   incoming: IncomingService;
-  /** The call log the phones report (issue 12). */
+  /** The call log the phones report. */
   calls: CallService;
-  /** Call recordings: uploads, downloads, and their files (issue 12). */
+  /** Call recordings: uploads, downloads, and their files. */
   recordings: RecordingService;
   /** Removes recordings older than RECORDINGS_RETENTION_DAYS, hourly. */
   recordingRetention: RecordingRetention;

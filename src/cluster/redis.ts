@@ -1,8 +1,8 @@
 // The node's connection to the Redis that several nodes share (REDIS_URL). Only made when
 // REDIS_URL is set: a single node never connects to Redis.
 //
-// ioredis rather than node-redis: the broker's cluster emitter (mqemitter-redis, a later slice of
-// issue 13) is built on ioredis, so one client library, one set of reconnect rules and one set of
+// ioredis rather than node-redis: the broker's cluster emitter (mqemitter-redis, see
+// mqtt-emitter.ts) is built on ioredis, so one client library, one set of reconnect rules and one set of
 // quirks serve the whole node. It reconnects by itself, and resubscribes after a reconnect.
 //
 // Redis is a convenience here, never a dependency of serving: while it is down, publishing is a

@@ -1,4 +1,4 @@
-// no_store SMS across nodes. Such an SMS is never written to the database (spec 4.1 rule 4): it
+// no_store SMS across nodes. Such an SMS is never written to the database: it
 // lives in the memory of the node whose phone sends it, which hears the phone's reports. When the
 // request lands on a node with no phone of the account, the node reserves a slot on a phone of
 // another node (in PostgreSQL, under the device row lock, as for its own phones) and hands the SMS

@@ -1,5 +1,5 @@
 // Counts characters the way a person does: by grapheme cluster. "é" written as e + combining
-// accent, a flag, or a thumbs-up with a skin tone are each one character (spec 4.1: at most
+// accent, a flag, or a thumbs-up with a skin tone are each one character (at most
 // 170 characters "counted in characters not bytes, for any alphabet").
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 

@@ -1,6 +1,6 @@
 // The error catalog: every error a client can see has a stable code listed here, one HTTP
 // status, and a default message. Clients branch on `code`; `message` is for people.
-// Body shape everywhere (spec 7.1): {"error": {"message": "...", "code": "...", "details"?: [...]}}
+// Body shape everywhere: {"error": {"message": "...", "code": "...", "details"?: [...]}}
 
 export const ERROR_CATALOG = {
   invalid_json: { status: 400, message: 'request body is not valid JSON' },

@@ -1,4 +1,4 @@
-// The legacy API family identifies SMS and devices by 24-hex "object ids" (spec 2.4), the
+// The legacy API family identifies SMS and devices by 24-hex "object ids", the
 // shape of a MongoDB ObjectId: 4 bytes of seconds, 5 random bytes fixed per process, and a
 // 3-byte counter. Every row also has a UUID for the Extended API; both are stored.
 import { randomBytes } from 'node:crypto';

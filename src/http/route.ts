@@ -52,7 +52,7 @@ export interface RouteDefinition<
   description?: string;
   tag: string;
   /**
-   * The permission the key must hold (spec 5.3). 'session': the logged-in user's own session
+   * The permission the key must hold. 'session': the logged-in user's own session
    * endpoints, which take a session cookie and no key, and stay open to a user who must change
    * their password. 'public': no authentication at all (logging in). 'device': a phone's own
    * credentials (device id and token as HTTP Basic), which the handler checks itself.

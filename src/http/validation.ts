@@ -16,7 +16,7 @@ export type RequestPart = 'body' | 'query' | 'path';
 /**
  * `x-maxCharacters`: a length limit counted the way a person counts characters (grapheme
  * clusters), so an emoji with a skin tone is one character. JSON Schema's maxLength counts code
- * points, which would count that emoji as two (spec 4.1: "counted in characters not bytes").
+ * points, which would count that emoji as two ("counted in characters not bytes").
  */
 export const MAX_CHARACTERS = 'x-maxCharacters';
 

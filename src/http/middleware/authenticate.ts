@@ -1,4 +1,4 @@
-// Authentication of API requests (spec 5.1): a bearer key, or (for the control panel) a session
+// Authentication of API requests: a bearer key, or (for the control panel) a session
 // cookie. A request with an Authorization header is judged by its key alone, exactly as before
 // sessions existed. Without one, a valid session cookie authenticates as the user's account,
 // with the permissions of the user's role. A missing or unknown key is a 401 that tells the

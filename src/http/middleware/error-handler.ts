@@ -1,4 +1,4 @@
-// Turns every error into the catalog's body (spec 7.1). Anything that is not a known client
+// Turns every error into the catalog's body. Anything that is not a known client
 // error is logged with its stack and answered with a plain 500 that leaks nothing. A database
 // outage is not a bug: it is a 503 database_unavailable with Retry-After, logged once per outage.
 import type { Context, Next } from 'koa';

@@ -1,4 +1,4 @@
-// Request bodies are JSON (spec 5.2). A body of another type is a 415, malformed JSON a 400,
+// Request bodies are JSON. A body of another type is a 415, malformed JSON a 400,
 // an oversized body a 413: each with the catalog's error body, never a 500. Bodies are read
 // after authentication, so an anonymous caller cannot make the server parse anything.
 import type { Context } from 'koa';

@@ -1,5 +1,5 @@
 // Every permission a key can hold. A key carries a set of them; each operation names the one
-// it needs (spec 5.3). Later features use the ones reserved here.
+// it needs. Later features use the ones reserved here.
 export const PERMISSIONS = [
   'sms:send',
   'sms:read',

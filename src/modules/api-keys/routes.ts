@@ -1,4 +1,4 @@
-// Extended API v1: API keys, managed by a key holding keys:manage (issue 11). The whole key is
+// Extended API v1: API keys, managed by a key holding keys:manage. The whole key is
 // answered once, at creation; lists and reads show its prefix only.
 import { defineRoute } from '../../http/route.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';

@@ -1,4 +1,4 @@
-// Extended API v1: the call log the account's phones report (issue 12). The recording's own
+// Extended API v1: the call log the account's phones report. The recording's own
 // routes (upload, download) live in ./recordings.
 import { defineRoute } from '../../http/route.ts';
 import { decodeCursor, encodeCursor } from '../../http/pagination.ts';

@@ -1,4 +1,4 @@
-// The call log (issue 12): calls the account's phones report on their `calls` topic, kept while
+// The call log: calls the account's phones report on their `calls` topic, kept while
 // their phone exists. A call is stored once per phone call id; deleting a call (or its phone)
 // tells the listeners in onDeleted, so the recording's audio goes with its row.
 import type { Database, Executor } from '../../storage/database.ts';
@@ -38,7 +38,7 @@ export class CallService {
     private readonly logger: Logger,
     private readonly defaultPhoneRegion?: string,
   ) {
-    // The log is kept while its phone exists (issue 12): a deleted phone's calls, and their
+    // The log is kept while its phone exists: a deleted phone's calls, and their
     // recordings, go with it. The device row itself stays (SMS history names it), so no
     // foreign key cascades this; the event does, after the deletion committed.
     events.on('device.deleted', (device) => this.deleteDeviceCalls(device.id));

@@ -1,4 +1,4 @@
-// The order in which an account's devices are offered its pool (spec 4.1 rule 5: the gateway
+// The order in which an account's devices are offered its pool (the gateway
 // chooses): the least busy first, taking turns among equally busy ones, so that a queue spreads
 // over the fleet instead of filling the first phone's window.
 

@@ -26,7 +26,7 @@ export function buildTask(sms: SmsRecord, device: Pick<DeviceRow, 'selected_sim'
 }
 
 /**
- * A slot named at creation (legacy to_sim) wins; otherwise the device's selected_sim (spec 2.1):
+ * A slot named at creation (legacy to_sim) wins; otherwise the device's selected_sim:
  * -1 picks one of the SIMs the device reported, at dispatch; -2 leaves the choice to the phone.
  */
 export function resolveSim(requested: number | null, device: Pick<DeviceRow, 'selected_sim' | 'sim_cards'>): number {

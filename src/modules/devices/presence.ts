@@ -1,5 +1,5 @@
 // Which devices are online right now. A device is online while it holds an MQTT connection
-// and has shown activity within DEVICE_OFFLINE_AFTER (spec 1.6: devices report about every
+// and has shown activity within DEVICE_OFFLINE_AFTER (devices report about every
 // 5 minutes). This state lives in memory: after a restart every device is offline until it
 // reconnects, which is the truth, since every connection died with the process.
 //

@@ -1,4 +1,4 @@
-// The Extended API's view of a device (spec 2.1), with its pacing settings and, for one device,
+// The Extended API's view of a device, with its pacing settings and, for one device,
 // its queue.
 import type { Static } from '@sinclair/typebox';
 import type { DeviceRow } from './repository.ts';
@@ -9,7 +9,7 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
     id: device.id,
     type: device.type,
     name: device.name,
-    // spec 2.1: an empty name_custom resets to the system name.
+    // An empty name_custom resets to the system name.
     name_custom: device.name_custom || device.name,
     is_online: isOnline,
     is_charging: device.is_charging,

@@ -1,4 +1,4 @@
-// Extended API v1: devices (spec 2.1, 4.1).
+// Extended API v1: devices.
 import { defineRoute } from '../../http/route.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import { presentDevice, presentDeviceDetail } from './presenter.ts';
@@ -103,7 +103,7 @@ export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
       operationId: 'updateDeviceSettings',
       summary: 'Change device settings',
       description:
-        'Partial update (spec 4.1): fields not sent stay unchanged. An empty name_custom resets to the system name. ' +
+        'Partial update: fields not sent stay unchanged. An empty name_custom resets to the system name. ' +
         'send_window, limits and quiet_hours pace the device (README "Delivery"); paused false ends a circuit-breaker pause. ' +
         'can_send_sms false gives the tasks the phone has not acknowledged back to the pool, and fails the SMS whose client named this device.',
       tag: 'Devices',

@@ -29,7 +29,7 @@ const Pacing = {
   quiet_hours: Type.Union([QuietHours, Type.Null()], { description: 'a daily window without sends; null: none' }),
 };
 
-// spec 2.1
+// A device as the Extended API shows it.
 export const DeviceView = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -42,7 +42,7 @@ export const DeviceView = Type.Object(
     is_charging: Type.Boolean(),
     battery_level: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], {
       description:
-        'battery charge, percent (spec 2.1). null until the phone\'s first heartbeat reports it (a device just registered, or ' +
+        'battery charge, percent. null until the phone\'s first heartbeat reports it (a device just registered, or ' +
         'one that has never connected): the gateway does not guess a level',
     }),
     can_send_sms: Type.Boolean(),
@@ -87,7 +87,7 @@ export const DeviceDetail = Type.Composite([DeviceView, Type.Object({ queue: Dev
 
 export const DeviceIdParams = Type.Object({ id: Type.String({ format: 'uuid', description: 'device id (UUID)' }) });
 
-// spec 4.1: every field optional; fields not sent stay unchanged.
+// Every field optional; fields not sent stay unchanged.
 export const DeviceSettingsPatch = Type.Object(
   {
     can_send_sms: Type.Optional(

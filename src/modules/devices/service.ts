@@ -176,7 +176,7 @@ function toSettings(patch: SettingsPatch): devices.DeviceSettings {
   }
   return {
     ...rest,
-    // spec 4.1: an empty name_custom resets to the system name, which we store as "no custom name".
+    // An empty name_custom resets to the system name, which we store as "no custom name".
     ...(name_custom !== undefined ? { name_custom: name_custom === '' ? null : name_custom } : {}),
     ...(limits?.per_minute !== undefined ? { limit_per_minute: limits.per_minute } : {}),
     ...(limits?.per_hour !== undefined ? { limit_per_hour: limits.per_hour } : {}),

@@ -1,4 +1,4 @@
-// SMS received by the account's phones (spec 6.3: forwarded only when forward_incoming_sms is on).
+// SMS received by the account's phones (forwarded only when forward_incoming_sms is on).
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Cursor } from '../../http/pagination.ts';
 import type { GatewayEventBus } from '../../common/events.ts';

@@ -1,4 +1,4 @@
-// The legacy family's views of an SMS (spec 2.4) and a device (spec 2.3). The legacy family
+// The legacy family's views of an SMS and a device. The legacy family
 // never answers null where the spec gives a field a type: a client typed after the spec would
 // fail to decode it. What is not known yet is shown with a value of the right type that no real
 // reading can have (and "" where the spec itself says "empty string when none"). The one null
@@ -19,7 +19,7 @@ export function presentLegacySms(sms: SmsWithDevice): Static<typeof LegacySms> {
     phone_number: sms.phone,
     message_status: legacyLabel(sms.status) as Static<typeof LegacySms>['message_status'],
     time_create: Math.floor(sms.created_at.getTime() / 1000),
-    // spec 2.4: the slot that sent it, as the phone reported; until then the slot asked for.
+    // The slot that sent it, as the phone reported; until then the slot asked for.
     // null stays null: no slot was named, so the device's settings chose.
     to_sim: sms.sim_slot === null ? null : (sms.sent_sim_slot ?? sms.sim_slot),
   };

@@ -1,4 +1,4 @@
-// The legacy API family (spec 2.3, 2.4, 3.2, 4.2, 4.3): the same services and rows as the
+// The legacy API family: the same services and rows as the
 // Extended API, shown with 24-hex object ids and numeric statuses. Paths are at the server root.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/route.ts';
@@ -34,7 +34,7 @@ export interface LegacyOptions {
 }
 
 export function legacyRoutes(messages: MessageService, devices: DeviceService, idempotency: IdempotencyService, options: LegacyOptions) {
-  /** spec 4.2: `device_id`, or `id` as the field table names it; both only when they agree. */
+  /** `device_id`, or `id` as the field table names it; both only when they agree. */
   const deviceIdIn = (body: { device_id?: string | undefined; id?: string | undefined }) => {
     // An empty device_id does not hide an id given under the alias.
     const named = oneIdOf([
@@ -55,7 +55,7 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       idempotent: true,
       summary: 'Send an SMS (legacy)',
       description:
-        'spec 4.3. Answers 200 with the object id of the stored SMS. With device_id only that device sends it; without, any ' +
+        'Answers 200 with the object id of the stored SMS. With device_id only that device sends it; without, any ' +
         'online device of the account. callback_id must name a webhook of the account.',
       tag: TAG,
       permission: 'sms:send',
@@ -93,7 +93,7 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       tag: TAG,
       permission: 'sms:read',
       body: SmsIdBody,
-      responses: { 200: { description: 'the SMS (spec 2.4)', schema: LegacySms } },
+      responses: { 200: { description: 'the SMS', schema: LegacySms } },
       errors: ['invalid_id', 'sms_not_found'],
       async handle({ auth, body }) {
         const sms = await messages.getByAnyId(auth.accountId, parseAnyId(body.id, 'id'));
@@ -180,7 +180,7 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       tag: TAG,
       permission: 'devices:read',
       body: DeviceRefBody,
-      responses: { 200: { description: 'the device (spec 2.3)', schema: LegacyDevice } },
+      responses: { 200: { description: 'the device', schema: LegacyDevice } },
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, body }) {
         return { status: 200, body: presentLegacyDevice(await deviceOf(auth.accountId, body)) };

@@ -4,7 +4,7 @@ import { LEGACY_LABELS } from './status-codes.ts';
 
 const AnyId = (description: string) => Type.String({ maxLength: 64, description: `${description}: 24-hex object id (or a UUID)` });
 
-// spec 4.3 POST /sms/send
+// Legacy POST /sms/send
 export const SendBody = Type.Object(
   {
     message: Type.String({ minLength: 1, 'x-maxCharacters': MESSAGE_MAX_CHARACTERS, description: 'at most 170 characters, as in the Extended API' }),
@@ -32,7 +32,7 @@ export const SmsIdBody = Type.Object({ id: AnyId('the SMS') }, { additionalPrope
 export const SmsIdQuery = Type.Object({ id: Type.Optional(AnyId('the SMS')) });
 export const OptionalSmsIdBody = Type.Object({ id: Type.Optional(AnyId('the SMS')) }, { additionalProperties: false });
 
-// spec 2.4
+// An SMS as the legacy family shows it.
 export const LegacySms = Type.Object({
   id: Type.String(),
   message: Type.String(),
@@ -49,7 +49,7 @@ export const LegacySms = Type.Object({
   }),
 });
 
-// spec 4.3 GET /sms. Parameters it does not know are ignored (see SmsIdQuery).
+// Legacy GET /sms. Parameters it does not know are ignored (see SmsIdQuery).
 export const ListQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, description: 'records per page, 1-100 (required)' }),
   offset: Type.Integer({
@@ -77,7 +77,7 @@ export const ListReply = Type.Object({
   sms_list: Type.Array(LegacySms),
 });
 
-// spec 4.2: the field table names the key `id`, the samples `device_id`; both are taken.
+// The field table names the key `id`, the samples `device_id`; both are taken.
 export const DeviceRef = {
   device_id: Type.Optional(AnyId('the device')),
   id: Type.Optional(AnyId('the device (alias of device_id; with both, they must name the same device)')),
@@ -88,7 +88,7 @@ export const DeviceEditBody = Type.Object(
   { additionalProperties: false },
 );
 
-// spec 2.3. No member is ever null (see presenter.ts).
+// A device as the legacy family shows it. No member is ever null (see presenter.ts).
 export const LegacyDevice = Type.Object({
   device_id: Type.String(),
   device_battery_state: Type.Integer({

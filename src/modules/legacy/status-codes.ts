@@ -1,4 +1,4 @@
-// The legacy family's numeric statuses (spec 3.2) and their labels, written once. Labels are
+// The legacy family's numeric statuses and their labels, written once. Labels are
 // stable English words, one per number; the spec shows only the meaning of 0 and 4.
 import type { SmsStatus } from '../messages/status.ts';
 

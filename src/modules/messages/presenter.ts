@@ -1,4 +1,4 @@
-// The Extended API's view of an SMS (spec 2.2).
+// The Extended API's view of an SMS.
 import type { Static } from '@sinclair/typebox';
 import type { SmsHistoryRow, SmsRecord } from './repository.ts';
 import type { BulkDryRun, SmsDetail, SmsView } from './schema.ts';

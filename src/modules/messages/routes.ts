@@ -1,4 +1,4 @@
-// Extended API v1: SMS (spec 2.2, 4.1), cancel and bulk sends.
+// Extended API v1: SMS, cancel and bulk sends.
 import type { Static } from '@sinclair/typebox';
 import { defineRoute, type RouteResult } from '../../http/route.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
@@ -38,7 +38,7 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
       idempotent: true,
       summary: 'Send an SMS',
       description:
-        'spec 4.1. Answers 201 once the SMS is stored (status pending). Without device_id the SMS joins the account\'s pool and ' +
+        'Answers 201 once the SMS is stored (status pending). Without device_id the SMS joins the account\'s pool and ' +
         'the first online device with room takes it (README "Delivery"); with device_id only that device sends it. send_at ' +
         'schedules it, valid_until or ttl make it expire (failed_send, reason expired) unless a phone took it by then, priority ' +
         'orders the queue. With no_store true nothing is stored, and the request is refused with 503 when no online device ' +

@@ -6,7 +6,7 @@ export const MESSAGE_MAX_CHARACTERS = 170;
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 const ExtendedStatus = Type.Union(EXTENDED_STATUSES.map((status) => Type.Literal(status)), {
-  description: 'spec 3.1; a task the device has taken but not yet sent still shows as pending',
+  description: 'a task the device has taken but not yet sent still shows as pending',
 });
 
 const Scheduling = {
@@ -18,7 +18,7 @@ const Scheduling = {
   priority: Type.Optional(Type.Integer({ minimum: -100, maximum: 100, default: 0, description: 'higher first; equal priority goes oldest first' })),
 };
 
-// spec 4.1: POST /api/ext/v1/sms
+// POST /api/ext/v1/sms
 export const CreateSmsBody = Type.Object(
   {
     phone: Type.String({ minLength: 1, maxLength: 64, description: 'recipient, international format such as +79161234567' }),
@@ -72,13 +72,13 @@ export const BulkSmsBody = bulkMessages(BulkSmsMessage);
 /** As the route checks it first: the envelope; each message is checked with the lookups. */
 export const BulkSmsEnvelope = bulkMessages(Type.Unknown());
 
-// spec 2.2
+// An SMS as the Extended API shows it.
 export const SmsView = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     device_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
       description:
-        'the device the SMS is assigned to (spec 2.2). null until a phone claims it: the 201 of POST /sms without device_id ' +
+        'the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id ' +
         'always shows null, since the SMS is stored before any phone is asked (it waits in the account\'s pool until a ready ' +
         'device with room takes it; read it again to see which). null again if it goes back to the pool before its phone ' +
         'acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device',
@@ -90,7 +90,7 @@ export const SmsView = Type.Object(
       description:
         'why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise',
     }),
-    sent_at: Type.String({ format: 'date-time', description: 'when the SMS was created (spec 2.2)' }),
+    sent_at: Type.String({ format: 'date-time', description: 'when the SMS was created' }),
     updated_at: Timestamp,
     send_at: Type.Union([Timestamp, Type.Null()], { description: 'not sent before this time; null: at once' }),
     valid_until: Type.Union([Timestamp, Type.Null()], { description: 'expires then unless a phone took it; null: never' }),

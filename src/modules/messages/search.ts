@@ -1,4 +1,4 @@
-// The legacy GET /sms: a page of matches and total_records (issue 19). EXPLAIN (ANALYZE) on
+// The legacy GET /sms: a page of matches and total_records. EXPLAIN (ANALYZE) on
 // 1,000,000 rows showed where a broad search spent its time: the page of 100 costs about 1 ms
 // (read newest first along sms_account_created, it stops after some 800 rows), while counting
 // every match of a word in 1 SMS of 8 rechecks 125,000 rows (220 ms), and counting the list

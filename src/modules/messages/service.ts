@@ -48,7 +48,7 @@ export interface TransientDispatch {
 
 export interface PreparedSms {
   sms: messages.SmsRecord;
-  /** spec 4.1 rule 4: no record; handed to a device now or refused. */
+  /** A no_store SMS leaves no record: it is handed to a device now or refused. */
   noStore: boolean;
 }
 
@@ -301,7 +301,7 @@ export class MessageService {
   }
 
   private async sendTransient(sms: messages.SmsRecord, trx?: Executor): Promise<messages.SmsRecord> {
-    // spec 4.1 rule 4: no record and no retry queue. Rather than lose the SMS silently when no
+    // A no_store SMS has no record and no retry queue. Rather than lose the SMS silently when no
     // device can take it this moment, refuse it so the client can retry or store it.
     if (sms.send_at && sms.send_at.getTime() > this.clock.now()) {
       throw invalidField('send_at', 'a no_store SMS is sent at once; it cannot be scheduled');

@@ -2,7 +2,7 @@
 // transaction as the change they report, so a committed change always has its deliveries and a
 // rolled-back one never does. The sender is woken after commit; its sweep catches the rest.
 //
-// Routing (spec 6.1): an SMS created with a callback_id has its events delivered to that webhook
+// Routing: an SMS created with a callback_id has its events delivered to that webhook
 // alone; otherwise every webhook of the account that has the event in its list gets it.
 // Disabled webhooks get their rows too, parked (parking.ts): the sender leaves them waiting, and
 // they go out if the webhook is switched back on within their retry window (or are given up when

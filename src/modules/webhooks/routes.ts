@@ -1,4 +1,4 @@
-// Extended API v1: webhooks (spec 6; the management API and event model are ours, see README).
+// Extended API v1: webhooks (the management API and event model are ours, see README).
 import { defineRoute } from '../../http/route.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import { presentDelivery, presentWebhook } from './presenter.ts';

@@ -1,4 +1,4 @@
-// Call recordings (issue 12): a phone uploads the audio of a call it reported, the account
+// Call recordings: a phone uploads the audio of a call it reported, the account
 // downloads it. The bytes go to the RecordingStore under a fresh key, streamed and hashed; the
 // row (call_recordings) is written only once they are all stored, so a row always has its file.
 // One recording per call: the first upload to commit wins, a repeat answers the stored one.
