@@ -9,6 +9,7 @@ import type { Gateway } from '../../src/gateway.ts';
 import type { EventEnvelope } from '../../src/modules/webhooks/events.ts';
 import { WebhookOutbox } from '../../src/modules/webhooks/outbox.ts';
 import { claimDueDeliveries, claimStatement } from '../../src/modules/webhooks/repository.ts';
+import { parkDisabled } from '../../src/modules/webhooks/parking.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
@@ -116,5 +117,25 @@ describe('webhooks: the cost of a claim', () => {
     expect((await other.api.patch(`/webhooks/${held.id}`, { enabled: true })).status).to.equal(200);
     const claimed = await claimDueDeliveries(db, BLOCKED * 2, 60_000);
     expect(claimed.filter((delivery) => delivery.webhook_id === held.id)).to.have.length(BLOCKED);
+  });
+
+  it('when a webhook is disabled after its deliveries were written, then the sweep parks them out of the claim\'s reach, and switching it on brings them back', async function () {
+    this.timeout(60_000);
+    const { db } = gateway.services;
+    const outbox = new WebhookOutbox(3_600_000);
+    await claimDueDeliveries(db, BLOCKED * 4, 3_600_000);
+    const other = await createTenant(gateway);
+    const { webhook } = await createWebhook(other, 'http://127.0.0.1:9/later', ['sms.status_changed']);
+    await outbox.record(db, Array.from({ length: 1_000 }, () => ({ envelope: statusEvent(other.accountId, randomUUID(), 'processing') })));
+    expect((await other.api.patch(`/webhooks/${webhook.id}`, { enabled: false })).status).to.equal(200);
+
+    expect(await parkDisabled(db), 'parked by the sweep').to.equal(1_000);
+    const plan = await explainClaim(gateway);
+    expect(plan!['Actual Rows'], 'nothing claimable').to.equal(0);
+    expect(deliveryRowsRead(plan!), 'rows read by the claim').to.be.at.most(10);
+
+    expect((await other.api.patch(`/webhooks/${webhook.id}`, { enabled: true })).status).to.equal(200);
+    const claimed = await claimDueDeliveries(db, 2_000, 60_000);
+    expect(claimed.filter((delivery) => delivery.webhook_id === webhook.id)).to.have.length(1_000);
   });
 });
