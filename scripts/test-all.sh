@@ -33,6 +33,14 @@ for i in 0 1; do
   echo "===== ${logs[$i]} ====="
   cat "${logs[$i]}"
 done
+# Mocha prints each failure after its counts; the logs above are long, so the failures are printed
+# again last, where a reader of only the end of the output still finds them.
+for i in 0 1; do
+  if grep -qE '^ +[0-9]+ failing' "${logs[$i]}"; then
+    echo "===== failures in ${logs[$i]} ====="
+    sed -n '/^ \+[0-9]\+ failing/,$p' "${logs[$i]}"
+  fi
+done
 summary() { grep -E '^ +[0-9]+ (passing|failing|pending)' "$1" | tr -s ' ' | paste -sd ',' -; }
 echo "===== PostgreSQL: $(summary "${logs[0]}") (exit ${postgres_status})"
 echo "===== PGlite:     $(summary "${logs[1]}") (exit ${pglite_status})"

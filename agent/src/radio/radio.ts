@@ -1,0 +1,115 @@
+// What the agent needs from whatever actually sends SMS: a phone's Termux:API commands, a GSM
+// modem on a serial port, or the simulator. The agent owns the protocol with the gateway, the
+// journal and the order of things; a radio only sends, receives and describes itself.
+
+/** An SMS to hand to the radio. The radio sends it once per call; the agent never calls twice. */
+export interface OutgoingSms {
+  /** The gateway's SMS id, for logs and for a radio that tracks its own sends. */
+  smsId: string;
+  /** Recipient in E.164 (+ and digits). */
+  phone: string;
+  message: string;
+  /** SIM slot from 0; undefined: the radio's default. */
+  simSlot: number | undefined;
+  /** Ask the network for a delivery report, when the radio can. */
+  statusReport: boolean;
+}
+
+export type SendResult =
+  | {
+      ok: true;
+      /** The slot it went out of, when the radio knows it. */
+      simSlot?: number;
+      /**
+       * The message references (TP-MR) the network gave each part, in order, when delivery
+       * reports were asked for and the radio can receive them; they tie a later
+       * DeliveryReport to this SMS. Empty or absent: no delivery report will come.
+       */
+      references?: number[];
+    }
+  | {
+      ok: false;
+      /** Why, as the radio said it (a command's error, +CMS ERROR 38...). Never the message text. */
+      error: string;
+    };
+
+/** The network's delivery report for one part, as a modem hands it over (+CDS). */
+export interface DeliveryReport {
+  /** The part's message reference (TP-MR), as SendResult.references gave it. */
+  reference: number;
+  /** The recipient the report is about, in E.164 when it is a number. */
+  phone: string;
+  /**
+   * delivered: the part reached the phone. undelivered: the network gave up (permanent error).
+   * pending: the network is still trying (a temporary error); another report follows.
+   */
+  outcome: 'delivered' | 'undelivered' | 'pending';
+  /** The TP-Status byte's meaning, for an undelivered part. */
+  error?: string;
+}
+
+/** An SMS the radio received, whole (the parts of a long SMS joined). */
+export interface ReceivedSms {
+  /** Stable for this SMS across restarts: a repeat is stored once by the gateway. */
+  id: string;
+  phone: string;
+  message: string;
+  receivedAt: Date;
+  simSlot?: number;
+}
+
+/** A call the radio saw end. */
+export interface ReceivedCall {
+  /** Stable for this call across restarts. */
+  id: string;
+  direction: 'incoming' | 'outgoing' | 'missed';
+  phone: string;
+  startedAt: Date;
+  durationSeconds: number;
+  simSlot?: number;
+}
+
+/** What the heartbeat tells the gateway; a field the radio cannot know is left out. */
+export interface RadioStatus {
+  batteryLevel?: number;
+  isCharging?: boolean;
+  simCards: { index: number; name_operator: string }[];
+  /** Signal strength, 0-100 (a modem's +CSQ 0-31 scaled; none when unknown). */
+  signalPercent?: number;
+  /** The device's own name (model, or the modem's identification). */
+  name?: string;
+  /** android, modem... */
+  type: string;
+}
+
+/**
+ * What the radio hands the agent. Each returns once the agent has kept the item durably (its
+ * journal); only then may the radio forget it (delete it from the SIM, move its cursor on). A
+ * rejection means "keep it and hand it over again later".
+ */
+export interface RadioHandlers {
+  incoming(sms: ReceivedSms): Promise<void>;
+  delivery(report: DeliveryReport): Promise<void>;
+  call(call: ReceivedCall): Promise<void>;
+  /** Something the operator should know about (modem reset, a command failing): logged, never thrown. */
+  problem(message: string): void;
+}
+
+/** Small values a radio keeps between runs (its read cursor...), kept by the agent in its state directory. */
+export interface RadioMemory {
+  get<T>(key: string): T | undefined;
+  set(key: string, value: unknown): Promise<void>;
+}
+
+export interface Radio {
+  /** termux, modem or simulate: for logs. */
+  readonly kind: string;
+  /** Opens the radio and starts handing over what it receives. */
+  start(handlers: RadioHandlers, memory: RadioMemory): Promise<void>;
+  /** Sends one SMS, all its parts; resolves when the radio has taken it or refused it. Never throws for a refusal. */
+  send(sms: OutgoingSms): Promise<SendResult>;
+  /** Battery, SIM cards, signal: read fresh for each heartbeat. */
+  status(): Promise<RadioStatus>;
+  /** Closes the radio; a send in progress is finished first. */
+  stop(): Promise<void>;
+}
