@@ -1,4 +1,4 @@
-// Reconnecting as a device must (docs/devices.md): after any drop and after any refused CONNECT,
+// Reconnecting as a device must: after any drop and after any refused CONNECT,
 // with exponential backoff and jitter. MQTT.js on its own retries a dropped connection at a fixed
 // period and never retries a CONNECT the server refused (CONNACK 3 "server unavailable", sent
 // while the gateway's database is down, or 5): phones stayed offline for good after an outage.

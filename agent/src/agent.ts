@@ -1,0 +1,426 @@
+// One device: the MQTT session with the gateway on one side, a radio on the other, the journal
+// between them. The rules it follows (docs/devices.md) in the order an SMS meets them:
+// - a task's sms_id is its idempotency key: a task seen before is answered with the status it
+//   reached, never worked again;
+// - `processing` is the acknowledgement; the SMS goes to the radio only once that publish has
+//   completed on a connection whose revoke subscription was in place, and no revoke came first;
+// - "handed to the radio" is on disk before the radio gets the SMS: after a crash such a task is
+//   reported as of unknown outcome, never sent again;
+// - every later report, received SMS and call is in the journal before it is published (QoS 2),
+//   and leaves it only when the gateway acknowledged it: a restart publishes what is left.
+import { EventEmitter } from 'node:events';
+import { Journal, type TaskRecord } from './journal/journal.ts';
+import { MAX_ERROR_LENGTH, parseRevoke, parseSettings, parseTask, STATUS_RANK, type DeviceSettings, type ReportStatus, type SendTask, type StatusReport } from './protocol/messages.ts';
+import { deviceTopic, inboundKind, type OutboundTopic } from './protocol/topics.ts';
+import { DeviceSession, type SessionOptions } from './session.ts';
+import type { DeliveryReport, Radio, RadioHandlers, RadioMemory, ReceivedCall, ReceivedSms } from './radio/radio.ts';
+import { silentLogger, type AgentLogger } from './log.ts';
+
+/** How long stop() waits for the radio to finish the sends it has. */
+const STOP_WAIT_MS = 60_000;
+
+/** Delivery reports kept while the send they belong to may still be recorded. */
+const MAX_EARLY_REPORTS = 256;
+
+export interface DeviceAgentOptions extends SessionOptions {
+  radio: Radio;
+  /** Where the agent keeps what it must not forget; none: memory only (a simulation). */
+  journal?: Journal;
+  /** Tasks worked on at once. A radio sends one SMS at a time: default 1. */
+  concurrency?: number;
+  /** Ask the network for delivery reports (a radio that cannot ignores it). Default true. */
+  deliveryReports?: boolean;
+  /** A pause before acknowledging each task, for simulations of a slow phone. */
+  acknowledgeDelayMs?: number;
+  logger?: AgentLogger;
+}
+
+export interface DeviceAgentEvents {
+  connected: [];
+  reconnecting: [];
+  refused: [returnCode: number];
+  /** A task arrived; `again`: it was seen before, and is only answered with its status. */
+  task: [task: SendTask, again: boolean];
+  report: [smsId: string, status: ReportStatus];
+  settings: [settings: DeviceSettings];
+  /** The gateway took the task back; `forgotten`: it was not sent, and is no longer this device's. */
+  revoked: [smsId: string, reason: string, forgotten: boolean];
+  /** A message from the gateway that fails its checks: dropped. */
+  rejected: [topic: string, why: string];
+}
+
+export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
+  readonly session: DeviceSession;
+  readonly journal: Journal;
+  settings: DeviceSettings | undefined;
+  private readonly radio: Radio;
+  private readonly logger: AgentLogger;
+  /** The hand-out being worked on for each SMS id; a revoke ends it unless it reached the radio. */
+  private readonly handouts = new Map<string, SendTask>();
+  private readonly waiting: SendTask[] = [];
+  private active = 0;
+  /** Sends the radio is working on: stop() waits for them, so that each ends with a known outcome. */
+  private readonly onRadio = new Set<Promise<unknown>>();
+  /** SMS sent with delivery reports asked for, by the references of their parts. */
+  private readonly awaitingReport = new Map<number, Set<string>>();
+  /** Delivery reports that came before the send they are about was recorded, by reference. */
+  private readonly early = new Map<number, DeliveryReport>();
+  private stopped = false;
+  private ended = false;
+
+  constructor(private readonly options: DeviceAgentOptions) {
+    super();
+    this.radio = options.radio;
+    this.journal = options.journal ?? Journal.open();
+    this.logger = options.logger ?? silentLogger;
+    this.session = new DeviceSession(options, () => this.heartbeatPayload());
+    this.session.on('message', (topic, payload) => this.onMessage(topic, payload));
+    this.session.on('connected', () => this.emit('connected'));
+    this.session.on('reconnecting', () => this.emit('reconnecting'));
+    this.session.on('refused', (code) => this.emit('refused', code));
+  }
+
+  get id(): string {
+    return this.options.deviceId;
+  }
+
+  /** The furthest status this device reached for an SMS it holds; undefined: not (or no longer) its. */
+  statusOf(smsId: string): ReportStatus | undefined {
+    return this.journal.tasks.get(smsId)?.status;
+  }
+
+  /**
+   * Opens the radio, connects, and resolves once subscribed and announced. What a previous run
+   * left is taken up first: a task handed to the radio with no answer is reported as of unknown
+   * outcome, and every report not acknowledged is published again.
+   */
+  async start(): Promise<void> {
+    const memory: RadioMemory = {
+      get: <T>(key: string) => this.journal.memory.get(key) as T | undefined,
+      set: async (key, value) => this.journal.setMemory(key, value),
+    };
+    await this.radio.start(this.radioHandlers(), memory);
+    this.settleInterrupted();
+    for (const record of this.journal.tasks.values()) if (record.status === 'sent') this.expectReports(record);
+    await this.session.connect();
+    for (const item of this.journal.outbox.values()) void this.publishQueued(item.seq, item.topic, item.payload).catch(() => {});
+  }
+
+  /** Stops taking tasks, lets the radio finish the SMS it has, closes the session and the radio. */
+  async stop(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.stopped = true;
+    this.waiting.length = 0;
+    // Tasks still waiting for their acknowledgement end with the session; their SMS never reached
+    // the radio. A radio that never answers is not waited for past the limit: its SMS stays
+    // "handed to the radio" in the journal, and the next run reports it.
+    await Promise.race([Promise.all(this.onRadio), new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
+    await this.session.close();
+    await this.radio.stop();
+    this.journal.close();
+  }
+
+  /** Ends at once, as a process killed or a phone losing power does: nothing is finished or flushed beyond the journal. */
+  async crash(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.stopped = true;
+    this.waiting.length = 0;
+    await this.session.crash();
+    this.journal.close();
+  }
+
+  /**
+   * What an earlier run left unfinished. A task handed to the radio with no answer: nobody knows
+   * whether it went out, so it is reported failed and never sent again. A task only taken is
+   * forgotten: the gateway hands it out again if it is still this device's, and it is then worked
+   * as a new task.
+   */
+  private settleInterrupted(): void {
+    for (const record of [...this.journal.tasks.values()]) {
+      if (record.stage === 'taken') this.journal.forgetTask(record.task.sms_id);
+      if (record.stage !== 'radio') continue;
+      this.logger.warn('a send was interrupted by a restart; reported as failed, never sent again', { sms: record.task.sms_id });
+      this.finish(record, 'failed_send', { error: 'the agent stopped while the radio had this SMS: whether it went out is unknown, so it was not sent again' });
+    }
+  }
+
+  private onMessage(topic: string, payload: Buffer): void {
+    const kind = inboundKind(this.id, topic);
+    if (kind === 'settings') {
+      const settings = parseSettings(payload);
+      if (typeof settings === 'string') return this.reject(topic, settings);
+      this.settings = settings;
+      this.emit('settings', settings);
+    } else if (kind === 'revoke') {
+      const revoke = parseRevoke(payload);
+      if (typeof revoke === 'string') return this.reject(topic, revoke);
+      this.onRevoke(revoke.sms_id, revoke.reason);
+    } else if (kind === 'tasks') {
+      const task = parseTask(payload);
+      if (typeof task === 'string') return this.reject(topic, task);
+      this.onTask(task);
+    }
+  }
+
+  private reject(topic: string, why: string): void {
+    this.logger.warn('dropped a message from the gateway that fails its checks', { topic, why });
+    this.emit('rejected', topic, why);
+  }
+
+  private onTask(task: SendTask): void {
+    const known = this.journal.tasks.get(task.sms_id);
+    this.emit('task', task, known !== undefined);
+    if (known) {
+      // Already taken: acknowledged again with where it stands; never worked twice.
+      void this.publishStatus({ sms_id: task.sms_id, status: known.status }).catch(() => {});
+      return;
+    }
+    if (this.stopped) return;
+    // Taken from this moment: a redelivery is a duplicate even before processing is reported.
+    this.journal.putTask({ task, stage: 'taken', status: 'processing', takenAt: Date.now() });
+    this.handouts.set(task.sms_id, task);
+    this.waiting.push(task);
+    this.next();
+  }
+
+  private onRevoke(smsId: string, reason: string): void {
+    const record = this.journal.tasks.get(smsId);
+    // Not handed to the radio: the task is no longer this device's at all. Handed out again later
+    // (the device switched back on, the SMS back from another phone), it is a new task, sent once.
+    // One that reached the radio stays known: never sent twice.
+    const forgotten = record !== undefined && record.stage === 'taken';
+    if (forgotten) {
+      this.handouts.delete(smsId);
+      this.journal.forgetTask(smsId);
+    }
+    this.emit('revoked', smsId, reason, forgotten);
+  }
+
+  private next(): void {
+    while (!this.stopped && this.active < (this.options.concurrency ?? 1) && this.waiting.length > 0) {
+      const task = this.waiting.shift()!;
+      this.active++;
+      void this.work(task)
+        .catch((error: unknown) => this.logger.error('a task failed unexpectedly', { sms: task.sms_id, error: String(error) }))
+        .finally(() => {
+          this.active--;
+          this.next();
+        });
+    }
+  }
+
+  private async work(task: SendTask): Promise<void> {
+    // Still this hand-out's: no revoke ended it (a later hand-out of the same SMS is another task).
+    const mine = () => this.handouts.get(task.sms_id) === task;
+    await pause(this.options.acknowledgeDelayMs);
+    if (!mine()) return;
+    // The acknowledgement completes only after the gateway committed it, and a revoke for the
+    // task (cancelled, expired, given to another phone) arrives before that: check, then send.
+    await this.acknowledge(task.sms_id, mine);
+    if (!mine() || this.stopped) return;
+    const record = this.journal.tasks.get(task.sms_id)!;
+    if (task.valid_until !== null && Date.parse(task.valid_until) <= Date.now()) {
+      this.handouts.delete(task.sms_id);
+      this.finish(record, 'failed_send', { error: 'expired before the radio could send it' });
+      return;
+    }
+    // On disk before the radio has it: a crash from here on never leads to a second send.
+    record.stage = 'radio';
+    this.journal.putTask(record);
+    this.handouts.delete(task.sms_id);
+    const sending = this.radio.send({
+      smsId: task.sms_id,
+      phone: task.phone,
+      message: task.message,
+      simSlot: task.sim >= 0 ? task.sim : undefined,
+      statusReport: this.options.deliveryReports ?? true,
+    });
+    this.onRadio.add(sending);
+    const result = await sending
+      // A radio that throws instead of answering a refusal: the SMS still ends, as failed.
+      .catch((error: unknown) => ({ ok: false as const, error: error instanceof Error ? error.message : String(error) }))
+      .finally(() => this.onRadio.delete(sending));
+    if (!result.ok) {
+      this.finish(record, 'failed_send', { error: result.error });
+      return;
+    }
+    if (result.references?.length) record.references = result.references;
+    this.finish(record, 'sent', { sim_slot: result.simSlot });
+    this.expectReports(record);
+  }
+
+  /**
+   * Reports processing until an acknowledgement completes that a revoke would have preceded: one
+   * published while this connection's revoke subscription was in place, and completed on that
+   * same connection. After a lost connection MQTT.js sends the unacknowledged report again first
+   * thing, before the subscriptions; a node that holds no session of this device answers it with
+   * a revoke that reaches no one, then completes it. Such a completion proves nothing: the report
+   * goes again once subscribed.
+   */
+  private async acknowledge(smsId: string, mine: () => boolean): Promise<void> {
+    for (;;) {
+      const connection = await this.session.subscribedConnection();
+      try {
+        await this.publishStatus({ sms_id: smsId, status: 'processing' });
+      } catch {
+        // The session ended (stop): nothing more to do.
+        return;
+      }
+      if (!mine() || connection === this.session.connectionNumber) return;
+    }
+  }
+
+  /** Records how a task stands and reports it, through the journal. Never moves a status back. */
+  private finish(record: TaskRecord, status: ReportStatus, extra: { error?: string; sim_slot?: number | undefined }): void {
+    if (STATUS_RANK[record.status] >= STATUS_RANK[status]) return;
+    record.status = status;
+    record.stage = 'done';
+    if (STATUS_RANK[status] === 3) this.reportsDone(record);
+    this.journal.putTask(record);
+    const report: StatusReport = { sms_id: record.task.sms_id, status };
+    if (extra.error !== undefined) report.error = extra.error.slice(0, MAX_ERROR_LENGTH);
+    if (extra.sim_slot !== undefined) report.sim_slot = extra.sim_slot;
+    this.queue('status', JSON.stringify(report)).then(
+      () => this.emit('report', record.task.sms_id, status),
+      // The session ended first: the journal keeps the report for the next run.
+      () => {},
+    );
+  }
+
+  private radioHandlers(): RadioHandlers {
+    // Each returns once the item is in the journal: the radio may then forget it. The gateway's
+    // acknowledgement comes later, and the journal keeps the item until then.
+    return {
+      incoming: async (sms) => void this.forwardIncoming(sms).catch(() => {}),
+      delivery: async (report) => this.onDelivery(report),
+      call: async (call) => void this.forwardCall(call).catch(() => {}),
+      problem: (message) => this.logger.warn(`radio: ${message}`),
+    };
+  }
+
+  /**
+   * Forwards a received SMS: journaled before this returns, published, and resolved once the
+   * gateway acknowledged it. Not forwarded at all while the gateway says forward_incoming_sms is off.
+   */
+  forwardIncoming(sms: ReceivedSms): Promise<void> {
+    if (this.settings?.forward_incoming_sms === false) {
+      // The gateway would not keep it: nothing leaves the phone.
+      this.logger.info('an SMS was received; not forwarded, as forward_incoming_sms is off');
+      return Promise.resolve();
+    }
+    return this.queue(
+      'incoming',
+      JSON.stringify({ id: sms.id, phone: sms.phone, message: sms.message, received_at: sms.receivedAt.toISOString(), ...(sms.simSlot !== undefined ? { sim_slot: sms.simSlot } : {}) }),
+    );
+  }
+
+  /** Reports a call to the call log, as forwardIncoming does an SMS. */
+  forwardCall(call: ReceivedCall): Promise<void> {
+    return this.queue(
+      'calls',
+      JSON.stringify({
+        id: call.id,
+        direction: call.direction,
+        phone: call.phone,
+        started_at: call.startedAt.toISOString(),
+        duration_seconds: call.durationSeconds,
+        ...(call.simSlot !== undefined ? { sim_slot: call.simSlot } : {}),
+      }),
+    );
+  }
+
+  /**
+   * A part's delivery report: the SMS is delivered once every part is, undelivered as soon as one
+   * part is given up. A network's references run 0-255 and come round again, so the report goes
+   * to the newest SMS to the same recipient that waits for that reference.
+   */
+  private onDelivery(report: DeliveryReport): void {
+    if (report.outcome === 'pending') return;
+    const waiting = [...(this.awaitingReport.get(report.reference) ?? [])]
+      .map((smsId) => this.journal.tasks.get(smsId))
+      .filter((record): record is TaskRecord => record?.status === 'sent');
+    const record = waiting.filter((candidate) => samePhone(candidate.task.phone, report.phone)).at(-1) ?? (waiting.length === 1 ? waiting[0] : undefined);
+    if (!record) {
+      // A report can overtake the radio's answer to the send; it is kept for a while for that.
+      this.early.set(report.reference, report);
+      if (this.early.size > MAX_EARLY_REPORTS) this.early.delete(this.early.keys().next().value!);
+      this.logger.info('a delivery report matches no SMS waiting for one (yet)', { reference: report.reference });
+      return;
+    }
+    if (report.outcome === 'undelivered') {
+      this.finish(record, 'undelivered', { error: report.error ?? 'the network gave up delivering it' });
+      return;
+    }
+    record.delivered = [...new Set([...(record.delivered ?? []), report.reference])];
+    if (record.references!.every((reference) => record.delivered!.includes(reference))) this.finish(record, 'delivered', {});
+    else this.journal.putTask(record);
+  }
+
+  private expectReports(record: TaskRecord): void {
+    for (const reference of record.references ?? []) {
+      const ids = this.awaitingReport.get(reference) ?? new Set<string>();
+      // Oldest first: a Set keeps insertion order, and a re-added id moves to the end.
+      ids.delete(record.task.sms_id);
+      ids.add(record.task.sms_id);
+      this.awaitingReport.set(reference, ids);
+    }
+    for (const reference of record.references ?? []) {
+      const early = this.early.get(reference);
+      if (!early || !samePhone(early.phone, record.task.phone)) continue;
+      this.early.delete(reference);
+      this.onDelivery(early);
+    }
+  }
+
+  private reportsDone(record: TaskRecord): void {
+    for (const reference of record.references ?? []) {
+      const ids = this.awaitingReport.get(reference);
+      ids?.delete(record.task.sms_id);
+      if (ids?.size === 0) this.awaitingReport.delete(reference);
+    }
+  }
+
+  /** Journals a message for the gateway, publishes it, and resolves once acknowledged (then it leaves the journal). */
+  private queue(topic: OutboundTopic, payload: string): Promise<void> {
+    const item = this.journal.enqueue(topic, payload);
+    return this.publishQueued(item.seq, topic, payload);
+  }
+
+  private async publishQueued(seq: number, topic: OutboundTopic, payload: string): Promise<void> {
+    // MQTT.js keeps it across a drop until acknowledged, and the journal across a restart.
+    await this.session.publishWhenConnected(deviceTopic(this.id, topic), payload, 2);
+    this.journal.acknowledged(seq);
+  }
+
+  private async publishStatus(report: StatusReport): Promise<void> {
+    await this.session.publish(deviceTopic(this.id, 'status'), JSON.stringify(report), 2);
+    this.emit('report', report.sms_id, report.status);
+  }
+
+  private async heartbeatPayload(): Promise<string> {
+    const status = await this.radio.status();
+    return JSON.stringify({
+      // A radio that cannot tell (a modem on mains power) reads as full and charging.
+      battery_level: status.batteryLevel ?? 100,
+      is_charging: status.isCharging ?? status.batteryLevel === undefined,
+      sim_cards: status.simCards,
+      type: status.type,
+      ...(status.name ? { name: status.name.slice(0, 100) } : {}),
+      app_version: this.options.appVersion ?? 'sms-gateway-agent',
+      ...(status.signalPercent !== undefined ? { signal_percent: status.signalPercent } : {}),
+    });
+  }
+}
+
+/** Whether two numbers name the same phone: a report may give it without the + or in national form. */
+function samePhone(a: string, b: string): boolean {
+  const digits = (phone: string) => phone.replace(/\D/g, '');
+  const [x, y] = [digits(a), digits(b)];
+  return x.length > 0 && y.length > 0 && (x.endsWith(y.slice(-9)) || y.endsWith(x.slice(-9)));
+}
+
+function pause(ms = 0): Promise<void> | undefined {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : undefined;
+}

@@ -1,0 +1,242 @@
+// The command line of `sms-gateway-agent`, read and checked. Every flag is validated here, with
+// an error that says what is wrong and what is expected; nothing half-read reaches the agent.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parsePairingUrl, type Pairing } from '../pairing.ts';
+
+export type BackendName = 'termux' | 'modem' | 'simulate';
+export const BACKENDS: readonly BackendName[] = ['termux', 'modem', 'simulate'];
+
+/** One device run by this process: its credentials, its radio and where it keeps its journal. */
+export interface DeviceConfig {
+  pairing: Pairing;
+  backend: BackendName;
+  /** The journal's directory, this device's own. */
+  stateDir: string;
+  modem?: { serial: string; baudRate?: number; pin?: string; smsc?: string };
+  termux?: { pollIntervalMs?: number };
+}
+
+export interface AgentCommand {
+  help: boolean;
+  version: boolean;
+  devices: DeviceConfig[];
+  /** Certificates to trust for TLS beyond the system's (PEM). */
+  ca: string | undefined;
+  heartbeatIntervalMs: number;
+  logFormat: 'text' | 'json';
+}
+
+export class UsageError extends Error {}
+
+export const HELP = `sms-gateway-agent: sends the SMS gateway's SMS through this phone or modem
+
+Usage:
+  sms-gateway-agent --pairing '<pairing URL>' --backend termux|modem|simulate [options]
+  sms-gateway-agent --config devices.json            several devices in one process
+
+The pairing URL comes from the gateway: the QR code on the control panel's device page, the
+pairing_url of POST /api/ext/v1/devices, or \`sms-gateway devices register\`. It holds the
+device's token: treat it as a password. It can also be given in the environment as
+SMS_GATEWAY_AGENT_PAIRING, which keeps it out of the process list.
+
+Backends:
+  termux     an Android phone in Termux with the Termux:API app and package
+  modem      a GSM/LTE modem on a serial port, AT commands in PDU mode
+  simulate   no radio: every SMS is "sent" and "delivered" (to try the gateway out)
+
+Options:
+  --pairing URL            the pairing URL (or SMS_GATEWAY_AGENT_PAIRING)
+  --backend NAME           termux, modem or simulate
+  --state-dir DIR          where the journal is kept (default ~/.sms-gateway-agent/<device id>)
+  --serial PATH            modem: the serial port, such as /dev/ttyUSB2
+  --baud N                 modem: the port's speed (default 115200)
+  --pin PIN                modem: the SIM's PIN, when it asks for one (or SMS_GATEWAY_AGENT_PIN)
+  --smsc NUMBER            modem: the SMS centre, when the SIM does not hold it
+  --poll-interval SECONDS  termux: how often received SMS and calls are read (default 10)
+  --ca FILE                PEM certificates to trust for TLS (a private CA)
+  --heartbeat-interval SECONDS   between heartbeats (default 300)
+  --log-format text|json   (default text)
+  --config FILE            a JSON file naming several devices (see the agent's docs)
+  --help, --version
+
+Docs: docs/agent-termux.md (a phone), docs/agent-modem.md (a modem), docs/devices.md (the protocol).
+`;
+
+export function readCommand(argv: string[], env: NodeJS.ProcessEnv, home: string): AgentCommand {
+  let parsed: ReturnType<typeof parseFlags>;
+  try {
+    parsed = parseFlags(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values } = parsed;
+  const command: AgentCommand = {
+    help: values.help ?? false,
+    version: values.version ?? false,
+    devices: [],
+    ca: values.ca === undefined ? undefined : readText(values.ca, '--ca'),
+    heartbeatIntervalMs: seconds(values['heartbeat-interval'], '--heartbeat-interval', 300, 10, 3600) * 1000,
+    logFormat: oneOf(values['log-format'] ?? 'text', ['text', 'json'] as const, '--log-format'),
+  };
+  if (command.help || command.version) return command;
+  if (values.config !== undefined) {
+    for (const flag of ['pairing', 'backend', 'serial', 'state-dir'] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} and --config do not go together: name each device in the file`);
+    }
+    command.devices = readConfigFile(values.config, home);
+    return command;
+  }
+  const pairingText = values.pairing ?? env.SMS_GATEWAY_AGENT_PAIRING;
+  if (!pairingText) throw new UsageError('a pairing URL is needed: --pairing \'smsgw://...\' (from the control panel or the API)');
+  if (!values.backend) throw new UsageError(`--backend is needed: ${BACKENDS.join(', ')}`);
+  command.devices = [
+    device(
+      {
+        pairing: pairingText,
+        backend: values.backend,
+        stateDir: values['state-dir'],
+        serial: values.serial,
+        baud: values.baud,
+        pin: values.pin ?? env.SMS_GATEWAY_AGENT_PIN,
+        smsc: values.smsc,
+        pollInterval: values['poll-interval'],
+      },
+      home,
+      '',
+    ),
+  ];
+  return command;
+}
+
+function parseFlags(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
+      pairing: { type: 'string' },
+      backend: { type: 'string' },
+      'state-dir': { type: 'string' },
+      serial: { type: 'string' },
+      baud: { type: 'string' },
+      pin: { type: 'string' },
+      smsc: { type: 'string' },
+      'poll-interval': { type: 'string' },
+      ca: { type: 'string' },
+      'heartbeat-interval': { type: 'string' },
+      'log-format': { type: 'string' },
+      config: { type: 'string' },
+    },
+  });
+}
+
+interface RawDevice {
+  pairing: unknown;
+  backend: unknown;
+  stateDir?: unknown;
+  serial?: unknown;
+  baud?: unknown;
+  pin?: unknown;
+  smsc?: unknown;
+  pollInterval?: unknown;
+}
+
+/** One device from flags or from a config file entry (`where` names the entry in errors). */
+function device(raw: RawDevice, home: string, where: string): DeviceConfig {
+  if (typeof raw.pairing !== 'string') throw new UsageError(`${where}the pairing URL is missing`);
+  let pairing: Pairing;
+  try {
+    pairing = parsePairingUrl(raw.pairing);
+  } catch (error) {
+    throw new UsageError(`${where}${(error as Error).message}`);
+  }
+  const backend = oneOf(raw.backend, BACKENDS, `${where}backend`);
+  const stateDir = raw.stateDir === undefined ? `${home}/.sms-gateway-agent/${pairing.deviceId}` : text(raw.stateDir, `${where}state directory`);
+  const config: DeviceConfig = { pairing, backend, stateDir };
+  if (backend === 'modem') {
+    if (raw.serial === undefined) throw new UsageError(`${where}the modem backend needs the serial port: --serial /dev/ttyUSB0`);
+    config.modem = {
+      serial: text(raw.serial, `${where}serial port`),
+      ...(raw.baud !== undefined ? { baudRate: integer(raw.baud, `${where}baud`, 300, 4_000_000) } : {}),
+      ...(raw.pin !== undefined ? { pin: pin(raw.pin, `${where}PIN`) } : {}),
+      ...(raw.smsc !== undefined ? { smsc: phone(raw.smsc, `${where}SMS centre`) } : {}),
+    };
+  } else {
+    for (const [flag, value] of [['serial', raw.serial], ['baud', raw.baud], ['pin', raw.pin], ['smsc', raw.smsc]] as const) {
+      if (value !== undefined) throw new UsageError(`${where}--${flag} is for the modem backend only`);
+    }
+  }
+  if (raw.pollInterval !== undefined && backend !== 'termux') throw new UsageError(`${where}--poll-interval is for the termux backend only`);
+  if (backend === 'termux') config.termux = raw.pollInterval === undefined ? {} : { pollIntervalMs: seconds(raw.pollInterval, `${where}poll interval`, 10, 1, 3600) * 1000 };
+  return config;
+}
+
+/**
+ * A config file: {"devices": [{"pairing": "smsgw://...", "backend": "modem", "serial": "/dev/ttyUSB0",
+ * "pin": "1234", "stateDir": "..."}, ...]}. Each device needs a state directory of its own; two
+ * entries for the same device id would take over from each other, and are refused.
+ */
+function readConfigFile(path: string, home: string): DeviceConfig[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(readText(path, '--config'));
+  } catch (error) {
+    throw error instanceof UsageError ? error : new UsageError(`--config ${path} is not JSON: ${(error as Error).message}`);
+  }
+  const list = (value as { devices?: unknown } | null)?.devices;
+  if (!Array.isArray(list) || list.length === 0) throw new UsageError(`--config ${path} must hold {"devices": [ ... ]} with at least one device`);
+  const devices = list.map((entry: unknown, index) => {
+    if (typeof entry !== 'object' || entry === null) throw new UsageError(`devices[${index}] in ${path} is not an object`);
+    return device(entry as RawDevice, home, `devices[${index}] in ${path}: `);
+  });
+  const seen = new Set<string>();
+  for (const entry of devices) {
+    if (seen.has(entry.pairing.deviceId)) throw new UsageError(`${path} names device ${entry.pairing.deviceId} twice: one process per device`);
+    seen.add(entry.pairing.deviceId);
+  }
+  const dirs = new Set(devices.map((entry) => entry.stateDir));
+  if (dirs.size !== devices.length) throw new UsageError(`${path} gives two devices the same state directory`);
+  return devices;
+}
+
+function readText(path: string, flag: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${flag} ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+}
+
+function text(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${what} must be a non-empty string`);
+  return value;
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], what: string): T {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) throw new UsageError(`${what} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function integer(value: unknown, what: string, min: number, max: number): number {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(number) || number < min || number > max) throw new UsageError(`${what} must be a whole number from ${min} to ${max}`);
+  return number;
+}
+
+function seconds(value: unknown, what: string, fallback: number, min: number, max: number): number {
+  return value === undefined ? fallback : integer(value, `${what} (seconds)`, min, max);
+}
+
+function pin(value: unknown, what: string): string {
+  const textValue = typeof value === 'number' ? String(value) : value;
+  if (typeof textValue !== 'string' || !/^\d{4,8}$/.test(textValue)) throw new UsageError(`${what} must be 4 to 8 digits`);
+  return textValue;
+}
+
+function phone(value: unknown, what: string): string {
+  if (typeof value !== 'string' || !/^\+?\d{3,20}$/.test(value)) throw new UsageError(`${what} must be a phone number, such as +447785016005`);
+  return value;
+}

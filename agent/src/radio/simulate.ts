@@ -1,0 +1,74 @@
+// A radio that sends nothing: each SMS "goes out" after a delay, fails at a chosen rate, and gets
+// a delivery report (delivered, or undelivered at a chosen rate) after another delay. With it the
+// agent is the gateway's simulator (`sms-gateway simulate`, the demo, the benchmarks, the tests),
+// so simulated phones and real ones run the same protocol code.
+import type { OutgoingSms, Radio, RadioHandlers, RadioStatus, SendResult } from './radio.ts';
+
+export interface SimulateOptions {
+  /** Milliseconds before the SMS counts as sent, and then before its delivery report. */
+  delays?: { sent?: number; delivered?: number };
+  /** Fractions 0..1 of SMS that fail to send, or are reported undelivered. */
+  failSendRate?: number;
+  undeliveredRate?: number;
+  simCards?: { index: number; name_operator: string }[];
+  name?: string;
+}
+
+export class SimulatedRadio implements Radio {
+  readonly kind = 'simulate';
+  /** How many times each SMS went out: the agent's promise is that this never exceeds 1. */
+  readonly sendCount = new Map<string, number>();
+  batteryLevel = 87;
+  isCharging = false;
+  private handlers: RadioHandlers | undefined;
+  private nextReference = 0;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly options: SimulateOptions = {}) {}
+
+  async start(handlers: RadioHandlers): Promise<void> {
+    this.handlers = handlers;
+  }
+
+  async send(sms: OutgoingSms): Promise<SendResult> {
+    await this.wait(this.options.delays?.sent);
+    if (Math.random() < (this.options.failSendRate ?? 0)) return { ok: false, error: 'simulated failure to send' };
+    this.sendCount.set(sms.smsId, (this.sendCount.get(sms.smsId) ?? 0) + 1);
+    const simSlot = sms.simSlot ?? this.options.simCards?.[0]?.index;
+    if (!sms.statusReport) return { ok: true, ...(simSlot !== undefined ? { simSlot } : {}) };
+    // Unlike a network's 0-255, never repeated: thousands of simulated SMS may wait for reports at once.
+    const reference = this.nextReference++;
+    const undelivered = Math.random() < (this.options.undeliveredRate ?? 0);
+    this.later(this.options.delays?.delivered, () =>
+      this.handlers?.delivery({ reference, phone: sms.phone, outcome: undelivered ? 'undelivered' : 'delivered', ...(undelivered ? { error: 'simulated: not delivered' } : {}) }),
+    );
+    return { ok: true, references: [reference], ...(simSlot !== undefined ? { simSlot } : {}) };
+  }
+
+  async status(): Promise<RadioStatus> {
+    return {
+      batteryLevel: this.batteryLevel,
+      isCharging: this.isCharging,
+      simCards: this.options.simCards ?? [{ index: 0, name_operator: 'Simulated Mobile' }],
+      type: 'android',
+      ...(this.options.name ? { name: this.options.name } : {}),
+    };
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private wait(ms = 0): Promise<void> | undefined {
+    return ms > 0 ? new Promise((resolve) => this.later(ms, resolve)) : undefined;
+  }
+
+  private later(ms: number | undefined, run: () => unknown): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void run();
+    }, ms ?? 0);
+    this.timers.add(timer);
+  }
+}
