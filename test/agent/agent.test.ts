@@ -2,7 +2,8 @@
 // become sends and statuses, received SMS and calls reach the gateway, a revoked task is never
 // sent, and a restart in the middle of a send neither sends an SMS twice nor loses a report.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeviceAgent } from '../../agent/src/agent.ts';
@@ -235,6 +236,47 @@ describe('device agent: the protocol against a gateway', () => {
       } finally {
         await relay.close();
       }
+    });
+  });
+
+  describe('when the broker is reached over TLS', () => {
+    let certDir: string;
+    let relay: Relay;
+
+    before(async () => {
+      // A certificate for 127.0.0.1, made for this run, standing in for a gateway's TLS terminator.
+      certDir = mkdtempSync(join(tmpdir(), 'agent-tls-'));
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem')], { stdio: 'ignore' });
+      relay = await Relay.start(fx.gateway.mqttPort, { key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')) });
+    });
+
+    after(async () => {
+      await relay.close();
+      rmSync(certDir, { recursive: true, force: true });
+    });
+
+    it('then an agent trusting the certificate connects with mqtts:// and delivers', async () => {
+      const radio = new ScriptedRadio();
+      const agent = await startAgent(await register(), radio, { brokerUrl: `mqtts://127.0.0.1:${relay.port}`, ca: readFileSync(join(certDir, 'cert.pem'), 'utf8') });
+      let id: string | undefined;
+      const sent = reported(agent, () => id, 'sent');
+      id = (await fx.tenant.api.post('/sms', { phone: PHONE, message: 'over TLS' })).body.id;
+      await sent;
+      expect(radio.sent.map((sms) => sms.smsId)).to.deep.equal([id]);
+    });
+
+    it('then an agent that does not trust the certificate never connects', async () => {
+      const device = await register();
+      const agent = new DeviceAgent({ brokerUrl: `mqtts://127.0.0.1:${relay.port}`, deviceId: device.id, token: device.token, radio: new ScriptedRadio(), reconnectPeriodMs: 0 });
+      let failure: unknown;
+      try {
+        await agent.start();
+      } catch (error) {
+        failure = error;
+      } finally {
+        await agent.stop();
+      }
+      expect(String(failure)).to.match(/self[- ]signed|certificate/i);
     });
   });
 });

@@ -1,0 +1,124 @@
+// `sms-gateway-agent` as a user runs it: help, every bad flag refused with a clear line and exit
+// code 2, and a real run with the simulated radio against a gateway, stopped by SIGTERM.
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatPairingUrl } from '../../agent/src/pairing.ts';
+import { liftLimits } from '../support/devices.ts';
+import { useGateway } from '../support/use-gateway.ts';
+
+const RUNNER = 'test/agent/support/run-agent.ts';
+const DEVICE = '6f1c2d3e-4a5b-4c6d-8e7f-0123456789ab';
+const PAIRING = formatPairingUrl({ host: '127.0.0.1', port: 1, deviceId: DEVICE, token: 'sgd_not_a_real_token' });
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(args: string[], env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', RUNNER, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  const started = start(args, env);
+  const code = await started.exited;
+  return { code, output: started.output() };
+}
+
+/** Resolves once the run's output matches `pattern`. */
+async function printed(started: Run, pattern: RegExp, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(started.output())) {
+    if (Date.now() > deadline) throw new Error(`the agent did not print ${pattern} within ${timeoutMs} ms; it printed:\n${started.output()}`);
+    await new Promise((resolve) => started.child.stderr!.once('data', resolve).once('close', resolve));
+  }
+}
+
+describe('device agent: the command line', () => {
+  it('when asked for --help, then it prints the usage with the three backends and exits 0', async () => {
+    const { code, output } = await run(['--help']);
+    expect(code).to.equal(0);
+    expect(output).to.contain('--pairing').and.contain('termux').and.contain('modem').and.contain('simulate');
+  });
+
+  const refusals: [string, string[], Record<string, string>, RegExp][] = [
+    ['no pairing URL', ['--backend', 'simulate'], {}, /a pairing URL is needed/],
+    ['no backend', ['--pairing', PAIRING], {}, /--backend is needed/],
+    ['an unknown backend', ['--pairing', PAIRING, '--backend', 'bluetooth'], {}, /backend must be one of termux, modem, simulate/],
+    ['a pairing URL of another scheme', ['--pairing', 'https://example.com', '--backend', 'simulate'], {}, /must start with smsgw:\/\//],
+    ['the modem backend without a serial port', ['--pairing', PAIRING, '--backend', 'modem'], {}, /needs the serial port/],
+    ['a PIN of letters', ['--pairing', PAIRING, '--backend', 'modem', '--serial', '/dev/ttyUSB0', '--pin', 'abcd'], {}, /PIN must be 4 to 8 digits/],
+    ['a modem flag with another backend', ['--pairing', PAIRING, '--backend', 'termux', '--serial', '/dev/ttyUSB0'], {}, /--serial is for the modem backend only/],
+    ['a heartbeat interval of zero', ['--pairing', PAIRING, '--backend', 'simulate', '--heartbeat-interval', '0'], {}, /--heartbeat-interval \(seconds\) must be a whole number from 10/],
+    ['an unknown flag', ['--pairing', PAIRING, '--backend', 'simulate', '--colour', 'blue'], {}, /Unknown option '--colour'/],
+    ['a missing CA file', ['--pairing', PAIRING, '--backend', 'simulate', '--ca', '/nonexistent/ca.pem'], {}, /--ca \/nonexistent\/ca.pem: no such file/],
+  ];
+  for (const [what, args, env, message] of refusals) {
+    it(`when given ${what}, then it says so in one line and exits 2, never printing the token`, async () => {
+      const { code, output } = await run(args, env);
+      expect(code, output).to.equal(2);
+      expect(output).to.match(message);
+      expect(output).not.to.contain('sgd_not_a_real_token');
+    });
+  }
+
+  it('when a config file names the same device twice, then it is refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-config-'));
+    try {
+      const file = join(dir, 'devices.json');
+      writeFileSync(file, JSON.stringify({ devices: [{ pairing: PAIRING, backend: 'simulate' }, { pairing: PAIRING, backend: 'simulate', stateDir: join(dir, 'b') }] }));
+      const { code, output } = await run(['--config', file]);
+      expect(code).to.equal(2);
+      expect(output).to.match(/names device .* twice/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  describe('when run against a gateway with the simulated radio', () => {
+    const fx = useGateway();
+    let stateDir: string;
+
+    beforeEach(() => {
+      stateDir = mkdtempSync(join(tmpdir(), 'agent-state-'));
+    });
+
+    afterEach(() => rmSync(stateDir, { recursive: true, force: true }));
+
+    it('then it pairs from the environment, delivers an SMS, keeps a second copy out of its state directory, and stops on SIGTERM', async () => {
+      const { device, token } = await fx.gateway.services.devices.register(fx.tenant.accountId, 'cli agent');
+      await liftLimits(fx.gateway, fx.tenant, device.id);
+      const pairing = formatPairingUrl({ host: '127.0.0.1', port: fx.gateway.mqttPort, deviceId: device.id, token });
+      const agent = start(['--backend', 'simulate', '--state-dir', stateDir], { SMS_GATEWAY_AGENT_PAIRING: pairing });
+      try {
+        await printed(agent, /connected to the gateway/);
+        expect(agent.output()).not.to.contain(token);
+
+        const second = await run(['--backend', 'simulate', '--state-dir', stateDir], { SMS_GATEWAY_AGENT_PAIRING: pairing });
+        expect(second.code).to.equal(1);
+        expect(second.output).to.match(/another agent \(process \d+\) runs with the state directory/);
+
+        const id = (await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'from the command line' })).body.id;
+        await printed(agent, new RegExp(`reported sms=${id} status=delivered`));
+        expect((await fx.tenant.api.get(`/sms/${id}`)).body.status).to.equal('delivered');
+        expect(agent.output(), 'logs carry no message text and no whole number').not.to.contain('from the command line').and.not.to.contain('+79161234567');
+
+        agent.child.kill('SIGTERM');
+        expect(await agent.exited).to.equal(0);
+        expect(existsSync(join(stateDir, 'agent.lock')), 'the lock is released').to.equal(false);
+        expect(existsSync(join(stateDir, 'journal.jsonl')), 'the journal is kept').to.equal(true);
+      } finally {
+        agent.child.kill('SIGKILL');
+      }
+    });
+  });
+});
