@@ -5,7 +5,9 @@ WORKDIR /app
 
 # Dependencies first, in their own layer: a change to the sources does not download them again.
 # Without scripts: `prepare` builds from sources that are not copied yet.
+# agent/ is a workspace of the package: npm ci needs its package.json to install its part.
 COPY package.json package-lock.json ./
+COPY agent/package.json agent/
 RUN npm ci --no-audit --no-fund --ignore-scripts
 
 COPY . .

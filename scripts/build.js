@@ -20,7 +20,8 @@ export const DIST = join(ROOT, 'dist');
 const STAMP = join(DIST, '.build-stamp.json');
 const BUILD_INFO = join(DIST, '.tsbuildinfo');
 const LOCK = join(ROOT, '.dist-build.lock');
-const SOURCE_DIRS = ['src', 'broker', 'db'];
+// agent/src: the simulator is the device agent with a simulated radio, compiled in with the gateway.
+const SOURCE_DIRS = ['src', 'broker', 'db', 'agent/src'];
 /** Files outside those directories that change what the build produces. */
 const BUILD_INPUTS = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.js', 'scripts/source-files.js'];
 const LOCK_WAIT_MS = 5 * 60_000;

@@ -3,10 +3,9 @@
 // makes it; a published package ships it).
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/cli/main.js', import.meta.url);
+const entry = new URL('../dist/cli/run.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('sms-gateway-agent: not built yet: run `npm run build` in the agent package\n');
   process.exit(1);
 }
-const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));
+await import(entry.href);

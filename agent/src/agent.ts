@@ -65,6 +65,12 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private readonly awaitingReport = new Map<number, Set<string>>();
   /** Delivery reports that came before the send they are about was recorded, by reference. */
   private readonly early = new Map<number, DeliveryReport>();
+  /** Journaled messages handed to an MQTT client, by the client's generation. */
+  private readonly inFlight = new Map<number, number>();
+  /** Journaled messages waiting for an earlier report of the same SMS to be acknowledged. */
+  private readonly chained = new Set<number>();
+  /** The acknowledgement of the latest status report of each SMS, which the next one waits for. */
+  private readonly reportChains = new Map<string, Promise<unknown>>();
   private stopped = false;
   private ended = false;
 
@@ -75,7 +81,10 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.logger = options.logger ?? silentLogger;
     this.session = new DeviceSession(options, () => this.heartbeatPayload());
     this.session.on('message', (topic, payload) => this.onMessage(topic, payload));
-    this.session.on('connected', () => this.emit('connected'));
+    this.session.on('connected', () => {
+      this.publishLeftOver();
+      this.emit('connected');
+    });
     this.session.on('reconnecting', () => this.emit('reconnecting'));
     this.session.on('refused', (code) => this.emit('refused', code));
   }
@@ -103,7 +112,11 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.settleInterrupted();
     for (const record of this.journal.tasks.values()) if (record.status === 'sent') this.expectReports(record);
     await this.session.connect();
-    for (const item of this.journal.outbox.values()) void this.publishQueued(item.seq, item.topic, item.payload).catch(() => {});
+  }
+
+  /** Connects again after session.suspend(), to session.options.brokerUrl: the journal carries the state across. */
+  async reconnect(): Promise<void> {
+    await this.session.connect();
   }
 
   /** Stops taking tasks, lets the radio finish the SMS it has, closes the session and the radio. */
@@ -218,8 +231,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     if (!mine()) return;
     // The acknowledgement completes only after the gateway committed it, and a revoke for the
     // task (cancelled, expired, given to another phone) arrives before that: check, then send.
-    await this.acknowledge(task.sms_id, mine);
-    if (!mine() || this.stopped) return;
+    if (!(await this.acknowledge(task.sms_id, mine)) || !mine() || this.stopped) return;
     const record = this.journal.tasks.get(task.sms_id)!;
     if (task.valid_until !== null && Date.parse(task.valid_until) <= Date.now()) {
       this.handouts.delete(task.sms_id);
@@ -259,16 +271,20 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
    * a revoke that reaches no one, then completes it. Such a completion proves nothing: the report
    * goes again once subscribed.
    */
-  private async acknowledge(smsId: string, mine: () => boolean): Promise<void> {
+  private async acknowledge(smsId: string, mine: () => boolean): Promise<boolean> {
     for (;;) {
-      const connection = await this.session.subscribedConnection();
+      let connection: number;
       try {
+        connection = await this.session.subscribedConnection();
         await this.publishStatus({ sms_id: smsId, status: 'processing' });
       } catch {
-        // The session ended (stop): nothing more to do.
-        return;
+        // The session ended for good (stop), or this client went (suspend): try again on the next
+        // one, after a pause, so that a client failing at once cannot spin.
+        if (this.stopped) return false;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
       }
-      if (!mine() || connection === this.session.connectionNumber) return;
+      if (!mine() || connection === this.session.connectionNumber) return true;
     }
   }
 
@@ -282,11 +298,19 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     const report: StatusReport = { sms_id: record.task.sms_id, status };
     if (extra.error !== undefined) report.error = extra.error.slice(0, MAX_ERROR_LENGTH);
     if (extra.sim_slot !== undefined) report.sim_slot = extra.sim_slot;
-    this.queue('status', JSON.stringify(report)).then(
-      () => this.emit('report', record.task.sms_id, status),
+    // One SMS's reports reach the gateway in order: a delivery report that came fast is not
+    // published before the gateway acknowledged "sent" (it would take "delivered" first, and then
+    // ignore "sent" as late).
+    const smsId = record.task.sms_id;
+    const published = this.queue('status', JSON.stringify(report), this.reportChains.get(smsId)).then(
+      () => this.emit('report', smsId, status),
       // The session ended first: the journal keeps the report for the next run.
       () => {},
     );
+    this.reportChains.set(smsId, published);
+    void published.then(() => {
+      if (this.reportChains.get(smsId) === published) this.reportChains.delete(smsId);
+    });
   }
 
   private radioHandlers(): RadioHandlers {
@@ -383,15 +407,30 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   }
 
   /** Journals a message for the gateway, publishes it, and resolves once acknowledged (then it leaves the journal). */
-  private queue(topic: OutboundTopic, payload: string): Promise<void> {
+  private async queue(topic: OutboundTopic, payload: string, after?: Promise<unknown>): Promise<void> {
     const item = this.journal.enqueue(topic, payload);
+    if (after) {
+      this.chained.add(item.seq);
+      await after;
+      this.chained.delete(item.seq);
+    }
     return this.publishQueued(item.seq, topic, payload);
   }
 
   private async publishQueued(seq: number, topic: OutboundTopic, payload: string): Promise<void> {
-    // MQTT.js keeps it across a drop until acknowledged, and the journal across a restart.
-    await this.session.publishWhenConnected(deviceTopic(this.id, topic), payload, 2);
+    // MQTT.js keeps it across a drop until acknowledged, and the journal across a restart or a
+    // new MQTT client (publishLeftOver).
+    await this.session.publishWhenConnected(deviceTopic(this.id, topic), payload, 2, () => this.inFlight.set(seq, this.session.generation));
+    this.inFlight.delete(seq);
     this.journal.acknowledged(seq);
+  }
+
+  /** On a connection of a new MQTT client: what the journal holds and that client never published goes out. */
+  private publishLeftOver(): void {
+    for (const item of this.journal.outbox.values()) {
+      if (this.chained.has(item.seq) || this.inFlight.get(item.seq) === this.session.generation) continue;
+      void this.publishQueued(item.seq, item.topic, item.payload).catch(() => {});
+    }
   }
 
   private async publishStatus(report: StatusReport): Promise<void> {

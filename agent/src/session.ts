@@ -43,13 +43,17 @@ export class DeviceSession extends EventEmitter<SessionEvents> {
   connectionNumber = 0;
   /** Reconnect attempts so far. */
   reconnects = 0;
+  /** Counts MQTT clients made: a new one (after suspend()) starts with an empty store of unacknowledged packets. */
+  generation = 0;
   private subscribed = false;
   private untilSubscribed = openGate();
   private untilStarted = openGate();
-  private closed = false;
+  /** close() or crash(): for good. */
+  private ended = false;
 
   constructor(
-    private readonly options: SessionOptions,
+    /** brokerUrl may be changed between suspend() and connect(): a phone that moved to another network path. */
+    readonly options: SessionOptions,
     private readonly heartbeatPayload: () => Promise<string>,
   ) {
     super();
@@ -89,8 +93,10 @@ export class DeviceSession extends EventEmitter<SessionEvents> {
       will: { topic: deviceTopic(deviceId, 'presence'), payload: Buffer.from('offline'), qos: 1, retain: true },
       ...(this.options.ca ? { ca: this.options.ca } : {}),
     };
+    if (this.ended) throw new Error('the session is closed');
     const client = mqtt.connect(this.options.brokerUrl, options);
     this.client = client;
+    this.generation++;
     this.untilStarted.open();
     if (firstMs > 0) {
       const maxMs = Math.max(firstMs, this.options.maxReconnectPeriodMs ?? DEFAULT_BACKOFF.maxMs);
@@ -129,6 +135,7 @@ export class DeviceSession extends EventEmitter<SessionEvents> {
       });
     });
     const interval = this.options.heartbeatIntervalMs ?? 300_000;
+    clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = setInterval(() => void this.heartbeat().catch(() => {}), interval);
     this.heartbeatTimer.unref();
   }
@@ -137,21 +144,24 @@ export class DeviceSession extends EventEmitter<SessionEvents> {
   async subscribedConnection(): Promise<number> {
     for (;;) {
       await this.untilSubscribed.opened;
-      if (this.closed) throw new Error('the session is closed');
+      if (this.ended) throw new Error('the session is closed');
       // Lost again meanwhile: wait for the next connection's subscriptions.
       if (this.subscribed) return this.connectionNumber;
     }
   }
 
   async publish(topic: string, payload: string | Buffer, qos: 0 | 1 | 2, retain = false): Promise<void> {
-    if (!this.client || this.closed) throw new Error('the session is not open');
+    if (!this.client || this.ended) throw new Error('the session is not open');
     await this.client.publishAsync(topic, payload, { qos, retain });
   }
 
   /** Publishes once connect() has been called; MQTT.js keeps it across drops until acknowledged. */
-  async publishWhenConnected(topic: string, payload: string, qos: 1 | 2): Promise<void> {
+  /** Publishes once connect() has been called; `handedOver` runs as the client takes it. */
+  async publishWhenConnected(topic: string, payload: string, qos: 1 | 2, handedOver?: () => void): Promise<void> {
     await this.untilStarted.opened;
-    await this.publish(topic, payload, qos);
+    const publishing = this.publish(topic, payload, qos);
+    handedOver?.();
+    await publishing;
   }
 
   async heartbeat(): Promise<void> {
@@ -164,20 +174,36 @@ export class DeviceSession extends EventEmitter<SessionEvents> {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
+    this.ended = true;
     clearInterval(this.heartbeatTimer);
     this.untilSubscribed.open();
     // A device still trying to connect has nobody to say DISCONNECT to: end at once.
     await this.client?.endAsync(!this.client.connected);
   }
 
-  /** Ends at once without DISCONNECT: the broker publishes the last will. */
+  /** Ends at once without DISCONNECT, for good: the broker publishes the last will. */
   async crash(): Promise<void> {
-    this.closed = true;
+    this.ended = true;
+    await this.suspend();
+  }
+
+  /**
+   * Loses the connection without DISCONNECT and does not reconnect until connect() is called
+   * again, maybe to another broker URL: a phone whose network went and came back elsewhere. What
+   * this client had not got acknowledged is gone with it; the agent publishes it again from its
+   * journal on the next connection.
+   */
+  async suspend(): Promise<void> {
     clearInterval(this.heartbeatTimer);
-    this.untilSubscribed.open();
-    this.client?.stream.destroy();
-    await this.client?.endAsync(true);
+    // Not subscribed from now on, whenever the client's close event comes.
+    if (this.subscribed) {
+      this.subscribed = false;
+      this.untilSubscribed = openGate();
+    }
+    if (this.ended) this.untilSubscribed.open();
+    const client = this.client;
+    client?.stream.destroy();
+    await client?.endAsync(true);
   }
 
   /** What a device sends on every connect: subscriptions, presence, a heartbeat. */

@@ -57,6 +57,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   readonly handled = new Map<string, ReportStatus>();
   /** SMS ids the gateway revoked (took back before this phone acknowledged them), for tests to read. */
   readonly revoked = new Set<string>();
+  private started = false;
 
   constructor(readonly options: SimulatedDeviceOptions) {
     super();
@@ -144,6 +145,11 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
    * refusal or error rejects.
    */
   async connect(): Promise<void> {
+    // A phone killed and connected again keeps what it had (the journal); it may have moved to
+    // another broker URL meanwhile.
+    this.agent.session.options.brokerUrl = this.options.brokerUrl;
+    if (this.started) return this.agent.reconnect();
+    this.started = true;
     await this.agent.start();
   }
 
@@ -216,8 +222,11 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     await this.agent.stop();
   }
 
-  /** Ends at once without DISCONNECT: the broker publishes the last will. */
+  /**
+   * Ends the connection at once without DISCONNECT (the broker publishes the last will), as a
+   * phone losing its network does; connect() brings it back with everything it held.
+   */
   async kill(): Promise<void> {
-    await this.agent.crash();
+    await this.agent.session.suspend();
   }
 }

@@ -9,7 +9,7 @@ import { formatPairingUrl } from '../../agent/src/pairing.ts';
 import { liftLimits } from '../support/devices.ts';
 import { useGateway } from '../support/use-gateway.ts';
 
-const RUNNER = 'test/agent/support/run-agent.ts';
+const RUNNER = 'agent/src/cli/run.ts';
 const DEVICE = '6f1c2d3e-4a5b-4c6d-8e7f-0123456789ab';
 const PAIRING = formatPairingUrl({ host: '127.0.0.1', port: 1, deviceId: DEVICE, token: 'sgd_not_a_real_token' });
 
