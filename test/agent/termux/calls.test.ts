@@ -69,6 +69,23 @@ describe('Termux radio: calls', () => {
     });
   });
 
+  describe('when the log holds a call of a type Android added later (answered on another device...)', () => {
+    it('then it is skipped with one problem, and the calls after it are still handed over', async () => {
+      const handlers = new RecordingHandlers();
+      await startOn([], handlers);
+
+      await phone.setCallLog([
+        callRow('UNKNOWN_TYPE', '+491700000002', '2024-05-01 10:00:00', '00:30'),
+        callRow('UNKNOWN_TYPE', '+491700000003', '2024-05-01 10:05:00', '00:30'),
+        callRow('OUTGOING', '+491700000004', '2024-05-01 10:10:00', '00:05'),
+      ]);
+      await handlers.until(() => handlers.calls.length === 1, 'the outgoing call');
+
+      expect(handlers.calls[0]?.phone).to.equal('+491700000004');
+      expect(handlers.problems).to.deep.equal(['call log: calls of type UNKNOWN_TYPE are not reported']);
+    });
+  });
+
   describe('when the agent restarts with the same memory', () => {
     it('then no call comes again, and a new one does', async () => {
       const first = new RecordingHandlers();

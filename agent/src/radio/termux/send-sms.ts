@@ -2,8 +2,10 @@
 //
 // The script's form is `termux-sms-send -n number[,number...] [-s slot] [text...]`; without text
 // arguments it reads the text from standard input. The text is always given on standard input:
-// as arguments the script would re-join them with `echo "$@"`, which reads a leading "-n" as an
-// option and, in Android's sh, turns backslash sequences into other characters. Standard input
+// as arguments the script would re-join them with `echo "$@"`, whose echo (Termux's sh is dash)
+// reads a leading "-n" as its own option and turns backslash sequences such as \n or \c into
+// other characters; a text starting with "-" would also be read as an option by the script's
+// getopts unless after "--". Standard input
 // reaches the Termux:API app byte for byte, which then trims white space at both ends (that much
 // cannot be helped) and splits the text into parts itself.
 //

@@ -8,6 +8,9 @@
 //     "received": "2024-05-01 13:45:10" (local time), "body": "...", "_id": 1234 }
 // Relied on: address (else number), body, received, and _id when present (older Termux:API
 // versions did not print it). Android joins the parts of a long SMS before storing it.
+// Only -t, -l and -o are used: older versions of the script know them too, while its long options
+// (a SQL selection, a sort order) are recent; -d and -n only survive for old callers and change
+// nothing in the output of current versions.
 import type { ReceivedSms } from '../radio.ts';
 import { runTermuxCommand, type CommandSettings } from './run-termux-command.ts';
 import { numberField, parseTermuxArray, stringField, type JsonObject } from './termux-json.ts';

@@ -125,7 +125,7 @@ class TermuxRadio implements Radio {
       this.problems.clear(topic);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      this.problems.fail(topic, `${topic}: ${reason}; trying again every ${Math.round(this.settings.pollIntervalMs / 1000)} s`);
+      this.problems.fail(topic, `${topic}: ${reason}; trying again every ${this.settings.pollIntervalMs / 1000} s`);
     }
   }
 }
