@@ -2,7 +2,7 @@
 // code 2, and a real run with the simulated radio against a gateway, stopped by SIGTERM.
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatPairingUrl } from '../../agent/src/pairing.ts';
@@ -51,7 +51,7 @@ describe('device agent: the command line', () => {
   });
 
   const refusals: [string, string[], Record<string, string>, RegExp][] = [
-    ['no pairing URL', ['--backend', 'simulate'], {}, /a pairing URL is needed/],
+    ['no pairing URL and nothing saved', ['--backend', 'simulate', '--state-dir', '/nonexistent/agent-state'], {}, /a pairing URL is needed/],
     ['no backend', ['--pairing', PAIRING], {}, /--backend is needed/],
     ['an unknown backend', ['--pairing', PAIRING, '--backend', 'bluetooth'], {}, /backend must be one of termux, modem, simulate/],
     ['a pairing URL of another scheme', ['--pairing', 'https://example.com', '--backend', 'simulate'], {}, /must start with smsgw:\/\//],
@@ -116,6 +116,18 @@ describe('device agent: the command line', () => {
         expect(await agent.exited).to.equal(0);
         expect(existsSync(join(stateDir, 'agent.lock')), 'the lock is released').to.equal(false);
         expect(existsSync(join(stateDir, 'journal.jsonl')), 'the journal is kept').to.equal(true);
+        expect(statSync(join(stateDir, 'device.json')).mode & 0o777, 'the saved pairing is readable by its user only').to.equal(0o600);
+        expect(statSync(stateDir).mode & 0o777).to.equal(0o700);
+
+        // Started again with the state directory alone, as a boot script does: it remembers the device.
+        const again = start(['--state-dir', stateDir]);
+        try {
+          await printed(again, /connected to the gateway/);
+          again.child.kill('SIGTERM');
+          expect(await again.exited).to.equal(0);
+        } finally {
+          again.child.kill('SIGKILL');
+        }
       } finally {
         agent.child.kill('SIGKILL');
       }

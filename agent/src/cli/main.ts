@@ -2,14 +2,16 @@
 // agents until SIGINT or SIGTERM, then stops them cleanly (a send on the radio is finished, its
 // outcome journaled). Exit codes: 0 after a clean stop, 1 when a device cannot start, 2 for a
 // command line that cannot be run.
+import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { DeviceAgent } from '../agent.ts';
 import { Journal } from '../journal/journal.ts';
 import { consoleLogger, maskPhone, type AgentLogger } from '../log.ts';
 import { agentVersion } from '../version.ts';
 import { createRadio } from './backends.ts';
 import { lockStateDir } from './state-lock.ts';
-import { HELP, readCommand, UsageError, type AgentCommand, type DeviceConfig } from './options.ts';
+import { HELP, readCommand, SAVED_DEVICE_FILE, savedForm, UsageError, type AgentCommand, type DeviceConfig } from './options.ts';
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let command: AgentCommand;
@@ -42,6 +44,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     for (const device of command.devices) {
       const logger = consoleLogger({ json: command.logFormat === 'json', prefix: command.devices.length > 1 ? device.pairing.deviceId.slice(0, 8) : undefined });
       releases.push(lockStateDir(device.stateDir));
+      // The next start needs no pairing URL: it is kept here, readable by this user only.
+      writeFileSync(join(device.stateDir, SAVED_DEVICE_FILE), `${JSON.stringify(savedForm(device, device.pairingUrl), null, 2)}\n`, { mode: 0o600 });
       running.push(await startDevice(device, command, logger));
     }
   } catch (error) {

@@ -1,6 +1,7 @@
 // The command line of `sms-gateway-agent`, read and checked. Every flag is validated here, with
 // an error that says what is wrong and what is expected; nothing half-read reaches the agent.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parsePairingUrl, type Pairing } from '../pairing.ts';
 
@@ -10,6 +11,8 @@ export const BACKENDS: readonly BackendName[] = ['termux', 'modem', 'simulate'];
 /** One device run by this process: its credentials, its radio and where it keeps its journal. */
 export interface DeviceConfig {
   pairing: Pairing;
+  /** The pairing URL as given, saved in the state directory for the next start. */
+  pairingUrl: string;
   backend: BackendName;
   /** The journal's directory, this device's own. */
   stateDir: string;
@@ -33,12 +36,15 @@ export const HELP = `sms-gateway-agent: sends the SMS gateway's SMS through this
 
 Usage:
   sms-gateway-agent --pairing '<pairing URL>' --backend termux|modem|simulate [options]
+  sms-gateway-agent [--state-dir DIR]                 again, as paired before
   sms-gateway-agent --config devices.json            several devices in one process
 
 The pairing URL comes from the gateway: the QR code on the control panel's device page, the
 pairing_url of POST /api/ext/v1/devices, or \`sms-gateway devices register\`. It holds the
 device's token: treat it as a password. It can also be given in the environment as
-SMS_GATEWAY_AGENT_PAIRING, which keeps it out of the process list.
+SMS_GATEWAY_AGENT_PAIRING, which keeps it out of the process list. The first run saves it, with
+the backend and its flags, in the state directory (readable by you only): later runs need no
+flags, or only --state-dir when several devices are saved.
 
 Backends:
   termux     an Android phone in Termux with the Termux:API app and package
@@ -88,24 +94,24 @@ export function readCommand(argv: string[], env: NodeJS.ProcessEnv, home: string
     return command;
   }
   const pairingText = values.pairing ?? env.SMS_GATEWAY_AGENT_PAIRING;
-  if (!pairingText) throw new UsageError('a pairing URL is needed: --pairing \'smsgw://...\' (from the control panel or the API)');
-  if (!values.backend) throw new UsageError(`--backend is needed: ${BACKENDS.join(', ')}`);
-  command.devices = [
-    device(
-      {
-        pairing: pairingText,
-        backend: values.backend,
-        stateDir: values['state-dir'],
-        serial: values.serial,
-        baud: values.baud,
-        pin: values.pin ?? env.SMS_GATEWAY_AGENT_PIN,
-        smsc: values.smsc,
-        pollInterval: values['poll-interval'],
-      },
-      home,
-      '',
-    ),
-  ];
+  // Paired before: the state directory remembers the device; flags given now win.
+  const saved = pairingText ? undefined : savedDevice(values['state-dir'], home);
+  if (!pairingText && !saved) throw new UsageError('a pairing URL is needed: --pairing \'smsgw://...\' (from the control panel or the API); after the first run the state directory remembers it');
+  const backend = values.backend ?? saved?.backend;
+  if (!backend) throw new UsageError(`--backend is needed: ${BACKENDS.join(', ')}`);
+  const flags: RawDevice = {
+    pairing: pairingText ?? saved?.pairing,
+    backend,
+    stateDir: values['state-dir'] ?? saved?.stateDir,
+    serial: values.serial,
+    baud: values.baud,
+    pin: values.pin ?? env.SMS_GATEWAY_AGENT_PIN,
+    smsc: values.smsc,
+    pollInterval: values['poll-interval'],
+  };
+  // What was saved for the same backend fills what the flags leave out.
+  if (saved && saved.backend === backend) for (const key of ['serial', 'baud', 'pin', 'smsc', 'pollInterval'] as const) flags[key] ??= saved[key];
+  command.devices = [device(flags, home, '')];
   return command;
 }
 
@@ -133,6 +139,45 @@ function parseFlags(argv: string[]) {
   });
 }
 
+/** The file in a state directory that remembers how the device was started (its pairing URL included: mode 0600). */
+export const SAVED_DEVICE_FILE = 'device.json';
+
+/**
+ * The device saved in `stateDir`, or, without one, in the only state directory under
+ * ~/.sms-gateway-agent. Several there: the user must say which.
+ */
+function savedDevice(stateDir: string | undefined, home: string): (RawDevice & { stateDir: string }) | undefined {
+  let dirs: string[];
+  if (stateDir !== undefined) {
+    dirs = [stateDir];
+  } else {
+    const root = join(home, '.sms-gateway-agent');
+    dirs = existsSync(root) ? readdirSync(root).map((name) => join(root, name)) : [];
+  }
+  const found = dirs.filter((dir) => existsSync(join(dir, SAVED_DEVICE_FILE)));
+  if (found.length > 1) throw new UsageError(`several paired devices are saved under ${join(home, '.sms-gateway-agent')}: name one with --state-dir`);
+  if (found.length === 0) return undefined;
+  const dir = found[0]!;
+  let value: unknown;
+  try {
+    value = JSON.parse(readText(join(dir, SAVED_DEVICE_FILE), 'the saved device'));
+  } catch (error) {
+    throw error instanceof UsageError ? error : new UsageError(`${join(dir, SAVED_DEVICE_FILE)} is damaged: pair again with --pairing`);
+  }
+  if (typeof value !== 'object' || value === null) throw new UsageError(`${join(dir, SAVED_DEVICE_FILE)} is damaged: pair again with --pairing`);
+  return { ...(value as RawDevice), stateDir: dir };
+}
+
+/** What is saved for the next start: the raw values, as the flags gave them. */
+export function savedForm(config: DeviceConfig, pairingUrl: string): Record<string, unknown> {
+  return {
+    pairing: pairingUrl,
+    backend: config.backend,
+    ...(config.modem ? { serial: config.modem.serial, baud: config.modem.baudRate, pin: config.modem.pin, smsc: config.modem.smsc } : {}),
+    ...(config.termux?.pollIntervalMs ? { pollInterval: config.termux.pollIntervalMs / 1000 } : {}),
+  };
+}
+
 interface RawDevice {
   pairing: unknown;
   backend: unknown;
@@ -155,7 +200,7 @@ function device(raw: RawDevice, home: string, where: string): DeviceConfig {
   }
   const backend = oneOf(raw.backend, BACKENDS, `${where}backend`);
   const stateDir = raw.stateDir === undefined ? `${home}/.sms-gateway-agent/${pairing.deviceId}` : text(raw.stateDir, `${where}state directory`);
-  const config: DeviceConfig = { pairing, backend, stateDir };
+  const config: DeviceConfig = { pairing, pairingUrl: raw.pairing, backend, stateDir };
   if (backend === 'modem') {
     if (raw.serial === undefined) throw new UsageError(`${where}the modem backend needs the serial port: --serial /dev/ttyUSB0`);
     config.modem = {
