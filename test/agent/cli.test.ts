@@ -132,5 +132,31 @@ describe('device agent: the command line', () => {
         agent.child.kill('SIGKILL');
       }
     });
+
+    it('then a config file runs several devices in one process, each with its own state directory, both online', async () => {
+      const devices = await Promise.all(['first', 'second'].map((name) => fx.gateway.services.devices.register(fx.tenant.accountId, name)));
+      const file = join(stateDir, 'devices.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          devices: devices.map(({ device, token }, index) => ({
+            pairing: formatPairingUrl({ host: '127.0.0.1', port: fx.gateway.mqttPort, deviceId: device.id, token }),
+            backend: 'simulate',
+            stateDir: join(stateDir, `device-${index}`),
+          })),
+        }),
+      );
+      const agent = start(['--config', file]);
+      try {
+        for (const { device } of devices) {
+          await printed(agent, new RegExp(`connected to the gateway device=${device.id.slice(0, 8)}`));
+          expect((await fx.tenant.api.get(`/devices/${device.id}`)).body.is_online).to.equal(true);
+        }
+        agent.child.kill('SIGTERM');
+        expect(await agent.exited).to.equal(0);
+      } finally {
+        agent.child.kill('SIGKILL');
+      }
+    });
   });
 });
