@@ -35,7 +35,7 @@ describe('modem radio: sending', () => {
   describe('when a 400-character GSM-7 SMS is sent', () => {
     it('then three parts go out with one concatenation reference, sequence 1-3, correct lengths, and join to the text', async () => {
       const { radio, standin } = await modem.start();
-      const text = Array.from({ length: 50 }, (_, index) => `line ${String(index).padStart(3, "0")}`).join('');
+      const text = Array.from({ length: 50 }, (_, index) => `line ${String(index).padStart(3, '0')}`).join('');
       expect(text).to.have.length(400);
       const result = await radio.send(sms(text));
       expect(standin.submits).to.have.length(3);

@@ -129,7 +129,7 @@ export class ModemStandin extends EventEmitter {
     for (const line of lines) this.port.write(`\r\n${line}\r\n`);
   }
 
-  /** Resolves with the first command (from now on, or already seen when `seen` is true) that matches. */
+  /** Resolves with the next command that matches. */
   waitForCommand(match: RegExp, timeoutMs = 5000): Promise<string> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -143,6 +143,30 @@ export class ModemStandin extends EventEmitter {
         resolve(command);
       };
       this.on('command', listener);
+    });
+  }
+
+  /** Resolves with the first command matching, counting those already seen. */
+  seenCommand(match: RegExp, timeoutMs = 5000): Promise<string> {
+    const seen = this.commands.find((command) => match.test(command));
+    return seen !== undefined ? Promise.resolve(seen) : this.waitForCommand(match, timeoutMs);
+  }
+
+  /** Resolves once nothing is stored any more (every part deleted). */
+  storageEmptied(timeoutMs = 5000): Promise<void> {
+    if (this.storage.size === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.off('deleted', listener);
+        reject(new Error(`the stand-in still stores ${[...this.storage.keys()].join(', ')} after ${timeoutMs} ms`));
+      }, timeoutMs);
+      const listener = (): void => {
+        if (this.storage.size !== 0) return;
+        clearTimeout(timer);
+        this.off('deleted', listener);
+        resolve();
+      };
+      this.on('deleted', listener);
     });
   }
 

@@ -100,7 +100,8 @@ class ModemRadio implements Radio {
       readStorage: this.readStorage,
       problem: (message) => this.problem(message),
       incompleteTimeoutMs: this.settings.incompleteTimeoutMs,
-      listTimeoutMs: Math.max(this.settings.commandTimeoutMs, 30_000),
+      // Listing a full SIM takes a few seconds on slow modems.
+      listTimeoutMs: this.settings.commandTimeoutMs * 3,
     });
     try {
       await this.connect();
@@ -230,7 +231,7 @@ class ModemRadio implements Radio {
           this.problem(`the modem cannot be used: ${error.message}; not retrying`);
           return;
         }
-        this.problem(`the modem is still not usable (${message(error)}); next try in ${Math.round(pause / 1000)} s`);
+        this.problem(`the modem is still not usable (${message(error)}); next try in ${pause < 10_000 ? `${pause} ms` : `${Math.round(pause / 1000)} s`}`);
         pause = Math.min(pause * 2, MAX_RECOVERY_DELAY_MS);
         continue;
       }

@@ -26,15 +26,23 @@ export const openSerialPort: OpenPort = async (path, baudRate) => {
 /** Closes a port stream; a port that does not confirm within the time is left to the OS. */
 export async function closePort(stream: Duplex, timeoutMs = 2000): Promise<void> {
   if (stream.destroyed) return;
+  stream.on('error', () => {
+    // A port that fails while closing is closed enough.
+  });
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, timeoutMs);
-    stream.once('close', () => {
+    const done = (): void => {
       clearTimeout(timer);
       resolve();
-    });
-    stream.on('error', () => {
-      // A port that fails while closing is closed enough.
-    });
-    stream.destroy();
+    };
+    // A serial port must really be closed (destroy alone can leave its lock held, and a reopening
+    // then fails with "Cannot lock port"); any other stream is destroyed.
+    const closable = stream as Duplex & { close?: (callback: (error?: Error | null) => void) => void; isOpen?: boolean };
+    if (typeof closable.close === 'function' && closable.isOpen !== false) closable.close(() => done());
+    else {
+      stream.once('close', done);
+      stream.destroy();
+    }
   });
+  if (!stream.destroyed) stream.destroy();
 }
