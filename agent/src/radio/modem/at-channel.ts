@@ -122,7 +122,9 @@ export class AtChannel {
   private onTimeout(pending: PendingCommand): void {
     if (this.current !== pending) return;
     const error = new AtTimeoutError(pending.command, pending.timeoutMs);
-    this.finish({ error });
+    // Not finish(): that would start the next queued command on a modem that is not listening.
+    this.current = undefined;
+    pending.reject(error);
     this.shutDown(new AtChannelClosedError(`the modem stopped answering (${pending.command})`));
     this.options.onHang(error);
   }
