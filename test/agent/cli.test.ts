@@ -2,7 +2,7 @@
 // code 2, and a real run with the simulated radio against a gateway, stopped by SIGTERM.
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatPairingUrl } from '../../agent/src/pairing.ts';
@@ -44,6 +44,20 @@ async function printed(started: Run, pattern: RegExp, timeoutMs = 10_000): Promi
 }
 
 describe('device agent: the command line', () => {
+  it('when compiled as the package ships it, then its own bin runs: --version prints the package version', async function () {
+    this.timeout(120_000);
+    const build = spawn('npm', ['run', 'build', '-w', 'agent'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    build.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    build.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await new Promise((resolve) => build.on('exit', resolve)), output).to.equal(0);
+    const version = spawn(process.execPath, ['agent/bin/sms-gateway-agent.js', '--version'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let printedVersion = '';
+    version.stdout.on('data', (chunk: Buffer) => (printedVersion += chunk.toString()));
+    expect(await new Promise((resolve) => version.on('exit', resolve))).to.equal(0);
+    expect(printedVersion.trim()).to.equal(JSON.parse(readFileSync('agent/package.json', 'utf8')).version);
+  });
+
   it('when asked for --help, then it prints the usage with the three backends and exits 0', async () => {
     const { code, output } = await run(['--help']);
     expect(code).to.equal(0);
