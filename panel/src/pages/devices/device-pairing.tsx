@@ -51,20 +51,22 @@ export function DevicePairing({ issued }: { issued: IssuedCredentials }) {
           {pairingUrl ? (
             <>
               <ConnectionQr payload={pairingUrl} />
-              <p class="hint">
-                The pairing URL holds the broker address, the device id and the token. On a phone or modem run by the device agent:
-              </p>
-              <p>
-                <code data-testid="agent-command">sms-gateway-agent --pairing '{pairingUrl}'</code>
-              </p>
-              <p class="hint">Native apps read the same URL from the QR code.</p>
-              <p class="secret-row">
-                <code class="secret" data-testid="pairing-url">
-                  {pairingUrl}
-                </code>
-                <CopyButton value={pairingUrl} label="Copy pairing URL" />
-              </p>
-              <p class="hint">It works like a password: share it only with the device.</p>
+              <div class="pairing-text">
+                <p class="hint">
+                  The pairing URL holds the broker address, the device id and the token. On a phone or modem run by the device agent:
+                </p>
+                <p>
+                  <code data-testid="agent-command">sms-gateway-agent --pairing '{pairingUrl}'</code>
+                </p>
+                <p class="hint">Native apps read the same URL from the QR code.</p>
+                <p class="secret-row">
+                  <code class="secret" data-testid="pairing-url">
+                    {pairingUrl}
+                  </code>
+                  <CopyButton value={pairingUrl} label="Copy pairing URL" />
+                </p>
+                <p class="hint">It works like a password: share it only with the device.</p>
+              </div>
             </>
           ) : (
             <p class="muted">Correct the broker address to draw the QR code.</p>
