@@ -127,8 +127,13 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     this.perAddress = new ConnectionsPerAddress(options.limits.maxConnectionsPerAddress);
     this.refusals = new RefusalLog(metrics, logger);
     this.presenceMirror = new PresenceMirror(services.presence, (topic, payload) => this.publish({ topic, payload, qos: 1, retain: true }), logger);
-    this.messages = new DeviceMessages(services, metrics, logger, (identity) => this.wentOffline(identity), (deviceId, smsId, reason) =>
-      this.revokeTask(deviceId, smsId, reason),
+    this.messages = new DeviceMessages(
+      services,
+      metrics,
+      logger,
+      (identity) => this.wentOffline(identity),
+      (deviceId, smsId, reason) => this.revokeTask(deviceId, smsId, reason),
+      (identity) => this.loggedInWithOldToken(identity),
     );
     this.lookup = new DeviceLookup(services.db);
     this.lastSeen = new LastSeenWriter(services.db, logger);
@@ -489,7 +494,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     // One client id per device, whatever its case: Aedes then closes a live connection of the
     // device when it registers this one ([MQTT-3.1.4-2]), and keeps one session's state.
     client.id = deviceId;
-    setIdentity(client, { kind: 'device', deviceId, accountId: device.account_id, device });
+    setIdentity(client, { kind: 'device', deviceId, accountId: device.account_id, device, tokenHash: device.token_hash });
     const cluster = this.options.cluster;
     if (cluster) {
       // Written before Aedes announces the new client: the node holding the device's older
@@ -573,6 +578,18 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     // Only the current connection's "offline" counts: a last will of a connection that has been
     // replaced meanwhile (a quick reconnect) arrives late and must not drop its successor.
     if (client && identityOf(client) === identity) this.dropDevice(identity.deviceId, client);
+  }
+
+  /**
+   * A heartbeat's row names a token other than the one this connection logged in with: the token
+   * was replaced where no message reached this node (a command run beside it, without Redis), or
+   * while this CONNECT was being checked. Closed as a replacement announced here closes it.
+   */
+  private loggedInWithOldToken(identity: DeviceIdentity): void {
+    const client = this.connections.get(identity.deviceId);
+    if (!client || identityOf(client) !== identity) return;
+    this.logger.info({ deviceId: identity.deviceId }, 'device connection closed: its token was replaced');
+    this.disconnect(identity.deviceId);
   }
 
   private dropDevice(deviceId: string, client: Client): void {

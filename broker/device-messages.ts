@@ -37,6 +37,8 @@ export class DeviceMessages {
     private readonly onOfflineReport: (identity: DeviceIdentity) => void,
     /** Tells the device to drop a task (docs/asyncapi.yaml, message TaskRevoked). */
     private readonly revoke: (deviceId: string, smsId: string, reason: string) => Promise<void>,
+    /** The device's token was replaced after this connection logged in with the old one. */
+    private readonly onTokenReplaced: (identity: DeviceIdentity) => void,
   ) {
     this.outage = new OutageNotice(logger, 'heartbeats dropped, received SMS held');
   }
@@ -114,6 +116,7 @@ export class DeviceMessages {
       return;
     }
     if (!device) return;
+    if (device.token_hash !== identity.tokenHash) return this.onTokenReplaced(identity);
     identity.device = device;
     this.services.delivery.simCardsChanged(device.id, device.sim_cards);
     // Announced once, when the level crosses the threshold downwards (not on every heartbeat).

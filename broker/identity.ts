@@ -15,7 +15,10 @@ export interface DeviceIdentity {
   /** Canonical (lower case). */
   deviceId: string;
   accountId: string;
+  /** The row as last read (at CONNECT, then from each heartbeat). */
   device: DeviceRow;
+  /** The hash of the token this connection logged in with: a row naming another has had its token replaced. */
+  tokenHash: string;
 }
 
 export interface OperatorIdentity {

@@ -30,6 +30,8 @@ export const Heartbeat = Type.Object(
   {
     battery_level: Type.Integer({ minimum: 0, maximum: 100 }),
     is_charging: Type.Boolean(),
+    /** The radio's signal strength, percent; absent when the device cannot tell. */
+    signal_percent: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
     sim_cards: Type.Array(
       Type.Object(
         { index: Type.Integer({ minimum: 0, maximum: 7 }), name_operator: Type.String({ maxLength: 100 }) },

@@ -55,6 +55,8 @@ export interface Config {
   webhooks: WebhookConfig;
   /** The address people reach the gateway at (behind a proxy, the proxy's); https:// makes the session cookie Secure. */
   publicUrl: string | undefined;
+  /** The broker as phones reach it (a proxy, a public name, a TLS terminator); pairing URLs name it. */
+  mqttPublicUrl: MqttAddress | undefined;
   sessions: SessionConfig;
   /** The email of the administrator created at first start. */
   adminEmail: string;
@@ -66,6 +68,14 @@ export interface Config {
    * costs in proportion to the matches; counting up to the cap costs at most what the cap does.
    */
   legacyCountCap: number;
+}
+
+/** MQTT_PUBLIC_URL, parsed: mqtt://host:port (plain TCP) or mqtts://host:port (TLS). */
+export interface MqttAddress {
+  /** A name or an address; an IPv6 address without its brackets. */
+  host: string;
+  port: number;
+  tls: boolean;
 }
 
 export interface RecordingsConfig {
@@ -219,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: read('WEBHOOK_TIMEOUT', 10, (raw) => wholeNumber(raw, 1, 120)) * 1000,
     },
     publicUrl,
+    mqttPublicUrl: read<MqttAddress | undefined>('MQTT_PUBLIC_URL', undefined, mqttAddress),
     sessions: {
       idleTimeoutMs: read('SESSION_IDLE_TIMEOUT', 1800, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
       maxAgeMs: read('SESSION_MAX_AGE', 43_200, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
@@ -357,6 +368,36 @@ function s3Location(raw: string): S3Location {
     forcePathStyle: flag('path_style', false),
     credentials: url.username ? { accessKeyId: decodeURIComponent(url.username), secretAccessKey: decodeURIComponent(url.password) } : undefined,
   };
+}
+
+/**
+ * mqtt://host:port or mqtts://host:port, nothing else: a phone is given exactly a host, a port and
+ * whether to use TLS, so a path, a user or a query here would be silently lost. Without a port,
+ * MQTT's usual ones (1883, 8883).
+ */
+function mqttAddress(raw: string): MqttAddress {
+  const expected = 'mqtt://host:port or mqtts://host:port';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Not echoed: it may hold a password by mistake.
+    throw new Error(`is not a valid URL (expected ${expected})`);
+  }
+  // Checked first, so that no message below repeats a password.
+  if (url.username || url.password) throw new Error(`must not carry a user or password (${expected}): devices log in with their own credentials`);
+  if (url.protocol !== 'mqtt:' && url.protocol !== 'mqtts:') throw new Error(`must start with mqtt:// or mqtts:// (${expected}), got "${raw}"`);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (!host) throw new Error(`must name a host (${expected}), got "${raw}"`);
+  // The URL parser lets a non-web scheme's host hold almost anything (percent-escapes included).
+  if (!/^[a-z0-9.-]+$/.test(host) && !(host.includes(':') && ipaddr.IPv6.isValid(host))) {
+    throw new Error(`must name a host as a DNS name or an IP address (${expected}), got "${raw}"`);
+  }
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash) throw new Error(`must be only a scheme, a host and a port (${expected}), got "${raw}"`);
+  const tls = url.protocol === 'mqtts:';
+  const port = url.port === '' ? (tls ? 8883 : 1883) : Number(url.port);
+  if (port === 0) throw new Error(`must name a port from 1 to 65535, got "${raw}"`);
+  return { host, port, tls };
 }
 
 /** A device payload may be 64 KiB; its topic and headers need room besides. */

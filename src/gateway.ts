@@ -92,7 +92,12 @@ export class Gateway {
           {
             prefix: EXTENDED_PREFIX,
             routes: [
-              ...deviceRoutes(services.devices, { mqttPort: () => channel?.port ?? config.mqttPort }),
+              ...deviceRoutes(services.devices, {
+                mqttPort: () => channel?.port ?? config.mqttPort,
+                mqttPublicUrl: config.mqttPublicUrl,
+                publicUrl: config.publicUrl,
+                trustedProxies: config.trustedProxies,
+              }),
               ...messageRoutes(services.messages, services.idempotency),
               ...incomingRoutes(services.incoming),
               ...callRoutes(services.calls),

@@ -15,6 +15,7 @@ import * as usersManageAccountsDisabled from './20261123_011_users_manage_accoun
 import * as calls from './20261123_012_calls.ts';
 import * as deletedSms from './20261124_013_deleted_sms.ts';
 import * as webhookChainHeads from './20261125_014_webhook_chain_heads.ts';
+import * as deviceSignal from './20261126_015_device_signal.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -36,4 +37,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261123_012_calls', calls],
   ['20261124_013_deleted_sms', deletedSms],
   ['20261125_014_webhook_chain_heads', webhookChainHeads],
+  ['20261126_015_device_signal', deviceSignal],
 ];

@@ -20,7 +20,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   accounts: { run: accountsCommand, help: 'accounts create NAME' },
   keys: { run: keysCommand, help: 'keys create|list|revoke: API keys' },
   users: { run: usersCommand, help: 'users create|list|reset-password: people who log in to the panel' },
-  devices: { run: devicesCommand, help: 'devices register --account NAME --name X' },
+  devices: { run: devicesCommand, help: 'devices register|token: a device\'s credentials and pairing URL' },
   webhooks: { run: webhooksCommand, help: 'webhooks create|list|delete: webhook endpoints' },
   simulate: { run: simulateCommand, help: 'simulate --devices N: run simulated phones against a gateway' },
 };

@@ -17,6 +17,12 @@ import { isUuid } from '../common/object-id.ts';
 import type { RedisLink } from './redis.ts';
 import { readJsonObject } from './json-message.ts';
 
+/**
+ * device_deleted: the device's credentials were revoked, by deleting the device or replacing its
+ * token; the receiving node tells which from the row. (One kind for both: a node of an older
+ * version, in a rolling restart, reads a live row and does nothing, rather than dropping a kind it
+ * does not know as malformed.)
+ */
 export const CACHE_KINDS = ['api_key', 'account', 'device_settings', 'device_deleted', 'webhooks'] as const;
 export type CacheKind = (typeof CACHE_KINDS)[number];
 

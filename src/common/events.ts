@@ -15,6 +15,8 @@ export interface GatewayEvents {
   'device.settings_changed': [device: DeviceRow];
   /** A device was deleted; its credentials are dead. */
   'device.deleted': [device: DeviceRow];
+  /** A device was given a new token; the old one is dead, and so must be a connection made with it. */
+  'device.token_replaced': [device: DeviceRow];
   /** Tasks handed to a device were taken back before its phone acknowledged them; committed. */
   'tasks.withdrawn': [withdrawn: { deviceId: string; smsIds: string[]; reason: string }];
   /** An incoming SMS was stored (not a repeat of one already stored); committed. */

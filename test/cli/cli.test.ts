@@ -1,5 +1,5 @@
 // The `sms-gateway` command line (issue 2, "Operating it"), run as a real child process:
-// accounts create, keys create|list|revoke, devices register, migrate, usage and config errors.
+// accounts create, keys create|list|revoke, devices register|token, migrate, usage and config errors.
 // On PostgreSQL the commands share the suite's database with an in-process gateway, so a key
 // the command prints is tried over HTTP. On PGlite the commands get a fresh data directory;
 // a gateway cannot share it while it is locked, so the HTTP checks exist on PostgreSQL only.
@@ -11,6 +11,7 @@ import { API_KEY, expectRefused, jsonOf, killChildren, runCli, STACK_FRAME, temp
 import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';
 import { ApiClient } from '../support/tenant.ts';
+import { RawClients } from '../support/mqtt.ts';
 
 const onPostgres = testDatabase().kind === 'postgres';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -298,7 +299,9 @@ describe('sms-gateway command line', function () {
       const result = await cli('devices', 'register', '--account', owner, '--name', 'json-phone', '--json');
       expect(result.code, result.transcript).to.equal(0);
       const body = jsonOf(result);
-      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'credentials');
+      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'credentials', 'pairing_url');
+      // Neither MQTT_PUBLIC_URL, PUBLIC_URL nor --host: no address to give.
+      expect(body.pairing_url).to.equal(null);
       expect(body.device_id).to.match(UUID);
       expect(body.object_id).to.match(/^[0-9a-f]{24}$/);
       expect(body.name).to.equal('json-phone');
@@ -322,6 +325,78 @@ describe('sms-gateway command line', function () {
       const result = await cli('devices', 'register', '--account', owner);
       expectRefused(result);
       expect(result.stderr).to.contain('--name');
+    });
+  });
+
+  describe('devices token', () => {
+    let registered: { device_id: string; credentials: { password: string } };
+    const mqtt = new RawClients(() => `mqtt://127.0.0.1:${gateway!.mqttPort}`);
+
+    beforeEach(async () => {
+      registered = jsonOf(await cli('devices', 'register', '--account', owner, '--name', 'token-phone', '--json'));
+    });
+    afterEach(() => mqtt.endAll());
+
+    it('when DEVICE_ID names a device, then it prints a new token once, and the pairing URL for --host', async () => {
+      const id = registered.device_id;
+      const result = await cli('devices', 'token', id, '--host', 'gateway.lan');
+      expect(result.code, result.transcript).to.equal(0);
+      expect(result.stdout).to.contain('has a new token; the old one no longer works');
+      expect(result.stdout).to.contain(`device id (MQTT client id and username): ${id}`);
+      const token = /token \(MQTT password, shown once\):\s+(\S+)/.exec(result.stdout)?.[1];
+      expect(token, result.transcript).to.be.a('string').and.not.equal(registered.credentials.password);
+      const url = `smsgw://gateway.lan:1883?v=1&device=${id}&token=${encodeURIComponent(token!)}`;
+      expect(result.stdout).to.contain(`pairing URL (holds the token):           ${url}\n`);
+      expect(result.stdout).to.contain(`sms-gateway-agent --pairing '${url}'`);
+      expect(result.stderr, 'the token never reaches the log on stderr').not.to.contain(token!);
+    });
+
+    it('when --json is given with MQTT_PUBLIC_URL and PUBLIC_URL, then the pairing URL names them, with tls=1 and api', async () => {
+      const id = registered.device_id;
+      const result = await runCli(['devices', 'token', id, '--json'], { ...env, MQTT_PUBLIC_URL: 'mqtts://mqtt.example.com', PUBLIC_URL: 'https://sms.example.com' });
+      expect(result.code, result.transcript).to.equal(0);
+      const body = jsonOf(result);
+      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'credentials', 'pairing_url');
+      expect(body.device_id).to.equal(id);
+      expect(body.credentials).to.deep.equal({ client_id: id, username: id, password: body.credentials.password });
+      expect(body.pairing_url).to.equal(
+        `smsgw://mqtt.example.com:8883?v=1&device=${id}&token=${encodeURIComponent(body.credentials.password)}&tls=1&api=https%3A%2F%2Fsms.example.com`,
+      );
+    });
+
+    it('when no address is known, then it prints the credentials and says how to get a pairing URL', async () => {
+      const result = await cli('devices', 'token', registered.device_id);
+      expect(result.code, result.transcript).to.equal(0);
+      expect(result.stdout).to.contain('no pairing URL: set MQTT_PUBLIC_URL or PUBLIC_URL, or pass --host');
+    });
+
+    if (onPostgres) {
+      it('when the gateway is running, then it refuses the old token with CONNACK 5 and takes the new one', async () => {
+        const id = registered.device_id;
+        const token = jsonOf(await cli('devices', 'token', id, '--json')).credentials.password;
+        const refused = await mqtt.refused({ clientId: id, username: id, password: registered.credentials.password });
+        expect(refused.code).to.equal(5);
+        await mqtt.device(id, token);
+      });
+    }
+
+    it('when the id names no device, then it exits 1 saying so', async () => {
+      const result = await cli('devices', 'token', '00000000-0000-4000-8000-000000000000');
+      expectRefused(result, 1);
+      expect(result.stderr).to.contain('no device with id 00000000-0000-4000-8000-000000000000');
+    });
+
+    it('when the id is not a UUID, then it exits 2 naming it', async () => {
+      const result = await cli('devices', 'token', 'phone-1');
+      expectRefused(result, 2);
+      expect(result.stderr).to.contain('"phone-1" is not a device id');
+    });
+
+    it('when --host is not a host, then it exits 2 and the old token stays', async () => {
+      const result = await cli('devices', 'token', registered.device_id, '--host', 'gate way/x');
+      expectRefused(result, 2);
+      expect(result.stderr).to.contain('--host must be a host name or an IP address');
+      if (onPostgres) await mqtt.device(registered.device_id, registered.credentials.password);
     });
   });
 

@@ -44,6 +44,7 @@ const BAD_INPUTS: BadInput[] = [
   { what: 'a heartbeat with wrong types', reason: 'invalid_payload', send: () => ({ kind: 'heartbeat', payload: JSON.stringify({ ...validHeartbeat, battery_level: 'full', is_charging: 'yes' }) }) },
   { what: 'a heartbeat with an unknown field', reason: 'invalid_payload', send: () => ({ kind: 'heartbeat', payload: JSON.stringify({ ...validHeartbeat, imei: '123' }) }) },
   { what: 'a heartbeat with a battery level over 100', reason: 'invalid_payload', send: () => ({ kind: 'heartbeat', payload: JSON.stringify({ ...validHeartbeat, battery_level: 101 }) }) },
+  { what: 'a heartbeat with a signal strength over 100', reason: 'invalid_payload', send: () => ({ kind: 'heartbeat', payload: JSON.stringify({ ...validHeartbeat, signal_percent: 101 }) }) },
   { what: 'malformed JSON on heartbeat', reason: 'malformed_json', send: () => ({ kind: 'heartbeat', payload: '{battery_level: 5}' }) },
   { what: 'a heartbeat over 64 KiB', reason: 'payload_too_large', send: () => ({ kind: 'heartbeat', payload: Buffer.alloc(MAX_DEVICE_PAYLOAD_BYTES + 1, 0x20) }) },
   { what: 'a presence that is neither online nor offline', reason: 'invalid_payload', send: () => ({ kind: 'presence', payload: 'maybe' }) },

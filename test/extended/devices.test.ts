@@ -271,9 +271,12 @@ describe('/api/ext/v1/devices', () => {
     it('when the name is valid, then it answers 201 with the device and its credentials', async () => {
       const reply = await fx.tenant.api.post('/devices', { name: 'Warehouse phone' });
       expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
-      expect(reply.body).to.have.all.keys('device', 'credentials', 'broker');
-      // Where the phone connects: the MQTT port it listens on, and MQTT over WebSocket.
-      expect(reply.body.broker).to.deep.equal({ mqtt_port: fx.gateway.mqttPort, websocket_path: '/mqtt' });
+      expect(reply.body).to.have.all.keys('device', 'credentials', 'broker', 'pairing_url');
+      // Where the phone connects: the MQTT port it listens on, and MQTT over WebSocket; the
+      // host and port it reaches (here the host the request came to), as the pairing URL names them.
+      const port = fx.gateway.mqttPort;
+      expect(reply.body.broker).to.deep.equal({ mqtt_port: port, websocket_path: '/mqtt', host: '127.0.0.1', port, tls: false, url: `mqtt://127.0.0.1:${port}` });
+      expect(reply.body.pairing_url).to.match(new RegExp(`^smsgw://127\\.0\\.0\\.1:${port}\\?v=1&device=${reply.body.device.id}&token=`));
       expectDevice(reply.body.device);
       expect(reply.body.device).to.include({ name: 'Warehouse phone', name_custom: 'Warehouse phone', is_online: false, can_send_sms: true });
       expect(reply.body.credentials).to.have.all.keys('client_id', 'username', 'password');

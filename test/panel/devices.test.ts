@@ -31,6 +31,20 @@ describe('panel: devices', () => {
     expect(await page.locator('main').textContent()).to.include(device!.id);
     // The QR code and the field say where this gateway's broker listens (the page's host).
     expect(await page.getByLabel('Broker address').inputValue()).to.equal(`mqtt://127.0.0.1:${gw.gateway.mqttPort}`);
+    // The pairing URL, as text beside the QR code, for the device agent or a native app.
+    const pairing = (await page.getByTestId('pairing-url').textContent())!.trim();
+    expect(pairing).to.match(new RegExp(`^smsgw://127\\.0\\.0\\.1:${gw.gateway.mqttPort}\\?v=1&device=${device!.id}&token=`));
+    expect(await page.getByTestId('agent-command').textContent()).to.equal(`sms-gateway-agent --pairing '${pairing}'`);
+    // A corrected broker address rebuilds the URL around it; a wrong one says how to write it.
+    await page.getByLabel('Broker address').fill('mqtts://phones.example.com:8883');
+    expect((await page.getByTestId('pairing-url').textContent())!.trim()).to.equal(
+      pairing.replace(`127.0.0.1:${gw.gateway.mqttPort}`, 'phones.example.com:8883').replace(/(&token=[^&]*)/, '$1&tls=1'),
+    );
+    await page.getByLabel('Broker address').fill('phones.example.com');
+    await page.getByText('Write it as mqtt://host:port').waitFor();
+    expect(await page.getByTestId('pairing-url').count()).to.equal(0);
+    await page.getByLabel('Broker address').fill(`mqtt://127.0.0.1:${gw.gateway.mqttPort}`);
+    expect((await page.getByTestId('pairing-url').textContent())!.trim()).to.equal(pairing);
     await screenshot(page, 'device-register-done');
     await checkA11y(page, 'device registration with credentials');
 
@@ -91,6 +105,41 @@ describe('panel: devices', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.locator('.field-invalid').first().waitFor();
     expect((await gw.tenant.api.get(`/devices/${device.id}`)).body.limits.per_hour).to.equal(300);
+  });
+
+  browser.scenario('"New token" asks first, disconnects the phone using the old token, and shows the new pairing URL, with which a phone connects', async (page) => {
+    const { device, token } = await gw.registerDevice('Token phone');
+    const brokerUrl = `mqtt://127.0.0.1:${gw.gateway.mqttPort}`;
+    const old = gw.track(new SimulatedDevice({ brokerUrl, deviceId: device.id, token, reconnectPeriodMs: 0 }));
+    await old.connect();
+    await owner.enter(page);
+    await openPanel(page, `/devices/${device.id}`);
+
+    // Dismissed: nothing changes.
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.getByRole('button', { name: 'New token' }).click();
+    expect(gw.gateway.services.presence.isOnline(device.id), 'dismissed: still connected').to.equal(true);
+
+    let asked = '';
+    page.once('dialog', (dialog) => {
+      asked = dialog.message();
+      void dialog.accept();
+    });
+    await page.getByRole('button', { name: 'New token' }).click();
+    const qr = page.getByRole('img', { name: "QR code with the device's credentials" });
+    await qr.waitFor();
+    expect(asked).to.contain('disconnected');
+    const pairing = (await page.getByTestId('pairing-url').textContent())!.trim();
+    const newToken = new URLSearchParams(pairing.slice(pairing.indexOf('?') + 1)).get('token')!;
+    expect(newToken).to.be.a('string').and.not.equal(token);
+    expect((await page.getByTestId('shown-once').first().textContent())!.trim()).to.equal(newToken);
+    await eventually('the phone with the old token is disconnected', async () => (gw.gateway.services.presence.isOnline(device.id) ? undefined : true));
+    await screenshot(page, 'device-new-token');
+    await checkA11y(page, 'device page with a new token');
+
+    const renewed = gw.track(new SimulatedDevice({ brokerUrl, deviceId: device.id, token: newToken, reconnectPeriodMs: 0 }));
+    await renewed.connect();
+    expect(gw.gateway.services.presence.isOnline(device.id)).to.equal(true);
   });
 
   browser.scenario('deleting a device asks first, then it is gone from the API', async (page) => {

@@ -29,6 +29,7 @@ export const DEVICE_KEYS = [
   'is_online',
   'is_charging',
   'battery_level',
+  'signal_percent',
   'can_send_sms',
   'selected_sim',
   'notify_low_battery',
@@ -102,6 +103,10 @@ export function expectDevice(body: any, options: { queue?: boolean } = {}): void
   if (body.battery_level !== null) {
     expect(Number.isInteger(body.battery_level), 'battery_level is an integer').to.equal(true);
     expect(body.battery_level).to.be.within(0, 100);
+  }
+  if (body.signal_percent !== null) {
+    expect(Number.isInteger(body.signal_percent), 'signal_percent is an integer').to.equal(true);
+    expect(body.signal_percent).to.be.within(0, 100);
   }
   expect(body.selected_sim).to.be.oneOf([-2, -1, 0, 1, 2]);
   expect(body.sim_cards).to.be.an('array');

@@ -1,7 +1,8 @@
-// One device: what it reports, its queue and limits, its settings; owners may delete it.
+// One device: what it reports, its queue and limits, its settings; owners may give it a new
+// token or delete it.
 // Presence and the statuses of its SMS keep the page current.
 import { useState } from 'preact/hooks';
-import { ApiError, del, get } from '../api.ts';
+import { ApiError, del, get, post } from '../api.ts';
 import { useLiveEvents } from '../live.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.tsx';
@@ -10,7 +11,8 @@ import { Loading, Page } from '../ui/page.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { useThrottled } from '../ui/use-throttled.ts';
 import { DeviceFacts } from './devices/device-facts.tsx';
-import type { DeviceDetail } from './devices/device-types.ts';
+import { DevicePairing } from './devices/device-pairing.tsx';
+import type { DeviceDetail, IssuedCredentials } from './devices/device-types.ts';
 import { SettingsForm } from './devices/settings-form.tsx';
 
 /** SMS statuses move the queue; reloading on each would hammer the API during a bulk send. */
@@ -37,11 +39,62 @@ export function DeviceDetailPage({ id }: { id: string }) {
           <>
             <DeviceFacts device={loaded} offlineSince={offlineSince} />
             <SettingsForm key={loaded.id} device={loaded} canChange={session.canChange} onSaved={device.reload} />
+            {session.canChange && <NewToken device={loaded} />}
             {session.canChange && <DeleteDevice device={loaded} />}
           </>
         )}
       </Loading>
     </Page>
+  );
+}
+
+/**
+ * A new token for a phone whose token is lost or leaked. The gateway closes the connection made
+ * with the old one; the new credentials are shown here once, as at registration.
+ */
+function NewToken({ device }: { device: DeviceDetail }) {
+  const [error, setError] = useState<ApiError | string>();
+  const [busy, setBusy] = useState(false);
+  const [issued, setIssued] = useState<IssuedCredentials>();
+  const issue = async () => {
+    if (!window.confirm(`Issue a new token for ${device.name_custom}? The old token stops working at once: the phone using it is disconnected, and connects again only once it is paired with the new one.`)) return;
+    setError(undefined);
+    setBusy(true);
+    try {
+      setIssued(await post<IssuedCredentials>(`/devices/${encodeURIComponent(device.id)}/token`));
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught : String(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="token-heading">
+      <h2 id="token-heading" class="card-heading">
+        Token
+      </h2>
+      <ErrorNotice error={error} />
+      {issued ? (
+        <>
+          <DevicePairing issued={issued} />
+          <p class="page-actions">
+            <button type="button" class="button" onClick={() => setIssued(undefined)}>
+              Done: hide the new token
+            </button>
+          </p>
+        </>
+      ) : (
+        <>
+          <p>
+            Lost the phone's token, or shared it by mistake? A new token replaces it: the phone using the old one is disconnected, and you pair
+            the device again with the new pairing URL.
+          </p>
+          <button type="button" class="button" onClick={issue} disabled={busy}>
+            New token
+          </button>
+        </>
+      )}
+    </section>
   );
 }
 

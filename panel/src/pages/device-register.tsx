@@ -1,14 +1,13 @@
-// Registering a phone: the gateway issues its credentials once; this page shows them with a QR
-// code the phone app scans, and never again (only the token's hash is stored).
+// Registering a phone: the gateway issues its credentials once; this page shows them with the
+// pairing URL as a QR code and as text, and never again (only the token's hash is stored).
 import { useState } from 'preact/hooks';
 import { ApiError, post } from '../api.ts';
 import { href } from '../router.ts';
 import { useSession } from '../session.tsx';
 import { TextField } from '../ui/fields.tsx';
-import { CopyButton, ErrorNotice, ShownOnce } from '../ui/notice.tsx';
+import { ErrorNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
-import { connectionPayload, defaultBrokerAddress } from './devices/connection-payload.ts';
-import { ConnectionQr } from './devices/connection-qr.tsx';
+import { DevicePairing } from './devices/device-pairing.tsx';
 import type { DeviceRegistration } from './devices/device-types.ts';
 
 export function DeviceRegisterPage() {
@@ -67,50 +66,11 @@ function RegisterForm({ onRegistered }: { onRegistered: (registration: DeviceReg
 }
 
 function Credentials({ registration, onAnother }: { registration: DeviceRegistration; onAnother: () => void }) {
-  const { device, credentials } = registration;
-  const [broker, setBroker] = useState(() => defaultBrokerAddress(registration.broker.mqtt_port));
   return (
     <>
-      <ShownOnce label="Device token" value={credentials.password}>
-        <p>The phone authenticates with it; the gateway keeps only its hash and cannot show it again.</p>
-      </ShownOnce>
-      <div class="device-connect">
-        <div class="card">
-          <h2 class="card-heading">Credentials for {device.name_custom}</h2>
-          <dl class="facts">
-            <dt>Device id</dt>
-            <dd class="secret-row">
-              <code data-testid="device-id">{device.id}</code>
-              <CopyButton value={device.id} label="Copy device id" />
-            </dd>
-            <dt>MQTT client id</dt>
-            <dd>
-              <code>{credentials.client_id}</code>
-            </dd>
-            <dt>MQTT username</dt>
-            <dd>
-              <code>{credentials.username}</code>
-            </dd>
-            <dt>MQTT password</dt>
-            <dd>the device token above</dd>
-          </dl>
-          <TextField
-            label="Broker address"
-            name="broker"
-            autoComplete="off"
-            value={broker}
-            onValue={setBroker}
-            hint="Where phones reach the gateway's MQTT broker: this page's host and the port the broker listens on, unless you change it. The QR code follows."
-          />
-        </div>
-        <div class="card device-qr-card">
-          <h2 class="card-heading">Scan with the phone app</h2>
-          <ConnectionQr payload={connectionPayload(broker, device.id, credentials.password)} />
-          <p class="hint">It holds the broker address, the device id and the token.</p>
-        </div>
-      </div>
+      <DevicePairing issued={registration} />
       <p class="page-actions">
-        <a class="button button-primary" href={href(`/devices/${device.id}`)}>
+        <a class="button button-primary" href={href(`/devices/${registration.device.id}`)}>
           Open the device
         </a>
         <button type="button" class="button" onClick={onAnother}>

@@ -1,28 +1,81 @@
 import { CliError, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
-import { parseFlags } from '../flags.ts';
+import { parseFlags, withActions } from '../flags.ts';
+import { loadConfig } from '../../config.ts';
+import { isUuid } from '../../common/object-id.ts';
+import type { DeviceRow } from '../../modules/devices/repository.ts';
+import { pairingAddress, pairingUrl } from '../../modules/devices/pairing-url.ts';
+import { toldToTheCluster } from '../cluster-notice.ts';
 
-const USAGE = 'usage: sms-gateway devices register --account NAME --name DEVICE_NAME [--json]';
+const USAGE = `usage:
+  sms-gateway devices register --account NAME --name DEVICE_NAME [--host HOST] [--json]
+  sms-gateway devices token DEVICE_ID [--host HOST] [--json]
+token issues a new token for a device (the old one stops working) and prints it once with the
+pairing URL. The pairing URL names MQTT_PUBLIC_URL, else PUBLIC_URL's host, else --host, with
+MQTT_PORT.`;
 
-export async function devicesCommand(args: string[], out: Output): Promise<void> {
-  const [action, ...rest] = args;
-  if (action !== 'register') throw new CliError(USAGE);
-  const { values } = parseFlags(rest, { account: { type: 'string' }, name: { type: 'string' } }, USAGE);
+export const devicesCommand = withActions({ register, token }, USAGE);
+
+async function register(args: string[], out: Output): Promise<void> {
+  const { values } = parseFlags(args, { account: { type: 'string' }, name: { type: 'string' }, host: { type: 'string' } }, USAGE);
   if (!values.account || !values.name) throw new CliError(`devices register needs --account and --name\n${USAGE}`);
   const { account, name } = values as { account: string; name: string };
+  const pairing = pairingFor(values.host);
   const { device, token } = await withServices(async (services) => {
     const owner = await services.accounts.require(account);
     return services.devices.register(owner.id, name);
   });
+  print(out, device, token, pairing, `device "${device.name}" registered`);
+}
+
+async function token(args: string[], out: Output): Promise<void> {
+  const { values, positionals } = parseFlags(args, { host: { type: 'string' } }, USAGE, true);
+  if (positionals.length !== 1) throw new CliError(`devices token takes one device id\n${USAGE}`);
+  const id = positionals[0]!;
+  if (!isUuid(id)) throw new CliError(`"${id}" is not a device id (a UUID, as devices register and GET /devices show it)`);
+  const pairing = pairingFor(values.host);
+  const { device, token } = await withServices(
+    (services) =>
+      toldToTheCluster(services, async () => {
+        const found = await services.devices.findAnyAccount(id);
+        if (!found) throw new CliError(`no device with id ${id} (or it was deleted)`, 1);
+        return services.devices.replaceToken(found.account_id, found.id);
+      }),
+    (api) => `KEY=...   # a key of the device's account that holds devices:write\n  curl -s -X POST '${api}/devices/${id}/token' -H "Authorization: Bearer $KEY"`,
+  );
+  print(out, device, token, pairing, `device "${device.name_custom ?? device.name}" has a new token; the old one no longer works`);
+}
+
+/** Builds the pairing URL once the token is known; undefined when no address is known. */
+type Pairing = ((deviceId: string, token: string) => string) | undefined;
+
+/**
+ * The configured addresses, else --host for the broker (a command has no request whose host it
+ * could take). Checked before anything is written, so a bad --host changes nothing.
+ */
+function pairingFor(host: string | undefined): Pairing {
+  if (host !== undefined && !/^[A-Za-z0-9.-]+$|^[0-9A-Fa-f:.]+$/.test(host.replace(/^\[(.*)\]$/, '$1'))) {
+    throw new CliError(`--host must be a host name or an IP address, got "${host}"`);
+  }
+  const config = loadConfig();
+  const known = { mqttPublicUrl: config.mqttPublicUrl, publicUrl: config.publicUrl, mqttPort: config.mqttPort };
+  const address = pairingAddress(known, host ? { hostname: host.replace(/^\[(.*)\]$/, '$1') } : undefined);
+  if (!address) return undefined;
+  return (deviceId, token) => pairingUrl(address, deviceId, token);
+}
+
+function print(out: Output, device: DeviceRow, token: string, pairing: Pairing, headline: string): void {
   const credentials = { client_id: device.id, username: device.id, password: token };
-  out.result(
-    { device_id: device.id, object_id: device.object_id, name: device.name, credentials },
-    () =>
-      [
-        `device "${device.name}" registered`,
-        `  device id (MQTT client id and username): ${device.id}`,
-        `  legacy object id:                        ${device.object_id}`,
-        `  token (MQTT password, shown once):       ${token}`,
-      ].join('\n'),
+  const url = pairing?.(device.id, token) ?? null;
+  out.result({ device_id: device.id, object_id: device.object_id, name: device.name, credentials, pairing_url: url }, () =>
+    [
+      headline,
+      `  device id (MQTT client id and username): ${device.id}`,
+      `  legacy object id:                        ${device.object_id}`,
+      `  token (MQTT password, shown once):       ${token}`,
+      url
+        ? `  pairing URL (holds the token):           ${url}\n  on the device:  sms-gateway-agent --pairing '${url}'`
+        : '  no pairing URL: set MQTT_PUBLIC_URL or PUBLIC_URL, or pass --host with the host phones reach the broker at',
+    ].join('\n'),
   );
 }

@@ -144,6 +144,8 @@ export class Dispatcher {
     events.on('sms.transient', (sms) => this.onTransient(sms));
     events.on('device.settings_changed', (device) => this.onSettingsChanged(device));
     events.on('device.deleted', (device) => this.onDeleted(device));
+    // The phone reconnects with its new token and is handed its tasks again then.
+    events.on('device.token_replaced', (device) => this.link?.disconnect(device.id));
     events.on('tasks.withdrawn', (withdrawn) => this.revokeWithdrawn(withdrawn));
     presence.on('online', (deviceId) => this.spokeAgain(deviceId));
     hooks.add({

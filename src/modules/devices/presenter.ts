@@ -2,7 +2,8 @@
 // its queue.
 import type { Static } from '@sinclair/typebox';
 import type { DeviceRow } from './repository.ts';
-import type { DeviceDetail, DeviceQueue, DeviceView } from './schema.ts';
+import type { DeviceDetail, DeviceQueue, DeviceRegistration, DeviceView } from './schema.ts';
+import { brokerUrl, pairingUrl, type PairingAddress } from './pairing-url.ts';
 
 export function presentDevice(device: DeviceRow, isOnline: boolean): Static<typeof DeviceView> {
   return {
@@ -14,6 +15,7 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
     is_online: isOnline,
     is_charging: device.is_charging,
     battery_level: device.battery_level,
+    signal_percent: device.signal_percent,
     can_send_sms: device.can_send_sms,
     selected_sim: device.selected_sim,
     notify_low_battery: device.notify_low_battery,
@@ -34,4 +36,24 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
 
 export function presentDeviceDetail(device: DeviceRow, isOnline: boolean, queue: Static<typeof DeviceQueue>): Static<typeof DeviceDetail> {
   return { ...presentDevice(device, isOnline), queue };
+}
+
+/**
+ * What registration and a new token answer: the device, its credentials (the token shown this
+ * once), where its phone connects, and the pairing URL that carries all of it.
+ */
+export function presentIssuedCredentials(
+  device: DeviceRow,
+  isOnline: boolean,
+  token: string,
+  address: PairingAddress,
+  listeningPort: number,
+): Static<typeof DeviceRegistration> {
+  const { broker } = address;
+  return {
+    device: presentDevice(device, isOnline),
+    credentials: { client_id: device.id, username: device.id, password: token },
+    broker: { mqtt_port: listeningPort, websocket_path: '/mqtt', host: broker.host, port: broker.port, tls: broker.tls, url: brokerUrl(broker) },
+    pairing_url: pairingUrl(address, device.id, token),
+  };
 }

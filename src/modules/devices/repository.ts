@@ -23,6 +23,8 @@ export interface DeviceRow {
   forward_incoming_sms: boolean;
   record_calls: boolean;
   battery_level: number | null;
+  /** The radio's signal strength, percent, from the last heartbeat; null when it did not say. */
+  signal_percent: number | null;
   is_charging: boolean;
   sim_cards: SimCard[];
   token_hash: string;
@@ -123,6 +125,19 @@ export async function softDeleteDevice(db: Executor, accountId: string, id: stri
   return row;
 }
 
+/**
+ * Gives the live device a new token hash: the old token stops working for the next CONNECT or
+ * upload at once, as both read the row each time.
+ */
+export async function replaceTokenHash(db: Executor, accountId: string, id: string, tokenHash: string): Promise<DeviceRow | undefined> {
+  const [row] = await db<DeviceRow>('devices')
+    .where({ account_id: accountId, id })
+    .whereNull('deleted_at')
+    .update({ token_hash: tokenHash, updated_at: new Date() })
+    .returning('*');
+  return row;
+}
+
 /** A device of the account that was deleted (its row stays, marked), by its UUID. */
 export async function findDeletedDevice(db: Executor, accountId: string, id: string): Promise<DeviceRow | undefined> {
   return db<DeviceRow>('devices').where({ account_id: accountId, id }).whereNotNull('deleted_at').first();
@@ -140,6 +155,7 @@ export async function liveDeviceIds(db: Executor, accountId: string): Promise<st
 export interface HeartbeatValues {
   battery_level: number;
   is_charging: boolean;
+  signal_percent?: number | undefined;
   sim_cards: SimCard[];
   type?: string | undefined;
   name?: string | undefined;
@@ -158,6 +174,8 @@ export async function recordHeartbeat(db: Executor, id: string, values: Heartbea
     .update({
       battery_level: values.battery_level,
       is_charging: values.is_charging,
+      // A reading is a moment's: a heartbeat without one leaves none rather than an old one.
+      signal_percent: values.signal_percent ?? null,
       sim_cards: JSON.stringify(values.sim_cards) as unknown as SimCard[],
       ...(values.type ? { type: values.type } : {}),
       ...(values.name ? { name: values.name } : {}),

@@ -1,7 +1,13 @@
 // Extended API v1: devices.
 import { defineRoute } from '../../http/route.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
-import { presentDevice, presentDeviceDetail } from './presenter.ts';
+import { AppError } from '../../common/errors.ts';
+import { TrustedProxies } from '../../common/client-address.ts';
+import type { MqttAddress } from '../../config.ts';
+import { requestOrigin } from '../../http/request-origin.ts';
+import type { Context } from 'koa';
+import { presentDevice, presentDeviceDetail, presentIssuedCredentials } from './presenter.ts';
+import { pairingAddress, type PairingAddress } from './pairing-url.ts';
 import {
   DeviceIdParams,
   DeviceList,
@@ -13,12 +19,37 @@ import {
 } from './schema.ts';
 import type { DeviceService } from './service.ts';
 
-/** Where phones connect: the MQTT port as listening (port 0 picks one at start). */
+/** What the gateway knows of where phones reach it. */
 export interface BrokerAddress {
+  /** The MQTT port as listening (port 0 picks one at start). */
   mqttPort(): number;
+  /** MQTT_PUBLIC_URL. */
+  mqttPublicUrl?: MqttAddress | undefined;
+  /** PUBLIC_URL. */
+  publicUrl?: string | undefined;
+  /** TRUSTED_PROXIES: whose X-Forwarded-Host tells the host a request came to. */
+  trustedProxies?: TrustedProxies | undefined;
 }
 
+const ISSUED_DESCRIPTION =
+  'broker names where the phone connects: host and port (MQTT_PUBLIC_URL when set, else PUBLIC_URL\'s host, else the host this ' +
+  'request came to, on the broker\'s port), or MQTT over WebSocket at websocket_path on the HTTP port. pairing_url carries ' +
+  'the same with the device id and token (smsgw://host:port?v=1&device=...&token=...[&tls=1][&api=...]), for a QR code or ' +
+  '`sms-gateway-agent --pairing`. A request whose Host header is no valid host, to a gateway without PUBLIC_URL or ' +
+  'MQTT_PUBLIC_URL, is a 400: the gateway would not know what address to give.';
+
 export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
+  /** Decided before anything is written, so that a request the gateway cannot answer in full changes nothing. */
+  const addressFor = (ctx: Context): PairingAddress => {
+    const origin = requestOrigin(ctx, broker.trustedProxies ?? TrustedProxies.none());
+    const known = { mqttPublicUrl: broker.mqttPublicUrl, publicUrl: broker.publicUrl, mqttPort: broker.mqttPort() };
+    const address = pairingAddress(known, origin);
+    if (!address) {
+      const message = 'the Host header must name a host (a DNS name or an IP address, with an optional port); or set PUBLIC_URL or MQTT_PUBLIC_URL';
+      throw new AppError('validation_failed', message, [{ field: 'Host', in: 'header', message }]);
+    }
+    return address;
+  };
   return [
     defineRoute({
       method: 'post',
@@ -28,21 +59,39 @@ export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
       tag: 'Devices',
       permission: 'devices:write',
       body: RegisterDeviceBody,
-      description:
-        'broker names where the phone connects: this gateway\'s host on mqtt_port (MQTT over TCP), or its HTTP port at ' +
-        'websocket_path (MQTT over WebSocket).',
-      responses: { 201: { description: 'the device, its MQTT credentials (the password is shown once) and where to connect', schema: DeviceRegistration } },
-      async handle({ auth, body }) {
+      description: ISSUED_DESCRIPTION,
+      responses: {
+        201: { description: 'the device, its MQTT credentials (the password is shown once), where to connect, and the pairing URL', schema: DeviceRegistration },
+      },
+      errors: ['validation_failed'],
+      async handle({ auth, body, ctx }) {
+        const address = addressFor(ctx);
         const { device, token } = await devices.register(auth.accountId, body.name);
-        return {
-          status: 201,
-          body: {
-            device: presentDevice(device, false),
-            credentials: { client_id: device.id, username: device.id, password: token },
-            // The host is the one the caller reached; behind a proxy it may differ for MQTT.
-            broker: { mqtt_port: broker.mqttPort(), websocket_path: '/mqtt' },
-          },
-        };
+        return { status: 201, body: presentIssuedCredentials(device, false, token, address, broker.mqttPort()) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/devices/:id/token',
+      operationId: 'replaceDeviceToken',
+      summary: 'Issue a new token for a device (the old one stops working)',
+      description:
+        'For a device whose token is lost or leaked. The new token replaces the old one at once: a CONNECT or upload with ' +
+        'the old token is refused from now on (CONNACK 5, 401), and the phone\'s connection made with it is closed. The ' +
+        'device keeps its id, settings and SMS. The answer is the one registration gives: the new token is shown once. ' +
+        'Another account\'s device, or a deleted one, is a 404. ' +
+        ISSUED_DESCRIPTION,
+      tag: 'Devices',
+      permission: 'devices:write',
+      params: DeviceIdParams,
+      responses: {
+        200: { description: 'the device, its new MQTT credentials (the password is shown once), where to connect, and the pairing URL', schema: DeviceRegistration },
+      },
+      errors: ['invalid_id', 'validation_failed', 'device_not_found'],
+      async handle({ auth, params, ctx }) {
+        const address = addressFor(ctx);
+        const { device, token } = await devices.replaceToken(auth.accountId, params.id);
+        return { status: 200, body: presentIssuedCredentials(device, devices.isOnline(device.id), token, address, broker.mqttPort()) };
       },
     }),
     defineRoute({

@@ -45,6 +45,11 @@ export const DeviceView = Type.Object(
         'battery charge, percent. null until the phone\'s first heartbeat reports it (a device just registered, or ' +
         'one that has never connected): the gateway does not guess a level',
     }),
+    signal_percent: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], {
+      description:
+        'the radio\'s signal strength, percent, as the last heartbeat reported it. null when unknown: before the first ' +
+        'heartbeat, or when the last one did not report it (the gateway keeps no older reading, which could mislead)',
+    }),
     can_send_sms: Type.Boolean(),
     selected_sim: Type.Integer({ minimum: -2, maximum: 2 }),
     notify_low_battery: Type.Boolean(),
@@ -134,7 +139,17 @@ export const DeviceRegistration = Type.Object({
     password: Type.String({ description: 'MQTT password: the device token. Shown once; only its hash is stored.' }),
   }),
   broker: Type.Object({
-    mqtt_port: Type.Integer({ description: 'MQTT over TCP on this gateway\'s host' }),
+    mqtt_port: Type.Integer({ description: 'the port the broker listens on for MQTT over TCP, on this gateway; behind a proxy phones may reach it on another (port)' }),
     websocket_path: Type.String({ description: 'MQTT over WebSocket on the gateway\'s HTTP port' }),
+    host: Type.String({ description: 'the host phones connect to: MQTT_PUBLIC_URL\'s, else PUBLIC_URL\'s, else the one this request came to. An IPv6 address without brackets' }),
+    port: Type.Integer({ minimum: 1, maximum: 65535, description: 'the port phones connect to: MQTT_PUBLIC_URL\'s, else mqtt_port' }),
+    tls: Type.Boolean({ description: 'true: MQTT over TLS on that port (MQTT_PUBLIC_URL is mqtts://)' }),
+    url: Type.String({ description: 'the same as one URL: mqtt://host:port or mqtts://host:port' }),
+  }),
+  pairing_url: Type.String({
+    description:
+      'everything the device needs in one URL, for a QR code or the device agent (sms-gateway-agent --pairing): ' +
+      'smsgw://host:port?v=1&device=<id>&token=<token>[&tls=1][&api=<HTTP base>], values percent-encoded. ' +
+      'It holds the token: treat it as a password; it is shown once too',
   }),
 });

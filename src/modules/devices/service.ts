@@ -32,7 +32,7 @@ export class DeviceService {
     // settings to the phone or closes its connection, if it holds it; refreshes what the
     // dispatcher knows), from the row as the database has it now, never from the message.
     invalidation?.on('device_settings', (id) => void this.changedElsewhere(id));
-    invalidation?.on('device_deleted', (id) => void this.deletedElsewhere(id));
+    invalidation?.on('device_deleted', (id) => void this.revokedElsewhere(id));
   }
 
   /**
@@ -45,9 +45,30 @@ export class DeviceService {
     if (trimmed.length === 0 || exceedsCharacters(trimmed, 100)) {
       throw invalidField('name', 'name must be 1-100 characters');
     }
-    const token = `sgd_${randomToken(32)}`;
+    const token = newDeviceToken();
     const device = await devices.insertDevice(this.db, { accountId, name: trimmed, nameCustom: trimmed, tokenHash: hashSecret(token) });
     return { device, token };
+  }
+
+  /**
+   * Issues a new token for a device whose token is lost (or leaked): only its hash is kept, as at
+   * registration. The old token is refused from the next CONNECT on, and a connection made with
+   * it is closed now, the way a deleted device's is: here, and on the other nodes through the
+   * same "device revoked" message (a node reads the row and finds the device live, so it closes
+   * the connection without treating the device as deleted).
+   */
+  async replaceToken(accountId: string, id: string): Promise<{ device: devices.DeviceRow; token: string }> {
+    const token = newDeviceToken();
+    const device = await devices.replaceTokenHash(this.db, accountId, id, hashSecret(token));
+    if (!device) throw new AppError('device_not_found');
+    this.events.emit('device.token_replaced', device);
+    this.invalidation?.publish('device_deleted', device.id);
+    return { device, token };
+  }
+
+  /** A live device by id whatever its account: for the command line, which acts for every account. */
+  async findAnyAccount(id: string): Promise<devices.DeviceRow | undefined> {
+    return devices.findLiveDevice(this.db, id.toLowerCase());
   }
 
   async get(accountId: string, id: string): Promise<devices.DeviceRow> {
@@ -134,13 +155,21 @@ export class DeviceService {
     if (device) this.events.emit('device.settings_changed', device);
   }
 
-  private async deletedElsewhere(id: string): Promise<void> {
+  /**
+   * Another node revoked the device's credentials: it deleted the device, or replaced its token.
+   * Which one is read from the row: a deleted device is handled as deleted here too; a live one
+   * only loses the connection it made with the old token, if this node holds it.
+   */
+  private async revokedElsewhere(id: string): Promise<void> {
     const device = await this.db<devices.DeviceRow>('devices')
       .where({ id })
-      .whereNotNull('deleted_at')
       .first()
       .catch(() => undefined);
     if (!device) return;
+    if (device.deleted_at === null) {
+      this.events.emit('device.token_replaced', device);
+      return;
+    }
     this.presence.markDisconnected(device.id);
     this.events.emit('device.deleted', device);
   }
@@ -163,6 +192,11 @@ export class DeviceService {
   isOnline(deviceId: string): boolean {
     return this.presence.isOnline(deviceId);
   }
+}
+
+/** A device token: 32 random bytes; the prefix tells it apart from an API key (sgw_) in a leak report. */
+function newDeviceToken(): string {
+  return `sgd_${randomToken(32)}`;
 }
 
 /** The columns a settings patch changes; checks what the schema cannot. */

@@ -30,6 +30,8 @@ export function DeviceFacts({ device, offlineSince }: { device: DeviceDetail; of
           <dd>
             <BatteryLevel device={device} />
           </dd>
+          <dt>Signal</dt>
+          <dd data-testid="device-signal">{device.signal_percent === null ? <span class="muted">not reported</span> : `${device.signal_percent} %`}</dd>
           <dt>Charging</dt>
           <dd>
             <ChargingState device={device} />

@@ -28,6 +28,8 @@ export interface Device {
   is_online: boolean;
   is_charging: boolean;
   battery_level: number | null;
+  /** The radio's signal strength, percent, from the last heartbeat; null: not reported. */
+  signal_percent: number | null;
   can_send_sms: boolean;
   selected_sim: number;
   notify_low_battery: boolean;
@@ -58,13 +60,18 @@ export interface DeviceDetail extends Device {
   queue: DeviceQueue;
 }
 
-export interface DeviceRegistration {
+/** What POST /devices and POST /devices/{id}/token answer. */
+export interface IssuedCredentials {
   device: Device;
   /** MQTT credentials; the password (the device token) is shown this once. */
   credentials: { client_id: string; username: string; password: string };
-  /** Where the phone connects: this host's MQTT port, or MQTT over WebSocket on the HTTP port. */
-  broker: { mqtt_port: number; websocket_path: string };
+  /** Where the phone connects: host and port (tls: over TLS), or MQTT over WebSocket on the HTTP port. */
+  broker: { mqtt_port: number; websocket_path: string; host: string; port: number; tls: boolean; url: string };
+  /** smsgw://host:port?v=1&device=...&token=...: everything the device needs, for the QR code. */
+  pairing_url: string;
 }
+
+export type DeviceRegistration = IssuedCredentials;
 
 /** The circuit breaker's pause is in force (a past paused_until only tells of the last pause). */
 export function isPaused(device: Device, now = Date.now()): boolean {

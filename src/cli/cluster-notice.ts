@@ -1,0 +1,27 @@
+// A command runs in a process of its own, whose services no gateway listens to. A change the
+// gateways must act on at once (a device's token replaced: the node holding the phone's
+// connection closes it) is told to them the way one node tells the others: over Redis, when the
+// deployment has one (REDIS_URL). Without Redis a gateway running beside the command is not told;
+// it finds out at the phone's next heartbeat, whose row names the new token.
+import { loadConfig } from '../config.ts';
+import { createLogger } from '../common/logger.ts';
+import { RedisLink } from '../cluster/redis.ts';
+import type { Services } from '../services.ts';
+
+/** Runs `change` with the services' cache invalidation joined to the deployment's Redis, if any. */
+export async function toldToTheCluster<T>(services: Services, change: () => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  if (!config.redisUrl) return change();
+  const link = new RedisLink(config.redisUrl, createLogger('warn', process.stderr as never));
+  try {
+    // Redis down: the change is made all the same, and the outage is logged on stderr.
+    await link.started();
+    await services.invalidation.connect(link, config.redisPrefix);
+    const result = await change();
+    // One connection answers in order: once the PING is answered, the PUBLISH before it was sent.
+    await link.check().catch(() => undefined);
+    return result;
+  } finally {
+    await link.close();
+  }
+}
