@@ -108,10 +108,14 @@ describe('device agent: the command line', () => {
 
     afterEach(() => rmSync(stateDir, { recursive: true, force: true }));
 
-    it('then it pairs from the environment, delivers an SMS, keeps a second copy out of its state directory, and stops on SIGTERM', async () => {
-      const { device, token } = await fx.gateway.services.devices.register(fx.tenant.accountId, 'cli agent');
+    it('then it pairs from the environment with the pairing URL the gateway answered, delivers an SMS, keeps a second copy out of its state directory, and stops on SIGTERM', async () => {
+      // Registered as a user does it, and paired with the URL the gateway answers.
+      const registered = await fx.tenant.api.post('/devices', { name: 'cli agent' });
+      expect(registered.status).to.equal(201);
+      const device = registered.body.device as { id: string };
+      const token = registered.body.credentials.password as string;
+      const pairing = registered.body.pairing_url as string;
       await liftLimits(fx.gateway, fx.tenant, device.id);
-      const pairing = formatPairingUrl({ host: '127.0.0.1', port: fx.gateway.mqttPort, deviceId: device.id, token });
       const agent = start(['--backend', 'simulate', '--state-dir', stateDir], { SMS_GATEWAY_AGENT_PAIRING: pairing });
       try {
         await printed(agent, /connected to the gateway/);
