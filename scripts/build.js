@@ -99,6 +99,19 @@ function compile(tsc) {
   });
 }
 
+/**
+ * Compiles the device agent (agent/, a package of its own) to agent/dist, so that its command,
+ * `npx sms-gateway-agent`, runs in a checkout right after `npm ci`.
+ */
+async function buildAgent() {
+  const child = spawn(process.execPath, [tscPath(), '-p', join(ROOT, 'agent', 'tsconfig.build.json')], { cwd: join(ROOT, 'agent'), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+  const code = await new Promise((resolve, reject) => child.once('error', reject).once('close', resolve));
+  if (code !== 0) throw new Error(`the device agent's TypeScript build failed (tsc exit code ${code}):\n${output.trim()}`);
+}
+
 /** Everything in the source directories that is not TypeScript goes beside the compiled code. */
 function copyAssets() {
   const files = [];
@@ -170,6 +183,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (optional && !hasTypeScript) process.exit(0);
   try {
     await ensureBuilt({ force: !optional, strict: !optional });
+    await buildAgent();
   } catch (error) {
     process.stderr.write(`${error.message}\n`);
     process.exit(1);

@@ -17,7 +17,7 @@ export function ConnectionQr({ payload }: { payload: string }) {
       current = false;
     };
   }, [payload]);
-  if (failed) return <p class="field-error">The QR code could not be drawn; enter the credentials in the app by hand.</p>;
+  if (failed) return <p class="field-error">The QR code could not be drawn; give the agent the pairing URL below instead.</p>;
   if (!svg) return <p class="muted">Drawing the QR code…</p>;
   return <div class="qr" role="img" aria-label="QR code with the device's credentials" dangerouslySetInnerHTML={{ __html: svg }} />;
 }
