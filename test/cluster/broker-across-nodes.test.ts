@@ -69,7 +69,7 @@ describe('broker, presence and dispatch across nodes (issue 13)', function () {
     const first = await phone('a', credentials);
     await receiver.waitFor(1, (received) => received.json?.type === 'device.online', 5_000);
 
-    const closed = new Promise<void>((resolve) => (first as unknown as { client: { once(event: 'close', listener: () => void): void } }).client.once('close', resolve));
+    const closed = new Promise<void>((resolve) => first.agent.session.mqttClient!.once('close', () => resolve()));
     const second = await phone('b', credentials);
     await closed;
 

@@ -3,7 +3,6 @@
 // (credentials revoked, MQTT session closed; tasks no phone acknowledged yet fail when the client
 // named the device and go back to the pool otherwise, while acknowledged ones stay with the phone).
 import { expect } from 'chai';
-import type { MqttClient } from 'mqtt';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { ApiClient, registerDevice, type Reply, type Tenant } from '../support/tenant.ts';
@@ -481,7 +480,7 @@ describe('legacy API: devices', () => {
       phones.push(phone);
       await phone.connect();
       expect(phone.connected).to.equal(true);
-      const client = (phone as unknown as { client: MqttClient }).client;
+      const client = phone.agent.session.mqttClient!;
       const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
       const offline = nextEvent(fx.gateway.services.presence, 'offline', (deviceId) => deviceId === ids.uuid);
 

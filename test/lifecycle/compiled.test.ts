@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { REPO_ROOT } from '../support/cli.ts';
 
-const COPIED = ['src', 'broker', 'db', 'panel', 'bin', 'scripts/build.js', 'scripts/panel-build.js', 'scripts/source-files.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+// agent/src: the simulator and the segment count are the device agent's code, compiled in.
+const COPIED = ['src', 'broker', 'db', 'agent/src', 'agent/package.json', 'agent/tsconfig.json', 'agent/tsconfig.build.json', 'panel', 'bin', 'scripts/build.js', 'scripts/panel-build.js', 'scripts/source-files.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 const BUILD_LINE = /^sms-gateway: building dist\/ from the TypeScript sources \((no build yet|they changed)\)$/m;
 
 interface Run {
@@ -75,6 +76,7 @@ describe('the compiled gateway (dist/)', function () {
     root = mkdtempSync(join(tmpdir(), 'sgw-compiled-'));
     dataDir = join(root, 'data');
     mkdirSync(join(root, 'scripts'));
+    mkdirSync(join(root, 'agent'));
     for (const path of COPIED) cpSync(join(REPO_ROOT, path), join(root, path), { recursive: true });
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
   });
@@ -133,7 +135,7 @@ describe('the compiled gateway (dist/)', function () {
 
   it('when the package holds dist/ without its TypeScript sources, then serve runs it without building', async function () {
     this.timeout(90_000);
-    for (const dir of ['src', 'broker', 'db', 'panel']) rmSync(join(root, dir), { recursive: true });
+    for (const dir of ['src', 'broker', 'db', 'agent/src', 'panel']) rmSync(join(root, dir), { recursive: true });
     const started = run(['serve']);
     const port = await listening(started);
     expect(started.stderr).not.to.match(BUILD_LINE);
