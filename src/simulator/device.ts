@@ -61,11 +61,14 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
 
   constructor(readonly options: SimulatedDeviceOptions) {
     super();
+    // SIM cards read from the options at each heartbeat: a test changes them on a running phone.
     this.radio = new SimulatedRadio({
       delays: { sent: options.delays?.sent, delivered: options.delays?.delivered },
       failSendRate: options.failSendRate,
       undeliveredRate: options.undeliveredRate,
-      simCards: options.simCards,
+      get simCards() {
+        return options.simCards;
+      },
       name: options.name ?? `sim-${options.deviceId.slice(0, 8)}`,
     });
     this.agent = new DeviceAgent({

@@ -10,6 +10,8 @@ import type { EventEnvelope } from '../../src/modules/webhooks/events.ts';
 import { WebhookOutbox } from '../../src/modules/webhooks/outbox.ts';
 import { claimDueDeliveries, claimStatement } from '../../src/modules/webhooks/repository.ts';
 import { parkDisabled } from '../../src/modules/webhooks/parking.ts';
+import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
+import { testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
@@ -57,9 +59,14 @@ describe('webhooks: the cost of a claim', () => {
   let gateway: Gateway;
   let tenant: Tenant;
 
+  let database: EmptyDatabase | undefined;
+
   before(async function () {
     this.timeout(120_000);
-    gateway = await startGateway({ webhooks: webhookConfig() });
+    // A claim reads every account's due deliveries: on the suite's shared PostgreSQL database,
+    // what earlier test files left due would be claimed too. This one is the test's own.
+    if (testDatabaseUrl()) database = await emptyDatabase(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'claim_cost');
+    gateway = await startGateway({ webhooks: webhookConfig(), ...(database ? { databaseUrl: database.url } : {}) });
     // The test claims by hand: the gateway's own sender must not take rows meanwhile.
     await gateway.services.webhookSender.stop();
     tenant = await createTenant(gateway);
@@ -67,6 +74,7 @@ describe('webhooks: the cost of a claim', () => {
   });
   after(async () => {
     await gateway?.stop();
+    await database?.drop();
   });
 
   it(`when ${BLOCKED.toLocaleString('en')} deliveries wait behind heads that are in flight, then a claim reads about as many rows as it claims`, async function () {
