@@ -1,9 +1,11 @@
 // The embedded MQTT broker (Aedes 1.x) that every device holds one connection to: MQTT 3.1.1
-// over TCP on MQTT_PORT, and over WebSocket at /mqtt on the HTTP server. It authenticates and
+// over TCP on MQTT_PORT, over TLS on MQTTS_PORT (with TLS_CERT), and over WebSocket at /mqtt on
+// the HTTP server. It authenticates and
 // authorizes every connection, hands device messages to DeviceMessages, and gives the
 // dispatcher a way to reach devices (DeviceLink).
 import { EventEmitter } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type SecureContextOptions, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +35,7 @@ import { canonicalTopic, deviceTopic, isDeviceToGateway, parseDeviceTopic, TOPIC
 import { guardIncoming, PacketSizeGuard } from './packet-guard.ts';
 import { ConnectionsPerAddress } from './connection-limits.ts';
 import { RefusalLog, type ConnectionRefusal } from './refusal-log.ts';
+import { describeEnvironmentError } from '../src/common/errors.ts';
 import { applyKeepaliveLimit } from './keepalive.ts';
 import { OutageNotice } from '../src/storage/database-errors.ts';
 import { PresenceMirror } from './presence-mirror.ts';
@@ -49,8 +52,11 @@ const NOT_AUTHORIZED = 5;
 const SERVER_UNAVAILABLE = 3;
 
 export interface DeviceChannelOptions {
-  port: number;
+  /** Plain MQTT over TCP; none: no plain listener (MQTT_PORT=off, with TLS). */
+  port: number | undefined;
   host: string;
+  /** MQTT over TLS on its own port, with this certificate (a CertificateReloader replaces it later). */
+  tls?: { port: number; secureContext: SecureContextOptions };
   /** The HTTP server that also carries MQTT over WebSocket. */
   http: HttpServer;
   /** Packet sizes, CONNECT timeout and connections per address (MQTT_* variables). */
@@ -98,6 +104,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   private readonly ready = new Set<string>();
   private readonly messages: DeviceMessages;
   private tcp: Server | undefined;
+  private mqtts: TlsServer | undefined;
   private ws: WebSocketServer | undefined;
   private readonly sockets = new Set<Socket>();
   /** CONNECT lookups and last-seen writes, many devices per statement (reconnect storms). */
@@ -176,12 +183,24 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     return channel;
   }
 
-  get port(): number {
-    return (this.tcp?.address() as AddressInfo).port;
+  /** The plain MQTT port as listening (port 0 picks one); none with MQTT_PORT=off. */
+  get port(): number | undefined {
+    return (this.tcp?.address() as AddressInfo | null)?.port;
+  }
+
+  /** The MQTT over TLS port as listening; none without TLS. */
+  get tlsPort(): number | undefined {
+    return (this.mqtts?.address() as AddressInfo | null)?.port;
+  }
+
+  /** The MQTTS listener, whose certificate a reload replaces; none without TLS. */
+  get tlsServer(): TlsServer | undefined {
+    return this.mqtts;
   }
 
   get listening(): boolean {
-    return Boolean(this.tcp?.listening) && !this.aedes.closed;
+    const configured = [this.tcp, this.mqtts].filter((server) => server !== undefined);
+    return configured.length > 0 && configured.every((server) => server.listening) && !this.aedes.closed;
   }
 
   // DeviceLink -------------------------------------------------------------------------------
@@ -217,7 +236,7 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     for (const client of this.ws?.clients ?? []) client.terminate();
     await new Promise<void>((resolve) => this.aedes.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve()));
+    await Promise.all([this.tcp, this.mqtts].map((server) => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))));
     await Promise.allSettled([...this.releasing]);
     await this.lastSeen.close();
   }
@@ -225,6 +244,31 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
   // Broker wiring ----------------------------------------------------------------------------
 
   private async listen(options: DeviceChannelOptions): Promise<void> {
+    if (options.port !== undefined) await this.listenPlain(options.port, options);
+    if (options.tls) {
+      await this.listenTls(options.tls, options).catch((error: unknown) => {
+        throw describeEnvironmentError(error, { port: ['MQTTS_PORT', options.tls!.port, options.host] });
+      });
+    }
+    // A message larger than this is refused by ws before it is buffered whole (close code 1009).
+    // Room for a few packets: mqtt.js in a browser joins the packets written in one tick into
+    // one message. Each packet in it is still held to its own limit by the packet guard.
+    const maxMessageBytes = WEBSOCKET_MESSAGE_PACKETS * options.limits.maxPacketBytes;
+    this.ws = new WebSocketServer({ server: options.http, path: WEBSOCKET_PATH, maxPayload: maxMessageBytes });
+    this.ws.on('connection', (socket, request) => {
+      const peer = request.socket.remoteAddress;
+      const address = clientAddressKey(options.trustedProxies ? options.trustedProxies.clientOf(peer, request.headers['x-forwarded-for']) : peer);
+      if (!this.admit(address)) return void socket.terminate();
+      socket.once('close', () => this.perAddress.release(address));
+      const refused = this.refusedOnce(address);
+      socket.on('error', (error: Error & { code?: string }) => {
+        if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') refused('packet_too_large');
+      });
+      this.handle(createWebSocketStream(socket), address, refused, request);
+    });
+  }
+
+  private async listenPlain(port: number, options: DeviceChannelOptions): Promise<void> {
     // MQTT packets are small and latency matters: no Nagle delay (with the peer's delayed ACK it
     // held a report's acknowledgement back ~40 ms).
     const tcp = createServer({ noDelay: true }, (socket) => {
@@ -245,30 +289,46 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
         },
       );
     });
-    await new Promise<void>((resolve, reject) => {
-      tcp.once('error', reject);
-      tcp.listen(options.port, options.host, () => {
-        tcp.off('error', reject);
-        resolve();
-      });
-    });
+    await listenOn(tcp, port, options.host);
     this.tcp = tcp;
-    // A message larger than this is refused by ws before it is buffered whole (close code 1009).
-    // Room for a few packets: mqtt.js in a browser joins the packets written in one tick into
-    // one message. Each packet in it is still held to its own limit by the packet guard.
-    const maxMessageBytes = WEBSOCKET_MESSAGE_PACKETS * options.limits.maxPacketBytes;
-    this.ws = new WebSocketServer({ server: options.http, path: WEBSOCKET_PATH, maxPayload: maxMessageBytes });
-    this.ws.on('connection', (socket, request) => {
-      const peer = request.socket.remoteAddress;
-      const address = clientAddressKey(options.trustedProxies ? options.trustedProxies.clientOf(peer, request.headers['x-forwarded-for']) : peer);
-      if (!this.admit(address)) return void socket.terminate();
-      socket.once('close', () => this.perAddress.release(address));
-      const refused = this.refusedOnce(address);
-      socket.on('error', (error: Error & { code?: string }) => {
-        if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') refused('packet_too_large');
-      });
-      this.handle(createWebSocketStream(socket), address, refused, request);
+  }
+
+  /**
+   * MQTT over TLS. The client's place under MQTT_MAX_CONNECTIONS_PER_ADDRESS is taken when its TCP
+   * connection arrives, before the handshake, so that handshakes cannot be used to get around the
+   * cap. No PROXY header is read here: a balancer in front terminates TLS itself and sends plain
+   * MQTT to MQTT_PORT (deploy/cluster/haproxy.cfg).
+   */
+  private async listenTls(tls: { port: number; secureContext: SecureContextOptions }, options: DeviceChannelOptions): Promise<void> {
+    const mqtts = createTlsServer({
+      ...tls.secureContext,
+      noDelay: true,
+      // A connection that never completes its handshake holds a socket like one that never sends CONNECT.
+      handshakeTimeout: options.limits.connectTimeoutMs,
     });
+    mqtts.on('connection', (socket: Socket) => {
+      const address = clientAddressKey(socket.remoteAddress);
+      if (!this.admit(address)) return void socket.destroy();
+      this.sockets.add(socket);
+      socket.once('close', () => {
+        this.sockets.delete(socket);
+        this.perAddress.release(address);
+      });
+    });
+    mqtts.on('secureConnection', (socket: TLSSocket) => {
+      const address = clientAddressKey(socket.remoteAddress);
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+      this.handle(socket, address, this.refusedOnce(address));
+    });
+    // A failed handshake (a client that does not trust the certificate, a scanner, plain MQTT on
+    // this port): counted, not logged, as there can be many.
+    mqtts.on('tlsClientError', (_error: Error, socket: TLSSocket) => {
+      this.metrics.count('mqtt_tls_handshake_failures_total', 'MQTT over TLS connections closed before their handshake completed');
+      socket.destroy();
+    });
+    await listenOn(mqtts, tls.port, options.host);
+    this.mqtts = mqtts;
   }
 
   /** Takes an MQTT connection over TCP from the client at `peer`, within the per-address limit. */
@@ -663,6 +723,16 @@ function isOffline(payload: Buffer | string): boolean {
 }
 
 /** The settings a device applies (docs/asyncapi.yaml, message DeviceSettings). */
+function listenOn(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
 function settingsOf(device: DeviceRow) {
   return {
     can_send_sms: device.can_send_sms,

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { TrustedProxies } from './common/client-address.ts';
+import { readCertificatePair } from './tls/certificate-pair.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -13,8 +14,12 @@ export interface Config {
   port: number;
   /** Address the HTTP server and the MQTT broker bind to. */
   host: string;
-  /** MQTT over TCP port for devices (device-channel issue). */
+  /** MQTT over TCP port for devices. */
   mqttPort: number;
+  /** Whether plain MQTT listens on mqttPort: MQTT_PORT=off turns it off, allowed only with TLS (phones then use MQTTS_PORT or WSS). */
+  plainMqtt: boolean;
+  /** TLS_CERT and TLS_KEY: HTTPS (and WSS) on the HTTP port, MQTT over TLS on MQTTS_PORT; none: plain HTTP and MQTT only. */
+  tls: TlsConfig | undefined;
   /** PostgreSQL connection string; when absent the embedded PGlite database is used. */
   databaseUrl: string | undefined;
   /** The gateway's own files: the embedded database, the webhook key file, first-start.txt. */
@@ -68,6 +73,15 @@ export interface Config {
    * costs in proportion to the matches; counting up to the cap costs at most what the cap does.
    */
   legacyCountCap: number;
+}
+
+export interface TlsConfig {
+  /** TLS_CERT: PEM certificate, the chain after it (certbot's fullchain.pem). */
+  certFile: string;
+  /** TLS_KEY: PEM private key of that certificate. */
+  keyFile: string;
+  /** MQTTS_PORT: MQTT over TLS (0 picks a free one, as tests do). */
+  mqttsPort: number;
 }
 
 /** MQTT_PUBLIC_URL, parsed: mqtt://host:port (plain TCP) or mqtts://host:port (TLS). */
@@ -184,10 +198,15 @@ export function loadConfig(env: Env = process.env): Config {
   };
 
   const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:'], problems);
+  const tls = readTls(env, problems);
+  const mqttPortOff = env.MQTT_PORT?.trim().toLowerCase() === 'off';
+  if (mqttPortOff && !tls) problems.push(PLAIN_MQTT_OFF_WITHOUT_TLS);
   const config: Config = {
     port: read('PORT', 3000, port),
     host: read('HOST', '0.0.0.0', text),
-    mqttPort: read('MQTT_PORT', 1883, port),
+    mqttPort: mqttPortOff ? 1883 : read('MQTT_PORT', 1883, (raw) => portOr(raw, 'off')),
+    plainMqtt: !mqttPortOff,
+    tls,
     databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems),
     dataDir: read('DATA_DIR', './data', text),
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], problems),
@@ -233,7 +252,8 @@ export function loadConfig(env: Env = process.env): Config {
     sessions: {
       idleTimeoutMs: read('SESSION_IDLE_TIMEOUT', 1800, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
       maxAgeMs: read('SESSION_MAX_AGE', 43_200, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
-      secureCookie: publicUrl?.toLowerCase().startsWith('https://') ?? false,
+      // Served over HTTPS by the gateway itself, or reached through an HTTPS proxy.
+      secureCookie: tls !== undefined || (publicUrl?.toLowerCase().startsWith('https://') ?? false),
       // 10-20: below 15 is under OWASP's minimum and logged as such at start; above 20 a login
       // costs seconds and a gigabyte.
       passwordHashCost: read('PASSWORD_HASH_COST', 15, (raw) => wholeNumber(raw, 10, 20)),
@@ -252,6 +272,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.redisUrl && !config.databaseUrl && !env.DATABASE_URL?.trim()) problems.push(EMBEDDED_WITH_REDIS);
   // Each node would make a key file of its own, and could not sign the webhooks another node created.
   if (config.redisUrl && !config.webhooks.secretKey && !env.WEBHOOK_SECRET_KEY?.trim()) problems.push(REDIS_WITHOUT_SHARED_KEY);
+  if (tls && tls.mqttsPort !== 0) {
+    // Two listeners on one port: the second would fail at start with a less helpful EADDRINUSE.
+    if (tls.mqttsPort === config.port) problems.push(`MQTTS_PORT: ${tls.mqttsPort} is PORT's too; choose another`);
+    else if (config.plainMqtt && tls.mqttsPort === config.mqttPort) problems.push(`MQTTS_PORT: ${tls.mqttsPort} is MQTT_PORT's too; choose another, or set MQTT_PORT=off`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -260,6 +285,39 @@ export const EMBEDDED_WITH_REDIS = 'REDIS_URL: several nodes cannot share the em
 
 export const REDIS_WITHOUT_SHARED_KEY =
   'REDIS_URL: several nodes must share the key that encrypts webhook secrets; set WEBHOOK_SECRET_KEY (64 hex digits, the same on every node), e.g. from `openssl rand -hex 32`';
+
+export const PLAIN_MQTT_OFF_WITHOUT_TLS = 'MQTT_PORT: "off" needs TLS_CERT and TLS_KEY (phones would then connect over MQTTS_PORT); without TLS, phones need the plain MQTT port';
+
+/**
+ * TLS_CERT and TLS_KEY, both or neither, and MQTTS_PORT. The files themselves are read and checked
+ * here too (missing, unreadable, not PEM, a key of another certificate), so that a bad pair stops
+ * the start with the other configuration problems instead of at the first handshake.
+ */
+function readTls(env: Env, problems: string[]): TlsConfig | undefined {
+  const certFile = env.TLS_CERT?.trim() || undefined;
+  const keyFile = env.TLS_KEY?.trim() || undefined;
+  const rawMqttsPort = env.MQTTS_PORT?.trim() || undefined;
+  if (!certFile && !keyFile) {
+    if (rawMqttsPort) problems.push('MQTTS_PORT: needs TLS_CERT and TLS_KEY (MQTT over TLS serves their certificate)');
+    return undefined;
+  }
+  if (!certFile || !keyFile) {
+    const [missing, given] = certFile ? ['TLS_KEY', 'TLS_CERT'] : ['TLS_CERT', 'TLS_KEY'];
+    problems.push(`${missing}: must be set with ${given} (both or neither): the PEM ${missing === 'TLS_KEY' ? 'private key of the certificate' : 'certificate of the key'}`);
+    return undefined;
+  }
+  let mqttsPort = 8883;
+  if (rawMqttsPort) {
+    try {
+      mqttsPort = port(rawMqttsPort);
+    } catch (error) {
+      problems.push(`MQTTS_PORT: ${(error as Error).message}`);
+    }
+  }
+  const pair = readCertificatePair({ certFile, keyFile });
+  if ('problems' in pair) problems.push(...pair.problems);
+  return { certFile, keyFile, mqttsPort };
+}
 
 /** Names that fit a log field, a metric label and a Redis channel without escaping. */
 const NODE_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -291,6 +349,12 @@ function text(raw: string): string {
 
 function port(raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new Error(`must be a port number (0-65535), got "${raw}"`);
+  return Number(raw);
+}
+
+/** A port, or a word that turns the listener off (read before this is called). */
+function portOr(raw: string, word: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new Error(`must be a port number (0-65535) or ${word}, got "${raw}"`);
   return Number(raw);
 }
 

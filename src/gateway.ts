@@ -1,8 +1,9 @@
 // The running gateway: database, services, the HTTP server and the device channel (MQTT),
 // started and stopped as one. Tests start it in-process on port 0; `sms-gateway serve` for real.
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
 import { withNode, type Logger } from './common/logger.ts';
 import type { Clock } from './common/clock.ts';
@@ -31,6 +32,8 @@ import { PACKAGE_VERSION } from './common/package-info.ts';
 import { httpMetrics } from './http/middleware/http-metrics.ts';
 import { meterGateway } from './common/gateway-metrics.ts';
 import { startCluster, type Cluster } from './cluster/cluster.ts';
+import { readCertificatePair, type CertificatePair } from './tls/certificate-pair.ts';
+import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
 
@@ -47,7 +50,33 @@ export class Gateway {
     /** What this node shares with others over Redis; none without REDIS_URL. */
     private readonly cluster: Cluster | undefined,
     private readonly markDraining: () => void,
-  ) {}
+    /** Keeps HTTPS and MQTTS on the current certificate; none without TLS. */
+    private readonly certificates: CertificateReloader | undefined,
+  ) {
+    if (certificates) process.on('SIGHUP', this.onHangup);
+  }
+
+  /** SIGHUP reloads the certificate (a certbot deploy hook sends it); a bound function, so that stop() can remove it. */
+  private readonly onHangup = (): void => {
+    this.reloadCertificate('SIGHUP');
+  };
+
+  /**
+   * Reads TLS_CERT and TLS_KEY again and serves the new pair to new connections, over HTTPS and
+   * MQTTS, when it is good; else keeps the old one and logs why. What SIGHUP does. Never throws.
+   */
+  reloadCertificate(reason = 'SIGHUP'): ReloadOutcome {
+    if (!this.certificates) {
+      this.logger.warn({ reason }, 'no TLS certificate to reload: TLS_CERT and TLS_KEY are not set');
+      return 'unchanged';
+    }
+    return this.certificates.reload(reason);
+  }
+
+  /** The certificate served now; none without TLS. */
+  get certificate(): CertificatePair | undefined {
+    return this.certificates?.pair;
+  }
 
   /**
    * Answers /readyz 503 ("draining") from now on while serving everything as before: a load
@@ -61,15 +90,25 @@ export class Gateway {
   static async start(config: Config, givenLogger: Logger, clock?: Clock): Promise<Gateway> {
     // Every line names its node (NODE_ID), so that the logs of several nodes can be told apart.
     const logger = withNode(givenLogger, config.nodeId);
+    // Read before anything else is opened: a bad pair stops the start with the reason, naming the variable.
+    let firstPair: CertificatePair | undefined;
+    if (config.tls) {
+      const reading = readCertificatePair(config.tls);
+      if ('problems' in reading) throw new ConfigError(reading.problems);
+      firstPair = reading.pair;
+    }
     const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     let http: Server | undefined;
+    let https: HttpsServer | undefined;
     let cluster: Cluster | undefined;
+    let certificates: CertificateReloader | undefined;
     try {
       await migrate(db, logger);
       const services = createServices(config, db, logger, clock);
       cluster = await startCluster(config, services, logger.child({ component: 'cluster' }));
       const shared = cluster;
       meterGateway(services, logger.child({ component: 'metrics' }));
+      if (config.tls && firstPair) certificates = new CertificateReloader(config.tls, firstPair, logger.child({ component: 'tls' }), services.metrics);
       let channel: DeviceChannel | undefined;
       let draining = false;
       // Unknown keys are counted per client address; an address with too many is refused (429).
@@ -93,7 +132,9 @@ export class Gateway {
             prefix: EXTENDED_PREFIX,
             routes: [
               ...deviceRoutes(services.devices, {
-                mqttPort: () => channel?.port ?? config.mqttPort,
+                // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
+                mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
+                mqttTls: config.tls !== undefined,
                 mqttPublicUrl: config.mqttPublicUrl,
                 publicUrl: config.publicUrl,
                 trustedProxies: config.trustedProxies,
@@ -139,15 +180,17 @@ export class Gateway {
           });
         },
       });
-      http = createServer(
-        { keepAliveTimeout: 65_000 },
-        admissionControl(services.admission, services.metrics, logger.child({ component: 'http' }), app.callback()),
-      );
+      const handler = admissionControl(services.admission, services.metrics, logger.child({ component: 'http' }), app.callback());
+      // With TLS the HTTP port speaks HTTPS only (the API, the panel, /docs and WSS at /mqtt alike):
+      // a plain request there fails its handshake rather than sending a key or a cookie in clear.
+      https = certificates && createHttpsServer({ keepAliveTimeout: 65_000, ...certificates.secureContext, handshakeTimeout: 10_000 }, handler);
+      http = https ?? createServer({ keepAliveTimeout: 65_000 }, handler);
       await listen(http, config.port, config.host).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['PORT', config.port, config.host] });
       });
       channel = await DeviceChannel.start(services, services.metrics, logger.child({ component: 'broker' }), {
-        port: config.mqttPort,
+        port: config.plainMqtt ? config.mqttPort : undefined,
+        ...(config.tls && certificates ? { tls: { port: config.tls.mqttsPort, secureContext: certificates.secureContext } } : {}),
         host: config.host,
         http,
         limits: config.mqtt,
@@ -161,13 +204,25 @@ export class Gateway {
       services.webhookSender.start();
       services.presence.start();
       services.recordingRetention.start();
-      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true));
+      if (certificates) {
+        if (https) certificates.serve(https);
+        if (channel.tlsServer) certificates.serve(channel.tlsServer);
+        certificates.watch();
+      }
+      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates);
       logger.info(
-        { port: gateway.httpPort, mqttPort: channel.port, database: config.databaseUrl ? 'postgresql' : 'embedded' },
+        {
+          port: gateway.httpPort,
+          tls: certificates !== undefined,
+          mqttPort: channel.port ?? 'off',
+          ...(certificates ? { mqttsPort: channel.tlsPort } : {}),
+          database: config.databaseUrl ? 'postgresql' : 'embedded',
+        },
         'gateway listening',
       );
       return gateway;
     } catch (error) {
+      certificates?.close();
       http?.close();
       await cluster?.stop();
       await closeDatabase(db);
@@ -179,12 +234,24 @@ export class Gateway {
     return (this.http.address() as AddressInfo).port;
   }
 
+  /** The plain MQTT port as listening; throws with MQTT_PORT=off. */
   get mqttPort(): number {
-    return this.channel.port;
+    const port = this.channel.port;
+    if (port === undefined) throw new Error('plain MQTT is off (MQTT_PORT=off)');
+    return port;
+  }
+
+  /** The MQTT over TLS port as listening (MQTTS_PORT, or the one picked for port 0); throws without TLS. */
+  get mqttsPort(): number {
+    const port = this.channel.tlsPort;
+    if (port === undefined) throw new Error('MQTT over TLS is off (TLS_CERT and TLS_KEY are not set)');
+    return port;
   }
 
   /** Stops accepting, lets in-flight requests finish, closes device connections and the database. */
   async stop(): Promise<void> {
+    process.off('SIGHUP', this.onHangup);
+    this.certificates?.close();
     // Event streams never end by themselves: end them, or closing the server waits for them.
     this.services.live.endAll();
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));

@@ -98,6 +98,8 @@ export class StartupError extends Error {
 
 /** Turns the usual environment failures (port taken, database down) into a StartupError. */
 export function describeEnvironmentError(error: unknown, what: { port?: [name: string, port: number, host: string]; database?: string }): unknown {
+  // Described already, by a step that knew better which variable it was about.
+  if (error instanceof StartupError) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (what.port && code === 'EADDRINUSE') {
     const [name, port, host] = what.port;

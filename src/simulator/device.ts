@@ -12,8 +12,10 @@ import { toneWav } from './wav.ts';
 export type { ReportStatus } from '../../agent/src/protocol/messages.ts';
 
 export interface SimulatedDeviceOptions {
-  /** mqtt://host:port or ws://host:port/mqtt */
+  /** mqtt://host:port or ws://host:port/mqtt (mqtts://, wss:// with TLS) */
   brokerUrl: string;
+  /** The CA that the broker's TLS certificate is checked against (a self-signed one, in tests); none: the system's. */
+  ca?: string | Buffer;
   /** http://host:port of the gateway, where recordings are uploaded; none: calls are reported, never recorded. */
   apiUrl?: string;
   deviceId: string;
@@ -73,6 +75,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     });
     this.agent = new DeviceAgent({
       brokerUrl: options.brokerUrl,
+      ...(options.ca ? { ca: options.ca } : {}),
       deviceId: options.deviceId,
       token: options.token,
       radio: this.radio,

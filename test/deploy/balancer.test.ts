@@ -1,14 +1,15 @@
 // The balancer of the multi-node deployment at work: the real haproxy with the shipped
 // deploy/cluster/haproxy.cfg (local-haproxy.ts) in front of two real nodes on one PostgreSQL
-// and Redis, with real phones and real HTTP through it. docs/deployment.md promises what is
-// checked here: requests spread over the nodes, phones spread too and reachable wherever they
-// land, and a node stopped for a restart is left by its phones, and by GETs without one failing.
+// and Redis, with real phones and real HTTP through it, over the TLS it ends. docs/deployment.md
+// promises what is checked here: requests spread over the nodes, phones spread too and reachable
+// wherever they land, and a node stopped for a restart is left by its phones, and by GETs
+// without one failing.
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useCluster, within } from '../cluster/cluster-fixture.ts';
 import { UNPACED } from '../support/devices.ts';
-import { ApiClient } from '../support/tenant.ts';
+import { ApiClient, type Reply } from '../support/tenant.ts';
 import { LocalHaproxy } from './local-haproxy.ts';
 import { TrustedProxies } from '../../src/common/client-address.ts';
 
@@ -24,12 +25,12 @@ describe('deployment: HAProxy in front of two nodes', function () {
     fx.onCleanup(() => haproxy.stop());
   });
 
-  /** The tenant's Extended API through the balancer. */
-  const api = () => new ApiClient(`${haproxy.httpUrl}/api/ext/v1`, fx.tenant.key);
+  /** The tenant's Extended API through the balancer, over HTTPS. */
+  const api = () => new BalancerApi(haproxy, `${haproxy.httpUrl}/api/ext/v1`, fx.tenant.key);
 
   /** The node that answered a request through the balancer: the `node` label of its /metrics. */
   async function answeringNode(): Promise<string> {
-    const response = await fetch(`${haproxy.httpUrl}/metrics`);
+    const response = await haproxy.fetch(`${haproxy.httpUrl}/metrics`);
     expect(response.status).to.equal(200);
     const node = /\bnode="([^"]+)"/.exec(await response.text())?.[1];
     if (!node) throw new Error('/metrics carries no node label');
@@ -55,7 +56,7 @@ describe('deployment: HAProxy in front of two nodes', function () {
 
   /** A phone of the test's tenant connected through the balancer's MQTT port (or `brokerUrl`). */
   async function phoneThroughBalancer(name: string, brokerUrl = haproxy.mqttUrl): Promise<SimulatedDevice> {
-    const phone = await fx.connectDevice({ brokerUrl, name });
+    const phone = await fx.connectDevice({ brokerUrl, name, ca: haproxy.ca });
     expect((await api().patch(`/devices/${phone.id}/settings`, UNPACED)).status).to.equal(200);
     return phone;
   }
@@ -66,6 +67,12 @@ describe('deployment: HAProxy in front of two nodes', function () {
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     await within(10_000, async () => ['sent', 'delivered'].includes((await api().get(`/sms/${created.body.id}`)).body.status));
   }
+
+  it('when a client asks over plain HTTP, then it is only redirected to HTTPS', async () => {
+    const response = await fetch(`http://127.0.0.1:${haproxy.redirectPort}/api/ext/v1/devices`, { redirect: 'manual' });
+    expect(response.status).to.equal(301);
+    expect(response.headers.get('location')).to.equal(`https://127.0.0.1:${haproxy.redirectPort}/api/ext/v1/devices`);
+  });
 
   it('when HTTP requests go through the balancer, then the two nodes answer them in turn', async () => {
     const nodes = [];
@@ -82,8 +89,8 @@ describe('deployment: HAProxy in front of two nodes', function () {
     for (const phone of phones) await sendThrough(phone);
   });
 
-  it('when a phone connects over WebSocket to /mqtt on the balancer\'s HTTP port, then it gets the SMS sent to it', async () => {
-    const phone = await phoneThroughBalancer('websocket', `ws://127.0.0.1:${haproxy.httpPort}/mqtt`);
+  it('when a phone connects over WSS to /mqtt on the balancer\'s HTTPS port, then it gets the SMS sent to it', async () => {
+    const phone = await phoneThroughBalancer('websocket', `wss://127.0.0.1:${haproxy.httpPort}/mqtt`);
     await sendThrough(phone);
   });
 
@@ -97,7 +104,7 @@ describe('deployment: HAProxy in front of two nodes', function () {
     const answers: (number | string)[] = [];
     let polling = true;
     const poller = (async () => {
-      while (polling) answers.push(await fetch(`${haproxy.httpUrl}/readyz`).then((response) => response.status, (error: Error) => `${error.message}: ${(error.cause as Error | undefined)?.message}`));
+      while (polling) answers.push(await haproxy.fetch(`${haproxy.httpUrl}/readyz`).then((response) => response.status, (error: Error) => `${error.message}: ${(error.cause as Error | undefined)?.message}`));
     })();
     try {
       await cluster.b.stop();
@@ -114,3 +121,24 @@ describe('deployment: HAProxy in front of two nodes', function () {
     for (const phone of phones) await sendThrough(phone);
   });
 });
+
+/** ApiClient's requests, through the balancer's HTTPS with its certificate trusted. */
+class BalancerApi extends ApiClient {
+  constructor(
+    private readonly haproxy: LocalHaproxy,
+    baseUrl: string,
+    key: string,
+  ) {
+    super(baseUrl, key);
+  }
+
+  override async request<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>> {
+    const response = await this.haproxy.fetch(this.baseUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${this.key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers as unknown as Headers, body: (text ? JSON.parse(text) : undefined) as T };
+  }
+}

@@ -2,16 +2,16 @@
 // the compose tool itself (Debian's docker-compose; `config` needs no Docker daemon) and
 // deploy/cluster/haproxy.cfg checked by haproxy itself. What is asserted is what a node needs
 // to join the others (the same database, Redis, prefix and webhook key; a name of its own), and
-// what the balancer must do: publish the API and MQTT, check /readyz, hold no phone to a node,
+// what the balancer must do: end TLS and publish the API and MQTT over it only, check /readyz, hold no phone to a node,
 // never cut a phone the gateway still considers alive.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_KEEPALIVE_SECONDS } from '../../broker/keepalive.ts';
 import { REPO_ROOT } from '../support/cli.ts';
-import { directives, HAPROXY_CFG, readHaproxyConfig, seconds, section, type Section } from './haproxy-config.ts';
+import { directives, HAPROXY_CERT, HAPROXY_CFG, haproxyCertificate, readHaproxyConfig, seconds, section, withCertificate, type Section } from './haproxy-config.ts';
 import { composePython, runTool } from './tools.ts';
 
 interface ComposeService {
@@ -39,7 +39,11 @@ const GATEWAY_SILENCE_LIMIT_SECONDS = 1.5 * MAX_KEEPALIVE_SECONDS;
 describe('deployment: docker-compose.yml and deploy/cluster/haproxy.cfg', function () {
   this.timeout(30_000);
 
-  const secrets = { POSTGRES_PASSWORD: randomBytes(12).toString('hex'), WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex') };
+  const secrets = {
+    POSTGRES_PASSWORD: randomBytes(12).toString('hex'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+    MQTT_PUBLIC_URL: 'mqtts://sms.example.com:8883',
+  };
   // An empty env file: a developer's own .env must not decide what this test sees.
   const scratch = mkdtempSync(join(tmpdir(), 'sgw-compose-'));
   const emptyEnvFile = join(scratch, 'empty.env');
@@ -109,12 +113,22 @@ describe('deployment: docker-compose.yml and deploy/cluster/haproxy.cfg', functi
       expect(Object.keys(compose.volumes ?? {})).to.include(data!.source);
     });
 
-    it('then HAProxy publishes the HTTP port 3000 and the MQTT port 1883, with deploy/cluster/haproxy.cfg as its configuration', () => {
+    it('then HAProxy publishes HTTPS on 443, the redirect on 80 and MQTT over TLS on 8883, and nothing else, with deploy/cluster/haproxy.cfg as its configuration', () => {
       const haproxy = compose.services.haproxy!;
       const published = (haproxy.ports ?? []).map((port) => `${port.published}:${port.target}`);
-      expect(published).to.include.members(['3000:3000', '1883:1883']);
+      expect(published.sort()).to.deep.equal(['443:443', '80:80', '8883:8883']);
       const config = mounts(haproxy).find((mount) => mount.target === '/usr/local/etc/haproxy/haproxy.cfg');
       expect(config?.source).to.equal(HAPROXY_CFG);
+    });
+
+    it('then HAProxy finds its certificate where the configuration reads it: deploy/cluster/certs mounted read-only on /etc/haproxy/certs', () => {
+      const certs = mounts(compose.services.haproxy!).find((mount) => mount.target === '/etc/haproxy/certs');
+      expect(certs?.source).to.equal(join(REPO_ROOT, 'deploy', 'cluster', 'certs').replace(/\/$/, ''));
+      expect(HAPROXY_CERT.startsWith('/etc/haproxy/certs/')).to.equal(true);
+    });
+
+    it('then every node pairs phones to HAProxy\'s MQTT over TLS (MQTT_PUBLIC_URL from .env)', () => {
+      for (const [node, service] of gateways) expect(service.environment?.MQTT_PUBLIC_URL, node).to.equal(secrets.MQTT_PUBLIC_URL);
     });
 
     it('then only the balancer is published: no node can be reached around it', () => {
@@ -124,11 +138,11 @@ describe('deployment: docker-compose.yml and deploy/cluster/haproxy.cfg', functi
     it('then the balancer sends to exactly the nodes of the compose file, HTTP to their port 3000 and MQTT to their 1883', () => {
       const sections = readHaproxyConfig();
       const nodes = gateways.map(([name]) => name).sort();
-      expect(serverAddresses(backendOf(sections, '3000'))).to.deep.equal(nodes.map((name) => `${name}:3000`));
-      expect(serverAddresses(backendOf(sections, '1883'))).to.deep.equal(nodes.map((name) => `${name}:1883`));
+      expect(serverAddresses(backendOf(sections, '443'))).to.deep.equal(nodes.map((name) => `${name}:3000`));
+      expect(serverAddresses(backendOf(sections, '8883'))).to.deep.equal(nodes.map((name) => `${name}:1883`));
     });
 
-    for (const missing of ['WEBHOOK_SECRET_KEY', 'POSTGRES_PASSWORD'] as const) {
+    for (const missing of ['WEBHOOK_SECRET_KEY', 'POSTGRES_PASSWORD', 'MQTT_PUBLIC_URL'] as const) {
       it(`when ${missing} is not set, then docker-compose refuses the file naming it`, async () => {
         const { [missing]: _left, ...rest } = secrets;
         const result = await composeConfig(rest);
@@ -141,8 +155,11 @@ describe('deployment: docker-compose.yml and deploy/cluster/haproxy.cfg', functi
   describe('deploy/cluster/haproxy.cfg', () => {
     const sections = readHaproxyConfig();
 
-    it('when checked by haproxy -c, then it is valid, its only warnings the node names that resolve inside Docker alone', async () => {
-      const result = await runTool('haproxy', ['-c', '-f', HAPROXY_CFG]);
+    it('when checked by haproxy -c (with a test certificate in place of the mounted one), then it is valid, its only warnings the node names that resolve inside Docker alone', async () => {
+      const { file } = haproxyCertificate(scratch);
+      const checked = join(scratch, 'haproxy.cfg');
+      writeFileSync(checked, withCertificate(readFileSync(HAPROXY_CFG, 'utf8'), file));
+      const result = await runTool('haproxy', ['-c', '-f', checked]);
       const output = `${result.stdout}${result.stderr}`;
       expect(result.code, output).to.equal(0);
       expect(output).to.contain('Configuration file is valid');
@@ -150,8 +167,21 @@ describe('deployment: docker-compose.yml and deploy/cluster/haproxy.cfg', functi
       for (const warning of warnings) expect(warning).to.match(/could not resolve address 'node-[a-z]+'/);
     });
 
+    it('then HTTPS on 443 and MQTT on 8883 end TLS with the mounted certificate, and plain HTTP on 80 only redirects to HTTPS', () => {
+      expect(directives(frontendOf(sections, '443'), 'bind')[0]).to.match(new RegExp(`^:443 ssl crt ${HAPROXY_CERT}( |$)`));
+      expect(directives(frontendOf(sections, '8883'), 'bind')[0]).to.match(new RegExp(`^:8883 ssl crt ${HAPROXY_CERT}( |$)`));
+      const plain = frontendOf(sections, '80');
+      expect(directives(plain, 'http-request redirect')).to.deep.equal(['scheme https code 301']);
+      expect(directives(plain, 'default_backend')).to.deep.equal([]);
+    });
+
+    it('then no frontend offers plain MQTT (a phone\'s token never crosses the network in clear)', () => {
+      const binds = sections.filter((candidate) => candidate.kind === 'frontend').flatMap((frontend) => directives(frontend, 'bind'));
+      expect(binds.filter((bind) => bind.startsWith(':1883'))).to.deep.equal([]);
+    });
+
     it('then HTTP goes round robin to nodes checked with GET /readyz', () => {
-      const http = backendOf(sections, '3000');
+      const http = backendOf(sections, '443');
       expect(directives(http, 'mode')).to.deep.equal(['http']);
       expect(directives(http, 'balance')).to.deep.equal(['roundrobin']);
       expect(directives(http, 'option httpchk')).to.deep.equal(['GET /readyz']);
@@ -159,7 +189,7 @@ describe('deployment: docker-compose.yml and deploy/cluster/haproxy.cfg', functi
     });
 
     it('then MQTT goes in TCP mode to the node with fewest connections, checked with the same node\'s GET /readyz on port 3000', () => {
-      const mqtt = backendOf(sections, '1883');
+      const mqtt = backendOf(sections, '8883');
       expect(directives(mqtt, 'mode')).to.deep.equal(['tcp']);
       expect(directives(mqtt, 'balance')).to.deep.equal(['leastconn']);
       expect(directives(mqtt, 'option httpchk')).to.deep.equal(['GET /readyz']);
@@ -167,29 +197,29 @@ describe('deployment: docker-compose.yml and deploy/cluster/haproxy.cfg', functi
     });
 
     it('then a request a stopping node closed unanswered is sent again to another node only when it is a GET or HEAD (never a POST /sms twice)', () => {
-      const http = backendOf(sections, '3000');
+      const http = backendOf(sections, '443');
       expect(directives(http, 'retry-on')).to.deep.equal(['conn-failure empty-response']);
       expect(directives(http, 'http-request disable-l7-retry')).to.deep.equal(['unless METH_GET']);
     });
 
     it('then HAProxy names each client to the nodes: X-Forwarded-For over HTTP, a PROXY v2 header on every MQTT connection', () => {
-      expect(directives(backendOf(sections, '3000'), 'option forwardfor')).to.have.length(1);
-      const mqtt = backendOf(sections, '1883');
+      expect(directives(backendOf(sections, '443'), 'option forwardfor')).to.have.length(1);
+      const mqtt = backendOf(sections, '8883');
       const servers = mqtt.lines.filter((line) => line.startsWith('server ') || line.startsWith('default-server '));
       expect(servers.some((line) => /\bsend-proxy-v2\b/.test(line)), servers.join('\n')).to.equal(true);
     });
 
     it('then neither backend holds a client to a node (no stickiness: any node serves any phone)', () => {
-      for (const backend of [backendOf(sections, '3000'), backendOf(sections, '1883')]) {
+      for (const backend of [backendOf(sections, '443'), backendOf(sections, '8883')]) {
         const sticky = backend.lines.filter((line) => /^(stick (on|match|store-request|store-response)|cookie|balance (source|hdr|uri|url_param|rdp-cookie)|hash-type) ?/.test(line));
         expect(sticky, backend.name).to.deep.equal([]);
       }
     });
 
     it(`then a phone silent for less than the gateway's own limit (${GATEWAY_SILENCE_LIMIT_SECONDS} s) is never cut by the balancer, over TCP or WebSocket`, () => {
-      const mqttFrontend = frontendOf(sections, '1883');
-      const mqtt = backendOf(sections, '1883');
-      const http = backendOf(sections, '3000');
+      const mqttFrontend = frontendOf(sections, '8883');
+      const mqtt = backendOf(sections, '8883');
+      const http = backendOf(sections, '443');
       const timeouts = {
         'MQTT timeout client': directives(mqttFrontend, 'timeout client')[0],
         'MQTT timeout server': directives(mqtt, 'timeout server')[0],

@@ -1,10 +1,28 @@
 // deploy/cluster/haproxy.cfg read as its sections (global, defaults, frontend x, backend y...),
 // each with its directive lines, comments and blank lines dropped: what the tests check.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/cli.ts';
+import { makeCertificate } from '../tls/tls-support.ts';
 
 export const HAPROXY_CFG = join(REPO_ROOT, 'deploy', 'cluster', 'haproxy.cfg');
+
+/** Where the shipped configuration reads its certificate (docker-compose.yml mounts it there). */
+export const HAPROXY_CERT = '/etc/haproxy/certs/gateway.pem';
+
+/** A certificate, its key after it, in one file in `directory`, as HAProxy's `crt` takes it. */
+export function haproxyCertificate(directory: string): { file: string; pem: string } {
+  const made = makeCertificate(directory, 'haproxy');
+  const file = join(directory, 'haproxy-combined.pem');
+  writeFileSync(file, readFileSync(made.certFile, 'utf8') + readFileSync(made.keyFile, 'utf8'));
+  return { file, pem: made.pem };
+}
+
+/** The configuration's text with its certificate read from `certFile` instead (a test cannot write /etc/haproxy). */
+export function withCertificate(text: string, certFile: string): string {
+  if (!text.includes(HAPROXY_CERT)) throw new Error(`haproxy.cfg does not read ${HAPROXY_CERT}`);
+  return text.split(HAPROXY_CERT).join(certFile);
+}
 
 export interface Section {
   kind: string;

@@ -16,6 +16,8 @@ export interface KnownAddresses {
   publicUrl: string | undefined;
   /** The port the broker listens on (MQTT_PORT, or the one picked for port 0). */
   mqttPort: number;
+  /** True: mqttPort is MQTT over TLS (MQTTS_PORT, the gateway has TLS_CERT). */
+  mqttTls?: boolean | undefined;
 }
 
 /** The host a request came to, and its origin when it was an HTTP request. */
@@ -35,7 +37,7 @@ export interface PairingAddress {
 
 /**
  * The broker phones reach: MQTT_PUBLIC_URL as configured; else PUBLIC_URL's host on the broker's
- * port (the usual single-host install behind a web proxy); else the host the request came to on
+ * port (MQTTS_PORT when the gateway has TLS) (the usual single-host install behind a web proxy); else the host the request came to on
  * that port. Undefined only when none of them is known.
  */
 export function pairingAddress(known: KnownAddresses, request: RequestAddress | undefined): PairingAddress | undefined {
@@ -43,7 +45,7 @@ export function pairingAddress(known: KnownAddresses, request: RequestAddress | 
   if (known.mqttPublicUrl) return { broker: known.mqttPublicUrl, api };
   const host = known.publicUrl ? unbracketed(new URL(known.publicUrl).hostname) : request?.hostname;
   if (!host) return undefined;
-  return { broker: { host, port: known.mqttPort, tls: false }, api };
+  return { broker: { host, port: known.mqttPort, tls: known.mqttTls ?? false }, api };
 }
 
 export function pairingUrl(address: PairingAddress, deviceId: string, token: string): string {

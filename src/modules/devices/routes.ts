@@ -23,6 +23,8 @@ import type { DeviceService } from './service.ts';
 export interface BrokerAddress {
   /** The MQTT port as listening (port 0 picks one at start). */
   mqttPort(): number;
+  /** True: mqttPort() is MQTT over TLS (the gateway has TLS_CERT), and phones are paired to it with tls=1. */
+  mqttTls?: boolean;
   /** MQTT_PUBLIC_URL. */
   mqttPublicUrl?: MqttAddress | undefined;
   /** PUBLIC_URL. */
@@ -42,7 +44,7 @@ export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
   /** Decided before anything is written, so that a request the gateway cannot answer in full changes nothing. */
   const addressFor = (ctx: Context): PairingAddress => {
     const origin = requestOrigin(ctx, broker.trustedProxies ?? TrustedProxies.none());
-    const known = { mqttPublicUrl: broker.mqttPublicUrl, publicUrl: broker.publicUrl, mqttPort: broker.mqttPort() };
+    const known = { mqttPublicUrl: broker.mqttPublicUrl, publicUrl: broker.publicUrl, mqttPort: broker.mqttPort(), mqttTls: broker.mqttTls };
     const address = pairingAddress(known, origin);
     if (!address) {
       const message = 'the Host header must name a host (a DNS name or an IP address, with an optional port); or set PUBLIC_URL or MQTT_PUBLIC_URL';

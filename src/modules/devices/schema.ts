@@ -139,11 +139,11 @@ export const DeviceRegistration = Type.Object({
     password: Type.String({ description: 'MQTT password: the device token. Shown once; only its hash is stored.' }),
   }),
   broker: Type.Object({
-    mqtt_port: Type.Integer({ description: 'the port the broker listens on for MQTT over TCP, on this gateway; behind a proxy phones may reach it on another (port)' }),
+    mqtt_port: Type.Integer({ description: 'the port the broker listens on for MQTT over TCP, on this gateway (MQTT over TLS, MQTTS_PORT, when the gateway has TLS_CERT); behind a proxy phones may reach it on another (port)' }),
     websocket_path: Type.String({ description: 'MQTT over WebSocket on the gateway\'s HTTP port' }),
     host: Type.String({ description: 'the host phones connect to: MQTT_PUBLIC_URL\'s, else PUBLIC_URL\'s, else the one this request came to. An IPv6 address without brackets' }),
     port: Type.Integer({ minimum: 1, maximum: 65535, description: 'the port phones connect to: MQTT_PUBLIC_URL\'s, else mqtt_port' }),
-    tls: Type.Boolean({ description: 'true: MQTT over TLS on that port (MQTT_PUBLIC_URL is mqtts://)' }),
+    tls: Type.Boolean({ description: 'true: MQTT over TLS on that port (MQTT_PUBLIC_URL is mqtts://, or the gateway has TLS_CERT and no MQTT_PUBLIC_URL)' }),
     url: Type.String({ description: 'the same as one URL: mqtt://host:port or mqtts://host:port' }),
   }),
   pairing_url: Type.String({
