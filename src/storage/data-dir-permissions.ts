@@ -36,14 +36,12 @@ export function tightenDataDir(dir: string, { create }: { create: boolean }): Ti
   const tightened: string[] = [];
   if (process.platform === 'win32' || dir === ':memory:') return { tightened };
   const root = resolve(dir);
-  if (create) mkdirSync(root, { recursive: true, mode: 0o700 });
-  let rootStats: Stats;
-  try {
-    // stat, not lstat: DATA_DIR itself may well be a link to a mounted volume.
+  // stat, not lstat: DATA_DIR itself may well be a link to a mounted volume.
+  let rootStats = statSync(root, { throwIfNoEntry: false });
+  if (!rootStats) {
+    if (!create) return { tightened };
+    mkdirSync(root, { recursive: true, mode: 0o700 });
     rootStats = statSync(root);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !create) return { tightened };
-    throw error;
   }
   if (!rootStats.isDirectory()) throw new StartupError(`DATA_DIR ${root} is not a directory`);
   tighten(root, rootStats, tightened);
