@@ -35,6 +35,9 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
   const logger = createLogger(config.logLevel, undefined, config.nodeId, config.logFormat);
   prepareDataDir(config.dataDir, !config.databaseUrl, logger);
   const gateway = await Gateway.start(config, logger);
+  // The port actually bound (PORT=0 picks one), where PUBLIC_URL does not say otherwise. Read
+  // now: once a stop has begun the server no longer has one, and the banner must still be shown.
+  const address = gatewayBaseUrl({ publicUrl: config.publicUrl, host: config.host, port: gateway.httpPort });
 
   // Signals are handled from the moment the gateway runs: a SIGTERM during the first start (an
   // scrypt hash takes a few hundred milliseconds) still stops it cleanly, exit code 0.
@@ -79,8 +82,6 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
     if (stopping) return undefined;
     throw error;
   });
-  // The port actually bound (PORT=0 picks one), where PUBLIC_URL does not say otherwise.
-  const address = gatewayBaseUrl({ publicUrl: config.publicUrl, host: config.host, port: gateway.httpPort });
   if (first) showFirstStart(firstStartBanner(first, address, out), config.dataDir, logger);
 
   await stopped;
