@@ -3,10 +3,11 @@
 // /docs page) beside it, and writes a stamp of the sources it was built from. Plain JavaScript:
 // it runs before anything is compiled.
 //
-// `npm run build` builds. bin/sms-gateway.js calls ensureBuilt(), which builds only when dist/
-// is missing or its stamp no longer matches the sources, so `npm ci && npm start` stays the
-// whole set-up even when install scripts are off. Several processes may start at once (a test
-// suite, two terminals): one builds under a lock, the others wait and then find it fresh.
+// `npm run build` builds what is not fresh (`--force`: everything), failing on a type error.
+// bin/sms-gateway.js calls ensureBuilt(), which builds only when dist/ is missing or its stamp no
+// longer matches the sources, so `npm ci && npm start` stays the whole set-up even when install
+// scripts are off. Several processes may start at once (a test suite, two terminals): one builds
+// under a lock, the others wait and then find it fresh.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -30,21 +31,22 @@ const TSC_ERRORS_BUT_EMITTED = 2;
 
 /**
  * Builds dist/ unless it is fresh. `force`: build anyway. `strict` (`npm run build`): a type
- * error fails the build. Otherwise (the bin) code with type errors still runs, as it would
- * through tsx, after one warning line: someone mid-edit is not locked out of the command line.
- * Throws with tsc's report when nothing usable was emitted.
+ * error fails the build, and a build the bin made from sources with type errors is not fresh.
+ * Otherwise (the bin) code with type errors still runs, as it would through tsx, after one
+ * warning line: someone mid-edit is not locked out of the command line. Throws with tsc's report
+ * when nothing usable was emitted. Returns whether it built.
  */
 export async function ensureBuilt({ force = false, strict = false } = {}) {
   await ensurePanelBuilt({ force });
-  if (!force && isFresh(fingerprint())) return;
+  if (!force && isFresh(fingerprint(), readStamp(STAMP), strict)) return false;
   const release = await lock();
   try {
     // Another process may have built it while this one waited for the lock.
     const sources = fingerprint();
     const stamp = readStamp(STAMP);
-    if (!force && isFresh(sources, stamp)) return;
+    if (!force && isFresh(sources, stamp, strict)) return false;
     const tsc = tscPath();
-    process.stderr.write(`sms-gateway: building dist/ from the TypeScript sources (${stamp ? 'they changed' : 'no build yet'})\n`);
+    process.stderr.write(`sms-gateway: building dist/ from the TypeScript sources (${buildReason(force, sources, stamp)})\n`);
     rmSync(STAMP, { force: true });
     // Without a stamp the outputs are not to be trusted: no incremental shortcut.
     if (!stamp) rmSync(BUILD_INFO, { force: true });
@@ -54,10 +56,21 @@ export async function ensureBuilt({ force = false, strict = false } = {}) {
     }
     if (code !== 0) process.stderr.write('sms-gateway: dist/ was built from sources with type errors (`npx tsc --noEmit` lists them)\n');
     copyAssets();
-    writeFileSync(STAMP, `${JSON.stringify({ sources, builtAt: new Date().toISOString() })}\n`);
+    // The fingerprint taken before compiling: a source edited during the build makes the next
+    // run build again rather than trust outputs that may predate the edit.
+    writeFileSync(STAMP, `${JSON.stringify({ sources, typeErrors: code !== 0, builtAt: new Date().toISOString() })}\n`);
+    return true;
   } finally {
     release();
   }
+}
+
+/** Why a build runs, for its one line on stderr. */
+function buildReason(force, sources, stamp) {
+  if (!stamp) return 'no build yet';
+  if (force) return 'a full build was asked for';
+  if (stamp.sources === sources) return 'the last build had type errors';
+  return 'they changed';
 }
 
 /** A digest of every source file's path, size and modification time. null: no sources here (dist/ shipped alone). */
@@ -72,9 +85,10 @@ export function fingerprint() {
   return createHash('sha256').update(entries.sort().join('\n')).digest('hex');
 }
 
-function isFresh(sources, stamp = readStamp(STAMP)) {
+function isFresh(sources, stamp, strict) {
   if (!existsSync(join(DIST, 'src', 'cli', 'index.js'))) return false;
   if (sources === null) return true;
+  if (strict && stamp?.typeErrors) return false;
   return stamp?.sources === sources;
 }
 
@@ -99,17 +113,29 @@ function compile(tsc) {
   });
 }
 
+const AGENT = join(ROOT, 'agent');
+const AGENT_STAMP = join(AGENT, 'dist', '.build-stamp.json');
+const AGENT_INPUTS = ['package.json', 'tsconfig.json', 'tsconfig.build.json'];
+
 /**
  * Compiles the device agent (agent/, a package of its own) to agent/dist, so that its command,
- * `npx sms-gateway-agent`, runs in a checkout right after `npm ci`.
+ * `npx sms-gateway-agent`, runs in a checkout right after `npm ci`. Skipped when its stamp
+ * matches its sources, like dist/. Returns whether it built.
  */
-async function buildAgent() {
-  const child = spawn(process.execPath, [tscPath(), '-p', join(ROOT, 'agent', 'tsconfig.build.json')], { cwd: join(ROOT, 'agent'), stdio: ['ignore', 'pipe', 'pipe'] });
+async function buildAgent({ force = false } = {}) {
+  const entries = [];
+  walk(join(AGENT, 'src'), entries);
+  for (const file of AGENT_INPUTS) if (existsSync(join(AGENT, file))) entries.push(describe(join(AGENT, file)));
+  const sources = createHash('sha256').update(entries.sort().join('\n')).digest('hex');
+  if (!force && readStamp(AGENT_STAMP)?.sources === sources) return false;
+  const child = spawn(process.execPath, [tscPath(), '-p', join(AGENT, 'tsconfig.build.json')], { cwd: AGENT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
   const code = await new Promise((resolve, reject) => child.once('error', reject).once('close', resolve));
   if (code !== 0) throw new Error(`the device agent's TypeScript build failed (tsc exit code ${code}):\n${output.trim()}`);
+  writeFileSync(AGENT_STAMP, `${JSON.stringify({ sources, builtAt: new Date().toISOString() })}\n`);
+  return true;
 }
 
 /** Everything in the source directories that is not TypeScript goes beside the compiled code. */
@@ -169,10 +195,13 @@ function holderAlive() {
   });
 }
 
-// `node scripts/build.js`: build now. `--optional` (the prepare script): skip quietly where
-// TypeScript is not installed (an install without dev dependencies); the bin says what to do.
+// `node scripts/build.js`: build what is not fresh, strictly; `--force`: rebuild everything.
+// `--optional` (the prepare script): skip quietly where TypeScript is not installed (an install
+// without dev dependencies); the bin says what to do. Says when there was nothing to do, so that
+// a run that printed nothing else is not mistaken for one that did not happen.
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const optional = process.argv.includes('--optional');
+  const force = process.argv.includes('--force');
   const hasTypeScript = (() => {
     try {
       return Boolean(tscPath());
@@ -182,8 +211,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   })();
   if (optional && !hasTypeScript) process.exit(0);
   try {
-    await ensureBuilt({ force: !optional, strict: !optional });
-    await buildAgent();
+    const built = await ensureBuilt({ force, strict: !optional });
+    const agentBuilt = await buildAgent({ force });
+    if (!optional && !built && !agentBuilt) process.stderr.write('sms-gateway: dist/ is up to date with the sources\n');
   } catch (error) {
     process.stderr.write(`${error.message}\n`);
     process.exit(1);

@@ -8,6 +8,7 @@ import { TrustedProxies } from './common/client-address.ts';
 import { readCertificatePair } from './tls/certificate-pair.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type LogFormat = 'json' | 'pretty';
 
 export interface Config {
   /** HTTP port of the API (0 picks a free one, as tests do). */
@@ -37,6 +38,8 @@ export interface Config {
   /** Load balancers whose forwarded client address is believed (X-Forwarded-For, PROXY protocol). */
   trustedProxies: TrustedProxies;
   logLevel: LogLevel;
+  /** LOG_FORMAT: JSON lines or lines for people; none: for people on a terminal, JSON otherwise. */
+  logFormat: LogFormat | undefined;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
   /** ISO 3166 region used to read phone numbers written without a leading +; none: + is required. */
@@ -216,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDrainMs: read('SHUTDOWN_DRAIN', 0, (raw) => wholeNumber(raw, 0, 120)) * 1000,
     trustedProxies: read('TRUSTED_PROXIES', TrustedProxies.none(), (raw) => TrustedProxies.parse(raw.split(',').map((entry) => entry.trim()).filter(Boolean))),
     logLevel: read('LOG_LEVEL', 'info', (raw) => choice(raw, LOG_LEVELS)),
+    logFormat: read<LogFormat | undefined>('LOG_FORMAT', undefined, (raw) => choice(raw, ['json', 'pretty'] as const)),
     bodyLimitBytes: read('BODY_LIMIT', 64 * 1024, bytes),
     defaultPhoneRegion: read<string | undefined>('DEFAULT_PHONE_REGION', undefined, region),
     deviceOfflineAfterMs: read('DEVICE_OFFLINE_AFTER', 300, positiveSeconds) * 1000,

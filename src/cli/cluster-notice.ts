@@ -12,7 +12,7 @@ import type { Services } from '../services.ts';
 export async function toldToTheCluster<T>(services: Services, change: () => Promise<T>): Promise<T> {
   const config = loadConfig();
   if (!config.redisUrl) return change();
-  const link = new RedisLink(config.redisUrl, createLogger('warn', process.stderr as never));
+  const link = new RedisLink(config.redisUrl, createLogger('warn', process.stderr as never, undefined, config.logFormat));
   try {
     // Redis down: the change is made all the same, and the outage is logged on stderr.
     await link.started();

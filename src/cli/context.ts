@@ -4,14 +4,16 @@ import { createLogger, type Logger } from '../common/logger.ts';
 import { closeDatabase, migrate, openDatabase, type Database } from '../storage/database.ts';
 import { createServices, type Services } from '../services.ts';
 import { DataDirLockedError } from '../storage/data-dir-lock.ts';
-import { EXTENDED_PREFIX } from '../http/app.ts';
+import { prepareDataDir } from '../storage/data-dir-permissions.ts';
+import { extendedApiBaseUrl } from './gateway-address.ts';
 import { CliError } from './output.ts';
 
 /** Runs `run` on the migrated database; returns its result and the migrations applied first. */
 export async function withDatabase<T>(run: (db: Database, logger: Logger, applied: string[]) => Promise<T>): Promise<T> {
   const config = loadConfig();
   // One-shot commands print their own results; their log carries only warnings and worse.
-  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never);
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never, undefined, config.logFormat);
+  prepareDataDir(config.dataDir, !config.databaseUrl, logger);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 });
   try {
     const applied = await migrate(db, logger);
@@ -35,9 +37,7 @@ export async function withServices<T>(run: (services: Services) => Promise<T>, o
   }
 }
 
-/** The running gateway's Extended API as seen from this machine. */
+/** The running gateway's Extended API, where its operator reaches it. */
 function extendedApiUrl(): string {
-  const { host, port } = loadConfig();
-  const local = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `http://${local}:${port}${EXTENDED_PREFIX}`;
+  return extendedApiBaseUrl(loadConfig());
 }

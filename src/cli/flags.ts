@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CliError, type Output } from './output.ts';
 
-type FlagSpec = Record<string, { type: 'string' | 'boolean' }>;
+type FlagSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
 
 /** Strict flag parsing: an unknown flag or a missing value is a usage error, not a guess. */
 export function parseFlags<O extends FlagSpec>(args: string[], options: O, usage: string, allowPositionals = false) {

@@ -2,47 +2,60 @@
 import { ConfigError } from '../config.ts';
 import { AppError, StartupError } from '../common/errors.ts';
 import { DataDirLockedError } from '../storage/data-dir-lock.ts';
-import { accountsCommand } from './commands/accounts.ts';
-import { devicesCommand } from './commands/devices.ts';
-import { keysCommand } from './commands/keys.ts';
-import { migrateCommand } from './commands/migrate.ts';
-import { serveCommand } from './commands/serve.ts';
-import { simulateCommand } from './commands/simulate.ts';
-import { webhooksCommand } from './commands/webhooks.ts';
-import { usersCommand } from './commands/users.ts';
+import { PACKAGE_VERSION } from '../common/package-info.ts';
+import { usePrivateUmask } from '../storage/data-dir-permissions.ts';
+import { accountsCommand, USAGE as ACCOUNTS_USAGE } from './commands/accounts.ts';
+import { devicesCommand, USAGE as DEVICES_USAGE } from './commands/devices.ts';
+import { keysCommand, USAGE as KEYS_USAGE } from './commands/keys.ts';
+import { migrateCommand, USAGE as MIGRATE_USAGE } from './commands/migrate.ts';
+import { serveCommand, serveUsage } from './commands/serve.ts';
+import { simulateCommand, USAGE as SIMULATE_USAGE } from './commands/simulate.ts';
+import { webhooksCommand, USAGE as WEBHOOKS_USAGE } from './commands/webhooks.ts';
+import { usersCommand, USAGE as USERS_USAGE } from './commands/users.ts';
 import { CliError, createOutput, type Output } from './output.ts';
 
 type Command = (args: string[], out: Output) => Promise<void>;
 
-const COMMANDS: Record<string, { run: Command; help: string }> = {
-  serve: { run: serveCommand, help: 'run the gateway (HTTP API and device channel)' },
-  migrate: { run: migrateCommand, help: 'bring the database schema up to date' },
-  accounts: { run: accountsCommand, help: 'accounts create NAME' },
-  keys: { run: keysCommand, help: 'keys create|list|revoke: API keys' },
-  users: { run: usersCommand, help: 'users create|list|reset-password: people who log in to the panel' },
-  devices: { run: devicesCommand, help: 'devices register|token: a device\'s credentials and pairing URL' },
-  webhooks: { run: webhooksCommand, help: 'webhooks create|list|delete: webhook endpoints' },
-  simulate: { run: simulateCommand, help: 'simulate --devices N: run simulated phones against a gateway' },
+const COMMANDS: Record<string, { run: Command; help: string; usage: () => string }> = {
+  serve: { run: serveCommand, help: 'run the gateway (HTTP API and device channel); --help lists its settings', usage: serveUsage },
+  migrate: { run: migrateCommand, help: 'bring the database schema up to date', usage: () => MIGRATE_USAGE },
+  accounts: { run: accountsCommand, help: 'accounts create NAME', usage: () => ACCOUNTS_USAGE },
+  keys: { run: keysCommand, help: 'keys create|list|revoke: API keys', usage: () => KEYS_USAGE },
+  users: { run: usersCommand, help: 'users create|list|reset-password: people who log in to the panel', usage: () => USERS_USAGE },
+  devices: { run: devicesCommand, help: 'devices register|token: a device\'s credentials and pairing URL', usage: () => DEVICES_USAGE },
+  webhooks: { run: webhooksCommand, help: 'webhooks create|list|delete: webhook endpoints', usage: () => WEBHOOKS_USAGE },
+  simulate: { run: simulateCommand, help: 'simulate --devices N | --pairing URL: run simulated phones against a gateway', usage: () => SIMULATE_USAGE },
 };
 
 const HELP = `sms-gateway: self-hosted SMS gateway
 
 usage: sms-gateway <command> [options] [--json]
+       sms-gateway <command> --help
+       sms-gateway --version
 
 commands:
 ${Object.entries(COMMANDS)
   .map(([name, command]) => `  ${name.padEnd(10)} ${command.help}`)
   .join('\n')}
 
---json prints one JSON document, for scripts. Configuration comes from environment variables (README).`;
+--json prints one JSON document, for scripts. Configuration comes from environment variables:
+sms-gateway serve --help lists them.`;
+
+const HELP_FLAGS = new Set(['--help', '-h']);
 
 export async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
   const args = argv.filter((arg) => arg !== '--json');
   const [name, ...rest] = args;
-  if (!name || name === 'help' || name === '--help' || name === '-h') {
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(json ? `${JSON.stringify({ version: PACKAGE_VERSION })}\n` : `sms-gateway ${PACKAGE_VERSION}\n`);
+    return 0;
+  }
+  if (!name || name === 'help' || HELP_FLAGS.has(name)) {
+    // `help COMMAND` is that command's help.
+    const topic = name === 'help' && rest[0] ? COMMANDS[rest[0]] : undefined;
     // Asked for: help on stdout. Nothing asked: a usage error, on stderr.
-    (name ? process.stdout : process.stderr).write(`${HELP}\n`);
+    (name ? process.stdout : process.stderr).write(`${topic ? topic.usage() : HELP}\n`);
     return name ? 0 : 2;
   }
   const command = COMMANDS[name];
@@ -50,6 +63,14 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`unknown command "${name}"\n\n${HELP}\n`);
     return 2;
   }
+  // Asked for, the help is an answer, not an error: stdout and exit 0, whatever else is given.
+  if (rest.some((arg) => HELP_FLAGS.has(arg))) {
+    process.stdout.write(`${command.usage()}\n`);
+    return 0;
+  }
+  // Everything this process writes (the embedded database, the simulator's device file, the
+  // first-start banner) is its user's alone, whatever umask it was started with.
+  usePrivateUmask();
   try {
     await command.run(rest, createOutput(json));
     return Number(process.exitCode ?? 0);

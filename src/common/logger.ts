@@ -2,7 +2,8 @@
 // Secrets and message text must never reach a log line: the redact paths below are the safety
 // net, and callers log masked phone numbers (maskPhone) rather than raw ones.
 import { pino, type Logger } from 'pino';
-import type { LogLevel } from '../config.ts';
+import type { LogFormat, LogLevel } from '../config.ts';
+import { prettyDestination } from './pretty-log.ts';
 
 export type { Logger };
 
@@ -27,15 +28,22 @@ const REDACT = [
   'req.headers.authorization',
 ];
 
-/** `node`: the node id (NODE_ID), on every line, so that the logs of several nodes can be told apart once collected. */
-export function createLogger(level: LogLevel, destination?: pino.DestinationStream, node?: string): Logger {
+/**
+ * `destination`: stdout when none. `node`: the node id (NODE_ID), on every line, so that the
+ * logs of several nodes can be told apart once collected. `format` (LOG_FORMAT): JSON lines for
+ * collectors, or lines for people; when not given, for people exactly when the destination is a
+ * terminal, since a terminal is read by someone and anything else is usually a collector.
+ */
+export function createLogger(level: LogLevel, destination?: pino.DestinationStream, node?: string, format?: LogFormat): Logger {
+  const target = (destination ?? process.stdout) as pino.DestinationStream & { isTTY?: boolean };
+  const pretty = format === 'pretty' || (format === undefined && target.isTTY === true);
   return pino(
     {
       level,
       base: node === undefined ? { service: 'sms-gateway' } : { service: 'sms-gateway', node },
       redact: { paths: REDACT, censor: '[redacted]' },
     },
-    destination,
+    pretty ? prettyDestination(target) : destination,
   );
 }
 

@@ -1,6 +1,6 @@
-// A fleet of simulated devices: registers (or reuses) them through the HTTP API, connects them
-// with bounded concurrency, and keeps counts of what they did. Used by `sms-gateway simulate`,
-// the demo and the benchmarks.
+// A fleet of simulated devices: registers (or reuses) them through the HTTP API, or runs devices
+// registered beforehand whose credentials it is given, connects them with bounded concurrency,
+// and keeps counts of what they did. Used by `sms-gateway simulate`, the demo and the benchmarks.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SimulatedDevice, type SimulatedDeviceOptions } from './device.ts';
@@ -11,11 +11,23 @@ export interface DeviceCredentials {
   name: string;
 }
 
+/** A device registered beforehand (`devices register`, the panel, a pairing URL). */
+export interface GivenDevice extends DeviceCredentials {
+  /** Its own broker (a pairing URL names one); none: the fleet's. */
+  brokerUrl?: string | undefined;
+  /** Its own gateway HTTP base, for recording uploads; none: the fleet's. */
+  apiUrl?: string | undefined;
+}
+
 export interface FleetOptions {
+  /** Devices to register (or reuse from stateFile) through the API, besides `given`. */
   count: number;
+  /** Devices that exist already: run as they are, never registered. */
+  given?: GivenDevice[];
   /** Base URL of the gateway's HTTP server, such as http://127.0.0.1:3000. */
   apiUrl: string;
-  apiKey: string;
+  /** A key with devices:write; needed only when `count` is above 0. */
+  apiKey?: string | undefined;
   brokerUrl: string;
   /** File that remembers registered devices between runs; none: register new ones each run. */
   stateFile?: string | undefined;
@@ -51,12 +63,12 @@ export class Fleet {
     let next = 0;
     const worker = async () => {
       while (next < credentials.length && !this.stopped) {
-        const entry = credentials[next++]!;
+        const entry: GivenDevice = credentials[next++]!;
         const device = new SimulatedDevice({
           ...this.options.device,
-          brokerUrl: this.options.brokerUrl,
+          brokerUrl: entry.brokerUrl ?? this.options.brokerUrl,
           // Where a device with record_calls on uploads its call recordings.
-          apiUrl: this.options.apiUrl,
+          apiUrl: entry.apiUrl ?? this.options.apiUrl,
           deviceId: entry.device_id,
           token: entry.token,
           name: entry.name,
@@ -83,9 +95,14 @@ export class Fleet {
     await Promise.all(this.started.map((device) => device.stop()));
   }
 
-  /** Reuses remembered devices, registers the rest through POST /api/ext/v1/devices. */
-  private async credentials(): Promise<DeviceCredentials[]> {
+  /** The given devices, then remembered ones, then new ones registered through POST /api/ext/v1/devices. */
+  private async credentials(): Promise<GivenDevice[]> {
+    return [...(this.options.given ?? []), ...(await this.registered())];
+  }
+
+  private async registered(): Promise<DeviceCredentials[]> {
     const { stateFile, count } = this.options;
+    if (count <= 0) return [];
     const known: DeviceCredentials[] = stateFile && existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as DeviceCredentials[]) : [];
     const result = known.slice(0, count);
     for (let i = result.length; i < count && !this.stopped; i++) result.push(await this.register(`simulated-${i + 1}`));
@@ -97,6 +114,7 @@ export class Fleet {
   }
 
   private async register(name: string): Promise<DeviceCredentials> {
+    if (!this.options.apiKey) throw new Error('registering a simulated device needs an API key with devices:write');
     let response: Response;
     for (let attempt = 1; ; attempt++) {
       response = await fetch(`${this.options.apiUrl}/api/ext/v1/devices`, {

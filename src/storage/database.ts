@@ -8,6 +8,7 @@ import knexModule, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrations, type Migration } from '../../db/migrations/index.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { tightenDataDir } from './data-dir-permissions.ts';
 import { describeEnvironmentError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
 
@@ -66,6 +67,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     unlock();
     throw error;
   }
+  if (options.dataDir !== ':memory:') {
+    // PGlite unpacks a new cluster's files with modes of its own (0666), whatever the umask, and
+    // writes its relation cache files 0644 at start (and may again when the schema changes):
+    // they are made private here, after migrations and at close.
+    const dataDir = options.dataDir;
+    embeddedDirs.set(pglite, dataDir);
+    tightenDataDir(dataDir, { create: false });
+  }
   const db = knexModule.knex({
     client: ClientPgLite as unknown as Knex.Config['client'],
     dialect: 'postgres',
@@ -76,8 +85,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // Closes PGlite if knex-pglite has not, then releases the directory lock.
   afterClose.set(db, async () => {
     if (!pglite.closed) await pglite.close();
+    keepPrivate(pglite);
     unlock();
   });
+  embeddedOf.set(db, pglite);
   return db;
 }
 
@@ -101,6 +112,20 @@ async function openInMemory(PGlite: PGliteClass, extensions: Record<string, unkn
 }
 
 const afterClose = new WeakMap<Database, () => Promise<void>>();
+/** The PGlite instance behind a database on the embedded engine, and the directory it writes. */
+const embeddedOf = new WeakMap<Database, object>();
+const embeddedDirs = new WeakMap<object, string>();
+
+/** Removes group and other permissions PGlite gave files in its directory (none for other databases). */
+function keepPrivate(pglite: object | undefined): void {
+  const dir = pglite && embeddedDirs.get(pglite);
+  try {
+    if (dir) tightenDataDir(dir, { create: false });
+  } catch {
+    // Only PGlite's own new files are at stake here, in a directory others cannot enter (it was
+    // checked at open): a failure must not fail a migration or a stop.
+  }
+}
 
 /** Closes the pool and, for the embedded database, PGlite itself and its directory lock. */
 export async function closeDatabase(db: Database): Promise<void> {
@@ -150,6 +175,7 @@ export async function migrate(db: Database, logger?: Logger): Promise<string[]> 
   return exclusively(db, LOCKS.migrations, async () => {
     const [, applied] = (await db.migrate.latest({ migrationSource: new ListedMigrations() })) as [number, string[]];
     if (applied.length > 0) logger?.info({ migrations: applied }, 'database migrated');
+    keepPrivate(embeddedOf.get(db));
     return applied;
   });
 }

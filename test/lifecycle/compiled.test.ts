@@ -10,9 +10,26 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { REPO_ROOT } from '../support/cli.ts';
 
-// agent/src: the simulator and the segment count are the device agent's code, compiled in.
-const COPIED = ['src', 'broker', 'db', 'agent/src', 'agent/package.json', 'agent/tsconfig.json', 'agent/tsconfig.build.json', 'panel', 'bin', 'scripts/build.js', 'scripts/panel-build.js', 'scripts/source-files.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
-const BUILD_LINE = /^sms-gateway: building dist\/ from the TypeScript sources \((no build yet|they changed)\)$/m;
+const COPIED = [
+  'src',
+  'broker',
+  'db',
+  'panel',
+  // The simulator is the device agent with a simulated radio: its sources are compiled in.
+  'agent/src',
+  'agent/package.json',
+  'agent/tsconfig.json',
+  'agent/tsconfig.build.json',
+  'bin',
+  'scripts/build.js',
+  'scripts/panel-build.js',
+  'scripts/source-files.js',
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
+const SOURCES = ['src', 'broker', 'db', 'panel', 'agent/src'];
+const BUILD_LINE = /^sms-gateway: building dist\/ from the TypeScript sources \((no build yet|they changed|a full build was asked for|the last build had type errors)\)$/m;
 
 interface Run {
   child: ChildProcess;
@@ -133,9 +150,31 @@ describe('the compiled gateway (dist/)', function () {
     expect(again.stdout).to.contain('usage: sms-gateway');
   });
 
+  it('when `npm run build` runs twice on unchanged sources, then the second builds nothing and says dist/ is up to date', async function () {
+    this.timeout(180_000);
+    const build = (args: string[] = []) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [join(root, 'scripts', 'build.js'), ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+        children.add(child);
+        let stderr = '';
+        child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.once('close', (code) => (children.delete(child), resolve({ code, stderr })));
+      });
+    // The first may compile the device agent (agent/dist), which the bin does not need.
+    const first = await build();
+    expect(first.code, first.stderr).to.equal(0);
+    expect(existsSync(join(root, 'agent', 'dist', 'agent.js')), 'the agent is compiled too').to.equal(true);
+    const second = await build();
+    expect(second.code, second.stderr).to.equal(0);
+    expect(second.stderr).to.equal('sms-gateway: dist/ is up to date with the sources\n');
+    const forced = await build(['--force']);
+    expect(forced.code, forced.stderr).to.equal(0);
+    expect(BUILD_LINE.exec(forced.stderr)?.[1], forced.stderr).to.equal('a full build was asked for');
+  });
+
   it('when the package holds dist/ without its TypeScript sources, then serve runs it without building', async function () {
     this.timeout(90_000);
-    for (const dir of ['src', 'broker', 'db', 'agent/src', 'panel']) rmSync(join(root, dir), { recursive: true });
+    for (const dir of SOURCES) rmSync(join(root, dir), { recursive: true });
     const started = run(['serve']);
     const port = await listening(started);
     expect(started.stderr).not.to.match(BUILD_LINE);

@@ -1,6 +1,6 @@
-// `npm run demo` (issue 3): the gateway on the embedded defaults plus three simulated phones.
-// It prints a key and a curl command, and an SMS sent with it visibly goes pending -> sent ->
-// delivered. A default port that is taken (here: the MQTT port) must not stop it.
+// `npm run demo`: the gateway on the embedded defaults plus three simulated phones. It prints a
+// key, a curl command and the panel's login, and an SMS sent with the key visibly goes
+// pending -> sent -> delivered. A default port that is taken (here: the MQTT port) must not stop it.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -11,7 +11,7 @@ import { ApiClient } from '../support/tenant.ts';
 describe('npm run demo', function () {
   this.timeout(90_000);
 
-  it('when a default port is taken, then it takes free ones, prints a key, and an SMS sent with it is shown going to delivered', async () => {
+  it('when a default port is taken, then it takes free ones, prints a key and a panel login that works, and an SMS sent with the key is shown going to delivered', async () => {
     const squatter = createServer();
     await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
     const taken = (squatter.address() as AddressInfo).port;
@@ -42,6 +42,11 @@ describe('npm run demo', function () {
       const [, base, key] = await seen(/API on (http:\/\/127\.0\.0\.1:\d+).*\n\nAPI key \(all permissions\): (sgw_\S+)/);
       expect(output).to.contain('a default port is in use');
       expect(output).to.contain('curl -s -X POST');
+      // The panel login: the administrator created at first start, with a password that works.
+      const [, panel, email, password] = await seen(/Control panel: +(http:\S+)\n +email: +(\S+)\n +one-time password: +(\S+)/);
+      expect(panel).to.equal(`${base}/`);
+      const login = await new ApiClient(`${base}/api/ext/v1`, undefined).post('/session', { email, password });
+      expect(login.status, JSON.stringify(login.body)).to.equal(200);
       const created = await new ApiClient(`${base}/api/ext/v1`, key).post('/sms', { phone: '+79161234567', message: 'demo test' });
       expect(created.status).to.equal(201);
       const id = (created.body.id as string).slice(0, 8);

@@ -93,7 +93,7 @@ describe('the first-start banner when no terminal is watching', function () {
   });
 
   it('then the banner names the control panel\'s address, which serves the panel', async () => {
-    const panel = /control panel at (http:\/\/localhost:(\d+)\/) /.exec(readFileSync(bannerFile, 'utf8'));
+    const panel = /control panel at (http:\/\/127\.0\.0\.1:(\d+)\/) /.exec(readFileSync(bannerFile, 'utf8'));
     expect(panel, 'the banner names the panel').to.not.equal(null);
     expect(Number(panel![2])).to.equal(port);
     const page = await fetch(`http://127.0.0.1:${port}/`);

@@ -150,7 +150,7 @@ describe('sms-gateway serve on the embedded database', function () {
       expect(banner.match(new RegExp(KEY_LINE.source, 'gm')), 'the key is printed on one line of its own, once').to.have.length(1);
       expect(curlLines().length, banner).to.be.at.least(3);
       for (const line of curlLines()) {
-        expect(line).to.contain(`http://localhost:${port}/api/ext/v1/`);
+        expect(line).to.contain(`http://127.0.0.1:${port}/api/ext/v1/`);
         expect(line).to.contain(`Authorization: Bearer ${firstKey}`);
       }
     });

@@ -27,6 +27,9 @@ const CONFIG_VARS = [
   'BODY_LIMIT',
   'DEFAULT_PHONE_REGION',
   'DEVICE_OFFLINE_AFTER',
+  'LOG_FORMAT',
+  'PUBLIC_URL',
+  'SMS_GATEWAY_KEY',
 ];
 
 export type Env = Record<string, string | undefined>;
@@ -71,8 +74,13 @@ export class GatewayProcess {
   exitedAt: number | undefined;
   private readonly watchers = new Set<() => void>();
 
-  constructor(args: string[], env: Env) {
-    this.child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  /** `umask`: the file mode mask the command starts with (through a shell), as an operator's may be. */
+  constructor(args: string[], env: Env, options: { umask?: number } = {}) {
+    const command =
+      options.umask === undefined
+        ? { file: process.execPath, args: [BIN, ...args] }
+        : { file: '/bin/sh', args: ['-c', `umask ${options.umask.toString(8).padStart(3, '0')} && exec "$0" "$@"`, process.execPath, BIN, ...args] };
+    this.child = spawn(command.file, command.args, { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(this.child);
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       this.stdout += chunk;

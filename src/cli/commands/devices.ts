@@ -7,7 +7,7 @@ import type { DeviceRow } from '../../modules/devices/repository.ts';
 import { pairingAddress, pairingUrl } from '../../modules/devices/pairing-url.ts';
 import { toldToTheCluster } from '../cluster-notice.ts';
 
-const USAGE = `usage:
+export const USAGE = `usage:
   sms-gateway devices register --account NAME --name DEVICE_NAME [--host HOST] [--json]
   sms-gateway devices token DEVICE_ID [--host HOST] [--json]
 token issues a new token for a device (the old one stops working) and prints it once with the

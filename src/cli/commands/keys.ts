@@ -4,7 +4,7 @@ import { CliError, table, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
-const USAGE = `usage:
+export const USAGE = `usage:
   sms-gateway keys create --account NAME --permissions a,b|all [--name LABEL] [--json]
   sms-gateway keys list [--account NAME] [--json]
   sms-gateway keys revoke ID|PREFIX [--json]

@@ -4,18 +4,40 @@ import { resolve as resolvePath } from 'node:path';
 import { loadConfig } from '../../config.ts';
 import { createLogger, type Logger } from '../../common/logger.ts';
 import { Gateway } from '../../gateway.ts';
+import { prepareDataDir } from '../../storage/data-dir-permissions.ts';
 import { bootstrapFirstAccount, type FirstStart } from '../../modules/accounts/bootstrap.ts';
 import { DEFAULT_PASSWORD_HASH_COST } from '../../modules/users/passwords.ts';
 import { parseFlags } from '../flags.ts';
+import { settingsHelp } from '../settings-help.ts';
+import { gatewayBaseUrl } from '../gateway-address.ts';
+import { EXTENDED_PREFIX } from '../../http/app.ts';
 import type { Output } from '../output.ts';
 
-const USAGE = 'usage: sms-gateway serve   (configured through environment variables; see the README)';
+const USAGE = 'usage: sms-gateway serve   (configured through environment variables: sms-gateway serve --help lists them)';
+
+/** `serve --help`: what it does and every setting, with its default. */
+export function serveUsage(): string {
+  return [
+    'usage: sms-gateway serve',
+    'Runs the gateway (HTTP API, control panel, MQTT broker for the phones) until SIGINT or SIGTERM.',
+    'It is configured through these environment variables (default, then meaning):',
+    '',
+    settingsHelp(),
+    '',
+    'Files the gateway writes in DATA_DIR are readable by its user only; the README\'s "Configuration"',
+    'section says more about each setting.',
+  ].join('\n');
+}
 
 export async function serveCommand(args: string[], out: Output): Promise<void> {
   parseFlags(args, {}, USAGE);
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, undefined, config.nodeId);
+  const logger = createLogger(config.logLevel, undefined, config.nodeId, config.logFormat);
+  prepareDataDir(config.dataDir, !config.databaseUrl, logger);
   const gateway = await Gateway.start(config, logger);
+  // The port actually bound (PORT=0 picks one), where PUBLIC_URL does not say otherwise. Read
+  // now: once a stop has begun the server no longer has one, and the banner must still be shown.
+  const address = gatewayBaseUrl({ publicUrl: config.publicUrl, host: config.host, port: gateway.httpPort });
 
   // Signals are handled from the moment the gateway runs: a SIGTERM during the first start (an
   // scrypt hash takes a few hundred milliseconds) still stops it cleanly, exit code 0.
@@ -60,7 +82,7 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
     if (stopping) return undefined;
     throw error;
   });
-  if (first) showFirstStart(firstStartBanner(first, gateway.httpPort, config.publicUrl, out), config.dataDir, logger);
+  if (first) showFirstStart(firstStartBanner(first, address, out), config.dataDir, logger);
 
   await stopped;
 }
@@ -97,10 +119,9 @@ function showFirstStart(banner: string, dataDir: string, logger: Logger): void {
   }
 }
 
-function firstStartBanner(first: FirstStart, port: number, publicUrl: string | undefined, out: Output): string {
-  const base = `http://localhost:${port}/api/ext/v1`;
-  // Where the operator's browser reaches the panel: the public address when one is configured.
-  const panel = publicUrl ? `${publicUrl.replace(/\/+$/, '')}/` : `http://localhost:${port}/`;
+function firstStartBanner(first: FirstStart, address: string, out: Output): string {
+  const base = `${address}${EXTENDED_PREFIX}`;
+  const panel = `${address}/`;
   const auth = `-H "Authorization: Bearer ${first.key}"`;
   const json = '-H "Content-Type: application/json"';
   const admin = { email: first.admin.email, one_time_password: first.admin.password };
@@ -119,7 +140,7 @@ function firstStartBanner(first: FirstStart, port: number, publicUrl: string | u
       `  curl -s -X POST ${base}/devices ${auth} ${json} -d '{"name": "my-phone"}'`,
       `  curl -s -X PATCH ${base}/devices/<device id>/settings ${auth} ${json} -d '{"name_custom": "Office phone", "selected_sim": 0}'`,
       '',
-      `API reference: http://localhost:${port}/docs`,
+      `API reference: ${address}/docs`,
       '',
       'Administrator (owner of the account, instance administrator):',
       `  email:              ${first.admin.email}`,

@@ -1,16 +1,26 @@
 // `sms-gateway simulate`: runs simulated devices against a gateway, for demos, tests and load.
 import { connect } from 'node:net';
-import { Fleet } from '../../simulator/fleet.ts';
+import { Fleet, type GivenDevice } from '../../simulator/fleet.ts';
+import { apiKey, givenDevices } from '../simulate-devices.ts';
 import { ConfigError, loadConfig } from '../../config.ts';
 import { CliError, type Output } from '../output.ts';
 import { parseFlags } from '../flags.ts';
 
-const USAGE = `usage: sms-gateway simulate --devices N [options]
-  --devices N            devices to run (1-20000)
+export const USAGE = `usage: sms-gateway simulate --devices N | --pairing URL... | --device ID --token TOKEN [options]
+Runs simulated phones: each "sends" the SMS it is given and reports it sent and delivered, without
+a radio.
+  --devices N            register N simulated devices (1-20000) through the API, or reuse the ones
+                         --state remembers; needs an API key with devices:write
+  --pairing URL          run the device this pairing URL names (smsgw://host:port?v=1&device=...&token=...,
+                         as devices register, the panel or the API give it); repeat for several.
+                         Its broker is the URL's host and port unless --mqtt is given. No API key needed
+  --device ID --token T  run this registered device with its token (MQTT password). No API key needed
   --api URL              gateway HTTP base URL (default http://127.0.0.1:$PORT, PORT defaulting to 3000)
   --mqtt URL             broker URL (default mqtt://127.0.0.1:$MQTT_PORT, MQTT_PORT defaulting to 1883;
                          ws://host:port/mqtt works too)
-  --key KEY              API key with devices:write (default: $SMS_GATEWAY_KEY)
+  --key-file PATH        read the API key from this file (its first line)
+  --key KEY              the API key itself; visible to other users in the process list, so prefer
+                         the environment variable SMS_GATEWAY_KEY or --key-file
   --state FILE           remember registered devices here and reuse them (default ./data/simulator-devices.json)
   --delay MS             wait before each report (default 200)
   --fail-send-rate R     fraction 0-1 of tasks that fail to send (default 0)
@@ -18,16 +28,21 @@ const USAGE = `usage: sms-gateway simulate --devices N [options]
   --incoming-every S     every S seconds one device forwards a received SMS (default: never)
   --calls-every S        every S seconds one device reports a call (incoming, outgoing or missed);
                          with its record_calls setting on, it uploads a short WAV recording (default: never)
-  --duration S           stop after S seconds (default: run until Ctrl-C)`;
+  --duration S           stop after S seconds (default: run until Ctrl-C)
+environment: SMS_GATEWAY_KEY (the API key, when neither --key nor --key-file is given), PORT, MQTT_PORT`;
 
 export async function simulateCommand(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(
     args,
     {
       devices: { type: 'string' },
+      pairing: { type: 'string', multiple: true },
+      device: { type: 'string' },
+      token: { type: 'string' },
       api: { type: 'string' },
       mqtt: { type: 'string' },
       key: { type: 'string' },
+      'key-file': { type: 'string' },
       state: { type: 'string' },
       delay: { type: 'string' },
       'fail-send-rate': { type: 'string' },
@@ -38,20 +53,26 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
     },
     USAGE,
   );
-  const count = integer(values.devices, '--devices', 1, 20_000);
-  const key = values.key ?? process.env.SMS_GATEWAY_KEY;
-  if (!key) throw new CliError(`an API key is needed: --key or SMS_GATEWAY_KEY\n${USAGE}`);
+  const given = givenDevices(values.pairing ?? [], values.device, values.token);
+  if (values.devices === undefined && given.length === 0) throw new CliError(`say which devices to run: --devices N, --pairing URL or --device ID --token TOKEN\n${USAGE}`);
+  const count = values.devices === undefined ? 0 : integer(values.devices, '--devices', 1, 20_000);
+  // Only registering needs the API, and so a key.
+  const key = count > 0 ? apiKey(values.key, values['key-file']) : undefined;
   const delay = values.delay === undefined ? 200 : integer(values.delay, '--delay', 0, 600_000);
   // The gateway on this machine, on the ports it is configured with, unless told otherwise.
   const ports = values.api && values.mqtt ? undefined : gatewayPorts();
   const apiUrl = url(values.api ?? `http://127.0.0.1:${ports!.port}`, '--api', ['http:', 'https:']);
   const brokerUrl = url(values.mqtt ?? `mqtt://127.0.0.1:${ports!.mqttPort}`, '--mqtt', ['mqtt:', 'mqtts:', 'ws:', 'wss:']);
+  // --mqtt says where the broker is from here, which beats the address a pairing URL was made with.
+  if (values.mqtt) for (const device of given) device.brokerUrl = undefined;
   const incomingEvery = values['incoming-every'] === undefined ? undefined : integer(values['incoming-every'], '--incoming-every', 1, 86_400);
   const callsEvery = values['calls-every'] === undefined ? undefined : integer(values['calls-every'], '--calls-every', 1, 86_400);
   const duration = values.duration === undefined ? undefined : integer(values.duration, '--duration', 1, 86_400);
+  const total = count + given.length;
 
   const fleet = new Fleet({
     count,
+    given,
     apiUrl,
     apiKey: key,
     brokerUrl,
@@ -66,20 +87,21 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
     onRefused: (deviceId, code) =>
       process.stderr.write(
         code === 5
-          ? `device ${deviceId} refused: not authorized (deleted, or its token changed? remove ${values.state ?? './data/simulator-devices.json'} to register new ones); retrying\n`
+          ? `device ${deviceId} refused: not authorized (${refusedHint(deviceId, given, values.state)}); retrying\n`
           : `device ${deviceId} refused with CONNACK ${code} (the gateway cannot serve now); retrying with backoff\n`,
       ),
   });
   // Devices retry an unreachable broker for ever (as phones must): check once that it is there.
-  await reachable(apiUrl);
-  await reachable(brokerUrl);
+  const brokers = new Set([...given.map((device) => device.brokerUrl ?? brokerUrl), ...(count > 0 ? [brokerUrl] : [])]);
+  if (count > 0) await reachable(apiUrl);
+  for (const broker of brokers) await reachable(broker);
   // Ctrl-C or --duration ends the run, also while devices are still trying to connect.
   const stopRequested = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
     if (duration) setTimeout(resolve, duration * 1000).unref();
   });
-  process.stderr.write(`connecting ${count} simulated device(s) to ${brokerUrl} ...\n`);
+  process.stderr.write(`connecting ${total} simulated device(s) to ${[...brokers].join(', ')} ...\n`);
   try {
     const starting = fleet.start().then(() => true);
     starting.catch(() => {}); // a failure after a stop request changes nothing
@@ -112,6 +134,14 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
   clearInterval(calls);
   await fleet.stop();
   out.result({ devices: fleet.devices.map((device) => device.id), ...fleet.stats }, () => summary(fleet));
+}
+
+/** Why a device may be refused, and what to do about it. */
+function refusedHint(deviceId: string, given: GivenDevice[], state: string | undefined): string {
+  if (given.some((device) => device.device_id === deviceId)) {
+    return `deleted, or its token changed? \`sms-gateway devices token ${deviceId}\` issues a new one and its pairing URL`;
+  }
+  return `deleted, or its token changed? remove ${state ?? './data/simulator-devices.json'} to register new ones`;
 }
 
 function summary(fleet: Fleet): string {

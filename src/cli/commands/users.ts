@@ -9,7 +9,7 @@ import { CliError, table, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
-const USAGE = `usage:
+export const USAGE = `usage:
   sms-gateway users create --account NAME --email E [--role owner|viewer] [--admin] [--password-stdin] [--json]
   sms-gateway users list [--account NAME] [--json]
   sms-gateway users reset-password EMAIL [--password-stdin] [--json]

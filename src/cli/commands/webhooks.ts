@@ -6,7 +6,7 @@ import { CliError, table, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
-const USAGE = `usage:
+export const USAGE = `usage:
   sms-gateway webhooks create --account NAME --url URL --events a,b|all [--description TEXT] [--json]
   sms-gateway webhooks list --account NAME [--json]
   sms-gateway webhooks delete --account NAME ID [--json]

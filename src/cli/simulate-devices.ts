@@ -1,0 +1,63 @@
+// What `sms-gateway simulate` is told to run, read from its flags: devices registered beforehand
+// (pairing URLs, or an id and a token), and the API key that registering new ones takes.
+import { readFileSync } from 'node:fs';
+import { parsePairingUrl } from '../../agent/src/pairing.ts';
+import { isUuid } from '../common/object-id.ts';
+import type { GivenDevice } from '../simulator/fleet.ts';
+import { CliError } from './output.ts';
+
+/** The devices named by --pairing (each) and --device with --token; errors never repeat a token. */
+export function givenDevices(pairings: string[], deviceId: string | undefined, token: string | undefined): GivenDevice[] {
+  const devices: GivenDevice[] = pairings.map((text, i) => {
+    try {
+      const pairing = parsePairingUrl(text);
+      return { device_id: pairing.deviceId, token: pairing.token, name: `paired-${i + 1}`, brokerUrl: pairing.brokerUrl, apiUrl: pairing.apiUrl };
+    } catch (error) {
+      throw new CliError(`--pairing${pairings.length > 1 ? ` (the ${ordinal(i + 1)})` : ''}: ${(error as Error).message}`);
+    }
+  });
+  if ((deviceId === undefined) !== (token === undefined)) throw new CliError('--device and --token go together: the device id and its token');
+  if (deviceId !== undefined && token !== undefined) {
+    if (!isUuid(deviceId)) throw new CliError(`--device must be a device id (a UUID, as devices register shows it), got "${deviceId}"`);
+    if (token.trim() === '') throw new CliError('--token is empty');
+    devices.push({ device_id: deviceId.toLowerCase(), token, name: 'given' });
+  }
+  const seen = new Set<string>();
+  for (const device of devices) {
+    // One device connected twice would have each connection close the other, for ever.
+    if (seen.has(device.device_id)) throw new CliError(`device ${device.device_id} is given twice; each device runs once`);
+    seen.add(device.device_id);
+  }
+  return devices;
+}
+
+/**
+ * The API key: --key, else the first line of --key-file, else SMS_GATEWAY_KEY. The file and the
+ * variable keep it out of the process list and the shell history.
+ */
+export function apiKey(flag: string | undefined, file: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (flag !== undefined && file !== undefined) throw new CliError('give the API key once: --key or --key-file, not both');
+  if (flag !== undefined) {
+    if (flag.trim() === '') throw new CliError('--key is empty');
+    return flag.trim();
+  }
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new CliError(`--key-file ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by this user' : code === 'EISDIR' ? 'is a directory' : (code ?? 'cannot be read')}`);
+    }
+    const key = text.split(/\r?\n/, 1)[0]!.trim();
+    if (key === '') throw new CliError(`--key-file ${file}: its first line is empty; write the API key there`);
+    return key;
+  }
+  const fromEnv = env.SMS_GATEWAY_KEY?.trim();
+  if (fromEnv) return fromEnv;
+  throw new CliError('registering simulated devices (--devices) needs an API key with devices:write: set SMS_GATEWAY_KEY, or --key-file PATH (or --key KEY)');
+}
+
+function ordinal(n: number): string {
+  return n === 1 ? 'first' : n === 2 ? 'second' : n === 3 ? 'third' : `${n}th`;
+}

@@ -1,0 +1,71 @@
+// Asking for help is an answer, not an error: `sms-gateway <command> --help` prints that
+// command's usage on stdout and exits 0, `serve --help` lists every setting the gateway reads
+// with its default, and `--version` names the package's version.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { expectOk, expectRefused, REPO_ROOT, runCli } from '../support/cli.ts';
+
+const COMMANDS = ['serve', 'migrate', 'accounts', 'keys', 'users', 'devices', 'webhooks', 'simulate'];
+
+/** Every environment variable src/config.ts reads, found in its source. */
+function configVariables(): string[] {
+  const source = readFileSync(join(REPO_ROOT, 'src', 'config.ts'), 'utf8');
+  const names = new Set<string>();
+  for (const match of source.matchAll(/\bread(?:<[^>]*>)?\('([A-Z][A-Z0-9_]*)'|readUrl\(env, '([A-Z][A-Z0-9_]*)'/g)) names.add((match[1] ?? match[2])!);
+  return [...names];
+}
+
+describe('cli: help and version', function () {
+  this.timeout(60_000);
+
+  for (const command of COMMANDS) {
+    for (const flag of ['--help', '-h']) {
+      it(`when "${command} ${flag}" is run, then it prints the usage of ${command} on stdout and exits 0`, async () => {
+        const result = await runCli([command, flag], {});
+        expectOk(result);
+        expect(result.stdout, result.transcript).to.match(new RegExp(`^usage:\\s+sms-gateway ${command}\\b`));
+        expect(result.stderr, result.transcript).to.equal('');
+      });
+    }
+  }
+
+  it('when --help follows an action and its flags, then that is still help (exit 0), not a run', async () => {
+    const result = await runCli(['keys', 'create', '--account', 'x', '--help'], {});
+    expectOk(result);
+    expect(result.stdout).to.contain('sms-gateway keys create --account NAME');
+  });
+
+  it('when "help simulate" is run, then it prints the usage of simulate', async () => {
+    const result = await runCli(['help', 'simulate'], {});
+    expectOk(result);
+    expect(result.stdout).to.match(/^usage: sms-gateway simulate/);
+  });
+
+  it('when a command that needs an action is given none, then that is still a usage error (exit 2, stderr)', async () => {
+    expectRefused(await runCli(['keys'], {}), 2);
+  });
+
+  it('when "serve --help" is run, then every variable the configuration reads is listed, with its default, one line each', async () => {
+    const result = await runCli(['serve', '--help'], {});
+    expectOk(result);
+    const variables = configVariables();
+    expect(variables).to.include.members(['PORT', 'DATA_DIR', 'DATABASE_URL', 'LOG_FORMAT']);
+    const lines = result.stdout.split('\n');
+    for (const name of variables) {
+      const listed = lines.filter((line) => new RegExp(`^  ${name} `).test(line));
+      expect(listed, `${name} in:\n${result.stdout}`).to.have.length(1);
+    }
+    expect(lines.find((line) => line.startsWith('  PORT '))).to.match(/^ {2}PORT +3000 +HTTP port/);
+    expect(lines.find((line) => line.startsWith('  LOG_FORMAT '))).to.match(/json/);
+  });
+
+  for (const flag of ['--version', '-V']) {
+    it(`when "${flag}" is run, then it prints the package's version and exits 0`, async () => {
+      const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+      const result = await runCli([flag], {});
+      expectOk(result);
+      expect(result.stdout).to.equal(`sms-gateway ${version}\n`);
+    });
+  }
+});
