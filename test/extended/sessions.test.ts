@@ -309,7 +309,9 @@ describe('sessions: failed logins are throttled per address and per email', func
     const { email } = await createUser(fx, fx.tenant);
     for (let i = 0; i < LIMIT; i++) {
       const from = `127.0.1.${10 + i}`;
-      expect((await call(fx, 'POST', '/session', { from, body: { email, password: 'wrong password' } })).status).to.equal(401);
+      // The failure that reaches the limit locks the login, and is answered so.
+      const expected = i < LIMIT - 1 ? 401 : 429;
+      expect((await call(fx, 'POST', '/session', { from, body: { email, password: 'wrong password' } })).status).to.equal(expected);
     }
     const refusedBefore = await throttledByEmail();
     const refused = await call(fx, 'POST', '/session', { from: '127.0.1.99', body: { email: email.toUpperCase(), password: PASSWORD } });
