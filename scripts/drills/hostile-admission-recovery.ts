@@ -55,6 +55,7 @@ async function main(): Promise<void> {
       console.log(`  with 5 slow bodies hanging: ordinary client ${describeProbe(round)}; limit ${admission.current.limit}`);
     }
     fewSlow.stop();
+    console.log(`  503 refusals in all: ${admission.refusedCount('in_flight')} for requests in flight, ${admission.refusedCount('event_loop')} for event-loop delay (MAX_EVENT_LOOP_DELAY)`);
 
     const refused = rounds.reduce((sum, round) => sum + refusedTotal(round), 0);
     const worstP99 = Math.max(...rounds.map((round) => round.p99Ms));

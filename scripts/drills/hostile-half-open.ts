@@ -21,6 +21,8 @@
 // the attacker), HALF_OPEN_SECONDS (the attack, 30), HALF_OPEN_BASELINE_SECONDS (5).
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { readNumber, sleep } from './support/drill-kit.ts';
@@ -63,6 +65,20 @@ async function main(): Promise<void> {
     const baseline = await probe(probeOptions, { durationMs: BASELINE_S * 1000 });
     console.log(`baseline (no attack, ${BASELINE_S} s): other tenant ${describeProbe(baseline)}; ${openDescriptors()} descriptors open`);
 
+    // Measured where it matters, on the gateway's side: how long it kept each attacking connection
+    // it accepted (the attacker's own view also counts connections the kernel holds for a busy
+    // process that has not accepted them yet). The drill peeks at the gateway's private server.
+    const server = (gateway as unknown as { http: Server }).http;
+    const accepted = new Map<Socket, number>();
+    let longestKeptMs = 0;
+    server.on('connection', (socket: Socket) => {
+      if (!socket.remoteAddress?.startsWith('127.0.1.')) return;
+      accepted.set(socket, Date.now());
+      socket.once('close', () => {
+        longestKeptMs = Math.max(longestKeptMs, Date.now() - accepted.get(socket)!);
+        accepted.delete(socket);
+      });
+    });
     const reports: AttackerReport[] = [];
     attacker = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./support/half-open-attacker.ts', import.meta.url))], {
       env: { ...process.env, HALF_OPEN_PORT: String(gateway.httpPort), HALF_OPEN_CONNECTIONS: String(CONNECTIONS), HALF_OPEN_SECONDS: String(ATTACK_S) },
@@ -109,15 +125,20 @@ async function main(): Promise<void> {
     await phoneLoop;
     clearInterval(sampler);
 
+    for (const since of accepted.values()) longestKeptMs = Math.max(longestKeptMs, Date.now() - since);
     const peakOpen = Math.max(0, ...reports.map((report) => report.open));
     const last = reports.at(-1);
     const oldest = Math.max(0, ...reports.map((report) => report.oldestOpenMs), last?.longestLivedMs ?? 0);
     const refusedAtDoor = (reason: string) => gateway.services.metrics.value('http_connections_refused_total', { reason });
     console.log(`attack (${ATTACK_S} s): ${last?.opened ?? 0} connections opened, at most ${peakOpen} open at once; the gateway closed ${last?.closedByGateway ?? 0} (${last?.answered408 ?? 0} with 408)`);
     console.log(`  closed at the door: ${refusedAtDoor('max_connections')} past HTTP_MAX_CONNECTIONS (${limits.maxConnections ?? 'auto'}), ${refusedAtDoor('per_address')} past HTTP_MAX_CONNECTIONS_PER_ADDRESS (${limits.maxConnectionsPerAddress})`);
-    console.log(`  the longest an attacking connection stayed open: ${(oldest / 1000).toFixed(1)} s (HTTP_HEADERS_TIMEOUT ${limits.headersTimeoutMs / 1000} s)`);
+    console.log(
+      `  the longest the gateway kept an attacking connection: ${(longestKeptMs / 1000).toFixed(1)} s (HTTP_HEADERS_TIMEOUT ${limits.headersTimeoutMs / 1000} s); as the attacker saw it, accept queue included: ${(oldest / 1000).toFixed(1)} s`,
+    );
     console.log(`  gateway descriptors: peak ${peakDescriptors} of ${FD_LIMIT}`);
     console.log(`during the attack: other tenant ${describeProbe(during)}`);
+    const admission = gateway.services.admission;
+    console.log(`  503 refusals in all (baseline included): ${admission.refusedCount('in_flight')} for requests in flight, ${admission.refusedCount('event_loop')} for event-loop delay (MAX_EVENT_LOOP_DELAY)`);
     console.log(`  phones: ${phones.connected}/${phones.tried} MQTT connects succeeded (slowest ${phones.slowestMs} ms); /healthz failed ${healthFailures} times`);
 
     const refused = refusedTotal(during);
@@ -126,7 +147,7 @@ async function main(): Promise<void> {
     else if (phones.connected < phones.tried || phones.tried === 0) failure = `${phones.tried - phones.connected} of ${phones.tried} phone connects failed`;
     else if (healthFailures > 0) failure = `/healthz failed ${healthFailures} times`;
     else if (peakDescriptors >= FD_LIMIT - 100) failure = `the gateway reached ${peakDescriptors} of ${FD_LIMIT} descriptors`;
-    else if (oldest > limits.headersTimeoutMs + CLOSE_MARGIN_MS) failure = `an attacking connection stayed open ${(oldest / 1000).toFixed(1)} s`;
+    else if (longestKeptMs > limits.headersTimeoutMs + CLOSE_MARGIN_MS) failure = `the gateway kept an attacking connection ${(longestKeptMs / 1000).toFixed(1)} s`;
     if (!failure) {
       console.log(
         `DRILL ${NAME}: PASS other tenant 0 refused, p99 ${during.p99Ms.toFixed(0)} ms (baseline ${baseline.p99Ms.toFixed(0)} ms) under ${CONNECTIONS} half-open connections; phones ${phones.connected}/${phones.tried}; descriptors peak ${peakDescriptors}/${FD_LIMIT}${latencyNote(baseline.p99Ms, during.p99Ms)}`,

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     const tally = attack.stop();
     console.log(`during the attack (${ATTACK_S} s): other tenant ${describeProbe(during)}`);
     console.log(`attacker: ${tally.opened} connections opened; the gateway answered ${describeAnswers(tally.answers)} before closing them (HTTP_BODY_TIMEOUT ${defaults.bodyTimeoutMs / 1000} s)`);
-    console.log(`/readyz during the attack: ${[...readiness].map(([status, n]) => `${n}x ${status}`).join(', ')}; 503 overloaded refusals in all: ${gateway.services.admission.refusedCount('in_flight')}`);
+    console.log(`/readyz during the attack: ${[...readiness].map(([status, n]) => `${n}x ${status}`).join(', ')}; 503 refusals in all (baseline included): ${gateway.services.admission.refusedCount('in_flight')} for requests in flight, ${gateway.services.admission.refusedCount('event_loop')} for event-loop delay`);
 
     const refused = refusedTotal(during);
     if (refused > 0) failure = `the other tenant had ${refused} calls refused during the attack`;
