@@ -16,7 +16,7 @@
 //
 // Settings: RECOVERY_EPISODE_SECONDS (the burst, 8), RECOVERY_QUIET_SECONDS (after it, 2).
 import { readNumber, sleep } from './support/drill-kit.ts';
-import { latencyNote, latencyProblem, startDrillGateway } from './support/drill-gateway.ts';
+import { latencyNote, latencyProblem, refusalNote, refusalProblem, startDrillGateway } from './support/drill-gateway.ts';
 import { describeProbe, probe, refusedTotal, type ProbeResult } from './support/tenant-probe.ts';
 import { SlowBodies } from './support/slow-bodies.ts';
 
@@ -48,6 +48,7 @@ async function main(): Promise<void> {
     await sleep(QUIET_S * 1000);
     console.log(`after ${QUIET_S} s of quiet: limit ${admission.current.limit}`);
     await fewSlow.start();
+    const inFlightBefore = admission.refusedCount('in_flight');
     const rounds: ProbeResult[] = [];
     for (const calls of [300, 300, 1_000]) {
       const round = await probe(ordinary, { calls });
@@ -60,11 +61,16 @@ async function main(): Promise<void> {
     const refused = rounds.reduce((sum, round) => sum + refusedTotal(round), 0);
     const worstP99 = Math.max(...rounds.map((round) => round.p99Ms));
     if (lowest >= gateway.config.admission.maxInFlight) console.log('  (the episode did not shrink the limit on this machine: the recovery was not put to the test)');
-    if (refused > 0) failure = `the ordinary client had ${refused} calls refused after the episode`;
+    const calls = rounds.reduce((sum, round) => sum + round.calls, 0);
+    const refusals = refusalProblem({ calls: baseline.calls, refused: refusedTotal(baseline) }, { calls, refused });
+    // What the drill is about: the in-flight limit must not refuse anyone once the episode is over.
+    const inFlightAfter = admission.refusedCount('in_flight') - inFlightBefore;
+    if (inFlightAfter > 0) failure = `the in-flight limit refused ${inFlightAfter} calls after the episode`;
+    else if (refusals) failure = `after the episode: ${refusals}`;
     else if (latencyProblem(baseline.p99Ms, worstP99)) failure = `after the episode: ${latencyProblem(baseline.p99Ms, worstP99)}`;
     if (!failure) {
       console.log(
-        `DRILL ${NAME}: PASS after the limit fell to ${lowest}, 0 of ${rounds.reduce((sum, round) => sum + round.calls, 0)} ordinary calls refused, p99 ${worstP99.toFixed(0)} ms (baseline ${baseline.p99Ms.toFixed(0)} ms)${latencyNote(baseline.p99Ms, worstP99)}`,
+        `DRILL ${NAME}: PASS after the limit fell to ${lowest}, ${refused} of ${calls} ordinary calls refused (none by the in-flight limit)${refusalNote({ refused })}, p99 ${worstP99.toFixed(0)} ms (baseline ${baseline.p99Ms.toFixed(0)} ms)${latencyNote(baseline.p99Ms, worstP99)}`,
       );
     }
   } finally {

@@ -26,7 +26,7 @@ import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { readNumber, sleep } from './support/drill-kit.ts';
-import { latencyNote, latencyProblem, startDrillGateway } from './support/drill-gateway.ts';
+import { latencyNote, latencyProblem, refusalNote, refusalProblem, startDrillGateway } from './support/drill-gateway.ts';
 import { describeProbe, probe, refusedTotal } from './support/tenant-probe.ts';
 import { openFileLimit } from '../../src/http/server-limits.ts';
 
@@ -141,8 +141,9 @@ async function main(): Promise<void> {
     console.log(`  503 refusals in all (baseline included): ${admission.refusedCount('in_flight')} for requests in flight, ${admission.refusedCount('event_loop')} for event-loop delay (MAX_EVENT_LOOP_DELAY)`);
     console.log(`  phones: ${phones.connected}/${phones.tried} MQTT connects succeeded (slowest ${phones.slowestMs} ms); /healthz failed ${healthFailures} times`);
 
-    const refused = refusedTotal(during);
-    if (refused > 0) failure = `the other tenant had ${refused} calls refused during the attack`;
+    const counts = (result: typeof during) => ({ calls: result.calls, refused: refusedTotal(result) });
+    const refusals = refusalProblem(counts(baseline), counts(during));
+    if (refusals) failure = `${refusals} during the attack`;
     else if (latencyProblem(baseline.p99Ms, during.p99Ms)) failure = latencyProblem(baseline.p99Ms, during.p99Ms);
     else if (phones.connected < phones.tried || phones.tried === 0) failure = `${phones.tried - phones.connected} of ${phones.tried} phone connects failed`;
     else if (healthFailures > 0) failure = `/healthz failed ${healthFailures} times`;
@@ -150,7 +151,7 @@ async function main(): Promise<void> {
     else if (longestKeptMs > limits.headersTimeoutMs + CLOSE_MARGIN_MS) failure = `the gateway kept an attacking connection ${(longestKeptMs / 1000).toFixed(1)} s`;
     if (!failure) {
       console.log(
-        `DRILL ${NAME}: PASS other tenant 0 refused, p99 ${during.p99Ms.toFixed(0)} ms (baseline ${baseline.p99Ms.toFixed(0)} ms) under ${CONNECTIONS} half-open connections; phones ${phones.connected}/${phones.tried}; descriptors peak ${peakDescriptors}/${FD_LIMIT}${latencyNote(baseline.p99Ms, during.p99Ms)}`,
+        `DRILL ${NAME}: PASS other tenant ${refusedTotal(during)} refused${refusalNote(counts(during))}, p99 ${during.p99Ms.toFixed(0)} ms (baseline ${baseline.p99Ms.toFixed(0)} ms) under ${CONNECTIONS} half-open connections; phones ${phones.connected}/${phones.tried}; descriptors peak ${peakDescriptors}/${FD_LIMIT}${latencyNote(baseline.p99Ms, during.p99Ms)}`,
       );
     }
   } finally {

@@ -20,7 +20,7 @@
 // body deadline), SLOW_BODIES_BASELINE_SECONDS (5).
 import { loadConfig } from '../../src/config.ts';
 import { readNumber, sleep } from './support/drill-kit.ts';
-import { latencyNote, latencyProblem, startDrillGateway } from './support/drill-gateway.ts';
+import { latencyNote, latencyProblem, refusalNote, refusalProblem, startDrillGateway } from './support/drill-gateway.ts';
 import { describeProbe, probe, refusedTotal } from './support/tenant-probe.ts';
 import { describeAnswers, SlowBodies } from './support/slow-bodies.ts';
 
@@ -53,13 +53,14 @@ async function main(): Promise<void> {
     console.log(`attacker: ${tally.opened} connections opened; the gateway answered ${describeAnswers(tally.answers)} before closing them (HTTP_BODY_TIMEOUT ${defaults.bodyTimeoutMs / 1000} s)`);
     console.log(`/readyz during the attack: ${[...readiness].map(([status, n]) => `${n}x ${status}`).join(', ')}; 503 refusals in all (baseline included): ${gateway.services.admission.refusedCount('in_flight')} for requests in flight, ${gateway.services.admission.refusedCount('event_loop')} for event-loop delay`);
 
-    const refused = refusedTotal(during);
-    if (refused > 0) failure = `the other tenant had ${refused} calls refused during the attack`;
+    const counts = (result: typeof during) => ({ calls: result.calls, refused: refusedTotal(result) });
+    const refusals = refusalProblem(counts(baseline), counts(during));
+    if (refusals) failure = `${refusals} during the attack`;
     else if (latencyProblem(baseline.p99Ms, during.p99Ms)) failure = latencyProblem(baseline.p99Ms, during.p99Ms);
     else if (ATTACK_S * 1000 > defaults.bodyTimeoutMs + 2_000 && !tally.answers.get('408')) failure = 'no slow body was answered 408';
     if (!failure) {
       console.log(
-        `DRILL ${NAME}: PASS other tenant 0 refused, p99 ${during.p99Ms.toFixed(0)} ms (baseline ${baseline.p99Ms.toFixed(0)} ms) under ${CONNECTIONS} slow bodies; ${tally.answers.get('408') ?? 0} answered 408${latencyNote(baseline.p99Ms, during.p99Ms)}`,
+        `DRILL ${NAME}: PASS other tenant ${refusedTotal(during)} refused${refusalNote(counts(during))}, p99 ${during.p99Ms.toFixed(0)} ms (baseline ${baseline.p99Ms.toFixed(0)} ms) under ${CONNECTIONS} slow bodies; ${tally.answers.get('408') ?? 0} answered 408${latencyNote(baseline.p99Ms, during.p99Ms)}`,
       );
     }
   } finally {

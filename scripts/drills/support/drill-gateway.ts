@@ -51,3 +51,23 @@ export function latencyProblem(baselineP99: number, duringP99: number): string |
 export function latencyNote(baselineP99: number, duringP99: number): string {
   return duringP99 >= TARGET_P99_MS ? ` [the machine's own baseline p99 is over ${TARGET_P99_MS} ms: judged against it]` : '';
 }
+
+/**
+ * Why the other tenant's refusals fail the drill, or undefined when they do not. None is the
+ * target. A machine that refuses some of the baseline already (event-loop delay from other work
+ * on the host, before any attack) cannot show it: the share refused is then judged against the
+ * baseline's (at most half as much again), and the verdict says so.
+ */
+export function refusalProblem(baseline: { calls: number; refused: number }, during: { calls: number; refused: number }): string | undefined {
+  if (during.refused === 0) return undefined;
+  const share = (of: { calls: number; refused: number }) => of.refused / Math.max(1, of.calls);
+  const says = `the other tenant had ${during.refused} of ${during.calls} calls refused`;
+  if (baseline.refused === 0) return says;
+  if (share(during) <= 1.5 * share(baseline)) return undefined;
+  return `${says}, over 1.5 x its baseline share (${baseline.refused} of ${baseline.calls})`;
+}
+
+/** A note for the PASS line when the refusals were judged against the baseline. */
+export function refusalNote(during: { refused: number }): string {
+  return during.refused > 0 ? ' [the machine refuses some of its own baseline (event-loop delay): judged against it]' : '';
+}
