@@ -86,9 +86,9 @@ async function main(): Promise<void> {
 }
 
 setTimeout(() => {
-  console.log(`DRILL ${NAME}: FAIL did not finish within ${EPISODE_S + QUIET_S + 120} s`);
+  console.log(`DRILL ${NAME}: FAIL did not finish within ${EPISODE_S + QUIET_S + 240} s`);
   process.exit(1);
-}, (EPISODE_S + QUIET_S + 120) * 1000).unref();
+}, (EPISODE_S + QUIET_S + 240) * 1000).unref();
 
 main().catch((error: unknown) => {
   console.log(`DRILL ${NAME}: FAIL ${(error as Error).message}`);

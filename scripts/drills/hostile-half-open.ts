@@ -18,7 +18,7 @@
 //   npx tsx scripts/drills/hostile-half-open.ts
 //
 // Settings: HALF_OPEN_CONNECTIONS (19,980, lowered to what this process's open-file limit leaves
-// the attacker), HALF_OPEN_SECONDS (the attack, 30), HALF_OPEN_BASELINE_SECONDS (5).
+// the attacker), HALF_OPEN_SECONDS (the attack, 30), HALF_OPEN_BASELINE_SECONDS (10).
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -36,7 +36,7 @@ const WANTED = readNumber(NAME, 'HALF_OPEN_CONNECTIONS', 19_980, 1, 100_000);
 // The attacker's own descriptors: its sockets, plus a margin for node itself.
 const CONNECTIONS = Math.min(WANTED, FD_LIMIT - 200);
 const ATTACK_S = readNumber(NAME, 'HALF_OPEN_SECONDS', 30, 5, 300);
-const BASELINE_S = readNumber(NAME, 'HALF_OPEN_BASELINE_SECONDS', 5, 1, 60);
+const BASELINE_S = readNumber(NAME, 'HALF_OPEN_BASELINE_SECONDS', 10, 1, 60);
 /** Past the header timeout, what a connection may still live: Node checks the timeouts every second. */
 const CLOSE_MARGIN_MS = 3_000;
 
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
 
     let peakDescriptors = 0;
     const phones = { tried: 0, connected: 0, slowestMs: 0 };
-    let healthFailures = 0;
+    const healthFailures = new Map<string, number>();
     const sampler = setInterval(() => (peakDescriptors = Math.max(peakDescriptors, openDescriptors())), 500);
     const phoneLoop = (async () => {
       await sleep(2_000);
@@ -114,8 +114,11 @@ async function main(): Promise<void> {
           .catch(() => false);
         if (ok) phones.connected++;
         phones.slowestMs = Math.max(phones.slowestMs, Date.now() - started);
-        const health = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(5_000) }).then((response) => response.ok, () => false);
-        if (!health) healthFailures++;
+        const health = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(5_000) }).then(
+          (response) => (response.ok ? 'ok' : String(response.status)),
+          (error: Error) => (error.cause as Error | undefined)?.message ?? error.name,
+        );
+        if (health !== 'ok') healthFailures.set(health, (healthFailures.get(health) ?? 0) + 1);
         await sleep(2_000);
       }
     })();
@@ -139,14 +142,14 @@ async function main(): Promise<void> {
     console.log(`during the attack: other tenant ${describeProbe(during)}`);
     const admission = gateway.services.admission;
     console.log(`  503 refusals in all (baseline included): ${admission.refusedCount('in_flight')} for requests in flight, ${admission.refusedCount('event_loop')} for event-loop delay (MAX_EVENT_LOOP_DELAY)`);
-    console.log(`  phones: ${phones.connected}/${phones.tried} MQTT connects succeeded (slowest ${phones.slowestMs} ms); /healthz failed ${healthFailures} times`);
+    console.log(`  phones: ${phones.connected}/${phones.tried} MQTT connects succeeded (slowest ${phones.slowestMs} ms); /healthz failed ${[...healthFailures.values()].reduce((a, b) => a + b, 0)} times${healthFailures.size ? ` (${[...healthFailures].map(([why, n]) => `${n}x ${why}`).join(', ')})` : ''}`);
 
     const counts = (result: typeof during) => ({ calls: result.calls, refused: refusedTotal(result) });
     const refusals = refusalProblem(counts(baseline), counts(during));
     if (refusals) failure = `${refusals} during the attack`;
     else if (latencyProblem(baseline.p99Ms, during.p99Ms)) failure = latencyProblem(baseline.p99Ms, during.p99Ms);
     else if (phones.connected < phones.tried || phones.tried === 0) failure = `${phones.tried - phones.connected} of ${phones.tried} phone connects failed`;
-    else if (healthFailures > 0) failure = `/healthz failed ${healthFailures} times`;
+    else if (healthFailures.size > 0) failure = `/healthz failed ${[...healthFailures.values()].reduce((a, b) => a + b, 0)} times`;
     else if (peakDescriptors >= FD_LIMIT - 100) failure = `the gateway reached ${peakDescriptors} of ${FD_LIMIT} descriptors`;
     else if (longestKeptMs > limits.headersTimeoutMs + CLOSE_MARGIN_MS) failure = `the gateway kept an attacking connection ${(longestKeptMs / 1000).toFixed(1)} s`;
     if (!failure) {

@@ -17,7 +17,7 @@
 //   SLOW_BODIES_SECONDS=5 npx tsx scripts/drills/hostile-slow-bodies.ts   (quick; no 408 within 5 s)
 //
 // Settings: SLOW_BODIES_CONNECTIONS (300), SLOW_BODIES_SECONDS (the attack, 25: past the 15 s
-// body deadline), SLOW_BODIES_BASELINE_SECONDS (5).
+// body deadline), SLOW_BODIES_BASELINE_SECONDS (10).
 import { loadConfig } from '../../src/config.ts';
 import { readNumber, sleep } from './support/drill-kit.ts';
 import { latencyNote, latencyProblem, refusalNote, refusalProblem, startDrillGateway } from './support/drill-gateway.ts';
@@ -27,7 +27,7 @@ import { describeAnswers, SlowBodies } from './support/slow-bodies.ts';
 const NAME = 'hostile-slow-bodies';
 const CONNECTIONS = readNumber(NAME, 'SLOW_BODIES_CONNECTIONS', 300, 1, 900);
 const ATTACK_S = readNumber(NAME, 'SLOW_BODIES_SECONDS', 25, 1, 120);
-const BASELINE_S = readNumber(NAME, 'SLOW_BODIES_BASELINE_SECONDS', 5, 1, 60);
+const BASELINE_S = readNumber(NAME, 'SLOW_BODIES_BASELINE_SECONDS', 10, 1, 60);
 
 async function main(): Promise<void> {
   const defaults = loadConfig({}).httpLimits;

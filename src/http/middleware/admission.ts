@@ -5,9 +5,9 @@
 // and the panel's page and assets stay outside: orchestrators and operators need them most when the
 // gateway is busiest (the panel's API calls are admitted like any other).
 //
-// An admitted request's place is a Ticket, found again by its request (ticketOf): whoever waits
-// for the client on the request's behalf (the body readers) gives the place back meanwhile, with
-// whileClientSends(), so that requests whose bodies trickle in never hold the places of others.
+// An admitted request's place is a Ticket, kept by its request: whoever waits for the client on
+// the request's behalf (the body readers, the recording upload) gives the place back meanwhile,
+// with whileClientSends(), so that requests whose bodies trickle in never hold others' places.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { AppError } from '../../common/errors.ts';
 import type { Admission, RefusalReason, Ticket } from '../../common/admission.ts';
@@ -29,11 +29,6 @@ const REFUSAL_HEADERS = {
 };
 
 const tickets = new WeakMap<IncomingMessage, Ticket>();
-
-/** The place an admitted request holds; none for a request outside admission control. */
-export function ticketOf(request: IncomingMessage): Ticket | undefined {
-  return tickets.get(request);
-}
 
 /** Thrown when a request that waited for its client finds the gateway overloaded on its return. */
 export class OverloadedOnResume extends AppError {
