@@ -1,6 +1,8 @@
 // Open MQTT connections per client address (TCP and WebSocket together), so that one address
 // cannot hold the broker's sockets and memory by opening connections it never uses. The cap is
 // MQTT_MAX_CONNECTIONS_PER_ADDRESS; it must leave room for a phone farm behind one NAT address.
+// The HTTP server counts its connections with the same class (HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+// src/http/server-limits.ts).
 import { clientAddressKey } from '../src/common/client-address.ts';
 
 export class ConnectionsPerAddress {

@@ -19,6 +19,8 @@ import { clientAddressKey, type TrustedProxies } from '../src/common/client-addr
 import { readProxyHeader } from './proxy-protocol.ts';
 import { secretMatches } from '../src/common/secrets.ts';
 import { isUuid } from '../src/common/object-id.ts';
+import type { AuthAttempt } from '../src/common/auth-throttle.ts';
+import { keyPrefix } from '../src/modules/api-keys/key-format.ts';
 import { liveDeviceIds, type DeviceRow } from '../src/modules/devices/repository.ts';
 import type { DeviceLink } from '../src/modules/delivery/dispatcher.ts';
 import type { SendTask } from '../src/modules/delivery/task.ts';
@@ -518,26 +520,34 @@ export class DeviceChannel extends EventEmitter<{ ready: [deviceId: string] }> i
     const connection = this.connectionsOf.get(client);
     const address = connection?.address;
     const throttle = this.services.authThrottle;
-    if (throttle.refusedFor(address, 'mqtt') > 0) {
-      // Refused unchecked (no lookup, no hash), and only after a delay: a guesser's loop slows
-      // down, and the per-address connection cap bounds how many it can hold waiting.
-      await new Promise((resolve) => setTimeout(resolve, this.options.refusalDelayMs).unref());
+    const secret = password?.toString('utf8') ?? '';
+    // An operator presents an API key (counted with the API's keys), a phone its device token
+    // (counted with the phones' own failures, never with an API client's).
+    const operator = client.id?.startsWith(OPERATOR_CLIENT_PREFIX) ?? false;
+    const attempt: AuthAttempt = operator
+      ? { channel: 'api_key', address, credential: keyPrefix(secret) }
+      : { channel: 'device', address, credential: username && isUuid(username) ? username.toLowerCase() : undefined };
+    // Refusals past a limit come only after a delay: a guesser's loop slows down, and the
+    // per-address connection cap bounds how many it can hold waiting.
+    const slowDown = () => new Promise((resolve) => setTimeout(resolve, this.options.refusalDelayMs).unref());
+    if (throttle.refusedFor(attempt) > 0) {
+      // Refused unchecked: no lookup, no hash.
+      await slowDown();
       this.refusals.refused(address ?? 'unknown', 'auth_throttled');
       return false;
     }
-    const secret = password?.toString('utf8') ?? '';
-    const refuse = (reason: string, guess = true) => {
+    const refuse = async (reason: string, guess = true) => {
       this.metrics.count('mqtt_auth_failures_total', 'MQTT connections refused at CONNECT', { reason });
       this.logger.warn({ clientId: client.id?.slice(0, 64), reason }, 'mqtt connection refused');
       // A key that is valid but lacks the permission is no guess: it does not count.
-      if (guess) throttle.failed(address, 'mqtt');
+      if (guess && throttle.failed(attempt) > 0) await slowDown();
       return false;
     };
     const accepted = () => {
       connection?.guard.authenticated();
       return true;
     };
-    if (client.id?.startsWith(OPERATOR_CLIENT_PREFIX)) {
+    if (operator) {
       const auth = await this.services.apiKeys.authenticate(secret);
       if (!auth) return refuse('bad_api_key');
       if (!auth.permissions.has('devices:monitor')) return refuse('missing_devices_monitor', false);

@@ -58,8 +58,10 @@ export interface Config {
   admission: AdmissionConfig;
   /** What the MQTT broker lets a connection do before and after it authenticates. */
   mqtt: MqttLimitsConfig;
-  /** Failed authentications per client address, over HTTP and MQTT alike. */
+  /** Failed authentications per client address and per credential, in each channel (keys, logins, phones). */
   authThrottle: AuthThrottleConfig;
+  /** What an HTTP client may hold: header and body deadlines, connections per address and in all. */
+  httpLimits: HttpLimitsConfig;
   webhooks: WebhookConfig;
   /** The address people reach the gateway at (behind a proxy, the proxy's); https:// makes the session cookie Secure. */
   publicUrl: string | undefined;
@@ -139,12 +141,29 @@ export interface MqttLimitsConfig {
 }
 
 export interface AuthThrottleConfig {
-  /** Failed authentications from one address within windowMs after which it is refused... */
+  /** Failed authentications from one address within windowMs after which its failures get 429 (valid credentials still work)... */
   failureLimit: number;
   /** ...for this long (and the window they are counted in). */
   windowMs: number;
+  /** Failures from one address after which nothing it sends is checked, for windowMs; absent: 10 x failureLimit. */
+  hardLimit?: number;
+  /** Failures of one credential (login, key prefix, device id) within credentialWindowMs; a login is then locked. Absent: 10. */
+  credentialFailureLimit?: number;
+  /** The window of a credential's failures, and how long a login stays locked; absent: 15 minutes. */
+  credentialWindowMs?: number;
   /** A refused MQTT CONNECT waits this long for its CONNACK 5 (slows a guesser's loop). */
   mqttRefusalDelayMs: number;
+}
+
+export interface HttpLimitsConfig {
+  /** A connection that has not sent a request's complete headers within this time gets 408 and is closed. */
+  headersTimeoutMs: number;
+  /** A request body that has not arrived within this time of its headers gets 408; the connection is closed. */
+  bodyTimeoutMs: number;
+  /** Open HTTP connections from one client address (a trusted proxy is not capped). */
+  maxConnectionsPerAddress: number;
+  /** Open HTTP connections in all; undefined: half of the file descriptors left after a reserve. */
+  maxConnections: number | undefined;
 }
 
 export interface AdmissionConfig {
@@ -237,10 +256,12 @@ export function loadConfig(env: Env = process.env): Config {
       connectTimeoutMs: read('MQTT_CONNECT_TIMEOUT', 10, (raw) => wholeNumber(raw, 1, 300)) * 1000,
       maxConnectionsPerAddress: read('MQTT_MAX_CONNECTIONS_PER_ADDRESS', 100, (raw) => wholeNumber(raw, 1, 1_000_000)),
     },
-    authThrottle: {
-      failureLimit: read('AUTH_FAILURE_LIMIT', 30, (raw) => wholeNumber(raw, 1, 1_000_000)),
-      windowMs: read('AUTH_FAILURE_WINDOW', 60, positiveSeconds) * 1000,
-      mqttRefusalDelayMs: 1_000,
+    authThrottle: authThrottle(read),
+    httpLimits: {
+      headersTimeoutMs: read('HTTP_HEADERS_TIMEOUT', 10, (raw) => wholeNumber(raw, 1, 300)) * 1000,
+      bodyTimeoutMs: read('HTTP_BODY_TIMEOUT', 15, (raw) => wholeNumber(raw, 1, 3600)) * 1000,
+      maxConnectionsPerAddress: read('HTTP_MAX_CONNECTIONS_PER_ADDRESS', 256, (raw) => wholeNumber(raw, 1, 1_000_000)),
+      maxConnections: read<number | undefined>('HTTP_MAX_CONNECTIONS', undefined, (raw) => (raw.toLowerCase() === 'auto' ? undefined : wholeNumber(raw, 16, 10_000_000))),
     },
     webhooks: {
       allowedHosts: read('WEBHOOK_ALLOWED_HOSTS', [], hostList),
@@ -283,6 +304,26 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+type Reader = <T>(name: string, fallback: T, parse: (raw: string) => T) => T;
+
+/** The throttle's limits; the hard limit is checked against the limit it must exceed. */
+function authThrottle(read: Reader): AuthThrottleConfig {
+  const failureLimit = read('AUTH_FAILURE_LIMIT', 30, (raw) => wholeNumber(raw, 1, 1_000_000));
+  const hardLimit = read('AUTH_FAILURE_HARD_LIMIT', 10 * failureLimit, (raw) => {
+    const value = wholeNumber(raw, 1, 100_000_000);
+    if (value < failureLimit) throw new Error(`must be at least AUTH_FAILURE_LIMIT (${failureLimit}), got "${raw}"`);
+    return value;
+  });
+  return {
+    failureLimit,
+    windowMs: read('AUTH_FAILURE_WINDOW', 60, positiveSeconds) * 1000,
+    hardLimit,
+    credentialFailureLimit: read('AUTH_CREDENTIAL_FAILURE_LIMIT', 10, (raw) => wholeNumber(raw, 1, 1_000_000)),
+    credentialWindowMs: read('AUTH_CREDENTIAL_FAILURE_WINDOW', 900, positiveSeconds) * 1000,
+    mqttRefusalDelayMs: 1_000,
+  };
 }
 
 export const EMBEDDED_WITH_REDIS = 'REDIS_URL: several nodes cannot share the embedded database; set DATABASE_URL to PostgreSQL or unset REDIS_URL';

@@ -27,6 +27,8 @@ import { accountRoutes } from './modules/accounts/routes.ts';
 import { statsRoutes } from './modules/stats/routes.ts';
 import { createServices, type Services } from './services.ts';
 import { admissionControl } from './http/middleware/admission.ts';
+import { bodyDeadline } from './http/middleware/body-deadline.ts';
+import { httpServerOptions, limitConnections } from './http/server-limits.ts';
 import { DeviceChannel } from '../broker/device-channel.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
 import { httpMetrics } from './http/middleware/http-metrics.ts';
@@ -169,6 +171,10 @@ export class Gateway {
               broker: async () => {
                 if (!channel?.listening) throw new Error('broker not listening');
               },
+              // Turning API requests away (503 overloaded): a balancer should send them elsewhere.
+              admission: async () => {
+                if (services.admission.busy()) throw new Error('refusing requests');
+              },
             },
             // Without Redis a node keeps serving what it holds: reported, not required.
             shared ? { redis: () => shared.check() } : {},
@@ -180,11 +186,18 @@ export class Gateway {
           });
         },
       });
-      const handler = admissionControl(services.admission, services.metrics, logger.child({ component: 'http' }), app.callback());
+      // Hostile clients are bounded before the application: header and body deadlines,
+      // connections per address and in all (src/http/server-limits.ts), then admission control.
+      const handler = bodyDeadline(
+        { timeoutMs: config.httpLimits.bodyTimeoutMs, exempt: [DEVICE_PREFIX], metrics: services.metrics },
+        admissionControl(services.admission, services.metrics, logger.child({ component: 'http' }), app.callback()),
+      );
+      const serverOptions = { keepAliveTimeout: 65_000, ...httpServerOptions(config.httpLimits) };
       // With TLS the HTTP port speaks HTTPS only (the API, the panel, /docs and WSS at /mqtt alike):
       // a plain request there fails its handshake rather than sending a key or a cookie in clear.
-      https = certificates && createHttpsServer({ keepAliveTimeout: 65_000, ...certificates.secureContext, handshakeTimeout: 10_000 }, handler);
-      http = https ?? createServer({ keepAliveTimeout: 65_000 }, handler);
+      https = certificates && createHttpsServer({ ...serverOptions, ...certificates.secureContext, handshakeTimeout: 10_000 }, handler);
+      http = https ?? createServer(serverOptions, handler);
+      limitConnections(http, config.httpLimits, config.trustedProxies, { metrics: services.metrics, logger: logger.child({ component: 'http' }) });
       await listen(http, config.port, config.host).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['PORT', config.port, config.host] });
       });

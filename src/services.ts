@@ -163,11 +163,9 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     webhookSender,
     users,
     sessions: new SessionService(db, users, config.sessions, clock, logger.child({ component: 'sessions' }), accounts),
-    // The per-email count gets metrics of its own, never rendered: a failed login is already
-    // counted once in auth_failures_total by the per-address throttle.
     stats: new StatsService(db, presence, clock),
-    // Per email, counted in the same metrics under channel "login_email".
     invalidation,
-    loginThrottle: new LoginThrottle(authThrottle, new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) })),
+    // The login channel of the one throttle: per address and per email, apart from keys and phones.
+    loginThrottle: new LoginThrottle(authThrottle),
   };
 }

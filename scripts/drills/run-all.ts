@@ -5,6 +5,11 @@
 // `npm run drills -- webhook` runs the drills whose file name contains "webhook". Each drill's own
 // environment variables (durations, rates) pass through; their defaults are what the drills are
 // meant to prove, so a full run takes about 15 minutes.
+//
+// The hostile-client drills (`npm run drills -- hostile`): hostile-slow-bodies,
+// hostile-admission-recovery and hostile-half-open, each printing what another tenant saw during
+// the attack against a baseline of the same run. Bulk starvation (bulk-starvation.ts) belongs with
+// them: every .ts file here is a drill, so it runs as soon as it exists, with no change here.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

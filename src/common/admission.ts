@@ -5,9 +5,14 @@
 //
 // Two signals, either one refuses:
 // - requests in flight, against a limit that adapts to a target latency: a window (250 ms) whose
-//   requests took longer on average than the target shrinks it, a window under the target in
-//   which the limit turned requests away grows it, so it settles where accepted requests take
-//   about the target, never above maxInFlight nor below 4;
+//   requests took longer on average than the target shrinks it, a window under the target grows
+//   it, so it settles where accepted requests take about the target, never above maxInFlight nor
+//   below 4. It grows back on its own: a limit that only grew while it turned requests away would
+//   stay low after one bad episode, and its first victims would be the ordinary clients that come
+//   next. A window in which nothing ran and nothing waited is no sign of load either: it grows too;
+// - a request counts only while the gateway works on it: one waiting for its client (a body that
+//   trickles in) gives its place back until the body is in (see Ticket), so slow clients neither
+//   hold the places of others nor teach the limit that requests are slow;
 // - event-loop delay: when background work (reports, webhooks) already saturates the process,
 //   even a few more requests would each wait that long. Saturation is a delay that lasts: two
 //   windows in a row over the bound, so that one long block (a start, a large bulk) refuses nothing.
@@ -30,6 +35,9 @@ const WINDOW_MS = 250;
 const RESOLUTION_MS = 10;
 /** The adaptive limit never goes below this: a gateway always serves a few requests at once. */
 const MIN_LIMIT = 4;
+/** Growth of the limit per fast window, while it turns requests away and while it does not. */
+const GROWTH_BINDING = 1.25;
+const GROWTH_UNBOUND = 1.5;
 
 export class Admission {
   private inFlight = 0;
@@ -39,12 +47,19 @@ export class Admission {
   private loopDelayMs = 0;
   /** Windows in a row whose delay was over the bound. */
   private saturatedWindows = 0;
-  private lastTick = performance.now();
+  private lastTick: number;
+  /** When a request was last refused (the clock's ms); -Infinity: never. */
+  private lastRefusedAt = -Infinity;
   private readonly histogram: IntervalHistogram | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly refused: Record<RefusalReason, number> = { in_flight: 0, event_loop: 0 };
 
-  constructor(private readonly limits: AdmissionLimits) {
+  /** `now`: milliseconds on a monotonic clock; tests pass one they move. */
+  constructor(
+    private readonly limits: AdmissionLimits,
+    readonly now: () => number = () => performance.now(),
+  ) {
+    this.lastTick = now();
     this.limit = limits.maxInFlight;
     if (limits.maxEventLoopDelayMs > 0) {
       this.histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
@@ -61,11 +76,25 @@ export class Admission {
     const reason = this.overloaded();
     if (reason) {
       this.refused[reason]++;
+      this.lastRefusedAt = this.now();
       if (reason === 'in_flight') this.window.limited = true;
       return reason;
     }
     this.inFlight++;
     return undefined;
+  }
+
+  /** Takes a place for one request, as a Ticket that can be suspended while the client is slow; or says why not. */
+  admit(): Ticket | RefusalReason {
+    return this.tryEnter() ?? new Ticket(this);
+  }
+
+  /**
+   * Whether the gateway is refusing work, or did within the last two windows: what readiness
+   * reports, so that a balancer sends elsewhere while this node turns requests away.
+   */
+  busy(): boolean {
+    return this.overloaded() !== undefined || this.now() - this.lastRefusedAt < 2 * WINDOW_MS;
   }
 
   /** Gives the place back; `elapsedMs`, how long the work took, feeds the adaptive limit. */
@@ -111,7 +140,7 @@ export class Admission {
   }
 
   private readLoopDelay(): void {
-    const now = performance.now();
+    const now = this.now();
     const histogram = this.histogram;
     if (histogram) {
       // The histogram holds each sampling period as it was observed (nanoseconds): the delay is
@@ -127,19 +156,75 @@ export class Admission {
 
   /**
    * Judged on a whole window, not on single requests: one slow request (a large bulk, a cold
-   * cache) says nothing about load. Over the target, the limit shrinks by a fifth; under it, and
-   * only if the limit turned requests away, it grows by a tenth (at least one place).
+   * cache) says nothing about load. Over the target, the limit shrinks by a fifth. Under it, it
+   * grows: by a quarter while it turns requests away (it is what holds them back, so carefully),
+   * by half when it does not (it binds nothing: growing it risks nothing, and the next burst of
+   * an ordinary client then meets the full limit instead of a low one left by the last episode).
+   * An idle window (nothing ended, nothing in flight) grows it by half too, so that a quiet node
+   * recovers without needing requests to be refused first.
    */
   private adaptLimit(): void {
     const { ended, totalMs, limited } = this.window;
     this.window = { ended: 0, totalMs: 0, limited: false };
-    if (this.limits.targetLatencyMs <= 0 || ended === 0) return;
+    if (this.limits.targetLatencyMs <= 0) return;
+    if (ended === 0) {
+      // Requests under way for a whole window without one ending: no sign either way, so hold.
+      if (this.inFlight === 0 && this.loopDelayMs <= this.limits.targetLatencyMs) this.grow(GROWTH_UNBOUND);
+      return;
+    }
     // What the next request would see: the time requests took plus the wait for the event loop.
     const latency = totalMs / ended + this.loopDelayMs;
     if (latency > this.limits.targetLatencyMs) {
       this.limit = Math.max(Math.min(MIN_LIMIT, this.limits.maxInFlight), this.limit * 0.8);
-    } else if (limited) {
-      this.limit = Math.min(this.limits.maxInFlight, this.limit + Math.max(1, this.limit * 0.1));
+    } else {
+      this.grow(limited ? GROWTH_BINDING : GROWTH_UNBOUND);
     }
+  }
+
+  private grow(factor: number): void {
+    this.limit = Math.min(this.limits.maxInFlight, Math.max(this.limit + 1, this.limit * factor));
+  }
+}
+
+/**
+ * One admitted request's place. While the gateway waits for the client (the body arriving), the
+ * place is given back (`suspend`) and taken again when the body is in (`resume`, which may be
+ * refused like a new request). The time it held a place is its latency for the adaptive limit.
+ */
+export class Ticket {
+  private holding = true;
+  private ended = false;
+  private workedMs = 0;
+  private since: number;
+
+  constructor(private readonly admission: Admission) {
+    this.since = admission.now();
+  }
+
+  /** Gives the place back while the request waits for its client; its time does not count. */
+  suspend(): void {
+    if (!this.holding || this.ended) return;
+    this.workedMs += this.admission.now() - this.since;
+    this.holding = false;
+    this.admission.leave();
+  }
+
+  /** Takes a place again once the client has delivered; says why not when the gateway is overloaded. */
+  resume(): RefusalReason | undefined {
+    if (this.holding || this.ended) return undefined;
+    const refused = this.admission.tryEnter();
+    if (refused) return refused;
+    this.holding = true;
+    this.since = this.admission.now();
+    return undefined;
+  }
+
+  /** The request is over: the place is given back, and its working time feeds the adaptive limit. */
+  leave(): void {
+    if (this.ended) return;
+    this.ended = true;
+    // Ended while waiting for its client (a body deadline, a client gone): nothing held, nothing learnt.
+    if (!this.holding) return;
+    this.admission.leave(this.workedMs + this.admission.now() - this.since);
   }
 }

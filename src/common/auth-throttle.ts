@@ -1,93 +1,159 @@
-// Failed authentications per client address, and the refusal of an address that has had too
-// many: the HTTP API (bearer keys) and the MQTT broker (device tokens, operators' API keys)
-// share one throttle, so a guesser gains nothing by switching between them.
+// Throttling of failed authentications: it slows down what fails and leaves alone what succeeds.
 //
-// A refused address is answered at once (HTTP 429 with Retry-After, CONNACK 5 after a delay)
-// without its key being looked up or hashed: a brute force costs the gateway next to nothing
-// and the guesser a window per few attempts. A valid key from a refused address is refused too,
-// until the refusal ends: checking it would make every guess cost a key lookup again, and a
-// guesser's address is not one whose requests should be served anyway. Other addresses are
-// never touched; a client that presents a valid key is not slowed by any of this (one map read).
+// Failures are counted in three channels that never share a count: API keys (HTTP bearer keys,
+// and operators' keys over MQTT), panel logins (email and password), and device logins (a
+// phone's id and token, over MQTT or HTTP uploads). A stale script hammering the API with a
+// revoked key behind an office NAT must not take that office's phones off the air, nor lock its
+// people out of the panel. Within a channel, failures are counted twice: per client address and
+// per credential (the key's prefix, the login's email, the device id), so that neither many
+// guesses from one address nor a few guesses each from many addresses go unnoticed.
 //
-// Failures are counted in a leaky bucket per address that drains `failureLimit` per `windowMs`:
-// its level is a sliding count of recent failures, in constant memory per address. Reaching the
-// limit refuses the address for `windowMs`, after which it starts again from zero. The table is
-// bounded: past MAX_TRACKED_ADDRESSES the least recently failed address is forgotten.
+// What a count does, per client address:
+// - past AUTH_FAILURE_LIMIT within AUTH_FAILURE_WINDOW the address is throttled: a credential it
+//   presents is still checked, and a correct one is served as always (a colleague's valid key
+//   behind the same NAT keeps working); a wrong one is answered 429 with Retry-After (CONNACK 5
+//   after a delay) instead of 401, telling the client to back off;
+// - past AUTH_FAILURE_HARD_LIMIT (10x by default) the address is blocked for the window: nothing
+//   it sends is checked, valid credentials included. Checking costs a key lookup or a password
+//   hash; an address this far past the limit is a guesser, and refusing it unchecked keeps a
+//   brute force costing the gateway next to nothing. The checks an address can make before that
+//   are bounded by the hard limit, per window.
+// Per credential:
+// - a login (email) with AUTH_CREDENTIAL_FAILURE_LIMIT failures within
+//   AUTH_CREDENTIAL_FAILURE_WINDOW is locked for that window, from every address, right password
+//   included: a password can be guessed, and a guesser spreading over many addresses would
+//   otherwise get the hard limit's worth of tries from each. The price is that a guesser can keep
+//   one user out of the panel (not out of the API: keys are another channel), which is logged;
+// - an API key prefix or a device id is only throttled, never locked: their secrets are 256 random
+//   bits, which no rate of guessing finds, and a lock would let anyone who knows a key's prefix
+//   or a phone's id (a re-paired phone's old installation, still retrying) shut it out.
+//
+// The tables are bounded (MAX_TRACKED per table and channel, about 100 bytes an entry).
 import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import { clientAddressKey } from './client-address.ts';
+import { FailureCounts, type FailureStep } from './failure-counts.ts';
 
 export interface AuthThrottleLimits {
-  /** Failed authentications within `windowMs` that get an address refused. */
+  /** Failed authentications from one address within `windowMs` that throttle it. */
   failureLimit: number;
-  /** The window failures are counted in, and how long a refusal lasts. */
+  /** The window an address's failures are counted in, and how long a throttle or a block lasts. */
   windowMs: number;
+  /** Failures from one address that block it (nothing checked); absent: 10 x failureLimit. */
+  hardLimit?: number;
+  /** Failures of one credential (from any address) within `credentialWindowMs`; absent: 10. */
+  credentialFailureLimit?: number;
+  /** The window a credential's failures are counted in, and how long a login stays locked; absent: 15 minutes. */
+  credentialWindowMs?: number;
 }
 
-/** http / mqtt: a client address presenting keys or device tokens; login_email: one user's logins, from any address. */
-export type AuthChannel = 'http' | 'mqtt' | 'login_email';
+/** api_key: bearer and operator keys; login: panel passwords; device: phones' tokens. */
+export type AuthChannel = 'api_key' | 'login' | 'device';
 
-/** About 100 bytes each: the table stays around a megabyte however many addresses guess. */
-export const MAX_TRACKED_ADDRESSES = 10_000;
+export const AUTH_CHANNELS: readonly AuthChannel[] = ['api_key', 'login', 'device'];
 
-interface Failures {
-  /** Recent failures, drained at failureLimit per windowMs since `at`. */
-  level: number;
-  at: number;
-  /** Until when the address is refused (ms since the epoch); 0: not refused. */
-  refusedUntil: number;
+/** One authentication: its channel, its client address, and what names the credential (none when malformed). */
+export interface AuthAttempt {
+  channel: AuthChannel;
+  address: string | undefined;
+  credential?: string | undefined;
 }
+
+/** About 100 bytes each: a table stays around a megabyte however many addresses guess. */
+export const MAX_TRACKED = 10_000;
+export const DEFAULT_HARD_LIMIT_FACTOR = 10;
+export const DEFAULT_CREDENTIAL_FAILURE_LIMIT = 10;
+export const DEFAULT_CREDENTIAL_WINDOW_MS = 15 * 60_000;
+
+/** Channels whose credential is locked when its count is reached (a guessable password). */
+const LOCKED_CREDENTIALS: ReadonlySet<AuthChannel> = new Set(['login']);
+
+type Tables = Record<AuthChannel, FailureCounts>;
 
 export class AuthThrottle {
-  private readonly addresses = new Map<string, Failures>();
+  private readonly byAddress: Tables;
+  private readonly byCredential: Tables;
 
   constructor(
-    private readonly limits: AuthThrottleLimits,
-    private readonly clock: Clock,
+    limits: AuthThrottleLimits,
+    clock: Clock,
     private readonly observe: { metrics: Metrics; logger: Logger },
-    private readonly maxTracked = MAX_TRACKED_ADDRESSES,
-  ) {}
-
-  /** How long (ms) the address stays refused; 0 when it may authenticate. Counts a refusal. */
-  refusedFor(address: string | undefined, channel: AuthChannel): number {
-    const failures = this.addresses.get(clientAddressKey(address));
-    const left = failures ? failures.refusedUntil - this.clock.now() : 0;
-    if (left <= 0) return 0;
-    this.observe.metrics.count('auth_throttled_total', 'authentications refused unchecked: the client address had too many failures', { channel });
-    return left;
+    maxTracked = MAX_TRACKED,
+  ) {
+    const hardLimit = limits.hardLimit ?? DEFAULT_HARD_LIMIT_FACTOR * limits.failureLimit;
+    const credentialLimit = limits.credentialFailureLimit ?? DEFAULT_CREDENTIAL_FAILURE_LIMIT;
+    const credentialWindowMs = limits.credentialWindowMs ?? DEFAULT_CREDENTIAL_WINDOW_MS;
+    const tables = (make: (channel: AuthChannel) => FailureCounts): Tables =>
+      Object.fromEntries(AUTH_CHANNELS.map((channel) => [channel, make(channel)])) as Tables;
+    this.byAddress = tables(() => new FailureCounts({ limit: limits.failureLimit, blockAt: Math.max(hardLimit, limits.failureLimit), windowMs: limits.windowMs }, clock, maxTracked));
+    this.byCredential = tables(
+      (channel) =>
+        new FailureCounts(
+          { limit: credentialLimit, blockAt: LOCKED_CREDENTIALS.has(channel) ? credentialLimit : Infinity, windowMs: credentialWindowMs },
+          clock,
+          maxTracked,
+        ),
+    );
   }
 
-  /** Records a failed authentication from the address. */
-  failed(address: string | undefined, channel: AuthChannel): void {
-    const key = clientAddressKey(address);
-    const now = this.clock.now();
-    let failures = this.addresses.get(key);
-    if (failures) {
-      // Moved to the end: the map's order is the order of the last failure, oldest first.
-      this.addresses.delete(key);
-    } else {
-      failures = { level: 0, at: now, refusedUntil: 0 };
-      if (this.addresses.size >= this.maxTracked) this.addresses.delete(this.addresses.keys().next().value!);
-    }
-    this.addresses.set(key, failures);
+  /**
+   * Before the credential is checked: how long (ms) the attempt is refused unchecked, because its
+   * address is blocked or its login locked; 0 when it is to be checked. Counts a refusal.
+   */
+  refusedFor(attempt: AuthAttempt): number {
+    const address = this.byAddress[attempt.channel].blockedFor(clientAddressKey(attempt.address));
+    const credential = attempt.credential === undefined ? 0 : this.byCredential[attempt.channel].blockedFor(attempt.credential);
+    if (address === 0 && credential === 0) return 0;
+    this.observe.metrics.count('auth_throttled_total', 'authentications refused unchecked: the address is blocked or the login locked', {
+      channel: attempt.channel,
+      by: address > 0 ? 'address' : 'credential',
+    });
+    return Math.max(address, credential);
+  }
+
+  /**
+   * Records a failed authentication. Returns how long (ms) the client should wait before it tries
+   * again: past a limit, the failure is answered 429 (CONNACK 5 after a delay) with that wait
+   * instead of a plain 401; 0 for a plain failure.
+   */
+  failed(attempt: AuthAttempt): number {
+    const { channel } = attempt;
+    const addressKey = clientAddressKey(attempt.address);
     this.observe.metrics.count('auth_failures_total', 'failed authentications (wrong or unknown key, token or password)', { channel });
-    if (failures.refusedUntil > now) return;
-    const drained = (Math.max(0, now - failures.at) * this.limits.failureLimit) / this.limits.windowMs;
-    failures.level = Math.max(0, failures.level - drained) + 1;
-    failures.at = now;
-    if (failures.level < this.limits.failureLimit) return;
-    failures.level = 0;
-    failures.refusedUntil = now + this.limits.windowMs;
-    this.observe.metrics.count('auth_throttle_refusals_started_total', 'client addresses refused for too many failed authentications');
-    const limits = { failures: this.limits.failureLimit, windowSeconds: this.limits.windowMs / 1000 };
-    // An email's key is derived from its hash: it says nothing about the user, and is no address.
-    if (channel === 'login_email') this.observe.logger.warn({ channel, ...limits }, 'logins to one user refused: too many wrong passwords');
-    else this.observe.logger.warn({ address: key, channel, ...limits }, 'client address refused: too many failed authentications');
+    this.announce(this.byAddress[channel].add(addressKey), channel, 'address', addressKey);
+    let wait = this.byAddress[channel].throttledFor(addressKey);
+    if (attempt.credential !== undefined) {
+      this.announce(this.byCredential[channel].add(attempt.credential), channel, 'credential', attempt.credential);
+      wait = Math.max(wait, this.byCredential[channel].throttledFor(attempt.credential));
+    }
+    return wait;
   }
 
-  /** Addresses tracked now (for tests of the memory bound). */
-  get size(): number {
-    return this.addresses.size;
+  /** Whether the address is throttled or blocked in the channel (for tests and the drills). */
+  throttledFor(address: string | undefined, channel: AuthChannel): number {
+    return this.byAddress[channel].throttledFor(clientAddressKey(address));
+  }
+
+  /** Addresses tracked now in a channel (for tests of the memory bound). */
+  size(channel: AuthChannel): number {
+    return this.byAddress[channel].size;
+  }
+
+  /** One log line when a count crosses a threshold, never one per failure. */
+  private announce(step: FailureStep, channel: AuthChannel, by: 'address' | 'credential', key: string): void {
+    if (!step) return;
+    this.observe.metrics.count('auth_throttle_started_total', 'client addresses or credentials throttled or blocked for failed authentications', { channel, by, step });
+    const { logger } = this.observe;
+    if (by === 'address') {
+      const what = step === 'blocked' ? 'blocked: nothing it sends is checked' : 'throttled: its failures are answered 429, valid credentials still work';
+      logger.warn({ address: key, channel }, `client address ${what}`);
+    } else if (channel === 'login') {
+      // The key is derived from the email's hash: it names nobody, so it is left out.
+      logger.warn({ channel }, 'logins to one user locked: too many wrong passwords');
+    } else {
+      // A key prefix is no secret (it is shown in key lists); a device id neither: both help find the stale client.
+      logger.warn({ channel, credential: key }, `${channel === 'device' ? 'device' : 'API key'} throttled: too many failures with it`);
+    }
   }
 }

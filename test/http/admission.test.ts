@@ -1,8 +1,8 @@
 // Admission control (issue 10, item 3: "bound the work in flight ... and past the bound answer
 // 503 with Retry-After at once ... so accepted requests keep a short latency").
-import { request, type ClientRequest } from 'node:http';
 import { expect } from 'chai';
 import { Admission } from '../../src/common/admission.ts';
+import { ManualClock } from '../../src/common/clock.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import type { Reply } from '../support/tenant.ts';
 
@@ -16,55 +16,53 @@ const SMS = { phone: '+79161234567', message: 'admission' };
 
 describe('admission control of the HTTP API', () => {
   const fx = useGateway({ config: { admission: { maxInFlight: 2, maxEventLoopDelayMs: 0, targetLatencyMs: 0 } } });
-  const held: ClientRequest[] = [];
+  let held = 0;
   afterEach(() => {
-    for (const req of held.splice(0)) req.destroy();
+    for (; held > 0; held--) fx.gateway.services.admission.leave();
   });
 
-  /** Starts a POST whose body never finishes: it holds one place in flight until destroyed. */
-  async function holdOnePlace(): Promise<void> {
-    const before = fx.gateway.services.admission.current.inFlight;
-    const req = request(`${fx.baseUrl}/api/ext/v1/sms`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${fx.tenant.key}`, 'content-type': 'application/json', 'content-length': '1000' },
-    });
-    req.on('error', () => {});
-    req.write('{"phone":');
-    held.push(req);
-    // The gateway takes the place when the headers arrive; wait for it to have done so.
-    while (fx.gateway.services.admission.current.inFlight === before) await new Promise((resolve) => setImmediate(resolve));
+  /** Takes one place in flight as a request being worked on would, until the test ends. */
+  function holdOnePlace(): void {
+    expect(fx.gateway.services.admission.tryEnter()).to.equal(undefined);
+    held++;
   }
 
   it('answers 503 overloaded with Retry-After once the bound of requests in flight is reached', async () => {
-    await holdOnePlace();
-    await holdOnePlace();
+    holdOnePlace();
+    holdOnePlace();
     expectOverloaded(await fx.tenant.api.post('/sms', SMS));
     // The legacy family, at the server root, shares the same bound.
     expectOverloaded(await fx.tenant.root.get('/sms'));
   });
 
   it('serves requests again as soon as a place is free, and accepted ones are not affected', async () => {
-    await holdOnePlace();
-    await holdOnePlace();
+    holdOnePlace();
+    holdOnePlace();
     expectOverloaded(await fx.tenant.api.post('/sms', SMS));
-    held.pop()!.destroy();
-    while (fx.gateway.services.admission.current.inFlight >= 2) await new Promise((resolve) => setImmediate(resolve));
+    fx.gateway.services.admission.leave();
+    held--;
     const accepted = await fx.tenant.api.post('/sms', SMS);
     expect(accepted.status).to.equal(201);
   });
 
-  it('never refuses the health, readiness and metrics endpoints', async () => {
-    await holdOnePlace();
-    await holdOnePlace();
-    for (const path of ['/healthz', '/readyz', '/metrics']) {
+  it('never refuses the health, readiness and metrics endpoints; readiness says the node is refusing work', async () => {
+    holdOnePlace();
+    holdOnePlace();
+    for (const path of ['/healthz', '/metrics']) {
       const response = await fetch(`${fx.baseUrl}${path}`);
       expect(response.status, path).to.equal(200);
     }
+    const ready = await fetch(`${fx.baseUrl}/readyz`);
+    const body = (await ready.json()) as { status: string; checks: Record<string, string> };
+    expect(ready.status).to.equal(503);
+    expect(body.status).to.equal('not_ready');
+    expect(body.checks.admission).to.equal('failing');
+    expect(body.checks.database, 'answered by readiness itself, not refused').to.equal('ok');
   });
 
   it('counts the refusals by reason in the metrics', async () => {
-    await holdOnePlace();
-    await holdOnePlace();
+    holdOnePlace();
+    holdOnePlace();
     const before = fx.gateway.services.metrics.value('http_requests_refused_total', { reason: 'in_flight' });
     await fx.tenant.api.post('/sms', SMS);
     expect(fx.gateway.services.metrics.value('http_requests_refused_total', { reason: 'in_flight' })).to.equal(before + 1);
@@ -105,69 +103,156 @@ describe('admission control on event-loop delay', () => {
   });
 });
 
-describe('the adaptive in-flight limit', () => {
-  /** Ends `count` requests that each took `ms`, then closes the window. */
+describe('the adaptive in-flight limit (a manual clock)', () => {
+  const clock = new ManualClock(0);
+  const limits = { maxInFlight: 64, maxEventLoopDelayMs: 0, targetLatencyMs: 250 };
+  const admissions: Admission[] = [];
+  afterEach(() => {
+    for (const admission of admissions.splice(0)) admission.stop();
+  });
+  function admission(): Admission {
+    const made = new Admission(limits, () => clock.now());
+    admissions.push(made);
+    return made;
+  }
+
+  /** `count` requests that each take `ms` on the clock, one after the other, then the window closes. */
   function window(admission: Admission, count: number, ms: number): void {
     for (let i = 0; i < count; i++) {
-      admission.tryEnter();
-      admission.leave(ms);
+      const ticket = admission.admit();
+      if (typeof ticket === 'string') throw new Error(`refused: ${ticket}`);
+      clock.advance(ms);
+      ticket.leave();
     }
     admission.tick();
   }
 
-  it('shrinks by a fifth after a window whose requests took longer than the target on average, not for one slow request', () => {
-    const admission = new Admission({ maxInFlight: 64, maxEventLoopDelayMs: 0, targetLatencyMs: 250 });
-    try {
-      expect(admission.current.limit).to.equal(64);
-      // One 2 s request among fast ones: the window's average is under the target.
-      admission.tryEnter();
-      admission.leave(2_000);
-      window(admission, 20, 20);
-      expect(admission.current.limit).to.equal(64);
-      window(admission, 20, 400);
-      expect(admission.current.limit).to.equal(51);
-      window(admission, 20, 400);
-      expect(admission.current.limit).to.equal(40);
-    } finally {
-      admission.stop();
-    }
+  /** Windows of slow requests until the limit is at its floor. */
+  function badEpisode(admission: Admission): void {
+    for (let i = 0; i < 40; i++) window(admission, 3, 2_000);
+    expect(admission.current.limit).to.equal(4);
+  }
+
+  it('when a window\'s requests took longer than the target on average, then the limit shrinks by a fifth; one slow request among fast ones does not', () => {
+    const gate = admission();
+    expect(gate.current.limit).to.equal(64);
+    const slow = gate.admit();
+    if (typeof slow === 'string') throw new Error(slow);
+    clock.advance(2_000);
+    slow.leave();
+    window(gate, 20, 20);
+    expect(gate.current.limit).to.equal(64);
+    window(gate, 20, 400);
+    expect(gate.current.limit).to.equal(51);
+    window(gate, 20, 400);
+    expect(gate.current.limit).to.equal(40);
   });
 
-  it('grows back by a tenth a window while requests are fast and the limit turns some away, and refuses past it', () => {
-    const admission = new Admission({ maxInFlight: 64, maxEventLoopDelayMs: 0, targetLatencyMs: 250 });
-    try {
-      window(admission, 10, 1_000);
-      window(admission, 10, 1_000);
-      expect(admission.current.limit).to.equal(40);
-      // Fast, but nothing refused: the limit does not bind, so it stays.
-      window(admission, 10, 20);
-      expect(admission.current.limit).to.equal(40);
-      // Fill it: the next request is refused at once, and the window ends fast.
-      for (let i = 0; i < 40; i++) expect(admission.tryEnter()).to.equal(undefined);
-      expect(admission.tryEnter()).to.equal('in_flight');
-      for (let i = 0; i < 40; i++) admission.leave(20);
-      admission.tick();
-      expect(admission.current.limit).to.be.within(44, 45);
-    } finally {
-      admission.stop();
+  it('when requests are fast again after a bad episode, then the limit grows back to HTTP_MAX_IN_FLIGHT within a few windows, though nothing was refused', () => {
+    const gate = admission();
+    badEpisode(gate);
+    const windows: number[] = [];
+    while (gate.current.limit < 64 && windows.length < 20) {
+      window(gate, 3, 10);
+      windows.push(gate.current.limit);
     }
+    expect(gate.current.limit).to.equal(64);
+    expect(windows.length, `limits per window: ${windows.join(', ')}`).to.be.at.most(8);
+    expect(gate.refusedCount('in_flight')).to.equal(0);
+  });
+
+  it('when the gateway is idle after a bad episode, then the limit grows back too', () => {
+    const gate = admission();
+    badEpisode(gate);
+    for (let i = 0; i < 8; i++) {
+      clock.advance(250);
+      gate.tick();
+    }
+    expect(gate.current.limit).to.equal(64);
+  });
+
+  it('when requests are under way but none ended in a window, then the limit holds: no sign either way', () => {
+    const gate = admission();
+    window(gate, 5, 1_000);
+    expect(gate.current.limit).to.equal(51);
+    expect(typeof gate.admit()).to.not.equal('string');
+    clock.advance(250);
+    gate.tick();
+    expect(gate.current.limit).to.equal(51);
+  });
+
+  it('when the limit turns requests away while requests are fast, then it grows by a quarter a window', () => {
+    const gate = admission();
+    window(gate, 10, 1_000);
+    window(gate, 10, 1_000);
+    expect(gate.current.limit).to.equal(40);
+    const tickets = [];
+    for (let i = 0; i < 40; i++) tickets.push(gate.admit());
+    expect(gate.admit()).to.equal('in_flight');
+    clock.advance(20);
+    for (const ticket of tickets) if (typeof ticket !== 'string') ticket.leave();
+    gate.tick();
+    // 64 x 0.8 x 0.8 = 40.96, shown as 40; a quarter more: 51.2.
+    expect(gate.current.limit).to.equal(51);
+  });
+
+  it('when a request waits for its client (suspended), then it holds no place, and its waiting time is not its latency', () => {
+    const gate = admission();
+    const slowBody = gate.admit();
+    if (typeof slowBody === 'string') throw new Error(slowBody);
+    slowBody.suspend();
+    expect(gate.current.inFlight).to.equal(0);
+    clock.advance(60_000);
+    expect(slowBody.resume()).to.equal(undefined);
+    expect(gate.current.inFlight).to.equal(1);
+    clock.advance(10);
+    slowBody.leave();
+    gate.tick();
+    expect(gate.current.limit, 'a 10 ms request, not a 60 s one').to.equal(64);
+    expect(gate.current.inFlight).to.equal(0);
+  });
+
+  it('when a suspended request ends without resuming (a body deadline), then it gives nothing back twice and teaches nothing', () => {
+    const gate = admission();
+    const ticket = gate.admit();
+    if (typeof ticket === 'string') throw new Error(ticket);
+    ticket.suspend();
+    clock.advance(15_000);
+    ticket.leave();
+    ticket.leave();
+    expect(gate.current.inFlight).to.equal(0);
+    gate.tick();
+    expect(gate.current.limit).to.equal(64);
+  });
+
+  it('when a request resumes while the limit is full, then it is refused like a new one', () => {
+    const gate = new Admission({ maxInFlight: 1, maxEventLoopDelayMs: 0, targetLatencyMs: 0 }, () => clock.now());
+    admissions.push(gate);
+    const waiting = gate.admit();
+    if (typeof waiting === 'string') throw new Error(waiting);
+    waiting.suspend();
+    expect(typeof gate.admit()).to.not.equal('string');
+    expect(waiting.resume()).to.equal('in_flight');
   });
 
   it('never goes below 4 however slow the requests are, nor above HTTP_MAX_IN_FLIGHT', () => {
-    const admission = new Admission({ maxInFlight: 64, maxEventLoopDelayMs: 0, targetLatencyMs: 100 });
-    try {
-      for (let i = 0; i < 40; i++) window(admission, 5, 5_000);
-      expect(admission.current.limit).to.equal(4);
-      for (let i = 0; i < 100; i++) {
-        while (!admission.tryEnter()) {
-          // fill until refused
-        }
-        for (let j = 0; j < admission.current.inFlight; j++) admission.leave(1);
-        admission.tick();
-      }
-      expect(admission.current.limit).to.equal(64);
-    } finally {
-      admission.stop();
-    }
+    const gate = admission();
+    for (let i = 0; i < 40; i++) window(gate, 5, 5_000);
+    expect(gate.current.limit).to.equal(4);
+    for (let i = 0; i < 100; i++) window(gate, 4, 1);
+    expect(gate.current.limit).to.equal(64);
+  });
+
+  it('says it is busy while it refuses, and for two windows after', () => {
+    const gate = new Admission({ maxInFlight: 1, maxEventLoopDelayMs: 0, targetLatencyMs: 0 }, () => clock.now());
+    admissions.push(gate);
+    expect(gate.busy()).to.equal(false);
+    const ticket = gate.admit();
+    expect(gate.busy(), 'at the limit').to.equal(true);
+    expect(gate.admit()).to.equal('in_flight');
+    if (typeof ticket !== 'string') ticket.leave();
+    expect(gate.busy(), 'refused a moment ago').to.equal(true);
+    clock.advance(500);
+    expect(gate.busy()).to.equal(false);
   });
 });

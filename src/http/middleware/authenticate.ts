@@ -3,12 +3,14 @@
 // sessions existed. Without one, a valid session cookie authenticates as the user's account,
 // with the permissions of the user's role. A missing or unknown key is a 401 that tells the
 // client how to authenticate (RFC 6750 WWW-Authenticate); permission checks come after.
-// A client address with too many unknown keys lately is refused with 429 before its key is
-// even read (src/common/auth-throttle.ts), so guessing keys costs the gateway nothing.
+// Unknown keys are counted per client address and per key prefix (src/common/auth-throttle.ts):
+// past the limit a wrong key is answered 429 instead of 401 while a valid one is still served;
+// an address far past it is refused 429 before its key is even read, so guessing costs nothing.
 import type { Context } from 'koa';
 import { AppError } from '../../common/errors.ts';
 import { hashSecret, secretMatches } from '../../common/secrets.ts';
-import type { AuthThrottle } from '../../common/auth-throttle.ts';
+import type { AuthAttempt, AuthThrottle } from '../../common/auth-throttle.ts';
+import { keyPrefix } from '../../modules/api-keys/key-format.ts';
 import { ROLE_PERMISSIONS } from '../../modules/api-keys/permissions.ts';
 import type { AuthContext } from '../../modules/api-keys/service.ts';
 import type { ActiveSession } from '../../modules/sessions/service.ts';
@@ -23,7 +25,7 @@ export interface Authenticator {
   readonly sessionCookie?: CookieOptions;
   /** Whether the account was disabled by the instance administrator; none: accounts are never disabled. */
   accountDisabled?(accountId: string): Promise<boolean>;
-  /** Counts unknown keys per client address and refuses an address that had too many; none: no throttling. */
+  /** Counts unknown keys per client address and key prefix, and refuses a blocked address; none: no throttling. */
   readonly throttle?: AuthThrottle;
 }
 
@@ -38,15 +40,13 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export async function authenticateRequest(ctx: Context, authenticator: Authenticator): Promise<RequestAuth> {
   // The socket's peer, or the client a trusted load balancer names (never Koa's app.proxy, which trusts anyone).
   const address = addressOf(ctx);
-  const refusedForMs = authenticator.throttle?.refusedFor(address, 'http') ?? 0;
-  if (refusedForMs > 0) {
-    ctx.set('Retry-After', String(Math.ceil(refusedForMs / 1000)));
-    throw new AppError('too_many_auth_failures');
-  }
   const header = ctx.get('authorization');
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  const attempt: AuthAttempt = { channel: 'api_key', address, credential: match ? keyPrefix(match[1]!) : undefined };
+  // A blocked address is refused before anything else, its session cookie included.
+  refuseIfThrottled(ctx, authenticator.throttle?.refusedFor(attempt) ?? 0);
   const cookie = header ? undefined : ctx.cookies.get(SESSION_COOKIE);
   if (cookie !== undefined && authenticator.authenticateSession) return authenticateSession(ctx, authenticator, cookie);
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
   if (!match) {
     // Not counted: no key was presented, so nothing was guessed.
     ctx.set('WWW-Authenticate', REALM);
@@ -54,7 +54,7 @@ export async function authenticateRequest(ctx: Context, authenticator: Authentic
   }
   const auth = await authenticator.authenticate(match[1]!);
   if (!auth) {
-    authenticator.throttle?.failed(address, 'http');
+    refuseIfThrottled(ctx, authenticator.throttle?.failed(attempt) ?? 0);
     ctx.set('WWW-Authenticate', `${REALM}, error="invalid_token"`);
     throw new AppError('unauthorized', 'the API key is unknown or revoked');
   }
@@ -69,6 +69,13 @@ export async function authenticateRequest(ctx: Context, authenticator: Authentic
  */
 async function refuseDisabledAccount(authenticator: Authenticator, accountId: string): Promise<void> {
   if (await authenticator.accountDisabled?.(accountId)) throw new AppError('account_disabled');
+}
+
+/** 429 with Retry-After when the throttle says to wait; nothing otherwise. */
+export function refuseIfThrottled(ctx: Context, waitMs: number): void {
+  if (waitMs <= 0) return;
+  ctx.set('Retry-After', String(Math.ceil(waitMs / 1000)));
+  throw new AppError('too_many_auth_failures');
 }
 
 async function authenticateSession(ctx: Context, authenticator: Authenticator, token: string): Promise<RequestAuth> {

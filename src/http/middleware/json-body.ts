@@ -1,9 +1,13 @@
 // Request bodies are JSON. A body of another type is a 415, malformed JSON a 400,
 // an oversized body a 413: each with the catalog's error body, never a 500. Bodies are read
-// after authentication, so an anonymous caller cannot make the server parse anything.
+// after authentication, so an anonymous caller cannot make the server parse anything. While a
+// body is still arriving the request gives its admission place back (whileClientSends): a client
+// that sends slowly holds no place another tenant needs; the body deadline (body-deadline.ts)
+// bounds how long it may take.
 import type { Context } from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { AppError } from '../../common/errors.ts';
+import { OVERLOAD_RETRY_AFTER_SECONDS, OverloadedOnResume, whileClientSends } from './admission.ts';
 
 export type BodyReader = (ctx: Context) => Promise<unknown>;
 
@@ -20,7 +24,7 @@ export function createBodyReader(limitBytes: number): BodyReader {
   return async function readJsonBody(ctx: Context): Promise<unknown> {
     if (!hasBody(ctx)) return undefined;
     if (!ctx.is('application/json', '+json')) throw new AppError('unsupported_media_type');
-    await parse(ctx, async () => {});
+    await receive(ctx, () => parse(ctx, async () => {}));
     return (ctx.request as { body?: unknown }).body;
   };
 }
@@ -42,10 +46,20 @@ export function createCsvReader(limitBytes: number, orJson: BodyReader): (ctx: C
   return async (ctx) => {
     if (!ctx.is('text/csv')) return { json: await orJson(ctx) };
     if (!hasBody(ctx)) return { csv: '' };
-    await parse(ctx, async () => {});
+    await receive(ctx, () => parse(ctx, async () => {}));
     const body = (ctx.request as { body?: unknown }).body;
     return { csv: typeof body === 'string' ? body : '' };
   };
+}
+
+/** Reads the body without holding an admission place while it arrives; 503 with Retry-After if none is free after. */
+async function receive(ctx: Context, read: () => Promise<unknown>): Promise<void> {
+  try {
+    await whileClientSends(ctx.req, read);
+  } catch (error) {
+    if (error instanceof OverloadedOnResume) ctx.set('Retry-After', String(OVERLOAD_RETRY_AFTER_SECONDS));
+    throw error;
+  }
 }
 
 function hasBody(ctx: Context): boolean {

@@ -1,32 +1,31 @@
-// Failed logins are throttled per client address (the throttle the API keys and the broker
-// share, so switching between them gains a guesser nothing) and per email (so a guesser with
-// many addresses still gets a few tries per window at one user's password).
+// Failed logins are counted in the throttle's login channel (src/common/auth-throttle.ts): per
+// client address, so that a throttled address's right password still logs in, and per email, so
+// that a guesser spreading over many addresses gets a few tries per window at one user's password.
 import { createHash } from 'node:crypto';
-import type { AuthThrottle } from '../../common/auth-throttle.ts';
+import type { AuthAttempt, AuthThrottle } from '../../common/auth-throttle.ts';
 
 /**
- * The per-email throttle counts by client-address key; an email is turned into a made-up IPv6
- * /64 (fd00::/8, never routed) derived from its hash, which that key takes as it is. The email
- * itself is never stored in the table nor written in the throttle's log line.
+ * What the throttle counts an email by: a digest, so that no email is kept in the throttle's
+ * memory nor written in its log lines.
  */
 export function emailThrottleKey(email: string): string {
-  const hex = createHash('sha256').update(email).digest('hex');
-  return `fd${hex.slice(0, 2)}:${hex.slice(2, 6)}:${hex.slice(6, 10)}:${hex.slice(10, 14)}::/64`;
+  return `login:${createHash('sha256').update(email).digest('hex').slice(0, 32)}`;
 }
 
 export class LoginThrottle {
-  constructor(
-    private readonly byAddress: AuthThrottle,
-    private readonly byEmail: AuthThrottle,
-  ) {}
+  constructor(private readonly throttle: AuthThrottle) {}
 
-  /** How long (ms) a login from this address for this email stays refused; 0: it may try. */
+  /** How long (ms) a login from this address for this email is refused unchecked; 0: check it. */
   refusedFor(address: string | undefined, email: string): number {
-    return Math.max(this.byAddress.refusedFor(address, 'http'), this.byEmail.refusedFor(emailThrottleKey(email), 'login_email'));
+    return this.throttle.refusedFor(attempt(address, email));
   }
 
-  failed(address: string | undefined, email: string): void {
-    this.byAddress.failed(address, 'http');
-    this.byEmail.failed(emailThrottleKey(email), 'login_email');
+  /** Records a wrong password; how long (ms) the client should wait (a 429), or 0 (a plain 401). */
+  failed(address: string | undefined, email: string): number {
+    return this.throttle.failed(attempt(address, email));
   }
+}
+
+function attempt(address: string | undefined, email: string): AuthAttempt {
+  return { channel: 'login', address, credential: emailThrottleKey(email) };
 }

@@ -8,6 +8,7 @@ import { presentSession } from './presenter.ts';
 import { ChangePasswordBody, LoginBody, SessionView } from './schema.ts';
 import type { SessionService } from './service.ts';
 import { addressOf } from '../../http/middleware/client-address.ts';
+import { refuseIfThrottled } from '../../http/middleware/authenticate.ts';
 
 export interface SessionRouteOptions extends CookieOptions {
   /** The cookie lives as long as the session can (its absolute end). */
@@ -29,14 +30,11 @@ export function sessionRoutes(sessions: SessionService, throttle: LoginThrottle,
       async handle({ body, ctx }) {
         const address = addressOf(ctx);
         const email = body.email.trim().toLowerCase();
-        const refusedForMs = throttle.refusedFor(address, email);
-        if (refusedForMs > 0) {
-          ctx.set('Retry-After', String(Math.ceil(refusedForMs / 1000)));
-          throw new AppError('too_many_auth_failures');
-        }
+        // A blocked address or a locked login: refused before the password is hashed.
+        refuseIfThrottled(ctx, throttle.refusedFor(address, email));
         const login = await sessions.login(email, body.password, address);
         if (!login) {
-          throttle.failed(address, email);
+          refuseIfThrottled(ctx, throttle.failed(address, email));
           throw new AppError('unauthorized', 'email or password is wrong');
         }
         setSessionCookie(ctx, login.token, cookie.maxAgeSeconds, cookie);

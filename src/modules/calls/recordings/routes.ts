@@ -9,6 +9,7 @@ import type { AuthThrottle } from '../../../common/auth-throttle.ts';
 import { presentCall } from '../presenter.ts';
 import { CallIdParams, RecordingView } from '../schema.ts';
 import { authenticateDevice } from './device-auth.ts';
+import { OVERLOAD_RETRY_AFTER_SECONDS, OverloadedOnResume, whileClientSends } from '../../../http/middleware/admission.ts';
 import { AudioBody, DeviceCallParams } from './schema.ts';
 import { UnsatisfiableRange, type RecordingService } from './service.ts';
 
@@ -42,9 +43,12 @@ export function deviceRecordingRoutes(recordings: RecordingService, db: Database
         try {
           const device = await authenticateDevice(ctx, db, throttle);
           const declared = ctx.get('content-length');
-          const { call, recording, created } = await recordings.upload(device, params.callId, uploadBody(ctx), declared ? Number(declared) : undefined).catch((error: unknown) => {
+          // A phone on a slow link takes minutes to upload: it holds no admission place meanwhile.
+          const upload = () => recordings.upload(device, params.callId, uploadBody(ctx), declared ? Number(declared) : undefined);
+          const { call, recording, created } = await whileClientSends(ctx.req, upload).catch((error: unknown) => {
             // The phone went away mid-body: a client's doing, not a gateway failure to log as one.
             if (!(error instanceof AppError) && ctx.req.readableAborted) throw new AppError('validation_failed', 'the upload was cut short: nothing was stored');
+            if (error instanceof OverloadedOnResume) ctx.set('Retry-After', String(OVERLOAD_RETRY_AFTER_SECONDS));
             throw error;
           });
           return { status: created ? 201 : 200, body: presentCall(call, recording).recording };

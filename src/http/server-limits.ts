@@ -1,0 +1,86 @@
+// What the HTTP server allows a client before any request reaches the application: how long it
+// may take to send its headers, how many connections it may hold, and how many the server holds
+// at all. Without these, connections that send a request line and one header and then nothing
+// stay open for good, and enough of them use up the process's file descriptors: then nothing
+// works, health checks and the phones' MQTT connections included.
+//
+// - headers must arrive within HTTP_HEADERS_TIMEOUT (Node answers 408 and closes), checked every
+//   second or so rather than Node's default 30 s, so a half-open connection lives seconds;
+// - one client address holds at most HTTP_MAX_CONNECTIONS_PER_ADDRESS connections (counted as the
+//   broker counts MQTT connections; a trusted load balancer is not capped, as every client comes
+//   through it);
+// - the server holds at most HTTP_MAX_CONNECTIONS; by default half of the file descriptors left
+//   after a reserve for the database, Redis, files and listeners, so the other half stays for
+//   the phones' MQTT connections whatever HTTP clients do.
+import type { Server, ServerOptions } from 'node:http';
+import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import type { TrustedProxies } from '../common/client-address.ts';
+import type { Logger } from '../common/logger.ts';
+import type { Metrics } from '../common/metrics.ts';
+import type { HttpLimitsConfig } from '../config.ts';
+import { ConnectionsPerAddress } from '../../broker/connection-limits.ts';
+
+/** Descriptors kept for everything but client connections: database pool, Redis, files, listeners. */
+export const FD_RESERVE = 256;
+/** The open-file limit assumed where the process cannot read its own (not Linux). */
+const ASSUMED_FD_LIMIT = 1024;
+/**
+ * The longest a whole request may take to arrive. API bodies have their own, shorter deadline
+ * (HTTP_BODY_TIMEOUT); this bounds the phones' recording uploads, which may be large and slow.
+ */
+export const REQUEST_TIMEOUT_MS = 15 * 60_000;
+/** How often Node looks for connections past their header or request timeout. */
+const CHECK_EVERY_MS = 1_000;
+
+/** Options for http.createServer / https.createServer: the timeouts of incoming requests. */
+export function httpServerOptions(limits: HttpLimitsConfig): Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'connectionsCheckingInterval'> {
+  return {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: Math.max(REQUEST_TIMEOUT_MS, limits.headersTimeoutMs),
+    // A short header timeout (a test's) is only as good as the check that applies it.
+    connectionsCheckingInterval: Math.max(10, Math.min(CHECK_EVERY_MS, Math.floor(limits.headersTimeoutMs / 4))),
+  };
+}
+
+/** Caps the server's connections, in all and per client address. Call once, before it listens. */
+export function limitConnections(server: Server, limits: HttpLimitsConfig, proxies: TrustedProxies, observe: { metrics: Metrics; logger: Logger }): void {
+  const { metrics, logger } = observe;
+  const help = 'HTTP connections closed at once: the client address or the server had all the connections it may';
+  metrics.declareCounter('http_connections_refused_total', help, ['reason']);
+  server.maxConnections = limits.maxConnections ?? defaultMaxConnections();
+  server.on('drop', () => metrics.count('http_connections_refused_total', help, { reason: 'max_connections' }));
+  const perAddress = new ConnectionsPerAddress(limits.maxConnectionsPerAddress);
+  // One line a minute at most, whatever the flood: the counter shows its size.
+  let loggedAt = 0;
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress;
+    if (proxies.trusts(address)) return;
+    if (!perAddress.admit(address)) {
+      metrics.count('http_connections_refused_total', help, { reason: 'per_address' });
+      if (Date.now() - loggedAt >= 60_000) {
+        loggedAt = Date.now();
+        logger.warn({ address, max: limits.maxConnectionsPerAddress }, 'HTTP connections refused: the client address holds all it may (HTTP_MAX_CONNECTIONS_PER_ADDRESS)');
+      }
+      socket.destroy();
+      return;
+    }
+    socket.once('close', () => perAddress.release(address));
+  });
+}
+
+/** HTTP's share of the process's file descriptors: half of what the reserve leaves. */
+export function defaultMaxConnections(fdLimit = openFileLimit()): number {
+  return Math.max(64, Math.floor((fdLimit - FD_RESERVE) / 2));
+}
+
+/** The process's soft limit on open files (ulimit -n), read from /proc; an assumption elsewhere. */
+export function openFileLimit(): number {
+  try {
+    const line = /^Max open files\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    if (!line) return ASSUMED_FD_LIMIT;
+    return line[1] === 'unlimited' ? 1_048_576 : Number(line[1]) || ASSUMED_FD_LIMIT;
+  } catch {
+    return ASSUMED_FD_LIMIT;
+  }
+}
