@@ -21,6 +21,7 @@ import {
 } from './schema.ts';
 import { bulkBodyFromCsv, MAX_HEADER_COLUMNS, MAX_MESSAGE_CELL, MAX_OTHER_CELL } from './bulk-csv.ts';
 import { BULK_PER_ACCOUNT, BulkGate } from './bulk-gate.ts';
+import { mapInSlices } from './slices.ts';
 import type { MessageService, NewSms } from './service.ts';
 import { fromExtendedStatus, statusesNamed } from './status.ts';
 import { statusesMatching } from '../legacy/status-codes.ts';
@@ -104,7 +105,7 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
       async handle({ auth, body, query, ctx }) {
         if (query.dry_run) {
           const checked = await messages.checkMany(auth.accountId, body.messages, readBulkMessage);
-          return { status: 200, body: { data: checked.map(presentChecked) } };
+          return { status: 200, body: { data: await mapInSlices(checked, presentChecked) } };
         }
         const result = await idempotency.run(
           auth.accountId,
@@ -112,7 +113,7 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
           () => messages.prepareMany(auth.accountId, body.messages, readBulkMessage),
           async (prepared, trx) => {
             const created = await messages.commit(prepared, trx);
-            return { status: 201, body: { data: created.map(presentSms) } };
+            return { status: 201, body: { data: await mapInSlices(created, presentSms) } };
           },
         );
         return withReplayHeader(result);

@@ -2,7 +2,6 @@
 // 201 (architecture decision 1); getting it to a phone is the delivery module's job, which hears of
 // it through the "sms.queued" event once the row is committed.
 import { randomUUID } from 'node:crypto';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { afterCommit, type Database, type Executor } from '../../storage/database.ts';
 import { AppError, invalidField, type ErrorDetail } from '../../common/errors.ts';
 import type { GatewayEventBus } from '../../common/events.ts';
@@ -18,6 +17,7 @@ import * as messages from './repository.ts';
 import * as deletions from './deletions.ts';
 import { searchWithTotal, type PageRequest, type SearchPage } from './search.ts';
 import { ENDED_BY_GATEWAY } from './status.ts';
+import { Slices } from './slices.ts';
 
 export interface NewSms {
   phone: string;
@@ -57,13 +57,6 @@ export interface PreparedSms {
 export type CheckedSms =
   | { index: number; prepared: PreparedSms; errors?: undefined }
   | { index: number; errors: { field: string; message: string }[]; prepared?: undefined };
-
-/**
- * Messages checked between two yields to the event loop. Checking one (schema, phone number,
- * schedule) takes tens of microseconds; a thousand in one go would hold every other request
- * back for tens of milliseconds, and longer on a busy or slow machine.
- */
-const CHECKS_PER_SLICE = 50;
 
 /** The furthest ahead an SMS may be scheduled or kept valid. */
 const MAX_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
@@ -142,10 +135,10 @@ export class MessageService {
   async checkMany<T = NewSms>(accountId: string, inputs: T[], read: (input: T) => NewSms = (input) => input as NewSms): Promise<CheckedSms[]> {
     const shared = { devices: new Map<string, Promise<string>>(), callbacks: new Map<string, Promise<boolean>>() };
     const checked: CheckedSms[] = [];
+    // A thousand messages, or text that is slow to check, must not hold other requests back.
+    const slices = new Slices();
     for (const [index, input] of inputs.entries()) {
-      // Awaiting a lookup that is already answered does not let other requests run: only a
-      // macrotask does.
-      if (index > 0 && index % CHECKS_PER_SLICE === 0) await yieldToEventLoop();
+      await slices.pause();
       try {
         const sms = read(input);
         if (sms.noStore) throw invalidField('no_store', 'no_store is not available in bulk sends');
