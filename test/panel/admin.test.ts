@@ -9,7 +9,7 @@ import { tryLogin } from '../support/session-client.ts';
 import { ApiClient } from '../support/tenant.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { createWebhook, deliveryLog, eventually, readWebhook, verifies, webhookConfig } from '../support/webhooks.ts';
-import { openPanel, useBrowser } from './support/browser.ts';
+import { openPanel, settled, useBrowser } from './support/browser.ts';
 import { useLoggedIn } from './support/logged-in.ts';
 import { panelEmail, panelUser } from './support/people.ts';
 import { quickPhone } from './support/seed.ts';
@@ -120,9 +120,12 @@ describe('panel: administration', () => {
       expect(verifies(secret, request!)).to.equal(true);
       expect(request!.json.type).to.equal('webhook.test');
 
-      // The log reloads after the test; the attempt's outcome is recorded just after the answer.
+      // The log on the page was read when the test was queued; the outcome is recorded just after
+      // the answer: once the API has it, the page read afresh shows it.
       await eventually('the test delivered', async () => ((await deliveryLog(gw.tenant, webhook.id))[0]?.status === 'delivered' ? true : undefined));
-      await openPanel(page, `/webhooks/${webhook.id}`);
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'Webhook' }).waitFor();
+      await settled(page);
       const row = page.locator('tr[data-delivery-status=delivered]').filter({ hasText: 'webhook.test' });
       await row.getByText('Payload and answer').click();
       expect(JSON.parse((await row.getByTestId('delivery-payload').textContent())!)).to.deep.equal(request!.json);
