@@ -13,6 +13,22 @@ export function countCharacters(text: string, stopAfter = Number.POSITIVE_INFINI
 }
 
 export function exceedsCharacters(text: string, limit: number): boolean {
-  // A character is at least one UTF-16 unit, so a string no longer than the limit in units fits.
-  return text.length > limit && countCharacters(text, limit) > limit;
+  // A character is at least one UTF-16 unit, and at least one code point: a string no longer than
+  // the limit in either fits. Both are cheap to count; the grapheme segmenter costs microseconds
+  // a character, so emoji text (two units a code point, two code points a character) is spared it.
+  return text.length > limit && codePointsExceed(text, limit) && countCharacters(text, limit) > limit;
+}
+
+function codePointsExceed(text: string, limit: number): boolean {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // The second half of a surrogate pair belongs to the code point its first half began.
+    if (unit >= 0xdc00 && unit <= 0xdfff && i > 0) {
+      const previous = text.charCodeAt(i - 1);
+      if (previous >= 0xd800 && previous <= 0xdbff) continue;
+    }
+    if (++count > limit) return true;
+  }
+  return false;
 }

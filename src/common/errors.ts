@@ -44,6 +44,7 @@ export const ERROR_CATALOG = {
   range_not_satisfiable: { status: 416, message: 'the Range does not overlap the recording; Content-Range gives its size' },
   unsupported_media_type: { status: 415, message: 'request body must be JSON (Content-Type: application/json)' },
   too_many_streams: { status: 429, message: 'this account has too many live event streams open; close one (a panel tab) and retry' },
+  too_many_bulk_requests: { status: 429, message: 'this account has too many bulk sends under way; retry after the time Retry-After gives' },
   too_many_auth_failures: { status: 429, message: 'too many failed authentications from this address or with this credential; retry after the time Retry-After gives' },
   no_device_available: { status: 503, message: 'no online device can take this SMS now' },
   not_ready: { status: 503, message: 'the gateway is not ready' },

@@ -70,7 +70,12 @@ export interface RouteDefinition<
   /** Takes an Idempotency-Key header (documented in OpenAPI; the handler applies it). */
   idempotent?: boolean;
   /** Also takes text/csv: turns the text into the JSON body its schema validates (400 if it cannot). */
-  csv?: (text: string) => unknown;
+  csv?: (text: string) => unknown | Promise<unknown>;
+  /**
+   * Called once the caller is authorized, before the body is read: throws to refuse the request
+   * (a route's own concurrency limit), or answers what to call when the request has ended.
+   */
+  admit?: (auth: RequestAuth, ctx: Context) => () => void;
   responses: Record<number, RouteResponse>;
   /** Error codes the route can answer with besides the ones every route has; for the docs. */
   errors?: ErrorCode[];
@@ -104,7 +109,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
     const read = async (ctx: Context): Promise<unknown> => {
       if (!csvReader) return jsonReader(ctx);
       const read = await csvReader(ctx);
-      return 'csv' in read ? route.csv!(read.csv) : read.json;
+      return 'csv' in read ? await route.csv!(read.csv) : read.json;
     };
     const validators: Partial<Record<'body' | 'query' | 'path', ValidateFunction>> = {
       ...(route.body ? { body: compile(route.body, 'body') } : {}),
@@ -119,23 +124,29 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
       }
       const auth = route.permission === 'public' || route.permission === 'device' ? NOBODY : await authenticateRequest(ctx, authenticator);
       authorize(route, auth);
-      // Copies, so that coercion and defaults never touch Koa's own objects.
-      const params = { ...ctx.params };
-      const query = { ...ctx.query };
-      let body = route.body ? await read(ctx) : undefined;
-      refuseNul(params, 'path');
-      refuseNul(query, 'query');
-      refuseNul(body, 'body');
-      if (validators.path) check(validators.path, params, 'path');
-      if (validators.query) check(validators.query, query, 'query');
-      if (validators.body) {
-        if (body === undefined && route.bodyOptional) body = {};
-        check(validators.body, body, 'body');
+      // A route's own limit (admit) is taken before the body is read, and held until the answer is made.
+      const release = route.admit?.(auth, ctx);
+      try {
+        // Copies, so that coercion and defaults never touch Koa's own objects.
+        const params = { ...ctx.params };
+        const query = { ...ctx.query };
+        let body = route.body ? await read(ctx) : undefined;
+        refuseNul(params, 'path');
+        refuseNul(query, 'query');
+        refuseNul(body, 'body');
+        if (validators.path) check(validators.path, params, 'path');
+        if (validators.query) check(validators.query, query, 'query');
+        if (validators.body) {
+          if (body === undefined && route.bodyOptional) body = {};
+          check(validators.body, body, 'body');
+        }
+        const result = await route.handle({ body, query, params, auth, ctx } as unknown as RouteInput<never, never, never>);
+        ctx.status = result.status;
+        if (result.headers) ctx.set(result.headers);
+        if (result.body !== undefined) ctx.body = result.body;
+      } finally {
+        release?.();
       }
-      const result = await route.handle({ body, query, params, auth, ctx } as unknown as RouteInput<never, never, never>);
-      ctx.status = result.status;
-      if (result.headers) ctx.set(result.headers);
-      if (result.body !== undefined) ctx.body = result.body;
     });
   }
   const allowOfFixed = new Map<string, string>();

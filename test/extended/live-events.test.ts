@@ -24,7 +24,7 @@ describe('extended API: GET /events (live event stream)', () => {
     return reply.body.id as string;
   }
 
-  it('when a phone sends an SMS, then the stream carries its status changes in order, ids and states only', async () => {
+  it('when a phone sends an SMS, then the stream carries its creation (pending) and its status changes in order, ids and states only', async () => {
     const stream = await open(fx.tenant.key);
     expect(stream.status).to.equal(200);
     expect(stream.contentType).to.match(/^text\/event-stream/);
@@ -36,6 +36,7 @@ describe('extended API: GET /events (live event stream)', () => {
     // status in the Extended API's words (a phone taking it stays "pending"); internal_status the step.
     const changes = stream.events.filter((event) => event.type === 'sms.status' && event.data.id === id).map((event) => [event.data.internal_status, event.data.status]);
     expect(changes).to.deep.equal([
+      ['pending', 'pending'],
       ['processing', 'pending'],
       ['sent', 'sent'],
       ['delivered', 'delivered'],

@@ -41,6 +41,23 @@ describe('panel: access', () => {
       expect((await new ApiClient(`${gw.baseUrl}/api/ext/v1`, undefined).post('/session', { email: user.email, password: NEW_PASSWORD })).status).to.equal(200);
     });
 
+    browser.scenario('a refused new password is explained once, beside its field, by its label (never "new_password")', async (page) => {
+      const user = await panelUser(gw.gateway, gw.tenant.accountId, 'owner');
+      await loginAs(page, user.email, user.password);
+      await openPanel(page, '/password', 'Change password');
+      await page.getByLabel('Current password').fill(user.password);
+      await page.getByLabel('New password', { exact: true }).fill('short');
+      await page.getByLabel('New password again').fill('short');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      const main = (await page.locator('main').textContent())!;
+      expect(main).to.not.contain('new_password');
+      expect(main.split('must be at least 12 characters').length - 1, 'the problem is said once').to.equal(1);
+      expect(await page.locator('.field-invalid .field-error').textContent()).to.equal('New password must be at least 12 characters');
+      expect(await alert.textContent()).to.contain('New password');
+    });
+
     browser.scenario('a wrong password shows the refusal on the form and logs nobody in', async (page) => {
       const user = await panelUser(gw.gateway, gw.tenant.accountId, 'owner');
       await loginAs(page, user.email, 'not the password at all', 'form');
@@ -77,6 +94,16 @@ describe('panel: access', () => {
       for (const name of ['API keys', 'Users', 'Accounts']) {
         expect(await nav.getByRole('link', { name, exact: true }).count(), name).to.equal(0);
       }
+    });
+
+    browser.scenario('finds the API reference in the navigation', async (page) => {
+      await viewer.enter(page);
+      await openPanel(page, '/');
+      const docs = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API docs', exact: true });
+      expect(await docs.getAttribute('href')).to.equal('/docs');
+      await docs.click();
+      await page.waitForURL(/\/docs\/?$/);
+      expect((await fetch(`${gw.baseUrl}/docs`)).status).to.equal(200);
     });
 
     browser.scenario('gets no send form, only the reason', async (page) => {

@@ -1,6 +1,7 @@
 // Every page of the panel, with data on it, passes axe-core (no serious or critical violation)
 // at desktop width and is saved as a screenshot under test-results/panel/ for people to look at;
 // the pages people open on a phone are also saved at 390 px.
+import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { webhookConfig } from '../support/webhooks.ts';
 import { checkA11y, openPanel, PHONE, screenshot, useBrowser } from './support/browser.ts';
@@ -54,6 +55,26 @@ describe('panel: every page is accessible', () => {
       await openPanel(page, pages.find(([pageName]) => pageName === name)![1]());
       await screenshot(page, `${name}-390`);
       await checkA11y(page, `${name} at 390 px`);
+    });
+  }
+
+  for (const name of ['sms-list', 'webhook-detail', 'accounts']) {
+    browser.scenario(`${name}: at 390 px a table that scrolls sideways keeps its first (key) column in view`, async (page) => {
+      await page.setViewportSize({ ...PHONE });
+      await admin.enter(page);
+      await openPanel(page, pages.find(([pageName]) => pageName === name)![1]());
+      const wrap = page.locator('main .table-wrap').first();
+      // Scrolled all the way right, as someone reading the last column would.
+      const scrolls = await wrap.evaluate((element) => {
+        const box = element as unknown as { scrollWidth: number; clientWidth: number; scrollLeft: number };
+        box.scrollLeft = box.scrollWidth;
+        return box.scrollWidth > box.clientWidth;
+      });
+      expect(scrolls, 'the table is wider than the phone (otherwise nothing is hidden)').to.equal(true);
+      const wrapBox = (await wrap.boundingBox())!;
+      const keyCell = (await wrap.locator('tbody tr').first().locator('th, td').first().boundingBox())!;
+      expect(keyCell.x, 'the key cell starts inside the visible part').to.be.at.least(wrapBox.x - 1);
+      expect(keyCell.x + keyCell.width, 'the key cell ends inside the visible part').to.be.at.most(wrapBox.x + wrapBox.width + 1);
     });
   }
 

@@ -9,7 +9,7 @@ import { tryLogin } from '../support/session-client.ts';
 import { ApiClient } from '../support/tenant.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { createWebhook, deliveryLog, eventually, readWebhook, verifies, webhookConfig } from '../support/webhooks.ts';
-import { openPanel, useBrowser } from './support/browser.ts';
+import { openPanel, settled, useBrowser } from './support/browser.ts';
 import { useLoggedIn } from './support/logged-in.ts';
 import { panelEmail, panelUser } from './support/people.ts';
 import { quickPhone } from './support/seed.ts';
@@ -50,15 +50,19 @@ describe('panel: administration', () => {
       expect(verifies(secret, delivery!), 'the delivery is signed with the secret the panel showed').to.equal(true);
     });
 
-    browser.scenario('the send form\'s "Callback id" ties an SMS to one webhook, as the legacy callback_id does', async (page) => {
+    browser.scenario('the send form\'s "Webhook" picker ties an SMS to one of the account\'s webhooks, as the legacy callback_id does', async (page) => {
       const receiver = await gw.receiver();
-      const { webhook } = await createWebhook(gw.tenant, receiver.url, ['sms.status_changed']);
+      const { webhook } = await createWebhook(gw.tenant, receiver.url, ['sms.status_changed'], 'Order system');
       await admin.enter(page);
       await openPanel(page, '/send');
       await page.getByLabel('Message').fill('Tied to one webhook');
       await page.getByLabel('Phone numbers').fill('+12025550144');
-      await page.getByLabel('Callback id').fill(webhook.id);
+      const picker = page.getByLabel('Webhook', { exact: true });
+      // A choice among the account's webhooks, by what they are, not an id to paste.
+      expect(await picker.locator('option').first().textContent()).to.equal('Every webhook with SMS events');
+      await picker.selectOption({ label: `Order system — ${receiver.url}` });
       await page.getByRole('button', { name: 'Send SMS' }).click();
+      await page.getByRole('status').getByRole('link', { name: 'Follow its status' }).click();
       await page.waitForURL(/#\/sms\/[0-9a-f-]{36}$/);
       const id = page.url().split('/').pop()!;
       // The legacy family shows an SMS's callback id; it reads Extended ids too.
@@ -101,6 +105,32 @@ describe('panel: administration', () => {
       await page.waitForURL(/#\/webhooks$/);
       expect(asked).to.not.equal('');
       expect((await gw.tenant.api.get(`/webhooks/${webhook.id}`)).status).to.equal(404);
+    });
+
+    browser.scenario('"Send test event" sends a signed webhook.test; the log shows its payload and the receiver\'s answer', async (page) => {
+      const receiver = await gw.receiver();
+      receiver.respond = () => 202;
+      receiver.answerBody = () => 'queued by the test receiver';
+      const { webhook, secret } = await createWebhook(gw.tenant, receiver.url, ['device.online']);
+      await admin.enter(page);
+      await openPanel(page, `/webhooks/${webhook.id}`);
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      await page.getByRole('status').filter({ hasText: 'Test event sent' }).waitFor();
+      const [request] = await receiver.waitFor(1);
+      expect(verifies(secret, request!)).to.equal(true);
+      expect(request!.json.type).to.equal('webhook.test');
+
+      // The log on the page was read when the test was queued; the outcome is recorded just after
+      // the answer: once the API has it, the page read afresh shows it.
+      await eventually('the test delivered', async () => ((await deliveryLog(gw.tenant, webhook.id))[0]?.status === 'delivered' ? true : undefined));
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'Webhook' }).waitFor();
+      await settled(page);
+      const row = page.locator('tr[data-delivery-status=delivered]').filter({ hasText: 'webhook.test' });
+      await row.getByText('Payload and answer').click();
+      expect(JSON.parse((await row.getByTestId('delivery-payload').textContent())!)).to.deep.equal(request!.json);
+      expect(await row.getByTestId('delivery-answer-status').textContent()).to.equal('202');
+      expect(await row.getByTestId('delivery-answer-body').textContent()).to.equal('queued by the test receiver');
     });
 
     browser.scenario('a delivery that was given up is retried from the delivery log and reaches the receiver', async (page) => {
@@ -239,6 +269,16 @@ describe('panel: administration', () => {
       await row.getByRole('button', { name: 'Enable', exact: true }).waitFor();
       const account = await gw.gateway.services.accounts.require(name);
       expect(account.disabled_at).to.not.equal(null);
+    });
+
+    browser.scenario("the administrator's own account offers no Disable (the gateway would refuse it) and says why", async (page) => {
+      await admin.enter(page);
+      await openPanel(page, '/accounts');
+      const own = page.getByRole('row').filter({ has: page.getByTestId('own-account') });
+      expect(await own.count()).to.equal(1);
+      expect(await own.getByRole('button').count()).to.equal(0);
+      expect(await own.getByTestId('own-account').textContent()).to.contain('cannot be disabled');
+      expect(await own.getByRole('rowheader').textContent()).to.equal(gw.tenant.accountName);
     });
   });
 });

@@ -41,6 +41,11 @@ describe('panel: messages', () => {
       await page.getByTestId('segment-count').filter({ hasText: /19 characters · 1 SMS/ }).waitFor();
       await page.getByRole('button', { name: 'Send SMS' }).click();
 
+      // The form confirms the send and links the SMS; the numbers are cleared against a second click.
+      const confirmation = page.getByRole('status').filter({ hasText: `SMS to ${PHONE_NUMBER} created` });
+      await confirmation.waitFor();
+      expect(await page.getByLabel('Phone numbers').inputValue()).to.equal('');
+      await confirmation.getByRole('link', { name: 'Follow its status' }).click();
       await page.waitForURL(/#\/sms\/[0-9a-f-]{36}$/);
       const id = page.url().split('/').pop()!;
       await page.getByRole('heading', { level: 1, name: `SMS to ${PHONE_NUMBER}` }).waitFor();
@@ -56,13 +61,15 @@ describe('panel: messages', () => {
       expect(await page.locator('ol.timeline > li').count()).to.equal(history.length);
     });
 
-    browser.scenario('an SMS to several numbers creates one per number and opens the SMS list', async (page) => {
+    browser.scenario('an SMS to several numbers creates one per number and confirms it with a link to the SMS list', async (page) => {
       await owner.enter(page);
       await openPanel(page, '/send');
       await page.getByLabel('Message').fill('Doors open at 9');
       await page.getByLabel('Phone numbers').fill('+12025550124,\n+12025550125');
       await page.getByRole('button', { name: 'Send SMS' }).click();
-      await page.waitForURL(/#\/sms$/);
+      const confirmation = page.getByRole('status').filter({ hasText: 'Created 2 SMS' });
+      await confirmation.waitFor();
+      expect(await confirmation.getByRole('link').getAttribute('href')).to.equal('#/sms');
       expect(await sentTo(['+12025550124', '+12025550125'])).to.have.members(['+12025550124', '+12025550125']);
     });
 
@@ -76,6 +83,24 @@ describe('panel: messages', () => {
       await page.getByRole('alert').first().waitFor();
       expect(page.url()).to.match(/#\/send$/);
       expect((await gw.tenant.api.get('/sms?limit=100')).body.data.length).to.equal(before);
+    });
+
+    browser.scenario('among several numbers, a bad one is named by its place counted from 1 and by what was typed, once', async (page) => {
+      await owner.enter(page);
+      await openPanel(page, '/send');
+      await page.getByLabel('Message').fill('Hello');
+      await page.getByLabel('Phone numbers').fill('+12025550126, not a number');
+      await page.getByRole('button', { name: 'Send SMS' }).click();
+      const fieldError = page.locator('.field-invalid .field-error');
+      await fieldError.waitFor();
+      const said = (await fieldError.textContent())!;
+      expect(said).to.contain('Number 2 ("not a number")');
+      expect(said).to.not.match(/message 1\b/);
+      // Said beside the field only; the notice above points at the field instead of repeating it.
+      const main = (await page.locator('main').textContent())!;
+      expect(main.split('must be a valid phone number').length - 1).to.equal(1);
+      expect(await page.getByRole('alert').textContent()).to.contain('Phone numbers');
+      expect(await sentTo(['+12025550126'])).to.deep.equal([]);
     });
 
     browser.scenario('a CSV with one bad row: the preview shows its error, and "Send 2 valid SMS" creates exactly 2', async (page) => {
@@ -220,6 +245,25 @@ describe('panel: messages', () => {
       const second = gw.track(new SimulatedDevice({ ...phone.options, deviceId: idle.id, token, name: 'Idle phone' }));
       await second.connect();
       await card(page, 'Devices online').filter({ hasText: new RegExp(`(?<!\\d)${summary.devices.online + 1}(?!\\d)`) }).waitFor();
+      expect(await page.evaluate(() => (globalThis as { panelTestMark?: boolean }).panelTestMark)).to.equal(true);
+    });
+
+    browser.scenario("today's SMS counts follow live SMS events: a new SMS counts as pending, then as delivered, without a reload", async (page) => {
+      await owner.enter(page);
+      await openPanel(page, '/');
+      const count = async (status: string) => Number((await page.locator(`[data-status-count=${status}] .stat`).textContent().catch(() => '0')) ?? 0);
+      const pendingBefore = await count('pending');
+      const deliveredBefore = await count('delivered');
+      await page.evaluate(() => Object.assign(globalThis, { panelTestMark: true }));
+
+      // No phone online: the SMS waits, pending.
+      const waiting = await gw.tenant.api.post('/sms', { phone: '+12025550172', message: 'Counted live' });
+      expect(waiting.status).to.equal(201);
+      await page.locator('[data-status-count=pending] .stat').filter({ hasText: new RegExp(`^${pendingBefore + 1}$`) }).waitFor();
+
+      await quickPhone(gw, 'Live count phone');
+      await smsReaches(gw, waiting.body.id, 'delivered');
+      await page.locator('[data-status-count=delivered] .stat').filter({ hasText: new RegExp(`^${deliveredBefore + 1}$`) }).waitFor();
       expect(await page.evaluate(() => (globalThis as { panelTestMark?: boolean }).panelTestMark)).to.equal(true);
     });
   });

@@ -14,6 +14,8 @@ export class Receiver extends EventEmitter<{ request: [received: Received] }> {
   readonly received: Received[] = [];
   /** Decides the status of each answer; 204 by default. */
   respond: (received: Omit<Received, 'status'>, index: number) => number = () => 204;
+  /** The body of each answer; none by default. */
+  answerBody: (received: Omit<Received, 'status'>, index: number) => string = () => '';
   private server: Server | undefined;
 
   async start(port = 0): Promise<void> {
@@ -23,9 +25,10 @@ export class Receiver extends EventEmitter<{ request: [received: Received] }> {
       request.on('end', () => {
         const partial = { headers: request.headers, body, json: safeJson(body) };
         const status = this.respond(partial, this.received.length);
+        const answer = status === 204 ? '' : this.answerBody(partial, this.received.length);
         const received = { ...partial, status };
         this.received.push(received);
-        response.writeHead(status).end();
+        response.writeHead(status).end(answer);
         this.emit('request', received);
       });
     });

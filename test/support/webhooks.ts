@@ -28,7 +28,7 @@ export const WEBHOOK_KEYS = [
   'updated_at',
 ] as const;
 
-/** Every member of a delivery in the delivery log, no more (never the body or a secret). */
+/** Every member of a delivery in the delivery log, no more (never a secret). */
 export const DELIVERY_KEYS = [
   'id',
   'event_id',
@@ -37,6 +37,8 @@ export const DELIVERY_KEYS = [
   'attempts',
   'last_status_code',
   'last_error',
+  'last_response_body',
+  'payload',
   'next_attempt_at',
   'retry_until',
   'created_at',
@@ -99,7 +101,9 @@ export function expectDelivery(body: any): void {
   expect(Object.keys(body)).to.have.members([...DELIVERY_KEYS]);
   expect(body.id).to.match(UUID);
   expect(body.event_id).to.match(UUID);
-  expect(ALL_EVENTS).to.include(body.event_type);
+  expect([...ALL_EVENTS, 'webhook.test']).to.include(body.event_type);
+  if (body.last_response_body !== null) expect(body.last_response_body).to.be.a('string');
+  if (body.payload !== null) expect(body.payload.id).to.equal(body.event_id);
   expect(body.status).to.be.oneOf(['pending', 'delivered', 'failed']);
   expect(Number.isInteger(body.attempts) && body.attempts >= 0, 'attempts').to.equal(true);
   if (body.last_status_code !== null) expect(Number.isInteger(body.last_status_code), 'last_status_code').to.equal(true);

@@ -79,14 +79,14 @@ function AdminAccounts() {
                         <td class="num">{account.devices}</td>
                         <td>{account.disabled ? <span class="badge badge-bad">disabled</span> : <span class="badge badge-good">enabled</span>}</td>
                         <td>
-                          <button
-                            type="button"
-                            class="button button-small"
-                            disabled={action.busy}
-                            onClick={() => switchTo(account, !account.disabled)}
-                          >
-                            {account.disabled ? 'Enable' : 'Disable'}
-                          </button>
+                          {account.yours ? (
+                            // The gateway refuses it (409): disabling it would lock its administrator out.
+                            <span class="muted" data-testid="own-account">Your own account: it cannot be disabled</span>
+                          ) : (
+                            <button type="button" class="button button-small" disabled={action.busy} onClick={() => switchTo(account, !account.disabled)}>
+                              {account.disabled ? 'Enable' : 'Disable'}
+                            </button>
+                          )}
                         </td>
                       </tr>
                     ))}

@@ -5,6 +5,9 @@ import { useSession } from '../session.tsx';
 import { TextField } from '../ui/fields.tsx';
 import { ErrorNotice, SuccessNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
+import { formErrors } from '../ui/form-errors.ts';
+
+const LABELS = { current_password: 'Current password', new_password: 'New password' };
 
 const MIN_LENGTH = 12;
 
@@ -31,13 +34,14 @@ export function ChangePasswordPage() {
       setError(caught instanceof ApiError ? caught : String(caught));
     }
   };
-  const fieldError = (field: string) => (error instanceof ApiError ? error.forField(field) : undefined);
+  const errors = formErrors(error, LABELS);
+  const fieldError = (field: string) => errors.field(field);
   return (
     <Page title={forced ? 'Choose your password' : 'Change password'}>
       {forced && <p>You logged in with a one-time password. Choose your own to continue.</p>}
       {done && <SuccessNotice>Your password is changed.</SuccessNotice>}
       <form class="card narrow" onSubmit={submit} noValidate>
-        <ErrorNotice error={error} />
+        <ErrorNotice error={errors.notice} />
         <TextField label="Current password" type="password" name="current_password" autoComplete="current-password" value={current} onValue={setCurrent} error={fieldError('current_password')} />
         <TextField
           label="New password"

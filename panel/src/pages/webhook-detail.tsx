@@ -67,7 +67,7 @@ export function WebhookDetailPage({ id }: { id: string }) {
                 <dd>{formatTime(shown.created_at)}</dd>
               </dl>
             </div>
-            {session.canChange ? <WebhookActions webhook={shown} onChanged={onChanged} /> : <p class="muted">Viewers see webhooks; owners change them.</p>}
+            {session.canChange ? <WebhookActions webhook={shown} onChanged={onChanged} onTested={() => setLogVersion((version) => version + 1)} /> : <p class="muted">Viewers see webhooks; owners change them.</p>}
             <DeliveryLog webhookId={shown.id} canRetry={session.canChange} refreshKey={logVersion} />
           </>
         )}

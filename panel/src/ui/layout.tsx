@@ -24,6 +24,9 @@ const NAV: NavItem[] = [
   { href: '#/accounts', label: 'Accounts', when: (session) => session.user.is_admin },
 ];
 
+/** The API reference the gateway serves beside the panel (a page of its own, outside the panel's routes). */
+const API_DOCS = { href: '/docs', label: 'API docs' };
+
 export function Layout({ path, children }: { path: string; children: ComponentChildren }) {
   const session = useSession();
   const [menuOpen, setMenuOpen] = useState(false);
@@ -52,6 +55,11 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
                 </a>
               </li>
             ))}
+            <li>
+              <a href={API_DOCS.href}>
+                {API_DOCS.label}
+              </a>
+            </li>
           </ul>
         </nav>
         <div class="whoami">

@@ -2,7 +2,8 @@ import type { Static } from '@sinclair/typebox';
 import type { AccountSummary } from './repository.ts';
 import type { AccountView } from './schema.ts';
 
-export function presentAccount(row: AccountSummary): Static<typeof AccountView> {
+/** `ownAccountId`: the administrator's own account, which the panel does not offer to disable. */
+export function presentAccount(row: AccountSummary, ownAccountId: string): Static<typeof AccountView> {
   return {
     id: row.id,
     name: row.name,
@@ -11,5 +12,6 @@ export function presentAccount(row: AccountSummary): Static<typeof AccountView> 
     disabled_at: row.disabled_at?.toISOString() ?? null,
     users: Number(row.users),
     devices: Number(row.devices),
+    yours: row.id === ownAccountId,
   };
 }

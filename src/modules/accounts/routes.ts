@@ -31,7 +31,7 @@ export function accountRoutes(accounts: AccountService, users: UserService) {
       async handle({ auth, query }) {
         requireAdmin(auth);
         const { rows, nextCursor } = page(await accounts.list(query.limit, decodeCursor(query.cursor)), query.limit);
-        return { status: 200, body: { data: rows.map(presentAccount), next_cursor: nextCursor } };
+        return { status: 200, body: { data: rows.map((row) => presentAccount(row, auth.accountId)), next_cursor: nextCursor } };
       },
     }),
     defineRoute({
@@ -48,7 +48,7 @@ export function accountRoutes(accounts: AccountService, users: UserService) {
       async handle({ auth, body }) {
         requireAdmin(auth);
         const { account, owner, oneTimePassword } = await accounts.open(body.name, body.owner_email, users);
-        return { status: 201, body: { account: presentAccount(account), owner: presentUser(owner), one_time_password: oneTimePassword } };
+        return { status: 201, body: { account: presentAccount(account, auth.accountId), owner: presentUser(owner), one_time_password: oneTimePassword } };
       },
     }),
     defineRoute({
@@ -68,7 +68,7 @@ export function accountRoutes(accounts: AccountService, users: UserService) {
       errors: ['admin_only', 'password_change_required', 'invalid_id', 'account_not_found', 'validation_failed', 'conflict', 'cannot_change_self'],
       async handle({ auth, params, body }) {
         requireAdmin(auth);
-        return { status: 200, body: presentAccount(await accounts.update(params.id, body, auth.accountId)) };
+        return { status: 200, body: presentAccount(await accounts.update(params.id, body, auth.accountId), auth.accountId) };
       },
     }),
   ];

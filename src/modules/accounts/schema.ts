@@ -13,6 +13,7 @@ export const AccountView = Type.Object({
   disabled_at: Type.Union([Timestamp, Type.Null()], { description: 'when it was disabled; null while enabled' }),
   users: Type.Integer({ minimum: 0, description: 'how many users it has' }),
   devices: Type.Integer({ minimum: 0, description: 'how many devices it has (deleted ones not counted)' }),
+  yours: Type.Boolean({ description: 'true for the administrator\'s own account, which they cannot disable (409 cannot_change_self)' }),
 });
 
 export const AccountList = PageOf(AccountView);

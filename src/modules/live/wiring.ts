@@ -29,6 +29,16 @@ export function wireLive(hub: LiveHub, sources: { statusHooks: StatusHooks; pres
       }
     },
   });
+  // A new SMS is a status too (pending): a dashboard counting today's SMS, or a list open
+  // elsewhere, hears of an SMS created by another client or tab without waiting for a phone.
+  sources.events.on('sms.queued', (sms) => {
+    if (!hub.listening(sms.account_id)) return;
+    hub.publish(sms.account_id, {
+      type: 'sms.status',
+      permission: 'sms:read',
+      data: { id: sms.id, status: toExtendedStatus(sms.status), internal_status: sms.status, at: sms.created_at.toISOString(), reason: null, device_id: sms.device_id },
+    });
+  });
   const onPresence = (online: boolean) => (deviceId: string, accountId: string) => {
     if (!hub.listening(accountId)) return;
     hub.publish(accountId, { type: 'device.presence', permission: 'devices:read', data: { id: deviceId, online, at: new Date().toISOString() } });

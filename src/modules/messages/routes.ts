@@ -19,7 +19,9 @@ import {
   SmsListQuery,
   SmsView,
 } from './schema.ts';
-import { bulkBodyFromCsv } from './bulk-csv.ts';
+import { bulkBodyFromCsv, MAX_HEADER_COLUMNS, MAX_MESSAGE_CELL, MAX_OTHER_CELL } from './bulk-csv.ts';
+import { BULK_PER_ACCOUNT, BulkGate } from './bulk-gate.ts';
+import { mapInSlices } from './slices.ts';
 import type { MessageService, NewSms } from './service.ts';
 import { fromExtendedStatus, statusesNamed } from './status.ts';
 import { statusesMatching } from '../legacy/status-codes.ts';
@@ -30,6 +32,7 @@ const validateBulkMessage = compile(BulkSmsMessage, 'body');
 const BULK_BODY_LIMIT = 2 * 1024 * 1024;
 
 export function messageRoutes(messages: MessageService, idempotency: IdempotencyService) {
+  const bulkGate = new BulkGate();
   return [
     defineRoute({
       method: 'post',
@@ -82,7 +85,10 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
         'nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes ' +
         'Idempotency-Key like POST /sms. Bodies up to 2 MiB. With ?dry_run=true every message is checked the same way ' +
         'but nothing is created: the answer is 200 with one result per message, valid with the SMS as it would be sent ' +
-        'or invalid with its errors, so a preview can show each row\'s problems (an Idempotency-Key is not recorded).',
+        'or invalid with its errors, so a preview can show each row\'s problems (an Idempotency-Key is not recorded). ' +
+        `A CSV is refused with 400 at the first cell past a limit no valid send comes near, naming its row and column: a header of more than ${MAX_HEADER_COLUMNS} columns, ` +
+        `a message cell of more than ${MAX_MESSAGE_CELL} characters, any other cell of more than ${MAX_OTHER_CELL}. ` +
+        `An account may have ${BULK_PER_ACCOUNT} bulk sends under way at once; another is answered 429 too_many_bulk_requests with Retry-After.`,
       tag: 'SMS',
       permission: 'sms:send',
       body: BulkSmsEnvelope,
@@ -90,15 +96,16 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
       query: BulkSmsQuery,
       bodyLimitBytes: BULK_BODY_LIMIT,
       csv: bulkBodyFromCsv,
+      admit: bulkGate.admit,
       responses: {
         200: { description: 'dry_run=true: each message\'s result, in order; nothing created', schema: BulkDryRun },
         201: { description: 'the created SMS, in order', schema: BulkSmsCreated },
       },
-      errors: ['validation_failed', 'message_too_long', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused'],
+      errors: ['validation_failed', 'message_too_long', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'payload_too_large', 'too_many_bulk_requests'],
       async handle({ auth, body, query, ctx }) {
         if (query.dry_run) {
           const checked = await messages.checkMany(auth.accountId, body.messages, readBulkMessage);
-          return { status: 200, body: { data: checked.map(presentChecked) } };
+          return { status: 200, body: { data: await mapInSlices(checked, presentChecked) } };
         }
         const result = await idempotency.run(
           auth.accountId,
@@ -106,7 +113,7 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
           () => messages.prepareMany(auth.accountId, body.messages, readBulkMessage),
           async (prepared, trx) => {
             const created = await messages.commit(prepared, trx);
-            return { status: 201, body: { data: created.map(presentSms) } };
+            return { status: 201, body: { data: await mapInSlices(created, presentSms) } };
           },
         );
         return withReplayHeader(result);

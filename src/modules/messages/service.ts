@@ -17,6 +17,7 @@ import * as messages from './repository.ts';
 import * as deletions from './deletions.ts';
 import { searchWithTotal, type PageRequest, type SearchPage } from './search.ts';
 import { ENDED_BY_GATEWAY } from './status.ts';
+import { Slices } from './slices.ts';
 
 export interface NewSms {
   phone: string;
@@ -134,7 +135,10 @@ export class MessageService {
   async checkMany<T = NewSms>(accountId: string, inputs: T[], read: (input: T) => NewSms = (input) => input as NewSms): Promise<CheckedSms[]> {
     const shared = { devices: new Map<string, Promise<string>>(), callbacks: new Map<string, Promise<boolean>>() };
     const checked: CheckedSms[] = [];
+    // A thousand messages, or text that is slow to check, must not hold other requests back.
+    const slices = new Slices();
     for (const [index, input] of inputs.entries()) {
+      await slices.pause();
       try {
         const sms = read(input);
         if (sms.noStore) throw invalidField('no_store', 'no_store is not available in bulk sends');

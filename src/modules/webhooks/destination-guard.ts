@@ -36,7 +36,7 @@ export class DestinationGuard {
     if (url.username || url.password) return 'url must not carry credentials';
     const host = hostOf(url);
     if (this.names.has(host)) return undefined;
-    if (isIP(host)) return this.addressAllowed(host) ? undefined : `url points at a ${refusedRange(host)} address, which webhooks may not reach`;
+    if (isIP(host)) return this.addressAllowed(host) ? undefined : `url points at a ${refusedRange(host)} address, which webhooks may not reach${howToAllow(host)}`;
     let addresses: LookupAddress[];
     try {
       addresses = await lookup(host, { all: true, verbatim: true });
@@ -45,7 +45,7 @@ export class DestinationGuard {
     }
     const blocked = addresses.find((address) => !this.addressAllowed(address.address));
     return blocked
-      ? `url host ${host} resolves to ${refusedRange(blocked.address)} address ${blocked.address}, which webhooks may not reach`
+      ? `url host ${host} resolves to ${refusedRange(blocked.address)} address ${blocked.address}, which webhooks may not reach${howToAllow(host)}`
       : undefined;
   }
 
@@ -85,6 +85,14 @@ export class DestinationGuard {
       callback(null, usable[0]!.address, usable[0]!.family);
     });
   };
+}
+
+/**
+ * A receiver on the gateway's own machine or network is a common first setup, and the refusal
+ * alone leaves its operator guessing: say which setting opens it on purpose.
+ */
+function howToAllow(host: string): string {
+  return `; to let webhooks reach a receiver there on purpose (on this machine or your network), add ${host} to the WEBHOOK_ALLOWED_HOSTS setting (host names, addresses or CIDR ranges, comma separated) and restart the gateway`;
 }
 
 function hostOf(url: URL): string {

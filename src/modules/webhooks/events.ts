@@ -19,15 +19,23 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/**
+ * Sent only when asked for (POST /webhooks/{id}/test), to that webhook alone, whatever events it
+ * subscribes to: not an event anyone can subscribe to.
+ */
+export const TEST_EVENT = 'webhook.test';
+/** Every type a delivery can carry. */
+export type DeliveredEvent = WebhookEvent | typeof TEST_EVENT;
+
 export interface EventEnvelope {
   id: string;
-  type: WebhookEvent;
+  type: DeliveredEvent;
   timestamp: string;
   account_id: string;
   data: Record<string, unknown>;
 }
 
-function envelope(type: WebhookEvent, accountId: string, data: Record<string, unknown>, at = new Date()): EventEnvelope {
+function envelope(type: DeliveredEvent, accountId: string, data: Record<string, unknown>, at = new Date()): EventEnvelope {
   return { id: randomUUID(), type, timestamp: at.toISOString(), account_id: accountId, data };
 }
 
@@ -90,4 +98,12 @@ export function callMissed(accountId: string, call: CallView): EventEnvelope {
 /** A call's recording was uploaded: its metadata and where to download it, never the audio itself. */
 export function callRecorded(accountId: string, call: CallView, downloadPath: string): EventEnvelope {
   return envelope('call.recorded', accountId, { call, download_path: downloadPath });
+}
+
+/** A test event: proves the receiver gets signed events from the gateway and answers them. */
+export function webhookTest(accountId: string, webhook: { id: string; url: string }): EventEnvelope {
+  return envelope(TEST_EVENT, accountId, {
+    webhook: { id: webhook.id, url: webhook.url },
+    message: 'A test event sent on request. A receiver answers it with 2xx like any other event.',
+  });
 }

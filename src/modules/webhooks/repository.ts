@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction, type Database, type Executor } from '../../storage/database.ts';
 import { advanceChains, chainsOf } from './chain-heads.ts';
 import type { Cursor } from '../../http/pagination.ts';
-import type { WebhookEvent } from './events.ts';
+import type { DeliveredEvent, WebhookEvent } from './events.ts';
 
 export interface WebhookRow {
   id: string;
@@ -31,7 +31,7 @@ export interface DeliveryRow {
   webhook_id: string;
   account_id: string;
   event_id: string;
-  event_type: WebhookEvent;
+  event_type: DeliveredEvent;
   body: string;
   status: DeliveryStatus;
   attempts: number;
@@ -40,6 +40,8 @@ export interface DeliveryRow {
   last_attempt_at: Date | null;
   last_status_code: number | null;
   last_error: string | null;
+  /** The first bytes of the body of the last attempt's answer; null when it got none. */
+  last_response_body: string | null;
   delivered_at: Date | null;
   created_at: Date;
   /** The SMS whose deliveries to this webhook go out in order; null for other events. */
@@ -157,6 +159,8 @@ export interface AttemptResult {
   status: DeliveryStatus;
   statusCode: number | null;
   error: string | null;
+  /** The start of the answer's body; null when there was no answer. */
+  answer: string | null;
   nextAttemptAt: Date;
 }
 
@@ -194,9 +198,10 @@ export async function recordAttempts(db: Executor, results: AttemptResult[], cla
        select id from webhook_deliveries where id = any(?::uuid[])
         order by webhook_id, ordering_key nulls first, seq for update)
      update webhook_deliveries d
-        set status = v.status, last_status_code = v.code, last_error = v.error, next_attempt_at = v.next_at, leased_until = null,
+        set status = v.status, last_status_code = v.code, last_error = v.error, last_response_body = v.answer,
+            next_attempt_at = v.next_at, leased_until = null,
             delivered_at = case when v.status = 'delivered' then now() else d.delivered_at end
-       from locked, unnest(?::uuid[], ?::text[], ?::int[], ?::text[], ?::timestamptz[]) as v(id, status, code, error, next_at)
+       from locked, unnest(?::uuid[], ?::text[], ?::int[], ?::text[], ?::text[], ?::timestamptz[]) as v(id, status, code, error, answer, next_at)
       where d.id = locked.id and d.id = v.id`,
     [
       results.map((r) => r.id),
@@ -204,6 +209,7 @@ export async function recordAttempts(db: Executor, results: AttemptResult[], cla
       results.map((r) => r.status),
       results.map((r) => r.statusCode),
       results.map((r) => r.error),
+      results.map((r) => r.answer),
       results.map((r) => r.nextAttemptAt),
     ] as never,
   );
@@ -356,4 +362,9 @@ export async function requeueDelivery(db: Database, webhookId: string, id: strin
     if (row) await advanceChains(trx, chainsOf([row]));
     return row;
   });
+}
+
+/** The delivery of an event to a webhook (as written by the outbox). */
+export async function findDeliveryOfEvent(db: Executor, webhookId: string, eventId: string): Promise<DeliveryRow | undefined> {
+  return db<DeliveryRow>('webhook_deliveries').where({ webhook_id: webhookId, event_id: eventId }).first();
 }

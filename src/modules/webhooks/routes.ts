@@ -15,6 +15,7 @@ import {
   WebhookWithSecret,
 } from './schema.ts';
 import type { WebhookService } from './service.ts';
+import { TEST_EVENT } from './events.ts';
 
 const TAG = 'Webhooks';
 
@@ -122,7 +123,7 @@ export function webhookRoutes(webhooks: WebhookService) {
       async handle({ auth, params, query }) {
         const rows = await webhooks.deliveries(auth.accountId, params.id, query.limit, decodeCursor(query.cursor));
         const { rows: kept, nextCursor } = page(rows, query.limit);
-        return { status: 200, body: { data: kept.map(presentDelivery), next_cursor: nextCursor } };
+        return { status: 200, body: { data: kept.map((row) => presentDelivery(row, auth.permissions)), next_cursor: nextCursor } };
       },
     }),
     defineRoute({
@@ -136,7 +137,26 @@ export function webhookRoutes(webhooks: WebhookService) {
       responses: { 200: { description: 'the delivery, pending again', schema: DeliveryView } },
       errors: ['invalid_id', 'webhook_not_found', 'delivery_not_found'],
       async handle({ auth, params }) {
-        return { status: 200, body: presentDelivery(await webhooks.retry(auth.accountId, params.id, params.delivery)) };
+        return { status: 200, body: presentDelivery(await webhooks.retry(auth.accountId, params.id, params.delivery), auth.permissions) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/webhooks/:id/test',
+      operationId: 'sendWebhookTestEvent',
+      summary: `Send a ${TEST_EVENT} event to this webhook now`,
+      description:
+        `Writes a ${TEST_EVENT} event for this webhook alone, whatever events it subscribes to, and sends it the way every event ` +
+        'is sent: signed with its secret, retried on failure, and recorded in its delivery log with the receiver\'s answer. ' +
+        'Answers 202 with the delivery (its id is the webhook-id header the receiver gets); read the delivery log to see how ' +
+        'the receiver answered. A disabled webhook is answered 409 conflict: enable it first.',
+      tag: TAG,
+      permission: 'webhooks:write',
+      params: WebhookIdParams,
+      responses: { 202: { description: 'the test event\'s delivery, pending', schema: DeliveryView } },
+      errors: ['invalid_id', 'webhook_not_found', 'conflict'],
+      async handle({ auth, params }) {
+        return { status: 202, body: presentDelivery(await webhooks.sendTest(auth.accountId, params.id), auth.permissions) };
       },
     }),
   ];

@@ -1,9 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { PageOf, PageQuery } from '../../http/pagination.ts';
-import { WEBHOOK_EVENTS } from './events.ts';
+import { TEST_EVENT, WEBHOOK_EVENTS } from './events.ts';
+import { ANSWER_EXCERPT_BYTES } from './answer-excerpt.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const Event = Type.Union(WEBHOOK_EVENTS.map((event) => Type.Literal(event)));
+const DeliveredEvent = Type.Union([...WEBHOOK_EVENTS, TEST_EVENT].map((event) => Type.Literal(event)), {
+  description: `an event the webhook subscribes to, or ${TEST_EVENT}: a test sent on request (POST /webhooks/{id}/test)`,
+});
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http or https; private, loopback and link-local destinations are refused' });
 
 export const CreateWebhookBody = Type.Object(
@@ -60,7 +64,7 @@ export const WebhookList = PageOf(WebhookView);
 export const DeliveryView = Type.Object({
   id: Type.String({ format: 'uuid', description: 'the webhook-id header: receivers de-duplicate by it' }),
   event_id: Type.String({ format: 'uuid' }),
-  event_type: Event,
+  event_type: DeliveredEvent,
   status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], {
     description: 'pending: will be (re)sent; delivered; failed: given up',
   }),
@@ -69,6 +73,14 @@ export const DeliveryView = Type.Object({
     description: 'HTTP status of the last attempt; null before the first attempt, or when the last one got no answer (see last_error)',
   }),
   last_error: Type.Union([Type.String(), Type.Null()], { description: 'what went wrong in the last attempt; null before the first attempt and after a success' }),
+  last_response_body: Type.Union([Type.String(), Type.Null()], {
+    description: `the first ${ANSWER_EXCERPT_BYTES} bytes of the body the receiver answered the last attempt with, as UTF-8 text; null before the first answer and when the last attempt got none (see last_error)`,
+  }),
+  payload: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    description:
+      'the event exactly as sent (and signed): its envelope with id, type, timestamp, account_id and data. null when the caller may not read what ' +
+      'it is about: an SMS event needs sms:read as well, a call event calls:read, a device event devices:read',
+  }),
   next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'when it is next attempted; null unless pending, and while its webhook is disabled (it waits to be switched back on)' }),
   retry_until: Timestamp,
   created_at: Timestamp,

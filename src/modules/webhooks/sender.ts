@@ -2,7 +2,8 @@
 // the outcome. At least once: a receiver de-duplicates by the webhook-id header.
 //
 // - HTTP with undici: a keep-alive pool per origin, connect / headers / body timeouts, responses
-//   read up to 64 KiB and discarded, redirects never followed, only http and https.
+//   read up to 64 KiB, their first 2 KiB kept with the attempt for the delivery log
+//   (answer-excerpt.ts), redirects never followed, only http and https.
 // - Any non-2xx answer or network error is retried with exponential backoff and jitter until the
 //   delivery's retry window (WEBHOOK_RETRY_FOR) closes; 410 Gone disables the webhook.
 // - A webhook is disabled by time, not by count: when an attempt fails and its endpoint has failed
@@ -31,6 +32,7 @@ import type { WebhookConfig } from '../../config.ts';
 import type { DestinationGuard } from './destination-guard.ts';
 import type { SecretBox } from './secret-box.ts';
 import { signatureHeader } from './signature.ts';
+import { answerExcerpt } from './answer-excerpt.ts';
 import { parkDisabled, unparkRecentlyEnabled } from './parking.ts';
 import {
   claimDueDeliveries,
@@ -44,6 +46,14 @@ import {
   type ClaimedDelivery,
   type DisabledWebhook,
 } from './repository.ts';
+
+/** What one attempt came to: the status code, what went wrong, and the start of the answer's body. */
+interface Outcome {
+  code: number | null;
+  error: string | null;
+  /** Null when there was no answer (a refused connection, a timeout). */
+  answer: string | null;
+}
 
 /** Deliveries claimed and sent together. */
 const BATCH = 128;
@@ -184,13 +194,13 @@ export class WebhookSender extends EventEmitter<{
     return (this.outage ??= new OutageNotice(this.logger, 'webhook sending paused, deliveries wait in the outbox'));
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<{ code: number | null; error: string | null }> {
+  private async attempt(delivery: ClaimedDelivery): Promise<Outcome> {
     try {
       const url = new URL(delivery.url);
       const host = url.hostname.replace(/^\[|\]$/g, '');
       // Literal addresses never reach the DNS lookup where names are checked: check them here.
       if (isIP(host) && !this.guard.allowsName(host) && !this.guard.addressAllowed(host)) {
-        return { code: null, error: 'destination address is not allowed' };
+        return { code: null, error: 'destination address is not allowed', answer: null };
       }
       const timestamp = Math.floor(Date.now() / 1000);
       const response = await request(url, {
@@ -205,11 +215,11 @@ export class WebhookSender extends EventEmitter<{
         },
         body: delivery.body,
       });
-      await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => {});
-      return { code: response.statusCode, error: response.statusCode >= 200 && response.statusCode < 300 ? null : `HTTP ${response.statusCode}` };
+      const answer = await answerExcerpt(response.body, MAX_RESPONSE_BYTES);
+      return { code: response.statusCode, error: response.statusCode >= 200 && response.statusCode < 300 ? null : `HTTP ${response.statusCode}`, answer };
     } catch (error) {
       const err = error as NodeJS.ErrnoException;
-      return { code: null, error: (err.code ? `${err.code}: ` : '') + (err.message ?? 'request failed').slice(0, 300) };
+      return { code: null, error: (err.code ? `${err.code}: ` : '') + (err.message ?? 'request failed').slice(0, 300), answer: null };
     }
   }
 
@@ -233,31 +243,31 @@ export class WebhookSender extends EventEmitter<{
   }
 
   /** `claimedAt`: when the batch was claimed, before any of its attempts began. */
-  private async record(claimed: ClaimedDelivery[], outcomes: { code: number | null; error: string | null }[], claimedAt: number): Promise<void> {
+  private async record(claimed: ClaimedDelivery[], outcomes: Outcome[], claimedAt: number): Promise<void> {
     const now = Date.now();
     const results: AttemptResult[] = [];
     const failures = new Map<string, number>();
     const succeeded = new Set<string>();
     const gone = new Set<string>();
     claimed.forEach((delivery, i) => {
-      const { code, error } = outcomes[i]!;
+      const { code, error, answer } = outcomes[i]!;
       const ok = code !== null && code >= 200 && code < 300;
       this.metrics.count('webhook_attempts_total', 'webhook delivery attempts, by outcome', { outcome: ok ? 'delivered' : code === 410 ? 'gone' : 'failed' });
       if (ok) {
         succeeded.add(delivery.webhook_id);
-        results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: 'delivered', statusCode: code, error: null, nextAttemptAt: new Date(now) });
+        results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: 'delivered', statusCode: code, error: null, answer, nextAttemptAt: new Date(now) });
         return;
       }
       if (code === 410) {
         // The receiver says the endpoint is gone for good: stop sending to it.
         gone.add(delivery.webhook_id);
-        results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: 'failed', statusCode: code, error, nextAttemptAt: new Date(now) });
+        results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: 'failed', statusCode: code, error, answer, nextAttemptAt: new Date(now) });
         return;
       }
       failures.set(delivery.webhook_id, (failures.get(delivery.webhook_id) ?? 0) + 1);
       const next = now + backoff(delivery.attempts, this.config.retryBaseMs);
       const givingUp = next > delivery.retry_until.getTime();
-      results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: givingUp ? 'failed' : 'pending', statusCode: code, error, nextAttemptAt: new Date(next) });
+      results.push({ id: delivery.id, webhookId: delivery.webhook_id, status: givingUp ? 'failed' : 'pending', statusCode: code, error, answer, nextAttemptAt: new Date(next) });
       this.logger.debug({ deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: delivery.attempts, error }, 'webhook attempt failed');
     });
     // A chain's head delivered or given up lets its next delivery go.

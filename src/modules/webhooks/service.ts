@@ -7,7 +7,8 @@ import { isUuid } from '../../common/object-id.ts';
 import type { DestinationGuard } from './destination-guard.ts';
 import type { SecretBox } from './secret-box.ts';
 import { newSigningSecret } from './signature.ts';
-import type { WebhookEvent } from './events.ts';
+import { webhookTest, type WebhookEvent } from './events.ts';
+import type { WebhookOutbox } from './outbox.ts';
 import * as webhooks from './repository.ts';
 
 /** How long a rotated-out secret still signs deliveries, so receivers can switch over. */
@@ -23,6 +24,8 @@ export interface WebhookChanges {
 export class WebhookService {
   /** Told whenever one of an account's webhooks is created, changed or deleted here. */
   onChanged: (accountId: string) => void = () => {};
+  /** Where test events are written, as every event is (set when webhooks are wired). */
+  outbox: WebhookOutbox | undefined;
 
   constructor(
     private readonly db: Database,
@@ -114,6 +117,30 @@ export class WebhookService {
     return row;
   }
 
+  /**
+   * Sends a test event to this webhook alone, through the outbox and the sender like every event
+   * (signed, retried, logged): the delivery answered lets the caller follow it in the log.
+   */
+  async sendTest(accountId: string, id: string): Promise<webhooks.DeliveryRow> {
+    const webhook = await this.get(accountId, id);
+    if (!webhook.enabled) {
+      // Its deliveries wait while it is disabled: a test would prove nothing until it is enabled.
+      throw new AppError('conflict', 'the webhook is disabled: enable it first, then send a test event');
+    }
+    if (!this.outbox) throw new Error('webhook outbox not wired');
+    const outbox = this.outbox;
+    const envelope = webhookTest(accountId, webhook);
+    const delivery = await this.db.transaction(async (trx) => {
+      // The webhook's id as callback id routes the event to it alone, whatever events it takes.
+      await outbox.record(trx, [{ envelope, callbackId: webhook.id }]);
+      return webhooks.findDeliveryOfEvent(trx, webhook.id, envelope.id);
+    });
+    // Deleted between the read and the write: nothing was written for it.
+    if (!delivery) throw new AppError('webhook_not_found');
+    this.wake();
+    return delivery;
+  }
+
   /** Whether `id` names a webhook of the account (the legacy callback_id). */
   async exists(accountId: string, id: string): Promise<boolean> {
     return isUuid(id) && (await webhooks.findWebhook(this.db, accountId, id)) !== undefined;
@@ -123,4 +150,5 @@ export class WebhookService {
     const refusal = await this.guard.refusal(url);
     if (refusal) throw invalidField('url', refusal, 'invalid_webhook_url');
   }
+
 }

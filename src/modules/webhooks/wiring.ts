@@ -55,6 +55,7 @@ export function wireWebhooks(w: WebhookWiring): void {
     afterCommit(trx, () => w.sender.wake());
   };
   w.messages.callbacks = w.webhooks;
+  w.webhooks.outbox = w.outbox;
 
   const recordDeviceEvent = async (type: 'device.online' | 'device.offline' | 'device.battery_low', device: DeviceRow | undefined) => {
     if (!device) return;

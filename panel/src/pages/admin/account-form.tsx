@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { post } from '../../api.ts';
 import { TextField } from '../../ui/fields.tsx';
 import { ErrorNotice } from '../../ui/notice.tsx';
+import { formErrors } from '../../ui/form-errors.ts';
 import type { OpenedAccount } from './types.ts';
 import { useAction } from './use-action.ts';
 
@@ -19,14 +20,14 @@ export function AccountForm({ onCreated }: { onCreated: (opened: OpenedAccount) 
     setOwnerEmail('');
     onCreated(opened);
   };
-  const error = action.error;
+  const error = formErrors(action.error, { name: 'Account name', owner_email: 'Owner email' });
   return (
     <form class="card admin-form" onSubmit={submit} noValidate aria-labelledby="new-account">
       <h2 id="new-account">New account</h2>
-      <ErrorNotice error={error} />
+      <ErrorNotice error={error.notice} />
       <div class="form-row">
-        <TextField label="Account name" name="name" autoComplete="off" value={name} onValue={setName} hint="Letters, digits, or . _ - @" error={error?.forField('name')} />
-        <TextField label="Owner email" type="email" name="owner_email" autoComplete="off" value={ownerEmail} onValue={setOwnerEmail} error={error?.forField('owner_email')} />
+        <TextField label="Account name" name="name" autoComplete="off" value={name} onValue={setName} hint="Letters, digits, or . _ - @" error={error.field('name')} />
+        <TextField label="Owner email" type="email" name="owner_email" autoComplete="off" value={ownerEmail} onValue={setOwnerEmail} error={error.field('owner_email')} />
       </div>
       <button type="submit" class="button button-primary" disabled={action.busy}>
         Create account

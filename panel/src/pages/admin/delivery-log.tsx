@@ -8,6 +8,7 @@ import { Pager, useCursors } from '../../ui/pager.tsx';
 import { useLoad } from '../../ui/use-load.ts';
 import type { DeliveryView } from './types.ts';
 import { useAction } from './use-action.ts';
+import { DeliveryExchange } from './delivery-exchange.tsx';
 
 const STATE_TONES: Record<DeliveryView['status'], string> = { pending: 'badge-info', delivered: 'badge-good', failed: 'badge-bad' };
 
@@ -52,6 +53,7 @@ export function DeliveryLog({ webhookId, canRetry, refreshKey }: { webhookId: st
                           <span class={`badge ${STATE_TONES[delivery.status]}`}>{delivery.status}</span>
                           {delivery.last_error && <div class="muted delivery-error">{delivery.last_error}</div>}
                           {delivery.next_attempt_at && <div class="muted">next attempt {formatTime(delivery.next_attempt_at)}</div>}
+                          <DeliveryExchange delivery={delivery} />
                         </td>
                         {canRetry && (
                           <td>

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { post } from '../../api.ts';
 import { TextField } from '../../ui/fields.tsx';
 import { ErrorNotice } from '../../ui/notice.tsx';
+import { formErrors } from '../../ui/form-errors.ts';
 import { ChoiceBoxes } from './choice-boxes.tsx';
 import { useRequestChoices } from './request-choices.ts';
 import type { KeyWithSecret } from './types.ts';
@@ -22,14 +23,14 @@ export function KeyForm({ onCreated }: { onCreated: (created: KeyWithSecret) => 
     setPermissions([]);
     onCreated(created);
   };
-  const error = action.error;
+  const error = formErrors(action.error, { name: 'Key name', permissions: 'Permissions' });
   return (
     <form class="card admin-form" onSubmit={submit} noValidate aria-labelledby="new-key">
       <h2 id="new-key">New API key</h2>
-      <ErrorNotice error={error} />
-      <TextField label="Key name" name="name" value={name} onValue={setName} hint="Where the key is used, so you know which one to revoke." error={error?.forField('name')} />
+      <ErrorNotice error={error.notice} />
+      <TextField label="Key name" name="name" value={name} onValue={setName} hint="Where the key is used, so you know which one to revoke." error={error.field('name')} />
       <ErrorNotice error={permissionNames.error} />
-      <ChoiceBoxes legend="Permissions" choices={permissionNames.data ?? []} chosen={permissions} onChosen={setPermissions} error={error?.forField('permissions')} />
+      <ChoiceBoxes legend="Permissions" choices={permissionNames.data ?? []} chosen={permissions} onChosen={setPermissions} error={error.field('permissions')} />
       <button type="submit" class="button button-primary" disabled={action.busy}>
         Create key
       </button>

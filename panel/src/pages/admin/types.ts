@@ -27,6 +27,10 @@ export interface DeliveryView {
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;
+  /** The first 2 KiB of the receiver's last answer; null when it gave none. */
+  last_response_body: string | null;
+  /** The event as sent; null when the user may not read what it is about. */
+  payload: Record<string, unknown> | null;
   next_attempt_at: string | null;
   created_at: string;
   delivered_at: string | null;
@@ -66,6 +70,8 @@ export interface AccountView {
   disabled: boolean;
   users: number;
   devices: number;
+  /** The administrator's own account: the gateway refuses to disable it. */
+  yours: boolean;
 }
 
 export interface OpenedAccount {

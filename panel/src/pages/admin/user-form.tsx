@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { post } from '../../api.ts';
 import { SelectField, TextField } from '../../ui/fields.tsx';
 import { ErrorNotice } from '../../ui/notice.tsx';
+import { formErrors } from '../../ui/form-errors.ts';
 import { ROLE_OPTIONS } from './roles.ts';
 import type { Role, UserView } from './types.ts';
 import { useAction } from './use-action.ts';
@@ -21,14 +22,14 @@ export function UserForm({ onCreated }: { onCreated: (created: CreatedUser) => v
     setEmail('');
     onCreated(created);
   };
-  const error = action.error;
+  const error = formErrors(action.error, { email: 'Email', role: 'Role' });
   return (
     <form class="card admin-form" onSubmit={submit} noValidate aria-labelledby="new-user">
       <h2 id="new-user">New user</h2>
-      <ErrorNotice error={error} />
+      <ErrorNotice error={error.notice} />
       <div class="form-row">
-        <TextField label="Email" type="email" name="email" autoComplete="off" value={email} onValue={setEmail} error={error?.forField('email')} />
-        <SelectField label="Role" name="role" value={role} onValue={(value) => setRole(value as Role)} options={ROLE_OPTIONS} error={error?.forField('role')} />
+        <TextField label="Email" type="email" name="email" autoComplete="off" value={email} onValue={setEmail} error={error.field('email')} />
+        <SelectField label="Role" name="role" value={role} onValue={(value) => setRole(value as Role)} options={ROLE_OPTIONS} error={error.field('role')} />
       </div>
       <button type="submit" class="button button-primary" disabled={action.busy}>
         Add user

@@ -1,15 +1,31 @@
-// What an owner does to one webhook: rotate its secret (the new one shown once), switch it off or
-// on, delete it. Each answers the webhook as it now is, which the page shows.
+// What an owner does to one webhook: send it a test event (to check the receiver before real
+// events depend on it), rotate its secret (the new one shown once), switch it off or on, delete
+// it. Each answers the webhook as it now is, which the page shows.
 import { useState } from 'preact/hooks';
 import { del, patch, post } from '../../api.ts';
 import { navigate } from '../../router.ts';
-import { ErrorNotice, ShownOnce } from '../../ui/notice.tsx';
-import type { WebhookView, WebhookWithSecret } from './types.ts';
+import { ErrorNotice, ShownOnce, SuccessNotice } from '../../ui/notice.tsx';
+import type { DeliveryView, WebhookView, WebhookWithSecret } from './types.ts';
 import { useAction } from './use-action.ts';
 
-export function WebhookActions({ webhook, onChanged }: { webhook: WebhookView; onChanged: (webhook: WebhookView) => void }) {
+interface Props {
+  webhook: WebhookView;
+  onChanged: (webhook: WebhookView) => void;
+  /** A test event was queued: the delivery log should show it. */
+  onTested: () => void;
+}
+
+export function WebhookActions({ webhook, onChanged, onTested }: Props) {
   const action = useAction();
   const [secret, setSecret] = useState<string>();
+  const [tested, setTested] = useState<DeliveryView>();
+  const test = async () => {
+    setTested(undefined);
+    const delivery = await action.run(() => post<DeliveryView>(`/webhooks/${webhook.id}/test`));
+    if (!delivery) return;
+    setTested(delivery);
+    onTested();
+  };
   const rotate = async () => {
     const rotated = await action.run(() => post<WebhookWithSecret>(`/webhooks/${webhook.id}/rotate-secret`));
     if (!rotated) return;
@@ -33,7 +49,15 @@ export function WebhookActions({ webhook, onChanged }: { webhook: WebhookView; o
           <p>The old secret keeps signing for 24 hours, so receivers can switch over.</p>
         </ShownOnce>
       )}
+      {tested && (
+        <SuccessNotice>
+          Test event sent (delivery <code>{tested.id}</code>). Its outcome and the receiver's answer appear in the deliveries below.
+        </SuccessNotice>
+      )}
       <div class="admin-actions">
+        <button type="button" class="button" disabled={action.busy || !webhook.enabled} title={webhook.enabled ? undefined : 'Enable the webhook first'} onClick={() => void test()}>
+          Send test event
+        </button>
         <button type="button" class="button" disabled={action.busy} onClick={() => void rotate()}>
           Rotate secret
         </button>
