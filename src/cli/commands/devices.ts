@@ -58,7 +58,13 @@ function pairingFor(host: string | undefined): Pairing {
     throw new CliError(`--host must be a host name or an IP address, got "${host}"`);
   }
   const config = loadConfig();
-  const known = { mqttPublicUrl: config.mqttPublicUrl, publicUrl: config.publicUrl, mqttPort: config.mqttPort };
+  // A gateway serving TLS is reached by phones on its MQTTS port, as the API's answers say too.
+  const known = {
+    mqttPublicUrl: config.mqttPublicUrl,
+    publicUrl: config.publicUrl,
+    mqttPort: config.tls ? config.tls.mqttsPort : config.mqttPort,
+    mqttTls: config.tls !== undefined,
+  };
   const address = pairingAddress(known, host ? { hostname: host.replace(/^\[(.*)\]$/, '$1') } : undefined);
   if (!address) return undefined;
   return (deviceId, token) => pairingUrl(address, deviceId, token);
