@@ -326,14 +326,12 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
 
   /**
    * Forwards a received SMS: journaled before this returns, published, and resolved once the
-   * gateway acknowledged it. Not forwarded at all while the gateway says forward_incoming_sms is off.
+   * gateway acknowledged it. Forwarded whatever forward_incoming_sms says here: the gateway keeps
+   * it only while the setting is on, and decides with the setting as it is then. Deciding here,
+   * with settings that may be a moment old, would lose an SMS received just after forwarding was
+   * switched on.
    */
   forwardIncoming(sms: ReceivedSms): Promise<void> {
-    if (this.settings?.forward_incoming_sms === false) {
-      // The gateway would not keep it: nothing leaves the phone.
-      this.logger.info('an SMS was received; not forwarded, as forward_incoming_sms is off');
-      return Promise.resolve();
-    }
     return this.queue(
       'incoming',
       JSON.stringify({ id: sms.id, phone: sms.phone, message: sms.message, received_at: sms.receivedAt.toISOString(), ...(sms.simSlot !== undefined ? { sim_slot: sms.simSlot } : {}) }),

@@ -154,13 +154,13 @@ describe('device agent: the protocol against a gateway', () => {
   });
 
   describe('when the radio receives an SMS and sees a call', () => {
-    it('then both reach the gateway once forwarding is on, and nothing is forwarded while it is off', async () => {
+    it('then both reach the gateway, and the gateway keeps a received SMS only while forwarding is on', async () => {
       const radio = new ScriptedRadio();
       const device = await register();
       const agent = await startAgent(device, radio);
       expect(agent.settings?.forward_incoming_sms).to.equal(false);
-      await radio.receive({ id: 'off-1', phone: '+4915112345678', message: 'while off', receivedAt: new Date() });
-      expect(agent.journal.outbox.size, 'nothing queued while forwarding is off').to.equal(0);
+      await agent.forwardIncoming({ id: 'off-1', phone: '+4915112345678', message: 'while off', receivedAt: new Date() });
+      expect((await fx.tenant.api.get('/incoming')).body.data, 'acknowledged, not kept').to.deep.equal([]);
 
       const settings = nextEvent(agent, 'settings', (value) => value.forward_incoming_sms === true);
       await fx.tenant.api.patch(`/devices/${device.id}/settings`, { forward_incoming_sms: true });
