@@ -18,8 +18,9 @@ postgres=$!
 # share PGlite (cluster, multinode), the deployment files hold no database (deploy), a few start
 # `sms-gateway serve` or the demo on the embedded database as a newcomer does, whatever
 # TEST_DATABASE says, and the control panel is a client of the API, whose own suites run on both
-# (its browser tests are the heaviest of all on two cores).
-same_in_both=(test/cluster test/multinode test/deploy test/panel test/lifecycle/compiled.test.ts test/lifecycle/serve.test.ts test/lifecycle/demo.test.ts test/lifecycle/shutdown-drain.test.ts)
+# (its browser tests are the heaviest of all on two cores). The device agent (agent), TLS (tls),
+# hostile HTTP clients (hostile) and the command line's help hold nothing of the database either.
+same_in_both=(test/cluster test/multinode test/deploy test/panel test/agent test/tls test/hostile test/cli/help.test.ts test/lifecycle/compiled.test.ts test/lifecycle/serve.test.ts test/lifecycle/demo.test.ts test/lifecycle/shutdown-drain.test.ts)
 ignored=()
 for path in "${same_in_both[@]}"; do
   if [ -d "$path" ]; then ignored+=(--ignore "$path/**"); else ignored+=(--ignore "$path"); fi
