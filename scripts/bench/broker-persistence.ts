@@ -1,4 +1,4 @@
-// The broker's persistence with several nodes (issue 13): Aedes' stock aedes-persistence-redis
+// The broker's persistence with several nodes: Aedes' stock aedes-persistence-redis
 // against what the gateway does (sessions in each node's memory, only retained messages in Redis,
 // broker/shared-retained-store.ts), on the local Redis, without TCP or MQTT clients: each store is
 // the persistence object of a real Aedes broker, called as Aedes calls it.

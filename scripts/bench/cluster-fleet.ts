@@ -1,4 +1,4 @@
-// Fleet on several nodes (issue 13): CLUSTER_FLEET_DEVICES (default 10,000; `--devices N` too)
+// Fleet on several nodes: CLUSTER_FLEET_DEVICES (default 10,000; `--devices N` too)
 // simulated devices connect, subscribe, announce presence and heartbeat and stay, first all to one
 // node without Redis, then, the same devices on the same database, spread over two nodes sharing
 // PostgreSQL and Redis (device i goes to node i mod 2). For each: the time until the gateway sees

@@ -1,4 +1,4 @@
-// Dispatch latency across nodes (issue 13): the time from sending POST /api/ext/v1/sms on one
+// Dispatch latency across nodes: the time from sending POST /api/ext/v1/sms on one
 // node to the task arriving at a phone connected to another node, against the single-node path
 // (POST and phone on one node without Redis), in the same run, on the same database and phones.
 //

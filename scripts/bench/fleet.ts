@@ -1,4 +1,4 @@
-// Fleet (issue 6, scenario 3): FLEET_DEVICES (default 10,000) simulated devices connect to the
+// Fleet: FLEET_DEVICES (default 10,000) simulated devices connect to the
 // gateway, subscribe, announce presence, heartbeat and stay; then the gateway is restarted and
 // all of them reconnect by themselves. Measures the time for all to be online, the reconnect
 // storm, and the gateway's memory per connected device. Baseline, with the same client code
@@ -545,7 +545,7 @@ try {
   await second.stop();
 
   // 5. Baselines: the same client code against Mosquitto, same N. The running broker at :1883 is
-  // the one the issue names; a C broker keeps the memory of earlier peaks (its RSS never falls back),
+  // the one the target names; a C broker keeps the memory of earlier peaks (its RSS never falls back),
   // so after any earlier run its growth understates the cost of a connection. A private Mosquitto
   // started fresh from the same binary gives the clean figure, and the ratio is taken against it.
   const fresh = process.env.FLEET_SKIP_BASELINE ? undefined : await privateMosquittoBaseline();

@@ -1,4 +1,4 @@
-// Wake-up: how soon another node hears "there is work" (issue 13: an SMS created on node B wakes
+// Wake-up: how soon another node hears "there is work" (an SMS created on node B wakes
 // the node holding the phone). Two connections on 127.0.0.1, one sending, one listening:
 //
 // - Redis PUBLISH -> SUBSCRIBE (ioredis), timed from the PUBLISH;

@@ -1,6 +1,6 @@
-// Drill: PostgreSQL stops for 20 s under 50 SMS/s (issue 10, item 1).
+// Drill: PostgreSQL stops for 20 s under 50 SMS/s.
 //
-// The issue's incident: while the database was down for 15 s, a failed status batch closed the
+// The incident this guards against: while the database was down for 15 s, a failed status batch closed the
 // phones' connections, their reconnects were refused (CONNACK 3) and they never tried again, and
 // hundreds of SMS were still pending two minutes after the database came back. Here simulated
 // phones (src/simulator, as `sms-gateway simulate` runs them) take SMS posted through the HTTP

@@ -1,6 +1,6 @@
-// Drill: unauthenticated MQTT connections announcing huge packets (issue 10, item 5).
+// Drill: unauthenticated MQTT connections announcing huge packets.
 //
-// Repeats the attack the issue measured: three raw TCP connections each announce a 250 MiB
+// Repeats an attack measured from outside: three raw TCP connections each announce a 250 MiB
 // CONNECT and then stream its body as fast as they can, plus one WebSocket doing the same at
 // /mqtt. Before the fix the gateway buffered every byte (158 -> 583 MB in 3 s) and never closed
 // the sockets. It passes when every connection is closed by the gateway within a second of its
@@ -19,7 +19,7 @@ import { createLogger } from '../../src/common/logger.ts';
 import { Gateway } from '../../src/gateway.ts';
 
 const NAME = 'mqtt-flood';
-/** How long each attacker keeps streaming when the gateway does not close it (the issue's 3 s). */
+/** How long each attacker keeps streaming when the gateway does not close it (3 s, as in the measured attack). */
 const FLOOD_SECONDS = readSeconds('MQTT_FLOOD_SECONDS', 3);
 const ATTACKERS = 3;
 const ANNOUNCED_BYTES = 250 * 1024 * 1024;

@@ -1,7 +1,6 @@
-// Drill: a webhook receiver is down for 10 minutes under 20 SMS/s, then comes back (issue 10,
-// item 2).
+// Drill: a webhook receiver is down for 10 minutes under 20 SMS/s, then comes back.
 //
-// The issue's incident: counting failed attempts, a webhook was disabled one second into a
+// The incident this guards against: counting failed attempts, a webhook was disabled one second into a
 // receiver outage, the events of the disabled time were never written, and only 55 of 280 SMS
 // had their "delivered" event once the receiver returned. Here an in-process gateway on a fresh
 // database of the local PostgreSQL (dropped at the end) sends SMS posted through the HTTP API at
