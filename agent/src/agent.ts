@@ -436,17 +436,26 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.emit('report', report.sms_id, report.status);
   }
 
+  /**
+   * The heartbeat, held to the contract's bounds whatever the radio said: the gateway drops a
+   * heartbeat with one field out of bounds whole, so a fractional percentage or a long operator
+   * name would cost the device its battery, SIM and signal readings.
+   */
   private async heartbeatPayload(): Promise<string> {
     const status = await this.radio.status();
+    const percent = (value: number) => Math.min(100, Math.max(0, Math.round(value)));
     return JSON.stringify({
       // A radio that cannot tell (a modem on mains power) reads as full and charging.
-      battery_level: status.batteryLevel ?? 100,
+      battery_level: status.batteryLevel === undefined ? 100 : percent(status.batteryLevel),
       is_charging: status.isCharging ?? status.batteryLevel === undefined,
-      sim_cards: status.simCards,
-      type: status.type,
+      sim_cards: status.simCards
+        .filter((card) => Number.isInteger(card.index) && card.index >= 0 && card.index <= 7)
+        .slice(0, 8)
+        .map((card) => ({ index: card.index, name_operator: card.name_operator.slice(0, 100) })),
+      type: status.type.slice(0, 50) || 'unknown',
       ...(status.name ? { name: status.name.slice(0, 100) } : {}),
-      app_version: this.options.appVersion ?? 'sms-gateway-agent',
-      ...(status.signalPercent !== undefined ? { signal_percent: status.signalPercent } : {}),
+      app_version: (this.options.appVersion ?? 'sms-gateway-agent').slice(0, 50),
+      ...(status.signalPercent !== undefined ? { signal_percent: percent(status.signalPercent) } : {}),
     });
   }
 }

@@ -15,7 +15,7 @@
 //   npx tsx scripts/drills/hostile-admission-recovery.ts
 //
 // Settings: RECOVERY_EPISODE_SECONDS (the burst, 8), RECOVERY_QUIET_SECONDS (after it, 2).
-import { readNumber, sleep } from './support/drill-kit.ts';
+import { readNumber, sleep, runDrill } from './support/drill-kit.ts';
 import { latencyNote, latencyProblem, refusalNote, refusalProblem, startDrillGateway } from './support/drill-gateway.ts';
 import { describeProbe, probe, refusedTotal, type ProbeResult } from './support/tenant-probe.ts';
 import { SlowBodies } from './support/slow-bodies.ts';
@@ -24,7 +24,7 @@ const NAME = 'hostile-admission-recovery';
 const EPISODE_S = readNumber(NAME, 'RECOVERY_EPISODE_SECONDS', 8, 1, 60);
 const QUIET_S = readNumber(NAME, 'RECOVERY_QUIET_SECONDS', 2, 0, 60);
 
-async function main(): Promise<void> {
+async function main(): Promise<string | undefined> {
   const { gateway, baseUrl, hostile, other } = await startDrillGateway();
   const admission = gateway.services.admission;
   let failure: string | undefined;
@@ -78,19 +78,7 @@ async function main(): Promise<void> {
     fewSlow.stop();
     await gateway.stop();
   }
-  if (failure) {
-    console.log(`DRILL ${NAME}: FAIL ${failure}`);
-    process.exit(1);
-  }
-  process.exit(0);
+  return failure;
 }
 
-setTimeout(() => {
-  console.log(`DRILL ${NAME}: FAIL did not finish within ${EPISODE_S + QUIET_S + 240} s`);
-  process.exit(1);
-}, (EPISODE_S + QUIET_S + 240) * 1000).unref();
-
-main().catch((error: unknown) => {
-  console.log(`DRILL ${NAME}: FAIL ${(error as Error).message}`);
-  process.exit(1);
-});
+runDrill(NAME, (EPISODE_S + QUIET_S + 240) * 1000, main);

@@ -25,7 +25,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
-import { readNumber, sleep } from './support/drill-kit.ts';
+import { readNumber, sleep, runDrill } from './support/drill-kit.ts';
 import { latencyNote, latencyProblem, refusalNote, refusalProblem, startDrillGateway } from './support/drill-gateway.ts';
 import { describeProbe, probe, refusedTotal } from './support/tenant-probe.ts';
 import { openFileLimit } from '../../src/http/server-limits.ts';
@@ -53,7 +53,7 @@ interface AttackerReport {
 
 const openDescriptors = () => readdirSync('/proc/self/fd').length;
 
-async function main(): Promise<void> {
+async function main(): Promise<string | undefined> {
   const { gateway, baseUrl, other, hostile } = await startDrillGateway();
   const limits = gateway.config.httpLimits;
   const { device, token } = await gateway.services.devices.register(hostile.accountId, 'drill-phone');
@@ -161,19 +161,7 @@ async function main(): Promise<void> {
     if (attacker && attacker.exitCode === null) attacker.kill();
     await gateway.stop();
   }
-  if (failure) {
-    console.log(`DRILL ${NAME}: FAIL ${failure}`);
-    process.exit(1);
-  }
-  process.exit(0);
+  return failure;
 }
 
-setTimeout(() => {
-  console.log(`DRILL ${NAME}: FAIL did not finish within ${ATTACK_S + BASELINE_S + 60} s`);
-  process.exit(1);
-}, (ATTACK_S + BASELINE_S + 60) * 1000).unref();
-
-main().catch((error: unknown) => {
-  console.log(`DRILL ${NAME}: FAIL ${(error as Error).message}`);
-  process.exit(1);
-});
+runDrill(NAME, (ATTACK_S + BASELINE_S + 60) * 1000, main);

@@ -19,7 +19,7 @@
 // Settings: SLOW_BODIES_CONNECTIONS (300), SLOW_BODIES_SECONDS (the attack, 25: past the 15 s
 // body deadline), SLOW_BODIES_BASELINE_SECONDS (10).
 import { loadConfig } from '../../src/config.ts';
-import { readNumber, sleep } from './support/drill-kit.ts';
+import { readNumber, sleep, runDrill } from './support/drill-kit.ts';
 import { latencyNote, latencyProblem, refusalNote, refusalProblem, startDrillGateway } from './support/drill-gateway.ts';
 import { describeProbe, probe, refusedTotal } from './support/tenant-probe.ts';
 import { describeAnswers, SlowBodies } from './support/slow-bodies.ts';
@@ -29,7 +29,7 @@ const CONNECTIONS = readNumber(NAME, 'SLOW_BODIES_CONNECTIONS', 300, 1, 900);
 const ATTACK_S = readNumber(NAME, 'SLOW_BODIES_SECONDS', 25, 1, 120);
 const BASELINE_S = readNumber(NAME, 'SLOW_BODIES_BASELINE_SECONDS', 10, 1, 60);
 
-async function main(): Promise<void> {
+async function main(): Promise<string | undefined> {
   const defaults = loadConfig({}).httpLimits;
   const { gateway, baseUrl, hostile, other } = await startDrillGateway({ httpLimits: { ...defaults, maxConnectionsPerAddress: 1_000 } });
   let failure: string | undefined;
@@ -67,19 +67,7 @@ async function main(): Promise<void> {
     attack.stop();
     await gateway.stop();
   }
-  if (failure) {
-    console.log(`DRILL ${NAME}: FAIL ${failure}`);
-    process.exit(1);
-  }
-  process.exit(0);
+  return failure;
 }
 
-setTimeout(() => {
-  console.log(`DRILL ${NAME}: FAIL did not finish within ${ATTACK_S + BASELINE_S + 60} s`);
-  process.exit(1);
-}, (ATTACK_S + BASELINE_S + 60) * 1000).unref();
-
-main().catch((error: unknown) => {
-  console.log(`DRILL ${NAME}: FAIL ${(error as Error).message}`);
-  process.exit(1);
-});
+runDrill(NAME, (ATTACK_S + BASELINE_S + 60) * 1000, main);

@@ -10,6 +10,7 @@ import { DeviceAgent } from '../../agent/src/agent.ts';
 import { Journal } from '../../agent/src/journal/journal.ts';
 import type { ReportStatus } from '../../agent/src/protocol/messages.ts';
 import { liftLimits, nextEvent } from '../support/devices.ts';
+import { heartbeatRecorded } from '../support/legacy.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { Relay } from './support/proxy.ts';
 import { ScriptedRadio } from './support/scripted-radio.ts';
@@ -129,6 +130,28 @@ describe('device agent: the protocol against a gateway', () => {
       await radio.report({ reference: 10, phone: PHONE, outcome: 'undelivered', error: 'SME busy, given up' });
       await undelivered;
       expect((await smsOf(id!)).status).to.equal('undelivered');
+    });
+  });
+
+  describe('when the radio describes itself outside the heartbeat\'s bounds', () => {
+    it('then the agent rounds and trims what it sends, and the gateway records the heartbeat instead of dropping it', async () => {
+      const radio = new ScriptedRadio();
+      radio.statusAnswer = {
+        batteryLevel: 87.6,
+        isCharging: false,
+        signalPercent: 55.5,
+        simCards: Array.from({ length: 9 }, (_, index) => ({ index: index % 8, name_operator: 'O'.repeat(150) })),
+        type: 'modem',
+        name: 'N'.repeat(150),
+      };
+      const device = await register();
+      const recorded = heartbeatRecorded(fx.gateway, device.id);
+      await startAgent(device, radio);
+      await recorded;
+      const view = (await fx.tenant.api.get(`/devices/${device.id}`)).body;
+      expect(view).to.include({ battery_level: 88, signal_percent: 56 });
+      expect(view.sim_cards).to.have.length(8);
+      expect(view.sim_cards[0].name_operator).to.have.length(100);
     });
   });
 

@@ -75,3 +75,26 @@ export function startSmsLoad(options: { apiUrl: string; key: string; rate: numbe
     },
   };
 }
+
+/**
+ * Runs a drill's body and ends the process with its verdict: the body prints its own PASS line
+ * and answers nothing, or answers why it failed. A body that throws, or one still running at the
+ * deadline, fails too: a drill always stops by itself.
+ */
+export function runDrill(name: string, deadlineMs: number, body: () => Promise<string | undefined>): void {
+  setTimeout(() => {
+    console.log(`DRILL ${name}: FAIL did not finish within ${Math.round(deadlineMs / 1000)} s`);
+    process.exit(1);
+  }, deadlineMs).unref();
+  body().then(
+    (failure) => {
+      if (failure) console.log(`DRILL ${name}: FAIL ${failure}`);
+      process.exit(failure ? 1 : 0);
+    },
+    (error: unknown) => {
+      console.log(`DRILL ${name}: FAIL ${(error as Error).message}`);
+      process.exit(1);
+    },
+  );
+}
+

@@ -2,17 +2,10 @@
 import { randomInt } from 'node:crypto';
 import type { DeviceRow } from '../devices/repository.ts';
 import type { SmsRecord } from '../messages/repository.ts';
+import type { SendTask } from '../../../agent/src/protocol/messages.ts';
 
-export interface SendTask {
-  sms_id: string;
-  phone: string;
-  message: string;
-  /** -2: the phone's default SIM; 0-2: this slot. */
-  sim: number;
-  created_at: string;
-  /** Not to be started after this time (ISO 8601); null: no limit. Reports after it are ignored. */
-  valid_until: string | null;
-}
+// One definition of the task, the device agent's: what the gateway sends is what the agent reads.
+export type { SendTask };
 
 export function buildTask(sms: SmsRecord, device: Pick<DeviceRow, 'selected_sim' | 'sim_cards'>): SendTask {
   return {

@@ -40,8 +40,11 @@ export class ScriptedRadio implements Radio {
     return Promise.resolve(answer);
   }
 
+  /** What status() answers; a test may change it. */
+  statusAnswer: RadioStatus = { batteryLevel: 55, isCharging: true, simCards: [{ index: 0, name_operator: 'Scripted Mobile' }], type: 'android', name: 'scripted radio' };
+
   async status(): Promise<RadioStatus> {
-    return { batteryLevel: 55, isCharging: true, simCards: [{ index: 0, name_operator: 'Scripted Mobile' }], type: 'android', name: 'scripted radio' };
+    return this.statusAnswer;
   }
 
   async stop(): Promise<void> {}
