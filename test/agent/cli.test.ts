@@ -85,6 +85,20 @@ describe('device agent: the command line', () => {
     });
   }
 
+  it('when a modem is started with a PIN, then the saved device keeps the serial port but never the PIN', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-pin-'));
+    try {
+      // No modem on that port: the run ends, after saving how the device was started.
+      const { code } = await run(['--pairing', PAIRING, '--backend', 'modem', '--serial', '/nonexistent/ttyUSB9', '--pin', '4321', '--state-dir', dir]);
+      expect(code).to.equal(1);
+      const saved = readFileSync(join(dir, 'device.json'), 'utf8');
+      expect(JSON.parse(saved)).to.include({ backend: 'modem', serial: '/nonexistent/ttyUSB9' });
+      expect(saved).not.to.contain('4321');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('when a config file names the same device twice, then it is refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agent-config-'));
     try {

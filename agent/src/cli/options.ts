@@ -57,7 +57,8 @@ Options:
   --state-dir DIR          where the journal is kept (default ~/.sms-gateway-agent/<device id>)
   --serial PATH            modem: the serial port, such as /dev/ttyUSB2
   --baud N                 modem: the port's speed (default 115200)
-  --pin PIN                modem: the SIM's PIN, when it asks for one (or SMS_GATEWAY_AGENT_PIN)
+  --pin PIN                modem: the SIM's PIN, when it asks for one (or SMS_GATEWAY_AGENT_PIN;
+                           never saved: give it at every start)
   --smsc NUMBER            modem: the SMS centre, when the SIM does not hold it
   --poll-interval SECONDS  termux: how often received SMS and calls are read (default 10)
   --ca FILE                PEM certificates to trust for TLS (a private CA)
@@ -110,7 +111,7 @@ export function readCommand(argv: string[], env: NodeJS.ProcessEnv, home: string
     pollInterval: values['poll-interval'],
   };
   // What was saved for the same backend fills what the flags leave out.
-  if (saved && saved.backend === backend) for (const key of ['serial', 'baud', 'pin', 'smsc', 'pollInterval'] as const) flags[key] ??= saved[key];
+  if (saved && saved.backend === backend) for (const key of ['serial', 'baud', 'smsc', 'pollInterval'] as const) flags[key] ??= saved[key];
   command.devices = [device(flags, home, '')];
   return command;
 }
@@ -173,7 +174,8 @@ export function savedForm(config: DeviceConfig, pairingUrl: string): Record<stri
   return {
     pairing: pairingUrl,
     backend: config.backend,
-    ...(config.modem ? { serial: config.modem.serial, baud: config.modem.baudRate, pin: config.modem.pin, smsc: config.modem.smsc } : {}),
+    // The SIM's PIN is never written down: it comes with each start (--pin or SMS_GATEWAY_AGENT_PIN).
+    ...(config.modem ? { serial: config.modem.serial, baud: config.modem.baudRate, smsc: config.modem.smsc } : {}),
     ...(config.termux?.pollIntervalMs ? { pollInterval: config.termux.pollIntervalMs / 1000 } : {}),
   };
 }
