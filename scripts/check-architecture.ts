@@ -1,0 +1,107 @@
+// `npm run check:architecture`: the rules that keep the gateway's layers apart, read from the
+// sources' own import lines. It prints every breach and exits 1 if there is one.
+//
+// The rules:
+// - A module's repository is private to it: no file outside src/modules/<name>/ imports it.
+// - No two modules import each other (work that spans modules lives in src/use-cases/).
+// - The broker speaks MQTT only: nothing in broker/ imports a repository, the database, knex or
+//   the HTTP layer, or writes SQL.
+// - `Services` (the whole bag of services) is known to composition only: src/services.ts,
+//   src/gateway.ts and src/cli/.
+// - No callback field is assigned from outside after construction (`x.onSomething = ...`,
+//   `x.onSomething.push(...)`, `x.callbacks = ...`): hand-overs go through the event seam or a
+//   constructor.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const COMPOSITION = [/^src\/services\.ts$/, /^src\/gateway\.ts$/, /^src\/cli\//];
+
+interface SourceFile {
+  path: string;
+  text: string;
+  imports: string[];
+}
+
+function listTs(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(root, dir))) {
+    const path = join(dir, name);
+    if (statSync(join(root, path)).isDirectory()) out.push(...listTs(path));
+    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** Every relative import or re-export of a file, resolved to a path from the repository root. */
+function importsOf(path: string, text: string): string[] {
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]/g)].map((m) => m[1]!);
+  specifiers.push(...[...text.matchAll(/import\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((m) => m[1]!));
+  return specifiers.map((specifier) => relative(root, resolve(root, dirname(path), specifier)));
+}
+
+export function readSources(dirs = ['src', 'broker']): SourceFile[] {
+  return dirs.flatMap(listTs).map((path) => {
+    const text = readFileSync(join(root, path), 'utf8');
+    return { path, text, imports: importsOf(path, text) };
+  });
+}
+
+const moduleOf = (path: string): string | undefined => /^src\/modules\/([^/]+)\//.exec(path)?.[1];
+
+export function checkArchitecture(files: SourceFile[]): string[] {
+  const breaches: string[] = [];
+  const moduleEdges = new Map<string, Map<string, string>>();
+
+  for (const file of files) {
+    const own = moduleOf(file.path);
+    for (const target of file.imports) {
+      const other = moduleOf(target);
+      if (/\/repository\.ts$/.test(target) && other && other !== own) {
+        breaches.push(`${file.path}: imports ${target}, another module's repository`);
+      }
+      if (own && other && own !== other) {
+        const edges = moduleEdges.get(own) ?? new Map<string, string>();
+        if (!edges.has(other)) edges.set(other, file.path);
+        moduleEdges.set(own, edges);
+      }
+      if (file.path.startsWith('broker/')) {
+        if (/\/repository\.ts$/.test(target) || /^src\/storage\/database\.ts$/.test(target) || target.startsWith('src/http/')) {
+          breaches.push(`${file.path}: the broker imports ${target}`);
+        }
+      }
+      if (/^src\/services\.ts$/.test(target) && !COMPOSITION.some((pattern) => pattern.test(file.path))) {
+        breaches.push(`${file.path}: imports Services outside composition`);
+      }
+    }
+    if (file.path.startsWith('broker/')) {
+      if (/from\s+['"]knex['"]/.test(file.text)) breaches.push(`${file.path}: the broker imports knex`);
+      if (/\.(?:from|select|where|insert|update|raw)\(\s*['"`]/.test(file.text) || /\b(?:select|update|insert into|delete from)\s+[a-z_*]/i.test(stripComments(file.text).replace(/'[^'\n]*'/g, "''"))) {
+        breaches.push(`${file.path}: the broker runs SQL`);
+      }
+    }
+    for (const match of stripComments(file.text).matchAll(/(?<![\w.])(?!this\b)(\w+(?:\.\w+)*)\.(on[A-Z]\w*|callbacks)\s*(?:=(?!=)|\.push\()/g)) {
+      breaches.push(`${file.path}: assigns the callback field ${match[1]}.${match[2]} after construction`);
+    }
+  }
+
+  for (const [from, edges] of moduleEdges) {
+    for (const [to, via] of edges) {
+      const back = moduleEdges.get(to)?.get(from);
+      if (back && from < to) breaches.push(`modules ${from} and ${to} import each other (${via}; ${back})`);
+    }
+  }
+  return breaches;
+}
+
+function stripComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const breaches = checkArchitecture(readSources());
+  for (const breach of breaches) console.log(breach);
+  console.log(breaches.length === 0 ? 'architecture: every rule holds' : `architecture: ${breaches.length} breaches`);
+  process.exitCode = breaches.length === 0 ? 0 : 1;
+}
