@@ -28,7 +28,7 @@ import { statsRoutes } from './modules/stats/routes.ts';
 import { createServices, type Services } from './services.ts';
 import { admissionControl } from './http/middleware/admission.ts';
 import { bodyDeadline } from './http/middleware/body-deadline.ts';
-import { httpServerOptions, limitConnections } from './http/server-limits.ts';
+import { httpServerOptions, limitConnections, LISTEN_BACKLOG } from './http/server-limits.ts';
 import { DeviceChannel } from '../broker/device-channel.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
 import { httpMetrics } from './http/middleware/http-metrics.ts';
@@ -290,7 +290,7 @@ export class Gateway {
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       resolve();
     });
