@@ -24,14 +24,22 @@ export type ReloadOutcome = 'applied' | 'unchanged' | 'refused';
  */
 export const SETTLE_MS = 500;
 
-/** A certificate this close to its end is logged as a warning at every load. */
+/** A certificate this close to its end is logged as a warning at every load and once a day after. */
 const EXPIRY_WARNING_DAYS = 14;
 const DAY_MS = 86_400_000;
+/**
+ * How often the files are read again without any event: a file watch can miss a change (a
+ * network filesystem, a mounted secret updated in place), and a gateway that runs for months
+ * must say, daily, that its certificate is about to end when nothing renewed it.
+ */
+export const PERIODIC_CHECK_MS = 3_600_000;
 
 export class CertificateReloader {
   private readonly targets: SecureContextTarget[] = [];
   private readonly watchers: FSWatcher[] = [];
   private settle: NodeJS.Timeout | undefined;
+  private periodic: NodeJS.Timeout | undefined;
+  private lastExpiryWarningAt = 0;
   private closed = false;
 
   constructor(
@@ -39,6 +47,7 @@ export class CertificateReloader {
     private current: CertificatePair,
     private readonly logger: Logger,
     metrics: Metrics,
+    private readonly timing: { checkEveryMs?: number; now?: () => number } = {},
   ) {
     metrics.gauge('tls_certificate_expiry_timestamp_seconds', 'When the certificate the gateway serves ends (notAfter), in seconds since 1970', () =>
       Math.floor(this.current.notAfter.getTime() / 1000),
@@ -118,11 +127,22 @@ export class CertificateReloader {
         this.logger.warn({ err: error, directory }, 'TLS certificate directory cannot be watched; changes there need a SIGHUP to be applied');
       }
     }
+    this.periodic = setInterval(() => this.check(), this.timing.checkEveryMs ?? PERIODIC_CHECK_MS);
+    this.periodic.unref();
+  }
+
+  /** The periodic look: a change no event announced is applied; a certificate near its end is told once a day. */
+  private check(): void {
+    if (this.reload('periodic check') !== 'unchanged') return;
+    const daysLeft = Math.floor((this.current.notAfter.getTime() - this.now()) / DAY_MS);
+    if (daysLeft >= EXPIRY_WARNING_DAYS || this.now() - this.lastExpiryWarningAt < DAY_MS) return;
+    this.describe('TLS certificate not renewed', this.current);
   }
 
   close(): void {
     this.closed = true;
     clearTimeout(this.settle);
+    clearInterval(this.periodic);
     for (const watcher of this.watchers) watcher.close();
     this.watchers.length = 0;
   }
@@ -135,11 +155,16 @@ export class CertificateReloader {
   }
 
   private describe(message: string, pair: CertificatePair): void {
-    const daysLeft = Math.floor((pair.notAfter.getTime() - Date.now()) / DAY_MS);
+    const daysLeft = Math.floor((pair.notAfter.getTime() - this.now()) / DAY_MS);
     const fields = { ...this.summary(pair), daysLeft };
+    if (daysLeft < EXPIRY_WARNING_DAYS) this.lastExpiryWarningAt = this.now();
     if (daysLeft < 0) this.logger.warn(fields, `${message}; it has EXPIRED: clients refuse it`);
     else if (daysLeft < EXPIRY_WARNING_DAYS) this.logger.warn(fields, `${message}; it expires in ${daysLeft} days`);
     else this.logger.info(fields, message);
+  }
+
+  private now(): number {
+    return this.timing.now?.() ?? Date.now();
   }
 
   /** What identifies a certificate in the logs; nothing of the key. */
