@@ -3,10 +3,11 @@
 import { expect } from 'chai';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { configProblems } from '../support/config-problems.ts';
 import { startGateway } from '../support/gateway.ts';
+import { REPO_ROOT } from '../support/cli.ts';
 import { certificateDirectory, makeCertificate, type TestCertificate } from './tls-support.ts';
 
 describe('TLS configuration: TLS_CERT, TLS_KEY, MQTTS_PORT, MQTT_PORT=off', () => {
@@ -83,14 +84,34 @@ describe('TLS configuration: TLS_CERT, TLS_KEY, MQTTS_PORT, MQTT_PORT=off', () =
   });
 
   it('when TLS_KEY cannot be read by the gateway\'s user, then the message says so', function () {
-    // root reads any file whatever its mode.
-    if (process.getuid?.() === 0) this.skip();
+    this.timeout(330_000);
     const unreadable = join(files.directory, 'unreadable.key');
     writeFileSync(unreadable, readFileSync(good.keyFile));
     chmodSync(unreadable, 0o000);
-    expect(configProblems({ ...pair(), TLS_KEY: unreadable })).to.deep.equal([
-      `TLS_KEY: ${unreadable} cannot be read by the user the gateway runs as (uid ${process.getuid!()}); give that user read access`,
-    ]);
+    if (process.getuid?.() !== 0) {
+      expect(configProblems({ ...pair(), TLS_KEY: unreadable })).to.deep.equal([
+        `TLS_KEY: ${unreadable} cannot be read by the user the gateway runs as (uid ${process.getuid!()}); give that user read access`,
+      ]);
+      return;
+    }
+    // root reads any file whatever its mode: the gateway is started as another user instead, as
+    // a service runs, and must refuse to start with the same message.
+    const nobody = 65534;
+    chmodSync(files.directory, 0o755);
+    chmodSync(good.certFile, 0o644);
+    // dist/ fresh first: the other user could not build it in the repository.
+    expect(spawnSync(process.execPath, ['bin/sms-gateway.js', '--version'], { cwd: REPO_ROOT, timeout: 300_000 }).status).to.equal(0);
+    const run = spawnSync(process.execPath, ['bin/sms-gateway.js', 'serve'], {
+      cwd: REPO_ROOT,
+      uid: nobody,
+      gid: nobody,
+      env: { PATH: process.env.PATH, HOME: files.directory, DATA_DIR: join(files.directory, 'data'), PORT: '0', MQTT_PORT: '0', TLS_CERT: good.certFile, TLS_KEY: unreadable },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status, `${run.stdout}\n${run.stderr}`).to.equal(1);
+    expect(run.stderr).to.contain(`TLS_KEY: ${unreadable} cannot be read by the user the gateway runs as (uid ${nobody}); give that user read access`);
+    expect(run.stderr).not.to.match(/\n\s+at /);
   });
 
   it('when a problem is about the key file, then the message never holds the key\'s text', () => {
