@@ -1,0 +1,101 @@
+// Which of the gateway's files one SMS runs code in, from POST /sms to the last webhook: read
+// from V8's own coverage, not guessed from imports. A gateway (in this process, on the embedded
+// database), one simulated phone and a webhook receiver subscribed to sms.status_changed; one SMS
+// is sent through first so that everything is loaded, then coverage is reset and a second SMS
+// goes POST -> row -> task -> phone reports (processing, sent, delivered) -> three webhooks.
+// Counted: files under src/ and broker/ with a function called in that window (the simulator and
+// the device agent are the phone's side, not counted). Timers that happen to fire in the window
+// (the dispatch sweep, the webhook sender's poll) count too: they are part of how an SMS moves.
+//
+//   npx tsx scripts/bench/sms-path-files.ts            (prints the count and the files by folder)
+import { Session } from 'node:inspector/promises';
+import { fileURLToPath } from 'node:url';
+import { relative } from 'node:path';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/common/logger.ts';
+import { Gateway } from '../../src/gateway.ts';
+import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
+import { SimulatedDevice } from '../../src/simulator/device.ts';
+import { Receiver } from '../../test/support/receiver.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface ScriptCoverage {
+  url: string;
+  functions: { functionName: string; ranges: { count: number }[] }[];
+}
+
+/** What registration answers: credentials as MQTT takes them. */
+function credentialsOf(registered: Record<string, unknown>): { deviceId: string; token: string } {
+  const credentials = registered.credentials as { username: string; password: string };
+  return { deviceId: credentials.username, token: credentials.password };
+}
+
+async function main(): Promise<void> {
+  const defaults = loadConfig({});
+  const config: Config = {
+    ...defaults,
+    port: 0,
+    mqttPort: 0,
+    host: '127.0.0.1',
+    databaseUrl: undefined,
+    dataDir: ':memory:',
+    logLevel: 'silent',
+    webhooks: { ...defaults.webhooks, allowedHosts: ['127.0.0.1'] },
+  };
+  const gateway = await Gateway.start(config, createLogger('silent'));
+  const receiver = new Receiver();
+  await receiver.start();
+  const api = `http://127.0.0.1:${gateway.httpPort}/api/ext/v1`;
+  const account = await gateway.services.accounts.create('sms-path');
+  const { key } = await gateway.services.apiKeys.create(account.id, [...PERMISSIONS]);
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${api}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const answer = (await response.json()) as Record<string, unknown>;
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const registered = await call('POST', '/devices', { name: 'path-phone' });
+  const device = new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${gateway.mqttPort}`, ...credentialsOf(registered) });
+  await device.connect();
+  await call('POST', '/webhooks', { url: receiver.url, events: ['sms.status_changed'] });
+
+  const oneSms = async (text: string) => {
+    const before = receiver.received.length;
+    const sms = await call('POST', '/sms', { phone: '+79161234567', message: text });
+    await receiver.waitFor(before + 3, undefined, 30_000);
+    return sms.id as string;
+  };
+  await oneSms('warm-up: loads every file the path needs');
+
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+  await session.post('Profiler.takePreciseCoverage');
+  await oneSms('the measured SMS');
+  const { result } = (await session.post('Profiler.takePreciseCoverage')) as { result: ScriptCoverage[] };
+  await session.post('Profiler.stopPreciseCoverage');
+  session.disconnect();
+
+  const files = result
+    .filter((script) => script.url.startsWith('file://'))
+    .map((script) => ({ path: relative(ROOT, fileURLToPath(script.url)), ran: script.functions.some((fn) => fn.functionName !== '' && fn.ranges[0]!.count > 0) }))
+    .filter((file) => file.ran && /^(src|broker)\//.test(file.path) && !file.path.startsWith('src/simulator/'))
+    .map((file) => file.path)
+    .sort();
+  const byFolder = new Map<string, string[]>();
+  for (const path of files) {
+    const parts = path.split('/');
+    const folder = parts.slice(0, Math.min(path.startsWith('src/modules/') ? 3 : 2, parts.length - 1)).join('/');
+    byFolder.set(folder, [...(byFolder.get(folder) ?? []), path.slice(folder.length + 1)]);
+  }
+  for (const [folder, names] of byFolder) console.log(`${folder}/ (${names.length}): ${names.join(', ')}`);
+  console.log(`one SMS, POST to the last of its three webhooks, ran code in ${files.length} files of src/ and broker/`);
+
+  await device.stop();
+  await receiver.stop();
+  await gateway.stop();
+}
+
+await main();
