@@ -9,7 +9,7 @@ import { Empty, Loading, Page } from '../ui/page.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { Pager, useCursors } from '../ui/pager.tsx';
 import { AccountForm } from './admin/account-form.tsx';
-import type { AccountView, OpenedAccount } from './admin/types.ts';
+import type { AccountView, OpenedAccount } from '../api/types.ts';
 import { useAction } from './admin/use-action.ts';
 
 export function AccountsPage() {

@@ -13,24 +13,7 @@ import { Pager, useCursors } from '../ui/pager.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { ApiError } from '../api.ts';
 import { deviceOptions, useDevices } from './sms/use-devices.ts';
-
-interface Recording {
-  size_bytes: number;
-  content_type: string;
-  duration_seconds: number | null;
-  download_path: string;
-}
-
-interface Call {
-  id: string;
-  device_id: string;
-  direction: 'incoming' | 'outgoing' | 'missed';
-  phone: string;
-  sim_slot: number | null;
-  started_at: string;
-  duration_seconds: number;
-  recording: Recording | null;
-}
+import type { Call, Recording } from '../api/types.ts';
 
 const DIRECTIONS = [
   { value: '', label: 'Any direction' },

@@ -12,7 +12,7 @@ import { useLoad } from '../ui/use-load.ts';
 import { useThrottled } from '../ui/use-throttled.ts';
 import { DeviceFacts } from './devices/device-facts.tsx';
 import { DevicePairing } from './devices/device-pairing.tsx';
-import type { DeviceDetail, IssuedCredentials } from './devices/device-types.ts';
+import type { DeviceDetail, IssuedCredentials } from '../api/types.ts';
 import { SettingsForm } from './devices/settings-form.tsx';
 
 /** SMS statuses move the queue; reloading on each would hammer the API during a bulk send. */

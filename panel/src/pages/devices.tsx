@@ -10,7 +10,7 @@ import { Empty, Loading, Page } from '../ui/page.tsx';
 import { Pager, useCursors } from '../ui/pager.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { BatteryLevel, ChargingState } from './devices/device-power.tsx';
-import type { Device } from './devices/device-types.ts';
+import type { Device } from '../api/types.ts';
 import { LastSeen } from './devices/last-seen.tsx';
 
 export function DevicesPage() {

@@ -8,7 +8,7 @@ import { formatTime } from '../ui/format.ts';
 import { Empty, Loading, Page } from '../ui/page.tsx';
 import { Pager, useCursors } from '../ui/pager.tsx';
 import { useLoad } from '../ui/use-load.ts';
-import type { IncomingSms } from './sms/types.ts';
+import type { IncomingSms } from '../api/types.ts';
 import { deviceOptions, useDevices } from './sms/use-devices.ts';
 import { useThrottled } from '../ui/use-throttled.ts';
 

@@ -9,7 +9,7 @@ import { Empty, Loading, Page } from '../ui/page.tsx';
 import { Pager, useCursors } from '../ui/pager.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { KeyForm } from './admin/key-form.tsx';
-import type { KeyView, KeyWithSecret } from './admin/types.ts';
+import type { KeyView, KeyWithSecret } from '../api/types.ts';
 import { useAction } from './admin/use-action.ts';
 
 export function KeysPage() {

@@ -11,7 +11,7 @@ import { ErrorNotice, SuccessNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { SmsHistory } from './sms/history.tsx';
-import type { SmsDetail } from './sms/types.ts';
+import type { SmsDetail } from '../api/types.ts';
 import { useDevices } from './sms/use-devices.ts';
 
 const ENCODING_LABELS = { gsm7: 'GSM 7-bit', ucs2: 'UCS-2' } as const;

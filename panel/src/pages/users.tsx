@@ -5,9 +5,9 @@ import { useSession } from '../session.tsx';
 import { ErrorNotice, ShownOnce } from '../ui/notice.tsx';
 import { Empty, Loading, Page } from '../ui/page.tsx';
 import { useLoad } from '../ui/use-load.ts';
-import type { UserView } from './admin/types.ts';
+import type { CreatedUser, UserView } from '../api/types.ts';
 import { useAction } from './admin/use-action.ts';
-import { UserForm, type CreatedUser } from './admin/user-form.tsx';
+import { UserForm } from './admin/user-form.tsx';
 import { UserRow } from './admin/user-row.tsx';
 
 export function UsersPage() {

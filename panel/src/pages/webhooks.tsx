@@ -10,7 +10,7 @@ import { Empty, Loading, Page } from '../ui/page.tsx';
 import { Pager, useCursors } from '../ui/pager.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { CallbackId } from './admin/callback-id.tsx';
-import type { WebhookView, WebhookWithSecret } from './admin/types.ts';
+import type { WebhookView, WebhookWithSecret } from '../api/types.ts';
 import { WebhookForm } from './admin/webhook-form.tsx';
 import { WebhookState } from './admin/webhook-state.tsx';
 

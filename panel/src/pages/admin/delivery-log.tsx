@@ -6,7 +6,7 @@ import { ErrorNotice } from '../../ui/notice.tsx';
 import { Empty, Loading } from '../../ui/page.tsx';
 import { Pager, useCursors } from '../../ui/pager.tsx';
 import { useLoad } from '../../ui/use-load.ts';
-import type { DeliveryView } from './types.ts';
+import type { DeliveryView } from '../../api/types.ts';
 import { useAction } from './use-action.ts';
 import { DeliveryExchange } from './delivery-exchange.tsx';
 

@@ -5,7 +5,7 @@ import { del, patch, post } from '../../api.ts';
 import { href } from '../../router.ts';
 import { formatAgo, formatTime } from '../../ui/format.ts';
 import { ROLE_OPTIONS } from './roles.ts';
-import type { Role, UserView } from './types.ts';
+import type { Role, UserView } from '../../api/types.ts';
 import type { Action } from './use-action.ts';
 
 interface UserRowProps {

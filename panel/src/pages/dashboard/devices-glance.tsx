@@ -4,7 +4,7 @@ import { href } from '../../router.ts';
 import { OnlineBadge } from '../../ui/badge.tsx';
 import { Empty } from '../../ui/page.tsx';
 import { BatteryLevel, ChargingState } from '../devices/device-power.tsx';
-import type { Device } from '../devices/device-types.ts';
+import type { Device } from '../../api/types.ts';
 
 export function DevicesGlance({ devices }: { devices: ApiPage<Device> }) {
   if (devices.data.length === 0) {
