@@ -3,7 +3,7 @@
 // Presence and the statuses of its SMS keep the page current.
 import { useState } from 'preact/hooks';
 import { ApiError, del, get, post } from '../api.ts';
-import { useLiveEvents } from '../live.ts';
+import { useLiveEvents } from '../live/use-live-events.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.tsx';
 import { ErrorNotice } from '../ui/notice.tsx';
@@ -23,14 +23,17 @@ export function DeviceDetailPage({ id }: { id: string }) {
   const device = useLoad(() => get<DeviceDetail>(`/devices/${encodeURIComponent(id)}`), [id]);
   const [offlineSince, setOfflineSince] = useState<string>();
   const reloadQueue = useThrottled(device.reload, QUEUE_RELOAD_MS);
-  useLiveEvents((event) => {
-    if (event.type === 'device.presence' && event.id === id) {
-      setOfflineSince(event.online ? undefined : event.at);
-      device.reload();
-    } else if (event.type === 'sms.status' && event.device_id === id) {
-      reloadQueue();
-    }
-  }, device.reload);
+  useLiveEvents(
+    {
+      'device.presence': (event) => {
+        if (event.id !== id) return;
+        setOfflineSince(event.online ? undefined : event.at);
+        device.reload();
+      },
+      'sms.status': (event) => event.device_id === id && reloadQueue(),
+    },
+    device.reload,
+  );
 
   return (
     <Page title={device.data?.name_custom ?? 'Device'} actions={<a href={href('/devices')}>All devices</a>}>

@@ -2,7 +2,7 @@
 // status events live; owners may cancel it while it waits.
 import { useState } from 'preact/hooks';
 import { ApiError, get, post } from '../api.ts';
-import { useLiveEvents } from '../live.ts';
+import { useLiveEvents } from '../live/use-live-events.ts';
 import { href } from '../router.ts';
 import { useSession } from '../session.tsx';
 import { StatusBadge } from '../ui/badge.tsx';
@@ -23,7 +23,7 @@ export function SmsDetailPage({ id }: { id: string }) {
   const [cancelError, setCancelError] = useState<ApiError>();
   const [cancelled, setCancelled] = useState(false);
   const [cancelling, setCancelling] = useState(false);
-  useLiveEvents((event) => event.type === 'sms.status' && event.id === id && sms.reload(), sms.reload);
+  useLiveEvents({ 'sms.status': (event) => event.id === id && sms.reload() }, sms.reload);
 
   const cancel = async () => {
     setCancelling(true);
