@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { patch } from '../api.ts';
 import { useSession } from '../session.tsx';
+import { OnlyFor } from '../ui/only-for.tsx';
 import { formatTime } from '../ui/format.ts';
 import { ErrorNotice, ShownOnce } from '../ui/notice.tsx';
 import { AccessBadge } from '../ui/badge.tsx';
@@ -15,14 +16,7 @@ import { useAction } from './admin/use-action.ts';
 
 export function AccountsPage() {
   const session = useSession();
-  if (!session.user.is_admin) {
-    return (
-      <Page title="Accounts">
-        <p>Only the instance administrator manages accounts.</p>
-      </Page>
-    );
-  }
-  return <AdminAccounts />;
+  return <OnlyFor allowed={session.user.is_admin} title="Accounts" others="Only the instance administrator manages accounts."><AdminAccounts /></OnlyFor>;
 }
 
 function AdminAccounts() {

@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { del } from '../api.ts';
 import { useSession } from '../session.tsx';
+import { OnlyFor } from '../ui/only-for.tsx';
 import { DataTable } from '../ui/data-table.tsx';
 import { formatTime } from '../ui/format.ts';
 import { ErrorNotice, ShownOnce } from '../ui/notice.tsx';
@@ -15,14 +16,7 @@ import { useAction } from './admin/use-action.ts';
 
 export function KeysPage() {
   const session = useSession();
-  if (!session.canChange) {
-    return (
-      <Page title="API keys">
-        <p>Only owners manage API keys.</p>
-      </Page>
-    );
-  }
-  return <OwnersKeys />;
+  return <OnlyFor allowed={session.canChange} title="API keys" others="Only owners manage API keys."><OwnersKeys /></OnlyFor>;
 }
 
 function OwnersKeys() {

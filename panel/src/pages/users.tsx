@@ -1,6 +1,7 @@
 // The account's users (the people who log in), for owners: roles, access, one-time passwords.
 import { useState } from 'preact/hooks';
 import { useSession } from '../session.tsx';
+import { OnlyFor } from '../ui/only-for.tsx';
 import { ErrorNotice, ShownOnce } from '../ui/notice.tsx';
 import { DataTable } from '../ui/data-table.tsx';
 import { Page } from '../ui/page.tsx';
@@ -12,14 +13,7 @@ import { userColumns } from './admin/user-columns.tsx';
 
 export function UsersPage() {
   const session = useSession();
-  if (!session.canChange) {
-    return (
-      <Page title="Users">
-        <p>Only owners manage users.</p>
-      </Page>
-    );
-  }
-  return <OwnersUsers />;
+  return <OnlyFor allowed={session.canChange} title="Users" others="Only owners manage users."><OwnersUsers /></OnlyFor>;
 }
 
 function OwnersUsers() {
