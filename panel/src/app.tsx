@@ -1,7 +1,10 @@
 // The panel's root: asks GET /session who is logged in, then shows the login form, the forced
-// password change, or the page the hash names inside the layout.
+// password change, or the page the hash names inside the layout. It holds the panel's one live
+// event stream, open while a user who may use the API is logged in.
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, del, request, useCsrfToken, whenSessionLost } from './api.ts';
+import { LiveConnection } from './live/connection.ts';
+import { LiveContext } from './live/use-live-events.ts';
 import { ChangePasswordPage } from './pages/change-password.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { match, useRoute } from './router.ts';
@@ -16,6 +19,14 @@ type State = { kind: 'checking' } | { kind: 'anonymous'; notice?: string } | { k
 export function App() {
   const [state, setState] = useState<State>({ kind: 'checking' });
   const route = useRoute();
+  const [live] = useState(() => new LiveConnection());
+  // The gateway refuses the API, the stream included, until a forced password change is done.
+  const streaming = state.kind === 'in' && !state.view.user.must_change_password;
+  useEffect(() => {
+    if (!streaming) return;
+    live.open();
+    return () => live.close();
+  }, [streaming, live]);
 
   const enter = useCallback((view: SessionView) => {
     useCsrfToken(view.csrf_token);
@@ -80,7 +91,9 @@ export function App() {
   }
   return (
     <SessionContext.Provider value={session}>
-      <Layout path={route.path}>{session.user.must_change_password ? <ChangePasswordPage /> : <RoutedPage path={route.path} />}</Layout>
+      <LiveContext.Provider value={live}>
+        <Layout path={route.path}>{session.user.must_change_password ? <ChangePasswordPage /> : <RoutedPage path={route.path} />}</Layout>
+      </LiveContext.Provider>
     </SessionContext.Provider>
   );
 }

@@ -2,19 +2,9 @@
 // viewers only read: pages ask `canChange` rather than testing roles themselves.
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
+import type { SessionUser, SessionView } from './api/types.ts';
 
-export interface SessionUser {
-  id: string;
-  email: string;
-  role: 'owner' | 'viewer';
-  is_admin: boolean;
-  must_change_password: boolean;
-}
-
-export interface SessionView {
-  user: SessionUser;
-  csrf_token: string;
-}
+export type { SessionUser, SessionView };
 
 export interface Session {
   user: SessionUser;

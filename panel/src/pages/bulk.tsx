@@ -10,7 +10,7 @@ import { ErrorNotice, SuccessNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { BulkPreview } from './sms/bulk-preview.tsx';
 import { parseCsv, toCsv } from './sms/csv.ts';
-import type { BulkCheck, Sms } from './sms/types.ts';
+import type { BulkCheck, Sms } from '../api/types.ts';
 
 const CSV = 'text/csv';
 

@@ -3,7 +3,7 @@
 // Presence and the statuses of its SMS keep the page current.
 import { useState } from 'preact/hooks';
 import { ApiError, del, get, post } from '../api.ts';
-import { useLiveEvents } from '../live.ts';
+import { useLiveEvents } from '../live/use-live-events.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.tsx';
 import { ErrorNotice } from '../ui/notice.tsx';
@@ -12,7 +12,7 @@ import { useLoad } from '../ui/use-load.ts';
 import { useThrottled } from '../ui/use-throttled.ts';
 import { DeviceFacts } from './devices/device-facts.tsx';
 import { DevicePairing } from './devices/device-pairing.tsx';
-import type { DeviceDetail, IssuedCredentials } from './devices/device-types.ts';
+import type { DeviceDetail, IssuedCredentials } from '../api/types.ts';
 import { SettingsForm } from './devices/settings-form.tsx';
 
 /** SMS statuses move the queue; reloading on each would hammer the API during a bulk send. */
@@ -23,14 +23,17 @@ export function DeviceDetailPage({ id }: { id: string }) {
   const device = useLoad(() => get<DeviceDetail>(`/devices/${encodeURIComponent(id)}`), [id]);
   const [offlineSince, setOfflineSince] = useState<string>();
   const reloadQueue = useThrottled(device.reload, QUEUE_RELOAD_MS);
-  useLiveEvents((event) => {
-    if (event.type === 'device.presence' && event.id === id) {
-      setOfflineSince(event.online ? undefined : event.at);
-      device.reload();
-    } else if (event.type === 'sms.status' && event.device_id === id) {
-      reloadQueue();
-    }
-  }, device.reload);
+  useLiveEvents(
+    {
+      'device.presence': (event) => {
+        if (event.id !== id) return;
+        setOfflineSince(event.online ? undefined : event.at);
+        device.reload();
+      },
+      'sms.status': (event) => event.device_id === id && reloadQueue(),
+    },
+    device.reload,
+  );
 
   return (
     <Page title={device.data?.name_custom ?? 'Device'} actions={<a href={href('/devices')}>All devices</a>}>

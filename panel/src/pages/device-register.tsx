@@ -8,11 +8,11 @@ import { TextField } from '../ui/fields.tsx';
 import { ErrorNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { DevicePairing } from './devices/device-pairing.tsx';
-import type { DeviceRegistration } from './devices/device-types.ts';
+import type { IssuedCredentials } from '../api/types.ts';
 
 export function DeviceRegisterPage() {
   const session = useSession();
-  const [registration, setRegistration] = useState<DeviceRegistration>();
+  const [registration, setRegistration] = useState<IssuedCredentials>();
   if (!session.canChange) {
     return (
       <Page title="Register a device">
@@ -30,7 +30,7 @@ export function DeviceRegisterPage() {
   );
 }
 
-function RegisterForm({ onRegistered }: { onRegistered: (registration: DeviceRegistration) => void }) {
+function RegisterForm({ onRegistered }: { onRegistered: (registration: IssuedCredentials) => void }) {
   const [name, setName] = useState('');
   const [error, setError] = useState<ApiError | string>();
   const [busy, setBusy] = useState(false);
@@ -39,7 +39,7 @@ function RegisterForm({ onRegistered }: { onRegistered: (registration: DeviceReg
     setError(undefined);
     setBusy(true);
     try {
-      onRegistered(await post<DeviceRegistration>('/devices', { name }));
+      onRegistered(await post<IssuedCredentials>('/devices', { name }));
     } catch (caught) {
       setError(caught instanceof ApiError ? caught : String(caught));
     } finally {
@@ -65,7 +65,7 @@ function RegisterForm({ onRegistered }: { onRegistered: (registration: DeviceReg
   );
 }
 
-function Credentials({ registration, onAnother }: { registration: DeviceRegistration; onAnother: () => void }) {
+function Credentials({ registration, onAnother }: { registration: IssuedCredentials; onAnother: () => void }) {
   return (
     <>
       <DevicePairing issued={registration} />

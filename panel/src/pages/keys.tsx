@@ -1,38 +1,31 @@
 // The account's API keys, for owners: who can call the API, with what, and when they last did.
 // A new key is shown once; afterwards only its prefix, which is what the list and logs show.
 import { useState } from 'preact/hooks';
-import { del, get, type Page as ApiPage } from '../api.ts';
+import { del } from '../api.ts';
 import { useSession } from '../session.tsx';
-import { formatAgo, formatTime } from '../ui/format.ts';
+import { OnlyFor } from '../ui/only-for.tsx';
+import { DataTable } from '../ui/data-table.tsx';
+import { formatTime } from '../ui/format.ts';
 import { ErrorNotice, ShownOnce } from '../ui/notice.tsx';
-import { Empty, Loading, Page } from '../ui/page.tsx';
-import { Pager, useCursors } from '../ui/pager.tsx';
-import { useLoad } from '../ui/use-load.ts';
+import { TimeAgo } from '../ui/time-ago.tsx';
+import { Page } from '../ui/page.tsx';
+import { usePagedList } from '../ui/use-paged-list.ts';
 import { KeyForm } from './admin/key-form.tsx';
-import type { KeyView, KeyWithSecret } from './admin/types.ts';
+import type { KeyView, KeyWithSecret } from '../api/types.ts';
 import { useAction } from './admin/use-action.ts';
 
 export function KeysPage() {
   const session = useSession();
-  if (!session.canChange) {
-    return (
-      <Page title="API keys">
-        <p>Only owners manage API keys.</p>
-      </Page>
-    );
-  }
-  return <OwnersKeys />;
+  return <OnlyFor allowed={session.canChange} title="API keys" others="Only owners manage API keys."><OwnersKeys /></OnlyFor>;
 }
 
 function OwnersKeys() {
-  const cursors = useCursors();
-  const list = useLoad(() => get<ApiPage<KeyView>>('/keys', { cursor: cursors.cursor }), [cursors.cursor]);
+  const list = usePagedList<KeyView>('/keys');
   const revoke = useAction(list.reload);
   const [created, setCreated] = useState<KeyWithSecret>();
   const onCreated = (key: KeyWithSecret) => {
     setCreated(key);
-    cursors.reset();
-    list.reload();
+    list.restart();
   };
   const confirmRevoke = (key: KeyView) => {
     if (!window.confirm(`Revoke the key ${describe(key)}? Anything using it stops working at once.`)) return;
@@ -46,58 +39,34 @@ function OwnersKeys() {
         </ShownOnce>
       )}
       <ErrorNotice error={revoke.error} />
-      <Loading data={list.data} error={list.error}>
-        {(page) =>
-          page.data.length === 0 ? (
-            <Empty>No API keys yet. Create one below.</Empty>
-          ) : (
-            <>
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Prefix</th>
-                      <th scope="col">Permissions</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Last used</th>
-                      <th scope="col">State</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.data.map((key) => (
-                      <tr key={key.id} data-revoked={key.revoked_at ? 'true' : 'false'}>
-                        <td>{key.name || <span class="muted">unnamed</span>}</td>
-                        <td>
-                          <code>{key.prefix}</code>
-                        </td>
-                        <td class="permission-list">{key.permissions.join(', ')}</td>
-                        <td class="admin-nowrap">{formatTime(key.created_at)}</td>
-                        <td title={key.last_used_at ? formatTime(key.last_used_at) : undefined}>{formatAgo(key.last_used_at)}</td>
-                        <td>
-                          {key.revoked_at ? (
-                            <span>
-                              <span class="badge badge-bad">revoked</span> <span class="muted">{formatTime(key.revoked_at)}</span>
-                            </span>
-                          ) : (
-                            <span class="admin-row-actions">
-                              <span class="badge badge-good">active</span>
-                              <button type="button" class="button button-small button-danger" disabled={revoke.busy} aria-label={`Revoke key ${describe(key)}`} onClick={() => confirmRevoke(key)}>
-                                Revoke
-                              </button>
-                            </span>
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager cursors={cursors} next={page.next_cursor} />
-            </>
-          )
-        }
-      </Loading>
+      <DataTable
+        list={list}
+        empty="No API keys yet. Create one below."
+        rowAttributes={(key) => ({ 'data-revoked': key.revoked_at ? 'true' : 'false' })}
+        columns={[
+          { header: 'Name', cell: (key) => key.name || <span class="muted">unnamed</span> },
+          { header: 'Prefix', cell: (key) => <code>{key.prefix}</code> },
+          { header: 'Permissions', class: 'permission-list', cell: (key) => key.permissions.join(', ') },
+          { header: 'Created', class: 'admin-nowrap', cell: (key) => formatTime(key.created_at) },
+          { header: 'Last used', cell: (key) => <TimeAgo at={key.last_used_at} /> },
+          {
+            header: 'State',
+            cell: (key) =>
+              key.revoked_at ? (
+                <span>
+                  <span class="badge badge-bad">revoked</span> <span class="muted">{formatTime(key.revoked_at)}</span>
+                </span>
+              ) : (
+                <span class="admin-row-actions">
+                  <span class="badge badge-good">active</span>
+                  <button type="button" class="button button-small button-danger" disabled={revoke.busy} aria-label={`Revoke key ${describe(key)}`} onClick={() => confirmRevoke(key)}>
+                    Revoke
+                  </button>
+                </span>
+              ),
+          },
+        ]}
+      />
       <KeyForm onCreated={onCreated} />
     </Page>
   );

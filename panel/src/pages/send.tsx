@@ -14,7 +14,7 @@ import { EMPTY_SEND_FORM, phoneList, sendSms, type SendForm } from './sms/send-r
 import { SimChoice } from './sms/sim-choice.tsx';
 import { deviceOptions, useDevices } from './sms/use-devices.ts';
 import { sendFormErrors } from './sms/send-errors.ts';
-import type { Sms } from './sms/types.ts';
+import type { Sms } from '../api/types.ts';
 import { useWebhookOptions } from './sms/use-webhooks.ts';
 
 export function SendPage(_props: Record<string, string>) {

@@ -2,7 +2,7 @@
 // status events live; owners may cancel it while it waits.
 import { useState } from 'preact/hooks';
 import { ApiError, get, post } from '../api.ts';
-import { useLiveEvents } from '../live.ts';
+import { useLiveEvents } from '../live/use-live-events.ts';
 import { href } from '../router.ts';
 import { useSession } from '../session.tsx';
 import { StatusBadge } from '../ui/badge.tsx';
@@ -11,7 +11,7 @@ import { ErrorNotice, SuccessNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { SmsHistory } from './sms/history.tsx';
-import type { SmsDetail } from './sms/types.ts';
+import type { SmsDetail } from '../api/types.ts';
 import { useDevices } from './sms/use-devices.ts';
 
 const ENCODING_LABELS = { gsm7: 'GSM 7-bit', ucs2: 'UCS-2' } as const;
@@ -23,7 +23,7 @@ export function SmsDetailPage({ id }: { id: string }) {
   const [cancelError, setCancelError] = useState<ApiError>();
   const [cancelled, setCancelled] = useState(false);
   const [cancelling, setCancelling] = useState(false);
-  useLiveEvents((event) => event.type === 'sms.status' && event.id === id && sms.reload(), sms.reload);
+  useLiveEvents({ 'sms.status': (event) => event.id === id && sms.reload() }, sms.reload);
 
   const cancel = async () => {
     setCancelling(true);

@@ -7,7 +7,7 @@ import { Loading, Page } from '../ui/page.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { CallbackId } from './admin/callback-id.tsx';
 import { DeliveryLog } from './admin/delivery-log.tsx';
-import type { WebhookView } from './admin/types.ts';
+import type { WebhookView } from '../api/types.ts';
 import { WebhookActions } from './admin/webhook-actions.tsx';
 import { WebhookState } from './admin/webhook-state.tsx';
 

@@ -12,3 +12,8 @@ export function StatusBadge({ status }: { status: string }) {
 export function OnlineBadge({ online }: { online: boolean }) {
   return <span class={`badge ${online ? 'badge-good' : 'badge-neutral'}`}>{online ? 'online' : 'offline'}</span>;
 }
+
+/** Whether a user or an account may use the gateway. */
+export function AccessBadge({ disabled }: { disabled: boolean }) {
+  return disabled ? <span class="badge badge-bad">disabled</span> : <span class="badge badge-good">enabled</span>;
+}

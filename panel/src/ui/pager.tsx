@@ -9,13 +9,16 @@ export interface Cursors {
   page: number;
 }
 
-export function useCursors(): Cursors {
-  const [stack, setStack] = useState<string[]>([]);
+/** The cursors walked through one list; `listKey` names the list (its path and filters). */
+export function useCursors(listKey: string): Cursors {
+  const [position, setPosition] = useState<{ listKey: string; stack: string[] }>({ listKey, stack: [] });
+  // A changed filter is a new list: it starts again from its first page, in the same render.
+  const stack = position.listKey === listKey ? position.stack : [];
   return {
     cursor: stack[stack.length - 1],
-    older: (next) => setStack((previous) => [...previous, next]),
-    newer: () => setStack((previous) => previous.slice(0, -1)),
-    reset: () => setStack([]),
+    older: (next) => setPosition({ listKey, stack: [...stack, next] }),
+    newer: () => setPosition({ listKey, stack: stack.slice(0, -1) }),
+    reset: () => setPosition({ listKey, stack: [] }),
     page: stack.length + 1,
   };
 }

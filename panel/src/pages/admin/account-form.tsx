@@ -5,7 +5,7 @@ import { post } from '../../api.ts';
 import { TextField } from '../../ui/fields.tsx';
 import { ErrorNotice } from '../../ui/notice.tsx';
 import { formErrors } from '../../ui/form-errors.ts';
-import type { OpenedAccount } from './types.ts';
+import type { OpenedAccount } from '../../api/types.ts';
 import { useAction } from './use-action.ts';
 
 export function AccountForm({ onCreated }: { onCreated: (opened: OpenedAccount) => void }) {

@@ -1,7 +1,7 @@
 // What went back and forth for one delivery: the event as sent, and the receiver's last answer
 // (its status code and the start of its body). Folded by default: the log stays a list, and the
 // detail is one click away when a receiver misbehaves.
-import type { DeliveryView } from './types.ts';
+import type { DeliveryView } from '../../api/types.ts';
 
 export function DeliveryExchange({ delivery }: { delivery: DeliveryView }) {
   return (

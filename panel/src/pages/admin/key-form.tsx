@@ -7,7 +7,7 @@ import { ErrorNotice } from '../../ui/notice.tsx';
 import { formErrors } from '../../ui/form-errors.ts';
 import { ChoiceBoxes } from './choice-boxes.tsx';
 import { useRequestChoices } from './request-choices.ts';
-import type { KeyWithSecret } from './types.ts';
+import type { KeyWithSecret } from '../../api/types.ts';
 import { useAction } from './use-action.ts';
 
 export function KeyForm({ onCreated }: { onCreated: (created: KeyWithSecret) => void }) {

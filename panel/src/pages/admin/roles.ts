@@ -1,5 +1,5 @@
 // The two roles, as a select offers them; the words say what each may do.
-import type { Role } from './types.ts';
+import type { Role } from '../../api/types.ts';
 
 export const ROLE_OPTIONS: { value: Role; label: string }[] = [
   { value: 'owner', label: 'owner (changes everything)' },

@@ -6,10 +6,8 @@ import { SelectField, TextField } from '../../ui/fields.tsx';
 import { ErrorNotice } from '../../ui/notice.tsx';
 import { formErrors } from '../../ui/form-errors.ts';
 import { ROLE_OPTIONS } from './roles.ts';
-import type { Role, UserView } from './types.ts';
+import type { CreatedUser, Role } from '../../api/types.ts';
 import { useAction } from './use-action.ts';
-
-export type CreatedUser = UserView & { one_time_password?: string };
 
 export function UserForm({ onCreated }: { onCreated: (created: CreatedUser) => void }) {
   const [email, setEmail] = useState('');

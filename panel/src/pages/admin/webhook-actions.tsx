@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { del, patch, post } from '../../api.ts';
 import { navigate } from '../../router.ts';
 import { ErrorNotice, ShownOnce, SuccessNotice } from '../../ui/notice.tsx';
-import type { DeliveryView, WebhookView, WebhookWithSecret } from './types.ts';
+import type { DeliveryView, WebhookView, WebhookWithSecret } from '../../api/types.ts';
 import { useAction } from './use-action.ts';
 
 interface Props {

@@ -7,7 +7,7 @@ import { ErrorNotice } from '../../ui/notice.tsx';
 import { formErrors } from '../../ui/form-errors.ts';
 import { ChoiceBoxes } from './choice-boxes.tsx';
 import { useRequestChoices } from './request-choices.ts';
-import type { WebhookWithSecret } from './types.ts';
+import type { WebhookWithSecret } from '../../api/types.ts';
 import { useAction } from './use-action.ts';
 
 export function WebhookForm({ onCreated }: { onCreated: (created: WebhookWithSecret) => void }) {

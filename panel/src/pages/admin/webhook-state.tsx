@@ -1,5 +1,5 @@
 // Whether a webhook delivers: a word first (never colour alone), with why when it does not.
-import type { WebhookView } from './types.ts';
+import type { WebhookView } from '../../api/types.ts';
 
 export function WebhookState({ webhook }: { webhook: WebhookView }) {
   if (!webhook.enabled) {

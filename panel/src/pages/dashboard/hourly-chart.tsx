@@ -2,7 +2,7 @@
 // chart library: 24 pairs of bars need none). Failed bars are hatched as well as red, so the
 // two series differ without colour; the figure's label sums it up for screen readers and the
 // table under it holds every number.
-import type { HourlyOutcomes } from './summary-types.ts';
+import type { HourlyOutcomes } from '../../api/types.ts';
 
 const WIDTH = 720;
 const HEIGHT = 240;

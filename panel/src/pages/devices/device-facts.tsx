@@ -2,7 +2,8 @@
 import { OnlineBadge } from '../../ui/badge.tsx';
 import { formatTime } from '../../ui/format.ts';
 import { BatteryLevel, ChargingState } from './device-power.tsx';
-import { isPaused, type DeviceDetail, type DeviceQueue, type Limits } from './device-types.ts';
+import type { DeviceDetail, DeviceQueue, Limits } from '../../api/types.ts';
+import { isPaused } from './paused.ts';
 import { LastSeen } from './last-seen.tsx';
 
 const BLOCKED_BY: Record<NonNullable<DeviceQueue['blocked_by']>, string> = {

@@ -5,7 +5,7 @@ import { TextField } from '../../ui/fields.tsx';
 import { CopyButton, ShownOnce } from '../../ui/notice.tsx';
 import { brokerOf, withBroker } from './connection-payload.ts';
 import { ConnectionQr } from './connection-qr.tsx';
-import type { IssuedCredentials } from './device-types.ts';
+import type { IssuedCredentials } from '../../api/types.ts';
 
 export function DevicePairing({ issued }: { issued: IssuedCredentials }) {
   const { device, credentials } = issued;

@@ -1,6 +1,6 @@
 // Battery and charging as words and numbers (never a colour or an icon alone), shared by the
 // device list, the device page and the dashboard.
-import type { Device } from './device-types.ts';
+import type { Device } from '../../api/types.ts';
 
 /** Below this the level reads as low: the same threshold a phone's own warning uses. */
 const LOW_BATTERY_PERCENT = 20;

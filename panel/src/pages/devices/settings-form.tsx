@@ -5,7 +5,8 @@ import { useState } from 'preact/hooks';
 import { ApiError, patch } from '../../api.ts';
 import { CheckboxField, SelectField, TextField } from '../../ui/fields.tsx';
 import { ErrorNotice, SuccessNotice } from '../../ui/notice.tsx';
-import { isPaused, type DeviceDetail } from './device-types.ts';
+import type { DeviceDetail } from '../../api/types.ts';
+import { isPaused } from './paused.ts';
 import { settingsPatch, settingsValues, type SettingsValues } from './settings-values.ts';
 
 /** SIM slots the API accepts (0-2) besides the two choices that name no slot. */

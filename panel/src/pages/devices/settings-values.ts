@@ -2,7 +2,7 @@
 // body made from them. Only changed fields are sent: the API leaves the others alone, and a name
 // sent back unchanged would pin the system name as a custom one. The API checks every value;
 // the panel only turns text into the JSON types the API expects and lets it judge the rest.
-import type { Device } from './device-types.ts';
+import type { Device } from '../../api/types.ts';
 
 export interface SettingsValues {
   name_custom: string;

@@ -1,6 +1,6 @@
 // The dry run's verdict on each CSV row: the row's phone and message as the file has them (the
 // number as it will be sent for a valid row), and the API's errors for an invalid one.
-import type { BulkCheck } from './types.ts';
+import type { BulkCheck } from '../../api/types.ts';
 
 export function BulkPreview({ header, rows, checks }: { header: string[]; rows: string[][]; checks: BulkCheck[] }) {
   const column = (name: string) => header.findIndex((cell) => cell.trim().toLowerCase() === name);

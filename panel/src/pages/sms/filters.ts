@@ -10,14 +10,13 @@ export interface SmsFilters {
 
 export const NO_FILTERS: SmsFilters = { search: '', status: '', deviceId: '', fromDay: '', toDay: '' };
 
-export function smsListQuery(filters: SmsFilters, cursor: string | undefined) {
+export function smsListQuery(filters: SmsFilters) {
   return {
     search: filters.search.trim() || undefined,
     status: filters.status || undefined,
     device_id: filters.deviceId || undefined,
     from: startOfDay(filters.fromDay),
     to: startOfDay(filters.toDay, 1),
-    cursor,
   };
 }
 

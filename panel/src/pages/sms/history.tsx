@@ -2,7 +2,7 @@
 // who made it (the API, the phone, the gateway itself) and why.
 import { StatusBadge } from '../../ui/badge.tsx';
 import { formatTime } from '../../ui/format.ts';
-import type { SmsHistoryEntry } from './types.ts';
+import type { SmsHistoryEntry } from '../../api/types.ts';
 
 const SOURCE_LABELS: Record<SmsHistoryEntry['source'], string> = { api: 'by the API', device: 'by the phone', system: 'by the gateway' };
 

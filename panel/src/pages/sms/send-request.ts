@@ -1,7 +1,7 @@
 // Turns the send form into the API's request: one phone number is POST /sms, several are one
 // POST /sms/bulk (all created or none). Values are passed on as typed; the API judges them.
 import { post } from '../../api.ts';
-import type { Sms } from './types.ts';
+import type { Sms } from '../../api/types.ts';
 
 export interface SendForm {
   message: string;

@@ -3,16 +3,16 @@
 // own selected_sim decides; the options are the SIM cards the chosen phone reported.
 import { href } from '../../router.ts';
 import { SelectField } from '../../ui/fields.tsx';
-import type { DeviceSummary } from './types.ts';
+import type { Device } from '../../api/types.ts';
 
-function selectedSimLabel(device: DeviceSummary): string {
+function selectedSimLabel(device: Device): string {
   if (device.selected_sim === -2) return 'the phone\'s default SIM';
   if (device.selected_sim === -1) return 'a random SIM';
   const card = device.sim_cards.find((sim) => sim.index === device.selected_sim);
   return `SIM ${device.selected_sim + 1}${card?.name_operator ? ` (${card.name_operator})` : ''}`;
 }
 
-export function SimChoice({ device, value, onValue, error }: { device: DeviceSummary | undefined; value: string; onValue: (value: string) => void; error?: string | undefined }) {
+export function SimChoice({ device, value, onValue, error }: { device: Device | undefined; value: string; onValue: (value: string) => void; error?: string | undefined }) {
   const options = [
     { value: '', label: 'Device default' },
     ...(device?.sim_cards ?? []).map((sim) => ({ value: String(sim.index), label: `SIM ${sim.index + 1}${sim.name_operator ? ` (${sim.name_operator})` : ''}` })),

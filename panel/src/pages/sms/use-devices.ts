@@ -2,12 +2,12 @@
 // One page of the largest size: an account with more than 100 phones still lists the first 100.
 import { get, type Page } from '../../api.ts';
 import { useLoad } from '../../ui/use-load.ts';
-import type { DeviceSummary } from './types.ts';
+import type { Device } from '../../api/types.ts';
 
 const DEVICES_PER_CHOICE = 100;
 
 export function useDevices() {
-  const loaded = useLoad(() => get<Page<DeviceSummary>>('/devices', { limit: DEVICES_PER_CHOICE }), []);
+  const loaded = useLoad(() => get<Page<Device>>('/devices', { limit: DEVICES_PER_CHOICE }), []);
   const devices = loaded.data?.data ?? [];
   return {
     devices,
@@ -21,6 +21,6 @@ export function useDevices() {
 }
 
 /** Options of a "Device" select: the first one (value "") stands for no choice. */
-export function deviceOptions(devices: DeviceSummary[], firstLabel: string) {
+export function deviceOptions(devices: Device[], firstLabel: string) {
   return [{ value: '', label: firstLabel }, ...devices.map((device) => ({ value: device.id, label: `${device.name_custom}${device.is_online ? '' : ' (offline)'}` }))];
 }

@@ -2,18 +2,12 @@
 // webhook that gets its events (every webhook with SMS events when none is named).
 import { get, type Page } from '../../api.ts';
 import { useLoad } from '../../ui/use-load.ts';
+import type { WebhookView } from '../../api/types.ts';
 
 const WEBHOOKS_PER_CHOICE = 100;
 
-interface WebhookSummary {
-  id: string;
-  url: string;
-  description: string;
-  enabled: boolean;
-}
-
 export function useWebhookOptions(firstLabel: string) {
-  const loaded = useLoad(() => get<Page<WebhookSummary>>('/webhooks', { limit: WEBHOOKS_PER_CHOICE }), []);
+  const loaded = useLoad(() => get<Page<WebhookView>>('/webhooks', { limit: WEBHOOKS_PER_CHOICE }), []);
   const webhooks = loaded.data?.data ?? [];
   return {
     error: loaded.error,

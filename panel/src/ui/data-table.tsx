@@ -1,0 +1,86 @@
+// A list of the API as a table: "Loading…" and errors, a sentence when there is nothing, a
+// header row, a row per item and the pager. Which column is which is the page's to say; the
+// first one names the row, and on a phone it stays in view while the others scroll (styles.css).
+import type { ComponentChildren } from 'preact';
+import type { Page as ApiPage } from '../api.ts';
+import { Empty, Loading } from './page.tsx';
+import { Pager } from './pager.tsx';
+import type { PagedList } from './use-paged-list.ts';
+
+export interface Column<Row> {
+  header: ComponentChildren;
+  cell: (row: Row) => ComponentChildren;
+  /** Classes of the column's cells (not its header): sms-nowrap, url-cell... */
+  class?: string;
+  /** Figures, right-aligned in their header and cells alike. */
+  numeric?: boolean;
+  /** The cell that names the row (a user's email, an account's name): a row header. */
+  rowHeader?: boolean;
+}
+
+interface DataTableProps<Row> {
+  list: PagedList<Row>;
+  /** `false` leaves a column out (one only owners see). */
+  columns: (Column<Row> | false)[];
+  /** What the page says when the list has no row. */
+  empty: ComponentChildren;
+  /** Read by screen readers only, where the page's heading does not already say what the table is. */
+  caption?: string;
+  class?: string;
+  /** Data attributes of a row, for what tests and styles pick out (data-disabled...). */
+  rowAttributes?: (row: Row) => Record<string, string>;
+  /** Shown under the table instead of the pager. */
+  footer?: (page: ApiPage<Row>) => ComponentChildren;
+}
+
+export function DataTable<Row extends { id: string }>({ list, columns, empty, caption, class: tableClass, rowAttributes, footer }: DataTableProps<Row>) {
+  const shown = columns.filter((column): column is Column<Row> => column !== false);
+  return (
+    <Loading data={list.data} error={list.error}>
+      {(page) =>
+        page.data.length === 0 ? (
+          <Empty>{empty}</Empty>
+        ) : (
+          <>
+            <div class="table-wrap">
+              <table class={tableClass}>
+                {caption && <caption class="visually-hidden">{caption}</caption>}
+                <thead>
+                  <tr>
+                    {shown.map((column, index) => (
+                      <th key={index} scope="col" class={column.numeric ? 'num' : undefined}>
+                        {column.header}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((row) => (
+                    <tr key={row.id} {...rowAttributes?.(row)}>
+                      {shown.map((column, index) => (
+                        <Cell key={index} column={column} row={row} />
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            {footer ? footer(page) : <Pager cursors={list.cursors} next={page.next_cursor} />}
+          </>
+        )
+      }
+    </Loading>
+  );
+}
+
+function Cell<Row>({ column, row }: { column: Column<Row>; row: Row }) {
+  const classes = [column.rowHeader ? 'cell-plain' : '', column.numeric ? 'num' : '', column.class ?? ''].filter(Boolean).join(' ') || undefined;
+  if (column.rowHeader) {
+    return (
+      <th scope="row" class={classes}>
+        {column.cell(row)}
+      </th>
+    );
+  }
+  return <td class={classes}>{column.cell(row)}</td>;
+}
