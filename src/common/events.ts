@@ -2,9 +2,9 @@
 // webhook dispatcher) react. Listeners run after the change is committed, and a failing
 // listener is logged, never thrown back into the request that caused the event.
 import { EventEmitter } from 'node:events';
-import type { DeviceRow } from '../modules/devices/repository.ts';
-import type { SmsRecord } from '../modules/messages/repository.ts';
-import type { IncomingSmsRow } from '../modules/incoming/repository.ts';
+import type { DeviceRow } from '../modules/devices/types.ts';
+import type { SmsRecord } from '../modules/messages/types.ts';
+import type { IncomingSmsRow } from '../modules/incoming/types.ts';
 
 export interface GatewayEvents {
   /** A stored SMS was committed; it may or may not have a device yet. */

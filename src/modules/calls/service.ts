@@ -2,7 +2,7 @@
 // their phone exists. A call is stored once per phone call id; deleting a call (or its phone)
 // tells the listeners in onDeleted, so the recording's audio goes with its row.
 import type { Database, Executor } from '../../storage/database.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import type { GatewayEventBus } from '../../common/events.ts';
 import type { Logger } from '../../common/logger.ts';
 import { AppError } from '../../common/errors.ts';

@@ -24,8 +24,8 @@ import type { Logger } from '../../common/logger.ts';
 import type { Clock } from '../../common/clock.ts';
 import type { GatewayEventBus } from '../../common/events.ts';
 import type { DevicePresence } from '../devices/presence.ts';
-import type { DeviceRow } from '../devices/repository.ts';
-import type { SmsRecord } from '../messages/repository.ts';
+import type { DeviceRow } from '../devices/types.ts';
+import type { SmsRecord } from '../messages/types.ts';
 import { ENDED_BY_GATEWAY, IN_FLIGHT_STATUSES } from '../messages/status.ts';
 import { newStatus, type SmsStatusChange, type StatusHooks } from './status-hooks.ts';
 import {

@@ -1,7 +1,7 @@
 // Queries of the delivery loop: Postgres is the queue (architecture decision 1). Time always comes
 // from the caller (the gateway's clock), never from now(), so pacing can be tested.
 import type { Executor } from '../../storage/database.ts';
-import type { SmsRecord } from '../messages/repository.ts';
+import type { SmsRecord } from '../messages/types.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import type { SmsSnapshot, SmsStatusChange } from './status-hooks.ts';
 import type { DeviceUsage, PacingSettings, QuietHours } from './pacing.ts';

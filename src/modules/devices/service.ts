@@ -9,12 +9,13 @@ import type { Clock } from '../../common/clock.ts';
 import { exceedsCharacters } from '../../common/characters.ts';
 import type { GatewayEventBus } from '../../common/events.ts';
 import { hashSecret, randomToken } from '../../common/secrets.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import type { DevicePresence } from './presence.ts';
 import * as devices from './repository.ts';
 import type { DeviceQueue, DeviceSettingsPatch } from './schema.ts';
 import { deviceUsage, endTakenByDeletedDevice, LIMIT_GRACE_MS, releaseUnacknowledged, waitingForDevice } from '../delivery/repository.ts';
-import { isValidTimeZone, roomFor } from '../delivery/pacing.ts';
+import { roomFor } from '../delivery/pacing.ts';
+import { isValidTimeZone } from '../../common/time-zones.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 
 export type SettingsPatch = Static<typeof DeviceSettingsPatch>;

@@ -1,6 +1,6 @@
 // SMS received by the account's phones (forwarded only when forward_incoming_sms is on).
 import type { Database, Executor } from '../../storage/database.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import type { GatewayEventBus } from '../../common/events.ts';
 import * as incoming from './repository.ts';
 

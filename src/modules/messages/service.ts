@@ -8,7 +8,7 @@ import type { GatewayEventBus } from '../../common/events.ts';
 import type { Clock } from '../../common/clock.ts';
 import { newObjectId } from '../../common/object-id.ts';
 import { normalizePhone } from '../../common/phone.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { SmsWriter } from './sms-writer.ts';
 import type { StatusHooks } from '../delivery/status-hooks.ts';

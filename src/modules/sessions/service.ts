@@ -7,7 +7,7 @@ import type { Logger } from '../../common/logger.ts';
 import { hashSecret, randomToken } from '../../common/secrets.ts';
 import type { Database } from '../../storage/database.ts';
 import { dummyPasswordHash, verifyPassword } from '../users/passwords.ts';
-import type { UserRow } from '../users/repository.ts';
+import type { UserRow } from '../users/types.ts';
 import type { UserService } from '../users/service.ts';
 import * as sessions from './repository.ts';
 

@@ -1,7 +1,7 @@
 // Webhook event kinds and their payloads. Every payload carries an event id, its type, a
 // timestamp, the account, and the SMS, device or call it concerns. A no_store SMS's text is never sent.
 import { randomUUID } from 'node:crypto';
-import type { DeviceRow } from '../devices/repository.ts';
+import type { DeviceRow } from '../devices/types.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import type { SmsSnapshot } from '../delivery/status-hooks.ts';
 import { toExtendedStatus } from '../messages/status.ts';

@@ -2,7 +2,7 @@
 // the secret (the old one keeps signing for a day), the delivery log, and manual retry.
 import type { Database } from '../../storage/database.ts';
 import { AppError, invalidField } from '../../common/errors.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import { isUuid } from '../../common/object-id.ts';
 import type { DestinationGuard } from './destination-guard.ts';
 import type { SecretBox } from './secret-box.ts';

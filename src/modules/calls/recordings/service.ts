@@ -8,7 +8,7 @@ import type { Database, Executor } from '../../../storage/database.ts';
 import type { Clock } from '../../../common/clock.ts';
 import type { Logger } from '../../../common/logger.ts';
 import { AppError } from '../../../common/errors.ts';
-import type { DeviceRow } from '../../devices/repository.ts';
+import type { DeviceRow } from '../../devices/types.ts';
 import * as calls from '../repository.ts';
 import { detectAudioType, SNIFF_BYTES, wavDurationSeconds } from './audio-type.ts';
 import { peek } from './peek.ts';
