@@ -3,7 +3,7 @@
 import type { Executor } from '../../storage/database.ts';
 import type { SmsRecord } from '../messages/types.ts';
 import type { SmsStatus } from '../messages/status.ts';
-import type { SmsSnapshot, SmsStatusChange } from './status-hooks.ts';
+import type { SmsSnapshot, SmsStatusChange } from '../../events/sms-status-change.ts';
 import type { DeviceUsage, PacingSettings, QuietHours } from './pacing.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -3,11 +3,10 @@
 // with several nodes, over Redis too, so that the node holding the phone's connection does.
 import type { Static } from '@sinclair/typebox';
 import type { Database } from '../../storage/database.ts';
-import type { StatusHooks } from '../delivery/status-hooks.ts';
 import { AppError, invalidField } from '../../common/errors.ts';
 import type { Clock } from '../../common/clock.ts';
 import { exceedsCharacters } from '../../common/characters.ts';
-import type { GatewayEventBus } from '../../common/events.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
 import { hashSecret, randomToken } from '../../common/secrets.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { DevicePresence } from './presence.ts';
@@ -24,8 +23,7 @@ export class DeviceService {
   constructor(
     private readonly db: Database,
     private readonly presence: DevicePresence,
-    private readonly events: GatewayEventBus,
-    private readonly hooks: StatusHooks,
+    private readonly events: DomainEvents,
     private readonly clock: Clock,
     private readonly invalidation?: CacheInvalidation,
   ) {
@@ -62,7 +60,7 @@ export class DeviceService {
     const token = newDeviceToken();
     const device = await devices.replaceTokenHash(this.db, accountId, id, hashSecret(token));
     if (!device) throw new AppError('device_not_found');
-    this.events.emit('device.token_replaced', device);
+    void this.events.emit('device.token_replaced', device);
     this.invalidation?.publish('device_deleted', device.id);
     return { device, token };
   }
@@ -112,8 +110,8 @@ export class DeviceService {
       return updated;
     });
     if (!device) throw new AppError('device_not_found');
-    if (withdrawn.length > 0) this.events.emit('tasks.withdrawn', { deviceId: device.id, smsIds: withdrawn, reason: 'device_disabled' });
-    this.events.emit('device.settings_changed', device);
+    if (withdrawn.length > 0) void this.events.emit('tasks.withdrawn', { deviceId: device.id, smsIds: withdrawn, reason: 'device_disabled' });
+    void this.events.emit('device.settings_changed', device);
     this.invalidation?.publish('device_settings', device.id);
     return device;
   }
@@ -133,7 +131,7 @@ export class DeviceService {
         const now = this.clock.now();
         const { failed } = await releaseUnacknowledged(trx, deleted.id, { named: 'fail', reason: 'device_deleted', now });
         const ended = await endTakenByDeletedDevice(trx, deleted.id, now);
-        await this.hooks.written(trx, [...failed, ...ended]);
+        await this.events.written(trx, 'sms.status_changed', [...failed, ...ended]);
         return { device: deleted, deletedNow: true };
       }
       // Also where a delete running at the same time marked it first: it waited for that one.
@@ -145,7 +143,7 @@ export class DeviceService {
     // Closing the connection and telling the others happened when it was deleted.
     if (!deletedNow) return device;
     this.presence.markDisconnected(device.id);
-    this.events.emit('device.deleted', device);
+    void this.events.emit('device.deleted', device);
     this.invalidation?.publish('device_deleted', device.id);
     return device;
   }
@@ -153,7 +151,7 @@ export class DeviceService {
   // A database outage here leaves the cache lifetimes (and the sweep) to catch up, as before Redis.
   private async changedElsewhere(id: string): Promise<void> {
     const device = await devices.findLiveDevice(this.db, id).catch(() => undefined);
-    if (device) this.events.emit('device.settings_changed', device);
+    if (device) void this.events.emit('device.settings_changed', device);
   }
 
   /**
@@ -168,11 +166,11 @@ export class DeviceService {
       .catch(() => undefined);
     if (!device) return;
     if (device.deleted_at === null) {
-      this.events.emit('device.token_replaced', device);
+      void this.events.emit('device.token_replaced', device);
       return;
     }
     this.presence.markDisconnected(device.id);
-    this.events.emit('device.deleted', device);
+    void this.events.emit('device.deleted', device);
   }
 
   /** What GET /devices/{id} shows of the device's work: in flight, waiting, recent sends. */
