@@ -23,6 +23,7 @@ import { IdempotencyService } from './modules/idempotency/service.ts';
 import { Dispatcher, type DeliveryPort } from './modules/delivery/dispatcher.ts';
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import { TransientStore } from './modules/delivery/transient-store.ts';
+import { TaskService } from './modules/delivery/task-service.ts';
 import { DestinationGuard } from './modules/webhooks/destination-guard.ts';
 import { SecretBox } from './modules/webhooks/secret-box.ts';
 import { WebhookOutbox } from './modules/webhooks/outbox.ts';
@@ -67,6 +68,8 @@ export interface Services {
   dispatcher: Dispatcher;
   /** All the broker may ask of delivery. */
   delivery: DeliveryPort;
+  /** What the use cases ask of delivery about SMS tasks (a device switched off or deleted, an SMS cancelled). */
+  tasks: TaskService;
   webhooks: WebhookService;
   webhookSender: WebhookSender;
   users: UserService;
@@ -83,8 +86,9 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const events = new DomainEvents((error, event) => logger.error({ err: error, event }, 'event listener failed'));
   const presence = new DevicePresence(config.deviceOfflineAfterMs, clock);
   const invalidation = new CacheInvalidation(logger.child({ component: 'cluster' }));
-  const devices = new DeviceService(db, presence, events, clock, invalidation);
+  const devices = new DeviceService(db, presence, events, invalidation);
   const transient = new TransientStore();
+  const tasks = new TaskService(db, events, clock);
   const statusIngestor = new StatusIngestor(db, transient, events, clock, logger.child({ component: 'status' }));
   const dispatcher = new Dispatcher(db, presence, transient, events, clock, logger.child({ component: 'dispatch' }), {
     ackTimeoutMs: config.taskRetryAfterMs,
@@ -114,8 +118,6 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   presence.on('online', (deviceId, accountId) => void events.emit('device.online', { deviceId, accountId }));
   presence.on('offline', (deviceId, accountId) => void events.emit('device.offline', { deviceId, accountId }));
   listenDelivery(events, dispatcher);
-  // The log is kept while its phone exists: a deleted phone's calls go with it.
-  events.on('device.deleted', (device) => calls.deleteDeviceCalls(device.id));
   // A deleted call (or phone) takes its recording's file along; its row went with the call.
   events.on('call.deleted', ({ recording }) => recordings.removeFile(recording));
   wireWebhooks({ db, outbox, sender: webhookSender, events, devices, invalidation, logger: logger.child({ component: 'webhooks' }) });
@@ -123,8 +125,10 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   wireLive(live, events);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
-  const users = new UserService(db, logger.child({ component: 'users' }), config.sessions.passwordHashCost);
+  const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
   const accounts = new AccountService(db, logger.child({ component: 'accounts' }), invalidation);
+  const sessions = new SessionService(db, users, config.sessions, clock, logger.child({ component: 'sessions' }), accounts);
+  events.listen('user.locked_out', { inTransaction: (trx, { userId }) => sessions.endAllOf(trx, userId) });
 
   return {
     db,
@@ -152,10 +156,11 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
       simCardsChanged: (deviceId, simCards) => dispatcher.simCardsChanged(deviceId, simCards),
       submitReport: (report) => statusIngestor.submit(report),
     },
+    tasks,
     webhooks,
     webhookSender,
     users,
-    sessions: new SessionService(db, users, config.sessions, clock, logger.child({ component: 'sessions' }), accounts),
+    sessions,
     stats: new StatsService(db, presence, clock),
     invalidation,
     // The login channel of the one throttle: per address and per email, apart from keys and phones.

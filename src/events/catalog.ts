@@ -37,6 +37,8 @@ export interface DomainEventMap {
   'device.battery_low': DeviceRow;
   /** Tasks handed to a device were taken back before its phone acknowledged them; committed. */
   'tasks.withdrawn': { deviceId: string; smsIds: string[]; reason: string };
+  /** A user was disabled, or their password reset by someone else; written in its transaction, so whoever was logged in is logged out with it. */
+  'user.locked_out': { userId: string };
   /** One of the account's webhooks was created, changed or deleted. */
   'webhooks.changed': { accountId: string };
 }

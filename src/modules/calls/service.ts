@@ -1,7 +1,7 @@
 // The call log: calls the account's phones report on their `calls` topic, kept while
 // their phone exists. A call is stored once per phone call id; deleting a call (or its phone)
 // announces "call.deleted", so the recording's audio goes with its row.
-import type { Database } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import { AppError } from '../../common/errors.ts';
@@ -86,17 +86,15 @@ export class CallService {
 
   /**
    * The log is kept while its phone exists: a deleted phone's calls, and their recordings, go
-   * with it, once its deletion committed. The device row itself stays (SMS history names it), so
-   * no foreign key cascades this.
+   * with it, in the transaction of its deletion (src/use-cases/delete-device.ts). The device row
+   * itself stays (SMS history names it), so no foreign key cascades this. Each call is announced
+   * as deleted once `trx` commits.
    */
-  async deleteDeviceCalls(deviceId: string): Promise<void> {
-    const gone = await this.db.transaction(async (trx) => {
-      const rows = await calls.listDeviceCalls(trx, deviceId);
-      const recordings = await calls.findRecordings(trx, rows.map((row) => row.id));
-      await trx('calls').where({ device_id: deviceId }).delete();
-      return rows.map((call) => ({ call, recording: recordings.get(call.id) }));
-    });
-    for (const { call, recording } of gone) await this.announceDeleted(call, recording);
+  async deleteDeviceCalls(trx: Executor, deviceId: string): Promise<void> {
+    const rows = await calls.listDeviceCalls(trx, deviceId);
+    const recordings = await calls.findRecordings(trx, rows.map((row) => row.id));
+    await trx('calls').where({ device_id: deviceId }).delete();
+    for (const call of rows) await this.events.written(trx, 'call.deleted', { call, recording: recordings.get(call.id) });
   }
 
   /** Waits for the listeners (a failing one is logged, never thrown back: the call is gone from the log either way). */

@@ -342,6 +342,17 @@ async function endByGateway(
   return toChanges(rows, what.source);
 }
 
+/** Keeps the SIM slot each phone reported sending from (SMS id -> slot), in the transaction that applies its reports. */
+export async function recordSentSimSlots(db: Executor, slots: ReadonlyMap<string, number>): Promise<void> {
+  if (slots.size === 0) return;
+  await db.raw(
+    `update sms set sent_sim_slot = v.slot
+       from (select unnest(?::uuid[]) as id, unnest(?::int2[]) as slot) v
+      where sms.id = v.id`,
+    [[...slots.keys()], [...slots.values()]] as never,
+  );
+}
+
 /** Forgets dispatch log rows older than any rate limit looks back. */
 export async function pruneDispatchLog(db: Executor, now: number): Promise<void> {
   await db.raw(

@@ -15,10 +15,9 @@ import type { Clock } from '../../common/clock.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import { transitionPath } from '../messages/transitions.ts';
 import { ENDED_BY_GATEWAY } from '../messages/status.ts';
-import { recordSentSimSlots } from '../messages/repository.ts';
 import type { SmsStatusChange } from '../../events/sms-status-change.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
-import { lockSms, writeStatusChanges, type LockedSms } from './repository.ts';
+import { lockSms, recordSentSimSlots, writeStatusChanges, type LockedSms } from './repository.ts';
 import type { TransientStore } from './transient-store.ts';
 import { Backoff, OutageNotice } from '../../storage/database-errors.ts';
 

@@ -7,7 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import type { DeviceRow } from '../devices/types.ts';
 import type { SmsWithDevice } from '../messages/types.ts';
 import type { LegacyDevice, LegacySms } from './schema.ts';
-import { LEGACY_STATUS, legacyLabel } from './status-codes.ts';
+import { LEGACY_STATUS, legacyLabel } from '../messages/legacy-status-codes.ts';
 
 export function presentLegacySms(sms: SmsWithDevice): Static<typeof LegacySms> {
   return {

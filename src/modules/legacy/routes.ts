@@ -4,6 +4,9 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/route.ts';
 import { invalidField } from '../../common/errors.ts';
 import type { DeviceService } from '../devices/service.ts';
+import type { Database } from '../../storage/database.ts';
+import { deleteDeviceByAnyId, type DeleteDeviceParts } from '../../use-cases/delete-device.ts';
+import { updateDeviceSettings, type UpdateDeviceSettingsParts } from '../../use-cases/update-device-settings.ts';
 import type { MessageService } from '../messages/service.ts';
 import type { IdempotencyService } from '../idempotency/service.ts';
 import { idempotencyKey, withReplayHeader } from '../messages/routes.ts';
@@ -22,7 +25,7 @@ import {
   SmsIdBody,
   SmsIdQuery,
 } from './schema.ts';
-import { statusesMatching } from './status-codes.ts';
+import { statusesMatching } from '../messages/legacy-status-codes.ts';
 
 const TAG = 'Legacy API';
 /** On GET /sms: whether total_records counts every match ("true") or is a lower bound ("false"). */
@@ -33,7 +36,11 @@ export interface LegacyOptions {
   countCap: number;
 }
 
-export function legacyRoutes(messages: MessageService, devices: DeviceService, idempotency: IdempotencyService, options: LegacyOptions) {
+/** The devices, and the use cases of the legacy device edit and delete. */
+export type LegacyDeviceParts = DeleteDeviceParts & UpdateDeviceSettingsParts & { db: Database; devices: DeviceService };
+
+export function legacyRoutes(messages: MessageService, deviceParts: LegacyDeviceParts, idempotency: IdempotencyService, options: LegacyOptions) {
+  const { devices } = deviceParts;
   /** `device_id`, or `id` as the field table names it; both only when they agree. */
   const deviceIdIn = (body: { device_id?: string | undefined; id?: string | undefined }) => {
     // An empty device_id does not hide an id given under the alias.
@@ -200,7 +207,7 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, body }) {
         const device = await deviceOf(auth.accountId, body);
-        if (body.is_active !== undefined) await devices.updateSettings(auth.accountId, device.id, { can_send_sms: body.is_active });
+        if (body.is_active !== undefined) await updateDeviceSettings(deviceParts, deviceParts.db, auth.accountId, device.id, { can_send_sms: body.is_active });
         return { status: 204 };
       },
     }),
@@ -219,7 +226,7 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       responses: { 204: { description: 'deleted, by this request or an earlier one of the account' } },
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, body }) {
-        await devices.deleteByAnyId(auth.accountId, deviceIdIn(body));
+        await deleteDeviceByAnyId(deviceParts, deviceParts.db, auth.accountId, deviceIdIn(body));
         return { status: 204 };
       },
     }),

@@ -101,17 +101,6 @@ export interface SmsSearch {
   statuses?: SmsStatus[];
 }
 
-/** Keeps the SIM slot each phone reported sending from (SMS id -> slot), in the report's transaction. */
-export async function recordSentSimSlots(db: Executor, slots: ReadonlyMap<string, number>): Promise<void> {
-  if (slots.size === 0) return;
-  await db.raw(
-    `update sms set sent_sim_slot = v.slot
-       from (select unnest(?::uuid[]) as id, unnest(?::int2[]) as slot) v
-      where sms.id = v.id`,
-    [[...slots.keys()], [...slots.values()]] as never,
-  );
-}
-
 /** Text that can be part of a phone number as stored: + and digits. */
 const E164_PART = /^[+0-9]+$/;
 

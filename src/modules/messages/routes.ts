@@ -23,15 +23,21 @@ import { bulkBodyFromCsv, MAX_HEADER_COLUMNS, MAX_MESSAGE_CELL, MAX_OTHER_CELL }
 import { BULK_PER_ACCOUNT, BulkGate } from './bulk-gate.ts';
 import { mapInSlices } from './slices.ts';
 import type { MessageService, NewSms } from './service.ts';
+import type { Database } from '../../storage/database.ts';
+import { cancelSms, type CancelSmsParts } from '../../use-cases/cancel-sms.ts';
 import { fromExtendedStatus, statusesNamed } from './status.ts';
-import { statusesMatching } from '../legacy/status-codes.ts';
+import { statusesMatching } from './legacy-status-codes.ts';
 
 const validateBulkMessage = compile(BulkSmsMessage, 'body');
 
 /** Bulk bodies may be larger than BODY_LIMIT: 1,000 messages of 170 characters. */
 const BULK_BODY_LIMIT = 2 * 1024 * 1024;
 
-export function messageRoutes(messages: MessageService, idempotency: IdempotencyService) {
+/** The messages, and the use case of a cancel (delivery ends the SMS). */
+export type MessageRouteParts = CancelSmsParts & { db: Database; messages: MessageService };
+
+export function messageRoutes(parts: MessageRouteParts, idempotency: IdempotencyService) {
+  const { messages } = parts;
   const bulkGate = new BulkGate();
   return [
     defineRoute({
@@ -134,7 +140,7 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
       responses: { 200: { description: 'the cancelled SMS', schema: SmsView } },
       errors: ['invalid_id', 'sms_not_found', 'already_taken', 'already_final'],
       async handle({ auth, params }) {
-        return { status: 200, body: presentSms(await messages.cancel(auth.accountId, params.id)) };
+        return { status: 200, body: presentSms(await cancelSms(parts, parts.db, auth.accountId, params.id)) };
       },
     }),
     defineRoute({

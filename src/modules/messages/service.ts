@@ -11,11 +11,9 @@ import { normalizePhone } from '../../common/phone.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { SmsWriter } from './sms-writer.ts';
-import { cancelPending } from '../delivery/repository.ts';
 import * as messages from './repository.ts';
 import * as deletions from './deletions.ts';
 import { searchWithTotal, type PageRequest, type SearchPage } from './search.ts';
-import { ENDED_BY_GATEWAY } from './status.ts';
 import { Slices } from './slices.ts';
 
 export interface NewSms {
@@ -145,23 +143,6 @@ export class MessageService {
       }
     }
     return checked;
-  }
-
-  /** Cancels an SMS no phone has taken yet: it ends as failed_send, reason "cancelled". */
-  async cancel(accountId: string, id: string): Promise<messages.SmsRecord> {
-    const now = this.clock.now();
-    const cancelled = await this.db.transaction(async (trx) => {
-      const change = await cancelPending(trx, accountId, id, now);
-      if (change) await this.events.written(trx, 'sms.status_changed', [change]);
-      return change;
-    });
-    const sms = await this.get(accountId, id);
-    if (cancelled || (sms.status === 'failed_send' && sms.reason === 'cancelled')) return sms;
-    // Ended by the gateway before any phone took it: final, but not taken.
-    if (sms.status === 'failed_send' && ENDED_BY_GATEWAY.has(sms.reason ?? '')) {
-      throw new AppError('already_final', `the SMS has already ended (${sms.reason})`);
-    }
-    throw new AppError('already_taken', `a phone has already taken this SMS (status ${sms.status}); it can no longer be cancelled`);
   }
 
   async get(accountId: string, id: string): Promise<messages.SmsRecord> {
