@@ -141,7 +141,7 @@ export class Gateway {
                 publicUrl: config.publicUrl,
                 trustedProxies: config.trustedProxies,
               }),
-              ...messageRoutes(services, services.idempotency),
+              ...messageRoutes(services),
               ...incomingRoutes(services.incoming),
               ...callRoutes(services.calls),
               ...recordingRoutes(services.recordings),
@@ -160,7 +160,7 @@ export class Gateway {
           // The phones' own HTTP endpoints (recording uploads), with device credentials, not API keys.
           { prefix: DEVICE_PREFIX, routes: deviceRecordingRoutes(services.recordings, services.devices, services.authThrottle) },
           // The legacy family lives at the server root (no prefix, no version).
-          { prefix: '', routes: legacyRoutes(services.messages, services, services.idempotency, { countCap: config.legacyCountCap }) },
+          { prefix: '', routes: legacyRoutes(services, { countCap: config.legacyCountCap }) },
         ],
         mountExtra: (router) => {
           mountPanel(router);

@@ -11,7 +11,8 @@ import type { WebhookOutbox } from './outbox.ts';
 import type { WebhookSender } from './sender.ts';
 
 export function wireCallWebhooks(events: DomainEvents, outbox: WebhookOutbox, sender: WebhookSender): void {
-  // The sender is woken once the rows it should find are committed, when there are any.
+  // The sender is woken once the rows it should find are committed, when there are any: the
+  // events that wrote some are remembered (an event is heard with the same payload both times).
   const withDeliveries = new WeakSet<object>();
   events.listen('call.stored', {
     inTransaction: async (trx, call) => {

@@ -44,7 +44,9 @@ export function wireWebhooks(w: WebhookWiring): void {
     committed: () => w.sender.wake(),
   });
   w.events.listen('incoming.stored', {
-    inTransaction: async (trx, row) => void (await w.outbox.record(trx, [{ envelope: smsReceived(row.account_id, row) }])),
+    inTransaction: async (trx, row) => {
+      await w.outbox.record(trx, [{ envelope: smsReceived(row.account_id, row) }]);
+    },
     committed: () => w.sender.wake(),
   });
 
