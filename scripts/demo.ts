@@ -35,10 +35,8 @@ services.events.on('sms.queued', (sms) => {
   const device = sms.device_id ? `for device ${sms.device_id.slice(0, 8)}` : 'in the pool, for the first phone with room';
   say(`SMS ${sms.id.slice(0, 8)} to ${maskPhone(sms.phone)}: pending (${device})`);
 });
-services.statusHooks.add({
-  committed: (changes) => {
-    for (const change of changes) say(`SMS ${change.sms.id.slice(0, 8)}: ${change.path.join(' -> ')}`);
-  },
+services.events.on('sms.status_changed', (changes) => {
+  for (const change of changes) say(`SMS ${change.sms.id.slice(0, 8)}: ${change.path.join(' -> ')}`);
 });
 
 process.stdout.write(

@@ -133,7 +133,7 @@ export class Gateway {
           {
             prefix: EXTENDED_PREFIX,
             routes: [
-              ...deviceRoutes(services.devices, {
+              ...deviceRoutes(services, {
                 // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
                 mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
                 mqttTls: config.tls !== undefined,
@@ -141,7 +141,7 @@ export class Gateway {
                 publicUrl: config.publicUrl,
                 trustedProxies: config.trustedProxies,
               }),
-              ...messageRoutes(services.messages, services.idempotency),
+              ...messageRoutes(services),
               ...incomingRoutes(services.incoming),
               ...callRoutes(services.calls),
               ...recordingRoutes(services.recordings),
@@ -158,9 +158,9 @@ export class Gateway {
             ],
           },
           // The phones' own HTTP endpoints (recording uploads), with device credentials, not API keys.
-          { prefix: DEVICE_PREFIX, routes: deviceRecordingRoutes(services.recordings, db, services.authThrottle) },
+          { prefix: DEVICE_PREFIX, routes: deviceRecordingRoutes(services.recordings, services.devices, services.authThrottle) },
           // The legacy family lives at the server root (no prefix, no version).
-          { prefix: '', routes: legacyRoutes(services.messages, services.devices, services.idempotency, { countCap: config.legacyCountCap }) },
+          { prefix: '', routes: legacyRoutes(services, { countCap: config.legacyCountCap }) },
         ],
         mountExtra: (router) => {
           mountPanel(router);

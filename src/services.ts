@@ -3,7 +3,7 @@
 import type { Config } from './config.ts';
 import type { Database } from './storage/database.ts';
 import type { Logger } from './common/logger.ts';
-import { GatewayEventBus } from './common/events.ts';
+import { DomainEvents } from './events/domain-events.ts';
 import { Metrics } from './common/metrics.ts';
 import { Admission } from './common/admission.ts';
 import { systemClock, type Clock } from './common/clock.ts';
@@ -13,25 +13,24 @@ import { ApiKeyService } from './modules/api-keys/service.ts';
 import { DevicePresence } from './modules/devices/presence.ts';
 import { DeviceService } from './modules/devices/service.ts';
 import { SmsWriter } from './modules/messages/sms-writer.ts';
-import { StatusHooks } from './modules/delivery/status-hooks.ts';
 import { MessageService } from './modules/messages/service.ts';
 import { IncomingService } from './modules/incoming/service.ts';
 import { CallService } from './modules/calls/service.ts';
-import { wireCallWebhooks } from './modules/calls/webhooks.ts';
 import { RecordingService } from './modules/calls/recordings/service.ts';
 import { RecordingRetention } from './modules/calls/recordings/retention.ts';
 import { openRecordingStore } from './modules/calls/recordings/open-store.ts';
-import { wireRecordingWebhooks } from './modules/calls/recordings/webhooks.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
 import { Dispatcher, type DeliveryPort } from './modules/delivery/dispatcher.ts';
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import { TransientStore } from './modules/delivery/transient-store.ts';
+import { TaskService } from './modules/delivery/task-service.ts';
 import { DestinationGuard } from './modules/webhooks/destination-guard.ts';
 import { SecretBox } from './modules/webhooks/secret-box.ts';
 import { WebhookOutbox } from './modules/webhooks/outbox.ts';
 import { WebhookSender } from './modules/webhooks/sender.ts';
 import { WebhookService } from './modules/webhooks/service.ts';
 import { wireWebhooks } from './modules/webhooks/wiring.ts';
+import { wireCallWebhooks } from './modules/webhooks/call-wiring.ts';
 import { LiveHub } from './modules/live/hub.ts';
 import { wireLive } from './modules/live/wiring.ts';
 import { UserService } from './modules/users/service.ts';
@@ -43,9 +42,8 @@ import { CacheInvalidation } from './cluster/invalidation.ts';
 export interface Services {
   db: Database;
   clock: Clock;
-  events: GatewayEventBus;
-  /** The one seam every SMS status change leaves through. */
-  statusHooks: StatusHooks;
+  /** The one seam control passes through from one module to another (src/events/catalog.ts lists what goes through it). */
+  events: DomainEvents;
   /** The control panel's live event streams. */
   live: LiveHub;
   metrics: Metrics;
@@ -70,6 +68,8 @@ export interface Services {
   dispatcher: Dispatcher;
   /** All the broker may ask of delivery. */
   delivery: DeliveryPort;
+  /** What the use cases ask of delivery about SMS tasks (a device switched off or deleted, an SMS cancelled). */
+  tasks: TaskService;
   webhooks: WebhookService;
   webhookSender: WebhookSender;
   users: UserService;
@@ -83,14 +83,14 @@ export interface Services {
 }
 
 export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock): Services {
-  const events = new GatewayEventBus((error, event) => logger.error({ err: error, event }, 'event listener failed'));
-  const statusHooks = new StatusHooks((error) => logger.error({ err: error }, 'status hook failed'));
+  const events = new DomainEvents((error, event) => logger.error({ err: error, event }, 'event listener failed'));
   const presence = new DevicePresence(config.deviceOfflineAfterMs, clock);
   const invalidation = new CacheInvalidation(logger.child({ component: 'cluster' }));
-  const devices = new DeviceService(db, presence, events, statusHooks, clock, invalidation);
+  const devices = new DeviceService(db, presence, events, invalidation);
   const transient = new TransientStore();
-  const statusIngestor = new StatusIngestor(db, transient, statusHooks, clock, logger.child({ component: 'status' }));
-  const dispatcher = new Dispatcher(db, presence, transient, events, statusHooks, clock, logger.child({ component: 'dispatch' }), {
+  const tasks = new TaskService(db, events, clock);
+  const statusIngestor = new StatusIngestor(db, transient, events, clock, logger.child({ component: 'status' }));
+  const dispatcher = new Dispatcher(db, presence, transient, events, clock, logger.child({ component: 'dispatch' }), {
     ackTimeoutMs: config.taskRetryAfterMs,
     failoverAfterMs: config.failoverAfterMs,
     sweepIntervalMs: 1_000,
@@ -98,46 +98,43 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   });
   // Several nodes scraped into one Prometheus must be told apart; a single node's page stays as it was.
   const metrics = new Metrics(config.redisUrl ? { node: config.nodeId } : {});
-  const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), statusHooks, events, clock, config.defaultPhoneRegion);
-  const incoming = new IncomingService(db, events);
-  const calls = new CallService(db, events, logger.child({ component: 'calls' }), config.defaultPhoneRegion);
 
   const secrets = SecretBox.fromConfig(config.webhooks.secretKey, config.dataDir);
   const guard = new DestinationGuard(config.webhooks.allowedHosts);
   const webhookSender = new WebhookSender(db, secrets, guard, config.webhooks, metrics, logger.child({ component: 'webhooks' }));
-  const webhooks = new WebhookService(db, secrets, guard, config.webhooks.retryForMs, () => webhookSender.wake());
   const outbox = new WebhookOutbox(config.webhooks.retryForMs);
-  wireWebhooks({
-    db,
-    outbox,
-    sender: webhookSender,
-    webhooks,
-    events,
-    presence,
-    messages,
-    incoming,
-    statusHooks,
-    invalidation,
-    logger: logger.child({ component: 'webhooks' }),
-  });
-  wireCallWebhooks(calls, outbox, webhookSender);
-  const recordings = new RecordingService(db, openRecordingStore(config.recordings), config.recordings, clock, logger.child({ component: 'recordings' }));
-  wireRecordingWebhooks(recordings, outbox, webhookSender);
-  // A deleted call (or phone) takes its recording's file along; its row went with the call.
-  calls.onDeleted.push((_call, recording) => recordings.removeFile(recording));
+  const webhooks = new WebhookService(db, secrets, guard, config.webhooks.retryForMs, outbox, () => webhookSender.wake(), events);
+
+  // A callback_id must name one of the account's webhooks.
+  const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), events, clock, config.defaultPhoneRegion, webhooks);
+  const incoming = new IncomingService(db, events);
+  const calls = new CallService(db, events, config.defaultPhoneRegion);
+  const recordings = new RecordingService(db, openRecordingStore(config.recordings), events, config.recordings, clock, logger.child({ component: 'recordings' }));
   const live = new LiveHub();
-  wireLive(live, { statusHooks, presence, events });
+
+  // Who hears what. Modules announce; whoever listens is decided here, and only here.
+  // The presence keeps its own listeners (the broker's retained presence, the cluster); the rest
+  // of the gateway hears it through the seam.
+  presence.on('online', (deviceId, accountId) => void events.emit('device.online', { deviceId, accountId }));
+  presence.on('offline', (deviceId, accountId) => void events.emit('device.offline', { deviceId, accountId }));
+  listenDelivery(events, dispatcher);
+  // A deleted call (or phone) takes its recording's file along; its row went with the call.
+  events.on('call.deleted', ({ recording }) => recordings.removeFile(recording));
+  wireWebhooks({ db, outbox, sender: webhookSender, events, devices, invalidation, logger: logger.child({ component: 'webhooks' }) });
+  wireCallWebhooks(events, outbox, webhookSender);
+  wireLive(live, events);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
-  const users = new UserService(db, logger.child({ component: 'users' }), config.sessions.passwordHashCost);
+  const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
   const accounts = new AccountService(db, logger.child({ component: 'accounts' }), invalidation);
+  const sessions = new SessionService(db, users, config.sessions, clock, logger.child({ component: 'sessions' }), accounts);
+  events.listen('user.locked_out', { inTransaction: (trx, { userId }) => sessions.endAllOf(trx, userId) });
 
   return {
     db,
     clock,
     events,
     live,
-    statusHooks,
     metrics,
     admission: new Admission(config.admission),
     presence,
@@ -159,13 +156,26 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
       simCardsChanged: (deviceId, simCards) => dispatcher.simCardsChanged(deviceId, simCards),
       submitReport: (report) => statusIngestor.submit(report),
     },
+    tasks,
     webhooks,
     webhookSender,
     users,
-    sessions: new SessionService(db, users, config.sessions, clock, logger.child({ component: 'sessions' }), accounts),
+    sessions,
     stats: new StatsService(db, presence, clock),
     invalidation,
     // The login channel of the one throttle: per address and per email, apart from keys and phones.
     loginThrottle: new LoginThrottle(authThrottle),
   };
+}
+
+/** What the dispatcher hears: new work, devices that change, and every status change. */
+function listenDelivery(events: DomainEvents, dispatcher: Dispatcher): void {
+  events.listen('sms.status_changed', dispatcher.statusChanges);
+  events.on('sms.queued', (sms) => dispatcher.queued(sms));
+  events.on('sms.transient', (sms) => dispatcher.handTransient(sms));
+  events.on('device.online', ({ deviceId }) => dispatcher.spokeAgain(deviceId));
+  events.on('device.settings_changed', (device) => dispatcher.settingsChanged(device));
+  events.on('device.deleted', (device) => dispatcher.deviceDeleted(device));
+  events.on('device.token_replaced', (device) => dispatcher.tokenReplaced(device));
+  events.on('tasks.withdrawn', (withdrawn) => dispatcher.revokeWithdrawn(withdrawn));
 }

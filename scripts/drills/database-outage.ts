@@ -24,6 +24,7 @@ import { createLogger } from '../../src/common/logger.ts';
 import { Gateway } from '../../src/gateway.ts';
 import { Fleet } from '../../src/simulator/fleet.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
+import { updateDeviceSettings } from '../../src/use-cases/update-device-settings.ts';
 import { PrivatePostgres } from './support/private-postgres.ts';
 import { readNumber, sleep, startSmsLoad } from './support/drill-kit.ts';
 
@@ -99,7 +100,7 @@ async function main(): Promise<{ pass: boolean; summary: string }> {
     await fleet.start();
     // No pacing: 50 SMS/s is more than 20 phones may send under the default limits (20 a minute).
     for (const device of fleet.devices) {
-      await gateway.services.devices.updateSettings(account.id, device.id, { send_window: 50, limits: { per_minute: null, per_hour: null, per_day: null } });
+      await updateDeviceSettings(gateway.services, gateway.services.db, account.id, device.id, { send_window: 50, limits: { per_minute: null, per_hour: null, per_day: null } });
     }
     console.log(`gateway on 127.0.0.1:${gateway.httpPort} (MQTT ${gateway.mqttPort}), private PostgreSQL on 127.0.0.1:${postgres.port}, ${PHONES} simulated phones`);
     console.log(`load ${RATE} SMS/s: ${WARMUP_S} s, then PostgreSQL stopped for ${OUTAGE_S} s, then ${WARMUP_S} s more`);

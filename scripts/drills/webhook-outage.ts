@@ -27,6 +27,7 @@ import { createLogger } from '../../src/common/logger.ts';
 import { Gateway } from '../../src/gateway.ts';
 import { Fleet } from '../../src/simulator/fleet.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
+import { updateDeviceSettings } from '../../src/use-cases/update-device-settings.ts';
 import { Receiver, type Received } from '../../test/support/receiver.ts';
 import { readNumber, sleep, startSmsLoad } from './support/drill-kit.ts';
 
@@ -133,7 +134,7 @@ async function main(): Promise<{ pass: boolean; summary: string }> {
     await fleet.start();
     // No pacing: the default limits (20 a minute a phone) are below the drill's rate.
     for (const device of fleet.devices) {
-      await gateway.services.devices.updateSettings(account.id, device.id, { send_window: 50, limits: { per_minute: null, per_hour: null, per_day: null } });
+      await updateDeviceSettings(gateway.services, gateway.services.db, account.id, device.id, { send_window: 50, limits: { per_minute: null, per_hour: null, per_day: null } });
     }
     // Signatures are checked as each request arrives, as a receiver does: Standard Webhooks
     // refuses a timestamp more than 5 minutes off, and the drill ends long after the first ones.

@@ -12,7 +12,7 @@
 // and devices (SMS their clients named them for), nothing else.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../common/logger.ts';
-import type { GatewayEventBus } from '../common/events.ts';
+import type { DomainEvents } from '../events/domain-events.ts';
 import { isUuid } from '../common/object-id.ts';
 import type { RedisLink } from './redis.ts';
 import { readJsonObject } from './json-message.ts';
@@ -41,7 +41,7 @@ export class ClusterWakeUps {
   }
 
   /** Sends this node's new work to the others, and hands theirs to `onWork`. */
-  async start(events: GatewayEventBus, onWork: (work: WorkArrived) => void): Promise<void> {
+  async start(events: DomainEvents, onWork: (work: WorkArrived) => void): Promise<void> {
     events.on('sms.queued', (sms) => {
       if (sms.device_id) this.devices.add(sms.device_id);
       else this.accounts.add(sms.account_id);

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { Logger } from './logger.ts';
 import { LATENCY_BUCKETS, type Metrics, type Sample } from './metrics.ts';
 import type { Database } from '../storage/database.ts';
-import type { StatusHooks } from '../modules/delivery/status-hooks.ts';
+import type { DomainEvents } from '../events/domain-events.ts';
 
 export const SMS_TRANSITIONS = 'sms_status_transitions_total';
 const SMS_TRANSITIONS_HELP = 'SMS status changes, by the status left and the status reached';
@@ -22,25 +22,23 @@ export const IN_FLIGHT_DEVICE_SERIES = 50;
 
 export interface MeteredParts {
   db: Database;
-  statusHooks: StatusHooks;
+  events: DomainEvents;
   metrics: Metrics;
 }
 
-export function meterGateway({ db, statusHooks, metrics }: MeteredParts, logger: Logger): void {
+export function meterGateway({ db, events, metrics }: MeteredParts, logger: Logger): void {
   const failed = (what: string) => (error: unknown) => logger.warn({ err: error }, `metrics: reading ${what} failed`);
 
   metrics.declareCounter(SMS_TRANSITIONS, SMS_TRANSITIONS_HELP, ['from', 'to']);
   // A report that skips steps records the implied ones too: each step counts as its own transition.
-  statusHooks.add({
-    committed(changes) {
-      for (const change of changes) {
-        let from = change.from;
-        for (const to of change.path) {
-          metrics.count(SMS_TRANSITIONS, SMS_TRANSITIONS_HELP, { from, to });
-          from = to;
-        }
+  events.on('sms.status_changed', (changes) => {
+    for (const change of changes) {
+      let from = change.from;
+      for (const to of change.path) {
+        metrics.count(SMS_TRANSITIONS, SMS_TRANSITIONS_HELP, { from, to });
+        from = to;
       }
-    },
+    }
   });
 
   metrics.sampledGauge(

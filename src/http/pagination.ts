@@ -1,9 +1,8 @@
-// Lists in the Extended API are newest first and paged with an opaque cursor (keyset paging):
-// a page costs the same on the millionth row as on the first, and rows added meanwhile never
-// shift a page. The cursor encodes the (created_at, id) of the last row of the previous page.
+// Paging as the Extended API shows it: the query parameters and the shape of a page. The cursor
+// and its helpers belong to storage (src/storage/paging.ts); routes may take them from here.
 import { Type } from '@sinclair/typebox';
-import { AppError } from '../common/errors.ts';
-import { UUID_PATTERN } from '../common/object-id.ts';
+
+export { decodeCursor, encodeCursor, page, type Cursor } from '../storage/paging.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
@@ -12,38 +11,6 @@ export const PageQuery = {
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'rows per page, 1-100' }),
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
 };
-
-export interface Cursor {
-  createdAt: Date;
-  id: string;
-}
-
-export function encodeCursor(row: { created_at: Date; id: string }): string {
-  return Buffer.from(JSON.stringify([row.created_at.toISOString(), row.id])).toString('base64url');
-}
-
-export function decodeCursor(raw: string | undefined): Cursor | undefined {
-  if (raw === undefined) return undefined;
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as [unknown, unknown];
-    const date = new Date(String(createdAt));
-    // Cursors are ours, but clients can send anything: check every part before it reaches SQL.
-    const year = date.getUTCFullYear();
-    if (typeof id === 'string' && UUID_PATTERN.test(id) && year >= 1970 && year <= 9999) return { createdAt: date, id };
-  } catch {
-    // fall through to the error below
-  }
-  throw new AppError('validation_failed', 'cursor is not a cursor this API returned', [
-    { field: 'cursor', in: 'query', message: 'cursor is not a cursor this API returned' },
-  ]);
-}
-
-/** Cuts the one-extra row a page query fetches and derives the next cursor from it. */
-export function page<T extends { created_at: Date; id: string }>(rows: T[], limit: number): { rows: T[]; nextCursor: string | null } {
-  if (rows.length <= limit) return { rows, nextCursor: null };
-  const kept = rows.slice(0, limit);
-  return { rows: kept, nextCursor: encodeCursor(kept[kept.length - 1]!) };
-}
 
 export const PageOf = <T extends ReturnType<typeof Type.Object>>(item: T) =>
   Type.Object({

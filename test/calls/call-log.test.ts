@@ -13,8 +13,7 @@ import { createWebhook, deliveryLog, dropWebhooks, expectEnvelope, verified, web
 import type { Received } from '../support/receiver.ts';
 import { MAX_DEVICE_PAYLOAD_BYTES } from '../../broker/payloads.ts';
 import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
-import type { CallRow, RecordingRow } from '../../src/modules/calls/repository.ts';
-import type { CallDeletedListener } from '../../src/modules/calls/service.ts';
+import type { CallRow, RecordingRow } from '../../src/modules/calls/types.ts';
 import { ALL_BEFORE, grantCallPermissions } from '../../db/migrations/20261123_012_calls.ts';
 
 const REJECTED = 'device_messages_rejected_total';
@@ -54,17 +53,15 @@ describe('calls: the call log', () => {
 
   const storedRows = (accountId: string = fx.tenant.accountId): Promise<CallRow[]> => fx.gateway.services.db('calls').where({ account_id: accountId }).orderBy('id');
 
-  /** Listens on the call service's deletion seam for the rest of the test. */
+  /** Listens for "call.deleted" on the gateway's event seam for the rest of the test. */
   function hearDeletions(): { heard: { call: CallRow; recording: RecordingRow | undefined }[]; next(): Promise<void> } {
     const heard: { call: CallRow; recording: RecordingRow | undefined }[] = [];
     let wake: () => void = () => {};
-    const listener: CallDeletedListener = async (call, recording) => {
+    const stop = fx.gateway.services.events.on('call.deleted', async ({ call, recording }) => {
       heard.push({ call, recording });
       wake();
-    };
-    const listeners = fx.gateway.services.calls.onDeleted;
-    listeners.push(listener);
-    fx.onCleanup(() => listeners.splice(listeners.indexOf(listener), 1));
+    });
+    fx.onCleanup(stop);
     return { heard, next: () => new Promise<void>((resolve) => (wake = resolve)) };
   }
 

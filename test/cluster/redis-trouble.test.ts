@@ -10,6 +10,7 @@ import type { Config } from '../../src/config.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import { startGateway } from '../support/gateway.ts';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
+import { updateDeviceSettings } from '../../src/use-cases/update-device-settings.ts';
 import { nextEvent, UNPACED } from '../support/devices.ts';
 import { ApiClient } from '../support/tenant.ts';
 import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
@@ -177,7 +178,7 @@ describe('Redis trouble, readiness, node ids (issue 13)', function () {
     // A phone that connects while Redis is down is served too, and known to the others once it is back.
     const { device: late, token: lateToken } = await fx.registerDevice('late-phone-on-d');
     // It may not send: the SMS below must go to the first phone.
-    await fx.gateway.services.devices.updateSettings(fx.tenant.accountId, late.id, { can_send_sms: false });
+    await updateDeviceSettings(fx.gateway.services, fx.gateway.services.db, fx.tenant.accountId, late.id, { can_send_sms: false });
     const latePhone = fx.track(new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${node.mqttPort}`, deviceId: late.id, token: lateToken, reconnectPeriodMs: 100 }));
     await latePhone.connect();
     expect((await fx.tenant.api.get(`/devices/${late.id}`)).body.is_online, 'node A cannot hear node D').to.equal(false);

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import knexModule, { type Knex } from 'knex';
 import { StatusIngestor } from '../../src/modules/delivery/status-ingestor.ts';
 import { TransientStore } from '../../src/modules/delivery/transient-store.ts';
-import { StatusHooks } from '../../src/modules/delivery/status-hooks.ts';
+import { DomainEvents } from '../../src/events/domain-events.ts';
 import { systemClock } from '../../src/common/clock.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import { freePort } from '../support/ports.ts';
@@ -23,7 +23,7 @@ describe('device channel: a status report held through a database outage', () =>
   after(async () => db.destroy());
 
   const ingestor = (maxHoldMs: number) =>
-    new StatusIngestor(db, new TransientStore(), new StatusHooks(() => {}), systemClock, createLogger('silent'), maxHoldMs);
+    new StatusIngestor(db, new TransientStore(), new DomainEvents(() => {}), systemClock, createLogger('silent'), maxHoldMs);
 
   it('when the database stays unreachable, then the report is retried and rejected once held past its bound', async () => {
     const status = ingestor(700);

@@ -2,7 +2,8 @@
 // and the pacing a test lifts when what it checks is not pacing.
 import type { EventEmitter } from 'node:events';
 import type { Gateway } from '../../src/gateway.ts';
-import type { DeviceRow } from '../../src/modules/devices/repository.ts';
+import type { DeviceRow } from '../../src/modules/devices/types.ts';
+import { updateDeviceSettings } from '../../src/use-cases/update-device-settings.ts';
 import { SimulatedDevice, type SimulatedDeviceOptions } from '../../src/simulator/device.ts';
 import type { Tenant } from './tenant.ts';
 
@@ -13,9 +14,9 @@ import type { Tenant } from './tenant.ts';
  */
 export const UNPACED = { send_window: 50, limits: { per_minute: null, per_hour: null, per_day: null } } as const;
 
-/** Lifts the device's pacing (UNPACED), through the service as PATCH .../settings does. */
+/** Lifts the device's pacing (UNPACED), through the use case PATCH .../settings runs. */
 export async function liftLimits(gateway: Gateway, tenant: Tenant, deviceId: string): Promise<DeviceRow> {
-  return gateway.services.devices.updateSettings(tenant.accountId, deviceId, {
+  return updateDeviceSettings(gateway.services, gateway.services.db, tenant.accountId, deviceId, {
     send_window: UNPACED.send_window,
     limits: { ...UNPACED.limits },
   });

@@ -3,7 +3,7 @@ import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 import { loadConfig } from '../../config.ts';
 import { isUuid } from '../../common/object-id.ts';
-import type { DeviceRow } from '../../modules/devices/repository.ts';
+import type { DeviceRow } from '../../modules/devices/types.ts';
 import { pairingAddress, pairingUrl } from '../../modules/devices/pairing-url.ts';
 import { toldToTheCluster } from '../cluster-notice.ts';
 

@@ -4,7 +4,7 @@
 // stdin is read only when asked: a service manager or a CI job may hand the command an open
 // stdin that never ends, and guessing from "not a terminal" would make it wait forever.
 import { text } from 'node:stream/consumers';
-import { ROLES, type Role } from '../../modules/users/repository.ts';
+import { ROLES, type Role } from '../../modules/users/types.ts';
 import { CliError, table, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';

@@ -4,8 +4,10 @@
 // password are returned once and never logged: `serve` shows them on the terminal, or in a file
 // only its user can read (cli/commands/serve.ts). The password must be changed at first login.
 import { PERMISSIONS } from '../api-keys/permissions.ts';
-import type { Services } from '../../services.ts';
-import { exclusively, LOCKS } from '../../storage/database.ts';
+import { exclusively, LOCKS, type Database } from '../../storage/database.ts';
+import type { ApiKeyService } from '../api-keys/service.ts';
+import type { UserService } from '../users/service.ts';
+import type { AccountService } from './service.ts';
 
 export const DEFAULT_ACCOUNT = 'default';
 /** ADMIN_EMAIL's default (src/config.ts). */
@@ -17,7 +19,15 @@ export interface FirstStart {
   admin: { email: string; password: string };
 }
 
-export async function bootstrapFirstAccount(services: Services, adminEmail = DEFAULT_ADMIN_EMAIL): Promise<FirstStart | undefined> {
+/** What the first start creates with. */
+export interface FirstStartParts {
+  db: Database;
+  accounts: AccountService;
+  apiKeys: ApiKeyService;
+  users: UserService;
+}
+
+export async function bootstrapFirstAccount(services: FirstStartParts, adminEmail = DEFAULT_ADMIN_EMAIL): Promise<FirstStart | undefined> {
   // Nodes starting together on an empty database take turns: one creates, the others find it done.
   return exclusively(services.db, LOCKS.firstStart, async () => {
     if ((await services.accounts.count()) > 0) return undefined;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import type { Executor } from '../../storage/database.ts';
 
 export interface AccountRow {

@@ -1,12 +1,12 @@
 // Accounts: the tenants of an instance. The CLI makes them; over HTTP only the instance
 // administrator lists, opens, renames and disables them (routes.ts). A disabled account's keys
 // and sessions are refused (403 account_disabled) and its users cannot log in; its rows stay.
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import { AppError } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import { isPostgresError, type Database } from '../../storage/database.ts';
 import type { UserService } from '../users/service.ts';
-import type { UserRow } from '../users/repository.ts';
+import type { UserRow } from '../users/types.ts';
 import * as accounts from './repository.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 

@@ -4,7 +4,7 @@ import type { Database } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import { AppError } from '../../common/errors.ts';
 import { hashSecret, secretMatches } from '../../common/secrets.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import { generateApiKey, keyPrefix } from './key-format.ts';
 import { lackedPermissions, type Permission } from './permissions.ts';
 import * as keys from './repository.ts';

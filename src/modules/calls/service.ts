@@ -1,10 +1,9 @@
 // The call log: calls the account's phones report on their `calls` topic, kept while
 // their phone exists. A call is stored once per phone call id; deleting a call (or its phone)
-// tells the listeners in onDeleted, so the recording's audio goes with its row.
+// announces "call.deleted", so the recording's audio goes with its row.
 import type { Database, Executor } from '../../storage/database.ts';
-import type { Cursor } from '../../http/pagination.ts';
-import type { GatewayEventBus } from '../../common/events.ts';
-import type { Logger } from '../../common/logger.ts';
+import type { Cursor } from '../../storage/paging.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
 import { AppError } from '../../common/errors.ts';
 import { normalizePhone } from '../../common/phone.ts';
 import * as calls from './repository.ts';
@@ -24,25 +23,12 @@ export interface CallWithRecording {
   recording: calls.RecordingRow | undefined;
 }
 
-export type CallDeletedListener = (call: calls.CallRow, recording: calls.RecordingRow | undefined) => Promise<void>;
-
 export class CallService {
-  /** Hears each newly stored call, in its transaction (the webhook outbox). */
-  onStored: (trx: Executor, row: calls.CallRow) => Promise<void> = async () => {};
-  /** Run after a call is deleted (DELETE /calls/{id}, or its phone deleted): the recording's file goes. */
-  readonly onDeleted: CallDeletedListener[] = [];
-
   constructor(
     private readonly db: Database,
-    events: GatewayEventBus,
-    private readonly logger: Logger,
+    private readonly events: DomainEvents,
     private readonly defaultPhoneRegion?: string,
-  ) {
-    // The log is kept while its phone exists: a deleted phone's calls, and their
-    // recordings, go with it. The device row itself stays (SMS history names it), so no
-    // foreign key cascades this; the event does, after the deletion committed.
-    events.on('device.deleted', (device) => this.deleteDeviceCalls(device.id));
-  }
+  ) {}
 
   /**
    * Stores the call; undefined when the phone had already reported it (a repeat changes nothing)
@@ -65,7 +51,7 @@ export class CallService {
         started_at: report.startedAt,
         duration_seconds: report.durationSeconds,
       });
-      if (row) await this.onStored(trx, row);
+      if (row) await this.events.written(trx, 'call.stored', row);
       return row;
     });
   }
@@ -85,7 +71,7 @@ export class CallService {
     return { call, recording: await calls.findRecording(this.db, id) };
   }
 
-  /** Deletes the call and its recording row; the listeners then remove what lives outside the database. */
+  /** Deletes the call and its recording row; the listeners of "call.deleted" then remove what lives outside the database. */
   async delete(accountId: string, id: string): Promise<void> {
     const deleted = await this.db.transaction(async (trx) => {
       const call = await trx<calls.CallRow>('calls').where({ account_id: accountId, id }).forUpdate().first();
@@ -98,24 +84,21 @@ export class CallService {
     await this.announceDeleted(deleted.call, deleted.recording);
   }
 
-  private async deleteDeviceCalls(deviceId: string): Promise<void> {
-    const gone = await this.db.transaction(async (trx) => {
-      const rows = await calls.listDeviceCalls(trx, deviceId);
-      const recordings = await calls.findRecordings(trx, rows.map((row) => row.id));
-      await trx('calls').where({ device_id: deviceId }).delete();
-      return rows.map((call) => ({ call, recording: recordings.get(call.id) }));
-    });
-    for (const { call, recording } of gone) await this.announceDeleted(call, recording);
+  /**
+   * The log is kept while its phone exists: a deleted phone's calls, and their recordings, go
+   * with it, in the transaction of its deletion (src/use-cases/delete-device.ts). The device row
+   * itself stays (SMS history names it), so no foreign key cascades this. Each call is announced
+   * as deleted once `trx` commits.
+   */
+  async deleteDeviceCalls(trx: Executor, deviceId: string): Promise<void> {
+    const rows = await calls.listDeviceCalls(trx, deviceId);
+    const recordings = await calls.findRecordings(trx, rows.map((row) => row.id));
+    await trx('calls').where({ device_id: deviceId }).delete();
+    for (const call of rows) await this.events.written(trx, 'call.deleted', { call, recording: recordings.get(call.id) });
   }
 
-  /** A failing listener is logged, never thrown back: the call is gone from the log either way. */
-  private async announceDeleted(call: calls.CallRow, recording: calls.RecordingRow | undefined): Promise<void> {
-    for (const listener of this.onDeleted) {
-      try {
-        await listener(call, recording);
-      } catch (error) {
-        this.logger.error({ err: error, callId: call.id }, 'call deletion listener failed');
-      }
-    }
+  /** Waits for the listeners (a failing one is logged, never thrown back: the call is gone from the log either way). */
+  private announceDeleted(call: calls.CallRow, recording: calls.RecordingRow | undefined): Promise<void> {
+    return this.events.emit('call.deleted', { call, recording });
   }
 }

@@ -3,7 +3,7 @@
 // device is paused for `pauseMs`: it takes no new tasks, and the tasks it has not acknowledged
 // go back to the pool for other phones. A successful send resets the count.
 import type { Executor } from '../../storage/database.ts';
-import { newStatus, type SmsStatusChange } from './status-hooks.ts';
+import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
 import { releaseUnacknowledged } from './repository.ts';
 
 export interface BreakerOptions {

@@ -22,12 +22,12 @@
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Clock } from '../../common/clock.ts';
-import type { GatewayEventBus } from '../../common/events.ts';
+import type { DomainEventListener, DomainEvents } from '../../events/domain-events.ts';
 import type { DevicePresence } from '../devices/presence.ts';
-import type { DeviceRow } from '../devices/repository.ts';
-import type { SmsRecord } from '../messages/repository.ts';
+import type { DeviceRow } from '../devices/types.ts';
+import type { SmsRecord } from '../messages/types.ts';
 import { ENDED_BY_GATEWAY, IN_FLIGHT_STATUSES } from '../messages/status.ts';
-import { newStatus, type SmsStatusChange, type StatusHooks } from './status-hooks.ts';
+import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
 import {
   claimSms,
   deviceUsage,
@@ -132,29 +132,14 @@ export class Dispatcher {
     private readonly db: Database,
     private readonly presence: DevicePresence,
     private readonly transient: TransientStore,
-    events: GatewayEventBus,
-    private readonly hooks: StatusHooks,
+    /** Where the sweep's status changes (expiry, failover) are announced. */
+    private readonly events: DomainEvents,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: DispatcherOptions,
   ) {
     this.startedAt = clock.now();
     this.outage = new OutageNotice(logger, 'claims and sweeps retried each sweep');
-    events.on('sms.queued', (sms) => this.onQueued(sms));
-    events.on('sms.transient', (sms) => this.onTransient(sms));
-    events.on('device.settings_changed', (device) => this.onSettingsChanged(device));
-    events.on('device.deleted', (device) => this.onDeleted(device));
-    // The phone reconnects with its new token and is handed its tasks again then.
-    events.on('device.token_replaced', (device) => this.link?.disconnect(device.id));
-    events.on('tasks.withdrawn', (withdrawn) => this.revokeWithdrawn(withdrawn));
-    presence.on('online', (deviceId) => this.spokeAgain(deviceId));
-    hooks.add({
-      inTransaction: async (trx, changes) => {
-        const tripped = await recordSendOutcomes(trx, changes, options.breaker);
-        if (tripped.length > 0) this.tripped.set(changes, tripped);
-      },
-      committed: (changes) => this.afterStatusChanges(changes),
-    });
   }
 
   /** Connects the dispatcher to the broker and starts the sweep. */
@@ -357,7 +342,7 @@ export class Dispatcher {
    */
   acceptTransient(sms: SmsRecord): boolean {
     if (!sms.device_id || !this.devices.has(sms.device_id) || !this.link?.isReady(sms.device_id)) return false;
-    void this.onTransient(sms).catch((error: unknown) => this.logger.warn({ err: error, deviceId: sms.device_id }, 'no_store task not sent'));
+    void this.handTransient(sms).catch((error: unknown) => this.logger.warn({ err: error, deviceId: sms.device_id }, 'no_store task not sent'));
     return true;
   }
 
@@ -367,19 +352,31 @@ export class Dispatcher {
     for (const deviceId of work.deviceIds) if (this.devices.has(deviceId)) void this.claimFor(deviceId);
   }
 
-  // Reacting to what happens -----------------------------------------------------------------
+  // Reacting to what happens (composition has these hear their events) ------------------------
 
-  /** A device that was silent past DEVICE_OFFLINE_AFTER spoke again: online, it may claim again. */
-  private spokeAgain(deviceId: string): void {
+  /**
+   * Every status change: a failed send counts towards the device's breaker in the transaction of
+   * the change; once committed, the room it frees is claimed.
+   */
+  readonly statusChanges: DomainEventListener<SmsStatusChange[]> = {
+    inTransaction: async (trx, changes) => {
+      const tripped = await recordSendOutcomes(trx, changes, this.options.breaker);
+      if (tripped.length > 0) this.tripped.set(changes, tripped);
+    },
+    committed: (changes) => this.afterStatusChanges(changes),
+  };
+
+  /** A device came online (connected, or was silent past DEVICE_OFFLINE_AFTER and spoke again): it may claim again. */
+  spokeAgain(deviceId: string): void {
     if (this.devices.has(deviceId)) void this.claimFor(deviceId);
   }
 
-  private onQueued(sms: SmsRecord): void {
+  queued(sms: SmsRecord): void {
     if (!sms.device_id) void this.offerPool(sms.account_id);
     else if (this.devices.has(sms.device_id)) void this.claimFor(sms.device_id);
   }
 
-  private async onTransient(sms: SmsRecord): Promise<void> {
+  async handTransient(sms: SmsRecord): Promise<void> {
     if (sms.device_id && !this.devices.has(sms.device_id) && this.elsewhere) return this.elsewhere.hand(sms);
     this.transient.add(sms);
     await this.publish(sms);
@@ -424,7 +421,7 @@ export class Dispatcher {
     }
   }
 
-  private async onSettingsChanged(device: DeviceRow): Promise<void> {
+  async settingsChanged(device: DeviceRow): Promise<void> {
     const known = this.devices.get(device.id);
     if (known) {
       known.sim = { selected_sim: device.selected_sim, sim_cards: device.sim_cards };
@@ -443,14 +440,19 @@ export class Dispatcher {
    * is connected, since settings reach it), so that it forgets them and takes them as new should
    * they come back to it. A phone that acknowledges one anyway is told again (status-ingestor.ts).
    */
-  private revokeWithdrawn(withdrawn: { deviceId: string; smsIds: string[]; reason: string }): void {
+  revokeWithdrawn(withdrawn: { deviceId: string; smsIds: string[]; reason: string }): void {
     for (const smsId of withdrawn.smsIds) {
       this.lastPublished.delete(smsId);
       void this.link?.revokeTask(withdrawn.deviceId, smsId, withdrawn.reason).catch((error: unknown) => this.logger.warn({ err: error, deviceId: withdrawn.deviceId }, 'revoke not sent'));
     }
   }
 
-  private async onDeleted(device: DeviceRow): Promise<void> {
+  /** The phone reconnects with its new token and is handed its tasks again then. */
+  tokenReplaced(device: DeviceRow): void {
+    this.link?.disconnect(device.id);
+  }
+
+  async deviceDeleted(device: DeviceRow): Promise<void> {
     this.link?.disconnect(device.id);
     this.deviceGone(device.id);
     await this.offerPool(device.account_id);
@@ -491,7 +493,7 @@ export class Dispatcher {
       const now = this.clock.now();
       const expired = await this.db.transaction(async (trx) => {
         const changes = await expireDue(trx, now, EXPIRE_BATCH);
-        await this.hooks.written(trx, changes);
+        await this.events.written(trx, 'sms.status_changed', changes);
         return changes;
       });
       if (expired.length < EXPIRE_BATCH) return;

@@ -4,15 +4,9 @@
 // A device has room when its tasks in flight are below its send_window, each rate limit
 // (sends in the last minute / hour / day, rolling) allows another send, it is not paused by the
 // circuit breaker, and the local time is outside its quiet hours.
+import type { QuietHours } from '../devices/types.ts';
 
-export interface QuietHours {
-  /** "HH:MM", local time, inclusive. */
-  from: string;
-  /** "HH:MM", local time, exclusive; earlier than `from` for a window across midnight. */
-  to: string;
-  /** IANA time zone name, such as Europe/Berlin. */
-  timezone: string;
-}
+export type { QuietHours };
 
 export interface Limits {
   per_minute: number | null;
@@ -102,15 +96,6 @@ export function quietTimeLeft(quiet: QuietHours, now: number): number {
 
 export function isValidTimeOfDay(value: string): boolean {
   return /^([01]\d|2[0-3]):[0-5]\d$/.test(value);
-}
-
-export function isValidTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function minutesOf(hhmm: string): number {

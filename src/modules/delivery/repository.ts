@@ -1,9 +1,9 @@
 // Queries of the delivery loop: Postgres is the queue (architecture decision 1). Time always comes
 // from the caller (the gateway's clock), never from now(), so pacing can be tested.
 import type { Executor } from '../../storage/database.ts';
-import type { SmsRecord } from '../messages/repository.ts';
+import type { SmsRecord } from '../messages/types.ts';
 import type { SmsStatus } from '../messages/status.ts';
-import type { SmsSnapshot, SmsStatusChange } from './status-hooks.ts';
+import type { SmsSnapshot, SmsStatusChange } from '../../events/sms-status-change.ts';
 import type { DeviceUsage, PacingSettings, QuietHours } from './pacing.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -340,6 +340,17 @@ async function endByGateway(
     [...what.bindings, what.reason, at, what.source, what.history] as never,
   );
   return toChanges(rows, what.source);
+}
+
+/** Keeps the SIM slot each phone reported sending from (SMS id -> slot), in the transaction that applies its reports. */
+export async function recordSentSimSlots(db: Executor, slots: ReadonlyMap<string, number>): Promise<void> {
+  if (slots.size === 0) return;
+  await db.raw(
+    `update sms set sent_sim_slot = v.slot
+       from (select unnest(?::uuid[]) as id, unnest(?::int2[]) as slot) v
+      where sms.id = v.id`,
+    [[...slots.keys()], [...slots.values()]] as never,
+  );
 }
 
 /** Forgets dispatch log rows older than any rate limit looks back. */

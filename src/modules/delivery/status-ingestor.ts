@@ -15,9 +15,9 @@ import type { Clock } from '../../common/clock.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import { transitionPath } from '../messages/transitions.ts';
 import { ENDED_BY_GATEWAY } from '../messages/status.ts';
-import { recordSentSimSlots } from '../messages/repository.ts';
-import type { SmsStatusChange, StatusHooks } from './status-hooks.ts';
-import { lockSms, writeStatusChanges, type LockedSms } from './repository.ts';
+import type { SmsStatusChange } from '../../events/sms-status-change.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
+import { lockSms, recordSentSimSlots, writeStatusChanges, type LockedSms } from './repository.ts';
 import type { TransientStore } from './transient-store.ts';
 import { Backoff, OutageNotice } from '../../storage/database-errors.ts';
 
@@ -82,7 +82,7 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
   constructor(
     private readonly db: Database,
     private readonly transient: TransientStore,
-    private readonly hooks: StatusHooks,
+    private readonly events: DomainEvents,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly maxHoldMs = MAX_HOLD_MS,
@@ -155,8 +155,8 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
         device_object_id: null,
       },
     };
-    await this.hooks.writtenWithoutCommitHook(this.db, [change]);
-    this.hooks.committed([change]);
+    await this.events.inTransaction(this.db, 'sms.status_changed', [change]);
+    void this.events.emit('sms.status_changed', [change]);
     return { outcome: 'applied' };
   }
 
@@ -174,7 +174,7 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
     this.outage.succeeded(startedAt);
     this.backoff.reset();
     batch.forEach((pending, i) => pending.resolve(applied.outcomes[i]!));
-    this.hooks.committed(applied.changes);
+    void this.events.emit('sms.status_changed', applied.changes);
   }
 
   /**
@@ -247,8 +247,8 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
       });
       await writeStatusChanges(trx, changes);
       await recordSentSimSlots(trx, sentFrom);
-      // Committed hooks run after the devices are answered (runBatch), not on commit.
-      await this.hooks.writtenWithoutCommitHook(trx, changes);
+      // The committed listeners run after the devices are answered (runBatch), not on commit.
+      await this.events.inTransaction(trx, 'sms.status_changed', changes);
       return { outcomes, changes };
     });
   }

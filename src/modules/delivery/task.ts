@@ -1,7 +1,7 @@
 // The send task a device receives (docs/asyncapi.yaml, message SendTask).
 import { randomInt } from 'node:crypto';
-import type { DeviceRow } from '../devices/repository.ts';
-import type { SmsRecord } from '../messages/repository.ts';
+import type { DeviceRow } from '../devices/types.ts';
+import type { SmsRecord } from '../messages/types.ts';
 import type { SendTask } from '../../../agent/src/protocol/messages.ts';
 
 // One definition of the task, the device agent's: what the gateway sends is what the agent reads.

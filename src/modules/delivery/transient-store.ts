@@ -1,6 +1,6 @@
 // no_store SMS live only here: from the moment they are handed to a device until they reach a
 // final status (a no_store SMS leaves no record). Nothing is written to the database, ever.
-import type { SmsRecord } from '../messages/repository.ts';
+import type { SmsRecord } from '../messages/types.ts';
 import { isFinal, transitionPath } from '../messages/transitions.ts';
 import type { SmsStatus } from '../messages/status.ts';
 

@@ -1,48 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
 import { newObjectId } from '../../common/object-id.ts';
-import type { Cursor } from '../../http/pagination.ts';
-import type { QuietHours } from '../delivery/pacing.ts';
+import type { Cursor } from '../../storage/paging.ts';
+import type { QuietHours } from './types.ts';
+import type { SimCard, DeviceRow } from './types.ts';
 
-export interface SimCard {
-  index: number;
-  name_operator: string;
-}
-
-export interface DeviceRow {
-  id: string;
-  object_id: string;
-  account_id: string;
-  name: string;
-  name_custom: string | null;
-  type: string;
-  app_version: string | null;
-  can_send_sms: boolean;
-  selected_sim: number;
-  notify_low_battery: boolean;
-  forward_incoming_sms: boolean;
-  record_calls: boolean;
-  battery_level: number | null;
-  /** The radio's signal strength, percent, from the last heartbeat; null when it did not say. */
-  signal_percent: number | null;
-  is_charging: boolean;
-  sim_cards: SimCard[];
-  token_hash: string;
-  /** Pacing (README "Delivery"): tasks in flight at once, sends per minute/hour/day, quiet hours. */
-  send_window: number;
-  limit_per_minute: number | null;
-  limit_per_hour: number | null;
-  limit_per_day: number | null;
-  quiet_hours: QuietHours | null;
-  /** Circuit breaker: failed sends in a row, and the pause they caused. */
-  consecutive_failures: number;
-  paused_until: Date | null;
-  paused_reason: string | null;
-  last_seen_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-}
+export type { SimCard, DeviceRow };
 
 export interface DeviceSettings {
   can_send_sms?: boolean;

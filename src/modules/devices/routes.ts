@@ -15,9 +15,24 @@ import {
   DeviceRegistration,
   DeviceSettingsPatch,
   DeviceDetail,
+  DeviceQueue,
   RegisterDeviceBody,
 } from './schema.ts';
+import type { Static } from '@sinclair/typebox';
+import type { Database } from '../../storage/database.ts';
 import type { DeviceService } from './service.ts';
+import type { DeviceRow } from './types.ts';
+import { deleteDevice, type DeleteDeviceParts } from '../../use-cases/delete-device.ts';
+import { updateDeviceSettings, type UpdateDeviceSettingsParts } from '../../use-cases/update-device-settings.ts';
+
+/** What the device routes use: the devices, and the use cases that reach into delivery and calls. */
+export type DeviceRouteParts = DeleteDeviceParts &
+  UpdateDeviceSettingsParts & {
+    db: Database;
+    devices: DeviceService;
+    /** What a device has to do (delivery answers). */
+    tasks: { queueOf(device: DeviceRow): Promise<Static<typeof DeviceQueue>> };
+  };
 
 /** What the gateway knows of where phones reach it. */
 export interface BrokerAddress {
@@ -40,7 +55,8 @@ const ISSUED_DESCRIPTION =
   '`sms-gateway-agent --pairing`. A request whose Host header is no valid host, to a gateway without PUBLIC_URL or ' +
   'MQTT_PUBLIC_URL, is a 400: the gateway would not know what address to give.';
 
-export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
+export function deviceRoutes(parts: DeviceRouteParts, broker: BrokerAddress) {
+  const { devices, tasks } = parts;
   /** Decided before anything is written, so that a request the gateway cannot answer in full changes nothing. */
   const addressFor = (ctx: Context): PairingAddress => {
     const origin = requestOrigin(ctx, broker.trustedProxies ?? TrustedProxies.none());
@@ -111,7 +127,7 @@ export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
       responses: { 204: { description: 'deleted, by this request or an earlier one of the account' } },
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, params }) {
-        await devices.delete(auth.accountId, params.id);
+        await deleteDevice(parts, parts.db, auth.accountId, params.id);
         return { status: 204 };
       },
     }),
@@ -145,7 +161,7 @@ export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, params }) {
         const device = await devices.get(auth.accountId, params.id);
-        return { status: 200, body: presentDeviceDetail(device, devices.isOnline(device.id), await devices.queue(device)) };
+        return { status: 200, body: presentDeviceDetail(device, devices.isOnline(device.id), await tasks.queueOf(device)) };
       },
     }),
     defineRoute({
@@ -164,8 +180,8 @@ export function deviceRoutes(devices: DeviceService, broker: BrokerAddress) {
       responses: { 200: { description: 'the device after the update, with its queue', schema: DeviceDetail } },
       errors: ['invalid_id', 'validation_failed', 'device_not_found'],
       async handle({ auth, params, body }) {
-        const device = await devices.updateSettings(auth.accountId, params.id, body);
-        return { status: 200, body: presentDeviceDetail(device, devices.isOnline(device.id), await devices.queue(device)) };
+        const device = await updateDeviceSettings(parts, parts.db, auth.accountId, params.id, body);
+        return { status: 200, body: presentDeviceDetail(device, devices.isOnline(device.id), await tasks.queueOf(device)) };
       },
     }),
   ];

@@ -1,20 +1,19 @@
 // Devices of an account: registration (credentials for the device channel), reading, and
 // settings. Settings changes are announced so the device channel can push them to the phone;
 // with several nodes, over Redis too, so that the node holding the phone's connection does.
+// What a change means for the device's tasks is delivery's; the use cases that do both are
+// src/use-cases/update-device-settings.ts and delete-device.ts.
 import type { Static } from '@sinclair/typebox';
-import type { Database } from '../../storage/database.ts';
-import type { StatusHooks } from '../delivery/status-hooks.ts';
+import { afterCommit, type Database, type Executor } from '../../storage/database.ts';
 import { AppError, invalidField } from '../../common/errors.ts';
-import type { Clock } from '../../common/clock.ts';
 import { exceedsCharacters } from '../../common/characters.ts';
-import type { GatewayEventBus } from '../../common/events.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
 import { hashSecret, randomToken } from '../../common/secrets.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import type { DevicePresence } from './presence.ts';
 import * as devices from './repository.ts';
-import type { DeviceQueue, DeviceSettingsPatch } from './schema.ts';
-import { deviceUsage, endTakenByDeletedDevice, LIMIT_GRACE_MS, releaseUnacknowledged, waitingForDevice } from '../delivery/repository.ts';
-import { isValidTimeZone, roomFor } from '../delivery/pacing.ts';
+import type { DeviceSettingsPatch } from './schema.ts';
+import { isValidTimeZone } from '../../common/time-zones.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 
 export type SettingsPatch = Static<typeof DeviceSettingsPatch>;
@@ -23,9 +22,7 @@ export class DeviceService {
   constructor(
     private readonly db: Database,
     private readonly presence: DevicePresence,
-    private readonly events: GatewayEventBus,
-    private readonly hooks: StatusHooks,
-    private readonly clock: Clock,
+    private readonly events: DomainEvents,
     private readonly invalidation?: CacheInvalidation,
   ) {
     // Another node changed or deleted a device: this node acts as if it had done it (pushes the
@@ -61,7 +58,7 @@ export class DeviceService {
     const token = newDeviceToken();
     const device = await devices.replaceTokenHash(this.db, accountId, id, hashSecret(token));
     if (!device) throw new AppError('device_not_found');
-    this.events.emit('device.token_replaced', device);
+    void this.events.emit('device.token_replaced', device);
     this.invalidation?.publish('device_deleted', device.id);
     return { device, token };
   }
@@ -78,13 +75,6 @@ export class DeviceService {
     return device;
   }
 
-  /** delete() by UUID or legacy object id, which may name a device the account deleted before. */
-  async deleteByAnyId(accountId: string, id: { uuid?: string; objectId?: string }): Promise<devices.DeviceRow> {
-    const device = await devices.findDeviceByAnyId(this.db, accountId, id, { includeDeleted: true });
-    if (!device) throw new AppError('device_not_found');
-    return this.delete(accountId, device.id);
-  }
-
   async getByAnyId(accountId: string, id: { uuid?: string; objectId?: string }): Promise<devices.DeviceRow> {
     const device = await devices.findDeviceByAnyId(this.db, accountId, id);
     if (!device) throw new AppError('device_not_found');
@@ -95,64 +85,55 @@ export class DeviceService {
     return devices.listDevices(this.db, accountId, limit, cursor);
   }
 
-  async updateSettings(accountId: string, id: string, patch: SettingsPatch): Promise<devices.DeviceRow> {
-    const changes = toSettings(patch);
-    let withdrawn: string[] = [];
-    const device = await this.db.transaction(async (trx) => {
-      const updated = await devices.updateDeviceSettings(trx, accountId, id, changes);
-      // A device that may no longer send gives back, in the same transaction, the tasks its phone
-      // has not acknowledged: those for any device to the pool, those named for it to its own
-      // queue, where they wait until it may send again. Switching a device off destroys nothing
-      // (a valid_until still bounds the wait); tasks its phone acknowledged stay its own.
-      if (updated && changes.can_send_sms === false) {
-        const { returned, requeued } = await releaseUnacknowledged(trx, updated.id, { named: 'requeue', reason: 'device_disabled', now: this.clock.now() });
-        withdrawn = [...returned, ...requeued];
-      }
-      return updated;
-    });
+  /** The columns a settings patch changes; throws what the schema cannot check. */
+  checkSettings(patch: SettingsPatch): devices.DeviceSettings {
+    return toSettings(patch);
+  }
+
+  /** Writes the settings in `trx`; undefined when the account has no such live device. */
+  writeSettings(trx: Executor, accountId: string, id: string, changes: devices.DeviceSettings): Promise<devices.DeviceRow | undefined> {
+    return devices.updateDeviceSettings(trx, accountId, id, changes);
+  }
+
+  /** Once `trx` commits, the device's new settings are announced here and to the other nodes. */
+  async settingsChanged(trx: Executor, device: devices.DeviceRow): Promise<void> {
+    await this.events.written(trx, 'device.settings_changed', device);
+    afterCommit(trx, () => this.invalidation?.publish('device_settings', device.id));
+  }
+
+  /** A live device, or one the account deleted before, by UUID or legacy object id. */
+  async getIncludingDeleted(accountId: string, id: { uuid?: string; objectId?: string }): Promise<devices.DeviceRow> {
+    const device = await devices.findDeviceByAnyId(this.db, accountId, id, { includeDeleted: true });
     if (!device) throw new AppError('device_not_found');
-    if (withdrawn.length > 0) this.events.emit('tasks.withdrawn', { deviceId: device.id, smsIds: withdrawn, reason: 'device_disabled' });
-    this.events.emit('device.settings_changed', device);
-    this.invalidation?.publish('device_settings', device.id);
     return device;
   }
 
   /**
-   * Deletes the device: credentials revoked. Tasks its phone has not acknowledged go back to the
-   * pool, or fail when their client named it. What its phone took and cannot report any more
-   * ends too (endTakenByDeletedDevice), so that every SMS of the device reaches a final status.
-   * A device the account deleted before (its row stays, marked deleted) is deleted again without
-   * any effect: a client retrying after a timeout that hid the first answer must not hear its
-   * own success as an error. A device that was never the account's is "not found".
+   * Marks the device deleted in `trx` (credentials revoked). A device the account deleted before
+   * (its row stays, marked deleted) is answered with deletedNow false; undefined for a device
+   * that was never the account's.
    */
-  async delete(accountId: string, id: string): Promise<devices.DeviceRow> {
-    const outcome = await this.db.transaction(async (trx) => {
-      const deleted = await devices.softDeleteDevice(trx, accountId, id);
-      if (deleted) {
-        const now = this.clock.now();
-        const { failed } = await releaseUnacknowledged(trx, deleted.id, { named: 'fail', reason: 'device_deleted', now });
-        const ended = await endTakenByDeletedDevice(trx, deleted.id, now);
-        await this.hooks.written(trx, [...failed, ...ended]);
-        return { device: deleted, deletedNow: true };
-      }
-      // Also where a delete running at the same time marked it first: it waited for that one.
-      const gone = await devices.findDeletedDevice(trx, accountId, id);
-      return gone && { device: gone, deletedNow: false };
+  async markDeleted(trx: Executor, accountId: string, id: string): Promise<{ device: devices.DeviceRow; deletedNow: boolean } | undefined> {
+    const deleted = await devices.softDeleteDevice(trx, accountId, id);
+    if (deleted) return { device: deleted, deletedNow: true };
+    // Also where a delete running at the same time marked it first: it waited for that one.
+    const gone = await devices.findDeletedDevice(trx, accountId, id);
+    return gone && { device: gone, deletedNow: false };
+  }
+
+  /** Once `trx` commits, the device just deleted is announced: its connection closes here and on the other nodes. */
+  deleted(trx: Executor, device: devices.DeviceRow): void {
+    afterCommit(trx, () => {
+      this.presence.markDisconnected(device.id);
+      void this.events.emit('device.deleted', device);
+      this.invalidation?.publish('device_deleted', device.id);
     });
-    if (!outcome) throw new AppError('device_not_found');
-    const { device, deletedNow } = outcome;
-    // Closing the connection and telling the others happened when it was deleted.
-    if (!deletedNow) return device;
-    this.presence.markDisconnected(device.id);
-    this.events.emit('device.deleted', device);
-    this.invalidation?.publish('device_deleted', device.id);
-    return device;
   }
 
   // A database outage here leaves the cache lifetimes (and the sweep) to catch up, as before Redis.
   private async changedElsewhere(id: string): Promise<void> {
     const device = await devices.findLiveDevice(this.db, id).catch(() => undefined);
-    if (device) this.events.emit('device.settings_changed', device);
+    if (device) void this.events.emit('device.settings_changed', device);
   }
 
   /**
@@ -167,26 +148,11 @@ export class DeviceService {
       .catch(() => undefined);
     if (!device) return;
     if (device.deleted_at === null) {
-      this.events.emit('device.token_replaced', device);
+      void this.events.emit('device.token_replaced', device);
       return;
     }
     this.presence.markDisconnected(device.id);
-    this.events.emit('device.deleted', device);
-  }
-
-  /** What GET /devices/{id} shows of the device's work: in flight, waiting, recent sends. */
-  async queue(device: devices.DeviceRow): Promise<Static<typeof DeviceQueue>> {
-    const now = this.clock.now();
-    const [usage, waiting] = await Promise.all([deviceUsage(this.db, device.id, now, false, true), waitingForDevice(this.db, device.id)]);
-    const room = usage && device.can_send_sms ? roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS) : undefined;
-    return {
-      in_flight: usage?.usage.inFlight ?? 0,
-      waiting,
-      sent_last_minute: usage?.usage.lastMinute ?? 0,
-      sent_last_hour: usage?.usage.lastHour ?? 0,
-      sent_last_day: usage?.usage.lastDay ?? 0,
-      blocked_by: room ? (room.blockedBy ?? null) : 'cannot_send',
-    };
+    void this.events.emit('device.deleted', device);
   }
 
   isOnline(deviceId: string): boolean {

@@ -1,18 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
+import type { IncomingSmsRow } from './types.ts';
 
-export interface IncomingSmsRow {
-  id: string;
-  account_id: string;
-  device_id: string;
-  device_message_id: string;
-  phone: string;
-  message: string;
-  sim_slot: number | null;
-  received_at: Date;
-  created_at: Date;
-}
+export type { IncomingSmsRow };
 
 /** Stores a received SMS once: a repeated report of the same device message id is a no-op. */
 export async function insertIncoming(

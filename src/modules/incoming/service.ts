@@ -1,7 +1,7 @@
 // SMS received by the account's phones (forwarded only when forward_incoming_sms is on).
-import type { Database, Executor } from '../../storage/database.ts';
-import type { Cursor } from '../../http/pagination.ts';
-import type { GatewayEventBus } from '../../common/events.ts';
+import type { Database } from '../../storage/database.ts';
+import type { Cursor } from '../../storage/paging.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
 import * as incoming from './repository.ts';
 
 export interface ReceivedSms {
@@ -13,17 +13,14 @@ export interface ReceivedSms {
 }
 
 export class IncomingService {
-  /** Hears each newly stored SMS, in its transaction (the webhook outbox). */
-  onStored: (trx: Executor, row: incoming.IncomingSmsRow) => Promise<void> = async () => {};
-
   constructor(
     private readonly db: Database,
-    private readonly events: GatewayEventBus,
+    private readonly events: DomainEvents,
   ) {}
 
   /** Stores the SMS; undefined when the device had already reported it. */
   async store(accountId: string, deviceId: string, sms: ReceivedSms): Promise<incoming.IncomingSmsRow | undefined> {
-    const stored = await this.db.transaction(async (trx) => {
+    return this.db.transaction(async (trx) => {
       const row = await incoming.insertIncoming(trx, {
         account_id: accountId,
         device_id: deviceId,
@@ -33,11 +30,9 @@ export class IncomingService {
         sim_slot: sms.simSlot,
         received_at: sms.receivedAt,
       });
-      if (row) await this.onStored(trx, row);
+      if (row) await this.events.written(trx, 'incoming.stored', row);
       return row;
     });
-    if (stored) this.events.emit('incoming.stored', stored);
-    return stored;
   }
 
   list(accountId: string, limit: number, cursor?: Cursor, deviceId?: string) {

@@ -4,10 +4,10 @@
 // reading can have (and "" where the spec itself says "empty string when none"). The one null
 // is the SMS's to_sim, which the spec itself types "number or null".
 import type { Static } from '@sinclair/typebox';
-import type { DeviceRow } from '../devices/repository.ts';
-import type { SmsWithDevice } from '../messages/repository.ts';
+import type { DeviceRow } from '../devices/types.ts';
+import type { SmsWithDevice } from '../messages/types.ts';
 import type { LegacyDevice, LegacySms } from './schema.ts';
-import { LEGACY_STATUS, legacyLabel } from './status-codes.ts';
+import { LEGACY_STATUS, legacyLabel } from '../messages/legacy-status-codes.ts';
 
 export function presentLegacySms(sms: SmsWithDevice): Static<typeof LegacySms> {
   return {

@@ -4,8 +4,11 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../http/route.ts';
 import { invalidField } from '../../common/errors.ts';
 import type { DeviceService } from '../devices/service.ts';
+import type { Database } from '../../storage/database.ts';
+import { deleteDeviceByAnyId, type DeleteDeviceParts } from '../../use-cases/delete-device.ts';
+import { createSms, type CreateSmsParts } from '../../use-cases/create-sms.ts';
+import { updateDeviceSettings, type UpdateDeviceSettingsParts } from '../../use-cases/update-device-settings.ts';
 import type { MessageService } from '../messages/service.ts';
-import type { IdempotencyService } from '../idempotency/service.ts';
 import { idempotencyKey, withReplayHeader } from '../messages/routes.ts';
 import { oneIdOf, parseAnyId } from './ids.ts';
 import { presentLegacyDevice, presentLegacySms } from './presenter.ts';
@@ -22,7 +25,7 @@ import {
   SmsIdBody,
   SmsIdQuery,
 } from './schema.ts';
-import { statusesMatching } from './status-codes.ts';
+import { statusesMatching } from '../messages/legacy-status-codes.ts';
 
 const TAG = 'Legacy API';
 /** On GET /sms: whether total_records counts every match ("true") or is a lower bound ("false"). */
@@ -33,7 +36,11 @@ export interface LegacyOptions {
   countCap: number;
 }
 
-export function legacyRoutes(messages: MessageService, devices: DeviceService, idempotency: IdempotencyService, options: LegacyOptions) {
+/** The messages and devices, and the use cases of the legacy send, device edit and device delete. */
+export type LegacyParts = CreateSmsParts & DeleteDeviceParts & UpdateDeviceSettingsParts & { db: Database; messages: MessageService; devices: DeviceService };
+
+export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
+  const { messages, devices } = parts;
   /** `device_id`, or `id` as the field table names it; both only when they agree. */
   const deviceIdIn = (body: { device_id?: string | undefined; id?: string | undefined }) => {
     // An empty device_id does not hide an id given under the alias.
@@ -63,12 +70,13 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       responses: { 200: { description: 'the new SMS\'s object id', schema: SendReply } },
       errors: ['message_too_long', 'invalid_phone', 'invalid_id', 'unknown_callback', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused'],
       async handle({ auth, body, ctx }) {
-        const result = await idempotency.run(
+        const result = await createSms(
+          parts,
           auth.accountId,
           { key: idempotencyKey(ctx), operation: 'POST /sms/send', body },
           async () => {
             const device = body.device_id ? await deviceOf(auth.accountId, { device_id: body.device_id }) : undefined;
-            return messages.prepare(auth.accountId, {
+            const prepared = await messages.prepare(auth.accountId, {
               phone: body.phone_number,
               phoneField: 'phone_number',
               message: body.message,
@@ -76,11 +84,9 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
               simSlot: body.to_sim ?? null,
               callbackId: body.callback_id || null,
             });
+            return [prepared];
           },
-          async (prepared, trx) => {
-            const [sms] = await messages.commit([prepared], trx);
-            return { status: 200, body: { id: sms!.object_id } };
-          },
+          ([sms]) => ({ status: 200, body: { id: sms!.object_id } }),
         );
         return withReplayHeader(result);
       },
@@ -200,7 +206,7 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, body }) {
         const device = await deviceOf(auth.accountId, body);
-        if (body.is_active !== undefined) await devices.updateSettings(auth.accountId, device.id, { can_send_sms: body.is_active });
+        if (body.is_active !== undefined) await updateDeviceSettings(parts, parts.db, auth.accountId, device.id, { can_send_sms: body.is_active });
         return { status: 204 };
       },
     }),
@@ -219,7 +225,7 @@ export function legacyRoutes(messages: MessageService, devices: DeviceService, i
       responses: { 204: { description: 'deleted, by this request or an earlier one of the account' } },
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, body }) {
-        await devices.deleteByAnyId(auth.accountId, deviceIdIn(body));
+        await deleteDeviceByAnyId(parts, parts.db, auth.accountId, deviceIdIn(body));
         return { status: 204 };
       },
     }),

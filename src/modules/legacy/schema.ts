@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { MESSAGE_MAX_CHARACTERS } from '../messages/schema.ts';
-import { LEGACY_LABELS } from './status-codes.ts';
+import { LEGACY_LABELS } from '../messages/legacy-status-codes.ts';
 
 const AnyId = (description: string) => Type.String({ maxLength: 64, description: `${description}: 24-hex object id (or a UUID)` });
 

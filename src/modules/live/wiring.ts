@@ -1,37 +1,34 @@
 // What the panel hears live, and from where: SMS status changes once committed (the same seam
 // the webhooks use), device presence, and incoming SMS. Ids and states only: the panel reads
 // anything more (text, phone) through the API, under its own permission checks.
-import type { GatewayEventBus } from '../../common/events.ts';
-import { newStatus, type StatusHooks } from '../delivery/status-hooks.ts';
-import type { DevicePresence } from '../devices/presence.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
+import { newStatus } from '../../events/sms-status-change.ts';
 import { toExtendedStatus } from '../messages/status.ts';
 import type { LiveHub } from './hub.ts';
 
-export function wireLive(hub: LiveHub, sources: { statusHooks: StatusHooks; presence: DevicePresence; events: GatewayEventBus }): void {
-  sources.statusHooks.add({
-    committed(changes) {
-      for (const change of changes) {
-        // A no_store SMS has no row the panel could open.
-        if (change.transient || !hub.listening(change.sms.account_id)) continue;
-        hub.publish(change.sms.account_id, {
-          type: 'sms.status',
-          permission: 'sms:read',
-          // status as the Extended API names it; internal_status the step itself, as in an SMS's history.
-          data: {
-            id: change.sms.id,
-            status: toExtendedStatus(newStatus(change)),
-            internal_status: newStatus(change),
-            at: change.at.toISOString(),
-            reason: change.reason,
-            device_id: change.sms.device_id,
-          },
-        });
-      }
-    },
+export function wireLive(hub: LiveHub, events: DomainEvents): void {
+  events.on('sms.status_changed', (changes) => {
+    for (const change of changes) {
+      // A no_store SMS has no row the panel could open.
+      if (change.transient || !hub.listening(change.sms.account_id)) continue;
+      hub.publish(change.sms.account_id, {
+        type: 'sms.status',
+        permission: 'sms:read',
+        // status as the Extended API names it; internal_status the step itself, as in an SMS's history.
+        data: {
+          id: change.sms.id,
+          status: toExtendedStatus(newStatus(change)),
+          internal_status: newStatus(change),
+          at: change.at.toISOString(),
+          reason: change.reason,
+          device_id: change.sms.device_id,
+        },
+      });
+    }
   });
   // A new SMS is a status too (pending): a dashboard counting today's SMS, or a list open
   // elsewhere, hears of an SMS created by another client or tab without waiting for a phone.
-  sources.events.on('sms.queued', (sms) => {
+  events.on('sms.queued', (sms) => {
     if (!hub.listening(sms.account_id)) return;
     hub.publish(sms.account_id, {
       type: 'sms.status',
@@ -39,13 +36,13 @@ export function wireLive(hub: LiveHub, sources: { statusHooks: StatusHooks; pres
       data: { id: sms.id, status: toExtendedStatus(sms.status), internal_status: sms.status, at: sms.created_at.toISOString(), reason: null, device_id: sms.device_id },
     });
   });
-  const onPresence = (online: boolean) => (deviceId: string, accountId: string) => {
+  const onPresence = (online: boolean) => ({ deviceId, accountId }: { deviceId: string; accountId: string }) => {
     if (!hub.listening(accountId)) return;
     hub.publish(accountId, { type: 'device.presence', permission: 'devices:read', data: { id: deviceId, online, at: new Date().toISOString() } });
   };
-  sources.presence.on('online', onPresence(true));
-  sources.presence.on('offline', onPresence(false));
-  sources.events.on('incoming.stored', (row) => {
+  events.on('device.online', onPresence(true));
+  events.on('device.offline', onPresence(false));
+  events.on('incoming.stored', (row) => {
     if (!hub.listening(row.account_id)) return;
     hub.publish(row.account_id, {
       type: 'sms.received',

@@ -1,32 +1,10 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../../storage/database.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import type { SmsStatus } from './status.ts';
+import type { SmsRecord, SmsWithDevice } from './types.ts';
 
-export interface SmsRecord {
-  id: string;
-  object_id: string;
-  account_id: string;
-  device_id: string | null;
-  device_named: boolean;
-  phone: string;
-  message: string;
-  status: SmsStatus;
-  sim_slot: number | null;
-  callback_id: string | null;
-  /** Not handed to a device before this time. */
-  send_at: Date | null;
-  /** Not taken by a phone by then: ends as failed_send, reason "expired". */
-  expires_at: Date | null;
-  /** -100..100, higher first. */
-  priority: number;
-  /** When its current device was handed the task; null while it waits in a queue. */
-  dispatched_at: Date | null;
-  /** Why it ended as it did (expired, cancelled, device_deleted, or the phone's error). */
-  reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type { SmsRecord, SmsWithDevice };
 
 export interface SmsHistoryRow {
   id: number;
@@ -121,20 +99,6 @@ export interface SmsSearch {
   text?: string;
   /** Statuses whose label matched the search. */
   statuses?: SmsStatus[];
-}
-
-/** An SMS as the read routes show it: with its device's object id and the SIM slot a phone reported sending from. */
-export type SmsWithDevice = SmsRecord & { device_object_id: string | null; sent_sim_slot: number | null };
-
-/** Keeps the SIM slot each phone reported sending from (SMS id -> slot), in the report's transaction. */
-export async function recordSentSimSlots(db: Executor, slots: ReadonlyMap<string, number>): Promise<void> {
-  if (slots.size === 0) return;
-  await db.raw(
-    `update sms set sent_sim_slot = v.slot
-       from (select unnest(?::uuid[]) as id, unnest(?::int2[]) as slot) v
-      where sms.id = v.id`,
-    [[...slots.keys()], [...slots.values()]] as never,
-  );
 }
 
 /** Text that can be part of a phone number as stored: + and digits. */

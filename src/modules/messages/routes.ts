@@ -2,7 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import { defineRoute, type RouteResult } from '../../http/route.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
-import { IDEMPOTENCY_HEADER, type IdempotencyService, type IdempotentResult } from '../idempotency/service.ts';
+import { IDEMPOTENCY_HEADER, type IdempotentResult } from '../idempotency/service.ts';
 import { presentChecked, presentSms, presentSmsDetail } from './presenter.ts';
 import { check, compile } from '../../http/validation.ts';
 import {
@@ -23,15 +23,22 @@ import { bulkBodyFromCsv, MAX_HEADER_COLUMNS, MAX_MESSAGE_CELL, MAX_OTHER_CELL }
 import { BULK_PER_ACCOUNT, BulkGate } from './bulk-gate.ts';
 import { mapInSlices } from './slices.ts';
 import type { MessageService, NewSms } from './service.ts';
+import type { Database } from '../../storage/database.ts';
+import { cancelSms, type CancelSmsParts } from '../../use-cases/cancel-sms.ts';
+import { createSms, type CreateSmsParts } from '../../use-cases/create-sms.ts';
 import { fromExtendedStatus, statusesNamed } from './status.ts';
-import { statusesMatching } from '../legacy/status-codes.ts';
+import { statusesMatching } from './legacy-status-codes.ts';
 
 const validateBulkMessage = compile(BulkSmsMessage, 'body');
 
 /** Bulk bodies may be larger than BODY_LIMIT: 1,000 messages of 170 characters. */
 const BULK_BODY_LIMIT = 2 * 1024 * 1024;
 
-export function messageRoutes(messages: MessageService, idempotency: IdempotencyService) {
+/** The messages, and the use cases of a send (once per Idempotency-Key) and a cancel (delivery ends the SMS). */
+export type MessageRouteParts = CreateSmsParts & CancelSmsParts & { db: Database; messages: MessageService };
+
+export function messageRoutes(parts: MessageRouteParts) {
+  const { messages } = parts;
   const bulkGate = new BulkGate();
   return [
     defineRoute({
@@ -60,14 +67,12 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
         'no_device_available',
       ],
       async handle({ auth, body, ctx }) {
-        const result = await idempotency.run(
+        const result = await createSms(
+          parts,
           auth.accountId,
           { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms', body },
-          () => messages.prepare(auth.accountId, toNewSms(body)),
-          async (prepared, trx) => {
-            const [sms] = await messages.commit([prepared], trx);
-            return { status: 201, body: presentSms(sms!) };
-          },
+          async () => [await messages.prepare(auth.accountId, toNewSms(body))],
+          ([sms]) => ({ status: 201, body: presentSms(sms!) }),
         );
         return withReplayHeader(result);
       },
@@ -107,14 +112,12 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
           const checked = await messages.checkMany(auth.accountId, body.messages, readBulkMessage);
           return { status: 200, body: { data: await mapInSlices(checked, presentChecked) } };
         }
-        const result = await idempotency.run(
+        const result = await createSms(
+          parts,
           auth.accountId,
           { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms/bulk', body },
           () => messages.prepareMany(auth.accountId, body.messages, readBulkMessage),
-          async (prepared, trx) => {
-            const created = await messages.commit(prepared, trx);
-            return { status: 201, body: { data: await mapInSlices(created, presentSms) } };
-          },
+          async (created) => ({ status: 201, body: { data: await mapInSlices(created, presentSms) } }),
         );
         return withReplayHeader(result);
       },
@@ -134,7 +137,7 @@ export function messageRoutes(messages: MessageService, idempotency: Idempotency
       responses: { 200: { description: 'the cancelled SMS', schema: SmsView } },
       errors: ['invalid_id', 'sms_not_found', 'already_taken', 'already_final'],
       async handle({ auth, params }) {
-        return { status: 200, body: presentSms(await messages.cancel(auth.accountId, params.id)) };
+        return { status: 200, body: presentSms(await cancelSms(parts, parts.db, auth.accountId, params.id)) };
       },
     }),
     defineRoute({

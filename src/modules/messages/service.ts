@@ -2,21 +2,18 @@
 // 201 (architecture decision 1); getting it to a phone is the delivery module's job, which hears of
 // it through the "sms.queued" event once the row is committed.
 import { randomUUID } from 'node:crypto';
-import { afterCommit, type Database, type Executor } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
 import { AppError, invalidField, type ErrorDetail } from '../../common/errors.ts';
-import type { GatewayEventBus } from '../../common/events.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
 import type { Clock } from '../../common/clock.ts';
 import { newObjectId } from '../../common/object-id.ts';
 import { normalizePhone } from '../../common/phone.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { SmsWriter } from './sms-writer.ts';
-import type { StatusHooks } from '../delivery/status-hooks.ts';
-import { cancelPending } from '../delivery/repository.ts';
 import * as messages from './repository.ts';
 import * as deletions from './deletions.ts';
 import { searchWithTotal, type PageRequest, type SearchPage } from './search.ts';
-import { ENDED_BY_GATEWAY } from './status.ts';
 import { Slices } from './slices.ts';
 
 export interface NewSms {
@@ -62,18 +59,16 @@ export type CheckedSms =
 const MAX_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
 
 export class MessageService {
-  /** Until a webhooks feature is plugged in, no webhook exists, so no callback_id is valid. */
-  callbacks: CallbackDirectory = { exists: async () => false };
-
   constructor(
     private readonly db: Database,
     private readonly devices: DeviceService,
     private readonly transient: TransientDispatch,
     private readonly writer: SmsWriter,
-    private readonly hooks: StatusHooks,
-    private readonly events: GatewayEventBus,
+    private readonly events: DomainEvents,
     private readonly clock: Clock,
     private readonly defaultPhoneRegion: string | undefined,
+    /** Which callback_id names a webhook; without webhooks none does. */
+    private readonly callbacks: CallbackDirectory = { exists: async () => false },
   ) {}
 
   /** Creates one SMS (or, with no_store, hands it to a device now). */
@@ -97,14 +92,12 @@ export class MessageService {
     const rows = prepared.map((entry) => entry.sms);
     if (!trx && rows.length === 1) {
       await this.writer.write(rows[0]!);
-      this.events.emit('sms.queued', rows[0]!);
+      void this.events.emit('sms.queued', rows[0]!);
       return rows;
     }
     const write = async (executor: Executor) => {
       await messages.insertSms(executor, rows, 'api');
-      afterCommit(executor, () => {
-        for (const sms of rows) this.events.emit('sms.queued', sms);
-      });
+      for (const sms of rows) await this.events.written(executor, 'sms.queued', sms);
     };
     if (trx) await write(trx);
     else await this.db.transaction(write);
@@ -150,23 +143,6 @@ export class MessageService {
       }
     }
     return checked;
-  }
-
-  /** Cancels an SMS no phone has taken yet: it ends as failed_send, reason "cancelled". */
-  async cancel(accountId: string, id: string): Promise<messages.SmsRecord> {
-    const now = this.clock.now();
-    const cancelled = await this.db.transaction(async (trx) => {
-      const change = await cancelPending(trx, accountId, id, now);
-      if (change) await this.hooks.written(trx, [change]);
-      return change;
-    });
-    const sms = await this.get(accountId, id);
-    if (cancelled || (sms.status === 'failed_send' && sms.reason === 'cancelled')) return sms;
-    // Ended by the gateway before any phone took it: final, but not taken.
-    if (sms.status === 'failed_send' && ENDED_BY_GATEWAY.has(sms.reason ?? '')) {
-      throw new AppError('already_final', `the SMS has already ended (${sms.reason})`);
-    }
-    throw new AppError('already_taken', `a phone has already taken this SMS (status ${sms.status}); it can no longer be cancelled`);
   }
 
   async get(accountId: string, id: string): Promise<messages.SmsRecord> {
@@ -318,8 +294,8 @@ export class MessageService {
       );
     }
     const handed = { ...sms, device_id: deviceId, dispatched_at: new Date(this.clock.now()) };
-    if (trx) afterCommit(trx, () => this.events.emit('sms.transient', handed));
-    else this.events.emit('sms.transient', handed);
+    // Outside a transaction it is handed at once; inside one (an Idempotency-Key's), once it commits.
+    await this.events.written(trx ?? this.db, 'sms.transient', handed);
     return handed;
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
-import type { UserRow } from '../users/repository.ts';
+import type { UserRow } from '../users/types.ts';
 
 export interface SessionRow {
   id: string;

@@ -5,9 +5,9 @@
 import type { Clock } from '../../common/clock.ts';
 import type { Logger } from '../../common/logger.ts';
 import { hashSecret, randomToken } from '../../common/secrets.ts';
-import type { Database } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
 import { dummyPasswordHash, verifyPassword } from '../users/passwords.ts';
-import type { UserRow } from '../users/repository.ts';
+import type { UserRow } from '../users/types.ts';
 import type { UserService } from '../users/service.ts';
 import * as sessions from './repository.ts';
 
@@ -80,6 +80,11 @@ export class SessionService {
 
   async logout(sessionId: string): Promise<void> {
     await sessions.deleteSession(this.db, sessionId);
+  }
+
+  /** Ends every session of the user, in `trx` (the user was disabled, or their password reset). */
+  endAllOf(trx: Executor, userId: string): Promise<void> {
+    return sessions.deleteUserSessions(trx, userId);
   }
 
   /** The user's own password change; the user's other sessions end (whoever knew the old one). */

@@ -1,21 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
+import { ROLES, type Role, type UserRow } from './types.ts';
 
-export type Role = 'owner' | 'viewer';
-export const ROLES: readonly Role[] = ['owner', 'viewer'];
-
-export interface UserRow {
-  id: string;
-  account_id: string;
-  email: string;
-  password_hash: string;
-  role: Role;
-  is_admin: boolean;
-  must_change_password: boolean;
-  created_at: Date;
-  last_login_at: Date | null;
-  disabled_at: Date | null;
-}
+export { ROLES, type Role, type UserRow };
 
 export async function insertUser(
   db: Executor,

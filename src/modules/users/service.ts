@@ -7,7 +7,7 @@ import { AppError, invalidField } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import { isPostgresError, type Database, type Executor } from '../../storage/database.ts';
 import { lackedPermissions, ROLE_PERMISSIONS, type Permission } from '../api-keys/permissions.ts';
-import { deleteUserSessions } from '../sessions/repository.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
 import { DEFAULT_PASSWORD_HASH_COST, generatePassword, hashPassword, verifyPassword } from './passwords.ts';
 import * as users from './repository.ts';
 
@@ -60,6 +60,8 @@ export class UserService {
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
+    /** Hears "user.locked_out": a disabled user's, or a reset password's, sessions end with it. */
+    private readonly events: DomainEvents,
     /** log2 of scrypt's N for new hashes (PASSWORD_HASH_COST). */
     readonly passwordHashCost = DEFAULT_PASSWORD_HASH_COST,
   ) {}
@@ -136,7 +138,7 @@ export class UserService {
         ...(changes.role !== undefined ? { role: changes.role } : {}),
         ...(changes.disabled !== undefined ? { disabled_at: changes.disabled ? (user.disabled_at ?? new Date()) : null } : {}),
       });
-      if (row.disabled_at) await deleteUserSessions(trx, row.id);
+      if (row.disabled_at) await this.events.written(trx, 'user.locked_out', { userId: row.id });
       return row;
     });
     this.logger.info({ userId: updated.id, accountId, role: updated.role, disabled: updated.disabled_at !== null }, 'user changed');
@@ -166,7 +168,7 @@ export class UserService {
     const hash = await hashPassword(password ?? oneTimePassword!, this.passwordHashCost);
     const updated = await this.db.transaction(async (trx) => {
       const row = await users.setPassword(trx, user.id, hash, true);
-      await deleteUserSessions(trx, user.id);
+      await this.events.written(trx, 'user.locked_out', { userId: user.id });
       return row;
     });
     if (!updated) throw new AppError('user_not_found');

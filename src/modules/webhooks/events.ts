@@ -1,11 +1,11 @@
 // Webhook event kinds and their payloads. Every payload carries an event id, its type, a
 // timestamp, the account, and the SMS, device or call it concerns. A no_store SMS's text is never sent.
 import { randomUUID } from 'node:crypto';
-import type { DeviceRow } from '../devices/repository.ts';
+import type { DeviceRow } from '../devices/types.ts';
 import type { SmsStatus } from '../messages/status.ts';
-import type { SmsSnapshot } from '../delivery/status-hooks.ts';
+import type { SmsSnapshot } from '../../events/sms-status-change.ts';
 import { toExtendedStatus } from '../messages/status.ts';
-import { LEGACY_STATUS, legacyLabel } from '../legacy/status-codes.ts';
+import { LEGACY_STATUS, legacyLabel } from '../messages/legacy-status-codes.ts';
 import type { CallView } from '../calls/presenter.ts';
 
 export const WEBHOOK_EVENTS = [

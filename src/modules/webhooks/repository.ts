@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction, type Database, type Executor } from '../../storage/database.ts';
 import { advanceChains, chainsOf } from './chain-heads.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import type { DeliveredEvent, WebhookEvent } from './events.ts';
 
 export interface WebhookRow {

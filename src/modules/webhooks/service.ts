@@ -1,8 +1,9 @@
 // Webhook management: create (the signing secret is shown once), read, change, delete, rotate
 // the secret (the old one keeps signing for a day), the delivery log, and manual retry.
 import type { Database } from '../../storage/database.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
 import { AppError, invalidField } from '../../common/errors.ts';
-import type { Cursor } from '../../http/pagination.ts';
+import type { Cursor } from '../../storage/paging.ts';
 import { isUuid } from '../../common/object-id.ts';
 import type { DestinationGuard } from './destination-guard.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -22,18 +23,17 @@ export interface WebhookChanges {
 }
 
 export class WebhookService {
-  /** Told whenever one of an account's webhooks is created, changed or deleted here. */
-  onChanged: (accountId: string) => void = () => {};
-  /** Where test events are written, as every event is (set when webhooks are wired). */
-  outbox: WebhookOutbox | undefined;
-
   constructor(
     private readonly db: Database,
     private readonly secrets: SecretBox,
     private readonly guard: DestinationGuard,
     private readonly retryForMs: number,
+    /** Where test events are written, as every event is. */
+    private readonly outbox: WebhookOutbox,
     /** Wakes the sender: a retry was asked for. */
     private readonly wake: () => void,
+    /** Told (as "webhooks.changed") whenever one of an account's webhooks is created, changed or deleted here. */
+    private readonly events: DomainEvents,
   ) {}
 
   async create(accountId: string, input: { url: string; events: WebhookEvent[]; description?: string | undefined }) {
@@ -46,7 +46,7 @@ export class WebhookService {
       description: input.description ?? '',
       secret_encrypted: this.secrets.seal(secret),
     });
-    this.onChanged(accountId);
+    void this.events.emit('webhooks.changed', { accountId });
     return { webhook, secret };
   }
 
@@ -77,7 +77,7 @@ export class WebhookService {
       if (changes.enabled === true) await webhooks.giveUpExpired(trx, new Date(), id);
       return updated;
     });
-    this.onChanged(accountId);
+    void this.events.emit('webhooks.changed', { accountId });
     if (changes.enabled === true) {
       // What it missed while disabled goes out now, including deliveries that were waiting out a
       // backoff when it was disabled.
@@ -89,7 +89,7 @@ export class WebhookService {
 
   async delete(accountId: string, id: string): Promise<void> {
     if (!(await webhooks.deleteWebhook(this.db, accountId, id))) throw new AppError('webhook_not_found');
-    this.onChanged(accountId);
+    void this.events.emit('webhooks.changed', { accountId });
   }
 
   /** A new secret; the previous one keeps signing (alongside) for ROTATION_GRACE_MS. */
@@ -127,7 +127,6 @@ export class WebhookService {
       // Its deliveries wait while it is disabled: a test would prove nothing until it is enabled.
       throw new AppError('conflict', 'the webhook is disabled: enable it first, then send a test event');
     }
-    if (!this.outbox) throw new Error('webhook outbox not wired');
     const outbox = this.outbox;
     const envelope = webhookTest(accountId, webhook);
     const delivery = await this.db.transaction(async (trx) => {

@@ -2,18 +2,15 @@
 // the sender wakes. SMS and incoming-SMS events are written in the transaction of their change;
 // device presence and battery events have no row of their own and are written as they happen.
 import { OutageNotice } from '../../storage/database-errors.ts';
-import { afterCommit, type Database } from '../../storage/database.ts';
+import type { Database } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
-import type { GatewayEventBus } from '../../common/events.ts';
-import type { DevicePresence } from '../devices/presence.ts';
-import type { IncomingService } from '../incoming/service.ts';
-import type { MessageService } from '../messages/service.ts';
-import { newStatus, type StatusHooks } from '../delivery/status-hooks.ts';
-import { findLiveDevice, type DeviceRow } from '../devices/repository.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
+import { newStatus } from '../../events/sms-status-change.ts';
+import type { DeviceService } from '../devices/service.ts';
+import type { DeviceRow } from '../devices/types.ts';
 import { deviceEvent, smsReceived, smsStatusChanged } from './events.ts';
 import type { WebhookOutbox } from './outbox.ts';
 import type { WebhookSender } from './sender.ts';
-import type { WebhookService } from './service.ts';
 import { hasWebhookFor } from './repository.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 
@@ -24,12 +21,8 @@ export interface WebhookWiring {
   db: Database;
   outbox: WebhookOutbox;
   sender: WebhookSender;
-  webhooks: WebhookService;
-  events: GatewayEventBus;
-  presence: DevicePresence;
-  messages: MessageService;
-  incoming: IncomingService;
-  statusHooks: StatusHooks;
+  events: DomainEvents;
+  devices: DeviceService;
   /** Tells other nodes of webhook changes here, and this node of theirs. */
   invalidation: CacheInvalidation;
   logger: Logger;
@@ -37,7 +30,7 @@ export interface WebhookWiring {
 
 export function wireWebhooks(w: WebhookWiring): void {
   // Every SMS status change, whatever caused it, is written to the outbox in its transaction.
-  w.statusHooks.add({
+  w.events.listen('sms.status_changed', {
     inTransaction: async (trx, changes) => {
       await w.outbox.record(
         trx,
@@ -50,12 +43,12 @@ export function wireWebhooks(w: WebhookWiring): void {
     // The sender is woken once the rows it should find are committed.
     committed: () => w.sender.wake(),
   });
-  w.incoming.onStored = async (trx, row) => {
-    await w.outbox.record(trx, [{ envelope: smsReceived(row.account_id, row) }]);
-    afterCommit(trx, () => w.sender.wake());
-  };
-  w.messages.callbacks = w.webhooks;
-  w.webhooks.outbox = w.outbox;
+  w.events.listen('incoming.stored', {
+    inTransaction: async (trx, row) => {
+      await w.outbox.record(trx, [{ envelope: smsReceived(row.account_id, row) }]);
+    },
+    committed: () => w.sender.wake(),
+  });
 
   const recordDeviceEvent = async (type: 'device.online' | 'device.offline' | 'device.battery_low', device: DeviceRow | undefined) => {
     if (!device) return;
@@ -65,10 +58,10 @@ export function wireWebhooks(w: WebhookWiring): void {
   // should cost nothing then. Whether it has one is cached for a few seconds, and forgotten at
   // once when any node changes one of the account's webhooks (other nodes tell over Redis).
   const listening = new Map<string, { yes: boolean; until: number }>();
-  w.webhooks.onChanged = (accountId) => {
+  w.events.on('webhooks.changed', ({ accountId }) => {
     listening.delete(accountId);
     w.invalidation.publish('webhooks', accountId);
-  };
+  });
   w.invalidation.on('webhooks', (accountId) => listening.delete(accountId));
   w.invalidation.onReset(() => listening.clear());
   const listensForPresence = async (accountId: string): Promise<boolean> => {
@@ -82,15 +75,15 @@ export function wireWebhooks(w: WebhookWiring): void {
   // Presence changes come in bursts when the database goes away (devices time out together):
   // the events they would have recorded are lost with it, and said so once, not once each.
   const outage = new OutageNotice(w.logger, 'device.online / device.offline events not recorded');
-  const onPresence = (type: 'device.online' | 'device.offline') => (deviceId: string, accountId: string) => {
+  const onPresence = (type: 'device.online' | 'device.offline') => ({ deviceId, accountId }: { deviceId: string; accountId: string }) => {
     listensForPresence(accountId)
-      .then(async (yes) => (yes ? recordDeviceEvent(type, await findLiveDevice(w.db, deviceId)) : undefined))
+      .then(async (yes) => (yes ? recordDeviceEvent(type, await w.devices.findAnyAccount(deviceId)) : undefined))
       .then(() => outage.succeeded())
       .catch((error: unknown) => {
         if (!outage.failed(error)) w.logger.error({ err: error, deviceId }, 'device event not recorded');
       });
   };
-  w.presence.on('online', onPresence('device.online'));
-  w.presence.on('offline', onPresence('device.offline'));
+  w.events.on('device.online', onPresence('device.online'));
+  w.events.on('device.offline', onPresence('device.offline'));
   w.events.on('device.battery_low', (device) => recordDeviceEvent('device.battery_low', device));
 }

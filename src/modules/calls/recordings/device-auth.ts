@@ -7,14 +7,14 @@ import { AppError } from '../../../common/errors.ts';
 import type { AuthAttempt, AuthThrottle } from '../../../common/auth-throttle.ts';
 import { isUuid } from '../../../common/object-id.ts';
 import { secretMatches } from '../../../common/secrets.ts';
-import type { Database } from '../../../storage/database.ts';
-import { findLiveDevice, type DeviceRow } from '../../devices/repository.ts';
+import type { DeviceService } from '../../devices/service.ts';
+import type { DeviceRow } from '../../devices/types.ts';
 import { addressOf } from '../../../http/middleware/client-address.ts';
 import { refuseIfThrottled } from '../../../http/middleware/authenticate.ts';
 
 const REALM = 'Basic realm="sms-gateway device", charset="UTF-8"';
 
-export async function authenticateDevice(ctx: Context, db: Database, throttle: AuthThrottle): Promise<DeviceRow> {
+export async function authenticateDevice(ctx: Context, devices: Pick<DeviceService, 'findAnyAccount'>, throttle: AuthThrottle): Promise<DeviceRow> {
   const address = addressOf(ctx);
   const match = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(ctx.get('authorization'));
   const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
@@ -28,7 +28,7 @@ export async function authenticateDevice(ctx: Context, db: Database, throttle: A
     throw new AppError('invalid_device_credentials');
   }
   const token = decoded.slice(colon + 1);
-  const device = isUuid(deviceId) ? await findLiveDevice(db, deviceId.toLowerCase()) : undefined;
+  const device = isUuid(deviceId) ? await devices.findAnyAccount(deviceId) : undefined;
   if (!device || !device.token_hash || !secretMatches(token, device.token_hash)) {
     refuseIfThrottled(ctx, throttle.failed(attempt));
     ctx.set('WWW-Authenticate', REALM);

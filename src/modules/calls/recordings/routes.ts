@@ -4,7 +4,7 @@ import { finished, PassThrough, type Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { defineRoute } from '../../../http/route.ts';
 import { AppError } from '../../../common/errors.ts';
-import type { Database } from '../../../storage/database.ts';
+import type { DeviceService } from '../../devices/service.ts';
 import type { AuthThrottle } from '../../../common/auth-throttle.ts';
 import { presentCall } from '../presenter.ts';
 import { CallIdParams, RecordingView } from '../schema.ts';
@@ -23,7 +23,7 @@ const UPLOAD_DESCRIPTION =
   'call: a repeated upload stores nothing and answers 200 with the recording already stored. A body over RECORDING_MAX_BYTES ' +
   'is refused with 413 as soon as its Content-Length (or the bytes counted so far) passes the limit, and the connection is closed.';
 
-export function deviceRecordingRoutes(recordings: RecordingService, db: Database, throttle: AuthThrottle) {
+export function deviceRecordingRoutes(recordings: RecordingService, devices: Pick<DeviceService, 'findAnyAccount'>, throttle: AuthThrottle) {
   return [
     defineRoute({
       method: 'put',
@@ -41,7 +41,7 @@ export function deviceRecordingRoutes(recordings: RecordingService, db: Database
       errors: ['invalid_device_credentials', 'too_many_auth_failures', 'recording_disabled', 'call_not_found', 'payload_too_large', 'not_audio'],
       async handle({ params, ctx }) {
         try {
-          const device = await authenticateDevice(ctx, db, throttle);
+          const device = await authenticateDevice(ctx, devices, throttle);
           const declared = ctx.get('content-length');
           // A phone on a slow link takes minutes to upload: it holds no admission place meanwhile.
           const upload = () => recordings.upload(device, params.callId, uploadBody(ctx), declared ? Number(declared) : undefined);

@@ -4,11 +4,12 @@
 // One recording per call: the first upload to commit wins, a repeat answers the stored one.
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { Database, Executor } from '../../../storage/database.ts';
+import type { Database } from '../../../storage/database.ts';
+import type { DomainEvents } from '../../../events/domain-events.ts';
 import type { Clock } from '../../../common/clock.ts';
 import type { Logger } from '../../../common/logger.ts';
 import { AppError } from '../../../common/errors.ts';
-import type { DeviceRow } from '../../devices/repository.ts';
+import type { DeviceRow } from '../../devices/types.ts';
 import * as calls from '../repository.ts';
 import { detectAudioType, SNIFF_BYTES, wavDurationSeconds } from './audio-type.ts';
 import { peek } from './peek.ts';
@@ -42,12 +43,10 @@ export class UnsatisfiableRange extends AppError {
 const RETENTION_BATCH = 500;
 
 export class RecordingService {
-  /** Hears each newly stored recording, in its transaction (the webhook outbox). */
-  onRecorded: (trx: Executor, call: calls.CallRow, recording: calls.RecordingRow) => Promise<void> = async () => {};
-
   constructor(
     private readonly db: Database,
     private readonly store: RecordingStore,
+    private readonly events: DomainEvents,
     private readonly options: { maxBytes: number; retentionDays: number | undefined },
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -91,7 +90,7 @@ export class RecordingService {
         duration_seconds: contentType === 'audio/wav' ? (wavDurationSeconds(head) ?? null) : null,
         sha256: stored.sha256,
       });
-      if (row) await this.onRecorded(trx, call, row);
+      if (row) await this.events.written(trx, 'recording.stored', { call, recording: row });
       return row;
     });
     if (outcome === 'call_gone' || !outcome) {
@@ -125,7 +124,7 @@ export class RecordingService {
     return { recording, size, stream: opened.stream, ...(range ? { range } : {}) };
   }
 
-  /** A deleted call's recording file (CallService.onDeleted). */
+  /** A deleted call's recording file (heard as "call.deleted"). */
   async removeFile(recording: calls.RecordingRow | undefined): Promise<void> {
     if (recording) await this.store.remove(recording.storage_key);
   }

@@ -1,6 +1,7 @@
-// The legacy family's numeric statuses and their labels, written once. Labels are
-// stable English words, one per number; the spec shows only the meaning of 0 and 4.
-import type { SmsStatus } from '../messages/status.ts';
+// SMS statuses as the legacy family numbers and labels them, written once beside the statuses
+// themselves (the legacy API, its webhooks and the Extended API's search all read them). Labels
+// are stable English words, one per number; the legacy API documents only the meaning of 0 and 4.
+import type { SmsStatus } from './status.ts';
 
 export const LEGACY_STATUS: Record<SmsStatus, number> = {
   pending: 0,

@@ -1,0 +1,46 @@
+// Everything one part of the gateway announces to the others, and what each announcement
+// carries. Modules announce what happened; who hears it is decided in composition
+// (src/services.ts). Events written in a transaction are heard there first (what follows from the
+// change commits or fails with it), and again once it commits; the others are heard as they happen.
+import type { DeviceRow } from '../modules/devices/types.ts';
+import type { SmsRecord } from '../modules/messages/types.ts';
+import type { IncomingSmsRow } from '../modules/incoming/types.ts';
+import type { CallRow, RecordingRow } from '../modules/calls/types.ts';
+import type { SmsStatusChange } from './sms-status-change.ts';
+
+export interface DomainEventMap {
+  /** A stored SMS was committed; it may or may not have a device yet. */
+  'sms.queued': SmsRecord;
+  /** A no_store SMS, held only in memory, must be handed to its device now. */
+  'sms.transient': SmsRecord;
+  /** SMS moved on (a device report, expiry, cancel, failover); written in the transaction of the changes. */
+  'sms.status_changed': SmsStatusChange[];
+  /** An incoming SMS was stored (not a repeat of one already stored); written in its transaction. */
+  'incoming.stored': IncomingSmsRow;
+  /** A call was stored (not a repeat); written in its transaction. */
+  'call.stored': CallRow;
+  /** A call's recording was stored; written in its transaction. */
+  'recording.stored': { call: CallRow; recording: RecordingRow };
+  /** A call left the log (deleted, or its phone was); committed. What lives outside the database may follow. */
+  'call.deleted': { call: CallRow; recording: RecordingRow | undefined };
+  /** A device connected, or showed activity after silence. */
+  'device.online': { deviceId: string; accountId: string };
+  /** A device disconnected, or went silent past DEVICE_OFFLINE_AFTER. */
+  'device.offline': { deviceId: string; accountId: string };
+  /** A device's settings changed (PATCH settings, legacy edit). */
+  'device.settings_changed': DeviceRow;
+  /** A device was deleted; its credentials are dead. */
+  'device.deleted': DeviceRow;
+  /** A device was given a new token; the old one is dead, and so must be a connection made with it. */
+  'device.token_replaced': DeviceRow;
+  /** A device with notify_low_battery on reported its battery falling below the threshold. */
+  'device.battery_low': DeviceRow;
+  /** Tasks handed to a device were taken back before its phone acknowledged them; committed. */
+  'tasks.withdrawn': { deviceId: string; smsIds: string[]; reason: string };
+  /** A user was disabled, or their password reset by someone else; written in its transaction, so whoever was logged in is logged out with it. */
+  'user.locked_out': { userId: string };
+  /** One of the account's webhooks was created, changed or deleted. */
+  'webhooks.changed': { accountId: string };
+}
+
+export type DomainEventName = keyof DomainEventMap;

@@ -1,0 +1,36 @@
+// An SMS status change as the rest of the gateway hears it (the "sms.status_changed" event).
+// Whatever moves an SMS (a device report, expiry, cancel, a device that can no longer send)
+// writes the change and announces it in the same transaction, so that what follows from a change
+// (the webhook outbox rows, the device's failure count) commits or fails with it; once committed,
+// it is heard again (wake the webhook sender, give the device its next task).
+import type { SmsStatus } from '../modules/messages/status.ts';
+
+/** What an event needs to know about its SMS. */
+export interface SmsSnapshot {
+  id: string;
+  object_id: string;
+  account_id: string;
+  phone: string;
+  /** null for a no_store SMS: its text must not leave the gateway again. */
+  message: string | null;
+  callback_id: string | null;
+  device_id: string | null;
+  device_object_id: string | null;
+}
+
+export interface SmsStatusChange {
+  sms: SmsSnapshot;
+  from: SmsStatus;
+  /** Statuses passed through, in order; the last is the new status. */
+  path: SmsStatus[];
+  at: Date;
+  reason: string | null;
+  /** device: a phone's report; system: the gateway decided (expiry, failover); api: a client (cancel). */
+  source: 'device' | 'system' | 'api';
+  /** A no_store SMS: there is no row, and it runs outside any transaction. */
+  transient: boolean;
+}
+
+export function newStatus(change: SmsStatusChange): SmsStatus {
+  return change.path[change.path.length - 1]!;
+}

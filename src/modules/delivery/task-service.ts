@@ -1,0 +1,67 @@
+// What the rest of the gateway may ask of delivery about SMS tasks, beside what the dispatcher
+// does on its own: a device's tasks when it may no longer send or is deleted, an SMS cancelled
+// before a phone took it, and what a device has to do. The use cases that span modules (src/use-cases/) call these in
+// their transaction; every status change is announced there, as "sms.status_changed".
+import type { Static } from '@sinclair/typebox';
+import type { Database, Executor } from '../../storage/database.ts';
+import type { Clock } from '../../common/clock.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
+import type { DeviceRow } from '../devices/types.ts';
+import type { DeviceQueue } from '../devices/schema.ts';
+import { roomFor } from './pacing.ts';
+import { cancelPending, deviceUsage, endTakenByDeletedDevice, LIMIT_GRACE_MS, releaseUnacknowledged, waitingForDevice } from './repository.ts';
+
+export class TaskService {
+  constructor(
+    private readonly db: Database,
+    private readonly events: DomainEvents,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * A device that may no longer send gives back, in `trx`, the tasks its phone has not
+   * acknowledged: those for any device to the pool, those named for it to its own queue, where
+   * they wait until it may send again. Switching a device off destroys nothing (a valid_until
+   * still bounds the wait); tasks its phone acknowledged stay its own. Once `trx` commits, they
+   * are announced as "tasks.withdrawn" (the phone is told to drop them).
+   */
+  async withdrawUnacknowledged(trx: Executor, deviceId: string): Promise<void> {
+    const { returned, requeued } = await releaseUnacknowledged(trx, deviceId, { named: 'requeue', reason: 'device_disabled', now: this.clock.now() });
+    const smsIds = [...returned, ...requeued];
+    if (smsIds.length > 0) await this.events.written(trx, 'tasks.withdrawn', { deviceId, smsIds, reason: 'device_disabled' });
+  }
+
+  /**
+   * A deleted device's work, in `trx`: tasks its phone has not acknowledged go back to the pool,
+   * or fail when their client named it; what its phone took and cannot report any more ends too
+   * (endTakenByDeletedDevice), so that every SMS of the device reaches a final status.
+   */
+  async endDeletedDeviceTasks(trx: Executor, deviceId: string): Promise<void> {
+    const now = this.clock.now();
+    const { failed } = await releaseUnacknowledged(trx, deviceId, { named: 'fail', reason: 'device_deleted', now });
+    const ended = await endTakenByDeletedDevice(trx, deviceId, now);
+    await this.events.written(trx, 'sms.status_changed', [...failed, ...ended]);
+  }
+
+  /** Cancels, in `trx`, an SMS no phone has taken yet: it ends as failed_send, reason "cancelled". False when it is no longer pending. */
+  async cancelPending(trx: Executor, accountId: string, smsId: string): Promise<boolean> {
+    const change = await cancelPending(trx, accountId, smsId, this.clock.now());
+    if (change) await this.events.written(trx, 'sms.status_changed', [change]);
+    return change !== undefined;
+  }
+
+  /** What GET /devices/{id} shows of the device's work: in flight, waiting, recent sends. */
+  async queueOf(device: DeviceRow): Promise<Static<typeof DeviceQueue>> {
+    const now = this.clock.now();
+    const [usage, waiting] = await Promise.all([deviceUsage(this.db, device.id, now, false, true), waitingForDevice(this.db, device.id)]);
+    const room = usage && device.can_send_sms ? roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS) : undefined;
+    return {
+      in_flight: usage?.usage.inFlight ?? 0,
+      waiting,
+      sent_last_minute: usage?.usage.lastMinute ?? 0,
+      sent_last_hour: usage?.usage.lastHour ?? 0,
+      sent_last_day: usage?.usage.lastDay ?? 0,
+      blocked_by: room ? (room.blockedBy ?? null) : 'cannot_send',
+    };
+  }
+}

@@ -1,0 +1,50 @@
+// A device as other modules see it: its row, as the devices module stores it.
+/** A daily window in which the device sends nothing (README "Delivery"). */
+export interface QuietHours {
+  /** "HH:MM", local time, inclusive. */
+  from: string;
+  /** "HH:MM", local time, exclusive; earlier than `from` for a window across midnight. */
+  to: string;
+  /** IANA time zone name, such as Europe/Berlin. */
+  timezone: string;
+}
+
+export interface SimCard {
+  index: number;
+  name_operator: string;
+}
+
+export interface DeviceRow {
+  id: string;
+  object_id: string;
+  account_id: string;
+  name: string;
+  name_custom: string | null;
+  type: string;
+  app_version: string | null;
+  can_send_sms: boolean;
+  selected_sim: number;
+  notify_low_battery: boolean;
+  forward_incoming_sms: boolean;
+  record_calls: boolean;
+  battery_level: number | null;
+  /** The radio's signal strength, percent, from the last heartbeat; null when it did not say. */
+  signal_percent: number | null;
+  is_charging: boolean;
+  sim_cards: SimCard[];
+  token_hash: string;
+  /** Pacing (README "Delivery"): tasks in flight at once, sends per minute/hour/day, quiet hours. */
+  send_window: number;
+  limit_per_minute: number | null;
+  limit_per_hour: number | null;
+  limit_per_day: number | null;
+  quiet_hours: QuietHours | null;
+  /** Circuit breaker: failed sends in a row, and the pause they caused. */
+  consecutive_failures: number;
+  paused_until: Date | null;
+  paused_reason: string | null;
+  last_seen_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}

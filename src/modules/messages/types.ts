@@ -1,0 +1,30 @@
+// An SMS as other modules see it: its row, as the messages module stores it.
+import type { SmsStatus } from './status.ts';
+
+export interface SmsRecord {
+  id: string;
+  object_id: string;
+  account_id: string;
+  device_id: string | null;
+  device_named: boolean;
+  phone: string;
+  message: string;
+  status: SmsStatus;
+  sim_slot: number | null;
+  callback_id: string | null;
+  /** Not handed to a device before this time. */
+  send_at: Date | null;
+  /** Not taken by a phone by then: ends as failed_send, reason "expired". */
+  expires_at: Date | null;
+  /** -100..100, higher first. */
+  priority: number;
+  /** When its current device was handed the task; null while it waits in a queue. */
+  dispatched_at: Date | null;
+  /** Why it ended as it did (expired, cancelled, device_deleted, or the phone's error). */
+  reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** An SMS as the read routes show it: with its device's object id and the SIM slot a phone reported sending from. */
+export type SmsWithDevice = SmsRecord & { device_object_id: string | null; sent_sim_slot: number | null };
