@@ -48,7 +48,7 @@ const unused = new Proxy({}, {
 export function extendedDocument(): Record<string, unknown> {
   const routes = [
     ...deviceRoutes(unused, { mqttPort: () => 1883, mqttTls: false, mqttPublicUrl: undefined, publicUrl: undefined }),
-    ...messageRoutes(unused, unused),
+    ...messageRoutes(unused),
     ...incomingRoutes(unused),
     ...callRoutes(unused),
     ...recordingRoutes(unused),
