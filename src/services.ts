@@ -11,6 +11,7 @@ import { AuthThrottle } from './common/auth-throttle.ts';
 import { AccountService } from './modules/accounts/service.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
 import { DevicePresence } from './modules/devices/presence.ts';
+import type { RemotePresence } from './modules/devices/remote-presence.ts';
 import { DeviceService } from './modules/devices/service.ts';
 import { SmsWriter } from './modules/messages/sms-writer.ts';
 import { StatusHooks } from './modules/delivery/status-hooks.ts';
@@ -23,7 +24,7 @@ import { RecordingRetention } from './modules/calls/recordings/retention.ts';
 import { openRecordingStore } from './modules/calls/recordings/open-store.ts';
 import { wireRecordingWebhooks } from './modules/calls/recordings/webhooks.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
-import { Dispatcher, type DeliveryPort } from './modules/delivery/dispatcher.ts';
+import { Dispatcher, type DeviceLink, type TransientHandOff } from './modules/delivery/dispatcher.ts';
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import { TransientStore } from './modules/delivery/transient-store.ts';
 import { DestinationGuard } from './modules/webhooks/destination-guard.ts';
@@ -32,7 +33,7 @@ import { WebhookOutbox } from './modules/webhooks/outbox.ts';
 import { WebhookSender } from './modules/webhooks/sender.ts';
 import { WebhookService } from './modules/webhooks/service.ts';
 import { wireWebhooks } from './modules/webhooks/wiring.ts';
-import { LiveHub } from './modules/live/hub.ts';
+import { LiveHub, type LiveRelay } from './modules/live/hub.ts';
 import { wireLive } from './modules/live/wiring.ts';
 import { UserService } from './modules/users/service.ts';
 import { SessionService } from './modules/sessions/service.ts';
@@ -68,8 +69,6 @@ export interface Services {
   idempotency: IdempotencyService;
   statusIngestor: StatusIngestor;
   dispatcher: Dispatcher;
-  /** All the broker may ask of delivery. */
-  delivery: DeliveryPort;
   webhooks: WebhookService;
   webhookSender: WebhookSender;
   users: UserService;
@@ -82,22 +81,37 @@ export interface Services {
   invalidation: CacheInvalidation;
 }
 
-export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock): Services {
+/** What the gateway makes before its services, and gives to their constructors. */
+export interface ServiceParts {
+  metrics?: Metrics;
+  /** The broker's way to devices; none in a command, where no broker runs. */
+  deviceLink?: DeviceLink;
+  /** Several nodes (src/cluster/cluster.ts): what the services ask of the other nodes. */
+  cluster?: { presence: RemotePresence; transients: TransientHandOff; live: LiveRelay };
+}
+
+/** The metrics of a node; several nodes scraped into one Prometheus must be told apart. */
+export function createMetrics(config: Config): Metrics {
+  return new Metrics(config.redisUrl ? { node: config.nodeId } : {});
+}
+
+export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock, parts: ServiceParts = {}): Services {
   const events = new GatewayEventBus((error, event) => logger.error({ err: error, event }, 'event listener failed'));
   const statusHooks = new StatusHooks((error) => logger.error({ err: error }, 'status hook failed'));
-  const presence = new DevicePresence(config.deviceOfflineAfterMs, clock);
+  const presence = new DevicePresence(config.deviceOfflineAfterMs, clock, parts.cluster?.presence);
   const invalidation = new CacheInvalidation(logger.child({ component: 'cluster' }));
-  const devices = new DeviceService(db, presence, events, statusHooks, clock, invalidation);
+  const devices = new DeviceService(db, presence, events, statusHooks, clock, logger.child({ component: 'devices' }), invalidation);
   const transient = new TransientStore();
   const statusIngestor = new StatusIngestor(db, transient, statusHooks, clock, logger.child({ component: 'status' }));
-  const dispatcher = new Dispatcher(db, presence, transient, events, statusHooks, clock, logger.child({ component: 'dispatch' }), {
+  const dispatching = {
     ackTimeoutMs: config.taskRetryAfterMs,
     failoverAfterMs: config.failoverAfterMs,
     sweepIntervalMs: 1_000,
     breaker: { failures: config.pauseAfterFailures, pauseMs: config.pauseForMs },
-  });
-  // Several nodes scraped into one Prometheus must be told apart; a single node's page stays as it was.
-  const metrics = new Metrics(config.redisUrl ? { node: config.nodeId } : {});
+  };
+  const dispatchLogger = logger.child({ component: 'dispatch' });
+  const dispatcher = new Dispatcher(db, presence, transient, events, statusHooks, clock, dispatchLogger, dispatching, parts.deviceLink, parts.cluster?.transients);
+  const metrics = parts.metrics ?? createMetrics(config);
   const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), statusHooks, events, clock, config.defaultPhoneRegion);
   const incoming = new IncomingService(db, events);
   const calls = new CallService(db, events, logger.child({ component: 'calls' }), config.defaultPhoneRegion);
@@ -125,7 +139,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   wireRecordingWebhooks(recordings, outbox, webhookSender);
   // A deleted call (or phone) takes its recording's file along; its row went with the call.
   calls.onDeleted.push((_call, recording) => recordings.removeFile(recording));
-  const live = new LiveHub();
+  const live = new LiveHub(parts.cluster?.live);
   wireLive(live, { statusHooks, presence, events });
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
@@ -153,12 +167,6 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     idempotency: new IdempotencyService(db, clock),
     statusIngestor,
     dispatcher,
-    delivery: {
-      deviceReady: (device) => dispatcher.deviceReady(device),
-      deviceGone: (deviceId) => dispatcher.deviceGone(deviceId),
-      simCardsChanged: (deviceId, simCards) => dispatcher.simCardsChanged(deviceId, simCards),
-      submitReport: (report) => statusIngestor.submit(report),
-    },
     webhooks,
     webhookSender,
     users,
