@@ -1,7 +1,8 @@
 // Where devices connect: MQTT 3.1.1 over TCP on MQTT_PORT (behind a trusted balancer, with the
 // PROXY protocol naming the client), over TLS on MQTTS_PORT, and over WebSocket at /mqtt on the
-// HTTP server. Every connection is counted against MQTT_MAX_CONNECTIONS_PER_ADDRESS before Aedes
-// sees a byte of it, and its packets are bounded by their headers (packet-guard.ts).
+// HTTP server. Every connection is counted against MQTT_MAX_CONNECTIONS (in all) and
+// MQTT_MAX_CONNECTIONS_PER_ADDRESS before Aedes sees a byte of it, and its packets are bounded by
+// their headers (packet-guard.ts).
 import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type SecureContextOptions, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
@@ -15,7 +16,7 @@ import { clientAddressKey, type TrustedProxies } from '../src/common/client-addr
 import { describeEnvironmentError } from '../src/common/errors.ts';
 import { readProxyHeader } from './proxy-protocol.ts';
 import { guardIncoming, PacketSizeGuard } from './packet-guard.ts';
-import { ConnectionsPerAddress } from './connection-limits.ts';
+import { ConnectionCap, ConnectionsPerAddress, defaultMaxMqttConnections } from './connection-limits.ts';
 import type { ConnectionRefusal, RefusalLog } from './refusal-log.ts';
 import type { DeviceSessions } from './sessions.ts';
 
@@ -31,7 +32,7 @@ export interface ListenOptions {
   tls?: { port: number; secureContext: SecureContextOptions };
   /** The HTTP server that also carries MQTT over WebSocket. */
   http: HttpServer;
-  /** Packet sizes, CONNECT timeout and connections per address (MQTT_* variables). */
+  /** Packet sizes, CONNECT timeout and connections, in all and per address (MQTT_* variables). */
   limits: MqttLimitsConfig;
   /** Load balancers (TRUSTED_PROXIES) that name the client: PROXY protocol over TCP, X-Forwarded-For over WebSocket. */
   trustedProxies?: TrustedProxies | undefined;
@@ -43,6 +44,7 @@ export class Listeners {
   private ws: WebSocketServer | undefined;
   private readonly sockets = new Set<Socket>();
   private readonly perAddress: ConnectionsPerAddress;
+  private readonly total: ConnectionCap;
 
   constructor(
     private readonly aedes: Aedes,
@@ -52,6 +54,7 @@ export class Listeners {
     private readonly options: ListenOptions,
   ) {
     this.perAddress = new ConnectionsPerAddress(options.limits.maxConnectionsPerAddress);
+    this.total = new ConnectionCap(options.limits.maxConnections ?? defaultMaxMqttConnections());
   }
 
   /** The plain MQTT port as listening (port 0 picks one); none with MQTT_PORT=off. */
@@ -91,7 +94,7 @@ export class Listeners {
       const peer = request.socket.remoteAddress;
       const address = clientAddressKey(options.trustedProxies ? options.trustedProxies.clientOf(peer, request.headers['x-forwarded-for']) : peer);
       if (!this.admit(address)) return void socket.terminate();
-      socket.once('close', () => this.perAddress.release(address));
+      socket.once('close', () => this.release(address));
       const refused = this.refusedOnce(address);
       socket.on('error', (error: Error & { code?: string }) => {
         if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') refused('packet_too_large');
@@ -156,7 +159,7 @@ export class Listeners {
       this.sockets.add(socket);
       socket.once('close', () => {
         this.sockets.delete(socket);
-        this.perAddress.release(address);
+        this.release(address);
       });
     });
     mqtts.on('secureConnection', (socket: TLSSocket) => {
@@ -182,7 +185,7 @@ export class Listeners {
     this.sockets.add(socket);
     socket.once('close', () => {
       this.sockets.delete(socket);
-      this.perAddress.release(address);
+      this.release(address);
     });
     this.handle(socket, address, this.refusedOnce(address));
   }
@@ -200,11 +203,22 @@ export class Listeners {
     };
   }
 
-  /** Takes a place for a new connection from the address, or counts its refusal. */
+  /** Takes a place for a new connection from the address, in all and for the address, or counts its refusal. */
   private admit(address: string): boolean {
+    if (!this.total.admit()) {
+      this.refusals.refusedAtCapacity(this.total.max);
+      return false;
+    }
     if (this.perAddress.admit(address)) return true;
+    this.total.release();
     this.refusals.refused(address, 'too_many_connections');
     return false;
+  }
+
+  /** An admitted connection closed. */
+  private release(address: string): void {
+    this.total.release();
+    this.perAddress.release(address);
   }
 
   /** Hands the connection to the broker, its incoming packets bounded by their headers. */
