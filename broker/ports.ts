@@ -45,8 +45,9 @@ export interface BrokerPorts {
 
 /** Who may connect: the failed-authentication throttle it shares with the HTTP API, and operators' API keys. */
 export interface ConnectAuth {
+  /** Before the credential is checked: how long (ms) the attempt is refused unchecked; 0 when it is to be checked. */
   refusedFor(attempt: AuthAttempt): number;
-  /** Counts a failure; answers how long the next attempt of its kind is refused for (0: not refused). */
+  /** Records a failed authentication; how long (ms) the client should wait, 0 for a plain failure. */
   failed(attempt: AuthAttempt): number;
   /** An operator's API key: its account, and whether it may watch devices (devices:monitor). */
   operatorKey(secret: string): Promise<{ accountId: string; keyId: string; mayMonitor: boolean } | undefined>;

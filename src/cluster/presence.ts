@@ -142,7 +142,7 @@ export class ClusterPresence implements RemotePresence {
 
   /**
    * Stops renewing. The lease is not given up: the phones of a stopping node keep their claims
-   * (device-channel.ts), so that those reconnecting to another node within the lease move there
+   * (broker/takeover.ts), so that those reconnecting to another node within the lease move there
    * silently, and the others are announced offline by the node that reaps this one.
    */
   async stop(): Promise<void> {
