@@ -115,9 +115,8 @@ export class Gateway {
       const metrics = createMetrics(config);
       cluster = await connectCluster(config, clock ?? systemClock, metrics, logger.child({ component: 'cluster' }));
       broker = await createBroker({ connectTimeoutMs: config.mqtt.connectTimeoutMs, cluster: cluster?.broker() }, metrics);
-      const services = createServices(config, db, logger, clock, { metrics, deviceLink: broker.sessions, ...(cluster ? { cluster } : {}) });
+      const services = createServices(config, db, logger, clock, { metrics, deviceLink: broker.sessions, cluster, invalidation: cluster?.invalidation });
       await cluster?.start({
-        invalidation: services.invalidation,
         presence: services.presence,
         live: services.live,
         work: {

@@ -77,7 +77,7 @@ export interface Services {
   loginThrottle: LoginThrottle;
   /** The dashboard's summary (reads only). */
   stats: StatsService;
-  /** Tells other nodes what to drop from their caches (a no-op until the gateway connects it to Redis). */
+  /** Tells other nodes what to drop from their caches (a no-op for a single node). */
   invalidation: CacheInvalidation;
 }
 
@@ -86,6 +86,8 @@ export interface ServiceParts {
   metrics?: Metrics;
   /** The broker's way to devices; none in a command, where no broker runs. */
   deviceLink?: DeviceLink;
+  /** Tells other nodes what to drop from their caches; without it, a single node's (which tells no one). */
+  invalidation?: CacheInvalidation;
   /** Several nodes (src/cluster/cluster.ts): what the services ask of the other nodes. */
   cluster?: { presence: RemotePresence; transients: TransientHandOff; live: LiveRelay };
 }
@@ -99,7 +101,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const events = new GatewayEventBus((error, event) => logger.error({ err: error, event }, 'event listener failed'));
   const statusHooks = new StatusHooks((error) => logger.error({ err: error }, 'status hook failed'));
   const presence = new DevicePresence(config.deviceOfflineAfterMs, clock, parts.cluster?.presence);
-  const invalidation = new CacheInvalidation(logger.child({ component: 'cluster' }));
+  const invalidation = parts.invalidation ?? new CacheInvalidation(logger.child({ component: 'cluster' }));
   const devices = new DeviceService(db, presence, events, statusHooks, clock, logger.child({ component: 'devices' }), invalidation);
   const transient = new TransientStore();
   const statusIngestor = new StatusIngestor(db, transient, statusHooks, clock, logger.child({ component: 'status' }));

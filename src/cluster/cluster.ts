@@ -18,7 +18,7 @@ import type { BrokerCluster } from '../../broker/ports.ts';
 import type { RemotePresence } from '../modules/devices/remote-presence.ts';
 import type { HandedOverSms, TransientHandOff } from '../modules/delivery/dispatcher.ts';
 import type { LiveRelay } from '../modules/live/hub.ts';
-import type { CacheInvalidation } from './invalidation.ts';
+import { CacheInvalidation } from './invalidation.ts';
 import { RedisLink } from './redis.ts';
 import { ClusterPresence, type LocalPresence } from './presence.ts';
 import { ClusterWakeUps, type QueuedSms, type WorkArrived } from './wake-ups.ts';
@@ -31,8 +31,6 @@ const EMITTER_CONCURRENCY = 1000;
 
 /** What the cluster relays between the other nodes and this node's services. */
 export interface ClusterRelays {
-  /** Drops what this node cached of a change made on another node. */
-  invalidation: CacheInvalidation;
   /** This node's presence: phones of dead nodes announced offline, its own restated. */
   presence: LocalPresence;
   /** This node's live streams. */
@@ -44,6 +42,8 @@ export interface ClusterRelays {
 }
 
 export interface Cluster {
+  /** Tells the other nodes what to drop from their caches, and hears what they change. */
+  invalidation: CacheInvalidation;
   /** What presence asks of the other nodes. */
   presence: RemotePresence;
   /** Where delivery hands no_store SMS for phones of other nodes. */
@@ -68,11 +68,13 @@ export async function connectCluster(config: Config, clock: Clock, metrics: Metr
   const { redisUrl, redisPrefix } = config;
   const link = new RedisLink(redisUrl, logger);
   await link.started();
+  const invalidation = new CacheInvalidation(logger, { link, prefix: redisPrefix });
   const presence = new ClusterPresence(link, redisPrefix, config.nodeId, config.presenceLeaseMs, clock, logger);
   const handOff = new ClusterTransientHandOff(link, redisPrefix, presence, metrics, logger);
   const live = new ClusterLiveRelay(link, redisPrefix, logger);
   const wakeUps = new ClusterWakeUps(link, redisPrefix, logger);
   return {
+    invalidation,
     presence,
     transients: handOff,
     live,
@@ -82,7 +84,7 @@ export async function connectCluster(config: Config, clock: Clock, metrics: Metr
       ownership: presence,
     }),
     start: async (relays) => {
-      await relays.invalidation.connect(link, redisPrefix);
+      await invalidation.start();
       await presence.start(relays.presence);
       metrics.gauge('cluster_nodes', 'Nodes of the deployment whose presence lease was alive at the last check', () => presence.counts.nodes);
       metrics.gauge('cluster_devices_elsewhere', 'Phones connected to the other nodes, as this node knows', () => presence.counts.phonesElsewhere);
