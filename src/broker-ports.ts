@@ -1,7 +1,7 @@
 // The broker's ports (broker/ports.ts) made of the gateway's services: the one place that knows
 // both, so that the broker speaks MQTT only and the services know nothing of MQTT. Part of the
 // composition (src/gateway.ts makes the ports once, when the broker starts).
-import type { BrokerPorts, PresenceState } from '../broker/ports.ts';
+import type { BrokerPorts } from '../broker/ports.ts';
 import type { Admission } from './common/admission.ts';
 import type { AuthThrottle } from './common/auth-throttle.ts';
 import type { ApiKeyService } from './modules/api-keys/service.ts';
@@ -51,7 +51,7 @@ export function brokerPorts(services: BrokerPortSources): BrokerPorts {
       watch: (listener) => {
         const online = (deviceId: string) => listener(deviceId, 'online');
         const offline = (deviceId: string) => listener(deviceId, 'offline');
-        const reaffirmed = (deviceId: string, isOnline: boolean) => listener(deviceId, (isOnline ? 'online' : 'offline') satisfies PresenceState);
+        const reaffirmed = (deviceId: string, isOnline: boolean) => listener(deviceId, isOnline ? 'online' : 'offline');
         presence.on('online', online);
         presence.on('offline', offline);
         presence.on('reaffirmed', reaffirmed);
