@@ -4,9 +4,9 @@
 // reconnects, which is the truth, since every connection died with the process.
 //
 // With several nodes this node tracks the connections it holds, and asks a RemotePresence
-// (remote-presence.ts, src/cluster/presence.ts) about the others. A connection that moves between nodes is neither
-// announced offline nor online (markMovedOut / markMovedIn); the phones of a node that died are
-// announced offline by the node that noticed (announceOffline).
+// (remote-presence.ts, answered by src/cluster/presence.ts) about the others. A connection that
+// moves between nodes is neither announced offline nor online (markMovedOut / markMovedIn); the
+// phones of a node that died are announced offline by the node that noticed (announceOffline).
 //
 // "offline" is emitted when a device disconnects and when a connected device goes silent past
 // DEVICE_OFFLINE_AFTER (found by a periodic check, start()); "online" when it connects and when
