@@ -3,7 +3,36 @@
 // MQTT_MAX_CONNECTIONS_PER_ADDRESS; it must leave room for a phone farm behind one NAT address.
 // The HTTP server counts its connections with the same class (HTTP_MAX_CONNECTIONS_PER_ADDRESS,
 // src/http/server-limits.ts).
+//
+// And open MQTT connections in all (MQTT_MAX_CONNECTIONS), so that many addresses together cannot
+// use up the process's file descriptors either: by default the half of them that HTTP leaves
+// (src/common/file-descriptors.ts), as HTTP_MAX_CONNECTIONS keeps to the other half.
 import { clientAddressKey } from '../src/common/client-address.ts';
+import { connectionShare, openFileLimit } from '../src/common/file-descriptors.ts';
+
+/** MQTT's share of the process's file descriptors: the half HTTP leaves. */
+export function defaultMaxMqttConnections(fdLimit = openFileLimit()): number {
+  return connectionShare(fdLimit);
+}
+
+/** Open connections in all, up to `max`. */
+export class ConnectionCap {
+  private open = 0;
+
+  constructor(readonly max: number) {}
+
+  /** Takes a place for a new connection; false when every place is taken. */
+  admit(): boolean {
+    if (this.open >= this.max) return false;
+    this.open++;
+    return true;
+  }
+
+  /** An admitted connection closed. */
+  release(): void {
+    this.open = Math.max(0, this.open - 1);
+  }
+}
 
 export class ConnectionsPerAddress {
   private readonly open = new Map<string, number>();

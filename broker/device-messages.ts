@@ -9,18 +9,12 @@
 // MAX_HOLD_MS; heartbeats, acknowledged already, are dropped (the next one replaces them).
 import type { Logger } from '../src/common/logger.ts';
 import type { Metrics } from '../src/common/metrics.ts';
-import type { Services } from '../src/services.ts';
-import { recordHeartbeat } from '../src/modules/devices/repository.ts';
-import { withRelaxedCommit } from '../src/storage/database.ts';
 import { Backoff, OutageNotice } from '../src/storage/database-errors.ts';
 import { MAX_HOLD_MS } from '../src/modules/delivery/status-ingestor.ts';
-import { findDevice } from '../src/modules/devices/repository.ts';
+import type { BrokerPorts, DeviceRecords } from './ports.ts';
 import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport } from './payloads.ts';
 import type { DeviceIdentity } from './identity.ts';
 import type { DeviceToGateway } from './topics.ts';
-
-/** Below this battery level a device with notify_low_battery on raises device.battery_low. */
-export const LOW_BATTERY_PERCENT = 20;
 
 export const REJECTED_METRIC = 'device_messages_rejected_total';
 const REJECTED_HELP = 'device messages refused or ignored, by reason';
@@ -30,7 +24,7 @@ export class DeviceMessages {
   private readonly outage: OutageNotice;
 
   constructor(
-    private readonly services: Services,
+    private readonly ports: Pick<BrokerPorts, 'presence' | 'delivery' | 'devices' | 'inbound'>,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
     /** The presence report "offline" (last will) from the device's current connection. */
@@ -51,7 +45,7 @@ export class DeviceMessages {
   async handle(identity: DeviceIdentity, kind: DeviceToGateway, payload: Buffer): Promise<void> {
     // Any message is a sign of life, except a presence report: "offline" is the last will, sent
     // by the broker for a connection that has just died.
-    if (kind !== 'presence') this.services.presence.markActive(identity.deviceId, identity.accountId);
+    if (kind !== 'presence') this.ports.presence.markActive(identity.deviceId, identity.accountId);
     switch (kind) {
       case 'status':
         return this.status(identity, payload);
@@ -69,7 +63,7 @@ export class DeviceMessages {
   private async status(identity: DeviceIdentity, payload: Buffer): Promise<void> {
     const report = decodeStatusReport(payload);
     if (!report.ok) return this.rejected(identity.deviceId, 'invalid_payload', report.reason);
-    const { outcome, reason } = await this.services.delivery.submitReport({
+    const { outcome, reason } = await this.ports.delivery.submitReport({
       deviceId: identity.deviceId,
       smsId: report.value.sms_id,
       status: report.value.status,
@@ -102,12 +96,10 @@ export class DeviceMessages {
   private async applyHeartbeat(identity: DeviceIdentity, payload: Buffer): Promise<void> {
     const heartbeat = decodeHeartbeat(payload);
     if (!heartbeat.ok) return this.rejected(identity.deviceId, 'invalid_payload', heartbeat.reason);
-    const before = identity.device.battery_level;
-    let device: Awaited<ReturnType<typeof recordHeartbeat>>;
+    let outcome: Awaited<ReturnType<DeviceRecords['heartbeat']>>;
     const startedAt = Date.now();
     try {
-      // A heartbeat lost in a database crash is replaced by the next one: no need to wait for the flush.
-      device = await withRelaxedCommit(this.services.db, (trx) => recordHeartbeat(trx, identity.deviceId, heartbeat.value));
+      outcome = await this.ports.devices.heartbeat(identity.deviceId, heartbeat.value, identity.tokenHash, identity.device.battery_level);
       this.outage.succeeded(startedAt);
     } catch (error) {
       if (!this.outage.failed(error)) throw error;
@@ -115,13 +107,11 @@ export class DeviceMessages {
       this.metrics.count(REJECTED_METRIC, REJECTED_HELP, { reason: 'database_unavailable' });
       return;
     }
-    if (!device) return;
-    if (device.token_hash !== identity.tokenHash) return this.onTokenReplaced(identity);
+    if (!outcome) return;
+    if ('tokenReplaced' in outcome) return this.onTokenReplaced(identity);
+    const device = outcome.recorded;
     identity.device = device;
-    this.services.delivery.simCardsChanged(device.id, device.sim_cards);
-    // Announced once, when the level crosses the threshold downwards (not on every heartbeat).
-    const crossed = device.battery_level !== null && device.battery_level < LOW_BATTERY_PERCENT && (before === null || before >= LOW_BATTERY_PERCENT);
-    if (crossed && device.notify_low_battery && !device.is_charging) this.services.events.emit('device.battery_low', device);
+    this.ports.delivery.simCardsChanged(device.id, device.sim_cards);
   }
 
   private async presence(identity: DeviceIdentity, payload: Buffer): Promise<void> {
@@ -134,11 +124,11 @@ export class DeviceMessages {
     const sms = decodeIncomingSms(payload);
     if (!sms.ok) return this.rejected(identity.deviceId, 'invalid_payload', sms.reason);
     // The setting may have changed since the device connected: read it now (incoming SMS are rare).
-    const device = await this.untilCommitted(() => findDevice(this.services.db, identity.accountId, identity.deviceId));
-    if (!device?.forward_incoming_sms) return this.rejected(identity.deviceId, 'forwarding_off');
+    const forwards = await this.untilCommitted(() => this.ports.devices.forwardsIncoming(identity.accountId, identity.deviceId));
+    if (!forwards) return this.rejected(identity.deviceId, 'forwarding_off');
     // Stored by the device's own message id: a retry after a lost commit stores it once.
     await this.untilCommitted(() =>
-      this.services.incoming.store(identity.accountId, identity.deviceId, {
+      this.ports.inbound.storeSms(identity.accountId, identity.deviceId, {
         deviceMessageId: sms.value.id,
         phone: sms.value.phone,
         message: sms.value.message,
@@ -157,7 +147,7 @@ export class DeviceMessages {
     if (!call.ok) return this.rejected(identity.deviceId, 'invalid_payload', call.reason);
     // Stored by the phone's own call id: a retry after a lost commit stores it once.
     await this.untilCommitted(() =>
-      this.services.calls.store(identity.accountId, identity.deviceId, {
+      this.ports.inbound.storeCall(identity.accountId, identity.deviceId, {
         deviceCallId: call.value.id,
         direction: call.value.direction,
         phone: call.value.phone,

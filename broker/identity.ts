@@ -8,7 +8,7 @@
 // Operators: client id starts with "operator-" (so it can never take over a device's session),
 // the password is an API key holding devices:monitor; they may watch their account's devices.
 import type { Client } from 'aedes';
-import type { DeviceRow } from '../src/modules/devices/repository.ts';
+import type { DeviceRecord } from './ports.ts';
 
 export interface DeviceIdentity {
   kind: 'device';
@@ -16,7 +16,7 @@ export interface DeviceIdentity {
   deviceId: string;
   accountId: string;
   /** The row as last read (at CONNECT, then from each heartbeat). */
-  device: DeviceRow;
+  device: DeviceRecord;
   /** The hash of the token this connection logged in with: a row naming another has had its token replaced. */
   tokenHash: string;
 }

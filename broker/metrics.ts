@@ -14,7 +14,7 @@ export function meterBroker(aedes: Aedes, metrics: Metrics): void {
   const sent = (type: string) => metrics.count(SENT, SENT_HELP, { type });
   metrics.declareCounter(RECEIVED, RECEIVED_HELP, ['type']);
   metrics.declareCounter(SENT, SENT_HELP, ['type']);
-  // Refusals are counted where they are decided (device-channel.ts); declared here so that a
+  // Refusals are counted where they are decided (connect.ts); declared here so that a
   // dashboard finds the families before the first refusal.
   metrics.declareCounter('mqtt_auth_failures_total', 'MQTT connections refused at CONNECT', ['reason']);
 

@@ -1,7 +1,7 @@
 // Schemas of what devices publish. Every payload is validated before it can touch the database;
 // anything else is rejected with a reason that is logged and counted.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { compile, explain } from '../src/http/validation.ts';
+import { compile, explain } from '../src/common/schema-validation.ts';
 import { findNul } from '../src/common/nul.ts';
 import { CALL_DIRECTIONS } from '../src/modules/calls/schema.ts';
 

@@ -7,35 +7,28 @@
 // the gateway decides (connect, disconnect, keepalive timeout, end of a takeover, silence, and
 // activity after silence) is published as the retained state, so the retained message and the
 // API always agree.
-import type { DevicePresence } from '../src/modules/devices/presence.ts';
 import type { Logger } from '../src/common/logger.ts';
 import { deviceTopic } from './topics.ts';
-
-type PresenceState = 'online' | 'offline';
+import type { PresencePort, PresenceState } from './ports.ts';
 
 export class PresenceMirror {
-  private readonly online = (deviceId: string) => this.announce(deviceId, 'online');
-  private readonly offline = (deviceId: string) => this.announce(deviceId, 'offline');
-  private readonly reaffirmed = (deviceId: string, online: boolean) => this.announce(deviceId, online ? 'online' : 'offline');
+  private unwatch: (() => void) | undefined;
 
   constructor(
-    private readonly presence: DevicePresence,
+    private readonly presence: PresencePort,
     /** Publishes retained with QoS 1, as the broker itself (no client). */
     private readonly publish: (topic: string, payload: string) => Promise<void>,
     private readonly logger: Logger,
   ) {}
 
   start(): void {
-    this.presence.on('online', this.online);
-    this.presence.on('offline', this.offline);
-    this.presence.on('reaffirmed', this.reaffirmed);
+    this.unwatch ??= this.presence.watch((deviceId, state) => this.announce(deviceId, state));
   }
 
   /** Stops before the broker closes: a broker that is going away publishes nothing. */
   stop(): void {
-    this.presence.off('online', this.online);
-    this.presence.off('offline', this.offline);
-    this.presence.off('reaffirmed', this.reaffirmed);
+    this.unwatch?.();
+    this.unwatch = undefined;
   }
 
   private announce(deviceId: string, state: PresenceState): void {

@@ -13,6 +13,7 @@ const MAX_REMEMBERED = 10_000;
 
 export type ConnectionRefusal =
   | 'too_many_connections'
+  | 'max_connections'
   | 'packet_too_large'
   | 'malformed_length'
   | 'connect_timeout'
@@ -31,16 +32,36 @@ export class RefusalLog {
 
   refused(address: string, reason: ConnectionRefusal): void {
     this.metrics.count(REFUSED_METRIC, REFUSED_HELP, { reason });
-    const key = `${address} ${reason}`;
+    const unlogged = this.due(`${address} ${reason}`);
+    if (unlogged !== undefined) this.logger.warn({ address, reason, refusedSinceLastLog: unlogged }, 'mqtt connection refused');
+  }
+
+  /**
+   * A connection refused because the broker holds MQTT_MAX_CONNECTIONS already. A burst comes from
+   * many addresses at once: it is logged as one, once per interval, not per address.
+   */
+  refusedAtCapacity(max: number): void {
+    this.metrics.count(REFUSED_METRIC, REFUSED_HELP, { reason: 'max_connections' });
+    const unlogged = this.due('max_connections');
+    if (unlogged !== undefined) {
+      this.logger.warn({ reason: 'max_connections', max, refusedSinceLastLog: unlogged }, 'mqtt connections refused: the broker holds all it may (MQTT_MAX_CONNECTIONS)');
+    }
+  }
+
+  /**
+   * Whether a refusal under `key` is to be logged now (the first in an interval is): then how many
+   * went unlogged since the last line; undefined while the interval lasts.
+   */
+  private due(key: string): number | undefined {
     const now = this.now();
     const last = this.logged.get(key);
     if (last && now - last.at < LOG_INTERVAL_MS) {
       last.unlogged++;
-      return;
+      return undefined;
     }
     this.logged.delete(key);
     if (this.logged.size >= MAX_REMEMBERED) this.logged.delete(this.logged.keys().next().value!);
     this.logged.set(key, { at: now, unlogged: 0 });
-    this.logger.warn({ address, reason, refusedSinceLastLog: last?.unlogged ?? 0 }, 'mqtt connection refused');
+    return last?.unlogged ?? 0;
   }
 }

@@ -138,6 +138,8 @@ export interface MqttLimitsConfig {
   connectTimeoutMs: number;
   /** Open MQTT connections (TCP and WebSocket) from one client address. */
   maxConnectionsPerAddress: number;
+  /** Open MQTT connections in all (TCP, TLS and WebSocket); undefined: half of the file descriptors left after a reserve. */
+  maxConnections: number | undefined;
 }
 
 export interface AuthThrottleConfig {
@@ -255,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxPacketBytes: read('MQTT_MAX_PACKET', 72 * 1024, mqttPacketBytes),
       connectTimeoutMs: read('MQTT_CONNECT_TIMEOUT', 10, (raw) => wholeNumber(raw, 1, 300)) * 1000,
       maxConnectionsPerAddress: read('MQTT_MAX_CONNECTIONS_PER_ADDRESS', 100, (raw) => wholeNumber(raw, 1, 1_000_000)),
+      maxConnections: read<number | undefined>('MQTT_MAX_CONNECTIONS', undefined, (raw) => (raw.toLowerCase() === 'auto' ? undefined : wholeNumber(raw, 16, 10_000_000))),
     },
     authThrottle: authThrottle(read),
     httpLimits: {

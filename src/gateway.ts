@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, type Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
 import { withNode, type Logger } from './common/logger.ts';
-import type { Clock } from './common/clock.ts';
+import { systemClock, type Clock } from './common/clock.ts';
 import { describeEnvironmentError } from './common/errors.ts';
 import { createApp, EXTENDED_PREFIX } from './http/app.ts';
 import { mountHealth } from './modules/health/routes.ts';
@@ -25,15 +25,16 @@ import { mountPanel } from './http/panel/routes.ts';
 import { userRoutes } from './modules/users/routes.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
 import { statsRoutes } from './modules/stats/routes.ts';
-import { createServices, type Services } from './services.ts';
+import { createMetrics, createServices, type Services } from './services.ts';
 import { admissionControl } from './http/middleware/admission.ts';
 import { bodyDeadline } from './http/middleware/body-deadline.ts';
 import { httpServerOptions, limitConnections, LISTEN_BACKLOG } from './http/server-limits.ts';
-import { DeviceChannel } from '../broker/device-channel.ts';
+import { createBroker, DeviceChannel, type DeviceBroker } from '../broker/device-channel.ts';
+import { brokerPorts } from './broker-ports.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
 import { httpMetrics } from './http/middleware/http-metrics.ts';
 import { meterGateway } from './common/gateway-metrics.ts';
-import { startCluster, type Cluster } from './cluster/cluster.ts';
+import { connectCluster, type Cluster } from './cluster/cluster.ts';
 import { readCertificatePair, type CertificatePair } from './tls/certificate-pair.ts';
 import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
 
@@ -103,11 +104,27 @@ export class Gateway {
     let http: Server | undefined;
     let https: HttpsServer | undefined;
     let cluster: Cluster | undefined;
+    let broker: DeviceBroker | undefined;
     let certificates: CertificateReloader | undefined;
     try {
       await migrate(db, logger);
-      const services = createServices(config, db, logger, clock);
-      cluster = await startCluster(config, services, logger.child({ component: 'cluster' }));
+      // Made in the order each needs the other: the cluster's parts and the broker's sessions
+      // first, given to the services' constructors; then the services are relayed to the other
+      // nodes, and the broker's handlers are installed with the services' ports (nothing is
+      // attached to anything after it is made).
+      const metrics = createMetrics(config);
+      cluster = await connectCluster(config, clock ?? systemClock, metrics, logger.child({ component: 'cluster' }));
+      broker = await createBroker({ connectTimeoutMs: config.mqtt.connectTimeoutMs, cluster: cluster?.broker() }, metrics);
+      const services = createServices(config, db, logger, clock, { metrics, deviceLink: broker.sessions, cluster, invalidation: cluster?.invalidation });
+      await cluster?.start({
+        presence: services.presence,
+        live: services.live,
+        work: {
+          onQueued: (listener) => services.events.on('sms.queued', listener),
+          arrived: (work) => services.dispatcher.workArrived(work),
+        },
+        acceptTransient: (sms) => services.dispatcher.acceptTransient(sms),
+      });
       const shared = cluster;
       meterGateway(services, logger.child({ component: 'metrics' }));
       if (config.tls && firstPair) certificates = new CertificateReloader(config.tls, firstPair, logger.child({ component: 'tls' }), services.metrics);
@@ -201,7 +218,7 @@ export class Gateway {
       await listen(http, config.port, config.host).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['PORT', config.port, config.host] });
       });
-      channel = await DeviceChannel.start(services, services.metrics, logger.child({ component: 'broker' }), {
+      channel = await DeviceChannel.start(broker, brokerPorts(services), services.metrics, logger.child({ component: 'broker' }), {
         port: config.plainMqtt ? config.mqttPort : undefined,
         ...(config.tls && certificates ? { tls: { port: config.tls.mqttsPort, secureContext: certificates.secureContext } } : {}),
         host: config.host,
@@ -209,11 +226,10 @@ export class Gateway {
         limits: config.mqtt,
         refusalDelayMs: config.authThrottle.mqttRefusalDelayMs,
         trustedProxies: config.trustedProxies,
-        ...(cluster ? { cluster: cluster.broker() } : {}),
       }).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });
       });
-      services.dispatcher.attach(channel);
+      services.dispatcher.start();
       services.webhookSender.start();
       services.presence.start();
       services.recordingRetention.start();
@@ -237,6 +253,7 @@ export class Gateway {
     } catch (error) {
       certificates?.close();
       http?.close();
+      await broker?.close();
       await cluster?.stop();
       await closeDatabase(db);
       throw error;
@@ -270,9 +287,11 @@ export class Gateway {
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.http.closeIdleConnections();
     const timer = setTimeout(() => this.http.closeAllConnections(), DRAIN_TIMEOUT_MS);
-    await this.services.dispatcher.detach();
+    await this.services.dispatcher.stop();
     this.services.presence.stop();
     await this.channel.close();
+    // Last-seen times of the connections just closed are written before the database closes.
+    await this.services.devices.stop();
     // Reports that arrived before the broker closed are applied before the database closes.
     await this.services.statusIngestor.idle();
     await this.services.webhookSender.stop();

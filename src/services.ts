@@ -11,6 +11,7 @@ import { AuthThrottle } from './common/auth-throttle.ts';
 import { AccountService } from './modules/accounts/service.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
 import { DevicePresence } from './modules/devices/presence.ts';
+import type { RemotePresence } from './modules/devices/remote-presence.ts';
 import { DeviceService } from './modules/devices/service.ts';
 import { SmsWriter } from './modules/messages/sms-writer.ts';
 import { MessageService } from './modules/messages/service.ts';
@@ -20,7 +21,7 @@ import { RecordingService } from './modules/calls/recordings/service.ts';
 import { RecordingRetention } from './modules/calls/recordings/retention.ts';
 import { openRecordingStore } from './modules/calls/recordings/open-store.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
-import { Dispatcher, type DeliveryPort } from './modules/delivery/dispatcher.ts';
+import { Dispatcher, type DeviceLink, type TransientHandOff } from './modules/delivery/dispatcher.ts';
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import { TransientStore } from './modules/delivery/transient-store.ts';
 import { TaskService } from './modules/delivery/task-service.ts';
@@ -31,7 +32,7 @@ import { WebhookSender } from './modules/webhooks/sender.ts';
 import { WebhookService } from './modules/webhooks/service.ts';
 import { wireWebhooks } from './modules/webhooks/wiring.ts';
 import { wireCallWebhooks } from './modules/webhooks/call-wiring.ts';
-import { LiveHub } from './modules/live/hub.ts';
+import { LiveHub, type LiveRelay } from './modules/live/hub.ts';
 import { wireLive } from './modules/live/wiring.ts';
 import { UserService } from './modules/users/service.ts';
 import { SessionService } from './modules/sessions/service.ts';
@@ -66,8 +67,6 @@ export interface Services {
   idempotency: IdempotencyService;
   statusIngestor: StatusIngestor;
   dispatcher: Dispatcher;
-  /** All the broker may ask of delivery. */
-  delivery: DeliveryPort;
   /** What the use cases ask of delivery about SMS tasks (a device switched off or deleted, an SMS cancelled). */
   tasks: TaskService;
   webhooks: WebhookService;
@@ -78,26 +77,43 @@ export interface Services {
   loginThrottle: LoginThrottle;
   /** The dashboard's summary (reads only). */
   stats: StatsService;
-  /** Tells other nodes what to drop from their caches (a no-op until the gateway connects it to Redis). */
+  /** Tells other nodes what to drop from their caches (a no-op for a single node). */
   invalidation: CacheInvalidation;
 }
 
-export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock): Services {
+/** What the gateway makes before its services, and gives to their constructors. */
+export interface ServiceParts {
+  metrics?: Metrics;
+  /** The broker's way to devices; none in a command, where no broker runs. */
+  deviceLink?: DeviceLink;
+  /** Tells other nodes what to drop from their caches; without it, a single node's (which tells no one). */
+  invalidation?: CacheInvalidation;
+  /** Several nodes (src/cluster/cluster.ts): what the services ask of the other nodes. */
+  cluster?: { presence: RemotePresence; transients: TransientHandOff; live: LiveRelay };
+}
+
+/** The metrics of a node; several nodes scraped into one Prometheus must be told apart. */
+export function createMetrics(config: Config): Metrics {
+  return new Metrics(config.redisUrl ? { node: config.nodeId } : {});
+}
+
+export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock, parts: ServiceParts = {}): Services {
   const events = new DomainEvents((error, event) => logger.error({ err: error, event }, 'event listener failed'));
-  const presence = new DevicePresence(config.deviceOfflineAfterMs, clock);
-  const invalidation = new CacheInvalidation(logger.child({ component: 'cluster' }));
-  const devices = new DeviceService(db, presence, events, invalidation);
+  const presence = new DevicePresence(config.deviceOfflineAfterMs, clock, parts.cluster?.presence);
+  const invalidation = parts.invalidation ?? new CacheInvalidation(logger.child({ component: 'cluster' }));
+  const devices = new DeviceService(db, presence, events, logger.child({ component: 'devices' }), invalidation);
   const transient = new TransientStore();
   const tasks = new TaskService(db, events, clock);
   const statusIngestor = new StatusIngestor(db, transient, events, clock, logger.child({ component: 'status' }));
-  const dispatcher = new Dispatcher(db, presence, transient, events, clock, logger.child({ component: 'dispatch' }), {
+  const dispatching = {
     ackTimeoutMs: config.taskRetryAfterMs,
     failoverAfterMs: config.failoverAfterMs,
     sweepIntervalMs: 1_000,
     breaker: { failures: config.pauseAfterFailures, pauseMs: config.pauseForMs },
-  });
-  // Several nodes scraped into one Prometheus must be told apart; a single node's page stays as it was.
-  const metrics = new Metrics(config.redisUrl ? { node: config.nodeId } : {});
+  };
+  const dispatchLogger = logger.child({ component: 'dispatch' });
+  const dispatcher = new Dispatcher(db, presence, transient, events, clock, dispatchLogger, dispatching, parts.deviceLink, parts.cluster?.transients);
+  const metrics = parts.metrics ?? createMetrics(config);
 
   const secrets = SecretBox.fromConfig(config.webhooks.secretKey, config.dataDir);
   const guard = new DestinationGuard(config.webhooks.allowedHosts);
@@ -110,7 +126,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const incoming = new IncomingService(db, events);
   const calls = new CallService(db, events, config.defaultPhoneRegion);
   const recordings = new RecordingService(db, openRecordingStore(config.recordings), events, config.recordings, clock, logger.child({ component: 'recordings' }));
-  const live = new LiveHub();
+  const live = new LiveHub(parts.cluster?.live);
 
   // Who hears what. Modules announce; whoever listens is decided here, and only here.
   // The presence keeps its own listeners (the broker's retained presence, the cluster); the rest
@@ -150,12 +166,6 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     idempotency: new IdempotencyService(db, clock),
     statusIngestor,
     dispatcher,
-    delivery: {
-      deviceReady: (device) => dispatcher.deviceReady(device),
-      deviceGone: (deviceId) => dispatcher.deviceGone(deviceId),
-      simCardsChanged: (deviceId, simCards) => dispatcher.simCardsChanged(deviceId, simCards),
-      submitReport: (report) => statusIngestor.submit(report),
-    },
     tasks,
     webhooks,
     webhookSender,

@@ -284,8 +284,9 @@ async function runConfiguration(
   const started: GatewayNode[] = [];
   const probeArgs = memoryProbeArgs();
   for (const nodeId of nodeIds) {
-    // Every simulated phone connects from 127.0.0.1: lift the per-address cap meant for NAT.
-    const node = await spawnNode(databaseUrl, nodeId, prefix, { MQTT_MAX_CONNECTIONS_PER_ADDRESS: String(N + 1_000) }, probeArgs);
+    // Every simulated phone connects from 127.0.0.1: lift the per-address cap meant for NAT, and
+    // the cap in all (half the open-file limit by default).
+    const node = await spawnNode(databaseUrl, nodeId, prefix, { MQTT_MAX_CONNECTIONS_PER_ADDRESS: String(N + 1_000), MQTT_MAX_CONNECTIONS: String(N + 1_000) }, probeArgs);
     nodes.push(node);
     started.push(node);
     log(`${label}: ${nodeId} pid ${node.child.pid} listening: http ${node.port}, mqtt ${node.mqttPort}`);

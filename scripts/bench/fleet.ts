@@ -144,8 +144,10 @@ class GatewayProcess {
         HOST: '127.0.0.1',
         PORT: '0',
         LOG_LEVEL: 'info',
-        // Every simulated phone connects from 127.0.0.1: lift the per-address cap meant for NAT.
+        // Every simulated phone connects from 127.0.0.1: lift the per-address cap meant for NAT,
+        // and the cap in all, which is half the open-file limit by default.
         MQTT_MAX_CONNECTIONS_PER_ADDRESS: String(N + 1_000),
+        MQTT_MAX_CONNECTIONS: String(N + 1_000),
         ...env,
       },
       stdio: ['ignore', stdout, stderr],

@@ -2,7 +2,7 @@
 import { loadConfig } from '../config.ts';
 import { createLogger, type Logger } from '../common/logger.ts';
 import { closeDatabase, migrate, openDatabase, type Database } from '../storage/database.ts';
-import { createServices, type Services } from '../services.ts';
+import { createServices, type ServiceParts, type Services } from '../services.ts';
 import { DataDirLockedError } from '../storage/data-dir-lock.ts';
 import { prepareDataDir } from '../storage/data-dir-permissions.ts';
 import { extendedApiBaseUrl } from './gateway-address.ts';
@@ -28,9 +28,9 @@ export async function withDatabase<T>(run: (db: Database, logger: Logger, applie
  * open it; `overHttp` then gives the command that does the same through the running gateway
  * (given the Extended API's base URL), and the refusal shows it.
  */
-export async function withServices<T>(run: (services: Services) => Promise<T>, overHttp?: (api: string) => string): Promise<T> {
+export async function withServices<T>(run: (services: Services) => Promise<T>, overHttp?: (api: string) => string, parts: ServiceParts = {}): Promise<T> {
   try {
-    return await withDatabase((db, logger) => run(createServices(loadConfig(), db, logger)));
+    return await withDatabase((db, logger) => run(createServices(loadConfig(), db, logger, undefined, parts)));
   } catch (error) {
     if (!(error instanceof DataDirLockedError) || !overHttp) throw error;
     throw new CliError(`${error.message}\nThrough the running gateway instead:\n  ${overHttp(extendedApiUrl())}`, 1);

@@ -48,11 +48,21 @@ interface Message {
 export class CacheInvalidation {
   private readonly handlers = new Map<CacheKind, ((id: string) => void)[]>();
   private readonly resetHandlers: (() => void)[] = [];
-  private link: RedisLink | undefined;
-  private channel = '';
+  private readonly link: RedisLink | undefined;
+  private readonly channel: string;
   private readonly instance = randomUUID();
 
-  constructor(private readonly logger: Logger) {}
+  /**
+   * `shared`: the Redis the nodes share, and REDIS_PREFIX (which keeps deployments sharing one
+   * Redis apart); none for a single node, where publishing does nothing.
+   */
+  constructor(
+    private readonly logger: Logger,
+    shared?: { link: RedisLink; prefix: string },
+  ) {
+    this.link = shared?.link;
+    this.channel = shared ? `${shared.prefix}:cache-invalidation` : '';
+  }
 
   /** Registers what this node drops when another node changes a `kind` with this id. */
   on(kind: CacheKind, handler: (id: string) => void): void {
@@ -73,10 +83,10 @@ export class CacheInvalidation {
     this.link.publish(this.channel, JSON.stringify(message));
   }
 
-  /** Joins the nodes sharing `link`; `prefix` (REDIS_PREFIX) keeps deployments sharing one Redis apart. */
-  async connect(link: RedisLink, prefix: string): Promise<void> {
-    this.link = link;
-    this.channel = `${prefix}:cache-invalidation`;
+  /** Hears the other nodes' changes from now on; nothing for a single node. */
+  async start(): Promise<void> {
+    const { link } = this;
+    if (!link) return;
     link.onMessage((channel, raw) => {
       if (channel === this.channel) this.receive(raw);
     });

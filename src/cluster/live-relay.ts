@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../common/logger.ts';
 import { isUuid } from '../common/object-id.ts';
-import type { LiveEvent, LiveHub, LiveRelay } from '../modules/live/hub.ts';
+import type { LiveEvent, LiveRelay } from '../modules/live/hub.ts';
 import type { RedisLink } from './redis.ts';
 import { readJsonObject } from './json-message.ts';
 
@@ -21,6 +21,14 @@ const REFRESH_MS = 3_000;
 const WATCH_TTL_MS = 10_000;
 const EVENT_TYPES: ReadonlySet<string> = new Set(['sms.status', 'device.presence', 'sms.received']);
 const MAX_MESSAGE_BYTES = 256 * 1024;
+
+/** This node's live streams, which the relay feeds and whose accounts it keeps watched. */
+export interface LocalLiveStreams {
+  /** Accounts with a stream open on this node. */
+  accounts(): string[];
+  /** Hands an event relayed from another node to this node's streams of the account. */
+  deliver(accountId: string, event: LiveEvent): void;
+}
 
 interface Relayed {
   account: string;
@@ -33,9 +41,10 @@ export class ClusterLiveRelay implements LiveRelay {
   private pending: Relayed[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly channel: string;
+  /** This node's streams, fed from start() on. */
+  private local: LocalLiveStreams = { accounts: () => [], deliver: () => {} };
 
   constructor(
-    private readonly hub: LiveHub,
     private readonly link: RedisLink,
     private readonly prefix: string,
     private readonly logger: Logger,
@@ -43,7 +52,8 @@ export class ClusterLiveRelay implements LiveRelay {
     this.channel = `${prefix}:live`;
   }
 
-  async start(): Promise<void> {
+  async start(local: LocalLiveStreams): Promise<void> {
+    this.local = local;
     this.link.onMessage((channel, raw) => {
       if (channel === this.channel) this.receive(raw);
     });
@@ -83,7 +93,7 @@ export class ClusterLiveRelay implements LiveRelay {
   private async refresh(): Promise<void> {
     if (!this.link.up) return;
     try {
-      await this.watch(this.hub.accounts());
+      await this.watch(this.local.accounts());
       const watched = new Set<string>();
       const start = `${this.prefix}:live:`;
       let cursor = '0';
@@ -117,7 +127,7 @@ export class ClusterLiveRelay implements LiveRelay {
       this.watched.add(message.watch);
       return;
     }
-    for (const { account, event } of message.events) this.hub.deliver(account, event);
+    for (const { account, event } of message.events) this.local.deliver(account, event);
   }
 }
 

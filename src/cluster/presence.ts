@@ -22,7 +22,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../common/logger.ts';
 import type { Clock } from '../common/clock.ts';
 import { isUuid } from '../common/object-id.ts';
-import type { DevicePresence, RemotePresence } from '../modules/devices/presence.ts';
+import type { RemotePresence } from '../modules/devices/remote-presence.ts';
 import { RECONNECT_MAX_MS, type RedisLink } from './redis.ts';
 import { readJsonObject } from './json-message.ts';
 
@@ -59,6 +59,16 @@ interface Message {
 /** The result of a claim: `moved` when another node held the phone's previous connection. */
 export type Claim = { token: string; moved: boolean };
 
+/** What this node's presence hears from the cluster: phones of dead nodes, and restatements of its own. */
+export interface LocalPresence {
+  /** A phone of a node whose lease ran out: offline since `at`. */
+  announceOffline(deviceId: string, accountId: string, at: number): void;
+  /** A phone connected here, announced offline by the other nodes while they could not hear this one. */
+  announceOnline(deviceId: string, accountId: string): void;
+  /** Phones connected here whose retained presence is to be written again. */
+  reaffirm(deviceIds: string[]): void;
+}
+
 export class ClusterPresence implements RemotePresence {
   /** This process: NODE_ID plus a random part, so that two nodes given one NODE_ID by mistake stay apart. */
   readonly instance: string;
@@ -87,13 +97,14 @@ export class ClusterPresence implements RemotePresence {
    */
   private readonly mine = new Map<string, { accountId: string; token: string; registered: boolean }>();
   private readonly channel: string;
+  /** This node's presence, told from start() on. */
+  private local: LocalPresence = IGNORING;
 
   constructor(
     private readonly link: RedisLink,
     private readonly prefix: string,
     nodeId: string,
     private readonly leaseMs: number,
-    private readonly local: DevicePresence,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {
@@ -109,7 +120,9 @@ export class ClusterPresence implements RemotePresence {
     return this.link.client;
   }
 
-  async start(): Promise<void> {
+  /** Joins: renews this node's lease from now on, and tells `local` what the other nodes say. */
+  async start(local: LocalPresence): Promise<void> {
+    this.local = local;
     this.link.onMessage((channel, raw) => {
       if (channel === this.channel) this.receive(raw);
     });
@@ -129,7 +142,7 @@ export class ClusterPresence implements RemotePresence {
 
   /**
    * Stops renewing. The lease is not given up: the phones of a stopping node keep their claims
-   * (device-channel.ts), so that those reconnecting to another node within the lease move there
+   * (broker/takeover.ts), so that those reconnecting to another node within the lease move there
    * silently, and the others are announced offline by the node that reaps this one.
    */
   async stop(): Promise<void> {
@@ -409,6 +422,9 @@ export class ClusterPresence implements RemotePresence {
     return `${this.instance}|${accountId}|${token}`;
   }
 }
+
+/** Before start(): nothing is heard yet, so nothing is told. */
+const IGNORING: LocalPresence = { announceOffline: () => {}, announceOnline: () => {}, reaffirm: () => {} };
 
 function parseValue(value: string): Holder | undefined {
   const [instance, accountId] = value.split('|');

@@ -11,20 +11,13 @@
 import type { Logger } from '../common/logger.ts';
 import type { Metrics } from '../common/metrics.ts';
 import { isUuid } from '../common/object-id.ts';
-import type { SmsRecord } from '../modules/messages/repository.ts';
+import type { HandedOverSms, TransientHandOff } from '../modules/delivery/dispatcher.ts';
 import type { ClusterPresence } from './presence.ts';
 import type { RedisLink } from './redis.ts';
 import { readJsonObject } from './json-message.ts';
 
 const DATE_FIELDS = ['send_at', 'expires_at', 'dispatched_at', 'created_at', 'updated_at'] as const;
 const MAX_MESSAGE_BYTES = 256 * 1024;
-
-export interface TransientHandOff {
-  /** Phones of the account (or the one named) that other nodes hold now. */
-  candidates(accountId: string, deviceId?: string): string[];
-  /** Hands the SMS, reserved on a phone of another node, to that node. */
-  hand(sms: SmsRecord): void;
-}
 
 export class ClusterTransientHandOff implements TransientHandOff {
   private readonly channel: string;
@@ -40,7 +33,7 @@ export class ClusterTransientHandOff implements TransientHandOff {
   }
 
   /** Takes the SMS handed to this node; `accept` sends it to its phone, false if the phone is no longer here. */
-  async start(accept: (sms: SmsRecord) => boolean): Promise<void> {
+  async start(accept: (sms: HandedOverSms) => boolean): Promise<void> {
     this.link.onMessage((channel, raw) => {
       if (channel !== this.channel) return;
       const message = parse(raw);
@@ -60,7 +53,7 @@ export class ClusterTransientHandOff implements TransientHandOff {
     return this.presence.heldElsewhere(accountId).filter((id) => !deviceId || id === deviceId);
   }
 
-  hand(sms: SmsRecord): void {
+  hand(sms: HandedOverSms): void {
     const to = sms.device_id ? this.presence.holderOf(sms.device_id) : undefined;
     if (!to || !this.link.up) {
       this.count('no_route');
@@ -76,7 +69,7 @@ export class ClusterTransientHandOff implements TransientHandOff {
   }
 }
 
-function parse(raw: string): { to: string; sms: SmsRecord } | undefined {
+function parse(raw: string): { to: string; sms: HandedOverSms } | undefined {
   const value = readJsonObject(raw, MAX_MESSAGE_BYTES);
   if (!value) return undefined;
   const { to, sms } = value;
@@ -94,5 +87,5 @@ function parse(raw: string): { to: string; sms: SmsRecord } | undefined {
     if (Number.isNaN(date.getTime())) return undefined;
     record[field] = date;
   }
-  return { to, sms: record as unknown as SmsRecord };
+  return { to, sms: record as unknown as HandedOverSms };
 }

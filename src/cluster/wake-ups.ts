@@ -12,7 +12,6 @@
 // and devices (SMS their clients named them for), nothing else.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../common/logger.ts';
-import type { DomainEvents } from '../events/domain-events.ts';
 import { isUuid } from '../common/object-id.ts';
 import type { RedisLink } from './redis.ts';
 import { readJsonObject } from './json-message.ts';
@@ -20,6 +19,12 @@ import { readJsonObject } from './json-message.ts';
 export interface WorkArrived {
   accountIds: string[];
   deviceIds: string[];
+}
+
+/** An SMS queued on this node: for its account's pool, or for the device its client named. */
+export interface QueuedSms {
+  account_id: string;
+  device_id: string | null;
 }
 
 /** At most this many ids per message; more are sent in several. */
@@ -40,9 +45,12 @@ export class ClusterWakeUps {
     this.channel = `${prefix}:work`;
   }
 
-  /** Sends this node's new work to the others, and hands theirs to `onWork`. */
-  async start(events: DomainEvents, onWork: (work: WorkArrived) => void): Promise<void> {
-    events.on('sms.queued', (sms) => {
+  /**
+   * Sends this node's new work to the others (`onQueued` registers a listener of the SMS queued
+   * here), and hands theirs to `onWork`.
+   */
+  async start(onQueued: (listener: (sms: QueuedSms) => void) => void, onWork: (work: WorkArrived) => void): Promise<void> {
+    onQueued((sms) => {
       if (sms.device_id) this.devices.add(sms.device_id);
       else this.accounts.add(sms.account_id);
       this.schedule();

@@ -13,18 +13,15 @@
 //   after a reserve for the database, Redis, files and listeners, so the other half stays for
 //   the phones' MQTT connections whatever HTTP clients do.
 import type { Server, ServerOptions } from 'node:http';
-import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { TrustedProxies } from '../common/client-address.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Metrics } from '../common/metrics.ts';
 import type { HttpLimitsConfig } from '../config.ts';
 import { ConnectionsPerAddress } from '../../broker/connection-limits.ts';
+import { connectionShare, openFileLimit } from '../common/file-descriptors.ts';
 
-/** Descriptors kept for everything but client connections: database pool, Redis, files, listeners. */
-export const FD_RESERVE = 256;
-/** The open-file limit assumed where the process cannot read its own (not Linux). */
-const ASSUMED_FD_LIMIT = 1024;
+export { FD_RESERVE, openFileLimit } from '../common/file-descriptors.ts';
 /**
  * The longest a whole request may take to arrive. API bodies have their own, shorter deadline
  * (HTTP_BODY_TIMEOUT); this bounds the phones' recording uploads, which may be large and slow.
@@ -78,16 +75,5 @@ export function limitConnections(server: Server, limits: HttpLimitsConfig, proxi
 
 /** HTTP's share of the process's file descriptors: half of what the reserve leaves. */
 export function defaultMaxConnections(fdLimit = openFileLimit()): number {
-  return Math.max(64, Math.floor((fdLimit - FD_RESERVE) / 2));
-}
-
-/** The process's soft limit on open files (ulimit -n), read from /proc; an assumption elsewhere. */
-export function openFileLimit(): number {
-  try {
-    const line = /^Max open files\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
-    if (!line) return ASSUMED_FD_LIMIT;
-    return line[1] === 'unlimited' ? 1_048_576 : Number(line[1]) || ASSUMED_FD_LIMIT;
-  } catch {
-    return ASSUMED_FD_LIMIT;
-  }
+  return connectionShare(fdLimit);
 }

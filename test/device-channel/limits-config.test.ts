@@ -7,15 +7,23 @@ import { configProblems } from '../support/config-problems.ts';
 describe('configuration of the MQTT limits and the authentication throttle', () => {
   it('has defaults sized for a phone farm behind one address and a 64 KiB device message', () => {
     const config = loadConfig({});
-    expect(config.mqtt).to.deep.equal({ maxPacketBytes: 72 * 1024, connectTimeoutMs: 10_000, maxConnectionsPerAddress: 100 });
+    expect(config.mqtt).to.deep.equal({ maxPacketBytes: 72 * 1024, connectTimeoutMs: 10_000, maxConnectionsPerAddress: 100, maxConnections: undefined });
     expect(config.authThrottle.failureLimit).to.equal(30);
     expect(config.authThrottle.windowMs).to.equal(60_000);
   });
 
   it('reads valid values', () => {
-    const config = loadConfig({ MQTT_MAX_PACKET: '256kb', MQTT_CONNECT_TIMEOUT: '5', MQTT_MAX_CONNECTIONS_PER_ADDRESS: '500', AUTH_FAILURE_LIMIT: '10', AUTH_FAILURE_WINDOW: '300' });
-    expect(config.mqtt).to.deep.equal({ maxPacketBytes: 256 * 1024, connectTimeoutMs: 5_000, maxConnectionsPerAddress: 500 });
+    const config = loadConfig({
+      MQTT_MAX_PACKET: '256kb',
+      MQTT_CONNECT_TIMEOUT: '5',
+      MQTT_MAX_CONNECTIONS_PER_ADDRESS: '500',
+      MQTT_MAX_CONNECTIONS: '20000',
+      AUTH_FAILURE_LIMIT: '10',
+      AUTH_FAILURE_WINDOW: '300',
+    });
+    expect(config.mqtt).to.deep.equal({ maxPacketBytes: 256 * 1024, connectTimeoutMs: 5_000, maxConnectionsPerAddress: 500, maxConnections: 20_000 });
     expect(config.authThrottle).to.include({ failureLimit: 10, windowMs: 300_000 });
+    expect(loadConfig({ MQTT_MAX_CONNECTIONS: 'auto' }).mqtt.maxConnections, 'auto: the default').to.equal(undefined);
   });
 
   const bad: [string, string][] = [
@@ -26,6 +34,8 @@ describe('configuration of the MQTT limits and the authentication throttle', () 
     ['MQTT_CONNECT_TIMEOUT', '1h'],
     ['MQTT_MAX_CONNECTIONS_PER_ADDRESS', '0'],
     ['MQTT_MAX_CONNECTIONS_PER_ADDRESS', 'many'],
+    ['MQTT_MAX_CONNECTIONS', '15'],
+    ['MQTT_MAX_CONNECTIONS', 'many'],
     ['AUTH_FAILURE_LIMIT', '0'],
     ['AUTH_FAILURE_LIMIT', '-3'],
     ['AUTH_FAILURE_WINDOW', '0'],

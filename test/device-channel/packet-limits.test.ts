@@ -69,7 +69,7 @@ describe('device channel: packet sizes, CONNECT timeout and connections per addr
   before(async function () {
     // Starting a gateway on the embedded database takes longer than a test on a busy machine.
     this.timeout(Math.max(this.timeout(), 30_000));
-    gateway = await startGateway({ mqtt: { maxPacketBytes: MAX_PACKET, connectTimeoutMs: CONNECT_TIMEOUT_MS, maxConnectionsPerAddress: PER_ADDRESS } });
+    gateway = await startGateway({ mqtt: { maxPacketBytes: MAX_PACKET, connectTimeoutMs: CONNECT_TIMEOUT_MS, maxConnectionsPerAddress: PER_ADDRESS, maxConnections: undefined } });
     clients = new RawClients(() => mqttUrl(gateway));
   });
   afterEach(async () => {

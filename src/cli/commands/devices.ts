@@ -5,7 +5,7 @@ import { loadConfig } from '../../config.ts';
 import { isUuid } from '../../common/object-id.ts';
 import type { DeviceRow } from '../../modules/devices/types.ts';
 import { pairingAddress, pairingUrl } from '../../modules/devices/pairing-url.ts';
-import { toldToTheCluster } from '../cluster-notice.ts';
+import { withServicesToldToTheCluster } from '../cluster-notice.ts';
 
 export const USAGE = `usage:
   sms-gateway devices register --account NAME --name DEVICE_NAME [--host HOST] [--json]
@@ -34,13 +34,12 @@ async function token(args: string[], out: Output): Promise<void> {
   const id = positionals[0]!;
   if (!isUuid(id)) throw new CliError(`"${id}" is not a device id (a UUID, as devices register and GET /devices show it)`);
   const pairing = pairingFor(values.host);
-  const { device, token } = await withServices(
-    (services) =>
-      toldToTheCluster(services, async () => {
-        const found = await services.devices.findAnyAccount(id);
-        if (!found) throw new CliError(`no device with id ${id} (or it was deleted)`, 1);
-        return services.devices.replaceToken(found.account_id, found.id);
-      }),
+  const { device, token } = await withServicesToldToTheCluster(
+    async (services) => {
+      const found = await services.devices.findAnyAccount(id);
+      if (!found) throw new CliError(`no device with id ${id} (or it was deleted)`, 1);
+      return services.devices.replaceToken(found.account_id, found.id);
+    },
     (api) => `KEY=...   # a key of the device's account that holds devices:write\n  curl -s -X POST '${api}/devices/${id}/token' -H "Authorization: Bearer $KEY"`,
   );
   print(out, device, token, pairing, `device "${device.name_custom ?? device.name}" has a new token; the old one no longer works`);

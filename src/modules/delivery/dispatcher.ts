@@ -47,9 +47,7 @@ import { pauseDevice, recordSendOutcomes, type BreakerOptions, type Tripped } fr
 import { deviceOrder } from './device-order.ts';
 import { buildTask, type SendTask } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
-import type { ReportResult, StatusReportInput } from './status-ingestor.ts';
 import { OutageNotice } from '../../storage/database-errors.ts';
-import type { TransientHandOff } from '../../cluster/transient-handoff.ts';
 
 /** What the dispatcher needs from the broker. */
 export interface DeviceLink {
@@ -62,16 +60,19 @@ export interface DeviceLink {
   disconnect(deviceId: string): void;
 }
 
-/** What the broker needs from delivery: one narrow interface, not the whole set of services. */
-export interface DeliveryPort {
-  /** The device subscribed to its tasks. */
-  deviceReady(device: DeviceRow): Promise<void>;
-  /** The device's connection on this node ended. */
-  deviceGone(deviceId: string): void;
-  simCardsChanged(deviceId: string, simCards: DeviceRow['sim_cards']): void;
-  /** A status report from the device; resolved once applied (committed). */
-  submitReport(report: StatusReportInput): Promise<ReportResult>;
+/** The SMS a no_store hand-over carries to another node. */
+export type HandedOverSms = SmsRecord;
+
+/** Several nodes: no_store SMS for phones other nodes hold (src/cluster/transient-handoff.ts). */
+export interface TransientHandOff {
+  /** Phones of the account (or the one named) that other nodes hold now. */
+  candidates(accountId: string, deviceId?: string): string[];
+  /** Hands the SMS, reserved on a phone of another node, to that node. */
+  hand(sms: HandedOverSms): void;
 }
+
+/** What the dispatcher knows of a device that subscribed to its tasks. */
+export type ReadyDeviceRow = Pick<DeviceRow, 'id' | 'account_id' | 'selected_sim' | 'sim_cards'>;
 
 export interface DispatcherOptions {
   /** A task not acknowledged for this long is published again. */
@@ -109,7 +110,6 @@ const PRUNE_EVERY_SWEEPS = 60;
 const EXPIRE_BATCH = 1000;
 
 export class Dispatcher {
-  private link: DeviceLink | undefined;
   private readonly devices = new Map<string, ReadyDevice>();
   private readonly lastPublished = new Map<string, number>();
   private readonly claiming = new Map<string, Promise<void>>();
@@ -125,8 +125,8 @@ export class Dispatcher {
   private sweeps = 0;
   private readonly startedAt: number;
   private readonly outage: OutageNotice;
-  /** Several nodes: no_store SMS for phones other nodes hold. */
-  private elsewhere: TransientHandOff | undefined;
+  /** Stopped: nothing more is published to devices. */
+  private stopped = false;
 
   constructor(
     private readonly db: Database,
@@ -137,29 +137,38 @@ export class Dispatcher {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: DispatcherOptions,
+    /** How tasks reach the devices; none where no broker runs (a command). */
+    private readonly deviceLink?: DeviceLink,
+    /** Several nodes: no_store SMS for phones other nodes hold. */
+    private readonly elsewhere?: TransientHandOff,
   ) {
     this.startedAt = clock.now();
     this.outage = new OutageNotice(logger, 'claims and sweeps retried each sweep');
   }
 
-  /** Connects the dispatcher to the broker and starts the sweep. */
-  attach(link: DeviceLink): void {
-    this.link = link;
-    this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
+  /** Starts the sweep: the broker listens now. */
+  start(): void {
+    this.sweepTimer ??= setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
     this.sweepTimer.unref();
   }
 
-  async detach(): Promise<void> {
+  /** Stops the sweep and publishes nothing more; resolves once the work under way has ended. */
+  async stop(): Promise<void> {
     clearInterval(this.sweepTimer);
-    this.link = undefined;
+    this.stopped = true;
     await this.sweeping;
     await Promise.allSettled([...this.claiming.values(), ...this.passes.values()]);
   }
 
-  // What the broker tells (DeliveryPort) ------------------------------------------------------
+  /** The broker's way to devices, until the dispatcher stops. */
+  private get link(): DeviceLink | undefined {
+    return this.stopped ? undefined : this.deviceLink;
+  }
+
+  // What the broker tells -------------------------------------------------------------------
 
   /** The device subscribed to its tasks: send everything it holds, then let it claim more. */
-  async deviceReady(device: DeviceRow): Promise<void> {
+  async deviceReady(device: ReadyDeviceRow): Promise<void> {
     this.devices.set(device.id, {
       accountId: device.account_id,
       sim: { selected_sim: device.selected_sim, sim_cards: device.sim_cards },
@@ -327,11 +336,6 @@ export class Dispatcher {
     // Phones on other nodes are asked only when none here has room: the SMS then crosses Redis.
     for (const id of this.elsewhere?.candidates(accountId, deviceId) ?? []) if (await take(id)) return id;
     return undefined;
-  }
-
-  /** Several nodes: a no_store SMS may go to a phone another node holds. */
-  handOffTransients(elsewhere: TransientHandOff): void {
-    this.elsewhere = elsewhere;
   }
 
   /**

@@ -4,9 +4,9 @@
 // reconnects, which is the truth, since every connection died with the process.
 //
 // With several nodes this node tracks the connections it holds, and asks a RemotePresence
-// (src/cluster/presence.ts) about the others. A connection that moves between nodes is neither
-// announced offline nor online (markMovedOut / markMovedIn); the phones of a node that died are
-// announced offline by the node that noticed (announceOffline).
+// (remote-presence.ts, answered by src/cluster/presence.ts) about the others. A connection that
+// moves between nodes is neither announced offline nor online (markMovedOut / markMovedIn); the
+// phones of a node that died are announced offline by the node that noticed (announceOffline).
 //
 // "offline" is emitted when a device disconnects and when a connected device goes silent past
 // DEVICE_OFFLINE_AFTER (found by a periodic check, start()); "online" when it connects and when
@@ -17,6 +17,7 @@
 // and the events carry the lower-case id.
 import { EventEmitter } from 'node:events';
 import { systemClock, type Clock } from '../../common/clock.ts';
+import type { RemotePresence } from './remote-presence.ts';
 
 interface Presence {
   accountId: string;
@@ -29,18 +30,6 @@ type PresenceEvents = {
   /** No change: where the device stands is to be stated again (retained presence), nothing announced. */
   reaffirmed: [deviceId: string, online: boolean];
 };
-
-/**
- * What this node knows of the devices other nodes hold (several nodes, src/cluster/presence.ts).
- * A device connected to another node counts as online while that node is alive.
- */
-export interface RemotePresence {
-  isOnline(deviceId: string): boolean;
-  /** Since when it is offline, as the node that saw it go announced; undefined when unknown. */
-  offlineSince(deviceId: string): number | undefined;
-  /** False while the other nodes cannot be heard (Redis down): then "not online" is a guess. */
-  readonly current: boolean;
-}
 
 /** Bounds of the silence check's interval (a tenth of DEVICE_OFFLINE_AFTER in between). */
 const MIN_CHECK_INTERVAL_MS = 50;
@@ -63,12 +52,15 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
   private newest = -Infinity;
   private ordered = true;
   private timer: NodeJS.Timeout | undefined;
-  private remote: RemotePresence | undefined;
 
-  /** `clock`: the time every method without an explicit `now` reads (the silence check too). */
+  /**
+   * `clock`: the time every method without an explicit `now` reads (the silence check too).
+   * `remote`: several nodes, what this node knows of the devices the others hold.
+   */
   constructor(
     private readonly offlineAfterMs: number,
     private readonly clock: Clock = systemClock,
+    private readonly remote?: RemotePresence,
   ) {
     super();
   }
@@ -84,11 +76,6 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
-  }
-
-  /** Several nodes: devices connected elsewhere count too. */
-  useRemote(remote: RemotePresence): void {
-    this.remote = remote;
   }
 
   /** Whether "not online" is known for sure: always for a single node; for several, while they can be heard. */

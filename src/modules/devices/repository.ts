@@ -111,6 +111,22 @@ export async function findLiveDevice(db: Executor, id: string): Promise<DeviceRo
   return db<DeviceRow>('devices').where({ id }).whereNull('deleted_at').first();
 }
 
+/** The live (not deleted) devices among these ids, in one query (connect-lookup.ts). */
+export async function findLiveDevices(db: Executor, ids: string[]): Promise<DeviceRow[]> {
+  return db<DeviceRow>('devices').whereIn('id', ids).whereNull('deleted_at');
+}
+
+/** When each device was last seen, many in one statement (last-seen.ts). */
+export async function recordLastSeen(db: Executor, seen: [id: string, at: Date][]): Promise<void> {
+  // greatest(): a heartbeat may have recorded a later time meanwhile; never move it back.
+  await db.raw(
+    `update devices set last_seen_at = greatest(devices.last_seen_at, seen.at)
+       from (select unnest(?::uuid[]) as id, unnest(?::timestamptz[]) as at) seen
+      where devices.id = seen.id`,
+    [seen.map(([id]) => id), seen.map(([, at]) => at.toISOString())],
+  );
+}
+
 export async function liveDeviceIds(db: Executor, accountId: string): Promise<string[]> {
   return db('devices').where({ account_id: accountId }).whereNull('deleted_at').pluck('id');
 }

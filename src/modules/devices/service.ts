@@ -4,7 +4,8 @@
 // What a change means for the device's tasks is delivery's; the use cases that do both are
 // src/use-cases/update-device-settings.ts and delete-device.ts.
 import type { Static } from '@sinclair/typebox';
-import { afterCommit, type Database, type Executor } from '../../storage/database.ts';
+import { afterCommit, withRelaxedCommit, type Database, type Executor } from '../../storage/database.ts';
+import type { Logger } from '../../common/logger.ts';
 import { AppError, invalidField } from '../../common/errors.ts';
 import { exceedsCharacters } from '../../common/characters.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
@@ -15,16 +16,36 @@ import * as devices from './repository.ts';
 import type { DeviceSettingsPatch } from './schema.ts';
 import { isValidTimeZone } from '../../common/time-zones.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
+import { ConnectLookup } from './connect-lookup.ts';
+import { LastSeenWriter } from './last-seen.ts';
 
 export type SettingsPatch = Static<typeof DeviceSettingsPatch>;
 
+/** Below this battery level a device with notify_low_battery on raises device.battery_low. */
+export const LOW_BATTERY_PERCENT = 20;
+
+/** What a heartbeat changed, for the connection that sent it. */
+export type HeartbeatOutcome =
+  | { recorded: devices.DeviceRow }
+  /** The row names a token other than the one the connection logged in with. */
+  | { tokenReplaced: true }
+  /** The device is deleted. */
+  | undefined;
+
 export class DeviceService {
+  /** CONNECT lookups and last-seen writes, many devices per statement (reconnect storms). */
+  private readonly connectLookup: ConnectLookup;
+  private readonly lastSeen: LastSeenWriter;
+
   constructor(
     private readonly db: Database,
     private readonly presence: DevicePresence,
     private readonly events: DomainEvents,
+    logger: Logger,
     private readonly invalidation?: CacheInvalidation,
   ) {
+    this.connectLookup = new ConnectLookup(db);
+    this.lastSeen = new LastSeenWriter(db, logger);
     // Another node changed or deleted a device: this node acts as if it had done it (pushes the
     // settings to the phone or closes its connection, if it holds it; refreshes what the
     // dispatcher knows), from the row as the database has it now, never from the message.
@@ -153,6 +174,52 @@ export class DeviceService {
     }
     this.presence.markDisconnected(device.id);
     void this.events.emit('device.deleted', device);
+  }
+
+  // What the device channel reads and writes ---------------------------------------------------
+
+  /**
+   * The live device with this id, whatever its account, as its CONNECT is checked: read after the
+   * CONNECT arrived (a revoked token is refused at once), many CONNECTs per query in a storm.
+   */
+  findForConnect(id: string): Promise<devices.DeviceRow | undefined> {
+    return this.connectLookup.find(id);
+  }
+
+  /** Ids of the account's live devices (what an operator watching MQTT may see). */
+  liveIds(accountId: string): Promise<string[]> {
+    return devices.liveDeviceIds(this.db, accountId);
+  }
+
+  /** Whether the device forwards the SMS it receives, as its settings say now. */
+  async forwardsIncoming(accountId: string, id: string): Promise<boolean> {
+    const device = await devices.findDevice(this.db, accountId, id);
+    return device?.forward_incoming_sms ?? false;
+  }
+
+  /** The device connected or disconnected now: last_seen_at, written a few milliseconds later with others. */
+  seen(id: string): void {
+    this.lastSeen.touch(id);
+  }
+
+  /** Writes the last-seen times still waiting and takes no more: the database is about to close. */
+  async stop(): Promise<void> {
+    await this.lastSeen.close();
+  }
+
+  /**
+   * Records a heartbeat of a connection that logged in with `tokenHash`, when the battery stood at
+   * `batteryBefore`; raises device.battery_low once, as the level crosses LOW_BATTERY_PERCENT
+   * downwards (not on every heartbeat). A heartbeat lost in a database crash is replaced by the
+   * next one: its commit does not wait for the flush.
+   */
+  async recordHeartbeat(id: string, values: devices.HeartbeatValues, tokenHash: string, batteryBefore: number | null): Promise<HeartbeatOutcome> {
+    const device = await withRelaxedCommit(this.db, (trx) => devices.recordHeartbeat(trx, id, values));
+    if (!device) return undefined;
+    if (device.token_hash !== tokenHash) return { tokenReplaced: true };
+    const crossed = device.battery_level !== null && device.battery_level < LOW_BATTERY_PERCENT && (batteryBefore === null || batteryBefore >= LOW_BATTERY_PERCENT);
+    if (crossed && device.notify_low_battery && !device.is_charging) this.events.emit('device.battery_low', device);
+    return { recorded: device };
   }
 
   isOnline(deviceId: string): boolean {

@@ -32,11 +32,9 @@ export const MAX_STREAMS_PER_ACCOUNT = 50;
 
 export class LiveHub {
   private readonly streams = new Map<string, Set<LiveStream>>();
-  private relay: LiveRelay | undefined;
 
-  useRelay(relay: LiveRelay): void {
-    this.relay = relay;
-  }
+  /** `relay`: several nodes, the streams open on the others. */
+  constructor(private readonly relay?: LiveRelay) {}
 
   /** Adds a stream; false when the account already holds MAX_STREAMS_PER_ACCOUNT. */
   add(accountId: string, stream: LiveStream): boolean {

@@ -5,9 +5,9 @@
 // queue them all on the pool, one round trip at a time, behind everything else the devices cause.
 // Each lookup still reads the row after its CONNECT arrived, so revocation (token hash cleared,
 // deleted_at set) takes effect for the next CONNECT as before.
-import type { Database } from '../src/storage/database.ts';
-import type { DeviceRow } from '../src/modules/devices/repository.ts';
-import { isUuid } from '../src/common/object-id.ts';
+import type { Database } from '../../storage/database.ts';
+import { findLiveDevices, type DeviceRow } from './repository.ts';
+import { isUuid } from '../../common/object-id.ts';
 
 /** Ids per query. */
 const MAX_BATCH = 1000;
@@ -17,7 +17,7 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-export class DeviceLookup {
+export class ConnectLookup {
   private waiting = new Map<string, Waiting[]>();
   private running = false;
 
@@ -55,9 +55,7 @@ export class DeviceLookup {
 
   private async query(batch: [string, Waiting[]][]): Promise<void> {
     try {
-      const rows = await this.db<DeviceRow>('devices')
-        .whereIn('id', batch.map(([id]) => id))
-        .whereNull('deleted_at');
+      const rows = await findLiveDevices(this.db, batch.map(([id]) => id));
       const byId = new Map(rows.map((row) => [row.id.toLowerCase(), row]));
       for (const [id, waiters] of batch) {
         const row = byId.get(id);

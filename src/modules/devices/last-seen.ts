@@ -6,10 +6,11 @@
 // comes online, and held pool connections that CONNECT authentication was queued behind. Here the
 // events of a few milliseconds share one statement and one commit. last_seen_at is informational
 // (legacy last_online_date); a crash loses at most the last few milliseconds of it.
-import { OutageNotice } from '../src/storage/database-errors.ts';
-import type { Database } from '../src/storage/database.ts';
-import type { Logger } from '../src/common/logger.ts';
-import { isUuid } from '../src/common/object-id.ts';
+import { OutageNotice } from '../../storage/database-errors.ts';
+import type { Database } from '../../storage/database.ts';
+import type { Logger } from '../../common/logger.ts';
+import { isUuid } from '../../common/object-id.ts';
+import { recordLastSeen } from './repository.ts';
 
 /** How long events wait to share a statement. */
 const DELAY_MS = 20;
@@ -75,13 +76,7 @@ export class LastSeenWriter {
   private async write(batch: [string, Date][]): Promise<void> {
     if (batch.length === 0) return;
     try {
-      // greatest(): a heartbeat may have recorded a later time meanwhile; never move it back.
-      await this.db.raw(
-        `update devices set last_seen_at = greatest(devices.last_seen_at, seen.at)
-           from (select unnest(?::uuid[]) as id, unnest(?::timestamptz[]) as at) seen
-          where devices.id = seen.id`,
-        [batch.map(([id]) => id), batch.map(([, at]) => at.toISOString())],
-      );
+      await recordLastSeen(this.db, batch);
       this.outage.succeeded();
     } catch (error) {
       // last_seen_at is a hint (presence is in memory): a batch lost to an outage is not worth a line each.

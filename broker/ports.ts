@@ -1,0 +1,161 @@
+// What the broker asks of the rest of the gateway, in the broker's own terms. The broker speaks
+// MQTT only: it decides who may connect, publish and subscribe, and what a packet means, and hands
+// everything else (credentials, rows, delivery, presence, the SMS and calls phones report) to these
+// ports. The gateway's composition (src/broker-ports.ts) implements them from its services; a test
+// may implement them by hand.
+import type { AuthAttempt } from '../src/common/auth-throttle.ts';
+import type { Redis } from 'ioredis';
+
+export interface SimCard {
+  index: number;
+  name_operator: string;
+}
+
+/** What the broker knows of a device: the hash of its token, and the settings it pushes to the phone. */
+export interface DeviceRecord {
+  id: string;
+  account_id: string;
+  token_hash: string;
+  name: string;
+  name_custom: string | null;
+  can_send_sms: boolean;
+  selected_sim: number;
+  notify_low_battery: boolean;
+  forward_incoming_sms: boolean;
+  record_calls: boolean;
+  battery_level: number | null;
+  sim_cards: SimCard[];
+  send_window: number;
+  limit_per_minute: number | null;
+  limit_per_hour: number | null;
+  limit_per_day: number | null;
+  /** Sent to the phone as stored (docs/asyncapi.yaml, DeviceSettings). */
+  quiet_hours: unknown;
+}
+
+export interface BrokerPorts {
+  auth: ConnectAuth;
+  devices: DeviceRecords;
+  presence: PresencePort;
+  delivery: DeliveryPort;
+  inbound: InboundPort;
+  /** Whether the process can take new work: a saturated one answers CONNECTs "server unavailable". */
+  admission: { saturated(): boolean };
+}
+
+/** Who may connect: the failed-authentication throttle it shares with the HTTP API, and operators' API keys. */
+export interface ConnectAuth {
+  /** Before the credential is checked: how long (ms) the attempt is refused unchecked; 0 when it is to be checked. */
+  refusedFor(attempt: AuthAttempt): number;
+  /** Records a failed authentication; how long (ms) the client should wait, 0 for a plain failure. */
+  failed(attempt: AuthAttempt): number;
+  /** An operator's API key: its account, and whether it may watch devices (devices:monitor). */
+  operatorKey(secret: string): Promise<{ accountId: string; keyId: string; mayMonitor: boolean } | undefined>;
+}
+
+/** A heartbeat as the phone reports it (broker/payloads.ts). */
+export interface HeartbeatValues {
+  battery_level: number;
+  is_charging: boolean;
+  signal_percent?: number | undefined;
+  sim_cards: SimCard[];
+  type?: string | undefined;
+  name?: string | undefined;
+  app_version?: string | undefined;
+}
+
+/** The devices' rows, as the broker reads and writes them. */
+export interface DeviceRecords {
+  /** The live device with this id now, or none (deleted, unknown). */
+  find(deviceId: string): Promise<DeviceRecord | undefined>;
+  /** Ids of the account's live devices: what an operator may watch. */
+  ofAccount(accountId: string): Promise<string[]>;
+  /**
+   * Records a heartbeat of the connection that logged in with `tokenHash`; `batteryBefore` is the
+   * level as that connection last knew it. Undefined once the device is deleted.
+   */
+  heartbeat(deviceId: string, values: HeartbeatValues, tokenHash: string, batteryBefore: number | null): Promise<{ recorded: DeviceRecord } | { tokenReplaced: true } | undefined>;
+  /** Whether the device forwards the SMS it receives, as its settings say now. */
+  forwardsIncoming(accountId: string, deviceId: string): Promise<boolean>;
+  /** The device connected or disconnected now (last_seen_at). */
+  seen(deviceId: string): void;
+}
+
+export type PresenceState = 'online' | 'offline';
+
+/** Which devices are online: the broker tells what their connections do, and hears what is decided. */
+export interface PresencePort {
+  markActive(deviceId: string, accountId: string): void;
+  /** Connected here, moved from another node: no "online" announced. */
+  markMovedIn(deviceId: string, accountId: string): void;
+  /** Taken over by another node: gone from here, no "offline" announced. */
+  markMovedOut(deviceId: string): void;
+  markDisconnected(deviceId: string): void;
+  /** Every change of presence decided, and every restatement of it; returns how to stop listening. */
+  watch(listener: (deviceId: string, state: PresenceState) => void): () => void;
+}
+
+export interface StatusReportInput {
+  deviceId: string;
+  smsId: string;
+  status: 'processing' | 'sent' | 'delivered' | 'undelivered' | 'failed_send' | 'failed_delivery';
+  error?: string | undefined;
+  simSlot?: number | undefined;
+}
+
+/** What the broker tells delivery. */
+export interface DeliveryPort {
+  /** The device subscribed to its tasks. */
+  deviceReady(device: DeviceRecord): Promise<void>;
+  /** The device's connection on this node ended. */
+  deviceGone(deviceId: string): void;
+  simCardsChanged(deviceId: string, simCards: SimCard[]): void;
+  /**
+   * A status report from the device; resolved once applied (committed). `revoked`: the task is no
+   * longer the device's to send, for `reason`.
+   */
+  submitReport(report: StatusReportInput): Promise<{ outcome: 'applied' | 'unchanged' | 'rejected' | 'revoked'; reason?: string }>;
+}
+
+export interface ReceivedSms {
+  deviceMessageId: string;
+  phone: string;
+  message: string;
+  receivedAt: Date;
+  simSlot: number | null;
+}
+
+export interface ReportedCall {
+  deviceCallId: string;
+  direction: 'incoming' | 'outgoing' | 'missed';
+  phone: string;
+  simSlot: number | null;
+  startedAt: Date;
+  durationSeconds: number;
+}
+
+/** Where what phones receive goes: SMS and the call log, each stored once by the phone's own id. */
+export interface InboundPort {
+  storeSms(accountId: string, deviceId: string, sms: ReceivedSms): Promise<unknown>;
+  storeCall(accountId: string, deviceId: string, call: ReportedCall): Promise<unknown>;
+}
+
+/** The result of claiming a device's connection for this node: `moved` when another node held it. */
+export interface DeviceClaim {
+  token: string;
+  moved: boolean;
+}
+
+/** What a broker shares with the brokers of the other nodes through Redis. */
+export interface BrokerCluster {
+  /** Aedes' message bus, reaching every node's subscribers (src/cluster/mqtt-emitter.ts). */
+  mq: object;
+  /** Where retained messages are kept: a Redis hash. */
+  retained: { redis: Redis; key: string };
+  /** Which node holds which device's connection (src/cluster/presence.ts). */
+  ownership: {
+    claim(deviceId: string, accountId: string): Promise<DeviceClaim>;
+    release(deviceId: string, accountId: string, token: string): Promise<'released' | 'moved'>;
+    stillHolds(deviceId: string, accountId: string, token: string): Promise<boolean>;
+  };
+}
