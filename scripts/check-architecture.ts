@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const COMPOSITION = [/^src\/services\.ts$/, /^src\/gateway\.ts$/, /^src\/cli\//];
 
-interface SourceFile {
+export interface SourceFile {
   path: string;
   text: string;
   imports: string[];
