@@ -10,14 +10,14 @@ import { systemClock, type Clock } from './common/clock.ts';
 import { describeEnvironmentError } from './common/errors.ts';
 import { createApp, EXTENDED_PREFIX } from './http/app.ts';
 import { mountHealth } from './modules/health/routes.ts';
-import { deviceRoutes } from './modules/devices/routes.ts';
+import { deviceRoutes, type BrokerAddress } from './modules/devices/routes.ts';
 import { messageRoutes } from './modules/messages/routes.ts';
 import { incomingRoutes } from './modules/incoming/routes.ts';
 import { callRoutes } from './modules/calls/routes.ts';
 import { DEVICE_PREFIX, deviceRecordingRoutes, recordingRoutes } from './modules/calls/recordings/routes.ts';
 import { legacyRoutes } from './modules/legacy/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
-import { sessionRoutes } from './modules/sessions/routes.ts';
+import { sessionRoutes, type SessionRouteOptions } from './modules/sessions/routes.ts';
 import type { Authenticator } from './http/middleware/authenticate.ts';
 import { apiKeyRoutes } from './modules/api-keys/routes.ts';
 import { liveRoutes } from './modules/live/routes.ts';
@@ -149,30 +149,17 @@ export class Gateway {
         families: [
           {
             prefix: EXTENDED_PREFIX,
-            routes: [
-              ...deviceRoutes(services, {
-                // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
-                mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
-                mqttTls: config.tls !== undefined,
-                mqttPublicUrl: config.mqttPublicUrl,
-                publicUrl: config.publicUrl,
-                trustedProxies: config.trustedProxies,
-              }),
-              ...messageRoutes(services),
-              ...incomingRoutes(services.incoming),
-              ...callRoutes(services.calls),
-              ...recordingRoutes(services.recordings),
-              ...webhookRoutes(services.webhooks),
-              ...sessionRoutes(services.sessions, services.loginThrottle, {
-                secure: config.sessions.secureCookie,
-                maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000),
-              }),
-              ...apiKeyRoutes(services.apiKeys),
-              ...liveRoutes(services.live),
-              ...userRoutes(services.users),
-              ...accountRoutes(services.accounts, services.users),
-              ...statsRoutes(services.stats),
-            ],
+            routes: extendedRoutes(services, {
+              // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
+              mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
+              mqttTls: config.tls !== undefined,
+              mqttPublicUrl: config.mqttPublicUrl,
+              publicUrl: config.publicUrl,
+              trustedProxies: config.trustedProxies,
+            }, {
+              secure: config.sessions.secureCookie,
+              maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000),
+            }),
           },
           // The phones' own HTTP endpoints (recording uploads), with device credentials, not API keys.
           { prefix: DEVICE_PREFIX, routes: deviceRecordingRoutes(services.recordings, services.devices, services.authThrottle) },
@@ -304,6 +291,27 @@ export class Gateway {
     await closeDatabase(this.services.db);
     this.logger.info('gateway stopped');
   }
+}
+
+/**
+ * The Extended API's routes, in the order the document lists them. Also what the panel's API
+ * types are generated from (scripts/generate-panel-api-types.ts), so the two cannot differ.
+ */
+export function extendedRoutes(services: Services, broker: BrokerAddress, session: SessionRouteOptions) {
+  return [
+    ...deviceRoutes(services, broker),
+    ...messageRoutes(services),
+    ...incomingRoutes(services.incoming),
+    ...callRoutes(services.calls),
+    ...recordingRoutes(services.recordings),
+    ...webhookRoutes(services.webhooks),
+    ...sessionRoutes(services.sessions, services.loginThrottle, session),
+    ...apiKeyRoutes(services.apiKeys),
+    ...liveRoutes(services.live),
+    ...userRoutes(services.users),
+    ...accountRoutes(services.accounts, services.users),
+    ...statsRoutes(services.stats),
+  ];
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
