@@ -22,8 +22,12 @@ export const SCREENSHOT_DIR = 'test-results/panel';
 /** The desktop width every page is checked at; phone-width screenshots pass their own. */
 export const DESKTOP = { width: 1280, height: 900 } as const;
 export const PHONE = { width: 390, height: 844 } as const;
-/** How long a Playwright wait or action may take before it fails naming what it waited for. */
-export const ACTION_TIMEOUT_MS = 8_000;
+/**
+ * How long a Playwright wait or action may take before it fails naming what it waited for. CI runs
+ * both database halves of the suite at once on two cores: an API call behind a click has taken
+ * over 8 s there.
+ */
+export const ACTION_TIMEOUT_MS = 15_000;
 
 export class BrowserFixture {
   constructor(private readonly baseUrl: () => string) {}
