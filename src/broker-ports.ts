@@ -9,6 +9,7 @@ import type { CallService } from './modules/calls/service.ts';
 import type { Dispatcher } from './modules/delivery/dispatcher.ts';
 import type { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import type { DevicePresence } from './modules/devices/presence.ts';
+import type { DomainEvents } from './events/domain-events.ts';
 import type { DeviceService } from './modules/devices/service.ts';
 import type { IncomingService } from './modules/incoming/service.ts';
 
@@ -19,6 +20,8 @@ export interface BrokerPortSources {
   apiKeys: ApiKeyService;
   devices: DeviceService;
   presence: DevicePresence;
+  /** Where presence is announced: the broker states it again as its retained messages. */
+  events: DomainEvents;
   dispatcher: Dispatcher;
   statusIngestor: StatusIngestor;
   incoming: IncomingService;
@@ -26,7 +29,7 @@ export interface BrokerPortSources {
 }
 
 export function brokerPorts(services: BrokerPortSources): BrokerPorts {
-  const { admission, authThrottle, apiKeys, devices, presence, dispatcher, statusIngestor, incoming, calls } = services;
+  const { admission, authThrottle, apiKeys, devices, presence, events, dispatcher, statusIngestor, incoming, calls } = services;
   return {
     auth: {
       refusedFor: (attempt) => authThrottle.refusedFor(attempt),
@@ -49,17 +52,12 @@ export function brokerPorts(services: BrokerPortSources): BrokerPorts {
       markMovedOut: (deviceId) => presence.markMovedOut(deviceId),
       markDisconnected: (deviceId) => presence.markDisconnected(deviceId),
       watch: (listener) => {
-        const online = (deviceId: string) => listener(deviceId, 'online');
-        const offline = (deviceId: string) => listener(deviceId, 'offline');
-        const reaffirmed = (deviceId: string, isOnline: boolean) => listener(deviceId, isOnline ? 'online' : 'offline');
-        presence.on('online', online);
-        presence.on('offline', offline);
-        presence.on('reaffirmed', reaffirmed);
-        return () => {
-          presence.off('online', online);
-          presence.off('offline', offline);
-          presence.off('reaffirmed', reaffirmed);
-        };
+        const stops = [
+          events.on('device.online', ({ deviceId }) => listener(deviceId, 'online')),
+          events.on('device.offline', ({ deviceId }) => listener(deviceId, 'offline')),
+          events.on('device.presence_restated', ({ deviceId, online }) => listener(deviceId, online ? 'online' : 'offline')),
+        ];
+        return () => stops.forEach((stop) => stop());
       },
     },
     delivery: {

@@ -99,7 +99,7 @@ export function createMetrics(config: Config): Metrics {
 
 export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock, parts: ServiceParts = {}): Services {
   const events = new DomainEvents((error, event) => logger.error({ err: error, event }, 'event listener failed'));
-  const presence = new DevicePresence(config.deviceOfflineAfterMs, clock, parts.cluster?.presence);
+  const presence = new DevicePresence(config.deviceOfflineAfterMs, events, clock, parts.cluster?.presence);
   const invalidation = parts.invalidation ?? new CacheInvalidation(logger.child({ component: 'cluster' }));
   const devices = new DeviceService(db, presence, events, logger.child({ component: 'devices' }), invalidation);
   const transient = new TransientStore();
@@ -129,10 +129,6 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const live = new LiveHub(parts.cluster?.live);
 
   // Who hears what. Modules announce; whoever listens is decided here, and only here.
-  // The presence keeps its own listeners (the broker's retained presence, the cluster); the rest
-  // of the gateway hears it through the seam.
-  presence.on('online', (deviceId, accountId) => void events.emit('device.online', { deviceId, accountId }));
-  presence.on('offline', (deviceId, accountId) => void events.emit('device.offline', { deviceId, accountId }));
   listenDelivery(events, dispatcher);
   // A deleted call (or phone) takes its recording's file along; its row went with the call.
   events.on('call.deleted', ({ recording }) => recordings.removeFile(recording));

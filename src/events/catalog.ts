@@ -27,6 +27,11 @@ export interface DomainEventMap {
   'device.online': { deviceId: string; accountId: string };
   /** A device disconnected, or went silent past DEVICE_OFFLINE_AFTER. */
   'device.offline': { deviceId: string; accountId: string };
+  /**
+   * No change: where a device stands is to be stated again (the broker's retained presence
+   * message, after another node's reaping or a Redis outage); nothing is announced to clients.
+   */
+  'device.presence_restated': { deviceId: string; online: boolean };
   /** A device's settings changed (PATCH settings, legacy edit). */
   'device.settings_changed': DeviceRow;
   /** A device was deleted; its credentials are dead. */

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { TaskPhone, UNPACED } from '../support/task-phone.ts';
+import { nextDomainEvent } from '../support/devices.ts';
 
 describe('delivery: failover and taken tasks', () => {
   const fx = useGateway({ config: { failoverAfterMs: 300, pauseAfterFailures: 3, pauseForMs: 600_000 } });
@@ -26,15 +27,8 @@ describe('delivery: failover and taken tasks', () => {
 
   const statuses = (body: { history: { internal_status: string }[] }) => body.history.map((entry) => entry.internal_status);
 
-  function offline(deviceId: string): Promise<void> {
-    return new Promise((resolve) => {
-      const listener = (id: string) => {
-        if (id !== deviceId) return;
-        fx.gateway.services.presence.off('offline', listener);
-        resolve();
-      };
-      fx.gateway.services.presence.on('offline', listener);
-    });
+  async function offline(deviceId: string): Promise<void> {
+    await nextDomainEvent(fx.gateway.services.events, 'device.offline', (event) => event.deviceId === deviceId, 60_000);
   }
 
   describe('when a phone holding unacknowledged tasks vanishes while another phone is online', () => {

@@ -5,7 +5,7 @@
 // after its acknowledgement completed never sends it.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
-import { nextEvent } from '../support/devices.ts';
+import { nextDomainEvent, nextEvent } from '../support/devices.ts';
 import { TaskPhone, UNPACED } from '../support/task-phone.ts';
 
 describe('delivery: revoked tasks', () => {
@@ -55,14 +55,7 @@ describe('delivery: revoked tasks', () => {
       const id = await send();
       await away.until(1);
       const other = await phone();
-      const gone = new Promise<void>((resolve) => {
-        const listener = (deviceId: string) => {
-          if (deviceId !== away.id) return;
-          fx.gateway.services.presence.off('offline', listener);
-          resolve();
-        };
-        fx.gateway.services.presence.on('offline', listener);
-      });
+      const gone = nextDomainEvent(fx.gateway.services.events, 'device.offline', (event) => event.deviceId === away.id, 60_000);
       away.kill();
       await gone;
       await other.until(1, 10_000);

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { ManualClock } from '../../src/common/clock.ts';
 import { useGateway } from '../support/use-gateway.ts';
-import { nextEvent } from '../support/devices.ts';
+import { nextDomainEvent } from '../support/devices.ts';
 import { nextTask, takeTasks, tasksOf, topic, type RawClient } from '../support/mqtt.ts';
 
 const PHONE = '+79161234567';
@@ -127,7 +127,7 @@ describe('delivery: a phone silent past DEVICE_OFFLINE_AFTER', () => {
       await settle(quiet);
       expect(tasksOf(quiet.raw, quiet.id)).to.deep.equal([]);
 
-      const back = nextEvent(fx.gateway.services.presence, 'online', (id) => id === quiet.id);
+      const back = nextDomainEvent(fx.gateway.services.events, 'device.online', (event) => event.deviceId === quiet.id);
       // PINGREQ is two bytes, 0xC0 0x00 (MQTT 3.1.1, 3.12): written as they are, whatever mqtt.js's own schedule.
       quiet.raw.client.stream.write(Buffer.from([0xc0, 0x00]));
       await back;

@@ -6,7 +6,7 @@
 // the gateway routes on the canonical (lower-case) topic. Real mqtt.js clients, real gateway.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
-import { nextEvent } from '../support/devices.ts';
+import { nextDomainEvent, nextEvent } from '../support/devices.ts';
 import { RawClients, topic, type RawClient } from '../support/mqtt.ts';
 
 const PREFIX = 'sms-gateway/v1/devices/';
@@ -59,8 +59,7 @@ describe('device channel: device identity (case-insensitive ids, one session per
       const { device: row, token } = await fx.registerDevice();
       const upper = row.id.toUpperCase();
       const offline: string[] = [];
-      const onOffline = (deviceId: string) => offline.push(deviceId);
-      fx.gateway.services.presence.on('offline', onOffline);
+      const stopListening = fx.gateway.services.events.on('device.offline', ({ deviceId }) => void offline.push(deviceId));
       try {
         const before = sessions();
         const lower = await connectAs(row.id, token);
@@ -95,7 +94,7 @@ describe('device channel: device identity (case-insensitive ids, one session per
         expect(fx.gateway.services.presence.isOnline(row.id)).to.equal(true);
         expect(sessions(), 'still one session').to.equal(before + 1);
       } finally {
-        fx.gateway.services.presence.off('offline', onOffline);
+        stopListening();
       }
     });
   });
@@ -107,8 +106,7 @@ describe('device channel: device identity (case-insensitive ids, one session per
       const first = await connectAs(upper, token);
       await subscribeTasks(first, row.id, upper);
       const offline: string[] = [];
-      const onOffline = (deviceId: string) => offline.push(deviceId);
-      fx.gateway.services.presence.on('offline', onOffline);
+      const stopListening = fx.gateway.services.events.on('device.offline', ({ deviceId }) => void offline.push(deviceId));
       try {
         const second = await connectAs(row.id, token);
         await first.whenClosed();
@@ -122,12 +120,12 @@ describe('device channel: device identity (case-insensitive ids, one session per
         expect(await shownOnline(row.id)).to.equal(true);
 
         // The device's only session ending does take it offline.
-        const down = nextEvent(fx.gateway.services.presence, 'offline', (id) => id === row.id, 2_000);
+        const down = nextDomainEvent(fx.gateway.services.events, 'device.offline', (event) => event.deviceId === row.id, 2_000);
         await second.client.endAsync();
         await down;
         expect(await shownOnline(row.id)).to.equal(false);
       } finally {
-        fx.gateway.services.presence.off('offline', onOffline);
+        stopListening();
       }
     });
   });
@@ -138,8 +136,7 @@ describe('device channel: device identity (case-insensitive ids, one session per
       const first = await connectAs(row.id, token);
       await subscribeTasks(first, row.id, row.id);
       const offline: string[] = [];
-      const onOffline = (deviceId: string) => offline.push(deviceId);
-      fx.gateway.services.presence.on('offline', onOffline);
+      const stopListening = fx.gateway.services.events.on('device.offline', ({ deviceId }) => void offline.push(deviceId));
       try {
         const second = await connectAs(row.id, token);
         await first.whenClosed();
@@ -148,7 +145,7 @@ describe('device channel: device identity (case-insensitive ids, one session per
         expect(fx.gateway.services.presence.isOnline(row.id)).to.equal(true);
         expect(second.closed).to.equal(false);
       } finally {
-        fx.gateway.services.presence.off('offline', onOffline);
+        stopListening();
       }
     });
   });

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useGateway } from '../support/use-gateway.ts';
-import { nextEvent } from '../support/devices.ts';
+import { nextDomainEvent, nextEvent } from '../support/devices.ts';
 import { mqttUrl, topic } from '../support/mqtt.ts';
 
 const SETTINGS_KEYS = ['can_send_sms', 'selected_sim', 'notify_low_battery', 'forward_incoming_sms', 'record_calls', 'name_custom', 'send_window', 'limits', 'quiet_hours'];
@@ -25,7 +25,7 @@ describe('device channel: liveness', () => {
     return reply.body;
   }
 
-  const wentOffline = (deviceId: string, timeoutMs: number) => nextEvent(fx.gateway.services.presence, 'offline', (id) => id === deviceId, timeoutMs);
+  const wentOffline = (deviceId: string, timeoutMs: number) => nextDomainEvent(fx.gateway.services.events, 'device.offline', (event) => event.deviceId === deviceId, timeoutMs);
 
   describe('when a device connects', () => {
     it('then GET /devices/{id} shows it online, and it was offline before', async () => {

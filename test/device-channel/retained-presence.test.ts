@@ -3,7 +3,7 @@
 // retained "offline" itself whenever it decides a device is offline, and "online" when it comes
 // back, so an operator subscribing later never sees "online" for a device the API shows offline.
 import { expect } from 'chai';
-import { once } from 'node:events';
+import { nextDomainEvent } from '../support/devices.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
@@ -48,7 +48,7 @@ describe('device channel: the retained presence follows the gateway', () => {
       const { retained: before } = await operatorSees(device.id);
       expect(before.payload).to.equal('online');
 
-      const offline = once(gateway.services.presence, 'offline');
+      const offline = nextDomainEvent(gateway.services.events, 'device.offline');
       await phone.client.endAsync();
       await offline;
       expect(gateway.services.presence.isOnline(device.id)).to.equal(false);

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { ApiClient, registerDevice, type Reply, type Tenant } from '../support/tenant.ts';
-import { nextEvent } from '../support/devices.ts';
+import { nextDomainEvent, nextEvent } from '../support/devices.ts';
 import { detailFields, expectError } from '../support/expectations.ts';
 import { nextTask, takeTasks, type RawClient } from '../support/mqtt.ts';
 import {
@@ -482,7 +482,7 @@ describe('legacy API: devices', () => {
       expect(phone.connected).to.equal(true);
       const client = phone.agent.session.mqttClient!;
       const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
-      const offline = nextEvent(fx.gateway.services.presence, 'offline', (deviceId) => deviceId === ids.uuid);
+      const offline = nextDomainEvent(fx.gateway.services.events, 'device.offline', (event) => event.deviceId === ids.uuid);
 
       expectNoContent(await fx.tenant.root.post('/devices/del', { id: ids.objectId }));
       await offline;

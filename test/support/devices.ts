@@ -1,5 +1,7 @@
 // Simulated devices for tests: registered through the real service, connected over real TCP;
 // and the pacing a test lifts when what it checks is not pacing.
+import type { DomainEvents } from '../../src/events/domain-events.ts';
+import type { DomainEventMap, DomainEventName } from '../../src/events/catalog.ts';
 import type { EventEmitter } from 'node:events';
 import type { Gateway } from '../../src/gateway.ts';
 import type { DeviceRow } from '../../src/modules/devices/types.ts';
@@ -40,6 +42,27 @@ export async function connectDevice(
 }
 
 /** Resolves with the arguments of the first `event` for which `accept` holds. */
+/** Resolves with the next announcement of `event` on the gateway's event seam that `accept` takes. */
+export function nextDomainEvent<E extends DomainEventName>(
+  events: DomainEvents,
+  event: E,
+  accept: (payload: DomainEventMap[E]) => boolean = () => true,
+  timeoutMs = 5_000,
+): Promise<DomainEventMap[E]> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`timed out after ${timeoutMs} ms waiting for "${event}"`));
+    }, timeoutMs);
+    const stop = events.on(event, (payload) => {
+      if (!accept(payload)) return;
+      clearTimeout(timer);
+      stop();
+      resolve(payload);
+    });
+  });
+}
+
 export function nextEvent<T extends Record<keyof T, unknown[]>, K extends keyof T & string>(
   emitter: EventEmitter<T>,
   event: K,

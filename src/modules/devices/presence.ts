@@ -8,15 +8,15 @@
 // moves between nodes is neither announced offline nor online (markMovedOut / markMovedIn); the
 // phones of a node that died are announced offline by the node that noticed (announceOffline).
 //
-// "offline" is emitted when a device disconnects and when a connected device goes silent past
-// DEVICE_OFFLINE_AFTER (found by a periodic check, start()); "online" when it connects and when
-// a silent device shows activity again. The two always alternate for a device. isOnline() is
+// device.offline is announced on the event seam when a device disconnects and when a connected
+// device goes silent past DEVICE_OFFLINE_AFTER (found by a periodic check, start());
+// device.online when it connects and when a silent device shows activity again. The two always alternate for a device. isOnline() is
 // exact at any moment; the events follow within one check interval.
 //
 // Device ids are UUIDs and compare case-insensitively: every id is lower-cased on the way in,
 // and the events carry the lower-case id.
-import { EventEmitter } from 'node:events';
 import { systemClock, type Clock } from '../../common/clock.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
 import type { RemotePresence } from './remote-presence.ts';
 
 interface Presence {
@@ -24,25 +24,18 @@ interface Presence {
   lastActivity: number;
 }
 
-type PresenceEvents = {
-  online: [deviceId: string, accountId: string];
-  offline: [deviceId: string, accountId: string];
-  /** No change: where the device stands is to be stated again (retained presence), nothing announced. */
-  reaffirmed: [deviceId: string, online: boolean];
-};
-
 /** Bounds of the silence check's interval (a tenth of DEVICE_OFFLINE_AFTER in between). */
 const MIN_CHECK_INTERVAL_MS = 50;
 const MAX_CHECK_INTERVAL_MS = 1_000;
 
-export class DevicePresence extends EventEmitter<PresenceEvents> {
+export class DevicePresence {
   /**
    * Connected devices not (yet) announced silent, in order of their last activity, oldest first
    * (each activity moves its device to the end). The check looks at the head only, so it costs
    * the number of devices that went silent, not the size of the fleet.
    */
   private readonly active = new Map<string, Presence>();
-  /** Connected devices announced silent ("offline" emitted). */
+  /** Connected devices announced silent (device.offline announced). */
   private readonly silent = new Map<string, Presence>();
   /** Disconnected devices: since when they are offline. */
   private readonly gone = new Map<string, number>();
@@ -59,10 +52,13 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
    */
   constructor(
     private readonly offlineAfterMs: number,
+    private readonly events: DomainEvents,
     private readonly clock: Clock = systemClock,
     private readonly remote?: RemotePresence,
-  ) {
-    super();
+  ) {}
+
+  private announce(event: 'device.online' | 'device.offline', deviceId: string, accountId: string): void {
+    void this.events.emit(event, { deviceId, accountId });
   }
 
   /** Starts the periodic silence check (unref'ed; starting it twice changes nothing). */
@@ -104,41 +100,41 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
     const id = deviceId.toLowerCase();
     if (this.active.has(id) || this.silent.has(id)) return;
     this.gone.set(id, at);
-    this.emit('offline', id, accountId);
+    this.announce('device.offline', id, accountId);
   }
 
   /** Announces again a device connected here that other nodes had announced offline (they lost sight of this node). */
   announceOnline(deviceId: string, accountId: string): void {
     const id = deviceId.toLowerCase();
-    if (this.active.has(id)) this.emit('online', id, accountId);
+    if (this.active.has(id)) this.announce('device.online', id, accountId);
   }
 
   /** Several nodes: states again where these devices, connected here, stand (see 'reaffirmed'). */
   reaffirm(deviceIds: string[]): void {
     for (const deviceId of deviceIds) {
       const id = deviceId.toLowerCase();
-      if (this.active.has(id) || this.silent.has(id)) this.emit('reaffirmed', id, this.isOnline(id));
+      if (this.active.has(id) || this.silent.has(id)) void this.events.emit('device.presence_restated', { deviceId: id, online: this.isOnline(id) });
     }
   }
 
-  /** The device connected or showed activity; emits "online" when it was not connected, or silent. */
+  /** The device connected or showed activity; announces device.online when it was not connected, or silent. */
   markActive(deviceId: string, accountId: string, now = this.clock.now(), announce = true): void {
     const id = deviceId.toLowerCase();
     const active = this.active.get(id);
     if (active) {
       // Silent already, though the check has not announced it yet: announce both transitions.
       const missed = now - active.lastActivity >= this.offlineAfterMs;
-      if (missed) this.emit('offline', id, active.accountId);
+      if (missed) this.announce('device.offline', id, active.accountId);
       this.active.delete(id);
       this.append(id, active, now);
-      if (missed) this.emit('online', id, active.accountId);
+      if (missed) this.announce('device.online', id, active.accountId);
       return;
     }
     const silent = this.silent.get(id);
     if (silent) {
       this.silent.delete(id);
       this.append(id, silent, now);
-      this.emit('online', id, silent.accountId);
+      this.announce('device.online', id, silent.accountId);
       return;
     }
     this.gone.delete(id);
@@ -146,10 +142,10 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
     let devices = this.byAccount.get(accountId);
     if (!devices) this.byAccount.set(accountId, (devices = new Set()));
     devices.add(id);
-    if (announce) this.emit('online', id, accountId);
+    if (announce) this.announce('device.online', id, accountId);
   }
 
-  /** The device's connection ended; emits "offline" unless it was already announced silent. */
+  /** The device's connection ended; announces device.offline unless it was already announced silent. */
   markDisconnected(deviceId: string, now = this.clock.now(), announce = true): void {
     const id = deviceId.toLowerCase();
     const active = this.active.get(id);
@@ -162,7 +158,7 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
     if (devices?.size === 0) this.byAccount.delete(known.accountId);
     const silentSince = known.lastActivity + this.offlineAfterMs;
     this.gone.set(id, now < silentSince ? now : silentSince);
-    if (active && announce) this.emit('offline', id, known.accountId);
+    if (active && announce) this.announce('device.offline', id, known.accountId);
   }
 
   isOnline(deviceId: string, now = this.clock.now()): boolean {
@@ -210,7 +206,7 @@ export class DevicePresence extends EventEmitter<PresenceEvents> {
       this.active.delete(id);
       this.silent.set(id, presence);
       announced++;
-      this.emit('offline', id, presence.accountId);
+      this.announce('device.offline', id, presence.accountId);
     }
     return announced;
   }
