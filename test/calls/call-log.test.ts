@@ -1,5 +1,5 @@
-// The call log (issue 12): phones report their calls on the `calls` topic (QoS 2, acknowledged
-// once stored, stored once per phone call id), the account reads them through GET /calls and
+// The call log: phones report their calls on the `calls` topic (QoS 2, acknowledged once
+// stored, stored once per phone call id), the account reads them through GET /calls and
 // GET /calls/{id} (calls:read, newest first, filtered, never another account's) and deletes
 // them with DELETE /calls/{id} (calls:delete), a missed call raises call.missed, and a deleted
 // phone's calls go with it.

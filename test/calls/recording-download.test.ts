@@ -1,7 +1,8 @@
-// Issue 12, the account's side of recordings: GET /calls/{id}/recording streams the audio with
-// its type and length and answers Range requests (first bytes, a middle slice, a suffix, 416
-// past the end), never another account's; call.recorded tells webhooks where to download it;
-// deleting the call removes the file; RECORDINGS_RETENTION_DAYS removes old recordings.
+// Recordings, the account's side (README, "Recordings"): GET /calls/{id}/recording streams the
+// audio with its type and length and answers Range requests (first bytes, a middle slice, a
+// suffix, 416 past the end), never another account's; call.recorded tells webhooks where to
+// download it; deleting the call removes the file; RECORDINGS_RETENTION_DAYS removes old
+// recordings.
 import { expect } from 'chai';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,7 +1,8 @@
-// Issue 12, the phone's side of recordings: PUT /api/device/v1/calls/{call id}/recording with
-// the device's id and token. Refused while record_calls is off, for a call the phone never
-// reported, for bytes that are not audio, past RECORDING_MAX_BYTES (without the gateway holding
-// the body), and nothing is left of an upload cut short; a repeat answers what is stored.
+// Recordings, the phone's side (docs/devices.md, rule 6):
+// PUT /api/device/v1/calls/{call id}/recording with the device's id and token. Refused while
+// record_calls is off, for a call the phone never reported, for bytes that are not audio, past
+// RECORDING_MAX_BYTES (without the gateway holding the body), and nothing is left of an upload
+// cut short; a repeat answers what is stored.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
-// The simulator makes calls as a phone with the app does (issue 12: "the simulator, with
-// record_calls on, reports calls and uploads a short generated WAV"): every call goes to the
-// call log; an answered call's recording is uploaded only while record_calls is on.
+// The simulator makes calls as a phone with the app does: it reports its calls and, with
+// record_calls on, uploads a short generated WAV. Every call goes to the call log; an answered
+// call's recording is uploaded only while record_calls is on.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { recordingConfig } from './recording-fixture.ts';

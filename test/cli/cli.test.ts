@@ -1,8 +1,9 @@
-// The `sms-gateway` command line (issue 2, "Operating it"), run as a real child process:
-// accounts create, keys create|list|revoke, devices register|token, migrate, usage and config errors.
-// On PostgreSQL the commands share the suite's database with an in-process gateway, so a key
-// the command prints is tried over HTTP. On PGlite the commands get a fresh data directory;
-// a gateway cannot share it while it is locked, so the HTTP checks exist on PostgreSQL only.
+// The `sms-gateway` command line (README, "Command line"), run as a real child process:
+// accounts create, keys create|list|revoke, devices register|token, migrate, usage and config
+// errors. On PostgreSQL the commands share the suite's database with an in-process gateway, so
+// a key the command prints is tried over HTTP. On PGlite the commands get a fresh data
+// directory; a gateway cannot share it while it is locked, so the HTTP checks exist on
+// PostgreSQL only.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';

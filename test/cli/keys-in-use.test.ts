@@ -1,8 +1,8 @@
-// `keys create|list|revoke` while a gateway holds the embedded database (issue 11): the CLI may
-// not open the directory, so it says so and prints the curl that does the same through the
-// running gateway. The printed curl is then run as printed (with the first-start key), against
-// a real `serve` process on the embedded database: the key it makes works, and its revocation
-// is refused at once.
+// `keys create|list|revoke` while a gateway holds the embedded database: the CLI may not open
+// the directory, so it says so and prints the curl that does the same through the running
+// gateway. The printed curl is then run as printed (with the first-start key), against a real
+// `serve` process on the embedded database: the key it makes works, and its revocation is
+// refused at once.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';

@@ -1,9 +1,8 @@
-// `sms-gateway users create|list|reset-password` (issue 11: "the CLI keeps working and gains
-// users create|list|reset-password (password from stdin or generated and printed once)"), run
-// as a real child process. On PostgreSQL the commands share the suite's database with an
-// in-process gateway, so the passwords they set are tried by logging in over HTTP; on PGlite
-// the commands get a fresh data directory that a gateway cannot share, so logins are checked on
-// PostgreSQL only.
+// `sms-gateway users create|list|reset-password` (the password from stdin, or generated and
+// printed once), run as a real child process. On PostgreSQL the commands share the suite's
+// database with an in-process gateway, so the passwords they set are tried by logging in over
+// HTTP; on PGlite the commands get a fresh data directory that a gateway cannot share, so
+// logins are checked on PostgreSQL only.
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';

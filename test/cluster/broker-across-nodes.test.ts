@@ -1,7 +1,8 @@
-// Issue 13, broker, one session per device, presence and dispatch across two nodes in this
-// process (one PostgreSQL, one Redis): an operator on node A sees a phone on node B; a phone that
-// connects to B while A holds its connection is taken over silently; a phone on A is online on
-// B's API; an SMS created through B reaches a phone on A at once, not at A's next sweep.
+// Several nodes: the broker, one session per device, presence and dispatch across two nodes in
+// this process (one PostgreSQL, one Redis): an operator on node A sees a phone on node B; a
+// phone that connects to B while A holds its connection is taken over silently; a phone on A is
+// online on B's API; an SMS created through B reaches a phone on A at once, not at A's next
+// sweep.
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.ts';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
@@ -13,7 +14,7 @@ import { Redis } from 'ioredis';
 import { EventStreamClient } from '../support/event-stream.ts';
 import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
 
-describe('broker, presence and dispatch across nodes (issue 13)', function () {
+describe('broker, presence and dispatch across nodes', function () {
   const cluster = useCluster({ webhooks: { ...loadConfig({}).webhooks, allowedHosts: ['127.0.0.1'], retryBaseMs: 20 } });
   const { fx } = cluster;
   const onA = new RawClients(() => `mqtt://127.0.0.1:${fx.gateway.mqttPort}`);

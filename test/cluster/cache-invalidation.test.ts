@@ -1,7 +1,7 @@
-// Issue 13, caches: "A revoked API key, a deleted device, changed device settings and changed
-// webhooks take effect on every node within 1 second (invalidation over Redis pub/sub), not
-// after the 5 s cache lifetime." Two nodes on one PostgreSQL and Redis; the change is made on
-// node A, and node B, which had cached the old state, must act on the new one.
+// Caches on several nodes: a revoked API key, a deleted device, changed device settings and
+// changed webhooks take effect on every node within 1 second (invalidation over Redis pub/sub),
+// not after the 5 s cache lifetime. Two nodes on one PostgreSQL and Redis; the change is made
+// on node A, and node B, which had cached the old state, must act on the new one.
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.ts';
@@ -9,7 +9,7 @@ import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { nextEvent } from '../support/devices.ts';
 import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
 
-describe('cache invalidation across nodes (issue 13)', function () {
+describe('cache invalidation across nodes', function () {
   const cluster = useCluster({ webhooks: { ...loadConfig({}).webhooks, allowedHosts: ['127.0.0.1'], retryBaseMs: 20 } });
   const { fx } = cluster;
 

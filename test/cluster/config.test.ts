@@ -1,5 +1,6 @@
-// Issue 13, start-up rules: "`REDIS_URL` with the embedded database is refused at start with a
-// clear message (several nodes cannot share PGlite)"; NODE_ID names the node in logs and metrics.
+// Start-up rules for several nodes: `REDIS_URL` with the embedded database is refused at start
+// with a clear message (several nodes cannot share PGlite); NODE_ID names the node in logs and
+// metrics.
 import { expect } from 'chai';
 import { hostname } from 'node:os';
 import { loadConfig } from '../../src/config.ts';
@@ -10,7 +11,7 @@ const EMBEDDED_REFUSAL = 'REDIS_URL: several nodes cannot share the embedded dat
 /** Every node of a deployment holds the same key (WEBHOOK_SECRET_KEY). */
 const KEY = 'ab'.repeat(32);
 
-describe('cluster configuration (issue 13)', () => {
+describe('cluster configuration', () => {
   describe('REDIS_URL', () => {
     it('when it is set without DATABASE_URL (the embedded database), then the configuration is refused saying why and what to do', () => {
       expect(configProblems({ REDIS_URL: 'redis://127.0.0.1:6379', WEBHOOK_SECRET_KEY: KEY })).to.deep.equal([EMBEDDED_REFUSAL]);

@@ -1,8 +1,9 @@
-// Issue 13, limits: "per-device windows and rate limits are counted in PostgreSQL under the device
-// row lock, so they hold however many nodes serve the account." A phone holds its connection on
-// one node while SMS come in through both; and a phone that moves to the other node finds there
-// what it used on the first. The phones never report on their own (TaskPhone), so the test
-// decides when a slot could open; each node's sweep is run at once rather than waited for.
+// Limits on several nodes: per-device windows and rate limits are counted in PostgreSQL under
+// the device row lock, so they hold however many nodes serve the account. A phone holds its
+// connection on one node while SMS come in through both; and a phone that moves to the other
+// node finds there what it used on the first. The phones never report on their own (TaskPhone),
+// so the test decides when a slot could open; each node's sweep is run at once rather than
+// waited for.
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { deviceTopic } from '../../broker/topics.ts';
@@ -12,7 +13,7 @@ import { useCluster, within } from './cluster-fixture.ts';
 const PHONE = '+79161234567';
 const NO_RATE_LIMITS = { per_minute: null, per_hour: null, per_day: null };
 
-describe('per-device limits across nodes (issue 13)', function () {
+describe('per-device limits across nodes', function () {
   const cluster = useCluster();
   const { fx } = cluster;
 

@@ -10,7 +10,7 @@ import { createServices } from '../../src/services.ts';
 import { bootstrapFirstAccount } from '../../src/modules/accounts/bootstrap.ts';
 import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
 
-describe('migrations of nodes starting together (issue 13)', function () {
+describe('migrations of nodes starting together', function () {
   this.timeout(60_000);
   let database: EmptyDatabase;
   before(async () => {

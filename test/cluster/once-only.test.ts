@@ -1,7 +1,7 @@
-// Issue 13, "once only": with several nodes on one PostgreSQL, every webhook event is sent once
-// and every status report is applied once. All nodes' senders claim from one outbox, and whichever
-// node a phone talks to writes its events there; a phone that moves to another node sends again
-// the reports it is not sure arrived. Three nodes here: A and B of the cluster fixture, and C.
+// Once only: with several nodes on one PostgreSQL, every webhook event is sent once and every
+// status report is applied once. All nodes' senders claim from one outbox, and whichever node a
+// phone talks to writes its events there; a phone that moves to another node sends again the
+// reports it is not sure arrived. Three nodes here: A and B of the cluster fixture, and C.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import type { Gateway } from '../../src/gateway.ts';
@@ -20,7 +20,7 @@ const SMS_PER_PHONE = 40;
 /** Phones that connect and leave on each node: one device.online and one device.offline each. */
 const VISITORS_PER_NODE = 4;
 
-describe('once only across nodes (issue 13)', function () {
+describe('once only across nodes', function () {
   // One WEBHOOK_SECRET_KEY for every node: each must open the signing secrets the others sealed.
   const cluster = useCluster({ webhooks: webhookConfig({ secretKey: randomBytes(32) }) });
   const { fx } = cluster;

@@ -1,6 +1,6 @@
-// Issue 13, "Redis trouble": "/readyz reports Redis. While Redis is down, every node keeps
-// serving ... after Redis returns everything converges without a restart." And "/metrics per node
-// labels its node id; the node id shows in logs."
+// Redis trouble (README, "Several nodes"): /readyz reports Redis; while Redis is down every
+// node keeps serving, and after Redis returns everything converges without a restart. Each
+// node's /metrics labels its node id, and the node id shows in its logs.
 //
 // Node C reaches Redis through a TCP proxy the test cuts and restores; its log lines are kept.
 import { expect } from 'chai';
@@ -80,7 +80,7 @@ async function readiness(gateway: Gateway): Promise<Readiness> {
   return { status: response.status, body: (await response.json()) as Readiness['body'] };
 }
 
-describe('Redis trouble, readiness, node ids (issue 13)', function () {
+describe('Redis trouble, readiness, node ids', function () {
   const cluster = useCluster();
   const { fx } = cluster;
 

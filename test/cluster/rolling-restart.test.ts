@@ -1,5 +1,5 @@
-// Issue 13, operating several nodes: a node stopped for a rolling restart hands its phones over.
-// The phone that reconnects to another node moves there without a device.offline and a
+// Operating several nodes: a node stopped for a rolling restart hands its phones over. The
+// phone that reconnects to another node moves there without a device.offline and a
 // device.online; the phone that does not come back is announced offline once the stopped node's
 // lease (PRESENCE_LEASE, 3 s here) has run out, by a node that is still running.
 import { expect } from 'chai';
@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useCluster, within } from './cluster-fixture.ts';
 
-describe('rolling restart across nodes (issue 13)', function () {
+describe('rolling restart across nodes', function () {
   const cluster = useCluster({ presenceLeaseMs: 3_000, webhooks: { ...loadConfig({}).webhooks, allowedHosts: ['127.0.0.1'], retryBaseMs: 20 } });
   const { fx } = cluster;
 

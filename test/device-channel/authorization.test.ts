@@ -1,6 +1,6 @@
-// Who may connect to the broker and what each connection may read and write (issue 3, "Broker"
-// and "Done when": a device cannot read or write another device's topics; an operator key sees
-// its account's topics and no other's). Raw mqtt.js clients, so every packet is the test's own.
+// Who may connect to the broker and what each connection may read and write: a device cannot
+// read or write another device's topics; an operator key sees its account's topics and no
+// other's. Raw mqtt.js clients, so every packet is the test's own.
 import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { useGateway } from '../support/use-gateway.ts';

@@ -1,7 +1,7 @@
-// Bad input from devices (issue 3): malformed JSON, wrong types, unknown fields, oversized
-// payloads, unknown topics under the device's own prefix, reports for unknown SMS or for another
-// device's SMS. Each is refused or ignored and counted with a reason; the connection and the
-// broker stay up; nothing in the database changes; the same device's next valid report applies.
+// Bad input from devices: malformed JSON, wrong types, unknown fields, oversized payloads,
+// unknown topics under the device's own prefix, reports for unknown SMS or for another device's
+// SMS. Each is refused or ignored and counted with a reason; the connection and the broker stay
+// up; nothing in the database changes; the same device's next valid report applies.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { useGateway } from '../support/use-gateway.ts';

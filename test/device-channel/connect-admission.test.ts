@@ -1,7 +1,7 @@
-// Devices and admission control (issue 10, item 3: "... answer 503 with Retry-After at once (and
-// CONNACK / back-off for devices)"): a CONNECT that reaches a saturated gateway is answered
-// CONNACK 3 (server unavailable) without a credential check, and the same device connects once
-// the gateway has caught up.
+// Devices and admission control: a saturated gateway turns devices away at once, as the API
+// answers 503 with Retry-After. A CONNECT that reaches it is answered CONNACK 3 (server
+// unavailable) without a credential check, and the same device connects, after its back-off
+// (docs/devices.md, rule 1), once the gateway has caught up.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { registerDevice } from '../support/tenant.ts';

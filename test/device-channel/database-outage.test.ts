@@ -1,9 +1,9 @@
-// Phones ride out a database outage (issue 10, item 1): reports sent while the database is
-// unreachable are held, not refused, so the phones keep their connections; once it is back every
-// report commits, every SMS reaches its final status, and none went to two phones or was sent
-// twice. A phone refused at CONNECT while the database is down (CONNACK 3) connects once it is
-// back. PostgreSQL only: the outage is a cut TCP link to the server (the embedded database has
-// no connection to cut).
+// Phones ride out a database outage: reports sent while the database is unreachable are held,
+// not refused, so the phones keep their connections; once it is back every report commits,
+// every SMS reaches its final status, and none went to two phones or was sent twice. A phone
+// refused at CONNECT while the database is down (CONNACK 3) connects once it is back.
+// PostgreSQL only: the outage is a cut TCP link to the server (the embedded database has no
+// connection to cut).
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Gateway } from '../../src/gateway.ts';

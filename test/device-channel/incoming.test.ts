@@ -1,5 +1,5 @@
-// SMS the phones receive (issue 3): forwarded by the device, stored per device and account only
-// while forward_incoming_sms is on, stored once per device message id, and readable through
+// SMS the phones receive: forwarded by the device, stored per device and account only while
+// forward_incoming_sms is on, stored once per device message id, and readable through
 // GET /api/ext/v1/incoming (paged, newest first, permission sms:read, never another account's).
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';

@@ -1,7 +1,7 @@
-// Keepalives the gateway does not take as they are (issue 10, item 15). MQTT 3.1.1 has no CONNACK
-// code for them, so instead of refusing (Aedes answered 6, which 3.1.1 does not define) the
-// gateway accepts the CONNECT and applies its own limit of 600 s, for a keepalive over 600 s and
-// for none at all (0); each such CONNECT is counted and logged.
+// Keepalives the gateway does not take as they are. MQTT 3.1.1 has no CONNACK code for them, so
+// instead of refusing (Aedes answered 6, which 3.1.1 does not define) the gateway accepts the
+// CONNECT and applies its own limit of 600 s, for a keepalive over 600 s and for none at all
+// (0); each such CONNECT is counted and logged.
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { startGateway } from '../support/gateway.ts';

@@ -1,4 +1,4 @@
-// The variables of the MQTT limits and the authentication throttle (issue 10, items 5 and 7):
+// The variables of the MQTT limits and the authentication throttle (README, "Configuration"):
 // their defaults, and a clear ConfigError naming the variable for a bad value.
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config.ts';

@@ -1,7 +1,7 @@
-// Liveness and what devices report about themselves (issue 3, "Status and liveness"): is_online
-// while connected and active within DEVICE_OFFLINE_AFTER; last will, clean stop and revocation
-// make it false at once, a takeover does not; heartbeats update the device; settings are pushed
-// on connect and on every PATCH.
+// Liveness and what devices report about themselves: is_online while connected and active
+// within DEVICE_OFFLINE_AFTER; last will, clean stop and revocation make it false at once, a
+// takeover does not; heartbeats update the device; settings are pushed on connect and on every
+// PATCH.
 import { expect } from 'chai';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useGateway } from '../support/use-gateway.ts';

@@ -1,8 +1,8 @@
-// Unbounded MQTT packets before authentication (issue 10, item 5): a connection that announces a
-// packet over its limit is closed before the broker buffers it (a small limit before CONNACK,
-// MQTT_MAX_PACKET after), a connection that does not finish CONNECT in MQTT_CONNECT_TIMEOUT is
-// closed, and one client address holds at most MQTT_MAX_CONNECTIONS_PER_ADDRESS connections,
-// over TCP and WebSocket alike. Every refusal is counted by reason.
+// Unbounded MQTT packets before authentication: a connection that announces a packet over its
+// limit is closed before the broker buffers it (a small limit before CONNACK, MQTT_MAX_PACKET
+// after), a connection that does not finish CONNECT in MQTT_CONNECT_TIMEOUT is closed, and one
+// client address holds at most MQTT_MAX_CONNECTIONS_PER_ADDRESS connections, over TCP and
+// WebSocket alike. Every refusal is counted by reason.
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';

@@ -1,7 +1,7 @@
-// The retained presence is what the gateway believes (issue 10, item 13). A phone that stops
-// cleanly sends no last will, and a silent phone sends nothing: the gateway publishes the
-// retained "offline" itself whenever it decides a device is offline, and "online" when it comes
-// back, so an operator subscribing later never sees "online" for a device the API shows offline.
+// The retained presence is what the gateway believes. A phone that stops cleanly sends no last
+// will, and a silent phone sends nothing: the gateway publishes the retained "offline" itself
+// whenever it decides a device is offline, and "online" when it comes back, so an operator
+// subscribing later never sees "online" for a device the API shows offline.
 import { expect } from 'chai';
 import { nextDomainEvent } from '../support/devices.ts';
 import type { Gateway } from '../../src/gateway.ts';

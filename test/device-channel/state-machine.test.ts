@@ -1,7 +1,7 @@
-// Status reports drive the SMS state machine (issue 3, "Status and liveness"): pending ->
-// processing -> sent -> delivered | undelivered | failed_delivery; processing -> failed_send.
-// Reports are idempotent and order-tolerant, every change lands in the history, and updated_at
-// follows it. The device is a raw MQTT client, so the test decides every report it sends.
+// Status reports drive the SMS state machine: pending -> processing -> sent -> delivered |
+// undelivered | failed_delivery; processing -> failed_send. Reports are idempotent and
+// order-tolerant, every change lands in the history, and updated_at follows it. The device is a
+// raw MQTT client, so the test decides every report it sends.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { nextTask, takeTasks, topic, type RawClient } from '../support/mqtt.ts';

@@ -1,5 +1,5 @@
-// MQTT over WebSocket at /mqtt on the HTTP port (issue 3, "Broker"; docs/asyncapi.yaml, server
-// "websocket"): a device connected this way gets its tasks and its reports apply, as over TCP.
+// MQTT over WebSocket at /mqtt on the HTTP port (docs/asyncapi.yaml, server "websocket"): a
+// device connected this way gets its tasks and its reports apply, as over TCP.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { nextEvent } from '../support/devices.ts';

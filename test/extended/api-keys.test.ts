@@ -1,9 +1,9 @@
-// API keys over HTTP (issue 11): create with chosen permissions (the key shown once, and never
-// more than the calling key holds), list (prefix, permissions, created, last used; never a
-// secret), read, revoke (the revoked key is refused at once, a second revoke changes nothing).
-// Everything needs keys:manage; another account's keys are 404. Run with TEST_DATABASE=pglite,
-// this is the issue's "a second API key can be made and revoked while the gateway runs on the
-// embedded database".
+// API keys over HTTP: create with chosen permissions (the key shown once, and never more than
+// the calling key holds), list (prefix, permissions, created, last used; never a secret), read,
+// revoke (the revoked key is refused at once, a second revoke changes nothing). Everything
+// needs keys:manage; another account's keys are 404. Run with TEST_DATABASE=pglite, this shows
+// that a second API key can be made and revoked while the gateway runs on the embedded
+// database.
 import { expect } from 'chai';
 import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
 import { useGateway } from '../support/use-gateway.ts';

@@ -1,6 +1,6 @@
-// A device's names (issue 10, item 12): the name it was registered with is the user's name for it
-// (name_custom), which its heartbeats never overwrite; a heartbeat sets the system name (name)
-// only, which is what name_custom falls back to when the user clears it.
+// A device's names: the name it was registered with is the user's name for it (name_custom),
+// which its heartbeats never overwrite; a heartbeat sets the system name (name) only, which is
+// what name_custom falls back to when the user clears it.
 import { expect } from 'chai';
 import type { MqttClient } from 'mqtt';
 import type { Gateway } from '../../src/gateway.ts';

@@ -1,7 +1,6 @@
-// spec 4.1 PATCH /api/ext/v1/devices/{id}/settings: partial update, 200 with the full device
-// object of spec 2.1 and its queue, the 100-character name_custom limit (spec 8), selected_sim
-// values (2.1), the pacing settings (send_window, limits, quiet_hours, paused), and the errors
-// 400 / 403 / 404 (spec 4.1, 7.2).
+// PATCH /api/ext/v1/devices/{id}/settings: partial update, 200 with the full device object and
+// its queue, the 100-character name_custom limit, selected_sim values, the pacing settings
+// (send_window, limits, quiet_hours, paused), and the errors 400 / 403 / 404.
 import { expect } from 'chai';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
 import { useGateway } from '../support/use-gateway.ts';
@@ -26,7 +25,7 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
     expect(reply.status).to.equal(200);
     return reply.body;
   };
-  /** The settings of spec 4.1 as the device now has them. */
+  /** The settings other than pacing as the device now has them. */
   const settingsOf = (device: Record<string, unknown>) => Object.fromEntries(SETTINGS.map((key) => [key, device[key]]));
   /** The pacing settings as the device now has them. */
   const pacingOf = (device: Record<string, unknown>) => Object.fromEntries(PACING.map((key) => [key, device[key]]));

@@ -1,6 +1,7 @@
-// The device endpoints of the Extended API beside PATCH settings (issue 2: "GET /devices (list,
-// paged), GET /devices/{id}", device registration and deletion), with the device object of
-// spec 2.1, is_online per spec 1.6, the devices:read / devices:write permissions and tenancy.
+// The device endpoints of the Extended API beside PATCH settings: GET /devices (list, paged),
+// GET /devices/{id}, device registration and deletion, with the device object, is_online
+// (connected and heard from within DEVICE_OFFLINE_AFTER), the devices:read / devices:write
+// permissions and tenancy.
 import { expect } from 'chai';
 import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
 import { useGateway } from '../support/use-gateway.ts';
@@ -67,7 +68,7 @@ describe('/api/ext/v1/devices', () => {
 
   describe('GET /devices', () => {
     describe('when the account has devices', () => {
-      it('then it answers {data, next_cursor} with device objects of spec 2.1, newest first', async () => {
+      it('then it answers {data, next_cursor} with device objects, newest first', async () => {
         const ids = await devicesInOrder(3);
         const reply = await fx.tenant.api.get('/devices');
         expect(reply.status).to.equal(200);
@@ -168,7 +169,7 @@ describe('/api/ext/v1/devices', () => {
   });
 
   describe('GET /devices/{id}', () => {
-    it('when the device is the account\'s, then it answers 200 with the device object of spec 2.1 and its queue', async () => {
+    it('when the device is the account\'s, then it answers 200 with the device object and its queue', async () => {
       const { device } = await fx.registerDevice('Galaxy');
       const reply = await fx.tenant.api.get(`/devices/${device.id}`);
       expect(reply.status).to.equal(200);
@@ -228,7 +229,7 @@ describe('/api/ext/v1/devices', () => {
     });
   });
 
-  describe('is_online (spec 1.6)', () => {
+  describe('is_online (connected and heard from within DEVICE_OFFLINE_AFTER)', () => {
     it('when the device becomes active, then it is online; when it disconnects, then it is offline', async () => {
       const { device } = await fx.registerDevice();
       const onlineNow = async () => {

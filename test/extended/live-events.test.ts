@@ -1,7 +1,7 @@
-// GET /events: the account's changes as server-sent events, for the control panel's live pages
-// (issue 11). A stream hears its own account only, and only what its caller may read; an SMS's
-// status changes arrive in order as a phone reports them; presence and incoming SMS too; the
-// number of streams per account is bounded; stopping the gateway ends open streams.
+// GET /events: the account's changes as server-sent events, for the control panel's live pages.
+// A stream hears its own account only, and only what its caller may read; an SMS's status
+// changes arrive in order as a phone reports them; presence and incoming SMS too; the number of
+// streams per account is bounded; stopping the gateway ends open streams.
 import { expect } from 'chai';
 import { MAX_STREAMS_PER_ACCOUNT } from '../../src/modules/live/hub.ts';
 import { connectDevice } from '../support/devices.ts';

@@ -1,4 +1,4 @@
-// Users' sessions (issue 11, "How it is built": sessions stored server-side, cookie HttpOnly,
+// Users' sessions (README, "Users and sessions"; sessions stored server-side, cookie HttpOnly,
 // SameSite=Lax, Secure behind HTTPS, CSRF protection on every state change, logout, idle and
 // absolute expiry, login failures throttled per account and per address, a session of account A
 // sees nothing of account B). Real gateway, real HTTP; the gateway's ManualClock moves time.

@@ -1,6 +1,6 @@
-// spec 4.1 POST /api/ext/v1/sms: rules 1-5, the 170-character limit (spec 7.3, 8), phone
-// validation, device_id handling and no_store. Delivery is by pull: an SMS without device_id is
-// stored unassigned, and a ready device claims it right after.
+// POST /api/ext/v1/sms: the SMS stored and readable, the 170-character limit, phone validation,
+// device_id handling and no_store. Delivery is by pull: an SMS without device_id is stored
+// unassigned, and a ready device claims it right after.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { registerDevice } from '../support/tenant.ts';
@@ -29,7 +29,7 @@ describe('POST /api/ext/v1/sms', () => {
   }
 
   describe('when the request is valid', () => {
-    it('then it answers 201 with the SMS object of spec 2.2, status pending', async () => {
+    it('then it answers 201 with the SMS object, status pending', async () => {
       const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'Hello' });
       expect(reply.status).to.equal(201);
       expectSms(reply.body);
@@ -40,7 +40,7 @@ describe('POST /api/ext/v1/sms', () => {
       expect(new Date(reply.body.sent_at).toISOString()).to.equal(reply.body.sent_at);
     });
 
-    it('then the SMS is stored and readable (rule 3)', async () => {
+    it('then the SMS is stored and readable', async () => {
       const created = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'stored' });
       const read = await fx.tenant.api.get(`/sms/${created.body.id}`);
       expect(read.status).to.equal(200);
@@ -185,7 +185,7 @@ describe('POST /api/ext/v1/sms', () => {
     });
   });
 
-  describe('when no device_id is given (rule 5)', () => {
+  describe('when no device_id is given', () => {
     it('then with no device online the SMS is stored unassigned', async () => {
       await fx.registerDevice();
       const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x' });
@@ -235,7 +235,7 @@ describe('POST /api/ext/v1/sms', () => {
     });
   });
 
-  describe('when no_store is true (rule 4)', () => {
+  describe('when no_store is true', () => {
     it('then with no online device it answers 503 and stores nothing', async () => {
       const before = [await countRows('sms'), await countRows('sms_status_history')];
       const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'secret', no_store: true });

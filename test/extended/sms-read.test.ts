@@ -1,6 +1,6 @@
-// Reading SMS in the Extended API (issue 2: "GET /sms/{id}, GET /sms (paged, filter by status,
-// device and time range, newest first)"), with the statuses of spec 3.1, the SMS object of spec
-// 2.2, the page size of spec 8, the sms:read permission and tenancy.
+// Reading SMS in the Extended API: GET /sms/{id}, GET /sms (paged, filter by status, device and
+// time range, newest first), with the statuses it shows (processing as pending), the SMS
+// object, the page size (1 to 100, 50 by default), the sms:read permission and tenancy.
 import { expect } from 'chai';
 import type { SmsStatus } from '../../src/modules/messages/status.ts';
 import { useGateway } from '../support/use-gateway.ts';
@@ -51,7 +51,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
 
   describe('GET /sms/{id}', () => {
     describe('when the SMS belongs to the account', () => {
-      it('then it answers 200 with the SMS object of spec 2.2 and its status history', async () => {
+      it('then it answers 200 with the SMS object and its status history', async () => {
         const created = await send();
         const reply = await fx.tenant.api.get(`/sms/${created.id}`);
         expect(reply.status).to.equal(200);
@@ -64,7 +64,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
         expect(history[0].at).to.equal(created.sent_at);
       });
 
-      it('then a task the device has taken (processing) still shows as pending (spec 3.1)', async () => {
+      it('then a task the device has taken (processing) still shows as pending', async () => {
         const created = await send();
         await setRow(created.id, { status: 'processing' });
         const reply = await fx.tenant.api.get(`/sms/${created.id}`);
@@ -72,7 +72,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
         expect(reply.body.status).to.equal('pending');
       });
 
-      it('then each status of spec 3.1 is shown as it is', async () => {
+      it('then each status other than processing is shown as it is', async () => {
         const created = await send();
         for (const status of ['sent', 'delivered', 'undelivered', 'failed_send', 'failed_delivery'] as const) {
           await setRow(created.id, { status });
@@ -142,7 +142,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
       });
     });
 
-    describe('when limit is given or not (spec 8: page size 1 to 100)', () => {
+    describe('when limit is given or not (page size 1 to 100)', () => {
       it('then without limit a page holds 50 SMS, and the rest is on the next page', async () => {
         for (let i = 0; i < 51; i++) await fx.gateway.services.messages.create(fx.tenant.accountId, { phone: PHONE, message: `m${i}` });
         const first = await fx.tenant.api.get('/sms');

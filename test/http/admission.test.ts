@@ -1,5 +1,6 @@
-// Admission control (issue 10, item 3: "bound the work in flight ... and past the bound answer
-// 503 with Retry-After at once ... so accepted requests keep a short latency").
+// Admission control: the work in flight is bounded (HTTP_MAX_IN_FLIGHT), and past the bound the
+// gateway answers 503 overloaded with Retry-After at once, so accepted requests keep a short
+// latency.
 import { expect } from 'chai';
 import { Admission } from '../../src/common/admission.ts';
 import { ManualClock } from '../../src/common/clock.ts';

@@ -1,6 +1,6 @@
-// The API while the database is unreachable (issue 10, item 4: "While PostgreSQL is unreachable,
-// API calls answer 503 database_unavailable with Retry-After, logged once per outage, not 500 per
-// request"). PostgreSQL only: the outage is a cut TCP link to the server.
+// The API while the database is unreachable: API calls answer 503 database_unavailable with
+// Retry-After, logged once per outage, not 500 per request. PostgreSQL only: the outage is a
+// cut TCP link to the server.
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.ts';

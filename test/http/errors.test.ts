@@ -1,7 +1,7 @@
-// The error model on every kind of bad request (spec 5, 7.1; issue 2: "Errors everywhere:
-// {"error": {"message", "code"}} ... Malformed JSON 400; body over the size limit 413; non-JSON
-// content type on a body 415; unknown route 404; wrong method 405. No client input of any kind
-// produces a 500." and "Missing or unknown key: 401 with WWW-Authenticate: Bearer").
+// The error model on every kind of bad request (README, "Errors"): every error is
+// {"error": {"message", "code"}}; malformed JSON is 400, a body over the size limit 413, a
+// non-JSON content type on a body 415, an unknown route 404, a wrong method 405, a missing or
+// unknown key 401 with WWW-Authenticate: Bearer. No client input of any kind produces a 500.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { ApiClient } from '../support/tenant.ts';

@@ -1,6 +1,6 @@
-// Health endpoints and the API reference page (issue 2: "GET /healthz (process alive) and
-// GET /readyz (database reachable)"; "a readable API reference page at /docs, served from local
-// files (no CDN)").
+// Health endpoints and the API reference page: GET /healthz (process alive) and GET /readyz
+// (database reachable); a readable API reference page at /docs, served from local files (no
+// CDN).
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 

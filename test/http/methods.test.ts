@@ -1,6 +1,7 @@
-// Methods a path does not serve (issue 10, item 9: "Unknown HTTP methods answer 501 (and log at
-// error level); the README promises 405 with `Allow`"). Raw HTTP requests with methods fetch()
-// would refuse or rewrite, against a real gateway whose log lines the test reads.
+// Methods a path does not serve: whatever the method's name, the answer is 405 with `Allow`
+// (README, "Errors"), never a 501, and nothing is logged at error level. Raw HTTP requests with
+// methods fetch() would refuse or rewrite, against a real gateway whose log lines the test
+// reads.
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';

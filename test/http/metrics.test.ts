@@ -1,8 +1,8 @@
-// GET /metrics (issue 10, item 17): the Prometheus page of a running gateway, scraped over HTTP
-// before and after real traffic (API requests, a phone over MQTT taking and reporting a task, a
-// signed webhook to a local receiver). Every family the issue lists is on the page and moves
-// with the traffic, and every metric the Grafana dashboard in deploy/grafana/ asks for is one
-// the gateway serves.
+// GET /metrics: the Prometheus page of a running gateway, scraped over HTTP before and after
+// real traffic (API requests, a phone over MQTT taking and reporting a task, a signed webhook
+// to a local receiver). The families README's "Metrics" table lists for HTTP, SMS, queues,
+// webhooks, MQTT, the database pool and the process are on the page and move with the traffic,
+// and every metric the Grafana dashboard in deploy/grafana/ asks for is one the gateway serves.
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';

@@ -1,5 +1,5 @@
-// GET /api/ext/v1/openapi.json (issue 2: "OpenAPI 3.1, generated from the schemas in use";
-// "The OpenAPI document validates and matches the routes (a test compares them)").
+// GET /api/ext/v1/openapi.json: an OpenAPI 3.1 document, generated from the schemas in use,
+// that validates and matches the routes the gateway serves.
 //
 // The served routes are read from the router the running gateway actually mounted (captured as
 // Koa takes its middleware), and cross-checked over HTTP: every documented operation answers

@@ -1,6 +1,6 @@
-// The control panel is served by the gateway itself at / (issue 11): one page naming its bundled
-// assets by digest, every asset from the gateway (nothing from a CDN), under a content security
-// policy that allows only the gateway's own files; assets are cached for good, the page never.
+// The control panel is served by the gateway itself at /: one page naming its bundled assets by
+// digest, every asset from the gateway (nothing from a CDN), under a content security policy
+// that allows only the gateway's own files; assets are cached for good, the page never.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 

@@ -1,7 +1,6 @@
-// Validation errors in words (issue 10, item 10: "Validation errors print the validator's
-// internals ("must be equal to constant" six times, "must match a schema in anyOf"): say in words
-// what is allowed, listing the allowed values"). One bad enum value on each family, and the
-// fields that take one of several shapes.
+// Validation errors in words: they say what is allowed, listing the allowed values, never the
+// validator's internals ("must be equal to constant" six times, "must match a schema in
+// anyOf"). One bad enum value on each family, and the fields that take one of several shapes.
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { startGateway } from '../support/gateway.ts';

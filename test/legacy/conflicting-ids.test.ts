@@ -1,7 +1,7 @@
-// A legacy request that names its record twice (issue 10, item 14: "Conflicting ids
-// (`DELETE /sms/del?id=A` with body `{"id": "B"}`; `device_id` and `id` differing) are 400, not
-// a silent pick"). Each conflicting request is refused naming both fields, and nothing changes;
-// the same id given twice (in any letter case) still works.
+// A legacy request that names its record twice: conflicting ids (`DELETE /sms/del?id=A` with
+// body `{"id": "B"}`; `device_id` and `id` differing) are 400, not a silent pick. Each
+// conflicting request is refused naming both fields, and nothing changes; the same id given
+// twice (in any letter case) still works.
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { startGateway } from '../support/gateway.ts';

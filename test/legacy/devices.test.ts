@@ -1,7 +1,8 @@
-// spec 2.3 and 4.2 (issue 4): POST /devices/get/info with device_id or its alias id, in the
+// The legacy device endpoints: POST /devices/get/info with device_id or its alias id, in the
 // object-id and UUID forms; POST /devices/edit (is_active is can_send_sms); POST /devices/del
-// (credentials revoked, MQTT session closed; tasks no phone acknowledged yet fail when the client
-// named the device and go back to the pool otherwise, while acknowledged ones stay with the phone).
+// (credentials revoked, MQTT session closed; tasks no phone acknowledged yet fail when the
+// client named the device and go back to the pool otherwise, while acknowledged ones stay with
+// the phone).
 import { expect } from 'chai';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useGateway } from '../support/use-gateway.ts';
@@ -80,7 +81,7 @@ describe('legacy API: devices', () => {
   }
 
   describe('when POST /devices/get/info reads a device that has never connected', () => {
-    it('then it answers 200 with exactly the fields of spec 2.3: battery -1 and last online the epoch (not reported yet), no SIMs yet', async () => {
+    it('then it answers 200 with exactly the fields of the legacy device object: battery -1 and last online the epoch (not reported yet), no SIMs yet', async () => {
       const ids = await device(fx.tenant, 'kitchen phone');
       const reply = await info({ device_id: ids.objectId });
       expect(reply.status).to.equal(200);

@@ -1,6 +1,6 @@
-// spec 2.4, 3.2 and 4.3 POST /sms/get and DELETE /sms/del (issue 4): the SMS object's fields,
-// the numeric statuses 0..5 and their labels for every internal status, identifiers of both
-// families, and one SMS seen, read and deleted through either family.
+// Legacy POST /sms/get and DELETE /sms/del: the SMS object's fields, the numeric statuses 0..5
+// and their labels for every internal status, identifiers of both families, and one SMS seen,
+// read and deleted through either family.
 import { expect } from 'chai';
 import type { SmsStatus } from '../../src/modules/messages/status.ts';
 import { useGateway } from '../support/use-gateway.ts';
@@ -27,7 +27,7 @@ import {
   uuidOfMessage,
 } from '../support/legacy.ts';
 
-/** Extended API status of each internal one (spec 3.1; processing shows as pending there). */
+/** Extended API status of each internal one (processing shows as pending there). */
 const EXTENDED_STATUS: Record<SmsStatus, string> = {
   pending: 'pending',
   processing: 'pending',
@@ -51,7 +51,7 @@ describe('legacy API: POST /sms/get and DELETE /sms/del', () => {
   }
 
   describe('when POST /sms/get reads an SMS', () => {
-    it('then the body has exactly the fields of spec 2.4, each of its type', async () => {
+    it('then the body has exactly the fields of the legacy SMS object, each of its type', async () => {
       const id = await legacySend(fx.tenant, { message: 'fields' });
       const reply = await fx.tenant.root.post('/sms/get', { id });
       expect(reply.status).to.equal(200);
@@ -78,7 +78,7 @@ describe('legacy API: POST /sms/get and DELETE /sms/del', () => {
       const sms = await legacyGet(fx.tenant, id);
       expect(Number.isInteger(sms.time_create)).to.equal(true);
       expect(sms.time_create).to.be.within(Math.floor(before / 1000), Math.floor(after / 1000));
-      // The Extended API shows the same creation time to the millisecond (spec 2.2 sent_at).
+      // The Extended API shows the same creation time to the millisecond (its sent_at).
       const extended = await fx.tenant.api.get(`/sms/${await uuidOfMessage(fx.tenant, 'when')}`);
       expect(sms.time_create).to.equal(Math.floor(Date.parse(extended.body.sent_at) / 1000));
     });
@@ -119,7 +119,7 @@ describe('legacy API: POST /sms/get and DELETE /sms/del', () => {
     });
   });
 
-  describe('when the SMS is in each internal status (spec 3.2)', () => {
+  describe('when the SMS is in each internal status', () => {
     for (const [internal, number] of Object.entries(LEGACY_NUMBER) as [SmsStatus, number][]) {
       it(`then ${internal} reads as status ${number}, message_status "${LEGACY_LABEL[number]}", in /sms/get and GET /sms`, async () => {
         const device = await rawDevice();

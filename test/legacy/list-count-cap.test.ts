@@ -1,7 +1,7 @@
-// GET /sms counts matches for total_records up to LEGACY_COUNT_CAP (issue 19: "an estimate or a
-// capped count for broad terms, as search engines do, is fine if the response says so"). Up to
-// the cap total_records is exact; past it, a lower bound, and X-Total-Records-Exact says which.
-// The pages themselves never change: the same SMS, newest first, whatever the count.
+// GET /sms counts matches for total_records up to LEGACY_COUNT_CAP, as search engines cap the
+// count for broad terms, and the response says so (README, "Legacy API"). Up to the cap
+// total_records is exact; past it, a lower bound, and X-Total-Records-Exact says which. The
+// pages themselves never change: the same SMS, newest first, whatever the count.
 // Here the cap is 5, so that a handful of SMS go past it.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';

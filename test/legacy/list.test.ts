@@ -1,7 +1,7 @@
-// spec 4.3 GET /sms (issue 4): limit required 1..100 (spec 8), offset the 1-based page number
-// (default 1; 0 is the first page too, see offset-zero.test.ts), newest first, pagination
-// echoing limit and offset, total_records, tenancy, and a case-insensitive substring search over
-// message, message_status and phone_number that takes %, _ and \ literally.
+// Legacy GET /sms: limit required 1..100, offset the 1-based page number (default 1; 0 is the
+// first page too, see offset-zero.test.ts), newest first, pagination echoing limit and offset,
+// total_records, tenancy, and a case-insensitive substring search over message, message_status
+// and phone_number that takes %, _ and \ literally.
 import { expect } from 'chai';
 import type { SmsStatus } from '../../src/modules/messages/status.ts';
 import { useGateway } from '../support/use-gateway.ts';
@@ -33,7 +33,7 @@ describe('legacy API: GET /sms', () => {
     return client.get(`/sms?${query}`);
   }
 
-  /** GET /sms that must succeed; every SMS in it has the shape of spec 2.4. */
+  /** GET /sms that must succeed; every SMS in it has the legacy SMS object's shape. */
   async function listOk(params: Record<string, string | number>, client: ApiClient = fx.tenant.root): Promise<any> {
     const reply = await list(params, client);
     expect(reply.status, JSON.stringify(reply.body)).to.equal(200);

@@ -1,6 +1,6 @@
-// spec 4.3 POST /sms/send (issue 4): message and phone_number required; device_id, to_sim and
-// callback_id optional; 200 {"id": "<24-hex object id>"}; the 170-character limit (spec 8);
-// device_id as an object id or a UUID; authentication and the error model (spec 5, 7).
+// Legacy POST /sms/send: message and phone_number required; device_id, to_sim and callback_id
+// optional; 200 {"id": "<24-hex object id>"}; the 170-character limit; device_id as an object
+// id or a UUID; authentication and the error model (README, "Errors").
 import { expect } from 'chai';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useGateway } from '../support/use-gateway.ts';

@@ -1,6 +1,6 @@
-// The legacy to_sim shows the SIM slot that actually sent (issue 10, item 14; spec 2.4: "slot of
-// the SIM that sent it; null when no slot was named at creation"). A raw MQTT device takes the
-// task and sends every report itself, with and without the sim_slot it sent from.
+// The legacy to_sim shows the SIM slot that actually sent, and stays null when no slot was
+// named at creation (README, "Legacy API"). A raw MQTT device takes the task and sends every
+// report itself, with and without the sim_slot it sent from.
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { startGateway } from '../support/gateway.ts';
@@ -75,7 +75,7 @@ describe('legacy to_sim: the slot that sent the SMS', () => {
     expect(await toSimOf(objectId)).to.equal(-2);
   });
 
-  it('when no slot was asked for, then to_sim stays null even once the phone reports one (spec 2.4)', async () => {
+  it('when no slot was asked for, then to_sim stays null even once the phone reports one', async () => {
     const { objectId, uuid } = await sendToDevice('no slot asked');
     await report({ sms_id: uuid, status: 'processing' });
     await report({ sms_id: uuid, status: 'sent', sim_slot: 1 });

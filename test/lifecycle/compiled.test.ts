@@ -1,6 +1,6 @@
-// The shipped command runs compiled JavaScript (issue 10, item 16). In a copy of the package in
-// a temporary directory (sources, bin, build script, configuration; node_modules linked), so
-// the repository's own dist/ is left alone: the first start builds dist/ and serves from it, a
+// The shipped command runs compiled JavaScript. In a copy of the package in a temporary
+// directory (sources, bin, build script, configuration; node_modules linked), so the
+// repository's own dist/ is left alone: the first start builds dist/ and serves from it, a
 // changed source makes the next start build again, an unchanged tree builds nothing, and a
 // package holding dist/ without sources runs without building.
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -1,7 +1,7 @@
-// The administrator made at first start (issue 11: "First start on an empty database prints,
-// besides the key, ... the administrator's email and a one-time password that must be changed
-// at first login"). The real `serve` command on an empty database, with stdout and stderr piped,
-// so the banner goes to first-start.txt; the password found there logs in over HTTP.
+// The administrator made at first start: on an empty database the first start prints, besides
+// the key, the administrator's email and a one-time password that must be changed at first
+// login. The real `serve` command on an empty database, with stdout and stderr piped, so the
+// banner goes to first-start.txt; the password found there logs in over HTTP.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';

@@ -1,8 +1,8 @@
-// Where the first-start key goes (issue 10, item 8: "The first-start key goes to stdout with the
-// JSON logs, so log collectors store it. Write the banner to the terminal only (stderr when it is
-// a TTY, or a file under DATA_DIR with mode 0600 otherwise, and say where)"). The real command in
-// a child process with stdout and stderr piped, as under a process manager: neither is a terminal.
-// On PostgreSQL (the default) it gets an empty database of its own, with DATA_DIR still set.
+// Where the first-start key goes: never to stdout with the JSON logs, where log collectors
+// would store it, but to the terminal only: stderr when it is a TTY, otherwise a file under
+// DATA_DIR with mode 0600, and one log line says where. The real command in a child process
+// with stdout and stderr piped, as under a process manager: neither is a terminal. On
+// PostgreSQL (the default) it gets an empty database of its own, with DATA_DIR still set.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

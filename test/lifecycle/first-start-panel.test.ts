@@ -1,7 +1,8 @@
-// Issue 11's "done when", as an operator meets it: the real `sms-gateway serve` on an empty
-// database (the embedded one with TEST_DATABASE=pglite, as `npm start` runs), the panel address
-// and one-time password from the first-start banner, and Chromium: the password logs in, must be
-// changed, and then a second API key is made and revoked in the panel while the gateway runs.
+// The control panel's first start, as an operator meets it: the real `sms-gateway serve` on an
+// empty database (the embedded one with TEST_DATABASE=pglite, as `npm start` runs), the panel
+// address and one-time password from the first-start banner, and Chromium: the password logs
+// in, must be changed, and then a second API key is made and revoked in the panel while the
+// gateway runs.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';

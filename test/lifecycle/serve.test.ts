@@ -1,7 +1,7 @@
-// `sms-gateway serve` as a newcomer runs it (issue 2, "Operating it" and "Done when"): the real
-// command in a child process, on the embedded database in a fresh DATA_DIR, on port 0. One data
-// directory lives through the whole file, so the describes run as a story: first start, stop,
-// second start, stop. A describe that finds the story broken fails instead of passing.
+// `sms-gateway serve` as a newcomer runs it (README, "First start"): the real command in a
+// child process, on the embedded database in a fresh DATA_DIR, on port 0. One data directory
+// lives through the whole file, so the describes run as a story: first start, stop, second
+// start, stop. A describe that finds the story broken fails instead of passing.
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -117,7 +117,7 @@ describe('sms-gateway serve on the embedded database', function () {
     let gateway: GatewayProcess;
     let port: number;
     let sigtermAt: number | undefined;
-    // stderr is a pipe here, not a terminal: the banner goes to a file in DATA_DIR (issue 10, item 8).
+    // stderr is a pipe here, not a terminal: the banner goes to a file in DATA_DIR, not to the logs.
     let banner = '';
 
     // Once only: the gateway stops gracefully on the first signal (a second one may force it).

@@ -1,6 +1,6 @@
-// Shared expectations: the error body of spec 7.1 / the issue's error model, the device object
-// of spec 2.1 (with its pacing and, in the detail view, its queue) and the SMS object of spec 2.2.
-// Each checks the exact shape, so an extra or missing member fails a test.
+// Shared expectations: the error body (README, "Errors"), the Extended API's device object
+// (with its pacing and, in the detail view, its queue) and its SMS object. Each checks the
+// exact shape, so an extra or missing member fails a test.
 import { expect } from 'chai';
 import { ERROR_CATALOG } from '../../src/common/errors.ts';
 import type { Reply } from './tenant.ts';
@@ -20,7 +20,7 @@ export const MALFORMED_IDS: readonly string[] = [
   'urn:uuid:00000000-0000-4000-8000-000000000000', // a UUID URN, not a UUID
 ];
 
-/** Every member of the Extended API device object (spec 2.1, plus its pacing and last_seen_at), no more. */
+/** Every member of the Extended API device object (its pacing and last_seen_at included), no more. */
 export const DEVICE_KEYS = [
   'id',
   'type',
@@ -61,7 +61,7 @@ export const DEFAULT_PACING = {
   paused_reason: null,
 } as const;
 
-/** Every member of the Extended API SMS object (spec 2.2, plus scheduling, reason and segments), no more. */
+/** Every member of the Extended API SMS object (scheduling, reason and segments included), no more. */
 export const SMS_KEYS = [
   'id',
   'device_id',
@@ -86,7 +86,7 @@ export function expectIsoTimestamp(value: unknown, label: string): void {
 }
 
 /**
- * The body is a device object of spec 2.1 with its pacing: exactly its keys, each of its type.
+ * The body is a device object with its pacing: exactly its keys, each of its type.
  * With `queue`, it is the detail view (GET /devices/{id}, PATCH .../settings), which adds `queue`.
  */
 export function expectDevice(body: any, options: { queue?: boolean } = {}): void {
@@ -161,7 +161,7 @@ export function expectQueue(queue: any): void {
   expect(queue.blocked_by).to.be.oneOf([null, ...BLOCKERS]);
 }
 
-/** The body is an SMS object of spec 2.2: exactly its keys (plus `extra`), each of its type. */
+/** The body is an SMS object: exactly its keys (plus `extra`), each of its type. */
 export function expectSms(body: any, extra: string[] = []): void {
   expect(body).to.be.an('object');
   expect(Object.keys(body)).to.have.members([...SMS_KEYS, ...extra]);

@@ -1,6 +1,6 @@
-// Helpers for tests of the legacy API family (spec 2.3, 2.4, 3.2, 4.2, 4.3): clients on the
-// server root with chosen permissions, the exact shapes of the legacy SMS and device objects,
-// and ways to drive an SMS through its statuses with a device the test controls.
+// Helpers for tests of the legacy API family (README, "Legacy API"): clients on the server root
+// with chosen permissions, the exact shapes of the legacy SMS and device objects, and ways to
+// drive an SMS through its statuses with a device the test controls.
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import type { DeviceRow } from '../../src/modules/devices/repository.ts';
@@ -28,10 +28,10 @@ export const MALFORMED_IDS: readonly string[] = [
   "' or 1=1 --",
 ];
 
-/** Every member of the legacy SMS object (spec 2.4), no more. */
+/** Every member of the legacy SMS object, no more. */
 export const LEGACY_SMS_KEYS = ['id', 'message', 'status', 'callback_id', 'device_id', 'phone_number', 'message_status', 'time_create', 'to_sim'] as const;
 
-/** Every member of the legacy device object (spec 2.3), no more. */
+/** Every member of the legacy device object, no more. */
 export const LEGACY_DEVICE_KEYS = [
   'device_id',
   'device_battery_state',
@@ -45,10 +45,10 @@ export const LEGACY_DEVICE_KEYS = [
   'sim_list',
 ] as const;
 
-/** spec 3.2 and the labels the gateway documents, one per number. */
+/** The legacy status numbers 0..5 and the label the gateway documents for each. */
 export const LEGACY_LABEL: Record<number, string> = { 0: 'waiting', 1: 'processing', 2: 'sent', 3: 'failed', 4: 'delivered', 5: 'undelivered' };
 
-/** The legacy number of every internal status (issue 4, "Status mapping, written once"). */
+/** The legacy number of every internal status, as README's "Legacy API" maps them. */
 export const LEGACY_NUMBER: Record<SmsStatus, number> = {
   pending: 0,
   processing: 1,
@@ -81,7 +81,7 @@ export function allBut(missing: Permission): Permission[] {
   return PERMISSIONS.filter((permission) => permission !== missing);
 }
 
-/** The body is a legacy SMS object of spec 2.4: exactly its keys, each of its type. */
+/** The body is a legacy SMS object: exactly its keys, each of its type. */
 export function expectLegacySms(body: any): void {
   expect(body).to.be.an('object');
   expect(Object.keys(body)).to.have.members([...LEGACY_SMS_KEYS]);
@@ -104,7 +104,7 @@ export const BATTERY_NOT_REPORTED = -1;
 /** last_online_date of a device that has never connected: the Unix epoch. */
 export const NEVER_ONLINE = '1970-01-01T00:00:00.000Z';
 
-/** The body is a legacy device object of spec 2.3: exactly its keys, each of its type, none null. */
+/** The body is a legacy device object: exactly its keys, each of its type, none null. */
 export function expectLegacyDevice(body: any): void {
   expect(body).to.be.an('object');
   expect(Object.keys(body)).to.have.members([...LEGACY_DEVICE_KEYS]);

@@ -1,5 +1,5 @@
-// Counting characters as a person counts them (spec 4.1: "counted in characters not bytes, for
-// any alphabet"; issue 2: grapheme clusters).
+// Counting characters as a person counts them: the message limit is in characters, not bytes,
+// for any alphabet, and a character is a grapheme cluster.
 import { expect } from 'chai';
 import { countCharacters, exceedsCharacters } from '../../src/common/characters.ts';
 

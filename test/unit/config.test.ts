@@ -1,6 +1,6 @@
-// Configuration from the environment (issue 2: "Config in one module, read from the environment
-// ... PORT (HTTP, default 3000), MQTT_PORT (default 1883) ... DATABASE_URL, DATA_DIR, LOG_LEVEL.
-// A bad value is refused at start with a message naming the variable.")
+// Configuration from the environment, read in one module (README, "Configuration"): PORT (HTTP,
+// default 3000), MQTT_PORT (default 1883), DATABASE_URL, DATA_DIR, LOG_LEVEL and the rest. A
+// bad value is refused at start with a message naming the variable.
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
@@ -26,7 +26,7 @@ describe('loadConfig', () => {
       expect(config.databaseUrl).to.equal(undefined);
       expect(config.redisUrl).to.equal(undefined);
       expect(config.bodyLimitBytes).to.equal(64 * 1024);
-      expect(config.deviceOfflineAfterMs, 'spec 1.6: about 5 minutes').to.equal(5 * 60_000);
+      expect(config.deviceOfflineAfterMs, 'a silent device is offline after about 5 minutes').to.equal(5 * 60_000);
       expect(config.legacyCountCap, 'GET /sms counts up to 1,000 matches').to.equal(1000);
     });
 

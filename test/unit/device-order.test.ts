@@ -1,5 +1,6 @@
-// Choosing a device for an SMS the client named no device for (spec 4.1 rule 5; issue 2: "fewest
-// SMS in flight first, round robin among equals"), src/modules/delivery/device-order.ts.
+// Choosing a device for an SMS the client named no device for
+// (src/modules/delivery/device-order.ts): fewest SMS in flight first, round robin among equals
+// (docs/delivery.md, "Who is asked first").
 import { expect } from 'chai';
 import { chooseDevice, type Candidate } from '../../src/modules/delivery/device-order.ts';
 

@@ -1,5 +1,5 @@
-// Password hashing (issue 11, "Users": hashed with scrypt, never logged). The stored string
-// carries its own salt and cost, so two hashes of one password differ and still both verify.
+// Password hashing: with scrypt, and the password is never logged. The stored string carries
+// its own salt and cost, so two hashes of one password differ and still both verify.
 import { expect } from 'chai';
 import { generatePassword, hashPassword, verifyPassword } from '../../src/modules/users/passwords.ts';
 

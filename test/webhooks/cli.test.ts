@@ -1,8 +1,8 @@
-// `sms-gateway webhooks create|list|delete` (issue 5, "The CLI gets webhooks create|list|delete"),
-// run as a real child process. On PostgreSQL the commands share the suite's database with an
-// in-process gateway that has the same WEBHOOK_SECRET_KEY, so a webhook the command creates is
-// seen by the API and its printed secret verifies a real delivery. On PGlite the commands get a
-// fresh data directory of their own (a gateway cannot share it while it is locked).
+// `sms-gateway webhooks create|list|delete` (README, "Command line"), run as a real child
+// process. On PostgreSQL the commands share the suite's database with an in-process gateway
+// that has the same WEBHOOK_SECRET_KEY, so a webhook the command creates is seen by the API and
+// its printed secret verifies a real delivery. On PGlite the commands get a fresh data
+// directory of their own (a gateway cannot share it while it is locked).
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';

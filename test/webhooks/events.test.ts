@@ -1,9 +1,9 @@
-// Webhook event kinds beyond SMS status changes (issue 5, "Events"): sms.received (when
-// forward_incoming_sms is on), device.online, device.offline, device.battery_low (when
-// notify_low_battery is on and the level falls below 20 %). A webhook gets only the events in
-// its list, a disabled webhook is sent nothing (its events wait for it), a webhook failing for
-// longer than WEBHOOK_DISABLE_AFTER is disabled and says so, and every payload carries id, type,
-// timestamp and account.
+// Webhook event kinds beyond SMS status changes : sms.received (when forward_incoming_sms is
+// on), device.online, device.offline, device.battery_low (when notify_low_battery is on and the
+// level falls below 20 %). A webhook gets only the events in its list, a disabled webhook is
+// sent nothing (its events wait for it), a webhook failing for longer than
+// WEBHOOK_DISABLE_AFTER is disabled and says so, and every payload carries id, type, timestamp
+// and account.
 import { expect } from 'chai';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useGateway } from '../support/use-gateway.ts';

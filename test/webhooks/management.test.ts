@@ -1,8 +1,8 @@
-// The webhook management API (issue 5, "Management"): create (the signing secret is shown once),
-// list (paged, newest first, never another account's), read, change, delete, rotate the secret
-// (the old one keeps signing alongside the new one for a while), the delivery log, and a manual
-// retry of a delivery. Permissions webhooks:read and webhooks:write. Deliveries go to a real
-// local receiver and are verified with the standardwebhooks package.
+// The webhook management API : create (the signing secret is shown once), list (paged, newest
+// first, never another account's), read, change, delete, rotate the secret (the old one keeps
+// signing alongside the new one for a while), the delivery log, and a manual retry of a
+// delivery. Permissions webhooks:read and webhooks:write. Deliveries go to a real local
+// receiver and are verified with the standardwebhooks package.
 import { expect } from 'chai';
 import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';

@@ -1,9 +1,9 @@
-// Webhooks that survive receiver outages (issue 10, item 2). A webhook is disabled by how long
-// its endpoint has failed without a single success (WEBHOOK_DISABLE_AFTER, seconds), never by
-// how many attempts failed: a short blip at a high event rate leaves it enabled and every event
-// arrives. Events keep being recorded while a webhook is disabled; switching it back on sends
-// each of them once, signed, in order per SMS; those whose retry window closed meanwhile are
-// given up, never sent.
+// Webhooks that survive receiver outages. A webhook is disabled by how long its endpoint has
+// failed without a single success (WEBHOOK_DISABLE_AFTER, seconds), never by how many attempts
+// failed: a short blip at a high event rate leaves it enabled and every event arrives. Events
+// keep being recorded while a webhook is disabled; switching it back on sends each of them
+// once, signed, in order per SMS; those whose retry window closed meanwhile are given up, never
+// sent.
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { loadConfig, type Config } from '../../src/config.ts';

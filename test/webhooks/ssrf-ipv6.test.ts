@@ -1,7 +1,7 @@
-// The SSRF guard's address classification (issue 10, item 6): IPv6 forms that carry a loopback
-// or private IPv4 address, and IPv6 ranges that are not public unicast, are refused like the
-// address they stand for: at creation (400 invalid_webhook_url) and by the classifier the send
-// path uses. Ranges come from ipaddr.js, not from a list of our own.
+// The SSRF guard's address classification: IPv6 forms that carry a loopback or private IPv4
+// address, and IPv6 ranges that are not public unicast, are refused like the address they stand
+// for: at creation (400 invalid_webhook_url) and by the classifier the send path uses. Ranges
+// come from ipaddr.js, not from a list of our own.
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { refusedRange } from '../../src/modules/webhooks/address-classification.ts';
@@ -11,7 +11,10 @@ import { createTenant, type Tenant } from '../support/tenant.ts';
 import { detailFields, expectError } from '../support/expectations.ts';
 import { dropWebhooks, webhookConfig } from '../support/webhooks.ts';
 
-/** [address as written in a URL, what the refusal must name]. The first four are the issue's. */
+/**
+ * [address as written in a URL, what the refusal must name]. The first four are the forms the
+ * earlier guard let through.
+ */
 const REFUSED: [host: string, why: RegExp][] = [
   ['[::127.0.0.1]', /loopback.*IPv4-compatible/],
   ['[::ffff:0:127.0.0.1]', /loopback.*IPv4-translated/],

@@ -1,9 +1,9 @@
-// The SSRF guard (issue 5, "SSRF guard"): by default a webhook may not point the gateway at
-// loopback, private, link-local or multicast addresses, written literally or reached through a
-// name; only http and https, no credentials in the URL. WEBHOOK_ALLOWED_HOSTS (host names,
-// addresses, CIDR ranges) opens named destinations. The check is made at creation, on every
-// change of the url, and again at every send: a webhook created while its destination was
-// allowed is not delivered once a restarted gateway no longer allows it.
+// The SSRF guard: by default a webhook may not point the gateway at loopback, private,
+// link-local or multicast addresses, written literally or reached through a name; only http and
+// https, no credentials in the URL. WEBHOOK_ALLOWED_HOSTS (host names, addresses, CIDR ranges)
+// opens named destinations. The check is made at creation, on every change of the url, and
+// again at every send: a webhook created while its destination was allowed is not delivered
+// once a restarted gateway no longer allows it.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
