@@ -1,5 +1,5 @@
 // The legacy GET /sms searches message, phone number and status label, case-insensitively and
-// by substring (spec 4.3). Trigram GIN indexes keep that fast on a large history; btree_gin
+// by substring (the legacy search). Trigram GIN indexes keep that fast on a large history; btree_gin
 // lets one index serve both the account filter and the text match.
 import type { Knex } from 'knex';
 

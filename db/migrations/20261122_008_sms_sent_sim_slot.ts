@@ -1,5 +1,5 @@
 // The SIM slot a phone says it sent an SMS from (its status report's sim_slot). The legacy
-// to_sim shows the slot that actually sent (spec 2.4); sim_slot keeps what the client asked for,
+// to_sim shows the slot that actually sent (the legacy SMS object's field); sim_slot keeps what the client asked for,
 // which is all that is known until the phone reports, and all there is when it never does.
 import type { Knex } from 'knex';
 
