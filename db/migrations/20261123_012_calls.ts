@@ -1,4 +1,5 @@
-// The call log and call recordings (the device's `record_calls` setting decides whether recordings are taken):
+// The call log and call recordings (the device's `record_calls` setting decides whether
+// recordings are taken):
 // - calls: what a phone reports on its `calls` topic. The phone's own call id makes a re-sent
 //   report (QoS 2 redelivery, a reconnect) store nothing new.
 // - call_recordings: at most one recording per call; the audio lives in the recording store,
