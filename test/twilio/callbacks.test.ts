@@ -77,6 +77,18 @@ describe('twilio: status callbacks and incoming SMS', () => {
     expect(validates(credential.auth_token, failed[0]!, receiver.url)).to.equal(true);
   });
 
+  it('a StatusCallback the gateway disabled (410 Gone) is called again for the next message naming it', async () => {
+    receiver.respond = (_, index) => (index === 0 ? 410 : 204);
+    const client = twilioClient(fx.baseUrl, credential);
+    await client.messages.create({ to: TO, body: 'gone', statusCallback: receiver.url });
+    await eventually('the callback disabled', async () =>
+      (await fx.gateway.services.db('webhooks').where({ account_id: fx.tenant.accountId, format: 'twilio', enabled: false }).first()) ? true : undefined,
+    );
+    const next = await client.messages.create({ to: TO, body: 'back', statusCallback: receiver.url });
+    const [queued] = await receiver.waitFor(1, (received) => received.status === 204 && paramsOf(received).MessageSid === next.sid);
+    expect(paramsOf(queued!).MessageStatus).to.equal('queued');
+  });
+
   it('after a rotation the callbacks are signed with the new token', async () => {
     const rotated = await fx.tenant.api.post(`/twilio/credentials/${credential.account_sid}/rotate`);
     const fresh = rotated.body.auth_token as string;

@@ -22,6 +22,7 @@ export type CredentialRow = twilio.CredentialRow;
 export interface CallbackWebhooks {
   createFormatted(accountId: string, format: 'twilio', url: string, secret: string, description: string): Promise<string>;
   resealFormatted(accountId: string, ids: string[], secret: string): Promise<void>;
+  reviveFormatted(accountId: string, id: string): Promise<void>;
   deleteFormatted(accountId: string, ids: string[]): Promise<void>;
   recordFormatted(trx: Executor, deliveries: FormattedDelivery[]): Promise<void>;
   wakeSender(): void;
@@ -103,7 +104,12 @@ export class TwilioService {
   /** The webhook a StatusCallback URL of this credential is delivered through (made on first use; 400 for a refused URL). */
   async callbackWebhook(caller: TwilioCaller, url: string): Promise<string> {
     const known = await twilio.findCallback(this.db, caller.sid, url);
-    if (known) return known;
+    if (known) {
+      // Disabled by the sender after failing too long or a 410: Twilio never stops calling a
+      // StatusCallback a new message names, so neither does the gateway.
+      await this.webhooks.reviveFormatted(caller.accountId, known);
+      return known;
+    }
     const made = await this.webhooks.createFormatted(caller.accountId, 'twilio', url, caller.authToken, `Twilio StatusCallback of ${caller.sid}`);
     const kept = await twilio.insertCallback(this.db, caller.sid, url, made);
     // Another request made one for the same URL first: keep theirs.

@@ -99,6 +99,20 @@ export async function resealFormatted(db: Executor, accountId: string, ids: stri
   await db('webhooks').where({ account_id: accountId }).whereNot({ format: 'standard' }).whereIn('id', ids).update({ secret_encrypted: secretEncrypted, updated_at: new Date() });
 }
 
+/**
+ * Switches a webhook of another format back on when the gateway disabled it (410 Gone, failing
+ * too long): nobody can through the webhook API, which does not show it, so a new use of it does.
+ * Answers whether it was off.
+ */
+export async function reviveFormatted(db: Executor, accountId: string, id: string): Promise<boolean> {
+  const rows = await db('webhooks')
+    .where({ account_id: accountId, id, enabled: false })
+    .whereNot({ format: 'standard' })
+    .update({ enabled: true, disabled_reason: null, disabled_at: null, consecutive_failures: 0, failing_since: null, updated_at: new Date() })
+    .returning('id');
+  return rows.length > 0;
+}
+
 /** Deletes webhooks of another format (their deliveries go with them). */
 export async function deleteFormatted(db: Executor, accountId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;

@@ -160,6 +160,17 @@ export class WebhookService {
     return row.id;
   }
 
+  /**
+   * Switches a webhook of another format back on if the gateway disabled it (its owner uses it
+   * again: a new SMS names its URL); what waited for it goes out, as when a webhook is re-enabled.
+   */
+  async reviveFormatted(accountId: string, id: string): Promise<void> {
+    if (!(await webhooks.reviveFormatted(this.db, accountId, id))) return;
+    await webhooks.giveUpExpired(this.db, new Date(), id);
+    await webhooks.resumeWaiting(this.db, [id]);
+    this.wake();
+  }
+
   /** A new secret for webhooks of another format (their module's credential was rotated). */
   resealFormatted(accountId: string, ids: string[], secret: string): Promise<void> {
     return webhooks.resealFormatted(this.db, accountId, ids, this.secrets.seal(secret));
