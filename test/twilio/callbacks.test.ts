@@ -46,7 +46,10 @@ describe('twilio: status callbacks and incoming SMS', () => {
     const message = await twilioClient(fx.baseUrl, credential).messages.create({ to: TO, body: 'tell me how it goes', statusCallback: receiver.url });
     const delivered = await receiver.waitFor(4, (received) => received.status === 204);
     expect(delivered.map((received) => paramsOf(received).MessageStatus)).to.deep.equal(['queued', 'sending', 'sent', 'delivered']);
-    expect(receiver.received.filter((received) => received.status === 500)).to.have.length(1);
+    const failed = receiver.received.filter((received) => received.status === 500);
+    expect(failed).to.have.length(1);
+    // The retry is the same request: the same idempotency token.
+    expect(delivered[1]!.headers['i-twilio-idempotency-token']).to.equal(failed[0]!.headers['i-twilio-idempotency-token']).and.match(/^[0-9a-f-]{36}$/);
     for (const received of receiver.received) {
       expect(received.headers['content-type']).to.equal('application/x-www-form-urlencoded');
       expect(validates(credential.auth_token, received, receiver.url), received.body).to.equal(true);

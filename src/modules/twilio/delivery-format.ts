@@ -19,9 +19,11 @@ export interface TwimlReplies {
 
 export function twilioFormat(reply: (replies: TwimlReplies) => Promise<void>): DeliveryFormat {
   return {
-    headers: ({ url, body, secret }) => ({
+    headers: ({ id, url, body, secret }) => ({
       'content-type': 'application/x-www-form-urlencoded',
       'x-twilio-signature': twilioSignature(secret, url, new URLSearchParams(body)),
+      // As Twilio sends it: the same at every retry of one request, so a receiver can skip repeats.
+      'i-twilio-idempotency-token': id,
     }),
     async answered({ id, accountId, body, answer }) {
       const params = new URLSearchParams(body);

@@ -5,8 +5,11 @@
 // is handed to the sender in composition (src/services.ts).
 
 export interface DeliveryFormat {
-  /** The headers of one attempt (content type, signature) for `body` sent to `url`, signed with the webhook's secret. */
-  headers(attempt: { url: string; body: string; secret: string }): Record<string, string>;
+  /**
+   * The headers of one attempt (content type, signature) for `body` sent to `url`, signed with the
+   * webhook's secret; `id` is the delivery's, the same at every attempt (for de-duplication).
+   */
+  headers(attempt: { id: string; url: string; body: string; secret: string }): Record<string, string>;
   /**
    * A delivery the receiver accepted (2xx), with the first bytes of its answer: receivers of some
    * formats answer with work to do (TwiML). Called after the outcome is recorded; at least once.

@@ -222,7 +222,7 @@ export class WebhookSender extends EventEmitter<{
   private headersOf(delivery: ClaimedDelivery): Record<string, string> {
     const format = this.formats.get(delivery.format);
     if (format) {
-      return { 'user-agent': 'sms-gateway-webhooks/1', ...format.headers({ url: delivery.url, body: delivery.body, secret: this.open(delivery.secret_encrypted) }) };
+      return { 'user-agent': 'sms-gateway-webhooks/1', ...format.headers({ id: delivery.id, url: delivery.url, body: delivery.body, secret: this.open(delivery.secret_encrypted) }) };
     }
     const timestamp = Math.floor(Date.now() / 1000);
     return {
