@@ -121,6 +121,25 @@ describe('twilio: messages through the official helper library', () => {
     expect(new Date(sms.valid_until).getTime() - new Date(sms.send_at).getTime()).to.equal(600_000);
   });
 
+  it('I-Twilio-Idempotency-Token makes a retried create answer the first message', async () => {
+    const credential = await createCredential(fx.tenant);
+    const send = () =>
+      fetch(`${fx.baseUrl}${messagesPath(credential.account_sid)}.json`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${credential.account_sid}:${credential.auth_token}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          'i-twilio-idempotency-token': 'retry-1',
+        },
+        body: new URLSearchParams({ To: TO, Body: 'once' }).toString(),
+      }).then(async (response) => ({ status: response.status, body: (await response.json()) as { sid: string } }));
+    const first = await send();
+    const again = await send();
+    expect(first.status).to.equal(201);
+    expect(again.body.sid).to.equal(first.body.sid);
+    expect((await fx.tenant.api.get('/sms')).body.data).to.have.length(1);
+  });
+
   it('another account\'s message is 404 20404', async () => {
     const credential = await createCredential(fx.tenant);
     const created = await twilioClient(fx.baseUrl, credential).messages.create({ to: TO, body: 'mine' });
