@@ -5682,6 +5682,7 @@ export interface operations {
                             /** @description "AC" and 32 hex digits */
                             account_sid: string;
                             friendly_name: string;
+                            /** @description where incoming SMS are POSTed; null when the credential has none */
                             sms_url: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -5760,6 +5761,7 @@ export interface operations {
                         /** @description "AC" and 32 hex digits */
                         account_sid: string;
                         friendly_name: string;
+                        /** @description where incoming SMS are POSTed; null when the credential has none */
                         sms_url: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -5857,6 +5859,7 @@ export interface operations {
                         /** @description "AC" and 32 hex digits */
                         account_sid: string;
                         friendly_name: string;
+                        /** @description where incoming SMS are POSTed; null when the credential has none */
                         sms_url: string | null;
                         /** Format: date-time */
                         created_at: string;

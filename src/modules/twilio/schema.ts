@@ -22,7 +22,7 @@ export const CreateCredentialBody = Type.Object(
 export const CredentialView = Type.Object({
   account_sid: AccountSid,
   friendly_name: Type.String(),
-  sms_url: Type.Union([Type.String(), Type.Null()]),
+  sms_url: Type.Union([Type.String(), Type.Null()], { description: 'where incoming SMS are POSTed; null when the credential has none' }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
