@@ -25,6 +25,8 @@ import { mountPanel } from './http/panel/routes.ts';
 import { userRoutes } from './modules/users/routes.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
 import { statsRoutes } from './modules/stats/routes.ts';
+import { twilioCredentialRoutes } from './modules/twilio/routes.ts';
+import { mountTwilioApi } from './modules/twilio/api.ts';
 import { createMetrics, createServices, type Services } from './services.ts';
 import { admissionControl } from './http/middleware/admission.ts';
 import { bodyDeadline } from './http/middleware/body-deadline.ts';
@@ -168,6 +170,12 @@ export class Gateway {
         ],
         mountExtra: (router) => {
           mountPanel(router);
+          // The Twilio-compatible API: Twilio's paths, HTTP Basic with a Twilio credential, form bodies, Twilio's errors.
+          mountTwilioApi(router, {
+            ...services,
+            accountDisabled: (accountId) => services.accounts.isDisabled(accountId),
+            bodyLimitBytes: config.bodyLimitBytes,
+          });
           mountHealth(
             router,
             db,
@@ -311,6 +319,7 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...userRoutes(services.users),
     ...accountRoutes(services.accounts, services.users),
     ...statsRoutes(services.stats),
+    ...twilioCredentialRoutes(services.twilio),
   ];
 }
 

@@ -39,6 +39,9 @@ import { SessionService } from './modules/sessions/service.ts';
 import { LoginThrottle } from './modules/sessions/login-throttle.ts';
 import { StatsService } from './modules/stats/service.ts';
 import { CacheInvalidation } from './cluster/invalidation.ts';
+import { TwilioService } from './modules/twilio/service.ts';
+import { twilioFormat } from './modules/twilio/delivery-format.ts';
+import { replyWithTwiml } from './use-cases/reply-with-twiml.ts';
 
 export interface Services {
   db: Database;
@@ -79,6 +82,8 @@ export interface Services {
   stats: StatsService;
   /** Tells other nodes what to drop from their caches (a no-op for a single node). */
   invalidation: CacheInvalidation;
+  /** The Twilio-compatible API's credentials and callbacks. */
+  twilio: TwilioService;
 }
 
 /** What the gateway makes before its services, and gives to their constructors. */
@@ -117,13 +122,18 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
 
   const secrets = SecretBox.fromConfig(config.webhooks.secretKey, config.dataDir);
   const guard = new DestinationGuard(config.webhooks.allowedHosts);
-  const webhookSender = new WebhookSender(db, secrets, guard, config.webhooks, metrics, logger.child({ component: 'webhooks' }));
+  // A TwiML answer to an incoming SMS is sent through the phone that received it; the services
+  // it needs are made below, before any delivery can be answered.
+  const formats = new Map([['twilio', twilioFormat((replies) => replyWithTwiml({ messages, idempotency, incoming }, replies).then(() => undefined))]]);
+  const webhookSender = new WebhookSender(db, secrets, guard, config.webhooks, metrics, logger.child({ component: 'webhooks' }), formats);
   const outbox = new WebhookOutbox(config.webhooks.retryForMs);
   const webhooks = new WebhookService(db, secrets, guard, config.webhooks.retryForMs, outbox, () => webhookSender.wake(), events);
 
   // A callback_id must name one of the account's webhooks.
   const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), events, clock, config.defaultPhoneRegion, webhooks);
   const incoming = new IncomingService(db, events);
+  const idempotency = new IdempotencyService(db, clock);
+  const twilio = new TwilioService(db, secrets, webhooks, logger.child({ component: 'twilio' }));
   const calls = new CallService(db, events, config.defaultPhoneRegion);
   const recordings = new RecordingService(db, openRecordingStore(config.recordings), events, config.recordings, clock, logger.child({ component: 'recordings' }));
   const live = new LiveHub(parts.cluster?.live);
@@ -135,6 +145,10 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   wireWebhooks({ db, outbox, sender: webhookSender, events, devices, invalidation, logger: logger.child({ component: 'webhooks' }) });
   wireCallWebhooks(events, outbox, webhookSender);
   wireLive(live, events);
+  // SMS created through the Twilio API call their StatusCallback; incoming SMS go to the sms_url
+  // of the account's Twilio credentials. Both are webhook deliveries of the "twilio" format.
+  events.listen('sms.status_changed', twilio.statusChanges);
+  events.listen('incoming.stored', twilio.incomingStored);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -159,7 +173,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     calls,
     recordings,
     recordingRetention: new RecordingRetention(recordings, logger.child({ component: 'recordings' })),
-    idempotency: new IdempotencyService(db, clock),
+    idempotency,
     statusIngestor,
     dispatcher,
     tasks,
@@ -169,6 +183,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     sessions,
     stats: new StatsService(db, presence, clock),
     invalidation,
+    twilio,
     // The login channel of the one throttle: per address and per email, apart from keys and phones.
     loginThrottle: new LoginThrottle(authThrottle),
   };

@@ -10,6 +10,7 @@ import { DeviceRegisterPage } from './pages/device-register.tsx';
 import { DevicesPage } from './pages/devices.tsx';
 import { IncomingPage } from './pages/incoming.tsx';
 import { KeysPage } from './pages/keys.tsx';
+import { TwilioPage } from './pages/twilio.tsx';
 import { SendPage } from './pages/send.tsx';
 import { SmsDetailPage } from './pages/sms-detail.tsx';
 import { SmsListPage } from './pages/sms-list.tsx';
@@ -32,6 +33,7 @@ export const ROUTES: [pattern: string, page: FunctionComponent<any>][] = [
   ['/webhooks', WebhooksPage],
   ['/webhooks/:id', WebhookDetailPage],
   ['/keys', KeysPage],
+  ['/twilio', TwilioPage],
   ['/users', UsersPage],
   ['/accounts', AccountsPage],
   ['/password', ChangePasswordPage],

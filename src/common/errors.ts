@@ -24,6 +24,7 @@ export const ERROR_CATALOG = {
   webhook_not_found: { status: 404, message: 'webhook not found' },
   delivery_not_found: { status: 404, message: 'delivery not found' },
   key_not_found: { status: 404, message: 'API key not found' },
+  twilio_credential_not_found: { status: 404, message: 'Twilio credential not found' },
   user_not_found: { status: 404, message: 'user not found' },
   account_not_found: { status: 404, message: 'account not found' },
   call_not_found: { status: 404, message: 'call not found' },

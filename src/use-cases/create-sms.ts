@@ -7,6 +7,7 @@
 import type { IdempotencyService, IdempotentRequest, IdempotentResult } from '../modules/idempotency/service.ts';
 import type { MessageService, PreparedSms } from '../modules/messages/service.ts';
 import type { SmsRecord } from '../modules/messages/types.ts';
+import type { Executor } from '../storage/database.ts';
 
 export interface CreateSmsParts {
   messages: MessageService;
@@ -15,14 +16,16 @@ export interface CreateSmsParts {
 
 /**
  * `prepare` checks the request (reads only); `answer` shapes the response from the SMS created,
- * in the order prepared. A request whose key already has a stored response is answered from it.
+ * in the order prepared, in the transaction that stores them when the request has a key (what it
+ * writes there commits or fails with the SMS; without a key a single SMS joins a coalesced insert
+ * and there is none). A request whose key already has a stored response is answered from it.
  */
 export function createSms(
   { messages, idempotency }: CreateSmsParts,
   accountId: string,
   request: IdempotentRequest,
   prepare: () => Promise<PreparedSms[]>,
-  answer: (created: SmsRecord[]) => Promise<{ status: number; body: unknown }> | { status: number; body: unknown },
+  answer: (created: SmsRecord[], trx: Executor | undefined) => Promise<{ status: number; body: unknown }> | { status: number; body: unknown },
 ): Promise<IdempotentResult> {
-  return idempotency.run(accountId, request, prepare, async (prepared, trx) => answer(await messages.commit(prepared, trx)));
+  return idempotency.run(accountId, request, prepare, async (prepared, trx) => answer(await messages.commit(prepared, trx), trx));
 }

@@ -34,6 +34,7 @@ describe('panel: every page is accessible', () => {
     ['webhooks', () => '/webhooks'],
     ['webhook-detail', () => `/webhooks/${seeded.webhookId}`],
     ['keys', () => '/keys'],
+    ['twilio', () => '/twilio'],
     ['users', () => '/users'],
     ['accounts', () => '/accounts'],
     ['change-password', () => '/password'],

@@ -44,6 +44,9 @@ export type DeliveryView = Row<'listWebhookDeliveries'>;
 export type KeyView = Row<'listApiKeys'>;
 export type KeyWithSecret = Answer<'createApiKey', 201>;
 
+export type TwilioCredential = Row<'listTwilioCredentials'>;
+export type TwilioCredentialWithToken = Answer<'createTwilioCredential', 201>;
+
 export type UserView = Row<'listUsers'>;
 export type Role = UserView['role'];
 export type CreatedUser = Answer<'createUser', 201>;

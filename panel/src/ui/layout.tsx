@@ -20,6 +20,7 @@ const NAV: NavItem[] = [
   { href: '#/calls', label: 'Calls' },
   { href: '#/webhooks', label: 'Webhooks' },
   { href: '#/keys', label: 'API keys', when: (session) => session.canChange },
+  { href: '#/twilio', label: 'Twilio', when: (session) => session.canChange },
   { href: '#/users', label: 'Users', when: (session) => session.canChange },
   { href: '#/accounts', label: 'Accounts', when: (session) => session.user.is_admin },
 ];

@@ -27,3 +27,7 @@ export async function listIncoming(db: Executor, accountId: string, limit: numbe
   if (cursor) query.whereRaw('(created_at, id) < (?, ?)', [cursor.createdAt, cursor.id]);
   return query;
 }
+
+export async function findIncoming(db: Executor, accountId: string, id: string): Promise<IncomingSmsRow | undefined> {
+  return db<IncomingSmsRow>('incoming_sms').where({ account_id: accountId, id }).first();
+}

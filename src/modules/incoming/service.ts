@@ -35,6 +35,11 @@ export class IncomingService {
     });
   }
 
+  /** One received SMS of the account; undefined when there is none (answering one, for example). */
+  find(accountId: string, id: string): Promise<incoming.IncomingSmsRow | undefined> {
+    return incoming.findIncoming(this.db, accountId, id);
+  }
+
   list(accountId: string, limit: number, cursor?: Cursor, deviceId?: string) {
     return incoming.listIncoming(this.db, accountId, limit, cursor, deviceId);
   }

@@ -41,10 +41,13 @@ export async function countOutcomesPerHour(db: Executor, accountId: string, sinc
   return rows.map((row) => ({ hour: Number(row.hour), status: row.status, n: Number(row.n) }));
 }
 
-/** The account's webhooks that are failing now (a failure streak under way) or disabled. */
+/**
+ * The account's webhooks that are failing now (a failure streak under way) or disabled. Only
+ * those the webhook API shows: the Twilio API's callbacks are webhooks of their own format.
+ */
 export async function failingWebhookIds(db: Executor, accountId: string): Promise<string[]> {
   const rows = await db('webhooks')
-    .where({ account_id: accountId })
+    .where({ account_id: accountId, format: 'standard' })
     .andWhere((failing) => failing.whereNotNull('failing_since').orWhere('enabled', false))
     .orderBy('created_at')
     .select('id');

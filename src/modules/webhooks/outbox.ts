@@ -23,6 +23,8 @@ export interface OutboxEvent {
   envelope: EventEnvelope;
   /** Set for SMS events of an SMS created with a callback_id. */
   callbackId?: string | null | undefined;
+  /** What is sent, when not the envelope as JSON: a webhook of another format's own body (delivery-format.ts). */
+  body?: string;
 }
 
 export class WebhookOutbox {
@@ -79,7 +81,7 @@ export class WebhookOutbox {
         column((event) => event.envelope.account_id),
         column((event) => event.envelope.id),
         column((event) => event.envelope.type),
-        column((event) => JSON.stringify(event.envelope)),
+        column((event) => event.body ?? JSON.stringify(event.envelope)),
         column((event) => event.callbackId ?? null),
         column((event) => orderingKey(event.envelope)),
         new Date(Date.now() + this.retryForMs),

@@ -4,8 +4,16 @@ import { advanceChains, chainsOf } from './chain-heads.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { DeliveredEvent, WebhookEvent } from './events.ts';
 
+/**
+ * How a webhook's deliveries are written and signed: 'standard' (JSON, Standard Webhooks), or
+ * another format a module registers with the sender (delivery-format.ts). Webhooks of another
+ * format belong to that module: the webhook API neither lists nor changes them.
+ */
+export type WebhookFormat = 'standard' | 'twilio';
+
 export interface WebhookRow {
   id: string;
+  format: WebhookFormat;
   account_id: string;
   url: string;
   description: string;
@@ -50,7 +58,7 @@ export interface DeliveryRow {
 
 export async function insertWebhook(
   db: Executor,
-  values: Pick<WebhookRow, 'account_id' | 'url' | 'description' | 'events' | 'secret_encrypted'>,
+  values: Pick<WebhookRow, 'account_id' | 'url' | 'description' | 'events' | 'secret_encrypted'> & { format?: WebhookFormat },
 ): Promise<WebhookRow> {
   const now = new Date();
   const [row] = await db<WebhookRow>('webhooks')
@@ -60,12 +68,12 @@ export async function insertWebhook(
 }
 
 export async function findWebhook(db: Executor, accountId: string, id: string): Promise<WebhookRow | undefined> {
-  return db<WebhookRow>('webhooks').where({ account_id: accountId, id }).first();
+  return db<WebhookRow>('webhooks').where({ account_id: accountId, id, format: 'standard' }).first();
 }
 
 export async function listWebhooks(db: Executor, accountId: string, limit: number, cursor?: Cursor): Promise<WebhookRow[]> {
   const query = db<WebhookRow>('webhooks')
-    .where({ account_id: accountId })
+    .where({ account_id: accountId, format: 'standard' })
     .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
     .limit(limit + 1);
   if (cursor) query.whereRaw('(created_at, id) < (?, ?)', [cursor.createdAt, cursor.id]);
@@ -74,7 +82,7 @@ export async function listWebhooks(db: Executor, accountId: string, limit: numbe
 
 export async function updateWebhook(db: Executor, accountId: string, id: string, changes: Partial<WebhookRow>): Promise<WebhookRow | undefined> {
   const [row] = await db<WebhookRow>('webhooks')
-    .where({ account_id: accountId, id })
+    .where({ account_id: accountId, id, format: 'standard' })
     .update({ ...changes, updated_at: new Date() })
     .returning('*');
   return row;
@@ -82,7 +90,33 @@ export async function updateWebhook(db: Executor, accountId: string, id: string,
 
 export async function deleteWebhook(db: Executor, accountId: string, id: string): Promise<boolean> {
   // The deleted rows, not a count: PGlite and pg report counts differently.
-  return (await db('webhooks').where({ account_id: accountId, id }).delete().returning('id')).length > 0;
+  return (await db('webhooks').where({ account_id: accountId, id, format: 'standard' }).delete().returning('id')).length > 0;
+}
+
+/** Gives webhooks of another format (their module's own) a new sealed secret. */
+export async function resealFormatted(db: Executor, accountId: string, ids: string[], secretEncrypted: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db('webhooks').where({ account_id: accountId }).whereNot({ format: 'standard' }).whereIn('id', ids).update({ secret_encrypted: secretEncrypted, updated_at: new Date() });
+}
+
+/**
+ * Switches a webhook of another format back on when the gateway disabled it (410 Gone, failing
+ * too long): nobody can through the webhook API, which does not show it, so a new use of it does.
+ * Answers whether it was off.
+ */
+export async function reviveFormatted(db: Executor, accountId: string, id: string): Promise<boolean> {
+  const rows = await db('webhooks')
+    .where({ account_id: accountId, id, enabled: false })
+    .whereNot({ format: 'standard' })
+    .update({ enabled: true, disabled_reason: null, disabled_at: null, consecutive_failures: 0, failing_since: null, updated_at: new Date() })
+    .returning('id');
+  return rows.length > 0;
+}
+
+/** Deletes webhooks of another format (their deliveries go with them). */
+export async function deleteFormatted(db: Executor, accountId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db('webhooks').where({ account_id: accountId }).whereNot({ format: 'standard' }).whereIn('id', ids).delete();
 }
 
 /**
@@ -104,6 +138,7 @@ export interface ClaimedDelivery {
   attempts: number;
   retry_until: Date;
   url: string;
+  format: WebhookFormat;
   secret_encrypted: string;
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | null;
@@ -148,7 +183,7 @@ export function claimStatement(limit: number, leaseMs: number): { sql: string; b
        from due, webhooks w, relaxed
       where d.id = due.id and w.id = d.webhook_id
       returning d.id, d.webhook_id, d.account_id, d.ordering_key, d.body, d.attempts, d.retry_until,
-                w.url, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at`,
+                w.url, w.format, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at`,
     bindings: [limit, leaseMs, leaseMs],
   };
 }

@@ -34,6 +34,7 @@ import type { SecretBox } from './secret-box.ts';
 import { signatureHeader } from './signature.ts';
 import { answerExcerpt } from './answer-excerpt.ts';
 import { parkDisabled, unparkRecentlyEnabled } from './parking.ts';
+import type { DeliveryFormat } from './delivery-format.ts';
 import {
   claimDueDeliveries,
   disableWebhook,
@@ -93,6 +94,8 @@ export class WebhookSender extends EventEmitter<{
     private readonly config: WebhookConfig,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
+    /** The formats other than the standard one, by name (webhooks.format). */
+    private readonly formats: ReadonlyMap<string, DeliveryFormat> = new Map(),
   ) {
     super();
     this.agent = new Agent({
@@ -202,17 +205,10 @@ export class WebhookSender extends EventEmitter<{
       if (isIP(host) && !this.guard.allowsName(host) && !this.guard.addressAllowed(host)) {
         return { code: null, error: 'destination address is not allowed', answer: null };
       }
-      const timestamp = Math.floor(Date.now() / 1000);
       const response = await request(url, {
         method: 'POST',
         dispatcher: this.agent,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'sms-gateway-webhooks/1',
-          'webhook-id': delivery.id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(this.liveSecrets(delivery), delivery.id, timestamp, delivery.body),
-        },
+        headers: this.headersOf(delivery),
         body: delivery.body,
       });
       const answer = await answerExcerpt(response.body, MAX_RESPONSE_BYTES);
@@ -221,6 +217,33 @@ export class WebhookSender extends EventEmitter<{
       const err = error as NodeJS.ErrnoException;
       return { code: null, error: (err.code ? `${err.code}: ` : '') + (err.message ?? 'request failed').slice(0, 300), answer: null };
     }
+  }
+
+  private headersOf(delivery: ClaimedDelivery): Record<string, string> {
+    const format = this.formats.get(delivery.format);
+    if (format) {
+      return { 'user-agent': 'sms-gateway-webhooks/1', ...format.headers({ id: delivery.id, url: delivery.url, body: delivery.body, secret: this.open(delivery.secret_encrypted) }) };
+    }
+    const timestamp = Math.floor(Date.now() / 1000);
+    return {
+      'content-type': 'application/json',
+      'user-agent': 'sms-gateway-webhooks/1',
+      'webhook-id': delivery.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(this.liveSecrets(delivery), delivery.id, timestamp, delivery.body),
+    };
+  }
+
+  /** Hands the answers of accepted deliveries to their format, for formats whose receivers answer with work. */
+  private handAnswers(claimed: ClaimedDelivery[], results: AttemptResult[]): void {
+    claimed.forEach((delivery, i) => {
+      const result = results[i]!;
+      const answered = this.formats.get(delivery.format)?.answered;
+      if (!answered || result.status !== 'delivered' || !result.answer) return;
+      answered({ id: delivery.id, accountId: delivery.account_id, body: delivery.body, answer: result.answer }).catch((error: unknown) =>
+        this.logger.warn({ err: error, deliveryId: delivery.id }, 'the answer to a delivery could not be acted on'),
+      );
+    });
   }
 
   /** The current secret, and the previous one while its rotation grace period lasts. */
@@ -308,6 +331,7 @@ export class WebhookSender extends EventEmitter<{
       );
       this.metrics.count('webhooks_disabled_total', 'webhooks the gateway disabled');
     }
+    this.handAnswers(claimed, results);
     this.emit('recorded', results);
     if (disabled.length > 0) this.emit('disabled', disabled);
     // A head delivered or given up lets the next delivery of its SMS go: send it now, not at the

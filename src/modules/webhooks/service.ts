@@ -1,6 +1,7 @@
 // Webhook management: create (the signing secret is shown once), read, change, delete, rotate
 // the secret (the old one keeps signing for a day), the delivery log, and manual retry.
-import type { Database } from '../../storage/database.ts';
+import { randomUUID } from 'node:crypto';
+import type { Database, Executor } from '../../storage/database.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import { AppError, invalidField } from '../../common/errors.ts';
 import type { Cursor } from '../../storage/paging.ts';
@@ -14,6 +15,14 @@ import * as webhooks from './repository.ts';
 
 /** How long a rotated-out secret still signs deliveries, so receivers can switch over. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** A delivery of a webhook of another format: its body as sent; smsId keeps the deliveries of one SMS in order. */
+export interface FormattedDelivery {
+  accountId: string;
+  webhookId: string;
+  body: string;
+  smsId?: string;
+}
 
 export interface WebhookChanges {
   url?: string | undefined;
@@ -138,6 +147,63 @@ export class WebhookService {
     if (!delivery) throw new AppError('webhook_not_found');
     this.wake();
     return delivery;
+  }
+
+  /**
+   * A webhook of another format (delivery-format.ts), owned by the module that asks: it takes no
+   * events of its own, only the deliveries that module records for it (recordFormatted). The URL
+   * is checked as every webhook's is (400 invalid_webhook_url).
+   */
+  async createFormatted(accountId: string, format: Exclude<webhooks.WebhookFormat, 'standard'>, url: string, secret: string, description: string): Promise<string> {
+    await this.checkUrl(url);
+    const row = await webhooks.insertWebhook(this.db, { account_id: accountId, url, description, events: [], secret_encrypted: this.secrets.seal(secret), format });
+    return row.id;
+  }
+
+  /**
+   * Switches a webhook of another format back on if the gateway disabled it (its owner uses it
+   * again: a new SMS names its URL); what waited for it goes out, as when a webhook is re-enabled.
+   */
+  async reviveFormatted(accountId: string, id: string): Promise<void> {
+    if (!(await webhooks.reviveFormatted(this.db, accountId, id))) return;
+    await webhooks.giveUpExpired(this.db, new Date(), id);
+    await webhooks.resumeWaiting(this.db, [id]);
+    this.wake();
+  }
+
+  /** A new secret for webhooks of another format (their module's credential was rotated). */
+  resealFormatted(accountId: string, ids: string[], secret: string): Promise<void> {
+    return webhooks.resealFormatted(this.db, accountId, ids, this.secrets.seal(secret));
+  }
+
+  deleteFormatted(accountId: string, ids: string[]): Promise<void> {
+    return webhooks.deleteFormatted(this.db, accountId, ids);
+  }
+
+  /**
+   * Writes deliveries of webhooks of another format, in the transaction of the change they report
+   * (the outbox, as every event). An SMS's deliveries to one webhook go out in order, as its events
+   * do. The sender is woken with wakeSender once that transaction commits.
+   */
+  async recordFormatted(trx: Executor, deliveries: FormattedDelivery[]): Promise<void> {
+    await this.outbox.record(
+      trx,
+      deliveries.map((delivery) => ({
+        envelope: {
+          id: randomUUID(),
+          type: delivery.smsId ? 'sms.status_changed' : 'sms.received',
+          timestamp: new Date().toISOString(),
+          account_id: delivery.accountId,
+          data: delivery.smsId ? { sms: { id: delivery.smsId } } : {},
+        },
+        callbackId: delivery.webhookId,
+        body: delivery.body,
+      })),
+    );
+  }
+
+  wakeSender(): void {
+    this.wake();
   }
 
   /** Whether `id` names a webhook of the account (the legacy callback_id). */

@@ -1,0 +1,11 @@
+import type { CredentialRow } from './service.ts';
+
+export function presentCredential(row: CredentialRow) {
+  return {
+    account_sid: row.sid,
+    friendly_name: row.friendly_name,
+    sms_url: row.sms_url,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,71 @@
+// Extended API v1: Twilio credentials, managed by a key holding keys:manage (they are keys too).
+// The auth token is answered once, at creation and at rotation; lists never show it.
+import { defineRoute } from '../../http/route.ts';
+import { presentCredential } from './presenter.ts';
+import { CreateCredentialBody, CredentialList, CredentialParams, CredentialView, CredentialWithToken } from './schema.ts';
+import type { TwilioService } from './service.ts';
+
+const TAG = 'Twilio credentials';
+
+export function twilioCredentialRoutes(twilio: TwilioService) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/twilio/credentials',
+      operationId: 'createTwilioCredential',
+      summary: 'Create a Twilio credential (AccountSid and auth token) for the Twilio-compatible API; answers the token once',
+      description: 'Twilio\'s helper libraries authenticate with the AccountSid and auth token under /2010-04-01/Accounts/{AccountSid}/ (docs/twilio.md). The token also signs StatusCallback and sms_url requests (X-Twilio-Signature).',
+      tag: TAG,
+      permission: 'keys:manage',
+      body: CreateCredentialBody,
+      responses: { 201: { description: 'the credential, with its auth token shown this once', schema: CredentialWithToken } },
+      errors: ['invalid_webhook_url'],
+      async handle({ auth, body }) {
+        const { credential, authToken } = await twilio.create(auth.accountId, { friendlyName: body.friendly_name, smsUrl: body.sms_url });
+        return { status: 201, body: { ...presentCredential(credential), auth_token: authToken } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/twilio/credentials',
+      operationId: 'listTwilioCredentials',
+      summary: 'List the account\'s Twilio credentials, newest first (never their tokens)',
+      tag: TAG,
+      permission: 'keys:manage',
+      responses: { 200: { description: 'the credentials', schema: CredentialList } },
+      async handle({ auth }) {
+        return { status: 200, body: { data: (await twilio.list(auth.accountId)).map(presentCredential) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/twilio/credentials/:sid/rotate',
+      operationId: 'rotateTwilioCredential',
+      summary: 'Give a Twilio credential a new auth token; the old one stops working at once',
+      tag: TAG,
+      permission: 'keys:manage',
+      params: CredentialParams,
+      responses: { 200: { description: 'the credential, with its new auth token shown this once', schema: CredentialWithToken } },
+      errors: ['twilio_credential_not_found'],
+      async handle({ auth, params }) {
+        const { credential, authToken } = await twilio.rotate(auth.accountId, params.sid);
+        return { status: 200, body: { ...presentCredential(credential), auth_token: authToken } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/twilio/credentials/:sid',
+      operationId: 'deleteTwilioCredential',
+      summary: 'Delete a Twilio credential and its callbacks',
+      tag: TAG,
+      permission: 'keys:manage',
+      params: CredentialParams,
+      responses: { 204: { description: 'deleted' } },
+      errors: ['twilio_credential_not_found'],
+      async handle({ auth, params }) {
+        await twilio.delete(auth.accountId, params.sid);
+        return { status: 204 };
+      },
+    }),
+  ];
+}

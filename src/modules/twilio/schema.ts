@@ -1,0 +1,37 @@
+// The Extended API's view of Twilio credentials (managed with keys:manage, like API keys).
+import { Type } from '@sinclair/typebox';
+
+const Timestamp = Type.String({ format: 'date-time' });
+const AccountSid = Type.String({ pattern: '^AC[0-9a-f]{32}$', description: '"AC" and 32 hex digits' });
+
+export const CreateCredentialBody = Type.Object(
+  {
+    friendly_name: Type.Optional(Type.String({ maxLength: 100, description: 'a label for people' })),
+    sms_url: Type.Optional(
+      Type.String({
+        format: 'uri',
+        maxLength: 2048,
+        pattern: '^https?://',
+        description: 'where incoming SMS are POSTed as Twilio posts them (form-encoded, X-Twilio-Signature); a TwiML <Message> answer is sent back through the phone that received the SMS',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CredentialView = Type.Object({
+  account_sid: AccountSid,
+  friendly_name: Type.String(),
+  sms_url: Type.Union([Type.String(), Type.Null()], { description: 'where incoming SMS are POSTed; null when the credential has none' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const CredentialWithToken = Type.Object({
+  ...CredentialView.properties,
+  auth_token: Type.String({ description: '32 hex digits; shown this once (it is stored encrypted, to sign callbacks)' }),
+});
+
+export const CredentialList = Type.Object({ data: Type.Array(CredentialView) });
+
+export const CredentialParams = Type.Object({ sid: AccountSid });

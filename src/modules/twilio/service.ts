@@ -1,0 +1,164 @@
+// Twilio credentials (an AccountSid and an auth token per credential, several per account) and
+// the callbacks they sign. The token signs what the gateway sends (X-Twilio-Signature), so it is
+// sealed with the webhooks' SecretBox, never hashed; it is shown once, at creation or rotation,
+// and compared in constant time. Callbacks are webhooks of the "twilio" format (one per credential
+// and URL), so the outbox retries them, keeps an SMS's in order and checks every destination.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Database, Executor } from '../../storage/database.ts';
+import type { Logger } from '../../common/logger.ts';
+import { AppError } from '../../common/errors.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
+import type { FormattedDelivery } from '../webhooks/service.ts';
+import type { SmsStatusChange } from '../../events/sms-status-change.ts';
+import type { IncomingSmsRow } from '../incoming/types.ts';
+import { inboundParams, statusCallbackParams, twilioSteps } from './callback-params.ts';
+import { isAccountSid, newAccountSid, newAuthToken } from './sids.ts';
+import type { TwilioStatus } from './statuses.ts';
+import * as twilio from './repository.ts';
+
+export type CredentialRow = twilio.CredentialRow;
+
+/** What this module asks of the webhooks module: webhooks of its own format, and their deliveries. */
+export interface CallbackWebhooks {
+  createFormatted(accountId: string, format: 'twilio', url: string, secret: string, description: string): Promise<string>;
+  resealFormatted(accountId: string, ids: string[], secret: string): Promise<void>;
+  reviveFormatted(accountId: string, id: string): Promise<void>;
+  deleteFormatted(accountId: string, ids: string[]): Promise<void>;
+  recordFormatted(trx: Executor, deliveries: FormattedDelivery[]): Promise<void>;
+  wakeSender(): void;
+}
+
+/** A request that proved its credential. */
+export interface TwilioCaller {
+  accountId: string;
+  sid: string;
+  authToken: string;
+}
+
+export class TwilioService {
+  constructor(
+    private readonly db: Database,
+    private readonly secrets: SecretBox,
+    private readonly webhooks: CallbackWebhooks,
+    private readonly logger: Logger,
+  ) {}
+
+  async create(accountId: string, input: { friendlyName?: string | undefined; smsUrl?: string | undefined }): Promise<{ credential: CredentialRow; authToken: string }> {
+    const sid = newAccountSid();
+    const authToken = newAuthToken();
+    // The inbound URL is checked (as every webhook's) before anything is written.
+    const smsWebhook = input.smsUrl ? await this.webhooks.createFormatted(accountId, 'twilio', input.smsUrl, authToken, `Twilio inbound of ${sid}`) : undefined;
+    const credential = await twilio.insertCredential(this.db, {
+      sid,
+      account_id: accountId,
+      auth_token_encrypted: this.secrets.seal(authToken),
+      friendly_name: input.friendlyName ?? '',
+      sms_url: input.smsUrl ?? null,
+    });
+    if (smsWebhook) await twilio.insertCallback(this.db, sid, input.smsUrl!, smsWebhook);
+    this.logger.info({ accountSid: sid, accountId }, 'twilio credential created');
+    return { credential, authToken };
+  }
+
+  list(accountId: string | undefined, limit = 1000): Promise<CredentialRow[]> {
+    return twilio.listCredentials(this.db, accountId, limit);
+  }
+
+  async get(accountId: string, sid: string): Promise<CredentialRow> {
+    const row = isAccountSid(sid) ? await twilio.findCredential(this.db, sid) : undefined;
+    if (!row || row.account_id !== accountId) throw new AppError('twilio_credential_not_found');
+    return row;
+  }
+
+  /** A new auth token; the old one stops working at once, and the callbacks are signed with the new one from now on. */
+  async rotate(accountId: string, sid: string): Promise<{ credential: CredentialRow; authToken: string }> {
+    await this.get(accountId, sid);
+    const authToken = newAuthToken();
+    const credential = await twilio.updateToken(this.db, accountId, sid, this.secrets.seal(authToken));
+    if (!credential) throw new AppError('twilio_credential_not_found');
+    await this.webhooks.resealFormatted(accountId, await twilio.callbackWebhooksOf(this.db, sid), authToken);
+    this.logger.info({ accountSid: sid, accountId }, 'twilio auth token rotated');
+    return { credential, authToken };
+  }
+
+  /** Deletes the credential and its callbacks (what they still had to send is dropped). */
+  async delete(accountId: string, sid: string): Promise<void> {
+    await this.get(accountId, sid);
+    const webhooks = await twilio.callbackWebhooksOf(this.db, sid);
+    if (!(await twilio.deleteCredential(this.db, accountId, sid))) throw new AppError('twilio_credential_not_found');
+    await this.webhooks.deleteFormatted(accountId, webhooks);
+    this.logger.info({ accountSid: sid, accountId }, 'twilio credential deleted');
+  }
+
+  /** The caller of an AccountSid and auth token; undefined unless both match (compared in constant time). */
+  async authenticate(sid: string, presented: string): Promise<TwilioCaller | undefined> {
+    if (!isAccountSid(sid)) return undefined;
+    const row = await twilio.findCredential(this.db, sid);
+    if (!row) return undefined;
+    const authToken = this.secrets.open(row.auth_token_encrypted);
+    const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+    if (!timingSafeEqual(digest(presented), digest(authToken))) return undefined;
+    return { accountId: row.account_id, sid, authToken };
+  }
+
+  /** The webhook a StatusCallback URL of this credential is delivered through (made on first use; 400 for a refused URL). */
+  async callbackWebhook(caller: TwilioCaller, url: string): Promise<string> {
+    const known = await twilio.findCallback(this.db, caller.sid, url);
+    if (known) {
+      // Disabled by the sender after failing too long or a 410: Twilio never stops calling a
+      // StatusCallback a new message names, so neither does the gateway.
+      await this.webhooks.reviveFormatted(caller.accountId, known);
+      return known;
+    }
+    const made = await this.webhooks.createFormatted(caller.accountId, 'twilio', url, caller.authToken, `Twilio StatusCallback of ${caller.sid}`);
+    const kept = await twilio.insertCallback(this.db, caller.sid, url, made);
+    // Another request made one for the same URL first: keep theirs.
+    if (kept !== made) await this.webhooks.deleteFormatted(caller.accountId, [made]);
+    return kept;
+  }
+
+  /**
+   * Remembers SMS created with a StatusCallback and records their first callback ("queued"), in
+   * the transaction that stores them.
+   */
+  async track(trx: Executor, caller: TwilioCaller, callbackWebhookId: string, sms: { id: string; phone: string; device_id: string | null; status: TwilioStatus }[]): Promise<void> {
+    await twilio.insertTrackedSms(trx, sms.map((each) => ({ sms_id: each.id, credential_sid: caller.sid, callback_webhook_id: callbackWebhookId })));
+    await this.webhooks.recordFormatted(
+      trx,
+      sms.map((each) => ({ accountId: caller.accountId, webhookId: callbackWebhookId, smsId: each.id, body: statusCallbackParams(caller.sid, each, each.status, null).toString() })),
+    );
+  }
+
+  /** Listens to "sms.status_changed": a StatusCallback per Twilio status each tracked SMS passes, in the transaction of the change. */
+  readonly statusChanges = {
+    inTransaction: async (trx: Executor, changes: SmsStatusChange[]) => {
+      const stored = changes.filter((change) => !change.transient);
+      if (stored.length === 0) return;
+      const tracked = new Map((await twilio.trackedSms(trx, [...new Set(stored.map((change) => change.sms.id))])).map((row) => [row.sms_id, row]));
+      if (tracked.size === 0) return;
+      const deliveries: FormattedDelivery[] = [];
+      for (const change of stored) {
+        const row = tracked.get(change.sms.id);
+        if (!row) continue;
+        for (const step of twilioSteps(change.from, change.path, change.reason)) {
+          const body = statusCallbackParams(row.credential_sid, change.sms, step.status, step.errorCode).toString();
+          deliveries.push({ accountId: change.sms.account_id, webhookId: row.callback_webhook_id, smsId: change.sms.id, body });
+        }
+      }
+      await this.webhooks.recordFormatted(trx, deliveries);
+    },
+    committed: () => this.webhooks.wakeSender(),
+  };
+
+  /** Listens to "incoming.stored": the SMS goes to the sms_url of each of the account's credentials that has one. */
+  readonly incomingStored = {
+    inTransaction: async (trx: Executor, sms: IncomingSmsRow) => {
+      const targets = await twilio.inboundTargets(trx, sms.account_id);
+      await this.webhooks.recordFormatted(
+        trx,
+        targets.map((target) => ({ accountId: sms.account_id, webhookId: target.webhook_id, body: inboundParams(target.sid, sms).toString() })),
+      );
+    },
+    committed: () => this.webhooks.wakeSender(),
+  };
+}
