@@ -37,6 +37,10 @@ import { meterGateway } from './common/gateway-metrics.ts';
 import { connectCluster, type Cluster } from './cluster/cluster.ts';
 import { readCertificatePair, type CertificatePair } from './tls/certificate-pair.ts';
 import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
+import { readFileSync } from 'node:fs';
+import { smppRoutes } from './modules/smpp/routes.ts';
+import { SmppListener } from './smpp/listener.ts';
+import { SmppSubmissions } from './smpp/submission.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
 
@@ -55,6 +59,8 @@ export class Gateway {
     private readonly markDraining: () => void,
     /** Keeps HTTPS and MQTTS on the current certificate; none without TLS. */
     private readonly certificates: CertificateReloader | undefined,
+    /** The SMPP server; none unless SMPP_PORT or SMPP_TLS_PORT is set. */
+    readonly smpp: SmppListener | undefined,
   ) {
     if (certificates) process.on('SIGHUP', this.onHangup);
   }
@@ -106,6 +112,7 @@ export class Gateway {
     let cluster: Cluster | undefined;
     let broker: DeviceBroker | undefined;
     let certificates: CertificateReloader | undefined;
+    let smpp: SmppListener | undefined;
     try {
       await migrate(db, logger);
       // Made in the order each needs the other: the cluster's parts and the broker's sessions
@@ -216,6 +223,7 @@ export class Gateway {
       }).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });
       });
+      smpp = await startSmpp(config, services, logger.child({ component: 'smpp' }));
       services.dispatcher.start();
       services.webhookSender.start();
       services.presence.start();
@@ -225,13 +233,14 @@ export class Gateway {
         if (channel.tlsServer) certificates.serve(channel.tlsServer);
         certificates.watch();
       }
-      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates);
+      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates, smpp);
       logger.info(
         {
           port: gateway.httpPort,
           tls: certificates !== undefined,
           mqttPort: channel.port ?? 'off',
           ...(certificates ? { mqttsPort: channel.tlsPort } : {}),
+          ...(smpp ? { smppPort: smpp.port ?? 'off', smppTlsPort: smpp.tlsPort ?? 'off' } : {}),
           database: config.databaseUrl ? 'postgresql' : 'embedded',
         },
         'gateway listening',
@@ -239,6 +248,7 @@ export class Gateway {
       return gateway;
     } catch (error) {
       certificates?.close();
+      await smpp?.stop();
       http?.close();
       await broker?.close();
       await cluster?.stop();
@@ -265,10 +275,25 @@ export class Gateway {
     return port;
   }
 
+  /** The plain SMPP port as listening; throws when SMPP_PORT is not set. */
+  get smppPort(): number {
+    const port = this.smpp?.port;
+    if (port === undefined) throw new Error('SMPP is off (SMPP_PORT is not set)');
+    return port;
+  }
+
+  /** The SMPP over TLS port as listening; throws when SMPP_TLS_PORT is not set. */
+  get smppTlsPort(): number {
+    const port = this.smpp?.tlsPort;
+    if (port === undefined) throw new Error('SMPP over TLS is off (SMPP_TLS_PORT is not set)');
+    return port;
+  }
+
   /** Stops accepting, lets in-flight requests finish, closes device connections and the database. */
   async stop(): Promise<void> {
     process.off('SIGHUP', this.onHangup);
     this.certificates?.close();
+    await this.smpp?.stop();
     // Event streams never end by themselves: end them, or closing the server waits for them.
     this.services.live.endAll();
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
@@ -311,7 +336,60 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...userRoutes(services.users),
     ...accountRoutes(services.accounts, services.users),
     ...statsRoutes(services.stats),
+    ...smppRoutes(services.smpp),
   ];
+}
+
+/**
+ * The SMPP server, when SMPP_PORT or SMPP_TLS_PORT is set, and who it hears: status changes and
+ * incoming SMS wake it (what it owes is already stored, in their transactions: src/services.ts),
+ * a revoked credential unbinds its sessions.
+ */
+async function startSmpp(config: Config, services: Services, logger: Logger): Promise<SmppListener | undefined> {
+  const { smpp } = config;
+  if (smpp.port === undefined && !smpp.tls) return undefined;
+  const submissions = new SmppSubmissions({ db: services.db, messages: services.messages, idempotency: services.idempotency, tasks: services.tasks, smpp: services.smpp, presence: services.presence });
+  const listener = await SmppListener.start(
+    {
+      credentials: {
+        authenticate: (systemId, password) => services.smpp.authenticate(systemId, password),
+        stillWorks: (credentialId) => services.smpp.stillWorks(credentialId),
+      },
+      submissions,
+      pending: {
+        claim: (credentialId, limit, leaseMs) => services.smpp.claimPending(credentialId, limit, leaseMs),
+        acknowledged: (id) => services.smpp.acknowledged(id),
+        release: (ids) => services.smpp.release(ids),
+        purge: (retentionMs) => services.smpp.purge(retentionMs),
+      },
+      authThrottle: services.authThrottle,
+      metrics: services.metrics,
+      clock: services.clock,
+      logger,
+    },
+    {
+      host: config.host,
+      port: smpp.port,
+      tls: smpp.tls && { port: smpp.tls.port, cert: readFileSync(smpp.tls.certFile), key: readFileSync(smpp.tls.keyFile) },
+      enquireLinkMs: smpp.enquireLinkMs,
+      bindTimeoutMs: 30_000,
+      retentionMs: smpp.receiptRetentionMs,
+      responseTimeoutMs: 30_000,
+    },
+  ).catch((error: unknown) => {
+    throw describeEnvironmentError(error, { port: ['SMPP_PORT', smpp.port ?? smpp.tls!.port, config.host] });
+  });
+  services.events.on('sms.status_changed', () => listener.wakeAll());
+  services.events.on('incoming.stored', () => listener.wakeAll());
+  services.events.on('smpp.credential_revoked', ({ credentialId }) => listener.revoked(credentialId));
+  services.metrics.sampledGauge(
+    'smpp_receipts_pending',
+    'deliver_sm stored for ESMEs (receipts, incoming SMS) not yet answered',
+    [],
+    async () => [{ labels: {}, value: await services.smpp.countPending() }],
+    (error) => logger.warn({ err: error }, 'smpp_receipts_pending not read'),
+  );
+  return listener;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -39,6 +39,7 @@ import { SessionService } from './modules/sessions/service.ts';
 import { LoginThrottle } from './modules/sessions/login-throttle.ts';
 import { StatsService } from './modules/stats/service.ts';
 import { CacheInvalidation } from './cluster/invalidation.ts';
+import { SmppService } from './modules/smpp/service.ts';
 
 export interface Services {
   db: Database;
@@ -79,6 +80,8 @@ export interface Services {
   stats: StatsService;
   /** Tells other nodes what to drop from their caches (a no-op for a single node). */
   invalidation: CacheInvalidation;
+  /** SMPP credentials, who submitted which SMS, and the deliver_sm owed to ESMEs. */
+  smpp: SmppService;
 }
 
 /** What the gateway makes before its services, and gives to their constructors. */
@@ -135,6 +138,8 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   wireWebhooks({ db, outbox, sender: webhookSender, events, devices, invalidation, logger: logger.child({ component: 'webhooks' }) });
   wireCallWebhooks(events, outbox, webhookSender);
   wireLive(live, events);
+  const smpp = new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }));
+  listenSmpp(events, smpp);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -171,7 +176,18 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     invalidation,
     // The login channel of the one throttle: per address and per email, apart from keys and phones.
     loginThrottle: new LoginThrottle(authThrottle),
+    smpp,
   };
+}
+
+/**
+ * What SMPP hears, in the transaction of the change: a status change an ESME asked a receipt of,
+ * an incoming SMS its credentials may hear. Stored with the change, they survive a restart; the
+ * SMPP listener (src/gateway.ts) sends them once committed.
+ */
+function listenSmpp(events: DomainEvents, smpp: SmppService): void {
+  events.listen('sms.status_changed', { inTransaction: async (trx, changes) => void (await smpp.receiptsFor(trx, changes)) });
+  events.listen('incoming.stored', { inTransaction: async (trx, sms) => void (await smpp.incomingFor(trx, sms)) });
 }
 
 /** What the dispatcher hears: new work, devices that change, and every status change. */

@@ -17,6 +17,7 @@ import * as deletedSms from './20261124_013_deleted_sms.ts';
 import * as webhookChainHeads from './20261125_014_webhook_chain_heads.ts';
 import * as deviceSignal from './20261126_015_device_signal.ts';
 import * as webhookAnswers from './20261127_016_webhook_answers.ts';
+import * as smpp from './20261128_018_smpp.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -40,4 +41,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261125_014_webhook_chain_heads', webhookChainHeads],
   ['20261126_015_device_signal', deviceSignal],
   ['20261127_016_webhook_answers', webhookAnswers],
+  ['20261128_018_smpp', smpp],
 ];
