@@ -169,7 +169,7 @@ export class SmppSession {
     if (this.closed) return;
     const code = (error as NodeJS.ErrnoException).code;
     // A socket's own error (reset, broken pipe): nothing to answer.
-    if (code) return this.close(`socket error ${code}`);
+    if (code && /^E[A-Z]+$/.test(code)) return this.close(`socket error ${code}`);
     this.count('unreadable', STATUS.ESME_RINVCMDLEN);
     this.ports.logger.info({ systemId: this.credential?.system_id, address: clientAddressKey(this.address) }, 'SMPP bytes that are not a PDU; connection closed');
     this.send(new smpp.PDU('generic_nack', { command_status: STATUS.ESME_RINVCMDLEN, sequence_number: 0 }));

@@ -92,7 +92,7 @@ describe('SMPP: delivery receipts and incoming SMS', () => {
     const esme = await bound(await issueCredential(fx.tenant), 'bind_receiver');
     await phone.receive('+79990001122', 'Привет from a phone');
     const pdu = await esme.next((candidate) => candidate.command === 'deliver_sm' && candidate.esm_class === 0);
-    expect(pdu.short_message.message).to.equal('Привет from a phone');
+    expect((pdu.short_message as { message: string }).message).to.equal('Привет from a phone');
     expect(pdu.data_coding).to.equal(8);
     expect(pdu.source_addr).to.equal('79990001122');
   });

@@ -9,6 +9,8 @@ export class TestEsme {
   readonly delivered: PDU[] = [];
   /** Whether deliver_sm is answered (ESME_ROK); false: left unanswered, as a stuck client would. */
   answerDeliveries = true;
+  /** Whether the gateway's enquire_link is answered; false: a dead peer, as far as the gateway can tell. */
+  answerEnquireLinks = true;
   private readonly waiters: { accept: (pdu: PDU) => boolean; resolve: (pdu: PDU) => void }[] = [];
   closed: Promise<void>;
 
@@ -20,7 +22,7 @@ export class TestEsme {
         this.delivered.push(pdu);
         if (this.answerDeliveries) session.send(pdu.response());
       }
-      if (pdu.command === 'enquire_link') session.send(pdu.response());
+      if (pdu.command === 'enquire_link' && this.answerEnquireLinks) session.send(pdu.response());
       if (pdu.command === 'unbind') session.send(pdu.response());
       for (const waiter of [...this.waiters]) {
         if (!waiter.accept(pdu)) continue;
