@@ -32,9 +32,11 @@ export class TestEsme {
     });
   }
 
-  static connect(port: number): Promise<TestEsme> {
+  /** `ca`: SMPP over TLS, trusting this certificate. */
+  static connect(port: number, ca?: string): Promise<TestEsme> {
     return new Promise((resolve, reject) => {
-      const session = smpp.connect({ url: `smpp://127.0.0.1:${port}`, auto_enquire_link_period: 0 }, () => resolve(new TestEsme(session)));
+      const url = `${ca ? 'ssmpp' : 'smpp'}://127.0.0.1:${port}`;
+      const session = smpp.connect({ url, auto_enquire_link_period: 0, ...(ca ? { ca } : {}) }, () => resolve(new TestEsme(session)));
       session.once('error', reject);
     });
   }
