@@ -144,3 +144,8 @@ export async function credentialsWithPending(db: Executor): Promise<string[]> {
   const rows = await db('smpp_receipts').distinct('credential_id');
   return rows.map((row: { credential_id: string }) => row.credential_id);
 }
+
+/** Forgets submissions older than `olderThan`: no status change can come for them any more. */
+export async function purgeSubmissions(db: Executor, olderThan: Date): Promise<number> {
+  return db('smpp_submissions').where('created_at', '<', olderThan).del();
+}

@@ -2,7 +2,7 @@
 // stored hashed, checked in constant time, revoked), the record of which SMS an ESME submitted,
 // and the deliver_sm owed to ESMEs (delivery receipts, incoming SMS), kept as rows until the ESME
 // answers, so that neither a restart nor a dropped session loses one.
-import type { Database, Executor } from '../../storage/database.ts';
+import { isPostgresError, type Database, type Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Clock } from '../../common/clock.ts';
 import { AppError, invalidField } from '../../common/errors.ts';
@@ -27,6 +27,12 @@ export interface CredentialRequest {
 
 export const DEFAULT_THROUGHPUT_PER_SECOND = 10;
 export const DEFAULT_WINDOW_SIZE = 10;
+
+/**
+ * How long the record of who submitted an SMS is kept: an SMS is scheduled and valid at most a
+ * year ahead of its submission, so by then it has ended and no receipt can be owed for it.
+ */
+const SUBMISSION_KEPT_MS = 400 * 24 * 60 * 60 * 1000;
 
 /** A hash that matches no password: an unknown system_id costs what a wrong password does. */
 const NO_MATCH = hashSecret('no such SMPP credential');
@@ -54,18 +60,22 @@ export class SmppService {
       deviceIds.push(device.id);
     }
     const password = generatePassword();
-    if (await smpp.findWorkingBySystemId(this.db, systemId)) {
-      throw new AppError('smpp_system_id_taken', `system_id ${systemId} is in use; choose another, or revoke the credential that holds it`);
-    }
-    const row = await smpp.insertCredential(this.db, {
-      accountId,
-      systemId,
-      passwordHash: hashSecret(password),
-      name: request.name ?? '',
-      deviceIds,
-      throughputPerSecond: request.throughputPerSecond ?? DEFAULT_THROUGHPUT_PER_SECOND,
-      windowSize: request.windowSize ?? DEFAULT_WINDOW_SIZE,
-    });
+    const taken = () => new AppError('smpp_system_id_taken', `system_id ${systemId} is in use; choose another, or revoke the credential that holds it`);
+    if (await smpp.findWorkingBySystemId(this.db, systemId)) throw taken();
+    const row = await smpp
+      .insertCredential(this.db, {
+        accountId,
+        systemId,
+        passwordHash: hashSecret(password),
+        name: request.name ?? '',
+        deviceIds,
+        throughputPerSecond: request.throughputPerSecond ?? DEFAULT_THROUGHPUT_PER_SECOND,
+        windowSize: request.windowSize ?? DEFAULT_WINDOW_SIZE,
+      })
+      .catch((error: unknown) => {
+        // Two requests for one system_id at once: the unique index lets one through.
+        throw isPostgresError(error, '23505') ? taken() : error;
+      });
     this.logger.info({ credentialId: row.id, systemId, accountId }, 'SMPP credential issued');
     return { credential: withoutHash(row), password };
   }
@@ -123,7 +133,9 @@ export class SmppService {
    * with registered_delivery asking for this outcome. Written with the change, so it cannot be lost.
    */
   async receiptsFor(trx: Executor, changes: SmsStatusChange[]): Promise<number> {
-    const stored = changes.filter((change) => !change.transient);
+    // Only a final status can owe a receipt: most changes (processing, sent) cost no query.
+    const stored = changes.filter((change) => !change.transient && smppOutcome(newStatus(change), change.reason).final);
+    if (stored.length === 0) return 0;
     const submissions = new Map((await smpp.submissionsOf(trx, stored.map((change) => change.sms.id))).map((s) => [s.smsId, s]));
     const rows: smpp.NewPendingDeliver[] = [];
     for (const change of stored) {
@@ -192,6 +204,7 @@ export class SmppService {
 
   /** Drops what waited past the retention time (no session of its system_id bound in time). */
   async purge(retentionMs: number): Promise<number> {
+    await smpp.purgeSubmissions(this.db, new Date(this.clock.now() - SUBMISSION_KEPT_MS));
     const removed = await smpp.purgePending(this.db, new Date(this.clock.now() - retentionMs));
     if (removed > 0) this.logger.warn({ removed }, 'SMPP deliver_sm dropped: no session of their system_id took them within SMPP_RECEIPT_RETENTION');
     return removed;
