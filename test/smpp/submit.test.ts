@@ -93,6 +93,19 @@ describe('SMPP: submit_sm', () => {
     expect((await esme.call('enquire_link')).command_status).to.equal(STATUS.ESME_ROK);
   });
 
+  it('sends through the devices the credential names, and only those', async () => {
+    const { device: named } = await fx.registerDevice('named');
+    await fx.registerDevice('other');
+    const credential = await issueCredential(fx.tenant, { device_ids: [named.id] });
+    const limited = await bindEsme(fx.gateway, credential, 'bind_transmitter');
+    try {
+      const response = await limited.call('submit_sm', { destination_addr: '+79161234567', short_message: 'via the named phone' });
+      expect((await fx.tenant.api.get(`/sms/${response.message_id}`)).body.device_id).to.equal(named.id);
+    } finally {
+      limited.close();
+    }
+  });
+
   it('refuses submissions from a receiver (ESME_RINVBNDSTS) and before a bind', async () => {
     const credential = await issueCredential(fx.tenant);
     const receiver = await bindEsme(fx.gateway, credential, 'bind_receiver');
