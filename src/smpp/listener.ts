@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { SmppCredential } from '../modules/smpp/types.ts';
 import { SmppSession, type SessionHost } from './session.ts';
 import { TokenBucket } from './throughput.ts';
+import { OutageNotice } from '../storage/database-errors.ts';
 import type { SmppListenerOptions, SmppPorts } from './ports.ts';
 
 /** How often stored deliver_sm are looked for without being woken. */
@@ -26,13 +27,17 @@ export class SmppListener implements SessionHost {
   private tick: NodeJS.Timeout | undefined;
   private lastPurge = 0;
   private stopped = false;
+  /** While the database is unreachable every tick fails: one line per outage (architecture decision 8). */
+  private readonly outage: OutageNotice;
 
   private constructor(
     private readonly ports: SmppPorts,
     private readonly options: SmppListenerOptions,
     private readonly plain: Server | undefined,
     private readonly secure: Server | undefined,
-  ) {}
+  ) {
+    this.outage = new OutageNotice(ports.logger, 'SMPP receipts and incoming SMS wait in the database; submissions are answered ESME_RSYSERR');
+  }
 
   static async start(ports: SmppPorts, options: SmppListenerOptions): Promise<SmppListener> {
     let listener: SmppListener | undefined;
@@ -101,8 +106,12 @@ export class SmppListener implements SessionHost {
       return;
     }
     this.pumping.add(credentialId);
+    const startedAt = Date.now();
     const pump = this.pump(credentialId)
-      .catch((error: unknown) => this.ports.logger.warn({ err: error }, 'SMPP deliver_sm not sent now; retried on the next tick'))
+      .then(() => this.outage.succeeded(startedAt))
+      .catch((error: unknown) => {
+        if (!this.databaseFailed(error)) this.ports.logger.warn({ err: error }, 'SMPP deliver_sm not sent now; retried on the next tick');
+      })
       .finally(() => {
         this.pumping.delete(credentialId);
         this.pumps.delete(pump);
@@ -114,6 +123,11 @@ export class SmppListener implements SessionHost {
   /** Something may be owed to any bound receiver (a status change, an incoming SMS). */
   wakeAll(): void {
     for (const credentialId of this.sessions.keys()) this.wake(credentialId);
+  }
+
+  /** Whether a failure is the database being unreachable (logged once per outage). */
+  databaseFailed(error: unknown): boolean {
+    return this.outage.failed(error);
   }
 
   /** A credential was revoked: its sessions are unbound now. */

@@ -26,6 +26,8 @@ export interface SessionHost {
   bucketOf(credential: SmppCredential): TokenBucket;
   /** Something may be sent to the credential's receivers now. */
   wake(credentialId: string): void;
+  /** Whether a failure is the database being unreachable (then logged once per outage, not per request). */
+  databaseFailed(error: unknown): boolean;
 }
 
 const BIND_MODES: Record<string, BindMode> = {
@@ -159,6 +161,7 @@ export class SmppSession {
     this.handle(pdu)
       .catch((error: unknown) => {
         if (error instanceof SmppRefusal) return this.respond(pdu, error.status);
+        if (this.host.databaseFailed(error)) return this.respond(pdu, STATUS.ESME_RSYSERR);
         this.ports.logger.error({ err: error, command: pdu.command, systemId: this.credential?.system_id }, 'SMPP request failed');
         this.respond(pdu, STATUS.ESME_RSYSERR);
       })
