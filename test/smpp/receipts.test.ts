@@ -89,6 +89,18 @@ describe('SMPP: delivery receipts and incoming SMS', () => {
     expect(readReceipt((await receiver.receiptOf(id)) as never).stat).to.equal('DELIVRD');
   });
 
+  it('drops a receipt that waited past the retention time', async () => {
+    await fx.connectDevice();
+    const credential = await issueCredential(fx.tenant);
+    const transmitter = await bound(credential, 'bind_transmitter');
+    const id = await submit(transmitter, 'nobody listens');
+    await eventually('the receipt is stored', async () => ((await fx.gateway.services.db('smpp_receipts').where({ receipted_message_id: id }).first()) ? true : undefined));
+    await fx.gateway.services.smpp.purge(0);
+    const receiver = await bound(credential, 'bind_receiver');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.delivered.map((pdu) => pdu.receipted_message_id)).not.to.include(id);
+  });
+
   it('sends an incoming SMS from the account\'s phone to its receivers', async () => {
     const phone = await fx.connectDevice();
     expect((await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { forward_incoming_sms: true })).status).to.equal(200);
