@@ -62,13 +62,31 @@ export class Gateway {
     /** The SMPP server; none unless SMPP_PORT or SMPP_TLS_PORT is set. */
     readonly smpp: SmppListener | undefined,
   ) {
-    if (certificates) process.on('SIGHUP', this.onHangup);
+    if (certificates || config.smpp.tls) process.on('SIGHUP', this.onHangup);
   }
 
-  /** SIGHUP reloads the certificate (a certbot deploy hook sends it); a bound function, so that stop() can remove it. */
+  /** SIGHUP reloads the certificates (a certbot deploy hook sends it); a bound function, so that stop() can remove it. */
   private readonly onHangup = (): void => {
-    this.reloadCertificate('SIGHUP');
+    if (this.certificates) this.reloadCertificate('SIGHUP');
+    if (this.config.smpp.tls) this.reloadSmppCertificate('SIGHUP');
   };
+
+  /**
+   * Reads SMPP_TLS_CERT and SMPP_TLS_KEY again and serves the new pair to new SMPP connections
+   * when it is good; else keeps the old one and logs why. Never throws.
+   */
+  reloadSmppCertificate(reason = 'SIGHUP'): ReloadOutcome {
+    const files = this.config.smpp.tls;
+    if (!files || !this.smpp) return 'unchanged';
+    const reading = readCertificatePair(files);
+    if ('problems' in reading) {
+      this.logger.warn({ reason, problems: reading.problems.map((problem) => problem.replace(/\bTLS_(CERT|KEY)\b/g, 'SMPP_TLS_$1')) }, 'SMPP certificate not reloaded; the old one is served');
+      return 'refused';
+    }
+    this.smpp.serveCertificate(reading.pair);
+    this.logger.info({ reason, subject: reading.pair.subject, notAfter: reading.pair.notAfter, fingerprint: reading.pair.fingerprint }, 'SMPP certificate reloaded');
+    return 'applied';
+  }
 
   /**
    * Reads TLS_CERT and TLS_KEY again and serves the new pair to new connections, over HTTPS and

@@ -6,6 +6,7 @@
 // picks up what other nodes wrote.
 import smpp, { type Server } from 'smpp';
 import type { AddressInfo } from 'node:net';
+import type { Server as TlsServer } from 'node:tls';
 import type { SmppCredential } from '../modules/smpp/types.ts';
 import { SmppSession, type SessionHost } from './session.ts';
 import { TokenBucket } from './throughput.ts';
@@ -67,9 +68,11 @@ export class SmppListener implements SessionHost {
     return (this.secure?.address() as AddressInfo | null)?.port;
   }
 
-  /** The secure server, to be handed a new certificate. */
-  get tlsServer(): Server | undefined {
-    return this.secure;
+  /** Serves a new certificate to new TLS connections (SIGHUP); false without SMPP over TLS. */
+  serveCertificate(pair: { cert: Buffer; key: Buffer }): boolean {
+    if (!this.secure) return false;
+    (this.secure as unknown as TlsServer).setSecureContext({ cert: pair.cert, key: pair.key });
+    return true;
   }
 
   bound(session: SmppSession): void {

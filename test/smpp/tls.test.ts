@@ -3,7 +3,8 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { issueCredential, TestEsme } from '../support/smpp-client.ts';
-import { certificateDirectory, makeCertificate, type TestCertificate } from '../tls/tls-support.ts';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { certificateDirectory, makeCertificate, servedSerial, type TestCertificate } from '../tls/tls-support.ts';
 import { STATUS } from '../../src/smpp/command-status.ts';
 
 describe('SMPP: over TLS', () => {
@@ -29,5 +30,16 @@ describe('SMPP: over TLS', () => {
     } finally {
       esme.close();
     }
+  });
+
+  it('serves a renewed certificate after reloadSmppCertificate (SIGHUP), and keeps the old one when the new files are bad', async () => {
+    const renewed = makeCertificate(certificates.directory, 'renewed');
+    writeFileSync(certificate.certFile, 'not a certificate');
+    expect(fx.gateway.reloadSmppCertificate('test')).to.equal('refused');
+    expect(await servedSerial(fx.gateway.smppTlsPort)).to.equal(certificate.serialNumber);
+    copyFileSync(renewed.certFile, certificate.certFile);
+    copyFileSync(renewed.keyFile, certificate.keyFile);
+    expect(fx.gateway.reloadSmppCertificate('test')).to.equal('applied');
+    expect(await servedSerial(fx.gateway.smppTlsPort)).to.equal(renewed.serialNumber);
   });
 });
