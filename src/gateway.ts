@@ -358,6 +358,9 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
   ];
 }
 
+/** An ESME holds a few sessions (Kannel one to ten); past this an address is flooding. */
+export const SMPP_MAX_CONNECTIONS_PER_ADDRESS = 64;
+
 /**
  * The SMPP server, when SMPP_PORT or SMPP_TLS_PORT is set, and who it hears: status changes and
  * incoming SMS wake it (what it owes is already stored, in their transactions: src/services.ts),
@@ -393,6 +396,7 @@ async function startSmpp(config: Config, services: Services, logger: Logger): Pr
       bindTimeoutMs: 30_000,
       retentionMs: smpp.receiptRetentionMs,
       responseTimeoutMs: 30_000,
+      maxConnectionsPerAddress: SMPP_MAX_CONNECTIONS_PER_ADDRESS,
     },
   ).catch((error: unknown) => {
     throw describeEnvironmentError(error, { port: ['SMPP_PORT', smpp.port ?? smpp.tls!.port, config.host] });

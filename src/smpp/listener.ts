@@ -21,6 +21,7 @@ const PURGE_EVERY_MS = 60_000;
 export class SmppListener implements SessionHost {
   private readonly sessions = new Map<string, Set<SmppSession>>();
   private readonly unbound = new Set<SmppSession>();
+  private readonly connectionsByAddress = new Map<string, number>();
   private readonly buckets = new Map<string, { perSecond: number; bucket: TokenBucket }>();
   private readonly pumping = new Set<string>();
   private readonly again = new Set<string>();
@@ -151,10 +152,19 @@ export class SmppListener implements SessionHost {
   private accept(session: Parameters<Parameters<typeof smpp.createServer>[1]>[0]): void {
     // A connection that errs before its session listens would otherwise be an unhandled 'error'.
     session.socket.on('error', () => undefined);
-    if (this.stopped) {
+    const address = session.socket.remoteAddress ?? '';
+    const open = this.connectionsByAddress.get(address) ?? 0;
+    if (this.stopped || open >= this.options.maxConnectionsPerAddress) {
+      if (!this.stopped) this.ports.metrics.count('smpp_connections_refused_total', 'SMPP connections closed at once: too many from one address');
       session.destroy();
       return;
     }
+    this.connectionsByAddress.set(address, open + 1);
+    session.socket.once('close', () => {
+      const left = (this.connectionsByAddress.get(address) ?? 1) - 1;
+      if (left > 0) this.connectionsByAddress.set(address, left);
+      else this.connectionsByAddress.delete(address);
+    });
     this.unbound.add(new SmppSession(session, this.ports, this.options, this));
   }
 

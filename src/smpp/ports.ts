@@ -41,4 +41,6 @@ export interface SmppListenerOptions {
   retentionMs: number;
   /** A deliver_sm unanswered this long is sent again. */
   responseTimeoutMs: number;
+  /** Open connections from one client address; more are closed at once (an ESME needs a few). */
+  maxConnectionsPerAddress: number;
 }

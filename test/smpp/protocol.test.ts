@@ -140,3 +140,28 @@ describe('SMPP: the session', () => {
     expect(list.body.data.map((sms: { phone: string }) => sms.phone).sort()).to.deep.equal(['+79161234567', '+79161234568']);
   });
 });
+
+describe('SMPP: connections from one address', () => {
+  const fx = useGateway({ config: { smpp: SMPP_ON }, tenant: 'none' });
+
+  it('closes connections past the limit per address at once, and takes new ones once others close', async () => {
+    const { SMPP_MAX_CONNECTIONS_PER_ADDRESS } = await import('../../src/gateway.ts');
+    const sockets = await Promise.all(
+      Array.from({ length: SMPP_MAX_CONNECTIONS_PER_ADDRESS }, () => new Promise<ReturnType<typeof connect>>((resolve) => {
+        const socket = connect(fx.gateway.smppPort, '127.0.0.1', () => resolve(socket));
+        socket.on('error', () => undefined);
+      })),
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const { closed } = await rawExchange(fx.gateway.smppPort, header(16, 0x00000015, 1));
+      expect(closed).to.equal(true);
+      expect(fx.gateway.services.metrics.value('smpp_connections_refused_total')).to.be.at.least(1);
+    } finally {
+      sockets.forEach((socket) => socket.destroy());
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const { answer } = await rawExchange(fx.gateway.smppPort, header(16, 0x00000015, 2));
+    expect(answer.readUInt32BE(4)).to.equal(0x80000015);
+  });
+});
