@@ -6,13 +6,12 @@
 import smpp, { type PDU, type Session } from 'smpp';
 import { randomUUID } from 'node:crypto';
 import type { SmppCredential, PendingDeliver } from '../modules/smpp/types.ts';
-import { MESSAGE_MAX_CHARACTERS } from '../modules/messages/schema.ts';
 import { clientAddressKey } from '../common/client-address.ts';
 import { SmppRefusal, STATUS, statusName } from './command-status.ts';
 import { PartAssembler, partNumber } from './concatenation.ts';
 import { encodeDeliverText } from './deliver-encoding.ts';
 import { submittedText } from './short-message.ts';
-import { readSmppTime } from './smpp-time.ts';
+import { checkLength, readDestination, readSubmissionFields } from './submit-fields.ts';
 import type { SmppListenerOptions, SmppPorts } from './ports.ts';
 import type { TokenBucket } from './throughput.ts';
 
@@ -241,7 +240,7 @@ export class SmppSession {
   private async submit(pdu: PDU): Promise<void> {
     const credential = this.credential!;
     this.admit(credential, 1);
-    const request = this.readSubmission(pdu);
+    const request = readSubmissionFields(pdu, this.ports.clock.now());
     const destination = readDestination(pdu.dest_addr_ton, pdu.destination_addr);
     const { text, udh } = submittedText(pdu);
     const part = partNumber(udh, pdu);
@@ -265,7 +264,7 @@ export class SmppSession {
     const destinations: { dest_addr_ton?: number; dest_addr_npi?: number; destination_addr?: string; dl_name?: string }[] = Array.isArray(pdu.dest_address) ? pdu.dest_address : [];
     if (destinations.length === 0 || destinations.length > 255) throw new SmppRefusal(STATUS.ESME_RINVNUMDESTS, 'submit_multi needs 1-255 destinations');
     this.admit(credential, destinations.length);
-    const request = this.readSubmission(pdu);
+    const request = readSubmissionFields(pdu, this.ports.clock.now());
     const { text, udh } = submittedText(pdu);
     if (partNumber(udh, pdu)) throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, 'submit_multi takes whole messages, not parts');
     checkLength(text);
@@ -312,28 +311,6 @@ export class SmppSession {
     if (!this.host.bucketOf(credential).take(count)) throw new SmppRefusal(STATUS.ESME_RTHROTTLED, 'over the credential\'s throughput limit');
   }
 
-  /** The fields of a submission every destination shares, each checked. */
-  private readSubmission(pdu: PDU) {
-    const registeredDelivery = Number(pdu.registered_delivery ?? 0);
-    if (registeredDelivery > 0x1f || (registeredDelivery & 0x03) === 0x03) {
-      throw new SmppRefusal(STATUS.ESME_RINVREGDLVFLG, `registered_delivery ${registeredDelivery} is not a valid value`);
-    }
-    // Bits 2-5 of esm_class name the message type: only an ordinary message may be submitted.
-    if ((Number(pdu.esm_class ?? 0) & 0x3c) !== 0) throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, 'esm_class names a message type an ESME cannot submit');
-    const now = this.ports.clock.now();
-    const sendAt = readSmppTime(pdu.schedule_delivery_time, STATUS.ESME_RINVSCHED, 'schedule_delivery_time');
-    const validUntil = readSmppTime(pdu.validity_period, STATUS.ESME_RINVEXPIRY, 'validity_period');
-    if (validUntil && validUntil.getTime() <= now) throw new SmppRefusal(STATUS.ESME_RINVEXPIRY, 'validity_period has passed');
-    return {
-      sourceAddr: typeof pdu.source_addr === 'string' ? pdu.source_addr : '',
-      registeredDelivery,
-      sendAt: sendAt && sendAt.getTime() > now ? sendAt : undefined,
-      validUntil,
-      // priority_flag 0-3: the gateway's queue orders by priority, the higher first.
-      priority: Math.min(Math.max(Number(pdu.priority_flag ?? 0), 0), 3) * 10,
-    };
-  }
-
   private checkLink(): void {
     if (this.closed) return;
     const silentFor = this.ports.clock.now() - this.lastHeard;
@@ -369,19 +346,5 @@ export class SmppSession {
 
   private count(command: string, status: number): void {
     this.ports.metrics.count('smpp_pdus_total', 'SMPP PDUs handled, by command and the status answered', { command, status: statusName(status) });
-  }
-}
-
-/** The SMS's destination: international (TON 1) numbers get their "+"; others are read in DEFAULT_PHONE_REGION. */
-function readDestination(ton: unknown, address: unknown): string {
-  if (typeof address !== 'string' || address.trim() === '') throw new SmppRefusal(STATUS.ESME_RINVDSTADR, 'destination_addr is empty');
-  const trimmed = address.trim();
-  return Number(ton) === 1 && !trimmed.startsWith('+') ? `+${trimmed}` : trimmed;
-}
-
-function checkLength(text: string): void {
-  const characters = [...new Intl.Segmenter().segment(text)].length;
-  if (characters > MESSAGE_MAX_CHARACTERS) {
-    throw new SmppRefusal(STATUS.ESME_RINVMSGLEN, `the message has ${characters} characters; the gateway takes at most ${MESSAGE_MAX_CHARACTERS}`);
   }
 }
