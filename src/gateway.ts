@@ -404,6 +404,8 @@ async function startSmpp(config: Config, services: Services, logger: Logger): Pr
   services.events.on('sms.status_changed', () => listener.wakeAll());
   services.events.on('incoming.stored', () => listener.wakeAll());
   services.events.on('smpp.credential_revoked', ({ credentialId }) => listener.revoked(credentialId));
+  // Revoked on another node: that node has told this one over Redis.
+  services.invalidation.on('smpp_credential', (credentialId) => listener.revoked(credentialId));
   services.metrics.sampledGauge(
     'smpp_receipts_pending',
     'deliver_sm stored for ESMEs (receipts, incoming SMS) not yet answered',

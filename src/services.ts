@@ -138,7 +138,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   wireWebhooks({ db, outbox, sender: webhookSender, events, devices, invalidation, logger: logger.child({ component: 'webhooks' }) });
   wireCallWebhooks(events, outbox, webhookSender);
   wireLive(live, events);
-  const smpp = new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }));
+  const smpp = new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }), invalidation);
   listenSmpp(events, smpp);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });

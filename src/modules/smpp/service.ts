@@ -11,6 +11,7 @@ import type { DomainEvents } from '../../events/domain-events.ts';
 import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
 import type { IncomingSmsRow } from '../incoming/types.ts';
 import type { DeviceService } from '../devices/service.ts';
+import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 import { generatePassword, generateSystemId, SYSTEM_ID_PATTERN } from './credential-format.ts';
 import { receiptWanted, smppOutcome } from './message-state.ts';
 import { receiptText } from './receipt-text.ts';
@@ -44,6 +45,8 @@ export class SmppService {
     private readonly events: DomainEvents,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** Tells the other nodes of a revocation, so that they unbind its sessions too. */
+    private readonly invalidation?: CacheInvalidation,
   ) {}
 
   /** Issues a credential; the password is answered this once and only its hash kept. */
@@ -101,6 +104,7 @@ export class SmppService {
     const revoked = await smpp.revokeCredential(this.db, id, accountId);
     if (!revoked) return withoutHash(row);
     this.logger.info({ credentialId: id, systemId: row.system_id }, 'SMPP credential revoked');
+    this.invalidation?.publish('smpp_credential', id);
     await this.events.emit('smpp.credential_revoked', { credentialId: id, systemId: row.system_id });
     return withoutHash(revoked);
   }
