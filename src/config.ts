@@ -78,6 +78,19 @@ export interface Config {
    * costs in proportion to the matches; counting up to the cap costs at most what the cap does.
    */
   legacyCountCap: number;
+  /** The SMPP server for ESMEs (Kannel, CRMs, aggregators' clients); off unless SMPP_PORT or SMPP_TLS_PORT is set. */
+  smpp: SmppConfig;
+}
+
+export interface SmppConfig {
+  /** SMPP_PORT: plain SMPP (0 picks a free one, as tests do); none: no plain listener. */
+  port: number | undefined;
+  /** SMPP_TLS_PORT with SMPP_TLS_CERT and SMPP_TLS_KEY: SMPP over TLS; none: off. */
+  tls: { port: number; certFile: string; keyFile: string } | undefined;
+  /** SMPP_ENQUIRE_LINK_INTERVAL: a session silent this long is sent enquire_link, and closed when silent twice as long. */
+  enquireLinkMs: number;
+  /** SMPP_RECEIPT_RETENTION: receipts and incoming SMS wait this long for a session of their system_id. */
+  receiptRetentionMs: number;
 }
 
 export interface TlsConfig {
@@ -295,6 +308,12 @@ export function loadConfig(env: Env = process.env): Config {
       retentionDays: read<number | undefined>('RECORDINGS_RETENTION_DAYS', undefined, retentionDays),
     },
     legacyCountCap: read('LEGACY_COUNT_CAP', 1000, (raw) => wholeNumber(raw, 1, 1_000_000_000)),
+    smpp: {
+      port: read<number | undefined>('SMPP_PORT', undefined, (raw) => (raw.toLowerCase() === 'off' ? undefined : portOr(raw, 'off'))),
+      tls: readSmppTls(env, problems),
+      enquireLinkMs: read('SMPP_ENQUIRE_LINK_INTERVAL', 30, (raw) => wholeNumber(raw, 1, 3600)) * 1000,
+      receiptRetentionMs: read('SMPP_RECEIPT_RETENTION', 259_200, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
+    },
   };
   // Several nodes share their work through PostgreSQL; the embedded database belongs to one process.
   if (config.redisUrl && !config.databaseUrl && !env.DATABASE_URL?.trim()) problems.push(EMBEDDED_WITH_REDIS);
@@ -305,8 +324,52 @@ export function loadConfig(env: Env = process.env): Config {
     if (tls.mqttsPort === config.port) problems.push(`MQTTS_PORT: ${tls.mqttsPort} is PORT's too; choose another`);
     else if (config.plainMqtt && tls.mqttsPort === config.mqttPort) problems.push(`MQTTS_PORT: ${tls.mqttsPort} is MQTT_PORT's too; choose another, or set MQTT_PORT=off`);
   }
+  problems.push(...smppPortClashes(config));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * SMPP over TLS: SMPP_TLS_PORT with SMPP_TLS_CERT and SMPP_TLS_KEY, all three or none. The pair is
+ * read and checked here, as TLS_CERT's is, so that a bad one stops the start naming the variable.
+ */
+function readSmppTls(env: Env, problems: string[]): SmppConfig['tls'] {
+  const rawPort = env.SMPP_TLS_PORT?.trim() || undefined;
+  const certFile = env.SMPP_TLS_CERT?.trim() || undefined;
+  const keyFile = env.SMPP_TLS_KEY?.trim() || undefined;
+  if (!rawPort && !certFile && !keyFile) return undefined;
+  const missing = [!rawPort && 'SMPP_TLS_PORT', !certFile && 'SMPP_TLS_CERT', !keyFile && 'SMPP_TLS_KEY'].filter(Boolean);
+  if (missing.length > 0) {
+    problems.push(`${missing.join(', ')}: SMPP over TLS needs SMPP_TLS_PORT, SMPP_TLS_CERT and SMPP_TLS_KEY together (the port, the PEM certificate and its key)`);
+    return undefined;
+  }
+  let tlsPort = 0;
+  try {
+    tlsPort = port(rawPort!);
+  } catch (error) {
+    problems.push(`SMPP_TLS_PORT: ${(error as Error).message}`);
+    return undefined;
+  }
+  const pair = readCertificatePair({ certFile: certFile!, keyFile: keyFile! });
+  if ('problems' in pair) problems.push(...pair.problems.map((problem) => problem.replace(/\bTLS_(CERT|KEY)\b/g, 'SMPP_TLS_$1')));
+  return { port: tlsPort, certFile: certFile!, keyFile: keyFile! };
+}
+
+/** Two listeners on one port: the second would fail at start with a less helpful EADDRINUSE. */
+function smppPortClashes(config: Config): string[] {
+  const taken: [string, number | undefined][] = [
+    ['PORT', config.port],
+    ['MQTT_PORT', config.plainMqtt ? config.mqttPort : undefined],
+    ['MQTTS_PORT', config.tls?.mqttsPort],
+  ];
+  const problems: string[] = [];
+  for (const [name, value] of [['SMPP_PORT', config.smpp.port], ['SMPP_TLS_PORT', config.smpp.tls?.port]] as const) {
+    if (!value) continue;
+    const clash = taken.find(([, other]) => other === value);
+    if (clash) problems.push(`${name}: ${value} is ${clash[0]}'s too; choose another`);
+    taken.push([name, value]);
+  }
+  return problems;
 }
 
 type Reader = <T>(name: string, fallback: T, parse: (raw: string) => T) => T;

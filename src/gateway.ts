@@ -39,6 +39,10 @@ import { meterGateway } from './common/gateway-metrics.ts';
 import { connectCluster, type Cluster } from './cluster/cluster.ts';
 import { readCertificatePair, type CertificatePair } from './tls/certificate-pair.ts';
 import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
+import { readFileSync } from 'node:fs';
+import { smppRoutes } from './modules/smpp/routes.ts';
+import { SmppListener } from './smpp/listener.ts';
+import { SmppSubmissions } from './smpp/submission.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
 
@@ -57,14 +61,34 @@ export class Gateway {
     private readonly markDraining: () => void,
     /** Keeps HTTPS and MQTTS on the current certificate; none without TLS. */
     private readonly certificates: CertificateReloader | undefined,
+    /** The SMPP server; none unless SMPP_PORT or SMPP_TLS_PORT is set. */
+    readonly smpp: SmppListener | undefined,
   ) {
-    if (certificates) process.on('SIGHUP', this.onHangup);
+    if (certificates || config.smpp.tls) process.on('SIGHUP', this.onHangup);
   }
 
-  /** SIGHUP reloads the certificate (a certbot deploy hook sends it); a bound function, so that stop() can remove it. */
+  /** SIGHUP reloads the certificates (a certbot deploy hook sends it); a bound function, so that stop() can remove it. */
   private readonly onHangup = (): void => {
-    this.reloadCertificate('SIGHUP');
+    if (this.certificates) this.reloadCertificate('SIGHUP');
+    if (this.config.smpp.tls) this.reloadSmppCertificate('SIGHUP');
   };
+
+  /**
+   * Reads SMPP_TLS_CERT and SMPP_TLS_KEY again and serves the new pair to new SMPP connections
+   * when it is good; else keeps the old one and logs why. Never throws.
+   */
+  reloadSmppCertificate(reason = 'SIGHUP'): ReloadOutcome {
+    const files = this.config.smpp.tls;
+    if (!files || !this.smpp) return 'unchanged';
+    const reading = readCertificatePair(files);
+    if ('problems' in reading) {
+      this.logger.warn({ reason, problems: reading.problems.map((problem) => problem.replace(/\bTLS_(CERT|KEY)\b/g, 'SMPP_TLS_$1')) }, 'SMPP certificate not reloaded; the old one is served');
+      return 'refused';
+    }
+    this.smpp.serveCertificate(reading.pair);
+    this.logger.info({ reason, subject: reading.pair.subject, notAfter: reading.pair.notAfter, fingerprint: reading.pair.fingerprint }, 'SMPP certificate reloaded');
+    return 'applied';
+  }
 
   /**
    * Reads TLS_CERT and TLS_KEY again and serves the new pair to new connections, over HTTPS and
@@ -108,6 +132,7 @@ export class Gateway {
     let cluster: Cluster | undefined;
     let broker: DeviceBroker | undefined;
     let certificates: CertificateReloader | undefined;
+    let smpp: SmppListener | undefined;
     try {
       await migrate(db, logger);
       // Made in the order each needs the other: the cluster's parts and the broker's sessions
@@ -224,6 +249,7 @@ export class Gateway {
       }).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });
       });
+      smpp = await startSmpp(config, services, logger.child({ component: 'smpp' }));
       services.dispatcher.start();
       services.webhookSender.start();
       services.presence.start();
@@ -233,13 +259,14 @@ export class Gateway {
         if (channel.tlsServer) certificates.serve(channel.tlsServer);
         certificates.watch();
       }
-      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates);
+      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates, smpp);
       logger.info(
         {
           port: gateway.httpPort,
           tls: certificates !== undefined,
           mqttPort: channel.port ?? 'off',
           ...(certificates ? { mqttsPort: channel.tlsPort } : {}),
+          ...(smpp ? { smppPort: smpp.port ?? 'off', smppTlsPort: smpp.tlsPort ?? 'off' } : {}),
           database: config.databaseUrl ? 'postgresql' : 'embedded',
         },
         'gateway listening',
@@ -247,6 +274,7 @@ export class Gateway {
       return gateway;
     } catch (error) {
       certificates?.close();
+      await smpp?.stop();
       http?.close();
       await broker?.close();
       await cluster?.stop();
@@ -273,10 +301,25 @@ export class Gateway {
     return port;
   }
 
+  /** The plain SMPP port as listening; throws when SMPP_PORT is not set. */
+  get smppPort(): number {
+    const port = this.smpp?.port;
+    if (port === undefined) throw new Error('SMPP is off (SMPP_PORT is not set)');
+    return port;
+  }
+
+  /** The SMPP over TLS port as listening; throws when SMPP_TLS_PORT is not set. */
+  get smppTlsPort(): number {
+    const port = this.smpp?.tlsPort;
+    if (port === undefined) throw new Error('SMPP over TLS is off (SMPP_TLS_PORT is not set)');
+    return port;
+  }
+
   /** Stops accepting, lets in-flight requests finish, closes device connections and the database. */
   async stop(): Promise<void> {
     process.off('SIGHUP', this.onHangup);
     this.certificates?.close();
+    await this.smpp?.stop();
     // Event streams never end by themselves: end them, or closing the server waits for them.
     this.services.live.endAll();
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
@@ -320,7 +363,66 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...accountRoutes(services.accounts, services.users),
     ...statsRoutes(services.stats),
     ...twilioCredentialRoutes(services.twilio),
+    ...smppRoutes(services.smpp),
   ];
+}
+
+/** An ESME holds a few sessions (Kannel one to ten); past this an address is flooding. */
+export const SMPP_MAX_CONNECTIONS_PER_ADDRESS = 64;
+
+/**
+ * The SMPP server, when SMPP_PORT or SMPP_TLS_PORT is set, and who it hears: status changes and
+ * incoming SMS wake it (what it owes is already stored, in their transactions: src/services.ts),
+ * a revoked credential unbinds its sessions.
+ */
+async function startSmpp(config: Config, services: Services, logger: Logger): Promise<SmppListener | undefined> {
+  const { smpp } = config;
+  if (smpp.port === undefined && !smpp.tls) return undefined;
+  const submissions = new SmppSubmissions({ db: services.db, messages: services.messages, idempotency: services.idempotency, tasks: services.tasks, smpp: services.smpp, presence: services.presence });
+  const listener = await SmppListener.start(
+    {
+      credentials: {
+        authenticate: (systemId, password) => services.smpp.authenticate(systemId, password),
+        stillWorks: (credentialId) => services.smpp.stillWorks(credentialId),
+      },
+      submissions,
+      pending: {
+        claim: (credentialId, limit, leaseMs) => services.smpp.claimPending(credentialId, limit, leaseMs),
+        acknowledged: (id) => services.smpp.acknowledged(id),
+        release: (ids) => services.smpp.release(ids),
+        purge: (retentionMs) => services.smpp.purge(retentionMs),
+      },
+      authThrottle: services.authThrottle,
+      metrics: services.metrics,
+      clock: services.clock,
+      logger,
+    },
+    {
+      host: config.host,
+      port: smpp.port,
+      tls: smpp.tls && { port: smpp.tls.port, cert: readFileSync(smpp.tls.certFile), key: readFileSync(smpp.tls.keyFile) },
+      enquireLinkMs: smpp.enquireLinkMs,
+      bindTimeoutMs: 30_000,
+      retentionMs: smpp.receiptRetentionMs,
+      responseTimeoutMs: 30_000,
+      maxConnectionsPerAddress: SMPP_MAX_CONNECTIONS_PER_ADDRESS,
+    },
+  ).catch((error: unknown) => {
+    throw describeEnvironmentError(error, { port: ['SMPP_PORT', smpp.port ?? smpp.tls!.port, config.host] });
+  });
+  services.events.on('sms.status_changed', () => listener.wakeAll());
+  services.events.on('incoming.stored', () => listener.wakeAll());
+  services.events.on('smpp.credential_revoked', ({ credentialId }) => listener.revoked(credentialId));
+  // Revoked on another node: that node has told this one over Redis.
+  services.invalidation.on('smpp_credential', (credentialId) => listener.revoked(credentialId));
+  services.metrics.sampledGauge(
+    'smpp_receipts_pending',
+    'deliver_sm stored for ESMEs (receipts, incoming SMS) not yet answered',
+    [],
+    async () => [{ labels: {}, value: await services.smpp.countPending() }],
+    (error) => logger.warn({ err: error }, 'smpp_receipts_pending not read'),
+  );
+  return listener;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

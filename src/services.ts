@@ -42,6 +42,7 @@ import { CacheInvalidation } from './cluster/invalidation.ts';
 import { TwilioService } from './modules/twilio/service.ts';
 import { twilioFormat } from './modules/twilio/delivery-format.ts';
 import { replyWithTwiml } from './use-cases/reply-with-twiml.ts';
+import { SmppService } from './modules/smpp/service.ts';
 
 export interface Services {
   db: Database;
@@ -84,6 +85,8 @@ export interface Services {
   invalidation: CacheInvalidation;
   /** The Twilio-compatible API's credentials and callbacks. */
   twilio: TwilioService;
+  /** SMPP credentials, who submitted which SMS, and the deliver_sm owed to ESMEs. */
+  smpp: SmppService;
 }
 
 /** What the gateway makes before its services, and gives to their constructors. */
@@ -149,6 +152,8 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   // of the account's Twilio credentials. Both are webhook deliveries of the "twilio" format.
   events.listen('sms.status_changed', twilio.statusChanges);
   events.listen('incoming.stored', twilio.incomingStored);
+  const smpp = new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }), invalidation);
+  listenSmpp(events, smpp);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -186,7 +191,18 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     twilio,
     // The login channel of the one throttle: per address and per email, apart from keys and phones.
     loginThrottle: new LoginThrottle(authThrottle),
+    smpp,
   };
+}
+
+/**
+ * What SMPP hears, in the transaction of the change: a status change an ESME asked a receipt of,
+ * an incoming SMS its credentials may hear. Stored with the change, they survive a restart; the
+ * SMPP listener (src/gateway.ts) sends them once committed.
+ */
+function listenSmpp(events: DomainEvents, smpp: SmppService): void {
+  events.listen('sms.status_changed', { inTransaction: async (trx, changes) => void (await smpp.receiptsFor(trx, changes)) });
+  events.listen('incoming.stored', { inTransaction: async (trx, sms) => void (await smpp.incomingFor(trx, sms)) });
 }
 
 /** What the dispatcher hears: new work, devices that change, and every status change. */

@@ -18,6 +18,7 @@ import * as webhookChainHeads from './20261125_014_webhook_chain_heads.ts';
 import * as deviceSignal from './20261126_015_device_signal.ts';
 import * as webhookAnswers from './20261127_016_webhook_answers.ts';
 import * as twilio from './20261128_017_twilio.ts';
+import * as smpp from './20261128_018_smpp.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -42,4 +43,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126_015_device_signal', deviceSignal],
   ['20261127_016_webhook_answers', webhookAnswers],
   ['20261128_017_twilio', twilio],
+  ['20261128_018_smpp', smpp],
 ];

@@ -11,6 +11,7 @@ import { migrateCommand, USAGE as MIGRATE_USAGE } from './commands/migrate.ts';
 import { serveCommand, serveUsage } from './commands/serve.ts';
 import { simulateCommand, USAGE as SIMULATE_USAGE } from './commands/simulate.ts';
 import { webhooksCommand, USAGE as WEBHOOKS_USAGE } from './commands/webhooks.ts';
+import { smppCommand, USAGE as SMPP_USAGE } from './commands/smpp.ts';
 import { usersCommand, USAGE as USERS_USAGE } from './commands/users.ts';
 import { twilioCommand, USAGE as TWILIO_USAGE } from './commands/twilio.ts';
 import { CliError, createOutput, type Output } from './output.ts';
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, { run: Command; help: string; usage: () => string
   devices: { run: devicesCommand, help: 'devices register|token: a device\'s credentials and pairing URL', usage: () => DEVICES_USAGE },
   webhooks: { run: webhooksCommand, help: 'webhooks create|list|delete: webhook endpoints', usage: () => WEBHOOKS_USAGE },
   twilio: { run: twilioCommand, help: 'twilio credentials create|list|delete: credentials for the Twilio-compatible API', usage: () => TWILIO_USAGE },
+  smpp: { run: smppCommand, help: 'smpp credentials create|list|delete: what ESMEs bind with', usage: () => SMPP_USAGE },
   simulate: { run: simulateCommand, help: 'simulate --devices N | --pairing URL: run simulated phones against a gateway', usage: () => SIMULATE_USAGE },
 };
 

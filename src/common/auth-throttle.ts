@@ -48,10 +48,10 @@ export interface AuthThrottleLimits {
   credentialWindowMs?: number;
 }
 
-/** api_key: bearer and operator keys; login: panel passwords; device: phones' tokens. */
-export type AuthChannel = 'api_key' | 'login' | 'device';
+/** api_key: bearer and operator keys; login: panel passwords; device: phones' tokens; smpp: ESMEs' binds. */
+export type AuthChannel = 'api_key' | 'login' | 'device' | 'smpp';
 
-export const AUTH_CHANNELS: readonly AuthChannel[] = ['api_key', 'login', 'device'];
+export const AUTH_CHANNELS: readonly AuthChannel[] = ['api_key', 'login', 'device', 'smpp'];
 
 /** One authentication: its channel, its client address, and what names the credential (none when malformed). */
 export interface AuthAttempt {
@@ -67,7 +67,8 @@ export const DEFAULT_CREDENTIAL_FAILURE_LIMIT = 10;
 export const DEFAULT_CREDENTIAL_WINDOW_MS = 15 * 60_000;
 
 /** Channels whose credential is locked when its count is reached (a guessable password). */
-const LOCKED_CREDENTIALS: ReadonlySet<AuthChannel> = new Set(['login']);
+// An SMPP password has 8 characters (SMPP's limit): guessable like a person's, so locked like one.
+const LOCKED_CREDENTIALS: ReadonlySet<AuthChannel> = new Set(['login', 'smpp']);
 
 type Tables = Record<AuthChannel, FailureCounts>;
 

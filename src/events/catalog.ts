@@ -44,6 +44,8 @@ export interface DomainEventMap {
   'tasks.withdrawn': { deviceId: string; smsIds: string[]; reason: string };
   /** A user was disabled, or their password reset by someone else; written in its transaction, so whoever was logged in is logged out with it. */
   'user.locked_out': { userId: string };
+  /** An SMPP credential was revoked; committed. Its sessions must end now. */
+  'smpp.credential_revoked': { credentialId: string; systemId: string };
   /** One of the account's webhooks was created, changed or deleted. */
   'webhooks.changed': { accountId: string };
 }

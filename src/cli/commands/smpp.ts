@@ -1,0 +1,78 @@
+// `sms-gateway smpp credentials create|list|delete`: the credentials ESMEs bind with. The
+// password is printed once; only its hash is stored. A credential deleted here is refused at its
+// next bind; a session bound on a running gateway is unbound within SMPP_ENQUIRE_LINK_INTERVAL
+// (the API's DELETE unbinds it at once).
+import { CliError, table, type Output } from '../output.ts';
+import { withServices } from '../context.ts';
+import { parseFlags, withActions } from '../flags.ts';
+
+export const USAGE = `usage:
+  sms-gateway smpp credentials create --account NAME [--system-id ID] [--name LABEL]
+                                      [--devices ID,ID] [--throughput N] [--window N] [--json]
+  sms-gateway smpp credentials list [--account NAME] [--json]
+  sms-gateway smpp credentials delete ID [--json]
+system-id: 1-15 letters, digits, dots, underscores or dashes (made up when omitted);
+throughput: submit_sm per second (default 10); window: unacknowledged PDUs (default 10).`;
+
+export const smppCommand = withActions({ credentials: withActions({ create, list, delete: remove }, USAGE) }, USAGE);
+
+async function create(args: string[], out: Output): Promise<void> {
+  const { values } = parseFlags(
+    args,
+    { account: { type: 'string' }, 'system-id': { type: 'string' }, name: { type: 'string' }, devices: { type: 'string' }, throughput: { type: 'string' }, window: { type: 'string' } },
+    USAGE,
+  );
+  if (!values.account) throw new CliError(`smpp credentials create needs --account\n${USAGE}`);
+  const accountName = values.account;
+  const throughput = wholeNumber('--throughput', values.throughput, 10_000);
+  const windowSize = wholeNumber('--window', values.window, 1_000);
+  const deviceIds = values.devices ? values.devices.split(',').map((id) => id.trim()).filter(Boolean) : undefined;
+  const { credential, password } = await withServices(
+    async (services) => {
+      const account = await services.accounts.require(accountName);
+      return services.smpp.issue(account.id, { systemId: values['system-id'], name: values.name, deviceIds, throughputPerSecond: throughput, windowSize });
+    },
+    (api) => `KEY=...   # a key of account ${accountName} that holds keys:manage\n  curl -s -X POST '${api}/smpp/credentials' -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" -d '{}'`,
+  );
+  out.result(
+    { id: credential.id, system_id: credential.system_id, password, account: accountName },
+    () => `system_id ${credential.system_id}\npassword  ${password}\n\nThe password above is shown once; only its hash is stored. Credential id ${credential.id}.`,
+  );
+}
+
+async function list(args: string[], out: Output): Promise<void> {
+  const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
+  const rows = await withServices(
+    async (services) => services.smpp.list(values.account ? (await services.accounts.require(values.account)).id : undefined),
+    (api) => `KEY=...   # a key of the account that holds keys:manage\n  curl -s '${api}/smpp/credentials' -H "Authorization: Bearer $KEY"`,
+  );
+  out.result(rows, () =>
+    table(
+      rows.map((row) => ({
+        ID: row.id,
+        SYSTEM_ID: row.system_id,
+        NAME: row.name,
+        THROUGHPUT: String(row.throughput_per_second),
+        WINDOW: String(row.window_size),
+        STATE: row.revoked_at ? 'revoked' : 'active',
+      })),
+    ),
+  );
+}
+
+async function remove(args: string[], out: Output): Promise<void> {
+  const { positionals } = parseFlags(args, {}, USAGE, true);
+  if (positionals.length !== 1 || !/^[0-9a-f-]{36}$/i.test(positionals[0]!)) throw new CliError(`smpp credentials delete takes one credential id (from smpp credentials list)\n${USAGE}`);
+  const id = positionals[0]!;
+  const row = await withServices(
+    (services) => services.smpp.revoke(undefined, id),
+    (api) => `KEY=...   # a key of the account that holds keys:manage\n  curl -s -X DELETE '${api}/smpp/credentials/${id}' -H "Authorization: Bearer $KEY"`,
+  );
+  out.result({ id: row.id, system_id: row.system_id, revoked_at: row.revoked_at }, () => `SMPP credential ${row.system_id} revoked`);
+}
+
+function wholeNumber(flag: string, raw: string | undefined, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new CliError(`${flag} must be a whole number from 1 to ${max}, got "${raw}"`);
+  return Number(raw);
+}

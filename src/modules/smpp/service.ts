@@ -1,0 +1,221 @@
+// SMPP's face to the rest of the gateway: credentials (issued with a password shown once and
+// stored hashed, checked in constant time, revoked), the record of which SMS an ESME submitted,
+// and the deliver_sm owed to ESMEs (delivery receipts, incoming SMS), kept as rows until the ESME
+// answers, so that neither a restart nor a dropped session loses one.
+import { isPostgresError, type Database, type Executor } from '../../storage/database.ts';
+import type { Logger } from '../../common/logger.ts';
+import type { Clock } from '../../common/clock.ts';
+import { AppError, invalidField } from '../../common/errors.ts';
+import { hashSecret, secretMatches } from '../../common/secrets.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
+import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
+import type { IncomingSmsRow } from '../incoming/types.ts';
+import type { DeviceService } from '../devices/service.ts';
+import type { CacheInvalidation } from '../../cluster/invalidation.ts';
+import { generatePassword, generateSystemId, SYSTEM_ID_PATTERN } from './credential-format.ts';
+import { receiptWanted, smppOutcome } from './message-state.ts';
+import { receiptText } from './receipt-text.ts';
+import * as smpp from './repository.ts';
+import type { PendingDeliver, SmppCredential, SmppSubmission } from './types.ts';
+
+export interface CredentialRequest {
+  systemId?: string | undefined;
+  name?: string | undefined;
+  deviceIds?: string[] | undefined;
+  throughputPerSecond?: number | undefined;
+  windowSize?: number | undefined;
+}
+
+export const DEFAULT_THROUGHPUT_PER_SECOND = 10;
+export const DEFAULT_WINDOW_SIZE = 10;
+
+/**
+ * How long the record of who submitted an SMS is kept: an SMS is scheduled and valid at most a
+ * year ahead of its submission, so by then it has ended and no receipt can be owed for it.
+ */
+const SUBMISSION_KEPT_MS = 400 * 24 * 60 * 60 * 1000;
+
+/** A hash that matches no password: an unknown system_id costs what a wrong password does. */
+const NO_MATCH = hashSecret('no such SMPP credential');
+
+export class SmppService {
+  constructor(
+    private readonly db: Database,
+    private readonly devices: DeviceService,
+    private readonly events: DomainEvents,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    /** Tells the other nodes of a revocation, so that they unbind its sessions too. */
+    private readonly invalidation?: CacheInvalidation,
+  ) {}
+
+  /** Issues a credential; the password is answered this once and only its hash kept. */
+  async issue(accountId: string, request: CredentialRequest): Promise<{ credential: SmppCredential; password: string }> {
+    const systemId = request.systemId ?? generateSystemId();
+    if (!SYSTEM_ID_PATTERN.test(systemId)) {
+      throw invalidField('system_id', 'system_id must be 1-15 letters, digits, dots, underscores or dashes (SMPP allows 15 characters)');
+    }
+    const deviceIds: string[] = [];
+    for (const deviceId of request.deviceIds ?? []) {
+      const device = await this.devices.get(accountId, deviceId).catch((error: unknown) => {
+        throw error instanceof AppError ? new AppError(error.code, error.message, [{ field: 'device_ids', message: `${deviceId} names no device of this account` }]) : error;
+      });
+      deviceIds.push(device.id);
+    }
+    const password = generatePassword();
+    const taken = () => new AppError('smpp_system_id_taken', `system_id ${systemId} is in use; choose another, or revoke the credential that holds it`);
+    if (await smpp.findWorkingBySystemId(this.db, systemId)) throw taken();
+    const row = await smpp
+      .insertCredential(this.db, {
+        accountId,
+        systemId,
+        passwordHash: hashSecret(password),
+        name: request.name ?? '',
+        deviceIds,
+        throughputPerSecond: request.throughputPerSecond ?? DEFAULT_THROUGHPUT_PER_SECOND,
+        windowSize: request.windowSize ?? DEFAULT_WINDOW_SIZE,
+      })
+      .catch((error: unknown) => {
+        // Two requests for one system_id at once: the unique index lets one through.
+        throw isPostgresError(error, '23505') ? taken() : error;
+      });
+    this.logger.info({ credentialId: row.id, systemId, accountId }, 'SMPP credential issued');
+    return { credential: withoutHash(row), password };
+  }
+
+  async list(accountId?: string): Promise<SmppCredential[]> {
+    return (await smpp.listCredentials(this.db, accountId)).map(withoutHash);
+  }
+
+  /** Another account's credential is not found (architecture decision 6). */
+  async get(accountId: string, id: string): Promise<SmppCredential> {
+    const row = await smpp.findCredential(this.db, id);
+    if (!row || row.account_id !== accountId) throw new AppError('smpp_credential_not_found');
+    return withoutHash(row);
+  }
+
+  /**
+   * Revokes a credential (`accountId` undefined: any account's, for the CLI); its sessions are
+   * unbound at once by whoever hears "smpp.credential_revoked". Revoking it again answers it unchanged.
+   */
+  async revoke(accountId: string | undefined, id: string): Promise<SmppCredential> {
+    const row = await smpp.findCredential(this.db, id);
+    if (!row || (accountId !== undefined && row.account_id !== accountId)) throw new AppError('smpp_credential_not_found');
+    const revoked = await smpp.revokeCredential(this.db, id, accountId);
+    if (!revoked) return withoutHash(row);
+    this.logger.info({ credentialId: id, systemId: row.system_id }, 'SMPP credential revoked');
+    this.invalidation?.publish('smpp_credential', id);
+    await this.events.emit('smpp.credential_revoked', { credentialId: id, systemId: row.system_id });
+    return withoutHash(revoked);
+  }
+
+  /** The working credential a bind names, when its password matches; undefined otherwise. */
+  async authenticate(systemId: string, password: string): Promise<SmppCredential | undefined> {
+    const row = SYSTEM_ID_PATTERN.test(systemId) ? await smpp.findWorkingBySystemId(this.db, systemId) : undefined;
+    // Hashed and compared either way, so that timing does not tell a known system_id apart.
+    const matches = secretMatches(password, row?.password_hash ?? NO_MATCH);
+    return row && matches ? withoutHash(row) : undefined;
+  }
+
+  /** Whether the credential still works (a session asks now and then: another node may have revoked it). */
+  async stillWorks(credentialId: string): Promise<boolean> {
+    const row = await smpp.findCredential(this.db, credentialId);
+    return row !== undefined && row.revoked_at === null;
+  }
+
+  /** Records, in the SMS's own transaction, that an ESME submitted it and what it wants to hear of it. */
+  recordSubmission(trx: Executor, submission: Omit<SmppSubmission, 'submittedAt'>): Promise<void> {
+    return smpp.insertSubmission(trx, submission);
+  }
+
+  submissionsOf(smsIds: string[]): Promise<SmppSubmission[]> {
+    return smpp.submissionsOf(this.db, smsIds);
+  }
+
+  /**
+   * Heard in the transaction of status changes: a receipt row for each SMS an ESME submitted
+   * with registered_delivery asking for this outcome. Written with the change, so it cannot be lost.
+   */
+  async receiptsFor(trx: Executor, changes: SmsStatusChange[]): Promise<number> {
+    // Only a final status can owe a receipt: most changes (processing, sent) cost no query.
+    const stored = changes.filter((change) => !change.transient && smppOutcome(newStatus(change), change.reason).final);
+    if (stored.length === 0) return 0;
+    const submissions = new Map((await smpp.submissionsOf(trx, stored.map((change) => change.sms.id))).map((s) => [s.smsId, s]));
+    const rows: smpp.NewPendingDeliver[] = [];
+    for (const change of stored) {
+      const submission = submissions.get(change.sms.id);
+      if (!submission) continue;
+      const outcome = smppOutcome(newStatus(change), change.reason);
+      if (!receiptWanted(submission.registeredDelivery, outcome)) continue;
+      rows.push({
+        credentialId: submission.credentialId,
+        kind: 'receipt',
+        // A receipt travels back: from the SMS's recipient to the ESME's source address.
+        sourceAddr: change.sms.phone,
+        destinationAddr: submission.sourceAddr,
+        shortMessage: receiptText({
+          smsId: change.sms.id,
+          submittedAt: submission.submittedAt,
+          doneAt: change.at,
+          stat: outcome.stat,
+          delivered: outcome.stat === 'DELIVRD',
+          errorCode: outcome.failure ? 1 : 0,
+          text: change.sms.message,
+        }),
+        receiptedMessageId: change.sms.id,
+        messageState: outcome.state,
+      });
+    }
+    await smpp.insertPending(trx, rows);
+    return rows.length;
+  }
+
+  /** Heard in the transaction of an incoming SMS: one row for each of the account's working credentials that may hear its phone. */
+  async incomingFor(trx: Executor, sms: IncomingSmsRow): Promise<number> {
+    const credentials = (await smpp.listCredentials(trx, sms.account_id)).filter(
+      (row) => row.revoked_at === null && (row.device_ids.length === 0 || row.device_ids.includes(sms.device_id)),
+    );
+    await smpp.insertPending(
+      trx,
+      credentials.map((credential) => ({
+        credentialId: credential.id,
+        kind: 'incoming' as const,
+        sourceAddr: sms.phone,
+        destinationAddr: '',
+        shortMessage: sms.message,
+      })),
+    );
+    return credentials.length;
+  }
+
+  claimPending(credentialId: string, limit: number, leaseMs: number): Promise<PendingDeliver[]> {
+    return smpp.claimPending(this.db, credentialId, limit, leaseMs);
+  }
+
+  /** The ESME answered deliver_sm_resp: the row is done. */
+  acknowledged(id: string): Promise<void> {
+    return smpp.deletePending(this.db, id);
+  }
+
+  /** Its session ended unanswered: the next bind takes it at once. */
+  release(ids: string[]): Promise<void> {
+    return smpp.releasePending(this.db, ids);
+  }
+
+  countPending(): Promise<number> {
+    return smpp.countPending(this.db);
+  }
+
+  /** Drops what waited past the retention time (no session of its system_id bound in time). */
+  async purge(retentionMs: number): Promise<number> {
+    await smpp.purgeSubmissions(this.db, new Date(this.clock.now() - SUBMISSION_KEPT_MS));
+    const removed = await smpp.purgePending(this.db, new Date(this.clock.now() - retentionMs));
+    if (removed > 0) this.logger.warn({ removed }, 'SMPP deliver_sm dropped: no session of their system_id took them within SMPP_RECEIPT_RETENTION');
+    return removed;
+  }
+}
+
+function withoutHash(row: smpp.CredentialRow): SmppCredential {
+  const { password_hash: _hash, ...credential } = row;
+  return { ...credential, device_ids: [...(credential.device_ids ?? [])] };
+}

@@ -1,0 +1,50 @@
+// The fields of submit_sm and submit_multi, read and checked: registered_delivery, esm_class,
+// the schedule and validity times, priority, the destination and the text's length. Each bad one
+// is an SmppRefusal with its own ESME_R* code.
+import type { PDU } from 'smpp';
+import { MESSAGE_MAX_CHARACTERS } from '../modules/messages/schema.ts';
+import { SmppRefusal, STATUS } from './command-status.ts';
+import { readSmppTime } from './smpp-time.ts';
+
+export interface SubmissionFields {
+  sourceAddr: string;
+  registeredDelivery: number;
+  sendAt: Date | undefined;
+  validUntil: Date | undefined;
+  priority: number;
+}
+
+/** The fields of a submission every destination shares, each checked. */
+export function readSubmissionFields(pdu: PDU, now: number): SubmissionFields {
+  const registeredDelivery = Number(pdu.registered_delivery ?? 0);
+  if (registeredDelivery > 0x1f || (registeredDelivery & 0x03) === 0x03) {
+    throw new SmppRefusal(STATUS.ESME_RINVREGDLVFLG, `registered_delivery ${registeredDelivery} is not a valid value`);
+  }
+  // Bits 2-5 of esm_class name the message type: only an ordinary message may be submitted.
+  if ((Number(pdu.esm_class ?? 0) & 0x3c) !== 0) throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, 'esm_class names a message type an ESME cannot submit');
+  const sendAt = readSmppTime(pdu.schedule_delivery_time, STATUS.ESME_RINVSCHED, 'schedule_delivery_time');
+  const validUntil = readSmppTime(pdu.validity_period, STATUS.ESME_RINVEXPIRY, 'validity_period');
+  if (validUntil && validUntil.getTime() <= now) throw new SmppRefusal(STATUS.ESME_RINVEXPIRY, 'validity_period has passed');
+  return {
+    sourceAddr: typeof pdu.source_addr === 'string' ? pdu.source_addr : '',
+    registeredDelivery,
+    sendAt: sendAt && sendAt.getTime() > now ? sendAt : undefined,
+    validUntil,
+    // priority_flag 0-3: the gateway's queue orders by priority, the higher first.
+    priority: Math.min(Math.max(Number(pdu.priority_flag ?? 0), 0), 3) * 10,
+  };
+}
+
+/** The SMS's destination: international (TON 1) numbers get their "+"; others are read in DEFAULT_PHONE_REGION. */
+export function readDestination(ton: unknown, address: unknown): string {
+  if (typeof address !== 'string' || address.trim() === '') throw new SmppRefusal(STATUS.ESME_RINVDSTADR, 'destination_addr is empty');
+  const trimmed = address.trim();
+  return Number(ton) === 1 && !trimmed.startsWith('+') ? `+${trimmed}` : trimmed;
+}
+
+export function checkLength(text: string): void {
+  const characters = [...new Intl.Segmenter().segment(text)].length;
+  if (characters > MESSAGE_MAX_CHARACTERS) {
+    throw new SmppRefusal(STATUS.ESME_RINVMSGLEN, `the message has ${characters} characters; the gateway takes at most ${MESSAGE_MAX_CHARACTERS}`);
+  }
+}
