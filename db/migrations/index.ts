@@ -19,6 +19,7 @@ import * as deviceSignal from './20261126_015_device_signal.ts';
 import * as webhookAnswers from './20261127_016_webhook_answers.ts';
 import * as twilio from './20261128_017_twilio.ts';
 import * as smpp from './20261128_018_smpp.ts';
+import * as messageKinds from './20261129_019_message_kinds.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -44,4 +45,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261127_016_webhook_answers', webhookAnswers],
   ['20261128_017_twilio', twilio],
   ['20261128_018_smpp', smpp],
+  ['20261129_019_message_kinds', messageKinds],
 ];
