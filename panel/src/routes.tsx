@@ -10,6 +10,7 @@ import { DeviceRegisterPage } from './pages/device-register.tsx';
 import { DevicesPage } from './pages/devices.tsx';
 import { IncomingPage } from './pages/incoming.tsx';
 import { KeysPage } from './pages/keys.tsx';
+import { SmppPage } from './pages/smpp.tsx';
 import { TwilioPage } from './pages/twilio.tsx';
 import { SendPage } from './pages/send.tsx';
 import { SmsDetailPage } from './pages/sms-detail.tsx';
@@ -34,6 +35,7 @@ export const ROUTES: [pattern: string, page: FunctionComponent<any>][] = [
   ['/webhooks/:id', WebhookDetailPage],
   ['/keys', KeysPage],
   ['/twilio', TwilioPage],
+  ['/smpp', SmppPage],
   ['/users', UsersPage],
   ['/accounts', AccountsPage],
   ['/password', ChangePasswordPage],

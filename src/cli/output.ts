@@ -16,6 +16,8 @@ export interface Output {
   result(data: unknown, render: () => string): void;
   /** What `result` would print, for a command that shows it somewhere other than stdout. */
   format(data: unknown, render: () => string): string;
+  /** Prints rows as JSON with --json, otherwise as a table of the columns `columns` gives each row. */
+  rows<T>(data: T[], columns: (row: T) => Record<string, string>): void;
 }
 
 export function createOutput(json: boolean): Output {
@@ -25,6 +27,9 @@ export function createOutput(json: boolean): Output {
     format,
     result(data, render) {
       process.stdout.write(format(data, render));
+    },
+    rows(data, columns) {
+      process.stdout.write(format(data, () => table(data.map(columns))));
     },
   };
 }

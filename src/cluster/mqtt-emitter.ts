@@ -105,22 +105,18 @@ export function createClusterEmitter(options: ClusterEmitterOptions, metrics: Me
     if (up(pubConn)) publishToRedis.call(emitter, message, (error?: Error) => error && dropped('publish_failed'));
     MQEmitter.prototype.emit.call(emitter, message, done);
   };
-  const subscribe = emitter.on.bind(emitter);
-  emitter.on = function on(topic, listener, done) {
-    // With Redis down, a subscription must not wait for it: local messages flow at once, and
-    // ioredis sends the queued SUBSCRIBE when Redis is back.
-    if (up(subConn)) return subscribe(topic, listener, done);
-    subscribe(topic, listener);
-    if (done) setImmediate(done);
-    return emitter;
-  };
-  const unsubscribe = emitter.removeListener.bind(emitter);
-  emitter.removeListener = function removeListener(topic, listener, done) {
-    if (up(subConn)) return unsubscribe(topic, listener, done);
-    unsubscribe(topic, listener);
-    if (done) setImmediate(done);
-    return emitter;
-  };
+  // With Redis down, subscribing or unsubscribing must not wait for it: local messages flow at
+  // once, and ioredis sends the queued SUBSCRIBE or UNSUBSCRIBE when Redis is back.
+  type SubscriptionChange = typeof emitter.on;
+  const withoutWaitingForRedis = (change: SubscriptionChange): SubscriptionChange =>
+    function changeSubscription(topic, listener, done) {
+      if (up(subConn)) return change(topic, listener, done);
+      change(topic, listener);
+      if (done) setImmediate(done);
+      return emitter;
+    };
+  emitter.on = withoutWaitingForRedis(emitter.on.bind(emitter));
+  emitter.removeListener = withoutWaitingForRedis(emitter.removeListener.bind(emitter));
   const closeLocal = (MQEmitter.prototype as unknown as { close(done: () => void): void }).close;
   emitter.close = function close(done: () => void) {
     // QUIT would wait for a Redis that may be gone: nothing is queued for it, so cut now.

@@ -90,6 +90,16 @@ export function invalidField(field: string, message: string, code: ErrorCode = '
 }
 
 /** The gateway cannot start or a command cannot run for a reason an operator must fix. */
+/**
+ * The row a lookup found, or the not-found error the API answers. Another account's row is not
+ * found either: a lookup is always scoped to the account asking.
+ */
+export async function orNotFound<T>(lookup: Promise<T | undefined>, code: ErrorCode): Promise<T> {
+  const row = await lookup;
+  if (row === undefined || row === null) throw new AppError(code);
+  return row;
+}
+
 export class StartupError extends Error {
   constructor(
     message: string,

@@ -35,6 +35,7 @@ describe('panel: every page is accessible', () => {
     ['webhook-detail', () => `/webhooks/${seeded.webhookId}`],
     ['keys', () => '/keys'],
     ['twilio', () => '/twilio'],
+    ['smpp', () => '/smpp'],
     ['users', () => '/users'],
     ['accounts', () => '/accounts'],
     ['change-password', () => '/password'],

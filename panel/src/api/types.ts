@@ -46,6 +46,8 @@ export type KeyWithSecret = Answer<'createApiKey', 201>;
 
 export type TwilioCredential = Row<'listTwilioCredentials'>;
 export type TwilioCredentialWithToken = Answer<'createTwilioCredential', 201>;
+export type SmppCredential = Row<'listSmppCredentials'>;
+export type SmppCredentialWithPassword = Answer<'createSmppCredential', 201>;
 
 export type UserView = Row<'listUsers'>;
 export type Role = UserView['role'];

@@ -1,17 +1,16 @@
 // The instance's accounts, newest first and paged, for its administrator: who uses the gateway, and switching an
 // account off (its keys and sessions are refused; nothing is deleted) or on again.
-import { useState } from 'preact/hooks';
 import { patch } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { OnlyFor } from '../ui/only-for.tsx';
 import { formatTime } from '../ui/format.ts';
-import { ErrorNotice, ShownOnce } from '../ui/notice.tsx';
+import { ErrorNotice } from '../ui/notice.tsx';
 import { AccessBadge } from '../ui/badge.tsx';
 import { DataTable } from '../ui/data-table.tsx';
 import { Page } from '../ui/page.tsx';
 import { usePagedList } from '../ui/use-paged-list.ts';
 import { AccountForm } from './admin/account-form.tsx';
-import type { AccountView, OpenedAccount } from '../api/types.ts';
+import type { AccountView } from '../api/types.ts';
 import { useAction } from './admin/use-action.ts';
 
 export function AccountsPage() {
@@ -22,22 +21,9 @@ export function AccountsPage() {
 function AdminAccounts() {
   const list = usePagedList<AccountView>('/accounts');
   const action = useAction(list.reload);
-  const [opened, setOpened] = useState<OpenedAccount>();
-  const onCreated = (result: OpenedAccount) => {
-    setOpened(result);
-    // Newest first: the new account heads the first page.
-    list.restart();
-  };
   const switchTo = (account: AccountView, disabled: boolean) => void action.run(() => patch(`/accounts/${account.id}`, { disabled }));
   return (
     <Page title="Accounts">
-      {opened && (
-        <ShownOnce label="One-time password" value={opened.one_time_password}>
-          <p>
-            Give it to {opened.owner.email}, the first owner of {opened.account.name}: they choose their own password when they first log in with it.
-          </p>
-        </ShownOnce>
-      )}
       <ErrorNotice error={action.error} />
       <DataTable
         list={list}
@@ -65,7 +51,8 @@ function AdminAccounts() {
           },
         ]}
       />
-      <AccountForm onCreated={onCreated} />
+      {/* Newest first: the new account heads the first page. */}
+      <AccountForm onCreated={list.restart} />
     </Page>
   );
 }

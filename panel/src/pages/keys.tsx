@@ -1,17 +1,16 @@
 // The account's API keys, for owners: who can call the API, with what, and when they last did.
 // A new key is shown once; afterwards only its prefix, which is what the list and logs show.
-import { useState } from 'preact/hooks';
 import { del } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { OnlyFor } from '../ui/only-for.tsx';
 import { DataTable } from '../ui/data-table.tsx';
 import { formatTime } from '../ui/format.ts';
-import { ErrorNotice, ShownOnce } from '../ui/notice.tsx';
+import { ErrorNotice } from '../ui/notice.tsx';
 import { TimeAgo } from '../ui/time-ago.tsx';
 import { Page } from '../ui/page.tsx';
 import { usePagedList } from '../ui/use-paged-list.ts';
 import { KeyForm } from './admin/key-form.tsx';
-import type { KeyView, KeyWithSecret } from '../api/types.ts';
+import type { KeyView } from '../api/types.ts';
 import { useAction } from './admin/use-action.ts';
 
 export function KeysPage() {
@@ -22,22 +21,12 @@ export function KeysPage() {
 function OwnersKeys() {
   const list = usePagedList<KeyView>('/keys');
   const revoke = useAction(list.reload);
-  const [created, setCreated] = useState<KeyWithSecret>();
-  const onCreated = (key: KeyWithSecret) => {
-    setCreated(key);
-    list.restart();
-  };
   const confirmRevoke = (key: KeyView) => {
     if (!window.confirm(`Revoke the key ${describe(key)}? Anything using it stops working at once.`)) return;
     void revoke.run(() => del<KeyView>(`/keys/${key.id}`));
   };
   return (
     <Page title="API keys">
-      {created && (
-        <ShownOnce label="API key" value={created.key}>
-          <p>Send it as Authorization: Bearer. Only its hash is stored: it cannot be shown again.</p>
-        </ShownOnce>
-      )}
       <ErrorNotice error={revoke.error} />
       <DataTable
         list={list}
@@ -67,7 +56,7 @@ function OwnersKeys() {
           },
         ]}
       />
-      <KeyForm onCreated={onCreated} />
+      <KeyForm onCreated={list.restart} />
     </Page>
   );
 }

@@ -7,12 +7,13 @@ import { useSession } from '../session.tsx';
 import { OnlyFor } from '../ui/only-for.tsx';
 import { TextField } from '../ui/fields.tsx';
 import { formatTime } from '../ui/format.ts';
-import { formErrors } from '../ui/form-errors.ts';
 import { ErrorNotice, ShownOnce } from '../ui/notice.tsx';
-import { Empty, Loading, Page } from '../ui/page.tsx';
+import { Page } from '../ui/page.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import type { TwilioCredential, TwilioCredentialWithToken } from '../api/types.ts';
 import { useAction } from './admin/use-action.ts';
+import { CreateForm, useCreateForm } from './admin/create-form.tsx';
 
 export function TwilioPage() {
   const session = useSession();
@@ -45,49 +46,30 @@ function OwnersCredentials() {
         </ShownOnce>
       )}
       <ErrorNotice error={change.error} />
-      <Loading data={list.data} error={list.error}>
-        {({ data }) =>
-          data.length === 0 ? (
-            <Empty>No Twilio credentials yet. Create one below.</Empty>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">AccountSid</th>
-                    <th scope="col">Incoming SMS to</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.map((credential) => (
-                    <tr key={credential.account_sid}>
-                      <td>{credential.friendly_name || <span class="muted">unnamed</span>}</td>
-                      <td>
-                        <code>{credential.account_sid}</code>
-                      </td>
-                      <td>{credential.sms_url ?? <span class="muted">none</span>}</td>
-                      <td class="admin-nowrap">{formatTime(credential.created_at)}</td>
-                      <td>
-                        <span class="admin-row-actions">
-                          <button type="button" class="button button-small" disabled={change.busy} aria-label={`New auth token for ${credential.account_sid}`} onClick={() => void rotate(credential)}>
-                            New token
-                          </button>
-                          <button type="button" class="button button-small button-danger" disabled={change.busy} aria-label={`Delete ${credential.account_sid}`} onClick={() => remove(credential)}>
-                            Delete
-                          </button>
-                        </span>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
-      </Loading>
+      <DataTable
+        list={list}
+        rowKey={(credential) => credential.account_sid}
+        empty="No Twilio credentials yet. Create one below."
+        columns={[
+          { header: 'Name', rowHeader: true, cell: (credential) => credential.friendly_name || <span class="muted">unnamed</span> },
+          { header: 'AccountSid', cell: (credential) => <code>{credential.account_sid}</code> },
+          { header: 'Incoming SMS to', cell: (credential) => credential.sms_url ?? <span class="muted">none</span> },
+          { header: 'Created', class: 'admin-nowrap', cell: (credential) => formatTime(credential.created_at) },
+          {
+            header: 'Actions',
+            cell: (credential) => (
+              <span class="admin-row-actions">
+                <button type="button" class="button button-small" disabled={change.busy} aria-label={`New auth token for ${credential.account_sid}`} onClick={() => void rotate(credential)}>
+                  New token
+                </button>
+                <button type="button" class="button button-small button-danger" disabled={change.busy} aria-label={`Delete ${credential.account_sid}`} onClick={() => remove(credential)}>
+                  Delete
+                </button>
+              </span>
+            ),
+          },
+        ]}
+      />
       <CredentialForm
         onCreated={(created) => {
           setShown(created);
@@ -99,35 +81,25 @@ function OwnersCredentials() {
 }
 
 function CredentialForm({ onCreated }: { onCreated: (created: TwilioCredentialWithToken) => void }) {
-  const [name, setName] = useState('');
-  const [smsUrl, setSmsUrl] = useState('');
-  const action = useAction();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const created = await action.run(() => post<TwilioCredentialWithToken>('/twilio/credentials', { ...(name ? { friendly_name: name } : {}), ...(smsUrl ? { sms_url: smsUrl } : {}) }));
-    if (!created) return;
-    setName('');
-    setSmsUrl('');
-    onCreated(created);
-  };
-  const error = formErrors(action.error, { friendly_name: 'Name', sms_url: 'Incoming SMS URL' });
+  const form = useCreateForm(
+    { friendly_name: '', sms_url: '' },
+    ({ friendly_name, sms_url }) => post<TwilioCredentialWithToken>('/twilio/credentials', { ...(friendly_name ? { friendly_name } : {}), ...(sms_url ? { sms_url } : {}) }),
+    onCreated,
+    { friendly_name: 'Name', sms_url: 'Incoming SMS URL' },
+  );
+  const { values, set, error } = form;
   return (
-    <form class="card admin-form" onSubmit={submit} noValidate aria-labelledby="new-twilio-credential">
-      <h2 id="new-twilio-credential">New Twilio credential</h2>
-      <ErrorNotice error={error.notice} />
-      <TextField label="Name" name="friendly_name" value={name} onValue={setName} hint="Where it is used, so you know which one to delete." error={error.field('friendly_name')} />
+    <CreateForm id="new-twilio-credential" title="New Twilio credential" action="Create credential" form={form}>
+      <TextField label="Name" name="friendly_name" value={values.friendly_name} onValue={set('friendly_name')} hint="Where it is used, so you know which one to delete." error={error.field('friendly_name')} />
       <TextField
         label="Incoming SMS URL"
         name="sms_url"
         type="url"
-        value={smsUrl}
-        onValue={setSmsUrl}
+        value={values.sms_url}
+        onValue={set('sms_url')}
         hint="Optional: incoming SMS are POSTed here as Twilio posts them; a TwiML <Message> answer is sent back."
         error={error.field('sms_url')}
       />
-      <button type="submit" class="button button-primary" disabled={action.busy}>
-        Create credential
-      </button>
-    </form>
+    </CreateForm>
   );
 }

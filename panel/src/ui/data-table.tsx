@@ -1,4 +1,4 @@
-// A list of the API as a table: "Loading…" and errors, a sentence when there is nothing, a
+// A list of the API as a table, paged or whole: "Loading…" and errors, a sentence when there is nothing, a
 // header row, a row per item and the pager. Which column is which is the page's to say; the
 // first one names the row, and on a phone it stays in view while the others scroll (styles.css).
 import type { ComponentChildren } from 'preact';
@@ -6,6 +6,10 @@ import type { Page as ApiPage } from '../api.ts';
 import { Empty, Loading } from './page.tsx';
 import { Pager } from './pager.tsx';
 import type { PagedList } from './use-paged-list.ts';
+import type { Loaded } from './use-load.ts';
+
+/** A list read whole, in one request without pages (an account's credentials). */
+export type WholeList<Row> = Loaded<{ data: Row[] }>;
 
 export interface Column<Row> {
   header: ComponentChildren;
@@ -19,7 +23,8 @@ export interface Column<Row> {
 }
 
 interface DataTableProps<Row> {
-  list: PagedList<Row>;
+  /** A paged list gets the pager under its table; a whole list has none. */
+  list: PagedList<Row> | WholeList<Row>;
   /** `false` leaves a column out (one only owners see). */
   columns: (Column<Row> | false)[];
   /** What the page says when the list has no row. */
@@ -27,13 +32,15 @@ interface DataTableProps<Row> {
   /** Read by screen readers only, where the page's heading does not already say what the table is. */
   caption?: string;
   class?: string;
+  /** What tells rows apart, where it is not their id (a Twilio credential's AccountSid). */
+  rowKey?: (row: Row) => string;
   /** Data attributes of a row, for what tests and styles pick out (data-disabled...). */
   rowAttributes?: (row: Row) => Record<string, string>;
   /** Shown under the table instead of the pager. */
   footer?: (page: ApiPage<Row>) => ComponentChildren;
 }
 
-export function DataTable<Row extends { id: string }>({ list, columns, empty, caption, class: tableClass, rowAttributes, footer }: DataTableProps<Row>) {
+export function DataTable<Row>({ list, columns, empty, caption, class: tableClass, rowKey = (row) => (row as { id: string }).id, rowAttributes, footer }: DataTableProps<Row>) {
   const shown = columns.filter((column): column is Column<Row> => column !== false);
   return (
     <Loading data={list.data} error={list.error}>
@@ -56,7 +63,7 @@ export function DataTable<Row extends { id: string }>({ list, columns, empty, ca
                 </thead>
                 <tbody>
                   {page.data.map((row) => (
-                    <tr key={row.id} {...rowAttributes?.(row)}>
+                    <tr key={rowKey(row)} {...rowAttributes?.(row)}>
                       {shown.map((column, index) => (
                         <Cell key={index} column={column} row={row} />
                       ))}
@@ -65,7 +72,7 @@ export function DataTable<Row extends { id: string }>({ list, columns, empty, ca
                 </tbody>
               </table>
             </div>
-            {footer ? footer(page) : <Pager cursors={list.cursors} next={page.next_cursor} />}
+            {footer ? footer(page as ApiPage<Row>) : 'cursors' in list && <Pager cursors={list.cursors} next={(page as ApiPage<Row>).next_cursor} />}
           </>
         )
       }

@@ -21,6 +21,7 @@ const NAV: NavItem[] = [
   { href: '#/webhooks', label: 'Webhooks' },
   { href: '#/keys', label: 'API keys', when: (session) => session.canChange },
   { href: '#/twilio', label: 'Twilio', when: (session) => session.canChange },
+  { href: '#/smpp', label: 'SMPP', when: (session) => session.canChange },
   { href: '#/users', label: 'Users', when: (session) => session.canChange },
   { href: '#/accounts', label: 'Accounts', when: (session) => session.user.is_admin },
 ];

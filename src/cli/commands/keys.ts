@@ -1,6 +1,6 @@
 import { PERMISSIONS, parsePermissionList } from '../../modules/api-keys/permissions.ts';
 import { keyPrefix } from '../../modules/api-keys/key-format.ts';
-import { CliError, table, type Output } from '../output.ts';
+import { CliError, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
@@ -52,18 +52,14 @@ async function list(args: string[], out: Output): Promise<void> {
     last_used_at: row.last_used_at,
     revoked_at: row.revoked_at,
   }));
-  out.result(data, () =>
-    table(
-      data.map((row) => ({
-        PREFIX: row.prefix,
-        ACCOUNT: row.account,
-        NAME: row.name,
-        PERMISSIONS: row.permissions.join(','),
-        LAST_USED: row.last_used_at?.toISOString() ?? '-',
-        STATE: row.revoked_at ? 'revoked' : 'active',
-      })),
-    ),
-  );
+  out.rows(data, (row) => ({
+    PREFIX: row.prefix,
+    ACCOUNT: row.account,
+    NAME: row.name,
+    PERMISSIONS: row.permissions.join(','),
+    LAST_USED: row.last_used_at?.toISOString() ?? '-',
+    STATE: row.revoked_at ? 'revoked' : 'active',
+  }));
 }
 
 async function revoke(args: string[], out: Output): Promise<void> {

@@ -2,7 +2,7 @@
 // password is printed once; only its hash is stored. A credential deleted here is refused at its
 // next bind; a session bound on a running gateway is unbound within SMPP_ENQUIRE_LINK_INTERVAL
 // (the API's DELETE unbinds it at once).
-import { CliError, table, type Output } from '../output.ts';
+import { CliError, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
@@ -46,18 +46,14 @@ async function list(args: string[], out: Output): Promise<void> {
     async (services) => services.smpp.list(values.account ? (await services.accounts.require(values.account)).id : undefined),
     (api) => `KEY=...   # a key of the account that holds keys:manage\n  curl -s '${api}/smpp/credentials' -H "Authorization: Bearer $KEY"`,
   );
-  out.result(rows, () =>
-    table(
-      rows.map((row) => ({
-        ID: row.id,
-        SYSTEM_ID: row.system_id,
-        NAME: row.name,
-        THROUGHPUT: String(row.throughput_per_second),
-        WINDOW: String(row.window_size),
-        STATE: row.revoked_at ? 'revoked' : 'active',
-      })),
-    ),
-  );
+  out.rows(rows, (row) => ({
+    ID: row.id,
+    SYSTEM_ID: row.system_id,
+    NAME: row.name,
+    THROUGHPUT: String(row.throughput_per_second),
+    WINDOW: String(row.window_size),
+    STATE: row.revoked_at ? 'revoked' : 'active',
+  }));
 }
 
 async function remove(args: string[], out: Output): Promise<void> {

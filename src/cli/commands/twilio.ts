@@ -1,7 +1,7 @@
 // `sms-gateway twilio credentials create|list|delete`: the AccountSid and auth token that Twilio's
 // helper libraries authenticate with against the gateway's Twilio-compatible API (docs/twilio.md).
 // The token is printed once, at creation; it is stored encrypted, as it signs the callbacks.
-import { CliError, table, type Output } from '../output.ts';
+import { CliError, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
@@ -39,9 +39,7 @@ async function list(args: string[], out: Output): Promise<void> {
     (api) => curl('GET', `${api}/twilio/credentials`, values.account),
   );
   const data = rows.map((row) => ({ account_sid: row.sid, account_id: row.account_id, friendly_name: row.friendly_name, sms_url: row.sms_url, created_at: row.created_at }));
-  out.result(data, () =>
-    table(data.map((row) => ({ ACCOUNT_SID: row.account_sid, NAME: row.friendly_name, SMS_URL: row.sms_url ?? '-', CREATED: row.created_at.toISOString() }))),
-  );
+  out.rows(data, (row) => ({ ACCOUNT_SID: row.account_sid, NAME: row.friendly_name, SMS_URL: row.sms_url ?? '-', CREATED: row.created_at.toISOString() }));
 }
 
 async function remove(args: string[], out: Output): Promise<void> {

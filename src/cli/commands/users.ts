@@ -5,7 +5,7 @@
 // stdin that never ends, and guessing from "not a terminal" would make it wait forever.
 import { text } from 'node:stream/consumers';
 import { ROLES, type Role } from '../../modules/users/types.ts';
-import { CliError, table, type Output } from '../output.ts';
+import { CliError, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
@@ -79,18 +79,14 @@ async function list(args: string[], out: Output): Promise<void> {
     last_login_at: row.last_login_at,
     disabled_at: row.disabled_at,
   }));
-  out.result(data, () =>
-    table(
-      data.map((row) => ({
-        EMAIL: row.email,
-        ACCOUNT: row.account,
-        ROLE: row.role,
-        ADMIN: row.is_admin ? 'yes' : '',
-        LAST_LOGIN: row.last_login_at?.toISOString() ?? '-',
-        STATE: row.disabled_at ? 'disabled' : row.must_change_password ? 'must change password' : 'active',
-      })),
-    ),
-  );
+  out.rows(data, (row) => ({
+    EMAIL: row.email,
+    ACCOUNT: row.account,
+    ROLE: row.role,
+    ADMIN: row.is_admin ? 'yes' : '',
+    LAST_LOGIN: row.last_login_at?.toISOString() ?? '-',
+    STATE: row.disabled_at ? 'disabled' : row.must_change_password ? 'must change password' : 'active',
+  }));
 }
 
 async function resetPassword(args: string[], out: Output): Promise<void> {

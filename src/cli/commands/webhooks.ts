@@ -2,7 +2,7 @@
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../modules/webhooks/events.ts';
 import { presentWebhook } from '../../modules/webhooks/presenter.ts';
 import { isUuid } from '../../common/object-id.ts';
-import { CliError, table, type Output } from '../output.ts';
+import { CliError, type Output } from '../output.ts';
 import { withServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
@@ -42,16 +42,12 @@ async function list(args: string[], out: Output): Promise<void> {
     return services.webhooks.list(owner.id, 1000);
   });
   const data = rows.map(presentWebhook);
-  out.result(data, () =>
-    table(
-      data.map((webhook) => ({
-        ID: webhook.id,
-        URL: webhook.url,
-        EVENTS: webhook.events.join(','),
-        STATE: webhook.enabled ? 'enabled' : `disabled (${webhook.disabled_reason ?? ''})`,
-      })),
-    ),
-  );
+  out.rows(data, (webhook) => ({
+    ID: webhook.id,
+    URL: webhook.url,
+    EVENTS: webhook.events.join(','),
+    STATE: webhook.enabled ? 'enabled' : `disabled (${webhook.disabled_reason ?? ''})`,
+  }));
 }
 
 async function remove(args: string[], out: Output): Promise<void> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
+import { listWithAccountName } from '../../storage/account-name.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { Permission } from './permissions.ts';
 
@@ -37,12 +38,7 @@ export async function findApiKeyByPrefix(db: Executor, prefix: string): Promise<
 }
 
 export async function listApiKeys(db: Executor, accountId?: string): Promise<(ApiKeyRow & { account_name: string })[]> {
-  const query = db('api_keys')
-    .join('accounts', 'accounts.id', 'api_keys.account_id')
-    .select('api_keys.*', 'accounts.name as account_name')
-    .orderBy('api_keys.created_at');
-  if (accountId) query.where('api_keys.account_id', accountId);
-  return query;
+  return listWithAccountName<ApiKeyRow>(db, 'api_keys', accountId);
 }
 
 /** Revokes by id or prefix; returns the revoked row, or undefined when none matched. */

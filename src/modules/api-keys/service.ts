@@ -2,7 +2,7 @@
 // is returned once, at creation.
 import type { Database } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
-import { AppError } from '../../common/errors.ts';
+import { AppError, orNotFound } from '../../common/errors.ts';
 import { hashSecret, secretMatches } from '../../common/secrets.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import { generateApiKey, keyPrefix } from './key-format.ts';
@@ -77,9 +77,7 @@ export class ApiKeyService {
   }
 
   async get(accountId: string, id: string): Promise<keys.ApiKeyRow> {
-    const row = await keys.findAccountApiKey(this.db, accountId, id);
-    if (!row) throw new AppError('key_not_found');
-    return row;
+    return orNotFound(keys.findAccountApiKey(this.db, accountId, id), 'key_not_found');
   }
 
   async revoke(idOrPrefix: string): Promise<keys.ApiKeyRow | undefined> {

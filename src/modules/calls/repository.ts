@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
+import { insertReportOnce } from '../../storage/insert-once.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { CallDirection } from './schema.ts';
 import type { CallRow, RecordingRow } from './types.ts';
@@ -17,12 +17,7 @@ export interface CallFilter {
 
 /** Stores a reported call once: a repeated report of the same phone call id is a no-op (undefined). */
 export async function insertCall(db: Executor, values: Omit<CallRow, 'id' | 'created_at'>): Promise<CallRow | undefined> {
-  const [row] = await db<CallRow>('calls')
-    .insert({ id: randomUUID(), ...values, created_at: new Date() })
-    .onConflict(['device_id', 'device_call_id'])
-    .ignore()
-    .returning('*');
-  return row;
+  return insertReportOnce<CallRow>(db, 'calls', values, ['device_id', 'device_call_id']);
 }
 
 export async function findCallByDeviceCallId(db: Executor, deviceId: string, deviceCallId: string): Promise<CallRow | undefined> {

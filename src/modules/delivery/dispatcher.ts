@@ -48,6 +48,7 @@ import { deviceOrder } from './device-order.ts';
 import { buildTask, type SendTask } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
 import { OutageNotice } from '../../storage/database-errors.ts';
+import { SingleFlight } from '../../common/single-flight.ts';
 
 /** What the dispatcher needs from the broker. */
 export interface DeviceLink {
@@ -112,11 +113,19 @@ const EXPIRE_BATCH = 1000;
 export class Dispatcher {
   private readonly devices = new Map<string, ReadyDevice>();
   private readonly lastPublished = new Map<string, number>();
-  private readonly claiming = new Map<string, Promise<void>>();
-  private readonly claimAgain = new Set<string>();
+  private readonly claims = new SingleFlight<string>(
+    (deviceId) => this.claim(deviceId),
+    (error, deviceId) => {
+      if (!this.outage.failed(error)) this.logger.error({ err: error, deviceId }, 'claim failed');
+    },
+  );
   private readonly claimChain = new Map<string, Promise<void>>();
-  private readonly passes = new Map<string, Promise<void>>();
-  private readonly passAgain = new Set<string>();
+  private readonly poolOffers = new SingleFlight<string>(
+    (accountId) => this.pass(accountId),
+    (error, accountId) => {
+      if (!this.outage.failed(error)) this.logger.error({ err: error, accountId }, 'pool offer failed');
+    },
+  );
   private readonly previous = new Map<string, string>();
   /** Devices tripped by the breaker in a batch, paused once it commits. */
   private readonly tripped = new WeakMap<SmsStatusChange[], Tripped[]>();
@@ -157,7 +166,7 @@ export class Dispatcher {
     clearInterval(this.sweepTimer);
     this.stopped = true;
     await this.sweeping;
-    await Promise.allSettled([...this.claiming.values(), ...this.passes.values()]);
+    await Promise.all([this.claims.settled(), this.poolOffers.settled()]);
   }
 
   /** The broker's way to devices, until the dispatcher stops. */
@@ -204,41 +213,12 @@ export class Dispatcher {
    * run one at a time; a request during a claim gets one more claim after it.
    */
   claimFor(deviceId: string): Promise<void> {
-    const running = this.claiming.get(deviceId);
-    if (running) {
-      this.claimAgain.add(deviceId);
-      return running;
-    }
-    const run = this.claim(deviceId)
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        if (!this.outage.failed(error)) this.logger.error({ err: error, deviceId }, 'claim failed');
-      })
-      .finally(() => {
-        this.claiming.delete(deviceId);
-        if (this.claimAgain.delete(deviceId)) void this.claimFor(deviceId);
-      });
-    this.claiming.set(deviceId, run);
-    return run;
+    return this.claims.run(deviceId);
   }
 
   /** Offers the account's pool to its ready devices, least busy first, until it is empty. */
   offerPool(accountId: string): Promise<void> {
-    const running = this.passes.get(accountId);
-    if (running) {
-      this.passAgain.add(accountId);
-      return running;
-    }
-    const run = this.pass(accountId)
-      .catch((error: unknown) => {
-        if (!this.outage.failed(error)) this.logger.error({ err: error, accountId }, 'pool offer failed');
-      })
-      .finally(() => {
-        this.passes.delete(accountId);
-        if (this.passAgain.delete(accountId)) void this.offerPool(accountId);
-      });
-    this.passes.set(accountId, run);
-    return run;
+    return this.poolOffers.run(accountId);
   }
 
   private async pass(accountId: string): Promise<void> {

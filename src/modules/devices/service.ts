@@ -6,7 +6,7 @@
 import type { Static } from '@sinclair/typebox';
 import { afterCommit, withRelaxedCommit, type Database, type Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
-import { AppError, invalidField } from '../../common/errors.ts';
+import { AppError, invalidField, orNotFound } from '../../common/errors.ts';
 import { exceedsCharacters } from '../../common/characters.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import { hashSecret, randomToken } from '../../common/secrets.ts';
@@ -90,16 +90,12 @@ export class DeviceService {
   }
 
   async get(accountId: string, id: string): Promise<devices.DeviceRow> {
-    const device = await devices.findDevice(this.db, accountId, id);
     // Another account's device is "not found" too: its existence is none of this key's business.
-    if (!device) throw new AppError('device_not_found');
-    return device;
+    return orNotFound(devices.findDevice(this.db, accountId, id), 'device_not_found');
   }
 
   async getByAnyId(accountId: string, id: { uuid?: string; objectId?: string }): Promise<devices.DeviceRow> {
-    const device = await devices.findDeviceByAnyId(this.db, accountId, id);
-    if (!device) throw new AppError('device_not_found');
-    return device;
+    return orNotFound(devices.findDeviceByAnyId(this.db, accountId, id), 'device_not_found');
   }
 
   list(accountId: string, limit: number, cursor?: Cursor): Promise<devices.DeviceRow[]> {
@@ -124,9 +120,7 @@ export class DeviceService {
 
   /** A live device, or one the account deleted before, by UUID or legacy object id. */
   async getIncludingDeleted(accountId: string, id: { uuid?: string; objectId?: string }): Promise<devices.DeviceRow> {
-    const device = await devices.findDeviceByAnyId(this.db, accountId, id, { includeDeleted: true });
-    if (!device) throw new AppError('device_not_found');
-    return device;
+    return orNotFound(devices.findDeviceByAnyId(this.db, accountId, id, { includeDeleted: true }), 'device_not_found');
   }
 
   /**

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
+import { insertReportOnce } from '../../storage/insert-once.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { IncomingSmsRow } from './types.ts';
 
@@ -10,12 +10,7 @@ export async function insertIncoming(
   db: Executor,
   values: Omit<IncomingSmsRow, 'id' | 'created_at'>,
 ): Promise<IncomingSmsRow | undefined> {
-  const [row] = await db<IncomingSmsRow>('incoming_sms')
-    .insert({ id: randomUUID(), ...values, created_at: new Date() })
-    .onConflict(['device_id', 'device_message_id'])
-    .ignore()
-    .returning('*');
-  return row;
+  return insertReportOnce<IncomingSmsRow>(db, 'incoming_sms', values, ['device_id', 'device_message_id']);
 }
 
 export async function listIncoming(db: Executor, accountId: string, limit: number, cursor?: Cursor, deviceId?: string): Promise<IncomingSmsRow[]> {

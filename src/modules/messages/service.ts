@@ -3,7 +3,7 @@
 // it through the "sms.queued" event once the row is committed.
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
-import { AppError, invalidField, type ErrorDetail } from '../../common/errors.ts';
+import { AppError, invalidField, type ErrorDetail, orNotFound } from '../../common/errors.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import type { Clock } from '../../common/clock.ts';
 import { newObjectId } from '../../common/object-id.ts';
@@ -146,15 +146,11 @@ export class MessageService {
   }
 
   async get(accountId: string, id: string): Promise<messages.SmsRecord> {
-    const sms = await messages.findSms(this.db, accountId, id);
-    if (!sms) throw new AppError('sms_not_found');
-    return sms;
+    return orNotFound(messages.findSms(this.db, accountId, id), 'sms_not_found');
   }
 
   async getByAnyId(accountId: string, id: { uuid?: string; objectId?: string }): Promise<messages.SmsWithDevice> {
-    const sms = await messages.findSmsByAnyId(this.db, accountId, id);
-    if (!sms) throw new AppError('sms_not_found');
-    return sms;
+    return orNotFound(messages.findSmsByAnyId(this.db, accountId, id), 'sms_not_found');
   }
 
   /**

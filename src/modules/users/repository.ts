@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
+import { listWithAccountName } from '../../storage/account-name.ts';
 import { ROLES, type Role, type UserRow } from './types.ts';
 
 export { ROLES, type Role, type UserRow };
@@ -31,12 +32,7 @@ export function findUserById(db: Executor, id: string): Promise<UserRow | undefi
 }
 
 export function listUsers(db: Executor, accountId?: string): Promise<(UserRow & { account_name: string })[]> {
-  const query = db('users')
-    .join('accounts', 'accounts.id', 'users.account_id')
-    .select('users.*', 'accounts.name as account_name')
-    .orderBy('users.created_at');
-  if (accountId) query.where('users.account_id', accountId);
-  return query;
+  return listWithAccountName<UserRow>(db, 'users', accountId);
 }
 
 export async function setPassword(db: Executor, id: string, passwordHash: string, mustChangePassword: boolean): Promise<UserRow | undefined> {

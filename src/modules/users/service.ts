@@ -3,7 +3,7 @@
 // and the HTTP API share these rules: an account always keeps an enabled owner, nobody disables
 // or removes themself, and a caller can make nobody more powerful than itself. Passwords are
 // hashed with scrypt (passwords.ts) and never logged; a generated password is returned once.
-import { AppError, invalidField } from '../../common/errors.ts';
+import { AppError, invalidField, orNotFound } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import { isPostgresError, type Database, type Executor } from '../../storage/database.ts';
 import { lackedPermissions, ROLE_PERMISSIONS, type Permission } from '../api-keys/permissions.ts';
@@ -105,9 +105,7 @@ export class UserService {
 
   /** A user of the account; another account's user is not found, like one that does not exist. */
   async getInAccount(accountId: string, id: string): Promise<users.UserRow> {
-    const user = await users.findUserInAccount(this.db, accountId, id);
-    if (!user) throw new AppError('user_not_found');
-    return user;
+    return orNotFound(users.findUserInAccount(this.db, accountId, id), 'user_not_found');
   }
 
   /** Sets a new password (CLI), by email; see reset. */

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
-import { AppError, invalidField } from '../../common/errors.ts';
+import { AppError, invalidField, orNotFound } from '../../common/errors.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import { isUuid } from '../../common/object-id.ts';
 import type { DestinationGuard } from './destination-guard.ts';
@@ -60,9 +60,7 @@ export class WebhookService {
   }
 
   async get(accountId: string, id: string): Promise<webhooks.WebhookRow> {
-    const webhook = await webhooks.findWebhook(this.db, accountId, id);
-    if (!webhook) throw new AppError('webhook_not_found');
-    return webhook;
+    return orNotFound(webhooks.findWebhook(this.db, accountId, id), 'webhook_not_found');
   }
 
   list(accountId: string, limit: number, cursor?: Cursor) {

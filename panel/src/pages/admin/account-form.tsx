@@ -1,37 +1,24 @@
 // Opening an account with its first owner. The gateway answers the owner's one-time password,
 // shown once by the page; the owner chooses their own at first login.
-import { useState } from 'preact/hooks';
 import { post } from '../../api.ts';
 import { TextField } from '../../ui/fields.tsx';
-import { ErrorNotice } from '../../ui/notice.tsx';
-import { formErrors } from '../../ui/form-errors.ts';
 import type { OpenedAccount } from '../../api/types.ts';
-import { useAction } from './use-action.ts';
+import { CreateForm, useCreateForm } from './create-form.tsx';
 
 export function AccountForm({ onCreated }: { onCreated: (opened: OpenedAccount) => void }) {
-  const [name, setName] = useState('');
-  const [ownerEmail, setOwnerEmail] = useState('');
-  const action = useAction();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const opened = await action.run(() => post<OpenedAccount>('/accounts', { name, owner_email: ownerEmail }));
-    if (!opened) return;
-    setName('');
-    setOwnerEmail('');
-    onCreated(opened);
-  };
-  const error = formErrors(action.error, { name: 'Account name', owner_email: 'Owner email' });
+  const form = useCreateForm(
+    { name: '', owner_email: '' },
+    (values) => post<OpenedAccount>('/accounts', values),
+    onCreated,
+    { name: 'Account name', owner_email: 'Owner email' },
+  );
+  const { values, set, error } = form;
   return (
-    <form class="card admin-form" onSubmit={submit} noValidate aria-labelledby="new-account">
-      <h2 id="new-account">New account</h2>
-      <ErrorNotice error={error.notice} />
+    <CreateForm id="new-account" title="New account" action="Create account" form={form} secretLabel="One-time password" secret={(opened) => opened.one_time_password} secretNote={(opened) => <p>Give it to {opened.owner.email}, the first owner of {opened.account.name}: they choose their own password when they first log in with it.</p>}>
       <div class="form-row">
-        <TextField label="Account name" name="name" autoComplete="off" value={name} onValue={setName} hint="Letters, digits, or . _ - @" error={error.field('name')} />
-        <TextField label="Owner email" type="email" name="owner_email" autoComplete="off" value={ownerEmail} onValue={setOwnerEmail} error={error.field('owner_email')} />
+        <TextField label="Account name" name="name" autoComplete="off" value={values.name} onValue={set('name')} hint="Letters, digits, or . _ - @" error={error.field('name')} />
+        <TextField label="Owner email" type="email" name="owner_email" autoComplete="off" value={values.owner_email} onValue={set('owner_email')} error={error.field('owner_email')} />
       </div>
-      <button type="submit" class="button button-primary" disabled={action.busy}>
-        Create account
-      </button>
-    </form>
+    </CreateForm>
   );
 }
