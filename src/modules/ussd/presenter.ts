@@ -15,7 +15,8 @@ export function presentUssd(row: UssdSessionRow): UssdView {
     status: row.status,
     message: row.message,
     error: row.error,
-    history: row.history,
+    // jsonb keeps keys in its own order: written out in the documented one.
+    history: row.history.map((said) => ({ from: said.from, text: said.text, at: said.at })),
     timeout_seconds: row.timeout_seconds,
     expires_at: final ? null : row.expires_at.toISOString(),
     created_at: row.created_at.toISOString(),

@@ -36,6 +36,9 @@ export interface UssdOptions {
   sweepIntervalMs: number;
 }
 
+/** The error of a session nobody answered in time. */
+const TIMEOUT = 'timeout';
+
 /** Overdue sessions ended per sweep transaction; the sweep goes on while a batch comes back full. */
 const EXPIRY_BATCH = 200;
 
@@ -128,7 +131,11 @@ export class UssdService {
     return this.db.transaction(async (trx) => {
       const session = await sessions.lockForDevice(trx, deviceId, report.session_id);
       if (!session) return 'unknown';
-      if (FINAL_USSD_STATUSES.includes(session.status)) return session.step === report.step && session.status === report.status ? 'unchanged' : 'late';
+      if (FINAL_USSD_STATUSES.includes(session.status)) {
+        // The phone's own final answer again (a redelivery) is a repeat; anything after a timeout, or another answer, is late.
+        const repeat = session.error !== TIMEOUT && session.step === report.step && session.status === report.status;
+        return repeat ? 'unchanged' : 'late';
+      }
       if (report.step !== session.step) return 'stale';
       if (session.status === 'waiting_reply') return report.status === 'waiting_reply' ? 'unchanged' : 'stale';
       const now = new Date(this.clock.now());
