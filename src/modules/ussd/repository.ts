@@ -65,6 +65,11 @@ export async function updateSession(trx: Executor, id: string, change: SessionCh
   return normalize(row);
 }
 
+/** Whether any open session is overdue at `now`: one indexed probe, so an idle sweep opens no transaction. */
+export async function anyDue(db: Executor, now: Date): Promise<boolean> {
+  return (await db('ussd_sessions').whereIn('status', OPEN).where('expires_at', '<=', now).first('id')) !== undefined;
+}
+
 /**
  * Ends as failed ("timeout") up to `limit` open sessions whose wait is over at `now`, and returns
  * them. Rows another node is changing (or expiring) right now are skipped, not waited for: each

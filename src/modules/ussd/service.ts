@@ -184,6 +184,7 @@ export class UssdService {
   private async sweep(): Promise<void> {
     const startedAt = Date.now();
     try {
+      if (!(await sessions.anyDue(this.db, new Date(this.clock.now())))) return this.outage.succeeded(startedAt);
       for (;;) {
         const now = new Date(this.clock.now());
         const expired = await this.db.transaction(async (trx) => {
