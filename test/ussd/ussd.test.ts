@@ -14,6 +14,7 @@ import type { Received } from '../support/receiver.ts';
 import type { Permission } from '../../src/modules/api-keys/permissions.ts';
 import type { UssdSessionRow } from '../../src/modules/ussd/types.ts';
 import type { Gateway } from '../../src/gateway.ts';
+import { testDatabase } from '../support/environment.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 const REPORTS = 'ussd_reports_total';
@@ -435,7 +436,8 @@ describe('ussd: a session nobody answers in time', () => {
   });
 
   it('then a session started on one node is timed out by another, from the database alone', async function () {
-    if (process.env.TEST_DATABASE === 'pglite') this.skip(); // one process per embedded database
+    // Two nodes share a PostgreSQL; an embedded database belongs to one process.
+    if (testDatabase().kind !== 'postgres') this.skip();
     this.timeout(15_000);
     const second = await fx.startGateway({ webhooks: webhookConfig(), ussdTimeoutMs: 1_000 });
     const bySecond = watchFinished(second, (cleanup) => fx.onCleanup(cleanup));
