@@ -15,6 +15,7 @@ import type { Permission } from '../../src/modules/api-keys/permissions.ts';
 import type { UssdSessionRow } from '../../src/modules/ussd/types.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import { testDatabase } from '../support/environment.ts';
+import { ManualClock } from '../../src/common/clock.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 const REPORTS = 'ussd_reports_total';
@@ -450,5 +451,67 @@ describe('ussd: a session nobody answers in time', () => {
     expect(await bySecond.of(session.id)).to.include({ status: 'failed', error: 'timeout' });
     expect(byFirst.count(session.id)).to.equal(0);
     expect((await fx.tenant.api.get(`/ussd/${session.id}`)).body).to.include({ status: 'failed', error: 'timeout' });
+  });
+});
+
+describe('ussd: the deadline holds before any sweep has run', () => {
+  // The gateway's clock is the test's; the sweep is stopped, so only the deadline itself decides.
+  const clock = new ManualClock();
+  const fx = useGateway({ clock });
+  beforeEach(async () => {
+    await fx.gateway.services.ussd.stopExpiry();
+    fx.onCleanup(() => fx.gateway.services.ussd.startExpiry());
+  });
+
+  async function phone(): Promise<Phone & ReturnType<typeof phoneSide>> {
+    const { device, token } = await registerDevice(fx.gateway, fx.tenant);
+    const mqtt = await fx.clients.device(device.id, token);
+    await mqtt.subscribe(topic(device.id, 'ussd'));
+    const connected = { id: device.id, mqtt };
+    return Object.assign(connected, phoneSide(connected));
+  }
+
+  it('then an answer past expires_at is late: the session fails with "timeout" there and then, announced once', async () => {
+    const watch = watchFinished(fx.gateway, (cleanup) => fx.onCleanup(cleanup));
+    const device = await phone();
+    const { body: session } = await fx.tenant.api.post(`/devices/${device.id}/ussd`, { code: '*100#' });
+    clock.advance(30_000);
+    const late = fx.gateway.services.metrics.value(REPORTS, { outcome: 'late' });
+    await device.answer({ session_id: session.id, step: 0, status: 'completed', message: 'Balance' });
+    expect(fx.gateway.services.metrics.value(REPORTS, { outcome: 'late' })).to.equal(late + 1);
+    expect((await fx.tenant.api.get(`/ussd/${session.id}`)).body).to.include({ status: 'failed', error: 'timeout', message: null });
+    expect(await watch.of(session.id)).to.include({ status: 'failed', error: 'timeout' });
+    await fx.gateway.services.ussd.expireDue();
+    expect(watch.count(session.id), 'a sweep after it finds nothing to end').to.equal(1);
+  });
+
+  it('then a reply past the menu\'s deadline is 409 ussd_not_waiting, the session fails with "timeout" and the phone is told to cancel', async () => {
+    const device = await phone();
+    const { body: session } = await fx.tenant.api.post(`/devices/${device.id}/ussd`, { code: '*111#', timeout_seconds: 60 });
+    clock.advance(59_000);
+    await device.answer({ session_id: session.id, step: 0, status: 'waiting_reply', message: 'Menu' });
+    // The menu gave the client a full wait of its own: 59 s later it may still reply...
+    const waiting = await fx.tenant.api.get(`/ussd/${session.id}`);
+    expect(Date.parse(waiting.body.expires_at) - clock.now()).to.equal(60_000);
+    clock.advance(60_000);
+    // ...but not 60 s later.
+    const reply = await fx.tenant.api.post(`/ussd/${session.id}/reply`, { text: '1' });
+    expectError(reply, 409, 'ussd_not_waiting');
+    expect(reply.body.error.message).to.include('timed out');
+    expect((await fx.tenant.api.get(`/ussd/${session.id}`)).body).to.include({ status: 'failed', error: 'timeout', message: 'Menu' });
+    expect(await device.request((request) => request.session_id === session.id && request.action === 'cancel')).to.include({ reason: 'timeout', step: 0 });
+    expect(device.requests().filter((request) => request.action === 'reply')).to.deep.equal([]);
+  });
+
+  it('then the sweep ends what is overdue by the gateway\'s clock, and nothing before', async () => {
+    const watch = watchFinished(fx.gateway, (cleanup) => fx.onCleanup(cleanup));
+    const device = await phone();
+    const { body: session } = await fx.tenant.api.post(`/devices/${device.id}/ussd`, { code: '*100#' });
+    clock.advance(29_999);
+    await fx.gateway.services.ussd.expireDue();
+    expect((await fx.tenant.api.get(`/ussd/${session.id}`)).body.status).to.equal('pending');
+    clock.advance(1);
+    await fx.gateway.services.ussd.expireDue();
+    expect(await watch.of(session.id)).to.include({ status: 'failed', error: 'timeout' });
   });
 });

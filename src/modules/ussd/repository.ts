@@ -7,6 +7,9 @@ export type { UssdSessionRow };
 
 const OPEN: readonly UssdStatus[] = ['pending', 'waiting_reply'];
 
+/** The error of a session nobody answered in time. */
+export const TIMEOUT_ERROR = 'timeout';
+
 export async function insertSession(db: Executor, values: Omit<UssdSessionRow, 'step' | 'message' | 'error' | 'finished_at' | 'updated_at'>): Promise<UssdSessionRow> {
   const [row] = await db('ussd_sessions')
     .insert({ ...values, step: 0, history: JSON.stringify(values.history), updated_at: values.created_at })
@@ -83,7 +86,7 @@ export async function expireDue(trx: Executor, now: Date, limit: number): Promis
     )
     // Checked again on the locked row: an answer committed meanwhile wins.
     .whereIn('status', OPEN)
-    .update({ status: 'failed', error: 'timeout', finished_at: now, updated_at: now })
+    .update({ status: 'failed', error: TIMEOUT_ERROR, finished_at: now, updated_at: now })
     .returning('*');
   return rows.map(normalize);
 }

@@ -10,7 +10,7 @@
 // overdue session as failed ("timeout") once, whichever node reaches it. A final session
 // announces "ussd.finished" in the transaction that ended it (webhooks are written there).
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
 import { isPostgresError } from '../../storage/database.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { Clock } from '../../common/clock.ts';
@@ -20,6 +20,7 @@ import type { DomainEvents } from '../../events/domain-events.ts';
 import { OutageNotice } from '../../storage/database-errors.ts';
 import type { DeviceRow } from '../devices/types.ts';
 import * as sessions from './repository.ts';
+import { TIMEOUT_ERROR as TIMEOUT } from './repository.ts';
 import { DEFAULT_USSD_SIM } from './schema.ts';
 import { MAX_USSD_STEP, type UssdReport, type UssdReportOutcome, type UssdRequest } from './device-protocol.ts';
 import { FINAL_USSD_STATUSES, type UssdSessionRow } from './types.ts';
@@ -35,9 +36,6 @@ export interface UssdOptions {
   /** How often the expiry sweep looks for overdue sessions. */
   sweepIntervalMs: number;
 }
-
-/** The error of a session nobody answered in time. */
-const TIMEOUT = 'timeout';
 
 /** Overdue sessions ended per sweep transaction; the sweep goes on while a batch comes back full. */
 const EXPIRY_BATCH = 200;
@@ -91,21 +89,29 @@ export class UssdService {
 
   /** The client's answer to the network's menu: the session is pending again, one step further. */
   async reply(accountId: string, id: string, text: string): Promise<UssdSessionRow> {
-    const row = await this.db.transaction(async (trx) => {
+    const outcome = await this.db.transaction(async (trx) => {
       const session = await sessions.lockInAccount(trx, accountId, id);
       if (!session) throw new AppError('ussd_not_found');
+      const now = new Date(this.clock.now());
+      // Past its deadline the session has timed out, whether or not a sweep has got to it yet.
+      if (session.status === 'waiting_reply' && session.expires_at.getTime() <= now.getTime()) return { timedOut: true as const, row: await this.timeOut(trx, session, now) };
       if (session.status !== 'waiting_reply') throw new AppError('ussd_not_waiting', `the USSD session is ${session.status}, not waiting_reply: only a menu is replied to`);
       if (!this.presence.isOnline(session.device_id)) throw new AppError('device_offline');
       if (session.step >= MAX_USSD_STEP) throw new AppError('ussd_not_waiting', `the USSD session has taken ${MAX_USSD_STEP} steps, the most a session may`);
-      const now = new Date(this.clock.now());
-      return sessions.updateSession(trx, session.id, {
+      const row = await sessions.updateSession(trx, session.id, {
         status: 'pending',
         step: session.step + 1,
         said: { from: 'client', text, at: now.toISOString() },
         expiresAt: this.deadline(now, session.timeout_seconds),
         now,
       });
+      return { timedOut: false as const, row };
     });
+    if (outcome.timedOut) {
+      await this.cancel(outcome.row);
+      throw new AppError('ussd_not_waiting', 'the USSD session timed out waiting for the reply: it is failed now');
+    }
+    const { row } = outcome;
     await this.send(row.device_id, { session_id: row.id, step: row.step, action: 'reply', text, expires_at: row.expires_at.toISOString() });
     return row;
   }
@@ -136,9 +142,14 @@ export class UssdService {
         const repeat = session.error !== TIMEOUT && session.step === report.step && session.status === report.status;
         return repeat ? 'unchanged' : 'late';
       }
+      const now = new Date(this.clock.now());
+      // Past the deadline the answer is late, whether or not a sweep has ended the session yet.
+      if (session.expires_at.getTime() <= now.getTime()) {
+        await this.timeOut(trx, session, now);
+        return 'late';
+      }
       if (report.step !== session.step) return 'stale';
       if (session.status === 'waiting_reply') return report.status === 'waiting_reply' ? 'unchanged' : 'stale';
-      const now = new Date(this.clock.now());
       const said = report.message !== undefined ? { from: 'network' as const, text: report.message, at: now.toISOString() } : undefined;
       if (report.status === 'waiting_reply') {
         // The client now has a full wait of its own to reply.
@@ -193,13 +204,25 @@ export class UssdService {
           return rows;
         });
         this.outage.succeeded(startedAt);
-        for (const row of expired) await this.send(row.device_id, { session_id: row.id, step: row.step, action: 'cancel', reason: 'timeout' });
+        for (const row of expired) await this.cancel(row);
         if (expired.length > 0) this.logger.info({ expired: expired.length }, 'USSD sessions timed out');
         if (expired.length < EXPIRY_BATCH) return;
       }
     } catch (error) {
       if (!this.outage.failed(error)) this.logger.error({ err: error }, 'USSD expiry sweep failed');
     }
+  }
+
+  /** Ends an open session as failed ("timeout") in `trx`, announced there, as the sweep would. */
+  private async timeOut(trx: Executor, session: UssdSessionRow, now: Date): Promise<UssdSessionRow> {
+    const ended = await sessions.updateSession(trx, session.id, { status: 'failed', error: TIMEOUT, finishedAt: now, now });
+    await this.events.written(trx, 'ussd.finished', ended);
+    return ended;
+  }
+
+  /** Tells the phone the gateway gave up on the session (it may close the network's session). */
+  private cancel(session: UssdSessionRow): Promise<void> {
+    return this.send(session.device_id, { session_id: session.id, step: session.step, action: 'cancel', reason: TIMEOUT });
   }
 
   private deadline(from: Date, timeoutSeconds: number): Date {
