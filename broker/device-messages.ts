@@ -12,7 +12,7 @@ import type { Metrics } from '../src/common/metrics.ts';
 import { Backoff, OutageNotice } from '../src/storage/database-errors.ts';
 import { MAX_HOLD_MS } from '../src/modules/delivery/status-ingestor.ts';
 import type { BrokerPorts, DeviceRecords } from './ports.ts';
-import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport } from './payloads.ts';
+import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport, decodeUssdReport } from './payloads.ts';
 import type { DeviceIdentity } from './identity.ts';
 import type { DeviceToGateway } from './topics.ts';
 
@@ -57,6 +57,8 @@ export class DeviceMessages {
         return this.incoming(identity, payload);
       case 'calls':
         return this.call(identity, payload);
+      case 'ussd_status':
+        return this.ussd(identity, payload);
     }
   }
 
@@ -156,6 +158,20 @@ export class DeviceMessages {
         durationSeconds: call.value.duration_seconds ?? 0,
       }),
     );
+  }
+
+  /**
+   * The network's answer to a USSD request. Applied once committed (a QoS 2 answer is acknowledged
+   * only then); an answer after its session ended (a timeout), a repeat or one of an earlier step
+   * changes nothing and is counted by outcome; one naming no session of this phone is rejected.
+   */
+  private async ussd(identity: DeviceIdentity, payload: Buffer): Promise<void> {
+    const answer = decodeUssdReport(payload);
+    if (!answer.ok) return this.rejected(identity.deviceId, 'invalid_payload', answer.reason);
+    const outcome = await this.untilCommitted(() => this.ports.inbound.reportUssd(identity.deviceId, answer.value));
+    this.metrics.count('ussd_reports_total', 'USSD answers from phones, by outcome', { outcome });
+    if (outcome === 'unknown') this.rejected(identity.deviceId, 'unknown_ussd_session');
+    if (outcome === 'late') this.logger.info({ deviceId: identity.deviceId, sessionId: answer.value.session_id }, 'USSD answer after its session ended, ignored');
   }
 
   /**

@@ -4,6 +4,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { compile, explain } from '../src/common/schema-validation.ts';
 import { findNul } from '../src/common/nul.ts';
 import { CALL_DIRECTIONS } from '../src/modules/calls/schema.ts';
+import { UssdReport } from '../src/modules/ussd/device-protocol.ts';
 
 /**
  * Larger device payloads are refused unread. The largest legitimate one is an incoming SMS of
@@ -105,6 +106,8 @@ export const decodeStatusReport = decoder(StatusReport);
 export const decodeHeartbeat = decoder(Heartbeat);
 export const decodeIncomingSms = decoder(IncomingSms);
 export const decodeCallReport = decoder(CallReport);
+/** The network's answer to a USSD request, or why there is none (the schema is the USSD module's). */
+export const decodeUssdReport = decoder(UssdReport);
 
 export function decodePresence(payload: Buffer): Decoded<(typeof PRESENCE_STATES)[number]> {
   const text = payload.toString('utf8').trim();

@@ -134,10 +134,20 @@ export interface ReportedCall {
   durationSeconds: number;
 }
 
-/** Where what phones receive goes: SMS and the call log, each stored once by the phone's own id. */
+/** The network's answer to a USSD request, as the phone reports it (broker/payloads.ts). */
+export type UssdAnswer =
+  | { session_id: string; step: number; status: 'waiting_reply' | 'completed'; message: string }
+  | { session_id: string; step: number; status: 'failed'; error: string; message?: string | undefined };
+
+/** What became of a USSD answer: applied, a repeat, after its session ended, of an earlier step, or of no session of this phone. */
+export type UssdAnswerOutcome = 'applied' | 'unchanged' | 'late' | 'stale' | 'unknown';
+
+/** Where what phones receive goes: SMS and the call log, each stored once by the phone's own id; USSD answers. */
 export interface InboundPort {
   storeSms(accountId: string, deviceId: string, sms: ReceivedSms): Promise<unknown>;
   storeCall(accountId: string, deviceId: string, call: ReportedCall): Promise<unknown>;
+  /** Applies a USSD answer to the phone's session; resolved once committed. */
+  reportUssd(deviceId: string, answer: UssdAnswer): Promise<UssdAnswerOutcome>;
 }
 
 /** The result of claiming a device's connection for this node: `moved` when another node held it. */

@@ -60,6 +60,11 @@ export class DeviceSessions extends EventEmitter<SessionEvents> {
     return this.publish({ topic: deviceTopic(deviceId, 'revoke'), payload: JSON.stringify({ sms_id: smsId, reason }), qos: 1, retain: false });
   }
 
+  /** A USSD request (dial, reply, cancel; docs/asyncapi.yaml, UssdRequest), like a task: QoS 1, not retained. */
+  sendUssd(deviceId: string, request: object): Promise<void> {
+    return this.publish({ topic: deviceTopic(deviceId, 'ussd'), payload: JSON.stringify(request), qos: 1, retain: false });
+  }
+
   /** Closes the device's connection at once (revocation). */
   disconnect(deviceId: string): void {
     const client = this.connections.get(deviceId);

@@ -4,19 +4,21 @@
 //   sms-gateway/v1/devices/{deviceId}/tasks      gateway -> device  QoS 1        send tasks
 //   sms-gateway/v1/devices/{deviceId}/settings   gateway -> device  QoS 1 retain device settings
 //   sms-gateway/v1/devices/{deviceId}/revoke     gateway -> device  QoS 1        drop a task not yet acknowledged
+//   sms-gateway/v1/devices/{deviceId}/ussd       gateway -> device  QoS 1        dial a USSD code, reply to its menu, cancel
 //   sms-gateway/v1/devices/{deviceId}/status     device -> gateway  QoS 1        SMS status reports
 //   sms-gateway/v1/devices/{deviceId}/heartbeat  device -> gateway  QoS 1 retain battery, SIMs, ...
 //   sms-gateway/v1/devices/{deviceId}/presence   device -> gateway  QoS 1 retain "online" / will "offline"
 //   sms-gateway/v1/devices/{deviceId}/incoming   device -> gateway  QoS 1        received SMS
 //   sms-gateway/v1/devices/{deviceId}/calls      device -> gateway  QoS 2        the call log
+//   sms-gateway/v1/devices/{deviceId}/ussd_status device -> gateway QoS 1 or 2   the network's USSD answers
 //
 // A device id is a UUID and names the same device in any case; a device may write it in any
 // case in its topics. The gateway routes on the canonical topic, whose device segment is in
 // lower case: what a device publishes, and what it subscribes to, is rewritten to it.
 export const TOPIC_PREFIX = 'sms-gateway/v1/devices/';
 
-export const GATEWAY_TO_DEVICE = ['tasks', 'settings', 'revoke'] as const;
-export const DEVICE_TO_GATEWAY = ['status', 'heartbeat', 'presence', 'incoming', 'calls'] as const;
+export const GATEWAY_TO_DEVICE = ['tasks', 'settings', 'revoke', 'ussd'] as const;
+export const DEVICE_TO_GATEWAY = ['status', 'heartbeat', 'presence', 'incoming', 'calls', 'ussd_status'] as const;
 export type GatewayToDevice = (typeof GATEWAY_TO_DEVICE)[number];
 export type DeviceToGateway = (typeof DEVICE_TO_GATEWAY)[number];
 export type TopicKind = GatewayToDevice | DeviceToGateway;

@@ -54,6 +54,8 @@ export interface Config {
   pauseAfterFailures: number;
   /** ...for this long. */
   pauseForMs: number;
+  /** USSD_TIMEOUT: how long a USSD session waits for each answer (the phone's, a reply) before it fails with "timeout". */
+  ussdTimeoutMs: number;
   /** Admission control: past these bounds API requests get 503 and devices CONNACK 3. */
   admission: AdmissionConfig;
   /** What the MQTT broker lets a connection do before and after it authenticates. */
@@ -261,6 +263,8 @@ export function loadConfig(env: Env = process.env): Config {
     failoverAfterMs: read('FAILOVER_AFTER', 60, positiveSeconds) * 1000,
     pauseAfterFailures: read('DEVICE_PAUSE_AFTER_FAILURES', 5, (raw) => wholeNumber(raw, 1, 1000)),
     pauseForMs: read('DEVICE_PAUSE_FOR', 600, positiveSeconds) * 1000,
+    // The bounds of a request's own timeout_seconds (src/modules/ussd/schema.ts).
+    ussdTimeoutMs: read('USSD_TIMEOUT', 30, (raw) => wholeNumber(raw, 5, 300)) * 1000,
     admission: {
       maxInFlight: read('HTTP_MAX_IN_FLIGHT', 256, (raw) => wholeNumber(raw, 1, 100_000)),
       targetLatencyMs: read('HTTP_TARGET_LATENCY', 250, (raw) => wholeNumber(raw, 0, 60_000)),

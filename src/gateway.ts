@@ -43,6 +43,7 @@ import { readFileSync } from 'node:fs';
 import { smppRoutes } from './modules/smpp/routes.ts';
 import { SmppListener } from './smpp/listener.ts';
 import { SmppSubmissions } from './smpp/submission.ts';
+import { ussdRoutes } from './modules/ussd/routes.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
 
@@ -142,7 +143,7 @@ export class Gateway {
       const metrics = createMetrics(config);
       cluster = await connectCluster(config, clock ?? systemClock, metrics, logger.child({ component: 'cluster' }));
       broker = await createBroker({ connectTimeoutMs: config.mqtt.connectTimeoutMs, cluster: cluster?.broker() }, metrics);
-      const services = createServices(config, db, logger, clock, { metrics, deviceLink: broker.sessions, cluster, invalidation: cluster?.invalidation });
+      const services = createServices(config, db, logger, clock, { metrics, deviceLink: broker.sessions, ussdLink: broker.sessions, cluster, invalidation: cluster?.invalidation });
       await cluster?.start({
         presence: services.presence,
         live: services.live,
@@ -254,6 +255,7 @@ export class Gateway {
       services.webhookSender.start();
       services.presence.start();
       services.recordingRetention.start();
+      services.ussd.startExpiry();
       if (certificates) {
         if (https) certificates.serve(https);
         if (channel.tlsServer) certificates.serve(channel.tlsServer);
@@ -334,6 +336,7 @@ export class Gateway {
     await this.services.statusIngestor.idle();
     await this.services.webhookSender.stop();
     await this.services.recordingRetention.stop();
+    await this.services.ussd.stopExpiry();
     await closed;
     clearTimeout(timer);
     this.services.events.removeAllListeners();
@@ -364,6 +367,7 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...statsRoutes(services.stats),
     ...twilioCredentialRoutes(services.twilio),
     ...smppRoutes(services.smpp),
+    ...ussdRoutes(services.ussd),
   ];
 }
 

@@ -43,6 +43,8 @@ import { TwilioService } from './modules/twilio/service.ts';
 import { twilioFormat } from './modules/twilio/delivery-format.ts';
 import { replyWithTwiml } from './use-cases/reply-with-twiml.ts';
 import { SmppService } from './modules/smpp/service.ts';
+import { UssdService, type UssdLink } from './modules/ussd/service.ts';
+import { wireUssdWebhooks } from './modules/webhooks/ussd-wiring.ts';
 
 export interface Services {
   db: Database;
@@ -87,6 +89,8 @@ export interface Services {
   twilio: TwilioService;
   /** SMPP credentials, who submitted which SMS, and the deliver_sm owed to ESMEs. */
   smpp: SmppService;
+  /** USSD sessions through the phones, and their expiry sweep. */
+  ussd: UssdService;
 }
 
 /** What the gateway makes before its services, and gives to their constructors. */
@@ -94,6 +98,8 @@ export interface ServiceParts {
   metrics?: Metrics;
   /** The broker's way to devices; none in a command, where no broker runs. */
   deviceLink?: DeviceLink;
+  /** The broker's way to hand USSD requests to phones; none in a command. */
+  ussdLink?: UssdLink;
   /** Tells other nodes what to drop from their caches; without it, a single node's (which tells no one). */
   invalidation?: CacheInvalidation;
   /** Several nodes (src/cluster/cluster.ts): what the services ask of the other nodes. */
@@ -154,6 +160,8 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   events.listen('incoming.stored', twilio.incomingStored);
   const smpp = new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }), invalidation);
   listenSmpp(events, smpp);
+  const ussd = new UssdService(db, devices, presence, events, clock, logger.child({ component: 'ussd' }), { defaultTimeoutMs: config.ussdTimeoutMs, sweepIntervalMs: 1_000 }, parts.ussdLink);
+  wireUssdWebhooks(events, outbox, webhookSender);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -192,6 +200,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     // The login channel of the one throttle: per address and per email, apart from keys and phones.
     loginThrottle: new LoginThrottle(authThrottle),
     smpp,
+    ussd,
   };
 }
 

@@ -7,6 +7,7 @@ import type { SmsRecord } from '../modules/messages/types.ts';
 import type { IncomingSmsRow } from '../modules/incoming/types.ts';
 import type { CallRow, RecordingRow } from '../modules/calls/types.ts';
 import type { SmsStatusChange } from './sms-status-change.ts';
+import type { UssdSessionRow } from '../modules/ussd/types.ts';
 
 export interface DomainEventMap {
   /** A stored SMS was committed; it may or may not have a device yet. */
@@ -23,6 +24,8 @@ export interface DomainEventMap {
   'recording.stored': { call: CallRow; recording: RecordingRow };
   /** A call left the log (deleted, or its phone was); committed. What lives outside the database may follow. */
   'call.deleted': { call: CallRow; recording: RecordingRow | undefined };
+  /** A USSD session ended, completed or failed (a timeout too); written in the transaction that ended it. */
+  'ussd.finished': UssdSessionRow;
   /** A device connected, or showed activity after silence. */
   'device.online': { deviceId: string; accountId: string };
   /** A device disconnected, or went silent past DEVICE_OFFLINE_AFTER. */

@@ -8,6 +8,7 @@ import { DeviceAgent } from '../../agent/src/agent.ts';
 import type { ReportStatus, SendTask } from '../../agent/src/protocol/messages.ts';
 import { SimulatedRadio } from '../../agent/src/radio/simulate.ts';
 import { toneWav } from './wav.ts';
+import { SimulatedUssd, type UssdAnswerOut } from './ussd.ts';
 
 export type { ReportStatus } from '../../agent/src/protocol/messages.ts';
 
@@ -38,6 +39,8 @@ export interface SimulatedDeviceOptions {
    */
   reconnectPeriodMs?: number;
   maxReconnectPeriodMs?: number;
+  /** Milliseconds the simulated network takes to answer a USSD request; default 0. */
+  ussdDelayMs?: number;
 }
 
 export interface SimulatedDeviceEvents {
@@ -50,6 +53,8 @@ export interface SimulatedDeviceEvents {
   report: [smsId: string, status: ReportStatus];
   settings: [settings: Record<string, unknown>];
   revoked: [smsId: string];
+  /** Answered a USSD request (src/simulator/ussd.ts says what the simulated network answers). */
+  ussd: [answer: UssdAnswerOut];
 }
 
 export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
@@ -60,6 +65,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   /** SMS ids the gateway revoked (took back before this phone acknowledged them), for tests to read. */
   readonly revoked = new Set<string>();
   private started = false;
+  private readonly ussd: SimulatedUssd;
 
   constructor(readonly options: SimulatedDeviceOptions) {
     super();
@@ -104,6 +110,12 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       this.revoked.add(smsId);
       if (forgotten) this.handled.delete(smsId);
       this.emit('revoked', smsId);
+    });
+    // USSD is the simulator's, beside the agent: the agent leaves topics it does not know alone.
+    this.ussd = new SimulatedUssd(options.deviceId);
+    this.agent.on('connected', () => void this.subscribeUssd());
+    this.agent.session.on('message', (topic, payload) => {
+      if (topic.toLowerCase() === this.ussd.requestTopic) void this.answerUssd(payload);
     });
   }
 
@@ -154,9 +166,26 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     // A phone killed and connected again keeps what it had (the journal); it may have moved to
     // another broker URL meanwhile.
     this.agent.session.options.brokerUrl = this.options.brokerUrl;
-    if (this.started) return this.agent.reconnect();
-    this.started = true;
-    await this.agent.start();
+    if (this.started) {
+      await this.agent.reconnect();
+    } else {
+      this.started = true;
+      await this.agent.start();
+    }
+    await this.subscribeUssd();
+  }
+
+  private async subscribeUssd(): Promise<void> {
+    await this.agent.session.mqttClient?.subscribeAsync(this.ussd.requestTopic, { qos: 1 }).catch(() => undefined);
+  }
+
+  private async answerUssd(payload: Buffer): Promise<void> {
+    const answer = this.ussd.answer(payload);
+    if (!answer) return;
+    if (this.options.ussdDelayMs) await new Promise((resolve) => setTimeout(resolve, this.options.ussdDelayMs));
+    // QoS 2: acknowledged once the gateway has applied it.
+    await this.agent.session.publish(this.ussd.answerTopic, JSON.stringify(answer), 2).catch(() => undefined);
+    this.emit('ussd', answer);
   }
 
   async heartbeat(): Promise<void> {

@@ -42,7 +42,7 @@ describe('validation errors say what is allowed', () => {
 
     it('then a webhook with an unknown event names every event (webhooks, JSON body)', async () => {
       const reply = keep(await tenant.api.post('/webhooks', { url: 'https://example.com/hook', events: ['device.online', 'sms.bogus'] }));
-      expectOneDetail(reply, 'events.1', 'events.1 must be one of: sms.status_changed, sms.received, device.online, device.offline, device.battery_low, call.missed, call.recorded');
+      expectOneDetail(reply, 'events.1', 'events.1 must be one of: sms.status_changed, sms.received, device.online, device.offline, device.battery_low, call.missed, call.recorded, ussd.completed, ussd.failed');
     });
 
     it('then a constant that is not the constant says which value it takes (device settings)', async () => {

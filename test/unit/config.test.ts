@@ -73,6 +73,11 @@ describe('loadConfig', () => {
       for (const cap of [1, 50, 1_000_000_000]) expect(loadConfig({ LEGACY_COUNT_CAP: String(cap) }).legacyCountCap).to.equal(cap);
     });
 
+    it('then USSD_TIMEOUT takes whole seconds from 5 to 300, 30 by default', () => {
+      expect(loadConfig({}).ussdTimeoutMs).to.equal(30_000);
+      for (const seconds of [5, 45, 300]) expect(loadConfig({ USSD_TIMEOUT: String(seconds) }).ussdTimeoutMs).to.equal(seconds * 1000);
+    });
+
     it('then every log level pino knows is accepted', () => {
       for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) {
         expect(loadConfig({ LOG_LEVEL: level }).logLevel).to.equal(level);
@@ -115,6 +120,10 @@ describe('loadConfig', () => {
       ['LEGACY_COUNT_CAP', '1e3'],
       ['LEGACY_COUNT_CAP', '1000000001'],
       ['LEGACY_COUNT_CAP', 'all'],
+      ['USSD_TIMEOUT', '4'],
+      ['USSD_TIMEOUT', '301'],
+      ['USSD_TIMEOUT', '30s'],
+      ['USSD_TIMEOUT', '7.5'],
     ];
     for (const [name, value] of cases) {
       it(`then ${name}=${JSON.stringify(value)} is refused with a ConfigError naming ${name}`, () => {

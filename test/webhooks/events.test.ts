@@ -291,6 +291,11 @@ describe('webhooks: events', () => {
       await receiver.waitFor(1, ofType('call.missed'));
       expect((await phone.makeCall({ direction: 'incoming', phone: SENDER, durationSeconds: 1 })).uploaded).to.equal(201);
       await receiver.waitFor(1, ofType('call.recorded'));
+      // The simulated phone's network knows *100# (the balance) and not *555#.
+      expect((await fx.tenant.api.post(`/devices/${phone.id}/ussd`, { code: '*100#' })).status).to.equal(202);
+      await receiver.waitFor(1, ofType('ussd.completed'));
+      expect((await fx.tenant.api.post(`/devices/${phone.id}/ussd`, { code: '*555#' })).status).to.equal(202);
+      await receiver.waitFor(1, ofType('ussd.failed'));
       await phone.stop();
       await receiver.waitFor(1, ofType('device.offline'));
 

@@ -791,6 +791,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/devices/{id}/ussd": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a phone's USSD sessions, newest first
+         * @description Permission: `sms:read`.
+         */
+        get: operations["listDeviceUssd"];
+        put?: never;
+        /**
+         * Dial a USSD code (*100#) on one of the account's phones
+         * @description Answers 202 with the session, pending: the phone dials and reports the network's answer. Read it with GET /ussd/{id} (or get the ussd.completed / ussd.failed webhook). A menu makes it waiting_reply: answer with POST /ussd/{id}/reply. Each answer is waited for timeout_seconds (default USSD_TIMEOUT, 30 s); then the session fails with error "timeout". The phone must be online now (409 device_offline: nothing is queued), and runs one session at a time (409 ussd_busy).
+         *
+         *     Permission: `sms:send`.
+         */
+        post: operations["startUssd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/ussd/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a USSD session: its status, the network's text, what was said
+         * @description Permission: `sms:read`.
+         */
+        get: operations["getUssd"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/ussd/{id}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the network's USSD menu (a session waiting_reply)
+         * @description Sends the text (usually a digit) to the phone as the next step: the session is pending again until the network answers with another menu (waiting_reply), the final answer (completed) or a failure.
+         *
+         *     Permission: `sms:send`.
+         */
+        post: operations["replyUssd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -803,7 +871,7 @@ export interface components {
                  * @description stable; for programs
                  * @enum {string}
                  */
-                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
+                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
                 details?: {
                     field: string;
                     in?: string;
@@ -3057,7 +3125,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -3137,7 +3205,7 @@ export interface operations {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url: string;
                     /** @description events this webhook receives */
-                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
                     description?: string;
                 };
             };
@@ -3158,7 +3226,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -3268,7 +3336,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -3429,7 +3497,7 @@ export interface operations {
                 "application/json": {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url?: string;
-                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
                     /** @description true switches a disabled webhook back on, resets its failure streak and sends the events it missed (within their retry window) */
                     enabled?: boolean;
                     description?: string;
@@ -3451,7 +3519,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -3568,7 +3636,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -3676,7 +3744,7 @@ export interface operations {
                             /** Format: uuid */
                             event_id: string;
                             /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "webhook.test";
+                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "webhook.test";
                             /** @description pending: will be (re)sent; delivered; failed: given up */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -3787,7 +3855,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;
@@ -3894,7 +3962,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;
@@ -6290,6 +6358,539 @@ export interface operations {
             };
             /** @description `smpp_credential_not_found`: SMPP credential not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDeviceUssd: {
+        parameters: {
+            query: {
+                /** @description rows per page, 1-100 */
+                limit: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description device id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of sessions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description the phone that dials
+                             */
+                            device_id: string;
+                            /** @description the code dialled */
+                            code: string;
+                            /** @description SIM slot asked for; -2: the phone's default */
+                            sim: number;
+                            /** @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final */
+                            status: "pending" | "waiting_reply" | "completed" | "failed";
+                            /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
+                            message: string | null;
+                            /** @description why it failed: "timeout" (no answer in time), or the phone's reason */
+                            error: string | null;
+                            /** @description what was said, in order: the code, each menu, each reply, the answer */
+                            history: {
+                                /** @description client: the code dialled or a reply; network: a menu or the answer */
+                                from: "client" | "network";
+                                text: string;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            /** @description seconds each answer is waited for */
+                            timeout_seconds: number;
+                            /** @description when the current wait ends as failed (timeout); null once final */
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description when it completed or failed */
+                            finished_at: string | null;
+                        }[];
+                        /** @description pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_not_found`: device not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startUssd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description device id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description digits, * and # only, starting with * or # and ending with #, 3 to 64 characters (e.g. *100#) */
+                    code: string;
+                    /** @description SIM slot to dial from, 0-2; -2 (the default) lets the phone use its default SIM */
+                    sim?: -2 | 0 | 1 | 2;
+                    /** @description seconds to wait for each answer (the phone's, then the client's reply to a menu), 5-300; default USSD_TIMEOUT (30) */
+                    timeout_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the session, pending */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description the phone that dials
+                         */
+                        device_id: string;
+                        /** @description the code dialled */
+                        code: string;
+                        /** @description SIM slot asked for; -2: the phone's default */
+                        sim: number;
+                        /** @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final */
+                        status: "pending" | "waiting_reply" | "completed" | "failed";
+                        /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
+                        message: string | null;
+                        /** @description why it failed: "timeout" (no answer in time), or the phone's reason */
+                        error: string | null;
+                        /** @description what was said, in order: the code, each menu, each reply, the answer */
+                        history: {
+                            /** @description client: the code dialled or a reply; network: a menu or the answer */
+                            from: "client" | "network";
+                            text: string;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        /** @description seconds each answer is waited for */
+                        timeout_seconds: number;
+                        /** @description when the current wait ends as failed (timeout); null once final */
+                        expires_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description when it completed or failed */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_not_found`: device not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_offline`: the device is offline: USSD needs the phone connected now (nothing is queued); `ussd_busy`: the device has a USSD session open; a phone runs one at a time: wait for it to complete or fail */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUssd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description USSD session id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description the phone that dials
+                         */
+                        device_id: string;
+                        /** @description the code dialled */
+                        code: string;
+                        /** @description SIM slot asked for; -2: the phone's default */
+                        sim: number;
+                        /** @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final */
+                        status: "pending" | "waiting_reply" | "completed" | "failed";
+                        /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
+                        message: string | null;
+                        /** @description why it failed: "timeout" (no answer in time), or the phone's reason */
+                        error: string | null;
+                        /** @description what was said, in order: the code, each menu, each reply, the answer */
+                        history: {
+                            /** @description client: the code dialled or a reply; network: a menu or the answer */
+                            from: "client" | "network";
+                            text: string;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        /** @description seconds each answer is waited for */
+                        timeout_seconds: number;
+                        /** @description when the current wait ends as failed (timeout); null once final */
+                        expires_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description when it completed or failed */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ussd_not_found`: USSD session not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replyUssd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description USSD session id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the answer to the network's menu (usually a digit), 1-182 characters, no control characters */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the session, pending again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description the phone that dials
+                         */
+                        device_id: string;
+                        /** @description the code dialled */
+                        code: string;
+                        /** @description SIM slot asked for; -2: the phone's default */
+                        sim: number;
+                        /** @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final */
+                        status: "pending" | "waiting_reply" | "completed" | "failed";
+                        /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
+                        message: string | null;
+                        /** @description why it failed: "timeout" (no answer in time), or the phone's reason */
+                        error: string | null;
+                        /** @description what was said, in order: the code, each menu, each reply, the answer */
+                        history: {
+                            /** @description client: the code dialled or a reply; network: a menu or the answer */
+                            from: "client" | "network";
+                            text: string;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        /** @description seconds each answer is waited for */
+                        timeout_seconds: number;
+                        /** @description when the current wait ends as failed (timeout); null once final */
+                        expires_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description when it completed or failed */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ussd_not_found`: USSD session not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ussd_not_waiting`: the USSD session is not waiting for a reply (its status is not waiting_reply); `device_offline`: the device is offline: USSD needs the phone connected now (nothing is queued) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -31,6 +31,9 @@ export type DeviceQueue = DeviceDetail['queue'];
 /** What POST /devices and POST /devices/{id}/token answer: the device token is shown this once. */
 export type IssuedCredentials = Answer<'registerDevice', 201>;
 
+/** A USSD session (POST /devices/{id}/ussd, GET /ussd/{id}). */
+export type UssdSession = Answer<'getUssd'>;
+
 export type Call = Row<'listCalls'>;
 export type Recording = NonNullable<Call['recording']>;
 

@@ -14,6 +14,7 @@ import { DeviceFacts } from './devices/device-facts.tsx';
 import { DevicePairing } from './devices/device-pairing.tsx';
 import type { DeviceDetail, IssuedCredentials } from '../api/types.ts';
 import { SettingsForm } from './devices/settings-form.tsx';
+import { UssdConsole } from './devices/ussd-console.tsx';
 
 /** SMS statuses move the queue; reloading on each would hammer the API during a bulk send. */
 const QUEUE_RELOAD_MS = 2000;
@@ -42,6 +43,7 @@ export function DeviceDetailPage({ id }: { id: string }) {
           <>
             <DeviceFacts device={loaded} offlineSince={offlineSince} />
             <SettingsForm key={loaded.id} device={loaded} canChange={session.canChange} onSaved={device.reload} />
+            {session.canChange && <UssdConsole key={loaded.id} device={loaded} />}
             {session.canChange && <NewToken device={loaded} />}
             {session.canChange && <DeleteDevice device={loaded} />}
           </>

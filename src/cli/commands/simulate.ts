@@ -8,7 +8,8 @@ import { parseFlags } from '../flags.ts';
 
 export const USAGE = `usage: sms-gateway simulate --devices N | --pairing URL... | --device ID --token TOKEN [options]
 Runs simulated phones: each "sends" the SMS it is given and reports it sent and delivered, without
-a radio.
+a radio. Each also answers USSD (POST /api/ext/v1/devices/{id}/ussd): *100# with a balance, *111#
+with a menu that asks for a reply; other codes fail.
   --devices N            register N simulated devices (1-20000) through the API, or reuse the ones
                          --state remembers; needs an API key with devices:write
   --pairing URL          run the device this pairing URL names (smsgw://host:port?v=1&device=...&token=...,

@@ -7,6 +7,7 @@ import type { SmsSnapshot } from '../../events/sms-status-change.ts';
 import { toExtendedStatus } from '../messages/status.ts';
 import { LEGACY_STATUS, legacyLabel } from '../messages/legacy-status-codes.ts';
 import type { CallView } from '../calls/presenter.ts';
+import type { UssdView } from '../ussd/presenter.ts';
 
 export const WEBHOOK_EVENTS = [
   'sms.status_changed',
@@ -16,6 +17,8 @@ export const WEBHOOK_EVENTS = [
   'device.battery_low',
   'call.missed',
   'call.recorded',
+  'ussd.completed',
+  'ussd.failed',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -98,6 +101,11 @@ export function callMissed(accountId: string, call: CallView): EventEnvelope {
 /** A call's recording was uploaded: its metadata and where to download it, never the audio itself. */
 export function callRecorded(accountId: string, call: CallView, downloadPath: string): EventEnvelope {
   return envelope('call.recorded', accountId, { call, download_path: downloadPath });
+}
+
+/** A USSD session ended: ussd.completed with the network's answer, or ussd.failed with its error (a timeout too). */
+export function ussdFinished(accountId: string, ussd: UssdView): EventEnvelope {
+  return envelope(ussd.status === 'completed' ? 'ussd.completed' : 'ussd.failed', accountId, { ussd });
 }
 
 /** A test event: proves the receiver gets signed events from the gateway and answers them. */

@@ -1,0 +1,86 @@
+// Extended API v1: USSD through the account's phones (docs/ussd.md). Dialling and replying need
+// sms:send, as sending an SMS does (both cost the SIM's owner and speak for them); reading needs
+// sms:read.
+import { defineRoute } from '../../http/route.ts';
+import { decodeCursor, page } from '../../http/pagination.ts';
+import { presentUssd } from './presenter.ts';
+import { UssdIdParams, UssdList, UssdListQuery, UssdReplyBody, UssdStartBody, UssdView } from './schema.ts';
+import { DeviceIdParams } from '../devices/schema.ts';
+import type { UssdService } from './service.ts';
+
+const TAG = 'USSD';
+
+export function ussdRoutes(ussd: UssdService) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/devices/:id/ussd',
+      operationId: 'startUssd',
+      summary: 'Dial a USSD code (*100#) on one of the account\'s phones',
+      description:
+        'Answers 202 with the session, pending: the phone dials and reports the network\'s answer. Read it with GET /ussd/{id} ' +
+        '(or get the ussd.completed / ussd.failed webhook). A menu makes it waiting_reply: answer with POST /ussd/{id}/reply. ' +
+        'Each answer is waited for timeout_seconds (default USSD_TIMEOUT, 30 s); then the session fails with error "timeout". ' +
+        'The phone must be online now (409 device_offline: nothing is queued), and runs one session at a time (409 ussd_busy).',
+      tag: TAG,
+      permission: 'sms:send',
+      params: DeviceIdParams,
+      body: UssdStartBody,
+      responses: { 202: { description: 'the session, pending', schema: UssdView } },
+      errors: ['invalid_id', 'device_not_found', 'device_offline', 'ussd_busy'],
+      async handle({ auth, params, body }) {
+        const row = await ussd.start(auth.accountId, params.id, { code: body.code, sim: body.sim, timeoutSeconds: body.timeout_seconds });
+        return { status: 202, body: presentUssd(row) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/devices/:id/ussd',
+      operationId: 'listDeviceUssd',
+      summary: 'List a phone\'s USSD sessions, newest first',
+      tag: TAG,
+      permission: 'sms:read',
+      params: DeviceIdParams,
+      query: UssdListQuery,
+      responses: { 200: { description: 'a page of sessions', schema: UssdList } },
+      errors: ['invalid_id', 'device_not_found'],
+      async handle({ auth, params, query }) {
+        const rows = await ussd.listForDevice(auth.accountId, params.id, query.limit, decodeCursor(query.cursor));
+        const { rows: kept, nextCursor } = page(rows, query.limit);
+        return { status: 200, body: { data: kept.map(presentUssd), next_cursor: nextCursor } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/ussd/:id',
+      operationId: 'getUssd',
+      summary: 'Read a USSD session: its status, the network\'s text, what was said',
+      tag: TAG,
+      permission: 'sms:read',
+      params: UssdIdParams,
+      responses: { 200: { description: 'the session', schema: UssdView } },
+      errors: ['invalid_id', 'ussd_not_found'],
+      async handle({ auth, params }) {
+        return { status: 200, body: presentUssd(await ussd.get(auth.accountId, params.id)) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/ussd/:id/reply',
+      operationId: 'replyUssd',
+      summary: 'Answer the network\'s USSD menu (a session waiting_reply)',
+      description:
+        'Sends the text (usually a digit) to the phone as the next step: the session is pending again until the network answers ' +
+        'with another menu (waiting_reply), the final answer (completed) or a failure.',
+      tag: TAG,
+      permission: 'sms:send',
+      params: UssdIdParams,
+      body: UssdReplyBody,
+      responses: { 202: { description: 'the session, pending again', schema: UssdView } },
+      errors: ['invalid_id', 'ussd_not_found', 'ussd_not_waiting', 'device_offline'],
+      async handle({ auth, params, body }) {
+        return { status: 202, body: presentUssd(await ussd.reply(auth.accountId, params.id, body.text)) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,241 @@
+// USSD through the account's phones. A client dials a code on one of its phones; the gateway
+// stores the session, then hands the request to the phone (its `ussd` topic); the phone answers
+// on `ussd_status` with the network's text. A menu (waiting_reply) waits for the client's reply,
+// which goes to the phone as the next step; the session ends completed or failed.
+//
+// Only an online phone is asked: USSD is a conversation with the network that lasts seconds, so
+// a request is refused (409 device_offline) rather than queued for a phone that may come back
+// after the answer stopped mattering. Every wait is bounded by `expires_at`, stored with the
+// session: the expiry sweep, which runs on every node and claims rows with SKIP LOCKED, ends an
+// overdue session as failed ("timeout") once, whichever node reaches it. A final session
+// announces "ussd.finished" in the transaction that ended it (webhooks are written there).
+import { randomUUID } from 'node:crypto';
+import type { Database, Executor } from '../../storage/database.ts';
+import { isPostgresError } from '../../storage/database.ts';
+import type { Cursor } from '../../storage/paging.ts';
+import type { Clock } from '../../common/clock.ts';
+import type { Logger } from '../../common/logger.ts';
+import { AppError } from '../../common/errors.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
+import { OutageNotice } from '../../storage/database-errors.ts';
+import type { DeviceRow } from '../devices/types.ts';
+import * as sessions from './repository.ts';
+import { TIMEOUT_ERROR as TIMEOUT } from './repository.ts';
+import { DEFAULT_USSD_SIM } from './schema.ts';
+import { MAX_USSD_STEP, type UssdReport, type UssdReportOutcome, type UssdRequest } from './device-protocol.ts';
+import { FINAL_USSD_STATUSES, type UssdSessionRow } from './types.ts';
+
+/** The way to the phones (the broker's sessions); none in a command, where no broker runs. */
+export interface UssdLink {
+  sendUssd(deviceId: string, request: UssdRequest): Promise<void>;
+}
+
+export interface UssdOptions {
+  /** USSD_TIMEOUT: how long each answer is waited for unless the request says otherwise. */
+  defaultTimeoutMs: number;
+  /** How often the expiry sweep looks for overdue sessions. */
+  sweepIntervalMs: number;
+}
+
+/** Overdue sessions ended per sweep transaction; the sweep goes on while a batch comes back full. */
+const EXPIRY_BATCH = 200;
+
+export class UssdService {
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private readonly outage: OutageNotice;
+
+  constructor(
+    private readonly db: Database,
+    private readonly devices: { get(accountId: string, id: string): Promise<DeviceRow> },
+    private readonly presence: { isOnline(deviceId: string): boolean },
+    private readonly events: DomainEvents,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: UssdOptions,
+    private readonly link?: UssdLink,
+  ) {
+    this.outage = new OutageNotice(logger, 'USSD expiry retried each sweep');
+  }
+
+  /** Dials `code` on the account's phone; the session is pending until the phone answers. */
+  async start(accountId: string, deviceId: string, request: { code: string; sim?: number | undefined; timeoutSeconds?: number | undefined }): Promise<UssdSessionRow> {
+    const device = await this.devices.get(accountId, deviceId);
+    if (!this.presence.isOnline(device.id)) throw new AppError('device_offline');
+    const now = new Date(this.clock.now());
+    const timeoutSeconds = request.timeoutSeconds ?? Math.round(this.options.defaultTimeoutMs / 1000);
+    let row: UssdSessionRow;
+    try {
+      row = await sessions.insertSession(this.db, {
+        id: randomUUID(),
+        account_id: accountId,
+        device_id: device.id,
+        code: request.code,
+        sim: request.sim ?? DEFAULT_USSD_SIM,
+        status: 'pending',
+        history: [{ from: 'client', text: request.code, at: now.toISOString() }],
+        timeout_seconds: timeoutSeconds,
+        expires_at: this.deadline(now, timeoutSeconds),
+        created_at: now,
+      });
+    } catch (error) {
+      if (isPostgresError(error, '23505')) throw new AppError('ussd_busy');
+      throw error;
+    }
+    // Sent once committed, so that an answer, however fast, finds the session.
+    await this.send(row.device_id, { session_id: row.id, step: 0, action: 'dial', code: row.code, sim: row.sim, expires_at: row.expires_at.toISOString() });
+    return row;
+  }
+
+  /** The client's answer to the network's menu: the session is pending again, one step further. */
+  async reply(accountId: string, id: string, text: string): Promise<UssdSessionRow> {
+    const outcome = await this.db.transaction(async (trx) => {
+      const session = await sessions.lockInAccount(trx, accountId, id);
+      if (!session) throw new AppError('ussd_not_found');
+      const now = new Date(this.clock.now());
+      // Past its deadline the session has timed out, whether or not a sweep has got to it yet.
+      if (session.status === 'waiting_reply' && session.expires_at.getTime() <= now.getTime()) return { timedOut: true as const, row: await this.timeOut(trx, session, now) };
+      if (session.status !== 'waiting_reply') throw new AppError('ussd_not_waiting', `the USSD session is ${session.status}, not waiting_reply: only a menu is replied to`);
+      if (!this.presence.isOnline(session.device_id)) throw new AppError('device_offline');
+      if (session.step >= MAX_USSD_STEP) throw new AppError('ussd_not_waiting', `the USSD session has taken ${MAX_USSD_STEP} steps, the most a session may`);
+      const row = await sessions.updateSession(trx, session.id, {
+        status: 'pending',
+        step: session.step + 1,
+        said: { from: 'client', text, at: now.toISOString() },
+        expiresAt: this.deadline(now, session.timeout_seconds),
+        now,
+      });
+      return { timedOut: false as const, row };
+    });
+    if (outcome.timedOut) {
+      await this.cancel(outcome.row);
+      throw new AppError('ussd_not_waiting', 'the USSD session timed out waiting for the reply: it is failed now');
+    }
+    const { row } = outcome;
+    await this.send(row.device_id, { session_id: row.id, step: row.step, action: 'reply', text, expires_at: row.expires_at.toISOString() });
+    return row;
+  }
+
+  async get(accountId: string, id: string): Promise<UssdSessionRow> {
+    const row = await sessions.findInAccount(this.db, accountId, id);
+    if (!row) throw new AppError('ussd_not_found');
+    return row;
+  }
+
+  /** A page of the device's sessions, newest first; 404 for a device not the account's. */
+  async listForDevice(accountId: string, deviceId: string, limit: number, cursor?: Cursor): Promise<UssdSessionRow[]> {
+    const device = await this.devices.get(accountId, deviceId);
+    return sessions.listForDevice(this.db, accountId, device.id, limit, cursor);
+  }
+
+  /**
+   * A phone's report: applied only to a session of that phone, at the step it names, while the
+   * session waits for the phone. A repeat, an answer to an earlier step, or one after the session
+   * ended (a timeout) changes nothing and says so.
+   */
+  async report(deviceId: string, report: UssdReport): Promise<UssdReportOutcome> {
+    return this.db.transaction(async (trx) => {
+      const session = await sessions.lockForDevice(trx, deviceId, report.session_id);
+      if (!session) return 'unknown';
+      if (FINAL_USSD_STATUSES.includes(session.status)) {
+        // The phone's own final answer again (a redelivery) is a repeat; anything after a timeout, or another answer, is late.
+        const repeat = session.error !== TIMEOUT && session.step === report.step && session.status === report.status;
+        return repeat ? 'unchanged' : 'late';
+      }
+      const now = new Date(this.clock.now());
+      // Past the deadline the answer is late, whether or not a sweep has ended the session yet.
+      if (session.expires_at.getTime() <= now.getTime()) {
+        await this.timeOut(trx, session, now);
+        return 'late';
+      }
+      if (report.step !== session.step) return 'stale';
+      if (session.status === 'waiting_reply') return report.status === 'waiting_reply' ? 'unchanged' : 'stale';
+      const said = report.message !== undefined ? { from: 'network' as const, text: report.message, at: now.toISOString() } : undefined;
+      if (report.status === 'waiting_reply') {
+        // The client now has a full wait of its own to reply.
+        await sessions.updateSession(trx, session.id, { status: 'waiting_reply', message: report.message, said, expiresAt: this.deadline(now, session.timeout_seconds), now });
+        return 'applied';
+      }
+      const ended = await sessions.updateSession(trx, session.id, {
+        status: report.status,
+        ...(report.message !== undefined ? { message: report.message } : {}),
+        error: report.status === 'failed' ? report.error : null,
+        said,
+        finishedAt: now,
+        now,
+      });
+      await this.events.written(trx, 'ussd.finished', ended);
+      return 'applied';
+    });
+  }
+
+  /** Starts the expiry sweep (unref'd; starting it twice changes nothing). */
+  startExpiry(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.expireDue(), this.options.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the sweep; resolves once a sweep under way has ended. */
+  async stopExpiry(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.sweeping;
+  }
+
+  /**
+   * Ends every overdue session as failed ("timeout"), announcing each in its transaction, then
+   * tells their phones to drop them. A sweep already under way is joined, not doubled.
+   */
+  expireDue(): Promise<void> {
+    this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async sweep(): Promise<void> {
+    const startedAt = Date.now();
+    try {
+      if (!(await sessions.anyDue(this.db, new Date(this.clock.now())))) return this.outage.succeeded(startedAt);
+      for (;;) {
+        const now = new Date(this.clock.now());
+        const expired = await this.db.transaction(async (trx) => {
+          const rows = await sessions.expireDue(trx, now, EXPIRY_BATCH);
+          for (const row of rows) await this.events.written(trx, 'ussd.finished', row);
+          return rows;
+        });
+        this.outage.succeeded(startedAt);
+        for (const row of expired) await this.cancel(row);
+        if (expired.length > 0) this.logger.info({ expired: expired.length }, 'USSD sessions timed out');
+        if (expired.length < EXPIRY_BATCH) return;
+      }
+    } catch (error) {
+      if (!this.outage.failed(error)) this.logger.error({ err: error }, 'USSD expiry sweep failed');
+    }
+  }
+
+  /** Ends an open session as failed ("timeout") in `trx`, announced there, as the sweep would. */
+  private async timeOut(trx: Executor, session: UssdSessionRow, now: Date): Promise<UssdSessionRow> {
+    const ended = await sessions.updateSession(trx, session.id, { status: 'failed', error: TIMEOUT, finishedAt: now, now });
+    await this.events.written(trx, 'ussd.finished', ended);
+    return ended;
+  }
+
+  /** Tells the phone the gateway gave up on the session (it may close the network's session). */
+  private cancel(session: UssdSessionRow): Promise<void> {
+    return this.send(session.device_id, { session_id: session.id, step: session.step, action: 'cancel', reason: TIMEOUT });
+  }
+
+  private deadline(from: Date, timeoutSeconds: number): Date {
+    return new Date(from.getTime() + timeoutSeconds * 1000);
+  }
+
+  /** Hands the request to the phone; a failure is logged (the session then times out), never thrown at the client. */
+  private async send(deviceId: string, request: UssdRequest): Promise<void> {
+    if (!this.link) return;
+    try {
+      await this.link.sendUssd(deviceId, request);
+    } catch (error) {
+      this.logger.warn({ err: error, deviceId, sessionId: request.session_id, action: request.action }, 'USSD request not handed to the broker');
+    }
+  }
+}
