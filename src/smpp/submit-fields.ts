@@ -12,14 +12,13 @@ export interface SubmissionFields {
   sendAt: Date | undefined;
   validUntil: Date | undefined;
   priority: number;
+  /** The data_coding the text came in (kept: a replace_sm's text is read in it). */
+  dataCoding: number;
 }
 
 /** The fields of a submission every destination shares, each checked. */
 export function readSubmissionFields(pdu: PDU, now: number): SubmissionFields {
-  const registeredDelivery = Number(pdu.registered_delivery ?? 0);
-  if (registeredDelivery > 0x1f || (registeredDelivery & 0x03) === 0x03) {
-    throw new SmppRefusal(STATUS.ESME_RINVREGDLVFLG, `registered_delivery ${registeredDelivery} is not a valid value`);
-  }
+  const registeredDelivery = readRegisteredDelivery(pdu);
   // Bits 2-5 of esm_class name the message type: only an ordinary message may be submitted.
   if ((Number(pdu.esm_class ?? 0) & 0x3c) !== 0) throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, 'esm_class names a message type an ESME cannot submit');
   const sendAt = readSmppTime(pdu.schedule_delivery_time, STATUS.ESME_RINVSCHED, 'schedule_delivery_time');
@@ -32,8 +31,28 @@ export function readSubmissionFields(pdu: PDU, now: number): SubmissionFields {
     validUntil,
     // priority_flag 0-3: the gateway's queue orders by priority, the higher first.
     priority: Math.min(Math.max(Number(pdu.priority_flag ?? 0), 0), 3) * 10,
+    dataCoding: Number(pdu.data_coding ?? 0),
   };
 }
+
+/** registered_delivery 0-0x1F, its low bits (the receipt wanted) not 3. */
+export function readRegisteredDelivery(pdu: PDU): number {
+  const registeredDelivery = Number(pdu.registered_delivery ?? 0);
+  if (registeredDelivery > 0x1f || (registeredDelivery & 0x03) === 0x03) {
+    throw new SmppRefusal(STATUS.ESME_RINVREGDLVFLG, `registered_delivery ${registeredDelivery} is not a valid value`);
+  }
+  return registeredDelivery;
+}
+
+/** A schedule or validity more than a year ahead is refused (as over the API), and a validity already past. */
+export function checkAhead(sendAt: Date | undefined, validUntil: Date | undefined, now: number): void {
+  if (sendAt && sendAt.getTime() - now > MAX_AHEAD_MS) throw new SmppRefusal(STATUS.ESME_RINVSCHED, 'schedule_delivery_time is more than a year ahead');
+  if (validUntil && validUntil.getTime() <= now) throw new SmppRefusal(STATUS.ESME_RINVEXPIRY, 'validity_period has passed');
+  if (validUntil && validUntil.getTime() - now > MAX_AHEAD_MS) throw new SmppRefusal(STATUS.ESME_RINVEXPIRY, 'validity_period is more than a year ahead');
+}
+
+/** How far ahead an SMS may be scheduled or valid: a year, as over the API. */
+const MAX_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
 
 /** The SMS's destination: international (TON 1) numbers get their "+"; others are read in DEFAULT_PHONE_REGION. */
 export function readDestination(ton: unknown, address: unknown): string {

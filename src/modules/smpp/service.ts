@@ -132,6 +132,16 @@ export class SmppService {
     return smpp.submissionsOf(this.db, smsIds);
   }
 
+  /** The record of an SMS one of the account's credentials submitted; undefined for any other SMS. */
+  submissionOf(accountId: string, smsId: string): Promise<SmppSubmission | undefined> {
+    return smpp.submissionOfAccount(this.db, smsId, accountId);
+  }
+
+  /** replace_sm changed what the ESME wants to hear of the SMS; in the replacement's transaction. */
+  changeRegisteredDelivery(trx: Executor, smsId: string, registeredDelivery: number): Promise<void> {
+    return smpp.updateRegisteredDelivery(trx, smsId, registeredDelivery);
+  }
+
   /**
    * Heard in the transaction of status changes: a receipt row for each SMS an ESME submitted
    * with registered_delivery asking for this outcome. Written with the change, so it cannot be lost.
