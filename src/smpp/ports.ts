@@ -43,4 +43,6 @@ export interface SmppListenerOptions {
   responseTimeoutMs: number;
   /** Open connections from one client address; more are closed at once (an ESME needs a few). */
   maxConnectionsPerAddress: number;
+  /** DEFAULT_PHONE_REGION: national destinations are read in it; none, they are refused. */
+  defaultPhoneRegion: string | undefined;
 }

@@ -245,7 +245,7 @@ export class SmppSession {
     const credential = this.credential!;
     this.admit(credential, 1);
     const request = readSubmissionFields(pdu, this.ports.clock.now());
-    const destination = readDestination(pdu.dest_addr_ton, pdu.destination_addr);
+    const destination = readDestination(pdu.dest_addr_ton, pdu.dest_addr_npi, pdu.destination_addr, this.options.defaultPhoneRegion);
     const { text, udh } = submittedText(pdu);
     const part = partNumber(udh, pdu);
     let smsId: string | undefined;
@@ -283,7 +283,7 @@ export class SmppSession {
         continue;
       }
       try {
-        const phone = readDestination(destination.dest_addr_ton, destination.destination_addr);
+        const phone = readDestination(destination.dest_addr_ton, destination.dest_addr_npi, destination.destination_addr, this.options.defaultPhoneRegion);
         ids.push(await this.ports.submissions.submit(credential, { ...request, destination: phone, text }));
       } catch (error) {
         if (!(error instanceof SmppRefusal)) throw error;

@@ -54,11 +54,35 @@ export function checkAhead(sendAt: Date | undefined, validUntil: Date | undefine
 /** How far ahead an SMS may be scheduled or valid: a year, as over the API. */
 const MAX_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
 
-/** The SMS's destination: international (TON 1) numbers get their "+"; others are read in DEFAULT_PHONE_REGION. */
-export function readDestination(ton: unknown, address: unknown): string {
+/** Types of number a destination may have: unknown, international, national. */
+const TON_UNKNOWN = 0;
+const TON_INTERNATIONAL = 1;
+const TON_NATIONAL = 2;
+/** Numbering plans of a phone number: unknown, ISDN/E.164. */
+const PHONE_NPIS = new Set([0, 1]);
+
+/**
+ * The SMS's destination as the API's `phone` takes it. Digits only (a leading "+" allowed);
+ * international TON (1) gets its "+"; national (2) and unknown (0) TON without "+" are read in
+ * DEFAULT_PHONE_REGION, and refused without one: accepting what cannot be sent would lose it.
+ * Any other TON (alphanumeric, abbreviated...) or NPI (not ISDN/E.164 or unknown) is refused.
+ */
+export function readDestination(ton: unknown, npi: unknown, address: unknown, region: string | undefined): string {
   if (typeof address !== 'string' || address.trim() === '') throw new SmppRefusal(STATUS.ESME_RINVDSTADR, 'destination_addr is empty');
   const trimmed = address.trim();
-  return Number(ton) === 1 && !trimmed.startsWith('+') ? `+${trimmed}` : trimmed;
+  if (!/^\+?[0-9]{1,20}$/.test(trimmed)) throw new SmppRefusal(STATUS.ESME_RINVDSTADR, 'destination_addr is not a phone number (digits, optionally after "+")');
+  if (!PHONE_NPIS.has(Number(npi ?? 0))) throw new SmppRefusal(STATUS.ESME_RINVDSTADR, `dest_addr_npi ${Number(npi)} is not a phone numbering plan (0 or 1)`);
+  const typeOfNumber = Number(ton ?? 0);
+  if (trimmed.startsWith('+')) {
+    if (typeOfNumber !== TON_UNKNOWN && typeOfNumber !== TON_INTERNATIONAL) throw new SmppRefusal(STATUS.ESME_RINVDSTADR, 'a destination with "+" is international');
+    return trimmed;
+  }
+  if (typeOfNumber === TON_INTERNATIONAL) return `+${trimmed}`;
+  if (typeOfNumber !== TON_UNKNOWN && typeOfNumber !== TON_NATIONAL) {
+    throw new SmppRefusal(STATUS.ESME_RINVDSTADR, `dest_addr_ton ${typeOfNumber} is not a phone number's (0 unknown, 1 international, 2 national)`);
+  }
+  if (!region) throw new SmppRefusal(STATUS.ESME_RINVDSTADR, 'a national number needs DEFAULT_PHONE_REGION, which is not set; send it international (TON 1)');
+  return trimmed;
 }
 
 export function checkLength(text: string): void {
