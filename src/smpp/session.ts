@@ -102,6 +102,8 @@ export class SmppSession {
       source_addr_npi: 1,
       source_addr: row.source_addr.replace(/^\+/, ''),
       destination_addr: row.destination_addr,
+      // An incoming SMS is addressed to the phone that received it, by name (alphanumeric, TON 5).
+      ...(receipt ? {} : { dest_addr_ton: 5, dest_addr_npi: 0 }),
       // 0x04: an SMSC delivery receipt; 0: an SMS from a phone.
       esm_class: receipt ? 0x04 : 0x00,
       ...encoded,

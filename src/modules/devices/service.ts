@@ -89,8 +89,9 @@ export class DeviceService {
     return devices.findLiveDevice(this.db, id.toLowerCase());
   }
 
-  async get(accountId: string, id: string): Promise<devices.DeviceRow> {
-    const device = await devices.findDevice(this.db, accountId, id);
+  /** `executor`: the database, or a transaction that reads it (the embedded database has one connection). */
+  async get(accountId: string, id: string, executor: Executor = this.db): Promise<devices.DeviceRow> {
+    const device = await devices.findDevice(executor, accountId, id);
     // Another account's device is "not found" too: its existence is none of this key's business.
     if (!device) throw new AppError('device_not_found');
     return device;
