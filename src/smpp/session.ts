@@ -11,7 +11,7 @@ import { SmppRefusal, STATUS, statusName } from './command-status.ts';
 import { PartAssembler, partNumber } from './concatenation.ts';
 import { encodeDeliverText } from './deliver-encoding.ts';
 import { submittedText } from './short-message.ts';
-import { checkAhead, checkLength, readDestination, readRegisteredDelivery, readSubmissionFields } from './submit-fields.ts';
+import { checkAhead, checkLength, readDestination, readRegisteredDelivery, readSubmissionFields, readTimeToLive } from './submit-fields.ts';
 import { replacementText } from './replacement-text.ts';
 import { readSmppTime } from './smpp-time.ts';
 import type { SmppListenerOptions, SmppPorts } from './ports.ts';
@@ -197,12 +197,14 @@ export class SmppSession {
       case 'generic_nack':
         return;
       case 'submit_sm':
+      case 'data_sm':
       case 'submit_multi':
       case 'query_sm':
       case 'cancel_sm':
       case 'replace_sm':
         if (!this.transmits || this.binding) return this.respond(pdu, STATUS.ESME_RINVBNDSTS);
-        if (pdu.command === 'submit_sm') return this.submit(pdu);
+        // data_sm is submit_sm's other form: the text in message_payload, answered data_sm_resp.
+        if (pdu.command === 'submit_sm' || pdu.command === 'data_sm') return this.submit(pdu);
         if (pdu.command === 'submit_multi') return this.submitMulti(pdu);
         if (pdu.command === 'query_sm') return this.query(pdu);
         if (pdu.command === 'replace_sm') return this.replace(pdu);
@@ -247,6 +249,7 @@ export class SmppSession {
     const credential = this.credential!;
     this.admit(credential, 1);
     const request = readSubmissionFields(pdu, this.ports.clock.now());
+    if (pdu.command === 'data_sm') request.validUntil = readTimeToLive(pdu, this.ports.clock.now());
     const destination = readDestination(pdu.dest_addr_ton, pdu.dest_addr_npi, pdu.destination_addr, this.options.defaultPhoneRegion);
     const { text, udh } = submittedText(pdu);
     const part = partNumber(udh, pdu);

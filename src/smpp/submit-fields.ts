@@ -21,6 +21,11 @@ export function readSubmissionFields(pdu: PDU, now: number): SubmissionFields {
   const registeredDelivery = readRegisteredDelivery(pdu);
   // Bits 2-5 of esm_class name the message type: only an ordinary message may be submitted.
   if ((Number(pdu.esm_class ?? 0) & 0x3c) !== 0) throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, 'esm_class names a message type an ESME cannot submit');
+  // Port-addressed messages are for an application on the phone, not its inbox: sent as an SMS
+  // they would reach the wrong place.
+  if (pdu.source_port !== undefined || pdu.dest_port !== undefined) {
+    throw new SmppRefusal(STATUS.ESME_ROPTPARNOTALLWD, 'source_port and dest_port address an application; the gateway sends text SMS');
+  }
   const sendAt = readSmppTime(pdu.schedule_delivery_time, STATUS.ESME_RINVSCHED, 'schedule_delivery_time');
   const validUntil = readSmppTime(pdu.validity_period, STATUS.ESME_RINVEXPIRY, 'validity_period');
   if (validUntil && validUntil.getTime() <= now) throw new SmppRefusal(STATUS.ESME_RINVEXPIRY, 'validity_period has passed');
@@ -33,6 +38,16 @@ export function readSubmissionFields(pdu: PDU, now: number): SubmissionFields {
     priority: Math.min(Math.max(Number(pdu.priority_flag ?? 0), 0), 3) * 10,
     dataCoding: Number(pdu.data_coding ?? 0),
   };
+}
+
+/** data_sm's validity: the qos_time_to_live TLV, seconds from now (1 to a year); none: no limit. */
+export function readTimeToLive(pdu: PDU, now: number): Date | undefined {
+  if (pdu.qos_time_to_live === undefined) return undefined;
+  const seconds = Number(pdu.qos_time_to_live);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds * 1000 > MAX_AHEAD_MS) {
+    throw new SmppRefusal(STATUS.ESME_RINVEXPIRY, 'qos_time_to_live must be 1 second to a year');
+  }
+  return new Date(now + seconds * 1000);
 }
 
 /** registered_delivery 0-0x1F, its low bits (the receipt wanted) not 3. */
