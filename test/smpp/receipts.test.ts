@@ -112,15 +112,16 @@ describe('SMPP: delivery receipts and incoming SMS', () => {
     expect(pdu.data_coding).to.equal(8);
     expect(pdu.source_addr).to.equal('79990001122');
     // The gateway does not know the phone's own number: the phone's name and the SIM slot it came in on.
-    expect(pdu.destination_addr).to.equal('Front desk/0');
+    expect(pdu.destination_addr).to.equal('Front des/0');
     expect(pdu.dest_addr_ton).to.equal(5);
   });
 
-  it('cuts a long or non-ASCII device name to an SMPP address of 20 printable ASCII characters', () => {
-    expect(receivingAddress('Front desk', 0)).to.equal('Front desk/0');
+  it('cuts a long or non-ASCII device name to an alphanumeric address of 11 printable ASCII characters', () => {
+    expect(receivingAddress('Front desk', 0)).to.equal('Front des/0');
     expect(receivingAddress('Front desk', null)).to.equal('Front desk');
     expect(receivingAddress('Телефон', 1)).to.equal('_______/1');
-    expect(receivingAddress('A very long device name indeed', 2)).to.equal('A very long device/2');
+    expect(receivingAddress('Pixel', 1)).to.equal('Pixel/1');
+    expect(receivingAddress('A very long device name indeed', 2)).to.equal('A very lo/2');
     expect(receivingAddress('  ', null)).to.equal('phone');
   });
 
