@@ -82,7 +82,9 @@ export class TaskService {
   ): Promise<{ outcome: 'replaced'; sms: SmsRecord } | { outcome: 'unknown' | 'taken'; sms?: SmsRecord }> {
     const locked = await lockForReplacement(trx, accountId, smsId);
     if (!locked) return { outcome: 'unknown' };
-    if (locked.status !== 'pending') return { outcome: 'taken', sms: locked };
+    // Expired, though the sweep has not ended it yet: as good as ended.
+    const expired = locked.expires_at !== null && locked.expires_at.getTime() <= this.clock.now();
+    if (locked.status !== 'pending' || expired) return { outcome: 'taken', sms: locked };
     const handedTo = locked.dispatched_at ? locked.device_id : null;
     if (handedTo && !mayTakeBack(handedTo)) return { outcome: 'taken', sms: locked };
     const sendAt = replacement.sendAt === undefined ? locked.send_at : replacement.sendAt;
