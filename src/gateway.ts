@@ -410,6 +410,7 @@ async function startSmpp(config: Config, services: Services, logger: Logger): Pr
       retentionMs: smpp.receiptRetentionMs,
       responseTimeoutMs: 30_000,
       maxConnectionsPerAddress: SMPP_MAX_CONNECTIONS_PER_ADDRESS,
+      defaultPhoneRegion: config.defaultPhoneRegion,
     },
   ).catch((error: unknown) => {
     throw describeEnvironmentError(error, { port: ['SMPP_PORT', smpp.port ?? smpp.tls!.port, config.host] });

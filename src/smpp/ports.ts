@@ -13,7 +13,7 @@ export interface SmppPorts {
     /** Whether a bound credential still works (another node may have revoked it). */
     stillWorks(credentialId: string): Promise<boolean>;
   };
-  submissions: Pick<SmppSubmissions, 'submit' | 'query' | 'cancel'>;
+  submissions: Pick<SmppSubmissions, 'submit' | 'query' | 'cancel' | 'replace'>;
   /** The deliver_sm waiting for a credential's ESME (receipts, incoming SMS). */
   pending: {
     claim(credentialId: string, limit: number, leaseMs: number): Promise<PendingDeliver[]>;
@@ -43,4 +43,6 @@ export interface SmppListenerOptions {
   responseTimeoutMs: number;
   /** Open connections from one client address; more are closed at once (an ESME needs a few). */
   maxConnectionsPerAddress: number;
+  /** DEFAULT_PHONE_REGION: national destinations are read in it; none, they are refused. */
+  defaultPhoneRegion: string | undefined;
 }

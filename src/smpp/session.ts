@@ -11,7 +11,9 @@ import { SmppRefusal, STATUS, statusName } from './command-status.ts';
 import { PartAssembler, partNumber } from './concatenation.ts';
 import { encodeDeliverText } from './deliver-encoding.ts';
 import { submittedText } from './short-message.ts';
-import { checkLength, readDestination, readSubmissionFields } from './submit-fields.ts';
+import { checkAhead, checkLength, readDestination, readRegisteredDelivery, readSubmissionFields, readTimeToLive } from './submit-fields.ts';
+import { replacementText } from './replacement-text.ts';
+import { readSmppTime } from './smpp-time.ts';
 import type { SmppListenerOptions, SmppPorts } from './ports.ts';
 import type { TokenBucket } from './throughput.ts';
 
@@ -100,6 +102,8 @@ export class SmppSession {
       source_addr_npi: 1,
       source_addr: row.source_addr.replace(/^\+/, ''),
       destination_addr: row.destination_addr,
+      // An incoming SMS is addressed to the phone that received it, by name (alphanumeric, TON 5).
+      ...(receipt ? {} : { dest_addr_ton: 5, dest_addr_npi: 0 }),
       // 0x04: an SMSC delivery receipt; 0: an SMS from a phone.
       esm_class: receipt ? 0x04 : 0x00,
       ...encoded,
@@ -193,16 +197,20 @@ export class SmppSession {
       case 'generic_nack':
         return;
       case 'submit_sm':
+      case 'data_sm':
       case 'submit_multi':
       case 'query_sm':
       case 'cancel_sm':
+      case 'replace_sm':
         if (!this.transmits || this.binding) return this.respond(pdu, STATUS.ESME_RINVBNDSTS);
-        if (pdu.command === 'submit_sm') return this.submit(pdu);
+        // data_sm is submit_sm's other form: the text in message_payload, answered data_sm_resp.
+        if (pdu.command === 'submit_sm' || pdu.command === 'data_sm') return this.submit(pdu);
         if (pdu.command === 'submit_multi') return this.submitMulti(pdu);
         if (pdu.command === 'query_sm') return this.query(pdu);
+        if (pdu.command === 'replace_sm') return this.replace(pdu);
         return this.cancel(pdu);
       default:
-        // An unknown command id, or one the gateway does not take (replace_sm, data_sm, ...).
+        // An unknown command id, or one the gateway does not take (outbind, broadcast, ...).
         this.count(pdu.command, STATUS.ESME_RINVCMDID);
         this.send(new smpp.PDU('generic_nack', { command_status: STATUS.ESME_RINVCMDID, sequence_number: pdu.sequence_number }));
     }
@@ -241,7 +249,8 @@ export class SmppSession {
     const credential = this.credential!;
     this.admit(credential, 1);
     const request = readSubmissionFields(pdu, this.ports.clock.now());
-    const destination = readDestination(pdu.dest_addr_ton, pdu.destination_addr);
+    if (pdu.command === 'data_sm') request.validUntil = readTimeToLive(pdu, this.ports.clock.now());
+    const destination = readDestination(pdu.dest_addr_ton, pdu.dest_addr_npi, pdu.destination_addr, this.options.defaultPhoneRegion);
     const { text, udh } = submittedText(pdu);
     const part = partNumber(udh, pdu);
     let smsId: string | undefined;
@@ -279,7 +288,7 @@ export class SmppSession {
         continue;
       }
       try {
-        const phone = readDestination(destination.dest_addr_ton, destination.destination_addr);
+        const phone = readDestination(destination.dest_addr_ton, destination.dest_addr_npi, destination.destination_addr, this.options.defaultPhoneRegion);
         ids.push(await this.ports.submissions.submit(credential, { ...request, destination: phone, text }));
       } catch (error) {
         if (!(error instanceof SmppRefusal)) throw error;
@@ -302,6 +311,33 @@ export class SmppSession {
 
   private async cancel(pdu: PDU): Promise<void> {
     await this.ports.submissions.cancel(this.credential!, String(pdu.message_id ?? ''));
+    this.respond(pdu, STATUS.ESME_ROK);
+  }
+
+  /**
+   * replace_sm: schedule_delivery_time and validity_period left empty keep the SMS's own;
+   * registered_delivery, a mandatory field, always replaces the receipt wish.
+   */
+  private async replace(pdu: PDU): Promise<void> {
+    const credential = this.credential!;
+    this.admit(credential, 1);
+    const now = this.ports.clock.now();
+    const registeredDelivery = readRegisteredDelivery(pdu);
+    const sendAt = readSmppTime(pdu.schedule_delivery_time, STATUS.ESME_RINVSCHED, 'schedule_delivery_time');
+    const validUntil = readSmppTime(pdu.validity_period, STATUS.ESME_RINVEXPIRY, 'validity_period');
+    checkAhead(sendAt, validUntil, now);
+    await this.ports.submissions.replace(credential, String(pdu.message_id ?? ''), {
+      text: (submission) => {
+        const text = replacementText(pdu, submission.dataCoding);
+        checkLength(text);
+        return text;
+      },
+      // A past schedule sends at once, as in submit_sm.
+      sendAt: sendAt === undefined ? undefined : sendAt.getTime() > now ? sendAt : null,
+      validUntil,
+      registeredDelivery,
+      sourceAddr: typeof pdu.source_addr === 'string' && pdu.source_addr !== '' ? pdu.source_addr : undefined,
+    });
     this.respond(pdu, STATUS.ESME_ROK);
   }
 

@@ -41,3 +41,13 @@ declare module 'smpp' {
   const smpp: { createServer: typeof createServer; connect: typeof connect; PDU: typeof PDU };
   export default smpp;
 }
+
+// The codec's own reading of a message body in a data_coding, for PDUs that carry none (replace_sm).
+declare module 'smpp/lib/defs.js' {
+  const defs: {
+    filters: {
+      message: { decode(this: { data_coding: number; esm_class: number }, value: Buffer, skipUdh?: boolean): { message: string | Buffer; udh?: Buffer[] } };
+    };
+  };
+  export default defs;
+}

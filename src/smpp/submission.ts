@@ -5,6 +5,7 @@ import { AppError } from '../common/errors.ts';
 import type { Executor } from '../storage/database.ts';
 import { createSms, type CreateSmsParts } from '../use-cases/create-sms.ts';
 import { cancelSms, type CancelSmsParts } from '../use-cases/cancel-sms.ts';
+import { replaceSubmittedSms, type ReplaceSmsParts, type SmsReplacementRequest } from '../use-cases/replace-sms.ts';
 import type { MessageService } from '../modules/messages/service.ts';
 import type { DevicePresence } from '../modules/devices/presence.ts';
 import type { SmppService } from '../modules/smpp/service.ts';
@@ -12,7 +13,7 @@ import type { SmppCredential } from '../modules/smpp/types.ts';
 import { smppOutcome } from '../modules/smpp/message-state.ts';
 import { SmppRefusal, STATUS } from './command-status.ts';
 
-export interface SubmissionParts extends CreateSmsParts, CancelSmsParts {
+export interface SubmissionParts extends CreateSmsParts, CancelSmsParts, ReplaceSmsParts {
   db: Executor;
   messages: MessageService;
   smpp: SmppService;
@@ -29,6 +30,8 @@ export interface SmsToSubmit {
   validUntil?: Date | undefined;
   registeredDelivery: number;
   priority: number;
+  /** The data_coding it came in: a replace_sm's text is read in it. */
+  dataCoding: number;
 }
 
 export interface SmsState {
@@ -71,6 +74,7 @@ export class SmppSubmissions {
             credentialId: credential.id,
             sourceAddr: request.sourceAddr,
             registeredDelivery: request.registeredDelivery,
+            dataCoding: request.dataCoding,
           });
           return [prepared];
         },
@@ -96,6 +100,17 @@ export class SmppSubmissions {
     await cancelSms(this.parts, this.parts.db, credential.account_id, smsId).catch((error: unknown) => {
       throw error instanceof AppError ? new SmppRefusal(STATUS.ESME_RCANCELFAIL, error.message) : error;
     });
+  }
+
+  /** replace_sm: a new text (and schedule, validity, receipt wish) for an SMS no phone has taken. */
+  async replace(credential: SmppCredential, smsId: string, request: SmsReplacementRequest): Promise<void> {
+    if (!UUID.test(smsId)) throw new SmppRefusal(STATUS.ESME_RINVMSGID, 'message_id is not an id the gateway gave');
+    const result = await replaceSubmittedSms(this.parts, this.parts.db, credential.account_id, smsId.toLowerCase(), request).catch((error: unknown) => {
+      throw refusalOf(error);
+    });
+    if (result.outcome === 'unknown') throw new SmppRefusal(STATUS.ESME_RINVMSGID, 'no SMS of this account was submitted over SMPP with this message_id');
+    if (result.outcome === 'source_mismatch') throw new SmppRefusal(STATUS.ESME_RINVSRCADR, 'source_addr is not the one the SMS was submitted from');
+    if (result.outcome === 'taken') throw new SmppRefusal(STATUS.ESME_RREPLACEFAIL, 'a phone has taken the SMS, it has ended, or the phone holding it is offline');
   }
 
   private deviceFor(credential: SmppCredential): string | undefined {

@@ -9,6 +9,7 @@ import { testDatabaseUrl } from '../support/environment.ts';
 import { eventually } from '../support/webhooks.ts';
 import { STATUS } from '../../src/smpp/command-status.ts';
 import { MESSAGE_STATE } from '../../src/modules/smpp/message-state.ts';
+import { receivingAddress } from '../../src/modules/smpp/receiving-address.ts';
 
 const RECEIPT = /^id:(\S+) sub:001 dlvrd:(00[01]) submit date:\d{10} done date:\d{10} stat:([A-Z]{7}) err:\d{3} text:(.*)$/;
 
@@ -101,15 +102,27 @@ describe('SMPP: delivery receipts and incoming SMS', () => {
     expect(receiver.delivered.map((pdu) => pdu.receipted_message_id)).not.to.include(id);
   });
 
-  it('sends an incoming SMS from the account\'s phone to its receivers', async () => {
+  it('sends an incoming SMS from the account\'s phone to its receivers, addressed to the phone by name and SIM slot', async () => {
     const phone = await fx.connectDevice();
-    expect((await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { forward_incoming_sms: true })).status).to.equal(200);
+    expect((await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { forward_incoming_sms: true, name_custom: 'Front desk' })).status).to.equal(200);
     const esme = await bound(await issueCredential(fx.tenant), 'bind_receiver');
     await phone.receive('+79990001122', 'Привет from a phone');
     const pdu = await esme.next((candidate) => candidate.command === 'deliver_sm' && candidate.esm_class === 0);
     expect((pdu.short_message as { message: string }).message).to.equal('Привет from a phone');
     expect(pdu.data_coding).to.equal(8);
     expect(pdu.source_addr).to.equal('79990001122');
+    // The gateway does not know the phone's own number: the phone's name and the SIM slot it came in on.
+    expect(pdu.destination_addr).to.equal('Front des/0');
+    expect(pdu.dest_addr_ton).to.equal(5);
+  });
+
+  it('cuts a long or non-ASCII device name to an alphanumeric address of 11 printable ASCII characters', () => {
+    expect(receivingAddress('Front desk', 0)).to.equal('Front des/0');
+    expect(receivingAddress('Front desk', null)).to.equal('Front desk');
+    expect(receivingAddress('Телефон', 1)).to.equal('_______/1');
+    expect(receivingAddress('Pixel', 1)).to.equal('Pixel/1');
+    expect(receivingAddress('A very long device name indeed', 2)).to.equal('A very lo/2');
+    expect(receivingAddress('  ', null)).to.equal('phone');
   });
 
   it('delivers a receipt stored before a restart once the gateway is started again on the same database', async function () {

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { EventEmitter } from 'node:events';
 
 export interface Received {
+  /** The request's path and query. */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   json: any;
@@ -23,7 +25,7 @@ export class Receiver extends EventEmitter<{ request: [received: Received] }> {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
-        const partial = { headers: request.headers, body, json: safeJson(body) };
+        const partial = { path: request.url ?? '', headers: request.headers, body, json: safeJson(body) };
         const status = this.respond(partial, this.received.length);
         const answer = status === 204 ? '' : this.answerBody(partial, this.received.length);
         const received = { ...partial, status };

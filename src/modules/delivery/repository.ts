@@ -315,6 +315,46 @@ export async function cancelPending(db: Executor, accountId: string, smsId: stri
   return change;
 }
 
+/** What a replacement changes: the text, and when given, the schedule and the validity. */
+export interface SmsReplacement {
+  message: string;
+  /** null: at once; undefined: as it was. */
+  sendAt?: Date | null | undefined;
+  /** undefined: as it was. */
+  expiresAt?: Date | undefined;
+}
+
+/**
+ * The account's SMS, locked until the transaction ends, as a replacement needs it; undefined
+ * when the account has no such SMS.
+ */
+export async function lockForReplacement(db: Executor, accountId: string, smsId: string): Promise<SmsRecord | undefined> {
+  const { rows } = await db.raw<{ rows: SmsRecord[] }>(`select * from sms where id = ? and account_id = ? for update`, [smsId, accountId]);
+  return rows[0];
+}
+
+/**
+ * Writes a replacement of a pending SMS locked by lockForReplacement. A task handed out and not
+ * acknowledged is taken back with it: one for any device goes back to the pool, one whose client
+ * named the device waits in that device's queue, handed to no one, until it is claimed again.
+ */
+export async function writeReplacement(db: Executor, sms: SmsRecord, replacement: SmsReplacement, now: number): Promise<SmsRecord> {
+  const { rows } = await db.raw<{ rows: SmsRecord[] }>(
+    `update sms set message = ?, send_at = ?, expires_at = ?, updated_at = ?, dispatched_at = null,
+                    device_id = case when device_named then device_id else null end
+      where id = ? and status = 'pending'
+      returning *`,
+    [
+      replacement.message,
+      replacement.sendAt === undefined ? sms.send_at : replacement.sendAt,
+      replacement.expiresAt === undefined ? sms.expires_at : replacement.expiresAt,
+      new Date(now),
+      sms.id,
+    ] as never,
+  );
+  return rows[0]!;
+}
+
 /**
  * Ends the SMS that `select` (id, status) picks and locks, with `reason` and their history
  * entries, in one statement: as failed_send when no phone had sent it (pending, processing), as

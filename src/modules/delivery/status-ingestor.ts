@@ -39,7 +39,7 @@ export type ReportOutcome = 'applied' | 'unchanged' | 'rejected' | 'revoked';
 
 export interface ReportResult {
   outcome: ReportOutcome;
-  /** Why a task was revoked: cancelled, expired, device_disabled, device_deleted, reassigned. */
+  /** Why a task was revoked: cancelled, expired, device_disabled, device_deleted, reassigned, withdrawn. */
   reason?: string;
 }
 
@@ -227,6 +227,10 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
         if (status === 'pending' && !dispatched_at && device_can_send === false) {
           return report.status === 'processing' ? { outcome: 'revoked', reason: 'device_disabled' } : { outcome: 'rejected' };
         }
+        // Named for this device and handed to no one now: taken back from its phone (its text was
+        // replaced) and waiting to be handed out again. An acknowledgement of the earlier
+        // hand-out must not send it; the next hand-out is a new task.
+        if (status === 'pending' && !dispatched_at && report.status === 'processing') return { outcome: 'revoked', reason: 'withdrawn' };
         // Expired before the phone took it, though the sweep has not ended it yet: end it now,
         // so that a late acknowledgement cannot take it.
         if (status === 'pending' && expires_at && expires_at <= at) {

@@ -9,7 +9,19 @@ import type { DomainEvents } from '../../events/domain-events.ts';
 import type { DeviceRow } from '../devices/types.ts';
 import type { DeviceQueue } from '../devices/schema.ts';
 import { roomFor } from './pacing.ts';
-import { cancelPending, deviceUsage, endTakenByDeletedDevice, LIMIT_GRACE_MS, releaseUnacknowledged, waitingForDevice } from './repository.ts';
+import type { SmsRecord } from '../messages/types.ts';
+import { invalidField } from '../../common/errors.ts';
+import {
+  cancelPending,
+  deviceUsage,
+  endTakenByDeletedDevice,
+  LIMIT_GRACE_MS,
+  lockForReplacement,
+  releaseUnacknowledged,
+  waitingForDevice,
+  writeReplacement,
+  type SmsReplacement,
+} from './repository.ts';
 
 export class TaskService {
   constructor(
@@ -48,6 +60,42 @@ export class TaskService {
     const change = await cancelPending(trx, accountId, smsId, this.clock.now());
     if (change) await this.events.written(trx, 'sms.status_changed', [change]);
     return change !== undefined;
+  }
+
+  /**
+   * Replaces, in `trx`, the text (and optionally the schedule and validity) of an SMS no phone has
+   * acknowledged. `mayTakeBack` is asked about the device holding its task, when one does: a
+   * phone that cannot be told to drop the old text (offline) keeps it, and the SMS is not
+   * replaced. A task taken back is announced as "tasks.withdrawn" (reason "replaced": the phone
+   * is told to drop it, before the SMS is queued again as "sms.queued", both once `trx` commits),
+   * so that a phone hears of the old text's end before it can be handed the new one.
+   * unknown: the account has no such SMS; taken: a phone acknowledged it, it ended, or its
+   * phone cannot be told. A validity that would end before the SMS may be sent is refused
+   * (AppError on valid_until).
+   */
+  async replacePending(
+    trx: Executor,
+    accountId: string,
+    smsId: string,
+    replacement: SmsReplacement,
+    mayTakeBack: (deviceId: string) => boolean,
+  ): Promise<{ outcome: 'replaced'; sms: SmsRecord } | { outcome: 'unknown' | 'taken'; sms?: SmsRecord }> {
+    const locked = await lockForReplacement(trx, accountId, smsId);
+    if (!locked) return { outcome: 'unknown' };
+    // Expired, though the sweep has not ended it yet: as good as ended.
+    const expired = locked.expires_at !== null && locked.expires_at.getTime() <= this.clock.now();
+    if (locked.status !== 'pending' || expired) return { outcome: 'taken', sms: locked };
+    const handedTo = locked.dispatched_at ? locked.device_id : null;
+    if (handedTo && !mayTakeBack(handedTo)) return { outcome: 'taken', sms: locked };
+    const sendAt = replacement.sendAt === undefined ? locked.send_at : replacement.sendAt;
+    const expiresAt = replacement.expiresAt === undefined ? locked.expires_at : replacement.expiresAt;
+    if (expiresAt && expiresAt.getTime() <= Math.max(this.clock.now(), sendAt?.getTime() ?? 0)) {
+      throw invalidField('valid_until', 'the SMS would expire before it may be sent');
+    }
+    const replaced = await writeReplacement(trx, locked, replacement, this.clock.now());
+    if (handedTo) await this.events.written(trx, 'tasks.withdrawn', { deviceId: handedTo, smsIds: [smsId], reason: 'replaced' });
+    await this.events.written(trx, 'sms.queued', replaced);
+    return { outcome: 'replaced', sms: replaced };
   }
 
   /** What GET /devices/{id} shows of the device's work: in flight, waiting, recent sends. */

@@ -89,9 +89,10 @@ export class DeviceService {
     return devices.findLiveDevice(this.db, id.toLowerCase());
   }
 
-  async get(accountId: string, id: string): Promise<devices.DeviceRow> {
+  /** `executor`: the database, or a transaction that reads it (the embedded database has one connection). */
+  async get(accountId: string, id: string, executor: Executor = this.db): Promise<devices.DeviceRow> {
     // Another account's device is "not found" too: its existence is none of this key's business.
-    return orNotFound(devices.findDevice(this.db, accountId, id), 'device_not_found');
+    return orNotFound(devices.findDevice(executor, accountId, id), 'device_not_found');
   }
 
   async getByAnyId(accountId: string, id: { uuid?: string; objectId?: string }): Promise<devices.DeviceRow> {

@@ -60,19 +60,47 @@ export async function insertSubmission(db: Executor, submission: Omit<SmppSubmis
     credential_id: submission.credentialId,
     source_addr: submission.sourceAddr,
     registered_delivery: submission.registeredDelivery,
+    data_coding: submission.dataCoding,
   });
 }
 
-export async function submissionsOf(db: Executor, smsIds: string[]): Promise<SmppSubmission[]> {
-  if (smsIds.length === 0) return [];
-  const rows = await db('smpp_submissions').whereIn('sms_id', smsIds);
-  return rows.map((row: { sms_id: string; credential_id: string; source_addr: string; registered_delivery: number; created_at: Date }) => ({
+interface SubmissionRow {
+  sms_id: string;
+  credential_id: string;
+  source_addr: string;
+  registered_delivery: number;
+  data_coding: number;
+  created_at: Date;
+}
+
+function toSubmission(row: SubmissionRow): SmppSubmission {
+  return {
     smsId: row.sms_id,
     credentialId: row.credential_id,
     sourceAddr: row.source_addr,
     registeredDelivery: Number(row.registered_delivery),
+    dataCoding: Number(row.data_coding),
     submittedAt: new Date(row.created_at),
-  }));
+  };
+}
+
+/** The record of an SMS submitted by one of the account's credentials; undefined for any other. */
+export async function submissionOfAccount(db: Executor, smsId: string, accountId: string): Promise<SmppSubmission | undefined> {
+  const row = await db('smpp_submissions as s')
+    .join('smpp_credentials as c', 'c.id', 's.credential_id')
+    .where({ 's.sms_id': smsId, 'c.account_id': accountId })
+    .first<SubmissionRow | undefined>('s.*');
+  return row ? toSubmission(row) : undefined;
+}
+
+export async function updateRegisteredDelivery(db: Executor, smsId: string, registeredDelivery: number): Promise<void> {
+  await db('smpp_submissions').where({ sms_id: smsId }).update({ registered_delivery: registeredDelivery });
+}
+
+export async function submissionsOf(db: Executor, smsIds: string[]): Promise<SmppSubmission[]> {
+  if (smsIds.length === 0) return [];
+  const rows: SubmissionRow[] = await db('smpp_submissions').whereIn('sms_id', smsIds);
+  return rows.map(toSubmission);
 }
 
 export interface NewPendingDeliver {

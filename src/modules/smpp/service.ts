@@ -15,6 +15,7 @@ import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 import { generatePassword, generateSystemId, SYSTEM_ID_PATTERN } from './credential-format.ts';
 import { receiptWanted, smppOutcome } from './message-state.ts';
 import { receiptText } from './receipt-text.ts';
+import { receivingAddress } from './receiving-address.ts';
 import * as smpp from './repository.ts';
 import type { PendingDeliver, SmppCredential, SmppSubmission } from './types.ts';
 
@@ -132,6 +133,16 @@ export class SmppService {
     return smpp.submissionsOf(this.db, smsIds);
   }
 
+  /** The record of an SMS one of the account's credentials submitted; undefined for any other SMS. */
+  submissionOf(accountId: string, smsId: string): Promise<SmppSubmission | undefined> {
+    return smpp.submissionOfAccount(this.db, smsId, accountId);
+  }
+
+  /** replace_sm changed what the ESME wants to hear of the SMS; in the replacement's transaction. */
+  changeRegisteredDelivery(trx: Executor, smsId: string, registeredDelivery: number): Promise<void> {
+    return smpp.updateRegisteredDelivery(trx, smsId, registeredDelivery);
+  }
+
   /**
    * Heard in the transaction of status changes: a receipt row for each SMS an ESME submitted
    * with registered_delivery asking for this outcome. Written with the change, so it cannot be lost.
@@ -175,13 +186,16 @@ export class SmppService {
     const credentials = (await smpp.listCredentials(trx, sms.account_id)).filter(
       (row) => row.revoked_at === null && (row.device_ids.length === 0 || row.device_ids.includes(sms.device_id)),
     );
+    if (credentials.length === 0) return 0;
+    const device = await this.devices.get(sms.account_id, sms.device_id, trx).catch(() => undefined);
+    const receivedBy = receivingAddress(device ? (device.name_custom ?? device.name) : sms.device_id, sms.sim_slot);
     await smpp.insertPending(
       trx,
       credentials.map((credential) => ({
         credentialId: credential.id,
         kind: 'incoming' as const,
         sourceAddr: sms.phone,
-        destinationAddr: '',
+        destinationAddr: receivedBy,
         shortMessage: sms.message,
       })),
     );

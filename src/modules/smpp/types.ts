@@ -39,5 +39,7 @@ export interface SmppSubmission {
   credentialId: string;
   sourceAddr: string;
   registeredDelivery: number;
+  /** The data_coding it was submitted with: a replace_sm's text is read in it. */
+  dataCoding: number;
   submittedAt: Date;
 }
