@@ -63,7 +63,9 @@ export function SmsDetailPage({ id }: { id: string }) {
                   <dd>{data.device_id ? <a href={href(`/devices/${data.device_id}`)}>{nameOf(data.device_id)}</a> : 'Any device (not yet assigned)'}</dd>
                   <dt>Size</dt>
                   <dd>
-                    {data.segments} SMS ({ENCODING_LABELS[data.encoding]})
+                    {data.segments === null
+                      ? 'Unknown: end-to-end encrypted'
+                      : `${data.segments} SMS (${data.encoding ? ENCODING_LABELS[data.encoding] : '8-bit data'})`}
                   </dd>
                   <dt>Created</dt>
                   <dd>{formatTime(data.sent_at)}</dd>
