@@ -1,4 +1,4 @@
-// Data SMS: a binary payload (base64 in the API, 1-140 bytes) for an application port. POST
+// Data SMS: a binary payload (base64 in the API, 1-133 bytes: one SMS beside its port header) for an application port. POST
 // /sms/data stores it as an SMS of kind data, the task carries data and port to a real MQTT phone
 // (the device agent), whose radio gets the very bytes and port; statuses, webhooks, cancel and
 // Idempotency-Key work as for any SMS. Bad base64, too many bytes or a bad port are 400, and POST
@@ -39,7 +39,7 @@ describe('data SMS', () => {
     const { secret } = await createWebhook(fx.tenant, receiver.url, ['sms.status_changed']);
     const device = await phone();
     // Every byte value a payload may hold, the most one SMS carries.
-    const bytes = Buffer.from(Array.from({ length: 140 }, (_, index) => (index * 37 + 255) % 256));
+    const bytes = Buffer.from(Array.from({ length: 133 }, (_, index) => (index * 37 + 255) % 256));
     const delivered = reported(device, 'delivered');
     const reply = await fx.tenant.api.post('/sms/data', { phone: PHONE, data: bytes.toString('base64'), port: 2948 });
     expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
@@ -82,7 +82,7 @@ describe('data SMS', () => {
       ['data that is not base64', { data: 'not base64!', port: 80 }, 'invalid_data', 'standard base64'],
       ['URL-safe base64', { data: 'AA-_', port: 80 }, 'invalid_data', 'standard base64'],
       ['base64 without its padding', { data: 'AAECAw', port: 80 }, 'invalid_data', 'standard base64'],
-      ['more than 140 bytes', { data: randomBytes(141).toString('base64'), port: 80 }, 'invalid_data', '141 bytes'],
+      ['more than 133 bytes', { data: randomBytes(134).toString('base64'), port: 80 }, 'invalid_data', '134 bytes'],
       ['empty data', { data: '', port: 80 }, 'validation_failed', 'data'],
       ['port 0', { data: 'AAEC', port: 0 }, 'validation_failed', 'port'],
       ['port 65536', { data: 'AAEC', port: 65536 }, 'validation_failed', 'port'],

@@ -14,7 +14,7 @@ export interface SendTask {
   valid_until: string | null;
   /** phone and message are end-to-end ciphertext (end-to-end.ts): decrypted with the phone's passphrase before sending. */
   is_encrypted?: boolean;
-  /** A data SMS: its binary payload (base64, at most 140 bytes) for an application port; message is empty. */
+  /** A data SMS: its binary payload (base64, at most 133 bytes) for an application port; message is empty. */
   data?: string;
   port?: number;
 }

@@ -33,7 +33,7 @@ export const DataSmsBody = Type.Object(
     phone: CreateSmsBody.properties.phone,
     data: Type.String({
       minLength: 1,
-      // Bounds what is read; the payload's own limit (140 bytes) is checked with a clearer answer.
+      // Bounds what is read; the payload's own limit (133 bytes) is checked with a clearer answer.
       maxLength: 1024,
       description: `the binary payload, standard base64 (padded): 1-${DATA_MAX_BYTES} bytes, one SMS`,
     }),
