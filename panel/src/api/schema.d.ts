@@ -130,7 +130,7 @@ export interface paths {
         put?: never;
         /**
          * Send a data SMS: binary to an application port
-         * @description data is the payload in base64, 1-140 bytes (one SMS; 400 invalid_data otherwise); port the application port on the recipient's phone (1-65535). The phone sends it as an 8-bit SMS with 16-bit port addressing. Otherwise as POST /sms: 201 with the SMS (kind data, data, port, message empty), Idempotency-Key, scheduling, device_id, no_store, cancel, statuses and webhooks. A phone that cannot send data SMS reports failed_send with reason data_sms_unsupported.
+         * @description data is the payload in base64, 1-133 bytes (one SMS; 400 invalid_data otherwise); port the application port on the recipient's phone (1-65535). The phone sends it as an 8-bit SMS with 16-bit port addressing. Otherwise as POST /sms: 201 with the SMS (kind data, data, port, message empty), Idempotency-Key, scheduling, device_id, no_store, cancel, statuses and webhooks. A phone that cannot send data SMS reports failed_send with reason data_sms_unsupported.
          *
          *     Permission: `sms:send`.
          */
@@ -1835,8 +1835,9 @@ export interface operations {
                         id: string;
                         /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                         device_id: string | null;
-                        /** @description E.164 */
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
                         phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -1986,7 +1987,7 @@ export interface operations {
                 "application/json": {
                     /** @description recipient, international format such as +79161234567 */
                     phone: string;
-                    /** @description the binary payload, standard base64 (padded): 1-140 bytes, one SMS */
+                    /** @description the binary payload, standard base64 (padded): 1-133 bytes, one SMS */
                     data: string;
                     /** @description the application port on the recipient's phone (16-bit port addressing) */
                     port: number;
@@ -2036,8 +2037,9 @@ export interface operations {
                         id: string;
                         /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                         device_id: string | null;
-                        /** @description E.164 */
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
                         phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -2080,7 +2082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_data`: data must be base64 of 1 to 140 bytes; `invalid_phone`: phone is not a valid phone number */
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_data`: data must be standard base64 of 1 to 133 bytes (one SMS beside its port header); `invalid_phone`: phone is not a valid phone number */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2209,8 +2211,9 @@ export interface operations {
                             id: string;
                             /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                             device_id: string | null;
-                            /** @description E.164 */
+                            /** @description E.164; end-to-end ciphertext when is_encrypted */
                             phone: string;
+                            /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                             message: string;
                             /** @description a task the device has taken but not yet sent still shows as pending */
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -2366,8 +2369,9 @@ export interface operations {
                         id: string;
                         /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                         device_id: string | null;
-                        /** @description E.164 */
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
                         phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -2606,8 +2610,9 @@ export interface operations {
                             id: string;
                             /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                             device_id: string | null;
-                            /** @description E.164 */
+                            /** @description E.164; end-to-end ciphertext when is_encrypted */
                             phone: string;
+                            /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                             message: string;
                             /** @description a task the device has taken but not yet sent still shows as pending */
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -2766,8 +2771,9 @@ export interface operations {
                         id: string;
                         /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                         device_id: string | null;
-                        /** @description E.164 */
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
                         phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -2898,8 +2904,9 @@ export interface operations {
                         id: string;
                         /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                         device_id: string | null;
-                        /** @description E.164 */
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
                         phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";

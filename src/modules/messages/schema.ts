@@ -83,8 +83,8 @@ export const SmsView = Type.Object(
         'device with room takes it; read it again to see which). null again if it goes back to the pool before its phone ' +
         'acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device',
     }),
-    phone: Type.String({ description: 'E.164' }),
-    message: Type.String(),
+    phone: Type.String({ description: 'E.164; end-to-end ciphertext when is_encrypted' }),
+    message: Type.String({ description: 'the text; end-to-end ciphertext when is_encrypted; empty for a data SMS' }),
     status: ExtendedStatus,
     reason: Type.Union([Type.String(), Type.Null()], {
       description:
