@@ -51,6 +51,12 @@ export function SmsDetailPage({ id }: { id: string }) {
               <section class="card" aria-labelledby="sms-facts">
                 <h2 id="sms-facts">Message</h2>
                 <p class="sms-text">{data.message}</p>
+                {data.is_encrypted && <p class="muted">End-to-end encrypted: the recipient and the text are ciphertext the gateway cannot read.</p>}
+                {data.kind === 'data' && (
+                  <p class="muted">
+                    Data SMS to port {data.port}: <span class="mono">{data.data}</span> (base64)
+                  </p>
+                )}
                 <dl class="facts">
                   <dt>Status</dt>
                   <dd data-testid="sms-status">
