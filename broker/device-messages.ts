@@ -12,7 +12,7 @@ import type { Metrics } from '../src/common/metrics.ts';
 import { Backoff, OutageNotice } from '../src/storage/database-errors.ts';
 import { MAX_HOLD_MS } from '../src/modules/delivery/status-ingestor.ts';
 import type { BrokerPorts, DeviceRecords } from './ports.ts';
-import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport, decodeUssdReport } from './payloads.ts';
+import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport, decodeUssdReport, incomingSmsProblem } from './payloads.ts';
 import type { DeviceIdentity } from './identity.ts';
 import type { DeviceToGateway } from './topics.ts';
 
@@ -125,6 +125,8 @@ export class DeviceMessages {
   private async incoming(identity: DeviceIdentity, payload: Buffer): Promise<void> {
     const sms = decodeIncomingSms(payload);
     if (!sms.ok) return this.rejected(identity.deviceId, 'invalid_payload', sms.reason);
+    const problem = incomingSmsProblem(sms.value);
+    if (problem) return this.rejected(identity.deviceId, 'invalid_payload', problem);
     // The setting may have changed since the device connected: read it now (incoming SMS are rare).
     const forwards = await this.untilCommitted(() => this.ports.devices.forwardsIncoming(identity.accountId, identity.deviceId));
     if (!forwards) return this.rejected(identity.deviceId, 'forwarding_off');
@@ -136,6 +138,7 @@ export class DeviceMessages {
         message: sms.value.message,
         receivedAt: new Date(sms.value.received_at),
         simSlot: sms.value.sim_slot ?? null,
+        isEncrypted: sms.value.is_encrypted ?? false,
       }),
     );
   }

@@ -5,6 +5,12 @@ import { compile, explain } from '../src/common/schema-validation.ts';
 import { findNul } from '../src/common/nul.ts';
 import { CALL_DIRECTIONS } from '../src/modules/calls/schema.ts';
 import { UssdReport } from '../src/modules/ussd/device-protocol.ts';
+import { parseEncrypted } from '../src/common/end-to-end.ts';
+
+/** A sender in clear is a number or a name; only ciphertext of one is longer. */
+export const PLAIN_PHONE_MAX_CHARACTERS = 64;
+/** Ciphertext of a sender of up to 64 characters fits. */
+const ENCRYPTED_PHONE_MAX_CHARACTERS = 256;
 
 /**
  * Larger device payloads are refused unread. The largest legitimate one is an incoming SMS of
@@ -50,13 +56,30 @@ export const Heartbeat = Type.Object(
 export const IncomingSms = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: 100, description: "the device's own id for the message" }),
-    phone: Type.String({ minLength: 1, maxLength: 64, description: 'sender' }),
+    phone: Type.String({
+      minLength: 1,
+      maxLength: ENCRYPTED_PHONE_MAX_CHARACTERS,
+      description: `sender, at most ${PLAIN_PHONE_MAX_CHARACTERS} characters; ciphertext when is_encrypted`,
+    }),
     message: Type.String({ maxLength: 10_000 }),
     received_at: Type.String({ format: 'date-time' }),
     sim_slot: Type.Optional(Type.Integer({ minimum: 0, maximum: 7 })),
+    is_encrypted: Type.Optional(Type.Boolean({ description: 'phone and message are end-to-end ciphertext (docs/encryption.md)' })),
   },
   { additionalProperties: false },
 );
+
+/** What the schema cannot say: a sender in clear is short, and ciphertext is in the format. */
+export function incomingSmsProblem(sms: IncomingSms): string | undefined {
+  if (!sms.is_encrypted) {
+    return sms.phone.length > PLAIN_PHONE_MAX_CHARACTERS ? `invalid payload: phone must be at most ${PLAIN_PHONE_MAX_CHARACTERS} characters` : undefined;
+  }
+  for (const field of ['phone', 'message'] as const) {
+    const problem = parseEncrypted(sms[field]);
+    if (typeof problem === 'string') return `invalid payload: ${field} ${problem}`;
+  }
+  return undefined;
+}
 
 /** A call the phone made, took or missed (the call log; a recording is uploaded over HTTP). */
 export const CallReport = Type.Object(

@@ -123,6 +123,8 @@ export interface ReceivedSms {
   message: string;
   receivedAt: Date;
   simSlot: number | null;
+  /** phone and message are end-to-end ciphertext from the phone, kept as they are. */
+  isEncrypted: boolean;
 }
 
 export interface ReportedCall {

@@ -15,6 +15,7 @@ import { deviceTopic, inboundKind, type OutboundTopic } from './protocol/topics.
 import { DeviceSession, type SessionOptions } from './session.ts';
 import type { DeliveryReport, Radio, RadioHandlers, RadioMemory, ReceivedCall, ReceivedSms } from './radio/radio.ts';
 import { silentLogger, type AgentLogger } from './log.ts';
+import { decrypt, encrypt } from './protocol/end-to-end.ts';
 
 /** How long stop() waits for the radio to finish the sends it has. */
 const STOP_WAIT_MS = 60_000;
@@ -33,6 +34,14 @@ export interface DeviceAgentOptions extends SessionOptions {
   /** A pause before acknowledging each task, for simulations of a slow phone. */
   acknowledgeDelayMs?: number;
   logger?: AgentLogger;
+  /**
+   * The end-to-end passphrase shared with the clients (protocol/end-to-end.ts): an encrypted
+   * task's recipient and text are decrypted with it just before the radio gets them. None: such
+   * a task fails with decryption_failed.
+   */
+  passphrase?: string;
+  /** With a passphrase: received SMS are forwarded encrypted with it, so the gateway cannot read them. */
+  encryptIncoming?: boolean;
 }
 
 export interface DeviceAgentEvents {
@@ -238,16 +247,24 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       this.finish(record, 'failed_send', { error: 'expired before the radio could send it' });
       return;
     }
+    // The plaintext exists only here, on its way to the radio: the journal keeps the ciphertext.
+    const content = await this.readable(task);
+    if (typeof content === 'string') {
+      this.handouts.delete(task.sms_id);
+      this.finish(record, 'failed_send', { error: content });
+      return;
+    }
     // On disk before the radio has it: a crash from here on never leads to a second send.
     record.stage = 'radio';
     this.journal.putTask(record);
     this.handouts.delete(task.sms_id);
     const sending = this.radio.send({
       smsId: task.sms_id,
-      phone: task.phone,
-      message: task.message,
+      phone: content.phone,
+      message: content.message,
       simSlot: task.sim >= 0 ? task.sim : undefined,
       statusReport: this.options.deliveryReports ?? true,
+      ...(content.data ? { data: content.data } : {}),
     });
     this.onRadio.add(sending);
     const result = await sending
@@ -261,6 +278,27 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     if (result.references?.length) record.references = result.references;
     this.finish(record, 'sent', { sim_slot: result.simSlot });
     this.expectReports(record);
+  }
+
+  /**
+   * What the radio sends for a task: an encrypted one's recipient and text decrypted, a data
+   * SMS's payload as bytes. A string is why it cannot be sent (the report's error).
+   */
+  private async readable(task: SendTask): Promise<{ phone: string; message: string; data?: { bytes: Buffer; port: number } } | string> {
+    let { phone, message } = task;
+    if (task.is_encrypted) {
+      if (this.options.passphrase === undefined) return 'decryption_failed: no passphrase is set on this phone';
+      try {
+        [phone, message] = await Promise.all([decrypt(task.phone, this.options.passphrase), decrypt(task.message, this.options.passphrase)]);
+      } catch {
+        this.logger.warn('an encrypted task does not open with this phone\'s passphrase', { sms: task.sms_id });
+        return 'decryption_failed';
+      }
+      if (!/^\+?[0-9]{1,20}$/.test(phone)) return 'decryption_failed: the recipient is not a phone number';
+    }
+    if (task.data === undefined) return { phone, message };
+    if (!this.radio.sendsData) return 'data_sms_unsupported';
+    return { phone, message: '', data: { bytes: Buffer.from(task.data, 'base64'), port: task.port! } };
   }
 
   /**
@@ -317,7 +355,10 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     // Each returns once the item is in the journal: the radio may then forget it. The gateway's
     // acknowledgement comes later, and the journal keeps the item until then.
     return {
-      incoming: async (sms) => void this.forwardIncoming(sms).catch(() => {}),
+      incoming: async (sms) => {
+        const payload = await this.incomingPayload(sms);
+        void this.queue('incoming', payload).catch(() => {});
+      },
       delivery: async (report) => this.onDelivery(report),
       call: async (call) => void this.forwardCall(call).catch(() => {}),
       problem: (message) => this.logger.warn(`radio: ${message}`),
@@ -331,11 +372,26 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
    * with settings that may be a moment old, would lose an SMS received just after forwarding was
    * switched on.
    */
-  forwardIncoming(sms: ReceivedSms): Promise<void> {
-    return this.queue(
-      'incoming',
-      JSON.stringify({ id: sms.id, phone: sms.phone, message: sms.message, received_at: sms.receivedAt.toISOString(), ...(sms.simSlot !== undefined ? { sim_slot: sms.simSlot } : {}) }),
-    );
+  async forwardIncoming(sms: ReceivedSms): Promise<void> {
+    return this.queue('incoming', await this.incomingPayload(sms));
+  }
+
+  /** A received SMS as the gateway takes it; encrypted first when this phone encrypts what it receives. */
+  private async incomingPayload(sms: ReceivedSms): Promise<string> {
+    let { phone, message } = sms;
+    let encrypted = sms.isEncrypted === true;
+    if (!encrypted && this.options.encryptIncoming && this.options.passphrase !== undefined) {
+      [phone, message] = await Promise.all([encrypt(phone, this.options.passphrase), encrypt(message, this.options.passphrase)]);
+      encrypted = true;
+    }
+    return JSON.stringify({
+      id: sms.id,
+      phone,
+      message,
+      received_at: sms.receivedAt.toISOString(),
+      ...(sms.simSlot !== undefined ? { sim_slot: sms.simSlot } : {}),
+      ...(encrypted ? { is_encrypted: true } : {}),
+    });
   }
 
   /** Reports a call to the call log, as forwardIncoming does an SMS. */

@@ -8,6 +8,8 @@ export const ERROR_CATALOG = {
   message_too_long: { status: 400, message: 'message must not exceed 170 characters' },
   invalid_phone: { status: 400, message: 'phone is not a valid phone number' },
   invalid_id: { status: 400, message: 'id is malformed' },
+  invalid_ciphertext: { status: 400, message: 'the value is not end-to-end ciphertext in the documented format (docs/encryption.md)' },
+  invalid_data: { status: 400, message: 'data must be standard base64 of 1 to 133 bytes (one SMS beside its port header)' },
   unknown_callback: { status: 400, message: 'callback_id does not name a webhook of this account' },
   invalid_webhook_url: { status: 400, message: 'the webhook url may not be used' },
   unauthorized: { status: 401, message: 'a valid API key is required: Authorization: Bearer <key>' },

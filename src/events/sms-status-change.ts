@@ -16,6 +16,10 @@ export interface SmsSnapshot {
   callback_id: string | null;
   device_id: string | null;
   device_object_id: string | null;
+  /** phone and message are end-to-end ciphertext; absent on snapshots that do not say (read as false). */
+  is_encrypted?: boolean;
+  /** text, data or mms; absent: text. */
+  kind?: string;
 }
 
 export interface SmsStatusChange {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { DeviceAgent } from '../../agent/src/agent.ts';
 import type { ReportStatus, SendTask } from '../../agent/src/protocol/messages.ts';
 import { SimulatedRadio } from '../../agent/src/radio/simulate.ts';
+import type { OutgoingSms } from '../../agent/src/radio/radio.ts';
 import { toneWav } from './wav.ts';
 import { SimulatedUssd, type UssdAnswerOut } from './ussd.ts';
 
@@ -41,6 +42,10 @@ export interface SimulatedDeviceOptions {
   maxReconnectPeriodMs?: number;
   /** Milliseconds the simulated network takes to answer a USSD request; default 0. */
   ussdDelayMs?: number;
+  /** The end-to-end passphrase (docs/encryption.md): encrypted tasks are decrypted with it; a wrong one fails them with decryption_failed. */
+  passphrase?: string;
+  /** With a passphrase: received SMS are forwarded encrypted. */
+  encryptIncoming?: boolean;
 }
 
 export interface SimulatedDeviceEvents {
@@ -92,6 +97,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       reconnectPeriodMs: options.reconnectPeriodMs,
       maxReconnectPeriodMs: options.maxReconnectPeriodMs,
       appVersion: 'simulator',
+      ...(options.passphrase !== undefined ? { passphrase: options.passphrase, encryptIncoming: options.encryptIncoming ?? false } : {}),
     });
     this.agent.on('connected', () => this.emit('connected'));
     this.agent.on('reconnecting', () => this.emit('reconnecting'));
@@ -129,6 +135,11 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
 
   get settings(): Record<string, unknown> | undefined {
     return this.agent.settings;
+  }
+
+  /** What the radio sent for each SMS: the recipient and text decrypted, a data SMS's bytes and port. */
+  get sent(): ReadonlyMap<string, OutgoingSms> {
+    return this.radio.sent;
   }
 
   /** How many times each SMS was actually sent over the radio: must never exceed 1. */
@@ -193,9 +204,9 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   }
 
   /** The phone received an SMS: forward it (the gateway keeps it only if forwarding is on). Resolves once acknowledged. */
-  async receive(phone: string, message: string): Promise<string> {
+  async receive(phone: string, message: string, options: { isEncrypted?: boolean } = {}): Promise<string> {
     const id = randomUUID();
-    await this.agent.forwardIncoming({ id, phone, message, receivedAt: new Date(), simSlot: 0 });
+    await this.agent.forwardIncoming({ id, phone, message, receivedAt: new Date(), simSlot: 0, ...(options.isEncrypted ? { isEncrypted: true } : {}) });
     return id;
   }
 

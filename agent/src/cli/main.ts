@@ -71,6 +71,7 @@ async function startDevice(device: DeviceConfig, command: AgentCommand, logger: 
     heartbeatIntervalMs: command.heartbeatIntervalMs,
     appVersion: `sms-gateway-agent ${agentVersion()} (${device.backend})`,
     logger,
+    ...(command.passphrase !== undefined ? { passphrase: command.passphrase, encryptIncoming: command.encryptIncoming } : {}),
   });
   agent.on('connected', () => logger.info('connected to the gateway', { broker: device.pairing.brokerUrl }));
   agent.on('reconnecting', () => logger.info('reconnecting'));

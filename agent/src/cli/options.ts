@@ -28,6 +28,10 @@ export interface AgentCommand {
   ca: string | undefined;
   heartbeatIntervalMs: number;
   logFormat: 'text' | 'json';
+  /** The end-to-end passphrase (SMS_GATEWAY_AGENT_PASSPHRASE): encrypted SMS are decrypted with it. Never saved. */
+  passphrase: string | undefined;
+  /** With a passphrase: received SMS are forwarded encrypted (SMS_GATEWAY_AGENT_ENCRYPT_INCOMING=1). */
+  encryptIncoming: boolean;
 }
 
 export class UsageError extends Error {}
@@ -65,6 +69,10 @@ Options:
   --heartbeat-interval SECONDS   between heartbeats (default 300)
   --log-format text|json   (default text)
   --config FILE            a JSON file naming several devices (see the agent's docs)
+
+Environment: SMS_GATEWAY_AGENT_PASSPHRASE, the end-to-end passphrase shared with the clients
+(docs/encryption.md): encrypted SMS are decrypted with it just before sending (never saved: give it
+at every start); with SMS_GATEWAY_AGENT_ENCRYPT_INCOMING=1 received SMS are forwarded encrypted too.
   --help, --version
 
 Docs: docs/agent-termux.md (a phone), docs/agent-modem.md (a modem), docs/devices.md (the protocol).
@@ -85,6 +93,7 @@ export function readCommand(argv: string[], env: NodeJS.ProcessEnv, home: string
     ca: values.ca === undefined ? undefined : readText(values.ca, '--ca'),
     heartbeatIntervalMs: seconds(values['heartbeat-interval'], '--heartbeat-interval', 300, 10, 3600) * 1000,
     logFormat: oneOf(values['log-format'] ?? 'text', ['text', 'json'] as const, '--log-format'),
+    ...endToEnd(env),
   };
   if (command.help || command.version) return command;
   if (values.config !== undefined) {
@@ -286,4 +295,15 @@ function pin(value: unknown, what: string): string {
 function phone(value: unknown, what: string): string {
   if (typeof value !== 'string' || !/^\+?\d{3,20}$/.test(value)) throw new UsageError(`${what} must be a phone number, such as +447785016005`);
   return value;
+}
+
+/** The end-to-end passphrase comes from the environment only, like the PIN, and is never saved. */
+function endToEnd(env: NodeJS.ProcessEnv): { passphrase: string | undefined; encryptIncoming: boolean } {
+  const passphrase = env.SMS_GATEWAY_AGENT_PASSPHRASE;
+  if (passphrase !== undefined && (passphrase.length === 0 || passphrase.length > 1024)) {
+    throw new UsageError('SMS_GATEWAY_AGENT_PASSPHRASE must be 1-1024 characters');
+  }
+  const encryptIncoming = ['1', 'true', 'yes'].includes((env.SMS_GATEWAY_AGENT_ENCRYPT_INCOMING ?? '').toLowerCase());
+  if (encryptIncoming && passphrase === undefined) throw new UsageError('SMS_GATEWAY_AGENT_ENCRYPT_INCOMING needs SMS_GATEWAY_AGENT_PASSPHRASE');
+  return { passphrase, encryptIncoming };
 }

@@ -23,6 +23,7 @@ export { packSeptets, unpackSeptets } from './septet-packing.ts';
 export { decodeUcs2, encodeUcs2 } from './ucs2.ts';
 export { encodeAddress, encodeSmscAddress, type Address, type NumberType } from './address.ts';
 export { encodeSubmit, type EncodedSubmit, type EncodedText, type SubmitRequest } from './submit.ts';
+export { DATA_PAYLOAD_MAX, encodeDataSubmit, type DataSubmitRequest } from './data-submit.ts';
 export {
   decodePdu,
   type DecodedDeliver,

@@ -12,6 +12,11 @@ export interface SendTask {
   created_at: string;
   /** Not to be started after this time; null: no limit. */
   valid_until: string | null;
+  /** phone and message are end-to-end ciphertext (end-to-end.ts): decrypted with the phone's passphrase before sending. */
+  is_encrypted?: boolean;
+  /** A data SMS: its binary payload (base64, at most 133 bytes) for an application port; message is empty. */
+  data?: string;
+  port?: number;
 }
 
 export interface TaskRevoked {
@@ -46,14 +51,27 @@ export const MAX_ERROR_LENGTH = 500;
 export function parseTask(payload: Buffer): SendTask | string {
   const value = parseObject(payload);
   if (typeof value === 'string') return value;
-  const { sms_id, phone, message, sim, created_at, valid_until } = value;
+  const { sms_id, phone, message, sim, created_at, valid_until, is_encrypted, data, port } = value;
   if (typeof sms_id !== 'string' || !UUID.test(sms_id)) return 'sms_id is not a UUID';
-  if (typeof phone !== 'string' || !/^\+?[0-9]{1,20}$/.test(phone)) return 'phone is not a phone number';
+  if (is_encrypted !== undefined && typeof is_encrypted !== 'boolean') return 'is_encrypted is not a boolean';
+  // Ciphertext is checked when it is decrypted: a phone without the passphrase still reports the task.
+  if (typeof phone !== 'string' || (is_encrypted ? phone.length === 0 : !/^\+?[0-9]{1,20}$/.test(phone))) return 'phone is not a phone number';
   if (typeof message !== 'string') return 'message is not a string';
   if (typeof sim !== 'number' || !Number.isInteger(sim) || sim < -2 || sim > 7) return 'sim is not a slot';
   if (typeof created_at !== 'string') return 'created_at is missing';
   if (valid_until !== null && (typeof valid_until !== 'string' || Number.isNaN(Date.parse(valid_until)))) return 'valid_until is not a time';
-  return { sms_id: sms_id.toLowerCase(), phone, message, sim, created_at, valid_until };
+  if (data !== undefined && (typeof data !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(data))) return 'data is not base64';
+  if (data !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)) return 'port is not a port';
+  return {
+    sms_id: sms_id.toLowerCase(),
+    phone,
+    message,
+    sim,
+    created_at,
+    valid_until,
+    ...(is_encrypted ? { is_encrypted: true } : {}),
+    ...(data !== undefined ? { data, port: port as number } : {}),
+  };
 }
 
 export function parseRevoke(payload: Buffer): TaskRevoked | string {

@@ -13,6 +13,8 @@ export interface OutgoingSms {
   simSlot: number | undefined;
   /** Ask the network for a delivery report, when the radio can. */
   statusReport: boolean;
+  /** A data SMS: 8-bit binary for an application port (message is then empty). Only for a radio with sendsData. */
+  data?: { bytes: Buffer; port: number };
 }
 
 export type SendResult =
@@ -56,6 +58,8 @@ export interface ReceivedSms {
   message: string;
   receivedAt: Date;
   simSlot?: number;
+  /** phone and message are already end-to-end ciphertext: forwarded as they are. */
+  isEncrypted?: boolean;
 }
 
 /** A call the radio saw end. */
@@ -104,6 +108,8 @@ export interface RadioMemory {
 export interface Radio {
   /** termux, modem or simulate: for logs. */
   readonly kind: string;
+  /** Whether it can send a data SMS (OutgoingSms.data); without, the agent reports data_sms_unsupported. */
+  readonly sendsData?: boolean;
   /** Opens the radio and starts handing over what it receives. */
   start(handlers: RadioHandlers, memory: RadioMemory): Promise<void>;
   /** Sends one SMS, all its parts; resolves when the radio has taken it or refused it. Never throws for a refusal. */

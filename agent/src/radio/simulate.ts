@@ -4,6 +4,8 @@
 // so simulated phones and real ones run the same protocol code.
 import type { OutgoingSms, Radio, RadioHandlers, RadioStatus, SendResult } from './radio.ts';
 
+const MAX_KEPT_SENDS = 10_000;
+
 export interface SimulateOptions {
   /** Milliseconds before the SMS counts as sent, and then before its delivery report. */
   delays?: { sent?: number; delivered?: number };
@@ -16,8 +18,11 @@ export interface SimulateOptions {
 
 export class SimulatedRadio implements Radio {
   readonly kind = 'simulate';
+  readonly sendsData = true;
   /** How many times each SMS went out: the agent's promise is that this never exceeds 1. */
   readonly sendCount = new Map<string, number>();
+  /** What went out over the "air" (the recipient and text as decrypted, a data SMS's bytes and port), newest kept. */
+  readonly sent = new Map<string, OutgoingSms>();
   batteryLevel = 87;
   isCharging = false;
   private handlers: RadioHandlers | undefined;
@@ -34,6 +39,9 @@ export class SimulatedRadio implements Radio {
     await this.wait(this.options.delays?.sent);
     if (Math.random() < (this.options.failSendRate ?? 0)) return { ok: false, error: 'simulated failure to send' };
     this.sendCount.set(sms.smsId, (this.sendCount.get(sms.smsId) ?? 0) + 1);
+    this.sent.set(sms.smsId, sms);
+    // A long simulation keeps the latest sends only.
+    if (this.sent.size > MAX_KEPT_SENDS) this.sent.delete(this.sent.keys().next().value!);
     const simSlot = sms.simSlot ?? this.options.simCards?.[0]?.index;
     if (!sms.statusReport) return { ok: true, ...(simSlot !== undefined ? { simSlot } : {}) };
     // Unlike a network's 0-255, never repeated: thousands of simulated SMS may wait for reports at once.

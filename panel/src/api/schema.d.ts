@@ -97,6 +97,50 @@ export interface paths {
         patch: operations["updateDeviceSettings"];
         trace?: never;
     };
+    "/api/ext/v1/sms/encrypted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an end-to-end encrypted SMS
+         * @description phone and message are ciphertext the client made with a passphrase only it and the account's phones know (AES-256-GCM, PBKDF2-SHA256; the format and a test vector are in docs/encryption.md). The gateway stores and forwards them as they are: it checks only that each is in the format (400 invalid_ciphertext otherwise), and cannot check the recipient as a number, count segments (null), or find the SMS by text or recipient in searches. The phone decrypts both before sending; a phone whose passphrase does not open them reports failed_send with reason decryption_failed. Otherwise as POST /sms: 201 with the SMS (is_encrypted true), Idempotency-Key, scheduling, device_id, no_store, cancel, statuses and webhooks.
+         *
+         *     Permission: `sms:send`.
+         */
+        post: operations["createEncryptedSms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/sms/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a data SMS: binary to an application port
+         * @description data is the payload in base64, 1-133 bytes (one SMS; 400 invalid_data otherwise); port the application port on the recipient's phone (1-65535). The phone sends it as an 8-bit SMS with 16-bit port addressing. Otherwise as POST /sms: 201 with the SMS (kind data, data, port, message empty), Idempotency-Key, scheduling, device_id, no_store, cancel, statuses and webhooks. A phone that cannot send data SMS reports failed_send with reason data_sms_unsupported.
+         *
+         *     Permission: `sms:send`.
+         */
+        post: operations["createDataSms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ext/v1/sms": {
         parameters: {
             query?: never;
@@ -871,7 +915,7 @@ export interface components {
                  * @description stable; for programs
                  * @enum {string}
                  */
-                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
+                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "invalid_ciphertext" | "invalid_data" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
                 details?: {
                     field: string;
                     in?: string;
@@ -1796,6 +1840,408 @@ export interface operations {
             };
         };
     };
+    createEncryptedSms: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-255 visible ASCII characters (a UUID is usual). The same key from the same account within 24 hours replays the first successful response, with the header Idempotent-Replayed: true; with a different request it is 422 idempotency_key_reused. Concurrent requests with one key create one SMS. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the recipient, encrypted by the client: $aes-256-gcm/pbkdf2-sha256$i=<iterations>$<salt>$<iv>$<ciphertext> (docs/encryption.md). The gateway cannot read or check it as a number */
+                    phone: string;
+                    /** @description the text (at most 170 characters before encryption), encrypted by the client: $aes-256-gcm/pbkdf2-sha256$i=<iterations>$<salt>$<iv>$<ciphertext> */
+                    message: string;
+                    /**
+                     * Format: uuid
+                     * @description send through this device; omitted: the gateway chooses
+                     */
+                    device_id?: string;
+                    /** @description SIM slot to send from, 0-2 (-1 random, -2 the phone's default), as the legacy to_sim; meaningful with device_id on a multi-SIM phone. Absent or null: the device's selected_sim decides */
+                    sim_slot?: number | null;
+                    /** @description id of the webhook that gets this SMS's events (as the legacy callback_id); "" or absent: every webhook with SMS events */
+                    callback_id?: string;
+                    /**
+                     * @description true: keep no record. Answered 503 when no online device can take the SMS right now.
+                     * @default false
+                     */
+                    no_store?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description not sent before this time (ISO 8601); at most a year ahead
+                     */
+                    send_at?: string;
+                    /**
+                     * Format: date-time
+                     * @description not taken by a phone by then, the SMS ends as failed_send with reason "expired"
+                     */
+                    valid_until?: string;
+                    /** @description seconds from now; instead of valid_until */
+                    ttl?: number;
+                    /**
+                     * @description higher first; equal priority goes oldest first
+                     * @default 0
+                     */
+                    priority?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the SMS as stored (ciphertext), status pending */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
+                        device_id: string | null;
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
+                        phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
+                        message: string;
+                        /** @description a task the device has taken but not yet sent still shows as pending */
+                        status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
+                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                        reason: string | null;
+                        /**
+                         * Format: date-time
+                         * @description when the SMS was created
+                         */
+                        sent_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updated_at: string;
+                        /** @description not sent before this time; null: at once */
+                        send_at: string | null;
+                        /** @description expires then unless a phone took it; null: never */
+                        valid_until: string | null;
+                        priority: number;
+                        /** @description the SIM slot asked for at creation; null: the device's settings decide */
+                        sim_slot: number | null;
+                        /** @description the webhook that gets this SMS's events; null: every webhook with SMS events */
+                        callback_id: string | null;
+                        /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
+                        segments: number | null;
+                        /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
+                        encoding: "gsm7" | "ucs2" | null;
+                        /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                        kind?: "data" | "mms";
+                        /**
+                         * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
+                         * @constant
+                         */
+                        is_encrypted?: true;
+                        /** @description a data SMS's payload, base64 */
+                        data?: string;
+                        /** @description a data SMS's application port */
+                        port?: number;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_ciphertext`: the value is not end-to-end ciphertext in the documented format (docs/encryption.md) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_not_found`: device not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_cannot_send`: the device is not allowed to send SMS (can_send_sms is false) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives; `no_device_available`: no online device can take this SMS now */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDataSms: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-255 visible ASCII characters (a UUID is usual). The same key from the same account within 24 hours replays the first successful response, with the header Idempotent-Replayed: true; with a different request it is 422 idempotency_key_reused. Concurrent requests with one key create one SMS. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description recipient, international format such as +79161234567 */
+                    phone: string;
+                    /** @description the binary payload, standard base64 (padded): 1-133 bytes, one SMS */
+                    data: string;
+                    /** @description the application port on the recipient's phone (16-bit port addressing) */
+                    port: number;
+                    /**
+                     * Format: uuid
+                     * @description send through this device; omitted: the gateway chooses
+                     */
+                    device_id?: string;
+                    /** @description SIM slot to send from, 0-2 (-1 random, -2 the phone's default), as the legacy to_sim; meaningful with device_id on a multi-SIM phone. Absent or null: the device's selected_sim decides */
+                    sim_slot?: number | null;
+                    /** @description id of the webhook that gets this SMS's events (as the legacy callback_id); "" or absent: every webhook with SMS events */
+                    callback_id?: string;
+                    /**
+                     * @description true: keep no record. Answered 503 when no online device can take the SMS right now.
+                     * @default false
+                     */
+                    no_store?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description not sent before this time (ISO 8601); at most a year ahead
+                     */
+                    send_at?: string;
+                    /**
+                     * Format: date-time
+                     * @description not taken by a phone by then, the SMS ends as failed_send with reason "expired"
+                     */
+                    valid_until?: string;
+                    /** @description seconds from now; instead of valid_until */
+                    ttl?: number;
+                    /**
+                     * @description higher first; equal priority goes oldest first
+                     * @default 0
+                     */
+                    priority?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the data SMS, status pending */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
+                        device_id: string | null;
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
+                        phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
+                        message: string;
+                        /** @description a task the device has taken but not yet sent still shows as pending */
+                        status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
+                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                        reason: string | null;
+                        /**
+                         * Format: date-time
+                         * @description when the SMS was created
+                         */
+                        sent_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updated_at: string;
+                        /** @description not sent before this time; null: at once */
+                        send_at: string | null;
+                        /** @description expires then unless a phone took it; null: never */
+                        valid_until: string | null;
+                        priority: number;
+                        /** @description the SIM slot asked for at creation; null: the device's settings decide */
+                        sim_slot: number | null;
+                        /** @description the webhook that gets this SMS's events; null: every webhook with SMS events */
+                        callback_id: string | null;
+                        /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
+                        segments: number | null;
+                        /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
+                        encoding: "gsm7" | "ucs2" | null;
+                        /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                        kind?: "data" | "mms";
+                        /**
+                         * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
+                         * @constant
+                         */
+                        is_encrypted?: true;
+                        /** @description a data SMS's payload, base64 */
+                        data?: string;
+                        /** @description a data SMS's application port */
+                        port?: number;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_data`: data must be standard base64 of 1 to 133 bytes (one SMS beside its port header); `invalid_phone`: phone is not a valid phone number */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_not_found`: device not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_cannot_send`: the device is not allowed to send SMS (can_send_sms is false) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives; `no_device_available`: no online device can take this SMS now */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listSms: {
         parameters: {
             query: {
@@ -1833,8 +2279,9 @@ export interface operations {
                             id: string;
                             /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                             device_id: string | null;
-                            /** @description E.164 */
+                            /** @description E.164; end-to-end ciphertext when is_encrypted */
                             phone: string;
+                            /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                             message: string;
                             /** @description a task the device has taken but not yet sent still shows as pending */
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -1859,10 +2306,21 @@ export interface operations {
                             sim_slot: number | null;
                             /** @description the webhook that gets this SMS's events; null: every webhook with SMS events */
                             callback_id: string | null;
-                            /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units) */
-                            segments: number;
-                            /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise */
-                            encoding: "gsm7" | "ucs2";
+                            /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
+                            segments: number | null;
+                            /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
+                            encoding: "gsm7" | "ucs2" | null;
+                            /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                            kind?: "data" | "mms";
+                            /**
+                             * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
+                             * @constant
+                             */
+                            is_encrypted?: true;
+                            /** @description a data SMS's payload, base64 */
+                            data?: string;
+                            /** @description a data SMS's application port */
+                            port?: number;
                         }[];
                         /** @description pass as cursor for the next page; null on the last page */
                         next_cursor: string | null;
@@ -1979,8 +2437,9 @@ export interface operations {
                         id: string;
                         /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                         device_id: string | null;
-                        /** @description E.164 */
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
                         phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -2005,10 +2464,21 @@ export interface operations {
                         sim_slot: number | null;
                         /** @description the webhook that gets this SMS's events; null: every webhook with SMS events */
                         callback_id: string | null;
-                        /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units) */
-                        segments: number;
-                        /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise */
-                        encoding: "gsm7" | "ucs2";
+                        /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
+                        segments: number | null;
+                        /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
+                        encoding: "gsm7" | "ucs2" | null;
+                        /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                        kind?: "data" | "mms";
+                        /**
+                         * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
+                         * @constant
+                         */
+                        is_encrypted?: true;
+                        /** @description a data SMS's payload, base64 */
+                        data?: string;
+                        /** @description a data SMS's application port */
+                        port?: number;
                     };
                 };
             };
@@ -2208,8 +2678,9 @@ export interface operations {
                             id: string;
                             /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                             device_id: string | null;
-                            /** @description E.164 */
+                            /** @description E.164; end-to-end ciphertext when is_encrypted */
                             phone: string;
+                            /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                             message: string;
                             /** @description a task the device has taken but not yet sent still shows as pending */
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -2234,10 +2705,21 @@ export interface operations {
                             sim_slot: number | null;
                             /** @description the webhook that gets this SMS's events; null: every webhook with SMS events */
                             callback_id: string | null;
-                            /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units) */
-                            segments: number;
-                            /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise */
-                            encoding: "gsm7" | "ucs2";
+                            /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
+                            segments: number | null;
+                            /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
+                            encoding: "gsm7" | "ucs2" | null;
+                            /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                            kind?: "data" | "mms";
+                            /**
+                             * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
+                             * @constant
+                             */
+                            is_encrypted?: true;
+                            /** @description a data SMS's payload, base64 */
+                            data?: string;
+                            /** @description a data SMS's application port */
+                            port?: number;
                         }[];
                     };
                 };
@@ -2357,8 +2839,9 @@ export interface operations {
                         id: string;
                         /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                         device_id: string | null;
-                        /** @description E.164 */
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
                         phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -2383,10 +2866,21 @@ export interface operations {
                         sim_slot: number | null;
                         /** @description the webhook that gets this SMS's events; null: every webhook with SMS events */
                         callback_id: string | null;
-                        /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units) */
-                        segments: number;
-                        /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise */
-                        encoding: "gsm7" | "ucs2";
+                        /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
+                        segments: number | null;
+                        /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
+                        encoding: "gsm7" | "ucs2" | null;
+                        /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                        kind?: "data" | "mms";
+                        /**
+                         * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
+                         * @constant
+                         */
+                        is_encrypted?: true;
+                        /** @description a data SMS's payload, base64 */
+                        data?: string;
+                        /** @description a data SMS's application port */
+                        port?: number;
                     };
                 };
             };
@@ -2478,8 +2972,9 @@ export interface operations {
                         id: string;
                         /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
                         device_id: string | null;
-                        /** @description E.164 */
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
                         phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -2504,10 +2999,21 @@ export interface operations {
                         sim_slot: number | null;
                         /** @description the webhook that gets this SMS's events; null: every webhook with SMS events */
                         callback_id: string | null;
-                        /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units) */
-                        segments: number;
-                        /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise */
-                        encoding: "gsm7" | "ucs2";
+                        /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
+                        segments: number | null;
+                        /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
+                        encoding: "gsm7" | "ucs2" | null;
+                        /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                        kind?: "data" | "mms";
+                        /**
+                         * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
+                         * @constant
+                         */
+                        is_encrypted?: true;
+                        /** @description a data SMS's payload, base64 */
+                        data?: string;
+                        /** @description a data SMS's application port */
+                        port?: number;
                         history: {
                             /** @description a task the device has taken but not yet sent still shows as pending */
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -2626,6 +3132,11 @@ export interface operations {
                              * @description when the gateway stored it
                              */
                             created_at: string;
+                            /**
+                             * @description present only when the phone forwarded it end-to-end encrypted: phone and message are ciphertext (docs/encryption.md), kept as they came
+                             * @constant
+                             */
+                            is_encrypted?: true;
                         }[];
                         /** @description pass as cursor for the next page; null on the last page */
                         next_cursor: string | null;

@@ -51,6 +51,12 @@ export function SmsDetailPage({ id }: { id: string }) {
               <section class="card" aria-labelledby="sms-facts">
                 <h2 id="sms-facts">Message</h2>
                 <p class="sms-text">{data.message}</p>
+                {data.is_encrypted && <p class="muted">End-to-end encrypted: the recipient and the text are ciphertext the gateway cannot read.</p>}
+                {data.kind === 'data' && (
+                  <p class="muted">
+                    Data SMS to port {data.port}: <span class="mono">{data.data}</span> (base64)
+                  </p>
+                )}
                 <dl class="facts">
                   <dt>Status</dt>
                   <dd data-testid="sms-status">
@@ -63,7 +69,9 @@ export function SmsDetailPage({ id }: { id: string }) {
                   <dd>{data.device_id ? <a href={href(`/devices/${data.device_id}`)}>{nameOf(data.device_id)}</a> : 'Any device (not yet assigned)'}</dd>
                   <dt>Size</dt>
                   <dd>
-                    {data.segments} SMS ({ENCODING_LABELS[data.encoding]})
+                    {data.segments === null
+                      ? 'Unknown: end-to-end encrypted'
+                      : `${data.segments} SMS (${data.encoding ? ENCODING_LABELS[data.encoding] : '8-bit data'})`}
                   </dd>
                   <dt>Created</dt>
                   <dd>{formatTime(data.sent_at)}</dd>

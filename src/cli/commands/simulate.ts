@@ -5,6 +5,7 @@ import { apiKey, givenDevices } from '../simulate-devices.ts';
 import { ConfigError, loadConfig } from '../../config.ts';
 import { CliError, type Output } from '../output.ts';
 import { parseFlags } from '../flags.ts';
+import { passphraseFrom } from '../passphrase.ts';
 
 export const USAGE = `usage: sms-gateway simulate --devices N | --pairing URL... | --device ID --token TOKEN [options]
 Runs simulated phones: each "sends" the SMS it is given and reports it sent and delivered, without
@@ -30,7 +31,14 @@ with a menu that asks for a reply; other codes fail.
   --calls-every S        every S seconds one device reports a call (incoming, outgoing or missed);
                          with its record_calls setting on, it uploads a short WAV recording (default: never)
   --duration S           stop after S seconds (default: run until Ctrl-C)
-environment: SMS_GATEWAY_KEY (the API key, when neither --key nor --key-file is given), PORT, MQTT_PORT`;
+  --passphrase-file PATH the end-to-end passphrase (its first line): devices decrypt encrypted SMS with
+                         it, and fail those it does not open with decryption_failed (docs/encryption.md).
+                         Without one, every encrypted SMS fails so
+  --passphrase P         the passphrase itself; visible in the process list, so prefer
+                         SMS_GATEWAY_PASSPHRASE or --passphrase-file
+  --encrypt-incoming     with a passphrase: received SMS (--incoming-every) are forwarded encrypted
+environment: SMS_GATEWAY_KEY (the API key, when neither --key nor --key-file is given),
+             SMS_GATEWAY_PASSPHRASE (the passphrase, when neither flag gives it), PORT, MQTT_PORT`;
 
 export async function simulateCommand(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(
@@ -51,9 +59,14 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       'incoming-every': { type: 'string' },
       'calls-every': { type: 'string' },
       duration: { type: 'string' },
+      passphrase: { type: 'string' },
+      'passphrase-file': { type: 'string' },
+      'encrypt-incoming': { type: 'boolean' },
     },
     USAGE,
   );
+  const passphrase = passphraseFrom(values.passphrase, values['passphrase-file']);
+  if (values['encrypt-incoming'] && passphrase === undefined) throw new CliError('--encrypt-incoming needs a passphrase: SMS_GATEWAY_PASSPHRASE, --passphrase-file or --passphrase');
   const given = givenDevices(values.pairing ?? [], values.device, values.token);
   if (values.devices === undefined && given.length === 0) throw new CliError(`say which devices to run: --devices N, --pairing URL or --device ID --token TOKEN\n${USAGE}`);
   const count = values.devices === undefined ? 0 : integer(values.devices, '--devices', 1, 20_000);
@@ -83,6 +96,7 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       failSendRate: fraction(values['fail-send-rate'], '--fail-send-rate'),
       undeliveredRate: fraction(values['undelivered-rate'], '--undelivered-rate'),
       heartbeatIntervalMs: 60_000,
+      ...(passphrase !== undefined ? { passphrase, encryptIncoming: values['encrypt-incoming'] ?? false } : {}),
     },
     // Devices retry a refused CONNECT for ever (as phones must): say why one is not coming online.
     onRefused: (deviceId, code) =>

@@ -372,7 +372,7 @@ async function endByGateway(
                       reason = ?, updated_at = ?
          from target where sms.id = target.id
        returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id,
-                 sms.status, target.status as previous, sms.updated_at as at, sms.reason),
+                 sms.status, target.status as previous, sms.updated_at as at, sms.reason, sms.is_encrypted, sms.kind),
      logged as (
        insert into sms_status_history (sms_id, status, source, reason, created_at)
        select id, status, ?, ?, at from ended)
@@ -425,7 +425,7 @@ export interface LockedSms extends SmsSnapshot {
 export async function lockSms(db: Executor, ids: string[]): Promise<LockedSms[]> {
   const { rows } = await db.raw<{ rows: LockedSms[] }>(
     `select s.id, s.object_id, s.account_id, s.device_id, s.status, s.phone, s.message, s.callback_id, s.expires_at, s.reason,
-            s.dispatched_at, d.object_id as device_object_id, d.can_send_sms as device_can_send
+            s.dispatched_at, s.is_encrypted, s.kind, d.object_id as device_object_id, d.can_send_sms as device_can_send
        from sms s left join devices d on d.id = s.device_id
       where s.id = any(?::uuid[])
       order by s.id

@@ -153,6 +153,8 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
         callback_id: null,
         device_id: result.sms.device_id,
         device_object_id: null,
+        is_encrypted: result.sms.is_encrypted,
+        kind: result.sms.kind,
       },
     };
     await this.events.inTransaction(this.db, 'sms.status_changed', [change]);

@@ -15,6 +15,9 @@ export function buildTask(sms: SmsRecord, device: Pick<DeviceRow, 'selected_sim'
     sim: resolveSim(sms.sim_slot, device),
     created_at: sms.created_at.toISOString(),
     valid_until: sms.expires_at?.toISOString() ?? null,
+    // Only on what is not a plain text SMS, so that a text task reads as it always has.
+    ...(sms.is_encrypted ? { is_encrypted: true } : {}),
+    ...(sms.kind === 'data' && sms.data !== null && sms.data_port !== null ? { data: sms.data, port: sms.data_port } : {}),
   };
 }
 

@@ -11,5 +11,7 @@ export function presentIncoming(row: IncomingSmsRow): Static<typeof IncomingSmsV
     sim_slot: row.sim_slot,
     received_at: row.received_at.toISOString(),
     created_at: row.created_at.toISOString(),
+    // Present only when true, so that a plain received SMS reads as it always has.
+    ...(row.is_encrypted ? { is_encrypted: true as const } : {}),
   };
 }

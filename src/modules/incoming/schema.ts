@@ -10,6 +10,11 @@ export const IncomingSmsView = Type.Object(
     sim_slot: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'SIM slot it arrived on; null when the phone did not report one' }),
     received_at: Type.String({ format: 'date-time', description: 'when the phone received it' }),
     created_at: Type.String({ format: 'date-time', description: 'when the gateway stored it' }),
+    is_encrypted: Type.Optional(
+      Type.Literal(true, {
+        description: 'present only when the phone forwarded it end-to-end encrypted: phone and message are ciphertext (docs/encryption.md), kept as they came',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

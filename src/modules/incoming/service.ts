@@ -10,6 +10,8 @@ export interface ReceivedSms {
   message: string;
   receivedAt: Date;
   simSlot: number | null;
+  /** phone and message are end-to-end ciphertext from the phone: stored and passed on as they are. */
+  isEncrypted?: boolean;
 }
 
 export class IncomingService {
@@ -29,6 +31,7 @@ export class IncomingService {
         message: sms.message,
         sim_slot: sms.simSlot,
         received_at: sms.receivedAt,
+        is_encrypted: sms.isEncrypted ?? false,
       });
       if (row) await this.events.written(trx, 'incoming.stored', row);
       return row;

@@ -9,4 +9,6 @@ export interface IncomingSmsRow {
   sim_slot: number | null;
   received_at: Date;
   created_at: Date;
+  /** phone and message are end-to-end ciphertext only the client and the phone can read. */
+  is_encrypted: boolean;
 }

@@ -7,7 +7,7 @@ import { toExtendedStatus } from './status.ts';
 import { countSegments } from '../../common/sms-segments.ts';
 
 export function presentSms(sms: SmsRecord): Static<typeof SmsView> {
-  const { segments, encoding } = countSegments(sms.message);
+  const { segments, encoding } = segmentsOf(sms);
   return {
     id: sms.id,
     device_id: sms.device_id,
@@ -24,7 +24,21 @@ export function presentSms(sms: SmsRecord): Static<typeof SmsView> {
     callback_id: sms.callback_id,
     segments,
     encoding,
+    // Present only on what is not a plain text SMS, so that a text SMS reads as it always has.
+    ...(sms.kind && sms.kind !== 'text' ? { kind: sms.kind } : {}),
+    ...(sms.is_encrypted ? { is_encrypted: true as const } : {}),
+    ...(sms.kind === 'data' && sms.data !== null && sms.data_port !== null ? { data: sms.data, port: sms.data_port } : {}),
   };
+}
+
+/**
+ * Parts and encoding of a text the gateway can read. Ciphertext says neither (its length bounds
+ * the text's bytes, not its characters or alphabet): null. A data SMS is one 8-bit part.
+ */
+function segmentsOf(sms: SmsRecord): { segments: number | null; encoding: 'gsm7' | 'ucs2' | null } {
+  if (sms.is_encrypted) return { segments: null, encoding: null };
+  if (sms.kind === 'data') return { segments: 1, encoding: null };
+  return countSegments(sms.message);
 }
 
 export function presentSmsDetail(sms: SmsRecord, history: SmsHistoryRow[]): Static<typeof SmsDetail> {
@@ -44,5 +58,6 @@ export function presentSmsDetail(sms: SmsRecord, history: SmsHistoryRow[]): Stat
 export function presentChecked(checked: CheckedSms): Static<typeof BulkDryRun>['data'][number] {
   if (checked.errors) return { index: checked.index, valid: false, errors: checked.errors };
   const { phone, message, device_id, send_at, valid_until, priority, segments, encoding } = presentSms(checked.prepared.sms);
-  return { index: checked.index, valid: true, phone, message, device_id, send_at, valid_until, priority, segments, encoding };
+  // Bulk sends are plain text, whose parts and encoding are always known.
+  return { index: checked.index, valid: true, phone, message, device_id, send_at, valid_until, priority, segments: segments!, encoding: encoding! };
 }

@@ -28,6 +28,7 @@ import { cancelSms, type CancelSmsParts } from '../../use-cases/cancel-sms.ts';
 import { createSms, type CreateSmsParts } from '../../use-cases/create-sms.ts';
 import { fromExtendedStatus, statusesNamed } from './status.ts';
 import { statusesMatching } from './legacy-status-codes.ts';
+import { specialSmsRoutes } from './special-routes.ts';
 
 const validateBulkMessage = compile(BulkSmsMessage, 'body');
 
@@ -41,6 +42,8 @@ export function messageRoutes(parts: MessageRouteParts) {
   const { messages } = parts;
   const bulkGate = new BulkGate();
   return [
+    // Encrypted and data SMS: declared before /sms/:id... so that nothing reads their paths as an id.
+    ...specialSmsRoutes(parts),
     defineRoute({
       method: 'post',
       path: '/sms',

@@ -83,8 +83,8 @@ export const SmsView = Type.Object(
         'device with room takes it; read it again to see which). null again if it goes back to the pool before its phone ' +
         'acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device',
     }),
-    phone: Type.String({ description: 'E.164' }),
-    message: Type.String(),
+    phone: Type.String({ description: 'E.164; end-to-end ciphertext when is_encrypted' }),
+    message: Type.String({ description: 'the text; end-to-end ciphertext when is_encrypted; empty for a data SMS' }),
     status: ExtendedStatus,
     reason: Type.Union([Type.String(), Type.Null()], {
       description:
@@ -97,10 +97,25 @@ export const SmsView = Type.Object(
     priority: Type.Integer({ minimum: -100, maximum: 100 }),
     sim_slot: Type.Union([Type.Integer(), Type.Null()], { description: 'the SIM slot asked for at creation; null: the device\'s settings decide' }),
     callback_id: Type.Union([Type.String(), Type.Null()], { description: 'the webhook that gets this SMS\'s events; null: every webhook with SMS events' }),
-    segments: Type.Integer({ minimum: 1, description: 'parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units)' }),
-    encoding: Type.Union([Type.Literal('gsm7'), Type.Literal('ucs2')], {
-      description: 'gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise',
+    segments: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description:
+        'parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read',
     }),
+    encoding: Type.Union([Type.Literal('gsm7'), Type.Literal('ucs2'), Type.Null()], {
+      description:
+        'gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one',
+    }),
+    kind: Type.Optional(
+      Type.Union([Type.Literal('data'), Type.Literal('mms')], { description: 'present only when the SMS is not plain text: data (POST /sms/data)' }),
+    ),
+    is_encrypted: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)',
+      }),
+    ),
+    data: Type.Optional(Type.String({ description: 'a data SMS\'s payload, base64' })),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'a data SMS\'s application port' })),
   },
   { additionalProperties: false },
 );

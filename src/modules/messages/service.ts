@@ -15,6 +15,7 @@ import * as messages from './repository.ts';
 import * as deletions from './deletions.ts';
 import { searchWithTotal, type PageRequest, type SearchPage } from './search.ts';
 import { Slices } from './slices.ts';
+import { checkCiphertext, checkDataPayload } from './special-payloads.ts';
 
 export interface NewSms {
   phone: string;
@@ -32,6 +33,13 @@ export interface NewSms {
   priority?: number | undefined;
   /** Name of the phone field in the caller's API, for error messages. */
   phoneField?: string;
+  /**
+   * phone and message are end-to-end ciphertext (docs/encryption.md): checked for the format,
+   * never read, so the recipient is not normalized or checked as a number.
+   */
+  encrypted?: boolean | undefined;
+  /** A data SMS: a binary payload (base64) for an application port; message is then empty. */
+  data?: { base64: string; port: number } | undefined;
 }
 
 /** Whether a callback_id names a webhook of the account (the webhooks feature answers). */
@@ -204,7 +212,12 @@ export class MessageService {
     shared?: { devices: Map<string, Promise<string>>; callbacks: Map<string, Promise<boolean>> },
   ): Promise<PreparedSms> {
     const phoneField = input.phoneField ?? 'phone';
-    const phone = normalizePhone(input.phone, this.defaultPhoneRegion);
+    if (input.encrypted) {
+      checkCiphertext(phoneField, input.phone);
+      checkCiphertext('message', input.message);
+    }
+    if (input.data) checkDataPayload('data', input.data.base64);
+    const phone = input.encrypted ? input.phone : normalizePhone(input.phone, this.defaultPhoneRegion);
     if (!phone) {
       const hint = this.defaultPhoneRegion ? '' : ' in international format, such as +79161234567';
       throw invalidField(phoneField, `${phoneField} must be a valid phone number${hint}`, 'invalid_phone');
@@ -251,6 +264,10 @@ export class MessageService {
       reason: null,
       created_at: created,
       updated_at: created,
+      kind: input.data ? 'data' : 'text',
+      is_encrypted: Boolean(input.encrypted),
+      data: input.data?.base64 ?? null,
+      data_port: input.data?.port ?? null,
     };
     return { sms, noStore: Boolean(input.noStore) };
   }

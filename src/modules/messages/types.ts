@@ -24,7 +24,17 @@ export interface SmsRecord {
   reason: string | null;
   created_at: Date;
   updated_at: Date;
+  /** text, data (a binary payload for an application port) or mms. */
+  kind: SmsKind;
+  /** phone and message are ciphertext only the client and the phone can read (docs/encryption.md). */
+  is_encrypted: boolean;
+  /** A data SMS's payload, base64 (at most 140 bytes once decoded); null for any other kind. */
+  data: string | null;
+  /** A data SMS's application port, 1-65535; null for any other kind. */
+  data_port: number | null;
 }
+
+export type SmsKind = 'text' | 'data' | 'mms';
 
 /** An SMS as the read routes show it: with its device's object id and the SIM slot a phone reported sending from. */
 export type SmsWithDevice = SmsRecord & { device_object_id: string | null; sent_sim_slot: number | null };

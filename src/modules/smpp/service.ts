@@ -183,6 +183,9 @@ export class SmppService {
 
   /** Heard in the transaction of an incoming SMS: one row for each of the account's working credentials that may hear its phone. */
   async incomingFor(trx: Executor, sms: IncomingSmsRow): Promise<number> {
+    // An end-to-end encrypted SMS cannot be a deliver_sm: its sender, ciphertext, is no address
+    // SMPP can carry (at most 20 characters). Its readers take it through the API or webhooks.
+    if (sms.is_encrypted) return 0;
     const credentials = (await smpp.listCredentials(trx, sms.account_id)).filter(
       (row) => row.revoked_at === null && (row.device_ids.length === 0 || row.device_ids.includes(sms.device_id)),
     );

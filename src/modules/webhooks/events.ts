@@ -55,6 +55,9 @@ export function smsStatusChanged(sms: SmsSnapshot, from: SmsStatus, to: SmsStatu
         device_id: sms.device_id,
         device_object_id: sms.device_object_id,
         callback_id: sms.callback_id,
+        // Only on what is not a plain text SMS: phone and message are then ciphertext, or the SMS carries data.
+        ...(sms.is_encrypted ? { is_encrypted: true } : {}),
+        ...(sms.kind && sms.kind !== 'text' ? { kind: sms.kind } : {}),
         status: toExtendedStatus(to),
         internal_status: to,
         legacy_status: LEGACY_STATUS[to],
@@ -67,7 +70,10 @@ export function smsStatusChanged(sms: SmsSnapshot, from: SmsStatus, to: SmsStatu
   );
 }
 
-export function smsReceived(accountId: string, received: { id: string; device_id: string; phone: string; message: string; sim_slot: number | null; received_at: Date }): EventEnvelope {
+export function smsReceived(
+  accountId: string,
+  received: { id: string; device_id: string; phone: string; message: string; sim_slot: number | null; received_at: Date; is_encrypted?: boolean },
+): EventEnvelope {
   return envelope('sms.received', accountId, {
     sms: {
       id: received.id,
@@ -76,6 +82,8 @@ export function smsReceived(accountId: string, received: { id: string; device_id
       message: received.message,
       sim_slot: received.sim_slot,
       received_at: received.received_at.toISOString(),
+      // Ciphertext from the phone, passed on as it came.
+      ...(received.is_encrypted ? { is_encrypted: true } : {}),
     },
   });
 }

@@ -59,6 +59,8 @@ export function createModemRadio(options: ModemOptions): Radio {
 
 class ModemRadio implements Radio {
   readonly kind = 'modem';
+  /** Data SMS go out as 8-bit PDUs with a port header (pdu/data-submit.ts). */
+  readonly sendsData = true;
   private state: State = 'created';
   private session: Session | undefined;
   private handlers: RadioHandlers | undefined;
@@ -157,16 +159,15 @@ class ModemRadio implements Radio {
       return { ok: false, error: `the modem is not ready (${this.failure ?? 'it is being reopened after it stopped answering'})` };
     }
     const session = this.session!;
+    const common = {
+      phone: sms.phone,
+      statusReport: sms.statusReport,
+      ...(this.options.smsc ? { smsc: this.options.smsc } : {}),
+      ...(this.options.validityMinutes !== undefined ? { validityMinutes: this.options.validityMinutes } : {}),
+    };
     return sendParts(
       session.channel,
-      {
-        phone: sms.phone,
-        text: sms.message,
-        statusReport: sms.statusReport,
-        concatReference: await this.nextConcatReference(),
-        ...(this.options.smsc ? { smsc: this.options.smsc } : {}),
-        ...(this.options.validityMinutes !== undefined ? { validityMinutes: this.options.validityMinutes } : {}),
-      },
+      sms.data ? { ...common, bytes: sms.data.bytes, port: sms.data.port } : { ...common, text: sms.message, concatReference: await this.nextConcatReference() },
       { timeoutMs: this.settings.sendTimeoutMs, deliveryReports: session.setup.deliveryReports },
     );
   }

@@ -1,7 +1,7 @@
 // Sending one SMS: one AT+CMGS per part, in order, collecting the message reference the network
 // gives each. The first refused part ends the send: what went out before it cannot be called back,
 // and nothing is sent twice.
-import { encodeSubmit, PduFormatError, type SubmitRequest } from '../../pdu/index.ts';
+import { encodeDataSubmit, encodeSubmit, PduFormatError, type DataSubmitRequest, type SubmitRequest } from '../../pdu/index.ts';
 import type { SendResult } from '../radio.ts';
 import type { AtChannel } from './at-channel.ts';
 import { AtChannelClosedError, AtCommandError, AtTimeoutError } from './at-errors.ts';
@@ -14,10 +14,11 @@ export interface SendOptions {
   deliveryReports: boolean;
 }
 
-export async function sendParts(channel: AtChannel, request: SubmitRequest, options: SendOptions): Promise<SendResult> {
+export async function sendParts(channel: AtChannel, request: SubmitRequest | DataSubmitRequest, options: SendOptions): Promise<SendResult> {
   let parts;
   try {
-    parts = encodeSubmit(request).parts;
+    // A data SMS is one part; a text as many as it needs.
+    parts = 'bytes' in request ? [encodeDataSubmit(request)] : encodeSubmit(request).parts;
   } catch (error) {
     if (error instanceof PduFormatError) return { ok: false, error: `cannot encode the SMS: ${error.message}` };
     throw error;

@@ -1,0 +1,95 @@
+// Extended API v1: SMS the gateway carries without reading them as text. They are SMS rows like
+// any other (kind and is_encrypted tell them apart), created through the create-SMS use case, so
+// pacing, failover, cancel, Idempotency-Key, listing, statuses and webhooks serve them alike.
+// POST /sms keeps its body as it is: these fields belong to these routes only.
+import type { Static } from '@sinclair/typebox';
+import { defineRoute } from '../../http/route.ts';
+import { presentSms } from './presenter.ts';
+import { SmsView } from './schema.ts';
+import { DataSmsBody, EncryptedSmsBody } from './special-schema.ts';
+import { DATA_MAX_BYTES } from './special-payloads.ts';
+import { createSms } from '../../use-cases/create-sms.ts';
+import type { NewSms } from './service.ts';
+import { idempotencyKey, withReplayHeader, type MessageRouteParts } from './routes.ts';
+
+export function specialSmsRoutes(parts: MessageRouteParts) {
+  const { messages } = parts;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/sms/encrypted',
+      operationId: 'createEncryptedSms',
+      idempotent: true,
+      summary: 'Send an end-to-end encrypted SMS',
+      description:
+        'phone and message are ciphertext the client made with a passphrase only it and the account\'s phones know ' +
+        '(AES-256-GCM, PBKDF2-SHA256; the format and a test vector are in docs/encryption.md). The gateway stores and ' +
+        'forwards them as they are: it checks only that each is in the format (400 invalid_ciphertext otherwise), and ' +
+        'cannot check the recipient as a number, count segments (null), or find the SMS by text or recipient in searches. ' +
+        'The phone decrypts both before sending; a phone whose passphrase does not open them reports failed_send with ' +
+        'reason decryption_failed. Otherwise as POST /sms: 201 with the SMS (is_encrypted true), Idempotency-Key, ' +
+        'scheduling, device_id, no_store, cancel, statuses and webhooks.',
+      tag: 'SMS',
+      permission: 'sms:send',
+      body: EncryptedSmsBody,
+      responses: { 201: { description: 'the SMS as stored (ciphertext), status pending', schema: SmsView } },
+      errors: ['validation_failed', 'invalid_ciphertext', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'no_device_available'],
+      async handle({ auth, body, ctx }) {
+        const result = await createSms(
+          parts,
+          auth.accountId,
+          { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms/encrypted', body },
+          async () => [await messages.prepare(auth.accountId, { ...sendOptionsOf(body), phone: body.phone, message: body.message, encrypted: true })],
+          ([sms]) => ({ status: 201, body: presentSms(sms!) }),
+        );
+        return withReplayHeader(result);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sms/data',
+      operationId: 'createDataSms',
+      idempotent: true,
+      summary: 'Send a data SMS: binary to an application port',
+      description:
+        `data is the payload in base64, 1-${DATA_MAX_BYTES} bytes (one SMS; 400 invalid_data otherwise); port the ` +
+        'application port on the recipient\'s phone (1-65535). The phone sends it as an 8-bit SMS with 16-bit port ' +
+        'addressing. Otherwise as POST /sms: 201 with the SMS (kind data, data, port, message empty), Idempotency-Key, ' +
+        'scheduling, device_id, no_store, cancel, statuses and webhooks. A phone that cannot send data SMS reports ' +
+        'failed_send with reason data_sms_unsupported.',
+      tag: 'SMS',
+      permission: 'sms:send',
+      body: DataSmsBody,
+      responses: { 201: { description: 'the data SMS, status pending', schema: SmsView } },
+      errors: ['validation_failed', 'invalid_data', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'no_device_available'],
+      async handle({ auth, body, ctx }) {
+        const result = await createSms(
+          parts,
+          auth.accountId,
+          { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms/data', body },
+          async () => [
+            await messages.prepare(auth.accountId, { ...sendOptionsOf(body), phone: body.phone, message: '', data: { base64: body.data, port: body.port } }),
+          ],
+          ([sms]) => ({ status: 201, body: presentSms(sms!) }),
+        );
+        return withReplayHeader(result);
+      },
+    }),
+  ];
+}
+
+type SendOptions = Omit<Static<typeof EncryptedSmsBody>, 'phone' | 'message'>;
+
+function sendOptionsOf(body: SendOptions): Omit<NewSms, 'phone' | 'message'> {
+  return {
+    deviceId: body.device_id,
+    simSlot: body.sim_slot ?? null,
+    // "" is "none", as in POST /sms.
+    callbackId: body.callback_id || null,
+    noStore: body.no_store,
+    sendAt: body.send_at,
+    validUntil: body.valid_until,
+    ttl: body.ttl,
+    priority: body.priority,
+  };
+}
