@@ -134,10 +134,22 @@ export interface ReportedCall {
   durationSeconds: number;
 }
 
-/** Where what phones receive goes: SMS and the call log, each stored once by the phone's own id. */
+export interface ReceivedMms {
+  deviceMmsId: string;
+  phone: string;
+  recipients: string[];
+  subject: string | null;
+  message: string | null;
+  simSlot: number | null;
+  receivedAt: Date;
+  parts: { id: string; contentType: string; size: number }[];
+}
+
+/** Where what phones receive goes: SMS, MMS and the call log, each stored once by the phone's own id. */
 export interface InboundPort {
   storeSms(accountId: string, deviceId: string, sms: ReceivedSms): Promise<unknown>;
   storeCall(accountId: string, deviceId: string, call: ReportedCall): Promise<unknown>;
+  storeMms(accountId: string, deviceId: string, mms: ReceivedMms): Promise<unknown>;
 }
 
 /** The result of claiming a device's connection for this node: `moved` when another node held it. */

@@ -9,6 +9,7 @@
 //   sms-gateway/v1/devices/{deviceId}/presence   device -> gateway  QoS 1 retain "online" / will "offline"
 //   sms-gateway/v1/devices/{deviceId}/incoming   device -> gateway  QoS 1        received SMS
 //   sms-gateway/v1/devices/{deviceId}/calls      device -> gateway  QoS 2        the call log
+//   sms-gateway/v1/devices/{deviceId}/mms        device -> gateway  QoS 2        received MMS (parts over HTTP)
 //
 // A device id is a UUID and names the same device in any case; a device may write it in any
 // case in its topics. The gateway routes on the canonical topic, whose device segment is in
@@ -16,7 +17,7 @@
 export const TOPIC_PREFIX = 'sms-gateway/v1/devices/';
 
 export const GATEWAY_TO_DEVICE = ['tasks', 'settings', 'revoke'] as const;
-export const DEVICE_TO_GATEWAY = ['status', 'heartbeat', 'presence', 'incoming', 'calls'] as const;
+export const DEVICE_TO_GATEWAY = ['status', 'heartbeat', 'presence', 'incoming', 'calls', 'mms'] as const;
 export type GatewayToDevice = (typeof GATEWAY_TO_DEVICE)[number];
 export type DeviceToGateway = (typeof DEVICE_TO_GATEWAY)[number];
 export type TopicKind = GatewayToDevice | DeviceToGateway;

@@ -12,6 +12,7 @@ import type { DevicePresence } from './modules/devices/presence.ts';
 import type { DomainEvents } from './events/domain-events.ts';
 import type { DeviceService } from './modules/devices/service.ts';
 import type { IncomingService } from './modules/incoming/service.ts';
+import type { MmsService } from './modules/mms/service.ts';
 
 /** The services the broker is served by. */
 export interface BrokerPortSources {
@@ -26,10 +27,11 @@ export interface BrokerPortSources {
   statusIngestor: StatusIngestor;
   incoming: IncomingService;
   calls: CallService;
+  mms: MmsService;
 }
 
 export function brokerPorts(services: BrokerPortSources): BrokerPorts {
-  const { admission, authThrottle, apiKeys, devices, presence, events, dispatcher, statusIngestor, incoming, calls } = services;
+  const { admission, authThrottle, apiKeys, devices, presence, events, dispatcher, statusIngestor, incoming, calls, mms } = services;
   return {
     auth: {
       refusedFor: (attempt) => authThrottle.refusedFor(attempt),
@@ -69,6 +71,7 @@ export function brokerPorts(services: BrokerPortSources): BrokerPorts {
     inbound: {
       storeSms: (accountId, deviceId, sms) => incoming.store(accountId, deviceId, sms),
       storeCall: (accountId, deviceId, call) => calls.store(accountId, deviceId, call),
+      storeMms: (accountId, deviceId, received) => mms.storeReport(accountId, deviceId, received),
     },
     admission: { saturated: () => admission.saturated() },
   };

@@ -15,6 +15,8 @@ import { messageRoutes } from './modules/messages/routes.ts';
 import { incomingRoutes } from './modules/incoming/routes.ts';
 import { callRoutes } from './modules/calls/routes.ts';
 import { DEVICE_PREFIX, deviceRecordingRoutes, recordingRoutes } from './modules/calls/recordings/routes.ts';
+import { mmsRoutes } from './modules/mms/routes.ts';
+import { deviceMmsRoutes } from './modules/mms/device-routes.ts';
 import { legacyRoutes } from './modules/legacy/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { sessionRoutes, type SessionRouteOptions } from './modules/sessions/routes.ts';
@@ -189,7 +191,13 @@ export class Gateway {
             }),
           },
           // The phones' own HTTP endpoints (recording uploads), with device credentials, not API keys.
-          { prefix: DEVICE_PREFIX, routes: deviceRecordingRoutes(services.recordings, services.devices, services.authThrottle) },
+          {
+            prefix: DEVICE_PREFIX,
+            routes: [
+              ...deviceRecordingRoutes(services.recordings, services.devices, services.authThrottle),
+              ...deviceMmsRoutes(services.media, services.mms, services.devices, services.authThrottle),
+            ],
+          },
           // The legacy family lives at the server root (no prefix, no version).
           { prefix: '', routes: legacyRoutes(services, { countCap: config.legacyCountCap }) },
         ],
@@ -254,6 +262,7 @@ export class Gateway {
       services.webhookSender.start();
       services.presence.start();
       services.recordingRetention.start();
+      services.mediaRetention.start();
       if (certificates) {
         if (https) certificates.serve(https);
         if (channel.tlsServer) certificates.serve(channel.tlsServer);
@@ -334,6 +343,7 @@ export class Gateway {
     await this.services.statusIngestor.idle();
     await this.services.webhookSender.stop();
     await this.services.recordingRetention.stop();
+    await this.services.mediaRetention.stop();
     await closed;
     clearTimeout(timer);
     this.services.events.removeAllListeners();
@@ -355,6 +365,7 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...incomingRoutes(services.incoming),
     ...callRoutes(services.calls),
     ...recordingRoutes(services.recordings),
+    ...mmsRoutes(services),
     ...webhookRoutes(services.webhooks),
     ...sessionRoutes(services.sessions, services.loginThrottle, session),
     ...apiKeyRoutes(services.apiKeys),

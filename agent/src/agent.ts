@@ -238,6 +238,11 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       this.finish(record, 'failed_send', { error: 'expired before the radio could send it' });
       return;
     }
+    if (task.kind === 'mms' && !this.radio.sendsMms) {
+      this.handouts.delete(task.sms_id);
+      this.finish(record, 'failed_send', { error: `this device's radio (${this.radio.kind}) cannot send MMS` });
+      return;
+    }
     // On disk before the radio has it: a crash from here on never leads to a second send.
     record.stage = 'radio';
     this.journal.putTask(record);
@@ -248,6 +253,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       message: task.message,
       simSlot: task.sim >= 0 ? task.sim : undefined,
       statusReport: this.options.deliveryReports ?? true,
+      ...(task.kind === 'mms' ? { mms: { subject: task.subject ?? null, recipients: task.recipients ?? [task.phone], parts: task.parts ?? [] } } : {}),
     });
     this.onRadio.add(sending);
     const result = await sending

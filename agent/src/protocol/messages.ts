@@ -1,6 +1,9 @@
 // The payloads of the device protocol, and the checks the agent makes on what the gateway sends.
 // A payload that fails a check is dropped and counted by the caller: a gateway of a later
 // version, or a broken one, must not crash a phone.
+import { parseMmsFields, type MmsTaskFields } from './mms.ts';
+
+export type { MmsPart, MmsTaskFields } from './mms.ts';
 
 /** A send task. Its sms_id is the idempotency key. */
 export interface SendTask {
@@ -12,6 +15,11 @@ export interface SendTask {
   created_at: string;
   /** Not to be started after this time; null: no limit. */
   valid_until: string | null;
+  /** "mms": an MMS, with subject, recipients and parts (./mms.ts); absent: a text SMS. */
+  kind?: 'mms';
+  subject?: MmsTaskFields['subject'];
+  recipients?: MmsTaskFields['recipients'];
+  parts?: MmsTaskFields['parts'];
 }
 
 export interface TaskRevoked {
@@ -53,7 +61,9 @@ export function parseTask(payload: Buffer): SendTask | string {
   if (typeof sim !== 'number' || !Number.isInteger(sim) || sim < -2 || sim > 7) return 'sim is not a slot';
   if (typeof created_at !== 'string') return 'created_at is missing';
   if (valid_until !== null && (typeof valid_until !== 'string' || Number.isNaN(Date.parse(valid_until)))) return 'valid_until is not a time';
-  return { sms_id: sms_id.toLowerCase(), phone, message, sim, created_at, valid_until };
+  const mms = parseMmsFields(value);
+  if (typeof mms === 'string') return mms;
+  return { sms_id: sms_id.toLowerCase(), phone, message, sim, created_at, valid_until, ...mms };
 }
 
 export function parseRevoke(payload: Buffer): TaskRevoked | string {

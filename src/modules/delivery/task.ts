@@ -15,6 +15,8 @@ export function buildTask(sms: SmsRecord, device: Pick<DeviceRow, 'selected_sim'
     sim: resolveSim(sms.sim_slot, device),
     created_at: sms.created_at.toISOString(),
     valid_until: sms.expires_at?.toISOString() ?? null,
+    // An MMS's subject and parts are added on the way to the phone (src/modules/mms/task-link.ts).
+    ...(sms.kind === 'mms' ? { kind: 'mms' as const } : {}),
   };
 }
 

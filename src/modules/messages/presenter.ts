@@ -24,6 +24,7 @@ export function presentSms(sms: SmsRecord): Static<typeof SmsView> {
     callback_id: sms.callback_id,
     segments,
     encoding,
+    ...(sms.kind && sms.kind !== 'text' ? { kind: sms.kind } : {}),
   };
 }
 

@@ -21,16 +21,16 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
   await db.raw(
     `with created as (
        insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, sim_slot, callback_id,
-                        send_at, expires_at, priority, created_at, updated_at)
+                        send_at, expires_at, priority, created_at, updated_at, kind)
        select * from unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::bool[], ?::text[], ?::text[], ?::text[], ?::int2[], ?::uuid[],
-                            ?::timestamptz[], ?::timestamptz[], ?::int2[], ?::timestamptz[], ?::timestamptz[])
+                            ?::timestamptz[], ?::timestamptz[], ?::int2[], ?::timestamptz[], ?::timestamptz[], ?::text[])
        returning id, status, created_at)
      insert into sms_status_history (sms_id, status, source, created_at)
      select id, status, ?, created_at from created`,
     [
       column('id'), column('object_id'), column('account_id'), column('device_id'), column('device_named'), column('phone'),
       column('message'), column('status'), column('sim_slot'), column('callback_id'), column('send_at'), column('expires_at'),
-      column('priority'), column('created_at'), column('updated_at'), source,
+      column('priority'), column('created_at'), column('updated_at'), batch.map((sms) => sms.kind ?? 'text'), source,
     ] as never,
   );
 }

@@ -101,6 +101,11 @@ export const SmsView = Type.Object(
     encoding: Type.Union([Type.Literal('gsm7'), Type.Literal('ucs2')], {
       description: 'gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise',
     }),
+    kind: Type.Optional(
+      Type.Union([Type.Literal('data'), Type.Literal('mms')], {
+        description: 'what the message is when it is not a text SMS: mms (GET /mms/{id} shows its subject and parts); absent: a text SMS',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

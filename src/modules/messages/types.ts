@@ -10,6 +10,8 @@ export interface SmsRecord {
   phone: string;
   message: string;
   status: SmsStatus;
+  /** What the row carries (the column defaults to text); absent on a row built before it is stored: text. */
+  kind?: 'text' | 'data' | 'mms';
   sim_slot: number | null;
   callback_id: string | null;
   /** Not handed to a device before this time. */

@@ -16,6 +16,7 @@ export const WEBHOOK_EVENTS = [
   'device.battery_low',
   'call.missed',
   'call.recorded',
+  'mms.received',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -98,6 +99,11 @@ export function callMissed(accountId: string, call: CallView): EventEnvelope {
 /** A call's recording was uploaded: its metadata and where to download it, never the audio itself. */
 export function callRecorded(accountId: string, call: CallView, downloadPath: string): EventEnvelope {
   return envelope('call.recorded', accountId, { call, download_path: downloadPath });
+}
+
+/** A received MMS is complete: it with its parts and where to download each, never the bytes. */
+export function mmsReceived(accountId: string, mms: Record<string, unknown>): EventEnvelope {
+  return envelope('mms.received', accountId, { mms });
 }
 
 /** A test event: proves the receiver gets signed events from the gateway and answers them. */
