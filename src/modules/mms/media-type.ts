@@ -68,8 +68,8 @@ export async function bytesAre(type: string, head: Buffer, whole: boolean): Prom
   const found = await fileTypeFromBuffer(head);
   const extensions = BINARY_TYPES[type];
   if (extensions) return found !== undefined && extensions.includes(found.ext);
-  // Text: nothing file-type recognises, valid UTF-8 (a character cut at the end of the head is fine), no NUL.
-  if (found || head.includes(0) || !isUtf8(head, whole)) return false;
+  // Text: nothing file-type recognises but a vCard, valid UTF-8 (a character cut at the end of the head is fine), no NUL.
+  if ((found && !(type === 'text/vcard' && found.ext === 'vcf')) || head.includes(0) || !isUtf8(head, whole)) return false;
   if (type === 'text/vcard') return /^(\uFEFF)?\s*BEGIN:VCARD/i.test(head.toString('utf8', 0, 64));
   return true;
 }
