@@ -291,6 +291,9 @@ describe('webhooks: events', () => {
       await receiver.waitFor(1, ofType('call.missed'));
       expect((await phone.makeCall({ direction: 'incoming', phone: SENDER, durationSeconds: 1 })).uploaded).to.equal(201);
       await receiver.waitFor(1, ofType('call.recorded'));
+      // An MMS of text alone is complete as soon as it is reported.
+      await phone.receiveMms({ phone: SENDER, message: 'an MMS', parts: [] });
+      await receiver.waitFor(1, ofType('mms.received'));
       await phone.stop();
       await receiver.waitFor(1, ofType('device.offline'));
 
