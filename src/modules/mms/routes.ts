@@ -26,7 +26,6 @@ export type MmsRouteParts = CreateMmsParts & { media: MediaService; messages: Me
 
 export function mmsRoutes(parts: MmsRouteParts) {
   const { media, mms, messages } = parts;
-  const limits = media.options;
   return [
     defineRoute({
       method: 'post',
@@ -36,7 +35,7 @@ export function mmsRoutes(parts: MmsRouteParts) {
       description:
         `The body is the file itself, its Content-Type the file's type: one of ${ACCEPTED_MEDIA_TYPES.join(', ')} (image/jpg, ` +
         'audio/mp3, audio/x-wav, text/x-vcard are taken as their usual names). The bytes must be what the Content-Type says (415 ' +
-        `media_type_refused otherwise). At most MMS_MAX_PART_BYTES (${limits.maxPartBytes} bytes here): a larger body is refused ` +
+        'media_type_refused otherwise). At most MMS_MAX_PART_BYTES (600 KiB unless configured): a larger body is refused ' +
         'with 413 as soon as its Content-Length (or the bytes counted so far) passes the limit, and the connection is closed. ' +
         'The bytes are streamed to storage, never held whole. Name the answer\'s id in media_ids of POST /mms; media are ' +
         'removed after MEDIA_RETENTION_DAYS when set.',
@@ -77,7 +76,7 @@ export function mmsRoutes(parts: MmsRouteParts) {
       description:
         'phone (one recipient) or phones (a group MMS: ONE message to all of them, sent by one phone, with one status), an ' +
         `optional text (message) and subject, and up to ${MAX_PARTS} media_ids from POST /media, together at most ` +
-        `MMS_MAX_MESSAGE_BYTES (${limits.maxMessageBytes} bytes here; 413 mms_too_large past it). A media id that is not this ` +
+        'MMS_MAX_MESSAGE_BYTES (1 MiB unless configured; 413 mms_too_large past it). A media id that is not this ' +
         'account\'s is 404 media_not_found, naming the field. The MMS is an SMS of kind mms: it is queued, paced, failed over, ' +
         'cancelled (POST /sms/{id}/cancel), listed (GET /sms) and reported (sms.status_changed) as any SMS, and takes ' +
         'device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority and Idempotency-Key as POST /sms does. The ' +
