@@ -31,13 +31,14 @@ export async function mms(): Promise<Record<string, string | number>[]> {
   const database = await freshDatabase('mms');
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-mms-'));
   const tenant = await prepareTenant(database.url, PHONES);
-  const gateway = await spawnGateway(database.url, { DATA_DIR: dataDir, LOG_LEVEL: 'warn', MMS_MAX_MESSAGE_BYTES: '4mb' });
+  const gateway = await spawnGateway(database.url, { DATA_DIR: dataDir, MMS_MAX_PART_BYTES: '4mb', MMS_MAX_MESSAGE_BYTES: '16mb' });
   const base = `http://127.0.0.1:${gateway.port}`;
   const auth = { authorization: `Bearer ${tenant.key}` };
   const phones: SimulatedDevice[] = [];
   try {
     await liftDeviceLimits(base, tenant.key, tenant.devices.map((device) => device.id));
     const idle = await settle(base);
+    process.stderr.write(`idle sampled; uploading\n`);
 
     const mediaIds: string[] = [];
     for (let i = 0; i < PARTS; i++) {
@@ -61,6 +62,7 @@ export async function mms(): Promise<Record<string, string | number>[]> {
     }
     await Promise.all(phones.map((phone) => phone.connect()));
     const connected = await settle(base);
+    process.stderr.write(`${PHONES} phones connected; sending\n`);
 
     const delivered = Promise.all(
       phones.map(
@@ -77,7 +79,9 @@ export async function mms(): Promise<Record<string, string | number>[]> {
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        samples.push(await memory(base));
+        // A failed run stops the gateway under the sampler: its error is the run's, not this one.
+        const sample = await memory(base).catch(() => undefined);
+        if (sample) samples.push(sample);
         await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
       }
     })();
@@ -92,7 +96,7 @@ export async function mms(): Promise<Record<string, string | number>[]> {
         if (response.status !== 201) throw new Error(`POST /mms answered ${response.status}: ${await response.text()}`);
       }),
     );
-    await delivered;
+    await delivered.finally(() => (sampling = false));
     const elapsedMs = performance.now() - started;
     sampling = false;
     await sampler;
