@@ -12,6 +12,7 @@ import { expectIsoTimestamp, UNKNOWN_ID } from '../support/expectations.ts';
 import { createWebhook, eventually, expectEnvelope, verified, webhookConfig } from '../support/webhooks.ts';
 import type { Received } from '../support/receiver.ts';
 import type { SendTask } from '../../src/modules/delivery/task.ts';
+import { topic } from '../support/mqtt.ts';
 import { basic, download, jpeg, mmsConfig, png, sha256, uploadMedia, VCARD } from './mms-fixture.ts';
 
 const PART_MAX = 600 * 1024;
@@ -259,6 +260,23 @@ describe('mms', () => {
       await phone.receiveMms({ phone: '+79990003344', parts: [{ contentType: 'image/jpeg', bytes: jpeg(1000) }] });
       const all = await receiver.waitFor(2, ofType('mms.received'));
       expect(all.filter((each) => verified(secret, each).data.mms.device_mms_id === id)).to.have.length(1);
+    });
+
+    it('ignores reports that fail their checks (two parts with one id, an id unfit for a path, no parts list) and stores the valid one', async () => {
+      const { device, token } = await fx.registerDevice();
+      expect((await fx.tenant.api.patch(`/devices/${device.id}/settings`, { forward_incoming_sms: true })).status).to.equal(200);
+      const client = await fx.clients.device(device.id, token);
+      const report = (id: string, parts: unknown) => JSON.stringify({ id, phone: '+79990001122', received_at: new Date().toISOString(), parts });
+      const part = (id: string) => ({ id, content_type: 'image/jpeg', size: 10 });
+      for (const bad of [report('dup', [part('a'), part('a')]), report('a/b', [part('a')]), report('none', undefined), '{not json']) {
+        await client.publish(topic(device.id, 'mms'), bad, { qos: 2 });
+      }
+      await client.publish(topic(device.id, 'mms'), report('good', [part('a'), { id: 'layout', content_type: 'application/smil', size: 300 }]), { qos: 2 });
+      const rows = await fx.gateway.services.db('incoming_mms').where({ device_id: device.id });
+      expect(rows.map((row: { device_mms_id: string }) => row.device_mms_id)).to.deep.equal(['good']);
+      // The SMIL layout is no media: left out, so that the MMS can be completed.
+      const parts = await fx.gateway.services.db('incoming_mms_parts').where({ mms_id: rows[0].id });
+      expect(parts.map((row: { part_id: string }) => row.part_id)).to.deep.equal(['a']);
     });
 
     it('refuses part uploads for MMS never reported, parts not named, or past MMS_MAX_MESSAGE_BYTES; keeps nothing with forwarding off', async function () {
