@@ -196,6 +196,21 @@ describe('mms', () => {
       expect(await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId })).to.deep.equal([]);
     });
 
+    it('with an Idempotency-Key, a repeat replays the first answer and creates no second MMS; cancel works as for an SMS', async () => {
+      const media = await upload(jpeg(2000), 'image/jpeg');
+      const body = { phone: '+79161234567', media_ids: [media.id], subject: 'once' };
+      const key = { 'idempotency-key': randomUUID() };
+      const first = await fx.tenant.api.request('POST', '/mms', body, key);
+      const again = await fx.tenant.api.request('POST', '/mms', body, key);
+      expect(first.status).to.equal(201);
+      expect(again.status).to.equal(201);
+      expect(again.body).to.deep.equal(first.body);
+      expect(await fx.gateway.services.db('mms_messages').where({ sms_id: first.body.id })).to.have.length(1);
+      expect(await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId })).to.have.length(1);
+      expect((await fx.tenant.api.post(`/sms/${first.body.id}/cancel`)).status).to.equal(200);
+      expect((await fx.tenant.api.get(`/mms/${first.body.id}`)).body).to.include({ status: 'failed_send', reason: 'cancelled' });
+    });
+
     it('answers a phone fetching media of another account, or with wrong credentials, as not found / unauthorized', async () => {
       const other = await fx.newTenant();
       const theirs = (await uploadMedia(fx, other.key!, jpeg(1000), 'image/jpeg')).body;
