@@ -10,7 +10,7 @@
 // topics, and an operator may name its devices in any case. Granted subscriptions carry the
 // canonical filter (device segment in lower case), which is what the broker routes on.
 import type { PublishPacket, Subscription } from 'aedes';
-import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport, decodeUssdReport, MAX_DEVICE_PAYLOAD_BYTES } from './payloads.ts';
+import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodeMmsReport, decodePresence, decodeStatusReport, decodeUssdReport, MAX_DEVICE_PAYLOAD_BYTES } from './payloads.ts';
 import { canonicalTopic, isDeviceToGateway, parseDeviceTopic, TOPIC_PREFIX, type DeviceToGateway } from './topics.ts';
 import type { Identity } from './identity.ts';
 
@@ -25,6 +25,7 @@ const DECODERS: Record<DeviceToGateway, (payload: Buffer) => { ok: boolean; reas
   incoming: decodeIncomingSms,
   calls: decodeCallReport,
   ussd_status: decodeUssdReport,
+  mms: decodeMmsReport,
 };
 
 export function decidePublish(identity: Identity | undefined, packet: PublishPacket): PublishDecision {

@@ -12,7 +12,7 @@ import type { Metrics } from '../src/common/metrics.ts';
 import { Backoff, OutageNotice } from '../src/storage/database-errors.ts';
 import { MAX_HOLD_MS } from '../src/modules/delivery/status-ingestor.ts';
 import type { BrokerPorts, DeviceRecords } from './ports.ts';
-import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodePresence, decodeStatusReport, decodeUssdReport, incomingSmsProblem } from './payloads.ts';
+import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodeMmsReport, decodePresence, decodeStatusReport, decodeUssdReport, incomingSmsProblem } from './payloads.ts';
 import type { DeviceIdentity } from './identity.ts';
 import type { DeviceToGateway } from './topics.ts';
 
@@ -59,6 +59,8 @@ export class DeviceMessages {
         return this.call(identity, payload);
       case 'ussd_status':
         return this.ussd(identity, payload);
+      case 'mms':
+        return this.mms(identity, payload);
     }
   }
 
@@ -159,6 +161,27 @@ export class DeviceMessages {
         simSlot: call.value.sim_slot ?? null,
         startedAt: new Date(call.value.started_at),
         durationSeconds: call.value.duration_seconds ?? 0,
+      }),
+    );
+  }
+
+  /** A received MMS, kept as received SMS are (forward_incoming_sms); its parts' bytes follow over HTTP. */
+  private async mms(identity: DeviceIdentity, payload: Buffer): Promise<void> {
+    const mms = decodeMmsReport(payload);
+    if (!mms.ok) return this.rejected(identity.deviceId, 'invalid_payload', mms.reason);
+    const forwards = await this.untilCommitted(() => this.ports.devices.forwardsIncoming(identity.accountId, identity.deviceId));
+    if (!forwards) return this.rejected(identity.deviceId, 'forwarding_off');
+    // Stored by the phone's own MMS id: a retry after a lost commit stores it once.
+    await this.untilCommitted(() =>
+      this.ports.inbound.storeMms(identity.accountId, identity.deviceId, {
+        deviceMmsId: mms.value.id,
+        phone: mms.value.phone,
+        recipients: mms.value.recipients ?? [],
+        subject: mms.value.subject ?? null,
+        message: mms.value.message ?? null,
+        simSlot: mms.value.sim_slot ?? null,
+        receivedAt: new Date(mms.value.received_at),
+        parts: mms.value.parts.map((part) => ({ id: part.id, contentType: part.content_type, size: part.size })),
       }),
     );
   }

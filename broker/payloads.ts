@@ -95,12 +95,41 @@ export const CallReport = Type.Object(
   { additionalProperties: false },
 );
 
+/** An id that travels in an HTTP path (the part uploads): letters, digits and . _ ~ - only. */
+const PathSafeId = (description: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._~-]+$', description });
+
+/** An MMS the phone received (its parts' bytes are uploaded over HTTP after). */
+export const MmsReport = Type.Object(
+  {
+    id: PathSafeId("the phone's own id for the MMS; a repeat of it is stored once"),
+    phone: Type.String({ minLength: 1, maxLength: 64, description: 'sender' }),
+    recipients: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 20, description: 'the other recipients of a group MMS' })),
+    subject: Type.Optional(Type.String({ maxLength: 200 })),
+    message: Type.Optional(Type.String({ maxLength: 10_000, description: 'the text part' })),
+    received_at: Type.String({ format: 'date-time' }),
+    sim_slot: Type.Optional(Type.Integer({ minimum: 0, maximum: 7 })),
+    parts: Type.Array(
+      Type.Object(
+        {
+          id: PathSafeId("the part's id, unique in this MMS: the upload's path names it"),
+          content_type: Type.String({ minLength: 1, maxLength: 100 }),
+          size: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'bytes, as the phone has them' }),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 10 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const PRESENCE_STATES = ['online', 'offline'] as const;
 
 export type StatusReport = Static<typeof StatusReport>;
 export type Heartbeat = Static<typeof Heartbeat>;
 export type IncomingSms = Static<typeof IncomingSms>;
 export type CallReport = Static<typeof CallReport>;
+export type MmsReport = Static<typeof MmsReport>;
 
 export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -131,6 +160,14 @@ export const decodeIncomingSms = decoder(IncomingSms);
 export const decodeCallReport = decoder(CallReport);
 /** The network's answer to a USSD request, or why there is none (the schema is the USSD module's). */
 export const decodeUssdReport = decoder(UssdReport);
+const decodeMmsShape = decoder(MmsReport);
+export function decodeMmsReport(payload: Buffer): Decoded<MmsReport> {
+  const decoded = decodeMmsShape(payload);
+  if (decoded.ok && new Set(decoded.value.parts.map((part) => part.id)).size !== decoded.value.parts.length) {
+    return { ok: false, reason: 'invalid payload: two parts have the same id' };
+  }
+  return decoded;
+}
 
 export function decodePresence(payload: Buffer): Decoded<(typeof PRESENCE_STATES)[number]> {
   const text = payload.toString('utf8').trim();

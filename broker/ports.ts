@@ -144,10 +144,22 @@ export type UssdAnswer =
 /** What became of a USSD answer: applied, a repeat, after its session ended, of an earlier step, or of no session of this phone. */
 export type UssdAnswerOutcome = 'applied' | 'unchanged' | 'late' | 'stale' | 'unknown';
 
-/** Where what phones receive goes: SMS and the call log, each stored once by the phone's own id; USSD answers. */
+export interface ReceivedMms {
+  deviceMmsId: string;
+  phone: string;
+  recipients: string[];
+  subject: string | null;
+  message: string | null;
+  simSlot: number | null;
+  receivedAt: Date;
+  parts: { id: string; contentType: string; size: number }[];
+}
+
+/** Where what phones receive goes: SMS, MMS and the call log, each stored once by the phone's own id; USSD answers. */
 export interface InboundPort {
   storeSms(accountId: string, deviceId: string, sms: ReceivedSms): Promise<unknown>;
   storeCall(accountId: string, deviceId: string, call: ReportedCall): Promise<unknown>;
+  storeMms(accountId: string, deviceId: string, mms: ReceivedMms): Promise<unknown>;
   /** Applies a USSD answer to the phone's session; resolved once committed. */
   reportUssd(deviceId: string, answer: UssdAnswer): Promise<UssdAnswerOutcome>;
 }

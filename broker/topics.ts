@@ -11,6 +11,7 @@
 //   sms-gateway/v1/devices/{deviceId}/incoming   device -> gateway  QoS 1        received SMS
 //   sms-gateway/v1/devices/{deviceId}/calls      device -> gateway  QoS 2        the call log
 //   sms-gateway/v1/devices/{deviceId}/ussd_status device -> gateway QoS 1 or 2   the network's USSD answers
+//   sms-gateway/v1/devices/{deviceId}/mms        device -> gateway  QoS 2        received MMS (parts over HTTP)
 //
 // A device id is a UUID and names the same device in any case; a device may write it in any
 // case in its topics. The gateway routes on the canonical topic, whose device segment is in
@@ -18,7 +19,7 @@
 export const TOPIC_PREFIX = 'sms-gateway/v1/devices/';
 
 export const GATEWAY_TO_DEVICE = ['tasks', 'settings', 'revoke', 'ussd'] as const;
-export const DEVICE_TO_GATEWAY = ['status', 'heartbeat', 'presence', 'incoming', 'calls', 'ussd_status'] as const;
+export const DEVICE_TO_GATEWAY = ['status', 'heartbeat', 'presence', 'incoming', 'calls', 'ussd_status', 'mms'] as const;
 export type GatewayToDevice = (typeof GATEWAY_TO_DEVICE)[number];
 export type DeviceToGateway = (typeof DEVICE_TO_GATEWAY)[number];
 export type TopicKind = GatewayToDevice | DeviceToGateway;

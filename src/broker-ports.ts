@@ -13,6 +13,7 @@ import type { DomainEvents } from './events/domain-events.ts';
 import type { DeviceService } from './modules/devices/service.ts';
 import type { IncomingService } from './modules/incoming/service.ts';
 import type { UssdService } from './modules/ussd/service.ts';
+import type { MmsService } from './modules/mms/service.ts';
 
 /** The services the broker is served by. */
 export interface BrokerPortSources {
@@ -28,10 +29,11 @@ export interface BrokerPortSources {
   incoming: IncomingService;
   calls: CallService;
   ussd: UssdService;
+  mms: MmsService;
 }
 
 export function brokerPorts(services: BrokerPortSources): BrokerPorts {
-  const { admission, authThrottle, apiKeys, devices, presence, events, dispatcher, statusIngestor, incoming, calls, ussd } = services;
+  const { admission, authThrottle, apiKeys, devices, presence, events, dispatcher, statusIngestor, incoming, calls, ussd, mms } = services;
   return {
     auth: {
       refusedFor: (attempt) => authThrottle.refusedFor(attempt),
@@ -72,6 +74,7 @@ export function brokerPorts(services: BrokerPortSources): BrokerPorts {
       storeSms: (accountId, deviceId, sms) => incoming.store(accountId, deviceId, sms),
       storeCall: (accountId, deviceId, call) => calls.store(accountId, deviceId, call),
       reportUssd: (deviceId, answer) => ussd.report(deviceId, answer),
+      storeMms: (accountId, deviceId, received) => mms.storeReport(accountId, deviceId, received),
     },
     admission: { saturated: () => admission.saturated() },
   };

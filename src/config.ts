@@ -74,6 +74,8 @@ export interface Config {
   adminEmail: string;
   /** Call recordings the phones upload. */
   recordings: RecordingsConfig;
+  /** MMS media: size limits, where the bytes go, how long they are kept. */
+  mms: MmsConfig;
   /**
    * The legacy GET /sms counts matches for total_records up to this many; past it total_records
    * is a lower bound (header X-Total-Records-Exact: false). Counting every match of a broad search
@@ -120,6 +122,17 @@ export interface RecordingsConfig {
   /** DATA_DIR/recordings: where the files go without a bucket. */
   directory: string;
   /** Recordings older than this many days are removed; none: kept until their call is deleted. */
+  retentionDays: number | undefined;
+}
+
+export interface MmsConfig {
+  /** MMS_MAX_PART_BYTES: largest media upload (one part of an MMS), refused with 413 as soon as it is known. */
+  maxPartBytes: number;
+  /** MMS_MAX_MESSAGE_BYTES: the parts of one outgoing MMS together, and the largest part a phone may upload of one it received. */
+  maxMessageBytes: number;
+  /** DATA_DIR/media: where media files go without a bucket (with RECORDINGS_S3_URL they go to that bucket). */
+  directory: string;
+  /** MEDIA_RETENTION_DAYS: media older than this many days are removed; none: kept. */
   retentionDays: number | undefined;
 }
 
@@ -310,6 +323,13 @@ export function loadConfig(env: Env = process.env): Config {
       s3: read<S3Location | undefined>('RECORDINGS_S3_URL', undefined, s3Location),
       directory: join(read('DATA_DIR', './data', text), 'recordings'),
       retentionDays: read<number | undefined>('RECORDINGS_RETENTION_DAYS', undefined, retentionDays),
+    },
+    mms: {
+      // Carriers commonly take 300 KB to 1 MB per MMS; 600 KiB a part and 1 MiB a message pass most.
+      maxPartBytes: read('MMS_MAX_PART_BYTES', 600 * 1024, recordingBytes),
+      maxMessageBytes: read('MMS_MAX_MESSAGE_BYTES', 1024 * 1024, recordingBytes),
+      directory: join(read('DATA_DIR', './data', text), 'media'),
+      retentionDays: read<number | undefined>('MEDIA_RETENTION_DAYS', undefined, retentionDays),
     },
     legacyCountCap: read('LEGACY_COUNT_CAP', 1000, (raw) => wholeNumber(raw, 1, 1_000_000_000)),
     smpp: {

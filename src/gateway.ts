@@ -15,6 +15,8 @@ import { messageRoutes } from './modules/messages/routes.ts';
 import { incomingRoutes } from './modules/incoming/routes.ts';
 import { callRoutes } from './modules/calls/routes.ts';
 import { DEVICE_PREFIX, deviceRecordingRoutes, recordingRoutes } from './modules/calls/recordings/routes.ts';
+import { mmsRoutes } from './modules/mms/routes.ts';
+import { deviceMmsRoutes } from './modules/mms/device-routes.ts';
 import { legacyRoutes } from './modules/legacy/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { sessionRoutes, type SessionRouteOptions } from './modules/sessions/routes.ts';
@@ -190,7 +192,13 @@ export class Gateway {
             }),
           },
           // The phones' own HTTP endpoints (recording uploads), with device credentials, not API keys.
-          { prefix: DEVICE_PREFIX, routes: deviceRecordingRoutes(services.recordings, services.devices, services.authThrottle) },
+          {
+            prefix: DEVICE_PREFIX,
+            routes: [
+              ...deviceRecordingRoutes(services.recordings, services.devices, services.authThrottle),
+              ...deviceMmsRoutes(services.media, services.mms, services.devices, services.authThrottle),
+            ],
+          },
           // The legacy family lives at the server root (no prefix, no version).
           { prefix: '', routes: legacyRoutes(services, { countCap: config.legacyCountCap }) },
         ],
@@ -256,6 +264,7 @@ export class Gateway {
       services.presence.start();
       services.recordingRetention.start();
       services.ussd.startExpiry();
+      services.mediaRetention.start();
       if (certificates) {
         if (https) certificates.serve(https);
         if (channel.tlsServer) certificates.serve(channel.tlsServer);
@@ -337,6 +346,7 @@ export class Gateway {
     await this.services.webhookSender.stop();
     await this.services.recordingRetention.stop();
     await this.services.ussd.stopExpiry();
+    await this.services.mediaRetention.stop();
     await closed;
     clearTimeout(timer);
     this.services.events.removeAllListeners();
@@ -358,6 +368,7 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...incomingRoutes(services.incoming),
     ...callRoutes(services.calls),
     ...recordingRoutes(services.recordings),
+    ...mmsRoutes(services),
     ...webhookRoutes(services.webhooks),
     ...sessionRoutes(services.sessions, services.loginThrottle, session),
     ...apiKeyRoutes(services.apiKeys),

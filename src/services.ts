@@ -45,6 +45,10 @@ import { replyWithTwiml } from './use-cases/reply-with-twiml.ts';
 import { SmppService } from './modules/smpp/service.ts';
 import { UssdService, type UssdLink } from './modules/ussd/service.ts';
 import { wireUssdWebhooks } from './modules/webhooks/ussd-wiring.ts';
+import { MediaService } from './modules/mms/media-service.ts';
+import { MmsService } from './modules/mms/service.ts';
+import { MmsTaskLink } from './modules/mms/task-link.ts';
+import { wireMmsWebhooks } from './modules/webhooks/mms-wiring.ts';
 
 export interface Services {
   db: Database;
@@ -70,6 +74,12 @@ export interface Services {
   recordings: RecordingService;
   /** Removes recordings older than RECORDINGS_RETENTION_DAYS, hourly. */
   recordingRetention: RecordingRetention;
+  /** MMS media: uploads, downloads, and their files. */
+  media: MediaService;
+  /** MMS out (their parts, added to their tasks) and in (reports, part uploads). */
+  mms: MmsService;
+  /** Removes media older than MEDIA_RETENTION_DAYS, hourly. */
+  mediaRetention: RecordingRetention;
   idempotency: IdempotencyService;
   statusIngestor: StatusIngestor;
   dispatcher: Dispatcher;
@@ -126,7 +136,12 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     breaker: { failures: config.pauseAfterFailures, pauseMs: config.pauseForMs },
   };
   const dispatchLogger = logger.child({ component: 'dispatch' });
-  const dispatcher = new Dispatcher(db, presence, transient, events, clock, dispatchLogger, dispatching, parts.deviceLink, parts.cluster?.transients);
+  // Media go to the recordings' store: the same bucket when one is set, else their own directory.
+  const media = new MediaService(db, openRecordingStore({ ...config.recordings, directory: config.mms.directory }), config.mms, clock, logger.child({ component: 'media' }));
+  const mms = new MmsService(db, media, events, clock, logger.child({ component: 'mms' }));
+  // An MMS's task gets its subject and parts on its way to the phone.
+  const deviceLink = parts.deviceLink && new MmsTaskLink(parts.deviceLink, mms);
+  const dispatcher = new Dispatcher(db, presence, transient, events, clock, dispatchLogger, dispatching, deviceLink, parts.cluster?.transients);
   const metrics = parts.metrics ?? createMetrics(config);
 
   const secrets = SecretBox.fromConfig(config.webhooks.secretKey, config.dataDir);
@@ -153,6 +168,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   events.on('call.deleted', ({ recording }) => recordings.removeFile(recording));
   wireWebhooks({ db, outbox, sender: webhookSender, events, devices, invalidation, logger: logger.child({ component: 'webhooks' }) });
   wireCallWebhooks(events, outbox, webhookSender);
+  wireMmsWebhooks(events, outbox, webhookSender);
   wireLive(live, events);
   // SMS created through the Twilio API call their StatusCallback; incoming SMS go to the sms_url
   // of the account's Twilio credentials. Both are webhook deliveries of the "twilio" format.
@@ -186,6 +202,9 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     calls,
     recordings,
     recordingRetention: new RecordingRetention(recordings, logger.child({ component: 'recordings' })),
+    media,
+    mms,
+    mediaRetention: new RecordingRetention(media, logger.child({ component: 'media' })),
     idempotency,
     statusIngestor,
     dispatcher,

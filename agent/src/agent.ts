@@ -247,6 +247,11 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       this.finish(record, 'failed_send', { error: 'expired before the radio could send it' });
       return;
     }
+    if (task.kind === 'mms' && !this.radio.sendsMms) {
+      this.handouts.delete(task.sms_id);
+      this.finish(record, 'failed_send', { error: `this device's radio (${this.radio.kind}) cannot send MMS` });
+      return;
+    }
     // The plaintext exists only here, on its way to the radio: the journal keeps the ciphertext.
     const content = await this.readable(task);
     if (typeof content === 'string') {
@@ -265,6 +270,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       simSlot: task.sim >= 0 ? task.sim : undefined,
       statusReport: this.options.deliveryReports ?? true,
       ...(content.data ? { data: content.data } : {}),
+      ...(task.kind === 'mms' ? { mms: { subject: task.subject ?? null, recipients: task.recipients ?? [task.phone], parts: task.parts ?? [] } } : {}),
     });
     this.onRadio.add(sending);
     const result = await sending

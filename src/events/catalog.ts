@@ -6,6 +6,7 @@ import type { DeviceRow } from '../modules/devices/types.ts';
 import type { SmsRecord } from '../modules/messages/types.ts';
 import type { IncomingSmsRow } from '../modules/incoming/types.ts';
 import type { CallRow, RecordingRow } from '../modules/calls/types.ts';
+import type { IncomingMms } from '../modules/mms/types.ts';
 import type { SmsStatusChange } from './sms-status-change.ts';
 import type { UssdSessionRow } from '../modules/ussd/types.ts';
 
@@ -18,6 +19,8 @@ export interface DomainEventMap {
   'sms.status_changed': SmsStatusChange[];
   /** An incoming SMS was stored (not a repeat of one already stored); written in its transaction. */
   'incoming.stored': IncomingSmsRow;
+  /** A received MMS is complete (every part uploaded); written in its transaction. */
+  'mms.received': IncomingMms;
   /** A call was stored (not a repeat); written in its transaction. */
   'call.stored': CallRow;
   /** A call's recording was stored; written in its transaction. */

@@ -163,7 +163,15 @@ function operation(route: RouteDefinition): Record<string, unknown> {
             },
           },
         }
-      : {}),
+      : route.rawBody
+        ? {
+            requestBody: {
+              required: true,
+              description: route.rawBody.description,
+              content: Object.fromEntries(route.rawBody.contentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+            },
+          }
+        : {}),
     responses,
   };
 }

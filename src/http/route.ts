@@ -59,6 +59,11 @@ export interface RouteDefinition<
    */
   permission: Permission | 'session' | 'public' | 'device';
   body?: B;
+  /**
+   * A body the handler streams itself, never read nor parsed here (an upload): the types it takes,
+   * for the OpenAPI document. Such a route declares no `body`.
+   */
+  rawBody?: { contentTypes: string[]; description: string };
   /** The body as the OpenAPI document shows it, when the route checks parts of it itself. */
   documentedBody?: TSchema;
   query?: Q;

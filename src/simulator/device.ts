@@ -10,6 +10,7 @@ import { SimulatedRadio } from '../../agent/src/radio/simulate.ts';
 import type { OutgoingSms } from '../../agent/src/radio/radio.ts';
 import { toneWav } from './wav.ts';
 import { SimulatedUssd, type UssdAnswerOut } from './ussd.ts';
+import { fetchParts, uploadPart, type FetchedPart } from './mms.ts';
 
 export type { ReportStatus } from '../../agent/src/protocol/messages.ts';
 
@@ -46,6 +47,11 @@ export interface SimulatedDeviceOptions {
   passphrase?: string;
   /** With a passphrase: received SMS are forwarded encrypted. */
   encryptIncoming?: boolean;
+  /**
+   * How MMS tasks' parts are fetched from apiUrl before the MMS "goes out": whole (one GET each,
+   * the default) or ranges (two Range requests each). Without apiUrl the phone sends no MMS.
+   */
+  mmsFetch?: 'whole' | 'ranges';
 }
 
 export interface SimulatedDeviceEvents {
@@ -69,6 +75,8 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   readonly handled = new Map<string, ReportStatus>();
   /** SMS ids the gateway revoked (took back before this phone acknowledged them), for tests to read. */
   readonly revoked = new Set<string>();
+  /** The parts fetched for each MMS task (SMS id), with their sizes and checksums, for tests to read. */
+  readonly mmsFetched = new Map<string, FetchedPart[]>();
   private started = false;
   private readonly ussd: SimulatedUssd;
 
@@ -83,6 +91,14 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
         return options.simCards;
       },
       name: options.name ?? `sim-${options.deviceId.slice(0, 8)}`,
+      ...(options.apiUrl
+        ? {
+            fetchMms: async (sms) => {
+              const http = { apiUrl: options.apiUrl!, deviceId: options.deviceId, token: options.token };
+              this.mmsFetched.set(sms.smsId, await fetchParts(http, sms.mms!, options.mmsFetch === 'ranges'));
+            },
+          }
+        : {}),
     });
     this.agent = new DeviceAgent({
       brokerUrl: options.brokerUrl,
@@ -208,6 +224,41 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     const id = randomUUID();
     await this.agent.forwardIncoming({ id, phone, message, receivedAt: new Date(), simSlot: 0, ...(options.isEncrypted ? { isEncrypted: true } : {}) });
     return id;
+  }
+
+  /**
+   * The phone received an MMS: reported on its mms topic (QoS 2, so it resolves once the gateway
+   * stored it), then each part uploaded over HTTP with the device's credentials. The MMS id is
+   * generated unless given (a repeat of an id is stored once); `upload: false` reports only.
+   * Answers the id and each upload's HTTP status and answer.
+   */
+  async receiveMms(mms: {
+    phone: string;
+    id?: string;
+    subject?: string;
+    message?: string;
+    recipients?: string[];
+    parts: { id?: string; contentType: string; bytes: Buffer }[];
+    upload?: boolean;
+  }): Promise<{ id: string; uploads: { status: number; body: unknown }[] }> {
+    const id = mms.id ?? randomUUID();
+    const parts = mms.parts.map((part, index) => ({ ...part, id: part.id ?? `part-${index}` }));
+    const report = {
+      id,
+      phone: mms.phone,
+      received_at: new Date().toISOString(),
+      sim_slot: 0,
+      parts: parts.map((part) => ({ id: part.id, content_type: part.contentType, size: part.bytes.length })),
+      ...(mms.subject !== undefined ? { subject: mms.subject } : {}),
+      ...(mms.message !== undefined ? { message: mms.message } : {}),
+      ...(mms.recipients !== undefined ? { recipients: mms.recipients } : {}),
+    };
+    await this.agent.session.publish(`sms-gateway/v1/devices/${this.id}/mms`, JSON.stringify(report), 2);
+    const uploads: { status: number; body: unknown }[] = [];
+    if (mms.upload === false || !this.options.apiUrl) return { id, uploads };
+    const http = { apiUrl: this.options.apiUrl, deviceId: this.id, token: this.options.token };
+    for (const part of parts) uploads.push(await uploadPart(http, id, part.id, part.bytes));
+    return { id, uploads };
   }
 
   /**

@@ -69,11 +69,18 @@ export class RecordingPhone {
 }
 
 /** A raw PUT to the upload endpoint; a refusal that closes the connection mid-body still yields its answer. */
-export function put(baseUrl: string, callId: string, body: Buffer | AsyncIterable<Buffer>, headers: Record<string, string>): Promise<UploadReply> {
+export function put(
+  baseUrl: string,
+  callId: string,
+  body: Buffer | AsyncIterable<Buffer>,
+  headers: Record<string, string>,
+  /** Another endpoint taking a raw body (MMS media). */
+  target: { method: string; path: string } = { method: 'PUT', path: `/api/device/v1/calls/${encodeURIComponent(callId)}/recording` },
+): Promise<UploadReply> {
   return new Promise((resolve, reject) => {
-    const url = new URL(`/api/device/v1/calls/${encodeURIComponent(callId)}/recording`, baseUrl);
+    const url = new URL(target.path, baseUrl);
     const request = httpRequest(url, {
-      method: 'PUT',
+      method: target.method,
       headers: Buffer.isBuffer(body) && !('content-length' in headers) ? { ...headers, 'content-length': String(body.length) } : headers,
     });
     let answered = false;

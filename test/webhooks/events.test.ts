@@ -296,6 +296,9 @@ describe('webhooks: events', () => {
       await receiver.waitFor(1, ofType('ussd.completed'));
       expect((await fx.tenant.api.post(`/devices/${phone.id}/ussd`, { code: '*555#' })).status).to.equal(202);
       await receiver.waitFor(1, ofType('ussd.failed'));
+      // An MMS of text alone is complete as soon as it is reported.
+      await phone.receiveMms({ phone: SENDER, message: 'an MMS', parts: [] });
+      await receiver.waitFor(1, ofType('mms.received'));
       await phone.stop();
       await receiver.waitFor(1, ofType('device.offline'));
 

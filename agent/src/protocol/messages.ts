@@ -1,6 +1,9 @@
 // The payloads of the device protocol, and the checks the agent makes on what the gateway sends.
 // A payload that fails a check is dropped and counted by the caller: a gateway of a later
 // version, or a broken one, must not crash a phone.
+import { parseMmsFields, type MmsTaskFields } from './mms.ts';
+
+export type { MmsPart, MmsTaskFields } from './mms.ts';
 
 /** A send task. Its sms_id is the idempotency key. */
 export interface SendTask {
@@ -17,6 +20,11 @@ export interface SendTask {
   /** A data SMS: its binary payload (base64, at most 133 bytes) for an application port; message is empty. */
   data?: string;
   port?: number;
+  /** "mms": an MMS, with subject, recipients and parts (./mms.ts); absent: a text SMS. */
+  kind?: 'mms';
+  subject?: MmsTaskFields['subject'];
+  recipients?: MmsTaskFields['recipients'];
+  parts?: MmsTaskFields['parts'];
 }
 
 export interface TaskRevoked {
@@ -62,6 +70,8 @@ export function parseTask(payload: Buffer): SendTask | string {
   if (valid_until !== null && (typeof valid_until !== 'string' || Number.isNaN(Date.parse(valid_until)))) return 'valid_until is not a time';
   if (data !== undefined && (typeof data !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(data))) return 'data is not base64';
   if (data !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)) return 'port is not a port';
+  const mms = parseMmsFields(value);
+  if (typeof mms === 'string') return mms;
   return {
     sms_id: sms_id.toLowerCase(),
     phone,
@@ -71,6 +81,7 @@ export function parseTask(payload: Buffer): SendTask | string {
     valid_until,
     ...(is_encrypted ? { is_encrypted: true } : {}),
     ...(data !== undefined ? { data, port: port as number } : {}),
+    ...mms,
   };
 }
 

@@ -1,6 +1,7 @@
 // What the agent needs from whatever actually sends SMS: a phone's Termux:API commands, a GSM
 // modem on a serial port, or the simulator. The agent owns the protocol with the gateway, the
 // journal and the order of things; a radio only sends, receives and describes itself.
+import type { MmsTaskFields } from '../protocol/mms.ts';
 
 /** An SMS to hand to the radio. The radio sends it once per call; the agent never calls twice. */
 export interface OutgoingSms {
@@ -15,6 +16,8 @@ export interface OutgoingSms {
   statusReport: boolean;
   /** A data SMS: 8-bit binary for an application port (message is then empty). Only for a radio with sendsData. */
   data?: { bytes: Buffer; port: number };
+  /** An MMS: its subject, recipients and the parts the radio fetches from the gateway; absent: a text SMS. */
+  mms?: Omit<MmsTaskFields, 'kind'>;
 }
 
 export type SendResult =
@@ -110,6 +113,8 @@ export interface Radio {
   readonly kind: string;
   /** Whether it can send a data SMS (OutgoingSms.data); without, the agent reports data_sms_unsupported. */
   readonly sendsData?: boolean;
+  /** Whether it sends MMS (fetching their parts itself); without it an MMS task fails, never going out as a text. */
+  readonly sendsMms?: boolean;
   /** Opens the radio and starts handing over what it receives. */
   start(handlers: RadioHandlers, memory: RadioMemory): Promise<void>;
   /** Sends one SMS, all its parts; resolves when the radio has taken it or refused it. Never throws for a refusal. */

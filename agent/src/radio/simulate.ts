@@ -14,11 +14,18 @@ export interface SimulateOptions {
   undeliveredRate?: number;
   simCards?: { index: number; name_operator: string }[];
   name?: string;
+  /**
+   * Fetches an MMS's parts from the gateway before it "goes out" (the simulated device does it
+   * over HTTP with its credentials); a rejection fails the send with its message. None: the radio
+   * sends no MMS.
+   */
+  fetchMms?: (sms: OutgoingSms) => Promise<void>;
 }
 
 export class SimulatedRadio implements Radio {
   readonly kind = 'simulate';
   readonly sendsData = true;
+  readonly sendsMms: boolean;
   /** How many times each SMS went out: the agent's promise is that this never exceeds 1. */
   readonly sendCount = new Map<string, number>();
   /** What went out over the "air" (the recipient and text as decrypted, a data SMS's bytes and port), newest kept. */
@@ -29,13 +36,22 @@ export class SimulatedRadio implements Radio {
   private nextReference = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
 
-  constructor(private readonly options: SimulateOptions = {}) {}
+  constructor(private readonly options: SimulateOptions = {}) {
+    this.sendsMms = options.fetchMms !== undefined;
+  }
 
   async start(handlers: RadioHandlers): Promise<void> {
     this.handlers = handlers;
   }
 
   async send(sms: OutgoingSms): Promise<SendResult> {
+    if (sms.mms) {
+      const fetched = await this.options.fetchMms!(sms).then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
+      if (fetched !== undefined) return { ok: false, error: `MMS parts not fetched: ${fetched}` };
+    }
     await this.wait(this.options.delays?.sent);
     if (Math.random() < (this.options.failSendRate ?? 0)) return { ok: false, error: 'simulated failure to send' };
     this.sendCount.set(sms.smsId, (this.sendCount.get(sms.smsId) ?? 0) + 1);

@@ -321,6 +321,136 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload media for an MMS (the raw bytes as the body)
+         * @description The body is the file itself, its Content-Type the file's type: one of image/jpeg, image/png, image/gif, image/webp, image/bmp, audio/amr, audio/mpeg, audio/aac, audio/ogg, audio/wav, audio/mp4, video/mp4, audio/3gpp, video/3gpp, text/plain, text/vcard (image/jpg, audio/mp3, audio/x-wav, text/x-vcard are taken as their usual names). The bytes must be what the Content-Type says (415 media_type_refused otherwise). At most MMS_MAX_PART_BYTES (600 KiB unless configured): a larger body is refused with 413 as soon as its Content-Length (or the bytes counted so far) passes the limit, and the connection is closed. The bytes are streamed to storage, never held whole. Name the answer's id in media_ids of POST /mms; media are removed after MEDIA_RETENTION_DAYS when set.
+         *
+         *     Permission: `sms:send`.
+         */
+        post: operations["uploadMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download media: an upload, or a part of a received MMS (Range requests answered)
+         * @description Streams the bytes with their Content-Type, Content-Length and Accept-Ranges: bytes. One byte range per request (bytes=0-1023, bytes=1000-, bytes=-500) is answered 206 with Content-Range; a range past the end is 416.
+         *
+         *     Permission: `sms:read`.
+         */
+        get: operations["downloadMedia"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/mms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an MMS
+         * @description phone (one recipient) or phones (a group MMS: ONE message to all of them, sent by one phone, with one status), an optional text (message) and subject, and up to 10 media_ids from POST /media, together at most MMS_MAX_MESSAGE_BYTES (1 MiB unless configured; 413 mms_too_large past it). A media id that is not this account's is 404 media_not_found, naming the field. The MMS is an SMS of kind mms: it is queued, paced, failed over, cancelled (POST /sms/{id}/cancel), listed (GET /sms) and reported (sms.status_changed) as any SMS, and takes device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority and Idempotency-Key as POST /sms does. The phone fetches each part from the gateway before sending.
+         *
+         *     Permission: `sms:send`.
+         */
+        post: operations["createMms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/mms/incoming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List MMS received by the account's devices, newest first
+         * @description Each with its parts; a part's download_path is null until the phone has uploaded it. Kept only while the device's forward_incoming_sms is on.
+         *
+         *     Permission: `sms:read`.
+         */
+        get: operations["listIncomingMms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/mms/incoming/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a received MMS with its parts
+         * @description Permission: `sms:read`.
+         */
+        get: operations["getIncomingMms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/mms/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an MMS sent through the API, with its subject, recipients and parts
+         * @description Its status and history are those of the SMS of the same id (GET /sms/{id}).
+         *
+         *     Permission: `sms:read`.
+         */
+        get: operations["getMms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ext/v1/webhooks": {
         parameters: {
             query?: never;
@@ -915,7 +1045,7 @@ export interface components {
                  * @description stable; for programs
                  * @enum {string}
                  */
-                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "invalid_ciphertext" | "invalid_data" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
+                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "invalid_ciphertext" | "invalid_data" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "media_not_found" | "mms_not_found" | "mms_part_not_expected" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "media_type_refused" | "mms_too_large" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
                 details?: {
                     field: string;
                     in?: string;
@@ -1934,7 +2064,7 @@ export interface operations {
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -2136,7 +2266,7 @@ export interface operations {
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -2310,7 +2440,7 @@ export interface operations {
                             segments: number | null;
                             /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                             encoding: "gsm7" | "ucs2" | null;
-                            /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                            /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
                             kind?: "data" | "mms";
                             /**
                              * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -2468,7 +2598,7 @@ export interface operations {
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -2709,7 +2839,7 @@ export interface operations {
                             segments: number | null;
                             /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                             encoding: "gsm7" | "ucs2" | null;
-                            /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                            /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
                             kind?: "data" | "mms";
                             /**
                              * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -2870,7 +3000,7 @@ export interface operations {
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -3003,7 +3133,7 @@ export interface operations {
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the SMS is not plain text: data (POST /sms/data) */
+                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -3607,6 +3737,791 @@ export interface operations {
             };
         };
     };
+    uploadMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description the media bytes */
+        requestBody: {
+            content: {
+                "image/*": string;
+                "audio/*": string;
+                "video/*": string;
+                "text/plain": string;
+                "text/vcard": string;
+            };
+        };
+        responses: {
+            /** @description stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description name it in media_ids of POST /mms
+                         */
+                        id: string;
+                        /** @description the type declared and found in the bytes, e.g. image/jpeg */
+                        content_type: string;
+                        /** @description bytes */
+                        size: number;
+                        /** @description SHA-256 of the stored bytes, hex */
+                        sha256: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        created_at: string;
+                        /** @description GET it (with sms:read) for the bytes; Range requests are answered */
+                        download_path: string;
+                    };
+                };
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `media_type_refused`: the body is not media of an accepted type, or not the type its Content-Type names (docs/mms.md) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the whole file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description the requested byte range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `media_not_found`: media not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `range_not_satisfiable`: the Range does not overlap the recording; Content-Range gives its size */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createMms: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-255 visible ASCII characters (a UUID is usual). The same key from the same account within 24 hours replays the first successful response, with the header Idempotent-Replayed: true; with a different request it is 422 idempotency_key_reused. Concurrent requests with one key create one SMS. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the recipient, international format; or phones */
+                    phone?: string;
+                    /** @description several recipients: ONE group MMS to all of them (one message, one status), sent by one phone; instead of phone */
+                    phones?: string[];
+                    /** @description the text part */
+                    message?: string;
+                    subject?: string;
+                    /** @description ids of media uploaded with POST /media, in the order of the parts: at most 10, together at most MMS_MAX_MESSAGE_BYTES */
+                    media_ids: string[];
+                    /**
+                     * Format: uuid
+                     * @description send through this device; omitted: the gateway chooses
+                     */
+                    device_id?: string;
+                    /** @description as for POST /sms */
+                    sim_slot?: number | null;
+                    /** @description as for POST /sms */
+                    callback_id?: string;
+                    /**
+                     * Format: date-time
+                     * @description not sent before this time (ISO 8601); at most a year ahead
+                     */
+                    send_at?: string;
+                    /**
+                     * Format: date-time
+                     * @description not taken by a phone by then, the MMS ends as failed_send with reason "expired"
+                     */
+                    valid_until?: string;
+                    /** @description seconds from now; instead of valid_until */
+                    ttl?: number;
+                    /**
+                     * @description higher first; equal priority goes oldest first
+                     * @default 0
+                     */
+                    priority?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the MMS, status pending */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
+                        device_id: string | null;
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
+                        phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
+                        message: string;
+                        /** @description a task the device has taken but not yet sent still shows as pending */
+                        status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
+                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                        reason: string | null;
+                        /**
+                         * Format: date-time
+                         * @description when the SMS was created
+                         */
+                        sent_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updated_at: string;
+                        /** @description not sent before this time; null: at once */
+                        send_at: string | null;
+                        /** @description expires then unless a phone took it; null: never */
+                        valid_until: string | null;
+                        priority: number;
+                        /** @description the SIM slot asked for at creation; null: the device's settings decide */
+                        sim_slot: number | null;
+                        /** @description the webhook that gets this SMS's events; null: every webhook with SMS events */
+                        callback_id: string | null;
+                        /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
+                        segments: number | null;
+                        /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
+                        encoding: "gsm7" | "ucs2" | null;
+                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
+                        kind?: "data" | "mms";
+                        /**
+                         * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
+                         * @constant
+                         */
+                        is_encrypted?: true;
+                        /** @description a data SMS's payload, base64 */
+                        data?: string;
+                        /** @description a data SMS's application port */
+                        port?: number;
+                        subject: string | null;
+                        /** @description every recipient, phone first; more than one: a group MMS */
+                        recipients: string[];
+                        parts: {
+                            /** Format: uuid */
+                            media_id: string;
+                            content_type: string;
+                            size: number;
+                            /** @description GET it (with sms:read); not found once MEDIA_RETENTION_DAYS removed it */
+                            download_path: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_phone`: phone is not a valid phone number; `unknown_callback`: callback_id does not name a webhook of this account */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_not_found`: device not found; `media_not_found`: media not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_cannot_send`: the device is not allowed to send SMS (can_send_sms is false) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large; `mms_too_large`: the MMS's parts together exceed MMS_MAX_MESSAGE_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listIncomingMms: {
+        parameters: {
+            query: {
+                /** @description rows per page, 1-100 */
+                limit: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                device_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of received MMS */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description the phone that received it
+                             */
+                            device_id: string;
+                            /** @description the phone's own id of the MMS */
+                            device_mms_id: string;
+                            /** @description the sender */
+                            phone: string;
+                            /** @description the other recipients of a group MMS, as the phone reported them */
+                            recipients: string[];
+                            subject: string | null;
+                            /** @description the text part */
+                            message: string | null;
+                            sim_slot: number | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            received_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            created_at: string;
+                            /** @description every part is uploaded (and mms.received was sent) */
+                            complete: boolean;
+                            parts: {
+                                /** @description the phone's own id of the part */
+                                id: string;
+                                content_type: string;
+                                /** @description bytes: as stored once uploaded, as the phone declared before */
+                                size: number;
+                                uploaded: boolean;
+                                media_id: string | null;
+                                sha256: string | null;
+                                /** @description GET it (with sms:read) for the bytes; null until uploaded */
+                                download_path: string | null;
+                            }[];
+                        }[];
+                        /** @description pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIncomingMms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the received MMS */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description the phone that received it
+                         */
+                        device_id: string;
+                        /** @description the phone's own id of the MMS */
+                        device_mms_id: string;
+                        /** @description the sender */
+                        phone: string;
+                        /** @description the other recipients of a group MMS, as the phone reported them */
+                        recipients: string[];
+                        subject: string | null;
+                        /** @description the text part */
+                        message: string | null;
+                        sim_slot: number | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        received_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        created_at: string;
+                        /** @description every part is uploaded (and mms.received was sent) */
+                        complete: boolean;
+                        parts: {
+                            /** @description the phone's own id of the part */
+                            id: string;
+                            content_type: string;
+                            /** @description bytes: as stored once uploaded, as the phone declared before */
+                            size: number;
+                            uploaded: boolean;
+                            media_id: string | null;
+                            sha256: string | null;
+                            /** @description GET it (with sms:read) for the bytes; null until uploaded */
+                            download_path: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `mms_not_found`: MMS not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the MMS */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description the device the SMS is assigned to. null until a phone claims it: the 201 of POST /sms without device_id always shows null, since the SMS is stored before any phone is asked (it waits in the account's pool until a ready device with room takes it; read it again to see which). null again if it goes back to the pool before its phone acknowledged it (the device went offline, was switched off or deleted). Set from creation when the client named a device */
+                        device_id: string | null;
+                        /** @description E.164; end-to-end ciphertext when is_encrypted */
+                        phone: string;
+                        /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
+                        message: string;
+                        /** @description a task the device has taken but not yet sent still shows as pending */
+                        status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
+                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                        reason: string | null;
+                        /**
+                         * Format: date-time
+                         * @description when the SMS was created
+                         */
+                        sent_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updated_at: string;
+                        /** @description not sent before this time; null: at once */
+                        send_at: string | null;
+                        /** @description expires then unless a phone took it; null: never */
+                        valid_until: string | null;
+                        priority: number;
+                        /** @description the SIM slot asked for at creation; null: the device's settings decide */
+                        sim_slot: number | null;
+                        /** @description the webhook that gets this SMS's events; null: every webhook with SMS events */
+                        callback_id: string | null;
+                        /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
+                        segments: number | null;
+                        /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
+                        encoding: "gsm7" | "ucs2" | null;
+                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
+                        kind?: "data" | "mms";
+                        /**
+                         * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
+                         * @constant
+                         */
+                        is_encrypted?: true;
+                        /** @description a data SMS's payload, base64 */
+                        data?: string;
+                        /** @description a data SMS's application port */
+                        port?: number;
+                        subject: string | null;
+                        /** @description every recipient, phone first; more than one: a group MMS */
+                        recipients: string[];
+                        parts: {
+                            /** Format: uuid */
+                            media_id: string;
+                            content_type: string;
+                            size: number;
+                            /** @description GET it (with sms:read); not found once MEDIA_RETENTION_DAYS removed it */
+                            download_path: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `mms_not_found`: MMS not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query: {
@@ -3636,7 +4551,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -3716,7 +4631,7 @@ export interface operations {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url: string;
                     /** @description events this webhook receives */
-                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
+                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
                     description?: string;
                 };
             };
@@ -3737,7 +4652,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -3847,7 +4762,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -4008,7 +4923,7 @@ export interface operations {
                 "application/json": {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url?: string;
-                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
+                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
                     /** @description true switches a disabled webhook back on, resets its failure streak and sends the events it missed (within their retry window) */
                     enabled?: boolean;
                     description?: string;
@@ -4030,7 +4945,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -4147,7 +5062,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -4255,7 +5170,7 @@ export interface operations {
                             /** Format: uuid */
                             event_id: string;
                             /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "webhook.test";
+                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "webhook.test";
                             /** @description pending: will be (re)sent; delivered; failed: given up */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -4366,7 +5281,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;
@@ -4473,7 +5388,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;

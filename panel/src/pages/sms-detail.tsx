@@ -11,7 +11,8 @@ import { ErrorNotice, SuccessNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { SmsHistory } from './sms/history.tsx';
-import type { SmsDetail } from '../api/types.ts';
+import type { MmsView, SmsDetail } from '../api/types.ts';
+import { MmsParts } from './mms/parts.tsx';
 import { useDevices } from './sms/use-devices.ts';
 
 const ENCODING_LABELS = { gsm7: 'GSM 7-bit', ucs2: 'UCS-2' } as const;
@@ -20,6 +21,8 @@ export function SmsDetailPage({ id }: { id: string }) {
   const session = useSession();
   const { nameOf } = useDevices();
   const sms = useLoad(() => get<SmsDetail>(`/sms/${encodeURIComponent(id)}`), [id]);
+  // An MMS's subject, recipients and parts (its status is the SMS's, above).
+  const mms = useLoad(() => (sms.data?.kind === 'mms' ? get<MmsView>(`/mms/${encodeURIComponent(id)}`) : Promise.resolve(undefined)), [id, sms.data?.kind]);
   const [cancelError, setCancelError] = useState<ApiError>();
   const [cancelled, setCancelled] = useState(false);
   const [cancelling, setCancelling] = useState(false);
@@ -49,7 +52,8 @@ export function SmsDetailPage({ id }: { id: string }) {
             <ErrorNotice error={cancelError} />
             <div class="cards sms-detail">
               <section class="card" aria-labelledby="sms-facts">
-                <h2 id="sms-facts">Message</h2>
+                <h2 id="sms-facts">{data.kind === 'mms' ? 'MMS' : 'Message'}</h2>
+                {mms.data?.subject && <p class="mms-subject">{mms.data.subject}</p>}
                 <p class="sms-text">{data.message}</p>
                 {data.is_encrypted && <p class="muted">End-to-end encrypted: the recipient and the text are ciphertext the gateway cannot read.</p>}
                 {data.kind === 'data' && (
@@ -57,14 +61,19 @@ export function SmsDetailPage({ id }: { id: string }) {
                     Data SMS to port {data.port}: <span class="mono">{data.data}</span> (base64)
                   </p>
                 )}
+                {mms.data && (
+                  <MmsParts label="Parts" parts={mms.data.parts.map((part) => ({ key: part.media_id, content_type: part.content_type, size: part.size, download_path: part.download_path }))} />
+                )}
                 <dl class="facts">
                   <dt>Status</dt>
                   <dd data-testid="sms-status">
                     <StatusBadge status={data.status} />
                     {data.reason && <span class="muted"> {data.reason}</span>}
                   </dd>
+                  <dt>Kind</dt>
+                  <dd>{data.kind === 'mms' ? (mms.data && mms.data.recipients.length > 1 ? 'Group MMS' : 'MMS') : data.kind === 'data' ? 'Data SMS' : 'SMS'}</dd>
                   <dt>To</dt>
-                  <dd class="mono">{data.phone}</dd>
+                  <dd class="mono">{mms.data ? mms.data.recipients.join(', ') : data.phone}</dd>
                   <dt>Device</dt>
                   <dd>{data.device_id ? <a href={href(`/devices/${data.device_id}`)}>{nameOf(data.device_id)}</a> : 'Any device (not yet assigned)'}</dd>
                   <dt>Size</dt>

@@ -62,9 +62,12 @@ export function SmsListPage(_props: Record<string, string>) {
             header: 'To',
             class: 'sms-nowrap',
             cell: (sms) => (
-              <a class="mono" href={href(`/sms/${sms.id}`)}>
-                {sms.phone}
-              </a>
+              <>
+                <a class="mono" href={href(`/sms/${sms.id}`)}>
+                  {sms.phone}
+                </a>
+                {sms.kind === 'mms' && <span class="badge"> MMS</span>}
+              </>
             ),
           },
           {

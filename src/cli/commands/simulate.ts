@@ -30,6 +30,10 @@ with a menu that asks for a reply; other codes fail.
   --incoming-every S     every S seconds one device forwards a received SMS (default: never)
   --calls-every S        every S seconds one device reports a call (incoming, outgoing or missed);
                          with its record_calls setting on, it uploads a short WAV recording (default: never)
+  --mms-every S          every S seconds one device receives an MMS (a small image and a vCard): reported on
+                         its mms topic, the parts uploaded over HTTP (kept while forward_incoming_sms is on)
+                         (default: never). MMS tasks are always handled: the parts fetched over HTTP, then sent
+  --mms-fetch HOW        whole (default) or ranges: fetch each MMS part in one GET or in two Range requests
   --duration S           stop after S seconds (default: run until Ctrl-C)
   --passphrase-file PATH the end-to-end passphrase (its first line): devices decrypt encrypted SMS with
                          it, and fail those it does not open with decryption_failed (docs/encryption.md).
@@ -58,6 +62,8 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       'undelivered-rate': { type: 'string' },
       'incoming-every': { type: 'string' },
       'calls-every': { type: 'string' },
+      'mms-every': { type: 'string' },
+      'mms-fetch': { type: 'string' },
       duration: { type: 'string' },
       passphrase: { type: 'string' },
       'passphrase-file': { type: 'string' },
@@ -81,6 +87,9 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
   if (values.mqtt) for (const device of given) device.brokerUrl = undefined;
   const incomingEvery = values['incoming-every'] === undefined ? undefined : integer(values['incoming-every'], '--incoming-every', 1, 86_400);
   const callsEvery = values['calls-every'] === undefined ? undefined : integer(values['calls-every'], '--calls-every', 1, 86_400);
+  const mmsEvery = values['mms-every'] === undefined ? undefined : integer(values['mms-every'], '--mms-every', 1, 86_400);
+  const mmsFetch = values['mms-fetch'] ?? 'whole';
+  if (mmsFetch !== 'whole' && mmsFetch !== 'ranges') throw new CliError(`--mms-fetch must be whole or ranges, got "${mmsFetch}"`);
   const duration = values.duration === undefined ? undefined : integer(values.duration, '--duration', 1, 86_400);
   const total = count + given.length;
 
@@ -97,6 +106,7 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       undeliveredRate: fraction(values['undelivered-rate'], '--undelivered-rate'),
       heartbeatIntervalMs: 60_000,
       ...(passphrase !== undefined ? { passphrase, encryptIncoming: values['encrypt-incoming'] ?? false } : {}),
+      mmsFetch,
     },
     // Devices retry a refused CONNECT for ever (as phones must): say why one is not coming online.
     onRefused: (deviceId, code) =>
@@ -143,12 +153,30 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       }, callsEvery * 1000)
     : undefined;
 
+  const mms = mmsEvery
+    ? setInterval(() => {
+        const device = fleet.devices[Math.floor(Math.random() * fleet.devices.length)];
+        void device?.receiveMms({ phone: '+79990000002', subject: 'simulated', message: `simulated MMS at ${new Date().toISOString()}`, parts: simulatedMmsParts() }).catch(() => {});
+      }, mmsEvery * 1000)
+    : undefined;
+
   await stopRequested;
+  clearInterval(mms);
   clearInterval(progress);
   clearInterval(incoming);
   clearInterval(calls);
   await fleet.stop();
   out.result({ devices: fleet.devices.map((device) => device.id), ...fleet.stats }, () => summary(fleet));
+}
+
+/** A received MMS's parts: a small JPEG (its signature, then filler) and a vCard. */
+function simulatedMmsParts(): { contentType: string; bytes: Buffer }[] {
+  const image = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), Buffer.alloc(20_000, 0x55)]);
+  const card = Buffer.from('BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Simulated Sender\r\nTEL:+79990000002\r\nEND:VCARD\r\n');
+  return [
+    { contentType: 'image/jpeg', bytes: image },
+    { contentType: 'text/vcard', bytes: card },
+  ];
 }
 
 /** Why a device may be refused, and what to do about it. */

@@ -18,6 +18,8 @@ export function buildTask(sms: SmsRecord, device: Pick<DeviceRow, 'selected_sim'
     // Only on what is not a plain text SMS, so that a text task reads as it always has.
     ...(sms.is_encrypted ? { is_encrypted: true } : {}),
     ...(sms.kind === 'data' && sms.data !== null && sms.data_port !== null ? { data: sms.data, port: sms.data_port } : {}),
+    // An MMS's subject and parts are added on the way to the phone (src/modules/mms/task-link.ts).
+    ...(sms.kind === 'mms' ? { kind: 'mms' as const } : {}),
   };
 }
 

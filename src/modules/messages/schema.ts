@@ -106,7 +106,7 @@ export const SmsView = Type.Object(
         'gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one',
     }),
     kind: Type.Optional(
-      Type.Union([Type.Literal('data'), Type.Literal('mms')], { description: 'present only when the SMS is not plain text: data (POST /sms/data)' }),
+      Type.Union([Type.Literal('data'), Type.Literal('mms')], { description: 'present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)' }),
     ),
     is_encrypted: Type.Optional(
       Type.Literal(true, {

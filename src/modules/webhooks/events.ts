@@ -19,6 +19,7 @@ export const WEBHOOK_EVENTS = [
   'call.recorded',
   'ussd.completed',
   'ussd.failed',
+  'mms.received',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -114,6 +115,11 @@ export function callRecorded(accountId: string, call: CallView, downloadPath: st
 /** A USSD session ended: ussd.completed with the network's answer, or ussd.failed with its error (a timeout too). */
 export function ussdFinished(accountId: string, ussd: UssdView): EventEnvelope {
   return envelope(ussd.status === 'completed' ? 'ussd.completed' : 'ussd.failed', accountId, { ussd });
+}
+
+/** A received MMS is complete: it with its parts and where to download each, never the bytes. */
+export function mmsReceived(accountId: string, mms: Record<string, unknown>): EventEnvelope {
+  return envelope('mms.received', accountId, { mms });
 }
 
 /** A test event: proves the receiver gets signed events from the gateway and answers them. */

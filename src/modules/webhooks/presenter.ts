@@ -45,7 +45,7 @@ export function presentDelivery(delivery: DeliveryRow, may: ReadonlySet<Permissi
 
 /** What a caller must hold besides webhooks:read to see the payload of an event of this type. */
 function payloadPermission(type: string): Permission | undefined {
-  if (type.startsWith('sms.')) return 'sms:read';
+  if (type.startsWith('sms.') || type.startsWith('mms.')) return 'sms:read';
   if (type.startsWith('call.')) return 'calls:read';
   if (type.startsWith('device.')) return 'devices:read';
   return undefined;

@@ -11,7 +11,8 @@ export class RecordingRetention {
   private running: Promise<void> | undefined;
 
   constructor(
-    private readonly recordings: RecordingService,
+    /** Recordings, or anything else kept for a number of days (MMS media). */
+    private readonly recordings: Pick<RecordingService, 'expire'>,
     private readonly logger: Logger,
     private readonly everyMs = EVERY_MS,
   ) {}
@@ -28,7 +29,7 @@ export class RecordingRetention {
     this.running ??= this.recordings
       .expire()
       .then(() => undefined)
-      .catch((error: unknown) => this.logger.error({ err: error }, 'recording retention run failed'))
+      .catch((error: unknown) => this.logger.error({ err: error }, 'retention run failed'))
       .finally(() => {
         this.running = undefined;
       });

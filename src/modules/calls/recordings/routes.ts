@@ -108,7 +108,7 @@ export function recordingRoutes(recordings: RecordingService) {
  * destroys this stream, never the request, so the client still gets its 413 or 415 answer.
  * A connection cut mid-body fails this stream, and with it the store's write.
  */
-function uploadBody(ctx: Context): Readable {
+export function uploadBody(ctx: Context): Readable {
   const body = new PassThrough();
   // Errors reach the store through its own listeners; this one keeps a late one (the request
   // closed after the answer) from being an unhandled error.
@@ -121,7 +121,7 @@ function uploadBody(ctx: Context): Readable {
 }
 
 /** Answered before the body was read whole: answer, then close the connection instead of reading the rest. */
-function refuseRestOfBody(ctx: Context): void {
+export function refuseRestOfBody(ctx: Context): void {
   if (ctx.req.complete) return;
   ctx.set('Connection', 'close');
   ctx.res.once('finish', () => ctx.req.destroy());

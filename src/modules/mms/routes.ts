@@ -1,0 +1,180 @@
+// Extended API v1: media uploads and downloads, sending MMS, and the MMS phones received.
+import { defineRoute } from '../../http/route.ts';
+import { decodeCursor, page } from '../../http/pagination.ts';
+import { AppError } from '../../common/errors.ts';
+import type { MessageService } from '../messages/service.ts';
+import { idempotencyKey, withReplayHeader } from '../messages/routes.ts';
+import { createMms, type CreateMmsParts } from '../../use-cases/create-mms.ts';
+import { ACCEPTED_MEDIA_TYPES } from './media-type.ts';
+import type { MediaService } from './media-service.ts';
+import { presentIncomingMms, presentMedia, presentMms } from './presenter.ts';
+import {
+  CreateMmsBody,
+  IncomingMmsList,
+  IncomingMmsListQuery,
+  IncomingMmsView,
+  MediaBody,
+  MediaIdParams,
+  MediaView,
+  MmsIdParams,
+  MmsView,
+} from './schema.ts';
+import { MAX_PARTS } from './service.ts';
+import { receiveUpload, serveMedia } from './uploads.ts';
+
+export type MmsRouteParts = CreateMmsParts & { media: MediaService; messages: MessageService };
+
+export function mmsRoutes(parts: MmsRouteParts) {
+  const { media, mms, messages } = parts;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/media',
+      operationId: 'uploadMedia',
+      summary: 'Upload media for an MMS (the raw bytes as the body)',
+      description:
+        `The body is the file itself, its Content-Type the file's type: one of ${ACCEPTED_MEDIA_TYPES.join(', ')} (image/jpg, ` +
+        'audio/mp3, audio/x-wav, text/x-vcard are taken as their usual names). The bytes must be what the Content-Type says (415 ' +
+        'media_type_refused otherwise). At most MMS_MAX_PART_BYTES (600 KiB unless configured): a larger body is refused ' +
+        'with 413 as soon as its Content-Length (or the bytes counted so far) passes the limit, and the connection is closed. ' +
+        'The bytes are streamed to storage, never held whole. Name the answer\'s id in media_ids of POST /mms; media are ' +
+        'removed after MEDIA_RETENTION_DAYS when set.',
+      tag: 'MMS',
+      permission: 'sms:send',
+      rawBody: { contentTypes: ['image/*', 'audio/*', 'video/*', 'text/plain', 'text/vcard'], description: 'the media bytes' },
+      responses: { 201: { description: 'stored', schema: MediaView } },
+      errors: ['payload_too_large', 'media_type_refused', 'validation_failed'],
+      async handle({ auth, ctx }) {
+        const stored = await receiveUpload(ctx, (body, declaredBytes) => media.upload(auth.accountId, ctx.get('content-type'), body, declaredBytes, 'upload'));
+        return { status: 201, body: presentMedia(stored) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/media/:id',
+      operationId: 'downloadMedia',
+      summary: 'Download media: an upload, or a part of a received MMS (Range requests answered)',
+      description:
+        'Streams the bytes with their Content-Type, Content-Length and Accept-Ranges: bytes. One byte range per request ' +
+        '(bytes=0-1023, bytes=1000-, bytes=-500) is answered 206 with Content-Range; a range past the end is 416.',
+      tag: 'MMS',
+      permission: 'sms:read',
+      params: MediaIdParams,
+      responses: {
+        200: { description: 'the whole file', contentType: 'application/octet-stream', schema: MediaBody },
+        206: { description: 'the requested byte range', contentType: 'application/octet-stream', schema: MediaBody },
+      },
+      errors: ['invalid_id', 'media_not_found', 'range_not_satisfiable'],
+      handle: ({ auth, params, ctx }) => serveMedia(ctx, () => media.open(auth.accountId, params.id, ctx.get('range') || undefined)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/mms',
+      operationId: 'createMms',
+      idempotent: true,
+      summary: 'Send an MMS',
+      description:
+        'phone (one recipient) or phones (a group MMS: ONE message to all of them, sent by one phone, with one status), an ' +
+        `optional text (message) and subject, and up to ${MAX_PARTS} media_ids from POST /media, together at most ` +
+        'MMS_MAX_MESSAGE_BYTES (1 MiB unless configured; 413 mms_too_large past it). A media id that is not this ' +
+        'account\'s is 404 media_not_found, naming the field. The MMS is an SMS of kind mms: it is queued, paced, failed over, ' +
+        'cancelled (POST /sms/{id}/cancel), listed (GET /sms) and reported (sms.status_changed) as any SMS, and takes ' +
+        'device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority and Idempotency-Key as POST /sms does. The ' +
+        'phone fetches each part from the gateway before sending.',
+      tag: 'MMS',
+      permission: 'sms:send',
+      body: CreateMmsBody,
+      responses: { 201: { description: 'the MMS, status pending', schema: MmsView } },
+      errors: ['validation_failed', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'media_not_found', 'mms_too_large', 'idempotency_key_reused', 'unknown_callback'],
+      async handle({ auth, body, ctx }) {
+        if ((body.phone === undefined) === (body.phones === undefined)) {
+          throw new AppError('validation_failed', 'give phone or phones, not both', [{ field: 'phone', message: 'give phone or phones, not both' }]);
+        }
+        if (body.media_ids.length === 0 && !body.message && !body.subject) {
+          throw new AppError('validation_failed', 'an MMS needs media_ids, a message or a subject', [{ field: 'media_ids', message: 'empty, and no message nor subject' }]);
+        }
+        const result = await createMms(
+          parts,
+          auth.accountId,
+          { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/mms', body },
+          {
+            phones: body.phones ?? [body.phone!],
+            phoneField: body.phones ? 'phones' : 'phone',
+            message: body.message,
+            subject: body.subject,
+            mediaIds: body.media_ids,
+            sms: {
+              deviceId: body.device_id,
+              simSlot: body.sim_slot,
+              callbackId: body.callback_id || undefined,
+              sendAt: body.send_at,
+              validUntil: body.valid_until,
+              ttl: body.ttl,
+              priority: body.priority,
+            },
+          },
+          (sms, prepared) => ({
+            status: 201,
+            body: presentMms(
+              sms,
+              { sms_id: sms.id, subject: prepared.subject, recipients: prepared.recipients },
+              prepared.media.map((row, position) => ({ sms_id: sms.id, position, media_id: row.id, content_type: row.content_type, size_bytes: row.size_bytes })),
+            ),
+          }),
+        );
+        return withReplayHeader(result);
+      },
+    }),
+    // Before /mms/:id, which would otherwise take "incoming" for an id.
+    defineRoute({
+      method: 'get',
+      path: '/mms/incoming',
+      operationId: 'listIncomingMms',
+      summary: 'List MMS received by the account\'s devices, newest first',
+      description: 'Each with its parts; a part\'s download_path is null until the phone has uploaded it. Kept only while the device\'s forward_incoming_sms is on.',
+      tag: 'MMS',
+      permission: 'sms:read',
+      query: IncomingMmsListQuery,
+      responses: { 200: { description: 'a page of received MMS', schema: IncomingMmsList } },
+      async handle({ auth, query }) {
+        const rows = await mms.listIncoming(auth.accountId, query.device_id ? { deviceId: query.device_id } : {}, query.limit, decodeCursor(query.cursor));
+        const { rows: kept, nextCursor } = page(rows.map((row) => ({ ...row, id: row.mms.id, created_at: row.mms.created_at })), query.limit);
+        return { status: 200, body: { data: kept.map(presentIncomingMms), next_cursor: nextCursor } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/mms/incoming/:id',
+      operationId: 'getIncomingMms',
+      summary: 'Get a received MMS with its parts',
+      tag: 'MMS',
+      permission: 'sms:read',
+      params: MmsIdParams,
+      responses: { 200: { description: 'the received MMS', schema: IncomingMmsView } },
+      errors: ['invalid_id', 'mms_not_found'],
+      async handle({ auth, params }) {
+        return { status: 200, body: presentIncomingMms(await mms.incoming(auth.accountId, params.id)) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/mms/:id',
+      operationId: 'getMms',
+      summary: 'Get an MMS sent through the API, with its subject, recipients and parts',
+      description: 'Its status and history are those of the SMS of the same id (GET /sms/{id}).',
+      tag: 'MMS',
+      permission: 'sms:read',
+      params: MmsIdParams,
+      responses: { 200: { description: 'the MMS', schema: MmsView } },
+      errors: ['invalid_id', 'mms_not_found'],
+      async handle({ auth, params }) {
+        const sms = await messages.get(auth.accountId, params.id).catch((error: unknown) => {
+          throw error instanceof AppError && error.code === 'sms_not_found' ? new AppError('mms_not_found') : error;
+        });
+        const found = await mms.outgoing(sms.id);
+        if (!found) throw new AppError('mms_not_found', 'this SMS is no MMS');
+        return { status: 200, body: presentMms(sms, found.mms, found.parts) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,19 @@
+// mms.received, written to the outbox in the transaction that completes the MMS (its last part
+// uploaded), so a complete MMS always has its deliveries and a repeated upload never makes a
+// second one. It carries the MMS with its parts' metadata and download paths, never the bytes.
+import type { DomainEvents } from '../../events/domain-events.ts';
+import { presentIncomingMms } from '../mms/presenter.ts';
+import { mmsReceived } from './events.ts';
+import type { WebhookOutbox } from './outbox.ts';
+import type { WebhookSender } from './sender.ts';
+
+export function wireMmsWebhooks(events: DomainEvents, outbox: WebhookOutbox, sender: WebhookSender): void {
+  const withDeliveries = new WeakSet<object>();
+  events.listen('mms.received', {
+    inTransaction: async (trx, received) => {
+      const envelope = mmsReceived(received.mms.account_id, presentIncomingMms(received));
+      if ((await outbox.record(trx, [{ envelope }])) > 0) withDeliveries.add(received);
+    },
+    committed: (received) => void (withDeliveries.has(received) && sender.wake()),
+  });
+}
