@@ -42,7 +42,10 @@ import { CacheInvalidation } from './cluster/invalidation.ts';
 import { TwilioService } from './modules/twilio/service.ts';
 import { twilioFormat } from './modules/twilio/delivery-format.ts';
 import { replyWithTwiml } from './use-cases/reply-with-twiml.ts';
+import type { CreateSmsParts } from './use-cases/create-sms.ts';
 import { SmppService } from './modules/smpp/service.ts';
+import { OptOutService } from './modules/opt-out/service.ts';
+import { answerOptOut } from './use-cases/answer-opt-out.ts';
 
 export interface Services {
   db: Database;
@@ -87,6 +90,8 @@ export interface Services {
   twilio: TwilioService;
   /** SMPP credentials, who submitted which SMS, and the deliver_sm owed to ESMEs. */
   smpp: SmppService;
+  /** The suppression list (numbers that sent STOP) and the account's opt-out settings. */
+  optOut: OptOutService;
 }
 
 /** What the gateway makes before its services, and gives to their constructors. */
@@ -132,8 +137,9 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const outbox = new WebhookOutbox(config.webhooks.retryForMs);
   const webhooks = new WebhookService(db, secrets, guard, config.webhooks.retryForMs, outbox, () => webhookSender.wake(), events);
 
-  // A callback_id must name one of the account's webhooks.
-  const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), events, clock, config.defaultPhoneRegion, webhooks);
+  // A callback_id must name one of the account's webhooks; a recipient must not have opted out.
+  const optOut = new OptOutService(db, events, clock, config.defaultPhoneRegion);
+  const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), events, clock, config.defaultPhoneRegion, webhooks, optOut);
   const incoming = new IncomingService(db, events);
   const idempotency = new IdempotencyService(db, clock);
   const twilio = new TwilioService(db, secrets, webhooks, logger.child({ component: 'twilio' }));
@@ -154,6 +160,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   events.listen('incoming.stored', twilio.incomingStored);
   const smpp = new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }), invalidation);
   listenSmpp(events, smpp);
+  listenOptOut(events, optOut, { messages, idempotency }, logger);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -192,7 +199,19 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     // The login channel of the one throttle: per address and per email, apart from keys and phones.
     loginThrottle: new LoginThrottle(authThrottle),
     smpp,
+    optOut,
   };
+}
+
+/**
+ * Opt-out hears every received SMS in the transaction that stores it (a STOP lists its sender with
+ * it), and answers a keyword once that commits, through the phone that received it.
+ */
+function listenOptOut(events: DomainEvents, optOut: OptOutService, parts: CreateSmsParts, logger: Logger): void {
+  events.listen('incoming.stored', { inTransaction: (trx, sms) => optOut.heard(trx, sms) });
+  events.on('opt_out.reply_due', (reply) =>
+    answerOptOut(parts, reply).catch((error: unknown) => logger.warn({ err: error, accountId: reply.accountId }, 'opt-out answer not sent')),
+  );
 }
 
 /**

@@ -19,6 +19,8 @@ export const STATUS = {
   ESME_RINVSCHED: 0x0061,
   ESME_RINVEXPIRY: 0x0062,
   ESME_RQUERYFAIL: 0x0067,
+  /** "ESME Receiver Reject Message": the destination opted out (docs/opt-out.md). */
+  ESME_RX_R_APPNACK: 0x0066,
   ESME_RINVTLVVAL: 0x00c4,
   ESME_RINVDCS: 0x0104,
 } as const;

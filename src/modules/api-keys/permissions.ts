@@ -17,6 +17,15 @@ export const PERMISSIONS = [
   // The call log and its recordings (record_calls): read them, and delete a call with its audio.
   'calls:read',
   'calls:delete',
+  // Sends that skip the suppression list (one-time codes, security alerts: messages a recipient
+  // cannot opt out of). Only a key's sends: a panel session's are always checked.
+  'sms:send_transactional',
+  // The account's suppression list and opt-out settings: read them, and change them.
+  'suppressions:read',
+  'suppressions:write',
+  // Rules applied to received SMS: read them (with their hit counts), and change or reorder them.
+  'inbound_rules:read',
+  'inbound_rules:write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
