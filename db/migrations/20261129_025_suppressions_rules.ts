@@ -5,6 +5,17 @@
 // cannot answer each other forever); and the tags rules put on received SMS.
 import type { Knex } from 'knex';
 
+/** Every permission there was before these (frozen here: the list in the code moves on). */
+const ALL_BEFORE = [
+  'sms:send', 'sms:read', 'sms:delete', 'devices:read', 'devices:settings', 'devices:write', 'devices:monitor',
+  'webhooks:read', 'webhooks:write', 'keys:manage', 'users:manage', 'calls:read', 'calls:delete',
+];
+/**
+ * Given to the keys that held every older permission, as a new feature's permissions always are.
+ * sms:send_transactional is not: sending past the suppression list is chosen, never inherited.
+ */
+const NEW_PERMISSIONS = ['suppressions:read', 'suppressions:write', 'inbound_rules:read', 'inbound_rules:write'];
+
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     create table opt_out_settings (
@@ -68,9 +79,18 @@ export async function up(knex: Knex): Promise<void> {
       primary key (incoming_sms_id, tag)
     )`);
   await knex.raw(`create index incoming_sms_tags_account_tag on incoming_sms_tags (account_id, tag)`);
+  for (const permission of NEW_PERMISSIONS) {
+    await knex.raw(
+      `update api_keys set permissions = array_append(permissions, ?) where permissions @> ?::text[] and not (? = any(permissions))`,
+      [permission, ALL_BEFORE, permission],
+    );
+  }
 }
 
 export async function down(knex: Knex): Promise<void> {
+  for (const permission of [...NEW_PERMISSIONS, 'sms:send_transactional']) {
+    await knex.raw(`update api_keys set permissions = array_remove(permissions, ?)`, [permission]);
+  }
   await knex.raw(`drop table incoming_sms_tags`);
   await knex.raw(`drop table inbound_auto_replies`);
   await knex.raw(`drop table inbound_rules`);
