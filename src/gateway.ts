@@ -42,6 +42,7 @@ import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloa
 import { readFileSync } from 'node:fs';
 import { smppRoutes } from './modules/smpp/routes.ts';
 import { optOutRoutes } from './modules/opt-out/routes.ts';
+import { inboundRuleRoutes } from './modules/inbound-rules/routes.ts';
 import { SmppListener } from './smpp/listener.ts';
 import { SmppSubmissions } from './smpp/submission.ts';
 
@@ -366,6 +367,7 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...twilioCredentialRoutes(services.twilio),
     ...smppRoutes(services.smpp),
     ...optOutRoutes(services.optOut),
+    ...inboundRuleRoutes(services.inboundRules),
   ];
 }
 

@@ -46,6 +46,9 @@ import type { CreateSmsParts } from './use-cases/create-sms.ts';
 import { SmppService } from './modules/smpp/service.ts';
 import { OptOutService } from './modules/opt-out/service.ts';
 import { answerOptOut } from './use-cases/answer-opt-out.ts';
+import { InboundRuleService } from './modules/inbound-rules/service.ts';
+import { smtpMailer } from './modules/inbound-rules/mailer.ts';
+import { applyInboundRules } from './use-cases/apply-inbound-rules.ts';
 
 export interface Services {
   db: Database;
@@ -92,6 +95,8 @@ export interface Services {
   smpp: SmppService;
   /** The suppression list (numbers that sent STOP) and the account's opt-out settings. */
   optOut: OptOutService;
+  /** Rules tried on every received SMS (auto-reply, forward, tag), with their counts. */
+  inboundRules: InboundRuleService;
 }
 
 /** What the gateway makes before its services, and gives to their constructors. */
@@ -161,6 +166,11 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const smpp = new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }), invalidation);
   listenSmpp(events, smpp);
   listenOptOut(events, optOut, { messages, idempotency }, logger);
+  const deviceOfAccount = { exists: (accountId: string, deviceId: string) => devices.get(accountId, deviceId).then(() => true, () => false) };
+  const inboundRules = new InboundRuleService(db, clock, config.defaultPhoneRegion, config.inboundRules, deviceOfAccount);
+  // Rules run once the received SMS is committed (and after a stop keyword listed its sender).
+  const ruleParts = { messages, idempotency, rules: inboundRules, mailer: smtpMailer(config.inboundRules.smtpUrl, config.inboundRules.mailFrom), logger: logger.child({ component: 'inbound-rules' }) };
+  events.on('incoming.stored', (sms) => void applyInboundRules(ruleParts, sms).catch((error: unknown) => ruleParts.logger.error({ err: error }, 'inbound rules not applied')));
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -200,6 +210,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     loginThrottle: new LoginThrottle(authThrottle),
     smpp,
     optOut,
+    inboundRules,
   };
 }
 
