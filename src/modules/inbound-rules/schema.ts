@@ -22,7 +22,7 @@ const fields = {
   action: Action,
   reply_text: Nullable(Type.String({ minLength: 1, 'x-maxCharacters': MESSAGE_MAX_CHARACTERS }), 'auto_reply: the answer'),
   forward_to: Nullable(Type.String({ minLength: 1, maxLength: 64 }), 'forward_sms: the number to forward to'),
-  email_to: Nullable(Type.String({ format: 'email', maxLength: 254 }), 'forward_email: the address to mail to'),
+  email_to: Nullable(Type.String({ pattern: '^[^\\s@,;<>]{1,64}@[^\\s@,;<>]+\\.[^\\s@,;<>]+$', maxLength: 254 }), 'forward_email: the address to mail to'),
   tags: Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[\\p{L}\\p{N}_.:-]+$' }), { maxItems: 10, description: 'tag: the tags to put on the SMS' }),
   stop_after: Type.Boolean({ description: 'once this rule matched, later rules are not tried' }),
 };
