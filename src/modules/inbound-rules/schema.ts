@@ -14,7 +14,7 @@ const Action = Type.Union(RULE_ACTIONS.map((action) => Type.Literal(action)), {
 const fields = {
   name: Type.String({ maxLength: 100 }),
   enabled: Type.Boolean({ description: 'a disabled rule is skipped' }),
-  match_keyword: Nullable(Type.String({ minLength: 1, maxLength: 40 }), 'the text is this word, or starts with it and a space (case and accents folded)'),
+  match_keyword: Nullable(Type.String({ minLength: 1, maxLength: 40 }), 'the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS)'),
   match_regex: Nullable(Type.String({ minLength: 1, maxLength: MAX_PATTERN_LENGTH }), 'a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS)'),
   match_sender: Nullable(Type.String({ minLength: 1, maxLength: 64 }), 'the sender\'s number (or short code, or name)'),
   match_device_id: Nullable(Type.String({ format: 'uuid' }), 'only SMS received by this device'),

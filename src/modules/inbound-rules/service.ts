@@ -157,8 +157,8 @@ export class InboundRuleService {
     if (rule.match_sim_slot !== null && rule.match_sim_slot !== input.sim_slot) return no;
     if (rule.match_sender && this.senderKey(rule.match_sender) !== this.senderKey(input.phone)) return no;
     if (rule.match_keyword) {
-      const word = foldKeyword(rule.match_keyword);
-      const text = foldKeyword(input.message);
+      const word = words(rule.match_keyword);
+      const text = words(input.message);
       if (text !== word && !text.startsWith(`${word} `)) return no;
     }
     if (rule.match_regex) {
@@ -209,6 +209,11 @@ export class InboundRuleService {
       stop_after: rule.stop_after,
     };
   }
+}
+
+/** The text as words: folded as keywords are, punctuation read as spaces ("Hours?" is HOURS). */
+function words(text: string): string {
+  return foldKeyword(text).replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
 
 const EMPTY_RULE: Required<Omit<RuleFields, 'action'>> = {

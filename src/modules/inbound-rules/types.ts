@@ -9,7 +9,7 @@ export interface InboundRuleRow {
   position: number;
   name: string;
   enabled: boolean;
-  /** Matches when the whole text (trimmed, case and accents folded) is this word, or starts with it and a space. */
+  /** Matches when the text (case, accents and punctuation folded) is this word or phrase, or starts with it. */
   match_keyword: string | null;
   /** A regular expression (JavaScript syntax, case-insensitive), run with a time limit. */
   match_regex: string | null;
