@@ -907,6 +907,120 @@ export interface paths {
         patch: operations["updateOptOutSettings"];
         trace?: never;
     };
+    "/api/ext/v1/inbound-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's inbound rules, in the order they are tried, with their hit counts
+         * @description Permission: `inbound_rules:read`.
+         */
+        get: operations["listInboundRules"];
+        put?: never;
+        /**
+         * Add an inbound rule after the others
+         * @description Every condition given (match_keyword, match_regex, match_sender, match_device_id, match_sim_slot) must hold; a rule with none matches every SMS. The action needs its field: auto_reply reply_text, forward_sms forward_to, forward_email email_to, tag tags (docs/inbound-rules.md).
+         *
+         *     Permission: `inbound_rules:write`.
+         */
+        post: operations["createInboundRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/inbound-rules/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put the rules in a new order
+         * @description Permission: `inbound_rules:write`.
+         */
+        put: operations["reorderInboundRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/inbound-rules/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try the rules on a sample SMS: what each makes of it; nothing is counted, sent or stored
+         * @description Permission: `inbound_rules:read`.
+         */
+        post: operations["dryRunInboundRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/inbound-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One inbound rule
+         * @description Permission: `inbound_rules:read`.
+         */
+        get: operations["getInboundRule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an inbound rule
+         * @description Permission: `inbound_rules:write`.
+         */
+        delete: operations["deleteInboundRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an inbound rule; fields not sent stay as they are
+         * @description Permission: `inbound_rules:write`.
+         */
+        patch: operations["updateInboundRule"];
+        trace?: never;
+    };
+    "/api/ext/v1/incoming/{id}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tags inbound rules put on a received SMS
+         * @description Permission: `sms:read`.
+         */
+        get: operations["getIncomingSmsTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7021,6 +7135,902 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInboundRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description 0-based; rules are tried in this order */
+                            position: number;
+                            name: string;
+                            /** @description a disabled rule is skipped */
+                            enabled: boolean;
+                            /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                            match_keyword: string | null;
+                            /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                            match_regex: string | null;
+                            /** @description the sender's number (or short code, or name) */
+                            match_sender: string | null;
+                            /** @description only SMS received by this device */
+                            match_device_id: string | null;
+                            /** @description only SMS received on this SIM slot */
+                            match_sim_slot: number | null;
+                            /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                            action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                            /** @description auto_reply: the answer */
+                            reply_text: string | null;
+                            /** @description forward_sms: the number to forward to */
+                            forward_to: string | null;
+                            /** @description forward_email: the address to mail to */
+                            email_to: string | null;
+                            /** @description tag: the tags to put on the SMS */
+                            tags: string[];
+                            /** @description once this rule matched, later rules are not tried */
+                            stop_after: boolean;
+                            /** @description received SMS the rule matched */
+                            hits: number;
+                            /** @description matches abandoned because the regular expression ran out of time */
+                            regex_timeouts: number;
+                            last_hit_at: string | null;
+                            last_timeout_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createInboundRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description a disabled rule is skipped */
+                    enabled?: boolean;
+                    /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                    match_keyword?: string | null;
+                    /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                    match_regex?: string | null;
+                    /** @description the sender's number (or short code, or name) */
+                    match_sender?: string | null;
+                    /** @description only SMS received by this device */
+                    match_device_id?: string | null;
+                    /** @description only SMS received on this SIM slot */
+                    match_sim_slot?: number | null;
+                    /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                    action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                    /** @description auto_reply: the answer */
+                    reply_text?: string | null;
+                    /** @description forward_sms: the number to forward to */
+                    forward_to?: string | null;
+                    /** @description forward_email: the address to mail to */
+                    email_to?: string | null;
+                    /** @description tag: the tags to put on the SMS */
+                    tags?: string[];
+                    /** @description once this rule matched, later rules are not tried */
+                    stop_after?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the rule */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description 0-based; rules are tried in this order */
+                        position: number;
+                        name: string;
+                        /** @description a disabled rule is skipped */
+                        enabled: boolean;
+                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                        match_keyword: string | null;
+                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                        match_regex: string | null;
+                        /** @description the sender's number (or short code, or name) */
+                        match_sender: string | null;
+                        /** @description only SMS received by this device */
+                        match_device_id: string | null;
+                        /** @description only SMS received on this SIM slot */
+                        match_sim_slot: number | null;
+                        /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                        action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                        /** @description auto_reply: the answer */
+                        reply_text: string | null;
+                        /** @description forward_sms: the number to forward to */
+                        forward_to: string | null;
+                        /** @description forward_email: the address to mail to */
+                        email_to: string | null;
+                        /** @description tag: the tags to put on the SMS */
+                        tags: string[];
+                        /** @description once this rule matched, later rules are not tried */
+                        stop_after: boolean;
+                        /** @description received SMS the rule matched */
+                        hits: number;
+                        /** @description matches abandoned because the regular expression ran out of time */
+                        regex_timeouts: number;
+                        last_hit_at: string | null;
+                        last_timeout_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_phone`: phone is not a valid phone number */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_not_found`: device not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderInboundRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description every rule of the account, once each, in the new order */
+                    ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description every rule, in the new order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description 0-based; rules are tried in this order */
+                            position: number;
+                            name: string;
+                            /** @description a disabled rule is skipped */
+                            enabled: boolean;
+                            /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                            match_keyword: string | null;
+                            /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                            match_regex: string | null;
+                            /** @description the sender's number (or short code, or name) */
+                            match_sender: string | null;
+                            /** @description only SMS received by this device */
+                            match_device_id: string | null;
+                            /** @description only SMS received on this SIM slot */
+                            match_sim_slot: number | null;
+                            /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                            action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                            /** @description auto_reply: the answer */
+                            reply_text: string | null;
+                            /** @description forward_sms: the number to forward to */
+                            forward_to: string | null;
+                            /** @description forward_email: the address to mail to */
+                            email_to: string | null;
+                            /** @description tag: the tags to put on the SMS */
+                            tags: string[];
+                            /** @description once this rule matched, later rules are not tried */
+                            stop_after: boolean;
+                            /** @description received SMS the rule matched */
+                            hits: number;
+                            /** @description matches abandoned because the regular expression ran out of time */
+                            regex_timeouts: number;
+                            last_hit_at: string | null;
+                            last_timeout_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dryRunInboundRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the sample's sender */
+                    phone: string;
+                    message: string;
+                    /** Format: uuid */
+                    device_id?: string;
+                    sim_slot?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description each rule's verdict */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description every rule, in order */
+                        data: {
+                            /** Format: uuid */
+                            rule_id: string;
+                            name: string;
+                            /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                            action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                            matched: boolean;
+                            /** @description the regular expression ran out of time (counted as no match) */
+                            timed_out: boolean;
+                        }[];
+                        /** @description the rules whose actions a real SMS would trigger, in order */
+                        actions: string[];
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInboundRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description 0-based; rules are tried in this order */
+                        position: number;
+                        name: string;
+                        /** @description a disabled rule is skipped */
+                        enabled: boolean;
+                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                        match_keyword: string | null;
+                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                        match_regex: string | null;
+                        /** @description the sender's number (or short code, or name) */
+                        match_sender: string | null;
+                        /** @description only SMS received by this device */
+                        match_device_id: string | null;
+                        /** @description only SMS received on this SIM slot */
+                        match_sim_slot: number | null;
+                        /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                        action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                        /** @description auto_reply: the answer */
+                        reply_text: string | null;
+                        /** @description forward_sms: the number to forward to */
+                        forward_to: string | null;
+                        /** @description forward_email: the address to mail to */
+                        email_to: string | null;
+                        /** @description tag: the tags to put on the SMS */
+                        tags: string[];
+                        /** @description once this rule matched, later rules are not tried */
+                        stop_after: boolean;
+                        /** @description received SMS the rule matched */
+                        hits: number;
+                        /** @description matches abandoned because the regular expression ran out of time */
+                        regex_timeouts: number;
+                        last_hit_at: string | null;
+                        last_timeout_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `inbound_rule_not_found`: inbound rule not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteInboundRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `inbound_rule_not_found`: inbound rule not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateInboundRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description a disabled rule is skipped */
+                    enabled?: boolean;
+                    /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                    match_keyword?: string | null;
+                    /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                    match_regex?: string | null;
+                    /** @description the sender's number (or short code, or name) */
+                    match_sender?: string | null;
+                    /** @description only SMS received by this device */
+                    match_device_id?: string | null;
+                    /** @description only SMS received on this SIM slot */
+                    match_sim_slot?: number | null;
+                    /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                    action?: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                    /** @description auto_reply: the answer */
+                    reply_text?: string | null;
+                    /** @description forward_sms: the number to forward to */
+                    forward_to?: string | null;
+                    /** @description forward_email: the address to mail to */
+                    email_to?: string | null;
+                    /** @description tag: the tags to put on the SMS */
+                    tags?: string[];
+                    /** @description once this rule matched, later rules are not tried */
+                    stop_after?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description 0-based; rules are tried in this order */
+                        position: number;
+                        name: string;
+                        /** @description a disabled rule is skipped */
+                        enabled: boolean;
+                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                        match_keyword: string | null;
+                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                        match_regex: string | null;
+                        /** @description the sender's number (or short code, or name) */
+                        match_sender: string | null;
+                        /** @description only SMS received by this device */
+                        match_device_id: string | null;
+                        /** @description only SMS received on this SIM slot */
+                        match_sim_slot: number | null;
+                        /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                        action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                        /** @description auto_reply: the answer */
+                        reply_text: string | null;
+                        /** @description forward_sms: the number to forward to */
+                        forward_to: string | null;
+                        /** @description forward_email: the address to mail to */
+                        email_to: string | null;
+                        /** @description tag: the tags to put on the SMS */
+                        tags: string[];
+                        /** @description once this rule matched, later rules are not tried */
+                        stop_after: boolean;
+                        /** @description received SMS the rule matched */
+                        hits: number;
+                        /** @description matches abandoned because the regular expression ran out of time */
+                        regex_timeouts: number;
+                        last_hit_at: string | null;
+                        last_timeout_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_phone`: phone is not a valid phone number */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `inbound_rule_not_found`: inbound rule not found; `device_not_found`: device not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIncomingSmsTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description its tags, sorted (none: an empty list) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tags: string[];
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

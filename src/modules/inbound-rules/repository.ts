@@ -33,7 +33,7 @@ export async function updateRule(db: Executor, accountId: string, id: string, va
 }
 
 export async function deleteRule(db: Executor, accountId: string, id: string): Promise<boolean> {
-  return (await db('inbound_rules').where({ account_id: accountId, id }).delete()) > 0;
+  return (await db('inbound_rules').where({ account_id: accountId, id }).delete().returning('id')).length > 0;
 }
 
 export async function setPosition(db: Executor, accountId: string, id: string, position: number): Promise<void> {
