@@ -48,7 +48,7 @@ import { OptOutService } from './modules/opt-out/service.ts';
 import { answerOptOut } from './use-cases/answer-opt-out.ts';
 import { InboundRuleService } from './modules/inbound-rules/service.ts';
 import { smtpMailer } from './modules/inbound-rules/mailer.ts';
-import { applyInboundRules } from './use-cases/apply-inbound-rules.ts';
+import { applyInboundRules, type ApplyInboundRulesParts } from './use-cases/apply-inbound-rules.ts';
 
 export interface Services {
   db: Database;
@@ -166,11 +166,16 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const smpp = new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }), invalidation);
   listenSmpp(events, smpp);
   listenOptOut(events, optOut, { messages, idempotency }, logger);
+  // A rule's match_device_id must name one of the account's devices.
   const deviceOfAccount = { exists: (accountId: string, deviceId: string) => devices.get(accountId, deviceId).then(() => true, () => false) };
   const inboundRules = new InboundRuleService(db, clock, config.defaultPhoneRegion, config.inboundRules, deviceOfAccount);
-  // Rules run once the received SMS is committed (and after a stop keyword listed its sender).
-  const ruleParts = { messages, idempotency, rules: inboundRules, mailer: smtpMailer(config.inboundRules.smtpUrl, config.inboundRules.mailFrom), logger: logger.child({ component: 'inbound-rules' }) };
-  events.on('incoming.stored', (sms) => void applyInboundRules(ruleParts, sms).catch((error: unknown) => ruleParts.logger.error({ err: error }, 'inbound rules not applied')));
+  listenInboundRules(events, {
+    messages,
+    idempotency,
+    rules: inboundRules,
+    mailer: smtpMailer(config.inboundRules.smtpUrl, config.inboundRules.mailFrom),
+    logger: logger.child({ component: 'inbound-rules' }),
+  });
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -233,6 +238,11 @@ function listenOptOut(events: DomainEvents, optOut: OptOutService, parts: Create
 function listenSmpp(events: DomainEvents, smpp: SmppService): void {
   events.listen('sms.status_changed', { inTransaction: async (trx, changes) => void (await smpp.receiptsFor(trx, changes)) });
   events.listen('incoming.stored', { inTransaction: async (trx, sms) => void (await smpp.incomingFor(trx, sms)) });
+}
+
+/** Inbound rules run once a received SMS is committed (after a stop keyword listed its sender, so no auto-reply reaches it). */
+function listenInboundRules(events: DomainEvents, parts: ApplyInboundRulesParts): void {
+  events.on('incoming.stored', (sms) => void applyInboundRules(parts, sms).catch((error: unknown) => parts.logger.error({ err: error }, 'inbound rules not applied')));
 }
 
 /** What the dispatcher hears: new work, devices that change, and every status change. */
