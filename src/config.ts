@@ -10,6 +10,17 @@ import { readCertificatePair } from './tls/certificate-pair.ts';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type LogFormat = 'json' | 'pretty';
 
+export interface InboundRulesConfig {
+  /** smtp://user:password@host:port (smtps:// for TLS); unset: rules that forward by email count a failure. */
+  smtpUrl: string | undefined;
+  /** The From address of forwarded emails. */
+  mailFrom: string;
+  /** At most one auto-reply to a sender per this many milliseconds (two auto-responders cannot loop). */
+  autoReplyWindowMs: number;
+  /** How long one regular-expression match may run before it is abandoned. */
+  regexTimeoutMs: number;
+}
+
 export interface Config {
   /** HTTP port of the API (0 picks a free one, as tests do). */
   port: number;
@@ -82,6 +93,8 @@ export interface Config {
    * costs in proportion to the matches; counting up to the cap costs at most what the cap does.
    */
   legacyCountCap: number;
+  /** Inbound rules: the SMTP server that forwards by email, the auto-reply window, the regex time limit. */
+  inboundRules: InboundRulesConfig;
   /** The SMPP server for ESMEs (Kannel, CRMs, aggregators' clients); off unless SMPP_PORT or SMPP_TLS_PORT is set. */
   smpp: SmppConfig;
 }
@@ -332,6 +345,13 @@ export function loadConfig(env: Env = process.env): Config {
       retentionDays: read<number | undefined>('MEDIA_RETENTION_DAYS', undefined, retentionDays),
     },
     legacyCountCap: read('LEGACY_COUNT_CAP', 1000, (raw) => wholeNumber(raw, 1, 1_000_000_000)),
+    inboundRules: {
+      // The URL holds a password: a bad one is described, never echoed.
+      smtpUrl: read<string | undefined>('SMTP_URL', undefined, smtpUrl),
+      mailFrom: read('MAIL_FROM', 'sms-gateway@localhost', email),
+      autoReplyWindowMs: read('AUTO_REPLY_WINDOW', 600, (raw) => wholeNumber(raw, 1, 604_800)) * 1000,
+      regexTimeoutMs: read('RULE_REGEX_TIMEOUT_MS', 50, (raw) => wholeNumber(raw, 1, 1000)),
+    },
     smpp: {
       port: read<number | undefined>('SMPP_PORT', undefined, (raw) => (raw.toLowerCase() === 'off' ? undefined : portOr(raw, 'off'))),
       tls: readSmppTls(env, problems),
@@ -471,6 +491,18 @@ function defaultNodeId(): string {
 function redisPrefix(raw: string): string {
   if (!/^[A-Za-z0-9._:-]{1,64}$/.test(raw)) throw new Error(`must be 1-64 letters, digits, dots, colons, underscores or dashes, got "${raw}"`);
   return raw;
+}
+
+function smtpUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error('must be a URL such as smtp://user:password@mail.example.com:587');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error('must start with smtp:// or smtps://');
+  if (!url.hostname) throw new Error('must name a host');
+  return url.toString();
 }
 
 function email(raw: string): string {

@@ -43,6 +43,8 @@ import { readCertificatePair, type CertificatePair } from './tls/certificate-pai
 import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
 import { readFileSync } from 'node:fs';
 import { smppRoutes } from './modules/smpp/routes.ts';
+import { optOutRoutes } from './modules/opt-out/routes.ts';
+import { inboundRuleRoutes } from './modules/inbound-rules/routes.ts';
 import { SmppListener } from './smpp/listener.ts';
 import { SmppSubmissions } from './smpp/submission.ts';
 import { ussdRoutes } from './modules/ussd/routes.ts';
@@ -379,6 +381,8 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...twilioCredentialRoutes(services.twilio),
     ...smppRoutes(services.smpp),
     ...ussdRoutes(services.ussd),
+    ...optOutRoutes(services.optOut),
+    ...inboundRuleRoutes(services.inboundRules),
   ];
 }
 

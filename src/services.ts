@@ -42,6 +42,7 @@ import { CacheInvalidation } from './cluster/invalidation.ts';
 import { TwilioService } from './modules/twilio/service.ts';
 import { twilioFormat } from './modules/twilio/delivery-format.ts';
 import { replyWithTwiml } from './use-cases/reply-with-twiml.ts';
+import type { CreateSmsParts } from './use-cases/create-sms.ts';
 import { SmppService } from './modules/smpp/service.ts';
 import { UssdService, type UssdLink } from './modules/ussd/service.ts';
 import { wireUssdWebhooks } from './modules/webhooks/ussd-wiring.ts';
@@ -49,6 +50,11 @@ import { MediaService } from './modules/mms/media-service.ts';
 import { MmsService } from './modules/mms/service.ts';
 import { MmsTaskLink } from './modules/mms/task-link.ts';
 import { wireMmsWebhooks } from './modules/webhooks/mms-wiring.ts';
+import { OptOutService } from './modules/opt-out/service.ts';
+import { answerOptOut } from './use-cases/answer-opt-out.ts';
+import { InboundRuleService } from './modules/inbound-rules/service.ts';
+import { smtpMailer } from './modules/inbound-rules/mailer.ts';
+import { applyInboundRules, type ApplyInboundRulesParts } from './use-cases/apply-inbound-rules.ts';
 
 export interface Services {
   db: Database;
@@ -101,6 +107,10 @@ export interface Services {
   smpp: SmppService;
   /** USSD sessions through the phones, and their expiry sweep. */
   ussd: UssdService;
+  /** The suppression list (numbers that sent STOP) and the account's opt-out settings. */
+  optOut: OptOutService;
+  /** Rules tried on every received SMS (auto-reply, forward, tag), with their counts. */
+  inboundRules: InboundRuleService;
 }
 
 /** What the gateway makes before its services, and gives to their constructors. */
@@ -153,8 +163,9 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const outbox = new WebhookOutbox(config.webhooks.retryForMs);
   const webhooks = new WebhookService(db, secrets, guard, config.webhooks.retryForMs, outbox, () => webhookSender.wake(), events);
 
-  // A callback_id must name one of the account's webhooks.
-  const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), events, clock, config.defaultPhoneRegion, webhooks);
+  // A callback_id must name one of the account's webhooks; a recipient must not have opted out.
+  const optOut = new OptOutService(db, events, clock, config.defaultPhoneRegion);
+  const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), events, clock, config.defaultPhoneRegion, webhooks, optOut);
   const incoming = new IncomingService(db, events);
   const idempotency = new IdempotencyService(db, clock);
   const twilio = new TwilioService(db, secrets, webhooks, logger.child({ component: 'twilio' }));
@@ -178,6 +189,17 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   listenSmpp(events, smpp);
   const ussd = new UssdService(db, devices, presence, events, clock, logger.child({ component: 'ussd' }), { defaultTimeoutMs: config.ussdTimeoutMs, sweepIntervalMs: 1_000 }, parts.ussdLink);
   wireUssdWebhooks(events, outbox, webhookSender);
+  listenOptOut(events, optOut, { messages, idempotency }, logger);
+  // A rule's match_device_id must name one of the account's devices.
+  const deviceOfAccount = { exists: (accountId: string, deviceId: string) => devices.get(accountId, deviceId).then(() => true, () => false) };
+  const inboundRules = new InboundRuleService(db, clock, config.defaultPhoneRegion, config.inboundRules, deviceOfAccount);
+  listenInboundRules(events, {
+    messages,
+    idempotency,
+    rules: inboundRules,
+    mailer: smtpMailer(config.inboundRules.smtpUrl, config.inboundRules.mailFrom),
+    logger: logger.child({ component: 'inbound-rules' }),
+  });
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -220,7 +242,20 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     loginThrottle: new LoginThrottle(authThrottle),
     smpp,
     ussd,
+    optOut,
+    inboundRules,
   };
+}
+
+/**
+ * Opt-out hears every received SMS in the transaction that stores it (a STOP lists its sender with
+ * it), and answers a keyword once that commits, through the phone that received it.
+ */
+function listenOptOut(events: DomainEvents, optOut: OptOutService, parts: CreateSmsParts, logger: Logger): void {
+  events.listen('incoming.stored', { inTransaction: (trx, sms) => optOut.heard(trx, sms) });
+  events.on('opt_out.reply_due', (reply) =>
+    answerOptOut(parts, reply).catch((error: unknown) => logger.warn({ err: error, accountId: reply.accountId }, 'opt-out answer not sent')),
+  );
 }
 
 /**
@@ -231,6 +266,11 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
 function listenSmpp(events: DomainEvents, smpp: SmppService): void {
   events.listen('sms.status_changed', { inTransaction: async (trx, changes) => void (await smpp.receiptsFor(trx, changes)) });
   events.listen('incoming.stored', { inTransaction: async (trx, sms) => void (await smpp.incomingFor(trx, sms)) });
+}
+
+/** Inbound rules run once a received SMS is committed (after a stop keyword listed its sender, so no auto-reply reaches it). */
+function listenInboundRules(events: DomainEvents, parts: ApplyInboundRulesParts): void {
+  events.on('incoming.stored', (sms) => void applyInboundRules(parts, sms).catch((error: unknown) => parts.logger.error({ err: error }, 'inbound rules not applied')));
 }
 
 /** What the dispatcher hears: new work, devices that change, and every status change. */

@@ -24,6 +24,7 @@ import * as ussd from './20261129_020_ussd.ts';
 import * as dataSms from './20261129_022_data_sms.ts';
 import * as mms from './20261129_023_mms.ts';
 import * as smppReplace from './20261129_024_smpp_replace.ts';
+import * as suppressionsRules from './20261129_025_suppressions_rules.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -54,4 +55,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261129_022_data_sms', dataSms],
   ['20261129_023_mms', mms],
   ['20261129_024_smpp_replace', smppReplace],
+  ['20261129_025_suppressions_rules', suppressionsRules],
 ];

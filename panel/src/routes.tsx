@@ -11,6 +11,8 @@ import { DevicesPage } from './pages/devices.tsx';
 import { IncomingPage } from './pages/incoming.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { SmppPage } from './pages/smpp.tsx';
+import { OptOutPage } from './pages/opt-out.tsx';
+import { InboundRulesPage } from './pages/inbound-rules.tsx';
 import { TwilioPage } from './pages/twilio.tsx';
 import { SendPage } from './pages/send.tsx';
 import { SmsDetailPage } from './pages/sms-detail.tsx';
@@ -36,6 +38,8 @@ export const ROUTES: [pattern: string, page: FunctionComponent<any>][] = [
   ['/keys', KeysPage],
   ['/twilio', TwilioPage],
   ['/smpp', SmppPage],
+  ['/opt-out', OptOutPage],
+  ['/inbound-rules', InboundRulesPage],
   ['/users', UsersPage],
   ['/accounts', AccountsPage],
   ['/password', ChangePasswordPage],

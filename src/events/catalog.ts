@@ -9,6 +9,7 @@ import type { CallRow, RecordingRow } from '../modules/calls/types.ts';
 import type { IncomingMms } from '../modules/mms/types.ts';
 import type { SmsStatusChange } from './sms-status-change.ts';
 import type { UssdSessionRow } from '../modules/ussd/types.ts';
+import type { OptOutReply, SuppressionChange } from '../modules/opt-out/types.ts';
 
 export interface DomainEventMap {
   /** A stored SMS was committed; it may or may not have a device yet. */
@@ -52,6 +53,10 @@ export interface DomainEventMap {
   'user.locked_out': { userId: string };
   /** An SMPP credential was revoked; committed. Its sessions must end now. */
   'smpp.credential_revoked': { credentialId: string; systemId: string };
+  /** Numbers were put on or taken off an account's suppression list (a keyword, the API, an import); written in its transaction. */
+  'suppressions.changed': SuppressionChange[];
+  /** A keyword (STOP, START, HELP) is to be answered through the phone that received it; written in its transaction. */
+  'opt_out.reply_due': OptOutReply;
   /** One of the account's webhooks was created, changed or deleted. */
   'webhooks.changed': { accountId: string };
 }

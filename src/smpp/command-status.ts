@@ -22,6 +22,8 @@ export const STATUS = {
   ESME_RINVEXPIRY: 0x0062,
   ESME_RQUERYFAIL: 0x0067,
   ESME_ROPTPARNOTALLWD: 0x00c1,
+  /** "ESME Receiver Reject Message": the destination opted out (docs/opt-out.md). */
+  ESME_RX_R_APPNACK: 0x0066,
   ESME_RINVTLVVAL: 0x00c4,
   ESME_RINVDCS: 0x0104,
 } as const;

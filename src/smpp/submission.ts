@@ -135,6 +135,9 @@ function refusalOf(error: unknown): unknown {
       return new SmppRefusal(STATUS.ESME_RINVDSTADR, error.message);
     case 'message_too_long':
       return new SmppRefusal(STATUS.ESME_RINVMSGLEN, error.message);
+    // The destination may not be sent to: SMPP has no code of its own for an opted-out number.
+    case 'recipient_opted_out':
+      return new SmppRefusal(STATUS.ESME_RX_R_APPNACK, error.message);
     case 'validation_failed':
       if (field === 'send_at') return new SmppRefusal(STATUS.ESME_RINVSCHED, error.message);
       if (field === 'valid_until' || field === 'ttl') return new SmppRefusal(STATUS.ESME_RINVEXPIRY, error.message);

@@ -281,6 +281,10 @@ describe('webhooks: events', () => {
       await receiver.waitFor(1, ofType('device.battery_low'));
       await phone.receive(SENDER, 'incoming');
       await receiver.waitFor(1, ofType('sms.received'));
+      await phone.receive(SENDER, 'STOP');
+      await receiver.waitFor(1, ofType('contact.opted_out'));
+      await phone.receive(SENDER, 'START');
+      await receiver.waitFor(1, ofType('contact.opted_in'));
       const sent = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'outgoing' });
       expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
       await receiver.waitFor(3, ofType('sms.status_changed'));

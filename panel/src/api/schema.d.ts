@@ -156,7 +156,7 @@ export interface paths {
         put?: never;
         /**
          * Send an SMS
-         * @description Answers 201 once the SMS is stored (status pending). Without device_id the SMS joins the account's pool and the first online device with room takes it (README "Delivery"); with device_id only that device sends it. send_at schedules it, valid_until or ttl make it expire (failed_send, reason expired) unless a phone took it by then, priority orders the queue. With no_store true nothing is stored, and the request is refused with 503 when no online device has room now. An Idempotency-Key header makes a retry replay the first response (header Idempotent-Replayed: true).
+         * @description Answers 201 once the SMS is stored (status pending). Without device_id the SMS joins the account's pool and the first online device with room takes it (README "Delivery"); with device_id only that device sends it. send_at schedules it, valid_until or ttl make it expire (failed_send, reason expired) unless a phone took it by then, priority orders the queue. With no_store true nothing is stored, and the request is refused with 503 when no online device has room now. A recipient on the account's suppression list (it sent STOP) is refused with 422 recipient_opted_out, unless the API key holds sms:send_transactional (docs/opt-out.md). An Idempotency-Key header makes a retry replay the first response (header Idempotent-Replayed: true).
          *
          *     Permission: `sms:send`.
          */
@@ -178,7 +178,7 @@ export interface paths {
         put?: never;
         /**
          * Send up to 1,000 SMS in one call
-         * @description Takes JSON {"messages": [...]} with the fields of POST /sms (no_store excepted), or text/csv with a header row (columns phone, message, and optionally device_id, send_at, valid_until, ttl, priority). Every message is checked first: if any is invalid the answer is 400 with a detail for each bad message (field messages.{index}...), and nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes Idempotency-Key like POST /sms. Bodies up to 2 MiB. With ?dry_run=true every message is checked the same way but nothing is created: the answer is 200 with one result per message, valid with the SMS as it would be sent or invalid with its errors, so a preview can show each row's problems (an Idempotency-Key is not recorded). A CSV is refused with 400 at the first cell past a limit no valid send comes near, naming its row and column: a header of more than 16 columns, a message cell of more than 4080 characters, any other cell of more than 256. An account may have 2 bulk sends under way at once; another is answered 429 too_many_bulk_requests with Retry-After.
+         * @description Takes JSON {"messages": [...]} with the fields of POST /sms (no_store excepted), or text/csv with a header row (columns phone, message, and optionally device_id, send_at, valid_until, ttl, priority). Every message is checked first: if any is invalid the answer is 400 with a detail for each bad message (field messages.{index}...), and nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes Idempotency-Key like POST /sms. A message to a number on the account's suppression list is a bad message (its detail says recipient_opted_out; the numbers are looked up once for the whole call). Bodies up to 2 MiB. With ?dry_run=true every message is checked the same way but nothing is created: the answer is 200 with one result per message, valid with the SMS as it would be sent or invalid with its errors, so a preview can show each row's problems (an Idempotency-Key is not recorded). A CSV is refused with 400 at the first cell past a limit no valid send comes near, naming its row and column: a header of more than 16 columns, a message cell of more than 4080 characters, any other cell of more than 256. An account may have 2 bulk sends under way at once; another is answered 429 too_many_bulk_requests with Retry-After.
          *
          *     Permission: `sms:send`.
          */
@@ -1033,6 +1033,236 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the numbers the account may not send to, newest first
+         * @description A number is listed when it sends a stop keyword to one of the account's phones, or is added here or by an import (docs/opt-out.md).
+         *
+         *     Permission: `suppressions:read`.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * Put a number on the suppression list
+         * @description 201 when added, 200 with the existing entry when it was listed already. Sends to it are refused from now on (422 recipient_opted_out).
+         *
+         *     Permission: `suppressions:write`.
+         */
+        post: operations["addSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/suppressions/{phone}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Take a number off the suppression list
+         * @description The number in international format, URL-encoded (+ as %2B). Only with the recipient's consent: it sent STOP.
+         *
+         *     Permission: `suppressions:write`.
+         */
+        delete: operations["removeSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/suppressions/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add many numbers at once (JSON or CSV)
+         * @description JSON {"phones": [...]} or text/csv with one number a line in the first column (an optional header "phone"). Valid numbers are added in one transaction; invalid entries are reported and skipped. Up to 100,000 numbers, 4 MiB.
+         *
+         *     Permission: `suppressions:write`.
+         */
+        post: operations["importSuppressions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/suppressions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every suppressed number as CSV (phone,source,keyword,created_at), oldest first
+         * @description Permission: `suppressions:read`.
+         */
+        get: operations["exportSuppressions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/account/opt-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's opt-out settings
+         * @description Permission: `suppressions:read`.
+         */
+        get: operations["getOptOutSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the account's opt-out settings; fields not sent stay as they are
+         * @description Permission: `suppressions:write`.
+         */
+        patch: operations["updateOptOutSettings"];
+        trace?: never;
+    };
+    "/api/ext/v1/inbound-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's inbound rules, in the order they are tried, with their hit counts
+         * @description Permission: `inbound_rules:read`.
+         */
+        get: operations["listInboundRules"];
+        put?: never;
+        /**
+         * Add an inbound rule after the others
+         * @description Every condition given (match_keyword, match_regex, match_sender, match_device_id, match_sim_slot) must hold; a rule with none matches every SMS. The action needs its field: auto_reply reply_text, forward_sms forward_to, forward_email email_to, tag tags (docs/inbound-rules.md).
+         *
+         *     Permission: `inbound_rules:write`.
+         */
+        post: operations["createInboundRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/inbound-rules/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put the rules in a new order
+         * @description Permission: `inbound_rules:write`.
+         */
+        put: operations["reorderInboundRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/inbound-rules/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try the rules on a sample SMS: what each makes of it; nothing is counted, sent or stored
+         * @description Permission: `inbound_rules:read`.
+         */
+        post: operations["dryRunInboundRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/inbound-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One inbound rule
+         * @description Permission: `inbound_rules:read`.
+         */
+        get: operations["getInboundRule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an inbound rule
+         * @description Permission: `inbound_rules:write`.
+         */
+        delete: operations["deleteInboundRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an inbound rule; fields not sent stay as they are
+         * @description Permission: `inbound_rules:write`.
+         */
+        patch: operations["updateInboundRule"];
+        trace?: never;
+    };
+    "/api/ext/v1/incoming/{id}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tags inbound rules put on a received SMS
+         * @description Permission: `sms:read`.
+         */
+        get: operations["getIncomingSmsTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1045,7 +1275,7 @@ export interface components {
                  * @description stable; for programs
                  * @enum {string}
                  */
-                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "invalid_ciphertext" | "invalid_data" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "media_not_found" | "mms_not_found" | "mms_part_not_expected" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "media_type_refused" | "mms_too_large" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
+                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "invalid_ciphertext" | "invalid_data" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "media_not_found" | "mms_not_found" | "mms_part_not_expected" | "suppression_not_found" | "inbound_rule_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "recipient_opted_out" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "media_type_refused" | "mms_too_large" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
                 details?: {
                     field: string;
                     in?: string;
@@ -2675,7 +2905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: this Idempotency-Key was used with a different request */
+            /** @description `idempotency_key_reused`: this Idempotency-Key was used with a different request; `recipient_opted_out`: the recipient has opted out (sent STOP or was added to the account's suppression list); the SMS was not sent */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4551,7 +4781,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -4631,7 +4861,7 @@ export interface operations {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url: string;
                     /** @description events this webhook receives */
-                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
+                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                     description?: string;
                 };
             };
@@ -4652,7 +4882,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -4762,7 +4992,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -4923,7 +5153,7 @@ export interface operations {
                 "application/json": {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url?: string;
-                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
+                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                     /** @description true switches a disabled webhook back on, resets its failure streak and sends the events it missed (within their retry window) */
                     enabled?: boolean;
                     description?: string;
@@ -4945,7 +5175,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -5062,7 +5292,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -5170,7 +5400,7 @@ export interface operations {
                             /** Format: uuid */
                             event_id: string;
                             /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "webhook.test";
+                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                             /** @description pending: will be (re)sent; delivered; failed: given up */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -5281,7 +5511,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;
@@ -5388,7 +5618,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;
@@ -5818,7 +6048,7 @@ export interface operations {
                             /** @description the visible, non-secret start of the key (sgw_ and 10 hex digits) */
                             prefix: string;
                             name: string;
-                            permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete")[];
+                            permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write")[];
                             /** Format: date-time */
                             created_at: string;
                             /** @description last successful use; updated at most once a minute; null until the key is first used */
@@ -5891,7 +6121,7 @@ export interface operations {
                     /** @description a label for people, such as where the key is used */
                     name?: string;
                     /** @description what the new key may do; only permissions the calling key holds itself */
-                    permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete")[];
+                    permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write")[];
                 };
             };
         };
@@ -5910,7 +6140,7 @@ export interface operations {
                         /** @description the visible, non-secret start of the key (sgw_ and 10 hex digits) */
                         prefix: string;
                         name: string;
-                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete")[];
+                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write")[];
                         /** Format: date-time */
                         created_at: string;
                         /** @description last successful use; updated at most once a minute; null until the key is first used */
@@ -6008,7 +6238,7 @@ export interface operations {
                         /** @description the visible, non-secret start of the key (sgw_ and 10 hex digits) */
                         prefix: string;
                         name: string;
-                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete")[];
+                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write")[];
                         /** Format: date-time */
                         created_at: string;
                         /** @description last successful use; updated at most once a minute; null until the key is first used */
@@ -6097,7 +6327,7 @@ export interface operations {
                         /** @description the visible, non-secret start of the key (sgw_ and 10 hex digits) */
                         prefix: string;
                         name: string;
-                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete")[];
+                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write")[];
                         /** Format: date-time */
                         created_at: string;
                         /** @description last successful use; updated at most once a minute; null until the key is first used */
@@ -8317,6 +8547,1517 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query: {
+                /** @description rows per page, 1-100 */
+                limit: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description only numbers containing these digits */
+                phone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of suppressed numbers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description E.164 */
+                            phone: string;
+                            /** @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import */
+                            source: "keyword" | "api" | "import";
+                            /** @description the keyword received, when source is keyword */
+                            keyword: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        /** @description pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description international format such as +79161234567 */
+                    phone: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the number was listed already */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description E.164 */
+                        phone: string;
+                        /** @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import */
+                        source: "keyword" | "api" | "import";
+                        /** @description the keyword received, when source is keyword */
+                        keyword: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description the number is now listed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description E.164 */
+                        phone: string;
+                        /** @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import */
+                        source: "keyword" | "api" | "import";
+                        /** @description the keyword received, when source is keyword */
+                        keyword: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_phone`: phone is not a valid phone number */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description international format such as +79161234567 */
+                phone: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_phone`: phone is not a valid phone number */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `suppression_not_found`: the number is not on the account's suppression list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description numbers to add; text/csv: one a line (first column), an optional "phone" header */
+                    phones: string[];
+                };
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description what was added */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description numbers put on the list */
+                        added: number;
+                        /** @description valid numbers that were on it already */
+                        already: number;
+                        /** @description entries that are no phone number; the others were added all the same */
+                        invalid: {
+                            /** @description 1-based line (CSV) or position (JSON) */
+                            line: number;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the list as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOptOutSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description handle STOP, START and HELP received by the account's phones (on for a new account) */
+                        enabled: boolean;
+                        /** @description the account's own stop words, besides STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT (and СТОП, ARRÊT...) */
+                        extra_keywords: string[];
+                        /** @description answer to HELP, sent through the phone (and SIM) that received it; null: no answer */
+                        help_text: string | null;
+                        /** @description confirmation sent after a stop keyword; null: none */
+                        stop_reply: string | null;
+                        /** @description confirmation sent after START or UNSTOP; null: none */
+                        start_reply: string | null;
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOptOutSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description handle STOP, START and HELP received by the account's phones (on for a new account) */
+                    enabled?: boolean;
+                    /** @description the account's own stop words, besides STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT (and СТОП, ARRÊT...) */
+                    extra_keywords?: string[];
+                    /** @description answer to HELP, sent through the phone (and SIM) that received it; null: no answer */
+                    help_text?: string | null;
+                    /** @description confirmation sent after a stop keyword; null: none */
+                    stop_reply?: string | null;
+                    /** @description confirmation sent after START or UNSTOP; null: none */
+                    start_reply?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description the settings now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description handle STOP, START and HELP received by the account's phones (on for a new account) */
+                        enabled: boolean;
+                        /** @description the account's own stop words, besides STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT (and СТОП, ARRÊT...) */
+                        extra_keywords: string[];
+                        /** @description answer to HELP, sent through the phone (and SIM) that received it; null: no answer */
+                        help_text: string | null;
+                        /** @description confirmation sent after a stop keyword; null: none */
+                        stop_reply: string | null;
+                        /** @description confirmation sent after START or UNSTOP; null: none */
+                        start_reply: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInboundRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description 0-based; rules are tried in this order */
+                            position: number;
+                            name: string;
+                            /** @description a disabled rule is skipped */
+                            enabled: boolean;
+                            /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                            match_keyword: string | null;
+                            /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                            match_regex: string | null;
+                            /** @description the sender's number (or short code, or name) */
+                            match_sender: string | null;
+                            /** @description only SMS received by this device */
+                            match_device_id: string | null;
+                            /** @description only SMS received on this SIM slot */
+                            match_sim_slot: number | null;
+                            /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                            action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                            /** @description auto_reply: the answer */
+                            reply_text: string | null;
+                            /** @description forward_sms: the number to forward to */
+                            forward_to: string | null;
+                            /** @description forward_email: the address to mail to */
+                            email_to: string | null;
+                            /** @description tag: the tags to put on the SMS */
+                            tags: string[];
+                            /** @description once this rule matched, later rules are not tried */
+                            stop_after: boolean;
+                            /** @description received SMS the rule matched */
+                            hits: number;
+                            /** @description matches abandoned because the regular expression ran out of time */
+                            regex_timeouts: number;
+                            last_hit_at: string | null;
+                            last_timeout_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createInboundRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description a disabled rule is skipped */
+                    enabled?: boolean;
+                    /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                    match_keyword?: string | null;
+                    /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                    match_regex?: string | null;
+                    /** @description the sender's number (or short code, or name) */
+                    match_sender?: string | null;
+                    /** @description only SMS received by this device */
+                    match_device_id?: string | null;
+                    /** @description only SMS received on this SIM slot */
+                    match_sim_slot?: number | null;
+                    /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                    action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                    /** @description auto_reply: the answer */
+                    reply_text?: string | null;
+                    /** @description forward_sms: the number to forward to */
+                    forward_to?: string | null;
+                    /** @description forward_email: the address to mail to */
+                    email_to?: string | null;
+                    /** @description tag: the tags to put on the SMS */
+                    tags?: string[];
+                    /** @description once this rule matched, later rules are not tried */
+                    stop_after?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the rule */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description 0-based; rules are tried in this order */
+                        position: number;
+                        name: string;
+                        /** @description a disabled rule is skipped */
+                        enabled: boolean;
+                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                        match_keyword: string | null;
+                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                        match_regex: string | null;
+                        /** @description the sender's number (or short code, or name) */
+                        match_sender: string | null;
+                        /** @description only SMS received by this device */
+                        match_device_id: string | null;
+                        /** @description only SMS received on this SIM slot */
+                        match_sim_slot: number | null;
+                        /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                        action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                        /** @description auto_reply: the answer */
+                        reply_text: string | null;
+                        /** @description forward_sms: the number to forward to */
+                        forward_to: string | null;
+                        /** @description forward_email: the address to mail to */
+                        email_to: string | null;
+                        /** @description tag: the tags to put on the SMS */
+                        tags: string[];
+                        /** @description once this rule matched, later rules are not tried */
+                        stop_after: boolean;
+                        /** @description received SMS the rule matched */
+                        hits: number;
+                        /** @description matches abandoned because the regular expression ran out of time */
+                        regex_timeouts: number;
+                        last_hit_at: string | null;
+                        last_timeout_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_phone`: phone is not a valid phone number */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_not_found`: device not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderInboundRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description every rule of the account, once each, in the new order */
+                    ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description every rule, in the new order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description 0-based; rules are tried in this order */
+                            position: number;
+                            name: string;
+                            /** @description a disabled rule is skipped */
+                            enabled: boolean;
+                            /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                            match_keyword: string | null;
+                            /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                            match_regex: string | null;
+                            /** @description the sender's number (or short code, or name) */
+                            match_sender: string | null;
+                            /** @description only SMS received by this device */
+                            match_device_id: string | null;
+                            /** @description only SMS received on this SIM slot */
+                            match_sim_slot: number | null;
+                            /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                            action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                            /** @description auto_reply: the answer */
+                            reply_text: string | null;
+                            /** @description forward_sms: the number to forward to */
+                            forward_to: string | null;
+                            /** @description forward_email: the address to mail to */
+                            email_to: string | null;
+                            /** @description tag: the tags to put on the SMS */
+                            tags: string[];
+                            /** @description once this rule matched, later rules are not tried */
+                            stop_after: boolean;
+                            /** @description received SMS the rule matched */
+                            hits: number;
+                            /** @description matches abandoned because the regular expression ran out of time */
+                            regex_timeouts: number;
+                            last_hit_at: string | null;
+                            last_timeout_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dryRunInboundRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the sample's sender */
+                    phone: string;
+                    message: string;
+                    /** Format: uuid */
+                    device_id?: string;
+                    sim_slot?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description each rule's verdict */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description every rule, in order */
+                        data: {
+                            /** Format: uuid */
+                            rule_id: string;
+                            name: string;
+                            /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                            action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                            matched: boolean;
+                            /** @description the regular expression ran out of time (counted as no match) */
+                            timed_out: boolean;
+                        }[];
+                        /** @description the rules whose actions a real SMS would trigger, in order */
+                        actions: string[];
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInboundRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description 0-based; rules are tried in this order */
+                        position: number;
+                        name: string;
+                        /** @description a disabled rule is skipped */
+                        enabled: boolean;
+                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                        match_keyword: string | null;
+                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                        match_regex: string | null;
+                        /** @description the sender's number (or short code, or name) */
+                        match_sender: string | null;
+                        /** @description only SMS received by this device */
+                        match_device_id: string | null;
+                        /** @description only SMS received on this SIM slot */
+                        match_sim_slot: number | null;
+                        /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                        action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                        /** @description auto_reply: the answer */
+                        reply_text: string | null;
+                        /** @description forward_sms: the number to forward to */
+                        forward_to: string | null;
+                        /** @description forward_email: the address to mail to */
+                        email_to: string | null;
+                        /** @description tag: the tags to put on the SMS */
+                        tags: string[];
+                        /** @description once this rule matched, later rules are not tried */
+                        stop_after: boolean;
+                        /** @description received SMS the rule matched */
+                        hits: number;
+                        /** @description matches abandoned because the regular expression ran out of time */
+                        regex_timeouts: number;
+                        last_hit_at: string | null;
+                        last_timeout_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `inbound_rule_not_found`: inbound rule not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteInboundRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `inbound_rule_not_found`: inbound rule not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateInboundRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description a disabled rule is skipped */
+                    enabled?: boolean;
+                    /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                    match_keyword?: string | null;
+                    /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                    match_regex?: string | null;
+                    /** @description the sender's number (or short code, or name) */
+                    match_sender?: string | null;
+                    /** @description only SMS received by this device */
+                    match_device_id?: string | null;
+                    /** @description only SMS received on this SIM slot */
+                    match_sim_slot?: number | null;
+                    /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                    action?: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                    /** @description auto_reply: the answer */
+                    reply_text?: string | null;
+                    /** @description forward_sms: the number to forward to */
+                    forward_to?: string | null;
+                    /** @description forward_email: the address to mail to */
+                    email_to?: string | null;
+                    /** @description tag: the tags to put on the SMS */
+                    tags?: string[];
+                    /** @description once this rule matched, later rules are not tried */
+                    stop_after?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description 0-based; rules are tried in this order */
+                        position: number;
+                        name: string;
+                        /** @description a disabled rule is skipped */
+                        enabled: boolean;
+                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                        match_keyword: string | null;
+                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                        match_regex: string | null;
+                        /** @description the sender's number (or short code, or name) */
+                        match_sender: string | null;
+                        /** @description only SMS received by this device */
+                        match_device_id: string | null;
+                        /** @description only SMS received on this SIM slot */
+                        match_sim_slot: number | null;
+                        /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                        action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
+                        /** @description auto_reply: the answer */
+                        reply_text: string | null;
+                        /** @description forward_sms: the number to forward to */
+                        forward_to: string | null;
+                        /** @description forward_email: the address to mail to */
+                        email_to: string | null;
+                        /** @description tag: the tags to put on the SMS */
+                        tags: string[];
+                        /** @description once this rule matched, later rules are not tried */
+                        stop_after: boolean;
+                        /** @description received SMS the rule matched */
+                        hits: number;
+                        /** @description matches abandoned because the regular expression ran out of time */
+                        regex_timeouts: number;
+                        last_hit_at: string | null;
+                        last_timeout_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_phone`: phone is not a valid phone number */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `inbound_rule_not_found`: inbound rule not found; `device_not_found`: device not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIncomingSmsTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description its tags, sorted (none: an empty list) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tags: string[];
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -54,6 +54,11 @@ export type TwilioCredentialWithToken = Answer<'createTwilioCredential', 201>;
 export type SmppCredential = Row<'listSmppCredentials'>;
 export type SmppCredentialWithPassword = Answer<'createSmppCredential', 201>;
 
+export type Suppression = Row<'listSuppressions'>;
+export type OptOutSettings = Answer<'getOptOutSettings'>;
+export type InboundRule = Row<'listInboundRules'>;
+export type RuleDryRun = Answer<'dryRunInboundRules'>;
+
 export type UserView = Row<'listUsers'>;
 export type Role = UserView['role'];
 export type CreatedUser = Answer<'createUser', 201>;

@@ -18,6 +18,8 @@ const NAV: NavItem[] = [
   { href: '#/devices', label: 'Devices' },
   { href: '#/incoming', label: 'Incoming' },
   { href: '#/calls', label: 'Calls' },
+  { href: '#/opt-out', label: 'Opt-out' },
+  { href: '#/inbound-rules', label: 'Rules' },
   { href: '#/webhooks', label: 'Webhooks' },
   { href: '#/keys', label: 'API keys', when: (session) => session.canChange },
   { href: '#/twilio', label: 'Twilio', when: (session) => session.canChange },

@@ -8,7 +8,8 @@ export const USAGE = `usage:
   sms-gateway keys create --account NAME --permissions a,b|all [--name LABEL] [--json]
   sms-gateway keys list [--account NAME] [--json]
   sms-gateway keys revoke ID|PREFIX [--json]
-permissions: ${PERMISSIONS.join(', ')}`;
+permissions: ${PERMISSIONS.join(', ')}
+  (all: every one but sms:send_transactional, which sends past the suppression list and is granted only when named)`;
 
 export const keysCommand = withActions({ create, list, revoke }, USAGE);
 

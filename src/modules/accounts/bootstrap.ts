@@ -3,7 +3,7 @@
 // `npm start` and log in to the control panel. The key and the administrator's one-time
 // password are returned once and never logged: `serve` shows them on the terminal, or in a file
 // only its user can read (cli/commands/serve.ts). The password must be changed at first login.
-import { PERMISSIONS } from '../api-keys/permissions.ts';
+import { ALL_ORDINARY } from '../api-keys/permissions.ts';
 import { exclusively, LOCKS, type Database } from '../../storage/database.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
 import type { UserService } from '../users/service.ts';
@@ -32,7 +32,7 @@ export async function bootstrapFirstAccount(services: FirstStartParts, adminEmai
   return exclusively(services.db, LOCKS.firstStart, async () => {
     if ((await services.accounts.count()) > 0) return undefined;
     const account = await services.accounts.create(DEFAULT_ACCOUNT);
-    const { key } = await services.apiKeys.create(account.id, [...PERMISSIONS], 'first-start key');
+    const { key } = await services.apiKeys.create(account.id, [...ALL_ORDINARY], 'first-start key');
     const { user, oneTimePassword } = await services.users.create({ accountId: account.id, email: adminEmail, role: 'owner', isAdmin: true });
     return { account: account.name, key, admin: { email: user.email, password: oneTimePassword! } };
   });

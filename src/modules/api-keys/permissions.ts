@@ -17,9 +17,27 @@ export const PERMISSIONS = [
   // The call log and its recordings (record_calls): read them, and delete a call with its audio.
   'calls:read',
   'calls:delete',
+  // Sends that skip the suppression list (one-time codes, security alerts: messages a recipient
+  // cannot opt out of). Only a key's sends: a panel session's are always checked.
+  'sms:send_transactional',
+  // The account's suppression list and opt-out settings: read them, and change them.
+  'suppressions:read',
+  'suppressions:write',
+  // Rules applied to received SMS: read them (with their hit counts), and change or reorder them.
+  'inbound_rules:read',
+  'inbound_rules:write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
+
+/**
+ * Granted only when named: "all" (keys create --permissions all, the first-start key) leaves them
+ * out, so a key never sends past the suppression list unless someone chose that for it.
+ */
+export const NAMED_ONLY: readonly Permission[] = ['sms:send_transactional'];
+
+/** Every permission but the ones granted only when named. */
+export const ALL_ORDINARY: readonly Permission[] = PERMISSIONS.filter((permission) => !NAMED_ONLY.includes(permission));
 
 export function isPermission(value: string): value is Permission {
   return (PERMISSIONS as readonly string[]).includes(value);
@@ -34,7 +52,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<'owner' | 'viewer', ReadonlySet<P
 /** Parses "a,b,c" (or "all"); returns the permissions or the names that are not permissions. */
 export function parsePermissionList(raw: string): { permissions: Permission[]; unknown: string[] } {
   const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
-  if (names.length === 1 && names[0] === 'all') return { permissions: [...PERMISSIONS], unknown: [] };
+  if (names.length === 1 && names[0] === 'all') return { permissions: [...ALL_ORDINARY], unknown: [] };
   const unknown = names.filter((name) => !isPermission(name));
   return { permissions: [...new Set(names.filter(isPermission))], unknown };
 }

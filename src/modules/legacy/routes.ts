@@ -9,7 +9,7 @@ import { deleteDeviceByAnyId, type DeleteDeviceParts } from '../../use-cases/del
 import { createSms, type CreateSmsParts } from '../../use-cases/create-sms.ts';
 import { updateDeviceSettings, type UpdateDeviceSettingsParts } from '../../use-cases/update-device-settings.ts';
 import type { MessageService } from '../messages/service.ts';
-import { idempotencyKey, withReplayHeader } from '../messages/routes.ts';
+import { idempotencyKey, sendsTransactional, withReplayHeader } from '../messages/routes.ts';
 import { oneIdOf, parseAnyId } from './ids.ts';
 import { presentLegacyDevice, presentLegacySms } from './presenter.ts';
 import {
@@ -68,7 +68,7 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
       permission: 'sms:send',
       body: SendBody,
       responses: { 200: { description: 'the new SMS\'s object id', schema: SendReply } },
-      errors: ['message_too_long', 'invalid_phone', 'invalid_id', 'unknown_callback', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused'],
+      errors: ['message_too_long', 'invalid_phone', 'invalid_id', 'unknown_callback', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'recipient_opted_out'],
       async handle({ auth, body, ctx }) {
         const result = await createSms(
           parts,
@@ -83,6 +83,7 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
               deviceId: device?.id,
               simSlot: body.to_sim ?? null,
               callbackId: body.callback_id || null,
+              transactional: sendsTransactional(auth),
             });
             return [prepared];
           },

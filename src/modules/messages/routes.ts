@@ -1,6 +1,7 @@
 // Extended API v1: SMS, cancel and bulk sends.
 import type { Static } from '@sinclair/typebox';
 import { defineRoute, type RouteResult } from '../../http/route.ts';
+import type { RequestAuth } from '../../http/middleware/authenticate.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import { IDEMPOTENCY_HEADER, type IdempotentResult } from '../idempotency/service.ts';
 import { presentChecked, presentSms, presentSmsDetail } from './presenter.ts';
@@ -55,7 +56,8 @@ export function messageRoutes(parts: MessageRouteParts) {
         'the first online device with room takes it (README "Delivery"); with device_id only that device sends it. send_at ' +
         'schedules it, valid_until or ttl make it expire (failed_send, reason expired) unless a phone took it by then, priority ' +
         'orders the queue. With no_store true nothing is stored, and the request is refused with 503 when no online device ' +
-        'has room now. An Idempotency-Key header makes a retry replay the first response (header Idempotent-Replayed: true).',
+        'has room now. A recipient on the account\'s suppression list (it sent STOP) is refused with 422 recipient_opted_out, ' +
+        'unless the API key holds sms:send_transactional (docs/opt-out.md). An Idempotency-Key header makes a retry replay the first response (header Idempotent-Replayed: true).',
       tag: 'SMS',
       permission: 'sms:send',
       body: CreateSmsBody,
@@ -68,13 +70,14 @@ export function messageRoutes(parts: MessageRouteParts) {
         'device_cannot_send',
         'idempotency_key_reused',
         'no_device_available',
+        'recipient_opted_out',
       ],
       async handle({ auth, body, ctx }) {
         const result = await createSms(
           parts,
           auth.accountId,
           { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms', body },
-          async () => [await messages.prepare(auth.accountId, toNewSms(body))],
+          async () => [await messages.prepare(auth.accountId, { ...toNewSms(body), transactional: sendsTransactional(auth) })],
           ([sms]) => ({ status: 201, body: presentSms(sms!) }),
         );
         return withReplayHeader(result);
@@ -91,7 +94,8 @@ export function messageRoutes(parts: MessageRouteParts) {
         '(columns phone, message, and optionally device_id, send_at, valid_until, ttl, priority). Every message is checked ' +
         'first: if any is invalid the answer is 400 with a detail for each bad message (field messages.{index}...), and ' +
         'nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes ' +
-        'Idempotency-Key like POST /sms. Bodies up to 2 MiB. With ?dry_run=true every message is checked the same way ' +
+        'Idempotency-Key like POST /sms. A message to a number on the account\'s suppression list is a bad message ' +
+        '(its detail says recipient_opted_out; the numbers are looked up once for the whole call). Bodies up to 2 MiB. With ?dry_run=true every message is checked the same way ' +
         'but nothing is created: the answer is 200 with one result per message, valid with the SMS as it would be sent ' +
         'or invalid with its errors, so a preview can show each row\'s problems (an Idempotency-Key is not recorded). ' +
         `A CSV is refused with 400 at the first cell past a limit no valid send comes near, naming its row and column: a header of more than ${MAX_HEADER_COLUMNS} columns, ` +
@@ -111,15 +115,17 @@ export function messageRoutes(parts: MessageRouteParts) {
       },
       errors: ['validation_failed', 'message_too_long', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'payload_too_large', 'too_many_bulk_requests'],
       async handle({ auth, body, query, ctx }) {
+        const transactional = sendsTransactional(auth);
+        const read = (message: unknown): NewSms => ({ ...readBulkMessage(message), transactional });
         if (query.dry_run) {
-          const checked = await messages.checkMany(auth.accountId, body.messages, readBulkMessage);
+          const checked = await messages.checkMany(auth.accountId, body.messages, read);
           return { status: 200, body: { data: await mapInSlices(checked, presentChecked) } };
         }
         const result = await createSms(
           parts,
           auth.accountId,
           { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms/bulk', body },
-          () => messages.prepareMany(auth.accountId, body.messages, readBulkMessage),
+          () => messages.prepareMany(auth.accountId, body.messages, read),
           async (created) => ({ status: 201, body: { data: await mapInSlices(created, presentSms) } }),
         );
         return withReplayHeader(result);
@@ -212,6 +218,11 @@ function toNewSms(body: Omit<Static<typeof CreateSmsBody>, 'no_store'> & { no_st
     ttl: body.ttl,
     priority: body.priority,
   };
+}
+
+/** A key holding sms:send_transactional sends past the suppression list; a panel session never does. */
+export function sendsTransactional(auth: RequestAuth): boolean {
+  return !auth.session && auth.permissions.has('sms:send_transactional');
 }
 
 export function idempotencyKey(ctx: { get(name: string): string }): string | undefined {

@@ -40,11 +40,18 @@ export interface NewSms {
   encrypted?: boolean | undefined;
   /** A data SMS: a binary payload (base64) for an application port; message is then empty. */
   data?: { base64: string; port: number } | undefined;
+  /** Skips the suppression list: a key with sms:send_transactional, an opt-out confirmation. */
+  transactional?: boolean | undefined;
 }
 
 /** Whether a callback_id names a webhook of the account (the webhooks feature answers). */
 export interface CallbackDirectory {
   exists(accountId: string, callbackId: string): Promise<boolean>;
+}
+
+/** Which recipients the account must not send to: those that opted out (the opt-out module answers). */
+export interface SuppressionCheck {
+  suppressedAmong(accountId: string, phones: string[]): Promise<Set<string>>;
 }
 
 /** Hands a no_store SMS to a device with room now (the delivery module answers). */
@@ -63,6 +70,9 @@ export type CheckedSms =
   | { index: number; prepared: PreparedSms; errors?: undefined }
   | { index: number; errors: { field: string; message: string }[]; prepared?: undefined };
 
+/** Why a row to a suppressed number is refused, for people (clients branch on recipient_opted_out). */
+export const OPTED_OUT_DETAIL = 'recipient_opted_out: the recipient has opted out (sent STOP or was added to the suppression list)';
+
 /** The furthest ahead an SMS may be scheduled or kept valid. */
 const MAX_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
 
@@ -77,6 +87,8 @@ export class MessageService {
     private readonly defaultPhoneRegion: string | undefined,
     /** Which callback_id names a webhook; without webhooks none does. */
     private readonly callbacks: CallbackDirectory = { exists: async () => false },
+    /** Who opted out; without opt-out nobody did. */
+    private readonly suppressions: SuppressionCheck = { suppressedAmong: async () => new Set() },
   ) {}
 
   /** Creates one SMS (or, with no_store, hands it to a device now). */
@@ -134,8 +146,10 @@ export class MessageService {
    * written: bulk sends (prepareMany) and their dry runs share this.
    */
   async checkMany<T = NewSms>(accountId: string, inputs: T[], read: (input: T) => NewSms = (input) => input as NewSms): Promise<CheckedSms[]> {
-    const shared = { devices: new Map<string, Promise<string>>(), callbacks: new Map<string, Promise<boolean>>() };
+    // Suppressions are looked up once for the whole batch, after every row is checked.
+    const shared = { devices: new Map<string, Promise<string>>(), callbacks: new Map<string, Promise<boolean>>(), suppressionsLater: true };
     const checked: CheckedSms[] = [];
+    const transactional = new Set<number>();
     // A thousand messages, or text that is slow to check, must not hold other requests back.
     const slices = new Slices();
     for (const [index, input] of inputs.entries()) {
@@ -143,6 +157,7 @@ export class MessageService {
       try {
         const sms = read(input);
         if (sms.noStore) throw invalidField('no_store', 'no_store is not available in bulk sends');
+        if (sms.transactional) transactional.add(index);
         checked.push({ index, prepared: await this.prepare(accountId, sms, shared) });
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
@@ -150,7 +165,19 @@ export class MessageService {
         checked.push({ index, errors });
       }
     }
-    return checked;
+    return this.withoutSuppressed(accountId, checked, transactional);
+  }
+
+  /** The batch with every row to a suppressed recipient turned into a bad row: one query for all. */
+  private async withoutSuppressed(accountId: string, checked: CheckedSms[], transactional: Set<number>): Promise<CheckedSms[]> {
+    const phones = checked.filter((entry) => entry.prepared && !transactional.has(entry.index)).map((entry) => entry.prepared!.sms.phone);
+    const suppressed = await this.suppressions.suppressedAmong(accountId, phones);
+    if (suppressed.size === 0) return checked;
+    return checked.map((entry) =>
+      entry.prepared && !transactional.has(entry.index) && suppressed.has(entry.prepared.sms.phone)
+        ? { index: entry.index, errors: [{ field: 'phone', message: OPTED_OUT_DETAIL }] }
+        : entry,
+    );
   }
 
   async get(accountId: string, id: string): Promise<messages.SmsRecord> {
@@ -209,7 +236,7 @@ export class MessageService {
   async prepare(
     accountId: string,
     input: NewSms,
-    shared?: { devices: Map<string, Promise<string>>; callbacks: Map<string, Promise<boolean>> },
+    shared?: { devices: Map<string, Promise<string>>; callbacks: Map<string, Promise<boolean>>; suppressionsLater?: boolean },
   ): Promise<PreparedSms> {
     const phoneField = input.phoneField ?? 'phone';
     if (input.encrypted) {
@@ -224,6 +251,11 @@ export class MessageService {
     }
     const now = this.clock.now();
     const { sendAt, expiresAt } = this.schedule(input, now);
+
+    // Every way of sending comes through here: a number that opted out is refused, whatever the API.
+    if (!input.transactional && !shared?.suppressionsLater && (await this.suppressions.suppressedAmong(accountId, [phone])).has(phone)) {
+      throw new AppError('recipient_opted_out', undefined, [{ field: phoneField, message: OPTED_OUT_DETAIL }]);
+    }
 
     if (input.callbackId) {
       const lookup = () => this.callbacks.exists(accountId, input.callbackId!);

@@ -44,6 +44,8 @@ export function fromAppError(error: AppError): TwilioError {
       return new TwilioError(429, 20429, 'Too Many Requests');
     case 'unauthorized':
       return authenticationFailed();
+    case 'recipient_opted_out':
+      return new TwilioError(400, 21610, 'Attempt to send to unsubscribed recipient');
     case 'invalid_webhook_url':
       return new TwilioError(400, 21609, `Invalid StatusCallback: ${error.message}`);
     default:

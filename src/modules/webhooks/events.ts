@@ -20,6 +20,8 @@ export const WEBHOOK_EVENTS = [
   'ussd.completed',
   'ussd.failed',
   'mms.received',
+  'contact.opted_out',
+  'contact.opted_in',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -87,6 +89,16 @@ export function smsReceived(
       ...(received.is_encrypted ? { is_encrypted: true } : {}),
     },
   });
+}
+
+/** A number put on (opted_out) or taken off (opted_in) the account's suppression list. */
+export function contactOptChanged(change: { accountId: string; phone: string; optedOut: boolean; source: string; keyword: string | null; at: Date }): EventEnvelope {
+  return envelope(
+    change.optedOut ? 'contact.opted_out' : 'contact.opted_in',
+    change.accountId,
+    { contact: { phone: change.phone, source: change.source, keyword: change.keyword } },
+    change.at,
+  );
 }
 
 export function deviceEvent(type: 'device.online' | 'device.offline' | 'device.battery_low', device: DeviceRow): EventEnvelope {

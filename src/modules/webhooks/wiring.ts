@@ -8,7 +8,7 @@ import type { DomainEvents } from '../../events/domain-events.ts';
 import { newStatus } from '../../events/sms-status-change.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { DeviceRow } from '../devices/types.ts';
-import { deviceEvent, smsReceived, smsStatusChanged } from './events.ts';
+import { contactOptChanged, deviceEvent, smsReceived, smsStatusChanged } from './events.ts';
 import type { WebhookOutbox } from './outbox.ts';
 import type { WebhookSender } from './sender.ts';
 import { hasWebhookFor } from './repository.ts';
@@ -46,6 +46,14 @@ export function wireWebhooks(w: WebhookWiring): void {
   w.events.listen('incoming.stored', {
     inTransaction: async (trx, row) => {
       await w.outbox.record(trx, [{ envelope: smsReceived(row.account_id, row) }]);
+    },
+    committed: () => w.sender.wake(),
+  });
+
+  // A number opting out or in (a keyword, the API, an import), in the transaction that changed the list.
+  w.events.listen('suppressions.changed', {
+    inTransaction: async (trx, changes) => {
+      await w.outbox.record(trx, changes.map((change) => ({ envelope: contactOptChanged(change) })));
     },
     committed: () => w.sender.wake(),
   });

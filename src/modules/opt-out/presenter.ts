@@ -1,0 +1,32 @@
+import type { Static } from '@sinclair/typebox';
+import type { SuppressionRow } from './types.ts';
+import type { SuppressionView } from './schema.ts';
+
+export function presentSuppression(row: SuppressionRow): Static<typeof SuppressionView> {
+  return { id: row.id, phone: row.phone, source: row.source, keyword: row.keyword, created_at: row.created_at.toISOString() };
+}
+
+/** One CSV line of the export: phone,source,keyword,created_at (a cell with a comma or quote is quoted). */
+export function suppressionCsvLine(row: SuppressionRow): string {
+  return [row.phone, row.source, row.keyword ?? '', row.created_at.toISOString()].map(csvCell).join(',') + '\r\n';
+}
+
+export const SUPPRESSION_CSV_HEADER = 'phone,source,keyword,created_at\r\n';
+
+function csvCell(value: string): string {
+  // A cell starting with = + - @ is read as a formula by spreadsheets: quote it with a leading '.
+  const safe = /^[=+\-@]/.test(value) && !/^\+\d+$/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** The numbers of an import's CSV text: the first cell of each line, past an optional "phone" header. */
+export function phonesOfCsv(text: string): { phones: string[] } {
+  const lines = text.replace(/^\ufeff/, '').split(/\r\n|\n|\r/);
+  const phones: string[] = [];
+  for (const [index, line] of lines.entries()) {
+    const first = line.split(',')[0]!.trim().replace(/^"(.*)"$/, '$1').trim();
+    if (index === 0 && first.toLowerCase() === 'phone') continue;
+    if (first !== '') phones.push(first.slice(0, 64));
+  }
+  return { phones };
+}
