@@ -41,6 +41,7 @@ import { readCertificatePair, type CertificatePair } from './tls/certificate-pai
 import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
 import { readFileSync } from 'node:fs';
 import { smppRoutes } from './modules/smpp/routes.ts';
+import { conversationRoutes } from './modules/conversations/routes.ts';
 import { SmppListener } from './smpp/listener.ts';
 import { SmppSubmissions } from './smpp/submission.ts';
 
@@ -364,6 +365,7 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...statsRoutes(services.stats),
     ...twilioCredentialRoutes(services.twilio),
     ...smppRoutes(services.smpp),
+    ...conversationRoutes(services),
   ];
 }
 

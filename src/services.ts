@@ -43,6 +43,7 @@ import { TwilioService } from './modules/twilio/service.ts';
 import { twilioFormat } from './modules/twilio/delivery-format.ts';
 import { replyWithTwiml } from './use-cases/reply-with-twiml.ts';
 import { SmppService } from './modules/smpp/service.ts';
+import { ConversationService } from './modules/conversations/service.ts';
 
 export interface Services {
   db: Database;
@@ -87,6 +88,8 @@ export interface Services {
   twilio: TwilioService;
   /** SMPP credentials, who submitted which SMS, and the deliver_sm owed to ESMEs. */
   smpp: SmppService;
+  /** One conversation per remote number: last activity, newest SMS each way, unread count. */
+  conversations: ConversationService;
 }
 
 /** What the gateway makes before its services, and gives to their constructors. */
@@ -154,6 +157,10 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   events.listen('incoming.stored', twilio.incomingStored);
   const smpp = new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }), invalidation);
   listenSmpp(events, smpp);
+  // A sent SMS and a received one move their number's conversation (a received one in its transaction).
+  const conversations = new ConversationService(db, clock, config.defaultPhoneRegion);
+  events.listen('sms.queued', conversations.smsQueued);
+  events.listen('incoming.stored', conversations.incomingStored);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -192,6 +199,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     // The login channel of the one throttle: per address and per email, apart from keys and phones.
     loginThrottle: new LoginThrottle(authThrottle),
     smpp,
+    conversations,
   };
 }
 

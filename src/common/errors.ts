@@ -30,6 +30,7 @@ export const ERROR_CATALOG = {
   call_not_found: { status: 404, message: 'call not found' },
   recording_not_found: { status: 404, message: 'the call has no recording' },
   smpp_credential_not_found: { status: 404, message: 'SMPP credential not found' },
+  conversation_not_found: { status: 404, message: 'no conversation with this number' },
   not_found: { status: 404, message: 'not found' },
   method_not_allowed: { status: 405, message: 'method not allowed on this endpoint' },
   device_cannot_send: { status: 409, message: 'the device is not allowed to send SMS (can_send_sms is false)' },

@@ -791,6 +791,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's conversations, one per remote number, newest activity first
+         * @description A conversation starts with the first SMS sent to or received from a number. Each shows its newest message either way, how many received SMS are unread, and the phone and SIM a reply should go through. A conversation that moves while a client pages may show again on a later page.
+         *
+         *     Permission: `sms:read`.
+         */
+        get: operations["listConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/conversations/{phone}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one conversation by its remote number
+         * @description Permission: `sms:read`.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/conversations/{phone}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The SMS sent to and received from one number, merged, newest first
+         * @description Permission: `sms:read`.
+         */
+        get: operations["listConversationMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/conversations/{phone}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a conversation read: its unread count goes back to 0
+         * @description Permission: `sms:read`.
+         */
+        post: operations["markConversationRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -803,7 +885,7 @@ export interface components {
                  * @description stable; for programs
                  * @enum {string}
                  */
-                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
+                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "conversation_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
                 details?: {
                     field: string;
                     in?: string;
@@ -6289,6 +6371,446 @@ export interface operations {
                 };
             };
             /** @description `smpp_credential_not_found`: SMPP credential not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConversations: {
+        parameters: {
+            query: {
+                /** @description rows per page, 1-100 */
+                limit: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description true: only conversations with unread SMS */
+                unread?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of conversations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the remote number, E.164 (or as the phone reported a sender that is no number); "hmac:..." once the account's retention hashed it */
+                            phone: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            last_activity_at: string;
+                            /** @description received SMS since the conversation was last marked read */
+                            unread_count: number;
+                            /** @description when it was last marked read; null: never */
+                            read_at: string | null;
+                            /** @description the newest message either way; null if it was deleted */
+                            last_message: {
+                                /**
+                                 * Format: uuid
+                                 * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming)
+                                 */
+                                id: string;
+                                direction: "outgoing" | "incoming";
+                                /** @description empty once the account's retention redacted it */
+                                message: string;
+                                /** @description true: the text was removed by the account's retention setting */
+                                redacted: boolean;
+                                /** @description an outgoing SMS's status; null for a received one */
+                                status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
+                                /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
+                                device_id: string | null;
+                                /** @description the SIM slot it went out or came in on, when known */
+                                sim_slot: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description when the gateway stored it
+                                 */
+                                at: string;
+                            } | null;
+                            /** @description the phone a reply should go through: that of the newest message that has one (POST /sms device_id); null: none yet */
+                            device_id: string | null;
+                            /** @description the SIM slot of that message, when known (POST /sms sim_slot); null: the phone's settings decide */
+                            sim_slot: number | null;
+                        }[];
+                        /** @description pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the remote number (URL-encode "+" as %2B or leave it), as the conversation shows it */
+                phone: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the conversation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the remote number, E.164 (or as the phone reported a sender that is no number); "hmac:..." once the account's retention hashed it */
+                        phone: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        last_activity_at: string;
+                        /** @description received SMS since the conversation was last marked read */
+                        unread_count: number;
+                        /** @description when it was last marked read; null: never */
+                        read_at: string | null;
+                        /** @description the newest message either way; null if it was deleted */
+                        last_message: {
+                            /**
+                             * Format: uuid
+                             * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming)
+                             */
+                            id: string;
+                            direction: "outgoing" | "incoming";
+                            /** @description empty once the account's retention redacted it */
+                            message: string;
+                            /** @description true: the text was removed by the account's retention setting */
+                            redacted: boolean;
+                            /** @description an outgoing SMS's status; null for a received one */
+                            status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
+                            /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
+                            device_id: string | null;
+                            /** @description the SIM slot it went out or came in on, when known */
+                            sim_slot: number | null;
+                            /**
+                             * Format: date-time
+                             * @description when the gateway stored it
+                             */
+                            at: string;
+                        } | null;
+                        /** @description the phone a reply should go through: that of the newest message that has one (POST /sms device_id); null: none yet */
+                        device_id: string | null;
+                        /** @description the SIM slot of that message, when known (POST /sms sim_slot); null: the phone's settings decide */
+                        sim_slot: number | null;
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conversation_not_found`: no conversation with this number */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConversationMessages: {
+        parameters: {
+            query: {
+                /** @description rows per page, 1-100 */
+                limit: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the remote number (URL-encode "+" as %2B or leave it), as the conversation shows it */
+                phone: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of the thread */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming)
+                             */
+                            id: string;
+                            direction: "outgoing" | "incoming";
+                            /** @description empty once the account's retention redacted it */
+                            message: string;
+                            /** @description true: the text was removed by the account's retention setting */
+                            redacted: boolean;
+                            /** @description an outgoing SMS's status; null for a received one */
+                            status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
+                            /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
+                            device_id: string | null;
+                            /** @description the SIM slot it went out or came in on, when known */
+                            sim_slot: number | null;
+                            /**
+                             * Format: date-time
+                             * @description when the gateway stored it
+                             */
+                            at: string;
+                        }[];
+                        /** @description pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conversation_not_found`: no conversation with this number */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    markConversationRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the remote number (URL-encode "+" as %2B or leave it), as the conversation shows it */
+                phone: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the conversation, read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the remote number, E.164 (or as the phone reported a sender that is no number); "hmac:..." once the account's retention hashed it */
+                        phone: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        last_activity_at: string;
+                        /** @description received SMS since the conversation was last marked read */
+                        unread_count: number;
+                        /** @description when it was last marked read; null: never */
+                        read_at: string | null;
+                        /** @description the newest message either way; null if it was deleted */
+                        last_message: {
+                            /**
+                             * Format: uuid
+                             * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming)
+                             */
+                            id: string;
+                            direction: "outgoing" | "incoming";
+                            /** @description empty once the account's retention redacted it */
+                            message: string;
+                            /** @description true: the text was removed by the account's retention setting */
+                            redacted: boolean;
+                            /** @description an outgoing SMS's status; null for a received one */
+                            status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
+                            /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
+                            device_id: string | null;
+                            /** @description the SIM slot it went out or came in on, when known */
+                            sim_slot: number | null;
+                            /**
+                             * Format: date-time
+                             * @description when the gateway stored it
+                             */
+                            at: string;
+                        } | null;
+                        /** @description the phone a reply should go through: that of the newest message that has one (POST /sms device_id); null: none yet */
+                        device_id: string | null;
+                        /** @description the SIM slot of that message, when known (POST /sms sim_slot); null: the phone's settings decide */
+                        sim_slot: number | null;
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conversation_not_found`: no conversation with this number */
             404: {
                 headers: {
                     [name: string]: unknown;

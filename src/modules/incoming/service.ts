@@ -40,6 +40,16 @@ export class IncomingService {
     return incoming.findIncoming(this.db, accountId, id);
   }
 
+  /** The SMS received from one number exactly as stored, newest first (a conversation's thread). */
+  listFromNumber(accountId: string, phone: string, limit: number, cursor?: Cursor): Promise<incoming.IncomingSmsRow[]> {
+    return incoming.listIncoming(this.db, accountId, limit, cursor, undefined, phone);
+  }
+
+  /** The account's received SMS with these ids (a conversation's newest). */
+  findMany(accountId: string, ids: string[]): Promise<incoming.IncomingSmsRow[]> {
+    return incoming.findManyIncoming(this.db, accountId, ids);
+  }
+
   list(accountId: string, limit: number, cursor?: Cursor, deviceId?: string) {
     return incoming.listIncoming(this.db, accountId, limit, cursor, deviceId);
   }

@@ -65,6 +65,16 @@ export async function listSms(db: Executor, accountId: string, filter: SmsFilter
   return query;
 }
 
+/** The account's SMS with these ids, with the SIM slot the phone reported sending from. */
+export async function findManyWithDevice(db: Executor, accountId: string, ids: string[]): Promise<SmsWithDevice[]> {
+  if (ids.length === 0) return [];
+  return db('sms')
+    .leftJoin('devices', 'devices.id', 'sms.device_id')
+    .select('sms.*', 'devices.object_id as device_object_id')
+    .where('sms.account_id', accountId)
+    .whereIn('sms.id', ids);
+}
+
 export async function historyOf(db: Executor, smsId: string): Promise<SmsHistoryRow[]> {
   return db<SmsHistoryRow>('sms_status_history').where({ sms_id: smsId }).orderBy('id');
 }

@@ -190,6 +190,16 @@ export class MessageService {
     return messages.listSms(this.db, accountId, filter, limit, cursor);
   }
 
+  /** The SMS to one number exactly as stored (a conversation's key), newest first, without normalizing it again. */
+  listToNumber(accountId: string, phone: string, limit: number, cursor?: Cursor): Promise<messages.SmsRecord[]> {
+    return messages.listSms(this.db, accountId, { phone }, limit, cursor);
+  }
+
+  /** The account's SMS with these ids (a conversation's newest), with their devices and reported SIM slots. */
+  findManyWithDevice(accountId: string, ids: string[]): Promise<messages.SmsWithDevice[]> {
+    return messages.findManyWithDevice(this.db, accountId, ids);
+  }
+
   history(smsId: string) {
     return messages.historyOf(this.db, smsId);
   }
