@@ -42,6 +42,7 @@ import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloa
 import { readFileSync } from 'node:fs';
 import { smppRoutes } from './modules/smpp/routes.ts';
 import { conversationRoutes } from './modules/conversations/routes.ts';
+import { retentionRoutes } from './modules/retention/routes.ts';
 import { SmppListener } from './smpp/listener.ts';
 import { SmppSubmissions } from './smpp/submission.ts';
 
@@ -255,6 +256,7 @@ export class Gateway {
       services.webhookSender.start();
       services.presence.start();
       services.recordingRetention.start();
+      services.retentionSweep.start();
       if (certificates) {
         if (https) certificates.serve(https);
         if (channel.tlsServer) certificates.serve(channel.tlsServer);
@@ -335,6 +337,7 @@ export class Gateway {
     await this.services.statusIngestor.idle();
     await this.services.webhookSender.stop();
     await this.services.recordingRetention.stop();
+    await this.services.retentionSweep.stop();
     await closed;
     clearTimeout(timer);
     this.services.events.removeAllListeners();
@@ -361,11 +364,12 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...apiKeyRoutes(services.apiKeys),
     ...liveRoutes(services.live),
     ...userRoutes(services.users),
-    ...accountRoutes(services.accounts, services.users),
+    ...accountRoutes(services.accounts, services.users, services),
     ...statsRoutes(services.stats),
     ...twilioCredentialRoutes(services.twilio),
     ...smppRoutes(services.smpp),
     ...conversationRoutes(services),
+    ...retentionRoutes(services),
   ];
 }
 

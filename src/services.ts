@@ -44,6 +44,8 @@ import { twilioFormat } from './modules/twilio/delivery-format.ts';
 import { replyWithTwiml } from './use-cases/reply-with-twiml.ts';
 import { SmppService } from './modules/smpp/service.ts';
 import { ConversationService } from './modules/conversations/service.ts';
+import { RetentionService } from './modules/retention/service.ts';
+import { RetentionSweep } from './use-cases/retention-sweep.ts';
 
 export interface Services {
   db: Database;
@@ -90,6 +92,10 @@ export interface Services {
   smpp: SmppService;
   /** One conversation per remote number: last activity, newest SMS each way, unread count. */
   conversations: ConversationService;
+  /** How long each account keeps message text, and whether numbers are then hashed. */
+  retention: RetentionService;
+  /** Applies the accounts' retention settings, hourly. */
+  retentionSweep: RetentionSweep;
 }
 
 /** What the gateway makes before its services, and gives to their constructors. */
@@ -161,6 +167,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const conversations = new ConversationService(db, clock, config.defaultPhoneRegion);
   events.listen('sms.queued', conversations.smsQueued);
   events.listen('incoming.stored', conversations.incomingStored);
+  const retention = new RetentionService(db, clock);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -200,6 +207,8 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     loginThrottle: new LoginThrottle(authThrottle),
     smpp,
     conversations,
+    retention,
+    retentionSweep: new RetentionSweep({ retention, messages, incoming, conversations }, clock, logger.child({ component: 'retention' })),
   };
 }
 

@@ -200,6 +200,16 @@ export class MessageService {
     return messages.findManyWithDevice(this.db, accountId, ids);
   }
 
+  /** Retention: redacts a batch of the account's SMS older than `before` (see repository); answers how many. */
+  redactBefore(accountId: string, before: Date, batch: number, hash?: (phone: string) => string): Promise<number> {
+    return messages.redactBefore(this.db, accountId, before, new Date(this.clock.now()), batch, hash);
+  }
+
+  /** Export: the account's SMS oldest first, a page after `cursor`. */
+  pageForExport(accountId: string, limit: number, cursor?: Cursor): Promise<messages.SmsRecord[]> {
+    return messages.pageForExport(this.db, accountId, limit, cursor);
+  }
+
   history(smsId: string) {
     return messages.historyOf(this.db, smsId);
   }
