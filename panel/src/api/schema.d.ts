@@ -645,7 +645,13 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an account with everything in it; confirm with its name
+         * @description Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403. confirm must repeat the account's name exactly (400 otherwise: nothing is deleted). Its phones are deleted as DELETE /devices/{id} deletes them (connections closed, call recordings removed), then every row of the account: SMS, received SMS, conversations, keys, users and their sessions, webhooks and their deliveries. Its keys and sessions are refused from then on. Export it first (GET /account/export) to keep anything. An administrator cannot delete their own account (409 cannot_change_self).
+         *
+         *     Permission: `session`.
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         /**
@@ -867,6 +873,54 @@ export interface paths {
          * @description Permission: `sms:read`.
          */
         post: operations["markConversationRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/account/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How long the account keeps message text, and whether numbers are then hashed
+         * @description Permission: `sms:read`.
+         */
+        get: operations["getRetention"];
+        /**
+         * Set how long the account keeps message text (null: for ever), and whether numbers are then hashed
+         * @description An hourly sweep removes the text of sent SMS that left the queue and of received SMS older than keep_text_days (the rows, statuses, times and counts stay for statistics; the message reads "" and redacted: true). With hash_recipients their numbers, and those of conversations quiet that long, become "hmac:" + HMAC-SHA256 under a key of the account: the same number hashes alike, so counts per number still work. Neither can be undone.
+         *
+         *     Permission: `sms:delete`.
+         */
+        put: operations["setRetention"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/account/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the account's SMS, received SMS and conversations (JSON, or CSV with format=csv), streamed
+         * @description Streamed as it is read, a page at a time: any size of account. CSV: one row per record, the columns of a JSON record, a header row first; text a spreadsheet would run as a formula starts with an apostrophe.
+         *
+         *     Permission: `sms:read`.
+         */
+        get: operations["exportAccount"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5556,6 +5610,93 @@ export interface operations {
             };
         };
     };
+    deleteAccount: {
+        parameters: {
+            query: {
+                /** @description the account's name, typed again */
+                confirm: string;
+            };
+            header?: never;
+            path: {
+                /** @description account id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs; `admin_only`: only an instance administrator (a logged-in user with is_admin) may do this; `password_change_required`: the password is a one-time password: change it (POST /api/ext/v1/session/password) first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `account_not_found`: account not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `cannot_change_self`: a user cannot delete or disable themself */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     updateAccount: {
         parameters: {
             query?: never;
@@ -6812,6 +6953,263 @@ export interface operations {
             };
             /** @description `conversation_not_found`: no conversation with this number */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the setting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description message text (sent and received) older than this many days is removed; null: kept for ever */
+                        keep_text_days: number | null;
+                        /** @description true: once its text is removed, a message's number (and a conversation quiet that long) is kept only as "hmac:" + HMAC-SHA256 under a key of the account */
+                        hash_recipients: boolean;
+                        /** @description null: never set */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1-36500 days; null: keep for ever */
+                    keep_text_days: number | null;
+                    /** @default false */
+                    hash_recipients?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the setting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description message text (sent and received) older than this many days is removed; null: kept for ever */
+                        keep_text_days: number | null;
+                        /** @description true: once its text is removed, a message's number (and a conversation quiet that long) is kept only as "hmac:" + HMAC-SHA256 under a key of the account */
+                        hash_recipients: boolean;
+                        /** @description null: never set */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAccount: {
+        parameters: {
+            query?: {
+                /** @description json (default) or csv */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the export (text/csv with format=csv) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        account_id: string;
+                        /** Format: date-time */
+                        exported_at: string;
+                        retention: {
+                            keep_text_days: number | null;
+                            hash_recipients: boolean;
+                        };
+                        /** @description sent SMS oldest first, then received SMS oldest first, then conversations */
+                        records: {
+                            record: "sms" | "incoming" | "conversation";
+                            /** Format: uuid */
+                            id: string;
+                            phone: string;
+                            /** @description empty once redacted, and for a conversation */
+                            message: string;
+                            /** @description a sent SMS's Extended status */
+                            status: string | null;
+                            device_id: string | null;
+                            sim_slot: number | null;
+                            /** @description a conversation's */
+                            unread_count: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            redacted_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
