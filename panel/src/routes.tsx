@@ -9,6 +9,8 @@ import { DeviceDetailPage } from './pages/device-detail.tsx';
 import { DeviceRegisterPage } from './pages/device-register.tsx';
 import { DevicesPage } from './pages/devices.tsx';
 import { IncomingPage } from './pages/incoming.tsx';
+import { InboxPage } from './pages/inbox/conversations.tsx';
+import { ThreadPage } from './pages/inbox/thread.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { SmppPage } from './pages/smpp.tsx';
 import { TwilioPage } from './pages/twilio.tsx';
@@ -30,6 +32,8 @@ export const ROUTES: [pattern: string, page: FunctionComponent<any>][] = [
   ['/devices/new', DeviceRegisterPage],
   ['/devices/:id', DeviceDetailPage],
   ['/incoming', IncomingPage],
+  ['/inbox', InboxPage],
+  ['/inbox/:phone', ThreadPage],
   ['/calls', CallsPage],
   ['/webhooks', WebhooksPage],
   ['/webhooks/:id', WebhookDetailPage],

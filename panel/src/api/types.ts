@@ -22,6 +22,8 @@ export type SmsHistoryEntry = SmsDetail['history'][number];
 /** One row of POST /sms/bulk?dry_run=true. */
 export type BulkCheck = Row<'createSmsBulk'>;
 export type IncomingSms = Row<'listIncomingSms'>;
+export type Conversation = Row<'listConversations'>;
+export type ThreadMessage = Row<'listConversationMessages'>;
 
 export type Device = Row<'listDevices'>;
 export type SimCard = Device['sim_cards'][number];

@@ -16,6 +16,7 @@ const NAV: NavItem[] = [
   { href: '#/sms', label: 'SMS' },
   { href: '#/send', label: 'Send' },
   { href: '#/devices', label: 'Devices' },
+  { href: '#/inbox', label: 'Inbox' },
   { href: '#/incoming', label: 'Incoming' },
   { href: '#/calls', label: 'Calls' },
   { href: '#/webhooks', label: 'Webhooks' },
