@@ -43,6 +43,8 @@ import { readFileSync } from 'node:fs';
 import { smppRoutes } from './modules/smpp/routes.ts';
 import { conversationRoutes } from './modules/conversations/routes.ts';
 import { retentionRoutes } from './modules/retention/routes.ts';
+import { contactRoutes } from './modules/contacts/routes.ts';
+import { contactSendRoutes } from './modules/contacts/send-routes.ts';
 import { SmppListener } from './smpp/listener.ts';
 import { SmppSubmissions } from './smpp/submission.ts';
 
@@ -370,6 +372,8 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...smppRoutes(services.smpp),
     ...conversationRoutes(services),
     ...retentionRoutes(services),
+    ...contactSendRoutes(services),
+    ...contactRoutes(services.contacts),
   ];
 }
 

@@ -45,6 +45,7 @@ import { replyWithTwiml } from './use-cases/reply-with-twiml.ts';
 import { SmppService } from './modules/smpp/service.ts';
 import { ConversationService } from './modules/conversations/service.ts';
 import { RetentionService } from './modules/retention/service.ts';
+import { ContactService } from './modules/contacts/service.ts';
 import { RetentionSweep } from './use-cases/retention-sweep.ts';
 
 export interface Services {
@@ -96,6 +97,8 @@ export interface Services {
   retention: RetentionService;
   /** Applies the accounts' retention settings, hourly. */
   retentionSweep: RetentionSweep;
+  /** Contacts, groups of contacts and message templates. */
+  contacts: ContactService;
 }
 
 /** What the gateway makes before its services, and gives to their constructors. */
@@ -208,6 +211,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     smpp,
     conversations,
     retention,
+    contacts: new ContactService(db, clock, config.defaultPhoneRegion),
     retentionSweep: new RetentionSweep({ retention, messages, incoming, conversations }, clock, logger.child({ component: 'retention' })),
   };
 }

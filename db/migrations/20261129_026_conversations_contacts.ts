@@ -1,7 +1,9 @@
-// Conversations and retention. A conversation is one row per (account, remote number): when it
+// Conversations, contacts and retention. A conversation is one row per (account, remote number): when it
 // last moved, the latest SMS each way, and how many received SMS nobody has read; the inbox lists
 // them by last activity through an index per account, never by scanning messages. The thread
 // itself is read from the SMS tables, by recipient or sender, through indexes added here.
+// Contacts: an account's address book (unique by number), groups of contacts, and message
+// templates whose placeholders are filled per contact.
 // Retention: an account may keep message text only so many days, after which the text is
 // redacted (the row, its status and times stay for statistics), and optionally the number is kept
 // only as a salted hash.
@@ -29,6 +31,45 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`create index sms_account_phone_created on sms (account_id, phone, created_at desc, id desc)`);
   await knex.raw(`create index incoming_sms_account_phone_created on incoming_sms (account_id, phone, created_at desc, id desc)`);
 
+  await knex.schema.createTable('contacts', (t) => {
+    t.uuid('id').primary();
+    t.uuid('account_id').notNullable().references('accounts.id').onDelete('CASCADE');
+    t.text('name').notNullable().defaultTo('');
+    t.text('phone').notNullable();
+    t.specificType('tags', 'text[]').notNullable().defaultTo('{}');
+    t.jsonb('fields').notNullable().defaultTo('{}');
+    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.unique(['account_id', 'phone']);
+  });
+  await knex.raw(`create index contacts_account_created on contacts (account_id, created_at desc, id desc)`);
+  // Sending to a tag finds its contacts through this index.
+  await knex.raw(`create index contacts_tags on contacts using gin (tags)`);
+  await knex.schema.createTable('contact_groups', (t) => {
+    t.uuid('id').primary();
+    t.uuid('account_id').notNullable().references('accounts.id').onDelete('CASCADE');
+    t.text('name').notNullable();
+    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.unique(['account_id', 'name']);
+  });
+  await knex.raw(`create index contact_groups_account_created on contact_groups (account_id, created_at desc, id desc)`);
+  await knex.schema.createTable('contact_group_members', (t) => {
+    t.uuid('group_id').notNullable().references('contact_groups.id').onDelete('CASCADE');
+    t.uuid('contact_id').notNullable().references('contacts.id').onDelete('CASCADE');
+    t.primary(['group_id', 'contact_id']);
+    t.index(['contact_id']);
+  });
+  await knex.schema.createTable('message_templates', (t) => {
+    t.uuid('id').primary();
+    t.uuid('account_id').notNullable().references('accounts.id').onDelete('CASCADE');
+    t.text('name').notNullable();
+    t.text('text').notNullable();
+    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.unique(['account_id', 'name']);
+  });
+  await knex.raw(`create index message_templates_account_created on message_templates (account_id, created_at desc, id desc)`);
+
   await knex.schema.createTable('account_retention', (t) => {
     t.uuid('account_id').primary().references('accounts.id').onDelete('CASCADE');
     // null: message text is kept for ever.
@@ -52,6 +93,10 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('alter table incoming_sms drop column redacted_at');
   await knex.raw('alter table sms drop column redacted_at');
   await knex.schema.dropTable('account_retention');
+  await knex.schema.dropTable('message_templates');
+  await knex.schema.dropTable('contact_group_members');
+  await knex.schema.dropTable('contact_groups');
+  await knex.schema.dropTable('contacts');
   await knex.raw('drop index incoming_sms_account_phone_created');
   await knex.raw('drop index sms_account_phone_created');
   await knex.schema.dropTable('conversations');
