@@ -39,6 +39,20 @@ describe('retention: export and account deletion', () => {
     expect(JSON.stringify(body)).not.to.include('not this account');
   });
 
+  it('exports the address book too: contacts, groups with their members, and templates', async () => {
+    const contact = (await fx.tenant.api.post('/contacts', { name: 'Anna', phone: CUSTOMER, tags: ['vip'], fields: { company: 'ACME' } })).body;
+    const group = (await fx.tenant.api.post('/contact-groups', { name: 'Customers', contact_ids: [contact.id] })).body;
+    const template = (await fx.tenant.api.post('/templates', { name: 'Hi', text: 'Hi {{first_name}}' })).body;
+    const body = (await fx.tenant.api.get('/account/export')).body;
+    expect(body.records.map((record: any) => record.record)).to.deep.equal(['contact', 'group', 'template']);
+    expect(body.records[0]).to.include({ id: contact.id, name: 'Anna', phone: CUSTOMER });
+    expect(body.records[0]).to.deep.include({ tags: ['vip'], fields: { company: 'ACME' } });
+    expect(body.records[1]).to.deep.include({ id: group.id, name: 'Customers', members: [contact.id] });
+    expect(body.records[2]).to.include({ id: template.id, name: 'Hi', message: 'Hi {{first_name}}' });
+    const csv = (await fx.tenant.api.get('/account/export?format=csv')).body as string;
+    expect(csv).to.include(`,Anna,vip,"{""company"":""ACME""}",`);
+  });
+
   it('exports as CSV with a header, quoting, and formulas made inert', async () => {
     const phone = await traffic();
     await phone.send(CUSTOMER, '=1+1');
@@ -47,7 +61,7 @@ describe('retention: export and account deletion', () => {
     expect(reply.status).to.equal(200);
     expect(reply.headers.get('content-type')).to.match(/^text\/csv/);
     const lines = (reply.body as string).trimEnd().split('\r\n');
-    expect(lines[0]).to.equal('record,id,phone,message,status,device_id,sim_slot,unread_count,created_at,redacted_at');
+    expect(lines[0]).to.equal('record,id,phone,message,status,device_id,sim_slot,unread_count,created_at,redacted_at,name,tags,fields,members');
     expect(lines).to.have.length(4);
     expect(lines[1]).to.match(new RegExp(`^sms,[0-9a-f-]{36},\\${CUSTOMER},'=1\\+1,sent,`));
     expect(lines[2]).to.match(/^incoming,[0-9a-f-]{36},\+79005550121,"a, b",,/);

@@ -7411,11 +7411,13 @@ export interface operations {
                             keep_text_days: number | null;
                             hash_recipients: boolean;
                         };
-                        /** @description sent SMS oldest first, then received SMS oldest first, then conversations */
+                        /** @description sent SMS oldest first, then received SMS oldest first, then conversations, contacts, groups and templates */
                         records: {
-                            record: "sms" | "incoming" | "conversation";
+                            record: "sms" | "incoming" | "conversation" | "contact" | "group" | "template";
                             /** Format: uuid */
                             id: string;
+                            /** @description a contact's, group's or template's */
+                            name: string | null;
                             phone: string;
                             /** @description empty once redacted, and for a conversation */
                             message: string;
@@ -7428,6 +7430,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             redacted_at: string | null;
+                            /** @description a contact's */
+                            tags: string[] | null;
+                            /** @description a contact's */
+                            fields: {
+                                [key: string]: string;
+                            } | null;
+                            /** @description a group's contact ids */
+                            members: string[] | null;
                         }[];
                     };
                 };

@@ -186,3 +186,30 @@ export async function deleteTemplate(db: Executor, accountId: string, id: string
   const deleted = await db('message_templates').where({ account_id: accountId, id }).delete().returning('id');
   return deleted.length > 0;
 }
+
+// Export: everything of the account by id, a page at a time.
+
+export async function contactsPage(db: Executor, accountId: string, after: string | undefined, limit: number): Promise<ContactRow[]> {
+  const query = db<ContactRow>('contacts').where({ account_id: accountId }).orderBy('id').limit(limit);
+  if (after) query.where('id', '>', after);
+  return (await query).map(contactFrom);
+}
+
+export async function groupsPage(db: Executor, accountId: string, after: string | undefined, limit: number): Promise<(GroupRow & { member_ids: string[] })[]> {
+  const query = db('contact_groups as g')
+    .where('g.account_id', accountId)
+    .select('g.*', db.raw('coalesce((select array_agg(m.contact_id::text order by m.contact_id) from contact_group_members m where m.group_id = g.id), array[]::text[]) as member_ids'))
+    .orderBy('g.id')
+    .limit(limit);
+  if (after) query.where('g.id', '>', after);
+  return ((await query) as (GroupRow & { member_ids: string[] | string })[]).map((row) => ({
+    ...row,
+    member_ids: Array.isArray(row.member_ids) ? row.member_ids : parseTextArray(String(row.member_ids)),
+  }));
+}
+
+export async function templatesPage(db: Executor, accountId: string, after: string | undefined, limit: number): Promise<TemplateRow[]> {
+  const query = db<TemplateRow>('message_templates').where({ account_id: accountId }).orderBy('id').limit(limit);
+  if (after) query.where('id', '>', after);
+  return query;
+}

@@ -116,6 +116,16 @@ export class ContactService {
     return this.db.transaction((trx) => contacts.upsertContacts(trx, accountId, checked.map((entry) => entry.values!), this.now()));
   }
 
+  /** Export: the account's contacts, groups (with their members' ids) and templates, each by id, a page after `after`. */
+  exportPage(kind: 'contacts', accountId: string, after: string | undefined, limit: number): Promise<contacts.ContactRow[]>;
+  exportPage(kind: 'groups', accountId: string, after: string | undefined, limit: number): Promise<(contacts.GroupRow & { member_ids: string[] })[]>;
+  exportPage(kind: 'templates', accountId: string, after: string | undefined, limit: number): Promise<contacts.TemplateRow[]>;
+  exportPage(kind: 'contacts' | 'groups' | 'templates', accountId: string, after: string | undefined, limit: number): Promise<unknown[]> {
+    if (kind === 'contacts') return contacts.contactsPage(this.db, accountId, after, limit);
+    if (kind === 'groups') return contacts.groupsPage(this.db, accountId, after, limit);
+    return contacts.templatesPage(this.db, accountId, after, limit);
+  }
+
   // Groups
 
   async createGroup(accountId: string, name: string, contactIds: string[] = []): Promise<contacts.GroupWithCount> {

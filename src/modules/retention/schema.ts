@@ -28,8 +28,9 @@ export const ExportQuery = Type.Object(
 
 const ExportRecord = Type.Object(
   {
-    record: Type.Union([Type.Literal('sms'), Type.Literal('incoming'), Type.Literal('conversation')]),
+    record: Type.Union(['sms', 'incoming', 'conversation', 'contact', 'group', 'template'].map((kind) => Type.Literal(kind))),
     id: Type.String({ format: 'uuid' }),
+    name: Type.Union([Type.String(), Type.Null()], { description: 'a contact\'s, group\'s or template\'s' }),
     phone: Type.String(),
     message: Type.String({ description: 'empty once redacted, and for a conversation' }),
     status: Type.Union([Type.String(), Type.Null()], { description: 'a sent SMS\'s Extended status' }),
@@ -38,6 +39,9 @@ const ExportRecord = Type.Object(
     unread_count: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'a conversation\'s' }),
     created_at: Type.String({ format: 'date-time' }),
     redacted_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    tags: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'a contact\'s' }),
+    fields: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'a contact\'s' }),
+    members: Type.Union([Type.Array(Type.String({ format: 'uuid' })), Type.Null()], { description: 'a group\'s contact ids' }),
   },
   { additionalProperties: false },
 );
@@ -47,7 +51,7 @@ export const ExportDocument = Type.Object(
     account_id: Type.String({ format: 'uuid' }),
     exported_at: Type.String({ format: 'date-time' }),
     retention: Type.Object({ keep_text_days: Type.Union([Type.Integer(), Type.Null()]), hash_recipients: Type.Boolean() }),
-    records: Type.Array(ExportRecord, { description: 'sent SMS oldest first, then received SMS oldest first, then conversations' }),
+    records: Type.Array(ExportRecord, { description: 'sent SMS oldest first, then received SMS oldest first, then conversations, contacts, groups and templates' }),
   },
   { additionalProperties: false },
 );
