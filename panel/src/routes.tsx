@@ -11,6 +11,7 @@ import { DevicesPage } from './pages/devices.tsx';
 import { IncomingPage } from './pages/incoming.tsx';
 import { InboxPage } from './pages/inbox/conversations.tsx';
 import { ThreadPage } from './pages/inbox/thread.tsx';
+import { ContactsPage } from './pages/contacts/index.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { SmppPage } from './pages/smpp.tsx';
 import { TwilioPage } from './pages/twilio.tsx';
@@ -34,6 +35,7 @@ export const ROUTES: [pattern: string, page: FunctionComponent<any>][] = [
   ['/incoming', IncomingPage],
   ['/inbox', InboxPage],
   ['/inbox/:phone', ThreadPage],
+  ['/contacts', ContactsPage],
   ['/calls', CallsPage],
   ['/webhooks', WebhooksPage],
   ['/webhooks/:id', WebhookDetailPage],

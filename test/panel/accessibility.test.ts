@@ -32,6 +32,7 @@ describe('panel: every page is accessible', () => {
     ['incoming', () => '/incoming'],
     ['inbox', () => '/inbox'],
     ['inbox-thread', () => `/inbox/${encodeURIComponent('+12025550199')}`],
+    ['contacts', () => '/contacts'],
     ['calls', () => '/calls'],
     ['webhooks', () => '/webhooks'],
     ['webhook-detail', () => `/webhooks/${seeded.webhookId}`],

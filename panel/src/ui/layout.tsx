@@ -17,6 +17,7 @@ const NAV: NavItem[] = [
   { href: '#/send', label: 'Send' },
   { href: '#/devices', label: 'Devices' },
   { href: '#/inbox', label: 'Inbox' },
+  { href: '#/contacts', label: 'Contacts' },
   { href: '#/incoming', label: 'Incoming' },
   { href: '#/calls', label: 'Calls' },
   { href: '#/webhooks', label: 'Webhooks' },
