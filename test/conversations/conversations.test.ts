@@ -7,6 +7,8 @@ import { deviceTopic } from '../../broker/topics.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { UNPACED, type TaskPhone } from '../support/task-phone.ts';
 import { expectError } from '../support/expectations.ts';
+import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/webhooks.ts';
 
 const CUSTOMER = '+79005550101';
 const OTHER = '+79005550102';
@@ -139,6 +141,26 @@ describe('conversations', () => {
     // The thread reads the SMS tables themselves: the reply is there as soon as it was created.
     const thread = await fx.tenant.api.get(`/conversations/${encodeURIComponent(CUSTOMER)}/messages`);
     expect(thread.body.data.map((entry: any) => entry.message)).to.deep.equal(['answer', 'question']);
+  });
+
+  it('records an SMS written by the coalesced insert (no Idempotency-Key) once it commits, and a bulk send in its transaction', async () => {
+    const created = await fx.tenant.api.post('/sms', { phone: CUSTOMER, message: 'plain send' });
+    expect(created.status).to.equal(201);
+    // No transaction of its own: the conversation moves just after the commit.
+    const conversation = await eventually('the conversation of a plain send', async () => {
+      const reply = await fx.tenant.api.get(`/conversations/${encodeURIComponent(CUSTOMER)}`);
+      return reply.status === 200 ? reply.body : undefined;
+    });
+    expect(conversation.last_message).to.include({ id: created.body.id, direction: 'outgoing', message: 'plain send', status: 'pending', device_id: null });
+    expect(conversation).to.include({ unread_count: 0, device_id: null, sim_slot: null });
+
+    // A bulk send writes in one transaction: its conversations are there when it answers.
+    const bulk = await fx.tenant.api.post('/sms/bulk', { messages: [{ phone: OTHER, message: 'bulk 1' }, { phone: OTHER, message: 'bulk 2' }] });
+    expect(bulk.status).to.equal(201);
+    const other = await fx.tenant.api.get(`/conversations/${encodeURIComponent(OTHER)}`);
+    expect(other.status).to.equal(200);
+    expect(other.body.last_message.id).to.be.oneOf(bulk.body.data.map((sms: any) => sms.id));
+    expect((await fx.tenant.api.get(`/conversations/${encodeURIComponent(OTHER)}/messages`)).body.data).to.have.length(2);
   });
 
   it('never shows another account\'s conversations, and answers 404 for a number with none', async () => {
