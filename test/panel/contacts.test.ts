@@ -1,5 +1,6 @@
 // Contacts in the panel: one added from the form, a CSV file previewed row by row (a wrong row
-// blocks the import), then imported once fixed; a group and a template created.
+// blocks the import), then imported once fixed; a group and a template created; a send to a tag
+// previewed per recipient and sent.
 import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { useGateway } from '../support/use-gateway.ts';
 import { openPanel, useBrowser } from './support/browser.ts';
 import { useLoggedIn } from './support/logged-in.ts';
+import { quickPhone, smsReaches } from './support/seed.ts';
 
 describe('panel: contacts', () => {
   const gw = useGateway({ tenant: 'once' });
@@ -50,5 +52,30 @@ describe('panel: contacts', () => {
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByRole('table', { name: 'Message templates' }).getByText('Hi {{first_name}}').waitFor();
     expect((await gw.tenant.api.get('/templates')).body.data.map((template: any) => template.name)).to.deep.equal(['Greeting']);
+  });
+
+  browser.scenario('a send to a tag is previewed per recipient (text, segments, what is missing) and sent once nothing is', async (page) => {
+    // A phone that delivers at once: the SMS sent reach delivered.
+    await quickPhone(gw, 'Shop phone');
+    for (const [name, number, fields] of [['Dora Day', '+491701234511', { company: 'ACME' }], ['Emil', '+491701234512', {}]] as const) {
+      expect((await gw.tenant.api.post('/contacts', { name, phone: number, tags: ['newsletter'], fields })).status).to.equal(201);
+    }
+    await owner.enter(page);
+    await openPanel(page, '/contacts', 'Contacts');
+    await page.getByLabel('Tag', { exact: true }).last().fill('newsletter');
+    await page.getByLabel('Text', { exact: true }).fill('Hi {{first_name}} from {{fields.company}}');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.locator('.contact-send-preview tr[data-valid=true]', { hasText: 'Hi Dora from ACME' }).waitFor();
+    await page.locator('.contact-send-preview tr[data-valid=false]', { hasText: 'the contact has no value for {{fields.company}}' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Send 2 SMS' }).isDisabled()).to.equal(true);
+
+    await page.getByLabel('Text', { exact: true }).fill('Hi {{first_name}}, new arrivals this week');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.locator('.contact-send-preview tr[data-valid=true]', { hasText: '1 (GSM 7-bit)' }).first().waitFor();
+    await page.getByRole('button', { name: 'Send 2 SMS' }).click();
+    await page.getByRole('status').filter({ hasText: 'Created 2 SMS, one per recipient.' }).waitFor();
+    const sent = (await gw.tenant.api.get('/sms')).body.data.filter((sms: any) => sms.message.endsWith('new arrivals this week'));
+    expect(sent.map((sms: any) => sms.message)).to.have.members(['Hi Dora, new arrivals this week', 'Hi Emil, new arrivals this week']);
+    for (const sms of sent) await smsReaches(gw, sms.id, 'delivered');
   });
 });

@@ -27,6 +27,8 @@ export type ThreadMessage = Row<'listConversationMessages'>;
 export type Contact = Row<'listContacts'>;
 export type ContactGroup = Row<'listContactGroups'>;
 export type MessageTemplate = Row<'listTemplates'>;
+/** One recipient of POST /contacts/send?dry_run=true. */
+export type ContactSendCheck = Row<'sendToContacts'>;
 /** One row of POST /contacts/import?dry_run=true. */
 export type ContactImportCheck = Row<'importContacts'>;
 

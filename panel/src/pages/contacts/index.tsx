@@ -1,7 +1,7 @@
 // The account's address book: contacts (filtered by tag), a CSV import previewed row by row
 // before anything is written, groups and message templates. Owners change them; viewers read.
-import { del, post } from '../../api.ts';
-import type { Contact } from '../../api/types.ts';
+import { del, get, post, type Page as ApiPage } from '../../api.ts';
+import type { Contact, ContactGroup, MessageTemplate } from '../../api/types.ts';
 import { useSession } from '../../session.tsx';
 import { DataTable } from '../../ui/data-table.tsx';
 import { TextField } from '../../ui/fields.tsx';
@@ -14,6 +14,8 @@ import { useState } from 'preact/hooks';
 import { ContactImport } from './import.tsx';
 import { Groups } from './groups.tsx';
 import { Templates } from './templates.tsx';
+import { ContactSend } from './send.tsx';
+import { useLoad } from '../../ui/use-load.ts';
 
 export function ContactsPage(_props: Record<string, string>) {
   const session = useSession();
@@ -51,6 +53,7 @@ export function ContactsPage(_props: Record<string, string>) {
       />
       {session.canChange && <NewContact onCreated={list.restart} />}
       {session.canChange && <ContactImport onImported={list.restart} />}
+      {session.canChange && <SendSection />}
       <Groups canChange={session.canChange} />
       <Templates canChange={session.canChange} />
     </Page>
@@ -74,4 +77,11 @@ function NewContact({ onCreated }: { onCreated: () => void }) {
       </div>
     </CreateForm>
   );
+}
+
+/** The send form, with the groups and templates to choose from (the first 100 of each). */
+function SendSection() {
+  const groups = useLoad(() => get<ApiPage<ContactGroup>>('/contact-groups', { limit: 100 }), []);
+  const templates = useLoad(() => get<ApiPage<MessageTemplate>>('/templates', { limit: 100 }), []);
+  return <ContactSend groups={groups.data?.data ?? []} templates={templates.data?.data ?? []} />;
 }
