@@ -45,6 +45,18 @@ describe('panel: contacts', () => {
     await page.getByLabel('Group name').fill('Regulars');
     await page.getByRole('button', { name: 'Create group' }).click();
     await page.getByRole('table', { name: 'Contact groups' }).getByText('Regulars').waitFor();
+    // Bob joins the group from the contacts table; filtered by the group, he is its one member, and leaves it again.
+    await page.getByLabel('Add Bob to a group').selectOption({ label: 'Regulars' });
+    await page.getByRole('table', { name: 'Contact groups' }).locator('tr', { hasText: 'Regulars' }).filter({ hasText: '1' }).waitFor();
+    await page.getByLabel('Group', { exact: true }).first().selectOption({ label: 'Regulars' });
+    await page.getByRole('button', { name: 'Remove Bob from the group' }).waitFor();
+    expect(await page.locator('.contacts-table tbody tr').count()).to.equal(1);
+    const [group] = (await gw.tenant.api.get('/contact-groups')).body.data;
+    expect((await gw.tenant.api.get(`/contacts?group_id=${group.id}`)).body.data.map((contact: any) => contact.name)).to.deep.equal(['Bob']);
+    await page.getByRole('button', { name: 'Remove Bob from the group' }).click();
+    await page.locator('.contacts-table', { hasText: 'No contact' }).or(page.getByText(/No contact/)).first().waitFor();
+    expect((await gw.tenant.api.get(`/contact-groups/${group.id}`)).body.members).to.equal(0);
+    await page.getByLabel('Group', { exact: true }).first().selectOption({ label: 'All contacts' });
 
     await page.getByLabel('Template name').fill('Greeting');
     await page.getByLabel('Template text').fill('Hi {{first_name}}');

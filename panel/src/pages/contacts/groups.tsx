@@ -1,5 +1,6 @@
 // The account's contact groups with their member counts; owners create and delete them
-// (members are added and removed through the API: POST /contact-groups/{id}/members).
+// (members are added and removed from the contacts table above).
+import { useEffect } from 'preact/hooks';
 import { del, post } from '../../api.ts';
 import type { ContactGroup } from '../../api/types.ts';
 import { DataTable } from '../../ui/data-table.tsx';
@@ -9,10 +10,18 @@ import { usePagedList } from '../../ui/use-paged-list.ts';
 import { CreateForm, useCreateForm } from '../admin/create-form.tsx';
 import { useAction } from '../admin/use-action.ts';
 
-export function Groups({ canChange }: { canChange: boolean }) {
+export function Groups({ canChange, onChanged, membershipChanges }: { canChange: boolean; onChanged: () => void; membershipChanges: number }) {
   const list = usePagedList<ContactGroup>('/contact-groups');
-  const remove = useAction(list.reload);
-  const form = useCreateForm({ name: '' }, (values) => post<ContactGroup>('/contact-groups', { name: values.name }), list.restart, { name: 'Group name' });
+  // Members were added or removed above: the counts read again.
+  useEffect(() => {
+    if (membershipChanges > 0) list.reload();
+  }, [membershipChanges]);
+  const changed = () => {
+    list.restart();
+    onChanged();
+  };
+  const remove = useAction(changed);
+  const form = useCreateForm({ name: '' }, (values) => post<ContactGroup>('/contact-groups', { name: values.name }), changed, { name: 'Group name' });
   return (
     <section aria-labelledby="contact-groups">
       <h2 id="contact-groups">Groups</h2>

@@ -1,10 +1,11 @@
-// The account's address book: contacts (filtered by tag), a CSV import previewed row by row
-// before anything is written, groups and message templates. Owners change them; viewers read.
+// The account's address book: contacts (filtered by tag or group, added to and removed from
+// groups), a CSV import previewed row by row before anything is written, groups, message
+// templates, and a send to a group or a tag. Owners change them; viewers read.
 import { del, get, post, type Page as ApiPage } from '../../api.ts';
 import type { Contact, ContactGroup, MessageTemplate } from '../../api/types.ts';
 import { useSession } from '../../session.tsx';
 import { DataTable } from '../../ui/data-table.tsx';
-import { TextField } from '../../ui/fields.tsx';
+import { SelectField, TextField } from '../../ui/fields.tsx';
 import { ErrorNotice } from '../../ui/notice.tsx';
 import { Page } from '../../ui/page.tsx';
 import { usePagedList } from '../../ui/use-paged-list.ts';
@@ -20,8 +21,19 @@ import { useLoad } from '../../ui/use-load.ts';
 export function ContactsPage(_props: Record<string, string>) {
   const session = useSession();
   const [tag, setTag] = useState('');
-  const list = usePagedList<Contact>('/contacts', { tag: tag.trim() || undefined });
+  const [groupId, setGroupId] = useState('');
+  const list = usePagedList<Contact>('/contacts', { tag: tag.trim() || undefined, group_id: groupId || undefined });
+  const groups = useLoad(() => get<ApiPage<ContactGroup>>('/contact-groups', { limit: 100 }), []);
+  const groupRows = groups.data?.data ?? [];
   const remove = useAction(list.reload);
+  // Member counts change too: the groups below read again.
+  const [membershipChanges, setMembershipChanges] = useState(0);
+  const membership = useAction(() => {
+    list.reload();
+    setMembershipChanges((count) => count + 1);
+  });
+  const addTo = (contact: Contact, group: string) => group && void membership.run(() => post(`/contact-groups/${group}/members`, { contact_ids: [contact.id] }));
+  const removeFrom = (contact: Contact) => void membership.run(() => post(`/contact-groups/${groupId}/members/remove`, { contact_ids: [contact.id] }));
   const confirmRemove = (contact: Contact) => {
     if (!window.confirm(`Delete the contact ${contact.name || contact.phone}? Its SMS stay.`)) return;
     void remove.run(() => del(`/contacts/${contact.id}`));
@@ -29,13 +41,16 @@ export function ContactsPage(_props: Record<string, string>) {
   return (
     <Page title="Contacts">
       <form class="filters card" role="search" aria-label="Filter contacts" onSubmit={(event) => event.preventDefault()}>
-        <TextField label="Tag" name="tag" value={tag} onValue={setTag} hint="Only contacts with this tag." />
+        <div class="form-row">
+          <TextField label="Tag" name="tag" value={tag} onValue={setTag} hint="Only contacts with this tag." />
+          <SelectField label="Group" name="group_id" value={groupId} onValue={setGroupId} options={[{ value: '', label: 'All contacts' }, ...groupRows.map((group) => ({ value: group.id, label: group.name }))]} />
+        </div>
       </form>
-      <ErrorNotice error={remove.error} />
+      <ErrorNotice error={remove.error ?? membership.error} />
       <DataTable
         list={list}
         class="contacts-table"
-        empty={tag ? 'No contact has this tag.' : 'No contacts yet. Add one below or import a CSV file.'}
+        empty={groupId ? 'No contact in this group.' : tag ? 'No contact has this tag.' : 'No contacts yet. Add one below or import a CSV file.'}
         columns={[
           { header: 'Name', rowHeader: true, cell: (contact) => contact.name || <span class="muted">unnamed</span> },
           { header: 'Number', class: 'mono sms-nowrap', cell: (contact) => contact.phone },
@@ -44,17 +59,35 @@ export function ContactsPage(_props: Record<string, string>) {
           session.canChange && {
             header: 'Actions',
             cell: (contact) => (
-              <button type="button" class="button button-small button-danger" disabled={remove.busy} aria-label={`Delete ${contact.name || contact.phone}`} onClick={() => confirmRemove(contact)}>
-                Delete
-              </button>
+              <div class="row-actions">
+                {groupId ? (
+                  <button type="button" class="button button-small" disabled={membership.busy} aria-label={`Remove ${contact.name || contact.phone} from the group`} onClick={() => removeFrom(contact)}>
+                    Remove from group
+                  </button>
+                ) : (
+                  groupRows.length > 0 && (
+                    <select aria-label={`Add ${contact.name || contact.phone} to a group`} value="" disabled={membership.busy} onChange={(event) => addTo(contact, event.currentTarget.value)}>
+                      <option value="">Add to group…</option>
+                      {groupRows.map((group) => (
+                        <option key={group.id} value={group.id}>
+                          {group.name}
+                        </option>
+                      ))}
+                    </select>
+                  )
+                )}
+                <button type="button" class="button button-small button-danger" disabled={remove.busy} aria-label={`Delete ${contact.name || contact.phone}`} onClick={() => confirmRemove(contact)}>
+                  Delete
+                </button>
+              </div>
             ),
           },
         ]}
       />
       {session.canChange && <NewContact onCreated={list.restart} />}
       {session.canChange && <ContactImport onImported={list.restart} />}
-      {session.canChange && <SendSection />}
-      <Groups canChange={session.canChange} />
+      {session.canChange && <SendSection groups={groupRows} />}
+      <Groups canChange={session.canChange} onChanged={groups.reload} membershipChanges={membershipChanges} />
       <Templates canChange={session.canChange} />
     </Page>
   );
@@ -80,8 +113,7 @@ function NewContact({ onCreated }: { onCreated: () => void }) {
 }
 
 /** The send form, with the groups and templates to choose from (the first 100 of each). */
-function SendSection() {
-  const groups = useLoad(() => get<ApiPage<ContactGroup>>('/contact-groups', { limit: 100 }), []);
+function SendSection({ groups }: { groups: ContactGroup[] }) {
   const templates = useLoad(() => get<ApiPage<MessageTemplate>>('/templates', { limit: 100 }), []);
-  return <ContactSend groups={groups.data?.data ?? []} templates={templates.data?.data ?? []} />;
+  return <ContactSend groups={groups} templates={templates.data?.data ?? []} />;
 }
