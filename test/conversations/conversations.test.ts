@@ -8,7 +8,6 @@ import { useGateway } from '../support/use-gateway.ts';
 import { UNPACED, type TaskPhone } from '../support/task-phone.ts';
 import { expectError } from '../support/expectations.ts';
 import { eventually } from '../support/webhooks.ts';
-import { eventually } from '../support/webhooks.ts';
 
 const CUSTOMER = '+79005550101';
 const OTHER = '+79005550102';
