@@ -171,5 +171,10 @@ describe('conversations', () => {
     expectError(await other.api.post(`/conversations/${encodeURIComponent(CUSTOMER)}/read`), 404, 'conversation_not_found');
     expectError(await fx.tenant.api.get('/conversations?cursor=nonsense'), 400, 'validation_failed');
     expectError(await fx.tenant.api.get('/conversations?limit=0'), 400, 'validation_failed');
+    expectError(await fx.tenant.api.get('/conversations?unread=maybe'), 400, 'validation_failed');
+    expectError(await fx.tenant.api.get(`/conversations/%2B7900${'5'.repeat(80)}/messages`), 400, 'validation_failed');
+    expect((await fx.tenant.api.get('/conversations/%2B7900%00/messages')).status).to.equal(400);
+    // A number never written to or heard from, in any spelling, is no conversation.
+    expectError(await fx.tenant.api.get('/conversations/not-a-number'), 404, 'conversation_not_found');
   });
 });
