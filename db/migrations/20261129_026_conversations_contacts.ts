@@ -30,6 +30,7 @@ export async function up(knex: Knex): Promise<void> {
   // A thread reads each direction by number, newest first.
   await knex.raw(`create index sms_account_phone_created on sms (account_id, phone, created_at desc, id desc)`);
   await knex.raw(`create index incoming_sms_account_phone_created on incoming_sms (account_id, phone, created_at desc, id desc)`);
+  await backfillConversations(knex);
 
   await knex.schema.createTable('contacts', (t) => {
     t.uuid('id').primary();
@@ -85,6 +86,22 @@ export async function up(knex: Knex): Promise<void> {
   // The sweep finds what is old and not yet redacted without reading what already is.
   await knex.raw(`create index sms_unredacted on sms (account_id, created_at) where redacted_at is null`);
   await knex.raw(`create index incoming_sms_unredacted on incoming_sms (account_id, created_at) where redacted_at is null`);
+}
+
+/**
+ * The history from before conversations existed gets its conversations: per (account, number),
+ * the newest SMS each way. Nothing of it counts as unread. Run again, it adds nothing.
+ */
+export async function backfillConversations(knex: Knex): Promise<void> {
+  await knex.raw(
+    `insert into conversations (id, account_id, phone, last_activity_at, last_sms_id, last_sms_at, last_incoming_id, last_incoming_at, unread_count)
+     select gen_random_uuid(), account_id, phone, greatest(o.at, i.at), o.id, o.at, i.id, i.at, 0
+       from (select distinct on (account_id, phone) account_id, phone, id, created_at as at
+               from sms order by account_id, phone, created_at desc, id desc) o
+       full join (select distinct on (account_id, phone) account_id, phone, id, created_at as at
+                    from incoming_sms order by account_id, phone, created_at desc, id desc) i using (account_id, phone)
+     on conflict (account_id, phone) do nothing`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -8,6 +8,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { UNPACED, type TaskPhone } from '../support/task-phone.ts';
 import { expectError } from '../support/expectations.ts';
 import { eventually } from '../support/webhooks.ts';
+import { backfillConversations } from '../../db/migrations/20261129_026_conversations_contacts.ts';
 
 const CUSTOMER = '+79005550101';
 const OTHER = '+79005550102';
@@ -160,6 +161,25 @@ describe('conversations', () => {
     expect(other.status).to.equal(200);
     expect(other.body.last_message.id).to.be.oneOf(bulk.body.data.map((sms: any) => sms.id));
     expect((await fx.tenant.api.get(`/conversations/${encodeURIComponent(OTHER)}/messages`)).body.data).to.have.length(2);
+  });
+
+  it('gives the history from before conversations existed its conversations, read, once (the migration\'s backfill)', async () => {
+    const device = await phone();
+    const sentId = await send(device, CUSTOMER, 'old out', { sim_slot: 0 });
+    await receive(device, CUSTOMER, 'old in');
+    await send(device, OTHER, 'other out');
+    const { db } = fx.gateway.services;
+    await db('conversations').where({ account_id: fx.tenant.accountId }).delete();
+
+    await backfillConversations(db);
+    await backfillConversations(db);
+    const list = (await fx.tenant.api.get('/conversations')).body.data;
+    expect(list.map((conversation: any) => conversation.phone)).to.have.members([CUSTOMER, OTHER]);
+    const customer = list.find((conversation: any) => conversation.phone === CUSTOMER);
+    expect(customer).to.include({ unread_count: 0, device_id: device.id });
+    expect(customer.last_message).to.include({ direction: 'incoming', message: 'old in' });
+    const thread = (await fx.tenant.api.get(`/conversations/${encodeURIComponent(CUSTOMER)}/messages`)).body.data;
+    expect(thread.map((entry: any) => entry.id)).to.include(sentId);
   });
 
   it('never shows another account\'s conversations, and answers 404 for a number with none', async () => {
