@@ -45,6 +45,10 @@ import { readFileSync } from 'node:fs';
 import { smppRoutes } from './modules/smpp/routes.ts';
 import { optOutRoutes } from './modules/opt-out/routes.ts';
 import { inboundRuleRoutes } from './modules/inbound-rules/routes.ts';
+import { conversationRoutes } from './modules/conversations/routes.ts';
+import { retentionRoutes } from './modules/retention/routes.ts';
+import { contactRoutes } from './modules/contacts/routes.ts';
+import { contactSendRoutes } from './modules/contacts/send-routes.ts';
 import { SmppListener } from './smpp/listener.ts';
 import { SmppSubmissions } from './smpp/submission.ts';
 import { ussdRoutes } from './modules/ussd/routes.ts';
@@ -267,6 +271,7 @@ export class Gateway {
       services.recordingRetention.start();
       services.ussd.startExpiry();
       services.mediaRetention.start();
+      services.retentionSweep.start();
       if (certificates) {
         if (https) certificates.serve(https);
         if (channel.tlsServer) certificates.serve(channel.tlsServer);
@@ -349,6 +354,7 @@ export class Gateway {
     await this.services.recordingRetention.stop();
     await this.services.ussd.stopExpiry();
     await this.services.mediaRetention.stop();
+    await this.services.retentionSweep.stop();
     await closed;
     clearTimeout(timer);
     this.services.events.removeAllListeners();
@@ -376,13 +382,17 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...apiKeyRoutes(services.apiKeys),
     ...liveRoutes(services.live),
     ...userRoutes(services.users),
-    ...accountRoutes(services.accounts, services.users),
+    ...accountRoutes(services.accounts, services.users, services),
     ...statsRoutes(services.stats),
     ...twilioCredentialRoutes(services.twilio),
     ...smppRoutes(services.smpp),
     ...ussdRoutes(services.ussd),
     ...optOutRoutes(services.optOut),
     ...inboundRuleRoutes(services.inboundRules),
+    ...conversationRoutes(services),
+    ...retentionRoutes(services),
+    ...contactSendRoutes(services),
+    ...contactRoutes(services.contacts),
   ];
 }
 

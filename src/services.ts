@@ -55,6 +55,10 @@ import { answerOptOut } from './use-cases/answer-opt-out.ts';
 import { InboundRuleService } from './modules/inbound-rules/service.ts';
 import { smtpMailer } from './modules/inbound-rules/mailer.ts';
 import { applyInboundRules, type ApplyInboundRulesParts } from './use-cases/apply-inbound-rules.ts';
+import { ConversationService } from './modules/conversations/service.ts';
+import { RetentionService } from './modules/retention/service.ts';
+import { ContactService } from './modules/contacts/service.ts';
+import { RetentionSweep } from './use-cases/retention-sweep.ts';
 
 export interface Services {
   db: Database;
@@ -111,6 +115,14 @@ export interface Services {
   optOut: OptOutService;
   /** Rules tried on every received SMS (auto-reply, forward, tag), with their counts. */
   inboundRules: InboundRuleService;
+  /** One conversation per remote number: last activity, newest SMS each way, unread count. */
+  conversations: ConversationService;
+  /** How long each account keeps message text, and whether numbers are then hashed. */
+  retention: RetentionService;
+  /** Applies the accounts' retention settings, hourly. */
+  retentionSweep: RetentionSweep;
+  /** Contacts, groups of contacts and message templates. */
+  contacts: ContactService;
 }
 
 /** What the gateway makes before its services, and gives to their constructors. */
@@ -200,6 +212,11 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     mailer: smtpMailer(config.inboundRules.smtpUrl, config.inboundRules.mailFrom),
     logger: logger.child({ component: 'inbound-rules' }),
   });
+  // A sent SMS and a received one move their number's conversation (a received one in its transaction).
+  const conversations = new ConversationService(db, clock, config.defaultPhoneRegion);
+  events.listen('sms.queued', conversations.smsQueued);
+  events.listen('incoming.stored', conversations.incomingStored);
+  const retention = new RetentionService(db, clock);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -244,6 +261,10 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     ussd,
     optOut,
     inboundRules,
+    conversations,
+    retention,
+    contacts: new ContactService(db, clock, config.defaultPhoneRegion),
+    retentionSweep: new RetentionSweep({ retention, messages, incoming, conversations }, clock, logger.child({ component: 'retention' })),
   };
 }
 

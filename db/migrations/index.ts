@@ -25,6 +25,7 @@ import * as dataSms from './20261129_022_data_sms.ts';
 import * as mms from './20261129_023_mms.ts';
 import * as smppReplace from './20261129_024_smpp_replace.ts';
 import * as suppressionsRules from './20261129_025_suppressions_rules.ts';
+import * as conversationsContacts from './20261129_026_conversations_contacts.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -56,4 +57,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261129_023_mms', mms],
   ['20261129_024_smpp_replace', smppReplace],
   ['20261129_025_suppressions_rules', suppressionsRules],
+  ['20261129_026_conversations_contacts', conversationsContacts],
 ];

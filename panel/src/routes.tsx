@@ -9,6 +9,9 @@ import { DeviceDetailPage } from './pages/device-detail.tsx';
 import { DeviceRegisterPage } from './pages/device-register.tsx';
 import { DevicesPage } from './pages/devices.tsx';
 import { IncomingPage } from './pages/incoming.tsx';
+import { InboxPage } from './pages/inbox/conversations.tsx';
+import { ThreadPage } from './pages/inbox/thread.tsx';
+import { ContactsPage } from './pages/contacts/index.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { SmppPage } from './pages/smpp.tsx';
 import { OptOutPage } from './pages/opt-out.tsx';
@@ -32,6 +35,9 @@ export const ROUTES: [pattern: string, page: FunctionComponent<any>][] = [
   ['/devices/new', DeviceRegisterPage],
   ['/devices/:id', DeviceDetailPage],
   ['/incoming', IncomingPage],
+  ['/inbox', InboxPage],
+  ['/inbox/:phone', ThreadPage],
+  ['/contacts', ContactsPage],
   ['/calls', CallsPage],
   ['/webhooks', WebhooksPage],
   ['/webhooks/:id', WebhookDetailPage],

@@ -24,6 +24,15 @@ export type BulkCheck = Row<'createSmsBulk'>;
 export type IncomingSms = Row<'listIncomingSms'>;
 export type MmsView = Answer<'getMms'>;
 export type IncomingMms = Row<'listIncomingMms'>;
+export type Conversation = Row<'listConversations'>;
+export type ThreadMessage = Row<'listConversationMessages'>;
+export type Contact = Row<'listContacts'>;
+export type ContactGroup = Row<'listContactGroups'>;
+export type MessageTemplate = Row<'listTemplates'>;
+/** One recipient of POST /contacts/send?dry_run=true. */
+export type ContactSendCheck = Row<'sendToContacts'>;
+/** One row of POST /contacts/import?dry_run=true. */
+export type ContactImportCheck = Row<'importContacts'>;
 
 export type Device = Row<'listDevices'>;
 export type SimCard = Device['sim_cards'][number];

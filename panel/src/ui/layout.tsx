@@ -16,6 +16,8 @@ const NAV: NavItem[] = [
   { href: '#/sms', label: 'SMS' },
   { href: '#/send', label: 'Send' },
   { href: '#/devices', label: 'Devices' },
+  { href: '#/inbox', label: 'Inbox' },
+  { href: '#/contacts', label: 'Contacts' },
   { href: '#/incoming', label: 'Incoming' },
   { href: '#/calls', label: 'Calls' },
   { href: '#/opt-out', label: 'Opt-out' },

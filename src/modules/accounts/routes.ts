@@ -9,13 +9,14 @@ import type { RequestAuth } from '../../http/middleware/authenticate.ts';
 import { presentUser } from '../users/presenter.ts';
 import type { UserService } from '../users/service.ts';
 import { presentAccount } from './presenter.ts';
-import { AccountIdParams, AccountList, AccountListQuery, AccountView, CreateAccountBody, OpenedAccount, UpdateAccountBody } from './schema.ts';
+import { AccountIdParams, AccountList, DeleteAccountQuery, AccountListQuery, AccountView, CreateAccountBody, OpenedAccount, UpdateAccountBody } from './schema.ts';
 import type { AccountService } from './service.ts';
+import { deleteAccount, type DeleteAccountParts } from '../../use-cases/delete-account.ts';
 
 const TAG = 'Accounts (administrator)';
 const ADMIN_ONLY = 'Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403.';
 
-export function accountRoutes(accounts: AccountService, users: UserService) {
+export function accountRoutes(accounts: AccountService, users: UserService, deletion: DeleteAccountParts) {
   return [
     defineRoute({
       method: 'get',
@@ -69,6 +70,29 @@ export function accountRoutes(accounts: AccountService, users: UserService) {
       async handle({ auth, params, body }) {
         requireAdmin(auth);
         return { status: 200, body: presentAccount(await accounts.update(params.id, body, auth.accountId), auth.accountId) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/accounts/:id',
+      operationId: 'deleteAccount',
+      summary: 'Delete an account with everything in it; confirm with its name',
+      description:
+        `${ADMIN_ONLY} confirm must repeat the account's name exactly (400 otherwise: nothing is deleted). Its phones are ` +
+        'deleted as DELETE /devices/{id} deletes them (connections closed, call recordings removed), then every row of the ' +
+        'account: SMS, received SMS, conversations, keys, users and their sessions, webhooks and their deliveries. Its keys ' +
+        'and sessions are refused from then on. Export it first (GET /account/export) to keep anything. An administrator ' +
+        'cannot delete their own account (409 cannot_change_self).',
+      tag: TAG,
+      permission: 'session',
+      params: AccountIdParams,
+      query: DeleteAccountQuery,
+      responses: { 204: { description: 'deleted' } },
+      errors: ['admin_only', 'password_change_required', 'invalid_id', 'account_not_found', 'validation_failed', 'cannot_change_self'],
+      async handle({ auth, params, query }) {
+        requireAdmin(auth);
+        await deleteAccount(deletion, params.id, query.confirm, auth.accountId);
+        return { status: 204 };
       },
     }),
   ];

@@ -42,3 +42,8 @@ export const UpdateAccountBody = Type.Object(
 );
 
 export const AccountIdParams = Type.Object({ id: Type.String({ format: 'uuid', description: 'account id (UUID)' }) });
+
+export const DeleteAccountQuery = Type.Object(
+  { confirm: Type.String({ minLength: 1, maxLength: 64, description: 'the account\'s name, typed again' }) },
+  { additionalProperties: false },
+);

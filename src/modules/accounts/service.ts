@@ -109,12 +109,25 @@ export class AccountService {
     return updated;
   }
 
-  /** Whether the account is disabled; read on every authenticated request, so cached briefly. */
+  /**
+   * Removes the account and, through the database's cascades, every row that belongs to it. The
+   * caller (src/use-cases/delete-account.ts) first ends what lives outside its rows (phones'
+   * connections, recording files). A deleted account counts as disabled from then on, here at
+   * once and on other nodes when told, so a key or session still cached is refused.
+   */
+  async remove(id: string): Promise<void> {
+    await accounts.deleteAccount(this.db, id);
+    this.remember(id, true);
+    this.invalidation?.publish('account', id);
+    this.logger?.info({ accountId: id }, 'account deleted with everything in it');
+  }
+
+  /** Whether the account is disabled (or gone); read on every authenticated request, so cached briefly. */
   async isDisabled(id: string): Promise<boolean> {
     const cached = this.disabledCache.get(id);
     if (cached && cached.expires > Date.now()) return cached.disabled;
     const account = await accounts.findAccountById(this.db, id);
-    const disabled = Boolean(account?.disabled_at);
+    const disabled = !account || Boolean(account.disabled_at);
     this.remember(id, disabled);
     return disabled;
   }

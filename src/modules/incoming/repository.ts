@@ -13,16 +13,49 @@ export async function insertIncoming(
   return insertReportOnce<IncomingSmsRow>(db, 'incoming_sms', values, ['device_id', 'device_message_id']);
 }
 
-export async function listIncoming(db: Executor, accountId: string, limit: number, cursor?: Cursor, deviceId?: string): Promise<IncomingSmsRow[]> {
+export async function listIncoming(db: Executor, accountId: string, limit: number, cursor?: Cursor, deviceId?: string, phone?: string): Promise<IncomingSmsRow[]> {
   const query = db<IncomingSmsRow>('incoming_sms')
     .where({ account_id: accountId })
     .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
     .limit(limit + 1);
   if (deviceId) query.where({ device_id: deviceId });
+  if (phone) query.where({ phone });
   if (cursor) query.whereRaw('(created_at, id) < (?, ?)', [cursor.createdAt, cursor.id]);
   return query;
 }
 
 export async function findIncoming(db: Executor, accountId: string, id: string): Promise<IncomingSmsRow | undefined> {
   return db<IncomingSmsRow>('incoming_sms').where({ account_id: accountId, id }).first();
+}
+
+export async function findManyIncoming(db: Executor, accountId: string, ids: string[]): Promise<IncomingSmsRow[]> {
+  if (ids.length === 0) return [];
+  return db<IncomingSmsRow>('incoming_sms').where({ account_id: accountId }).whereIn('id', ids);
+}
+
+/** Retention: removes the text of up to `batch` SMS received before `before` (and with `hash`, hashes the sender); answers how many. */
+export async function redactBefore(db: Executor, accountId: string, before: Date, at: Date, batch: number, hash?: (phone: string) => string): Promise<number> {
+  const rows: { id: string; phone: string }[] = await db('incoming_sms')
+    .where({ account_id: accountId })
+    .whereNull('redacted_at')
+    .where('created_at', '<', before)
+    .select('id', 'phone')
+    .limit(batch);
+  if (rows.length === 0) return 0;
+  await db.raw(
+    `update incoming_sms set message = '', redacted_at = ?, phone = v.phone
+     from unnest(?::uuid[], ?::text[]) as v(id, phone) where incoming_sms.id = v.id`,
+    [at, rows.map((row) => row.id), rows.map((row) => (hash ? hash(row.phone) : row.phone))] as never,
+  );
+  return rows.length;
+}
+
+/** The account's received SMS oldest first from the (created_at, id) after `cursor` (export). */
+export async function pageForExport(db: Executor, accountId: string, limit: number, cursor?: Cursor): Promise<IncomingSmsRow[]> {
+  const query = db<IncomingSmsRow>('incoming_sms')
+    .where({ account_id: accountId })
+    .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }])
+    .limit(limit);
+  if (cursor) query.whereRaw('(created_at, id) > (?, ?)', [cursor.createdAt, cursor.id]);
+  return query;
 }

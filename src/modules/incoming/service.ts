@@ -43,6 +43,26 @@ export class IncomingService {
     return incoming.findIncoming(this.db, accountId, id);
   }
 
+  /** The SMS received from one number exactly as stored, newest first (a conversation's thread). */
+  listFromNumber(accountId: string, phone: string, limit: number, cursor?: Cursor): Promise<incoming.IncomingSmsRow[]> {
+    return incoming.listIncoming(this.db, accountId, limit, cursor, undefined, phone);
+  }
+
+  /** The account's received SMS with these ids (a conversation's newest). */
+  findMany(accountId: string, ids: string[]): Promise<incoming.IncomingSmsRow[]> {
+    return incoming.findManyIncoming(this.db, accountId, ids);
+  }
+
+  /** Retention: redacts a batch of the account's received SMS older than `before`; answers how many. */
+  redactBefore(accountId: string, before: Date, at: Date, batch: number, hash?: (phone: string) => string): Promise<number> {
+    return incoming.redactBefore(this.db, accountId, before, at, batch, hash);
+  }
+
+  /** Export: the account's received SMS oldest first, a page after `cursor`. */
+  pageForExport(accountId: string, limit: number, cursor?: Cursor): Promise<incoming.IncomingSmsRow[]> {
+    return incoming.pageForExport(this.db, accountId, limit, cursor);
+  }
+
   list(accountId: string, limit: number, cursor?: Cursor, deviceId?: string) {
     return incoming.listIncoming(this.db, accountId, limit, cursor, deviceId);
   }

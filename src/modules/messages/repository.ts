@@ -67,6 +67,48 @@ export async function listSms(db: Executor, accountId: string, filter: SmsFilter
   return query;
 }
 
+/** The account's SMS with these ids, with the SIM slot the phone reported sending from. */
+export async function findManyWithDevice(db: Executor, accountId: string, ids: string[]): Promise<SmsWithDevice[]> {
+  if (ids.length === 0) return [];
+  return db('sms')
+    .leftJoin('devices', 'devices.id', 'sms.device_id')
+    .select('sms.*', 'devices.object_id as device_object_id')
+    .where('sms.account_id', accountId)
+    .whereIn('sms.id', ids);
+}
+
+/**
+ * Retention: removes the text of up to `batch` of the account's SMS created before `before` that
+ * have left the queue (pending ones still need it), and, with `hash`, replaces their number by its
+ * hash. Status, times and the row stay for statistics. Answers how many it redacted.
+ */
+export async function redactBefore(db: Executor, accountId: string, before: Date, at: Date, batch: number, hash?: (phone: string) => string): Promise<number> {
+  const rows: { id: string; phone: string }[] = await db('sms')
+    .where({ account_id: accountId })
+    .whereNull('redacted_at')
+    .where('created_at', '<', before)
+    .whereNotIn('status', ['pending', 'processing'])
+    .select('id', 'phone')
+    .limit(batch);
+  if (rows.length === 0) return 0;
+  await db.raw(
+    `update sms set message = '', redacted_at = ?, phone = v.phone
+     from unnest(?::uuid[], ?::text[]) as v(id, phone) where sms.id = v.id`,
+    [at, rows.map((row) => row.id), rows.map((row) => (hash ? hash(row.phone) : row.phone))] as never,
+  );
+  return rows.length;
+}
+
+/** The account's SMS oldest first from the (created_at, id) after `cursor`: an export reads them page by page. */
+export async function pageForExport(db: Executor, accountId: string, limit: number, cursor?: Cursor): Promise<SmsRecord[]> {
+  const query = db<SmsRecord>('sms')
+    .where({ account_id: accountId })
+    .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }])
+    .limit(limit);
+  if (cursor) query.whereRaw('(created_at, id) > (?, ?)', [cursor.createdAt, cursor.id]);
+  return query;
+}
+
 export async function historyOf(db: Executor, smsId: string): Promise<SmsHistoryRow[]> {
   return db<SmsHistoryRow>('sms_status_history').where({ sms_id: smsId }).orderBy('id');
 }

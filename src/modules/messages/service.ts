@@ -225,6 +225,26 @@ export class MessageService {
     return messages.listSms(this.db, accountId, filter, limit, cursor);
   }
 
+  /** The SMS to one number exactly as stored (a conversation's key), newest first, without normalizing it again. */
+  listToNumber(accountId: string, phone: string, limit: number, cursor?: Cursor): Promise<messages.SmsRecord[]> {
+    return messages.listSms(this.db, accountId, { phone }, limit, cursor);
+  }
+
+  /** The account's SMS with these ids (a conversation's newest), with their devices and reported SIM slots. */
+  findManyWithDevice(accountId: string, ids: string[]): Promise<messages.SmsWithDevice[]> {
+    return messages.findManyWithDevice(this.db, accountId, ids);
+  }
+
+  /** Retention: redacts a batch of the account's SMS older than `before` (see repository); answers how many. */
+  redactBefore(accountId: string, before: Date, batch: number, hash?: (phone: string) => string): Promise<number> {
+    return messages.redactBefore(this.db, accountId, before, new Date(this.clock.now()), batch, hash);
+  }
+
+  /** Export: the account's SMS oldest first, a page after `cursor`. */
+  pageForExport(accountId: string, limit: number, cursor?: Cursor): Promise<messages.SmsRecord[]> {
+    return messages.pageForExport(this.db, accountId, limit, cursor);
+  }
+
   history(smsId: string) {
     return messages.historyOf(this.db, smsId);
   }
