@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { useGateway } from '../support/use-gateway.ts';
-import { topic, type RawClient } from '../support/mqtt.ts';
+import { nextTask, takeTasks, topic, type RawClient } from '../support/mqtt.ts';
 import { MAX_DEVICE_PAYLOAD_BYTES } from '../../broker/payloads.ts';
 
 const REJECTED = 'device_messages_rejected_total';
@@ -70,14 +70,19 @@ describe('device channel: bad input from devices', () => {
   const fx = useGateway();
 
 
-  /** A device connected over raw MQTT, holding one pending SMS (it reports nothing on its own). */
+  /**
+   * A device connected over raw MQTT, handed one SMS it has not acknowledged (it reports nothing
+   * on its own): the gateway takes an acknowledgement only of a task it handed out.
+   */
   async function phone(): Promise<Phone> {
     const { device, token } = await fx.registerDevice();
     const mqtt = await fx.clients.device(device.id, token);
+    await takeTasks(mqtt, device.id);
     // The connect records last_seen_at without being awaited: let that land before any snapshot.
     await waitUntil('last_seen_at is recorded', async () => (await fx.gateway.services.db('devices').where({ id: device.id }).first()).last_seen_at !== null);
     const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'held', device_id: device.id });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    await nextTask(mqtt, device.id, created.body.id);
     return { id: device.id, token, mqtt, smsId: created.body.id };
   }
 

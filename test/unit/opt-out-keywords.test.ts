@@ -26,7 +26,9 @@ describe('opt-out keywords', () => {
 });
 
 describe('inbound rules: the time-limited matcher', () => {
-  const regex = new SafeRegex(50);
+  // A limit far above what these patterns need, so that a loaded machine cannot turn a match
+  // into a timeout; the catastrophic pattern runs out of it all the same.
+  const regex = new SafeRegex(500);
 
   it('matches case-insensitively and with Unicode', () => {
     expect(regex.test('order\\s+#?\\d+', 'Where is ORDER #42?')).to.equal('match');
@@ -37,7 +39,7 @@ describe('inbound rules: the time-limited matcher', () => {
   it('gives up on a catastrophic pattern within its limit, and works again right after', () => {
     const started = Date.now();
     expect(regex.test('^(a+)+$', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!')).to.equal('timeout');
-    expect(Date.now() - started).to.be.below(2_000);
+    expect(Date.now() - started).to.be.below(5_000);
     expect(regex.test('a+', 'aaa')).to.equal('match');
   });
 
