@@ -100,6 +100,8 @@ export interface StatusReportInput {
   smsId: string;
   status: 'processing' | 'sent' | 'delivered' | 'undelivered' | 'failed_send' | 'failed_delivery';
   error?: string | undefined;
+  /** Machine-readable reason of a failed send (docs/delivery.md). */
+  errorCode?: string | undefined;
   simSlot?: number | undefined;
 }
 

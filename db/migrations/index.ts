@@ -20,6 +20,7 @@ import * as webhookAnswers from './20261127_016_webhook_answers.ts';
 import * as twilio from './20261128_017_twilio.ts';
 import * as smpp from './20261128_018_smpp.ts';
 import * as messageKinds from './20261129_019_message_kinds.ts';
+import * as sendAttempts from './20261129_021_send_attempts.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,4 +47,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261128_017_twilio', twilio],
   ['20261128_018_smpp', smpp],
   ['20261129_019_message_kinds', messageKinds],
+  ['20261129_021_send_attempts', sendAttempts],
 ];

@@ -16,6 +16,8 @@ export interface SmsSnapshot {
   callback_id: string | null;
   device_id: string | null;
   device_object_id: string | null;
+  /** The attempt the change belongs to (1 for the first; a failed send may be retried). */
+  attempt?: number;
 }
 
 export interface SmsStatusChange {

@@ -12,6 +12,11 @@ export interface SendTask {
   created_at: string;
   /** Not to be started after this time; null: no limit. */
   valid_until: string | null;
+  /**
+   * The attempt, when above 1: the gateway retries a send this phone (or another) failed. A task
+   * with a higher attempt than the one this phone failed is a new task, sent once.
+   */
+  attempt?: number;
 }
 
 export interface TaskRevoked {
@@ -46,14 +51,15 @@ export const MAX_ERROR_LENGTH = 500;
 export function parseTask(payload: Buffer): SendTask | string {
   const value = parseObject(payload);
   if (typeof value === 'string') return value;
-  const { sms_id, phone, message, sim, created_at, valid_until } = value;
+  const { sms_id, phone, message, sim, created_at, valid_until, attempt } = value;
   if (typeof sms_id !== 'string' || !UUID.test(sms_id)) return 'sms_id is not a UUID';
   if (typeof phone !== 'string' || !/^\+?[0-9]{1,20}$/.test(phone)) return 'phone is not a phone number';
   if (typeof message !== 'string') return 'message is not a string';
   if (typeof sim !== 'number' || !Number.isInteger(sim) || sim < -2 || sim > 7) return 'sim is not a slot';
   if (typeof created_at !== 'string') return 'created_at is missing';
   if (valid_until !== null && (typeof valid_until !== 'string' || Number.isNaN(Date.parse(valid_until)))) return 'valid_until is not a time';
-  return { sms_id: sms_id.toLowerCase(), phone, message, sim, created_at, valid_until };
+  if (attempt !== undefined && (typeof attempt !== 'number' || !Number.isInteger(attempt) || attempt < 1 || attempt > 100)) return 'attempt is not a whole number from 1';
+  return { sms_id: sms_id.toLowerCase(), phone, message, sim, created_at, valid_until, ...(typeof attempt === 'number' ? { attempt } : {}) };
 }
 
 export function parseRevoke(payload: Buffer): TaskRevoked | string {

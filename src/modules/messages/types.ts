@@ -24,6 +24,10 @@ export interface SmsRecord {
   reason: string | null;
   created_at: Date;
   updated_at: Date;
+  /** The attempt it is on, 1 for the first (a failed send may be retried: docs/delivery.md). */
+  attempt?: number;
+  /** A retry on its named device must use this SIM slot (one not tried yet). */
+  retry_sim_slot?: number | null;
 }
 
 /** An SMS as the read routes show it: with its device's object id and the SIM slot a phone reported sending from. */
