@@ -37,6 +37,8 @@ export interface StatusReport {
   sms_id: string;
   status: ReportStatus;
   error?: string;
+  /** Machine-readable reason of a failed send: the gateway retries some (docs/delivery.md). */
+  error_code?: string;
   sim_slot?: number;
 }
 
