@@ -11,7 +11,7 @@ import { expectIsoTimestamp, UUID } from './expectations.ts';
 import type { Received } from './receiver.ts';
 import type { Tenant } from './tenant.ts';
 
-export const ALL_EVENTS = ['sms.status_changed', 'sms.received', 'device.online', 'device.offline', 'device.battery_low', 'call.missed', 'call.recorded'] as const;
+export const ALL_EVENTS = ['sms.status_changed', 'sms.received', 'device.online', 'device.offline', 'device.battery_low', 'sim.paused', 'call.missed', 'call.recorded'] as const;
 
 /** Every member of the webhook object, no more (never a secret). */
 export const WEBHOOK_KEYS = [
