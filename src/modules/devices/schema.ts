@@ -105,7 +105,7 @@ export const DeviceQueue = Type.Object(
         {
           sim_slot: Type.Integer({ minimum: 0 }),
           paused_until: Timestamp,
-          reason: Type.Union([Type.String(), Type.Null()]),
+          reason: Type.Union([Type.String(), Type.Null()], { description: 'why the SIM breaker paused it; null only for a pause recorded without one' }),
         },
         { additionalProperties: false },
       ),
