@@ -187,6 +187,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/sms/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the send attempts of an SMS: which device and SIM tried it, when, and how it ended
+         * @description A send that a phone reports failed with a retryable error_code is tried again, on another SIM of the phone or another phone, up to the device's max_send_attempts; meanwhile the SMS stays pending. Each attempt is listed here, first first. An SMS no phone has taken yet has none.
+         *
+         *     Permission: `sms:read`.
+         */
+        get: operations["listSmsAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ext/v1/incoming": {
         parameters: {
             query?: never;
@@ -886,6 +908,15 @@ export interface operations {
                                 /** @description IANA time zone name, such as Europe/Berlin */
                                 timezone: string;
                             } | null;
+                            /** @description a random pause between two tasks handed to this device, on top of its limits, so that its sends do not come at a machine's regular pace; null: none */
+                            send_jitter: {
+                                /** @description shortest pause, seconds */
+                                min_seconds: number;
+                                /** @description longest pause, seconds; at least min_seconds */
+                                max_seconds: number;
+                            } | null;
+                            /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                            max_send_attempts: number | null;
                             /** @description the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause). null: no pause to show (never paused, or the pause was ended with paused: false) */
                             paused_until: string | null;
                             /** @description why the circuit breaker paused it; null when paused_until is null */
@@ -1023,6 +1054,15 @@ export interface operations {
                                 /** @description IANA time zone name, such as Europe/Berlin */
                                 timezone: string;
                             } | null;
+                            /** @description a random pause between two tasks handed to this device, on top of its limits, so that its sends do not come at a machine's regular pace; null: none */
+                            send_jitter: {
+                                /** @description shortest pause, seconds */
+                                min_seconds: number;
+                                /** @description longest pause, seconds; at least min_seconds */
+                                max_seconds: number;
+                            } | null;
+                            /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                            max_send_attempts: number | null;
                             /** @description the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause). null: no pause to show (never paused, or the pause was ended with paused: false) */
                             paused_until: string | null;
                             /** @description why the circuit breaker paused it; null when paused_until is null */
@@ -1196,6 +1236,15 @@ export interface operations {
                                 /** @description IANA time zone name, such as Europe/Berlin */
                                 timezone: string;
                             } | null;
+                            /** @description a random pause between two tasks handed to this device, on top of its limits, so that its sends do not come at a machine's regular pace; null: none */
+                            send_jitter: {
+                                /** @description shortest pause, seconds */
+                                min_seconds: number;
+                                /** @description longest pause, seconds; at least min_seconds */
+                                max_seconds: number;
+                            } | null;
+                            /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                            max_send_attempts: number | null;
                             /** @description the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause). null: no pause to show (never paused, or the pause was ended with paused: false) */
                             paused_until: string | null;
                             /** @description why the circuit breaker paused it; null when paused_until is null */
@@ -1359,6 +1408,15 @@ export interface operations {
                             /** @description IANA time zone name, such as Europe/Berlin */
                             timezone: string;
                         } | null;
+                        /** @description a random pause between two tasks handed to this device, on top of its limits, so that its sends do not come at a machine's regular pace; null: none */
+                        send_jitter: {
+                            /** @description shortest pause, seconds */
+                            min_seconds: number;
+                            /** @description longest pause, seconds; at least min_seconds */
+                            max_seconds: number;
+                        } | null;
+                        /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                        max_send_attempts: number | null;
                         /** @description the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause). null: no pause to show (never paused, or the pause was ended with paused: false) */
                         paused_until: string | null;
                         /** @description why the circuit breaker paused it; null when paused_until is null */
@@ -1385,7 +1443,18 @@ export interface operations {
                             sent_last_hour: number;
                             sent_last_day: number;
                             /** @description why the device may take no task now (the first reason found); null when it may */
-                            blocked_by: "cannot_send" | "paused" | "quiet_hours" | "window" | "per_minute" | "per_hour" | "per_day" | null;
+                            blocked_by: "cannot_send" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day" | null;
+                            /** @description SIMs the SIM breaker paused after failed sends in a row with the same error: no task names them until paused_until */
+                            paused_sims: {
+                                sim_slot: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                paused_until: string;
+                                /** @description why the SIM breaker paused it; null only for a pause recorded without one */
+                                reason: string | null;
+                            }[];
                         };
                     };
                 };
@@ -1563,8 +1632,17 @@ export interface operations {
                         /** @description IANA time zone name, such as Europe/Berlin */
                         timezone: string;
                     } | null;
+                    /** @description min_seconds <= max_seconds, each 0-3600; null removes it */
+                    send_jitter?: {
+                        /** @description shortest pause, seconds */
+                        min_seconds: number;
+                        /** @description longest pause, seconds; at least min_seconds */
+                        max_seconds: number;
+                    } | null;
+                    /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                    max_send_attempts?: number | null;
                     /**
-                     * @description false: end a circuit-breaker pause now
+                     * @description false: end a circuit-breaker pause now, the device's and its SIMs'
                      * @constant
                      */
                     paused?: false;
@@ -1623,6 +1701,15 @@ export interface operations {
                             /** @description IANA time zone name, such as Europe/Berlin */
                             timezone: string;
                         } | null;
+                        /** @description a random pause between two tasks handed to this device, on top of its limits, so that its sends do not come at a machine's regular pace; null: none */
+                        send_jitter: {
+                            /** @description shortest pause, seconds */
+                            min_seconds: number;
+                            /** @description longest pause, seconds; at least min_seconds */
+                            max_seconds: number;
+                        } | null;
+                        /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                        max_send_attempts: number | null;
                         /** @description the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause). null: no pause to show (never paused, or the pause was ended with paused: false) */
                         paused_until: string | null;
                         /** @description why the circuit breaker paused it; null when paused_until is null */
@@ -1649,7 +1736,18 @@ export interface operations {
                             sent_last_hour: number;
                             sent_last_day: number;
                             /** @description why the device may take no task now (the first reason found); null when it may */
-                            blocked_by: "cannot_send" | "paused" | "quiet_hours" | "window" | "per_minute" | "per_hour" | "per_day" | null;
+                            blocked_by: "cannot_send" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day" | null;
+                            /** @description SIMs the SIM breaker paused after failed sends in a row with the same error: no task names them until paused_until */
+                            paused_sims: {
+                                sim_slot: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                paused_until: string;
+                                /** @description why the SIM breaker paused it; null only for a pause recorded without one */
+                                reason: string | null;
+                            }[];
                         };
                     };
                 };
@@ -2513,6 +2611,106 @@ export interface operations {
             };
         };
     };
+    listSmsAttempts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description SMS id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the attempts, first first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description 1 for the first; a send failed with a retryable error is tried again, up to max_send_attempts */
+                            attempt: number;
+                            /** @description the device that tried it; null only when it is not known */
+                            device_id: string | null;
+                            /** @description the SIM slot it was tried from; null when neither the task nor the phone named one */
+                            sim_slot: number | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            started_at: string;
+                            /** @description null while the attempt is under way */
+                            ended_at: string | null;
+                            result: "sending" | "sent" | "failed";
+                            /** @description the phone's machine-readable reason of a failure (docs/delivery.md); null when it did not fail or the phone gave none */
+                            error_code: string | null;
+                            /** @description the phone's own words about a failure; null when it did not fail or the phone said nothing */
+                            error: string | null;
+                            /** @description the failure was not final: the SMS went round again (another SIM or phone) */
+                            retried: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sms_not_found`: SMS not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listIncomingSms: {
         parameters: {
             query: {
@@ -3057,7 +3255,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -3137,7 +3335,7 @@ export interface operations {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url: string;
                     /** @description events this webhook receives */
-                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded")[];
                     description?: string;
                 };
             };
@@ -3158,7 +3356,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -3268,7 +3466,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -3429,7 +3627,7 @@ export interface operations {
                 "application/json": {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url?: string;
-                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded")[];
                     /** @description true switches a disabled webhook back on, resets its failure streak and sends the events it missed (within their retry window) */
                     enabled?: boolean;
                     description?: string;
@@ -3451,7 +3649,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -3568,7 +3766,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -3676,7 +3874,7 @@ export interface operations {
                             /** Format: uuid */
                             event_id: string;
                             /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "webhook.test";
+                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "webhook.test";
                             /** @description pending: will be (re)sent; delivered; failed: given up */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -3787,7 +3985,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;
@@ -3894,7 +4092,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;

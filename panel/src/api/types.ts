@@ -53,3 +53,5 @@ export type CreatedUser = Answer<'createUser', 201>;
 
 export type AccountView = Row<'listAccounts'>;
 export type OpenedAccount = Answer<'createAccount', 201>;
+
+export type SmsAttempt = Answer<'listSmsAttempts'>['data'][number];

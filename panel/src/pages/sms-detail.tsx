@@ -11,6 +11,7 @@ import { ErrorNotice, SuccessNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { SmsHistory } from './sms/history.tsx';
+import { SmsAttempts } from './sms/attempts.tsx';
 import type { SmsDetail } from '../api/types.ts';
 import { useDevices } from './sms/use-devices.ts';
 
@@ -85,6 +86,10 @@ export function SmsDetailPage({ id }: { id: string }) {
               <section class="card" aria-labelledby="sms-history">
                 <h2 id="sms-history">History</h2>
                 <SmsHistory history={data.history} />
+              </section>
+              <section class="card" aria-labelledby="sms-attempts">
+                <h2 id="sms-attempts">Send attempts</h2>
+                <SmsAttempts id={data.id} version={data.updated_at} nameOf={nameOf} />
               </section>
             </div>
           </>
