@@ -31,6 +31,8 @@ export interface DeviceRecord {
   limit_per_day: number | null;
   /** Sent to the phone as stored (docs/asyncapi.yaml, DeviceSettings). */
   quiet_hours: unknown;
+  send_jitter?: unknown;
+  max_send_attempts?: number | null;
 }
 
 export interface BrokerPorts {
