@@ -234,6 +234,17 @@ describe('delivery: retrying failed sends', () => {
     });
   });
 
+  describe('when the administrator sets the account\'s default', () => {
+    it('then a device without its own max_send_attempts gives that many', async () => {
+      await fx.gateway.services.accounts.update(fx.tenant.accountId, { max_send_attempts: 1 }, fx.tenant.accountId);
+      const only = await phone([0, 1]);
+      const id = await send({ device_id: only.id });
+      await only.until(1);
+      await fail(only, id, 'no_service', 0);
+      expect(await status(id), 'one attempt: the first failure is final').to.equal('failed_send');
+    });
+  });
+
   describe('while an SMS waits for its next attempt', () => {
     it('then the legacy API shows it taken (1), never back at 0, and it can still be cancelled', async () => {
       const first = await phone([0]);

@@ -671,7 +671,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename an account, or disable or enable it
+         * Rename an account, disable or enable it, or set its default attempts per failed send
          * @description Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403. A disabled account's API keys and sessions are refused with 403 account_disabled (at once on this gateway, within 5 seconds on others on the same database) and its users cannot log in; nothing is deleted, and enabling it again restores everything. An administrator cannot disable their own account (409 cannot_change_self).
          *
          *     Permission: `session`.
@@ -5476,6 +5476,8 @@ export interface operations {
                             users: number;
                             /** @description how many devices it has (deleted ones not counted) */
                             devices: number;
+                            /** @description attempts a send failed with a retryable error gets (another SIM or phone) on a device whose own max_send_attempts is null; default 2 */
+                            max_send_attempts: number;
                             /** @description true for the administrator's own account, which they cannot disable (409 cannot_change_self) */
                             yours: boolean;
                         }[];
@@ -5570,6 +5572,8 @@ export interface operations {
                             users: number;
                             /** @description how many devices it has (deleted ones not counted) */
                             devices: number;
+                            /** @description attempts a send failed with a retryable error gets (another SIM or phone) on a device whose own max_send_attempts is null; default 2 */
+                            max_send_attempts: number;
                             /** @description true for the administrator's own account, which they cannot disable (409 cannot_change_self) */
                             yours: boolean;
                         };
@@ -5689,6 +5693,8 @@ export interface operations {
                     name?: string;
                     /** @description true: the account's keys and sessions are refused and its users cannot log in */
                     disabled?: boolean;
+                    /** @description the account's default attempts per failed send, 1-5 */
+                    max_send_attempts?: number;
                 };
             };
         };
@@ -5713,6 +5719,8 @@ export interface operations {
                         users: number;
                         /** @description how many devices it has (deleted ones not counted) */
                         devices: number;
+                        /** @description attempts a send failed with a retryable error gets (another SIM or phone) on a device whose own max_send_attempts is null; default 2 */
+                        max_send_attempts: number;
                         /** @description true for the administrator's own account, which they cannot disable (409 cannot_change_self) */
                         yours: boolean;
                     };
