@@ -102,6 +102,11 @@ interface ReadyDevice {
   full: boolean;
   /** SIM slots the SIM breaker paused, as the last claim read them: no task names them. */
   pausedSims: number[];
+  /**
+   * SIM slots with failures in a row counted, as the last claim read them (and this node's
+   * counting since): only a send from one of these has a count to reset.
+   */
+  countingSims: Set<number>;
 }
 
 export interface ClaimResult {
@@ -183,6 +188,7 @@ export class Dispatcher {
       blockedUntil: 0,
       full: false,
       pausedSims: [],
+      countingSims: new Set(),
     });
     let after: { dispatchedAt: Date; id: string } | undefined;
     for (;;) {
@@ -303,6 +309,7 @@ export class Dispatcher {
       const room = roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS);
       const taken = room.room > 0 ? await claimSms(trx, usage, room.room, now) : [];
       device.pausedSims = usage.pausedSims;
+      device.countingSims = new Set(usage.countingSims);
       // send_jitter: the next task waits a pause drawn now; the sweep hands it out then.
       let spacedUntil: number | undefined;
       if (taken.length > 0 && usage.settings.send_jitter) {
@@ -402,12 +409,26 @@ export class Dispatcher {
       device.inFlight = Math.max(0, device.inFlight - count);
       if (device.blockedUntil <= this.clock.now()) void this.claimFor(deviceId);
     }
+    // Most batches only sent, from SIMs with nothing counted: then there is nothing to write.
+    const counts = ended.filter((end) => {
+      if (end.outcome === 'failed') return true;
+      const device = this.devices.get(end.deviceId);
+      return end.simSlot !== null && (!device || device.countingSims.has(end.simSlot));
+    });
+    if (counts.length === 0) return;
     try {
       const now = this.clock.now();
       const { tripped, paused } = await this.db.transaction(async (trx) => ({
-        tripped: await recordRetriedFailures(trx, ended, this.options.breaker),
-        paused: await recordSimOutcomes(trx, ended, now, this.options.simBreaker),
+        tripped: await recordRetriedFailures(trx, counts, this.options.breaker),
+        paused: await recordSimOutcomes(trx, counts, now, this.options.simBreaker),
       }));
+      for (const end of counts) {
+        const device = this.devices.get(end.deviceId);
+        if (!device || end.simSlot === null) continue;
+        if (end.outcome === 'failed') device.countingSims.add(end.simSlot);
+        else device.countingSims.delete(end.simSlot);
+      }
+      for (const sim of paused) this.devices.get(sim.deviceId)?.countingSims.delete(sim.simSlot);
       for (const sim of paused) await this.simPaused(sim, ended);
       for (const trip of tripped) await this.pause(trip);
     } catch (error) {

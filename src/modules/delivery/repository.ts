@@ -23,6 +23,8 @@ export interface ClaimingDevice {
   usage: DeviceUsage;
   /** SIM slots the SIM breaker paused: no task names them (sim-breaker.ts). */
   pausedSims: number[];
+  /** SIM slots with failures in a row counted: a send from one of them resets its count. */
+  countingSims: number[];
 }
 
 interface DeviceUsageRow {
@@ -38,6 +40,7 @@ interface DeviceUsageRow {
   send_jitter: SendJitter | null;
   next_send_at: Date | null;
   paused_sims: number[] | null;
+  counting_sims: number[] | null;
   in_flight: number;
   last_minute: number;
   last_hour: number;
@@ -81,6 +84,7 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
     `select d.id, d.account_id, d.can_send_sms, d.send_window, d.limit_per_minute, d.limit_per_hour, d.limit_per_day,
             d.quiet_hours, d.paused_until, d.send_jitter, d.next_send_at,
             (select array_agg(h.sim_slot) from sim_health h where h.device_id = d.id and h.paused_until > ?::timestamptz) as paused_sims,
+            (select array_agg(h.sim_slot) from sim_health h where h.device_id = d.id and h.consecutive_failures > 0) as counting_sims,
             (select count(*) from sms s
               where s.device_id = d.id and s.dispatched_at is not null and s.status in ('pending','processing'))::int as in_flight,
             m.n as last_minute, h.n as last_hour, dd.n as last_day,
@@ -107,6 +111,7 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
       next_send_at: row.next_send_at,
     },
     pausedSims: (row.paused_sims ?? []).map(Number),
+    countingSims: (row.counting_sims ?? []).map(Number),
     usage: {
       inFlight: row.in_flight,
       lastMinute: row.last_minute,
