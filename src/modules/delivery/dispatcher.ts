@@ -442,7 +442,7 @@ export class Dispatcher {
     if (device && !device.pausedSims.includes(sim.simSlot)) device.pausedSims.push(sim.simSlot);
     const accountId = device?.accountId ?? ended.find((end) => end.deviceId === sim.deviceId)?.accountId;
     if (accountId) void this.events.emit('sim.paused', { deviceId: sim.deviceId, accountId, simSlot: sim.simSlot, pausedUntil: sim.pausedUntil, reason: sim.reason });
-    // No SIM left to send from: the phone is paused as the device breaker would, until its first SIM is back.
+    // No SIM left to send from: the phone is paused as the device breaker would, as long as this SIM is.
     if (sim.allPaused) await this.pause({ deviceId: sim.deviceId, reason: `every SIM paused (last: SIM ${sim.simSlot}, ${sim.reason})` }, sim.pausedUntil.getTime() - this.clock.now());
   }
 
