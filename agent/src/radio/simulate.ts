@@ -36,7 +36,7 @@ export class SimulatedRadio implements Radio {
     await this.wait(this.options.delays?.sent);
     const simSlot = sms.simSlot ?? this.options.simCards?.[0]?.index;
     const failing = simSlot !== undefined ? this.options.failSims?.get(simSlot) : undefined;
-    if (failing) return { ok: false, error: `simulated: SIM ${simSlot} fails (${failing})`, errorCode: failing, simSlot: simSlot! };
+    if (failing) return { ok: false, error: `simulated: every send from slot ${simSlot} fails (${failing})`, errorCode: failing, simSlot: simSlot! };
     if (Math.random() < (this.options.failSendRate ?? 0)) return { ok: false, error: 'simulated failure to send', errorCode: 'generic_failure' };
     this.sendCount.set(sms.smsId, (this.sendCount.get(sms.smsId) ?? 0) + 1);
     if (!sms.statusReport) return { ok: true, ...(simSlot !== undefined ? { simSlot } : {}) };
