@@ -68,6 +68,7 @@ export class DeviceMessages {
       smsId: report.value.sms_id,
       status: report.value.status,
       error: report.value.error,
+      errorCode: report.value.error_code,
       simSlot: report.value.sim_slot,
     });
     this.metrics.count('status_reports_total', 'device status reports, by outcome', { outcome });

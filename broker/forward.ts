@@ -38,5 +38,7 @@ export function settingsOf(device: DeviceRecord) {
     send_window: device.send_window,
     limits: { per_minute: device.limit_per_minute, per_hour: device.limit_per_hour, per_day: device.limit_per_day },
     quiet_hours: device.quiet_hours,
+    send_jitter: device.send_jitter ?? null,
+    max_send_attempts: device.max_send_attempts ?? null,
   };
 }

@@ -11,6 +11,7 @@ import { parseEncrypted } from '../src/common/end-to-end.ts';
 export const PLAIN_PHONE_MAX_CHARACTERS = 64;
 /** Ciphertext of a sender of up to 64 characters fits. */
 const ENCRYPTED_PHONE_MAX_CHARACTERS = 256;
+import { ERROR_CODE_PATTERN } from '../src/modules/delivery/send-errors.ts';
 
 /**
  * Larger device payloads are refused unread. The largest legitimate one is an incoming SMS of
@@ -27,6 +28,11 @@ export const StatusReport = Type.Object(
     status: ReportedStatus,
     /** Why a send or delivery failed, as the phone knows it (an error code or text). */
     error: Type.Optional(Type.String({ maxLength: 500 })),
+    /**
+     * Why a send failed, machine-readable (docs/delivery.md): generic_failure, no_service,
+     * radio_off, null_pdu, no_credit are retried on another SIM or phone; others are not.
+     */
+    error_code: Type.Optional(Type.String({ pattern: ERROR_CODE_PATTERN })),
     /** The SIM slot the phone sent it from, once it knows (the legacy to_sim shows it). */
     sim_slot: Type.Optional(Type.Integer({ minimum: 0, maximum: 7 })),
   },

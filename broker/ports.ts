@@ -31,6 +31,8 @@ export interface DeviceRecord {
   limit_per_day: number | null;
   /** Sent to the phone as stored (docs/asyncapi.yaml, DeviceSettings). */
   quiet_hours: unknown;
+  send_jitter?: unknown;
+  max_send_attempts?: number | null;
 }
 
 export interface BrokerPorts {
@@ -100,6 +102,8 @@ export interface StatusReportInput {
   smsId: string;
   status: 'processing' | 'sent' | 'delivered' | 'undelivered' | 'failed_send' | 'failed_delivery';
   error?: string | undefined;
+  /** Machine-readable reason of a failed send (docs/delivery.md). */
+  errorCode?: string | undefined;
   simSlot?: number | undefined;
 }
 

@@ -67,6 +67,12 @@ export interface Config {
   pauseForMs: number;
   /** USSD_TIMEOUT: how long a USSD session waits for each answer (the phone's, a reply) before it fails with "timeout". */
   ussdTimeoutMs: number;
+  /** A failed send is retried this long after its first attempt, the delay doubling after each further one. */
+  sendRetryBackoffMs: number;
+  /** SIM breaker: a SIM is paused after this many failed sends in a row with the same error... */
+  simPauseAfterFailures: number;
+  /** ...for this long. */
+  simPauseForMs: number;
   /** Admission control: past these bounds API requests get 503 and devices CONNACK 3. */
   admission: AdmissionConfig;
   /** What the MQTT broker lets a connection do before and after it authenticates. */
@@ -291,6 +297,9 @@ export function loadConfig(env: Env = process.env): Config {
     pauseForMs: read('DEVICE_PAUSE_FOR', 600, positiveSeconds) * 1000,
     // The bounds of a request's own timeout_seconds (src/modules/ussd/schema.ts).
     ussdTimeoutMs: read('USSD_TIMEOUT', 30, (raw) => wholeNumber(raw, 5, 300)) * 1000,
+    sendRetryBackoffMs: read('SEND_RETRY_BACKOFF', 30, (raw) => wholeNumber(raw, 0, 3600)) * 1000,
+    simPauseAfterFailures: read('SIM_PAUSE_AFTER_FAILURES', 3, (raw) => wholeNumber(raw, 1, 1000)),
+    simPauseForMs: read('SIM_PAUSE_FOR', 600, positiveSeconds) * 1000,
     admission: {
       maxInFlight: read('HTTP_MAX_IN_FLIGHT', 256, (raw) => wholeNumber(raw, 1, 100_000)),
       targetLatencyMs: read('HTTP_TARGET_LATENCY', 250, (raw) => wholeNumber(raw, 0, 60_000)),

@@ -12,6 +12,7 @@ import { createApp, EXTENDED_PREFIX } from './http/app.ts';
 import { mountHealth } from './modules/health/routes.ts';
 import { deviceRoutes, type BrokerAddress } from './modules/devices/routes.ts';
 import { messageRoutes } from './modules/messages/routes.ts';
+import { deliveryRoutes } from './modules/delivery/routes.ts';
 import { incomingRoutes } from './modules/incoming/routes.ts';
 import { callRoutes } from './modules/calls/routes.ts';
 import { DEVICE_PREFIX, deviceRecordingRoutes, recordingRoutes } from './modules/calls/recordings/routes.ts';
@@ -373,6 +374,7 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
   return [
     ...deviceRoutes(services, broker),
     ...messageRoutes(services),
+    ...deliveryRoutes(services.tasks),
     ...incomingRoutes(services.incoming),
     ...callRoutes(services.calls),
     ...recordingRoutes(services.recordings),

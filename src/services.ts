@@ -150,12 +150,13 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const devices = new DeviceService(db, presence, events, logger.child({ component: 'devices' }), invalidation);
   const transient = new TransientStore();
   const tasks = new TaskService(db, events, clock);
-  const statusIngestor = new StatusIngestor(db, transient, events, clock, logger.child({ component: 'status' }));
+  const statusIngestor = new StatusIngestor(db, transient, events, clock, logger.child({ component: 'status' }), undefined, { backoffMs: config.sendRetryBackoffMs });
   const dispatching = {
     ackTimeoutMs: config.taskRetryAfterMs,
     failoverAfterMs: config.failoverAfterMs,
     sweepIntervalMs: 1_000,
     breaker: { failures: config.pauseAfterFailures, pauseMs: config.pauseForMs },
+    simBreaker: { failures: config.simPauseAfterFailures, pauseMs: config.simPauseForMs },
   };
   const dispatchLogger = logger.child({ component: 'dispatch' });
   // Media go to the recordings' store: the same bucket when one is set, else their own directory.
@@ -297,6 +298,7 @@ function listenInboundRules(events: DomainEvents, parts: ApplyInboundRulesParts)
 /** What the dispatcher hears: new work, devices that change, and every status change. */
 function listenDelivery(events: DomainEvents, dispatcher: Dispatcher): void {
   events.listen('sms.status_changed', dispatcher.statusChanges);
+  events.on('sms.attempts_ended', (ended) => dispatcher.attemptsEnded(ended));
   events.on('sms.queued', (sms) => dispatcher.queued(sms));
   events.on('sms.transient', (sms) => dispatcher.handTransient(sms));
   events.on('device.online', ({ deviceId }) => dispatcher.spokeAgain(deviceId));

@@ -13,7 +13,7 @@ import { Journal, type TaskRecord } from './journal/journal.ts';
 import { MAX_ERROR_LENGTH, parseRevoke, parseSettings, parseTask, STATUS_RANK, type DeviceSettings, type ReportStatus, type SendTask, type StatusReport } from './protocol/messages.ts';
 import { deviceTopic, inboundKind, type OutboundTopic } from './protocol/topics.ts';
 import { DeviceSession, type SessionOptions } from './session.ts';
-import type { DeliveryReport, Radio, RadioHandlers, RadioMemory, ReceivedCall, ReceivedSms } from './radio/radio.ts';
+import type { DeliveryReport, Radio, RadioHandlers, RadioMemory, ReceivedCall, ReceivedSms, SendResult } from './radio/radio.ts';
 import { silentLogger, type AgentLogger } from './log.ts';
 import { decrypt, encrypt } from './protocol/end-to-end.ts';
 
@@ -192,7 +192,12 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   }
 
   private onTask(task: SendTask): void {
-    const known = this.journal.tasks.get(task.sms_id);
+    let known = this.journal.tasks.get(task.sms_id);
+    // The gateway tries again a send this phone reported failed: a new task, worked once.
+    if (known && known.status === 'failed_send' && (task.attempt ?? 1) > (known.task.attempt ?? 1)) {
+      this.journal.forgetTask(task.sms_id);
+      known = undefined;
+    }
     this.emit('task', task, known !== undefined);
     if (known) {
       // Already taken: acknowledged again with where it stands; never worked twice.
@@ -275,10 +280,11 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.onRadio.add(sending);
     const result = await sending
       // A radio that throws instead of answering a refusal: the SMS still ends, as failed.
-      .catch((error: unknown) => ({ ok: false as const, error: error instanceof Error ? error.message : String(error) }))
+      .catch((error: unknown): SendResult => ({ ok: false, error: error instanceof Error ? error.message : String(error) }))
       .finally(() => this.onRadio.delete(sending));
     if (!result.ok) {
-      this.finish(record, 'failed_send', { error: result.error });
+      const simSlot = result.simSlot ?? (task.sim >= 0 ? task.sim : undefined);
+      this.finish(record, 'failed_send', { error: result.error, error_code: result.errorCode, sim_slot: simSlot });
       return;
     }
     if (result.references?.length) record.references = result.references;
@@ -333,7 +339,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   }
 
   /** Records how a task stands and reports it, through the journal. Never moves a status back. */
-  private finish(record: TaskRecord, status: ReportStatus, extra: { error?: string; sim_slot?: number | undefined }): void {
+  private finish(record: TaskRecord, status: ReportStatus, extra: { error?: string; error_code?: string | undefined; sim_slot?: number | undefined }): void {
     if (STATUS_RANK[record.status] >= STATUS_RANK[status]) return;
     record.status = status;
     record.stage = 'done';
@@ -341,6 +347,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.journal.putTask(record);
     const report: StatusReport = { sms_id: record.task.sms_id, status };
     if (extra.error !== undefined) report.error = extra.error.slice(0, MAX_ERROR_LENGTH);
+    if (extra.error_code !== undefined) report.error_code = extra.error_code;
     if (extra.sim_slot !== undefined) report.sim_slot = extra.sim_slot;
     // One SMS's reports reach the gateway in order: a delivery report that came fast is not
     // published before the gateway acknowledged "sent" (it would take "delivered" first, and then

@@ -21,6 +21,7 @@ import * as twilio from './20261128_017_twilio.ts';
 import * as smpp from './20261128_018_smpp.ts';
 import * as messageKinds from './20261129_019_message_kinds.ts';
 import * as ussd from './20261129_020_ussd.ts';
+import * as sendAttempts from './20261129_021_send_attempts.ts';
 import * as dataSms from './20261129_022_data_sms.ts';
 import * as mms from './20261129_023_mms.ts';
 import * as smppReplace from './20261129_024_smpp_replace.ts';
@@ -53,6 +54,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261128_018_smpp', smpp],
   ['20261129_019_message_kinds', messageKinds],
   ['20261129_020_ussd', ussd],
+  ['20261129_021_send_attempts', sendAttempts],
   ['20261129_022_data_sms', dataSms],
   ['20261129_023_mms', mms],
   ['20261129_024_smpp_replace', smppReplace],

@@ -10,6 +10,7 @@ import type { IncomingMms } from '../modules/mms/types.ts';
 import type { SmsStatusChange } from './sms-status-change.ts';
 import type { UssdSessionRow } from '../modules/ussd/types.ts';
 import type { OptOutReply, SuppressionChange } from '../modules/opt-out/types.ts';
+import type { AttemptEnded } from '../modules/delivery/attempts.ts';
 
 export interface DomainEventMap {
   /** A stored SMS was committed; it may or may not have a device yet. */
@@ -18,6 +19,10 @@ export interface DomainEventMap {
   'sms.transient': SmsRecord;
   /** SMS moved on (a device report, expiry, cancel, failover); written in the transaction of the changes. */
   'sms.status_changed': SmsStatusChange[];
+  /** Send attempts ended (sent, or failed and maybe retried), as device reports said; committed. */
+  'sms.attempts_ended': AttemptEnded[];
+  /** The SIM breaker paused a SIM of a device after failed sends in a row; committed. */
+  'sim.paused': { deviceId: string; accountId: string; simSlot: number; pausedUntil: Date; reason: string };
   /** An incoming SMS was stored (not a repeat of one already stored); written in its transaction. */
   'incoming.stored': IncomingSmsRow;
   /** A received MMS is complete (every part uploaded); written in its transaction. */

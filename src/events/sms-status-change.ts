@@ -20,6 +20,8 @@ export interface SmsSnapshot {
   is_encrypted?: boolean;
   /** text, data or mms; absent: text. */
   kind?: string;
+  /** The attempt the change belongs to (1 for the first; a failed send may be retried). */
+  attempt?: number;
 }
 
 export interface SmsStatusChange {

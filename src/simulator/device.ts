@@ -28,6 +28,8 @@ export interface SimulatedDeviceOptions {
   delays?: { processing?: number; sent?: number; delivered?: number };
   /** Fractions 0..1 of tasks that fail to send, or are reported undelivered. */
   failSendRate?: number;
+  /** SIM slots whose every send fails, with the error code the phone reports (no_service...). */
+  failSims?: ReadonlyMap<number, string>;
   undeliveredRate?: number;
   simCards?: { index: number; name_operator: string }[];
   heartbeatIntervalMs?: number;
@@ -86,6 +88,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     this.radio = new SimulatedRadio({
       delays: { sent: options.delays?.sent, delivered: options.delays?.delivered },
       failSendRate: options.failSendRate,
+      ...(options.failSims ? { failSims: options.failSims } : {}),
       undeliveredRate: options.undeliveredRate,
       get simCards() {
         return options.simCards;

@@ -26,6 +26,9 @@ export async function updateDeviceSettings(
     const device = await devices.writeSettings(trx, accountId, id, changes);
     if (!device) throw new AppError('device_not_found');
     if (changes.can_send_sms === false) await tasks.withdrawUnacknowledged(trx, device.id);
+    // Ending the device's pause ends its SIMs' pauses too; a new jitter starts from now.
+    if (patch.paused === false) await tasks.resumeSims(trx, device.id);
+    if (patch.send_jitter !== undefined) await tasks.resetSpacing(trx, device.id);
     await devices.settingsChanged(trx, device);
     return device;
   });

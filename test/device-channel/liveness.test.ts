@@ -8,9 +8,9 @@ import { useGateway } from '../support/use-gateway.ts';
 import { nextDomainEvent, nextEvent } from '../support/devices.ts';
 import { mqttUrl, topic } from '../support/mqtt.ts';
 
-const SETTINGS_KEYS = ['can_send_sms', 'selected_sim', 'notify_low_battery', 'forward_incoming_sms', 'record_calls', 'name_custom', 'send_window', 'limits', 'quiet_hours'];
+const SETTINGS_KEYS = ['can_send_sms', 'selected_sim', 'notify_low_battery', 'forward_incoming_sms', 'record_calls', 'name_custom', 'send_window', 'limits', 'quiet_hours', 'send_jitter', 'max_send_attempts'];
 /** The pacing a new device is pushed, for its information (the gateway enforces it whatever the phone does). */
-const DEFAULT_PACING = { send_window: 5, limits: { per_minute: 20, per_hour: 300, per_day: 2000 }, quiet_hours: null };
+const DEFAULT_PACING = { send_window: 5, limits: { per_minute: 20, per_hour: 300, per_day: 2000 }, quiet_hours: null, send_jitter: null, max_send_attempts: null };
 
 describe('device channel: liveness', () => {
   const fx = useGateway();

@@ -8,7 +8,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { expectError, UNKNOWN_ID } from '../support/expectations.ts';
 import { loginAs, tryLogin, uniqueEmail, userSession, USER_PASSWORD } from '../support/session-client.ts';
 
-const ACCOUNT_MEMBERS = ['id', 'name', 'created_at', 'disabled', 'disabled_at', 'users', 'devices', 'yours'];
+const ACCOUNT_MEMBERS = ['id', 'name', 'created_at', 'disabled', 'disabled_at', 'users', 'devices', 'max_send_attempts', 'yours'];
 
 describe('extended API: accounts (instance administrator)', function () {
   this.timeout(30_000);

@@ -14,7 +14,7 @@ const PHONE = '+79161234567';
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const allBut = (permission: Permission) => PERMISSIONS.filter((p) => p !== permission);
 /** The queue of a device with no work: nothing in flight, waiting or sent, nothing blocking it. */
-const IDLE_QUEUE = { in_flight: 0, waiting: 0, sent_last_minute: 0, sent_last_hour: 0, sent_last_day: 0, blocked_by: null };
+const IDLE_QUEUE = { in_flight: 0, waiting: 0, sent_last_minute: 0, sent_last_hour: 0, sent_last_day: 0, blocked_by: null, paused_sims: [] };
 
 describe('/api/ext/v1/devices', () => {
   const fx = useGateway();
@@ -191,7 +191,7 @@ describe('/api/ext/v1/devices', () => {
 
       const reply = await fx.tenant.api.get(`/devices/${phone.id}`);
       expectDevice(reply.body, { queue: true });
-      expect(reply.body.queue).to.deep.equal({ in_flight: 2, waiting: 0, sent_last_minute: 2, sent_last_hour: 2, sent_last_day: 2, blocked_by: null });
+      expect(reply.body.queue).to.deep.equal({ in_flight: 2, waiting: 0, sent_last_minute: 2, sent_last_hour: 2, sent_last_day: 2, blocked_by: null, paused_sims: [] });
       // An offline device has the SMS named for it waiting; nothing was handed to it.
       const idle = await fx.tenant.api.get(`/devices/${waiting.id}`);
       expect(idle.body.queue).to.deep.equal({ ...IDLE_QUEUE, waiting: 1 });

@@ -39,6 +39,8 @@ export const DEVICE_KEYS = [
   'send_window',
   'limits',
   'quiet_hours',
+  'send_jitter',
+  'max_send_attempts',
   'paused_until',
   'paused_reason',
   'last_seen_at',
@@ -47,10 +49,10 @@ export const DEVICE_KEYS = [
 ] as const;
 
 /** The members of `queue`, which GET /devices/{id} and PATCH .../settings add to the device. */
-export const DEVICE_QUEUE_KEYS = ['in_flight', 'waiting', 'sent_last_minute', 'sent_last_hour', 'sent_last_day', 'blocked_by'] as const;
+export const DEVICE_QUEUE_KEYS = ['in_flight', 'waiting', 'sent_last_minute', 'sent_last_hour', 'sent_last_day', 'blocked_by', 'paused_sims'] as const;
 
 /** Why a device may take no task now (queue.blocked_by), besides null. */
-export const BLOCKERS = ['cannot_send', 'paused', 'quiet_hours', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
+export const BLOCKERS = ['cannot_send', 'paused', 'quiet_hours', 'jitter', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
 
 /** The pacing of a newly registered device: 5 tasks in flight, 20 / 300 / 2000 sends a minute / hour / day. */
 export const DEFAULT_PACING = {
@@ -132,6 +134,11 @@ function expectPacing(body: any): void {
     expect(Number.isInteger(limit), `limits.${name} is an integer or null`).to.equal(true);
     expect(limit, `limits.${name}`).to.be.within(1, 1_000_000);
   }
+  if (body.send_jitter !== null) {
+    expect(Object.keys(body.send_jitter)).to.have.members(['min_seconds', 'max_seconds']);
+    expect(body.send_jitter.min_seconds).to.be.at.most(body.send_jitter.max_seconds);
+  }
+  if (body.max_send_attempts !== null) expect(body.max_send_attempts).to.be.within(1, 5);
   if (body.quiet_hours !== null) {
     expect(body.quiet_hours).to.be.an('object');
     expect(Object.keys(body.quiet_hours)).to.have.members(['from', 'to', 'timezone']);
@@ -152,7 +159,8 @@ function expectPacing(body: any): void {
 export function expectQueue(queue: any): void {
   expect(queue).to.be.an('object');
   expect(Object.keys(queue)).to.have.members([...DEVICE_QUEUE_KEYS]);
-  for (const key of DEVICE_QUEUE_KEYS.filter((name) => name !== 'blocked_by')) {
+  expect(queue.paused_sims).to.be.an('array');
+  for (const key of DEVICE_QUEUE_KEYS.filter((name) => name !== 'blocked_by' && name !== 'paused_sims')) {
     expect(Number.isInteger(queue[key]) && queue[key] >= 0, `queue.${key} is a count`).to.equal(true);
   }
   // Rolling windows: the last minute is part of the last hour, which is part of the last day.

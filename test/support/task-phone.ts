@@ -31,9 +31,11 @@ export class TaskPhone {
       }
       if (topic !== deviceTopic(id, 'tasks')) return;
       const task = JSON.parse(payload.toString()) as SendTask;
-      // A task published again (not acknowledged in time) is the same task.
-      if (this.seen.has(task.sms_id)) return;
-      this.seen.add(task.sms_id);
+      // A task published again (not acknowledged in time) is the same task; a retry of a send
+      // that failed (a higher attempt) is a new one.
+      const key = `${task.sms_id}#${task.attempt ?? 1}`;
+      if (this.seen.has(key)) return;
+      this.seen.add(key);
       this.tasks.push(task);
       this.waiters = this.waiters.filter((waiter) => (this.total >= waiter.count ? (waiter.resolve(), false) : true));
     });
@@ -95,6 +97,11 @@ export class TaskPhone {
   /** Publishes a status report (QoS 2: resolved once the gateway committed it). */
   async report(smsId: string, status: string, error?: string): Promise<void> {
     await this.client.publishAsync(deviceTopic(this.id, 'status'), JSON.stringify({ sms_id: smsId, status, ...(error ? { error } : {}) }), { qos: 2 });
+  }
+
+  /** Publishes a status report with more members (error_code, sim_slot...), QoS 2 as report(). */
+  async reportWith(smsId: string, status: string, extra: Record<string, unknown>): Promise<void> {
+    await this.client.publishAsync(deviceTopic(this.id, 'status'), JSON.stringify({ sms_id: smsId, status, ...extra }), { qos: 2 });
   }
 
   /** Acknowledges and sends every task it holds that it has not reported yet. */

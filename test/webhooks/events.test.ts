@@ -312,7 +312,8 @@ describe('webhooks: events', () => {
         expect(event).to.deep.equal(request.json);
         return event;
       });
-      expect(new Set(events.map((event) => event.type))).to.deep.equal(new Set(ALL_EVENTS));
+      // A SIM paused by the SIM breaker takes failed sends in a row: test/retry/sim-breaker.test.ts.
+      expect(new Set(events.map((event) => event.type))).to.deep.equal(new Set(ALL_EVENTS.filter((type) => type !== 'sim.paused')));
       expect(new Set(events.map((event) => event.id)).size, 'event ids are unique').to.equal(events.length);
       const deliveryIds = receiver.received.map((request) => request.headers['webhook-id']);
       expect(new Set(deliveryIds).size, 'webhook-id headers are unique').to.equal(events.length);

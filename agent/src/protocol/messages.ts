@@ -25,6 +25,11 @@ export interface SendTask {
   subject?: MmsTaskFields['subject'];
   recipients?: MmsTaskFields['recipients'];
   parts?: MmsTaskFields['parts'];
+  /**
+   * The attempt, when above 1: the gateway retries a send this phone (or another) failed. A task
+   * with a higher attempt than the one this phone failed is a new task, sent once.
+   */
+  attempt?: number;
 }
 
 export interface TaskRevoked {
@@ -45,6 +50,8 @@ export interface StatusReport {
   sms_id: string;
   status: ReportStatus;
   error?: string;
+  /** Machine-readable reason of a failed send: the gateway retries some (docs/delivery.md). */
+  error_code?: string;
   sim_slot?: number;
 }
 
@@ -59,7 +66,7 @@ export const MAX_ERROR_LENGTH = 500;
 export function parseTask(payload: Buffer): SendTask | string {
   const value = parseObject(payload);
   if (typeof value === 'string') return value;
-  const { sms_id, phone, message, sim, created_at, valid_until, is_encrypted, data, port } = value;
+  const { sms_id, phone, message, sim, created_at, valid_until, is_encrypted, data, port, attempt } = value;
   if (typeof sms_id !== 'string' || !UUID.test(sms_id)) return 'sms_id is not a UUID';
   if (is_encrypted !== undefined && typeof is_encrypted !== 'boolean') return 'is_encrypted is not a boolean';
   // Ciphertext is checked when it is decrypted: a phone without the passphrase still reports the task.
@@ -70,6 +77,7 @@ export function parseTask(payload: Buffer): SendTask | string {
   if (valid_until !== null && (typeof valid_until !== 'string' || Number.isNaN(Date.parse(valid_until)))) return 'valid_until is not a time';
   if (data !== undefined && (typeof data !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(data))) return 'data is not base64';
   if (data !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)) return 'port is not a port';
+  if (attempt !== undefined && (typeof attempt !== 'number' || !Number.isInteger(attempt) || attempt < 1 || attempt > 100)) return 'attempt is not a whole number from 1';
   const mms = parseMmsFields(value);
   if (typeof mms === 'string') return mms;
   return {
@@ -81,6 +89,7 @@ export function parseTask(payload: Buffer): SendTask | string {
     valid_until,
     ...(is_encrypted ? { is_encrypted: true } : {}),
     ...(data !== undefined ? { data, port: port as number } : {}),
+    ...(typeof attempt === 'number' ? { attempt } : {}),
     ...mms,
   };
 }

@@ -36,6 +36,10 @@ export type SendResult =
       ok: false;
       /** Why, as the radio said it (a command's error, +CMS ERROR 38...). Never the message text. */
       error: string;
+      /** The same as a code the gateway knows (no_service, invalid_number...; docs/delivery.md), when the radio can tell. */
+      errorCode?: string;
+      /** The slot it failed on, when the radio knows it. */
+      simSlot?: number;
     };
 
 /** The network's delivery report for one part, as a modem hands it over (+CDS). */

@@ -11,6 +11,8 @@ export interface SimulateOptions {
   delays?: { sent?: number; delivered?: number };
   /** Fractions 0..1 of SMS that fail to send, or are reported undelivered. */
   failSendRate?: number;
+  /** SIM slots whose every send fails, with the error code it fails with (no_service...). */
+  failSims?: ReadonlyMap<number, string>;
   undeliveredRate?: number;
   simCards?: { index: number; name_operator: string }[];
   name?: string;
@@ -53,12 +55,14 @@ export class SimulatedRadio implements Radio {
       if (fetched !== undefined) return { ok: false, error: `MMS parts not fetched: ${fetched}` };
     }
     await this.wait(this.options.delays?.sent);
-    if (Math.random() < (this.options.failSendRate ?? 0)) return { ok: false, error: 'simulated failure to send' };
+    const simSlot = sms.simSlot ?? this.options.simCards?.[0]?.index;
+    const failing = simSlot !== undefined ? this.options.failSims?.get(simSlot) : undefined;
+    if (failing) return { ok: false, error: `simulated: every send from slot ${simSlot} fails (${failing})`, errorCode: failing, simSlot: simSlot! };
+    if (Math.random() < (this.options.failSendRate ?? 0)) return { ok: false, error: 'simulated failure to send', errorCode: 'generic_failure' };
     this.sendCount.set(sms.smsId, (this.sendCount.get(sms.smsId) ?? 0) + 1);
     this.sent.set(sms.smsId, sms);
     // A long simulation keeps the latest sends only.
     if (this.sent.size > MAX_KEPT_SENDS) this.sent.delete(this.sent.keys().next().value!);
-    const simSlot = sms.simSlot ?? this.options.simCards?.[0]?.index;
     if (!sms.statusReport) return { ok: true, ...(simSlot !== undefined ? { simSlot } : {}) };
     // Unlike a network's 0-255, never repeated: thousands of simulated SMS may wait for reports at once.
     const reference = this.nextReference++;

@@ -231,6 +231,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/sms/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the send attempts of an SMS: which device and SIM tried it, when, and how it ended
+         * @description A send that a phone reports failed with a retryable error_code is tried again, on another SIM of the phone or another phone, up to the device's max_send_attempts; meanwhile the SMS stays pending. Each attempt is listed here, first first. An SMS no phone has taken yet has none.
+         *
+         *     Permission: `sms:read`.
+         */
+        get: operations["listSmsAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ext/v1/incoming": {
         parameters: {
             query?: never;
@@ -829,7 +851,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename an account, or disable or enable it
+         * Rename an account, disable or enable it, or set its default attempts per failed send
          * @description Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403. A disabled account's API keys and sessions are refused with 403 account_disabled (at once on this gateway, within 5 seconds on others on the same database) and its users cannot log in; nothing is deleted, and enabling it again restores everything. An administrator cannot disable their own account (409 cannot_change_self).
          *
          *     Permission: `session`.
@@ -1736,6 +1758,15 @@ export interface operations {
                                 /** @description IANA time zone name, such as Europe/Berlin */
                                 timezone: string;
                             } | null;
+                            /** @description a random pause between two tasks handed to this device, on top of its limits, so that its sends do not come at a machine's regular pace; null: none */
+                            send_jitter: {
+                                /** @description shortest pause, seconds */
+                                min_seconds: number;
+                                /** @description longest pause, seconds; at least min_seconds */
+                                max_seconds: number;
+                            } | null;
+                            /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                            max_send_attempts: number | null;
                             /** @description the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause). null: no pause to show (never paused, or the pause was ended with paused: false) */
                             paused_until: string | null;
                             /** @description why the circuit breaker paused it; null when paused_until is null */
@@ -1873,6 +1904,15 @@ export interface operations {
                                 /** @description IANA time zone name, such as Europe/Berlin */
                                 timezone: string;
                             } | null;
+                            /** @description a random pause between two tasks handed to this device, on top of its limits, so that its sends do not come at a machine's regular pace; null: none */
+                            send_jitter: {
+                                /** @description shortest pause, seconds */
+                                min_seconds: number;
+                                /** @description longest pause, seconds; at least min_seconds */
+                                max_seconds: number;
+                            } | null;
+                            /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                            max_send_attempts: number | null;
                             /** @description the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause). null: no pause to show (never paused, or the pause was ended with paused: false) */
                             paused_until: string | null;
                             /** @description why the circuit breaker paused it; null when paused_until is null */
@@ -2046,6 +2086,15 @@ export interface operations {
                                 /** @description IANA time zone name, such as Europe/Berlin */
                                 timezone: string;
                             } | null;
+                            /** @description a random pause between two tasks handed to this device, on top of its limits, so that its sends do not come at a machine's regular pace; null: none */
+                            send_jitter: {
+                                /** @description shortest pause, seconds */
+                                min_seconds: number;
+                                /** @description longest pause, seconds; at least min_seconds */
+                                max_seconds: number;
+                            } | null;
+                            /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                            max_send_attempts: number | null;
                             /** @description the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause). null: no pause to show (never paused, or the pause was ended with paused: false) */
                             paused_until: string | null;
                             /** @description why the circuit breaker paused it; null when paused_until is null */
@@ -2209,6 +2258,15 @@ export interface operations {
                             /** @description IANA time zone name, such as Europe/Berlin */
                             timezone: string;
                         } | null;
+                        /** @description a random pause between two tasks handed to this device, on top of its limits, so that its sends do not come at a machine's regular pace; null: none */
+                        send_jitter: {
+                            /** @description shortest pause, seconds */
+                            min_seconds: number;
+                            /** @description longest pause, seconds; at least min_seconds */
+                            max_seconds: number;
+                        } | null;
+                        /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                        max_send_attempts: number | null;
                         /** @description the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause). null: no pause to show (never paused, or the pause was ended with paused: false) */
                         paused_until: string | null;
                         /** @description why the circuit breaker paused it; null when paused_until is null */
@@ -2235,7 +2293,18 @@ export interface operations {
                             sent_last_hour: number;
                             sent_last_day: number;
                             /** @description why the device may take no task now (the first reason found); null when it may */
-                            blocked_by: "cannot_send" | "paused" | "quiet_hours" | "window" | "per_minute" | "per_hour" | "per_day" | null;
+                            blocked_by: "cannot_send" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day" | null;
+                            /** @description SIMs the SIM breaker paused after failed sends in a row with the same error: no task names them until paused_until */
+                            paused_sims: {
+                                sim_slot: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                paused_until: string;
+                                /** @description why the SIM breaker paused it; null only for a pause recorded without one */
+                                reason: string | null;
+                            }[];
                         };
                     };
                 };
@@ -2413,8 +2482,17 @@ export interface operations {
                         /** @description IANA time zone name, such as Europe/Berlin */
                         timezone: string;
                     } | null;
+                    /** @description min_seconds <= max_seconds, each 0-3600; null removes it */
+                    send_jitter?: {
+                        /** @description shortest pause, seconds */
+                        min_seconds: number;
+                        /** @description longest pause, seconds; at least min_seconds */
+                        max_seconds: number;
+                    } | null;
+                    /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                    max_send_attempts?: number | null;
                     /**
-                     * @description false: end a circuit-breaker pause now
+                     * @description false: end a circuit-breaker pause now, the device's and its SIMs'
                      * @constant
                      */
                     paused?: false;
@@ -2473,6 +2551,15 @@ export interface operations {
                             /** @description IANA time zone name, such as Europe/Berlin */
                             timezone: string;
                         } | null;
+                        /** @description a random pause between two tasks handed to this device, on top of its limits, so that its sends do not come at a machine's regular pace; null: none */
+                        send_jitter: {
+                            /** @description shortest pause, seconds */
+                            min_seconds: number;
+                            /** @description longest pause, seconds; at least min_seconds */
+                            max_seconds: number;
+                        } | null;
+                        /** @description attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account's default (2) */
+                        max_send_attempts: number | null;
                         /** @description the circuit breaker paused the device after failed sends in a row; it takes no tasks until then (a past time: the last pause). null: no pause to show (never paused, or the pause was ended with paused: false) */
                         paused_until: string | null;
                         /** @description why the circuit breaker paused it; null when paused_until is null */
@@ -2499,7 +2586,18 @@ export interface operations {
                             sent_last_hour: number;
                             sent_last_day: number;
                             /** @description why the device may take no task now (the first reason found); null when it may */
-                            blocked_by: "cannot_send" | "paused" | "quiet_hours" | "window" | "per_minute" | "per_hour" | "per_day" | null;
+                            blocked_by: "cannot_send" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day" | null;
+                            /** @description SIMs the SIM breaker paused after failed sends in a row with the same error: no task names them until paused_until */
+                            paused_sims: {
+                                sim_slot: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                paused_until: string;
+                                /** @description why the SIM breaker paused it; null only for a pause recorded without one */
+                                reason: string | null;
+                            }[];
                         };
                     };
                 };
@@ -3765,6 +3863,106 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sms_not_found`: SMS not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSmsAttempts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description SMS id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the attempts, first first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description 1 for the first; a send failed with a retryable error is tried again, up to max_send_attempts */
+                            attempt: number;
+                            /** @description the device that tried it; null only when it is not known */
+                            device_id: string | null;
+                            /** @description the SIM slot it was tried from; null when neither the task nor the phone named one */
+                            sim_slot: number | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            started_at: string;
+                            /** @description null while the attempt is under way */
+                            ended_at: string | null;
+                            result: "sending" | "sent" | "failed";
+                            /** @description the phone's machine-readable reason of a failure (docs/delivery.md); null when it did not fail or the phone gave none */
+                            error_code: string | null;
+                            /** @description the phone's own words about a failure; null when it did not fail or the phone said nothing */
+                            error: string | null;
+                            /** @description the failure was not final: the SMS went round again (another SIM or phone) */
+                            retried: boolean;
                         }[];
                     };
                 };
@@ -5159,7 +5357,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -5239,7 +5437,7 @@ export interface operations {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url: string;
                     /** @description events this webhook receives */
-                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                     description?: string;
                 };
             };
@@ -5260,7 +5458,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -5370,7 +5568,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -5531,7 +5729,7 @@ export interface operations {
                 "application/json": {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url?: string;
-                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                     /** @description true switches a disabled webhook back on, resets its failure streak and sends the events it missed (within their retry window) */
                     enabled?: boolean;
                     description?: string;
@@ -5553,7 +5751,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -5670,7 +5868,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -5778,7 +5976,7 @@ export interface operations {
                             /** Format: uuid */
                             event_id: string;
                             /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
+                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                             /** @description pending: will be (re)sent; delivered; failed: given up */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -5889,7 +6087,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;
@@ -5996,7 +6194,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;
@@ -7380,6 +7578,8 @@ export interface operations {
                             users: number;
                             /** @description how many devices it has (deleted ones not counted) */
                             devices: number;
+                            /** @description attempts a send failed with a retryable error gets (another SIM or phone) on a device whose own max_send_attempts is null; default 2 */
+                            max_send_attempts: number;
                             /** @description true for the administrator's own account, which they cannot disable (409 cannot_change_self) */
                             yours: boolean;
                         }[];
@@ -7474,6 +7674,8 @@ export interface operations {
                             users: number;
                             /** @description how many devices it has (deleted ones not counted) */
                             devices: number;
+                            /** @description attempts a send failed with a retryable error gets (another SIM or phone) on a device whose own max_send_attempts is null; default 2 */
+                            max_send_attempts: number;
                             /** @description true for the administrator's own account, which they cannot disable (409 cannot_change_self) */
                             yours: boolean;
                         };
@@ -7680,6 +7882,8 @@ export interface operations {
                     name?: string;
                     /** @description true: the account's keys and sessions are refused and its users cannot log in */
                     disabled?: boolean;
+                    /** @description the account's default attempts per failed send, 1-5 */
+                    max_send_attempts?: number;
                 };
             };
         };
@@ -7704,6 +7908,8 @@ export interface operations {
                         users: number;
                         /** @description how many devices it has (deleted ones not counted) */
                         devices: number;
+                        /** @description attempts a send failed with a retryable error gets (another SIM or phone) on a device whose own max_send_attempts is null; default 2 */
+                        max_send_attempts: number;
                         /** @description true for the administrator's own account, which they cannot disable (409 cannot_change_self) */
                         yours: boolean;
                     };

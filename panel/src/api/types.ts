@@ -74,3 +74,5 @@ export type CreatedUser = Answer<'createUser', 201>;
 
 export type AccountView = Row<'listAccounts'>;
 export type OpenedAccount = Answer<'createAccount', 201>;
+
+export type SmsAttempt = Answer<'listSmsAttempts'>['data'][number];

@@ -13,6 +13,7 @@ import { useLoad } from '../ui/use-load.ts';
 import { SmsHistory } from './sms/history.tsx';
 import type { MmsView, SmsDetail } from '../api/types.ts';
 import { MmsParts } from './mms/parts.tsx';
+import { SmsAttempts } from './sms/attempts.tsx';
 import { useDevices } from './sms/use-devices.ts';
 
 const ENCODING_LABELS = { gsm7: 'GSM 7-bit', ucs2: 'UCS-2' } as const;
@@ -102,6 +103,10 @@ export function SmsDetailPage({ id }: { id: string }) {
               <section class="card" aria-labelledby="sms-history">
                 <h2 id="sms-history">History</h2>
                 <SmsHistory history={data.history} />
+              </section>
+              <section class="card" aria-labelledby="sms-attempts">
+                <h2 id="sms-attempts">Send attempts</h2>
+                <SmsAttempts id={data.id} version={data.updated_at} nameOf={nameOf} />
               </section>
             </div>
           </>

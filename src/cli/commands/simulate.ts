@@ -26,6 +26,10 @@ with a menu that asks for a reply; other codes fail.
   --state FILE           remember registered devices here and reuse them (default ./data/simulator-devices.json)
   --delay MS             wait before each report (default 200)
   --fail-send-rate R     fraction 0-1 of tasks that fail to send (default 0)
+  --fail-sim SLOT:CODE   every send from this SIM slot fails with this error code (no_service, no_credit,
+                         radio_off, generic_failure, null_pdu are retried elsewhere; invalid_number,
+                         blocked, message_too_long are not); repeat for several slots
+  --sims N               SIM cards each device reports, slots 0..N-1 (1-3; default 1, or 2 with --fail-sim)
   --undelivered-rate R   fraction 0-1 of sent SMS reported undelivered (default 0)
   --incoming-every S     every S seconds one device forwards a received SMS (default: never)
   --calls-every S        every S seconds one device reports a call (incoming, outgoing or missed);
@@ -59,6 +63,8 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       state: { type: 'string' },
       delay: { type: 'string' },
       'fail-send-rate': { type: 'string' },
+      'fail-sim': { type: 'string', multiple: true },
+      sims: { type: 'string' },
       'undelivered-rate': { type: 'string' },
       'incoming-every': { type: 'string' },
       'calls-every': { type: 'string' },
@@ -92,6 +98,9 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
   if (mmsFetch !== 'whole' && mmsFetch !== 'ranges') throw new CliError(`--mms-fetch must be whole or ranges, got "${mmsFetch}"`);
   const duration = values.duration === undefined ? undefined : integer(values.duration, '--duration', 1, 86_400);
   const total = count + given.length;
+  const failSims = failingSims(values['fail-sim'] ?? []);
+  const sims = values.sims === undefined ? (failSims.size > 0 ? 2 : 1) : integer(values.sims, '--sims', 1, 3);
+  for (const slot of failSims.keys()) if (slot >= sims) throw new CliError(`--fail-sim ${slot}:...: the devices have SIM slots 0-${sims - 1} (--sims ${sims})`);
 
   const fleet = new Fleet({
     count,
@@ -103,6 +112,8 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
     device: {
       delays: { processing: delay, sent: delay, delivered: delay },
       failSendRate: fraction(values['fail-send-rate'], '--fail-send-rate'),
+      ...(failSims.size > 0 ? { failSims } : {}),
+      ...(sims > 1 ? { simCards: Array.from({ length: sims }, (_, index) => ({ index, name_operator: `Simulated Mobile ${index + 1}` })) } : {}),
       undeliveredRate: fraction(values['undelivered-rate'], '--undelivered-rate'),
       heartbeatIntervalMs: 60_000,
       ...(passphrase !== undefined ? { passphrase, encryptIncoming: values['encrypt-incoming'] ?? false } : {}),
@@ -258,4 +269,16 @@ function url(raw: string, flag: string, protocols: string[]): string {
     // reported below
   }
   throw new CliError(`${flag} must be a ${protocols.join(' / ')} URL, got "${raw}"`);
+}
+
+/** --fail-sim SLOT:CODE, each: the slot (0-2) and the error code its sends fail with. */
+function failingSims(specs: string[]): Map<number, string> {
+  const sims = new Map<number, string>();
+  for (const spec of specs) {
+    const match = /^([0-2]):([a-z][a-z0-9_]{0,63})$/.exec(spec.trim());
+    if (!match) throw new CliError(`--fail-sim must be SLOT:CODE, a slot 0-2 and an error code such as no_service (1:no_service), got "${spec}"`);
+    if (sims.has(Number(match[1]))) throw new CliError(`--fail-sim: slot ${match[1]} is given twice`);
+    sims.set(Number(match[1]), match[2]!);
+  }
+  return sims;
 }

@@ -12,6 +12,7 @@ export function presentAccount(row: AccountSummary, ownAccountId: string): Stati
     disabled_at: row.disabled_at?.toISOString() ?? null,
     users: Number(row.users),
     devices: Number(row.devices),
+    max_send_attempts: Number(row.max_send_attempts),
     yours: row.id === ownAccountId,
   };
 }

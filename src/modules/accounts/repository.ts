@@ -8,6 +8,8 @@ export interface AccountRow {
   created_at: Date;
   /** Set by the instance administrator: the account's keys and sessions are refused. */
   disabled_at: Date | null;
+  /** Attempts a failed send gets on a device whose own max_send_attempts is null (docs/delivery.md). */
+  max_send_attempts: number;
 }
 
 /** An account as the administrator lists it: with how many users and devices it has. */
@@ -35,7 +37,7 @@ export function findAccountById(db: Executor, id: string): Promise<AccountRow | 
   return db<AccountRow>('accounts').where({ id }).first();
 }
 
-export async function updateAccount(db: Executor, id: string, changes: { name?: string; disabled_at?: Date | null }): Promise<AccountRow | undefined> {
+export async function updateAccount(db: Executor, id: string, changes: { name?: string; disabled_at?: Date | null; max_send_attempts?: number }): Promise<AccountRow | undefined> {
   const [row] = await db<AccountRow>('accounts').where({ id }).update(changes).returning('*');
   return row;
 }

@@ -56,7 +56,7 @@ export function accountRoutes(accounts: AccountService, users: UserService, dele
       method: 'patch',
       path: '/accounts/:id',
       operationId: 'updateAccount',
-      summary: 'Rename an account, or disable or enable it',
+      summary: 'Rename an account, disable or enable it, or set its default attempts per failed send',
       description:
         `${ADMIN_ONLY} A disabled account's API keys and sessions are refused with 403 account_disabled (at once on this ` +
         'gateway, within 5 seconds on others on the same database) and its users cannot log in; nothing is deleted, and ' +

@@ -13,6 +13,11 @@ export const AccountView = Type.Object({
   disabled_at: Type.Union([Timestamp, Type.Null()], { description: 'when it was disabled; null while enabled' }),
   users: Type.Integer({ minimum: 0, description: 'how many users it has' }),
   devices: Type.Integer({ minimum: 0, description: 'how many devices it has (deleted ones not counted)' }),
+  max_send_attempts: Type.Integer({
+    minimum: 1,
+    maximum: 5,
+    description: 'attempts a send failed with a retryable error gets (another SIM or phone) on a device whose own max_send_attempts is null; default 2',
+  }),
   yours: Type.Boolean({ description: 'true for the administrator\'s own account, which they cannot disable (409 cannot_change_self)' }),
 });
 
@@ -37,6 +42,7 @@ export const UpdateAccountBody = Type.Object(
   {
     name: Type.Optional(AccountName),
     disabled: Type.Optional(Type.Boolean({ description: 'true: the account\'s keys and sessions are refused and its users cannot log in' })),
+    max_send_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: 'the account\'s default attempts per failed send, 1-5' })),
   },
   { additionalProperties: false, minProperties: 1 },
 );

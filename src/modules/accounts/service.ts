@@ -21,6 +21,7 @@ const MAX_CACHED_ACCOUNTS = 10_000;
 export interface AccountChanges {
   name?: string | undefined;
   disabled?: boolean | undefined;
+  max_send_attempts?: number | undefined;
 }
 
 export class AccountService {
@@ -97,6 +98,7 @@ export class AccountService {
       await accounts.updateAccount(this.db, id, {
         ...(name !== undefined ? { name } : {}),
         ...(changes.disabled !== undefined ? { disabled_at: changes.disabled ? (current.disabled_at ?? new Date()) : null } : {}),
+        ...(changes.max_send_attempts !== undefined ? { max_send_attempts: changes.max_send_attempts } : {}),
       });
     } catch (error) {
       if (isPostgresError(error, '23505')) throw new AppError('conflict', `account "${name}" already exists`);

@@ -5,6 +5,7 @@
 import type { Executor } from '../../storage/database.ts';
 import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
 import { releaseUnacknowledged } from './repository.ts';
+import type { AttemptEnded } from './attempts.ts';
 
 export interface BreakerOptions {
   failures: number;
@@ -25,7 +26,7 @@ export interface Tripped {
  * which a concurrent batch of reports may hold.
  */
 export async function recordSendOutcomes(trx: Executor, changes: SmsStatusChange[], options: BreakerOptions): Promise<Tripped[]> {
-  const outcomes = new Map<string, { reset: boolean; failed: number; lastError: string | null }>();
+  const outcomes = new Map<string, Outcome>();
   for (const change of changes) {
     const deviceId = change.sms.device_id;
     if (change.source !== 'device' || !deviceId) continue;
@@ -41,6 +42,28 @@ export async function recordSendOutcomes(trx: Executor, changes: SmsStatusChange
     } else continue;
     outcomes.set(deviceId, entry);
   }
+  return countOutcomes(trx, outcomes, options);
+}
+
+/**
+ * Failed sends that go round again (a retry) end no SMS, so no status change counts them: they
+ * count here, in a transaction of their own once their reports committed.
+ */
+export function recordRetriedFailures(trx: Executor, ended: AttemptEnded[], options: BreakerOptions): Promise<Tripped[]> {
+  const outcomes = new Map<string, Outcome>();
+  for (const end of ended) {
+    if (!end.retried) continue;
+    const entry = outcomes.get(end.deviceId) ?? { reset: false, failed: 0, lastError: null };
+    entry.failed++;
+    entry.lastError = end.errorCode;
+    outcomes.set(end.deviceId, entry);
+  }
+  return countOutcomes(trx, outcomes, options);
+}
+
+type Outcome = { reset: boolean; failed: number; lastError: string | null };
+
+async function countOutcomes(trx: Executor, outcomes: Map<string, Outcome>, options: BreakerOptions): Promise<Tripped[]> {
   const tripped: Tripped[] = [];
   // Device rows are locked in id order, so concurrent batches cannot deadlock on them.
   for (const deviceId of [...outcomes.keys()].sort()) {

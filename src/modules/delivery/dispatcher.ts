@@ -40,12 +40,15 @@ import {
   openTasks,
   pruneDispatchLog,
   releaseUnacknowledged,
+  spaceNextSend,
   unacknowledgedSince,
 } from './repository.ts';
-import { roomFor, type Blocker } from './pacing.ts';
-import { pauseDevice, recordSendOutcomes, type BreakerOptions, type Tripped } from './circuit-breaker.ts';
+import { jitterDelayMs, roomFor, type Blocker } from './pacing.ts';
+import { pauseDevice, recordRetriedFailures, recordSendOutcomes, type BreakerOptions, type Tripped } from './circuit-breaker.ts';
+import { recordSimOutcomes, type PausedSim, type SimBreakerOptions } from './sim-breaker.ts';
+import { failedSims, type AttemptEnded } from './attempts.ts';
 import { deviceOrder } from './device-order.ts';
-import { buildTask, type SendTask } from './task.ts';
+import { buildTask, type SendTask, type TaskRouting } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
 import { OutageNotice } from '../../storage/database-errors.ts';
 import { SingleFlight } from '../../common/single-flight.ts';
@@ -82,6 +85,8 @@ export interface DispatcherOptions {
   failoverAfterMs: number;
   sweepIntervalMs: number;
   breaker: BreakerOptions;
+  /** The SIM breaker: a SIM failing with the same error this many times in a row is paused. */
+  simBreaker: SimBreakerOptions;
 }
 
 type SimInfo = Pick<DeviceRow, 'selected_sim' | 'sim_cards'>;
@@ -96,6 +101,13 @@ interface ReadyDevice {
   blockedUntil: number;
   /** The window was full at the last claim: only a finished task opens it. */
   full: boolean;
+  /** SIM slots the SIM breaker paused, as the last claim read them: no task names them. */
+  pausedSims: number[];
+  /**
+   * SIM slots with failures in a row counted, as the last claim read them (and this node's
+   * counting since): only a send from one of these has a count to reset.
+   */
+  countingSims: Set<number>;
 }
 
 export interface ClaimResult {
@@ -184,6 +196,8 @@ export class Dispatcher {
       inFlight: 0,
       blockedUntil: 0,
       full: false,
+      pausedSims: [],
+      countingSims: new Set(),
     });
     let after: { dispatchedAt: Date; id: string } | undefined;
     for (;;) {
@@ -274,11 +288,19 @@ export class Dispatcher {
       }
       const room = roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS);
       const taken = room.room > 0 ? await claimSms(trx, usage, room.room, now) : [];
+      device.pausedSims = usage.pausedSims;
+      device.countingSims = new Set(usage.countingSims);
+      // send_jitter: the next task waits a pause drawn now; the sweep hands it out then.
+      let spacedUntil: number | undefined;
+      if (taken.length > 0 && usage.settings.send_jitter) {
+        spacedUntil = now + jitterDelayMs(usage.settings.send_jitter);
+        await spaceNextSend(trx, deviceId, spacedUntil);
+      }
       return {
         result: { claimed: taken.length, room: room.room, ...(room.blockedBy ? { blockedBy: room.blockedBy } : {}) },
         claimed: taken,
         inFlight: usage.usage.inFlight + taken.length,
-        retryAt: room.retryAt,
+        retryAt: spacedUntil ?? room.retryAt,
       };
     });
     device.inFlight = inFlight;
@@ -303,6 +325,7 @@ export class Dispatcher {
         const usage = await deviceUsage(executor, id, now, true);
         if (!usage?.can_send_sms || roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS).room <= 0) return false;
         await logDispatch(executor, id, now);
+        if (usage.settings.send_jitter) await spaceNextSend(executor, id, now + jitterDelayMs(usage.settings.send_jitter));
         return true;
       };
       return trx ? reserve(trx) : this.db.transaction(reserve);
@@ -350,6 +373,59 @@ export class Dispatcher {
     committed: (changes) => this.afterStatusChanges(changes),
   };
 
+  /**
+   * Send attempts ended. A failed one that goes round again left the device's window without a
+   * status change: the room it frees is claimed here. Retried failures count towards the
+   * device's breaker, and every attempt with a known SIM towards the SIM breaker, in a
+   * transaction of their own (the reports are committed already).
+   */
+  readonly attemptsEnded = async (ended: AttemptEnded[]): Promise<void> => {
+    const freed = new Map<string, number>();
+    for (const end of ended) if (end.retried) freed.set(end.deviceId, (freed.get(end.deviceId) ?? 0) + 1);
+    for (const [deviceId, count] of freed) {
+      const device = this.devices.get(deviceId);
+      if (!device) continue;
+      device.full = false;
+      device.inFlight = Math.max(0, device.inFlight - count);
+      if (device.blockedUntil <= this.clock.now()) void this.claimFor(deviceId);
+    }
+    // Most batches only sent, from SIMs with nothing counted: then there is nothing to write.
+    const counts = ended.filter((end) => {
+      if (end.outcome === 'failed') return true;
+      const device = this.devices.get(end.deviceId);
+      return end.simSlot !== null && (!device || device.countingSims.has(end.simSlot));
+    });
+    if (counts.length === 0) return;
+    try {
+      const now = this.clock.now();
+      const { tripped, paused } = await this.db.transaction(async (trx) => ({
+        tripped: await recordRetriedFailures(trx, counts, this.options.breaker),
+        paused: await recordSimOutcomes(trx, counts, now, this.options.simBreaker),
+      }));
+      for (const end of counts) {
+        const device = this.devices.get(end.deviceId);
+        if (!device || end.simSlot === null) continue;
+        if (end.outcome === 'failed') device.countingSims.add(end.simSlot);
+        else device.countingSims.delete(end.simSlot);
+      }
+      for (const sim of paused) this.devices.get(sim.deviceId)?.countingSims.delete(sim.simSlot);
+      for (const sim of paused) await this.simPaused(sim, ended);
+      for (const trip of tripped) await this.pause(trip);
+    } catch (error) {
+      if (!this.outage.failed(error)) this.logger.error({ err: error }, 'counting send attempts failed');
+    }
+  };
+
+  private async simPaused(sim: PausedSim, ended: AttemptEnded[]): Promise<void> {
+    this.logger.warn({ deviceId: sim.deviceId, simSlot: sim.simSlot, reason: sim.reason }, 'SIM paused by the SIM breaker');
+    const device = this.devices.get(sim.deviceId);
+    if (device && !device.pausedSims.includes(sim.simSlot)) device.pausedSims.push(sim.simSlot);
+    const accountId = device?.accountId ?? ended.find((end) => end.deviceId === sim.deviceId)?.accountId;
+    if (accountId) void this.events.emit('sim.paused', { deviceId: sim.deviceId, accountId, simSlot: sim.simSlot, pausedUntil: sim.pausedUntil, reason: sim.reason });
+    // No SIM left to send from: the phone is paused as the device breaker would, as long as this SIM is.
+    if (sim.allPaused) await this.pause({ deviceId: sim.deviceId, reason: `every SIM paused (last: SIM ${sim.simSlot}, ${sim.reason})` }, sim.pausedUntil.getTime() - this.clock.now());
+  }
+
   /** A device came online (connected, or was silent past DEVICE_OFFLINE_AFTER and spoke again): it may claim again. */
   spokeAgain(deviceId: string): void {
     if (this.devices.has(deviceId)) void this.claimFor(deviceId);
@@ -391,13 +467,13 @@ export class Dispatcher {
     for (const tripped of this.tripped.get(changes) ?? []) void this.pause(tripped);
   }
 
-  private async pause(tripped: Tripped): Promise<void> {
+  private async pause(tripped: Tripped, pauseMs = this.options.breaker.pauseMs): Promise<void> {
     try {
       const now = this.clock.now();
-      const returned = await this.db.transaction((trx) => pauseDevice(trx, tripped, now, this.options.breaker));
+      const returned = await this.db.transaction((trx) => pauseDevice(trx, tripped, now, { ...this.options.breaker, pauseMs }));
       this.logger.warn({ deviceId: tripped.deviceId, reason: tripped.reason, returned }, 'device paused by the circuit breaker');
       const device = this.devices.get(tripped.deviceId);
-      if (device) device.blockedUntil = now + this.options.breaker.pauseMs;
+      if (device) device.blockedUntil = now + pauseMs;
       const accountId = device?.accountId;
       if (accountId) await this.offerPool(accountId);
     } catch (error) {
@@ -536,6 +612,20 @@ export class Dispatcher {
     const device = this.devices.get(deviceId);
     if (!device) return;
     this.lastPublished.set(sms.id, this.clock.now());
-    await this.link.sendTask(deviceId, buildTask(sms, device.sim));
+    await this.link.sendTask(deviceId, buildTask(sms, device.sim, await this.routing(sms, deviceId, device)));
+  }
+
+  /**
+   * Which SIM a retry or a device with a paused SIM uses: never a paused SIM, and for a retry no
+   * SIM of this device that failed the SMS before, when the device has another. Nothing to decide
+   * (the usual case) costs nothing.
+   */
+  private async routing(sms: SmsRecord, deviceId: string, device: ReadyDevice): Promise<TaskRouting | undefined> {
+    const attempt = sms.attempt ?? 1;
+    if (attempt <= 1 && device.pausedSims.length === 0) return undefined;
+    if (sms.retry_sim_slot !== null && sms.retry_sim_slot !== undefined) return { attempt, sim: sms.retry_sim_slot };
+    const avoid = new Set(device.pausedSims);
+    if (attempt > 1) for (const slot of await failedSims(this.db, sms.id, deviceId)) avoid.add(slot);
+    return { attempt, avoid: [...avoid] };
   }
 }

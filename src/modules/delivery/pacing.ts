@@ -4,9 +4,9 @@
 // A device has room when its tasks in flight are below its send_window, each rate limit
 // (sends in the last minute / hour / day, rolling) allows another send, it is not paused by the
 // circuit breaker, and the local time is outside its quiet hours.
-import type { QuietHours } from '../devices/types.ts';
+import type { QuietHours, SendJitter } from '../devices/types.ts';
 
-export type { QuietHours };
+export type { QuietHours, SendJitter };
 
 export interface Limits {
   per_minute: number | null;
@@ -19,6 +19,10 @@ export interface PacingSettings {
   limits: Limits;
   quiet_hours: QuietHours | null;
   paused_until: Date | null;
+  /** A random pause between two tasks handed to the device; null or absent: none. */
+  send_jitter?: SendJitter | null;
+  /** The device is handed no task before this (the last pause drawn from send_jitter). */
+  next_send_at?: Date | null;
 }
 
 export interface DeviceUsage {
@@ -32,7 +36,7 @@ export interface DeviceUsage {
   oldestInDay: Date | null;
 }
 
-export type Blocker = 'paused' | 'quiet_hours' | 'window' | 'per_minute' | 'per_hour' | 'per_day';
+export type Blocker = 'paused' | 'quiet_hours' | 'jitter' | 'window' | 'per_minute' | 'per_hour' | 'per_day';
 
 export interface Room {
   /** Tasks the device may take now. */
@@ -59,6 +63,9 @@ export function roomFor(settings: PacingSettings, usage: DeviceUsage, now: numbe
     const endsIn = quietTimeLeft(settings.quiet_hours, now);
     if (endsIn > 0) return { room: 0, blockedBy: 'quiet_hours', retryAt: now + endsIn };
   }
+  if (settings.next_send_at && settings.next_send_at.getTime() > now) {
+    return { room: 0, blockedBy: 'jitter', retryAt: settings.next_send_at.getTime() };
+  }
   const { limits } = settings;
   const checks: [Blocker, number | null, number, Date | null, number][] = [
     ['per_minute', limits.per_minute, usage.lastMinute, usage.oldestInMinute, MINUTE],
@@ -79,8 +86,15 @@ export function roomFor(settings: PacingSettings, usage: DeviceUsage, now: numbe
     }
     room = Math.min(room, left);
   }
-  if (room > 0) return { room };
+  // With send_jitter the device is handed one task at a time, each after its own pause.
+  if (room > 0) return { room: settings.send_jitter ? 1 : room };
   return { room: 0, blockedBy: blockedBy ?? 'window', ...(retryAt !== undefined ? { retryAt } : {}) };
+}
+
+/** The pause drawn after a task is handed to a device with send_jitter, in milliseconds. */
+export function jitterDelayMs(jitter: SendJitter, random: () => number = Math.random): number {
+  const span = jitter.max_seconds - jitter.min_seconds;
+  return Math.round((jitter.min_seconds + random() * span) * 1000);
 }
 
 /** Milliseconds until the quiet hours end, or 0 when `now` is outside them. */

@@ -4,7 +4,8 @@ import type { Executor } from '../../storage/database.ts';
 import type { SmsRecord } from '../messages/types.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import type { SmsSnapshot, SmsStatusChange } from '../../events/sms-status-change.ts';
-import type { DeviceUsage, PacingSettings, QuietHours } from './pacing.ts';
+import type { DeviceUsage, PacingSettings, QuietHours, SendJitter } from './pacing.ts';
+import type { SimCard } from '../devices/types.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
@@ -20,6 +21,10 @@ export interface ClaimingDevice {
   can_send_sms: boolean;
   settings: PacingSettings;
   usage: DeviceUsage;
+  /** SIM slots the SIM breaker paused: no task names them (sim-breaker.ts). */
+  pausedSims: number[];
+  /** SIM slots with failures in a row counted: a send from one of them resets its count. */
+  countingSims: number[];
 }
 
 interface DeviceUsageRow {
@@ -32,6 +37,10 @@ interface DeviceUsageRow {
   limit_per_day: number | null;
   quiet_hours: QuietHours | null;
   paused_until: Date | null;
+  send_jitter: SendJitter | null;
+  next_send_at: Date | null;
+  paused_sims: number[] | null;
+  counting_sims: number[] | null;
   in_flight: number;
   last_minute: number;
   last_hour: number;
@@ -73,7 +82,9 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
                        ${exact ? '' : `limit coalesce(d.${column}, 0)`}) w) ${name}`;
   const { rows } = await db.raw<{ rows: DeviceUsageRow[] }>(
     `select d.id, d.account_id, d.can_send_sms, d.send_window, d.limit_per_minute, d.limit_per_hour, d.limit_per_day,
-            d.quiet_hours, d.paused_until,
+            d.quiet_hours, d.paused_until, d.send_jitter, d.next_send_at,
+            (select array_agg(h.sim_slot) from sim_health h where h.device_id = d.id and h.paused_until > ?::timestamptz) as paused_sims,
+            (select array_agg(h.sim_slot) from sim_health h where h.device_id = d.id and h.consecutive_failures > 0) as counting_sims,
             (select count(*) from sms s
               where s.device_id = d.id and s.dispatched_at is not null and s.status in ('pending','processing'))::int as in_flight,
             m.n as last_minute, h.n as last_hour, dd.n as last_day,
@@ -83,7 +94,7 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
             ${window('h', 'limit_per_hour')},
             ${window('dd', 'limit_per_day')}
       where d.id = ? and d.deleted_at is null`,
-    [since(60_000), since(3_600_000), since(DAY_MS), deviceId],
+    [new Date(now), since(60_000), since(3_600_000), since(DAY_MS), deviceId],
   );
   const row = rows[0];
   if (!row) return undefined;
@@ -96,7 +107,11 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
       limits: { per_minute: row.limit_per_minute, per_hour: row.limit_per_hour, per_day: row.limit_per_day },
       quiet_hours: row.quiet_hours,
       paused_until: row.paused_until,
+      send_jitter: row.send_jitter,
+      next_send_at: row.next_send_at,
     },
+    pausedSims: (row.paused_sims ?? []).map(Number),
+    countingSims: (row.counting_sims ?? []).map(Number),
     usage: {
       inFlight: row.in_flight,
       lastMinute: row.last_minute,
@@ -118,13 +133,16 @@ export async function claimSms(db: Executor, device: { id: string; account_id: s
   const at = new Date(now);
   // Each queue is read in index order; the slack lets a claim skip rows locked by another.
   const slack = room * 2 + 10;
-  const due = `status = 'pending' and dispatched_at is null and (send_at is null or send_at <= ?) and (expires_at is null or expires_at > ?)`;
+  // A retry waits for its retry_at, and for another phone when the one that failed it has no SIM left to try.
+  const due = `status = 'pending' and dispatched_at is null and (send_at is null or send_at <= ?) and (expires_at is null or expires_at > ?)
+               and (retry_at is null or retry_at <= ?)`;
   const { rows } = await db.raw<{ rows: SmsRecord[] }>(
     `with candidates as (
        (select id, priority, created_at from sms where device_id = ? and ${due}
          order by priority desc, created_at, id limit ?)
        union all
        (select id, priority, created_at from sms where account_id = ? and device_id is null and ${due}
+           and (avoid_device_id is null or avoid_device_id <> ?)
          order by priority desc, created_at, id limit ?)),
      picked as (
        select s.id from sms s join candidates c on c.id = s.id
@@ -139,9 +157,17 @@ export async function claimSms(db: Executor, device: { id: string; account_id: s
      logged as (
        insert into device_dispatches (device_id, dispatched_at) select ?::uuid, ?::timestamptz from claimed)
      select * from claimed order by priority desc, created_at, id`,
-    [device.id, at, at, slack, device.account_id, at, at, slack, device.id, room, device.id, at, device.id, at],
+    [device.id, at, at, at, slack, device.account_id, at, at, at, device.id, slack, device.id, room, device.id, at, device.id, at],
   );
   return rows;
+}
+
+/**
+ * A device with send_jitter was just handed a task: it is handed the next one no earlier than
+ * `at` (every node reads it from the row, under the claim's device lock).
+ */
+export async function spaceNextSend(db: Executor, deviceId: string, at: number | null): Promise<void> {
+  await db.raw(`update devices set next_send_at = ? where id = ?`, [at === null ? null : new Date(at), deviceId]);
 }
 
 /** Logs one task handed to the device outside the queue (a no_store SMS). */
@@ -184,12 +210,13 @@ export async function devicesWithUnacknowledged(db: Executor): Promise<string[]>
 /** Where queued work is due now: accounts with a pool, devices with SMS named for them. */
 export async function dueWork(db: Executor, now: number): Promise<{ accounts: Set<string>; devices: Set<string> }> {
   const at = new Date(now);
-  const due = `status = 'pending' and dispatched_at is null and (send_at is null or send_at <= ?) and (expires_at is null or expires_at > ?)`;
+  const due = `status = 'pending' and dispatched_at is null and (send_at is null or send_at <= ?) and (expires_at is null or expires_at > ?)
+               and (retry_at is null or retry_at <= ?)`;
   const { rows } = await db.raw<{ rows: { account_id: string | null; device_id: string | null }[] }>(
     `select distinct account_id, null::uuid as device_id from sms where device_id is null and ${due}
      union
      select distinct null::uuid, device_id from sms where device_id is not null and ${due}`,
-    [at, at, at, at],
+    [at, at, at, at, at, at],
   );
   const accounts = new Set<string>();
   const devices = new Set<string>();
@@ -371,7 +398,7 @@ async function endByGateway(
        update sms set status = case when target.status = 'sent' then 'failed_delivery' else 'failed_send' end,
                       reason = ?, updated_at = ?
          from target where sms.id = target.id
-       returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id,
+       returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id, sms.attempt,
                  sms.status, target.status as previous, sms.updated_at as at, sms.reason, sms.is_encrypted, sms.kind),
      logged as (
        insert into sms_status_history (sms_id, status, source, reason, created_at)
@@ -419,13 +446,22 @@ export interface LockedSms extends SmsSnapshot {
   dispatched_at: Date | null;
   /** Whether the SMS's device may send now (can_send_sms); null without a device. */
   device_can_send: boolean | null;
+  /** What deciding a retry needs: the attempt it is on, how many its device allows, the SIMs. */
+  attempt: number;
+  max_attempts: number;
+  device_named: boolean;
+  sim_slot: number | null;
+  retry_sim_slot: number | null;
+  device_sim_cards: SimCard[] | null;
 }
 
 /** Locks the SMS rows a batch of reports is about to change; returns what their events need. */
 export async function lockSms(db: Executor, ids: string[]): Promise<LockedSms[]> {
   const { rows } = await db.raw<{ rows: LockedSms[] }>(
     `select s.id, s.object_id, s.account_id, s.device_id, s.status, s.phone, s.message, s.callback_id, s.expires_at, s.reason,
-            s.dispatched_at, s.is_encrypted, s.kind, d.object_id as device_object_id, d.can_send_sms as device_can_send
+            s.dispatched_at, s.is_encrypted, s.kind, d.object_id as device_object_id, d.can_send_sms as device_can_send,
+            s.attempt, s.device_named, s.sim_slot, s.retry_sim_slot, d.sim_cards as device_sim_cards,
+            coalesce(d.max_send_attempts, (select a.max_send_attempts from accounts a where a.id = s.account_id), 1) as max_attempts
        from sms s left join devices d on d.id = s.device_id
       where s.id = any(?::uuid[])
       order by s.id

@@ -9,7 +9,7 @@
 // the broker close the device's connection, and a phone refused at its reconnect (CONNACK 3,
 // server unavailable) may never try again. Only a report held past MAX_HOLD_MS is rejected.
 import { EventEmitter } from 'node:events';
-import type { Database } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Clock } from '../../common/clock.ts';
 import type { SmsStatus } from '../messages/status.ts';
@@ -18,6 +18,8 @@ import { ENDED_BY_GATEWAY } from '../messages/status.ts';
 import type { SmsStatusChange } from '../../events/sms-status-change.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import { lockSms, recordSentSimSlots, writeStatusChanges, type LockedSms } from './repository.ts';
+import { retryFacts, scheduleRetries, untriedSims, writeAttempts, type AttemptEnded, type AttemptWrite, type RetryWrite } from './attempts.ts';
+import { isRetryable, retryDelayMs } from './send-errors.ts';
 import type { TransientStore } from './transient-store.ts';
 import { Backoff, OutageNotice } from '../../storage/database-errors.ts';
 
@@ -26,6 +28,8 @@ export interface StatusReportInput {
   smsId: string;
   status: SmsStatus;
   error?: string | undefined;
+  /** Machine-readable reason of a failed send; decides whether it is retried (send-errors.ts). */
+  errorCode?: string | undefined;
   /** The SIM slot the phone sent from, when its report says. */
   simSlot?: number | undefined;
 }
@@ -49,6 +53,11 @@ interface Pending {
   reject: (error: unknown) => void;
   /** When an outage first held it back (performance.now()). */
   heldSince?: number;
+}
+
+export interface RetryOptions {
+  /** A retry waits this long after the first failed attempt, doubling after each further one. */
+  backoffMs: number;
 }
 
 /** Upper bound of reports applied in one transaction. */
@@ -86,6 +95,7 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly maxHoldMs = MAX_HOLD_MS,
+    private readonly retry: RetryOptions = { backoffMs: 30_000 },
   ) {
     super();
     this.outage = new OutageNotice(logger, 'status reports held');
@@ -177,6 +187,7 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
     this.backoff.reset();
     batch.forEach((pending, i) => pending.resolve(applied.outcomes[i]!));
     void this.events.emit('sms.status_changed', applied.changes);
+    void this.events.emit('sms.attempts_ended', applied.ended);
   }
 
   /**
@@ -209,53 +220,145 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
     for (const pending of batch) pending.reject(error);
   }
 
-  private async applyBatch(reports: StatusReportInput[]): Promise<{ outcomes: ReportResult[]; changes: SmsStatusChange[] }> {
+  private async applyBatch(reports: StatusReportInput[]): Promise<{ outcomes: ReportResult[]; changes: SmsStatusChange[]; ended: AttemptEnded[] }> {
     return this.db.transaction(async (trx) => {
       const rows = new Map<string, LockedSms>();
       for (const row of await lockSms(trx, [...new Set(reports.map((report) => report.smsId))])) rows.set(row.id, row);
       const at = new Date(this.clock.now());
       const changes: SmsStatusChange[] = [];
       const sentFrom = new Map<string, number>();
-      const outcomes = reports.map((report): ReportResult => {
-        const row = rows.get(report.smsId);
-        if (!row) return { outcome: 'rejected' };
-        const { status, expires_at, reason: _reason, dispatched_at, device_can_send, ...sms } = row;
-        // Given to another phone meanwhile (this one was offline, paused or disabled): a phone
-        // that acknowledges it now must not send it.
-        if (row.device_id !== report.deviceId) return report.status === 'processing' ? { outcome: 'revoked', reason: 'reassigned' } : { outcome: 'rejected' };
-        // Named for this device, not handed to it now, and the device switched off: taken back
-        // into its queue when it was switched off, to be handed out again once it may send.
-        // Until then its phone must not send it.
-        if (status === 'pending' && !dispatched_at && device_can_send === false) {
-          return report.status === 'processing' ? { outcome: 'revoked', reason: 'device_disabled' } : { outcome: 'rejected' };
-        }
-        // Named for this device and handed to no one now: taken back from its phone (its text was
-        // replaced) and waiting to be handed out again. An acknowledgement of the earlier
-        // hand-out must not send it; the next hand-out is a new task.
-        if (status === 'pending' && !dispatched_at && report.status === 'processing') return { outcome: 'revoked', reason: 'withdrawn' };
-        // Expired before the phone took it, though the sweep has not ended it yet: end it now,
-        // so that a late acknowledgement cannot take it.
-        if (status === 'pending' && expires_at && expires_at <= at) {
-          changes.push({ sms, from: status, path: ['failed_send'], source: 'system', reason: 'expired', at, transient: false });
-          row.status = 'failed_send';
-          row.reason = 'expired';
-        }
-        const path = transitionPath(row.status, report.status);
-        if (path.length === 0) {
-          // Ended by the gateway (cancelled, expired, device disabled) before the phone took it.
-          const ended = row.status === 'failed_send' && report.status === 'processing' && ENDED_BY_GATEWAY.has(row.reason ?? '');
-          return ended ? { outcome: 'revoked', reason: row.reason! } : { outcome: 'unchanged' };
-        }
-        changes.push({ sms, from: row.status, path, source: 'device', reason: report.error ?? null, at, transient: false });
-        row.status = report.status;
-        if (report.simSlot !== undefined) sentFrom.set(row.id, report.simSlot);
-        return { outcome: 'applied' };
-      });
+      const attempts = new Map<string, AttemptWrite>();
+      const retries: RetryWrite[] = [];
+      const ended: AttemptEnded[] = [];
+      const outcomes: ReportResult[] = [];
+      for (const report of reports) outcomes.push(await this.applyOne(trx, report, rows, at, { changes, sentFrom, attempts, retries, ended }));
       await writeStatusChanges(trx, changes);
+      // After the status changes: a retry leaves the SMS waiting (pending), whatever this batch said before.
+      await scheduleRetries(trx, retries);
       await recordSentSimSlots(trx, sentFrom);
+      await writeAttempts(trx, [...attempts.values()]);
       // The committed listeners run after the devices are answered (runBatch), not on commit.
       await this.events.inTransaction(trx, 'sms.status_changed', changes);
-      return { outcomes, changes };
+      return { outcomes, changes, ended };
     });
+  }
+
+  private async applyOne(
+    trx: Executor,
+    report: StatusReportInput,
+    rows: Map<string, LockedSms>,
+    at: Date,
+    out: { changes: SmsStatusChange[]; sentFrom: Map<string, number>; attempts: Map<string, AttemptWrite>; retries: RetryWrite[]; ended: AttemptEnded[] },
+  ): Promise<ReportResult> {
+    const row = rows.get(report.smsId);
+    if (!row) return { outcome: 'rejected' };
+    const {
+      status,
+      expires_at,
+      reason: _reason,
+      dispatched_at,
+      device_can_send,
+      max_attempts: _max,
+      device_named: _named,
+      sim_slot: _simSlot,
+      retry_sim_slot: _retrySim,
+      device_sim_cards: _cards,
+      ...snapshot
+    } = row;
+    const sms = { ...snapshot, attempt: row.attempt };
+    // Given to another phone meanwhile (this one was offline, paused or disabled): a phone
+    // that acknowledges it now must not send it.
+    if (row.device_id !== report.deviceId) return report.status === 'processing' ? { outcome: 'revoked', reason: 'reassigned' } : { outcome: 'rejected' };
+    // Named for this device, not handed to it now, and the device switched off: taken back
+    // into its queue when it was switched off, to be handed out again once it may send.
+    // Until then its phone must not send it.
+    if (status === 'pending' && !dispatched_at && device_can_send === false) {
+      return report.status === 'processing' ? { outcome: 'revoked', reason: 'device_disabled' } : { outcome: 'rejected' };
+    }
+    // Waiting for its next attempt on this same device, not handed out yet: a late report of the
+    // attempt that failed changes nothing.
+    if (status === 'pending' && !dispatched_at && row.attempt > 1) return { outcome: 'unchanged' };
+    // Named for this device and handed to no one now: taken back from its phone (its text was
+    // replaced) and waiting to be handed out again. An acknowledgement of the earlier hand-out
+    // must not send it; the next hand-out is a new task.
+    if (status === 'pending' && !dispatched_at && report.status === 'processing') return { outcome: 'revoked', reason: 'withdrawn' };
+    // Expired before the phone took it, though the sweep has not ended it yet: end it now,
+    // so that a late acknowledgement cannot take it.
+    if (status === 'pending' && expires_at && expires_at <= at) {
+      out.changes.push({ sms, from: status, path: ['failed_send'], source: 'system', reason: 'expired', at, transient: false });
+      row.status = 'failed_send';
+      row.reason = 'expired';
+    }
+    const path = transitionPath(row.status, report.status);
+    if (path.length === 0) {
+      // Ended by the gateway (cancelled, expired, device disabled) before the phone took it.
+      const ended = row.status === 'failed_send' && report.status === 'processing' && ENDED_BY_GATEWAY.has(row.reason ?? '');
+      return ended ? { outcome: 'revoked', reason: row.reason! } : { outcome: 'unchanged' };
+    }
+    const simSlot = report.simSlot ?? row.retry_sim_slot ?? row.sim_slot ?? null;
+    const attemptKey = `${row.id}:${row.attempt}`;
+    const attempt = out.attempts.get(attemptKey) ?? {
+      smsId: row.id,
+      attempt: row.attempt,
+      deviceId: report.deviceId,
+      simSlot: null,
+      at,
+      result: 'sending' as const,
+      errorCode: null,
+      error: null,
+      retried: false,
+    };
+    out.attempts.set(attemptKey, attempt);
+    if (report.simSlot !== undefined) attempt.simSlot = report.simSlot;
+    else attempt.simSlot ??= simSlot;
+    const newStatus = report.status;
+    if (newStatus === 'failed_send') {
+      attempt.result = 'failed';
+      attempt.errorCode = report.errorCode ?? null;
+      attempt.error = report.error ?? null;
+      const retry = await this.retryOf(trx, row, report, simSlot, at);
+      out.ended.push({ smsId: row.id, accountId: row.account_id, deviceId: report.deviceId, simSlot, attempt: row.attempt, outcome: 'failed', errorCode: report.errorCode ?? null, retried: retry !== undefined });
+      if (retry) {
+        // Not final: the client keeps seeing it pending, and hears no failure. What it went
+        // through before (processing) was announced; the failure is in the attempts.
+        attempt.retried = true;
+        if (status === 'pending') out.changes.push({ sms, from: status, path: ['processing'], source: 'device', reason: null, at, transient: false });
+        out.retries.push(retry);
+        row.status = 'pending';
+        row.device_id = retry.deviceId;
+        row.dispatched_at = null;
+        row.attempt = retry.attempt;
+        row.retry_sim_slot = retry.retrySimSlot;
+        return { outcome: 'applied' };
+      }
+    } else if (newStatus !== 'processing' && (status === 'pending' || status === 'processing')) {
+      attempt.result = 'sent';
+      out.ended.push({ smsId: row.id, accountId: row.account_id, deviceId: report.deviceId, simSlot: attempt.simSlot, attempt: row.attempt, outcome: 'sent', errorCode: null, retried: false });
+    }
+    out.changes.push({ sms, from: row.status, path, source: 'device', reason: report.error ?? report.errorCode ?? null, at, transient: false });
+    row.status = report.status;
+    if (report.simSlot !== undefined) out.sentFrom.set(row.id, report.simSlot);
+    return { outcome: 'applied' };
+  }
+
+  /**
+   * Whether a failed send goes round again, and where: only for a retryable error_code, while the
+   * device's max_send_attempts allows, and where an untried route exists. A SMS its client named a
+   * device for retries on another SIM of that device (none when the client named the SIM too);
+   * one for any device goes back to the pool, kept from this phone when it has no SIM left to try.
+   */
+  private async retryOf(trx: Executor, row: LockedSms, report: StatusReportInput, simSlot: number | null, at: Date): Promise<RetryWrite | undefined> {
+    if (!isRetryable(report.errorCode) || row.attempt >= row.max_attempts) return undefined;
+    const facts = await retryFacts(trx, row, report.deviceId, at);
+    const tried = [...facts.failed, ...facts.paused, ...(simSlot !== null ? [simSlot] : [])];
+    const untried = untriedSims(row.device_sim_cards ?? [], tried);
+    const base = { smsId: row.id, attempt: row.attempt + 1, retryAt: new Date(at.getTime() + retryDelayMs(this.retry.backoffMs, row.attempt)), at };
+    if (row.device_named) {
+      if (row.sim_slot !== null || untried.length === 0) return undefined;
+      return { ...base, deviceId: report.deviceId, retrySimSlot: untried[0]!, avoidDeviceId: null };
+    }
+    if (untried.length > 0) return { ...base, deviceId: null, retrySimSlot: null, avoidDeviceId: null };
+    if (!facts.otherDevice) return undefined;
+    return { ...base, deviceId: null, retrySimSlot: null, avoidDeviceId: report.deviceId };
   }
 }

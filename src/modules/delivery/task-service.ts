@@ -18,10 +18,13 @@ import {
   LIMIT_GRACE_MS,
   lockForReplacement,
   releaseUnacknowledged,
+  spaceNextSend,
   waitingForDevice,
   writeReplacement,
   type SmsReplacement,
 } from './repository.ts';
+import { pausedSims, resumeSims } from './sim-breaker.ts';
+import { attemptsOf, type AttemptRow } from './attempts.ts';
 
 export class TaskService {
   constructor(
@@ -101,7 +104,11 @@ export class TaskService {
   /** What GET /devices/{id} shows of the device's work: in flight, waiting, recent sends. */
   async queueOf(device: DeviceRow): Promise<Static<typeof DeviceQueue>> {
     const now = this.clock.now();
-    const [usage, waiting] = await Promise.all([deviceUsage(this.db, device.id, now, false, true), waitingForDevice(this.db, device.id)]);
+    const [usage, waiting, paused] = await Promise.all([
+      deviceUsage(this.db, device.id, now, false, true),
+      waitingForDevice(this.db, device.id),
+      pausedSims(this.db, device.id, now),
+    ]);
     const room = usage && device.can_send_sms ? roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS) : undefined;
     return {
       in_flight: usage?.usage.inFlight ?? 0,
@@ -110,6 +117,22 @@ export class TaskService {
       sent_last_hour: usage?.usage.lastHour ?? 0,
       sent_last_day: usage?.usage.lastDay ?? 0,
       blocked_by: room ? (room.blockedBy ?? null) : 'cannot_send',
+      paused_sims: paused.map((sim) => ({ sim_slot: sim.sim_slot, paused_until: sim.paused_until.toISOString(), reason: sim.paused_reason })),
     };
+  }
+
+  /** Ends the pauses of the device's SIMs, in `trx` (the device's pause ended by hand). */
+  resumeSims(trx: Executor, deviceId: string): Promise<void> {
+    return resumeSims(trx, deviceId);
+  }
+
+  /** Forgets the pause drawn from the device's previous send_jitter, in `trx`. */
+  resetSpacing(trx: Executor, deviceId: string): Promise<void> {
+    return spaceNextSend(trx, deviceId, null);
+  }
+
+  /** An SMS's send attempts, first first; undefined when the account has no such SMS. */
+  attemptsOf(accountId: string, smsId: string): Promise<AttemptRow[] | undefined> {
+    return attemptsOf(this.db, accountId, smsId);
   }
 }

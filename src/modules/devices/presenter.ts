@@ -25,6 +25,8 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
     send_window: device.send_window,
     limits: { per_minute: device.limit_per_minute, per_hour: device.limit_per_hour, per_day: device.limit_per_day },
     quiet_hours: device.quiet_hours,
+    send_jitter: device.send_jitter ?? null,
+    max_send_attempts: device.max_send_attempts ?? null,
     // A past paused_until stays visible: the device was paused then, and why.
     paused_until: device.paused_until?.toISOString() ?? null,
     paused_reason: device.paused_reason,

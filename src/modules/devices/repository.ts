@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
 import { newObjectId } from '../../common/object-id.ts';
 import type { Cursor } from '../../storage/paging.ts';
-import type { QuietHours } from './types.ts';
+import type { QuietHours, SendJitter } from './types.ts';
 import type { SimCard, DeviceRow } from './types.ts';
 
 export type { SimCard, DeviceRow };
@@ -19,6 +19,8 @@ export interface DeviceSettings {
   limit_per_hour?: number | null;
   limit_per_day?: number | null;
   quiet_hours?: QuietHours | null;
+  send_jitter?: SendJitter | null;
+  max_send_attempts?: number | null;
   paused_until?: null;
   paused_reason?: null;
 }
@@ -72,6 +74,7 @@ export async function updateDeviceSettings(
     .update({
       ...settings,
       ...(settings.quiet_hours !== undefined ? { quiet_hours: settings.quiet_hours && (JSON.stringify(settings.quiet_hours) as never) } : {}),
+      ...(settings.send_jitter !== undefined ? { send_jitter: settings.send_jitter && (JSON.stringify(settings.send_jitter) as never) } : {}),
       updated_at: new Date(),
     })
     .returning('*');

@@ -23,10 +23,26 @@ export const QuietHours = Type.Object(
   { additionalProperties: false, description: 'no sends inside this daily window' },
 );
 
+export const SendJitter = Type.Object(
+  {
+    min_seconds: Type.Integer({ minimum: 0, maximum: 3600, description: 'shortest pause, seconds' }),
+    max_seconds: Type.Integer({ minimum: 0, maximum: 3600, description: 'longest pause, seconds; at least min_seconds' }),
+  },
+  { additionalProperties: false, description: 'a random pause between two tasks handed to the device, drawn anew each time' },
+);
+
+const MaxSendAttempts = Type.Union([Type.Integer({ minimum: 1, maximum: 5 }), Type.Null()], {
+  description: 'attempts a send that fails with a retryable error gets (on another SIM or phone); null: the account\'s default (2)',
+});
+
 const Pacing = {
   send_window: Type.Integer({ minimum: 1, maximum: 50, description: 'tasks the device may hold in flight at once (handed out, not yet sent)' }),
   limits: Limits,
   quiet_hours: Type.Union([QuietHours, Type.Null()], { description: 'a daily window without sends; null: none' }),
+  send_jitter: Type.Union([SendJitter, Type.Null()], {
+    description: 'a random pause between two tasks handed to this device, on top of its limits, so that its sends do not come at a machine\'s regular pace; null: none',
+  }),
+  max_send_attempts: MaxSendAttempts,
 };
 
 // A device as the Extended API shows it.
@@ -72,7 +88,7 @@ export const DeviceView = Type.Object(
   { additionalProperties: false },
 );
 
-const BLOCKERS = ['cannot_send', 'paused', 'quiet_hours', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
+const BLOCKERS = ['cannot_send', 'paused', 'quiet_hours', 'jitter', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
 
 export const DeviceQueue = Type.Object(
   {
@@ -84,6 +100,17 @@ export const DeviceQueue = Type.Object(
     blocked_by: Type.Union([...BLOCKERS.map((name) => Type.Literal(name)), Type.Null()], {
       description: 'why the device may take no task now (the first reason found); null when it may',
     }),
+    paused_sims: Type.Array(
+      Type.Object(
+        {
+          sim_slot: Type.Integer({ minimum: 0 }),
+          paused_until: Timestamp,
+          reason: Type.Union([Type.String(), Type.Null()], { description: 'why the SIM breaker paused it; null only for a pause recorded without one' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'SIMs the SIM breaker paused after failed sends in a row with the same error: no task names them until paused_until' },
+    ),
   },
   { additionalProperties: false },
 );
@@ -118,7 +145,9 @@ export const DeviceSettingsPatch = Type.Object(
       ),
     ),
     quiet_hours: Type.Optional(Type.Union([QuietHours, Type.Null()], { description: 'null removes the quiet hours' })),
-    paused: Type.Optional(Type.Literal(false, { description: 'false: end a circuit-breaker pause now' })),
+    send_jitter: Type.Optional(Type.Union([SendJitter, Type.Null()], { description: 'min_seconds <= max_seconds, each 0-3600; null removes it' })),
+    max_send_attempts: Type.Optional(MaxSendAttempts),
+    paused: Type.Optional(Type.Literal(false, { description: 'false: end a circuit-breaker pause now, the device\'s and its SIMs\'' })),
   },
   { additionalProperties: false },
 );

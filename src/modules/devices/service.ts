@@ -236,6 +236,9 @@ function toSettings(patch: SettingsPatch): devices.DeviceSettings {
     }
     if (patch.quiet_hours.from === patch.quiet_hours.to) throw invalidField('quiet_hours.to', 'quiet_hours.from and quiet_hours.to must differ');
   }
+  if (patch.send_jitter && patch.send_jitter.min_seconds > patch.send_jitter.max_seconds) {
+    throw invalidField('send_jitter.max_seconds', 'send_jitter.max_seconds must be at least send_jitter.min_seconds');
+  }
   return {
     ...rest,
     // An empty name_custom resets to the system name, which we store as "no custom name".

@@ -9,6 +9,12 @@ export interface QuietHours {
   timezone: string;
 }
 
+/** A random pause between two tasks handed to the device, drawn between these bounds (seconds). */
+export interface SendJitter {
+  min_seconds: number;
+  max_seconds: number;
+}
+
 export interface SimCard {
   index: number;
   name_operator: string;
@@ -43,6 +49,10 @@ export interface DeviceRow {
   consecutive_failures: number;
   paused_until: Date | null;
   paused_reason: string | null;
+  /** Attempts a failed send gets on this device; null: the account's default. */
+  max_send_attempts: number | null;
+  /** A random pause between two tasks handed to it; null: none. */
+  send_jitter: SendJitter | null;
   last_seen_at: Date | null;
   created_at: Date;
   updated_at: Date;

@@ -10,14 +10,16 @@ import type { LegacyDevice, LegacySms } from './schema.ts';
 import { LEGACY_STATUS, legacyLabel } from '../messages/legacy-status-codes.ts';
 
 export function presentLegacySms(sms: SmsWithDevice): Static<typeof LegacySms> {
+  // Waiting for another attempt after a phone had taken it (1): a status never moves back.
+  const status = sms.status === 'pending' && (sms.attempt ?? 1) > 1 ? 'processing' : sms.status;
   return {
     id: sms.object_id,
     message: sms.message,
-    status: LEGACY_STATUS[sms.status],
+    status: LEGACY_STATUS[status],
     callback_id: sms.callback_id ?? '',
     device_id: sms.device_named && sms.device_object_id ? sms.device_object_id : '',
     phone_number: sms.phone,
-    message_status: legacyLabel(sms.status) as Static<typeof LegacySms>['message_status'],
+    message_status: legacyLabel(status) as Static<typeof LegacySms>['message_status'],
     time_create: Math.floor(sms.created_at.getTime() / 1000),
     // The slot that sent it, as the phone reported; until then the slot asked for.
     // null stays null: no slot was named, so the device's settings chose.

@@ -32,6 +32,10 @@ export interface SmsRecord {
   data: string | null;
   /** A data SMS's application port, 1-65535; null for any other kind. */
   data_port: number | null;
+  /** The attempt it is on, 1 for the first (a failed send may be retried: docs/delivery.md). */
+  attempt?: number;
+  /** A retry on its named device must use this SIM slot (one not tried yet). */
+  retry_sim_slot?: number | null;
 }
 
 export type SmsKind = 'text' | 'data' | 'mms';

@@ -15,6 +15,7 @@ export const WEBHOOK_EVENTS = [
   'device.online',
   'device.offline',
   'device.battery_low',
+  'sim.paused',
   'call.missed',
   'call.recorded',
   'ussd.completed',
@@ -67,6 +68,9 @@ export function smsStatusChanged(sms: SmsSnapshot, from: SmsStatus, to: SmsStatu
         legacy_status_label: legacyLabel(to),
         previous_status: from,
         reason,
+        // Which attempt the change belongs to: a send that failed with a retryable error is
+        // tried again (on another SIM or phone) before its status is final.
+        attempt: sms.attempt ?? 1,
       },
     },
     at,
@@ -111,6 +115,14 @@ export function deviceEvent(type: 'device.online' | 'device.offline' | 'device.b
       battery_level: device.battery_level,
       is_charging: device.is_charging,
     },
+  });
+}
+
+/** The SIM breaker paused a SIM of a device: no task names it until paused_until. */
+export function simPaused(device: DeviceRow, sim: { simSlot: number; pausedUntil: Date; reason: string }): EventEnvelope {
+  return envelope('sim.paused', device.account_id, {
+    device: { id: device.id, object_id: device.object_id, name: device.name, name_custom: device.name_custom ?? device.name },
+    sim: { sim_slot: sim.simSlot, paused_until: sim.pausedUntil.toISOString(), reason: sim.reason },
   });
 }
 

@@ -8,7 +8,7 @@ import type { DomainEvents } from '../../events/domain-events.ts';
 import { newStatus } from '../../events/sms-status-change.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { DeviceRow } from '../devices/types.ts';
-import { contactOptChanged, deviceEvent, smsReceived, smsStatusChanged } from './events.ts';
+import { contactOptChanged, deviceEvent, simPaused, smsReceived, smsStatusChanged } from './events.ts';
 import type { WebhookOutbox } from './outbox.ts';
 import type { WebhookSender } from './sender.ts';
 import { hasWebhookFor } from './repository.ts';
@@ -94,4 +94,8 @@ export function wireWebhooks(w: WebhookWiring): void {
   w.events.on('device.online', onPresence('device.online'));
   w.events.on('device.offline', onPresence('device.offline'));
   w.events.on('device.battery_low', (device) => recordDeviceEvent('device.battery_low', device));
+  w.events.on('sim.paused', async (sim) => {
+    const device = await w.devices.findAnyAccount(sim.deviceId);
+    if (device && (await w.outbox.record(w.db, [{ envelope: simPaused(device, sim) }])) > 0) w.sender.wake();
+  });
 }

@@ -10,6 +10,7 @@ const BLOCKED_BY: Record<NonNullable<DeviceQueue['blocked_by']>, string> = {
   cannot_send: 'sending is switched off for it',
   paused: 'it is paused after failed sends',
   quiet_hours: 'its quiet hours',
+  jitter: 'it waits the random pause between sends (send_jitter)',
   window: 'it holds as many SMS as it may at once',
   per_minute: 'its limit per minute is reached',
   per_hour: 'its limit per hour is reached',

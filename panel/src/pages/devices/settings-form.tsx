@@ -101,6 +101,33 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
           </div>
         </fieldset>
         <fieldset>
+          <legend>Spacing and retries</legend>
+          <CheckboxField
+            label="A random pause between sends"
+            name="send_jitter"
+            checked={values.jitter}
+            onChecked={set('jitter')}
+            hint="On top of the limits: each task waits a pause drawn between these bounds after the one before. Other phones are not held back."
+          />
+          {fieldError('send_jitter') && <p class="field-error">{fieldError('send_jitter')}</p>}
+          {values.jitter && (
+            <div class="form-row">
+              <TextField label="Pause at least (seconds)" name="jitter_min" type="number" inputMode="numeric" value={values.jitter_min} onValue={set('jitter_min')} hint="0 to 3600." error={fieldError('send_jitter.min_seconds')} />
+              <TextField label="Pause at most (seconds)" name="jitter_max" type="number" inputMode="numeric" value={values.jitter_max} onValue={set('jitter_max')} hint="0 to 3600, at least the shortest." error={fieldError('send_jitter.max_seconds')} />
+            </div>
+          )}
+          <TextField
+            label="Attempts per SMS"
+            name="max_send_attempts"
+            type="number"
+            inputMode="numeric"
+            value={values.max_send_attempts}
+            onValue={set('max_send_attempts')}
+            hint="1 to 5: a send that fails for a reason of the SIM or network (no service, no credit...) is tried again on another SIM or phone. Empty: the account's default (2)."
+            error={fieldError('max_send_attempts')}
+          />
+        </fieldset>
+        <fieldset>
           <legend>Quiet hours</legend>
           <CheckboxField label="No sending during quiet hours" name="quiet_hours" checked={values.quiet_hours} onChecked={set('quiet_hours')} hint="Every day, in the time zone below; a window may cross midnight." />
           {fieldError('quiet_hours') && <p class="field-error">{fieldError('quiet_hours')}</p>}
@@ -131,6 +158,16 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
             onChecked={set('end_pause')}
             hint={paused ? 'The gateway paused this device after failed sends in a row; it takes tasks again once saved.' : 'The device is not paused; this applies only to a pause under way.'}
           />
+          {device.queue.paused_sims.length > 0 && (
+            <ul class="muted" aria-label="Paused SIMs">
+              {device.queue.paused_sims.map((sim) => (
+                <li key={sim.sim_slot}>
+                  SIM {sim.sim_slot + 1} paused until {new Date(sim.paused_until).toLocaleString()}
+                  {sim.reason ? `: ${sim.reason}` : ''} (ending the pause ends this too)
+                </li>
+              ))}
+            </ul>
+          )}
         </fieldset>
         <button type="submit" class="button button-primary">
           Save settings

@@ -19,6 +19,10 @@ export interface SettingsValues {
   quiet_from: string;
   quiet_to: string;
   quiet_timezone: string;
+  jitter: boolean;
+  jitter_min: string;
+  jitter_max: string;
+  max_send_attempts: string;
   end_pause: boolean;
 }
 
@@ -46,6 +50,10 @@ export function settingsValues(device: Device): SettingsValues {
     quiet_from: quiet?.from ?? '22:00',
     quiet_to: quiet?.to ?? '07:00',
     quiet_timezone: quiet?.timezone ?? browserTimeZone(),
+    jitter: device.send_jitter !== null,
+    jitter_min: String(device.send_jitter?.min_seconds ?? 5),
+    jitter_max: String(device.send_jitter?.max_seconds ?? 30),
+    max_send_attempts: device.max_send_attempts === null ? '' : String(device.max_send_attempts),
     end_pause: false,
   };
 }
@@ -70,6 +78,12 @@ export function settingsPatch(initial: SettingsValues, values: SettingsValues): 
   if (quietChanged && (values.quiet_hours || initial.quiet_hours)) {
     patch.quiet_hours = values.quiet_hours ? { from: values.quiet_from, to: values.quiet_to, timezone: values.quiet_timezone.trim() } : null;
   }
+  const jitterChanged = (['jitter', 'jitter_min', 'jitter_max'] as const).some(changed);
+  if (jitterChanged && (values.jitter || initial.jitter)) {
+    patch.send_jitter = values.jitter ? { min_seconds: numberOrText(values.jitter_min), max_seconds: numberOrText(values.jitter_max) } : null;
+  }
+  // Empty: the account's default.
+  if (changed('max_send_attempts')) patch.max_send_attempts = values.max_send_attempts.trim() === '' ? null : numberOrText(values.max_send_attempts);
   if (values.end_pause) patch.paused = false;
   return patch;
 }

@@ -1,0 +1,156 @@
+// The attempts of a send (docs/delivery.md, "Retrying failed sends"): one row per attempt in
+// sms_attempts, written with the reports that open and end it, and what a retry needs to know to
+// go somewhere that has not failed already.
+import type { Executor } from '../../storage/database.ts';
+import type { SimCard } from '../devices/types.ts';
+
+export type AttemptResult = 'sending' | 'sent' | 'failed';
+
+/** One attempt as a batch of reports leaves it (several reports of one attempt merge into one). */
+export interface AttemptWrite {
+  smsId: string;
+  attempt: number;
+  deviceId: string | null;
+  simSlot: number | null;
+  at: Date;
+  result: AttemptResult;
+  errorCode: string | null;
+  error: string | null;
+  retried: boolean;
+}
+
+/** How an attempt ended, as the breakers and the dispatcher hear it ("sms.attempts_ended"). */
+export interface AttemptEnded {
+  smsId: string;
+  accountId: string;
+  deviceId: string;
+  simSlot: number | null;
+  attempt: number;
+  outcome: 'sent' | 'failed';
+  errorCode: string | null;
+  /** The SMS waits for another attempt (it left the device's window without a final status). */
+  retried: boolean;
+}
+
+export interface AttemptRow {
+  sms_id: string;
+  attempt: number;
+  device_id: string | null;
+  sim_slot: number | null;
+  started_at: Date;
+  ended_at: Date | null;
+  result: AttemptResult;
+  error_code: string | null;
+  error: string | null;
+  retried: boolean;
+}
+
+/**
+ * Opens, updates and ends attempts, in one statement: a row is made at the first report of its
+ * attempt, and later reports fill in what they add (the SIM, the end, the error).
+ */
+export async function writeAttempts(db: Executor, writes: AttemptWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  const ended = (w: AttemptWrite) => (w.result === 'sending' ? null : w.at);
+  await db.raw(
+    `insert into sms_attempts (sms_id, attempt, device_id, sim_slot, started_at, ended_at, result, error_code, error, retried)
+     select * from unnest(?::uuid[], ?::int2[], ?::uuid[], ?::int2[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::text[], ?::bool[])
+     on conflict (sms_id, attempt) do update set
+       device_id = coalesce(sms_attempts.device_id, excluded.device_id),
+       sim_slot = coalesce(excluded.sim_slot, sms_attempts.sim_slot),
+       ended_at = coalesce(sms_attempts.ended_at, excluded.ended_at),
+       result = case when sms_attempts.result = 'sending' then excluded.result else sms_attempts.result end,
+       error_code = coalesce(excluded.error_code, sms_attempts.error_code),
+       error = coalesce(excluded.error, sms_attempts.error),
+       retried = sms_attempts.retried or excluded.retried`,
+    [
+      writes.map((w) => w.smsId),
+      writes.map((w) => w.attempt),
+      writes.map((w) => w.deviceId),
+      writes.map((w) => w.simSlot),
+      writes.map((w) => w.at),
+      writes.map(ended),
+      writes.map((w) => w.result),
+      writes.map((w) => w.errorCode),
+      writes.map((w) => w.error),
+      writes.map((w) => w.retried),
+    ] as never,
+  );
+}
+
+/** The SIM slots of `deviceId` that failed this SMS in an earlier attempt. */
+export async function failedSims(db: Executor, smsId: string, deviceId: string): Promise<number[]> {
+  const { rows } = await db.raw<{ rows: { sim_slot: number }[] }>(
+    `select distinct sim_slot from sms_attempts where sms_id = ? and device_id = ? and result = 'failed' and sim_slot is not null`,
+    [smsId, deviceId],
+  );
+  return rows.map((row) => Number(row.sim_slot));
+}
+
+/** What deciding a retry needs to know of the phone that failed it. */
+export interface RetryFacts {
+  /** SIM slots of the device that failed this SMS (this attempt's included, when known). */
+  failed: number[];
+  /** SIM slots of the device paused by the SIM breaker now. */
+  paused: number[];
+  /** Another live device of the account may send. */
+  otherDevice: boolean;
+}
+
+export async function retryFacts(db: Executor, sms: { id: string; account_id: string }, deviceId: string, now: Date): Promise<RetryFacts> {
+  const { rows } = await db.raw<{ rows: { failed: number[] | null; paused: number[] | null; other: boolean }[] }>(
+    `select (select array_agg(distinct sim_slot) from sms_attempts
+              where sms_id = ? and device_id = ? and result = 'failed' and sim_slot is not null) as failed,
+            (select array_agg(sim_slot) from sim_health where device_id = ? and paused_until > ?) as paused,
+            exists (select 1 from devices where account_id = ? and id <> ? and deleted_at is null and can_send_sms) as other`,
+    [sms.id, deviceId, deviceId, now, sms.account_id, deviceId],
+  );
+  const row = rows[0];
+  return { failed: (row?.failed ?? []).map(Number), paused: (row?.paused ?? []).map(Number), otherDevice: Boolean(row?.other) };
+}
+
+/** SIM slots of the device that a retry may use: reported, not failed for this SMS, not paused. */
+export function untriedSims(simCards: SimCard[], avoid: Iterable<number>): number[] {
+  const skip = new Set(avoid);
+  return simCards.map((card) => card.index).filter((slot) => !skip.has(slot));
+}
+
+/** A failed send going round again: back to waiting, handed to no one until retry_at. */
+export interface RetryWrite {
+  smsId: string;
+  /** The device it waits for (its client named it); null: the pool. */
+  deviceId: string | null;
+  attempt: number;
+  retryAt: Date;
+  retrySimSlot: number | null;
+  avoidDeviceId: string | null;
+  at: Date;
+}
+
+export async function scheduleRetries(db: Executor, retries: RetryWrite[]): Promise<void> {
+  if (retries.length === 0) return;
+  await db.raw(
+    `update sms set status = 'pending', device_id = v.device_id, dispatched_at = null, attempt = v.attempt,
+                    retry_at = v.retry_at, retry_sim_slot = v.retry_sim_slot, avoid_device_id = v.avoid_device_id, updated_at = v.at
+       from (select unnest(?::uuid[]) as id, unnest(?::uuid[]) as device_id, unnest(?::int2[]) as attempt,
+                    unnest(?::timestamptz[]) as retry_at, unnest(?::int2[]) as retry_sim_slot,
+                    unnest(?::uuid[]) as avoid_device_id, unnest(?::timestamptz[]) as at) v
+      where sms.id = v.id`,
+    [
+      retries.map((r) => r.smsId),
+      retries.map((r) => r.deviceId),
+      retries.map((r) => r.attempt),
+      retries.map((r) => r.retryAt),
+      retries.map((r) => r.retrySimSlot),
+      retries.map((r) => r.avoidDeviceId),
+      retries.map((r) => r.at),
+    ] as never,
+  );
+}
+
+/** An SMS's attempts, first first; undefined when the account has no such SMS. */
+export async function attemptsOf(db: Executor, accountId: string, smsId: string): Promise<AttemptRow[] | undefined> {
+  const sms = await db('sms').where({ id: smsId, account_id: accountId }).first('id');
+  if (!sms) return undefined;
+  return db<AttemptRow>('sms_attempts').where({ sms_id: smsId }).orderBy('attempt');
+}
