@@ -37,6 +37,7 @@ with a menu that asks for a reply; other codes fail.
   --mms-every S          every S seconds one device receives an MMS (a small image and a vCard): reported on
                          its mms topic, the parts uploaded over HTTP (kept while forward_incoming_sms is on)
                          (default: never). MMS tasks are always handled: the parts fetched over HTTP, then sent
+  --mms                  receive MMS too: as --mms-every 30, unless --mms-every gives another interval
   --mms-fetch HOW        whole (default) or ranges: fetch each MMS part in one GET or in two Range requests
   --duration S           stop after S seconds (default: run until Ctrl-C)
   --passphrase-file PATH the end-to-end passphrase (its first line): devices decrypt encrypted SMS with
@@ -68,6 +69,7 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
       'undelivered-rate': { type: 'string' },
       'incoming-every': { type: 'string' },
       'calls-every': { type: 'string' },
+      mms: { type: 'boolean' },
       'mms-every': { type: 'string' },
       'mms-fetch': { type: 'string' },
       duration: { type: 'string' },
@@ -93,7 +95,9 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
   if (values.mqtt) for (const device of given) device.brokerUrl = undefined;
   const incomingEvery = values['incoming-every'] === undefined ? undefined : integer(values['incoming-every'], '--incoming-every', 1, 86_400);
   const callsEvery = values['calls-every'] === undefined ? undefined : integer(values['calls-every'], '--calls-every', 1, 86_400);
-  const mmsEvery = values['mms-every'] === undefined ? undefined : integer(values['mms-every'], '--mms-every', 1, 86_400);
+  /** What --mms alone means: an MMS received every so many seconds. */
+  const MMS_DEFAULT_EVERY_S = 30;
+  const mmsEvery = values['mms-every'] !== undefined ? integer(values['mms-every'], '--mms-every', 1, 86_400) : values.mms ? MMS_DEFAULT_EVERY_S : undefined;
   const mmsFetch = values['mms-fetch'] ?? 'whole';
   if (mmsFetch !== 'whole' && mmsFetch !== 'ranges') throw new CliError(`--mms-fetch must be whole or ranges, got "${mmsFetch}"`);
   const duration = values.duration === undefined ? undefined : integer(values.duration, '--duration', 1, 86_400);
