@@ -17,7 +17,10 @@ export const ThreadMessageView = Type.Object(
       description: 'the phone that sent or received it; null for an outgoing SMS no phone has taken yet',
     }),
     sim_slot: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
-      description: 'the SIM slot it went out or came in on, when known',
+      description:
+        'the SIM slot it went out or came in on: for an outgoing SMS the slot the phone reported sending from, else the slot asked for; ' +
+        'null when not known: an outgoing SMS that asked for no particular slot and whose phone has not reported the slot it sent from, ' +
+        'or a received SMS whose phone did not report one',
     }),
     at: Type.String({ format: 'date-time', description: 'when the gateway stored it' }),
   },

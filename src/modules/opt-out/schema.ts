@@ -12,7 +12,7 @@ export const SuppressionView = Type.Object(
     source: Type.Union([Type.Literal('keyword'), Type.Literal('api'), Type.Literal('import')], {
       description: 'keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import',
     }),
-    keyword: Type.Union([Type.String(), Type.Null()], { description: 'the keyword received, when source is keyword' }),
+    keyword: Type.Union([Type.String(), Type.Null()], { description: 'the keyword received, when source is keyword; null for source api or import' }),
     created_at: Timestamp,
   },
   { additionalProperties: false },

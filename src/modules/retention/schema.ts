@@ -30,18 +30,28 @@ const ExportRecord = Type.Object(
   {
     record: Type.Union(['sms', 'incoming', 'conversation', 'contact', 'group', 'template'].map((kind) => Type.Literal(kind))),
     id: Type.String({ format: 'uuid' }),
-    name: Type.Union([Type.String(), Type.Null()], { description: 'a contact\'s, group\'s or template\'s' }),
+    name: Type.Union([Type.String(), Type.Null()], { description: 'a contact\'s, group\'s or template\'s; null for an SMS, a received SMS and a conversation' }),
     phone: Type.String(),
-    message: Type.String({ description: 'empty once redacted, and for a conversation' }),
-    status: Type.Union([Type.String(), Type.Null()], { description: 'a sent SMS\'s Extended status' }),
-    device_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-    sim_slot: Type.Union([Type.Integer(), Type.Null()]),
-    unread_count: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'a conversation\'s' }),
+    message: Type.String({ description: 'a sent or received SMS\'s text, empty once redacted; a template\'s text; empty for a conversation, contact or group' }),
+    status: Type.Union([Type.String(), Type.Null()], { description: 'a sent SMS\'s Extended status; null for every other record' }),
+    device_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description:
+        'the phone of a sent or received SMS; null for a sent SMS no phone has claimed yet (as GET /sms/{id} shows it), ' +
+        'and for a conversation, contact, group or template',
+    }),
+    sim_slot: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'a sent SMS\'s slot asked for at creation (null when none was: the device\'s settings decide), or the slot a received SMS ' +
+        'arrived on (null when the phone did not report one); null for a conversation, contact, group or template',
+    }),
+    unread_count: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'a conversation\'s; null for every other record' }),
     created_at: Type.String({ format: 'date-time' }),
-    redacted_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    tags: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'a contact\'s' }),
-    fields: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'a contact\'s' }),
-    members: Type.Union([Type.Array(Type.String({ format: 'uuid' })), Type.Null()], { description: 'a group\'s contact ids' }),
+    redacted_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'when the account\'s retention removed a sent or received SMS\'s text; null until it has, and for every other record',
+    }),
+    tags: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'a contact\'s; null for every other record' }),
+    fields: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'a contact\'s; null for every other record' }),
+    members: Type.Union([Type.Array(Type.String({ format: 'uuid' })), Type.Null()], { description: 'a group\'s contact ids; null for every other record' }),
   },
   { additionalProperties: false },
 );
@@ -50,7 +60,12 @@ export const ExportDocument = Type.Object(
   {
     account_id: Type.String({ format: 'uuid' }),
     exported_at: Type.String({ format: 'date-time' }),
-    retention: Type.Object({ keep_text_days: Type.Union([Type.Integer(), Type.Null()]), hash_recipients: Type.Boolean() }),
+    retention: Type.Object({
+      keep_text_days: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'as GET /account/retention: message text older than this many days is removed; null when no limit is set (text is kept for ever)',
+      }),
+      hash_recipients: Type.Boolean(),
+    }),
     records: Type.Array(ExportRecord, { description: 'sent SMS oldest first, then received SMS oldest first, then conversations, contacts, groups and templates' }),
   },
   { additionalProperties: false },
