@@ -43,6 +43,11 @@ export interface SendOptions extends RequestOptions {
   idempotencyKey?: string;
 }
 
+/** The live event stream, open: iterate it with `for await`; close() ends it. */
+export interface EventStream extends AsyncIterable<LiveEvent> {
+  close(): void;
+}
+
 export interface BulkOptions extends SendOptions {
   /** Check every message and create nothing: the answer says, per message, whether it is valid. */
   dryRun?: boolean;
@@ -121,14 +126,34 @@ export class Client {
   }
 
   /**
-   * GET /events: the account's changes as they happen (sms.status, device.presence, sms.received),
-   * until the connection ends or `signal` aborts. Events are not replayed after a reconnect.
+   * GET /events: the account's changes as they happen (sms.status, device.presence, sms.received).
+   * Resolves once the gateway has opened the stream (from then on no change is missed); iterate it
+   * with `for await`, and close() it (or abort `signal`) to stop. The iteration ends when the
+   * connection does; events are not replayed after a reconnect, so reload what you show then.
    */
-  async *events(options: RequestOptions = {}): AsyncGenerator<LiveEvent> {
-    const response = await this.send('GET', '/events', { accept: 'text/event-stream' }, undefined, options.signal);
+  async events(options: RequestOptions = {}): Promise<EventStream> {
+    const abort = new AbortController();
+    const forward = () => abort.abort();
+    if (options.signal?.aborted) abort.abort();
+    options.signal?.addEventListener('abort', forward, { once: true });
+    const response = await this.send('GET', '/events', { accept: 'text/event-stream' }, undefined, abort.signal);
     if (!response.ok) throw errorFromResponse(response.status, response.headers.get('retry-after'), await response.text());
-    if (!response.body) return;
-    yield* readServerSentEvents(response.body);
+    const body = response.body;
+    return {
+      async *[Symbol.asyncIterator]() {
+        if (!body) return;
+        try {
+          yield* readServerSentEvents(body);
+        } catch (error) {
+          // Closing the stream ends the iteration; any other failure is the caller's to see.
+          if (!abort.signal.aborted) throw error;
+        }
+      },
+      close() {
+        options.signal?.removeEventListener('abort', forward);
+        abort.abort();
+      },
+    };
   }
 
   /** Any other operation of the Extended API: `path` below /api/ext/v1, e.g. '/webhooks'. */

@@ -1,4 +1,4 @@
-export { Client, type ClientOptions, type RequestOptions, type SendOptions } from './client.js';
+export { Client, type ClientOptions, type RequestOptions, type SendOptions, type BulkOptions, type EventStream } from './client.js';
 export * from './errors.js';
 export * from './webhooks.js';
 export { type LiveEvent } from './events.js';

@@ -26,6 +26,6 @@ export type DevicePage = Json<operations['listDevices']['responses'][200]>;
 export type Device = DevicePage extends { data: (infer D)[] } ? D : never;
 export type ListDevicesQuery = Query<'listDevices'>;
 /** A page of incoming SMS. */
-export type IncomingPage = Json<operations['listIncoming']['responses'][200]>;
+export type IncomingPage = Json<operations['listIncomingSms']['responses'][200]>;
 export type IncomingSms = IncomingPage extends { data: (infer I)[] } ? I : never;
-export type ListIncomingQuery = Query<'listIncoming'>;
+export type ListIncomingQuery = Query<'listIncomingSms'>;

@@ -1,0 +1,121 @@
+"""The client against a real gateway. The mocha test test/sdk/python.test.ts starts the gateway
+and gives its address and a fresh account's key in SMS_GATEWAY_URL and SMS_GATEWAY_KEY, and a
+delivery it received signed by the gateway (headers, body and the webhook's secret, as JSON) in
+the file SMS_GATEWAY_DELIVERY. Skipped when run without them."""
+
+import json
+import os
+import unittest
+import uuid
+
+from sms_gateway import (
+    BadRequest,
+    Client,
+    Conflict,
+    NotFound,
+    Unauthorized,
+    WebhookVerificationError,
+    verify_webhook,
+)
+
+URL = os.environ.get("SMS_GATEWAY_URL")
+KEY = os.environ.get("SMS_GATEWAY_KEY")
+DELIVERY = os.environ.get("SMS_GATEWAY_DELIVERY")
+
+
+@unittest.skipUnless(URL and KEY, "SMS_GATEWAY_URL and SMS_GATEWAY_KEY name a running gateway")
+class GatewayTest(unittest.TestCase):
+    def setUp(self):
+        self.client = Client(URL, KEY)
+
+    def test_send_then_get_the_sms_with_its_history(self):
+        sms = self.client.send_sms("+79161230001", "hello from python", priority=5)
+        self.assertEqual(sms["status"], "pending")
+        self.assertEqual(sms["priority"], 5)
+        read = self.client.get_sms(sms["id"])
+        self.assertEqual(read["id"], sms["id"])
+        self.assertEqual(read["message"], "hello from python")
+        self.assertEqual([entry["status"] for entry in read["history"]], ["pending"])
+
+    def test_an_idempotency_key_sends_once(self):
+        key = str(uuid.uuid4())
+        first = self.client.send_sms("+79161230002", "once", idempotency_key=key)
+        again = self.client.send_sms("+79161230002", "once", idempotency_key=key)
+        self.assertEqual(again["id"], first["id"])
+
+    def test_list_pages_through_every_sms(self):
+        phone = "+7916123" + str(uuid.uuid4().int % 10000).zfill(4)
+        sent = [self.client.send_sms(phone, f"page {n}")["id"] for n in range(5)]
+        first = self.client.list_sms(phone=phone, limit=2)
+        self.assertEqual(len(first["data"]), 2)
+        self.assertIsNotNone(first["next_cursor"])
+        every = [sms["id"] for sms in self.client.iter_sms(phone=phone, limit=2)]
+        self.assertEqual(sorted(every), sorted(sent))
+        self.assertEqual(len(every), 5)
+
+    def test_cancel_then_cancel_a_final_one_is_a_conflict_or_the_same(self):
+        sms = self.client.send_sms("+79161230003", "cancel me")
+        cancelled = self.client.cancel_sms(sms["id"])
+        self.assertEqual(cancelled["status"], "failed_send")
+        self.assertEqual(cancelled["reason"], "cancelled")
+
+    def test_bulk_from_json_and_from_csv(self):
+        created = self.client.send_bulk([{"phone": "+79161230004", "message": "a"}, {"phone": "+79161230005", "message": "b"}])
+        self.assertEqual([sms["phone"] for sms in created["data"]], ["+79161230004", "+79161230005"])
+        from_csv = self.client.send_bulk("phone,message\n+79161230006,c\n+79161230007,d\n")
+        self.assertEqual([sms["message"] for sms in from_csv["data"]], ["c", "d"])
+
+    def test_a_bad_bulk_message_is_a_bad_request_naming_it(self):
+        with self.assertRaises(BadRequest) as caught:
+            self.client.send_bulk([{"phone": "+79161230004", "message": "ok"}, {"phone": "not a phone", "message": "x"}])
+        self.assertEqual(caught.exception.status, 400)
+        self.assertTrue(any(str(detail.get("field", "")).startswith("messages.1") or "/messages/1" in str(detail.get("field", "")) for detail in caught.exception.details), caught.exception.details)
+
+    def test_devices_and_incoming_lists(self):
+        devices = self.client.list_devices()
+        self.assertIsInstance(devices["data"], list)
+        incoming = self.client.list_incoming(limit=5)
+        self.assertEqual(incoming["data"], [])
+        self.assertEqual(list(self.client.iter_incoming()), [])
+
+    def test_errors_are_typed(self):
+        with self.assertRaises(NotFound) as caught:
+            self.client.get_sms(str(uuid.uuid4()))
+        self.assertEqual((caught.exception.status, caught.exception.code), (404, "sms_not_found"))
+        with self.assertRaises(Unauthorized) as caught:
+            Client(URL, "not-a-key").list_sms()
+        self.assertEqual(caught.exception.status, 401)
+        with self.assertRaises(BadRequest) as caught:
+            self.client.send_sms("+79161230008", "")
+        self.assertEqual(caught.exception.code, "validation_failed")
+        self.assertTrue(caught.exception.details)
+
+    def test_cancelling_a_cancelled_sms_answers_it_again(self):
+        sms = self.client.send_sms("+79161230009", "twice")
+        self.client.cancel_sms(sms["id"])
+        try:
+            again = self.client.cancel_sms(sms["id"])
+            self.assertEqual(again["reason"], "cancelled")
+        except Conflict as error:  # pragma: no cover - either answer is documented
+            self.assertEqual(error.status, 409)
+
+
+@unittest.skipUnless(DELIVERY, "SMS_GATEWAY_DELIVERY names a delivery the gateway signed")
+class RealDeliveryTest(unittest.TestCase):
+    def setUp(self):
+        with open(DELIVERY, encoding="utf-8") as file:
+            self.delivery = json.load(file)
+
+    def test_a_delivery_signed_by_the_gateway_verifies(self):
+        event = verify_webhook(self.delivery["secret"], self.delivery["headers"], self.delivery["body"])
+        self.assertEqual(event["type"], "sms.status_changed")
+        self.assertEqual(event["data"]["sms"]["id"], self.delivery["sms_id"])
+
+    def test_a_tampered_delivery_does_not(self):
+        tampered = self.delivery["body"].replace(self.delivery["sms_id"], str(uuid.uuid4()))
+        with self.assertRaises(WebhookVerificationError):
+            verify_webhook(self.delivery["secret"], self.delivery["headers"], tampered)
+
+
+if __name__ == "__main__":
+    unittest.main()
