@@ -1,7 +1,7 @@
 // The TypeScript SDK (sdk/typescript) against a real gateway: every method over real HTTP, paging
 // across pages, a webhook delivery the gateway signed verified by the SDK's helper (and refused once
 // altered), errors as typed exceptions, the live event stream and the end-to-end format.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -10,6 +10,7 @@ import {
   ConflictError,
   ForbiddenError,
   GatewayError,
+  RateLimitedError,
   NotFoundError,
   UnauthorizedError,
   UnavailableError,
@@ -164,6 +165,16 @@ describe('TypeScript SDK against a real gateway', () => {
     expect(unavailable).to.include({ status: 503, code: 'no_device_available' });
   });
 
+  it('maps a 429 to RateLimitedError with the seconds of Retry-After', async () => {
+    // One well-formed key nobody holds, tried again and again: the gateway throttles that key.
+    const guessed = new Client({ baseUrl: fx.baseUrl, apiKey: `sgw_${randomBytes(5).toString('hex')}_${randomBytes(32).toString('base64url')}` });
+    let error: unknown;
+    for (let attempt = 0; attempt < 10 && !(error instanceof RateLimitedError); attempt++) error = await guessed.listSms().catch((failure: unknown) => failure);
+    expect(error).to.be.instanceOf(RateLimitedError);
+    expect(error).to.include({ status: 429, code: 'too_many_auth_failures', kind: 'rate_limited' });
+    expect((error as RateLimitedError).retryAfterSeconds).to.be.a('number').above(0);
+  });
+
   it('streams live events from the moment it resolves, until closed', async () => {
     const phone = await fx.taskPhone();
     const stream = await client.events();
@@ -181,7 +192,7 @@ describe('TypeScript SDK against a real gateway', () => {
     stream.close();
   });
 
-  it('decrypts the documented test vector and encrypts as the phones do', async () => {
+  it('decrypts the documented test vector, encrypts as the phones do, and sends an encrypted SMS', async () => {
     const vector =
       '$aes-256-gcm/pbkdf2-sha256$i=100000$AAECAwQFBgcICQoLDA0ODw==$oKGio6Slpqeoqaqr$YTYXOSpmmUX44+diy7tD8B9iwG3DpzAeazmOW8hy8NP6JrZ/v8ZGZ49QTQ==';
     expect(await decrypt(vector, 'correct horse battery staple')).to.equal('Hello from the gateway 👋');
@@ -190,5 +201,11 @@ describe('TypeScript SDK against a real gateway', () => {
     const fixed = { salt, iv, iterations: 100_000 };
     expect(await encrypt('Hello from the gateway 👋', 'correct horse battery staple', fixed)).to.equal(vector);
     expect(await encrypt('другой текст', 'pass', fixed)).to.equal(await agentEncrypt('другой текст', 'pass', fixed));
+
+    const sealed = await client.sendEncryptedSms({ phone: PHONE, message: 'only the phone reads this' }, 'our passphrase');
+    expect(sealed.is_encrypted).to.equal(true);
+    expect(sealed.message).to.not.include('only the phone');
+    expect(await decrypt(sealed.phone, 'our passphrase')).to.equal(PHONE);
+    expect(await decrypt((await client.getSms(sealed.id)).message, 'our passphrase')).to.equal('only the phone reads this');
   });
 });

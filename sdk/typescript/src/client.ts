@@ -1,6 +1,7 @@
 // The client of the Extended API (/api/ext/v1): one method per operation, named as the API names
 // it, each answering the body the gateway sent, or throwing a GatewayError (errors.ts) for any
 // answer that is not a 2xx. Built on the global fetch (Node 20+, browsers, Deno, Bun).
+import { encrypt } from './end-to-end.js';
 import { errorFromResponse } from './errors.js';
 import { readServerSentEvents, type LiveEvent } from './events.js';
 import type {
@@ -73,6 +74,17 @@ export class Client {
   /** POST /sms: stores an SMS (status pending) for a phone to send. */
   sendSms(request: SendSmsRequest, options: SendOptions = {}): Promise<Sms> {
     return this.request('POST', '/sms', { json: request, ...options });
+  }
+
+  /**
+   * POST /sms/encrypted: encrypts the recipient and the text with `passphrase` (which only you and
+   * the account's phones know) and sends the ciphertext; the gateway can read neither. The answer
+   * shows the ciphertext; decrypt() reads it back.
+   */
+  async sendEncryptedSms(request: SendSmsRequest, passphrase: string, options: SendOptions = {}): Promise<Sms> {
+    const { phone, message, ...rest } = request;
+    const sealed = { ...rest, phone: await encrypt(phone, passphrase), message: await encrypt(message, passphrase) };
+    return this.request('POST', '/sms/encrypted', { json: sealed, ...options });
   }
 
   /** GET /sms/{id}: the SMS and every status it went through, oldest first. */
