@@ -3,9 +3,9 @@
 // delivery this test captured from the gateway (headers, body, the webhook's secret) in a file, so
 // that the Python side verifies a signature the gateway itself made.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
@@ -64,5 +64,22 @@ describe('Python SDK against a real gateway', () => {
     // Every test ran: none skipped for want of the gateway or the delivery.
     expect(output, output).to.not.match(/skipped/);
     expect(output, output).to.match(/^OK$/m);
+  });
+
+  it("runs the README's examples as written (all but the webhook server)", async function () {
+    this.timeout(60_000);
+    const blocks = [...readFileSync('sdk/python/README.md', 'utf8').matchAll(/```python\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    const runnable = blocks.filter((block) => !block.includes('HTTPServer'));
+    expect(runnable.length).to.be.at.least(2);
+    const file = join(directory, 'readme.py');
+    writeFileSync(file, runnable.join('\n'));
+    const { code, output } = await run('python3', [file], {
+      SMS_GATEWAY_URL: fx.baseUrl,
+      SMS_GATEWAY_KEY: fx.tenant.key,
+      PYTHONPATH: resolve('sdk/python'),
+      PYTHONDONTWRITEBYTECODE: '1',
+    });
+    expect(code, output).to.equal(0);
+    expect(output).to.include('404 sms_not_found').and.match(/^False$/m);
   });
 });

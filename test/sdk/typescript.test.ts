@@ -1,7 +1,11 @@
 // The TypeScript SDK (sdk/typescript) against a real gateway: every method over real HTTP, paging
 // across pages, a webhook delivery the gateway signed verified by the SDK's helper (and refused once
 // altered), errors as typed exceptions, the live event stream and the end-to-end format.
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -207,5 +211,31 @@ describe('TypeScript SDK against a real gateway', () => {
     expect(sealed.message).to.not.include('only the phone');
     expect(await decrypt(sealed.phone, 'our passphrase')).to.equal(PHONE);
     expect(await decrypt((await client.getSms(sealed.id)).message, 'our passphrase')).to.equal('only the phone reads this');
+  });
+
+  it("runs the README's examples as written (all but the servers and the endless stream)", async function () {
+    this.timeout(60_000);
+    const sdk = resolve('sdk/typescript/src/index.ts');
+    const blocks = [...readFileSync('sdk/typescript/README.md', 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    const runnable = blocks.filter((block) => !block.includes('createServer') && !block.includes('client.events()'));
+    expect(runnable.length).to.be.at.least(4);
+    const directory = mkdtempSync(join(tmpdir(), 'sdk-readme-'));
+    try {
+      const file = join(directory, 'readme.mts');
+      writeFileSync(file, runnable.join('\n').replaceAll("'@sms-gateway/sdk'", JSON.stringify(sdk)));
+      const env = { ...process.env, SMS_GATEWAY_URL: fx.baseUrl, SMS_GATEWAY_KEY: fx.tenant.key, SMS_GATEWAY_PASSPHRASE: 'readme passphrase' };
+      const { code, output } = await new Promise<{ code: number | null; output: string }>((done, fail) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.on('error', fail);
+        child.on('close', (code) => done({ code, output }));
+      });
+      expect(code, output).to.equal(0);
+      expect(output).to.include('404 sms_not_found').and.include('true secret text');
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
