@@ -71,6 +71,9 @@ describe('Python SDK against a real gateway', () => {
     const blocks = [...readFileSync('sdk/python/README.md', 'utf8').matchAll(/```python\n([\s\S]*?)```/g)].map((match) => match[1]!);
     const runnable = blocks.filter((block) => !block.includes('HTTPServer'));
     expect(runnable.length).to.be.at.least(2);
+    // The project README's example too, its gateway address the test's.
+    const sdks = readFileSync('README.md', 'utf8').split('## SDKs')[1]!.split('\n## ')[0]!;
+    runnable.push(/```python\n([\s\S]*?)```/.exec(sdks)![1]!.replaceAll('http://localhost:3000', fx.baseUrl));
     const file = join(directory, 'readme.py');
     writeFileSync(file, runnable.join('\n'));
     const { code, output } = await run('python3', [file], {

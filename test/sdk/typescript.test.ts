@@ -219,6 +219,11 @@ describe('TypeScript SDK against a real gateway', () => {
     const blocks = [...readFileSync('sdk/typescript/README.md', 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
     const runnable = blocks.filter((block) => !block.includes('createServer') && !block.includes('client.events()'));
     expect(runnable.length).to.be.at.least(4);
+    // The project README's example too, its gateway address the test's (its client is named alike: a block of its own scope).
+    const sdks = readFileSync('README.md', 'utf8').split('## SDKs')[1]!.split('\n## ')[0]!;
+    const projectExample = /```ts\n([\s\S]*?)```/.exec(sdks)![1]!.replaceAll('http://localhost:3000', fx.baseUrl);
+    runnable.push(`await (async () => {\n${projectExample.replace(/^import .*$/gm, '')}\n})();`);
+    runnable.unshift(/^import .*$/m.exec(projectExample)![0]);
     const directory = mkdtempSync(join(tmpdir(), 'sdk-readme-'));
     try {
       const file = join(directory, 'readme.mts');
