@@ -1,7 +1,7 @@
 """Client for the SMS gateway's Extended API: send and read SMS, bulk sends, devices, incoming SMS,
 and webhook signature checks. Standard library only."""
 
-from .client import Client
+from .client import Client, EventStream
 from .errors import (
     BadRequest,
     Conflict,
@@ -18,6 +18,7 @@ from .webhooks import WebhookVerificationError, sign_webhook, verify_webhook
 
 __all__ = [
     "Client",
+    "EventStream",
     "GatewayError",
     "BadRequest",
     "Unauthorized",

@@ -76,6 +76,23 @@ class Client:
         """Every incoming SMS, newest first, page after page."""
         return self._pages(self.list_incoming, query)
 
+    # --- live events -------------------------------------------------------------------------
+
+    def events(self, timeout=None):
+        """GET /events: the account's changes as they happen (sms.status, device.presence,
+        sms.received). Returns once the gateway has opened the stream (from then on no change is
+        missed): iterate it for {"event": name, "data": dict} items, and close() it to stop (or use
+        it in a with block). Events are not replayed after a reconnect: reload what you show then.
+        `timeout` bounds each read (None: wait as long as the stream stays open)."""
+        headers = {**self.headers, "accept": "text/event-stream", "authorization": f"Bearer {self.api_key}"}
+        req = urllib.request.Request(self.base_url + PREFIX + "/events", method="GET", headers=headers)
+        try:
+            response = urllib.request.urlopen(req, timeout=timeout)
+        except urllib.error.HTTPError as error:
+            text = error.read().decode("utf-8", errors="replace")
+            raise error_from_response(error.code, error.headers.get("retry-after"), text) from None
+        return EventStream(response)
+
     # --- anything else -------------------------------------------------------------------------
 
     def request(self, method, path, json_body=None, csv_body=None, query=None, idempotency_key=None):
@@ -119,3 +136,38 @@ def _query_value(value):
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+class EventStream:
+    """An open live event stream: iterate it for {"event", "data"} dicts; close() ends it."""
+
+    def __init__(self, response):
+        self._response = response
+
+    def __iter__(self):
+        name, data = "message", []
+        for raw in self._response:
+            line = raw.decode("utf-8").rstrip("\r\n")
+            if line == "":
+                # A blank line dispatches what was gathered; comments and retry: alone gather none.
+                if data:
+                    text = "\n".join(data)
+                    try:
+                        parsed = json.loads(text)
+                    except ValueError:
+                        parsed = {"text": text}
+                    yield {"event": name, "data": parsed}
+                name, data = "message", []
+            elif line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:][1:] if line[5:].startswith(" ") else line[5:])
+
+    def close(self):
+        self._response.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -91,6 +91,16 @@ class GatewayTest(unittest.TestCase):
         self.assertEqual(incoming["data"], [])
         self.assertEqual(list(self.client.iter_incoming()), [])
 
+    def test_the_live_stream_shows_an_sms_stored_after_it_opened(self):
+        with self.client.events(timeout=10) as stream:
+            sms = self.client.send_sms("+79161230010", "live")
+            for item in stream:
+                if item["event"] == "sms.status" and item["data"]["id"] == sms["id"]:
+                    self.assertEqual(item["data"]["internal_status"], "pending")
+                    break
+            else:
+                self.fail("the stream ended before the SMS's event")
+
     def test_errors_are_typed(self):
         with self.assertRaises(NotFound) as caught:
             self.client.get_sms(str(uuid.uuid4()))
