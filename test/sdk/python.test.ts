@@ -1,0 +1,88 @@
+// The Python SDK (sdk/python) against a real gateway: its unittest suite runs as a child process
+// with the gateway's address and a fresh account's key in the environment, and with a webhook
+// delivery this test captured from the gateway (headers, body, the webhook's secret) in a file, so
+// that the Python side verifies a signature the gateway itself made.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { expect } from 'chai';
+import { useGateway } from '../support/use-gateway.ts';
+import { createWebhook, webhookConfig } from '../support/webhooks.ts';
+
+function run(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('Python SDK against a real gateway', () => {
+  const fx = useGateway({ config: () => ({ webhooks: webhookConfig() }) });
+  let directory: string;
+
+  before(() => {
+    directory = mkdtempSync(join(tmpdir(), 'sdk-python-'));
+  });
+  after(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('passes its unittest suite, verifying a delivery the gateway signed', async function () {
+    this.timeout(120_000);
+    const receiver = await fx.receiver();
+    const { secret } = await createWebhook(fx.tenant, receiver.url, ['sms.status_changed']);
+    const phone = await fx.taskPhone();
+    const sms = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'for python', device_id: phone.id });
+    expect(sms.status, JSON.stringify(sms.body)).to.equal(201);
+    await phone.until(1);
+    await phone.sendAll();
+    const [delivery] = await receiver.waitFor(1);
+    const file = join(directory, 'delivery.json');
+    writeFileSync(file, JSON.stringify({ secret, headers: delivery!.headers, body: delivery!.body, sms_id: sms.body.id }));
+
+    // A fresh account for the suite, its lists holding only what it sends: one phone, which has
+    // taken one SMS (so that cancelling it is a conflict), and a key that may only read.
+    const tenant = await fx.newTenant();
+    const theirPhone = await fx.taskPhone({}, tenant);
+    const taken = await tenant.api.post('/sms', { phone: '+79161234567', message: 'taken', device_id: theirPhone.id });
+    await theirPhone.until(1);
+    await theirPhone.report(taken.body.id, 'processing');
+    const reader = await fx.keyWith(['sms:read'], tenant);
+    const { code, output } = await run('python3', ['-m', 'unittest', 'discover', '-v', '-s', 'sdk/python/tests', '-t', 'sdk/python'], {
+      SMS_GATEWAY_URL: fx.baseUrl,
+      SMS_GATEWAY_KEY: tenant.key,
+      SMS_GATEWAY_DELIVERY: file,
+      SMS_GATEWAY_READ_KEY: reader.key!,
+      SMS_GATEWAY_DEVICE_ID: theirPhone.id,
+      SMS_GATEWAY_TAKEN_SMS: taken.body.id,
+      PYTHONDONTWRITEBYTECODE: '1',
+    });
+    expect(code, output).to.equal(0);
+    // Every test ran: none skipped for want of the gateway or the delivery.
+    expect(output, output).to.not.match(/skipped/);
+    expect(output, output).to.match(/^OK$/m);
+  });
+
+  it("runs the README's examples as written (all but the webhook server and the endless stream)", async function () {
+    this.timeout(60_000);
+    const blocks = [...readFileSync('sdk/python/README.md', 'utf8').matchAll(/```python\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    const runnable = blocks.filter((block) => !block.includes('HTTPServer') && !block.includes('client.events()'));
+    expect(runnable.length).to.be.at.least(2);
+    // The project README's example too, its gateway address the test's.
+    const sdks = readFileSync('README.md', 'utf8').split('## SDKs')[1]!.split('\n## ')[0]!;
+    runnable.push(/```python\n([\s\S]*?)```/.exec(sdks)![1]!.replaceAll('http://localhost:3000', fx.baseUrl));
+    const file = join(directory, 'readme.py');
+    writeFileSync(file, runnable.join('\n'));
+    const { code, output } = await run('python3', [file], {
+      SMS_GATEWAY_URL: fx.baseUrl,
+      SMS_GATEWAY_KEY: fx.tenant.key,
+      PYTHONPATH: resolve('sdk/python'),
+      PYTHONDONTWRITEBYTECODE: '1',
+    });
+    expect(code, output).to.equal(0);
+    expect(output).to.include('404 sms_not_found').and.match(/^False$/m);
+  });
+});
