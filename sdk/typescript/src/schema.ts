@@ -4854,6 +4854,7 @@ export interface operations {
                         data?: string;
                         /** @description a data SMS's application port */
                         port?: number;
+                        /** @description the subject given to POST /mms; null when it was sent without one */
                         subject: string | null;
                         /** @description every recipient, phone first; more than one: a group MMS */
                         recipients: string[];
@@ -4996,9 +4997,11 @@ export interface operations {
                             phone: string;
                             /** @description the other recipients of a group MMS, as the phone reported them */
                             recipients: string[];
+                            /** @description the subject, as the phone reported it; null when the phone reported none */
                             subject: string | null;
-                            /** @description the text part */
+                            /** @description the text part; null when the phone reported none */
                             message: string | null;
+                            /** @description SIM slot that received it; null when the phone did not report one */
                             sim_slot: number | null;
                             /**
                              * Format: date-time
@@ -5019,7 +5022,9 @@ export interface operations {
                                 /** @description bytes: as stored once uploaded, as the phone declared before */
                                 size: number;
                                 uploaded: boolean;
+                                /** @description the stored media of the part; null until the phone uploaded it */
                                 media_id: string | null;
+                                /** @description SHA-256 of the stored bytes, hex; null until the phone uploaded the part, and again once MEDIA_RETENTION_DAYS removed the media */
                                 sha256: string | null;
                                 /** @description GET it (with sms:read) for the bytes; null until uploaded */
                                 download_path: string | null;
@@ -5108,9 +5113,11 @@ export interface operations {
                         phone: string;
                         /** @description the other recipients of a group MMS, as the phone reported them */
                         recipients: string[];
+                        /** @description the subject, as the phone reported it; null when the phone reported none */
                         subject: string | null;
-                        /** @description the text part */
+                        /** @description the text part; null when the phone reported none */
                         message: string | null;
+                        /** @description SIM slot that received it; null when the phone did not report one */
                         sim_slot: number | null;
                         /**
                          * Format: date-time
@@ -5131,7 +5138,9 @@ export interface operations {
                             /** @description bytes: as stored once uploaded, as the phone declared before */
                             size: number;
                             uploaded: boolean;
+                            /** @description the stored media of the part; null until the phone uploaded it */
                             media_id: string | null;
+                            /** @description SHA-256 of the stored bytes, hex; null until the phone uploaded the part, and again once MEDIA_RETENTION_DAYS removed the media */
                             sha256: string | null;
                             /** @description GET it (with sms:read) for the bytes; null until uploaded */
                             download_path: string | null;
@@ -5259,6 +5268,7 @@ export interface operations {
                         data?: string;
                         /** @description a data SMS's application port */
                         port?: number;
+                        /** @description the subject given to POST /mms; null when it was sent without one */
                         subject: string | null;
                         /** @description every recipient, phone first; more than one: a group MMS */
                         recipients: string[];
@@ -8753,7 +8763,7 @@ export interface operations {
                             status: "pending" | "waiting_reply" | "completed" | "failed";
                             /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
                             message: string | null;
-                            /** @description why it failed: "timeout" (no answer in time), or the phone's reason */
+                            /** @description why it failed: "timeout" (no answer in time), or the phone's reason; null unless it failed */
                             error: string | null;
                             /** @description what was said, in order: the code, each menu, each reply, the answer */
                             history: {
@@ -8771,7 +8781,7 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
-                            /** @description when it completed or failed */
+                            /** @description when it completed or failed; null while it is pending or waiting_reply */
                             finished_at: string | null;
                         }[];
                         /** @description pass as cursor for the next page; null on the last page */
@@ -8880,7 +8890,7 @@ export interface operations {
                         status: "pending" | "waiting_reply" | "completed" | "failed";
                         /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
                         message: string | null;
-                        /** @description why it failed: "timeout" (no answer in time), or the phone's reason */
+                        /** @description why it failed: "timeout" (no answer in time), or the phone's reason; null unless it failed */
                         error: string | null;
                         /** @description what was said, in order: the code, each menu, each reply, the answer */
                         history: {
@@ -8898,7 +8908,7 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
-                        /** @description when it completed or failed */
+                        /** @description when it completed or failed; null while it is pending or waiting_reply */
                         finished_at: string | null;
                     };
                 };
@@ -9020,7 +9030,7 @@ export interface operations {
                         status: "pending" | "waiting_reply" | "completed" | "failed";
                         /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
                         message: string | null;
-                        /** @description why it failed: "timeout" (no answer in time), or the phone's reason */
+                        /** @description why it failed: "timeout" (no answer in time), or the phone's reason; null unless it failed */
                         error: string | null;
                         /** @description what was said, in order: the code, each menu, each reply, the answer */
                         history: {
@@ -9038,7 +9048,7 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
-                        /** @description when it completed or failed */
+                        /** @description when it completed or failed; null while it is pending or waiting_reply */
                         finished_at: string | null;
                     };
                 };
@@ -9140,7 +9150,7 @@ export interface operations {
                         status: "pending" | "waiting_reply" | "completed" | "failed";
                         /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
                         message: string | null;
-                        /** @description why it failed: "timeout" (no answer in time), or the phone's reason */
+                        /** @description why it failed: "timeout" (no answer in time), or the phone's reason; null unless it failed */
                         error: string | null;
                         /** @description what was said, in order: the code, each menu, each reply, the answer */
                         history: {
@@ -9158,7 +9168,7 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
-                        /** @description when it completed or failed */
+                        /** @description when it completed or failed; null while it is pending or waiting_reply */
                         finished_at: string | null;
                     };
                 };
@@ -9276,7 +9286,7 @@ export interface operations {
                             phone: string;
                             /** @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import */
                             source: "keyword" | "api" | "import";
-                            /** @description the keyword received, when source is keyword */
+                            /** @description the keyword received, when source is keyword; null for source api or import */
                             keyword: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -9362,7 +9372,7 @@ export interface operations {
                         phone: string;
                         /** @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import */
                         source: "keyword" | "api" | "import";
-                        /** @description the keyword received, when source is keyword */
+                        /** @description the keyword received, when source is keyword; null for source api or import */
                         keyword: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -9382,7 +9392,7 @@ export interface operations {
                         phone: string;
                         /** @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import */
                         source: "keyword" | "api" | "import";
-                        /** @description the keyword received, when source is keyword */
+                        /** @description the keyword received, when source is keyword; null for source api or import */
                         keyword: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -9885,23 +9895,23 @@ export interface operations {
                             name: string;
                             /** @description a disabled rule is skipped */
                             enabled: boolean;
-                            /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                            /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS); null when not set: any text matches */
                             match_keyword: string | null;
-                            /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                            /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS); null when not set: no expression is tried */
                             match_regex: string | null;
-                            /** @description the sender's number (or short code, or name) */
+                            /** @description the sender's number (or short code, or name); null when not set: any sender matches */
                             match_sender: string | null;
-                            /** @description only SMS received by this device */
+                            /** @description only SMS received by this device; null when not set: any device */
                             match_device_id: string | null;
-                            /** @description only SMS received on this SIM slot */
+                            /** @description only SMS received on this SIM slot; null when not set: any slot */
                             match_sim_slot: number | null;
                             /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
                             action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
-                            /** @description auto_reply: the answer */
+                            /** @description auto_reply: the answer (required for that action); null when not set */
                             reply_text: string | null;
-                            /** @description forward_sms: the number to forward to */
+                            /** @description forward_sms: the number to forward to (required for that action); null when not set */
                             forward_to: string | null;
-                            /** @description forward_email: the address to mail to */
+                            /** @description forward_email: the address to mail to (required for that action); null when not set */
                             email_to: string | null;
                             /** @description tag: the tags to put on the SMS */
                             tags: string[];
@@ -9911,7 +9921,9 @@ export interface operations {
                             hits: number;
                             /** @description matches abandoned because the regular expression ran out of time */
                             regex_timeouts: number;
+                            /** @description when a received SMS last matched the rule; null when none has yet (dry runs do not count) */
                             last_hit_at: string | null;
+                            /** @description when the regular expression last ran out of time on a received SMS; null when it never has (dry runs do not count) */
                             last_timeout_at: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -9972,23 +9984,23 @@ export interface operations {
                     name?: string;
                     /** @description a disabled rule is skipped */
                     enabled?: boolean;
-                    /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                    /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS); null when not set: any text matches */
                     match_keyword?: string | null;
-                    /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                    /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS); null when not set: no expression is tried */
                     match_regex?: string | null;
-                    /** @description the sender's number (or short code, or name) */
+                    /** @description the sender's number (or short code, or name); null when not set: any sender matches */
                     match_sender?: string | null;
-                    /** @description only SMS received by this device */
+                    /** @description only SMS received by this device; null when not set: any device */
                     match_device_id?: string | null;
-                    /** @description only SMS received on this SIM slot */
+                    /** @description only SMS received on this SIM slot; null when not set: any slot */
                     match_sim_slot?: number | null;
                     /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
                     action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
-                    /** @description auto_reply: the answer */
+                    /** @description auto_reply: the answer (required for that action); null when not set */
                     reply_text?: string | null;
-                    /** @description forward_sms: the number to forward to */
+                    /** @description forward_sms: the number to forward to (required for that action); null when not set */
                     forward_to?: string | null;
-                    /** @description forward_email: the address to mail to */
+                    /** @description forward_email: the address to mail to (required for that action); null when not set */
                     email_to?: string | null;
                     /** @description tag: the tags to put on the SMS */
                     tags?: string[];
@@ -10012,23 +10024,23 @@ export interface operations {
                         name: string;
                         /** @description a disabled rule is skipped */
                         enabled: boolean;
-                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS); null when not set: any text matches */
                         match_keyword: string | null;
-                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS); null when not set: no expression is tried */
                         match_regex: string | null;
-                        /** @description the sender's number (or short code, or name) */
+                        /** @description the sender's number (or short code, or name); null when not set: any sender matches */
                         match_sender: string | null;
-                        /** @description only SMS received by this device */
+                        /** @description only SMS received by this device; null when not set: any device */
                         match_device_id: string | null;
-                        /** @description only SMS received on this SIM slot */
+                        /** @description only SMS received on this SIM slot; null when not set: any slot */
                         match_sim_slot: number | null;
                         /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
                         action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
-                        /** @description auto_reply: the answer */
+                        /** @description auto_reply: the answer (required for that action); null when not set */
                         reply_text: string | null;
-                        /** @description forward_sms: the number to forward to */
+                        /** @description forward_sms: the number to forward to (required for that action); null when not set */
                         forward_to: string | null;
-                        /** @description forward_email: the address to mail to */
+                        /** @description forward_email: the address to mail to (required for that action); null when not set */
                         email_to: string | null;
                         /** @description tag: the tags to put on the SMS */
                         tags: string[];
@@ -10038,7 +10050,9 @@ export interface operations {
                         hits: number;
                         /** @description matches abandoned because the regular expression ran out of time */
                         regex_timeouts: number;
+                        /** @description when a received SMS last matched the rule; null when none has yet (dry runs do not count) */
                         last_hit_at: string | null;
+                        /** @description when the regular expression last ran out of time on a received SMS; null when it never has (dry runs do not count) */
                         last_timeout_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -10152,23 +10166,23 @@ export interface operations {
                             name: string;
                             /** @description a disabled rule is skipped */
                             enabled: boolean;
-                            /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                            /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS); null when not set: any text matches */
                             match_keyword: string | null;
-                            /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                            /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS); null when not set: no expression is tried */
                             match_regex: string | null;
-                            /** @description the sender's number (or short code, or name) */
+                            /** @description the sender's number (or short code, or name); null when not set: any sender matches */
                             match_sender: string | null;
-                            /** @description only SMS received by this device */
+                            /** @description only SMS received by this device; null when not set: any device */
                             match_device_id: string | null;
-                            /** @description only SMS received on this SIM slot */
+                            /** @description only SMS received on this SIM slot; null when not set: any slot */
                             match_sim_slot: number | null;
                             /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
                             action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
-                            /** @description auto_reply: the answer */
+                            /** @description auto_reply: the answer (required for that action); null when not set */
                             reply_text: string | null;
-                            /** @description forward_sms: the number to forward to */
+                            /** @description forward_sms: the number to forward to (required for that action); null when not set */
                             forward_to: string | null;
-                            /** @description forward_email: the address to mail to */
+                            /** @description forward_email: the address to mail to (required for that action); null when not set */
                             email_to: string | null;
                             /** @description tag: the tags to put on the SMS */
                             tags: string[];
@@ -10178,7 +10192,9 @@ export interface operations {
                             hits: number;
                             /** @description matches abandoned because the regular expression ran out of time */
                             regex_timeouts: number;
+                            /** @description when a received SMS last matched the rule; null when none has yet (dry runs do not count) */
                             last_hit_at: string | null;
+                            /** @description when the regular expression last ran out of time on a received SMS; null when it never has (dry runs do not count) */
                             last_timeout_at: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -10386,23 +10402,23 @@ export interface operations {
                         name: string;
                         /** @description a disabled rule is skipped */
                         enabled: boolean;
-                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS); null when not set: any text matches */
                         match_keyword: string | null;
-                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS); null when not set: no expression is tried */
                         match_regex: string | null;
-                        /** @description the sender's number (or short code, or name) */
+                        /** @description the sender's number (or short code, or name); null when not set: any sender matches */
                         match_sender: string | null;
-                        /** @description only SMS received by this device */
+                        /** @description only SMS received by this device; null when not set: any device */
                         match_device_id: string | null;
-                        /** @description only SMS received on this SIM slot */
+                        /** @description only SMS received on this SIM slot; null when not set: any slot */
                         match_sim_slot: number | null;
                         /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
                         action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
-                        /** @description auto_reply: the answer */
+                        /** @description auto_reply: the answer (required for that action); null when not set */
                         reply_text: string | null;
-                        /** @description forward_sms: the number to forward to */
+                        /** @description forward_sms: the number to forward to (required for that action); null when not set */
                         forward_to: string | null;
-                        /** @description forward_email: the address to mail to */
+                        /** @description forward_email: the address to mail to (required for that action); null when not set */
                         email_to: string | null;
                         /** @description tag: the tags to put on the SMS */
                         tags: string[];
@@ -10412,7 +10428,9 @@ export interface operations {
                         hits: number;
                         /** @description matches abandoned because the regular expression ran out of time */
                         regex_timeouts: number;
+                        /** @description when a received SMS last matched the rule; null when none has yet (dry runs do not count) */
                         last_hit_at: string | null;
+                        /** @description when the regular expression last ran out of time on a received SMS; null when it never has (dry runs do not count) */
                         last_timeout_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -10548,23 +10566,23 @@ export interface operations {
                     name?: string;
                     /** @description a disabled rule is skipped */
                     enabled?: boolean;
-                    /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                    /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS); null when not set: any text matches */
                     match_keyword?: string | null;
-                    /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                    /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS); null when not set: no expression is tried */
                     match_regex?: string | null;
-                    /** @description the sender's number (or short code, or name) */
+                    /** @description the sender's number (or short code, or name); null when not set: any sender matches */
                     match_sender?: string | null;
-                    /** @description only SMS received by this device */
+                    /** @description only SMS received by this device; null when not set: any device */
                     match_device_id?: string | null;
-                    /** @description only SMS received on this SIM slot */
+                    /** @description only SMS received on this SIM slot; null when not set: any slot */
                     match_sim_slot?: number | null;
                     /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
                     action?: "auto_reply" | "forward_sms" | "forward_email" | "tag";
-                    /** @description auto_reply: the answer */
+                    /** @description auto_reply: the answer (required for that action); null when not set */
                     reply_text?: string | null;
-                    /** @description forward_sms: the number to forward to */
+                    /** @description forward_sms: the number to forward to (required for that action); null when not set */
                     forward_to?: string | null;
-                    /** @description forward_email: the address to mail to */
+                    /** @description forward_email: the address to mail to (required for that action); null when not set */
                     email_to?: string | null;
                     /** @description tag: the tags to put on the SMS */
                     tags?: string[];
@@ -10588,23 +10606,23 @@ export interface operations {
                         name: string;
                         /** @description a disabled rule is skipped */
                         enabled: boolean;
-                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS) */
+                        /** @description the text is this word or phrase, or starts with it (case, accents and punctuation folded: "Hours?" matches HOURS); null when not set: any text matches */
                         match_keyword: string | null;
-                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS) */
+                        /** @description a JavaScript regular expression, case-insensitive, run with a time limit (RULE_REGEX_TIMEOUT_MS); null when not set: no expression is tried */
                         match_regex: string | null;
-                        /** @description the sender's number (or short code, or name) */
+                        /** @description the sender's number (or short code, or name); null when not set: any sender matches */
                         match_sender: string | null;
-                        /** @description only SMS received by this device */
+                        /** @description only SMS received by this device; null when not set: any device */
                         match_device_id: string | null;
-                        /** @description only SMS received on this SIM slot */
+                        /** @description only SMS received on this SIM slot; null when not set: any slot */
                         match_sim_slot: number | null;
                         /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
                         action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
-                        /** @description auto_reply: the answer */
+                        /** @description auto_reply: the answer (required for that action); null when not set */
                         reply_text: string | null;
-                        /** @description forward_sms: the number to forward to */
+                        /** @description forward_sms: the number to forward to (required for that action); null when not set */
                         forward_to: string | null;
-                        /** @description forward_email: the address to mail to */
+                        /** @description forward_email: the address to mail to (required for that action); null when not set */
                         email_to: string | null;
                         /** @description tag: the tags to put on the SMS */
                         tags: string[];
@@ -10614,7 +10632,9 @@ export interface operations {
                         hits: number;
                         /** @description matches abandoned because the regular expression ran out of time */
                         regex_timeouts: number;
+                        /** @description when a received SMS last matched the rule; null when none has yet (dry runs do not count) */
                         last_hit_at: string | null;
+                        /** @description when the regular expression last ran out of time on a received SMS; null when it never has (dry runs do not count) */
                         last_timeout_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -10808,7 +10828,7 @@ export interface operations {
                                 status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
                                 /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
                                 device_id: string | null;
-                                /** @description the SIM slot it went out or came in on, when known */
+                                /** @description the SIM slot it went out or came in on: for an outgoing SMS the slot the phone reported sending from, else the slot asked for; null when not known: an outgoing SMS that asked for no particular slot and whose phone has not reported the slot it sent from, or a received SMS whose phone did not report one */
                                 sim_slot: number | null;
                                 /**
                                  * Format: date-time
@@ -10919,7 +10939,7 @@ export interface operations {
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
                             /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
                             device_id: string | null;
-                            /** @description the SIM slot it went out or came in on, when known */
+                            /** @description the SIM slot it went out or came in on: for an outgoing SMS the slot the phone reported sending from, else the slot asked for; null when not known: an outgoing SMS that asked for no particular slot and whose phone has not reported the slot it sent from, or a received SMS whose phone did not report one */
                             sim_slot: number | null;
                             /**
                              * Format: date-time
@@ -11020,7 +11040,7 @@ export interface operations {
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
                             /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
                             device_id: string | null;
-                            /** @description the SIM slot it went out or came in on, when known */
+                            /** @description the SIM slot it went out or came in on: for an outgoing SMS the slot the phone reported sending from, else the slot asked for; null when not known: an outgoing SMS that asked for no particular slot and whose phone has not reported the slot it sent from, or a received SMS whose phone did not report one */
                             sim_slot: number | null;
                             /**
                              * Format: date-time
@@ -11135,7 +11155,7 @@ export interface operations {
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
                             /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
                             device_id: string | null;
-                            /** @description the SIM slot it went out or came in on, when known */
+                            /** @description the SIM slot it went out or came in on: for an outgoing SMS the slot the phone reported sending from, else the slot asked for; null when not known: an outgoing SMS that asked for no particular slot and whose phone has not reported the slot it sent from, or a received SMS whose phone did not report one */
                             sim_slot: number | null;
                             /**
                              * Format: date-time
@@ -11383,6 +11403,7 @@ export interface operations {
                         /** Format: date-time */
                         exported_at: string;
                         retention: {
+                            /** @description as GET /account/retention: message text older than this many days is removed; null when no limit is set (text is kept for ever) */
                             keep_text_days: number | null;
                             hash_recipients: boolean;
                         };
@@ -11391,27 +11412,30 @@ export interface operations {
                             record: "sms" | "incoming" | "conversation" | "contact" | "group" | "template";
                             /** Format: uuid */
                             id: string;
-                            /** @description a contact's, group's or template's */
+                            /** @description a contact's, group's or template's; null for an SMS, a received SMS and a conversation */
                             name: string | null;
                             phone: string;
-                            /** @description empty once redacted, and for a conversation */
+                            /** @description a sent or received SMS's text, empty once redacted; a template's text; empty for a conversation, contact or group */
                             message: string;
-                            /** @description a sent SMS's Extended status */
+                            /** @description a sent SMS's Extended status; null for every other record */
                             status: string | null;
+                            /** @description the phone of a sent or received SMS; null for a sent SMS no phone has claimed yet (as GET /sms/{id} shows it), and for a conversation, contact, group or template */
                             device_id: string | null;
+                            /** @description a sent SMS's slot asked for at creation (null when none was: the device's settings decide), or the slot a received SMS arrived on (null when the phone did not report one); null for a conversation, contact, group or template */
                             sim_slot: number | null;
-                            /** @description a conversation's */
+                            /** @description a conversation's; null for every other record */
                             unread_count: number | null;
                             /** Format: date-time */
                             created_at: string;
+                            /** @description when the account's retention removed a sent or received SMS's text; null until it has, and for every other record */
                             redacted_at: string | null;
-                            /** @description a contact's */
+                            /** @description a contact's; null for every other record */
                             tags: string[] | null;
-                            /** @description a contact's */
+                            /** @description a contact's; null for every other record */
                             fields: {
                                 [key: string]: string;
                             } | null;
-                            /** @description a group's contact ids */
+                            /** @description a group's contact ids; null for every other record */
                             members: string[] | null;
                         }[];
                     };
