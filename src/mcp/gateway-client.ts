@@ -22,6 +22,7 @@ export class GatewayApiClient {
   constructor(
     baseUrl: string,
     private readonly key: string,
+    private readonly fetchImpl: typeof fetch = fetch,
   ) {
     this.base = `${baseUrl.replace(/\/+$/, '')}/api/ext/v1`;
   }
@@ -39,7 +40,7 @@ export class GatewayApiClient {
     for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
     let response: Response;
     try {
-      response = await fetch(url, {
+      response = await this.fetchImpl(url, {
         method,
         headers: { authorization: `Bearer ${this.key}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
