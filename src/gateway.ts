@@ -213,7 +213,7 @@ export class Gateway {
         mountExtra: (router) => {
           mountPanel(router);
           // The MCP endpoint for AI assistants: its tools call this gateway's API with the request's key.
-          mountMcpEndpoint(router, authenticator);
+          mountMcpEndpoint(router, authenticator, config.bodyLimitBytes);
           // The Twilio-compatible API: Twilio's paths, HTTP Basic with a Twilio credential, form bodies, Twilio's errors.
           mountTwilioApi(router, {
             ...services,

@@ -9,6 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { Agent, fetch as undiciFetch } from 'undici';
 import { AppError } from '../common/errors.ts';
 import { authenticateRequest, type Authenticator } from '../http/middleware/authenticate.ts';
+import { createBodyReader } from '../http/middleware/json-body.ts';
 import { GatewayApiClient } from './gateway-client.ts';
 import { createMcpServer } from './tools.ts';
 
@@ -19,11 +20,14 @@ export const MCP_PATH = '/api/ext/v1/mcp';
 const toOwnTlsSocket = new Agent({ connect: { rejectUnauthorized: false } });
 const fetchOwnTls = ((input: any, init?: any) => undiciFetch(input, { ...init, dispatcher: toOwnTlsSocket })) as unknown as typeof fetch;
 
-export function mountMcpEndpoint(router: Router, authenticator: Authenticator): void {
+export function mountMcpEndpoint(router: Router, authenticator: Authenticator, bodyLimitBytes: number): void {
+  const readBody = createBodyReader(bodyLimitBytes);
   router.post(MCP_PATH, async (ctx) => {
     const key = bearerKey(ctx);
     // Unknown, revoked or throttled keys and disabled accounts are answered as on every API route.
     await authenticateRequest(ctx, authenticator);
+    // Read here, within BODY_LIMIT, as every API body is (the SDK itself would read without a limit).
+    const body = await readBody(ctx);
     const own = ownAddress(ctx);
     const server = createMcpServer(new GatewayApiClient(own.url, key, own.encrypted ? fetchOwnTls : fetch));
     // Stateless: no session id, one request and its answer, then both are closed.
@@ -34,7 +38,7 @@ export function mountMcpEndpoint(router: Router, authenticator: Authenticator): 
     });
     await server.connect(transport);
     ctx.respond = false;
-    await transport.handleRequest(ctx.req, ctx.res);
+    await transport.handleRequest(ctx.req, ctx.res, body);
   });
 }
 

@@ -77,6 +77,16 @@ describe('MCP endpoint over streamable HTTP (/api/ext/v1/mcp)', () => {
     await expectRejects(McpSession.overHttp(endpoint(), 'sgw_0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ'));
   });
 
+  it('refuses a body over BODY_LIMIT (413) and one that is not JSON (400), as every API route does', async () => {
+    const headers = { authorization: `Bearer ${fx.tenant.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { padding: 'x'.repeat(2 * 1024 * 1024) } });
+    const tooLarge = await fetch(endpoint(), { method: 'POST', headers, body: huge });
+    expect(tooLarge.status).to.equal(413);
+    const malformed = await fetch(endpoint(), { method: 'POST', headers, body: '{"jsonrpc":' });
+    expect(malformed.status).to.equal(400);
+    expect(((await malformed.json()) as any).error.code).to.equal('invalid_json');
+  });
+
   it('answers GET (no server-sent stream in stateless mode) with 405', async () => {
     const response = await fetch(endpoint(), { headers: { authorization: `Bearer ${fx.tenant.key}`, accept: 'text/event-stream' } });
     expect(response.status).to.equal(405);
