@@ -40,6 +40,7 @@ import { PACKAGE_VERSION } from './common/package-info.ts';
 import { httpMetrics } from './http/middleware/http-metrics.ts';
 import { meterGateway } from './common/gateway-metrics.ts';
 import { connectCluster, type Cluster } from './cluster/cluster.ts';
+import { mountMcpEndpoint } from './mcp/http-endpoint.ts';
 import { readCertificatePair, type CertificatePair } from './tls/certificate-pair.ts';
 import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
 import { readFileSync } from 'node:fs';
@@ -211,6 +212,8 @@ export class Gateway {
         ],
         mountExtra: (router) => {
           mountPanel(router);
+          // The MCP endpoint for AI assistants: its tools call this gateway's API with the request's key.
+          mountMcpEndpoint(router, authenticator, config.bodyLimitBytes);
           // The Twilio-compatible API: Twilio's paths, HTTP Basic with a Twilio credential, form bodies, Twilio's errors.
           mountTwilioApi(router, {
             ...services,

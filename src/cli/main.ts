@@ -15,6 +15,7 @@ import { smppCommand, USAGE as SMPP_USAGE } from './commands/smpp.ts';
 import { usersCommand, USAGE as USERS_USAGE } from './commands/users.ts';
 import { twilioCommand, USAGE as TWILIO_USAGE } from './commands/twilio.ts';
 import { e2eCommand, USAGE as E2E_USAGE } from './commands/e2e.ts';
+import { mcpCommand, USAGE as MCP_USAGE } from './commands/mcp.ts';
 import { CliError, createOutput, type Output } from './output.ts';
 
 type Command = (args: string[], out: Output) => Promise<void>;
@@ -30,6 +31,7 @@ const COMMANDS: Record<string, { run: Command; help: string; usage: () => string
   twilio: { run: twilioCommand, help: 'twilio credentials create|list|delete: credentials for the Twilio-compatible API', usage: () => TWILIO_USAGE },
   smpp: { run: smppCommand, help: 'smpp credentials create|list|delete: what ESMEs bind with', usage: () => SMPP_USAGE },
   simulate: { run: simulateCommand, help: 'simulate --devices N | --pairing URL: run simulated phones against a gateway', usage: () => SIMULATE_USAGE },
+  mcp: { run: mcpCommand, help: 'mcp: an MCP server on stdio for AI assistants (SMS_GATEWAY_KEY, SMS_GATEWAY_URL)', usage: () => MCP_USAGE },
   e2e: { run: e2eCommand, help: 'e2e encrypt|decrypt: end-to-end ciphertext for encrypted SMS, offline', usage: () => E2E_USAGE },
 };
 

@@ -116,12 +116,15 @@ describe('GET /api/ext/v1/openapi.json', () => {
       expect(servedOperations(routers)).to.include.members(['POST /api/ext/v1/sms', 'PATCH /api/ext/v1/devices/{id}/settings']);
     });
 
-    it('then the documented operations are exactly the served ones, but for the Twilio-compatible API', () => {
+    it('then the documented operations are exactly the served ones, but for the Twilio-compatible API and MCP', () => {
       // The Twilio-compatible API is Twilio's own interface (form-encoded, HTTP Basic with the
-      // AccountSid), described by Twilio and by docs/twilio.md rather than in this document.
+      // AccountSid), described by Twilio and by docs/twilio.md rather than in this document; the
+      // MCP endpoint speaks JSON-RPC as the Model Context Protocol defines it (docs/mcp.md).
       const twilio = (operation: string) => operation.split(' ')[1]!.startsWith('/2010-04-01/');
+      const mcp = (operation: string) => operation === 'POST /api/ext/v1/mcp';
       const served = servedOperations(routers);
-      expect(documentedOperations(doc)).to.deep.equal(served.filter((operation) => !twilio(operation)));
+      expect(documentedOperations(doc)).to.deep.equal(served.filter((operation) => !twilio(operation) && !mcp(operation)));
+      expect(served.filter(mcp)).to.deep.equal(['POST /api/ext/v1/mcp']);
       expect(served.filter(twilio)).to.deep.equal([
         'DELETE /2010-04-01/Accounts/{accountSid}/Messages/{file}',
         'GET /2010-04-01/Accounts/{accountSid}/Messages.json',
