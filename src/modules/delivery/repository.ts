@@ -364,10 +364,12 @@ export async function lockForReplacement(db: Executor, accountId: string, smsId:
  * Writes a replacement of a pending SMS locked by lockForReplacement. A task handed out and not
  * acknowledged is taken back with it: one for any device goes back to the pool, one whose client
  * named the device waits in that device's queue, handed to no one, until it is claimed again.
+ * Its reason says "replaced" until a phone acknowledges the new task: an acknowledgement that
+ * arrives before the new hand-out is of the old text, and is revoked.
  */
 export async function writeReplacement(db: Executor, sms: SmsRecord, replacement: SmsReplacement, now: number): Promise<SmsRecord> {
   const { rows } = await db.raw<{ rows: SmsRecord[] }>(
-    `update sms set message = ?, send_at = ?, expires_at = ?, updated_at = ?, dispatched_at = null,
+    `update sms set message = ?, send_at = ?, expires_at = ?, updated_at = ?, dispatched_at = null, reason = 'replaced',
                     device_id = case when device_named then device_id else null end
       where id = ? and status = 'pending'
       returning *`,

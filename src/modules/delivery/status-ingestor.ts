@@ -278,10 +278,10 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
     // Waiting for its next attempt on this same device, not handed out yet: a late report of the
     // attempt that failed changes nothing.
     if (status === 'pending' && !dispatched_at && row.attempt > 1) return { outcome: 'unchanged' };
-    // Named for this device and handed to no one now: taken back from its phone (its text was
-    // replaced) and waiting to be handed out again. An acknowledgement of the earlier hand-out
-    // must not send it; the next hand-out is a new task.
-    if (status === 'pending' && !dispatched_at && report.status === 'processing') return { outcome: 'revoked', reason: 'withdrawn' };
+    // Named for this device, its text replaced, and handed to no one since: taken back from its
+    // phone and waiting to be handed out again. An acknowledgement of the earlier hand-out must
+    // not send the old text; the next hand-out is a new task.
+    if (status === 'pending' && !dispatched_at && row.reason === 'replaced' && report.status === 'processing') return { outcome: 'revoked', reason: 'withdrawn' };
     // Expired before the phone took it, though the sweep has not ended it yet: end it now,
     // so that a late acknowledgement cannot take it.
     if (status === 'pending' && expires_at && expires_at <= at) {
