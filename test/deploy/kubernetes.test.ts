@@ -15,6 +15,7 @@ import * as autoscaling from 'kubernetes-models/autoscaling/v2';
 import { loadConfig } from '../../src/config.ts';
 import { DRAIN_TIMEOUT_MS } from '../../src/gateway.ts';
 import { REPO_ROOT } from '../support/cli.ts';
+import { runTool } from './tools.ts';
 
 const DIRECTORY = join(REPO_ROOT, 'deploy', 'kubernetes');
 const KUSTOMIZATION = 'kustomization.yaml';
@@ -59,7 +60,7 @@ function readYaml(file: string): unknown[] {
 }
 
 const yamlFiles = readdirSync(DIRECTORY).filter((file) => /\.ya?ml$/.test(file)).sort();
-const kustomization = readYaml(KUSTOMIZATION)[0] as { resources: string[]; images?: { name: string }[] };
+const kustomization = readYaml(KUSTOMIZATION)[0] as { resources: string[]; images?: { name: string; newName?: string; newTag?: string }[] };
 const objectsByFile = new Map<string, K8sObject[]>(yamlFiles.filter((file) => file !== KUSTOMIZATION).map((file) => [file, readYaml(file).filter((document) => document != null) as K8sObject[]]));
 const objects = [...objectsByFile.values()].flat();
 
@@ -152,6 +153,24 @@ describe('deployment: Kubernetes manifests (deploy/kubernetes)', () => {
       // Applying the template would overwrite the real Secret with placeholders.
       expect(kustomization.resources).to.not.include(SECRET_TEMPLATE);
       expect(kustomization.images?.map((image) => image.name)).to.include(gateway().image);
+    });
+
+    it('kubectl builds the kustomization into those objects, with the image named in it', async function () {
+      this.timeout(30_000);
+      // kubectl is no dependency of the project: where it is installed (its client alone, no
+      // cluster), its own kustomize builds what `kubectl apply -k` would send.
+      const built = await runTool('kubectl', ['kustomize', 'deploy/kubernetes']).catch((error: Error) => {
+        if (/not installed/.test(error.message)) this.skip();
+        throw error;
+      });
+      expect(built.code, built.stderr).to.equal(0);
+      const sent = parseAllDocuments(built.stdout).map((document) => document.toJS() as K8sObject);
+      const expected = kustomization.resources.flatMap((file) => objectsByFile.get(file)!);
+      expect(sent.map((object) => `${object.kind}/${object.metadata.name}`).sort()).to.deep.equal(expected.map((object) => `${object.kind}/${object.metadata.name}`).sort());
+      for (const object of sent) expect(() => new (validatorFor(object))(object as never).validate(), `${object.kind} ${object.metadata.name}`).to.not.throw();
+      const image = kustomization.images!.find((candidate) => candidate.name === gateway().image)!;
+      const pod = (sent.find((object) => object.kind === 'Deployment') as Deployment).spec.template.spec;
+      expect(pod.containers[0]!.image).to.equal(`${image.newName}:${image.newTag}`);
     });
   });
 
