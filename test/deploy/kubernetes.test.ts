@@ -59,7 +59,10 @@ function readYaml(file: string): unknown[] {
   });
 }
 
-const yamlFiles = readdirSync(DIRECTORY).filter((file) => /\.ya?ml$/.test(file)).sort();
+/** The filled-in copy of the template, with real secrets: ignored by git, and here. */
+const FILLED_IN_SECRET = 'secret.yaml';
+
+const yamlFiles = readdirSync(DIRECTORY).filter((file) => /\.ya?ml$/.test(file) && file !== FILLED_IN_SECRET).sort();
 const kustomization = readYaml(KUSTOMIZATION)[0] as { resources: string[]; images?: { name: string; newName?: string; newTag?: string }[] };
 const objectsByFile = new Map<string, K8sObject[]>(yamlFiles.filter((file) => file !== KUSTOMIZATION).map((file) => [file, readYaml(file).filter((document) => document != null) as K8sObject[]]));
 const objects = [...objectsByFile.values()].flat();
