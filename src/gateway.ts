@@ -58,7 +58,7 @@ import { ussdRoutes } from './modules/ussd/routes.ts';
 export const VERSION: string = PACKAGE_VERSION;
 
 /** How long a stop waits for in-flight requests before it cuts the remaining connections. */
-const DRAIN_TIMEOUT_MS = 10_000;
+export const DRAIN_TIMEOUT_MS = 10_000;
 
 export class Gateway {
   private constructor(
