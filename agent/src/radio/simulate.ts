@@ -9,7 +9,7 @@ const MAX_KEPT_SENDS = 10_000;
 export interface SimulateOptions {
   /** Milliseconds before the SMS counts as sent, and then before its delivery report. */
   delays?: { sent?: number; delivered?: number };
-  /** Fractions 0..1 of SMS that fail to send, or are reported undelivered. */
+  /** Fractions 0..1 of SMS that fail to send (with no error code: final), or are reported undelivered. */
   failSendRate?: number;
   /** SIM slots whose every send fails, with the error code it fails with (no_service...). */
   failSims?: ReadonlyMap<number, string>;
@@ -58,7 +58,9 @@ export class SimulatedRadio implements Radio {
     const simSlot = sms.simSlot ?? this.options.simCards?.[0]?.index;
     const failing = simSlot !== undefined ? this.options.failSims?.get(simSlot) : undefined;
     if (failing) return { ok: false, error: `simulated: every send from slot ${simSlot} fails (${failing})`, errorCode: failing, simSlot: simSlot! };
-    if (Math.random() < (this.options.failSendRate ?? 0)) return { ok: false, error: 'simulated failure to send', errorCode: 'generic_failure' };
+    // Without a machine-readable code, as a phone that cannot tell why: final, never retried
+    // (failSims is the way to failures the gateway retries).
+    if (Math.random() < (this.options.failSendRate ?? 0)) return { ok: false, error: 'simulated failure to send' };
     this.sendCount.set(sms.smsId, (this.sendCount.get(sms.smsId) ?? 0) + 1);
     this.sent.set(sms.smsId, sms);
     // A long simulation keeps the latest sends only.

@@ -25,7 +25,7 @@ with a menu that asks for a reply; other codes fail.
                          the environment variable SMS_GATEWAY_KEY or --key-file
   --state FILE           remember registered devices here and reuse them (default ./data/simulator-devices.json)
   --delay MS             wait before each report (default 200)
-  --fail-send-rate R     fraction 0-1 of tasks that fail to send (default 0)
+  --fail-send-rate R     fraction 0-1 of tasks that fail to send, with no error code: final, not retried (default 0)
   --fail-sim SLOT:CODE   every send from this SIM slot fails with this error code (no_service, no_credit,
                          radio_off, generic_failure, null_pdu are retried elsewhere; invalid_number,
                          blocked, message_too_long are not); repeat for several slots
