@@ -1,0 +1,16 @@
+// The (account, number) -> email sender table; private to the mail module.
+import type { Executor } from '../../storage/database.ts';
+import type { MailSenderRow } from './types.ts';
+
+/** Remembers `sender` as the one who last wrote to `phone`; the latest wins. */
+export async function rememberSender(db: Executor, accountId: string, phone: string, sender: string): Promise<void> {
+  await db('mail_senders')
+    .insert({ account_id: accountId, phone, sender, updated_at: new Date() })
+    .onConflict(['account_id', 'phone'])
+    .merge(['sender', 'updated_at']);
+}
+
+export async function senderFor(db: Executor, accountId: string, phone: string): Promise<string | undefined> {
+  const row = await db<MailSenderRow>('mail_senders').where({ account_id: accountId, phone }).first();
+  return row?.sender;
+}
