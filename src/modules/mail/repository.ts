@@ -3,9 +3,9 @@ import type { Executor } from '../../storage/database.ts';
 import type { MailSenderRow } from './types.ts';
 
 /** Remembers `sender` as the one who last wrote to `phone`; the latest wins. */
-export async function rememberSender(db: Executor, accountId: string, phone: string, sender: string): Promise<void> {
+export async function rememberSender(db: Executor, accountId: string, phone: string, sender: string, now: Date): Promise<void> {
   await db('mail_senders')
-    .insert({ account_id: accountId, phone, sender, updated_at: new Date() })
+    .insert({ account_id: accountId, phone, sender, updated_at: now })
     .onConflict(['account_id', 'phone'])
     .merge(['sender', 'updated_at']);
 }
@@ -13,4 +13,10 @@ export async function rememberSender(db: Executor, accountId: string, phone: str
 export async function senderFor(db: Executor, accountId: string, phone: string): Promise<string | undefined> {
   const row = await db<MailSenderRow>('mail_senders').where({ account_id: accountId, phone }).first();
   return row?.sender;
+}
+
+/** Forgets up to `limit` of the account's senders not written to since `before`; answers how many. */
+export async function forgetSendersBefore(db: Executor, accountId: string, before: Date, limit: number): Promise<number> {
+  const quiet = db('mail_senders').where({ account_id: accountId }).andWhere('updated_at', '<', before).select('phone').limit(limit);
+  return db('mail_senders').where({ account_id: accountId }).whereIn('phone', quiet).delete();
 }

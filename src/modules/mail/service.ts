@@ -4,6 +4,7 @@
 // threads the conversation and a reply to it comes back in as SMS.
 import type { Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
+import type { Clock } from '../../common/clock.ts';
 import { maskPhone } from '../../common/logger.ts';
 import type { IncomingSmsRow } from '../incoming/types.ts';
 import * as senders from './repository.ts';
@@ -12,6 +13,7 @@ import type { MailRelay } from './types.ts';
 export class MailService {
   constructor(
     private readonly db: Executor,
+    private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly relay: MailRelay,
     /** SMTP_DOMAIN; none: email to SMS is off, and nothing goes back by email. */
@@ -20,11 +22,19 @@ export class MailService {
 
   /** Remembers who wrote to `phone` by email, in the transaction that stores the SMS. */
   async rememberSender(db: Executor, accountId: string, phone: string, sender: string): Promise<void> {
-    await senders.rememberSender(db, accountId, phone, sender.toLowerCase());
+    await senders.rememberSender(db, accountId, phone, sender.toLowerCase(), new Date(this.clock.now()));
   }
 
   async senderFor(accountId: string, phone: string): Promise<string | undefined> {
     return senders.senderFor(this.db, accountId, phone);
+  }
+
+  /**
+   * The retention sweep: a sender not written to since `before` is forgotten (a number kept past
+   * the account's retention would outlive the SMS it came from); up to `limit` a call.
+   */
+  forgetBefore(accountId: string, before: Date, limit: number): Promise<number> {
+    return senders.forgetSendersBefore(this.db, accountId, before, limit);
   }
 
   /** Heard once an incoming SMS is committed: sends it by email to whoever last emailed its number. */
