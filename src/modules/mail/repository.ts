@@ -17,6 +17,10 @@ export async function senderFor(db: Executor, accountId: string, phone: string):
 
 /** Forgets up to `limit` of the account's senders not written to since `before`; answers how many. */
 export async function forgetSendersBefore(db: Executor, accountId: string, before: Date, limit: number): Promise<number> {
-  const quiet = db('mail_senders').where({ account_id: accountId }).andWhere('updated_at', '<', before).select('phone').limit(limit);
-  return db('mail_senders').where({ account_id: accountId }).whereIn('phone', quiet).delete();
+  // Selected, then deleted by number, and counted from what was selected: a delete's own count is
+  // not answered alike by every driver (PGlite's), and the sweep stops on a short batch.
+  const quiet = await db<MailSenderRow>('mail_senders').where({ account_id: accountId }).andWhere('updated_at', '<', before).select('phone').limit(limit);
+  if (quiet.length === 0) return 0;
+  await db('mail_senders').where({ account_id: accountId }).whereIn('phone', quiet.map((row) => row.phone)).andWhere('updated_at', '<', before).delete();
+  return quiet.length;
 }
