@@ -103,6 +103,19 @@ export interface Config {
   inboundRules: InboundRulesConfig;
   /** The SMPP server for ESMEs (Kannel, CRMs, aggregators' clients); off unless SMPP_PORT or SMPP_TLS_PORT is set. */
   smpp: SmppConfig;
+  /** Email to SMS: the SMTP listener; off unless SMTP_PORT is set (with SMTP_DOMAIN). */
+  smtp: SmtpConfig;
+}
+
+export interface SmtpConfig {
+  /** SMTP_PORT: the SMTP listener (0 picks a free one, as tests do); none: off. */
+  port: number | undefined;
+  /** SMTP_DOMAIN: mail to <number>@<this domain> becomes SMS; replies come from <number>@<this domain>. */
+  domain: string | undefined;
+  /** SMTP_TLS_CERT and SMTP_TLS_KEY: STARTTLS with this PEM pair; none: plain SMTP only. */
+  tls: { certFile: string; keyFile: string } | undefined;
+  /** SMTP_TEXT: what of an email becomes the SMS text (subject, body or both); body by default. */
+  text: 'subject' | 'body' | 'both';
 }
 
 export interface SmppConfig {
@@ -367,7 +380,14 @@ export function loadConfig(env: Env = process.env): Config {
       enquireLinkMs: read('SMPP_ENQUIRE_LINK_INTERVAL', 30, (raw) => wholeNumber(raw, 1, 3600)) * 1000,
       receiptRetentionMs: read('SMPP_RECEIPT_RETENTION', 259_200, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
     },
+    smtp: {
+      port: read<number | undefined>('SMTP_PORT', undefined, (raw) => (raw.toLowerCase() === 'off' ? undefined : portOr(raw, 'off'))),
+      domain: read<string | undefined>('SMTP_DOMAIN', undefined, mailDomain),
+      tls: readSmtpTls(env, problems),
+      text: read('SMTP_TEXT', 'body', (raw) => choice(raw, ['subject', 'body', 'both'] as const)),
+    },
   };
+  if (config.smtp.port !== undefined && !config.smtp.domain) problems.push('SMTP_DOMAIN: required with SMTP_PORT (mail to <number>@<SMTP_DOMAIN> becomes SMS), such as sms.example.com');
   // Several nodes share their work through PostgreSQL; the embedded database belongs to one process.
   if (config.redisUrl && !config.databaseUrl && !env.DATABASE_URL?.trim()) problems.push(EMBEDDED_WITH_REDIS);
   // Each node would make a key file of its own, and could not sign the webhooks another node created.
@@ -408,6 +428,29 @@ function readSmppTls(env: Env, problems: string[]): SmppConfig['tls'] {
   return { port: tlsPort, certFile: certFile!, keyFile: keyFile! };
 }
 
+/** STARTTLS on the SMTP listener: SMTP_TLS_CERT and SMTP_TLS_KEY together, read and checked as TLS_CERT's are. */
+function readSmtpTls(env: Env, problems: string[]): SmtpConfig['tls'] {
+  const certFile = env.SMTP_TLS_CERT?.trim() || undefined;
+  const keyFile = env.SMTP_TLS_KEY?.trim() || undefined;
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) {
+    problems.push(`${!certFile ? 'SMTP_TLS_CERT' : 'SMTP_TLS_KEY'}: STARTTLS needs SMTP_TLS_CERT and SMTP_TLS_KEY together (the PEM certificate and its key)`);
+    return undefined;
+  }
+  const pair = readCertificatePair({ certFile, keyFile });
+  if ('problems' in pair) problems.push(...pair.problems.map((problem) => problem.replace(/\bTLS_(CERT|KEY)\b/g, 'SMTP_TLS_$1')));
+  return { certFile, keyFile };
+}
+
+/** A domain name such as sms.example.com (letters, digits, dashes, dots), lower-cased. */
+function mailDomain(raw: string): string {
+  const domain = raw.trim().toLowerCase();
+  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(domain)) {
+    throw new Error(`must be a domain name such as sms.example.com, got "${raw}"`);
+  }
+  return domain;
+}
+
 /** Two listeners on one port: the second would fail at start with a less helpful EADDRINUSE. */
 function smppPortClashes(config: Config): string[] {
   const taken: [string, number | undefined][] = [
@@ -416,7 +459,7 @@ function smppPortClashes(config: Config): string[] {
     ['MQTTS_PORT', config.tls?.mqttsPort],
   ];
   const problems: string[] = [];
-  for (const [name, value] of [['SMPP_PORT', config.smpp.port], ['SMPP_TLS_PORT', config.smpp.tls?.port]] as const) {
+  for (const [name, value] of [['SMPP_PORT', config.smpp.port], ['SMPP_TLS_PORT', config.smpp.tls?.port], ['SMTP_PORT', config.smtp.port]] as const) {
     if (!value) continue;
     const clash = taken.find(([, other]) => other === value);
     if (clash) problems.push(`${name}: ${value} is ${clash[0]}'s too; choose another`);

@@ -53,6 +53,9 @@ import { contactRoutes } from './modules/contacts/routes.ts';
 import { contactSendRoutes } from './modules/contacts/send-routes.ts';
 import { SmppListener } from './smpp/listener.ts';
 import { SmppSubmissions } from './smpp/submission.ts';
+import { MailListener } from './mail/listener.ts';
+import { MailSubmissions } from './mail/submission.ts';
+import { lackedPermissions } from './modules/api-keys/permissions.ts';
 import { ussdRoutes } from './modules/ussd/routes.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
@@ -74,6 +77,8 @@ export class Gateway {
     private readonly certificates: CertificateReloader | undefined,
     /** The SMPP server; none unless SMPP_PORT or SMPP_TLS_PORT is set. */
     readonly smpp: SmppListener | undefined,
+    /** The SMTP listener (email to SMS); none unless SMTP_PORT is set. */
+    readonly mail: MailListener | undefined,
   ) {
     if (certificates || config.smpp.tls) process.on('SIGHUP', this.onHangup);
   }
@@ -144,6 +149,7 @@ export class Gateway {
     let broker: DeviceBroker | undefined;
     let certificates: CertificateReloader | undefined;
     let smpp: SmppListener | undefined;
+    let mail: MailListener | undefined;
     try {
       await migrate(db, logger);
       // Made in the order each needs the other: the cluster's parts and the broker's sessions
@@ -269,6 +275,7 @@ export class Gateway {
         throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });
       });
       smpp = await startSmpp(config, services, logger.child({ component: 'smpp' }));
+      mail = await startMail(config, services, logger.child({ component: 'smtp' }));
       services.dispatcher.start();
       services.webhookSender.start();
       services.presence.start();
@@ -281,7 +288,7 @@ export class Gateway {
         if (channel.tlsServer) certificates.serve(channel.tlsServer);
         certificates.watch();
       }
-      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates, smpp);
+      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates, smpp, mail);
       logger.info(
         {
           port: gateway.httpPort,
@@ -289,6 +296,7 @@ export class Gateway {
           mqttPort: channel.port ?? 'off',
           ...(certificates ? { mqttsPort: channel.tlsPort } : {}),
           ...(smpp ? { smppPort: smpp.port ?? 'off', smppTlsPort: smpp.tlsPort ?? 'off' } : {}),
+          ...(mail ? { smtpPort: mail.port, smtpDomain: config.smtp.domain, smtpStartTls: config.smtp.tls !== undefined } : {}),
           database: config.databaseUrl ? 'postgresql' : 'embedded',
         },
         'gateway listening',
@@ -296,6 +304,7 @@ export class Gateway {
       return gateway;
     } catch (error) {
       certificates?.close();
+      await mail?.stop();
       await smpp?.stop();
       http?.close();
       await broker?.close();
@@ -337,10 +346,17 @@ export class Gateway {
     return port;
   }
 
+  /** The SMTP port as listening; throws when SMTP_PORT is not set. */
+  get smtpPort(): number {
+    if (!this.mail) throw new Error('email to SMS is off (SMTP_PORT is not set)');
+    return this.mail.port;
+  }
+
   /** Stops accepting, lets in-flight requests finish, closes device connections and the database. */
   async stop(): Promise<void> {
     process.off('SIGHUP', this.onHangup);
     this.certificates?.close();
+    await this.mail?.stop();
     await this.smpp?.stop();
     // Event streams never end by themselves: end them, or closing the server waits for them.
     this.services.live.endAll();
@@ -399,6 +415,40 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...contactSendRoutes(services),
     ...contactRoutes(services.contacts),
   ];
+}
+
+/**
+ * The SMTP listener, when SMTP_PORT is set: a login is an API key holding sms:send, checked as
+ * the API checks it (a revoked key fails, failures count in the throttle of API keys).
+ */
+async function startMail(config: Config, services: Services, logger: Logger): Promise<MailListener | undefined> {
+  const { smtp } = config;
+  if (smtp.port === undefined || !smtp.domain) return undefined;
+  let tls: { cert: Buffer; key: Buffer } | undefined;
+  if (smtp.tls) {
+    const reading = readCertificatePair(smtp.tls);
+    if ('problems' in reading) throw new ConfigError(reading.problems.map((problem) => problem.replace(/\bTLS_(CERT|KEY)\b/g, 'SMTP_TLS_$1')));
+    tls = { cert: reading.pair.cert, key: reading.pair.key };
+  }
+  const submissions = new MailSubmissions({ db: services.db, messages: services.messages, idempotency: services.idempotency, mail: services.mail });
+  return MailListener.start(
+    {
+      authenticate: async (key) => {
+        const context = await services.apiKeys.authenticate(key);
+        if (!context) return { refused: 'the password is not a live API key' };
+        if (lackedPermissions(context.permissions, ['sms:send']).length > 0) return { refused: 'the API key lacks sms:send' };
+        if (await services.accounts.isDisabled(context.accountId)) return { refused: 'the account is disabled' };
+        return { user: { accountId: context.accountId, keyId: context.keyId } };
+      },
+      submissions,
+      authThrottle: services.authThrottle,
+      metrics: services.metrics,
+      logger,
+    },
+    { host: config.host, port: smtp.port, domain: smtp.domain, tls, text: smtp.text },
+  ).catch((error: unknown) => {
+    throw describeEnvironmentError(error, { port: ['SMTP_PORT', smtp.port!, config.host] });
+  });
 }
 
 /** An ESME holds a few sessions (Kannel one to ten); past this an address is flooding. */

@@ -54,6 +54,7 @@ import { OptOutService } from './modules/opt-out/service.ts';
 import { answerOptOut } from './use-cases/answer-opt-out.ts';
 import { InboundRuleService } from './modules/inbound-rules/service.ts';
 import { smtpMailer } from './modules/inbound-rules/mailer.ts';
+import { MailService } from './modules/mail/service.ts';
 import { applyInboundRules, type ApplyInboundRulesParts } from './use-cases/apply-inbound-rules.ts';
 import { ConversationService } from './modules/conversations/service.ts';
 import { RetentionService } from './modules/retention/service.ts';
@@ -62,6 +63,8 @@ import { RetentionSweep } from './use-cases/retention-sweep.ts';
 
 export interface Services {
   db: Database;
+  /** Email to SMS: who wrote to which number by email, and their replies back by email. */
+  mail: MailService;
   clock: Clock;
   /** The one seam control passes through from one module to another (src/events/catalog.ts lists what goes through it). */
   events: DomainEvents;
@@ -206,11 +209,13 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   // A rule's match_device_id must name one of the account's devices.
   const deviceOfAccount = { exists: (accountId: string, deviceId: string) => devices.get(accountId, deviceId).then(() => true, () => false) };
   const inboundRules = new InboundRuleService(db, clock, config.defaultPhoneRegion, config.inboundRules, deviceOfAccount);
+  // One relay for the gateway's mail (SMTP_URL, MAIL_FROM): rules' forwards and email-to-SMS replies.
+  const mailer = smtpMailer(config.inboundRules.smtpUrl, config.inboundRules.mailFrom);
   listenInboundRules(events, {
     messages,
     idempotency,
     rules: inboundRules,
-    mailer: smtpMailer(config.inboundRules.smtpUrl, config.inboundRules.mailFrom),
+    mailer,
     logger: logger.child({ component: 'inbound-rules' }),
   });
   // A sent SMS and a received one move their number's conversation (a received one in its transaction).
@@ -218,6 +223,9 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   events.listen('sms.queued', conversations.smsQueued);
   events.listen('incoming.stored', conversations.incomingStored);
   const retention = new RetentionService(db, clock);
+  // Email to SMS: an SMS received from a number someone last wrote to by email goes back to them by email, once stored.
+  const mail = new MailService(db, clock, logger.child({ component: 'mail' }), mailer, config.smtp.domain);
+  events.on('incoming.stored', mail.incomingStored);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
   const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
@@ -235,6 +243,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     presence,
     authThrottle,
     accounts,
+    mail,
     apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' }), invalidation),
     devices,
     messages,
@@ -265,7 +274,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     conversations,
     retention,
     contacts: new ContactService(db, clock, config.defaultPhoneRegion),
-    retentionSweep: new RetentionSweep({ retention, messages, incoming, conversations }, clock, logger.child({ component: 'retention' })),
+    retentionSweep: new RetentionSweep({ retention, messages, incoming, conversations, mail }, clock, logger.child({ component: 'retention' })),
   };
 }
 

@@ -27,6 +27,7 @@ import * as mms from './20261129_023_mms.ts';
 import * as smppReplace from './20261129_024_smpp_replace.ts';
 import * as suppressionsRules from './20261129_025_suppressions_rules.ts';
 import * as conversationsContacts from './20261129_026_conversations_contacts.ts';
+import * as mail from './20261129_027_mail.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -60,4 +61,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261129_024_smpp_replace', smppReplace],
   ['20261129_025_suppressions_rules', suppressionsRules],
   ['20261129_026_conversations_contacts', conversationsContacts],
+  ['20261129_027_mail', mail],
 ];

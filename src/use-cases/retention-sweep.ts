@@ -1,7 +1,8 @@
 // The periodic side of an account's retention setting: once at start, then hourly, the text of
 // SMS older than the account keeps it is removed from the rows of both directions (status,
 // times and counts stay, for statistics), and with hash_recipients their numbers, and those of
-// conversations quiet since then, become salted hashes. Work goes in batches, each its own
+// conversations quiet since then, become salted hashes; who emailed a number (email to SMS) is
+// forgotten once quiet as long. Work goes in batches, each its own
 // statement, so no run holds many rows locked or the event loop busy. The cut-off comes from the
 // gateway's clock, so a test can move time. A failed run is logged; the next one tries again.
 import type { Clock } from '../common/clock.ts';
@@ -9,6 +10,7 @@ import type { Logger } from '../common/logger.ts';
 import type { ConversationService } from '../modules/conversations/service.ts';
 import type { IncomingService } from '../modules/incoming/service.ts';
 import type { MessageService } from '../modules/messages/service.ts';
+import type { MailService } from '../modules/mail/service.ts';
 import type { AccountRetention, RetentionService } from '../modules/retention/service.ts';
 
 const EVERY_MS = 3600 * 1000;
@@ -20,6 +22,8 @@ export interface RetentionSweepParts {
   messages: MessageService;
   incoming: IncomingService;
   conversations: ConversationService;
+  /** Who emailed which number: forgotten with the text of the SMS they sent. */
+  mail: MailService;
 }
 
 export interface SweepOutcome {
@@ -90,6 +94,7 @@ export class RetentionSweep {
     done.sms = await this.drain((batch) => this.parts.messages.redactBefore(accountId, before, batch, hash));
     done.incoming = await this.drain((batch) => this.parts.incoming.redactBefore(accountId, before, new Date(this.clock.now()), batch, hash));
     if (hash) done.conversations = await this.drain((batch) => this.parts.conversations.hashQuietPhones(accountId, before, batch, hash));
+    await this.drain((batch) => this.parts.mail.forgetBefore(accountId, before, batch));
     return done;
   }
 

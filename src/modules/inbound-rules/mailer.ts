@@ -2,6 +2,8 @@
 import nodemailer from 'nodemailer';
 
 export interface Mail {
+  /** Absent: MAIL_FROM. Email to SMS replies come from <number>@<SMTP_DOMAIN>. */
+  from?: string;
   to: string;
   subject: string;
   text: string;
@@ -24,7 +26,7 @@ export function smtpMailer(url: string | undefined, from: string): Mailer {
   const transport = nodemailer.createTransport(url);
   return {
     send: async (mail) => {
-      await transport.sendMail({ from, ...mail });
+      await transport.sendMail({ ...mail, from: mail.from ?? from });
     },
   };
 }

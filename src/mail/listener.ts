@@ -1,0 +1,133 @@
+// The SMTP listener (SMTP_PORT): mail to <number>@<SMTP_DOMAIN> from a client logged in with an
+// API key (AUTH PLAIN or LOGIN; the user name is anything, the password the key) becomes an SMS
+// to each number. STARTTLS with SMTP_TLS_CERT and SMTP_TLS_KEY. Refusals are SMTP replies that
+// say why, so that the sending server's bounce tells its user: 535 for a bad key, 550 for a
+// recipient that is not a number of this domain, 554 at DATA for a text longer than one SMS.
+// Logs carry accounts, counts and masked numbers, never the text or a whole number.
+import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
+import { simpleParser } from 'mailparser';
+import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
+import { maskPhone } from '../common/logger.ts';
+import { keyPrefix } from '../modules/api-keys/key-format.ts';
+import { smsTextOf } from '../modules/mail/text.ts';
+import type { MailListenerOptions, MailPorts, MailUser } from './ports.ts';
+import { readRecipient } from './recipient.ts';
+import { MailRefusal } from './submission.ts';
+
+/** A mail larger than this is refused at DATA: an SMS is short, attachments are not sent. */
+export const MAIL_MAX_BYTES = 1024 * 1024;
+/** Recipients of one mail: a mail to more is a bulk send, which has its own API. */
+export const MAIL_MAX_RECIPIENTS = 50;
+
+type Done = (error?: Error | null) => void;
+
+export class MailListener {
+  private constructor(
+    private readonly server: SMTPServer,
+    private readonly ports: MailPorts,
+  ) {}
+
+  static async start(ports: MailPorts, options: MailListenerOptions): Promise<MailListener> {
+    let listener: MailListener | undefined;
+    const server = new SMTPServer({
+      name: options.domain,
+      banner: 'sms-gateway: mail to <number>@' + options.domain + ' becomes an SMS',
+      logger: false,
+      size: MAIL_MAX_BYTES,
+      authMethods: ['PLAIN', 'LOGIN'],
+      // Without a certificate there is no STARTTLS, and AUTH is taken in clear (a local network, a
+      // proxy that terminates TLS); with one, clients are offered STARTTLS before AUTH.
+      allowInsecureAuth: !options.tls,
+      ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { disabledCommands: ['STARTTLS'] }),
+      onAuth: (auth, session, callback) => void listener!.authenticate(auth, session, callback),
+      onMailFrom: (_address, session, callback) => callback(session.user ? null : refusal(530, '5.7.0 Authentication required: AUTH with an API key holding sms:send')),
+      onRcptTo: (address, session, callback) => listener!.recipient(address.address, session, callback, options.domain),
+      onData: (stream, session, callback) => void listener!.data(stream, session, callback, options),
+    });
+    listener = new MailListener(server, ports);
+    server.on('error', (error) => ports.logger.warn({ err: error }, 'SMTP connection error'));
+    await new Promise<void>((resolve, reject) => {
+      server.server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.server.off('error', reject);
+        resolve();
+      });
+    });
+    return listener;
+  }
+
+  get port(): number {
+    return (this.server.server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async authenticate(auth: SMTPServerAuthentication, session: SMTPServerSession, callback: (error: Error | null | undefined, response?: { user: MailUser }) => void): Promise<void> {
+    const key = auth.password ?? '';
+    const attempt = { channel: 'api_key' as const, address: session.remoteAddress, credential: keyPrefix(key) || undefined };
+    const { authThrottle, metrics, logger } = this.ports;
+    try {
+      if (authThrottle.refusedFor(attempt) > 0) {
+        metrics.count('smtp_auth_total', 'SMTP logins, by outcome', { outcome: 'throttled' });
+        return callback(refusal(454, '4.7.0 Too many failed logins from this address; try again later'));
+      }
+      const result = await this.ports.authenticate(key);
+      if ('refused' in result) {
+        authThrottle.failed(attempt);
+        metrics.count('smtp_auth_total', 'SMTP logins, by outcome', { outcome: 'refused' });
+        logger.info({ address: session.remoteAddress, keyPrefix: attempt.credential }, 'SMTP login refused');
+        return callback(refusal(535, `5.7.8 Authentication failed: ${result.refused}`));
+      }
+      metrics.count('smtp_auth_total', 'SMTP logins, by outcome', { outcome: 'accepted' });
+      callback(null, { user: result.user });
+    } catch (error) {
+      logger.error({ err: error }, 'SMTP login not checked');
+      callback(refusal(454, '4.7.0 Temporary failure checking the key; try again later'));
+    }
+  }
+
+  private recipient(address: string, session: SMTPServerSession, callback: Done, domain: string): void {
+    if (!session.user) return callback(refusal(530, '5.7.0 Authentication required: AUTH with an API key holding sms:send'));
+    if (session.envelope.rcptTo.length >= MAIL_MAX_RECIPIENTS) return callback(refusal(452, `4.5.3 Too many recipients: at most ${MAIL_MAX_RECIPIENTS} a mail`));
+    const reading = readRecipient(address, domain);
+    if ('refusal' in reading) {
+      this.ports.metrics.count('smtp_recipients_refused_total', 'SMTP recipients refused at RCPT');
+      return callback(refusal(reading.refusal.code, reading.refusal.text));
+    }
+    callback();
+  }
+
+  private async data(stream: Readable, session: SMTPServerSession, callback: Done, options: MailListenerOptions): Promise<void> {
+    const { logger, metrics } = this.ports;
+    const user = session.user as unknown as MailUser;
+    try {
+      const parsed = await simpleParser(stream, { skipHtmlToText: true, skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
+      if ((stream as Readable & { sizeExceeded?: boolean }).sizeExceeded) {
+        return callback(refusal(552, `5.3.4 Mail too large: at most ${MAIL_MAX_BYTES} bytes`));
+      }
+      const phones = [...new Set(session.envelope.rcptTo.map((rcpt) => readRecipient(rcpt.address, options.domain)).flatMap((reading) => ('phone' in reading ? [reading.phone] : [])))];
+      const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+      const text = smsTextOf(options.text, parsed.subject, parsed.text);
+      const ids = await this.ports.submissions.submit(user.accountId, sender, phones, text);
+      metrics.count('smtp_mails_total', 'mails taken over SMTP, by outcome', { outcome: 'sent' });
+      logger.info({ accountId: user.accountId, recipients: phones.map(maskPhone), smsIds: ids }, 'mail turned into SMS');
+      callback();
+    } catch (error) {
+      stream.resume();
+      if (error instanceof MailRefusal) {
+        metrics.count('smtp_mails_total', 'mails taken over SMTP, by outcome', { outcome: 'refused' });
+        logger.info({ accountId: user.accountId, code: error.responseCode }, 'mail refused');
+        return callback(refusal(error.responseCode, error.message));
+      }
+      logger.error({ err: error, accountId: user.accountId }, 'mail not turned into SMS');
+      callback(refusal(451, '4.3.0 Temporary failure; try again later'));
+    }
+  }
+}
+
+function refusal(code: number, text: string): Error {
+  return Object.assign(new Error(text), { responseCode: code });
+}

@@ -1,0 +1,33 @@
+// Who emailed a number is kept no longer than the account keeps message text: the retention
+// sweep (on the gateway's clock) forgets a sender quiet past it, and the number's SMS then goes
+// back by email to nobody.
+import { expect } from 'chai';
+import { ManualClock } from '../../src/common/clock.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { receivingPhone } from '../opt-out/support.ts';
+import { DOMAIN, mailClient } from './support.ts';
+
+const DAY = 24 * 3600 * 1000;
+
+describe('email to SMS: retention', () => {
+  const clock = new ManualClock();
+  const fx = useGateway({ clock, config: { smtp: { port: 0, domain: DOMAIN, tls: undefined, text: 'body' } } });
+
+  const senders = () => fx.gateway.services.db('mail_senders').where({ account_id: fx.tenant.accountId }).select('phone', 'sender');
+
+  it('forgets a sender quiet longer than the account keeps text', async () => {
+    const phone = await receivingPhone(fx);
+    await mailClient(fx.gateway, fx.tenant.key).sendMail({ from: 'Alice@Example.org', to: `+491701234567@${DOMAIN}`, text: 'hello' });
+    await phone.until(1);
+    expect(await senders()).to.deep.equal([{ phone: '+491701234567', sender: 'alice@example.org' }]);
+    expect((await fx.tenant.api.request('PUT', '/account/retention', { keep_text_days: 7 })).status).to.equal(200);
+
+    clock.advance(6 * DAY);
+    await fx.gateway.services.retentionSweep.runOnce();
+    expect(await senders()).to.have.length(1);
+
+    clock.advance(2 * DAY);
+    await fx.gateway.services.retentionSweep.runOnce();
+    expect(await senders()).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,63 @@
+// Email to SMS's settings: each SMTP_ variable read in src/config.ts has its row in the README's
+// table; bad values stop the start naming the variable. And what of a mail becomes the SMS text.
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { smsTextOf } from '../../src/modules/mail/text.ts';
+import { readRecipient } from '../../src/mail/recipient.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function problemsOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+    return '';
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError);
+    return (error as Error).message;
+  }
+}
+
+describe('email to SMS: settings', () => {
+  it('every SMTP_ variable config.ts reads is a row of the README\'s table, and every row is read', () => {
+    const source = readFileSync(`${ROOT}/src/config.ts`, 'utf8');
+    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+    const read = new Set([...source.matchAll(/\b(SMTP_[A-Z_]*[A-Z])\b/g)].map((match) => match[1]!));
+    const documented = new Set([...readme.matchAll(/^\| `(SMTP_[A-Z_]+)` \|/gm)].map((match) => match[1]!));
+    expect([...documented].sort()).to.deep.equal([...read].sort());
+  });
+
+  it('is off by default; SMTP_PORT with SMTP_DOMAIN turns it on', () => {
+    expect(loadConfig({}).smtp).to.deep.equal({ port: undefined, domain: undefined, tls: undefined, text: 'body' });
+    expect(loadConfig({ SMTP_PORT: '2525', SMTP_DOMAIN: 'SMS.Example.com', SMTP_TEXT: 'both' }).smtp).to.deep.include({ port: 2525, domain: 'sms.example.com', text: 'both' });
+    expect(loadConfig({ SMTP_PORT: 'off' }).smtp.port).to.equal(undefined);
+  });
+
+  it('names the variable of a bad value', () => {
+    expect(problemsOf({ SMTP_PORT: '2525' })).to.contain('SMTP_DOMAIN: required with SMTP_PORT');
+    expect(problemsOf({ SMTP_PORT: 'mail', SMTP_DOMAIN: 'sms.example.com' })).to.contain('SMTP_PORT: must be a port number');
+    expect(problemsOf({ SMTP_PORT: '3000', SMTP_DOMAIN: 'sms.example.com' })).to.contain("SMTP_PORT: 3000 is PORT's too");
+    expect(problemsOf({ SMTP_PORT: '2525', SMTP_DOMAIN: 'not a domain' })).to.contain('SMTP_DOMAIN: must be a domain name');
+    expect(problemsOf({ SMTP_TEXT: 'html' })).to.contain('SMTP_TEXT');
+    expect(problemsOf({ SMTP_TLS_CERT: '/nonexistent.pem' })).to.contain('SMTP_TLS_KEY: STARTTLS needs SMTP_TLS_CERT and SMTP_TLS_KEY together');
+    expect(problemsOf({ SMTP_TLS_CERT: '/nonexistent.pem', SMTP_TLS_KEY: '/nonexistent.key' })).to.match(/SMTP_TLS_CERT: .*nonexistent/);
+  });
+
+  it('takes the subject, the body or both, the body without quotes and signature', () => {
+    const body = 'Dinner at 8?\r\n\r\nOn Monday, Bob wrote:\r\n> are you free?\r\n-- \r\nAlice\r\n';
+    expect(smsTextOf('body', 'Plans', body)).to.equal('Dinner at 8?');
+    expect(smsTextOf('subject', '  Plans\r\n for   tonight ', body)).to.equal('Plans for tonight');
+    expect(smsTextOf('both', 'Plans', body)).to.equal('Plans\nDinner at 8?');
+    expect(smsTextOf('both', undefined, body)).to.equal('Dinner at 8?');
+    expect(smsTextOf('body', 'Plans', undefined)).to.equal('');
+  });
+
+  it('reads a recipient: a number of the domain, with or without +', () => {
+    expect(readRecipient('+491701234567@sms.example.com', 'sms.example.com')).to.deep.equal({ phone: '+491701234567' });
+    expect(readRecipient('491701234567@SMS.example.com', 'sms.example.com')).to.deep.equal({ phone: '+491701234567' });
+    expect(readRecipient('+491701234567@example.net', 'sms.example.com')).to.have.nested.property('refusal.code', 550);
+    expect(readRecipient('alice@sms.example.com', 'sms.example.com')).to.have.nested.property('refusal.text').that.contains('not a phone number');
+    expect(readRecipient('+999@sms.example.com', 'sms.example.com')).to.have.property('refusal');
+  });
+});
