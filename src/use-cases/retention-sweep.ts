@@ -7,6 +7,7 @@
 // gateway's clock, so a test can move time. A failed run is logged; the next one tries again.
 import type { Clock } from '../common/clock.ts';
 import type { Logger } from '../common/logger.ts';
+import { OutageNotice } from '../storage/database-errors.ts';
 import type { ConversationService } from '../modules/conversations/service.ts';
 import type { IncomingService } from '../modules/incoming/service.ts';
 import type { MessageService } from '../modules/messages/service.ts';
@@ -35,6 +36,8 @@ export interface SweepOutcome {
 export class RetentionSweep {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<SweepOutcome> | undefined;
+  /** A database outage is one state, logged when it begins and ends, not an error per run. */
+  private readonly outage: OutageNotice;
 
   constructor(
     private readonly parts: RetentionSweepParts,
@@ -42,7 +45,9 @@ export class RetentionSweep {
     private readonly logger: Logger,
     private readonly batchSize = 500,
     private readonly everyMs = EVERY_MS,
-  ) {}
+  ) {
+    this.outage = new OutageNotice(logger, 'retention sweep retried at its next run');
+  }
 
   start(): void {
     if (this.timer) return;
@@ -53,9 +58,14 @@ export class RetentionSweep {
 
   /** One run now (or the one under way): what it redacted and hashed. */
   runOnce(): Promise<SweepOutcome> {
+    const startedAt = Date.now();
     this.running ??= this.sweepAll()
+      .then((outcome) => {
+        this.outage.succeeded(startedAt);
+        return outcome;
+      })
       .catch((error: unknown) => {
-        this.logger.error({ err: error }, 'retention sweep failed');
+        if (!this.outage.failed(error)) this.logger.error({ err: error }, 'retention sweep failed');
         throw error;
       })
       .finally(() => {

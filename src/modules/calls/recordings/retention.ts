@@ -3,19 +3,23 @@
 // the next one tries again; runs never overlap.
 import type { Logger } from '../../../common/logger.ts';
 import type { RecordingService } from './service.ts';
+import { OutageNotice } from '../../../storage/database-errors.ts';
 
 const EVERY_MS = 3600 * 1000;
 
 export class RecordingRetention {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private readonly outage: OutageNotice;
 
   constructor(
     /** Recordings, or anything else kept for a number of days (MMS media). */
     private readonly recordings: Pick<RecordingService, 'expire'>,
     private readonly logger: Logger,
     private readonly everyMs = EVERY_MS,
-  ) {}
+  ) {
+    this.outage = new OutageNotice(logger, 'expired files removed at the next run');
+  }
 
   start(): void {
     if (this.timer) return;
@@ -26,10 +30,14 @@ export class RecordingRetention {
 
   /** One run now (or the one under way); what the timer calls. */
   runOnce(): Promise<void> {
+    const startedAt = Date.now();
     this.running ??= this.recordings
       .expire()
-      .then(() => undefined)
-      .catch((error: unknown) => this.logger.error({ err: error }, 'retention run failed'))
+      .then(() => this.outage.succeeded(startedAt))
+      .catch((error: unknown) => {
+        // A database outage is one state, logged when it begins, not an error per run.
+        if (!this.outage.failed(error)) this.logger.error({ err: error }, 'retention run failed');
+      })
       .finally(() => {
         this.running = undefined;
       });
