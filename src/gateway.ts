@@ -386,8 +386,8 @@ export class Gateway {
 }
 
 /**
- * The Extended API's routes, in the order the document lists them. Also what the panel's API
- * types are generated from (scripts/generate-panel-api-types.ts), so the two cannot differ.
+ * The Extended API's routes, in the order the document lists them. Also what the API types of the
+ * SDK and the panel are generated from (scripts/generate-sdk-types.ts), so they cannot differ.
  */
 export function extendedRoutes(services: Services, broker: BrokerAddress, session: SessionRouteOptions) {
   return [

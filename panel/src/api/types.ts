@@ -1,8 +1,8 @@
-// The shapes the panel reads from the Extended API, named. Each is taken from schema.d.ts, which
-// is generated from the gateway's route declarations: a field the API renames or drops is a type
-// error here rather than a blank cell in the browser. The API declares its schemas inline, per
-// operation, so they are named by the operation that answers them.
-import type { operations } from './schema.d.ts';
+// The shapes the panel reads from the Extended API, named. Each is taken from the TypeScript
+// SDK's schema.ts, which is generated from the gateway's route declarations: a field the API
+// renames or drops is a type error here rather than a blank cell in the browser. The API declares
+// its schemas inline, per operation, so they are named by the operation that answers them.
+import type { operations } from '../../../sdk/typescript/src/schema.ts';
 
 type OperationId = keyof operations;
 
