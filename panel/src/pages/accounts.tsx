@@ -11,7 +11,7 @@ import { Page } from '../ui/page.tsx';
 import { usePagedList } from '../ui/use-paged-list.ts';
 import { AccountForm } from './admin/account-form.tsx';
 import type { AccountView } from '../api/types.ts';
-import { useAction } from './admin/use-action.ts';
+import { useAction } from '../ui/use-action.ts';
 
 export function AccountsPage() {
   const session = useSession();

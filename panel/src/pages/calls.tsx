@@ -11,7 +11,7 @@ import { formatTime } from '../ui/format.ts';
 import { ErrorNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { usePagedList } from '../ui/use-paged-list.ts';
-import { useAction } from './admin/use-action.ts';
+import { useAction } from '../ui/use-action.ts';
 import { RecordingPlayer } from './calls/recording-player.tsx';
 import { deviceColumn, timeColumn } from './devices/reported-columns.tsx';
 import { deviceOptions, useDevices } from './sms/use-devices.ts';

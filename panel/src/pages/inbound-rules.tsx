@@ -12,7 +12,7 @@ import { DataTable } from '../ui/data-table.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { formErrors } from '../ui/form-errors.ts';
 import { CreateForm, useCreateForm } from './admin/create-form.tsx';
-import { useAction } from './admin/use-action.ts';
+import { useAction } from '../ui/use-action.ts';
 
 const ACTIONS: { value: InboundRule['action']; label: string }[] = [
   { value: 'auto_reply', label: 'Auto-reply' },

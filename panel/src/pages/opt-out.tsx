@@ -13,7 +13,7 @@ import { useLoad } from '../ui/use-load.ts';
 import { usePagedList } from '../ui/use-paged-list.ts';
 import { formErrors } from '../ui/form-errors.ts';
 import { CreateForm, useCreateForm } from './admin/create-form.tsx';
-import { useAction } from './admin/use-action.ts';
+import { useAction } from '../ui/use-action.ts';
 
 const SOURCES: Record<Suppression['source'], string> = { keyword: 'sent a keyword', api: 'added by hand', import: 'imported' };
 

@@ -14,7 +14,7 @@ import { useLoad } from '../ui/use-load.ts';
 import type { Device, SmppCredential, SmppCredentialWithPassword } from '../api/types.ts';
 import { ChoiceBoxes } from './admin/choice-boxes.tsx';
 import { CreateForm, useCreateForm } from './admin/create-form.tsx';
-import { useAction } from './admin/use-action.ts';
+import { useAction } from '../ui/use-action.ts';
 
 /** More devices than an account pairs in practice; a credential names at most 100. */
 const DEVICES_SHOWN = 100;

@@ -12,7 +12,7 @@ import { Page } from '../ui/page.tsx';
 import { DataTable } from '../ui/data-table.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import type { TwilioCredential, TwilioCredentialWithToken } from '../api/types.ts';
-import { useAction } from './admin/use-action.ts';
+import { useAction } from '../ui/use-action.ts';
 import { CreateForm, useCreateForm } from './admin/create-form.tsx';
 
 export function TwilioPage() {

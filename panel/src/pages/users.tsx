@@ -7,7 +7,7 @@ import { DataTable } from '../ui/data-table.tsx';
 import { Page } from '../ui/page.tsx';
 import { usePagedList } from '../ui/use-paged-list.ts';
 import type { CreatedUser, UserView } from '../api/types.ts';
-import { useAction } from './admin/use-action.ts';
+import { useAction } from '../ui/use-action.ts';
 import { UserForm } from './admin/user-form.tsx';
 import { userColumns } from './admin/user-columns.tsx';
 

@@ -6,7 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ErrorNotice, ShownOnce } from '../../ui/notice.tsx';
 import { formErrors, type FormErrors } from '../../ui/form-errors.ts';
-import { useAction } from './use-action.ts';
+import { useAction } from '../../ui/use-action.ts';
 
 export interface CreateFormState<Values, Created = unknown> {
   values: Values;

@@ -7,7 +7,7 @@ import { ErrorNotice } from '../../ui/notice.tsx';
 import { DataTable } from '../../ui/data-table.tsx';
 import { usePagedList } from '../../ui/use-paged-list.ts';
 import type { DeliveryView } from '../../api/types.ts';
-import { useAction } from './use-action.ts';
+import { useAction } from '../../ui/use-action.ts';
 import { DeliveryExchange } from './delivery-exchange.tsx';
 
 const STATE_TONES: Record<DeliveryView['status'], string> = { pending: 'badge-info', delivered: 'badge-good', failed: 'badge-bad' };

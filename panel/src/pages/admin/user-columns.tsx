@@ -8,7 +8,7 @@ import { AccessBadge } from '../../ui/badge.tsx';
 import type { Column } from '../../ui/data-table.tsx';
 import { TimeAgo } from '../../ui/time-ago.tsx';
 import { ROLE_OPTIONS } from './roles.ts';
-import type { Action } from './use-action.ts';
+import type { Action } from '../../ui/use-action.ts';
 
 interface UserColumnsOptions {
   /** The logged-in user's id. */

@@ -6,7 +6,7 @@ import { del, patch, post } from '../../api.ts';
 import { navigate } from '../../router.ts';
 import { ErrorNotice, ShownOnce, SuccessNotice } from '../../ui/notice.tsx';
 import type { DeliveryView, WebhookView, WebhookWithSecret } from '../../api/types.ts';
-import { useAction } from './use-action.ts';
+import { useAction } from '../../ui/use-action.ts';
 
 interface Props {
   webhook: WebhookView;

@@ -8,7 +8,7 @@ import { TextField } from '../../ui/fields.tsx';
 import { ErrorNotice } from '../../ui/notice.tsx';
 import { usePagedList } from '../../ui/use-paged-list.ts';
 import { CreateForm, useCreateForm } from '../admin/create-form.tsx';
-import { useAction } from '../admin/use-action.ts';
+import { useAction } from '../../ui/use-action.ts';
 
 export function Groups({ canChange, onChanged, membershipChanges }: { canChange: boolean; onChanged: () => void; membershipChanges: number }) {
   const list = usePagedList<ContactGroup>('/contact-groups');

@@ -10,7 +10,7 @@ import { ErrorNotice } from '../../ui/notice.tsx';
 import { Page } from '../../ui/page.tsx';
 import { usePagedList } from '../../ui/use-paged-list.ts';
 import { CreateForm, useCreateForm } from '../admin/create-form.tsx';
-import { useAction } from '../admin/use-action.ts';
+import { useAction } from '../../ui/use-action.ts';
 import { useState } from 'preact/hooks';
 import { ContactImport } from './import.tsx';
 import { Groups } from './groups.tsx';

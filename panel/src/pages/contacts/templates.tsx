@@ -7,7 +7,7 @@ import { Field, TextField } from '../../ui/fields.tsx';
 import { ErrorNotice } from '../../ui/notice.tsx';
 import { usePagedList } from '../../ui/use-paged-list.ts';
 import { CreateForm, useCreateForm } from '../admin/create-form.tsx';
-import { useAction } from '../admin/use-action.ts';
+import { useAction } from '../../ui/use-action.ts';
 import { SegmentCount } from '../sms/segment-count.tsx';
 
 export function Templates({ canChange }: { canChange: boolean }) {

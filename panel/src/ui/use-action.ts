@@ -1,7 +1,7 @@
 // A change made from a button or form: one at a time, its error kept for the page to show, and
 // the list reloaded after it whether it worked or not (another tab may have changed things too).
 import { useState } from 'preact/hooks';
-import { ApiError } from '../../api.ts';
+import { ApiError } from '../api.ts';
 
 export interface Action {
   busy: boolean;
