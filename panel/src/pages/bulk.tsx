@@ -2,17 +2,20 @@
 // send_at, valid_until, ttl, priority). The API checks every row first in a dry run; the preview
 // shows each row with its verdict, and only the valid rows are then sent.
 import { useState } from 'preact/hooks';
-import { ApiError, request } from '../api.ts';
+import { request } from '../api.ts';
 import { href } from '../router.ts';
 import { useSession } from '../session.tsx';
-import { Field } from '../ui/fields.tsx';
+import { CsvFileField } from '../ui/fields.tsx';
 import { ErrorNotice, SuccessNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
+import { useAction } from '../ui/use-action.ts';
 import { BulkPreview } from './sms/bulk-preview.tsx';
 import { parseCsv, toCsv } from './sms/csv.ts';
 import type { BulkCheck, Sms } from '../api/types.ts';
+import { Card } from '../ui/card.tsx';
 
 const CSV = 'text/csv';
+const FILE_HINT = 'A header row naming the columns phone and message, and optionally device_id, send_at, valid_until, ttl and priority; then one SMS per row (at most 1,000).';
 
 interface Checked {
   fileName: string;
@@ -32,49 +35,34 @@ export function BulkPage(_props: Record<string, string>) {
 
 function BulkSend() {
   const [checked, setChecked] = useState<Checked>();
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const [created, setCreated] = useState<number>();
   // Bumped after a send: a fresh file input, so the same file chosen again is checked again.
   const [inputKey, setInputKey] = useState(0);
 
-  const fail = (caught: unknown) => setError(caught instanceof ApiError ? caught : new ApiError(0, 'network', 'The gateway could not be reached.'));
-
   const choose = async (file: File | undefined) => {
     setChecked(undefined);
     setCreated(undefined);
-    setError(undefined);
+    action.clear();
     if (!file) return;
-    setBusy(true);
-    try {
+    await action.run(async () => {
       const text = await file.text();
       const { data } = await request<{ data: BulkCheck[] }>('POST', '/sms/bulk', { query: { dry_run: true }, raw: { content: text, type: CSV } });
       const [header = [], ...rows] = parseCsv(text);
       setChecked({ fileName: file.name, header, rows, checks: data });
-    } catch (caught) {
-      fail(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const validIndexes = new Set(checked?.checks.filter((check) => check.valid).map((check) => check.index) ?? []);
   const send = async () => {
     if (!checked) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      // The valid rows exactly as the file had them, so the API reads them as it just did.
-      const csv = toCsv([checked.header, ...checked.rows.filter((_, index) => validIndexes.has(index))]);
-      const result = await request<{ data: Sms[] }>('POST', '/sms/bulk', { raw: { content: csv, type: CSV } });
-      setCreated(result.data.length);
-      setChecked(undefined);
-      setInputKey((key) => key + 1);
-    } catch (caught) {
-      fail(caught);
-    } finally {
-      setBusy(false);
-    }
+    // The valid rows exactly as the file had them, so the API reads them as it just did.
+    const csv = toCsv([checked.header, ...checked.rows.filter((_, index) => validIndexes.has(index))]);
+    const result = await action.run(() => request<{ data: Sms[] }>('POST', '/sms/bulk', { raw: { content: csv, type: CSV } }));
+    if (!result) return;
+    setCreated(result.data.length);
+    setChecked(undefined);
+    setInputKey((key) => key + 1);
   };
 
   return (
@@ -85,23 +73,20 @@ function BulkSend() {
         </SuccessNotice>
       )}
       <form class="card" onSubmit={(event) => event.preventDefault()}>
-        <ErrorNotice error={error} />
-        <Field label="CSV file" hint="A header row naming the columns phone and message, and optionally device_id, send_at, valid_until, ttl and priority; then one SMS per row (at most 1,000).">
-          {(aria) => <input {...aria} key={inputKey} type="file" name="csv" accept=".csv,text/csv" disabled={busy} onChange={(event) => void choose(event.currentTarget.files?.[0])} />}
-        </Field>
-        {busy && !checked && <p class="muted" aria-live="polite">Checking the file…</p>}
+        <ErrorNotice error={action.error} />
+        <CsvFileField name="csv" hint={FILE_HINT} disabled={action.busy} resetKey={inputKey} onFile={(file) => void choose(file)} />
+        {action.busy && !checked && <p class="muted" aria-live="polite">Checking the file…</p>}
       </form>
       {checked && (
-        <section class="card bulk-result" aria-labelledby="bulk-preview">
-          <h2 id="bulk-preview">Preview of {checked.fileName}</h2>
+        <Card class="bulk-result" title={`Preview of ${checked.fileName}`}>
           <p>
             {validIndexes.size} of {checked.checks.length} rows are valid.{validIndexes.size < checked.checks.length && ' Rows with errors are left out.'}
           </p>
           <BulkPreview header={checked.header} rows={checked.rows} checks={checked.checks} />
-          <button type="button" class="button button-primary" disabled={busy || validIndexes.size === 0} onClick={() => void send()}>
+          <button type="button" class="button button-primary" disabled={action.busy || validIndexes.size === 0} onClick={() => void send()}>
             Send {validIndexes.size} valid SMS
           </button>
-        </section>
+        </Card>
       )}
     </>
   );

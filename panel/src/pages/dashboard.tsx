@@ -13,6 +13,7 @@ import { usePagedList } from '../ui/use-paged-list.ts';
 import { DevicesGlance } from './dashboard/devices-glance.tsx';
 import { HourlyChart } from './dashboard/hourly-chart.tsx';
 import { useThrottled } from '../ui/use-throttled.ts';
+import { Card } from '../ui/card.tsx';
 
 const RELOAD_EVERY_MS = 2000;
 /** Devices shown at a glance; the devices page lists them all. */
@@ -40,10 +41,7 @@ export function DashboardPage() {
               )}
               <StatCard title="Webhooks failing" value={loaded.webhooks.failing} link={href('/webhooks')} linkText="See the webhooks" />
             </div>
-            <section class="card" aria-labelledby="sms-today-heading">
-              <h2 id="sms-today-heading" class="card-heading">
-                SMS today
-              </h2>
+            <Card title="SMS today">
               <p class="hint">Created since {formatTime(loaded.sms.since)}, by their status now.</p>
               <ul class="status-counts">
                 {Object.entries(loaded.sms.by_status).map(([status, count]) => (
@@ -55,22 +53,16 @@ export function DashboardPage() {
               <p>
                 <a href={href('/sms')}>See the SMS</a>
               </p>
-            </section>
-            <section class="card" aria-labelledby="hourly-heading">
-              <h2 id="hourly-heading" class="card-heading">
-                Sent and failed per hour
-              </h2>
+            </Card>
+            <Card title="Sent and failed per hour">
               <HourlyChart hours={loaded.hourly} />
-            </section>
+            </Card>
           </>
         )}
       </Loading>
-      <section class="card" aria-labelledby="glance-heading">
-        <h2 id="glance-heading" class="card-heading">
-          Devices at a glance
-        </h2>
+      <Card title="Devices at a glance">
         <DevicesGlance devices={devices} />
-      </section>
+      </Card>
     </Page>
   );
 }

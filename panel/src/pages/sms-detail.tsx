@@ -15,6 +15,7 @@ import type { MmsView, SmsDetail } from '../api/types.ts';
 import { MmsParts } from './mms/parts.tsx';
 import { SmsAttempts } from './sms/attempts.tsx';
 import { useDevices } from './sms/use-devices.ts';
+import { Card } from '../ui/card.tsx';
 
 const ENCODING_LABELS = { gsm7: 'GSM 7-bit', ucs2: 'UCS-2' } as const;
 
@@ -52,8 +53,7 @@ export function SmsDetailPage({ id }: { id: string }) {
             {cancelled && <SuccessNotice>The SMS is cancelled.</SuccessNotice>}
             <ErrorNotice error={cancelError} />
             <div class="cards sms-detail">
-              <section class="card" aria-labelledby="sms-facts">
-                <h2 id="sms-facts">{data.kind === 'mms' ? 'MMS' : 'Message'}</h2>
+              <Card title={data.kind === 'mms' ? 'MMS' : 'Message'}>
                 {mms.data?.subject && <p class="mms-subject">{mms.data.subject}</p>}
                 <p class="sms-text">{data.message}</p>
                 {data.is_encrypted && <p class="muted">End-to-end encrypted: the recipient and the text are ciphertext the gateway cannot read.</p>}
@@ -99,15 +99,13 @@ export function SmsDetailPage({ id }: { id: string }) {
                     </button>
                   </p>
                 )}
-              </section>
-              <section class="card" aria-labelledby="sms-history">
-                <h2 id="sms-history">History</h2>
+              </Card>
+              <Card title="History">
                 <SmsHistory history={data.history} />
-              </section>
-              <section class="card" aria-labelledby="sms-attempts">
-                <h2 id="sms-attempts">Send attempts</h2>
+              </Card>
+              <Card title="Send attempts">
                 <SmsAttempts id={data.id} version={data.updated_at} nameOf={nameOf} />
-              </section>
+              </Card>
             </div>
           </>
         )}

@@ -5,22 +5,14 @@ import type { ComponentChildren } from 'preact';
 import type { Page as ApiPage } from '../api.ts';
 import { Empty, Loading } from './page.tsx';
 import { Pager } from './pager.tsx';
+import { Table, type Column } from './table.tsx';
 import type { PagedList } from './use-paged-list.ts';
 import type { Loaded } from './use-load.ts';
 
+export type { Column };
+
 /** A list read whole, in one request without pages (an account's credentials). */
 export type WholeList<Row> = Loaded<{ data: Row[] }>;
-
-export interface Column<Row> {
-  header: ComponentChildren;
-  cell: (row: Row) => ComponentChildren;
-  /** Classes of the column's cells (not its header): sms-nowrap, url-cell... */
-  class?: string;
-  /** Figures, right-aligned in their header and cells alike. */
-  numeric?: boolean;
-  /** The cell that names the row (a user's email, an account's name): a row header. */
-  rowHeader?: boolean;
-}
 
 interface DataTableProps<Row> {
   /** A paged list gets the pager under its table; a whole list has none. */
@@ -41,7 +33,6 @@ interface DataTableProps<Row> {
 }
 
 export function DataTable<Row>({ list, columns, empty, caption, class: tableClass, rowKey = (row) => (row as { id: string }).id, rowAttributes, footer }: DataTableProps<Row>) {
-  const shown = columns.filter((column): column is Column<Row> => column !== false);
   return (
     <Loading data={list.data} error={list.error}>
       {(page) =>
@@ -50,27 +41,7 @@ export function DataTable<Row>({ list, columns, empty, caption, class: tableClas
         ) : (
           <>
             <div class="table-wrap">
-              <table class={tableClass}>
-                {caption && <caption class="visually-hidden">{caption}</caption>}
-                <thead>
-                  <tr>
-                    {shown.map((column, index) => (
-                      <th key={index} scope="col" class={column.numeric ? 'num' : undefined}>
-                        {column.header}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((row) => (
-                    <tr key={rowKey(row)} {...rowAttributes?.(row)}>
-                      {shown.map((column, index) => (
-                        <Cell key={index} column={column} row={row} />
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <Table rows={page.data} columns={columns} rowKey={rowKey} rowAttributes={rowAttributes} caption={caption} captionClass="visually-hidden" class={tableClass} />
             </div>
             {footer ? footer(page as ApiPage<Row>) : 'cursors' in list && <Pager cursors={list.cursors} next={(page as ApiPage<Row>).next_cursor} />}
           </>
@@ -78,16 +49,4 @@ export function DataTable<Row>({ list, columns, empty, caption, class: tableClas
       }
     </Loading>
   );
-}
-
-function Cell<Row>({ column, row }: { column: Column<Row>; row: Row }) {
-  const classes = [column.rowHeader ? 'cell-plain' : '', column.numeric ? 'num' : '', column.class ?? ''].filter(Boolean).join(' ') || undefined;
-  if (column.rowHeader) {
-    return (
-      <th scope="row" class={classes}>
-        {column.cell(row)}
-      </th>
-    );
-  }
-  return <td class={classes}>{column.cell(row)}</td>;
 }

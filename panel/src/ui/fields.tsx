@@ -47,6 +47,20 @@ export function TextField({ label, value, onValue, error, hint, ...input }: Inpu
   );
 }
 
+/** A whole number typed as text: the API judges it, so "abc" gets its message beside the field. */
+export function NumberField(props: Omit<InputProps, 'type' | 'inputMode'>) {
+  return <TextField {...props} type="number" inputMode="numeric" />;
+}
+
+/** A CSV file to read; a new `resetKey` empties the input, so the same file chosen again is read again. */
+export function CsvFileField({ name, hint, disabled, resetKey, onFile }: { name: string; hint: string; disabled: boolean; resetKey: number; onFile: (file: File | undefined) => void }) {
+  return (
+    <Field label="CSV file" hint={hint}>
+      {(aria) => <input {...aria} key={resetKey} type="file" name={name} accept=".csv,text/csv" disabled={disabled} onChange={(event) => onFile(event.currentTarget.files?.[0])} />}
+    </Field>
+  );
+}
+
 export function SelectField({
   label,
   value,
@@ -93,5 +107,19 @@ export function CheckboxField({ label, checked, onChecked, hint, name }: { label
         </p>
       )}
     </div>
+  );
+}
+
+/**
+ * A checkbox that, ticked, shows the fields it switches on in a row under it (quiet hours and
+ * their window). `error` is the API's message about the whole group.
+ */
+export function ToggledFields({ error, children, ...checkbox }: Parameters<typeof CheckboxField>[0] & { error?: string | undefined; children: ComponentChildren }) {
+  return (
+    <>
+      <CheckboxField {...checkbox} />
+      {error && <p class="field-error">{error}</p>}
+      {checkbox.checked && <div class="form-row">{children}</div>}
+    </>
   );
 }

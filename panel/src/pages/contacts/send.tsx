@@ -2,10 +2,13 @@
 // its rendered text and segment count or what is missing, by the API's dry run; the send itself,
 // a bulk send underneath, only once no recipient has a problem.
 import { useState } from 'preact/hooks';
-import { ApiError, request } from '../../api.ts';
+import { request } from '../../api.ts';
 import type { ContactGroup, ContactSendCheck, MessageTemplate } from '../../api/types.ts';
 import { Field, SelectField, TextField } from '../../ui/fields.tsx';
 import { ErrorNotice, SuccessNotice } from '../../ui/notice.tsx';
+import { Table } from '../../ui/table.tsx';
+import { useAction } from '../../ui/use-action.ts';
+import { Card } from '../../ui/card.tsx';
 
 interface SendForm {
   groupId: string;
@@ -18,8 +21,8 @@ export function ContactSend({ groups, templates }: { groups: ContactGroup[]; tem
   const [form, setForm] = useState<SendForm>({ groupId: '', tag: '', templateId: '', message: '' });
   const [preview, setPreview] = useState<ContactSendCheck[]>();
   const [sent, setSent] = useState<number>();
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
+  const error = action.error;
   const set = (field: keyof SendForm) => (value: string) => {
     setForm((current) => ({ ...current, [field]: value }));
     setPreview(undefined);
@@ -29,26 +32,18 @@ export function ContactSend({ groups, templates }: { groups: ContactGroup[]; tem
     ...(form.templateId ? { template_id: form.templateId } : { message: form.message }),
   });
   const run = async (dryRun: boolean) => {
-    setBusy(true);
-    setError(undefined);
     setSent(undefined);
-    try {
-      const answer = await request<{ data: ContactSendCheck[] }>('POST', '/contacts/send', { body: body(), ...(dryRun ? { query: { dry_run: true } } : {}) });
-      if (dryRun) setPreview(answer.data);
-      else {
-        setSent(answer.data.length);
-        setPreview(undefined);
-      }
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught : new ApiError(0, 'network', 'The gateway could not be reached.'));
-    } finally {
-      setBusy(false);
+    const answer = await action.run(() => request<{ data: ContactSendCheck[] }>('POST', '/contacts/send', { body: body(), ...(dryRun ? { query: { dry_run: true } } : {}) }));
+    if (!answer) return;
+    if (dryRun) setPreview(answer.data);
+    else {
+      setSent(answer.data.length);
+      setPreview(undefined);
     }
   };
   const wrong = preview?.filter((entry) => !entry.valid).length ?? 0;
   return (
-    <section class="card admin-form" aria-labelledby="contact-send">
-      <h2 id="contact-send">Send to a group or a tag</h2>
+    <Card class="admin-form" title="Send to a group or a tag">
       {sent !== undefined && <SuccessNotice>Created {sent} SMS, one per recipient.</SuccessNotice>}
       <ErrorNotice error={error} />
       <div class="form-row">
@@ -61,35 +56,28 @@ export function ContactSend({ groups, templates }: { groups: ContactGroup[]; tem
           {(aria) => <textarea {...aria} name="send_text" rows={3} value={form.message} onInput={(event) => set('message')(event.currentTarget.value)} />}
         </Field>
       )}
-      <button type="button" class="button" disabled={busy} onClick={() => void run(true)}>
+      <button type="button" class="button" disabled={action.busy} onClick={() => void run(true)}>
         Preview
       </button>
       {preview && (
         <>
-          <table class="data-table contact-send-preview">
-            <caption>{preview.length} recipients, {wrong} with problems</caption>
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Text</th>
-                <th scope="col">SMS</th>
-              </tr>
-            </thead>
-            <tbody>
-              {preview.map((entry) => (
-                <tr key={entry.contact_id} data-valid={String(entry.valid)}>
-                  <td class="mono">{entry.phone}</td>
-                  <td>{entry.valid ? entry.message : entry.errors.map((problem) => problem.message).join('; ')}</td>
-                  <td>{entry.valid ? `${entry.segments} (${entry.encoding === 'gsm7' ? 'GSM 7-bit' : 'UCS-2'})` : ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <button type="button" class="button button-primary" disabled={busy || wrong > 0} onClick={() => void run(false)}>
+          <Table
+            class="data-table contact-send-preview"
+            caption={`${preview.length} recipients, ${wrong} with problems`}
+            rows={preview}
+            rowKey={(entry) => entry.contact_id}
+            rowAttributes={(entry) => ({ 'data-valid': String(entry.valid) })}
+            columns={[
+              { header: 'Number', class: 'mono', cell: (entry) => entry.phone },
+              { header: 'Text', cell: (entry) => (entry.valid ? entry.message : entry.errors.map((problem) => problem.message).join('; ')) },
+              { header: 'SMS', cell: (entry) => (entry.valid ? `${entry.segments} (${entry.encoding === 'gsm7' ? 'GSM 7-bit' : 'UCS-2'})` : '') },
+            ]}
+          />
+          <button type="button" class="button button-primary" disabled={action.busy || wrong > 0} onClick={() => void run(false)}>
             Send {preview.length} SMS
           </button>
         </>
       )}
-    </section>
+    </Card>
   );
 }

@@ -7,6 +7,7 @@ import { ApiError, get, post } from '../../api.ts';
 import type { DeviceDetail, UssdSession } from '../../api/types.ts';
 import { ErrorNotice } from '../../ui/notice.tsx';
 import { SelectField, TextField } from '../../ui/fields.tsx';
+import { Card } from '../../ui/card.tsx';
 
 /** How often a pending session is read again: answers take a second or a few. */
 const POLL_MS = 1000;
@@ -64,10 +65,7 @@ export function UssdConsole({ device }: { device: DeviceDetail }) {
   ];
 
   return (
-    <section class="card" aria-labelledby="ussd-heading">
-      <h2 id="ussd-heading" class="card-heading">
-        USSD
-      </h2>
+    <Card title="USSD">
       <p>Dial a service code such as *100# (the balance, with many operators) on this phone and read the network's answer. The phone must be online.</p>
       <ErrorNotice error={error instanceof ApiError && error.details.length > 0 ? undefined : error} />
       <form onSubmit={dial} aria-label="Dial a USSD code">
@@ -103,6 +101,6 @@ export function UssdConsole({ device }: { device: DeviceDetail }) {
           )}
         </div>
       )}
-    </section>
+    </Card>
   );
 }
