@@ -3,7 +3,7 @@
 // its messages appear beside the fields.
 import { useState } from 'preact/hooks';
 import { ApiError, patch } from '../../api.ts';
-import { CheckboxField, SelectField, TextField } from '../../ui/fields.tsx';
+import { CheckboxField, NumberField, SelectField, TextField, ToggledFields } from '../../ui/fields.tsx';
 import { ErrorNotice, SuccessNotice } from '../../ui/notice.tsx';
 import type { DeviceDetail } from '../../api/types.ts';
 import { isPaused } from './paused.ts';
@@ -11,6 +11,16 @@ import { settingsPatch, settingsValues, type SettingsValues } from './settings-v
 
 /** SIM slots the API accepts (0-2) besides the two choices that name no slot. */
 const SIM_SLOTS = [0, 1, 2];
+
+const LIMITS = [
+  { key: 'per_minute', label: 'Limit per minute' },
+  { key: 'per_hour', label: 'Limit per hour' },
+  { key: 'per_day', label: 'Limit per day' },
+] as const;
+
+/** The values typed as text, and those ticked. */
+type TextKey = { [K in keyof SettingsValues]: SettingsValues[K] extends string ? K : never }[keyof SettingsValues];
+type BoxKey = { [K in keyof SettingsValues]: SettingsValues[K] extends boolean ? K : never }[keyof SettingsValues];
 
 export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDetail; canChange: boolean; onSaved: (device: DeviceDetail) => void }) {
   // The baseline is the device as loaded or last saved; live reloads leave edits in progress alone.
@@ -24,6 +34,10 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
     setValues((previous) => ({ ...previous, [key]: value }));
   };
   const fieldError = (field: string) => (error instanceof ApiError ? error.forField(field) : undefined);
+  /** What ties an input to one value: its name, its text, its setter, and the API's message about `apiField`. */
+  const text = (key: TextKey, apiField: string = key) => ({ name: key, value: values[key], onValue: set(key), error: fieldError(apiField) });
+  /** The same for a checkbox; its input is named as the API names the setting. */
+  const box = (key: BoxKey, name: string = key) => ({ name, checked: values[key], onChecked: set(key) });
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -54,7 +68,9 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
       return { value: String(slot), label: `SIM ${slot + 1}${card?.name_operator ? ` (${card.name_operator})` : card ? '' : ' (not reported)'}` };
     }),
   ];
-  const paused = isPaused(device);
+  const pauseHint = isPaused(device)
+    ? 'The gateway paused this device after failed sends in a row; it takes tasks again once saved.'
+    : 'The device is not paused; this applies only to a pause under way.';
 
   return (
     <form class="card device-settings" onSubmit={submit} noValidate aria-labelledby="settings-heading">
@@ -67,97 +83,51 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
       <fieldset disabled={!canChange || busy} class="device-settings-body">
         <fieldset>
           <legend>Sending</legend>
-          <TextField
-            label="Name"
-            name="name_custom"
-            autoComplete="off"
-            value={values.name_custom}
-            onValue={set('name_custom')}
-            hint={`Up to 100 characters. Empty: the name the phone reports (${device.name}).`}
-            error={fieldError('name_custom')}
-          />
-          <CheckboxField label="Send SMS through this device" name="can_send_sms" checked={values.can_send_sms} onChecked={set('can_send_sms')} hint="Off: SMS it has not taken go to other devices; those sent to it by name wait until it is on again." />
-          <SelectField label="SIM for sending" name="selected_sim" value={values.selected_sim} onValue={set('selected_sim')} options={simOptions} error={fieldError('selected_sim')} />
-          <CheckboxField label="Warn when the battery is low" name="notify_low_battery" checked={values.notify_low_battery} onChecked={set('notify_low_battery')} />
-          <CheckboxField label="Forward incoming SMS" name="forward_incoming_sms" checked={values.forward_incoming_sms} onChecked={set('forward_incoming_sms')} />
-          <CheckboxField label="Record calls" name="record_calls" checked={values.record_calls} onChecked={set('record_calls')} />
+          <TextField label="Name" autoComplete="off" {...text('name_custom')} hint={`Up to 100 characters. Empty: the name the phone reports (${device.name}).`} />
+          <CheckboxField label="Send SMS through this device" {...box('can_send_sms')} hint="Off: SMS it has not taken go to other devices; those sent to it by name wait until it is on again." />
+          <SelectField label="SIM for sending" {...text('selected_sim')} options={simOptions} />
+          <CheckboxField label="Warn when the battery is low" {...box('notify_low_battery')} />
+          <CheckboxField label="Forward incoming SMS" {...box('forward_incoming_sms')} />
+          <CheckboxField label="Record calls" {...box('record_calls')} />
         </fieldset>
         <fieldset>
           <legend>Pace</legend>
-          <TextField
-            label="SMS in flight at once"
-            name="send_window"
-            type="number"
-            inputMode="numeric"
-            value={values.send_window}
-            onValue={set('send_window')}
-            hint="1 to 50: tasks the phone may hold before it reports them sent."
-            error={fieldError('send_window')}
-          />
+          <NumberField label="SMS in flight at once" {...text('send_window')} hint="1 to 50: tasks the phone may hold before it reports them sent." />
           <div class="form-row">
-            <TextField label="Limit per minute" name="per_minute" type="number" inputMode="numeric" value={values.per_minute} onValue={set('per_minute')} hint="1 to 1,000,000; empty: no limit." error={fieldError('limits.per_minute')} />
-            <TextField label="Limit per hour" name="per_hour" type="number" inputMode="numeric" value={values.per_hour} onValue={set('per_hour')} hint="1 to 1,000,000; empty: no limit." error={fieldError('limits.per_hour')} />
-            <TextField label="Limit per day" name="per_day" type="number" inputMode="numeric" value={values.per_day} onValue={set('per_day')} hint="1 to 1,000,000; empty: no limit." error={fieldError('limits.per_day')} />
+            {LIMITS.map(({ key, label }) => (
+              <NumberField key={key} label={label} {...text(key, `limits.${key}`)} hint="1 to 1,000,000; empty: no limit." />
+            ))}
           </div>
         </fieldset>
         <fieldset>
           <legend>Spacing and retries</legend>
-          <CheckboxField
+          <ToggledFields
             label="A random pause between sends"
-            name="send_jitter"
-            checked={values.jitter}
-            onChecked={set('jitter')}
+            {...box('jitter', 'send_jitter')}
             hint="On top of the limits: each task waits a pause drawn between these bounds after the one before. Other phones are not held back."
-          />
-          {fieldError('send_jitter') && <p class="field-error">{fieldError('send_jitter')}</p>}
-          {values.jitter && (
-            <div class="form-row">
-              <TextField label="Pause at least (seconds)" name="jitter_min" type="number" inputMode="numeric" value={values.jitter_min} onValue={set('jitter_min')} hint="0 to 3600." error={fieldError('send_jitter.min_seconds')} />
-              <TextField label="Pause at most (seconds)" name="jitter_max" type="number" inputMode="numeric" value={values.jitter_max} onValue={set('jitter_max')} hint="0 to 3600, at least the shortest." error={fieldError('send_jitter.max_seconds')} />
-            </div>
-          )}
-          <TextField
+            error={fieldError('send_jitter')}
+          >
+            <NumberField label="Pause at least (seconds)" {...text('jitter_min', 'send_jitter.min_seconds')} hint="0 to 3600." />
+            <NumberField label="Pause at most (seconds)" {...text('jitter_max', 'send_jitter.max_seconds')} hint="0 to 3600, at least the shortest." />
+          </ToggledFields>
+          <NumberField
             label="Attempts per SMS"
-            name="max_send_attempts"
-            type="number"
-            inputMode="numeric"
-            value={values.max_send_attempts}
-            onValue={set('max_send_attempts')}
+            {...text('max_send_attempts')}
             hint="1 to 5: a send that fails for a reason of the SIM or network (no service, no credit...) is tried again on another SIM or phone. Empty: the account's default (2)."
-            error={fieldError('max_send_attempts')}
           />
         </fieldset>
         <fieldset>
           <legend>Quiet hours</legend>
-          <CheckboxField label="No sending during quiet hours" name="quiet_hours" checked={values.quiet_hours} onChecked={set('quiet_hours')} hint="Every day, in the time zone below; a window may cross midnight." />
-          {fieldError('quiet_hours') && <p class="field-error">{fieldError('quiet_hours')}</p>}
-          {values.quiet_hours && (
-            <div class="form-row">
-              <TextField label="Quiet from" name="quiet_from" type="time" value={values.quiet_from} onValue={set('quiet_from')} error={fieldError('quiet_hours.from')} />
-              <TextField label="Quiet until" name="quiet_to" type="time" value={values.quiet_to} onValue={set('quiet_to')} error={fieldError('quiet_hours.to')} />
-              <TextField
-                label="Time zone"
-                name="quiet_timezone"
-                autoComplete="off"
-                list="device-time-zones"
-                value={values.quiet_timezone}
-                onValue={set('quiet_timezone')}
-                hint="An IANA name, such as Europe/Berlin."
-                error={fieldError('quiet_hours.timezone')}
-              />
-              <TimeZoneList id="device-time-zones" />
-            </div>
-          )}
+          <ToggledFields label="No sending during quiet hours" {...box('quiet_hours')} hint="Every day, in the time zone below; a window may cross midnight." error={fieldError('quiet_hours')}>
+            <TextField label="Quiet from" type="time" {...text('quiet_from', 'quiet_hours.from')} />
+            <TextField label="Quiet until" type="time" {...text('quiet_to', 'quiet_hours.to')} />
+            <TextField label="Time zone" autoComplete="off" list="device-time-zones" {...text('quiet_timezone', 'quiet_hours.timezone')} hint="An IANA name, such as Europe/Berlin." />
+            <TimeZoneList id="device-time-zones" />
+          </ToggledFields>
         </fieldset>
         <fieldset>
           <legend>Pause after failures</legend>
-          <CheckboxField
-            label="End the pause now"
-            name="paused"
-            checked={values.end_pause}
-            onChecked={set('end_pause')}
-            hint={paused ? 'The gateway paused this device after failed sends in a row; it takes tasks again once saved.' : 'The device is not paused; this applies only to a pause under way.'}
-          />
+          <CheckboxField label="End the pause now" {...box('end_pause', 'paused')} hint={pauseHint} />
           {device.queue.paused_sims.length > 0 && (
             <ul class="muted" aria-label="Paused SIMs">
               {device.queue.paused_sims.map((sim) => (
