@@ -1,11 +1,12 @@
 // Changing the password; required before anything else after a one-time password.
 import { useState } from 'preact/hooks';
-import { ApiError, post } from '../api.ts';
+import { post } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { TextField } from '../ui/fields.tsx';
 import { ErrorNotice, SuccessNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { formErrors } from '../ui/form-errors.ts';
+import { useAction } from '../ui/use-action.ts';
 
 const LABELS = { current_password: 'Current password', new_password: 'New password' };
 
@@ -17,24 +18,25 @@ export function ChangePasswordPage() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<ApiError | string>();
+  const [mismatch, setMismatch] = useState(false);
   const [done, setDone] = useState(false);
+  const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    setError(undefined);
-    if (next !== repeat) return setError('The two new passwords differ.');
-    try {
+    // Checked here: the API takes the new password once and cannot tell a typo in it.
+    const differ = next !== repeat;
+    setMismatch(differ);
+    if (differ) return action.clear();
+    await action.run(async () => {
       await post('/session/password', { current_password: current, new_password: next });
       setDone(true);
       setCurrent('');
       setNext('');
       setRepeat('');
       await session.refresh();
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught : String(caught));
-    }
+    });
   };
-  const errors = formErrors(error, LABELS);
+  const errors = formErrors(mismatch ? 'The two new passwords differ.' : action.error, LABELS);
   const fieldError = (field: string) => errors.field(field);
   return (
     <Page title={forced ? 'Choose your password' : 'Change password'}>

@@ -2,12 +2,14 @@
 // token or delete it.
 // Presence and the statuses of its SMS keep the page current.
 import { useState } from 'preact/hooks';
-import { ApiError, del, get, post } from '../api.ts';
+import { del, get, post } from '../api.ts';
 import { useLiveEvents } from '../live/use-live-events.ts';
 import { href, navigate } from '../router.ts';
 import { useSession } from '../session.tsx';
 import { ErrorNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
+import { Card } from '../ui/card.tsx';
+import { useAction } from '../ui/use-action.ts';
 import { useLoad } from '../ui/use-load.ts';
 import { useThrottled } from '../ui/use-throttled.ts';
 import { DeviceFacts } from './devices/device-facts.tsx';
@@ -58,27 +60,16 @@ export function DeviceDetailPage({ id }: { id: string }) {
  * with the old one; the new credentials are shown here once, as at registration.
  */
 function NewToken({ device }: { device: DeviceDetail }) {
-  const [error, setError] = useState<ApiError | string>();
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const [issued, setIssued] = useState<IssuedCredentials>();
   const issue = async () => {
     if (!window.confirm(`Issue a new token for ${device.name_custom}? The old token stops working at once: the phone using it is disconnected, and connects again only once it is paired with the new one.`)) return;
-    setError(undefined);
-    setBusy(true);
-    try {
-      setIssued(await post<IssuedCredentials>(`/devices/${encodeURIComponent(device.id)}/token`));
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught : String(caught));
-    } finally {
-      setBusy(false);
-    }
+    const credentials = await action.run(() => post<IssuedCredentials>(`/devices/${encodeURIComponent(device.id)}/token`));
+    if (credentials) setIssued(credentials);
   };
   return (
-    <section class="card" aria-labelledby="token-heading">
-      <h2 id="token-heading" class="card-heading">
-        Token
-      </h2>
-      <ErrorNotice error={error} />
+    <Card title="Token">
+      <ErrorNotice error={action.error} />
       {issued ? (
         <>
           <DevicePairing issued={issued} />
@@ -94,37 +85,31 @@ function NewToken({ device }: { device: DeviceDetail }) {
             Lost the phone's token, or shared it by mistake? A new token replaces it: the phone using the old one is disconnected, and you pair
             the device again with the new pairing URL.
           </p>
-          <button type="button" class="button" onClick={issue} disabled={busy}>
+          <button type="button" class="button" onClick={issue} disabled={action.busy}>
             New token
           </button>
         </>
       )}
-    </section>
+    </Card>
   );
 }
 
 function DeleteDevice({ device }: { device: DeviceDetail }) {
-  const [error, setError] = useState<ApiError | string>();
+  const action = useAction();
   const remove = async () => {
     if (!window.confirm(`Delete ${device.name_custom}? Its credentials stop working at once; SMS not yet taken by the phone go to another device (those sent to this one by name fail), and SMS it took end, as it can no longer report them.`)) return;
-    setError(undefined);
-    try {
+    await action.run(async () => {
       await del(`/devices/${encodeURIComponent(device.id)}`);
       navigate('/devices');
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught : String(caught));
-    }
+    });
   };
   return (
-    <section class="card" aria-labelledby="delete-heading">
-      <h2 id="delete-heading" class="card-heading">
-        Delete
-      </h2>
-      <ErrorNotice error={error} />
+    <Card title="Delete">
+      <ErrorNotice error={action.error} />
       <p>Revokes the phone's credentials and closes its connection. SMS that named this device and are not sent yet fail.</p>
       <button type="button" class="button button-danger" onClick={remove}>
         Delete device
       </button>
-    </section>
+    </Card>
   );
 }

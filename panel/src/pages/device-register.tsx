@@ -1,12 +1,13 @@
 // Registering a phone: the gateway issues its credentials once; this page shows them with the
 // pairing URL as a QR code and as text, and never again (only the token's hash is stored).
 import { useState } from 'preact/hooks';
-import { ApiError, post } from '../api.ts';
+import { post } from '../api.ts';
 import { href } from '../router.ts';
 import { useSession } from '../session.tsx';
 import { TextField } from '../ui/fields.tsx';
 import { ErrorNotice } from '../ui/notice.tsx';
-import { Page } from '../ui/page.tsx';
+import { Page, PrimaryLink } from '../ui/page.tsx';
+import { useAction } from '../ui/use-action.ts';
 import { DevicePairing } from './devices/device-pairing.tsx';
 import type { IssuedCredentials } from '../api/types.ts';
 
@@ -32,23 +33,15 @@ export function DeviceRegisterPage() {
 
 function RegisterForm({ onRegistered }: { onRegistered: (registration: IssuedCredentials) => void }) {
   const [name, setName] = useState('');
-  const [error, setError] = useState<ApiError | string>();
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    setError(undefined);
-    setBusy(true);
-    try {
-      onRegistered(await post<IssuedCredentials>('/devices', { name }));
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught : String(caught));
-    } finally {
-      setBusy(false);
-    }
+    const registration = await action.run(() => post<IssuedCredentials>('/devices', { name }));
+    if (registration) onRegistered(registration);
   };
   return (
     <form class="card narrow-form" onSubmit={submit} noValidate>
-      <ErrorNotice error={error} />
+      <ErrorNotice error={action.error} />
       <TextField
         label="Device name"
         name="name"
@@ -56,9 +49,9 @@ function RegisterForm({ onRegistered }: { onRegistered: (registration: IssuedCre
         value={name}
         onValue={setName}
         hint="How the panel names the phone until the phone reports its own name."
-        error={error instanceof ApiError ? error.forField('name') : undefined}
+        error={action.error?.forField('name')}
       />
-      <button type="submit" class="button button-primary" disabled={busy}>
+      <button type="submit" class="button button-primary" disabled={action.busy}>
         Register device
       </button>
     </form>
@@ -70,9 +63,7 @@ function Credentials({ registration, onAnother }: { registration: IssuedCredenti
     <>
       <DevicePairing issued={registration} />
       <p class="page-actions">
-        <a class="button button-primary" href={href(`/devices/${registration.device.id}`)}>
-          Open the device
-        </a>
+        <PrimaryLink to={`/devices/${registration.device.id}`}>Open the device</PrimaryLink>
         <button type="button" class="button" onClick={onAnother}>
           Register another device
         </button>

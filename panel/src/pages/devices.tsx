@@ -3,10 +3,9 @@
 import { useState } from 'preact/hooks';
 import type { Device } from '../api/types.ts';
 import { useLiveEvents } from '../live/use-live-events.ts';
-import { href } from '../router.ts';
 import { useSession } from '../session.tsx';
 import { DataTable } from '../ui/data-table.tsx';
-import { Page } from '../ui/page.tsx';
+import { Page, PrimaryLink } from '../ui/page.tsx';
 import { usePagedList } from '../ui/use-paged-list.ts';
 import { deviceName, powerColumns } from './devices/device-columns.tsx';
 import { LastSeen } from './devices/last-seen.tsx';
@@ -24,16 +23,7 @@ export function DevicesPage() {
   });
 
   return (
-    <Page
-      title="Devices"
-      actions={
-        session.canChange && (
-          <a class="button button-primary" href={href('/devices/new')}>
-            Register a device
-          </a>
-        )
-      }
-    >
+    <Page title="Devices" actions={session.canChange && <PrimaryLink to="/devices/new">Register a device</PrimaryLink>}>
       <DataTable
         list={devices}
         class="devices-table"

@@ -7,7 +7,7 @@ import { StatusBadge } from '../ui/badge.tsx';
 import { SelectField, TextField } from '../ui/fields.tsx';
 import { formatTime, statusLabel } from '../ui/format.ts';
 import { DataTable } from '../ui/data-table.tsx';
-import { Page } from '../ui/page.tsx';
+import { Page, PrimaryLink } from '../ui/page.tsx';
 import { usePagedList } from '../ui/use-paged-list.ts';
 import { hasFilters, NO_FILTERS, smsListQuery, type SmsFilters } from './sms/filters.ts';
 import type { Sms } from '../api/types.ts';
@@ -29,16 +29,7 @@ export function SmsListPage(_props: Record<string, string>) {
 
   const set = (field: keyof SmsFilters) => (value: string) => setFilters((previous) => ({ ...previous, [field]: value }));
   return (
-    <Page
-      title="SMS"
-      actions={
-        session.canChange && (
-          <a class="button button-primary" href={href('/send')}>
-            Send SMS
-          </a>
-        )
-      }
-    >
+    <Page title="SMS" actions={session.canChange && <PrimaryLink to="/send">Send SMS</PrimaryLink>}>
       <form class="filters card sms-filters" role="search" aria-label="Filter SMS" onSubmit={(event) => event.preventDefault()}>
         <TextField label="Search" type="search" name="search" value={filters.search} onValue={set('search')} hint="Text, phone number or status" />
         <SelectField

@@ -3,6 +3,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import type { ApiError } from '../api.ts';
+import { href } from '../router.ts';
 import { ErrorNotice } from './notice.tsx';
 
 export function Page({ title, actions, children }: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
@@ -34,4 +35,13 @@ export function Loading<T>({ data, error, children }: { data: T | undefined; err
 
 export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="empty">{children}</p>;
+}
+
+/** A link to another page of the panel that looks like the main button (Register a device, Send SMS). */
+export function PrimaryLink({ to, children }: { to: string; children: ComponentChildren }) {
+  return (
+    <a class="button button-primary" href={href(to)}>
+      {children}
+    </a>
+  );
 }
