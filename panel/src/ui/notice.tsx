@@ -27,14 +27,22 @@ export function ShownOnce({ label, value, children }: { label: string; value: st
       <p>
         <strong>{label}</strong> — shown this once; copy it now.
       </p>
-      <p class="secret-row">
-        <code class="secret" data-testid="shown-once">
-          {value}
-        </code>
-        <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} />
-      </p>
+      <Copyable value={value} label={`Copy ${label.toLowerCase()}`} testId="shown-once" />
       {children}
     </div>
+  );
+}
+
+/** A value to copy whole (a secret, an id, a URL) beside its copy button, in a paragraph or within a line (`inline`). */
+export function Copyable({ value, label, testId, inline = false }: { value: string; label: string; testId: string; inline?: boolean }) {
+  const Row = inline ? 'span' : 'p';
+  return (
+    <Row class="secret-row">
+      <code class="secret" data-testid={testId}>
+        {value}
+      </code>
+      <CopyButton value={value} label={label} />
+    </Row>
   );
 }
 

@@ -2,7 +2,7 @@
 // the pairing URL as a QR code and as text. Registration and "New token" both end here.
 import { useState } from 'preact/hooks';
 import { TextField } from '../../ui/fields.tsx';
-import { CopyButton, ShownOnce } from '../../ui/notice.tsx';
+import { Copyable, CopyButton, ShownOnce } from '../../ui/notice.tsx';
 import { brokerOf, withBroker } from './connection-payload.ts';
 import { ConnectionQr } from './connection-qr.tsx';
 import type { IssuedCredentials } from '../../api/types.ts';
@@ -59,12 +59,7 @@ export function DevicePairing({ issued }: { issued: IssuedCredentials }) {
                   <code data-testid="agent-command">sms-gateway-agent --pairing '{pairingUrl}'</code>
                 </p>
                 <p class="hint">Native apps read the same URL from the QR code.</p>
-                <p class="secret-row">
-                  <code class="secret" data-testid="pairing-url">
-                    {pairingUrl}
-                  </code>
-                  <CopyButton value={pairingUrl} label="Copy pairing URL" />
-                </p>
+                <Copyable value={pairingUrl} label="Copy pairing URL" testId="pairing-url" />
                 <p class="hint">It works like a password: share it only with the device.</p>
               </div>
             </>
