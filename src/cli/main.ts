@@ -4,35 +4,33 @@ import { AppError, StartupError } from '../common/errors.ts';
 import { DataDirLockedError } from '../storage/data-dir-lock.ts';
 import { PACKAGE_VERSION } from '../common/package-info.ts';
 import { usePrivateUmask } from '../storage/data-dir-permissions.ts';
-import { accountsCommand, USAGE as ACCOUNTS_USAGE } from './commands/accounts.ts';
-import { devicesCommand, USAGE as DEVICES_USAGE } from './commands/devices.ts';
-import { keysCommand, USAGE as KEYS_USAGE } from './commands/keys.ts';
-import { migrateCommand, USAGE as MIGRATE_USAGE } from './commands/migrate.ts';
-import { serveCommand, serveUsage } from './commands/serve.ts';
-import { simulateCommand, USAGE as SIMULATE_USAGE } from './commands/simulate.ts';
-import { webhooksCommand, USAGE as WEBHOOKS_USAGE } from './commands/webhooks.ts';
-import { smppCommand, USAGE as SMPP_USAGE } from './commands/smpp.ts';
-import { usersCommand, USAGE as USERS_USAGE } from './commands/users.ts';
-import { twilioCommand, USAGE as TWILIO_USAGE } from './commands/twilio.ts';
-import { e2eCommand, USAGE as E2E_USAGE } from './commands/e2e.ts';
-import { mcpCommand, USAGE as MCP_USAGE } from './commands/mcp.ts';
 import { CliError, createOutput, type Output } from './output.ts';
 
 type Command = (args: string[], out: Output) => Promise<void>;
 
-const COMMANDS: Record<string, { run: Command; help: string; usage: () => string }> = {
-  serve: { run: serveCommand, help: 'run the gateway (HTTP API and device channel); --help lists its settings', usage: serveUsage },
-  migrate: { run: migrateCommand, help: 'bring the database schema up to date', usage: () => MIGRATE_USAGE },
-  accounts: { run: accountsCommand, help: 'accounts create NAME', usage: () => ACCOUNTS_USAGE },
-  keys: { run: keysCommand, help: 'keys create|list|revoke: API keys', usage: () => KEYS_USAGE },
-  users: { run: usersCommand, help: 'users create|list|reset-password: people who log in to the panel', usage: () => USERS_USAGE },
-  devices: { run: devicesCommand, help: 'devices register|token: a device\'s credentials and pairing URL', usage: () => DEVICES_USAGE },
-  webhooks: { run: webhooksCommand, help: 'webhooks create|list|delete: webhook endpoints', usage: () => WEBHOOKS_USAGE },
-  twilio: { run: twilioCommand, help: 'twilio credentials create|list|delete: credentials for the Twilio-compatible API', usage: () => TWILIO_USAGE },
-  smpp: { run: smppCommand, help: 'smpp credentials create|list|delete: what ESMEs bind with', usage: () => SMPP_USAGE },
-  simulate: { run: simulateCommand, help: 'simulate --devices N | --pairing URL: run simulated phones against a gateway', usage: () => SIMULATE_USAGE },
-  mcp: { run: mcpCommand, help: 'mcp: an MCP server on stdio for AI assistants (SMS_GATEWAY_KEY, SMS_GATEWAY_URL)', usage: () => MCP_USAGE },
-  e2e: { run: e2eCommand, help: 'e2e encrypt|decrypt: end-to-end ciphertext for encrypted SMS, offline', usage: () => E2E_USAGE },
+/**
+ * A command's code is loaded only when that command runs: `--version`, `--help` or `accounts
+ * create` should not pay for loading the whole gateway (the HTTP server, the broker, SMPP, MCP),
+ * which costs more than a second of CPU on a small machine.
+ */
+interface LoadedCommand {
+  run: Command;
+  usage: () => string;
+}
+
+const COMMANDS: Record<string, { help: string; load: () => Promise<LoadedCommand> }> = {
+  serve: { help: 'run the gateway (HTTP API and device channel); --help lists its settings', load: () => import('./commands/serve.ts').then((m) => ({ run: m.serveCommand, usage: m.serveUsage })) },
+  migrate: { help: 'bring the database schema up to date', load: () => import('./commands/migrate.ts').then((m) => ({ run: m.migrateCommand, usage: () => m.USAGE })) },
+  accounts: { help: 'accounts create NAME', load: () => import('./commands/accounts.ts').then((m) => ({ run: m.accountsCommand, usage: () => m.USAGE })) },
+  keys: { help: 'keys create|list|revoke: API keys', load: () => import('./commands/keys.ts').then((m) => ({ run: m.keysCommand, usage: () => m.USAGE })) },
+  users: { help: 'users create|list|reset-password: people who log in to the panel', load: () => import('./commands/users.ts').then((m) => ({ run: m.usersCommand, usage: () => m.USAGE })) },
+  devices: { help: 'devices register|token: a device\'s credentials and pairing URL', load: () => import('./commands/devices.ts').then((m) => ({ run: m.devicesCommand, usage: () => m.USAGE })) },
+  webhooks: { help: 'webhooks create|list|delete: webhook endpoints', load: () => import('./commands/webhooks.ts').then((m) => ({ run: m.webhooksCommand, usage: () => m.USAGE })) },
+  twilio: { help: 'twilio credentials create|list|delete: credentials for the Twilio-compatible API', load: () => import('./commands/twilio.ts').then((m) => ({ run: m.twilioCommand, usage: () => m.USAGE })) },
+  smpp: { help: 'smpp credentials create|list|delete: what ESMEs bind with', load: () => import('./commands/smpp.ts').then((m) => ({ run: m.smppCommand, usage: () => m.USAGE })) },
+  simulate: { help: 'simulate --devices N | --pairing URL: run simulated phones against a gateway', load: () => import('./commands/simulate.ts').then((m) => ({ run: m.simulateCommand, usage: () => m.USAGE })) },
+  mcp: { help: 'mcp: an MCP server on stdio for AI assistants (SMS_GATEWAY_KEY, SMS_GATEWAY_URL)', load: () => import('./commands/mcp.ts').then((m) => ({ run: m.mcpCommand, usage: () => m.USAGE })) },
+  e2e: { help: 'e2e encrypt|decrypt: end-to-end ciphertext for encrypted SMS, offline', load: () => import('./commands/e2e.ts').then((m) => ({ run: m.e2eCommand, usage: () => m.USAGE })) },
 };
 
 const HELP = `sms-gateway: self-hosted SMS gateway
@@ -63,14 +61,15 @@ export async function main(argv: string[]): Promise<number> {
     // `help COMMAND` is that command's help.
     const topic = name === 'help' && rest[0] ? COMMANDS[rest[0]] : undefined;
     // Asked for: help on stdout. Nothing asked: a usage error, on stderr.
-    (name ? process.stdout : process.stderr).write(`${topic ? topic.usage() : HELP}\n`);
+    (name ? process.stdout : process.stderr).write(`${topic ? (await topic.load()).usage() : HELP}\n`);
     return name ? 0 : 2;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const known = COMMANDS[name];
+  if (!known) {
     process.stderr.write(`unknown command "${name}"\n\n${HELP}\n`);
     return 2;
   }
+  const command = await known.load();
   // Asked for, the help is an answer, not an error: stdout and exit 0, whatever else is given.
   if (rest.some((arg) => HELP_FLAGS.has(arg))) {
     process.stdout.write(`${command.usage()}\n`);
