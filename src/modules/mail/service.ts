@@ -10,7 +10,7 @@ import { maskPhone } from '../../common/logger.ts';
 import type { IncomingSmsRow } from '../incoming/types.ts';
 import * as senders from './repository.ts';
 import * as settings from './settings-repository.ts';
-import type { MailRelay, MailSettings, MailTextSource } from './types.ts';
+import type { MailRelay, MailSenderRow, MailSettings, MailTextSource } from './types.ts';
 
 export class MailService {
   constructor(
@@ -48,6 +48,11 @@ export class MailService {
 
   async senderFor(accountId: string, phone: string): Promise<string | undefined> {
     return senders.senderFor(this.db, accountId, phone);
+  }
+
+  /** The account export: who last emailed each number, a page at a time by number (pass the last page's last phone as `after`). */
+  sendersPage(accountId: string, after: string | undefined, limit: number): Promise<MailSenderRow[]> {
+    return senders.sendersAfter(this.db, accountId, after, limit);
   }
 
   /**
