@@ -114,7 +114,7 @@ export interface SmtpConfig {
   domain: string | undefined;
   /** SMTP_TLS_CERT and SMTP_TLS_KEY: STARTTLS with this PEM pair; none: plain SMTP only. */
   tls: { certFile: string; keyFile: string } | undefined;
-  /** SMTP_TEXT: what of an email becomes the SMS text (subject, body or both); body by default. */
+  /** SMTP_TEXT: what of an email becomes the SMS text (subject, body or both) for an account that has not chosen (PATCH /account/mail); body by default. */
   text: 'subject' | 'body' | 'both';
 }
 

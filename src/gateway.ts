@@ -49,6 +49,7 @@ import { optOutRoutes } from './modules/opt-out/routes.ts';
 import { inboundRuleRoutes } from './modules/inbound-rules/routes.ts';
 import { conversationRoutes } from './modules/conversations/routes.ts';
 import { retentionRoutes } from './modules/retention/routes.ts';
+import { mailRoutes } from './modules/mail/routes.ts';
 import { contactRoutes } from './modules/contacts/routes.ts';
 import { contactSendRoutes } from './modules/contacts/send-routes.ts';
 import { SmppListener } from './smpp/listener.ts';
@@ -412,6 +413,7 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
     ...inboundRuleRoutes(services.inboundRules),
     ...conversationRoutes(services),
     ...retentionRoutes(services),
+    ...mailRoutes(services.mail),
     ...contactSendRoutes(services),
     ...contactRoutes(services.contacts),
   ];
@@ -445,7 +447,7 @@ async function startMail(config: Config, services: Services, logger: Logger): Pr
       metrics: services.metrics,
       logger,
     },
-    { host: config.host, port: smtp.port, domain: smtp.domain, tls, text: smtp.text },
+    { host: config.host, port: smtp.port, domain: smtp.domain, tls },
   ).catch((error: unknown) => {
     throw describeEnvironmentError(error, { port: ['SMTP_PORT', smtp.port!, config.host] });
   });

@@ -224,7 +224,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   events.listen('incoming.stored', conversations.incomingStored);
   const retention = new RetentionService(db, clock);
   // Email to SMS: an SMS received from a number someone last wrote to by email goes back to them by email, once stored.
-  const mail = new MailService(db, clock, logger.child({ component: 'mail' }), mailer, config.smtp.domain);
+  const mail = new MailService(db, clock, logger.child({ component: 'mail' }), mailer, config.smtp.domain, config.smtp.text);
   events.on('incoming.stored', mail.incomingStored);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });

@@ -28,6 +28,7 @@ import * as smppReplace from './20261129_024_smpp_replace.ts';
 import * as suppressionsRules from './20261129_025_suppressions_rules.ts';
 import * as conversationsContacts from './20261129_026_conversations_contacts.ts';
 import * as mail from './20261129_027_mail.ts';
+import * as mailSettings from './20261130_028_mail_settings.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -62,4 +63,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261129_025_suppressions_rules', suppressionsRules],
   ['20261129_026_conversations_contacts', conversationsContacts],
   ['20261129_027_mail', mail],
+  ['20261130_028_mail_settings', mailSettings],
 ];

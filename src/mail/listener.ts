@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { maskPhone } from '../common/logger.ts';
 import { keyPrefix } from '../modules/api-keys/key-format.ts';
-import { smsTextOf } from '../modules/mail/text.ts';
 import type { MailListenerOptions, MailPorts, MailUser } from './ports.ts';
 import { readRecipient } from './recipient.ts';
 import { MailRefusal } from './submission.ts';
@@ -110,8 +109,7 @@ export class MailListener {
       }
       const phones = [...new Set(session.envelope.rcptTo.map((rcpt) => readRecipient(rcpt.address, options.domain)).flatMap((reading) => ('phone' in reading ? [reading.phone] : [])))];
       const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-      const text = smsTextOf(options.text, parsed.subject, parsed.text);
-      const ids = await this.ports.submissions.submit(user.accountId, sender, phones, text);
+      const ids = await this.ports.submissions.submit(user.accountId, sender, phones, { subject: parsed.subject, body: parsed.text });
       metrics.count('smtp_mails_total', 'mails taken over SMTP, by outcome', { outcome: 'sent' });
       logger.info({ accountId: user.accountId, recipients: phones.map(maskPhone), smsIds: ids }, 'mail turned into SMS');
       callback();

@@ -3,7 +3,6 @@
 import type { AuthThrottle } from '../common/auth-throttle.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Metrics } from '../common/metrics.ts';
-import type { MailTextSource } from '../modules/mail/types.ts';
 import type { MailSubmissions } from './submission.ts';
 
 /** Who logged in: an account whose key may send SMS. */
@@ -28,6 +27,4 @@ export interface MailListenerOptions {
   domain: string;
   /** STARTTLS with this pair (PEM); none: plain SMTP only. */
   tls: { cert: Buffer; key: Buffer } | undefined;
-  /** What of an email becomes the SMS text. */
-  text: MailTextSource;
 }

@@ -30,4 +30,23 @@ describe('email to SMS: retention', () => {
     await fx.gateway.services.retentionSweep.runOnce();
     expect(await senders()).to.deep.equal([]);
   });
+
+  it('reads the senders a page at a time by number, for the account export, only the account\'s own', async () => {
+    const phone = await receivingPhone(fx);
+    const numbers = ['+491701234569', '+491701234567', '+491701234568'];
+    for (const [index, number] of numbers.entries()) {
+      await mailClient(fx.gateway, fx.tenant.key).sendMail({ from: `writer${index}@example.org`, to: `${number}@${DOMAIN}`, text: 'hello' });
+    }
+    await phone.until(3);
+    const other = await fx.newTenant();
+    await receivingPhone(fx, other);
+    await mailClient(fx.gateway, other.key).sendMail({ from: 'someone@example.org', to: `+491701234560@${DOMAIN}`, text: 'hello' });
+
+    const { mail } = fx.gateway.services;
+    const first = await mail.sendersPage(fx.tenant.accountId, undefined, 2);
+    expect(first.map((row) => [row.phone, row.sender])).to.deep.equal([['+491701234567', 'writer1@example.org'], ['+491701234568', 'writer2@example.org']]);
+    const second = await mail.sendersPage(fx.tenant.accountId, first[1]!.phone, 2);
+    expect(second.map((row) => [row.phone, row.sender])).to.deep.equal([['+491701234569', 'writer0@example.org']]);
+    expect(await mail.sendersPage(fx.tenant.accountId, second[0]!.phone, 2)).to.deep.equal([]);
+  });
 });

@@ -1,12 +1,16 @@
 // The Python SDK (sdk/python) against a real gateway: its unittest suite runs as a child process
 // with the gateway's address and a fresh account's key in the environment, and with a webhook
 // delivery this test captured from the gateway (headers, body, the webhook's secret) in a file, so
-// that the Python side verifies a signature the gateway itself made.
+// that the Python side verifies a signature the gateway itself made. Its end-to-end encryption
+// (AES-GCM written out in Python) is checked against the TypeScript SDK's both ways, and through
+// the gateway to a simulated phone that decrypts with the passphrase.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
+import { decrypt, encrypt } from '../../sdk/typescript/src/end-to-end.ts';
+import { liftLimits, nextEvent } from '../support/devices.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
 
@@ -19,6 +23,13 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
   });
+}
+
+/** Runs a Python snippet with the SDK importable; its inputs come in the environment, never in the code. */
+async function python(code: string, env: Record<string, string>): Promise<string> {
+  const { code: exit, output } = await run('python3', ['-c', code], { ...env, PYTHONPATH: resolve('sdk/python'), PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' });
+  expect(exit, output).to.equal(0);
+  return output.replace(/\n$/, '');
 }
 
 describe('Python SDK against a real gateway', () => {
@@ -66,6 +77,54 @@ describe('Python SDK against a real gateway', () => {
     expect(output, output).to.match(/^OK$/m);
   });
 
+  it('encrypts as the TypeScript SDK does: each opens what the other sealed, and a wrong passphrase is a DecryptionError', async function () {
+    this.timeout(30_000);
+    const text = 'Код 4711 — только для телефона 🔐';
+    const passphrase = 'shared between two languages';
+    const fromTypescript = await encrypt(text, passphrase);
+    const opened = await python('import os, sms_gateway as s; print(s.decrypt(os.environ["VALUE"], os.environ["PASS"]))', { VALUE: fromTypescript, PASS: passphrase });
+    expect(opened).to.equal(text);
+
+    const fromPython = await python('import os, sms_gateway as s; print(s.encrypt(os.environ["TEXT"], os.environ["PASS"]))', { TEXT: text, PASS: passphrase });
+    expect(fromPython).to.match(/^\$aes-256-gcm\/pbkdf2-sha256\$i=100000\$/);
+    expect(await decrypt(fromPython, passphrase)).to.equal(text);
+
+    const refused = await python(
+      'import os, sms_gateway as s\ntry:\n    s.decrypt(os.environ["VALUE"], "another passphrase")\nexcept s.DecryptionError as error:\n    print(type(error).__name__)',
+      { VALUE: fromTypescript },
+    );
+    expect(refused).to.equal('DecryptionError');
+  });
+
+  it('sends an encrypted SMS that only the phone holding the passphrase reads, and sends in clear', async function () {
+    this.timeout(30_000);
+    const passphrase = 'the phone knows this one';
+    const device = await fx.connectDevice({ passphrase });
+    await liftLimits(fx.gateway, fx.tenant, device.id);
+    const sent = nextEvent(device, 'report', (_id, status) => status === 'sent', 20_000);
+    const answer = JSON.parse(
+      await python(
+        [
+          'import json, os',
+          'from sms_gateway import Client',
+          'client = Client(os.environ["SMS_GATEWAY_URL"], os.environ["SMS_GATEWAY_KEY"])',
+          'sms = client.send_encrypted_sms("+79161234567", "Tresor 4711", os.environ["PASS"], device_id=os.environ["DEVICE"])',
+          'print(json.dumps(sms))',
+        ].join('\n'),
+        { SMS_GATEWAY_URL: fx.baseUrl, SMS_GATEWAY_KEY: fx.tenant.key, PASS: passphrase, DEVICE: device.id },
+      ),
+    );
+    expect(answer).to.include({ is_encrypted: true, status: 'pending' });
+    expect(answer.message).to.not.include('4711');
+    const [smsId] = await sent;
+    expect(smsId).to.equal(answer.id);
+    // Over the air went the plaintext the phone decrypted; the gateway kept only ciphertext.
+    expect(device.sent.get(answer.id)).to.include({ phone: '+79161234567', message: 'Tresor 4711' });
+    const row = await fx.gateway.services.db('sms').where({ id: answer.id }).first();
+    expect(JSON.stringify(row)).to.not.contain('4711');
+    expect(await decrypt(row.message, passphrase)).to.equal('Tresor 4711');
+  });
+
   it("runs the README's examples as written (all but the webhook server and the endless stream)", async function () {
     this.timeout(60_000);
     const blocks = [...readFileSync('sdk/python/README.md', 'utf8').matchAll(/```python\n([\s\S]*?)```/g)].map((match) => match[1]!);
@@ -79,10 +138,12 @@ describe('Python SDK against a real gateway', () => {
     const { code, output } = await run('python3', [file], {
       SMS_GATEWAY_URL: fx.baseUrl,
       SMS_GATEWAY_KEY: fx.tenant.key,
+      SMS_GATEWAY_PASSPHRASE: 'readme passphrase',
       PYTHONPATH: resolve('sdk/python'),
       PYTHONDONTWRITEBYTECODE: '1',
     });
     expect(code, output).to.equal(0);
     expect(output).to.include('404 sms_not_found').and.match(/^False$/m);
+    expect(output).to.match(/^True The vault code is 4711$/m).and.match(/^True secret text$/m).and.include('the passphrase does not open this payload');
   });
 });

@@ -1,7 +1,18 @@
 """Client for the SMS gateway's Extended API: send and read SMS, bulk sends, devices, incoming SMS,
-and webhook signature checks. Standard library only."""
+webhook signature checks and end-to-end encryption. Standard library only."""
 
 from .client import Client, EventStream
+from .end_to_end import (
+    DEFAULT_ITERATIONS,
+    E2E_SCHEME,
+    MAX_ITERATIONS,
+    MIN_ITERATIONS,
+    DecryptionError,
+    decrypt,
+    encrypt,
+    is_encrypted,
+    parse_encrypted,
+)
 from .errors import (
     BadRequest,
     Conflict,
@@ -32,4 +43,13 @@ __all__ = [
     "verify_webhook",
     "sign_webhook",
     "WebhookVerificationError",
+    "encrypt",
+    "decrypt",
+    "is_encrypted",
+    "parse_encrypted",
+    "DecryptionError",
+    "E2E_SCHEME",
+    "DEFAULT_ITERATIONS",
+    "MIN_ITERATIONS",
+    "MAX_ITERATIONS",
 ]

@@ -7,6 +7,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+from .end_to_end import encrypt
 from .errors import error_from_response
 
 PREFIX = "/api/ext/v1"
@@ -34,6 +35,14 @@ class Client:
         idempotency_key makes a retry replay the first answer instead of sending again."""
         body = {"phone": phone, "message": message, **options}
         return self.request("POST", "/sms", json_body=body, idempotency_key=idempotency_key)
+
+    def send_encrypted_sms(self, phone, message, passphrase, idempotency_key=None, **options):
+        """POST /sms/encrypted: encrypts the recipient and the text with `passphrase` (which only
+        you and the account's phones know) and sends the ciphertext; the gateway can read
+        neither. Options are the other fields of send_sms. The answer shows the ciphertext
+        (is_encrypted true); decrypt() reads it back."""
+        body = {"phone": encrypt(phone, passphrase), "message": encrypt(message, passphrase), **options}
+        return self.request("POST", "/sms/encrypted", json_body=body, idempotency_key=idempotency_key)
 
     def get_sms(self, sms_id):
         """GET /sms/{id}: the SMS with every status it went through (history), oldest first."""

@@ -1422,6 +1422,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/account/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What of a mail the account sends over SMTP becomes the SMS text
+         * @description The account's own choice, or the gateway's SMTP_TEXT while it has made none (chosen: false). docs/email.md.
+         *
+         *     Permission: `sms:read`.
+         */
+        get: operations["getMailSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Choose what of the account's mail becomes the SMS text: subject, body or both (null: the gateway's SMTP_TEXT)
+         * @description Applies to every mail taken over SMTP with a key of the account from then on. docs/email.md.
+         *
+         *     Permission: `sms:send`.
+         */
+        patch: operations["updateMailSettings"];
+        trace?: never;
+    };
     "/api/ext/v1/contacts/send": {
         parameters: {
             query?: never;
@@ -11461,6 +11489,166 @@ export interface operations {
             };
             /** @description `forbidden`: the API key lacks the permission this operation needs */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMailSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what of a mail the account sends over SMTP becomes the SMS text: subject, body (the plain-text part, without the signature after "-- " and quoted lines) or both (the subject, a new line, the body) */
+                        text: "subject" | "body" | "both";
+                        /** @description false: the account has not chosen, and text is the gateway's SMTP_TEXT (it follows a change of it) */
+                        chosen: boolean;
+                        /** @description when the account chose; null while it follows SMTP_TEXT */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMailSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description subject, body or both; null: follow the gateway's SMTP_TEXT again */
+                    text: ("subject" | "body" | "both") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description the settings now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what of a mail the account sends over SMTP becomes the SMS text: subject, body (the plain-text part, without the signature after "-- " and quoted lines) or both (the subject, a new line, the body) */
+                        text: "subject" | "body" | "both";
+                        /** @description false: the account has not chosen, and text is the gateway's SMTP_TEXT (it follows a change of it) */
+                        chosen: boolean;
+                        /** @description when the account chose; null while it follows SMTP_TEXT */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,6 +15,13 @@ export async function senderFor(db: Executor, accountId: string, phone: string):
   return row?.sender;
 }
 
+/** Up to `limit` of the account's senders after the number `after`, by number (the account export's pages). */
+export async function sendersAfter(db: Executor, accountId: string, after: string | undefined, limit: number): Promise<MailSenderRow[]> {
+  const query = db<MailSenderRow>('mail_senders').where({ account_id: accountId }).orderBy('phone').limit(limit);
+  if (after !== undefined) query.andWhere('phone', '>', after);
+  return query;
+}
+
 /** Forgets up to `limit` of the account's senders not written to since `before`; answers how many. */
 export async function forgetSendersBefore(db: Executor, accountId: string, before: Date, limit: number): Promise<number> {
   // Selected, then deleted by number, and counted from what was selected: a delete's own count is

@@ -1,14 +1,16 @@
 // Email to SMS and back. The SMTP listener (src/mail/) turns an email into SMS and remembers,
 // per account and number, who sent it; an SMS the account then receives from that number goes
 // back by email to that sender, from <number>@<SMTP_DOMAIN>, so that the sender's mail program
-// threads the conversation and a reply to it comes back in as SMS.
+// threads the conversation and a reply to it comes back in as SMS. What of a mail becomes the SMS
+// text is the account's choice, or the gateway's SMTP_TEXT while it has made none.
 import type { Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Clock } from '../../common/clock.ts';
 import { maskPhone } from '../../common/logger.ts';
 import type { IncomingSmsRow } from '../incoming/types.ts';
 import * as senders from './repository.ts';
-import type { MailRelay } from './types.ts';
+import * as settings from './settings-repository.ts';
+import type { MailRelay, MailSenderRow, MailSettings, MailTextSource } from './types.ts';
 
 export class MailService {
   constructor(
@@ -18,7 +20,26 @@ export class MailService {
     private readonly relay: MailRelay,
     /** SMTP_DOMAIN; none: email to SMS is off, and nothing goes back by email. */
     private readonly domain: string | undefined,
+    /** SMTP_TEXT: the mail text of an account that has not chosen its own. */
+    private readonly defaultText: MailTextSource,
   ) {}
+
+  async settings(accountId: string): Promise<MailSettings> {
+    const row = await settings.findSettings(this.db, accountId);
+    return row ? { text: row.text, chosen: true, updated_at: row.updated_at } : { text: this.defaultText, chosen: false, updated_at: null };
+  }
+
+  /** Sets what of the account's mail becomes the SMS text; null: back to the gateway's SMTP_TEXT. */
+  async setText(accountId: string, text: MailTextSource | null): Promise<MailSettings> {
+    if (text === null) await settings.forgetText(this.db, accountId);
+    else await settings.saveText(this.db, accountId, text, new Date(this.clock.now()));
+    return this.settings(accountId);
+  }
+
+  /** What of a mail the account sent over SMTP becomes the SMS text. */
+  async textSourceFor(accountId: string): Promise<MailTextSource> {
+    return (await this.settings(accountId)).text;
+  }
 
   /** Remembers who wrote to `phone` by email, in the transaction that stores the SMS. */
   async rememberSender(db: Executor, accountId: string, phone: string, sender: string): Promise<void> {
@@ -27,6 +48,11 @@ export class MailService {
 
   async senderFor(accountId: string, phone: string): Promise<string | undefined> {
     return senders.senderFor(this.db, accountId, phone);
+  }
+
+  /** The account export: who last emailed each number, a page at a time by number (pass the last page's last phone as `after`). */
+  sendersPage(accountId: string, after: string | undefined, limit: number): Promise<MailSenderRow[]> {
+    return senders.sendersAfter(this.db, accountId, after, limit);
   }
 
   /**

@@ -1,5 +1,5 @@
-// The SMS text of an email: its subject, its plain-text body or both, as the gateway is set
-// (SMTP_TEXT). The body loses what follows a signature separator ("-- " alone on a line) and the
+// The SMS text of an email: its subject, its plain-text body or both, as the account chose (or the
+// gateway's SMTP_TEXT). The body loses what follows a signature separator ("-- " alone on a line) and the
 // lines quoted from an earlier message ("> ..."), so that a reply from a mail program carries only
 // what its writer typed.
 import type { MailTextSource } from './types.ts';

@@ -13,6 +13,22 @@ export type MailTextSource = 'subject' | 'body' | 'both';
 
 export const MAIL_TEXT_SOURCES: readonly MailTextSource[] = ['subject', 'body', 'both'];
 
+/** An account's own choice of mail text; an account without one follows the gateway's SMTP_TEXT. */
+export interface MailSettingsRow {
+  account_id: string;
+  text: MailTextSource;
+  updated_at: Date;
+}
+
+/** The account's email-to-SMS settings as they apply. */
+export interface MailSettings {
+  /** What of its mail becomes the SMS text: its own choice, or else the gateway's SMTP_TEXT. */
+  text: MailTextSource;
+  /** Whether the account chose `text` (false: it follows SMTP_TEXT, and changes with it). */
+  chosen: boolean;
+  updated_at: Date | null;
+}
+
 /** One email out through the relay (SMTP_URL). */
 export interface OutgoingMail {
   from: string;
