@@ -92,23 +92,41 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return db;
 }
 
-// Initialising a PGlite cluster (its initdb) takes over a second; loading a copy of one takes a
-// fraction. In-memory databases (tests, the demo) start many times in one process, so the first
-// one's pristine cluster is kept and each later one loads it. Migrations still run on each.
+// Initialising a PGlite cluster (its initdb) takes over a second, and migrating it most of
+// another; loading a copy of one takes a fraction. In-memory databases (tests, the demo) start
+// many times in one process, so the first one's cluster is kept and each later one loads it: the
+// pristine cluster at first, and once one in-memory database has been migrated, the migrated one,
+// in which later ones find nothing left to migrate.
 type PGliteClass = typeof import('@electric-sql/pglite').PGlite;
+type PGliteInstance = InstanceType<PGliteClass>;
 let pristineCluster: Promise<Blob> | undefined;
+let migratedCluster: Promise<Blob> | undefined;
+const inMemory = new WeakSet<object>();
 
-async function openInMemory(PGlite: PGliteClass, extensions: Record<string, unknown>) {
-  if (pristineCluster) {
-    return new PGlite({ loadDataDir: await pristineCluster, extensions } as ConstructorParameters<PGliteClass>[0]);
-  }
-  const pglite = new PGlite({ extensions } as ConstructorParameters<PGliteClass>[0]);
-  pristineCluster = pglite.waitReady.then(() => pglite.dumpDataDir('none'));
-  pristineCluster.catch(() => {
-    pristineCluster = undefined;
-  });
-  await pristineCluster;
+async function openInMemory(PGlite: PGliteClass, extensions: Record<string, unknown>): Promise<PGliteInstance> {
+  const kept = migratedCluster ?? pristineCluster;
+  const pglite = kept
+    ? new PGlite({ loadDataDir: await kept, extensions } as ConstructorParameters<PGliteClass>[0])
+    : new PGlite({ extensions } as ConstructorParameters<PGliteClass>[0]);
+  inMemory.add(pglite);
+  if (!kept) pristineCluster = keepCopy(pglite, () => (pristineCluster = undefined));
+  if (!migratedCluster) await pristineCluster;
   return pglite;
+}
+
+/** The cluster's files as they are now; `forget` runs when the copy cannot be made. */
+function keepCopy(pglite: PGliteInstance, forget: () => void): Promise<Blob> {
+  const copy = pglite.waitReady.then(() => pglite.dumpDataDir('none'));
+  copy.catch(forget);
+  return copy;
+}
+
+/** Keeps the first in-memory database migrated to the latest schema, before anything else writes to it. */
+async function keepMigrated(db: Database): Promise<void> {
+  const pglite = embeddedOf.get(db) as PGliteInstance | undefined;
+  if (migratedCluster || !pglite || !inMemory.has(pglite)) return;
+  migratedCluster = keepCopy(pglite, () => (migratedCluster = undefined));
+  await migratedCluster.catch(() => undefined);
 }
 
 const afterClose = new WeakMap<Database, () => Promise<void>>();
@@ -176,6 +194,7 @@ export async function migrate(db: Database, logger?: Logger): Promise<string[]> 
     const [, applied] = (await db.migrate.latest({ migrationSource: new ListedMigrations() })) as [number, string[]];
     if (applied.length > 0) logger?.info({ migrations: applied }, 'database migrated');
     keepPrivate(embeddedOf.get(db));
+    await keepMigrated(db);
     return applied;
   });
 }
