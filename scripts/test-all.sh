@@ -12,7 +12,9 @@ logs=(.tmp/test-postgres.log .tmp/test-pglite.log)
 node -e "import('./scripts/panel-build.js').then((m) => m.ensurePanelBuilt())" || exit 1
 
 started=$(date +%s)
-npm test >"${logs[0]}" 2>&1 &
+# Spec output plus the slowest files at the end (the whole list in .tmp/test-times-*.txt).
+reporter=(--reporter scripts/spec-with-file-times.cjs)
+FILE_TIMES=.tmp/test-times-postgres.txt npx mocha 'test/**/*.test.ts' "${reporter[@]}" >"${logs[0]}" 2>&1 &
 postgres=$!
 # Some suites test nothing of the database, and the PostgreSQL run covers them: several nodes cannot
 # share PGlite (cluster, multinode), the deployment files hold no database (deploy), a few start
@@ -30,7 +32,7 @@ ignored=()
 for path in "${same_in_both[@]}"; do
   if [ -d "$path" ]; then ignored+=(--ignore "$path/**"); else ignored+=(--ignore "$path"); fi
 done
-TEST_DATABASE=pglite npx mocha 'test/**/*.test.ts' "${ignored[@]}" >"${logs[1]}" 2>&1 &
+FILE_TIMES=.tmp/test-times-pglite.txt TEST_DATABASE=pglite npx mocha 'test/**/*.test.ts' "${ignored[@]}" "${reporter[@]}" >"${logs[1]}" 2>&1 &
 pglite=$!
 wait "$postgres"; postgres_status=$?
 wait "$pglite"; pglite_status=$?
