@@ -63,7 +63,36 @@ const bodyAjv = createAjv(false);
 const textAjv = createAjv(true);
 
 export function compile(schema: TSchema, part: RequestPart): ValidateFunction {
-  return (part === 'body' ? bodyAjv : textAjv).compile(schema);
+  return part === 'body' ? bodyAjv.compile(schema) : refusingOverflow(textAjv.compile(schema), schema);
+}
+
+/**
+ * Text that reads as a number too large for one ("1e309", "-1e400") is coerced to Infinity, and
+ * ajv then lets it through: its integer and number checks, minimum and maximum included, skip a
+ * value that is not finite. A page of ?limit=1e309 would be the whole table. So after coercion a
+ * value that is not a finite number is refused as not a number of the declared type. (A JSON body
+ * needs no such check: ajv's type check refuses Infinity there.)
+ */
+function refusingOverflow(validate: ValidateFunction, schema: TSchema): ValidateFunction {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const check: ((data: unknown) => boolean) & { errors?: ValidateFunction['errors'] } = (data) => {
+    const valid = validate(data);
+    const overflowed: ErrorObject[] = [];
+    if (data !== null && typeof data === 'object') {
+      for (const [key, value] of Object.entries(data)) {
+        const type = typeof properties[key]?.type === 'string' ? String(properties[key]!.type) : 'number';
+        const values = Array.isArray(value) ? value.map((item, index) => [`/${key}/${index}`, item] as const) : [[`/${key}`, value] as const];
+        for (const [instancePath, item] of values) {
+          if (typeof item === 'number' && !Number.isFinite(item)) {
+            overflowed.push({ keyword: 'type', instancePath, schemaPath: `#/properties/${key}/type`, params: { type }, message: `must be ${type}` });
+          }
+        }
+      }
+    }
+    check.errors = overflowed.length ? [...(validate.errors ?? []), ...overflowed] : validate.errors;
+    return valid && overflowed.length === 0;
+  };
+  return Object.assign(check, { schema: validate.schema, schemaEnv: validate.schemaEnv, errors: validate.errors }) as ValidateFunction;
 }
 
 /**
