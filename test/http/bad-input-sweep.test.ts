@@ -222,10 +222,10 @@ describe('every route, swept with hostile input', function () {
     const base = `/2010-04-01/Accounts/${sid}`;
     const authorization = `Basic ${Buffer.from(`${sid}:${secret}`).toString('base64')}`;
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const values = ['', 'abc', '-1', '1e309', 'x'.repeat(4000), '%00', '%FF%FE', '2026-02-30', '+79161234567'];
+    const values = ['', 'abc', '-1', '1e309', 'x'.repeat(4000), '%00', '%FF%FE', '2026-02-30', TWILIO_TO];
     const cases: [string, string, string | undefined, Record<string, string>][] = [];
     for (const name of ['To', 'From', 'Body', 'StatusCallback', 'MediaUrl', 'ValidityPeriod', 'SendAt', 'ScheduleType', 'MessagingServiceSid']) {
-      for (const value of values) cases.push(['POST', `${base}/Messages.json`, `To=%2B79161234567&Body=x&${name}=${value}`, form]);
+      for (const value of values) cases.push(['POST', `${base}/Messages.json`, `To=${TWILIO_TO}&Body=x&${name}=${value}`, form]);
       cases.push(['POST', `${base}/Messages.json`, `${name}=1&${name}=2`, form]);
     }
     for (const name of ['PageSize', 'Page', 'PageToken', 'To', 'From', 'DateSent', 'DateSent%3E', 'DateSent%3C']) {
@@ -249,6 +249,7 @@ describe('every route, swept with hostile input', function () {
     return cases.map(([method, url, body, headers]) => async () => {
       const reply = await raw(method, url, body, { authorization, ...headers });
       const problem = reply.status === 0 ? reply.text : problemWithTwilioError(reply);
+      if (process.env.SWEEP_DEBUG) statuses.push(`${method} twilio\t${reply.status}\t${(reply.json as any)?.code ?? ''}\t${url.split('?')[1] ?? ''} ${body ?? ''}`.slice(0, 300));
       if (problem) outcomes.push({ route: `${method} ${url.split('?')[0]!.replace(sid, '{AccountSid}')}`, label: `${url.split('?')[1] ?? ''} ${body ?? ''}`.slice(0, 80), status: reply.status, problem });
     });
   }
@@ -269,7 +270,10 @@ describe('every route, swept with hostile input', function () {
     }
     return bodies.map((body) => async () => {
       const reply = await raw('POST', '/api/ext/v1/mcp', body, headers);
-      if (reply.status === 0 || reply.status >= 500) outcomes.push({ route: 'POST /api/ext/v1/mcp', label: body.slice(0, 100), status: reply.status, problem: reply.text.slice(0, 300) });
+      if (process.env.SWEEP_DEBUG) statuses.push(`POST mcp\t${reply.status}\t\t${body.slice(0, 100)}\t${reply.text.slice(0, 200)}`);
+      // JSON-RPC's own 500 is error -32603; a tool whose API call failed that way says internal_error.
+      const failed = reply.status === 0 || reply.status >= 500 || /"code":\s*-32603|internal_error/.test(reply.text);
+      if (failed) outcomes.push({ route: 'POST /api/ext/v1/mcp', label: body.slice(0, 100), status: reply.status, problem: reply.text.slice(0, 300) });
     });
   }
 
@@ -354,6 +358,8 @@ function problemWithTwilioError(reply: { status: number; text: string; json: unk
 }
 
 let webhookUrl = '';
+/** A number the sweep never opts out (its CSV imports opt out the one the other routes send to). */
+const TWILIO_TO = '%2B79161239999';
 const unique = () => `sweep-${Math.random().toString(36).slice(2)}`;
 
 /** Bodies no sample from the schema guesses (a value from a fixed list, a USSD code): the base each field is set in, and what seeding posts. */
