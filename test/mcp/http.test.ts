@@ -87,7 +87,7 @@ describe('MCP endpoint over streamable HTTP (/api/ext/v1/mcp)', () => {
     expect(((await malformed.json()) as any).error.code).to.equal('invalid_json');
   });
 
-  it('answers params of the wrong shape as -32602 Invalid params, not as an internal error, and runs none of a batch that holds them', async () => {
+  it('answers params of the wrong shape as -32602 Invalid params, not as an internal error, and runs none of a batch that holds them; an empty batch is -32600', async () => {
     const headers = { authorization: `Bearer ${fx.tenant.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const call = (id: number, params: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
     for (const params of [{ name: 1 }, { name: 'list_sms', arguments: 'not an object' }, 'no params object']) {
@@ -105,6 +105,9 @@ describe('MCP endpoint over streamable HTTP (/api/ext/v1/mcp)', () => {
     expect(batch.status).to.equal(400);
     expect(((await batch.json()) as any).error.code).to.equal(-32602);
     expect((await fx.tenant.api.get('/sms')).body.data).to.deep.equal([]);
+    const empty = await fetch(endpoint(), { method: 'POST', headers, body: '[]' });
+    expect(empty.status).to.equal(400);
+    expect(((await empty.json()) as any).error.code).to.equal(-32600);
   });
 
   it('answers GET (no server-sent stream in stateless mode) with 405', async () => {

@@ -2,19 +2,24 @@
 // the wrong shape (tools/call whose name is a number, arguments that are not an object) with
 // -32603 "Internal error", as if the server had failed. Requests are checked here first, with the
 // SDK's own schemas, so that such params are answered as JSON-RPC names bad input: -32602
-// "Invalid params". Methods the SDK does not know are left to it (-32601).
+// "Invalid params". Methods the SDK does not know are left to it (-32601). An empty batch, which
+// the SDK takes as notifications only and answers with nothing (202), is -32600 Invalid Request,
+// as JSON-RPC answers it.
 import { ClientRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
 const REQUEST_SCHEMAS = new Map(ClientRequestSchema.options.map((schema) => [(schema.shape.method as unknown as { value: string }).value, schema]));
 
-export interface InvalidParams {
+export interface RefusedRequest {
   jsonrpc: '2.0';
   id: string | number | null;
   error: { code: number; message: string };
 }
 
-/** The answer to the first request of the body whose params are not of its method's shape, or undefined. */
-export function invalidParams(body: unknown): InvalidParams | undefined {
+/** The answer to an empty batch or to the first request whose params are not of its method's shape; undefined for the SDK to answer. */
+export function refusedRequest(body: unknown): RefusedRequest | undefined {
+  if (Array.isArray(body) && body.length === 0) {
+    return { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch holds no request' } };
+  }
   for (const message of Array.isArray(body) ? body : [body]) {
     if (typeof message !== 'object' || message === null || !('id' in message) || !('method' in message)) continue;
     const { id, method } = message as { id: unknown; method: unknown };
