@@ -12,7 +12,7 @@ import { ERROR_CATALOG } from '../../src/common/errors.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
 import { userSession, type SessionClient } from '../support/session-client.ts';
-import { fillPath, hostileCases, sample, type HostileCase, type Schema, type SweptRoute } from '../support/hostile-inputs.ts';
+import { fillPath, HOSTILE_HEADERS, hostileCases, sample, type HostileCase, type Schema, type SweptRoute } from '../support/hostile-inputs.ts';
 import { UNKNOWN_ID } from '../support/expectations.ts';
 import { Receiver } from '../support/receiver.ts';
 import { webhookConfig } from '../support/webhooks.ts';
@@ -99,6 +99,16 @@ describe('every route, swept with hostile input', function () {
       caseCount += work.length;
       await pool(work, ({ route, each }) => send(route, each));
     }
+    // Authentication is one middleware per kind of credential: bad headers once per family and kind.
+    const kinds = new Map(routes.map((route) => [`${route.path.split('/').slice(0, 3).join('/')} ${route.permission}`, route]));
+    const headerWork = [...kinds.values()].flatMap((route) => HOSTILE_HEADERS.map((headers) => ({ route, headers })));
+    caseCount += headerWork.length;
+    await pool(headerWork, async ({ route, headers }) => {
+      const url = fillPath(route.path, Object.fromEntries(Object.entries(route.ids).map(([name, id]) => [name, id.own])));
+      const reply = await raw(route.method.toUpperCase(), url, route.body ? '{}' : undefined, { ...(route.body ? { 'content-type': 'application/json' } : {}), ...headers });
+      const problem = reply.status === 0 ? reply.text : problemWithApiError(reply);
+      if (problem) outcomes.push({ route: `${route.method.toUpperCase()} ${route.path}`, label: `headers ${JSON.stringify(headers).slice(0, 80)}`, status: reply.status, problem });
+    });
     const twilio = await twilioCases();
     caseCount += twilio.length;
     await pool(twilio, (work) => work());

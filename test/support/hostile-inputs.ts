@@ -105,6 +105,21 @@ const BROKEN_BODIES: readonly [string, string, Record<string, string>][] = [
   ['no Content-Type', '{}', {}],
 ];
 
+/**
+ * Headers that authenticate badly or describe the client badly, each replacing the caller's own:
+ * a scheme without a key, a key of 8 KB or of Latin-1 bytes, Basic that is not base64, a session
+ * cookie that is not one, and a forwarded-for chain of garbage.
+ */
+export const HOSTILE_HEADERS: readonly Record<string, string>[] = [
+  { authorization: 'Bearer' },
+  { authorization: `Bearer ${'k'.repeat(8192)}` },
+  { authorization: 'Bearer \u00ff\u00fe\u00e9' },
+  { authorization: 'Basic %%%not-base64%%%' },
+  { authorization: `Basic ${Buffer.from('\u0000:\u0000').toString('base64')}` },
+  { cookie: `sms_gateway_session=${'%'.repeat(100)}; sms_gateway_session=x`, 'x-csrf-token': '\u00ff' },
+  { 'x-forwarded-for': 'not-an-address, ::::, 999.999.999.999', 'x-real-ip': '%00' },
+];
+
 /** Every hostile case for one route, its path filled with the caller's own ids unless a case says otherwise. */
 export function hostileCases(route: SweptRoute, ids: IdSource): HostileCase[] {
   const cases: HostileCase[] = [];
