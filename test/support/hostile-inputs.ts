@@ -171,7 +171,7 @@ export function hostileCases(route: SweptRoute, ids: IdSource): HostileCase[] {
       headers: { ...JSON_TYPE },
       refused: route.body.additionalProperties === false,
     });
-    for (const [path, schema] of fieldsOf(route.body)) {
+    for (const path of fieldsOf(route.body)) {
       const values = path.length === 1 ? HOSTILE_VALUES : NESTED_VALUES;
       for (const value of values) {
         cases.push({
@@ -181,7 +181,6 @@ export function hostileCases(route: SweptRoute, ids: IdSource): HostileCase[] {
           headers: { ...JSON_TYPE },
         });
       }
-      void schema;
     }
     if (route.csv) {
       for (const [label, body] of [
@@ -267,13 +266,13 @@ function sampleString(schema: Schema, name: string, ids: IdSource): string {
 }
 
 /** The fields a body's schema names: each top-level one, and one level into objects and array items. */
-function fieldsOf(schema: Schema): [string[], Schema][] {
-  const fields: [string[], Schema][] = [];
+function fieldsOf(schema: Schema): string[][] {
+  const fields: string[][] = [];
   for (const [key, field] of Object.entries<Schema>(objectBranch(schema)?.properties ?? {})) {
-    fields.push([[key], field]);
+    fields.push([key]);
     const inner = objectBranch(field) ?? objectBranch(arrayItems(field) ?? {});
     const through = objectBranch(field) ? [key] : [key, '0'];
-    for (const [innerKey, innerField] of Object.entries<Schema>(inner?.properties ?? {})) fields.push([[...through, innerKey], innerField]);
+    for (const innerKey of Object.keys(inner?.properties ?? {})) fields.push([...through, innerKey]);
   }
   return fields;
 }
@@ -296,9 +295,13 @@ function setAt(base: Record<string, unknown>, schema: Schema, path: string[], va
   for (const [index, key] of path.slice(0, -1).entries()) {
     const next: Schema | undefined = key === '0' ? arrayItems(atSchema ?? {}) : objectBranch(atSchema ?? {})?.properties?.[key];
     const nextIsArray = path[index + 1] === '0';
-    if (!isObject(at[key]) && !Array.isArray(at[key])) at[key] = nextIsArray ? [] : isObject(sample(next ?? {}, key, ids)) ? sample(next ?? {}, key, ids) : {};
-    if (nextIsArray && !Array.isArray(at[key])) at[key] = [];
-    if (nextIsArray && at[key].length === 0) at[key].push(sample(arrayItems(next ?? {}) ?? {}, key, ids));
+    if (nextIsArray) {
+      if (!Array.isArray(at[key])) at[key] = [];
+      if (at[key].length === 0) at[key].push(sample(arrayItems(next ?? {}) ?? {}, key, ids));
+    } else if (!isObject(at[key])) {
+      const made = sample(next ?? {}, key, ids);
+      at[key] = isObject(made) ? made : {};
+    }
     at = at[key];
     atSchema = next;
     if (!isObject(at) && !Array.isArray(at)) return root;
