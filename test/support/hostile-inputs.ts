@@ -59,6 +59,8 @@ export const HOSTILE_VALUES: readonly unknown[] = [
   '\u0000',
   new RawJson('"\\ud800"'),
   '+275760-09-13T00:00:00.000Z',
+  '0001-01-01T00:00:00+14:00',
+  '9999-12-31T23:59:59.999-12:00',
   [],
   [null, 1, 'x', {}],
   {},
@@ -82,6 +84,9 @@ export const HOSTILE_QUERY_VALUES: readonly string[] = [
   '%E0%A4%A',
   '2026-02-30T00:00:00Z',
   '+275760-09-13T00:00:00Z',
+  // Day one of year 1 at +14:00 is year 0 in UTC, which PostgreSQL has no such year for.
+  '0001-01-01T00:00:00%2B14:00',
+  '9999-12-31T23:59:59.999-12:00',
 ];
 
 /** Path parameter values (already encoded); an id of another account and one of nobody are added per route. */
