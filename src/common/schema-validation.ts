@@ -48,13 +48,19 @@ function createAjv(coerce: boolean): Ajv {
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/i;
 
-/** RFC 3339 date-time that names a real calendar day (no February 31st, no hour 24). */
+/**
+ * RFC 3339 date-time that names a real calendar day (no February 31st, no hour 24), at an instant
+ * of the years 1 to 9999 in UTC as well: year 1 at +14:00 is still year 0 in UTC, and 9999 at
+ * -12:00 already year 10000, which the database cannot take (the embedded one fails on both).
+ */
 function isDateTime(value: string): boolean {
   const match = DATE_TIME.exec(value);
   if (!match) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth;
+  if (!(year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth)) return false;
+  const utcYear = new Date(value).getUTCFullYear();
+  return utcYear >= 1 && utcYear <= 9999;
 }
 
 // Bodies are JSON and must have the declared types; query strings and path parameters are text
