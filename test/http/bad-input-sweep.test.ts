@@ -234,7 +234,7 @@ describe('every route, swept with hostile input', function () {
     const base = `/2010-04-01/Accounts/${sid}`;
     const authorization = `Basic ${Buffer.from(`${sid}:${secret}`).toString('base64')}`;
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const values = ['', 'abc', '-1', '1e309', 'x'.repeat(4000), '%00', '%FF%FE', '2026-02-30', TWILIO_TO];
+    const values = ['', 'abc', '-1', '1e309', 'x'.repeat(4000), '%00', '%FF%FE', '2026-02-30', '0000-01-01', '9999-12-31', TWILIO_TO];
     const cases: [string, string, string | undefined, Record<string, string>][] = [];
     for (const name of ['To', 'From', 'Body', 'StatusCallback', 'MediaUrl', 'ValidityPeriod', 'SendAt', 'ScheduleType', 'MessagingServiceSid']) {
       for (const value of values) cases.push(['POST', `${base}/Messages.json`, `To=${TWILIO_TO}&Body=x&${name}=${value}`, form]);
