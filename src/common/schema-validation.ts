@@ -48,13 +48,19 @@ function createAjv(coerce: boolean): Ajv {
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/i;
 
-/** RFC 3339 date-time that names a real calendar day (no February 31st, no hour 24). */
+/**
+ * RFC 3339 date-time that names a real calendar day (no February 31st, no hour 24), at an instant
+ * of the years 1 to 9999 in UTC as well: year 1 at +14:00 is still year 0 in UTC, and 9999 at
+ * -12:00 already year 10000, which the database cannot take (the embedded one fails on both).
+ */
 function isDateTime(value: string): boolean {
   const match = DATE_TIME.exec(value);
   if (!match) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth;
+  if (!(year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth)) return false;
+  const utcYear = new Date(value).getUTCFullYear();
+  return utcYear >= 1 && utcYear <= 9999;
 }
 
 // Bodies are JSON and must have the declared types; query strings and path parameters are text
@@ -63,7 +69,36 @@ const bodyAjv = createAjv(false);
 const textAjv = createAjv(true);
 
 export function compile(schema: TSchema, part: RequestPart): ValidateFunction {
-  return (part === 'body' ? bodyAjv : textAjv).compile(schema);
+  return part === 'body' ? bodyAjv.compile(schema) : refusingOverflow(textAjv.compile(schema), schema);
+}
+
+/**
+ * Text that reads as a number too large for one ("1e309", "-1e400") is coerced to Infinity, and
+ * ajv then lets it through: its integer and number checks, minimum and maximum included, skip a
+ * value that is not finite. A page of ?limit=1e309 would be the whole table. So after coercion a
+ * value that is not a finite number is refused as not a number of the declared type. (A JSON body
+ * needs no such check: ajv's type check refuses Infinity there.)
+ */
+function refusingOverflow(validate: ValidateFunction, schema: TSchema): ValidateFunction {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const check: ((data: unknown) => boolean) & { errors?: ValidateFunction['errors'] } = (data) => {
+    const valid = validate(data);
+    const overflowed: ErrorObject[] = [];
+    if (data !== null && typeof data === 'object') {
+      for (const [key, value] of Object.entries(data)) {
+        const type = typeof properties[key]?.type === 'string' ? String(properties[key]!.type) : 'number';
+        const values = Array.isArray(value) ? value.map((item, index) => [`/${key}/${index}`, item] as const) : [[`/${key}`, value] as const];
+        for (const [instancePath, item] of values) {
+          if (typeof item === 'number' && !Number.isFinite(item)) {
+            overflowed.push({ keyword: 'type', instancePath, schemaPath: `#/properties/${key}/type`, params: { type }, message: `must be ${type}` });
+          }
+        }
+      }
+    }
+    check.errors = overflowed.length ? [...(validate.errors ?? []), ...overflowed] : validate.errors;
+    return valid && overflowed.length === 0;
+  };
+  return Object.assign(check, { schema: validate.schema, schemaEnv: validate.schemaEnv, errors: validate.errors }) as ValidateFunction;
 }
 
 /**

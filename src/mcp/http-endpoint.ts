@@ -12,6 +12,7 @@ import { authenticateRequest, type Authenticator } from '../http/middleware/auth
 import { createBodyReader } from '../http/middleware/json-body.ts';
 import { GatewayApiClient } from './gateway-client.ts';
 import { createMcpServer } from './tools.ts';
+import { refusedRequest } from './refused-requests.ts';
 
 export const MCP_PATH = '/api/ext/v1/mcp';
 
@@ -28,6 +29,13 @@ export function mountMcpEndpoint(router: Router, authenticator: Authenticator, b
     await authenticateRequest(ctx, authenticator);
     // Read here, within BODY_LIMIT, as every API body is (the SDK itself would read without a limit).
     const body = await readBody(ctx);
+    const refused = refusedRequest(body);
+    if (refused) {
+      // A batch is refused whole: it is answered at once, none of it is run.
+      ctx.status = Array.isArray(body) ? 400 : 200;
+      ctx.body = refused;
+      return;
+    }
     const own = ownAddress(ctx);
     const server = createMcpServer(new GatewayApiClient(own.url, key, own.encrypted ? fetchOwnTls : fetch));
     // Stateless: no session id, one request and its answer, then both are closed.

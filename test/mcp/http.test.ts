@@ -87,6 +87,29 @@ describe('MCP endpoint over streamable HTTP (/api/ext/v1/mcp)', () => {
     expect(((await malformed.json()) as any).error.code).to.equal('invalid_json');
   });
 
+  it('answers params of the wrong shape as -32602 Invalid params, not as an internal error, and runs none of a batch that holds them; an empty batch is -32600', async () => {
+    const headers = { authorization: `Bearer ${fx.tenant.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const call = (id: number, params: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
+    for (const params of [{ name: 1 }, { name: 'list_sms', arguments: 'not an object' }, 'no params object']) {
+      const response = await fetch(endpoint(), { method: 'POST', headers, body: JSON.stringify(call(7, params)) });
+      expect(response.status).to.equal(200);
+      const answer = (await response.json()) as any;
+      expect(answer.id).to.equal(7);
+      expect(answer.error.code, JSON.stringify(answer)).to.equal(-32602);
+    }
+    const batch = await fetch(endpoint(), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify([call(1, { name: 'send_sms', arguments: { phone: CUSTOMER, message: 'never sent' } }), call(2, { name: 2 })]),
+    });
+    expect(batch.status).to.equal(400);
+    expect(((await batch.json()) as any).error.code).to.equal(-32602);
+    expect((await fx.tenant.api.get('/sms')).body.data).to.deep.equal([]);
+    const empty = await fetch(endpoint(), { method: 'POST', headers, body: '[]' });
+    expect(empty.status).to.equal(400);
+    expect(((await empty.json()) as any).error.code).to.equal(-32600);
+  });
+
   it('answers GET (no server-sent stream in stateless mode) with 405', async () => {
     const response = await fetch(endpoint(), { headers: { authorization: `Bearer ${fx.tenant.key}`, accept: 'text/event-stream' } });
     expect(response.status).to.equal(405);

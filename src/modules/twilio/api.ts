@@ -213,12 +213,17 @@ function integerParam(query: Map<string, string>, name: string, fallback: number
   return value;
 }
 
+/** The days a date filter may name: the database holds years 1 to 9999, and a day's end is the next day. */
+const LAST_DAY = Date.UTC(9999, 11, 30);
+
 /** YYYY-MM-DD (as Twilio's filters take it) or a full ISO 8601 time, as a UTC date. */
 function dateParam(query: Map<string, string>, name: string): Date | undefined {
   const raw = query.get(name);
   if (raw === undefined || raw === '') return undefined;
   const day = /^\d{4}-\d{2}-\d{2}/.exec(raw)?.[0];
   const date = day ? new Date(`${day}T00:00:00Z`) : new Date(NaN);
-  if (Number.isNaN(date.getTime())) throw invalidParameter(`${name} must be a date, YYYY-MM-DD`);
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1 || date.getTime() > LAST_DAY) {
+    throw invalidParameter(`${name} must be a date from 0001-01-01 to 9999-12-30, YYYY-MM-DD`);
+  }
   return date;
 }
