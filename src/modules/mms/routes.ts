@@ -1,5 +1,6 @@
 // Extended API v1: media uploads and downloads, sending MMS, and the MMS phones received.
 import { defineRoute } from '../../http/route.ts';
+import { readOneRoute } from '../../http/resource-routes.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import { AppError } from '../../common/errors.ts';
 import type { MessageService } from '../messages/service.ts';
@@ -142,19 +143,16 @@ export function mmsRoutes(parts: MmsRouteParts) {
         return { status: 200, body: { data: kept.map(presentIncomingMms), next_cursor: nextCursor } };
       },
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/mms/incoming/:id',
       operationId: 'getIncomingMms',
       summary: 'Get a received MMS with its parts',
       tag: 'MMS',
       permission: 'sms:read',
       params: MmsIdParams,
-      responses: { 200: { description: 'the received MMS', schema: IncomingMmsView } },
+      answer: { description: 'the received MMS', schema: IncomingMmsView },
       errors: ['invalid_id', 'mms_not_found'],
-      async handle({ auth, params }) {
-        return { status: 200, body: presentIncomingMms(await mms.incoming(auth.accountId, params.id)) };
-      },
+      read: async ({ auth, params }) => presentIncomingMms(await mms.incoming(auth.accountId, params.id)),
     }),
     defineRoute({
       method: 'get',

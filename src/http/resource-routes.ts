@@ -1,0 +1,107 @@
+// The routes most resources have, declared once: create one (201), read one by id (200), change
+// one (200), delete one (204) and list a page of them (200 with data and next_cursor). Each still
+// declares its own path, names, permission, schemas and errors, as defineRoute does, so the
+// OpenAPI document and validation see the same route; only the handler's frame is shared here.
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { RequestAuth } from './middleware/authenticate.ts';
+import { decodeCursor, page, type Cursor } from './pagination.ts';
+import { defineRoute, type RouteDefinition, type RouteInput, type RouteResponse } from './route.ts';
+
+/** Where a route is, what it is called and who may call it. */
+type Heading = Pick<RouteDefinition, 'path' | 'operationId' | 'summary' | 'description' | 'tag' | 'permission' | 'errors'>;
+
+type Optional<S> = S extends TSchema ? S : undefined;
+
+interface OneRoute<P extends TSchema | undefined> extends Heading {
+  params?: P;
+  /** The answer's description and schema. */
+  answer: RouteResponse;
+}
+
+/** POST a new resource: 201 with it as presented. */
+export function createOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(
+  route: OneRoute<P> & { body: B; create(input: RouteInput<B, undefined, P>): Promise<unknown> },
+): RouteDefinition {
+  const { answer, create, ...rest } = route;
+  return defineRoute<B, undefined, Optional<P>>({
+    method: 'post',
+    ...(rest as Heading & { body: B; params?: Optional<P> }),
+    responses: { 201: answer },
+    async handle(input) {
+      return { status: 201, body: await create(input as RouteInput<B, undefined, P>) };
+    },
+  });
+}
+
+/** GET one resource by its path parameters: 200 with it as presented (its not-found error is the route's to name). */
+export function readOneRoute<P extends TSchema>(route: OneRoute<P> & { params: P; read(input: RouteInput<undefined, undefined, P>): Promise<unknown> }): RouteDefinition {
+  const { answer, read, ...rest } = route;
+  return defineRoute<undefined, undefined, P>({
+    method: 'get',
+    ...rest,
+    responses: { 200: answer },
+    async handle(input) {
+      return { status: 200, body: await read(input) };
+    },
+  });
+}
+
+/** PATCH one resource: 200 with it as changed. */
+export function updateOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(
+  route: OneRoute<P> & { body: B; update(input: RouteInput<B, undefined, P>): Promise<unknown> },
+): RouteDefinition {
+  const { answer, update, ...rest } = route;
+  return defineRoute<B, undefined, Optional<P>>({
+    method: 'patch',
+    ...(rest as Heading & { body: B; params?: Optional<P> }),
+    responses: { 200: answer },
+    async handle(input) {
+      return { status: 200, body: await update(input as RouteInput<B, undefined, P>) };
+    },
+  });
+}
+
+/** DELETE one resource by its path parameters: 204 and no body. */
+export function deleteOneRoute<P extends TSchema>(
+  route: Heading & { params: P; /** The 204's description; "deleted" unless named. */ done?: string; remove(input: RouteInput<undefined, undefined, P>): Promise<unknown> },
+): RouteDefinition {
+  const { done = 'deleted', remove, ...rest } = route;
+  return defineRoute<undefined, undefined, P>({
+    method: 'delete',
+    ...rest,
+    responses: { 204: { description: done } },
+    async handle(input) {
+      await remove(input);
+      return { status: 204 };
+    },
+  });
+}
+
+/** The query every paged list takes (PageQuery), with whatever filters a list adds. */
+type PagedQuery = TSchema & { static: { limit: number; cursor?: string } };
+
+/**
+ * GET a page of resources, newest first: the rows asked with one more than the limit, answered as
+ * { data, next_cursor } where next_cursor reads the page after this one (null on the last page).
+ */
+export function listPageRoute<Q extends PagedQuery, Row extends { created_at: Date; id: string }, P extends TSchema | undefined = undefined>(
+  route: OneRoute<P> & {
+    query: Q;
+    /** The rows after the cursor, at most limit + 1 of them (one more tells whether a next page exists). */
+    list(input: RouteInput<undefined, Q, P>, cursor: Cursor | undefined): Promise<Row[]>;
+    present(row: Row, auth: RequestAuth): unknown;
+  },
+): RouteDefinition {
+  const { answer, list, present, ...rest } = route;
+  return defineRoute<undefined, Q, Optional<P>>({
+    method: 'get',
+    ...(rest as Heading & { query: Q; params?: Optional<P> }),
+    responses: { 200: answer },
+    async handle(input) {
+      const query = input.query as Static<PagedQuery>;
+      const rows = await list(input as RouteInput<undefined, Q, P>, decodeCursor(query.cursor));
+      const { rows: kept, nextCursor } = page(rows, query.limit);
+      return { status: 200, body: { data: kept.map((row) => present(row, input.auth)), next_cursor: nextCursor } };
+    },
+  });
+}
