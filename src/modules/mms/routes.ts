@@ -4,7 +4,7 @@ import { readOneRoute } from '../../http/resource-routes.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import { AppError } from '../../common/errors.ts';
 import type { MessageService } from '../messages/service.ts';
-import { idempotencyKey, withReplayHeader } from '../messages/routes.ts';
+import { idempotencyKey, withReplayHeader } from '../../http/idempotent-request.ts';
 import { createMms, type CreateMmsParts } from '../../use-cases/create-mms.ts';
 import { ACCEPTED_MEDIA_TYPES } from './media-type.ts';
 import type { MediaService } from './media-service.ts';
