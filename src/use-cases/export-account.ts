@@ -47,84 +47,76 @@ interface ExportRecord {
 const NOTHING = { name: null, tags: null, fields: null, members: null };
 const NO_MESSAGE = { message: '', status: null, device_id: null, sim_slot: null, unread_count: null, redacted_at: null };
 
-/** Every row the pages of `read` give, page after page (keyset by id). */
-async function* byId<T extends { id: string }>(read: (after: string | undefined) => Promise<T[]>): AsyncGenerator<T> {
-  let after: string | undefined;
+/** What a page is read after: every exported row has an id and a creation time. */
+type Keyed = { id: string; created_at: Date };
+
+/**
+ * Every row the pages of `read` give, page after page, each page read by keyset after the last
+ * row of the one before (none for the first); a short page is the last.
+ */
+async function* rowsOf<T extends Keyed>(read: (last: Keyed | undefined) => Promise<T[]>): AsyncGenerator<T> {
+  let last: Keyed | undefined;
   for (;;) {
-    const page = await read(after);
+    const page = await read(last);
     yield* page;
     if (page.length < PAGE) return;
-    after = page[page.length - 1]!.id;
+    last = page[page.length - 1]!;
   }
 }
 
+/** The keyset of a page that reads by time, then id. */
+const after = (row: Keyed | undefined) => row && { createdAt: row.created_at, id: row.id };
+
+/** A sent or received SMS: its text, its phone and slot, and when retention removed the text. */
+function smsRecord(
+  record: 'sms' | 'incoming',
+  sms: { id: string; phone: string; message: string; device_id: string | null; sim_slot: number | null; created_at: Date },
+  status: string | null,
+): ExportRecord {
+  return {
+    ...NOTHING,
+    record,
+    id: sms.id,
+    phone: sms.phone,
+    message: sms.message,
+    status,
+    device_id: sms.device_id,
+    sim_slot: sms.sim_slot,
+    unread_count: null,
+    created_at: sms.created_at.toISOString(),
+    redacted_at: (sms as Redactable).redacted_at?.toISOString() ?? null,
+  };
+}
+
 async function* records(parts: ExportParts, accountId: string): AsyncGenerator<ExportRecord> {
-  for (let page = await parts.messages.pageForExport(accountId, PAGE); page.length > 0; ) {
-    for (const sms of page) {
-      yield {
-        ...NOTHING,
-        record: 'sms',
-        id: sms.id,
-        phone: sms.phone,
-        message: sms.message,
-        status: toExtendedStatus(sms.status),
-        device_id: sms.device_id,
-        sim_slot: sms.sim_slot,
-        unread_count: null,
-        created_at: sms.created_at.toISOString(),
-        redacted_at: (sms as Redactable).redacted_at?.toISOString() ?? null,
-      };
-    }
-    if (page.length < PAGE) break;
-    const last = page[page.length - 1]!;
-    page = await parts.messages.pageForExport(accountId, PAGE, { createdAt: last.created_at, id: last.id });
+  for await (const sms of rowsOf((last) => parts.messages.pageForExport(accountId, PAGE, after(last)))) {
+    yield smsRecord('sms', sms, toExtendedStatus(sms.status));
   }
-  for (let page = await parts.incoming.pageForExport(accountId, PAGE); page.length > 0; ) {
-    for (const sms of page) {
-      yield {
-        ...NOTHING,
-        record: 'incoming',
-        id: sms.id,
-        phone: sms.phone,
-        message: sms.message,
-        status: null,
-        device_id: sms.device_id,
-        sim_slot: sms.sim_slot,
-        unread_count: null,
-        created_at: sms.created_at.toISOString(),
-        redacted_at: (sms as Redactable).redacted_at?.toISOString() ?? null,
-      };
-    }
-    if (page.length < PAGE) break;
-    const last = page[page.length - 1]!;
-    page = await parts.incoming.pageForExport(accountId, PAGE, { createdAt: last.created_at, id: last.id });
+  for await (const sms of rowsOf((last) => parts.incoming.pageForExport(accountId, PAGE, after(last)))) {
+    yield smsRecord('incoming', sms, null);
   }
-  for (let page = await parts.conversations.pageForExport(accountId, undefined, PAGE); page.length > 0; ) {
-    for (const conversation of page) {
-      yield {
-        ...NOTHING,
-        record: 'conversation',
-        id: conversation.id,
-        phone: conversation.phone,
-        message: '',
-        status: null,
-        device_id: null,
-        sim_slot: null,
-        unread_count: conversation.unread_count,
-        created_at: conversation.created_at.toISOString(),
-        redacted_at: null,
-      };
-    }
-    if (page.length < PAGE) break;
-    page = await parts.conversations.pageForExport(accountId, page[page.length - 1]!.id, PAGE);
+  for await (const conversation of rowsOf((last) => parts.conversations.pageForExport(accountId, last?.id, PAGE))) {
+    yield {
+      ...NOTHING,
+      record: 'conversation',
+      id: conversation.id,
+      phone: conversation.phone,
+      message: '',
+      status: null,
+      device_id: null,
+      sim_slot: null,
+      unread_count: conversation.unread_count,
+      created_at: conversation.created_at.toISOString(),
+      redacted_at: null,
+    };
   }
-  for await (const contact of byId((after) => parts.contacts.exportPage('contacts', accountId, after, PAGE))) {
+  for await (const contact of rowsOf((last) => parts.contacts.exportPage('contacts', accountId, last?.id, PAGE))) {
     yield { ...NO_MESSAGE, record: 'contact', id: contact.id, name: contact.name, phone: contact.phone, tags: contact.tags, fields: contact.fields, members: null, created_at: contact.created_at.toISOString() };
   }
-  for await (const group of byId((after) => parts.contacts.exportPage('groups', accountId, after, PAGE))) {
+  for await (const group of rowsOf((last) => parts.contacts.exportPage('groups', accountId, last?.id, PAGE))) {
     yield { ...NO_MESSAGE, record: 'group', id: group.id, name: group.name, phone: '', tags: null, fields: null, members: group.member_ids, created_at: group.created_at.toISOString() };
   }
-  for await (const template of byId((after) => parts.contacts.exportPage('templates', accountId, after, PAGE))) {
+  for await (const template of rowsOf((last) => parts.contacts.exportPage('templates', accountId, last?.id, PAGE))) {
     yield { ...NO_MESSAGE, ...NOTHING, record: 'template', id: template.id, name: template.name, phone: '', message: template.text, created_at: template.created_at.toISOString() };
   }
 }
