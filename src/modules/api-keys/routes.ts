@@ -2,7 +2,6 @@
 // answered once, at creation; lists and reads show its prefix only.
 import { defineRoute } from '../../http/route.ts';
 import { listPageRoute, readOneRoute } from '../../http/resource-routes.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
 import { presentKey } from './presenter.ts';
 import { CreateKeyBody, KeyIdParams, KeyList, KeyListQuery, KeyView, KeyWithSecret } from './schema.ts';
 import type { ApiKeyService } from './service.ts';

@@ -1,7 +1,5 @@
 // Extended API v1: SMS received by the account's devices.
-import { defineRoute } from '../../http/route.ts';
 import { listPageRoute } from '../../http/resource-routes.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
 import { presentIncoming } from './presenter.ts';
 import { IncomingList, IncomingListQuery } from './schema.ts';
 import type { IncomingService } from './service.ts';

@@ -21,7 +21,8 @@ import {
   MmsView,
 } from './schema.ts';
 import { MAX_PARTS } from './service.ts';
-import { receiveUpload, serveMedia } from './uploads.ts';
+import { receiveUpload } from '../../http/streamed-upload.ts';
+import { serveMedia } from './media-download.ts';
 
 export type MmsRouteParts = CreateMmsParts & { media: MediaService; messages: MessageService };
 

@@ -2,7 +2,6 @@
 import { Readable } from 'node:stream';
 import { defineRoute } from '../../http/route.ts';
 import { deleteOneRoute, listPageRoute, updateOneRoute } from '../../http/resource-routes.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
 import { phonesOfCsv, presentSuppression, SUPPRESSION_CSV_HEADER, suppressionCsvLine } from './presenter.ts';
 import {
   AddSuppressionBody,

@@ -3,7 +3,6 @@
 // sms:read.
 import { defineRoute } from '../../http/route.ts';
 import { listPageRoute, readOneRoute } from '../../http/resource-routes.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
 import { presentUssd } from './presenter.ts';
 import { UssdIdParams, UssdList, UssdListQuery, UssdReplyBody, UssdStartBody, UssdView } from './schema.ts';
 import { DeviceIdParams } from '../devices/schema.ts';

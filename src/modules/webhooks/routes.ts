@@ -1,7 +1,6 @@
 // Extended API v1: webhooks (the management API and event model are ours, see README).
 import { defineRoute } from '../../http/route.ts';
 import { deleteOneRoute, listPageRoute, readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
 import { presentDelivery, presentWebhook } from './presenter.ts';
 import {
   CreateWebhookBody,
@@ -96,8 +95,7 @@ export function webhookRoutes(webhooks: WebhookService) {
         return { status: 200, body: { webhook: presentWebhook(webhook), secret } };
       },
     }),
-    defineRoute({
-      method: 'get',
+    listPageRoute({
       path: '/webhooks/:id/deliveries',
       operationId: 'listWebhookDeliveries',
       summary: 'The delivery log of a webhook, newest first',
@@ -105,13 +103,10 @@ export function webhookRoutes(webhooks: WebhookService) {
       permission: 'webhooks:read',
       params: WebhookIdParams,
       query: WebhookListQuery,
-      responses: { 200: { description: 'a page of deliveries', schema: DeliveryList } },
+      answer: { description: 'a page of deliveries', schema: DeliveryList },
       errors: ['invalid_id', 'webhook_not_found'],
-      async handle({ auth, params, query }) {
-        const rows = await webhooks.deliveries(auth.accountId, params.id, query.limit, decodeCursor(query.cursor));
-        const { rows: kept, nextCursor } = page(rows, query.limit);
-        return { status: 200, body: { data: kept.map((row) => presentDelivery(row, auth.permissions)), next_cursor: nextCursor } };
-      },
+      list: ({ auth, params, query }, cursor) => webhooks.deliveries(auth.accountId, params.id, query.limit, cursor),
+      present: (row, auth) => presentDelivery(row, auth.permissions),
     }),
     defineRoute({
       method: 'post',
