@@ -10,6 +10,13 @@ export async function rememberSender(db: Executor, accountId: string, phone: str
     .merge(['sender', 'updated_at']);
 }
 
+/** The account's senders after number `after`, by number: a page of the account export. */
+export async function sendersPage(db: Executor, accountId: string, after: string | undefined, limit: number): Promise<MailSenderRow[]> {
+  const query = db<MailSenderRow>('mail_senders').where({ account_id: accountId });
+  if (after !== undefined) query.andWhere('phone', '>', after);
+  return query.orderBy('phone').limit(limit);
+}
+
 export async function senderFor(db: Executor, accountId: string, phone: string): Promise<string | undefined> {
   const row = await db<MailSenderRow>('mail_senders').where({ account_id: accountId, phone }).first();
   return row?.sender;

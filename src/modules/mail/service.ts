@@ -8,7 +8,7 @@ import type { Clock } from '../../common/clock.ts';
 import { maskPhone } from '../../common/logger.ts';
 import type { IncomingSmsRow } from '../incoming/types.ts';
 import * as senders from './repository.ts';
-import type { MailRelay } from './types.ts';
+import type { MailRelay, MailSenderRow } from './types.ts';
 
 export class MailService {
   constructor(
@@ -27,6 +27,11 @@ export class MailService {
 
   async senderFor(accountId: string, phone: string): Promise<string | undefined> {
     return senders.senderFor(this.db, accountId, phone);
+  }
+
+  /** A page of the account's senders, by number after `after`, for the account export. */
+  exportPage(accountId: string, after: string | undefined, limit: number): Promise<MailSenderRow[]> {
+    return senders.sendersPage(this.db, accountId, after, limit);
   }
 
   /**
