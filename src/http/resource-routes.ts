@@ -18,19 +18,26 @@ interface OneRoute<P extends TSchema | undefined> extends Heading {
   answer: RouteResponse;
 }
 
-/** POST a new resource: 201 with it as presented. */
-export function createOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(
-  route: OneRoute<P> & { body: B; create(input: RouteInput<B, undefined, P>): Promise<unknown> },
-): RouteDefinition {
-  const { answer, create, ...rest } = route;
+type BodyRoute<B extends TSchema, P extends TSchema | undefined> = OneRoute<P> & { body: B };
+type Write<B, P> = (input: RouteInput<B, undefined, P>) => Promise<unknown>;
+
+/** A route that takes a body and answers `status` with what `write` answers. */
+function writeRoute<B extends TSchema, P extends TSchema | undefined>(method: 'post' | 'patch', status: 200 | 201, route: BodyRoute<B, P>, write: Write<B, P>): RouteDefinition {
+  const { answer, ...rest } = route;
   return defineRoute<B, undefined, Optional<P>>({
-    method: 'post',
+    method,
     ...(rest as Heading & { body: B; params?: Optional<P> }),
-    responses: { 201: answer },
+    responses: { [status]: answer },
     async handle(input) {
-      return { status: 201, body: await create(input as RouteInput<B, undefined, P>) };
+      return { status, body: await write(input as RouteInput<B, undefined, P>) };
     },
   });
+}
+
+/** POST a new resource: 201 with it as presented. */
+export function createOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(route: BodyRoute<B, P> & { create: Write<B, P> }): RouteDefinition {
+  const { create, ...rest } = route;
+  return writeRoute('post', 201, rest, create);
 }
 
 /** GET one resource by its path parameters: 200 with it as presented (its not-found error is the route's to name). */
@@ -47,18 +54,9 @@ export function readOneRoute<P extends TSchema>(route: OneRoute<P> & { params: P
 }
 
 /** PATCH one resource: 200 with it as changed. */
-export function updateOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(
-  route: OneRoute<P> & { body: B; update(input: RouteInput<B, undefined, P>): Promise<unknown> },
-): RouteDefinition {
-  const { answer, update, ...rest } = route;
-  return defineRoute<B, undefined, Optional<P>>({
-    method: 'patch',
-    ...(rest as Heading & { body: B; params?: Optional<P> }),
-    responses: { 200: answer },
-    async handle(input) {
-      return { status: 200, body: await update(input as RouteInput<B, undefined, P>) };
-    },
-  });
+export function updateOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(route: BodyRoute<B, P> & { update: Write<B, P> }): RouteDefinition {
+  const { update, ...rest } = route;
+  return writeRoute('patch', 200, rest, update);
 }
 
 /** DELETE one resource by its path parameters: 204 and no body. */

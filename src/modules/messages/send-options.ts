@@ -1,18 +1,11 @@
 // What a send route's body says about how to send (device, SIM, callback, schedule, expiry,
 // priority), under the names every SMS route gives them, as the messages service takes it.
+import type { Static } from '@sinclair/typebox';
+import type { CreateSmsBody } from './schema.ts';
 import type { NewSms } from './service.ts';
 
-/** The send options of a body (device, SIM, callback, schedule, expiry, priority), as every send route names them. */
-export interface SendOptionsBody {
-  device_id?: string;
-  sim_slot?: number | null;
-  callback_id?: string;
-  no_store?: boolean;
-  send_at?: string;
-  valid_until?: string;
-  ttl?: number;
-  priority?: number;
-}
+/** The send options of a body, as POST /sms names them; a route may take fewer. */
+export type SendOptionsBody = Partial<Pick<Static<typeof CreateSmsBody>, 'device_id' | 'sim_slot' | 'callback_id' | 'no_store' | 'send_at' | 'valid_until' | 'ttl' | 'priority'>>;
 
 export function sendOptionsOf(body: SendOptionsBody): Omit<NewSms, 'phone' | 'message'> {
   return {
