@@ -1,5 +1,6 @@
 // The routes most resources have, declared once: create one (201), read one by id (200), change
-// one (200), delete one (204) and list a page of them (200 with data and next_cursor). Each still
+// one (200), delete one (204), list a page of them (200 with data and next_cursor) or all of them
+// (200 with data). Each still
 // declares its own path, names, permission, schemas and errors, as defineRoute does, so the
 // OpenAPI document and validation see the same route; only the handler's frame is shared here.
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -40,15 +41,33 @@ export function createOneRoute<B extends TSchema, P extends TSchema | undefined 
   return writeRoute('post', 201, rest, create);
 }
 
-/** GET one resource by its path parameters: 200 with it as presented (its not-found error is the route's to name). */
-export function readOneRoute<P extends TSchema>(route: OneRoute<P> & { params: P; read(input: RouteInput<undefined, undefined, P>): Promise<unknown> }): RouteDefinition {
+/**
+ * GET one resource by its path parameters, or the account's own one (its settings) without any:
+ * 200 with it as presented (a not-found error is the route's to name).
+ */
+export function readOneRoute<P extends TSchema | undefined = undefined>(route: OneRoute<P> & { read(input: RouteInput<undefined, undefined, P>): Promise<unknown> }): RouteDefinition {
   const { answer, read, ...rest } = route;
-  return defineRoute<undefined, undefined, P>({
+  return defineRoute<undefined, undefined, Optional<P>>({
+    method: 'get',
+    ...(rest as Heading & { params?: Optional<P> }),
+    responses: { 200: answer },
+    async handle(input) {
+      return { status: 200, body: await read(input as RouteInput<undefined, undefined, P>) };
+    },
+  });
+}
+
+/** GET every one of the account's resources of a kind, few enough to need no pages: 200 with { data }. */
+export function listAllRoute<Row>(
+  route: Heading & { answer: RouteResponse; list(input: RouteInput<undefined, undefined, undefined>): Promise<Row[]>; present(row: Row): unknown },
+): RouteDefinition {
+  const { answer, list, present, ...rest } = route;
+  return defineRoute({
     method: 'get',
     ...rest,
     responses: { 200: answer },
     async handle(input) {
-      return { status: 200, body: await read(input) };
+      return { status: 200, body: { data: (await list(input)).map((row) => present(row)) } };
     },
   });
 }

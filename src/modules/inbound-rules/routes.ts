@@ -1,7 +1,7 @@
 // Extended API v1: the account's inbound rules (tried in order on every received SMS), their
 // order, a dry run on a sample SMS, and the tags rules put on received SMS.
 import { defineRoute } from '../../http/route.ts';
-import { createOneRoute, deleteOneRoute, readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
+import { createOneRoute, deleteOneRoute, listAllRoute, readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
 import { presentDryRun, presentRule } from './presenter.ts';
 import {
   CreateRuleBody,
@@ -21,17 +21,15 @@ const TAG = 'Inbound rules';
 
 export function inboundRuleRoutes(rules: InboundRuleService) {
   return [
-    defineRoute({
-      method: 'get',
+    listAllRoute({
       path: '/inbound-rules',
       operationId: 'listInboundRules',
       summary: 'The account\'s inbound rules, in the order they are tried, with their hit counts',
       tag: TAG,
       permission: 'inbound_rules:read',
-      responses: { 200: { description: 'every rule', schema: RuleList } },
-      async handle({ auth }) {
-        return { status: 200, body: { data: (await rules.list(auth.accountId)).map(presentRule) } };
-      },
+      answer: { description: 'every rule', schema: RuleList },
+      list: ({ auth }) => rules.list(auth.accountId),
+      present: presentRule,
     }),
     createOneRoute({
       path: '/inbound-rules',

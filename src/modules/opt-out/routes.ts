@@ -1,7 +1,7 @@
 // Extended API v1: the account's suppression list (numbers that opted out) and its opt-out settings.
 import { Readable } from 'node:stream';
 import { defineRoute } from '../../http/route.ts';
-import { deleteOneRoute, listPageRoute, updateOneRoute } from '../../http/resource-routes.ts';
+import { deleteOneRoute, listPageRoute, readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
 import { phonesOfCsv, presentSuppression, SUPPRESSION_CSV_HEADER, suppressionCsvLine } from './presenter.ts';
 import {
   AddSuppressionBody,
@@ -105,17 +105,14 @@ export function optOutRoutes(optOut: OptOutService) {
         };
       },
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/account/opt-out',
       operationId: 'getOptOutSettings',
       summary: 'The account\'s opt-out settings',
       tag: TAG,
       permission: 'suppressions:read',
-      responses: { 200: { description: 'the settings', schema: OptOutSettingsView } },
-      async handle({ auth }) {
-        return { status: 200, body: await optOut.settings(auth.accountId) };
-      },
+      answer: { description: 'the settings', schema: OptOutSettingsView },
+      read: ({ auth }) => optOut.settings(auth.accountId),
     }),
     updateOneRoute({
       path: '/account/opt-out',

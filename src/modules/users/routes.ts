@@ -3,7 +3,7 @@
 // with the CLI: an account keeps an enabled owner, nobody disables or removes themself, and a
 // caller makes nobody more powerful than itself. A one-time password is answered once.
 import { defineRoute } from '../../http/route.ts';
-import { deleteOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
+import { deleteOneRoute, listAllRoute, updateOneRoute } from '../../http/resource-routes.ts';
 import type { RequestAuth } from '../../http/middleware/authenticate.ts';
 import { presentUser } from './presenter.ts';
 import { CreateUserBody, NewPassword, UpdateUserBody, UserIdParams, UserList, UserView, UserWithPassword } from './schema.ts';
@@ -13,18 +13,15 @@ const TAG = 'Users';
 
 export function userRoutes(users: UserService) {
   return [
-    defineRoute({
-      method: 'get',
+    listAllRoute({
       path: '/users',
       operationId: 'listUsers',
       summary: 'List the account\'s users, oldest first',
       tag: TAG,
       permission: 'users:manage',
-      responses: { 200: { description: 'every user of the account (an account has few)', schema: UserList } },
-      async handle({ auth }) {
-        const rows = await users.list(auth.accountId);
-        return { status: 200, body: { data: rows.map(presentUser) } };
-      },
+      answer: { description: 'every user of the account (an account has few)', schema: UserList },
+      list: ({ auth }) => users.list(auth.accountId),
+      present: presentUser,
     }),
     defineRoute({
       method: 'post',
