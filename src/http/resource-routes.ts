@@ -20,7 +20,12 @@ interface OneRoute<P extends TSchema | undefined> extends Heading {
 }
 
 type BodyRoute<B extends TSchema, P extends TSchema | undefined> = OneRoute<P> & { body: B };
-type Write<B, P> = (input: RouteInput<B, undefined, P>) => Promise<unknown>;
+/**
+ * What a handler answers as the body: an object, never nothing (an arrow function whose object
+ * lacks its parentheses answers undefined; this catches it when compiled).
+ */
+type Answer = Promise<object>;
+type Write<B, P> = (input: RouteInput<B, undefined, P>) => Answer;
 
 /** A route that takes a body and answers `status` with what `write` answers. */
 function writeRoute<B extends TSchema, P extends TSchema | undefined>(method: 'post' | 'patch', status: 200 | 201, route: BodyRoute<B, P>, write: Write<B, P>): RouteDefinition {
@@ -45,7 +50,7 @@ export function createOneRoute<B extends TSchema, P extends TSchema | undefined 
  * GET one resource by its path parameters, or the account's own one (its settings) without any:
  * 200 with it as presented (a not-found error is the route's to name).
  */
-export function readOneRoute<P extends TSchema | undefined = undefined>(route: OneRoute<P> & { read(input: RouteInput<undefined, undefined, P>): Promise<unknown> }): RouteDefinition {
+export function readOneRoute<P extends TSchema | undefined = undefined>(route: OneRoute<P> & { read(input: RouteInput<undefined, undefined, P>): Answer }): RouteDefinition {
   const { answer, read, ...rest } = route;
   return defineRoute<undefined, undefined, Optional<P>>({
     method: 'get',

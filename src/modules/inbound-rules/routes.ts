@@ -113,7 +113,7 @@ export function inboundRuleRoutes(rules: InboundRuleService) {
       permission: 'sms:read',
       params: IncomingTagsParams,
       answer: { description: 'its tags, sorted (none: an empty list)', schema: IncomingTags },
-      read: async ({ auth, params }) => { tags: await rules.tagsOf(auth.accountId, params.id) },
+      read: async ({ auth, params }) => ({ tags: await rules.tagsOf(auth.accountId, params.id) }),
     }),
   ];
 }
