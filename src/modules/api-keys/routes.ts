@@ -33,7 +33,7 @@ export function apiKeyRoutes(apiKeys: ApiKeyService) {
       permission: 'keys:manage',
       query: KeyListQuery,
       answer: { description: 'a page of keys, without their secrets', schema: KeyList },
-      list: ({ auth, query }, cursor) => apiKeys.page(auth.accountId, { limit: query.limit, cursor: cursor, revoked: query.revoked }),
+      list: ({ auth, query }, cursor) => apiKeys.page(auth.accountId, { limit: query.limit, cursor, revoked: query.revoked }),
       present: presentKey,
     }),
     readOneRoute({
