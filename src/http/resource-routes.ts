@@ -1,8 +1,8 @@
-// The routes most resources have, declared once: create one (201), read one by id (200), change
-// one (200), delete one (204), list a page of them (200 with data and next_cursor) or all of them
-// (200 with data). Each still
-// declares its own path, names, permission, schemas and errors, as defineRoute does, so the
-// OpenAPI document and validation see the same route; only the handler's frame is shared here.
+// The routes most resources have, with their answers framed once: create one (201), read one
+// (200), change one (200), delete one (204), list a page of them (200, data and next_cursor) or
+// all of them (200, data). Each route still declares its own path, names, permission, schemas and
+// errors, as with defineRoute, so validation and the OpenAPI document see it as before; a route
+// says only which service call makes its answer.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { RequestAuth } from './middleware/authenticate.ts';
 import { decodeCursor, page, type Cursor } from './pagination.ts';
@@ -46,6 +46,12 @@ export function createOneRoute<B extends TSchema, P extends TSchema | undefined 
   return writeRoute('post', 201, rest, create);
 }
 
+/** PATCH one resource: 200 with it as changed. */
+export function updateOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(route: BodyRoute<B, P> & { update: Write<B, P> }): RouteDefinition {
+  const { update, ...rest } = route;
+  return writeRoute('patch', 200, rest, update);
+}
+
 /**
  * GET one resource by its path parameters, or the account's own one (its settings) without any:
  * 200 with it as presented (a not-found error is the route's to name).
@@ -60,27 +66,6 @@ export function readOneRoute<P extends TSchema | undefined = undefined>(route: O
       return { status: 200, body: await read(input as RouteInput<undefined, undefined, P>) };
     },
   });
-}
-
-/** GET every one of the account's resources of a kind, few enough to need no pages: 200 with { data }. */
-export function listAllRoute<Row>(
-  route: Heading & { answer: RouteResponse; list(input: RouteInput<undefined, undefined, undefined>): Promise<Row[]>; present(row: Row): unknown },
-): RouteDefinition {
-  const { answer, list, present, ...rest } = route;
-  return defineRoute({
-    method: 'get',
-    ...rest,
-    responses: { 200: answer },
-    async handle(input) {
-      return { status: 200, body: { data: (await list(input)).map((row) => present(row)) } };
-    },
-  });
-}
-
-/** PATCH one resource: 200 with it as changed. */
-export function updateOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(route: BodyRoute<B, P> & { update: Write<B, P> }): RouteDefinition {
-  const { update, ...rest } = route;
-  return writeRoute('patch', 200, rest, update);
 }
 
 /** DELETE one resource by its path parameters: 204 and no body. */
@@ -103,13 +88,13 @@ export function deleteOneRoute<P extends TSchema>(
 type PagedQuery = TSchema & { static: { limit: number; cursor?: string } };
 
 /**
- * GET a page of resources, newest first: the rows asked with one more than the limit, answered as
- * { data, next_cursor } where next_cursor reads the page after this one (null on the last page).
+ * GET a page of resources, newest first, after the cursor the query names: { data, next_cursor },
+ * next_cursor naming the page after this one (null on the last page).
  */
 export function listPageRoute<Q extends PagedQuery, Row extends { created_at: Date; id: string }, P extends TSchema | undefined = undefined>(
   route: OneRoute<P> & {
     query: Q;
-    /** The rows after the cursor, at most limit + 1 of them (one more tells whether a next page exists). */
+    /** The rows after the cursor: up to limit + 1 of them, the one past the limit telling that another page follows. */
     list(input: RouteInput<undefined, Q, P>, cursor: Cursor | undefined): Promise<Row[]>;
     present(row: Row, auth: RequestAuth): unknown;
   },
@@ -124,6 +109,21 @@ export function listPageRoute<Q extends PagedQuery, Row extends { created_at: Da
       const rows = await list(input as RouteInput<undefined, Q, P>, decodeCursor(query.cursor));
       const { rows: kept, nextCursor } = page(rows, query.limit);
       return { status: 200, body: { data: kept.map((row) => present(row, input.auth)), next_cursor: nextCursor } };
+    },
+  });
+}
+
+/** GET every one of the account's resources of a kind, few enough to need no pages: 200 with { data }. */
+export function listAllRoute<Row>(
+  route: Heading & { answer: RouteResponse; list(input: RouteInput<undefined, undefined, undefined>): Promise<Row[]>; present(row: Row): unknown },
+): RouteDefinition {
+  const { answer, list, present, ...rest } = route;
+  return defineRoute({
+    method: 'get',
+    ...rest,
+    responses: { 200: answer },
+    async handle(input) {
+      return { status: 200, body: { data: (await list(input)).map((row) => present(row)) } };
     },
   });
 }
