@@ -43,10 +43,10 @@ describe('email to SMS: retention', () => {
     await mailClient(fx.gateway, other.key).sendMail({ from: 'someone@example.org', to: `+491701234560@${DOMAIN}`, text: 'hello' });
 
     const { mail } = fx.gateway.services;
-    const first = await mail.sendersPage(fx.tenant.accountId, undefined, 2);
+    const first = await mail.exportPage(fx.tenant.accountId, undefined, 2);
     expect(first.map((row) => [row.phone, row.sender])).to.deep.equal([['+491701234567', 'writer1@example.org'], ['+491701234568', 'writer2@example.org']]);
-    const second = await mail.sendersPage(fx.tenant.accountId, first[1]!.phone, 2);
+    const second = await mail.exportPage(fx.tenant.accountId, first[1]!.phone, 2);
     expect(second.map((row) => [row.phone, row.sender])).to.deep.equal([['+491701234569', 'writer0@example.org']]);
-    expect(await mail.sendersPage(fx.tenant.accountId, second[0]!.phone, 2)).to.deep.equal([]);
+    expect(await mail.exportPage(fx.tenant.accountId, second[0]!.phone, 2)).to.deep.equal([]);
   });
 });

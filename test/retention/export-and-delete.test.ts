@@ -29,6 +29,7 @@ describe('retention: export and account deletion', () => {
     const body = await response.json() as any;
     expect(body.account_id).to.equal(fx.tenant.accountId);
     expect(body.retention).to.deep.equal({ keep_text_days: null, hash_recipients: false });
+    expect(body.mail).to.deep.equal({ text: 'body', chosen: false });
     expect(body.records.map((record: any) => [record.record, record.message])).to.deep.equal([
       ['sms', 'hello, "world"'],
       ['incoming', 'reply\nwith a line break'],
@@ -53,6 +54,32 @@ describe('retention: export and account deletion', () => {
     expect(csv).to.include(`,Anna,vip,"{""company"":""ACME""}",`);
   });
 
+  it('exports who last wrote to each of its numbers by email (mail senders), by number', async () => {
+    const { mail, db } = fx.gateway.services;
+    await mail.rememberSender(db, fx.tenant.accountId, '+491701234567', 'Bob@Example.org');
+    await mail.rememberSender(db, fx.tenant.accountId, CUSTOMER, 'alice@example.org');
+    const other = await fx.newTenant();
+    await mail.rememberSender(db, other.accountId, CUSTOMER, 'someone.else@example.org');
+
+    const body = (await fx.tenant.api.get('/account/export')).body;
+    expect(body.records.map((record: any) => [record.record, record.id, record.phone, record.email])).to.deep.equal([
+      ['mail_sender', null, '+491701234567', 'bob@example.org'],
+      ['mail_sender', null, CUSTOMER, 'alice@example.org'],
+    ]);
+    expect(body.records[0].created_at).to.be.a('string');
+    const lines = ((await fx.tenant.api.get('/account/export?format=csv')).body as string).trimEnd().split('\r\n');
+    expect(lines.slice(1).map((line) => [line.split(',')[0], line.split(',').at(-1)])).to.deep.equal([
+      ['mail_sender', 'bob@example.org'],
+      ['mail_sender', 'alice@example.org'],
+    ]);
+    expect(JSON.stringify(body)).not.to.include('someone.else');
+  });
+
+  it('exports the account\'s choice of what of a mail becomes the SMS text', async () => {
+    expect((await fx.tenant.api.patch('/account/mail', { text: 'subject' })).status).to.equal(200);
+    expect((await fx.tenant.api.get('/account/export')).body.mail).to.deep.equal({ text: 'subject', chosen: true });
+  });
+
   it('exports as CSV with a header, quoting, and formulas made inert', async () => {
     const phone = await traffic();
     await phone.send(CUSTOMER, '=1+1');
@@ -61,7 +88,7 @@ describe('retention: export and account deletion', () => {
     expect(reply.status).to.equal(200);
     expect(reply.headers.get('content-type')).to.match(/^text\/csv/);
     const lines = (reply.body as string).trimEnd().split('\r\n');
-    expect(lines[0]).to.equal('record,id,phone,message,status,device_id,sim_slot,unread_count,created_at,redacted_at,name,tags,fields,members');
+    expect(lines[0]).to.equal('record,id,phone,message,status,device_id,sim_slot,unread_count,created_at,redacted_at,name,tags,fields,members,email');
     expect(lines).to.have.length(4);
     expect(lines[1]).to.match(new RegExp(`^sms,[0-9a-f-]{36},\\${CUSTOMER},'=1\\+1,sent,`));
     expect(lines[2]).to.match(/^incoming,[0-9a-f-]{36},\+79005550121,"a, b",,/);

@@ -11435,11 +11435,17 @@ export interface operations {
                             keep_text_days: number | null;
                             hash_recipients: boolean;
                         };
-                        /** @description sent SMS oldest first, then received SMS oldest first, then conversations, contacts, groups and templates */
+                        mail: {
+                            /** @description as GET /account/mail: what of a mail sent over SMTP becomes the SMS text */
+                            text: "subject" | "body" | "both";
+                            /** @description false: the account follows the gateway's SMTP_TEXT */
+                            chosen: boolean;
+                        };
+                        /** @description sent SMS oldest first, then received SMS oldest first, then conversations, contacts, groups, templates and mail senders */
                         records: {
-                            record: "sms" | "incoming" | "conversation" | "contact" | "group" | "template";
-                            /** Format: uuid */
-                            id: string;
+                            record: "sms" | "incoming" | "conversation" | "contact" | "group" | "template" | "mail_sender";
+                            /** @description null for a mail sender: one per number, its phone names it */
+                            id: string | null;
                             /** @description a contact's, group's or template's; null for an SMS, a received SMS and a conversation */
                             name: string | null;
                             phone: string;
@@ -11453,7 +11459,10 @@ export interface operations {
                             sim_slot: number | null;
                             /** @description a conversation's; null for every other record */
                             unread_count: number | null;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description for a mail sender: when it last sent an SMS to the number by email
+                             */
                             created_at: string;
                             /** @description when the account's retention removed a sent or received SMS's text; null until it has, and for every other record */
                             redacted_at: string | null;
@@ -11465,6 +11474,8 @@ export interface operations {
                             } | null;
                             /** @description a group's contact ids; null for every other record */
                             members: string[] | null;
+                            /** @description a mail sender's address: who last sent an SMS to the number by email (SMTP), where replies go; null for every other record */
+                            email: string | null;
                         }[];
                     };
                 };

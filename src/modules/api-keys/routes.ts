@@ -1,7 +1,7 @@
 // Extended API v1: API keys, managed by a key holding keys:manage. The whole key is
 // answered once, at creation; lists and reads show its prefix only.
 import { defineRoute } from '../../http/route.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { listPageRoute, readOneRoute } from '../../http/resource-routes.ts';
 import { presentKey } from './presenter.ts';
 import { CreateKeyBody, KeyIdParams, KeyList, KeyListQuery, KeyView, KeyWithSecret } from './schema.ts';
 import type { ApiKeyService } from './service.ts';
@@ -25,34 +25,27 @@ export function apiKeyRoutes(apiKeys: ApiKeyService) {
         return { status: 201, body: { key, ...presentKey(row) } };
       },
     }),
-    defineRoute({
-      method: 'get',
+    listPageRoute({
       path: '/keys',
       operationId: 'listApiKeys',
       summary: 'List the account\'s API keys, newest first, revoked ones included unless revoked=false',
       tag: TAG,
       permission: 'keys:manage',
       query: KeyListQuery,
-      responses: { 200: { description: 'a page of keys, without their secrets', schema: KeyList } },
-      async handle({ auth, query }) {
-        const rows = await apiKeys.page(auth.accountId, { limit: query.limit, cursor: decodeCursor(query.cursor), revoked: query.revoked });
-        const { rows: kept, nextCursor } = page(rows, query.limit);
-        return { status: 200, body: { data: kept.map(presentKey), next_cursor: nextCursor } };
-      },
+      answer: { description: 'a page of keys, without their secrets', schema: KeyList },
+      list: ({ auth, query }, cursor) => apiKeys.page(auth.accountId, { limit: query.limit, cursor, revoked: query.revoked }),
+      present: presentKey,
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/keys/:id',
       operationId: 'getApiKey',
       summary: 'Read one API key (without its secret)',
       tag: TAG,
       permission: 'keys:manage',
       params: KeyIdParams,
-      responses: { 200: { description: 'the key', schema: KeyView } },
+      answer: { description: 'the key', schema: KeyView },
       errors: ['invalid_id', 'key_not_found'],
-      async handle({ auth, params }) {
-        return { status: 200, body: presentKey(await apiKeys.get(auth.accountId, params.id)) };
-      },
+      read: async ({ auth, params }) => presentKey(await apiKeys.get(auth.accountId, params.id)),
     }),
     defineRoute({
       method: 'delete',

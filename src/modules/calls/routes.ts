@@ -1,6 +1,7 @@
 // Extended API v1: the call log the account's phones report. The recording's own
 // routes (upload, download) live in ./recordings.
 import { defineRoute } from '../../http/route.ts';
+import { deleteOneRoute } from '../../http/resource-routes.ts';
 import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
 import { presentCall } from './presenter.ts';
 import { CallIdParams, CallList, CallListQuery, CallView } from './schema.ts';
@@ -54,20 +55,15 @@ export function callRoutes(calls: CallService) {
         return { status: 200, body: presentCall(call, recording) };
       },
     }),
-    defineRoute({
-      method: 'delete',
+    deleteOneRoute({
       path: '/calls/:id',
       operationId: 'deleteCall',
       summary: 'Delete a call and its recording (the audio file too)',
       tag: TAG,
       permission: 'calls:delete',
       params: CallIdParams,
-      responses: { 204: { description: 'deleted' } },
       errors: ['invalid_id', 'call_not_found'],
-      async handle({ auth, params }) {
-        await calls.delete(auth.accountId, params.id);
-        return { status: 204 };
-      },
+      remove: ({ auth, params }) => calls.delete(auth.accountId, params.id),
     }),
   ];
 }

@@ -1,6 +1,6 @@
 // Extended API v1: the account's contacts, groups of contacts and message templates.
 import { defineRoute } from '../../http/route.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { createOneRoute, deleteOneRoute, listPageRoute, readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
 import { presentCheckedContact, presentContact, presentGroup, presentTemplate } from './presenter.ts';
 import { importBodyFromCsv, MAX_IMPORT_COLUMNS } from './import-csv.ts';
 import {
@@ -32,34 +32,28 @@ const IMPORT_BODY_LIMIT = 4 * 1024 * 1024;
 
 export function contactRoutes(contacts: ContactService) {
   return [
-    defineRoute({
-      method: 'get',
+    listPageRoute({
       path: '/contacts',
       operationId: 'listContacts',
       summary: 'List the account\'s contacts, newest first; tag or group_id narrows the list',
       tag: CONTACTS,
       permission: 'sms:read',
       query: ContactListQuery,
-      responses: { 200: { description: 'a page of contacts', schema: ContactList } },
-      async handle({ auth, query }) {
-        const rows = await contacts.list(auth.accountId, { ...(query.tag ? { tag: query.tag } : {}), ...(query.group_id ? { groupId: query.group_id } : {}) }, query.limit, decodeCursor(query.cursor));
-        const { rows: kept, nextCursor } = page(rows, query.limit);
-        return { status: 200, body: { data: kept.map(presentContact), next_cursor: nextCursor } };
-      },
+      answer: { description: 'a page of contacts', schema: ContactList },
+      list: ({ auth, query }, cursor) =>
+        contacts.list(auth.accountId, { ...(query.tag ? { tag: query.tag } : {}), ...(query.group_id ? { groupId: query.group_id } : {}) }, query.limit, cursor),
+      present: presentContact,
     }),
-    defineRoute({
-      method: 'post',
+    createOneRoute({
       path: '/contacts',
       operationId: 'createContact',
       summary: 'Add a contact: a number (unique in the account), a name, tags and custom fields',
       tag: CONTACTS,
       permission: 'sms:send',
       body: ContactBody,
-      responses: { 201: { description: 'the contact', schema: ContactView } },
+      answer: { description: 'the contact', schema: ContactView },
       errors: ['validation_failed', 'invalid_phone', 'conflict'],
-      async handle({ auth, body }) {
-        return { status: 201, body: presentContact(await contacts.create(auth.accountId, body)) };
-      },
+      create: async ({ auth, body }) => presentContact(await contacts.create(auth.accountId, body)),
     }),
     defineRoute({
       method: 'post',
@@ -88,22 +82,18 @@ export function contactRoutes(contacts: ContactService) {
         return { status: 201, body: await contacts.import(auth.accountId, body.contacts) };
       },
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/contacts/:id',
       operationId: 'getContact',
       summary: 'Read a contact',
       tag: CONTACTS,
       permission: 'sms:read',
       params: IdParams,
-      responses: { 200: { description: 'the contact', schema: ContactView } },
+      answer: { description: 'the contact', schema: ContactView },
       errors: ['contact_not_found'],
-      async handle({ auth, params }) {
-        return { status: 200, body: presentContact(await contacts.get(auth.accountId, params.id)) };
-      },
+      read: async ({ auth, params }) => presentContact(await contacts.get(auth.accountId, params.id)),
     }),
-    defineRoute({
-      method: 'patch',
+    updateOneRoute({
       path: '/contacts/:id',
       operationId: 'updateContact',
       summary: 'Change a contact (tags and fields are replaced whole)',
@@ -111,72 +101,55 @@ export function contactRoutes(contacts: ContactService) {
       permission: 'sms:send',
       params: IdParams,
       body: ContactPatch,
-      responses: { 200: { description: 'the contact as changed', schema: ContactView } },
+      answer: { description: 'the contact as changed', schema: ContactView },
       errors: ['contact_not_found', 'validation_failed', 'invalid_phone', 'conflict'],
-      async handle({ auth, params, body }) {
-        return { status: 200, body: presentContact(await contacts.update(auth.accountId, params.id, body)) };
-      },
+      update: async ({ auth, params, body }) => presentContact(await contacts.update(auth.accountId, params.id, body)),
     }),
-    defineRoute({
-      method: 'delete',
+    deleteOneRoute({
       path: '/contacts/:id',
       operationId: 'deleteContact',
       summary: 'Delete a contact (it leaves its groups; its SMS stay)',
       tag: CONTACTS,
       permission: 'sms:send',
       params: IdParams,
-      responses: { 204: { description: 'deleted' } },
       errors: ['contact_not_found'],
-      async handle({ auth, params }) {
-        await contacts.delete(auth.accountId, params.id);
-        return { status: 204 };
-      },
+      remove: ({ auth, params }) => contacts.delete(auth.accountId, params.id),
     }),
 
-    defineRoute({
-      method: 'get',
+    listPageRoute({
       path: '/contact-groups',
       operationId: 'listContactGroups',
       summary: 'List the account\'s contact groups with their member counts, newest first',
       tag: CONTACTS,
       permission: 'sms:read',
       query: ListQuery,
-      responses: { 200: { description: 'a page of groups', schema: GroupList } },
-      async handle({ auth, query }) {
-        const { rows, nextCursor } = page(await contacts.listGroups(auth.accountId, query.limit, decodeCursor(query.cursor)), query.limit);
-        return { status: 200, body: { data: rows.map(presentGroup), next_cursor: nextCursor } };
-      },
+      answer: { description: 'a page of groups', schema: GroupList },
+      list: ({ auth, query }, cursor) => contacts.listGroups(auth.accountId, query.limit, cursor),
+      present: presentGroup,
     }),
-    defineRoute({
-      method: 'post',
+    createOneRoute({
       path: '/contact-groups',
       operationId: 'createContactGroup',
       summary: 'Create a group (a name unique in the account), optionally with members',
       tag: CONTACTS,
       permission: 'sms:send',
       body: GroupBody,
-      responses: { 201: { description: 'the group', schema: GroupView } },
+      answer: { description: 'the group', schema: GroupView },
       errors: ['validation_failed', 'conflict'],
-      async handle({ auth, body }) {
-        return { status: 201, body: presentGroup(await contacts.createGroup(auth.accountId, body.name, body.contact_ids)) };
-      },
+      create: async ({ auth, body }) => presentGroup(await contacts.createGroup(auth.accountId, body.name, body.contact_ids)),
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/contact-groups/:id',
       operationId: 'getContactGroup',
       summary: 'Read a group (its members: GET /contacts?group_id=)',
       tag: CONTACTS,
       permission: 'sms:read',
       params: IdParams,
-      responses: { 200: { description: 'the group', schema: GroupView } },
+      answer: { description: 'the group', schema: GroupView },
       errors: ['group_not_found'],
-      async handle({ auth, params }) {
-        return { status: 200, body: presentGroup(await contacts.getGroup(auth.accountId, params.id)) };
-      },
+      read: async ({ auth, params }) => presentGroup(await contacts.getGroup(auth.accountId, params.id)),
     }),
-    defineRoute({
-      method: 'patch',
+    updateOneRoute({
       path: '/contact-groups/:id',
       operationId: 'renameContactGroup',
       summary: 'Rename a group',
@@ -184,26 +157,19 @@ export function contactRoutes(contacts: ContactService) {
       permission: 'sms:send',
       params: IdParams,
       body: GroupPatch,
-      responses: { 200: { description: 'the group', schema: GroupView } },
+      answer: { description: 'the group', schema: GroupView },
       errors: ['group_not_found', 'validation_failed', 'conflict'],
-      async handle({ auth, params, body }) {
-        return { status: 200, body: presentGroup(await contacts.renameGroup(auth.accountId, params.id, body.name)) };
-      },
+      update: async ({ auth, params, body }) => presentGroup(await contacts.renameGroup(auth.accountId, params.id, body.name)),
     }),
-    defineRoute({
-      method: 'delete',
+    deleteOneRoute({
       path: '/contact-groups/:id',
       operationId: 'deleteContactGroup',
       summary: 'Delete a group (its contacts stay)',
       tag: CONTACTS,
       permission: 'sms:send',
       params: IdParams,
-      responses: { 204: { description: 'deleted' } },
       errors: ['group_not_found'],
-      async handle({ auth, params }) {
-        await contacts.deleteGroup(auth.accountId, params.id);
-        return { status: 204 };
-      },
+      remove: ({ auth, params }) => contacts.deleteGroup(auth.accountId, params.id),
     }),
     defineRoute({
       method: 'post',
@@ -236,22 +202,18 @@ export function contactRoutes(contacts: ContactService) {
       },
     }),
 
-    defineRoute({
-      method: 'get',
+    listPageRoute({
       path: '/templates',
       operationId: 'listTemplates',
       summary: 'List the account\'s message templates, newest first',
       tag: CONTACTS,
       permission: 'sms:read',
       query: ListQuery,
-      responses: { 200: { description: 'a page of templates', schema: TemplateList } },
-      async handle({ auth, query }) {
-        const { rows, nextCursor } = page(await contacts.listTemplates(auth.accountId, query.limit, decodeCursor(query.cursor)), query.limit);
-        return { status: 200, body: { data: rows.map(presentTemplate), next_cursor: nextCursor } };
-      },
+      answer: { description: 'a page of templates', schema: TemplateList },
+      list: ({ auth, query }, cursor) => contacts.listTemplates(auth.accountId, query.limit, cursor),
+      present: presentTemplate,
     }),
-    defineRoute({
-      method: 'post',
+    createOneRoute({
       path: '/templates',
       operationId: 'createTemplate',
       summary: 'Create a template: a name (unique in the account) and text with placeholders',
@@ -259,28 +221,22 @@ export function contactRoutes(contacts: ContactService) {
       tag: CONTACTS,
       permission: 'sms:send',
       body: TemplateBody,
-      responses: { 201: { description: 'the template', schema: TemplateView } },
+      answer: { description: 'the template', schema: TemplateView },
       errors: ['validation_failed', 'conflict'],
-      async handle({ auth, body }) {
-        return { status: 201, body: presentTemplate(await contacts.createTemplate(auth.accountId, body.name, body.text)) };
-      },
+      create: async ({ auth, body }) => presentTemplate(await contacts.createTemplate(auth.accountId, body.name, body.text)),
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/templates/:id',
       operationId: 'getTemplate',
       summary: 'Read a template',
       tag: CONTACTS,
       permission: 'sms:read',
       params: IdParams,
-      responses: { 200: { description: 'the template', schema: TemplateView } },
+      answer: { description: 'the template', schema: TemplateView },
       errors: ['template_not_found'],
-      async handle({ auth, params }) {
-        return { status: 200, body: presentTemplate(await contacts.getTemplate(auth.accountId, params.id)) };
-      },
+      read: async ({ auth, params }) => presentTemplate(await contacts.getTemplate(auth.accountId, params.id)),
     }),
-    defineRoute({
-      method: 'patch',
+    updateOneRoute({
       path: '/templates/:id',
       operationId: 'updateTemplate',
       summary: 'Rename a template or change its text',
@@ -288,26 +244,19 @@ export function contactRoutes(contacts: ContactService) {
       permission: 'sms:send',
       params: IdParams,
       body: TemplatePatch,
-      responses: { 200: { description: 'the template', schema: TemplateView } },
+      answer: { description: 'the template', schema: TemplateView },
       errors: ['template_not_found', 'validation_failed', 'conflict'],
-      async handle({ auth, params, body }) {
-        return { status: 200, body: presentTemplate(await contacts.updateTemplate(auth.accountId, params.id, body)) };
-      },
+      update: async ({ auth, params, body }) => presentTemplate(await contacts.updateTemplate(auth.accountId, params.id, body)),
     }),
-    defineRoute({
-      method: 'delete',
+    deleteOneRoute({
       path: '/templates/:id',
       operationId: 'deleteTemplate',
       summary: 'Delete a template',
       tag: CONTACTS,
       permission: 'sms:send',
       params: IdParams,
-      responses: { 204: { description: 'deleted' } },
       errors: ['template_not_found'],
-      async handle({ auth, params }) {
-        await contacts.deleteTemplate(auth.accountId, params.id);
-        return { status: 204 };
-      },
+      remove: ({ auth, params }) => contacts.deleteTemplate(auth.accountId, params.id),
     }),
   ];
 }

@@ -1,5 +1,7 @@
 // Extended API v1: sending to a group of contacts or a tag, with a template rendered per contact.
 import { defineRoute } from '../../http/route.ts';
+import { idempotencyKey, withReplayHeader } from '../../http/idempotent-request.ts';
+import { sendOptionsOf } from '../messages/send-options.ts';
 import { previewContactSend, sendToContacts, type ContactSend, type SendToContactsParts } from '../../use-cases/send-to-contacts.ts';
 import { ContactSendBody, ContactSendPreview, ContactSendQuery, ContactSendResult } from './schema.ts';
 import type { Static } from '@sinclair/typebox';
@@ -42,9 +44,7 @@ export function contactSendRoutes(parts: SendToContactsParts) {
             },
           };
         }
-        const key = ctx.get('idempotency-key');
-        const result = await sendToContacts(parts, auth.accountId, send, { key: key === '' ? undefined : key, body });
-        return { status: result.status, body: result.body, ...(result.replayed ? { headers: { 'Idempotent-Replayed': 'true' } } : {}) };
+        return withReplayHeader(await sendToContacts(parts, auth.accountId, send, { key: idempotencyKey(ctx), body }));
       },
     }),
   ];
@@ -56,14 +56,6 @@ function toSend(body: Static<typeof ContactSendBody>): ContactSend {
     tag: body.tag,
     templateId: body.template_id,
     message: body.message,
-    options: {
-      deviceId: body.device_id,
-      simSlot: body.sim_slot ?? null,
-      callbackId: body.callback_id || null,
-      sendAt: body.send_at,
-      validUntil: body.valid_until,
-      ttl: body.ttl,
-      priority: body.priority,
-    },
+    options: sendOptionsOf(body),
   };
 }

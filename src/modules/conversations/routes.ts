@@ -1,5 +1,6 @@
 // Extended API v1: the account's conversations, one per remote number, both ways.
 import { defineRoute } from '../../http/route.ts';
+import { readOneRoute } from '../../http/resource-routes.ts';
 import { decodeCursor, encodeCursor, page } from '../../http/pagination.ts';
 import { conversationThread, getConversation, listConversations, type ConversationParts, type ConversationSummary } from '../../use-cases/conversation-views.ts';
 import { presentConversation, presentThreadMessage } from './presenter.ts';
@@ -28,19 +29,16 @@ export function conversationRoutes(parts: ConversationParts) {
         return { status: 200, body: { data: kept.map(presentConversation), next_cursor: nextCursor } };
       },
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/conversations/:phone',
       operationId: 'getConversation',
       summary: 'Read one conversation by its remote number',
       tag: TAG,
       permission: 'sms:read',
       params: ConversationPhoneParams,
-      responses: { 200: { description: 'the conversation', schema: ConversationView } },
+      answer: { description: 'the conversation', schema: ConversationView },
       errors: ['conversation_not_found'],
-      async handle({ auth, params }) {
-        return { status: 200, body: presentConversation(await getConversation(parts, auth.accountId, params.phone)) };
-      },
+      read: async ({ auth, params }) => presentConversation(await getConversation(parts, auth.accountId, params.phone)),
     }),
     defineRoute({
       method: 'get',

@@ -1,5 +1,6 @@
 // Extended API v1: devices.
 import { defineRoute } from '../../http/route.ts';
+import { deleteOneRoute } from '../../http/resource-routes.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import { AppError } from '../../common/errors.ts';
 import { TrustedProxies } from '../../common/client-address.ts';
@@ -112,8 +113,7 @@ export function deviceRoutes(parts: DeviceRouteParts, broker: BrokerAddress) {
         return { status: 200, body: presentIssuedCredentials(device, devices.isOnline(device.id), token, address, broker.mqttPort()) };
       },
     }),
-    defineRoute({
-      method: 'delete',
+    deleteOneRoute({
       path: '/devices/:id',
       operationId: 'deleteDevice',
       summary: 'Delete a device',
@@ -124,12 +124,9 @@ export function deviceRoutes(parts: DeviceRouteParts, broker: BrokerAddress) {
       tag: 'Devices',
       permission: 'devices:write',
       params: DeviceIdParams,
-      responses: { 204: { description: 'deleted, by this request or an earlier one of the account' } },
+      done: 'deleted, by this request or an earlier one of the account',
       errors: ['invalid_id', 'device_not_found'],
-      async handle({ auth, params }) {
-        await deleteDevice(parts, parts.db, auth.accountId, params.id);
-        return { status: 204 };
-      },
+      remove: ({ auth, params }) => deleteDevice(parts, parts.db, auth.accountId, params.id),
     }),
     defineRoute({
       method: 'get',

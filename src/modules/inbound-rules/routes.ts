@@ -1,6 +1,7 @@
 // Extended API v1: the account's inbound rules (tried in order on every received SMS), their
 // order, a dry run on a sample SMS, and the tags rules put on received SMS.
 import { defineRoute } from '../../http/route.ts';
+import { createOneRoute, deleteOneRoute, listAllRoute, readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
 import { presentDryRun, presentRule } from './presenter.ts';
 import {
   CreateRuleBody,
@@ -20,20 +21,17 @@ const TAG = 'Inbound rules';
 
 export function inboundRuleRoutes(rules: InboundRuleService) {
   return [
-    defineRoute({
-      method: 'get',
+    listAllRoute({
       path: '/inbound-rules',
       operationId: 'listInboundRules',
       summary: 'The account\'s inbound rules, in the order they are tried, with their hit counts',
       tag: TAG,
       permission: 'inbound_rules:read',
-      responses: { 200: { description: 'every rule', schema: RuleList } },
-      async handle({ auth }) {
-        return { status: 200, body: { data: (await rules.list(auth.accountId)).map(presentRule) } };
-      },
+      answer: { description: 'every rule', schema: RuleList },
+      list: ({ auth }) => rules.list(auth.accountId),
+      present: presentRule,
     }),
-    defineRoute({
-      method: 'post',
+    createOneRoute({
       path: '/inbound-rules',
       operationId: 'createInboundRule',
       summary: 'Add an inbound rule after the others',
@@ -43,11 +41,9 @@ export function inboundRuleRoutes(rules: InboundRuleService) {
       tag: TAG,
       permission: 'inbound_rules:write',
       body: CreateRuleBody,
-      responses: { 201: { description: 'the rule', schema: RuleView } },
+      answer: { description: 'the rule', schema: RuleView },
       errors: ['invalid_phone', 'device_not_found'],
-      async handle({ auth, body }) {
-        return { status: 201, body: presentRule(await rules.create(auth.accountId, body)) };
-      },
+      create: async ({ auth, body }) => presentRule(await rules.create(auth.accountId, body)),
     }),
     defineRoute({
       method: 'put',
@@ -76,22 +72,18 @@ export function inboundRuleRoutes(rules: InboundRuleService) {
         return { status: 200, body: presentDryRun(outcomes) };
       },
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/inbound-rules/:id',
       operationId: 'getInboundRule',
       summary: 'One inbound rule',
       tag: TAG,
       permission: 'inbound_rules:read',
       params: RuleIdParams,
-      responses: { 200: { description: 'the rule', schema: RuleView } },
+      answer: { description: 'the rule', schema: RuleView },
       errors: ['inbound_rule_not_found'],
-      async handle({ auth, params }) {
-        return { status: 200, body: presentRule(await rules.get(auth.accountId, params.id)) };
-      },
+      read: async ({ auth, params }) => presentRule(await rules.get(auth.accountId, params.id)),
     }),
-    defineRoute({
-      method: 'patch',
+    updateOneRoute({
       path: '/inbound-rules/:id',
       operationId: 'updateInboundRule',
       summary: 'Change an inbound rule; fields not sent stay as they are',
@@ -99,39 +91,29 @@ export function inboundRuleRoutes(rules: InboundRuleService) {
       permission: 'inbound_rules:write',
       params: RuleIdParams,
       body: UpdateRuleBody,
-      responses: { 200: { description: 'the rule', schema: RuleView } },
+      answer: { description: 'the rule', schema: RuleView },
       errors: ['inbound_rule_not_found', 'invalid_phone', 'device_not_found'],
-      async handle({ auth, params, body }) {
-        return { status: 200, body: presentRule(await rules.update(auth.accountId, params.id, body)) };
-      },
+      update: async ({ auth, params, body }) => presentRule(await rules.update(auth.accountId, params.id, body)),
     }),
-    defineRoute({
-      method: 'delete',
+    deleteOneRoute({
       path: '/inbound-rules/:id',
       operationId: 'deleteInboundRule',
       summary: 'Delete an inbound rule',
       tag: TAG,
       permission: 'inbound_rules:write',
       params: RuleIdParams,
-      responses: { 204: { description: 'deleted' } },
       errors: ['inbound_rule_not_found'],
-      async handle({ auth, params }) {
-        await rules.delete(auth.accountId, params.id);
-        return { status: 204 };
-      },
+      remove: ({ auth, params }) => rules.delete(auth.accountId, params.id),
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/incoming/:id/tags',
       operationId: 'getIncomingSmsTags',
       summary: 'The tags inbound rules put on a received SMS',
       tag: TAG,
       permission: 'sms:read',
       params: IncomingTagsParams,
-      responses: { 200: { description: 'its tags, sorted (none: an empty list)', schema: IncomingTags } },
-      async handle({ auth, params }) {
-        return { status: 200, body: { tags: await rules.tagsOf(auth.accountId, params.id) } };
-      },
+      answer: { description: 'its tags, sorted (none: an empty list)', schema: IncomingTags },
+      read: async ({ auth, params }) => ({ tags: await rules.tagsOf(auth.accountId, params.id) }),
     }),
   ];
 }

@@ -1,14 +1,12 @@
 // Extended API v1: SMS received by the account's devices.
-import { defineRoute } from '../../http/route.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { listPageRoute } from '../../http/resource-routes.ts';
 import { presentIncoming } from './presenter.ts';
 import { IncomingList, IncomingListQuery } from './schema.ts';
 import type { IncomingService } from './service.ts';
 
 export function incomingRoutes(incoming: IncomingService) {
   return [
-    defineRoute({
-      method: 'get',
+    listPageRoute({
       path: '/incoming',
       operationId: 'listIncomingSms',
       summary: 'List SMS received by the account\'s devices, newest first',
@@ -16,12 +14,9 @@ export function incomingRoutes(incoming: IncomingService) {
       tag: 'Incoming SMS',
       permission: 'sms:read',
       query: IncomingListQuery,
-      responses: { 200: { description: 'a page of received SMS', schema: IncomingList } },
-      async handle({ auth, query }) {
-        const rows = await incoming.list(auth.accountId, query.limit, decodeCursor(query.cursor), query.device_id);
-        const { rows: kept, nextCursor } = page(rows, query.limit);
-        return { status: 200, body: { data: kept.map(presentIncoming), next_cursor: nextCursor } };
-      },
+      answer: { description: 'a page of received SMS', schema: IncomingList },
+      list: ({ auth, query }, cursor) => incoming.list(auth.accountId, query.limit, cursor, query.device_id),
+      present: presentIncoming,
     }),
   ];
 }

@@ -9,7 +9,8 @@ import { deleteDeviceByAnyId, type DeleteDeviceParts } from '../../use-cases/del
 import { createSms, type CreateSmsParts } from '../../use-cases/create-sms.ts';
 import { updateDeviceSettings, type UpdateDeviceSettingsParts } from '../../use-cases/update-device-settings.ts';
 import type { MessageService } from '../messages/service.ts';
-import { idempotencyKey, sendsTransactional, withReplayHeader } from '../messages/routes.ts';
+import { sendsTransactional } from '../messages/routes.ts';
+import { idempotencyKey, withReplayHeader } from '../../http/idempotent-request.ts';
 import { oneIdOf, parseAnyId } from './ids.ts';
 import { presentLegacyDevice, presentLegacySms } from './presenter.ts';
 import {

@@ -10,16 +10,16 @@ export async function rememberSender(db: Executor, accountId: string, phone: str
     .merge(['sender', 'updated_at']);
 }
 
+/** The account's senders after number `after`, by number: a page of the account export. */
+export async function sendersPage(db: Executor, accountId: string, after: string | undefined, limit: number): Promise<MailSenderRow[]> {
+  const query = db<MailSenderRow>('mail_senders').where({ account_id: accountId });
+  if (after !== undefined) query.andWhere('phone', '>', after);
+  return query.orderBy('phone').limit(limit);
+}
+
 export async function senderFor(db: Executor, accountId: string, phone: string): Promise<string | undefined> {
   const row = await db<MailSenderRow>('mail_senders').where({ account_id: accountId, phone }).first();
   return row?.sender;
-}
-
-/** Up to `limit` of the account's senders after the number `after`, by number (the account export's pages). */
-export async function sendersAfter(db: Executor, accountId: string, after: string | undefined, limit: number): Promise<MailSenderRow[]> {
-  const query = db<MailSenderRow>('mail_senders').where({ account_id: accountId }).orderBy('phone').limit(limit);
-  if (after !== undefined) query.andWhere('phone', '>', after);
-  return query;
 }
 
 /** Forgets up to `limit` of the account's senders not written to since `before`; answers how many. */

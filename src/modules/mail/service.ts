@@ -50,9 +50,9 @@ export class MailService {
     return senders.senderFor(this.db, accountId, phone);
   }
 
-  /** The account export: who last emailed each number, a page at a time by number (pass the last page's last phone as `after`). */
-  sendersPage(accountId: string, after: string | undefined, limit: number): Promise<MailSenderRow[]> {
-    return senders.sendersAfter(this.db, accountId, after, limit);
+  /** A page of the account's senders, by number after `after`, for the account export. */
+  exportPage(accountId: string, after: string | undefined, limit: number): Promise<MailSenderRow[]> {
+    return senders.sendersPage(this.db, accountId, after, limit);
   }
 
   /**

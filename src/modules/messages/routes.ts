@@ -1,9 +1,9 @@
 // Extended API v1: SMS, cancel and bulk sends.
 import type { Static } from '@sinclair/typebox';
-import { defineRoute, type RouteResult } from '../../http/route.ts';
+import { defineRoute } from '../../http/route.ts';
 import type { RequestAuth } from '../../http/middleware/authenticate.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
-import { IDEMPOTENCY_HEADER, type IdempotentResult } from '../idempotency/service.ts';
+import { idempotencyKey, withReplayHeader } from '../../http/idempotent-request.ts';
 import { presentChecked, presentSms, presentSmsDetail } from './presenter.ts';
 import { check, compile } from '../../http/validation.ts';
 import {
@@ -30,6 +30,8 @@ import { createSms, type CreateSmsParts } from '../../use-cases/create-sms.ts';
 import { fromExtendedStatus, statusesNamed } from './status.ts';
 import { statusesMatching } from './legacy-status-codes.ts';
 import { specialSmsRoutes } from './special-routes.ts';
+import { sendOneSms } from './send-one.ts';
+import { sendOptionsOf } from './send-options.ts';
 
 const validateBulkMessage = compile(BulkSmsMessage, 'body');
 
@@ -73,14 +75,9 @@ export function messageRoutes(parts: MessageRouteParts) {
         'recipient_opted_out',
       ],
       async handle({ auth, body, ctx }) {
-        const result = await createSms(
-          parts,
-          auth.accountId,
-          { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms', body },
-          async () => [await messages.prepare(auth.accountId, { ...toNewSms(body), transactional: sendsTransactional(auth) })],
-          ([sms]) => ({ status: 201, body: presentSms(sms!) }),
+        return sendOneSms(parts, { auth, ctx, body }, 'POST /api/ext/v1/sms', () =>
+          messages.prepare(auth.accountId, { ...toNewSms(body), transactional: sendsTransactional(auth) }),
         );
-        return withReplayHeader(result);
       },
     }),
     defineRoute({
@@ -205,31 +202,10 @@ function readBulkMessage(message: unknown): NewSms {
 }
 
 function toNewSms(body: Omit<Static<typeof CreateSmsBody>, 'no_store'> & { no_store?: boolean }): NewSms {
-  return {
-    phone: body.phone,
-    message: body.message,
-    deviceId: body.device_id,
-    simSlot: body.sim_slot ?? null,
-    // "" is "none", as in the legacy API.
-    callbackId: body.callback_id || null,
-    noStore: body.no_store,
-    sendAt: body.send_at,
-    validUntil: body.valid_until,
-    ttl: body.ttl,
-    priority: body.priority,
-  };
+  return { phone: body.phone, message: body.message, ...sendOptionsOf(body) };
 }
 
 /** A key holding sms:send_transactional sends past the suppression list; a panel session never does. */
 export function sendsTransactional(auth: RequestAuth): boolean {
   return !auth.session && auth.permissions.has('sms:send_transactional');
-}
-
-export function idempotencyKey(ctx: { get(name: string): string }): string | undefined {
-  const key = ctx.get(IDEMPOTENCY_HEADER);
-  return key === '' ? undefined : key;
-}
-
-export function withReplayHeader(result: IdempotentResult): RouteResult {
-  return { status: result.status, body: result.body, ...(result.replayed ? { headers: { 'Idempotent-Replayed': 'true' } } : {}) };
 }

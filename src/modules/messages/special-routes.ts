@@ -2,15 +2,13 @@
 // any other (kind and is_encrypted tell them apart), created through the create-SMS use case, so
 // pacing, failover, cancel, Idempotency-Key, listing, statuses and webhooks serve them alike.
 // POST /sms keeps its body as it is: these fields belong to these routes only.
-import type { Static } from '@sinclair/typebox';
 import { defineRoute } from '../../http/route.ts';
-import { presentSms } from './presenter.ts';
 import { SmsView } from './schema.ts';
 import { DataSmsBody, EncryptedSmsBody } from './special-schema.ts';
 import { DATA_MAX_BYTES } from './special-payloads.ts';
-import { createSms } from '../../use-cases/create-sms.ts';
-import type { NewSms } from './service.ts';
-import { idempotencyKey, withReplayHeader, type MessageRouteParts } from './routes.ts';
+import type { MessageRouteParts } from './routes.ts';
+import { sendOneSms } from './send-one.ts';
+import { sendOptionsOf } from './send-options.ts';
 
 export function specialSmsRoutes(parts: MessageRouteParts) {
   const { messages } = parts;
@@ -35,14 +33,9 @@ export function specialSmsRoutes(parts: MessageRouteParts) {
       responses: { 201: { description: 'the SMS as stored (ciphertext), status pending', schema: SmsView } },
       errors: ['validation_failed', 'invalid_ciphertext', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'no_device_available'],
       async handle({ auth, body, ctx }) {
-        const result = await createSms(
-          parts,
-          auth.accountId,
-          { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms/encrypted', body },
-          async () => [await messages.prepare(auth.accountId, { ...sendOptionsOf(body), phone: body.phone, message: body.message, encrypted: true })],
-          ([sms]) => ({ status: 201, body: presentSms(sms!) }),
+        return sendOneSms(parts, { auth, ctx, body }, 'POST /api/ext/v1/sms/encrypted', () =>
+          messages.prepare(auth.accountId, { ...sendOptionsOf(body), phone: body.phone, message: body.message, encrypted: true }),
         );
-        return withReplayHeader(result);
       },
     }),
     defineRoute({
@@ -63,33 +56,10 @@ export function specialSmsRoutes(parts: MessageRouteParts) {
       responses: { 201: { description: 'the data SMS, status pending', schema: SmsView } },
       errors: ['validation_failed', 'invalid_data', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'no_device_available'],
       async handle({ auth, body, ctx }) {
-        const result = await createSms(
-          parts,
-          auth.accountId,
-          { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms/data', body },
-          async () => [
-            await messages.prepare(auth.accountId, { ...sendOptionsOf(body), phone: body.phone, message: '', data: { base64: body.data, port: body.port } }),
-          ],
-          ([sms]) => ({ status: 201, body: presentSms(sms!) }),
+        return sendOneSms(parts, { auth, ctx, body }, 'POST /api/ext/v1/sms/data', () =>
+          messages.prepare(auth.accountId, { ...sendOptionsOf(body), phone: body.phone, message: '', data: { base64: body.data, port: body.port } }),
         );
-        return withReplayHeader(result);
       },
     }),
   ];
-}
-
-type SendOptions = Omit<Static<typeof EncryptedSmsBody>, 'phone' | 'message'>;
-
-function sendOptionsOf(body: SendOptions): Omit<NewSms, 'phone' | 'message'> {
-  return {
-    deviceId: body.device_id,
-    simSlot: body.sim_slot ?? null,
-    // "" is "none", as in POST /sms.
-    callbackId: body.callback_id || null,
-    noStore: body.no_store,
-    sendAt: body.send_at,
-    validUntil: body.valid_until,
-    ttl: body.ttl,
-    priority: body.priority,
-  };
 }

@@ -8,7 +8,8 @@ import type { MediaService } from './media-service.ts';
 import type { MmsService } from './service.ts';
 import { presentIncomingPart } from './presenter.ts';
 import { DeviceMmsPartParams, IncomingPartView, MediaBody, MediaIdParams } from './schema.ts';
-import { receiveUpload, serveMedia } from './uploads.ts';
+import { receiveUpload } from '../../http/streamed-upload.ts';
+import { serveMedia } from './media-download.ts';
 
 export function deviceMmsRoutes(media: MediaService, mms: MmsService, devices: Pick<DeviceService, 'findAnyAccount'>, throttle: AuthThrottle) {
   return [

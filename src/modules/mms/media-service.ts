@@ -11,14 +11,11 @@ import type { Logger } from '../../common/logger.ts';
 import { AppError } from '../../common/errors.ts';
 import { isUuid } from '../../common/object-id.ts';
 import { peek } from '../calls/recordings/peek.ts';
-import { parseRange } from '../calls/recordings/range.ts';
-import { RecordingTooLarge, recordingKey, type ByteRange, type RecordingStore } from '../calls/recordings/store.ts';
-import { UnsatisfiableRange } from '../calls/recordings/service.ts';
+import { openRange, type RangedFile } from '../calls/recordings/range.ts';
+import { RecordingTooLarge, recordingKey, type RecordingStore } from '../calls/recordings/store.ts';
 import { acceptedType, ACCEPTED_MEDIA_TYPES, bytesAre, SNIFF_BYTES } from './media-type.ts';
 import * as repository from './repository.ts';
 import type { MediaRow } from './types.ts';
-
-export { UnsatisfiableRange };
 
 export interface MediaOptions {
   /** Largest upload through POST /media (one part of an outgoing MMS). */
@@ -28,11 +25,8 @@ export interface MediaOptions {
   retentionDays: number | undefined;
 }
 
-export interface MediaDownload {
+export interface MediaDownload extends RangedFile {
   media: MediaRow;
-  size: number;
-  stream: Readable;
-  range?: ByteRange;
 }
 
 /** Media removed per retention statement: a long-unrun job catches up in bounded steps. */
@@ -103,16 +97,12 @@ export class MediaService {
   async open(accountId: string, mediaId: string, rangeHeader: string | undefined): Promise<MediaDownload> {
     const media = isUuid(mediaId) ? await repository.findMedia(this.db, accountId, mediaId.toLowerCase()) : undefined;
     if (!media) throw new AppError('media_not_found');
-    const size = Number(media.size_bytes);
-    const wanted = parseRange(rangeHeader, size);
-    if (wanted.kind === 'unsatisfiable') throw new UnsatisfiableRange(size);
-    const range = wanted.kind === 'range' ? wanted.range : undefined;
-    const opened = await this.store.open(media.storage_key, range);
-    if (!opened) {
+    const file = await openRange(this.store, media.storage_key, Number(media.size_bytes), rangeHeader);
+    if (!file) {
       this.logger.error({ mediaId }, 'media file missing from the store');
       throw new AppError('media_not_found');
     }
-    return { media, size, stream: opened.stream, ...(range ? { range } : {}) };
+    return { media, ...file };
   }
 
   /** The account's media of these ids, in no order; ids that are not the account's are left out. */

@@ -1,9 +1,10 @@
 // Extended API v1: media uploads and downloads, sending MMS, and the MMS phones received.
 import { defineRoute } from '../../http/route.ts';
+import { readOneRoute } from '../../http/resource-routes.ts';
 import { decodeCursor, page } from '../../http/pagination.ts';
 import { AppError } from '../../common/errors.ts';
 import type { MessageService } from '../messages/service.ts';
-import { idempotencyKey, withReplayHeader } from '../messages/routes.ts';
+import { idempotencyKey, withReplayHeader } from '../../http/idempotent-request.ts';
 import { createMms, type CreateMmsParts } from '../../use-cases/create-mms.ts';
 import { ACCEPTED_MEDIA_TYPES } from './media-type.ts';
 import type { MediaService } from './media-service.ts';
@@ -20,7 +21,8 @@ import {
   MmsView,
 } from './schema.ts';
 import { MAX_PARTS } from './service.ts';
-import { receiveUpload, serveMedia } from './uploads.ts';
+import { receiveUpload } from '../../http/streamed-upload.ts';
+import { serveMedia } from './media-download.ts';
 
 export type MmsRouteParts = CreateMmsParts & { media: MediaService; messages: MessageService };
 
@@ -142,19 +144,16 @@ export function mmsRoutes(parts: MmsRouteParts) {
         return { status: 200, body: { data: kept.map(presentIncomingMms), next_cursor: nextCursor } };
       },
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/mms/incoming/:id',
       operationId: 'getIncomingMms',
       summary: 'Get a received MMS with its parts',
       tag: 'MMS',
       permission: 'sms:read',
       params: MmsIdParams,
-      responses: { 200: { description: 'the received MMS', schema: IncomingMmsView } },
+      answer: { description: 'the received MMS', schema: IncomingMmsView },
       errors: ['invalid_id', 'mms_not_found'],
-      async handle({ auth, params }) {
-        return { status: 200, body: presentIncomingMms(await mms.incoming(auth.accountId, params.id)) };
-      },
+      read: async ({ auth, params }) => presentIncomingMms(await mms.incoming(auth.accountId, params.id)),
     }),
     defineRoute({
       method: 'get',

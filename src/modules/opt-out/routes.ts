@@ -1,7 +1,7 @@
 // Extended API v1: the account's suppression list (numbers that opted out) and its opt-out settings.
 import { Readable } from 'node:stream';
 import { defineRoute } from '../../http/route.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { deleteOneRoute, listPageRoute, readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
 import { phonesOfCsv, presentSuppression, SUPPRESSION_CSV_HEADER, suppressionCsvLine } from './presenter.ts';
 import {
   AddSuppressionBody,
@@ -21,8 +21,7 @@ const TAG = 'Opt-out';
 
 export function optOutRoutes(optOut: OptOutService) {
   return [
-    defineRoute({
-      method: 'get',
+    listPageRoute({
       path: '/suppressions',
       operationId: 'listSuppressions',
       summary: 'List the numbers the account may not send to, newest first',
@@ -30,12 +29,9 @@ export function optOutRoutes(optOut: OptOutService) {
       tag: TAG,
       permission: 'suppressions:read',
       query: SuppressionListQuery,
-      responses: { 200: { description: 'a page of suppressed numbers', schema: SuppressionList } },
-      async handle({ auth, query }) {
-        const rows = await optOut.list(auth.accountId, query.limit, decodeCursor(query.cursor), query.phone || undefined);
-        const { rows: kept, nextCursor } = page(rows, query.limit);
-        return { status: 200, body: { data: kept.map(presentSuppression), next_cursor: nextCursor } };
-      },
+      answer: { description: 'a page of suppressed numbers', schema: SuppressionList },
+      list: ({ auth, query }, cursor) => optOut.list(auth.accountId, query.limit, cursor, query.phone || undefined),
+      present: presentSuppression,
     }),
     defineRoute({
       method: 'post',
@@ -56,8 +52,7 @@ export function optOutRoutes(optOut: OptOutService) {
         return { status: created ? 201 : 200, body: presentSuppression(row) };
       },
     }),
-    defineRoute({
-      method: 'delete',
+    deleteOneRoute({
       path: '/suppressions/:phone',
       operationId: 'removeSuppression',
       summary: 'Take a number off the suppression list',
@@ -65,12 +60,9 @@ export function optOutRoutes(optOut: OptOutService) {
       tag: TAG,
       permission: 'suppressions:write',
       params: SuppressionPhoneParams,
-      responses: { 204: { description: 'removed' } },
+      done: 'removed',
       errors: ['invalid_phone', 'suppression_not_found'],
-      async handle({ auth, params }) {
-        await optOut.remove(auth.accountId, params.phone);
-        return { status: 204 };
-      },
+      remove: ({ auth, params }) => optOut.remove(auth.accountId, params.phone),
     }),
     defineRoute({
       method: 'post',
@@ -113,30 +105,24 @@ export function optOutRoutes(optOut: OptOutService) {
         };
       },
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/account/opt-out',
       operationId: 'getOptOutSettings',
       summary: 'The account\'s opt-out settings',
       tag: TAG,
       permission: 'suppressions:read',
-      responses: { 200: { description: 'the settings', schema: OptOutSettingsView } },
-      async handle({ auth }) {
-        return { status: 200, body: await optOut.settings(auth.accountId) };
-      },
+      answer: { description: 'the settings', schema: OptOutSettingsView },
+      read: ({ auth }) => optOut.settings(auth.accountId),
     }),
-    defineRoute({
-      method: 'patch',
+    updateOneRoute({
       path: '/account/opt-out',
       operationId: 'updateOptOutSettings',
       summary: 'Change the account\'s opt-out settings; fields not sent stay as they are',
       tag: TAG,
       permission: 'suppressions:write',
       body: OptOutSettingsPatch,
-      responses: { 200: { description: 'the settings now', schema: OptOutSettingsView } },
-      async handle({ auth, body }) {
-        return { status: 200, body: await optOut.updateSettings(auth.accountId, body) };
-      },
+      answer: { description: 'the settings now', schema: OptOutSettingsView },
+      update: ({ auth, body }) => optOut.updateSettings(auth.accountId, body),
     }),
   ];
 }

@@ -1,6 +1,7 @@
 // Extended API v1: the account's retention setting, and an export of everything its messages hold.
 import { Readable } from 'node:stream';
 import { defineRoute } from '../../http/route.ts';
+import { readOneRoute } from '../../http/resource-routes.ts';
 import { exportCsv, exportJson, type ExportParts } from '../../use-cases/export-account.ts';
 import { presentRetention } from './presenter.ts';
 import { ExportDocument, ExportQuery, RetentionBody, RetentionView } from './schema.ts';
@@ -9,17 +10,14 @@ const TAG = 'Retention and export';
 
 export function retentionRoutes(parts: ExportParts) {
   return [
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/account/retention',
       operationId: 'getRetention',
       summary: 'How long the account keeps message text, and whether numbers are then hashed',
       tag: TAG,
       permission: 'sms:read',
-      responses: { 200: { description: 'the setting', schema: RetentionView } },
-      async handle({ auth }) {
-        return { status: 200, body: presentRetention(await parts.retention.get(auth.accountId)) };
-      },
+      answer: { description: 'the setting', schema: RetentionView },
+      read: async ({ auth }) => presentRetention(await parts.retention.get(auth.accountId)),
     }),
     defineRoute({
       method: 'put',

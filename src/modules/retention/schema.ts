@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { MAIL_TEXT_SOURCES } from '../mail/types.ts';
 
 export const RetentionView = Type.Object(
   {
@@ -28,8 +29,8 @@ export const ExportQuery = Type.Object(
 
 const ExportRecord = Type.Object(
   {
-    record: Type.Union(['sms', 'incoming', 'conversation', 'contact', 'group', 'template'].map((kind) => Type.Literal(kind))),
-    id: Type.String({ format: 'uuid' }),
+    record: Type.Union(['sms', 'incoming', 'conversation', 'contact', 'group', 'template', 'mail_sender'].map((kind) => Type.Literal(kind))),
+    id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'null for a mail sender: one per number, its phone names it' }),
     name: Type.Union([Type.String(), Type.Null()], { description: 'a contact\'s, group\'s or template\'s; null for an SMS, a received SMS and a conversation' }),
     phone: Type.String(),
     message: Type.String({ description: 'a sent or received SMS\'s text, empty once redacted; a template\'s text; empty for a conversation, contact or group' }),
@@ -45,13 +46,16 @@ const ExportRecord = Type.Object(
         'arrived on (null when the phone did not report one); null for a conversation, contact, group or template',
     }),
     unread_count: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'a conversation\'s; null for every other record' }),
-    created_at: Type.String({ format: 'date-time' }),
+    created_at: Type.String({ format: 'date-time', description: 'for a mail sender: when it last sent an SMS to the number by email' }),
     redacted_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'when the account\'s retention removed a sent or received SMS\'s text; null until it has, and for every other record',
     }),
     tags: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'a contact\'s; null for every other record' }),
     fields: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'a contact\'s; null for every other record' }),
     members: Type.Union([Type.Array(Type.String({ format: 'uuid' })), Type.Null()], { description: 'a group\'s contact ids; null for every other record' }),
+    email: Type.Union([Type.String(), Type.Null()], {
+      description: 'a mail sender\'s address: who last sent an SMS to the number by email (SMTP), where replies go; null for every other record',
+    }),
   },
   { additionalProperties: false },
 );
@@ -66,7 +70,11 @@ export const ExportDocument = Type.Object(
       }),
       hash_recipients: Type.Boolean(),
     }),
-    records: Type.Array(ExportRecord, { description: 'sent SMS oldest first, then received SMS oldest first, then conversations, contacts, groups and templates' }),
+    mail: Type.Object({
+      text: Type.Union(MAIL_TEXT_SOURCES.map((source) => Type.Literal(source)), { description: 'as GET /account/mail: what of a mail sent over SMTP becomes the SMS text' }),
+      chosen: Type.Boolean({ description: 'false: the account follows the gateway\'s SMTP_TEXT' }),
+    }),
+    records: Type.Array(ExportRecord, { description: 'sent SMS oldest first, then received SMS oldest first, then conversations, contacts, groups, templates and mail senders' }),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,7 @@
 // Extended API v1: SMPP credentials, managed by a key holding keys:manage (they are keys of
 // another kind). The password is answered once, at creation; lists never show it.
 import { defineRoute } from '../../http/route.ts';
+import { listAllRoute } from '../../http/resource-routes.ts';
 import { presentCredential } from './presenter.ts';
 import { CreateCredentialBody, CredentialIdParams, CredentialList, CredentialView, CredentialWithPassword } from './schema.ts';
 import type { SmppService } from './service.ts';
@@ -32,17 +33,15 @@ export function smppRoutes(smpp: SmppService) {
         return { status: 201, body: { ...presentCredential(credential), password } };
       },
     }),
-    defineRoute({
-      method: 'get',
+    listAllRoute({
       path: '/smpp/credentials',
       operationId: 'listSmppCredentials',
       summary: 'List the account\'s SMPP credentials, newest first, revoked ones included (never a password)',
       tag: TAG,
       permission: 'keys:manage',
-      responses: { 200: { description: 'the credentials', schema: CredentialList } },
-      async handle({ auth }) {
-        return { status: 200, body: { data: (await smpp.list(auth.accountId)).map(presentCredential) } };
-      },
+      answer: { description: 'the credentials', schema: CredentialList },
+      list: ({ auth }) => smpp.list(auth.accountId),
+      present: presentCredential,
     }),
     defineRoute({
       method: 'delete',

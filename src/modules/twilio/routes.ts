@@ -1,6 +1,7 @@
 // Extended API v1: Twilio credentials, managed by a key holding keys:manage (they are keys too).
 // The auth token is answered once, at creation and at rotation; lists never show it.
 import { defineRoute } from '../../http/route.ts';
+import { deleteOneRoute, listAllRoute } from '../../http/resource-routes.ts';
 import { presentCredential } from './presenter.ts';
 import { CreateCredentialBody, CredentialList, CredentialParams, CredentialView, CredentialWithToken } from './schema.ts';
 import type { TwilioService } from './service.ts';
@@ -25,17 +26,15 @@ export function twilioCredentialRoutes(twilio: TwilioService) {
         return { status: 201, body: { ...presentCredential(credential), auth_token: authToken } };
       },
     }),
-    defineRoute({
-      method: 'get',
+    listAllRoute({
       path: '/twilio/credentials',
       operationId: 'listTwilioCredentials',
       summary: 'List the account\'s Twilio credentials, newest first (never their tokens)',
       tag: TAG,
       permission: 'keys:manage',
-      responses: { 200: { description: 'the credentials', schema: CredentialList } },
-      async handle({ auth }) {
-        return { status: 200, body: { data: (await twilio.list(auth.accountId)).map(presentCredential) } };
-      },
+      answer: { description: 'the credentials', schema: CredentialList },
+      list: ({ auth }) => twilio.list(auth.accountId),
+      present: presentCredential,
     }),
     defineRoute({
       method: 'post',
@@ -52,20 +51,15 @@ export function twilioCredentialRoutes(twilio: TwilioService) {
         return { status: 200, body: { ...presentCredential(credential), auth_token: authToken } };
       },
     }),
-    defineRoute({
-      method: 'delete',
+    deleteOneRoute({
       path: '/twilio/credentials/:sid',
       operationId: 'deleteTwilioCredential',
       summary: 'Delete a Twilio credential and its callbacks',
       tag: TAG,
       permission: 'keys:manage',
       params: CredentialParams,
-      responses: { 204: { description: 'deleted' } },
       errors: ['twilio_credential_not_found'],
-      async handle({ auth, params }) {
-        await twilio.delete(auth.accountId, params.sid);
-        return { status: 204 };
-      },
+      remove: ({ auth, params }) => twilio.delete(auth.accountId, params.sid),
     }),
   ];
 }

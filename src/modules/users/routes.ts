@@ -3,6 +3,7 @@
 // with the CLI: an account keeps an enabled owner, nobody disables or removes themself, and a
 // caller makes nobody more powerful than itself. A one-time password is answered once.
 import { defineRoute } from '../../http/route.ts';
+import { deleteOneRoute, listAllRoute, updateOneRoute } from '../../http/resource-routes.ts';
 import type { RequestAuth } from '../../http/middleware/authenticate.ts';
 import { presentUser } from './presenter.ts';
 import { CreateUserBody, NewPassword, UpdateUserBody, UserIdParams, UserList, UserView, UserWithPassword } from './schema.ts';
@@ -12,18 +13,15 @@ const TAG = 'Users';
 
 export function userRoutes(users: UserService) {
   return [
-    defineRoute({
-      method: 'get',
+    listAllRoute({
       path: '/users',
       operationId: 'listUsers',
       summary: 'List the account\'s users, oldest first',
       tag: TAG,
       permission: 'users:manage',
-      responses: { 200: { description: 'every user of the account (an account has few)', schema: UserList } },
-      async handle({ auth }) {
-        const rows = await users.list(auth.accountId);
-        return { status: 200, body: { data: rows.map(presentUser) } };
-      },
+      answer: { description: 'every user of the account (an account has few)', schema: UserList },
+      list: ({ auth }) => users.list(auth.accountId),
+      present: presentUser,
     }),
     defineRoute({
       method: 'post',
@@ -46,8 +44,7 @@ export function userRoutes(users: UserService) {
         return { status: 201, body: { ...presentUser(user), ...(oneTimePassword ? { one_time_password: oneTimePassword } : {}) } };
       },
     }),
-    defineRoute({
-      method: 'patch',
+    updateOneRoute({
       path: '/users/:id',
       operationId: 'updateUser',
       summary: 'Change a user\'s role, or disable or enable them',
@@ -58,11 +55,9 @@ export function userRoutes(users: UserService) {
       permission: 'users:manage',
       params: UserIdParams,
       body: UpdateUserBody,
-      responses: { 200: { description: 'the user as changed', schema: UserView } },
+      answer: { description: 'the user as changed', schema: UserView },
       errors: ['invalid_id', 'user_not_found', 'last_owner', 'cannot_change_self'],
-      async handle({ auth, params, body }) {
-        return { status: 200, body: presentUser(await users.update(auth.accountId, params.id, body, actorOf(auth))) };
-      },
+      update: async ({ auth, params, body }) => presentUser(await users.update(auth.accountId, params.id, body, actorOf(auth))),
     }),
     defineRoute({
       method: 'post',
@@ -79,8 +74,7 @@ export function userRoutes(users: UserService) {
         return { status: 200, body: { user: presentUser(user), one_time_password: oneTimePassword! } };
       },
     }),
-    defineRoute({
-      method: 'delete',
+    deleteOneRoute({
       path: '/users/:id',
       operationId: 'deleteUser',
       summary: 'Remove a user and end their sessions',
@@ -88,12 +82,9 @@ export function userRoutes(users: UserService) {
       tag: TAG,
       permission: 'users:manage',
       params: UserIdParams,
-      responses: { 204: { description: 'removed' } },
+      done: 'removed',
       errors: ['invalid_id', 'user_not_found', 'last_owner', 'cannot_change_self'],
-      async handle({ auth, params }) {
-        await users.remove(auth.accountId, params.id, actorOf(auth));
-        return { status: 204 };
-      },
+      remove: ({ auth, params }) => users.remove(auth.accountId, params.id, actorOf(auth)),
     }),
   ];
 }

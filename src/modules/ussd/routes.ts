@@ -2,7 +2,7 @@
 // sms:send, as sending an SMS does (both cost the SIM's owner and speak for them); reading needs
 // sms:read.
 import { defineRoute } from '../../http/route.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { listPageRoute, readOneRoute } from '../../http/resource-routes.ts';
 import { presentUssd } from './presenter.ts';
 import { UssdIdParams, UssdList, UssdListQuery, UssdReplyBody, UssdStartBody, UssdView } from './schema.ts';
 import { DeviceIdParams } from '../devices/schema.ts';
@@ -33,8 +33,7 @@ export function ussdRoutes(ussd: UssdService) {
         return { status: 202, body: presentUssd(row) };
       },
     }),
-    defineRoute({
-      method: 'get',
+    listPageRoute({
       path: '/devices/:id/ussd',
       operationId: 'listDeviceUssd',
       summary: 'List a phone\'s USSD sessions, newest first',
@@ -42,27 +41,21 @@ export function ussdRoutes(ussd: UssdService) {
       permission: 'sms:read',
       params: DeviceIdParams,
       query: UssdListQuery,
-      responses: { 200: { description: 'a page of sessions', schema: UssdList } },
+      answer: { description: 'a page of sessions', schema: UssdList },
       errors: ['invalid_id', 'device_not_found'],
-      async handle({ auth, params, query }) {
-        const rows = await ussd.listForDevice(auth.accountId, params.id, query.limit, decodeCursor(query.cursor));
-        const { rows: kept, nextCursor } = page(rows, query.limit);
-        return { status: 200, body: { data: kept.map(presentUssd), next_cursor: nextCursor } };
-      },
+      list: ({ auth, params, query }, cursor) => ussd.listForDevice(auth.accountId, params.id, query.limit, cursor),
+      present: presentUssd,
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/ussd/:id',
       operationId: 'getUssd',
       summary: 'Read a USSD session: its status, the network\'s text, what was said',
       tag: TAG,
       permission: 'sms:read',
       params: UssdIdParams,
-      responses: { 200: { description: 'the session', schema: UssdView } },
+      answer: { description: 'the session', schema: UssdView },
       errors: ['invalid_id', 'ussd_not_found'],
-      async handle({ auth, params }) {
-        return { status: 200, body: presentUssd(await ussd.get(auth.accountId, params.id)) };
-      },
+      read: async ({ auth, params }) => presentUssd(await ussd.get(auth.accountId, params.id)),
     }),
     defineRoute({
       method: 'post',

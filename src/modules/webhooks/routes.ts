@@ -1,6 +1,6 @@
 // Extended API v1: webhooks (the management API and event model are ours, see README).
 import { defineRoute } from '../../http/route.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { deleteOneRoute, listPageRoute, readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
 import { presentDelivery, presentWebhook } from './presenter.ts';
 import {
   CreateWebhookBody,
@@ -36,36 +36,29 @@ export function webhookRoutes(webhooks: WebhookService) {
         return { status: 201, body: { webhook: presentWebhook(webhook), secret } };
       },
     }),
-    defineRoute({
-      method: 'get',
+    listPageRoute({
       path: '/webhooks',
       operationId: 'listWebhooks',
       summary: 'List webhooks, newest first',
       tag: TAG,
       permission: 'webhooks:read',
       query: WebhookListQuery,
-      responses: { 200: { description: 'a page of webhooks', schema: WebhookList } },
-      async handle({ auth, query }) {
-        const { rows, nextCursor } = page(await webhooks.list(auth.accountId, query.limit, decodeCursor(query.cursor)), query.limit);
-        return { status: 200, body: { data: rows.map(presentWebhook), next_cursor: nextCursor } };
-      },
+      answer: { description: 'a page of webhooks', schema: WebhookList },
+      list: ({ auth, query }, cursor) => webhooks.list(auth.accountId, query.limit, cursor),
+      present: presentWebhook,
     }),
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/webhooks/:id',
       operationId: 'getWebhook',
       summary: 'Read one webhook',
       tag: TAG,
       permission: 'webhooks:read',
       params: WebhookIdParams,
-      responses: { 200: { description: 'the webhook', schema: WebhookView } },
+      answer: { description: 'the webhook', schema: WebhookView },
       errors: ['invalid_id', 'webhook_not_found'],
-      async handle({ auth, params }) {
-        return { status: 200, body: presentWebhook(await webhooks.get(auth.accountId, params.id)) };
-      },
+      read: async ({ auth, params }) => presentWebhook(await webhooks.get(auth.accountId, params.id)),
     }),
-    defineRoute({
-      method: 'patch',
+    updateOneRoute({
       path: '/webhooks/:id',
       operationId: 'updateWebhook',
       summary: 'Change a webhook (url, events, enabled, description)',
@@ -73,26 +66,19 @@ export function webhookRoutes(webhooks: WebhookService) {
       permission: 'webhooks:write',
       params: WebhookIdParams,
       body: UpdateWebhookBody,
-      responses: { 200: { description: 'the webhook after the change', schema: WebhookView } },
+      answer: { description: 'the webhook after the change', schema: WebhookView },
       errors: ['invalid_id', 'webhook_not_found', 'invalid_webhook_url'],
-      async handle({ auth, params, body }) {
-        return { status: 200, body: presentWebhook(await webhooks.update(auth.accountId, params.id, body)) };
-      },
+      update: async ({ auth, params, body }) => presentWebhook(await webhooks.update(auth.accountId, params.id, body)),
     }),
-    defineRoute({
-      method: 'delete',
+    deleteOneRoute({
       path: '/webhooks/:id',
       operationId: 'deleteWebhook',
       summary: 'Delete a webhook and its delivery log',
       tag: TAG,
       permission: 'webhooks:write',
       params: WebhookIdParams,
-      responses: { 204: { description: 'deleted' } },
       errors: ['invalid_id', 'webhook_not_found'],
-      async handle({ auth, params }) {
-        await webhooks.delete(auth.accountId, params.id);
-        return { status: 204 };
-      },
+      remove: ({ auth, params }) => webhooks.delete(auth.accountId, params.id),
     }),
     defineRoute({
       method: 'post',
@@ -109,8 +95,7 @@ export function webhookRoutes(webhooks: WebhookService) {
         return { status: 200, body: { webhook: presentWebhook(webhook), secret } };
       },
     }),
-    defineRoute({
-      method: 'get',
+    listPageRoute({
       path: '/webhooks/:id/deliveries',
       operationId: 'listWebhookDeliveries',
       summary: 'The delivery log of a webhook, newest first',
@@ -118,13 +103,10 @@ export function webhookRoutes(webhooks: WebhookService) {
       permission: 'webhooks:read',
       params: WebhookIdParams,
       query: WebhookListQuery,
-      responses: { 200: { description: 'a page of deliveries', schema: DeliveryList } },
+      answer: { description: 'a page of deliveries', schema: DeliveryList },
       errors: ['invalid_id', 'webhook_not_found'],
-      async handle({ auth, params, query }) {
-        const rows = await webhooks.deliveries(auth.accountId, params.id, query.limit, decodeCursor(query.cursor));
-        const { rows: kept, nextCursor } = page(rows, query.limit);
-        return { status: 200, body: { data: kept.map((row) => presentDelivery(row, auth.permissions)), next_cursor: nextCursor } };
-      },
+      list: ({ auth, params, query }, cursor) => webhooks.deliveries(auth.accountId, params.id, query.limit, cursor),
+      present: (row, auth) => presentDelivery(row, auth.permissions),
     }),
     defineRoute({
       method: 'post',

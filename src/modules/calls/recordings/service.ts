@@ -14,8 +14,8 @@ import * as calls from '../repository.ts';
 import { detectAudioType, SNIFF_BYTES, wavDurationSeconds } from './audio-type.ts';
 import { peek } from './peek.ts';
 import { deleteRecordingsOlderThan, lockCall } from './repository.ts';
-import { RecordingTooLarge, recordingKey, type ByteRange, type RecordingStore } from './store.ts';
-import { parseRange } from './range.ts';
+import { RecordingTooLarge, recordingKey, type RecordingStore } from './store.ts';
+import { openRange, type RangedFile } from './range.ts';
 
 export interface UploadResult {
   call: calls.CallRow;
@@ -24,19 +24,8 @@ export interface UploadResult {
   created: boolean;
 }
 
-export interface Download {
+export interface Download extends RangedFile {
   recording: calls.RecordingRow;
-  size: number;
-  stream: Readable;
-  /** Absent: the whole recording. */
-  range?: ByteRange;
-}
-
-/** 416: the Range starts past the recording's end; the answer names the size (Content-Range: bytes *\/size). */
-export class UnsatisfiableRange extends AppError {
-  constructor(readonly size: number) {
-    super('range_not_satisfiable');
-  }
 }
 
 /** Recordings removed per retention statement: a long-unrun job catches up in bounded steps. */
@@ -111,17 +100,13 @@ export class RecordingService {
     if (!call) throw new AppError('call_not_found');
     const recording = await calls.findRecording(this.db, callId);
     if (!recording) throw new AppError('recording_not_found');
-    const size = Number(recording.size_bytes);
-    const wanted = parseRange(rangeHeader, size);
-    if (wanted.kind === 'unsatisfiable') throw new UnsatisfiableRange(size);
-    const range = wanted.kind === 'range' ? wanted.range : undefined;
-    const opened = await this.store.open(recording.storage_key, range);
-    if (!opened) {
+    const file = await openRange(this.store, recording.storage_key, Number(recording.size_bytes), rangeHeader);
+    if (!file) {
       // The row says there is a file and there is none: an operator's matter, not the client's.
       this.logger.error({ callId }, 'call recording file missing from the store');
       throw new AppError('recording_not_found');
     }
-    return { recording, size, stream: opened.stream, ...(range ? { range } : {}) };
+    return { recording, ...file };
   }
 
   /** A deleted call's recording file (heard as "call.deleted"). */
