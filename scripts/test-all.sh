@@ -24,10 +24,13 @@ postgres=$!
 # hostile HTTP clients (hostile) and the command line's help hold nothing of the database either.
 # Nor do the unit tests (unit), the SDKs and the MCP server (sdk, mcp: clients of the API), and the
 # clients we did not write (Kannel and Net::SMPP for SMPP, swaks for SMTP), which speak protocols
-# whose storage the suites of those protocols cover on both databases.
+# whose storage the suites of those protocols cover on both databases. The command line on the
+# embedded database is covered by its own suites (cli); the webhooks, SMPP and Twilio commands go
+# through the same opening of the database, and each start of a process on PGlite costs seconds.
 same_in_both=(test/cluster test/multinode test/deploy test/panel test/agent test/tls test/hostile test/unit test/sdk test/mcp
   test/cli/help.test.ts test/lifecycle/compiled.test.ts test/lifecycle/serve.test.ts test/lifecycle/demo.test.ts test/lifecycle/shutdown-drain.test.ts
-  test/smpp/kannel.test.ts test/smpp/perl-esme.test.ts test/mail/swaks.test.ts)
+  test/smpp/kannel.test.ts test/smpp/perl-esme.test.ts test/mail/swaks.test.ts
+  test/webhooks/cli.test.ts test/smpp/cli.test.ts test/twilio/cli.test.ts)
 ignored=()
 for path in "${same_in_both[@]}"; do
   if [ -d "$path" ]; then ignored+=(--ignore "$path/**"); else ignored+=(--ignore "$path"); fi
