@@ -1,5 +1,5 @@
 // Extended API v1: the account's email-to-SMS settings (what of a mail becomes the SMS text).
-import { defineRoute } from '../../http/route.ts';
+import { readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
 import { MailSettingsPatch, MailSettingsView } from './schema.ts';
 import type { MailService } from './service.ts';
 import type { MailSettings } from './types.ts';
@@ -8,21 +8,17 @@ const TAG = 'Email to SMS';
 
 export function mailRoutes(mail: MailService) {
   return [
-    defineRoute({
-      method: 'get',
+    readOneRoute({
       path: '/account/mail',
       operationId: 'getMailSettings',
       summary: 'What of a mail the account sends over SMTP becomes the SMS text',
       description: 'The account\'s own choice, or the gateway\'s SMTP_TEXT while it has made none (chosen: false). docs/email.md.',
       tag: TAG,
       permission: 'sms:read',
-      responses: { 200: { description: 'the settings', schema: MailSettingsView } },
-      async handle({ auth }) {
-        return { status: 200, body: present(await mail.settings(auth.accountId)) };
-      },
+      answer: { description: 'the settings', schema: MailSettingsView },
+      read: async ({ auth }) => present(await mail.settings(auth.accountId)),
     }),
-    defineRoute({
-      method: 'patch',
+    updateOneRoute({
       path: '/account/mail',
       operationId: 'updateMailSettings',
       summary: 'Choose what of the account\'s mail becomes the SMS text: subject, body or both (null: the gateway\'s SMTP_TEXT)',
@@ -30,11 +26,9 @@ export function mailRoutes(mail: MailService) {
       tag: TAG,
       permission: 'sms:send',
       body: MailSettingsPatch,
-      responses: { 200: { description: 'the settings now', schema: MailSettingsView } },
+      answer: { description: 'the settings now', schema: MailSettingsView },
       errors: ['validation_failed'],
-      async handle({ auth, body }) {
-        return { status: 200, body: present(await mail.setText(auth.accountId, body.text)) };
-      },
+      update: async ({ auth, body }) => present(await mail.setText(auth.accountId, body.text)),
     }),
   ];
 }
