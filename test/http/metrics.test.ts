@@ -8,6 +8,8 @@ import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import type { AttemptResult } from '../../src/modules/webhooks/repository.ts';
 import { REPO_ROOT } from '../support/cli.ts';
+import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
+import { testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';
 import { Receiver } from '../support/receiver.ts';
 import { TaskPhone, UNPACED } from '../support/task-phone.ts';
@@ -99,10 +101,14 @@ describe('GET /metrics', function () {
   let inFlight: Page;
   let last: Page;
   let smsId: string;
+  let database: EmptyDatabase | undefined;
 
   before(async function () {
     this.timeout(60_000);
-    gateway = await startGateway({ webhooks: webhookConfig() });
+    // The queue gauges count every account's SMS: on the suite's shared PostgreSQL database, what
+    // earlier test files left waiting could expire between two scrapes. This one is the test's own.
+    if (testDatabaseUrl()) database = await emptyDatabase(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'metrics');
+    gateway = await startGateway({ webhooks: webhookConfig(), ...(database ? { databaseUrl: database.url } : {}) });
     receiver = new Receiver();
     await receiver.start();
     tenant = await createTenant(gateway);
@@ -142,6 +148,7 @@ describe('GET /metrics', function () {
     await phone?.stop();
     await receiver?.stop?.();
     await gateway?.stop();
+    await database?.drop();
   });
 
   it('then it answers in the Prometheus text format, version 0.0.4', () => {
