@@ -78,6 +78,23 @@ describe('delivery: retrying failed sends', () => {
     return receiver.received.map((request) => request.json.data.sms).filter((sms: { id: string }) => sms.id === id);
   }
 
+  describe('when the device holding an SMS it is sending is deleted', () => {
+    it('then the SMS ends, and so does its attempt: failed, with the reason, at the moment of the deletion', async () => {
+      const holder = await phone([0]);
+      const id = await send();
+      await holder.until(1);
+      await holder.report(id, 'processing');
+      expect((await attempts(id))[0]).to.include({ result: 'sending', ended_at: null });
+
+      expect((await fx.tenant.api.delete(`/devices/${holder.id}`)).status).to.equal(204);
+      expect(await status(id)).to.equal('failed_send');
+      const [attempt, ...more] = await attempts(id);
+      expect(more, 'no new attempt').to.deep.equal([]);
+      expect(attempt).to.include({ attempt: 1, device_id: holder.id, result: 'failed', error: 'device_deleted', retried: false });
+      expect(attempt.ended_at).to.equal(new Date(clock.now()).toISOString());
+    });
+  });
+
   describe('when a phone fails a pool SMS with a retryable error and has no other SIM', () => {
     it('then the SMS stays pending, goes to another phone after the backoff, is sent there, and the attempts and webhooks tell the story', async () => {
       const first = await phone([0]);

@@ -46,6 +46,15 @@ export interface AttemptRow {
 }
 
 /**
+ * Ends, as failed with `reason`, the attempt still sending of each of these SMS: the gateway ended
+ * them itself while a phone held them (their device was deleted), so no report will end it.
+ */
+export async function endOpenAttempts(db: Executor, smsIds: string[], at: Date, reason: string): Promise<void> {
+  if (smsIds.length === 0) return;
+  await db('sms_attempts').whereIn('sms_id', smsIds).andWhere({ result: 'sending' }).update({ result: 'failed', ended_at: at, error: reason });
+}
+
+/**
  * Opens, updates and ends attempts, in one statement: a row is made at the first report of its
  * attempt, and later reports fill in what they add (the SIM, the end, the error).
  */

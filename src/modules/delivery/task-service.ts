@@ -24,7 +24,7 @@ import {
   type SmsReplacement,
 } from './repository.ts';
 import { pausedSims, resumeSims } from './sim-breaker.ts';
-import { attemptsOf, type AttemptRow } from './attempts.ts';
+import { attemptsOf, endOpenAttempts, type AttemptRow } from './attempts.ts';
 
 export class TaskService {
   constructor(
@@ -55,6 +55,7 @@ export class TaskService {
     const now = this.clock.now();
     const { failed } = await releaseUnacknowledged(trx, deviceId, { named: 'fail', reason: 'device_deleted', now });
     const ended = await endTakenByDeletedDevice(trx, deviceId, now);
+    await endOpenAttempts(trx, ended.map((change) => change.sms.id), new Date(now), 'device_deleted');
     await this.events.written(trx, 'sms.status_changed', [...failed, ...ended]);
   }
 
