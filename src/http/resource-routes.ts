@@ -4,6 +4,7 @@
 // errors, as with defineRoute, so validation and the OpenAPI document see it as before; a route
 // says only which service call makes its answer.
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { ErrorCode } from '../common/errors.ts';
 import type { RequestAuth } from './middleware/authenticate.ts';
 import { decodeCursor, page, type Cursor } from './pagination.ts';
 import { defineRoute, type RouteDefinition, type RouteInput, type RouteResponse } from './route.ts';
@@ -115,7 +116,7 @@ export function listPageRoute<Q extends PagedQuery, Row extends { created_at: Da
 
 /** GET every one of the account's resources of a kind, few enough to need no pages: 200 with { data }. */
 export function listAllRoute<Row>(
-  route: Heading & { answer: RouteResponse; list(input: RouteInput<undefined, undefined, undefined>): Promise<Row[]>; present(row: Row): unknown },
+  route: Heading & { answer: RouteResponse; list(input: RouteInput<undefined, undefined, undefined>): Promise<Row[]>; present(row: Row, auth: RequestAuth): unknown },
 ): RouteDefinition {
   const { answer, list, present, ...rest } = route;
   return defineRoute({
@@ -123,7 +124,100 @@ export function listAllRoute<Row>(
     ...rest,
     responses: { 200: answer },
     async handle(input) {
-      return { status: 200, body: { data: (await list(input)).map((row) => present(row)) } };
+      return { status: 200, body: { data: (await list(input)).map((row) => present(row, input.auth)) } };
     },
   });
+}
+
+type RoutePermission = RouteDefinition['permission'];
+/** What names one route: its path, operation id, summary and (optionally) a longer description. */
+type Named = Pick<RouteDefinition, 'path' | 'operationId' | 'summary' | 'description'>;
+/** A route's own errors, besides the ones its resource adds. */
+type OwnErrors = { errors?: ErrorCode[] };
+/** The answer's description where it is not the resource's own (for example "the key, with revoked_at"). */
+type OwnAnswer = { answer?: string };
+
+/**
+ * What every route of one kind of resource shares, said once: where the docs list it, who may
+ * read it and who may change it, the path parameters naming one of them with the errors when they
+ * name none, and how one is answered.
+ */
+export interface Resource<P extends TSchema, Row> {
+  tag: string;
+  /** The permission reading takes (GET); every other method takes `write`. */
+  read: RoutePermission;
+  write: RoutePermission;
+  /** The path parameters naming one of them (`/:id`). */
+  params: P;
+  /** What a request naming none of them answers: a malformed or an unknown id. */
+  missing: ErrorCode[];
+  /** One of them as answered, and how a stored row is presented. */
+  one: RouteResponse;
+  present(row: Row, auth: RequestAuth): unknown;
+}
+
+type OneInput<B, P> = RouteInput<B, undefined, P>;
+
+/**
+ * The routes of one kind of resource, each saying only what is its own: its path and names, its
+ * body or query, its errors beyond the resource's, and the one service call that answers it.
+ */
+export function resourceRoutes<P extends TSchema, Row>(resource: Resource<P, Row>) {
+  const { tag, read, write, params, missing, one, present } = resource;
+  const answered = ({ answer }: OwnAnswer): RouteResponse => (answer ? { ...one, description: answer } : one);
+  const naming = ({ errors = [] }: OwnErrors): ErrorCode[] => [...missing, ...errors.filter((code) => !missing.includes(code))];
+  return {
+    /** GET a page of them (or of rows under one of them, presented their own way). */
+    list<Q extends PagedQuery, R extends { created_at: Date; id: string } = Row & { created_at: Date; id: string }, LP extends TSchema | undefined = undefined>(
+      route: Named & OwnErrors & { params?: LP; query: Q; answer: RouteResponse; list(input: RouteInput<undefined, Q, LP>, cursor: Cursor | undefined): Promise<R[]>; present?(row: R, auth: RequestAuth): unknown },
+    ): RouteDefinition {
+      return listPageRoute<Q, R, LP>({ ...route, tag, permission: read, present: route.present ?? (present as unknown as (row: R, auth: RequestAuth) => unknown) });
+    },
+    /** GET all of them, few enough to need no pages. */
+    listAll(route: Named & { answer: RouteResponse; list(input: RouteInput<undefined, undefined, undefined>): Promise<Row[]> }): RouteDefinition {
+      return listAllRoute<Row>({ ...route, tag, permission: read, present });
+    },
+    /** POST a new one: 201 with it. */
+    create<B extends TSchema>(route: Named & OwnErrors & OwnAnswer & { body: B; create(input: OneInput<B, undefined>): Promise<Row> }): RouteDefinition {
+      const { create, answer, ...rest } = route;
+      return createOneRoute<B>({ ...rest, tag, permission: write, answer: answered({ answer }), create: async (input) => present(await create(input), input.auth) as object });
+    },
+    /** GET one: 200 with it. */
+    get(route: Named & OwnErrors & OwnAnswer & { read(input: OneInput<undefined, P>): Promise<Row> }): RouteDefinition {
+      const { read: get, answer, ...rest } = route;
+      return readOneRoute<P>({ ...rest, tag, permission: read, params, errors: naming(route), answer: answered({ answer }), read: async (input) => present(await get(input), input.auth) as object });
+    },
+    /** PATCH one: 200 with it as changed. */
+    update<B extends TSchema>(route: Named & OwnErrors & OwnAnswer & { body: B; update(input: OneInput<B, P>): Promise<Row> }): RouteDefinition {
+      const { update, answer, ...rest } = route;
+      return updateOneRoute<B, P>({ ...rest, tag, permission: write, params, errors: naming(route), answer: answered({ answer }), update: async (input) => present(await update(input), input.auth) as object });
+    },
+    /** DELETE one: 204. */
+    remove(route: Named & OwnErrors & { done?: string; remove(input: OneInput<undefined, P>): Promise<unknown> }): RouteDefinition {
+      return deleteOneRoute<P>({ ...route, tag, permission: write, params, errors: naming(route) });
+    },
+    /** Do something to one (POST, or a DELETE that keeps it, as a revocation): 200 with it after. */
+    act<B extends TSchema | undefined = undefined>(
+      route: Named & OwnErrors & OwnAnswer & { method: 'post' | 'delete'; body?: B; act(input: OneInput<B, P>): Promise<Row> },
+    ): RouteDefinition {
+      const { act, answer, ...rest } = route;
+      return defineRoute<B, undefined, P>({
+        ...rest,
+        tag,
+        permission: write,
+        params,
+        errors: naming(route),
+        responses: { 200: answered({ answer }) },
+        async handle(input) {
+          return { status: 200, body: present(await act(input as OneInput<B, P>), input.auth) };
+        },
+      });
+    },
+    /** Any other route of this resource: its tag, and the permission its method takes, filled in. */
+    route<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, RP extends TSchema | undefined = undefined>(
+      route: Omit<RouteDefinition<B, Q, RP>, 'tag' | 'permission'> & { permission?: RoutePermission },
+    ): RouteDefinition {
+      return defineRoute<B, Q, RP>({ tag, permission: route.method === 'get' ? read : write, ...route });
+    },
+  };
 }

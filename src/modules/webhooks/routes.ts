@@ -1,6 +1,5 @@
 // Extended API v1: webhooks (the management API and event model are ours, see README).
-import { defineRoute } from '../../http/route.ts';
-import { deleteOneRoute, listPageRoute, readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
+import { resourceRoutes } from '../../http/resource-routes.ts';
 import { presentDelivery, presentWebhook } from './presenter.ts';
 import {
   CreateWebhookBody,
@@ -17,17 +16,22 @@ import {
 import type { WebhookService } from './service.ts';
 import { TEST_EVENT } from './events.ts';
 
-const TAG = 'Webhooks';
-
 export function webhookRoutes(webhooks: WebhookService) {
+  const webhook = resourceRoutes({
+    tag: 'Webhooks',
+    read: 'webhooks:read',
+    write: 'webhooks:write',
+    params: WebhookIdParams,
+    missing: ['invalid_id', 'webhook_not_found'],
+    one: { description: 'the webhook', schema: WebhookView },
+    present: presentWebhook,
+  });
   return [
-    defineRoute({
+    webhook.route({
       method: 'post',
       path: '/webhooks',
       operationId: 'createWebhook',
       summary: 'Create a webhook; answers its signing secret once',
-      tag: TAG,
-      permission: 'webhooks:write',
       body: CreateWebhookBody,
       responses: { 201: { description: 'the webhook and its secret', schema: WebhookWithSecret } },
       errors: ['invalid_webhook_url'],
@@ -36,57 +40,40 @@ export function webhookRoutes(webhooks: WebhookService) {
         return { status: 201, body: { webhook: presentWebhook(webhook), secret } };
       },
     }),
-    listPageRoute({
+    webhook.list({
       path: '/webhooks',
       operationId: 'listWebhooks',
       summary: 'List webhooks, newest first',
-      tag: TAG,
-      permission: 'webhooks:read',
       query: WebhookListQuery,
       answer: { description: 'a page of webhooks', schema: WebhookList },
       list: ({ auth, query }, cursor) => webhooks.list(auth.accountId, query.limit, cursor),
-      present: presentWebhook,
     }),
-    readOneRoute({
+    webhook.get({
       path: '/webhooks/:id',
       operationId: 'getWebhook',
       summary: 'Read one webhook',
-      tag: TAG,
-      permission: 'webhooks:read',
-      params: WebhookIdParams,
-      answer: { description: 'the webhook', schema: WebhookView },
-      errors: ['invalid_id', 'webhook_not_found'],
-      read: async ({ auth, params }) => presentWebhook(await webhooks.get(auth.accountId, params.id)),
+      read: ({ auth, params }) => webhooks.get(auth.accountId, params.id),
     }),
-    updateOneRoute({
+    webhook.update({
       path: '/webhooks/:id',
       operationId: 'updateWebhook',
       summary: 'Change a webhook (url, events, enabled, description)',
-      tag: TAG,
-      permission: 'webhooks:write',
-      params: WebhookIdParams,
       body: UpdateWebhookBody,
-      answer: { description: 'the webhook after the change', schema: WebhookView },
-      errors: ['invalid_id', 'webhook_not_found', 'invalid_webhook_url'],
-      update: async ({ auth, params, body }) => presentWebhook(await webhooks.update(auth.accountId, params.id, body)),
+      answer: 'the webhook after the change',
+      errors: ['invalid_webhook_url'],
+      update: ({ auth, params, body }) => webhooks.update(auth.accountId, params.id, body),
     }),
-    deleteOneRoute({
+    webhook.remove({
       path: '/webhooks/:id',
       operationId: 'deleteWebhook',
       summary: 'Delete a webhook and its delivery log',
-      tag: TAG,
-      permission: 'webhooks:write',
-      params: WebhookIdParams,
-      errors: ['invalid_id', 'webhook_not_found'],
       remove: ({ auth, params }) => webhooks.delete(auth.accountId, params.id),
     }),
-    defineRoute({
+    webhook.route({
       method: 'post',
       path: '/webhooks/:id/rotate-secret',
       operationId: 'rotateWebhookSecret',
       summary: 'Issue a new signing secret; the old one keeps signing for 24 hours',
-      tag: TAG,
-      permission: 'webhooks:write',
       params: WebhookIdParams,
       responses: { 200: { description: 'the webhook and its new secret (shown once)', schema: WebhookWithSecret } },
       errors: ['invalid_id', 'webhook_not_found'],
@@ -95,12 +82,10 @@ export function webhookRoutes(webhooks: WebhookService) {
         return { status: 200, body: { webhook: presentWebhook(webhook), secret } };
       },
     }),
-    listPageRoute({
+    webhook.list({
       path: '/webhooks/:id/deliveries',
       operationId: 'listWebhookDeliveries',
       summary: 'The delivery log of a webhook, newest first',
-      tag: TAG,
-      permission: 'webhooks:read',
       params: WebhookIdParams,
       query: WebhookListQuery,
       answer: { description: 'a page of deliveries', schema: DeliveryList },
@@ -108,13 +93,11 @@ export function webhookRoutes(webhooks: WebhookService) {
       list: ({ auth, params, query }, cursor) => webhooks.deliveries(auth.accountId, params.id, query.limit, cursor),
       present: (row, auth) => presentDelivery(row, auth.permissions),
     }),
-    defineRoute({
+    webhook.route({
       method: 'post',
       path: '/webhooks/:id/deliveries/:delivery/retry',
       operationId: 'retryWebhookDelivery',
       summary: 'Send a delivery again now, with a fresh retry window',
-      tag: TAG,
-      permission: 'webhooks:write',
       params: DeliveryParams,
       responses: { 200: { description: 'the delivery, pending again', schema: DeliveryView } },
       errors: ['invalid_id', 'webhook_not_found', 'delivery_not_found'],
@@ -122,7 +105,7 @@ export function webhookRoutes(webhooks: WebhookService) {
         return { status: 200, body: presentDelivery(await webhooks.retry(auth.accountId, params.id, params.delivery), auth.permissions) };
       },
     }),
-    defineRoute({
+    webhook.route({
       method: 'post',
       path: '/webhooks/:id/test',
       operationId: 'sendWebhookTestEvent',
@@ -132,8 +115,6 @@ export function webhookRoutes(webhooks: WebhookService) {
         'is sent: signed with its secret, retried on failure, and recorded in its delivery log with the receiver\'s answer. ' +
         'Answers 202 with the delivery (its id is the webhook-id header the receiver gets); read the delivery log to see how ' +
         'the receiver answered. A disabled webhook is answered 409 conflict: enable it first.',
-      tag: TAG,
-      permission: 'webhooks:write',
       params: WebhookIdParams,
       responses: { 202: { description: 'the test event\'s delivery, pending', schema: DeliveryView } },
       errors: ['invalid_id', 'webhook_not_found', 'conflict'],
