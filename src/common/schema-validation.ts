@@ -80,17 +80,22 @@ export function compile(schema: TSchema, part: RequestPart): ValidateFunction {
  * needs no such check: ajv's type check refuses Infinity there.)
  */
 function refusingOverflow(validate: ValidateFunction, schema: TSchema): ValidateFunction {
-  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  type Declared = { type?: unknown; items?: Declared };
+  const properties = (schema as { properties?: Record<string, Declared> }).properties ?? {};
+  // The type an overflowed value was meant to have: the property's own, or its items' for an array.
+  const typeOf = (declared: Declared | undefined): string => (typeof declared?.type === 'string' ? declared.type : 'number');
   const check: ((data: unknown) => boolean) & { errors?: ValidateFunction['errors'] } = (data) => {
     const valid = validate(data);
     const overflowed: ErrorObject[] = [];
     if (data !== null && typeof data === 'object') {
       for (const [key, value] of Object.entries(data)) {
-        const type = typeof properties[key]?.type === 'string' ? String(properties[key]!.type) : 'number';
-        const values = Array.isArray(value) ? value.map((item, index) => [`/${key}/${index}`, item] as const) : [[`/${key}`, value] as const];
-        for (const [instancePath, item] of values) {
+        const declared = properties[key];
+        const values = Array.isArray(value)
+          ? value.map((item: unknown, index) => ({ item, instancePath: `/${key}/${index}`, schemaPath: `#/properties/${key}/items/type`, type: typeOf(declared?.items) }))
+          : [{ item: value, instancePath: `/${key}`, schemaPath: `#/properties/${key}/type`, type: typeOf(declared) }];
+        for (const { item, instancePath, schemaPath, type } of values) {
           if (typeof item === 'number' && !Number.isFinite(item)) {
-            overflowed.push({ keyword: 'type', instancePath, schemaPath: `#/properties/${key}/type`, params: { type }, message: `must be ${type}` });
+            overflowed.push({ keyword: 'type', instancePath, schemaPath, params: { type }, message: `must be ${type}` });
           }
         }
       }

@@ -164,7 +164,6 @@ class ListedMigrations implements Knex.MigrationSource<readonly [string, Migrati
   }
 }
 
-/** Brings the schema up to date; returns the names of the migrations it applied. */
 /** Advisory lock ids: any numbers, the same in every node. */
 export const LOCKS = { migrations: 7_236_013, firstStart: 7_236_014 } as const;
 
@@ -185,6 +184,7 @@ export async function exclusively<T>(db: Database, lockId: number, work: () => P
   }
 }
 
+/** Brings the schema up to date; returns the names of the migrations it applied. */
 export async function migrate(db: Database, logger?: Logger): Promise<string[]> {
   // Several nodes starting together on one PostgreSQL would run knex's first migration at the
   // same moment: both create its bookkeeping tables (one fails on a duplicate type), or both

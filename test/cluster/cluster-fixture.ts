@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Gateway } from '../../src/gateway.ts';
-import { emptyDatabase } from '../support/empty-database.ts';
+import { ownDatabase } from '../support/empty-database.ts';
 import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
 import { ApiClient, type Tenant } from '../support/tenant.ts';
 import { useGateway, type GatewayFixture } from '../support/use-gateway.ts';
@@ -41,7 +41,7 @@ export function useCluster(overrides: Partial<Config> = {}): ClusterFixture {
       shared.databaseUrl = testDatabaseUrl();
       return;
     }
-    const own = await emptyDatabase(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'cluster');
+    const own = await ownDatabase('cluster');
     shared.databaseUrl = own.url;
     // Registered before the gateways start: dropped after they stop.
     fx.onCleanup(() => own.drop());

@@ -8,13 +8,13 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import { createServices } from '../../src/services.ts';
 import { bootstrapFirstAccount } from '../../src/modules/accounts/bootstrap.ts';
-import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
+import { ownDatabase, type EmptyDatabase } from '../support/empty-database.ts';
 
 describe('migrations of nodes starting together', function () {
   this.timeout(60_000);
   let database: EmptyDatabase;
   before(async () => {
-    database = await emptyDatabase(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'migrate_race');
+    database = await ownDatabase('migrate_race');
   });
   after(() => database?.drop());
 

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import type { AttemptResult } from '../../src/modules/webhooks/repository.ts';
 import { REPO_ROOT } from '../support/cli.ts';
-import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
+import { ownDatabase, type EmptyDatabase } from '../support/empty-database.ts';
 import { testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';
 import { Receiver } from '../support/receiver.ts';
@@ -107,7 +107,7 @@ describe('GET /metrics', function () {
     this.timeout(60_000);
     // The queue gauges count every account's SMS: on the suite's shared PostgreSQL database, what
     // earlier test files left waiting could expire between two scrapes. This one is the test's own.
-    if (testDatabaseUrl()) database = await emptyDatabase(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'metrics');
+    if (testDatabaseUrl()) database = await ownDatabase('metrics');
     gateway = await startGateway({ webhooks: webhookConfig(), ...(database ? { databaseUrl: database.url } : {}) });
     receiver = new Receiver();
     await receiver.start();

@@ -1,7 +1,9 @@
 // An empty PostgreSQL database of a test's own, for tests of the real `serve` on a database it
-// must find empty (first start); the suite's shared database is never empty.
+// must find empty (first start), and for tests that count what the whole database holds (the
+// suite's shared database is never empty, and other files' rows change under them).
 import { randomBytes } from 'node:crypto';
 import knexModule from 'knex';
+import { POSTGRES_ADMIN_URL } from './environment.ts';
 
 export interface EmptyDatabase {
   url: string;
@@ -22,4 +24,9 @@ export async function emptyDatabase(adminUrl: string, label: string): Promise<Em
       await db.raw(`drop database if exists ${name} with (force)`).finally(() => db.destroy());
     },
   };
+}
+
+/** An empty database of the test's own on the suite's PostgreSQL server. */
+export function ownDatabase(label: string): Promise<EmptyDatabase> {
+  return emptyDatabase(POSTGRES_ADMIN_URL, label);
 }

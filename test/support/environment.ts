@@ -2,9 +2,12 @@
 // maintenance database); TEST_DATABASE=pglite switches to the embedded one.
 export type TestDatabase = { kind: 'postgres'; adminUrl: string } | { kind: 'pglite' };
 
+/** The PostgreSQL server's maintenance database, from which the tests create databases of their own. */
+export const POSTGRES_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
 export function testDatabase(): TestDatabase {
   if (process.env.TEST_DATABASE === 'pglite') return { kind: 'pglite' };
-  return { kind: 'postgres', adminUrl: process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' };
+  return { kind: 'postgres', adminUrl: POSTGRES_ADMIN_URL };
 }
 
 /** The database URL a gateway under test uses, or undefined for the embedded database. */

@@ -10,7 +10,7 @@ import type { EventEnvelope } from '../../src/modules/webhooks/events.ts';
 import { WebhookOutbox } from '../../src/modules/webhooks/outbox.ts';
 import { claimDueDeliveries, claimStatement } from '../../src/modules/webhooks/repository.ts';
 import { parkDisabled } from '../../src/modules/webhooks/parking.ts';
-import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
+import { ownDatabase, type EmptyDatabase } from '../support/empty-database.ts';
 import { testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
@@ -65,7 +65,7 @@ describe('webhooks: the cost of a claim', () => {
     this.timeout(120_000);
     // A claim reads every account's due deliveries: on the suite's shared PostgreSQL database,
     // what earlier test files left due would be claimed too. This one is the test's own.
-    if (testDatabaseUrl()) database = await emptyDatabase(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'claim_cost');
+    if (testDatabaseUrl()) database = await ownDatabase('claim_cost');
     gateway = await startGateway({ webhooks: webhookConfig(), ...(database ? { databaseUrl: database.url } : {}) });
     // The test claims by hand: the gateway's own sender must not take rows meanwhile.
     await gateway.services.webhookSender.stop();

@@ -16,13 +16,12 @@ import { createLogger } from '../../../src/common/logger.ts';
 import { PERMISSIONS } from '../../../src/modules/api-keys/permissions.ts';
 import { createServices, type Services } from '../../../src/services.ts';
 import { closeDatabase, migrate, openDatabase, type Database } from '../../../src/storage/database.ts';
-import { emptyDatabase, type EmptyDatabase } from '../../support/empty-database.ts';
+import { ownDatabase, type EmptyDatabase } from '../../support/empty-database.ts';
 import { Receiver } from '../../support/receiver.ts';
 import type { ApiClient } from '../../support/tenant.ts';
 import { GatewayNode } from './node-process.ts';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Seconds, as the nodes are configured: the tests' deadlines are derived from them. */
 export const PRESENCE_LEASE_S = 3;
@@ -152,7 +151,7 @@ export class Deployment {
   /** @internal */
   async setUp(): Promise<void> {
     if (this.options.redisUrl) this.redisUrl = this.options.redisUrl();
-    this.created = await emptyDatabase(ADMIN_URL, 'multinode');
+    this.created = await ownDatabase('multinode');
     await this.openDatabase();
     if (!this.options.fresh) {
       // Migrated here, before any node starts, and given an account: the nodes find an instance
