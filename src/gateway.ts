@@ -215,7 +215,7 @@ export class Gateway {
             ],
           },
           // The legacy family lives at the server root (no prefix, no version).
-          { prefix: '', routes: legacyRoutes(services, { countCap: config.legacyCountCap }) },
+          { prefix: '', routes: legacyRoutes(services, { countCap: config.legacyCountCap }), ignoresUnknownQuery: true },
         ],
         mountExtra: (router) => {
           mountPanel(router);

@@ -38,7 +38,13 @@ export function createApp(parts: AppParts): Koa {
   const readBody = createBodyReader(parts.bodyLimitBytes);
   const allowOfFixed = new Map<string, string>();
   for (const family of parts.families) {
-    const allow = mountRoutes(router, family.routes, { prefix: family.prefix, authenticator: parts.authenticator, readBody, readerFor: createBodyReader });
+    const allow = mountRoutes(router, family.routes, {
+      prefix: family.prefix,
+      ignoresUnknownQuery: family.ignoresUnknownQuery ?? false,
+      authenticator: parts.authenticator,
+      readBody,
+      readerFor: createBodyReader,
+    });
     for (const [path, methods] of allow) allowOfFixed.set(path, methods);
   }
   const openApi = buildOpenApi(parts.families, parts.version);

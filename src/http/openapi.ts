@@ -9,6 +9,12 @@ export interface ApiFamily {
   /** Mount point of the family's routes, such as /api/ext/v1. */
   prefix: string;
   routes: RouteDefinition[];
+  /**
+   * Query parameters a route does not declare are ignored, not refused: the legacy family, whose
+   * clients add their own (a cache-buster such as `_=1732541234`). Every other family refuses them,
+   * on routes that take a query string and on routes that take none alike.
+   */
+  ignoresUnknownQuery?: boolean;
 }
 
 /**

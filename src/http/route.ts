@@ -4,7 +4,7 @@
 // authenticate -> authorize -> validate -> one service call -> present.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Static, TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { AppError, type ErrorCode } from '../common/errors.ts';
 import type { Permission } from '../modules/api-keys/permissions.ts';
@@ -98,6 +98,8 @@ export function defineRoute<
 
 export interface RouteContext {
   prefix: string;
+  /** Whether a route that declares no query string ignores one (else any parameter is a 400). */
+  ignoresUnknownQuery: boolean;
   authenticator: Authenticator;
   readBody: BodyReader;
   /** A body reader with another size limit, for routes that declare one. */
@@ -106,7 +108,7 @@ export interface RouteContext {
 
 /** Mounts routes on a router, each behind authentication, authorization and validation. */
 /** Mounts routes; returns the Allow header of each of their fixed paths (see shadowedPaths). */
-export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix, authenticator, readBody, readerFor }: RouteContext): Map<string, string> {
+export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix, ignoresUnknownQuery, authenticator, readBody, readerFor }: RouteContext): Map<string, string> {
   for (const route of routes) {
     const shadowed = shadowedPaths(route, routes, prefix);
     const jsonReader = route.bodyLimitBytes ? readerFor(route.bodyLimitBytes) : readBody;
@@ -116,9 +118,11 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
       const read = await csvReader(ctx);
       return 'csv' in read ? await route.csv!(read.csv) : read.json;
     };
+    // A route that declares no query string takes none, as one that declares some refuses the others.
+    const querySchema = route.query ?? (ignoresUnknownQuery ? undefined : NO_QUERY);
     const validators: Partial<Record<'body' | 'query' | 'path', ValidateFunction>> = {
       ...(route.body ? { body: compile(route.body, 'body') } : {}),
-      ...(route.query ? { query: compile(route.query, 'query') } : {}),
+      ...(querySchema ? { query: compile(querySchema, 'query') } : {}),
       ...(route.params ? { path: compile(route.params, 'path') } : {}),
     };
     router[route.method](prefix + route.path, async (ctx) => {
@@ -161,6 +165,8 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
   }
   return allowOfFixed;
 }
+
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
 /** What a public route's handler gets: no account, no permission. */
 const NOBODY: RequestAuth = { accountId: '', keyId: '', permissions: new Set() };
