@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Executor } from '../../storage/database.ts';
 import { redactMessagesBefore } from '../../storage/message-redaction.ts';
 import { oldestFirstAfter, type Cursor } from '../../storage/paging.ts';
+import { columnsOf } from '../../storage/unnest-columns.ts';
 import type { SmsStatus } from './status.ts';
 import type { SmsRecord, SmsWithDevice } from './types.ts';
 
@@ -18,7 +19,6 @@ export interface SmsHistoryRow {
 
 /** Stores SMS and their first history entries in one statement (one round trip, atomic). */
 export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHistoryRow['source']): Promise<void> {
-  const column = <K extends keyof SmsRecord>(key: K) => batch.map((sms) => sms[key]);
   await db.raw(
     `with created as (
        insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, sim_slot, callback_id,
@@ -30,10 +30,11 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
      insert into sms_status_history (sms_id, status, source, created_at)
      select id, status, ?, created_at from created`,
     [
-      column('id'), column('object_id'), column('account_id'), column('device_id'), column('device_named'), column('phone'),
-      column('message'), column('status'), column('sim_slot'), column('callback_id'), column('send_at'), column('expires_at'),
-      column('priority'), column('created_at'), column('updated_at'), column('kind'), column('is_encrypted'), column('data'),
-      column('data_port'), source,
+      ...columnsOf(batch, [
+        'id', 'object_id', 'account_id', 'device_id', 'device_named', 'phone', 'message', 'status', 'sim_slot', 'callback_id',
+        'send_at', 'expires_at', 'priority', 'created_at', 'updated_at', 'kind', 'is_encrypted', 'data', 'data_port',
+      ]),
+      source,
     ] as never,
   );
 }
