@@ -1,7 +1,7 @@
 // The end-to-end passphrase for the commands that need one (e2e, simulate). From the environment
 // or a file by preference: a flag's value is visible to every user in the process list.
-import { readFileSync } from 'node:fs';
 import { CliError } from './output.ts';
+import { firstLineOfFile } from './secret-file.ts';
 
 /** Longer than any passphrase a person types, short enough that no one pastes a file by mistake. */
 const MAX_PASSPHRASE = 1024;
@@ -14,14 +14,7 @@ export function passphraseFrom(flag: string | undefined, file: string | undefine
   if (flag !== undefined) {
     [value, source] = [flag, '--passphrase'];
   } else if (file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new CliError(`--passphrase-file ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by this user' : code === 'EISDIR' ? 'is a directory' : (code ?? 'cannot be read')}`);
-    }
-    [value, source] = [text.split(/\r?\n/, 1)[0]!, `--passphrase-file ${file}`];
+    [value, source] = [firstLineOfFile('--passphrase-file', file), `--passphrase-file ${file}`];
   } else {
     [value, source] = [env.SMS_GATEWAY_PASSPHRASE, 'SMS_GATEWAY_PASSPHRASE'];
     if (value === undefined) return undefined;

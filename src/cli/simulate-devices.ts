@@ -1,10 +1,10 @@
 // What `sms-gateway simulate` is told to run, read from its flags: devices registered beforehand
 // (pairing URLs, or an id and a token), and the API key that registering new ones takes.
-import { readFileSync } from 'node:fs';
 import { parsePairingUrl } from '../../agent/src/pairing.ts';
 import { isUuid } from '../common/object-id.ts';
 import type { GivenDevice } from '../simulator/fleet.ts';
 import { CliError } from './output.ts';
+import { firstLineOfFile } from './secret-file.ts';
 
 /** The devices named by --pairing (each) and --device with --token; errors never repeat a token. */
 export function givenDevices(pairings: string[], deviceId: string | undefined, token: string | undefined): GivenDevice[] {
@@ -42,14 +42,7 @@ export function apiKey(flag: string | undefined, file: string | undefined, env: 
     return flag.trim();
   }
   if (file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new CliError(`--key-file ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by this user' : code === 'EISDIR' ? 'is a directory' : (code ?? 'cannot be read')}`);
-    }
-    const key = text.split(/\r?\n/, 1)[0]!.trim();
+    const key = firstLineOfFile('--key-file', file).trim();
     if (key === '') throw new CliError(`--key-file ${file}: its first line is empty; write the API key there`);
     return key;
   }

@@ -1,6 +1,7 @@
 // Lists are newest first and paged with an opaque cursor (keyset paging): a page costs the same
 // on the millionth row as on the first, and rows added meanwhile never shift a page. The cursor
 // encodes the (created_at, id) of the last row of the previous page.
+import type { Knex } from 'knex';
 import { AppError } from '../common/errors.ts';
 import { UUID_PATTERN } from '../common/object-id.ts';
 
@@ -34,4 +35,15 @@ export function page<T extends { created_at: Date; id: string }>(rows: T[], limi
   if (rows.length <= limit) return { rows, nextCursor: null };
   const kept = rows.slice(0, limit);
   return { rows: kept, nextCursor: encodeCursor(kept[kept.length - 1]!) };
+}
+
+/**
+ * Orders `query` oldest first and keeps `limit` rows from the (created_at, id) after `after`: an
+ * export reads a whole table this way, page by page, each page after the last row of the one
+ * before; rows added meanwhile come last.
+ */
+export function oldestFirstAfter<Query extends Knex.QueryBuilder>(query: Query, after: Cursor | undefined, limit: number): Query {
+  query.orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(limit);
+  if (after) query.whereRaw('(created_at, id) > (?, ?)', [after.createdAt, after.id]);
+  return query;
 }

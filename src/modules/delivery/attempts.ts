@@ -2,6 +2,7 @@
 // sms_attempts, written with the reports that open and end it, and what a retry needs to know to
 // go somewhere that has not failed already.
 import type { Executor } from '../../storage/database.ts';
+import { columnsOf } from '../../storage/unnest-columns.ts';
 import type { SimCard } from '../devices/types.ts';
 
 export type AttemptResult = 'sending' | 'sent' | 'failed';
@@ -73,16 +74,9 @@ export async function writeAttempts(db: Executor, writes: AttemptWrite[]): Promi
        error = coalesce(excluded.error, sms_attempts.error),
        retried = sms_attempts.retried or excluded.retried`,
     [
-      writes.map((w) => w.smsId),
-      writes.map((w) => w.attempt),
-      writes.map((w) => w.deviceId),
-      writes.map((w) => w.simSlot),
-      writes.map((w) => w.at),
+      ...columnsOf(writes, ['smsId', 'attempt', 'deviceId', 'simSlot', 'at']),
       writes.map(ended),
-      writes.map((w) => w.result),
-      writes.map((w) => w.errorCode),
-      writes.map((w) => w.error),
-      writes.map((w) => w.retried),
+      ...columnsOf(writes, ['result', 'errorCode', 'error', 'retried']),
     ] as never,
   );
 }
@@ -145,15 +139,7 @@ export async function scheduleRetries(db: Executor, retries: RetryWrite[]): Prom
                     unnest(?::timestamptz[]) as retry_at, unnest(?::int2[]) as retry_sim_slot,
                     unnest(?::uuid[]) as avoid_device_id, unnest(?::timestamptz[]) as at) v
       where sms.id = v.id`,
-    [
-      retries.map((r) => r.smsId),
-      retries.map((r) => r.deviceId),
-      retries.map((r) => r.attempt),
-      retries.map((r) => r.retryAt),
-      retries.map((r) => r.retrySimSlot),
-      retries.map((r) => r.avoidDeviceId),
-      retries.map((r) => r.at),
-    ] as never,
+    columnsOf(retries, ['smsId', 'deviceId', 'attempt', 'retryAt', 'retrySimSlot', 'avoidDeviceId', 'at']) as never,
   );
 }
 

@@ -382,13 +382,7 @@ export class Dispatcher {
   readonly attemptsEnded = async (ended: AttemptEnded[]): Promise<void> => {
     const freed = new Map<string, number>();
     for (const end of ended) if (end.retried) freed.set(end.deviceId, (freed.get(end.deviceId) ?? 0) + 1);
-    for (const [deviceId, count] of freed) {
-      const device = this.devices.get(deviceId);
-      if (!device) continue;
-      device.full = false;
-      device.inFlight = Math.max(0, device.inFlight - count);
-      if (device.blockedUntil <= this.clock.now()) void this.claimFor(deviceId);
-    }
+    this.roomFreed(freed);
     // Most batches only sent, from SIMs with nothing counted: then there is nothing to write.
     const counts = ended.filter((end) => {
       if (end.outcome === 'failed') return true;
@@ -415,6 +409,20 @@ export class Dispatcher {
       if (!this.outage.failed(error)) this.logger.error({ err: error }, 'counting send attempts failed');
     }
   };
+
+  /**
+   * SMS that left the devices' windows (`freed`: how many per device): each device has room again
+   * and claims more now, unless it is paused.
+   */
+  private roomFreed(freed: Map<string, number>): void {
+    for (const [deviceId, count] of freed) {
+      const device = this.devices.get(deviceId);
+      if (!device) continue;
+      device.full = false;
+      device.inFlight = Math.max(0, device.inFlight - count);
+      if (device.blockedUntil <= this.clock.now()) void this.claimFor(deviceId);
+    }
+  }
 
   private async simPaused(sim: PausedSim, ended: AttemptEnded[]): Promise<void> {
     this.logger.warn({ deviceId: sim.deviceId, simSlot: sim.simSlot, reason: sim.reason }, 'SIM paused by the SIM breaker');
@@ -457,13 +465,7 @@ export class Dispatcher {
         freed.set(deviceId, (freed.get(deviceId) ?? 0) + 1);
       }
     }
-    for (const [deviceId, count] of freed) {
-      const device = this.devices.get(deviceId);
-      if (!device) continue;
-      device.full = false;
-      device.inFlight = Math.max(0, device.inFlight - count);
-      if (device.blockedUntil <= this.clock.now()) void this.claimFor(deviceId);
-    }
+    this.roomFreed(freed);
     for (const tripped of this.tripped.get(changes) ?? []) void this.pause(tripped);
   }
 

@@ -1,6 +1,7 @@
 // Queries of the delivery loop: Postgres is the queue (architecture decision 1). Time always comes
 // from the caller (the gateway's clock), never from now(), so pacing can be tested.
 import type { Executor } from '../../storage/database.ts';
+import { columnsOf } from '../../storage/unnest-columns.ts';
 import type { SmsRecord } from '../messages/types.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import type { SmsSnapshot, SmsStatusChange } from '../../events/sms-status-change.ts';
@@ -506,11 +507,7 @@ export async function writeStatusChanges(db: Executor, changes: SmsStatusChange[
       finals.map((c) => c.path[c.path.length - 1]!),
       finals.map((c) => c.at),
       finals.map((c) => c.reason),
-      history.map((h) => h.smsId),
-      history.map((h) => h.status),
-      history.map((h) => h.source),
-      history.map((h) => h.reason),
-      history.map((h) => h.at),
+      ...columnsOf(history, ['smsId', 'status', 'source', 'reason', 'at']),
     ] as never,
   );
 }

@@ -1,6 +1,7 @@
 import type { Executor } from '../../storage/database.ts';
 import { insertReportOnce } from '../../storage/insert-once.ts';
-import type { Cursor } from '../../storage/paging.ts';
+import { redactMessagesBefore } from '../../storage/message-redaction.ts';
+import { oldestFirstAfter, type Cursor } from '../../storage/paging.ts';
 import type { IncomingSmsRow } from './types.ts';
 
 export type { IncomingSmsRow };
@@ -35,27 +36,10 @@ export async function findManyIncoming(db: Executor, accountId: string, ids: str
 
 /** Retention: removes the text of up to `batch` SMS received before `before` (and with `hash`, hashes the sender); answers how many. */
 export async function redactBefore(db: Executor, accountId: string, before: Date, at: Date, batch: number, hash?: (phone: string) => string): Promise<number> {
-  const rows: { id: string; phone: string }[] = await db('incoming_sms')
-    .where({ account_id: accountId })
-    .whereNull('redacted_at')
-    .where('created_at', '<', before)
-    .select('id', 'phone')
-    .limit(batch);
-  if (rows.length === 0) return 0;
-  await db.raw(
-    `update incoming_sms set message = '', redacted_at = ?, phone = v.phone
-     from unnest(?::uuid[], ?::text[]) as v(id, phone) where incoming_sms.id = v.id`,
-    [at, rows.map((row) => row.id), rows.map((row) => (hash ? hash(row.phone) : row.phone))] as never,
-  );
-  return rows.length;
+  return redactMessagesBefore(db, 'incoming_sms', { accountId, before, at, batch, hash });
 }
 
 /** The account's received SMS oldest first from the (created_at, id) after `cursor` (export). */
 export async function pageForExport(db: Executor, accountId: string, limit: number, cursor?: Cursor): Promise<IncomingSmsRow[]> {
-  const query = db<IncomingSmsRow>('incoming_sms')
-    .where({ account_id: accountId })
-    .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }])
-    .limit(limit);
-  if (cursor) query.whereRaw('(created_at, id) > (?, ?)', [cursor.createdAt, cursor.id]);
-  return query;
+  return oldestFirstAfter(db<IncomingSmsRow>('incoming_sms').where({ account_id: accountId }), cursor, limit);
 }

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../../storage/database.ts';
-import type { Cursor } from '../../storage/paging.ts';
+import { redactMessagesBefore } from '../../storage/message-redaction.ts';
+import { oldestFirstAfter, type Cursor } from '../../storage/paging.ts';
+import { columnsOf } from '../../storage/unnest-columns.ts';
 import type { SmsStatus } from './status.ts';
 import type { SmsRecord, SmsWithDevice } from './types.ts';
 
@@ -17,7 +19,6 @@ export interface SmsHistoryRow {
 
 /** Stores SMS and their first history entries in one statement (one round trip, atomic). */
 export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHistoryRow['source']): Promise<void> {
-  const column = <K extends keyof SmsRecord>(key: K) => batch.map((sms) => sms[key]);
   await db.raw(
     `with created as (
        insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, sim_slot, callback_id,
@@ -29,10 +30,11 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
      insert into sms_status_history (sms_id, status, source, created_at)
      select id, status, ?, created_at from created`,
     [
-      column('id'), column('object_id'), column('account_id'), column('device_id'), column('device_named'), column('phone'),
-      column('message'), column('status'), column('sim_slot'), column('callback_id'), column('send_at'), column('expires_at'),
-      column('priority'), column('created_at'), column('updated_at'), column('kind'), column('is_encrypted'), column('data'),
-      column('data_port'), source,
+      ...columnsOf(batch, [
+        'id', 'object_id', 'account_id', 'device_id', 'device_named', 'phone', 'message', 'status', 'sim_slot', 'callback_id',
+        'send_at', 'expires_at', 'priority', 'created_at', 'updated_at', 'kind', 'is_encrypted', 'data', 'data_port',
+      ]),
+      source,
     ] as never,
   );
 }
@@ -83,30 +85,13 @@ export async function findManyWithDevice(db: Executor, accountId: string, ids: s
  * hash. Status, times and the row stay for statistics. Answers how many it redacted.
  */
 export async function redactBefore(db: Executor, accountId: string, before: Date, at: Date, batch: number, hash?: (phone: string) => string): Promise<number> {
-  const rows: { id: string; phone: string }[] = await db('sms')
-    .where({ account_id: accountId })
-    .whereNull('redacted_at')
-    .where('created_at', '<', before)
-    .whereNotIn('status', ['pending', 'processing'])
-    .select('id', 'phone')
-    .limit(batch);
-  if (rows.length === 0) return 0;
-  await db.raw(
-    `update sms set message = '', redacted_at = ?, phone = v.phone
-     from unnest(?::uuid[], ?::text[]) as v(id, phone) where sms.id = v.id`,
-    [at, rows.map((row) => row.id), rows.map((row) => (hash ? hash(row.phone) : row.phone))] as never,
-  );
-  return rows.length;
+  const leftTheQueue = (query: Knex.QueryBuilder) => query.whereNotIn('status', ['pending', 'processing']);
+  return redactMessagesBefore(db, 'sms', { accountId, before, at, batch, hash, onlyWhere: leftTheQueue });
 }
 
 /** The account's SMS oldest first from the (created_at, id) after `cursor`: an export reads them page by page. */
 export async function pageForExport(db: Executor, accountId: string, limit: number, cursor?: Cursor): Promise<SmsRecord[]> {
-  const query = db<SmsRecord>('sms')
-    .where({ account_id: accountId })
-    .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }])
-    .limit(limit);
-  if (cursor) query.whereRaw('(created_at, id) > (?, ?)', [cursor.createdAt, cursor.id]);
-  return query;
+  return oldestFirstAfter(db<SmsRecord>('sms').where({ account_id: accountId }), cursor, limit);
 }
 
 export async function historyOf(db: Executor, smsId: string): Promise<SmsHistoryRow[]> {

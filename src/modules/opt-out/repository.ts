@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
-import type { Cursor } from '../../storage/paging.ts';
+import { oldestFirstAfter, type Cursor } from '../../storage/paging.ts';
 import type { OptOutSettings, SuppressionRow } from './types.ts';
 
 export const DEFAULT_SETTINGS: OptOutSettings = { enabled: true, extra_keywords: [], help_text: null, stop_reply: null, start_reply: null };
@@ -63,10 +63,5 @@ export async function listSuppressions(db: Executor, accountId: string, limit: n
 
 /** Every listed number of the account, oldest first, a page at a time (for the CSV export). */
 export async function suppressionsAfter(db: Executor, accountId: string, after: Cursor | undefined, limit: number): Promise<SuppressionRow[]> {
-  const query = db<SuppressionRow>('suppressions')
-    .where({ account_id: accountId })
-    .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }])
-    .limit(limit);
-  if (after) query.whereRaw('(created_at, id) > (?, ?)', [after.createdAt, after.id]);
-  return query;
+  return oldestFirstAfter(db<SuppressionRow>('suppressions').where({ account_id: accountId }), after, limit);
 }
