@@ -221,3 +221,70 @@ export function resourceRoutes<P extends TSchema, Row>(resource: Resource<P, Row
     },
   };
 }
+
+/**
+ * What the routes of a module share when they are no one resource's (a session, an export, the
+ * legacy calls): where the docs list them, and who may read and who may change. A module that
+ * only reads names no `write`.
+ */
+export interface RouteGroup {
+  tag: string;
+  /** The permission reading takes (GET); every other method takes `write`. */
+  read: RoutePermission;
+  write?: RoutePermission;
+}
+
+/** The routes of a group, each saying only what is its own; the tag and permission are filled in. */
+export function groupRoutes({ tag, read, write }: RouteGroup) {
+  const permissionOf = (method: RouteDefinition['method']): RoutePermission => {
+    const permission = method === 'get' ? read : write;
+    // Thrown where the routes are declared, at start: a group that only reads has no route that changes.
+    if (!permission) throw new Error(`the ${tag} routes only read: a ${method} route names its permission`);
+    return permission;
+  };
+  return {
+    /** GET a page of rows, each presented as `present` says. */
+    list<Q extends PagedQuery, Row extends { created_at: Date; id: string }>(
+      route: Named & OwnErrors & { query: Q; answer: RouteResponse; list(input: RouteInput<undefined, Q, undefined>, cursor: Cursor | undefined): Promise<Row[]>; present(row: Row, auth: RequestAuth): unknown },
+    ): RouteDefinition {
+      return listPageRoute<Q, Row>({ ...route, tag, permission: read });
+    },
+    /** Any route: its tag, and the permission its method takes unless it names its own. */
+    route<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, RP extends TSchema | undefined = undefined>(
+      route: Omit<RouteDefinition<B, Q, RP>, 'tag' | 'permission'> & { permission?: RoutePermission },
+    ): RouteDefinition {
+      return defineRoute<B, Q, RP>({ tag, ...route, permission: route.permission ?? permissionOf(route.method) });
+    },
+  };
+}
+
+/**
+ * The account's own one of a kind, its settings, which no id names: read them (200) and change
+ * them (PATCH, or PUT where the body replaces them whole: 200 with them after).
+ */
+export function settingsRoutes<Row>(settings: RouteGroup & { write: RoutePermission; one: RouteResponse; present(row: Row, auth: RequestAuth): unknown }) {
+  const { tag, read, write, one, present } = settings;
+  const answered = ({ answer }: OwnAnswer): RouteResponse => (answer ? { ...one, description: answer } : one);
+  return {
+    ...groupRoutes(settings),
+    /** GET them: 200 with them. */
+    get(route: Named & OwnErrors & OwnAnswer & { read(input: OneInput<undefined, undefined>): Promise<Row> }): RouteDefinition {
+      const { read: get, answer, ...rest } = route;
+      return readOneRoute({ ...rest, tag, permission: read, answer: answered({ answer }), read: async (input) => present(await get(input), input.auth) as object });
+    },
+    /** PATCH them (or PUT them whole): 200 with them after. */
+    update<B extends TSchema>(route: Named & OwnErrors & OwnAnswer & { method?: 'patch' | 'put'; body: B; update(input: OneInput<B, undefined>): Promise<Row> }): RouteDefinition {
+      const { method = 'patch', update, answer, ...rest } = route;
+      return defineRoute<B>({
+        method,
+        ...rest,
+        tag,
+        permission: write,
+        responses: { 200: answered({ answer }) },
+        async handle(input) {
+          return { status: 200, body: present(await update(input as OneInput<B, undefined>), input.auth) };
+        },
+      });
+    },
+  };
+}

@@ -3,8 +3,7 @@
 // others, so keys are refused (403 forbidden), as is every other user (403 admin_only): the
 // routes are documented in the OpenAPI document, so hiding them behind a 404 would hide nothing.
 import { AppError } from '../../common/errors.ts';
-import { defineRoute } from '../../http/route.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { groupRoutes } from '../../http/resource-routes.ts';
 import type { RequestAuth } from '../../http/middleware/authenticate.ts';
 import { presentUser } from '../users/presenter.ts';
 import type { UserService } from '../users/service.ts';
@@ -13,36 +12,32 @@ import { AccountIdParams, AccountList, DeleteAccountQuery, AccountListQuery, Acc
 import type { AccountService } from './service.ts';
 import { deleteAccount, type DeleteAccountParts } from '../../use-cases/delete-account.ts';
 
-const TAG = 'Accounts (administrator)';
 const ADMIN_ONLY = 'Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403.';
 
 export function accountRoutes(accounts: AccountService, users: UserService, deletion: DeleteAccountParts) {
+  // A session, checked for an administrator in each handler: API keys never reach these.
+  const account = groupRoutes({ tag: 'Accounts (administrator)', read: 'session', write: 'session' });
   return [
-    defineRoute({
-      method: 'get',
+    account.list({
       path: '/accounts',
       operationId: 'listAccounts',
       summary: 'List the instance\'s accounts, newest first and paged, with their user and device counts',
       description: ADMIN_ONLY,
-      tag: TAG,
-      permission: 'session',
       query: AccountListQuery,
-      responses: { 200: { description: 'a page of accounts, newest first', schema: AccountList } },
+      answer: { description: 'a page of accounts, newest first', schema: AccountList },
       errors: ['admin_only', 'password_change_required'],
-      async handle({ auth, query }) {
+      list({ auth, query }, cursor) {
         requireAdmin(auth);
-        const { rows, nextCursor } = page(await accounts.list(query.limit, decodeCursor(query.cursor)), query.limit);
-        return { status: 200, body: { data: rows.map((row) => presentAccount(row, auth.accountId)), next_cursor: nextCursor } };
+        return accounts.list(query.limit, cursor);
       },
+      present: (row, auth) => presentAccount(row, auth.accountId),
     }),
-    defineRoute({
+    account.route({
       method: 'post',
       path: '/accounts',
       operationId: 'createAccount',
       summary: 'Open an account with its first owner; answers the owner\'s one-time password once',
       description: `${ADMIN_ONLY} The owner must change the one-time password at first login. A taken name is 409 conflict, a taken email 409 email_taken; either way nothing is created.`,
-      tag: TAG,
-      permission: 'session',
       body: CreateAccountBody,
       responses: { 201: { description: 'the account, its owner, and the owner\'s one-time password (shown this once)', schema: OpenedAccount } },
       errors: ['admin_only', 'password_change_required', 'validation_failed', 'conflict', 'email_taken'],
@@ -52,7 +47,7 @@ export function accountRoutes(accounts: AccountService, users: UserService, dele
         return { status: 201, body: { account: presentAccount(account, auth.accountId), owner: presentUser(owner), one_time_password: oneTimePassword } };
       },
     }),
-    defineRoute({
+    account.route({
       method: 'patch',
       path: '/accounts/:id',
       operationId: 'updateAccount',
@@ -61,8 +56,6 @@ export function accountRoutes(accounts: AccountService, users: UserService, dele
         `${ADMIN_ONLY} A disabled account's API keys and sessions are refused with 403 account_disabled (at once on this ` +
         'gateway, within 5 seconds on others on the same database) and its users cannot log in; nothing is deleted, and ' +
         'enabling it again restores everything. An administrator cannot disable their own account (409 cannot_change_self).',
-      tag: TAG,
-      permission: 'session',
       params: AccountIdParams,
       body: UpdateAccountBody,
       responses: { 200: { description: 'the account as changed', schema: AccountView } },
@@ -72,7 +65,7 @@ export function accountRoutes(accounts: AccountService, users: UserService, dele
         return { status: 200, body: presentAccount(await accounts.update(params.id, body, auth.accountId), auth.accountId) };
       },
     }),
-    defineRoute({
+    account.route({
       method: 'delete',
       path: '/accounts/:id',
       operationId: 'deleteAccount',
@@ -83,8 +76,6 @@ export function accountRoutes(accounts: AccountService, users: UserService, dele
         'account: SMS, received SMS, conversations, keys, users and their sessions, webhooks and their deliveries. Its keys ' +
         'and sessions are refused from then on. Export it first (GET /account/export) to keep anything. An administrator ' +
         'cannot delete their own account (409 cannot_change_self).',
-      tag: TAG,
-      permission: 'session',
       params: AccountIdParams,
       query: DeleteAccountQuery,
       responses: { 204: { description: 'deleted' } },

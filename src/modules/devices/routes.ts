@@ -1,7 +1,5 @@
 // Extended API v1: devices.
-import { defineRoute } from '../../http/route.ts';
-import { deleteOneRoute } from '../../http/resource-routes.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { resourceRoutes } from '../../http/resource-routes.ts';
 import { AppError } from '../../common/errors.ts';
 import { TrustedProxies } from '../../common/client-address.ts';
 import type { MqttAddress } from '../../config.ts';
@@ -69,14 +67,24 @@ export function deviceRoutes(parts: DeviceRouteParts, broker: BrokerAddress) {
     }
     return address;
   };
+  /** A device as read and changed: with what it has to do. */
+  const withQueue = async (device: DeviceRow) => ({ device, queue: await tasks.queueOf(device) });
+  const presentWithQueue = ({ device, queue }: Awaited<ReturnType<typeof withQueue>>) => presentDeviceDetail(device, devices.isOnline(device.id), queue);
+  const device = resourceRoutes({
+    tag: 'Devices',
+    read: 'devices:read',
+    write: 'devices:write',
+    params: DeviceIdParams,
+    missing: ['invalid_id', 'device_not_found'],
+    one: { description: 'the device, with its queue', schema: DeviceDetail },
+    present: presentWithQueue,
+  });
   return [
-    defineRoute({
+    device.route({
       method: 'post',
       path: '/devices',
       operationId: 'registerDevice',
       summary: 'Register a device and issue its credentials for the device channel',
-      tag: 'Devices',
-      permission: 'devices:write',
       body: RegisterDeviceBody,
       description: ISSUED_DESCRIPTION,
       responses: {
@@ -89,7 +97,7 @@ export function deviceRoutes(parts: DeviceRouteParts, broker: BrokerAddress) {
         return { status: 201, body: presentIssuedCredentials(device, false, token, address, broker.mqttPort()) };
       },
     }),
-    defineRoute({
+    device.route({
       method: 'post',
       path: '/devices/:id/token',
       operationId: 'replaceDeviceToken',
@@ -100,8 +108,6 @@ export function deviceRoutes(parts: DeviceRouteParts, broker: BrokerAddress) {
         'device keeps its id, settings and SMS. The answer is the one registration gives: the new token is shown once. ' +
         'Another account\'s device, or a deleted one, is a 404. ' +
         ISSUED_DESCRIPTION,
-      tag: 'Devices',
-      permission: 'devices:write',
       params: DeviceIdParams,
       responses: {
         200: { description: 'the device, its new MQTT credentials (the password is shown once), where to connect, and the pairing URL', schema: DeviceRegistration },
@@ -113,7 +119,7 @@ export function deviceRoutes(parts: DeviceRouteParts, broker: BrokerAddress) {
         return { status: 200, body: presentIssuedCredentials(device, devices.isOnline(device.id), token, address, broker.mqttPort()) };
       },
     }),
-    deleteOneRoute({
+    device.remove({
       path: '/devices/:id',
       operationId: 'deleteDevice',
       summary: 'Delete a device',
@@ -121,47 +127,27 @@ export function deviceRoutes(parts: DeviceRouteParts, broker: BrokerAddress) {
         'Revokes its credentials and closes its connection. SMS its phone has not acknowledged go to another device, or fail (failed_send, reason device_deleted) when the client had named this one. SMS its phone took, and can no longer report on, end too, with reason device_deleted: failed_send if not reported sent, failed_delivery if sent (its delivery can no longer be confirmed). The SMS keep naming the device, which answers 404 from now on. ' +
         'Deleting a device the account already deleted answers 204 again and changes nothing, so a client may retry after a ' +
         'timeout; a device that was never the account\'s is a 404. Reading or changing a deleted device stays a 404.',
-      tag: 'Devices',
-      permission: 'devices:write',
-      params: DeviceIdParams,
       done: 'deleted, by this request or an earlier one of the account',
-      errors: ['invalid_id', 'device_not_found'],
       remove: ({ auth, params }) => deleteDevice(parts, parts.db, auth.accountId, params.id),
     }),
-    defineRoute({
-      method: 'get',
+    device.list({
       path: '/devices',
       operationId: 'listDevices',
       summary: 'List the account\'s devices, newest first',
-      tag: 'Devices',
-      permission: 'devices:read',
       query: DeviceListQuery,
-      responses: { 200: { description: 'a page of devices', schema: DeviceList } },
-      async handle({ auth, query }) {
-        const rows = await devices.list(auth.accountId, query.limit, decodeCursor(query.cursor));
-        const { rows: kept, nextCursor } = page(rows, query.limit);
-        return {
-          status: 200,
-          body: { data: kept.map((row) => presentDevice(row, devices.isOnline(row.id))), next_cursor: nextCursor },
-        };
-      },
+      answer: { description: 'a page of devices', schema: DeviceList },
+      list: ({ auth, query }, cursor) => devices.list(auth.accountId, query.limit, cursor),
+      // A page shows each device without its queue.
+      present: (row: DeviceRow) => presentDevice(row, devices.isOnline(row.id)),
     }),
-    defineRoute({
-      method: 'get',
+    device.get({
       path: '/devices/:id',
       operationId: 'getDevice',
       summary: 'Read one device',
-      tag: 'Devices',
-      permission: 'devices:read',
-      params: DeviceIdParams,
-      responses: { 200: { description: 'the device, with its queue', schema: DeviceDetail } },
-      errors: ['invalid_id', 'device_not_found'],
-      async handle({ auth, params }) {
-        const device = await devices.get(auth.accountId, params.id);
-        return { status: 200, body: presentDeviceDetail(device, devices.isOnline(device.id), await tasks.queueOf(device)) };
-      },
+      read: async ({ auth, params }) => withQueue(await devices.get(auth.accountId, params.id)),
     }),
-    defineRoute({
+    // Settings take a permission of their own (devices:settings, not devices:write): a route of its own.
+    device.route({
       method: 'patch',
       path: '/devices/:id/settings',
       operationId: 'updateDeviceSettings',
@@ -170,15 +156,13 @@ export function deviceRoutes(parts: DeviceRouteParts, broker: BrokerAddress) {
         'Partial update: fields not sent stay unchanged. An empty name_custom resets to the system name. ' +
         'send_window, limits and quiet_hours pace the device (README "Delivery"); paused false ends a circuit-breaker pause. ' +
         'can_send_sms false gives the tasks the phone has not acknowledged back to the pool, and fails the SMS whose client named this device.',
-      tag: 'Devices',
       permission: 'devices:settings',
       params: DeviceIdParams,
       body: DeviceSettingsPatch,
       responses: { 200: { description: 'the device after the update, with its queue', schema: DeviceDetail } },
       errors: ['invalid_id', 'validation_failed', 'device_not_found'],
       async handle({ auth, params, body }) {
-        const device = await updateDeviceSettings(parts, parts.db, auth.accountId, params.id, body);
-        return { status: 200, body: presentDeviceDetail(device, devices.isOnline(device.id), await tasks.queueOf(device)) };
+        return { status: 200, body: presentWithQueue(await withQueue(await updateDeviceSettings(parts, parts.db, auth.accountId, params.id, body))) };
       },
     }),
   ];

@@ -1,34 +1,34 @@
 // Extended API v1: the account's email-to-SMS settings (what of a mail becomes the SMS text).
-import { readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
+import { settingsRoutes } from '../../http/resource-routes.ts';
 import { MailSettingsPatch, MailSettingsView } from './schema.ts';
 import type { MailService } from './service.ts';
 import type { MailSettings } from './types.ts';
 
-const TAG = 'Email to SMS';
-
 export function mailRoutes(mail: MailService) {
+  const settings = settingsRoutes({
+    tag: 'Email to SMS',
+    read: 'sms:read',
+    write: 'sms:send',
+    one: { description: 'the settings', schema: MailSettingsView },
+    present,
+  });
   return [
-    readOneRoute({
+    settings.get({
       path: '/account/mail',
       operationId: 'getMailSettings',
       summary: 'What of a mail the account sends over SMTP becomes the SMS text',
       description: 'The account\'s own choice, or the gateway\'s SMTP_TEXT while it has made none (chosen: false). docs/email.md.',
-      tag: TAG,
-      permission: 'sms:read',
-      answer: { description: 'the settings', schema: MailSettingsView },
-      read: async ({ auth }) => present(await mail.settings(auth.accountId)),
+      read: ({ auth }) => mail.settings(auth.accountId),
     }),
-    updateOneRoute({
+    settings.update({
       path: '/account/mail',
       operationId: 'updateMailSettings',
       summary: 'Choose what of the account\'s mail becomes the SMS text: subject, body or both (null: the gateway\'s SMTP_TEXT)',
       description: 'Applies to every mail taken over SMTP with a key of the account from then on. docs/email.md.',
-      tag: TAG,
-      permission: 'sms:send',
       body: MailSettingsPatch,
-      answer: { description: 'the settings now', schema: MailSettingsView },
+      answer: 'the settings now',
       errors: ['validation_failed'],
-      update: async ({ auth, body }) => present(await mail.setText(auth.accountId, body.text)),
+      update: ({ auth, body }) => mail.setText(auth.accountId, body.text),
     }),
   ];
 }

@@ -1,8 +1,7 @@
 // Extended API v1: SMS, cancel and bulk sends.
 import type { Static } from '@sinclair/typebox';
-import { defineRoute } from '../../http/route.ts';
+import { resourceRoutes } from '../../http/resource-routes.ts';
 import type { RequestAuth } from '../../http/middleware/authenticate.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
 import { idempotencyKey, withReplayHeader } from '../../http/idempotent-request.ts';
 import { presentChecked, presentSms, presentSmsDetail } from './presenter.ts';
 import { check, compile } from '../../http/validation.ts';
@@ -44,10 +43,19 @@ export type MessageRouteParts = CreateSmsParts & CancelSmsParts & { db: Database
 export function messageRoutes(parts: MessageRouteParts) {
   const { messages } = parts;
   const bulkGate = new BulkGate();
+  const sms = resourceRoutes({
+    tag: 'SMS',
+    read: 'sms:read',
+    write: 'sms:send',
+    params: SmsIdParams,
+    missing: ['invalid_id', 'sms_not_found'],
+    one: { description: 'the SMS', schema: SmsView },
+    present: presentSms,
+  });
   return [
     // Encrypted and data SMS: declared before /sms/:id... so that nothing reads their paths as an id.
-    ...specialSmsRoutes(parts),
-    defineRoute({
+    ...specialSmsRoutes(parts, sms),
+    sms.route({
       method: 'post',
       path: '/sms',
       operationId: 'createSms',
@@ -60,8 +68,6 @@ export function messageRoutes(parts: MessageRouteParts) {
         'orders the queue. With no_store true nothing is stored, and the request is refused with 503 when no online device ' +
         'has room now. A recipient on the account\'s suppression list (it sent STOP) is refused with 422 recipient_opted_out, ' +
         'unless the API key holds sms:send_transactional (docs/opt-out.md). An Idempotency-Key header makes a retry replay the first response (header Idempotent-Replayed: true).',
-      tag: 'SMS',
-      permission: 'sms:send',
       body: CreateSmsBody,
       responses: { 201: { description: 'the SMS, status pending', schema: SmsView } },
       errors: [
@@ -80,7 +86,7 @@ export function messageRoutes(parts: MessageRouteParts) {
         );
       },
     }),
-    defineRoute({
+    sms.route({
       method: 'post',
       path: '/sms/bulk',
       operationId: 'createSmsBulk',
@@ -98,8 +104,6 @@ export function messageRoutes(parts: MessageRouteParts) {
         `A CSV is refused with 400 at the first cell past a limit no valid send comes near, naming its row and column: a header of more than ${MAX_HEADER_COLUMNS} columns, ` +
         `a message cell of more than ${MAX_MESSAGE_CELL} characters, any other cell of more than ${MAX_OTHER_CELL}. ` +
         `An account may have ${BULK_PER_ACCOUNT} bulk sends under way at once; another is answered 429 too_many_bulk_requests with Retry-After.`,
-      tag: 'SMS',
-      permission: 'sms:send',
       body: BulkSmsEnvelope,
       documentedBody: BulkSmsBody,
       query: BulkSmsQuery,
@@ -128,7 +132,7 @@ export function messageRoutes(parts: MessageRouteParts) {
         return withReplayHeader(result);
       },
     }),
-    defineRoute({
+    sms.act({
       method: 'post',
       path: '/sms/:id/cancel',
       operationId: 'cancelSms',
@@ -137,26 +141,18 @@ export function messageRoutes(parts: MessageRouteParts) {
         '200 with the SMS, now failed_send with reason "cancelled", while no phone has acknowledged its task (cancelling ' +
         'again answers the same). 409 already_taken once a phone has taken it; 409 already_final when it ended otherwise ' +
         '(expired, device deleted).',
-      tag: 'SMS',
-      permission: 'sms:send',
-      params: SmsIdParams,
-      responses: { 200: { description: 'the cancelled SMS', schema: SmsView } },
-      errors: ['invalid_id', 'sms_not_found', 'already_taken', 'already_final'],
-      async handle({ auth, params }) {
-        return { status: 200, body: presentSms(await cancelSms(parts, parts.db, auth.accountId, params.id)) };
-      },
+      answer: 'the cancelled SMS',
+      errors: ['already_taken', 'already_final'],
+      act: ({ auth, params }) => cancelSms(parts, parts.db, auth.accountId, params.id),
     }),
-    defineRoute({
-      method: 'get',
+    sms.list({
       path: '/sms',
       operationId: 'listSms',
       summary: 'List stored SMS, newest first',
-      tag: 'SMS',
-      permission: 'sms:read',
       query: SmsListQuery,
-      responses: { 200: { description: 'a page of SMS', schema: SmsList } },
-      async handle({ auth, query }) {
-        const rows = await messages.list(
+      answer: { description: 'a page of SMS', schema: SmsList },
+      list: ({ auth, query }, cursor) =>
+        messages.list(
           auth.accountId,
           {
             ...(query.status ? { statuses: fromExtendedStatus(query.status) } : {}),
@@ -168,19 +164,15 @@ export function messageRoutes(parts: MessageRouteParts) {
             ...(query.search ? { search: { text: query.search, statuses: [...new Set([...statusesMatching(query.search), ...statusesNamed(query.search)])] } } : {}),
           },
           query.limit,
-          decodeCursor(query.cursor),
-        );
-        const { rows: kept, nextCursor } = page(rows, query.limit);
-        return { status: 200, body: { data: kept.map(presentSms), next_cursor: nextCursor } };
-      },
+          cursor,
+        ),
     }),
-    defineRoute({
+    // Answered with its history, which no other route of an SMS shows: a route of its own.
+    sms.route({
       method: 'get',
       path: '/sms/:id',
       operationId: 'getSms',
       summary: 'Read one SMS with its status history',
-      tag: 'SMS',
-      permission: 'sms:read',
       params: SmsIdParams,
       responses: { 200: { description: 'the SMS and every status it went through, oldest first', schema: SmsDetail } },
       errors: ['invalid_id', 'sms_not_found'],

@@ -2,7 +2,7 @@
 // any other (kind and is_encrypted tell them apart), created through the create-SMS use case, so
 // pacing, failover, cancel, Idempotency-Key, listing, statuses and webhooks serve them alike.
 // POST /sms keeps its body as it is: these fields belong to these routes only.
-import { defineRoute } from '../../http/route.ts';
+import type { groupRoutes } from '../../http/resource-routes.ts';
 import { SmsView } from './schema.ts';
 import { DataSmsBody, EncryptedSmsBody } from './special-schema.ts';
 import { DATA_MAX_BYTES } from './special-payloads.ts';
@@ -10,10 +10,11 @@ import type { MessageRouteParts } from './routes.ts';
 import { sendOneSms } from './send-one.ts';
 import { sendOptionsOf } from './send-options.ts';
 
-export function specialSmsRoutes(parts: MessageRouteParts) {
+/** `sms`: the routes of an SMS, which fill in the tag and permission. */
+export function specialSmsRoutes(parts: MessageRouteParts, sms: Pick<ReturnType<typeof groupRoutes>, 'route'>) {
   const { messages } = parts;
   return [
-    defineRoute({
+    sms.route({
       method: 'post',
       path: '/sms/encrypted',
       operationId: 'createEncryptedSms',
@@ -27,8 +28,6 @@ export function specialSmsRoutes(parts: MessageRouteParts) {
         'The phone decrypts both before sending; a phone whose passphrase does not open them reports failed_send with ' +
         'reason decryption_failed. Otherwise as POST /sms: 201 with the SMS (is_encrypted true), Idempotency-Key, ' +
         'scheduling, device_id, no_store, cancel, statuses and webhooks.',
-      tag: 'SMS',
-      permission: 'sms:send',
       body: EncryptedSmsBody,
       responses: { 201: { description: 'the SMS as stored (ciphertext), status pending', schema: SmsView } },
       errors: ['validation_failed', 'invalid_ciphertext', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'no_device_available'],
@@ -38,7 +37,7 @@ export function specialSmsRoutes(parts: MessageRouteParts) {
         );
       },
     }),
-    defineRoute({
+    sms.route({
       method: 'post',
       path: '/sms/data',
       operationId: 'createDataSms',
@@ -50,8 +49,6 @@ export function specialSmsRoutes(parts: MessageRouteParts) {
         'addressing. Otherwise as POST /sms: 201 with the SMS (kind data, data, port, message empty), Idempotency-Key, ' +
         'scheduling, device_id, no_store, cancel, statuses and webhooks. A phone that cannot send data SMS reports ' +
         'failed_send with reason data_sms_unsupported.',
-      tag: 'SMS',
-      permission: 'sms:send',
       body: DataSmsBody,
       responses: { 201: { description: 'the data SMS, status pending', schema: SmsView } },
       errors: ['validation_failed', 'invalid_data', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'no_device_available'],

@@ -1,6 +1,6 @@
 // The phones' own MMS endpoints (device credentials, HTTP Basic device id:token, as recording
 // uploads): fetching the parts of an MMS to send, and uploading the parts of one received.
-import { defineRoute } from '../../http/route.ts';
+import { groupRoutes } from '../../http/resource-routes.ts';
 import type { AuthThrottle } from '../../common/auth-throttle.ts';
 import type { DeviceService } from '../devices/service.ts';
 import { authenticateDevice } from '../calls/recordings/device-auth.ts';
@@ -12,8 +12,10 @@ import { receiveUpload } from '../../http/streamed-upload.ts';
 import { serveMedia } from './media-download.ts';
 
 export function deviceMmsRoutes(media: MediaService, mms: MmsService, devices: Pick<DeviceService, 'findAnyAccount'>, throttle: AuthThrottle) {
+  // The phone's own credentials, which each handler checks, open both ways.
+  const phone = groupRoutes({ tag: 'Device uploads', read: 'device', write: 'device' });
   return [
-    defineRoute({
+    phone.route({
       method: 'get',
       path: '/media/:id',
       operationId: 'fetchMmsPart',
@@ -22,8 +24,6 @@ export function deviceMmsRoutes(media: MediaService, mms: MmsService, devices: P
         'For the phones, not for API clients: the path a send task of kind mms names for each part. Authenticated like the ' +
         'phone\'s MQTT connection (HTTP Basic, device id and token). Media of another account is not found. Range requests are ' +
         'answered as for GET /api/ext/v1/media/{id}.',
-      tag: 'Device uploads',
-      permission: 'device',
       params: MediaIdParams,
       responses: {
         200: { description: 'the whole file', contentType: 'application/octet-stream', schema: MediaBody },
@@ -35,7 +35,7 @@ export function deviceMmsRoutes(media: MediaService, mms: MmsService, devices: P
         return serveMedia(ctx, () => media.open(device.account_id, params.id, ctx.get('range') || undefined));
       },
     }),
-    defineRoute({
+    phone.route({
       method: 'put',
       path: '/mms/:mmsId/parts/:partId',
       operationId: 'uploadIncomingMmsPart',
@@ -45,8 +45,6 @@ export function deviceMmsRoutes(media: MediaService, mms: MmsService, devices: P
         'part. The body is the part\'s bytes, which must be the content_type the report declared (415 otherwise), at most ' +
         'MMS_MAX_MESSAGE_BYTES (413, the connection closed). One upload per part: a repeat stores nothing and answers 200 with ' +
         'the part as stored. Once every part is in, the MMS is complete and the mms.received webhook goes out.',
-      tag: 'Device uploads',
-      permission: 'device',
       params: DeviceMmsPartParams,
       rawBody: { contentTypes: ['application/octet-stream'], description: 'the part\'s bytes (any Content-Type: the report declared the type)' },
       responses: {

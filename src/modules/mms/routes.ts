@@ -1,9 +1,8 @@
 // Extended API v1: media uploads and downloads, sending MMS, and the MMS phones received.
-import { defineRoute } from '../../http/route.ts';
-import { readOneRoute } from '../../http/resource-routes.ts';
-import { decodeCursor, page } from '../../http/pagination.ts';
+import { groupRoutes, resourceRoutes } from '../../http/resource-routes.ts';
 import { AppError } from '../../common/errors.ts';
 import type { MessageService } from '../messages/service.ts';
+import type { SmsRecord } from '../messages/types.ts';
 import { idempotencyKey, withReplayHeader } from '../../http/idempotent-request.ts';
 import { createMms, type CreateMmsParts } from '../../use-cases/create-mms.ts';
 import { ACCEPTED_MEDIA_TYPES } from './media-type.ts';
@@ -21,15 +20,37 @@ import {
   MmsView,
 } from './schema.ts';
 import { MAX_PARTS } from './service.ts';
+import type { OutgoingMmsRow, OutgoingPartRow } from './types.ts';
 import { receiveUpload } from '../../http/streamed-upload.ts';
 import { serveMedia } from './media-download.ts';
 
 export type MmsRouteParts = CreateMmsParts & { media: MediaService; messages: MessageService };
 
+/** Media, sent MMS and received MMS are all read with sms:read and sent with sms:send. */
+const MMS = { tag: 'MMS', read: 'sms:read', write: 'sms:send' } as const;
+
+/** An MMS sent through the API: its SMS, and what of it is MMS alone. */
+type SentMms = { sms: SmsRecord; mms: OutgoingMmsRow; parts: OutgoingPartRow[] };
+
 export function mmsRoutes(parts: MmsRouteParts) {
   const { media, mms, messages } = parts;
+  const files = groupRoutes(MMS);
+  const sent = resourceRoutes({
+    ...MMS,
+    params: MmsIdParams,
+    missing: ['invalid_id', 'mms_not_found'],
+    one: { description: 'the MMS', schema: MmsView },
+    present: (one: SentMms) => presentMms(one.sms, one.mms, one.parts),
+  });
+  const received = resourceRoutes({
+    ...MMS,
+    params: MmsIdParams,
+    missing: ['invalid_id', 'mms_not_found'],
+    one: { description: 'the received MMS', schema: IncomingMmsView },
+    present: presentIncomingMms,
+  });
   return [
-    defineRoute({
+    files.route({
       method: 'post',
       path: '/media',
       operationId: 'uploadMedia',
@@ -41,8 +62,6 @@ export function mmsRoutes(parts: MmsRouteParts) {
         'with 413 as soon as its Content-Length (or the bytes counted so far) passes the limit, and the connection is closed. ' +
         'The bytes are streamed to storage, never held whole. Name the answer\'s id in media_ids of POST /mms; media are ' +
         'removed after MEDIA_RETENTION_DAYS when set.',
-      tag: 'MMS',
-      permission: 'sms:send',
       rawBody: { contentTypes: ['image/*', 'audio/*', 'video/*', 'text/plain', 'text/vcard'], description: 'the media bytes' },
       responses: { 201: { description: 'stored', schema: MediaView } },
       errors: ['payload_too_large', 'media_type_refused', 'validation_failed'],
@@ -51,7 +70,7 @@ export function mmsRoutes(parts: MmsRouteParts) {
         return { status: 201, body: presentMedia(stored) };
       },
     }),
-    defineRoute({
+    files.route({
       method: 'get',
       path: '/media/:id',
       operationId: 'downloadMedia',
@@ -59,8 +78,6 @@ export function mmsRoutes(parts: MmsRouteParts) {
       description:
         'Streams the bytes with their Content-Type, Content-Length and Accept-Ranges: bytes. One byte range per request ' +
         '(bytes=0-1023, bytes=1000-, bytes=-500) is answered 206 with Content-Range; a range past the end is 416.',
-      tag: 'MMS',
-      permission: 'sms:read',
       params: MediaIdParams,
       responses: {
         200: { description: 'the whole file', contentType: 'application/octet-stream', schema: MediaBody },
@@ -69,7 +86,7 @@ export function mmsRoutes(parts: MmsRouteParts) {
       errors: ['invalid_id', 'media_not_found', 'range_not_satisfiable'],
       handle: ({ auth, params, ctx }) => serveMedia(ctx, () => media.open(auth.accountId, params.id, ctx.get('range') || undefined)),
     }),
-    defineRoute({
+    sent.route({
       method: 'post',
       path: '/mms',
       operationId: 'createMms',
@@ -83,8 +100,6 @@ export function mmsRoutes(parts: MmsRouteParts) {
         'cancelled (POST /sms/{id}/cancel), listed (GET /sms) and reported (sms.status_changed) as any SMS, and takes ' +
         'device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority and Idempotency-Key as POST /sms does. The ' +
         'phone fetches each part from the gateway before sending.',
-      tag: 'MMS',
-      permission: 'sms:send',
       body: CreateMmsBody,
       responses: { 201: { description: 'the MMS, status pending', schema: MmsView } },
       errors: ['validation_failed', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'media_not_found', 'mms_too_large', 'idempotency_key_reused', 'unknown_callback'],
@@ -128,51 +143,34 @@ export function mmsRoutes(parts: MmsRouteParts) {
       },
     }),
     // Before /mms/:id, which would otherwise take "incoming" for an id.
-    defineRoute({
-      method: 'get',
+    received.list({
       path: '/mms/incoming',
       operationId: 'listIncomingMms',
       summary: 'List MMS received by the account\'s devices, newest first',
       description: 'Each with its parts; a part\'s download_path is null until the phone has uploaded it. Kept only while the device\'s forward_incoming_sms is on.',
-      tag: 'MMS',
-      permission: 'sms:read',
       query: IncomingMmsListQuery,
-      responses: { 200: { description: 'a page of received MMS', schema: IncomingMmsList } },
-      async handle({ auth, query }) {
-        const rows = await mms.listIncoming(auth.accountId, query.device_id ? { deviceId: query.device_id } : {}, query.limit, decodeCursor(query.cursor));
-        const { rows: kept, nextCursor } = page(rows.map((row) => ({ ...row, id: row.mms.id, created_at: row.mms.created_at })), query.limit);
-        return { status: 200, body: { data: kept.map(presentIncomingMms), next_cursor: nextCursor } };
-      },
+      answer: { description: 'a page of received MMS', schema: IncomingMmsList },
+      list: async ({ auth, query }, cursor) =>
+        (await mms.listIncoming(auth.accountId, query.device_id ? { deviceId: query.device_id } : {}, query.limit, cursor)).map((row) => ({ ...row, id: row.mms.id, created_at: row.mms.created_at })),
     }),
-    readOneRoute({
+    received.get({
       path: '/mms/incoming/:id',
       operationId: 'getIncomingMms',
       summary: 'Get a received MMS with its parts',
-      tag: 'MMS',
-      permission: 'sms:read',
-      params: MmsIdParams,
-      answer: { description: 'the received MMS', schema: IncomingMmsView },
-      errors: ['invalid_id', 'mms_not_found'],
-      read: async ({ auth, params }) => presentIncomingMms(await mms.incoming(auth.accountId, params.id)),
+      read: ({ auth, params }) => mms.incoming(auth.accountId, params.id),
     }),
-    defineRoute({
-      method: 'get',
+    sent.get({
       path: '/mms/:id',
       operationId: 'getMms',
       summary: 'Get an MMS sent through the API, with its subject, recipients and parts',
       description: 'Its status and history are those of the SMS of the same id (GET /sms/{id}).',
-      tag: 'MMS',
-      permission: 'sms:read',
-      params: MmsIdParams,
-      responses: { 200: { description: 'the MMS', schema: MmsView } },
-      errors: ['invalid_id', 'mms_not_found'],
-      async handle({ auth, params }) {
+      async read({ auth, params }) {
         const sms = await messages.get(auth.accountId, params.id).catch((error: unknown) => {
           throw error instanceof AppError && error.code === 'sms_not_found' ? new AppError('mms_not_found') : error;
         });
         const found = await mms.outgoing(sms.id);
         if (!found) throw new AppError('mms_not_found', 'this SMS is no MMS');
-        return { status: 200, body: presentMms(sms, found.mms, found.parts) };
+        return { sms, ...found };
       },
     }),
   ];

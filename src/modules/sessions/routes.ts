@@ -1,7 +1,7 @@
 // Extended API v1: the logged-in user's session (the control panel logs in with these). Login is
 // the one public route; the others take the session cookie, not an API key.
 import { AppError } from '../../common/errors.ts';
-import { defineRoute } from '../../http/route.ts';
+import { groupRoutes } from '../../http/resource-routes.ts';
 import { clearSessionCookie, setSessionCookie, type CookieOptions } from '../../http/session-cookie.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import { presentSession } from './presenter.ts';
@@ -16,13 +16,13 @@ export interface SessionRouteOptions extends CookieOptions {
 }
 
 export function sessionRoutes(sessions: SessionService, throttle: LoginThrottle, cookie: SessionRouteOptions) {
+  const session = groupRoutes({ tag: 'Session', read: 'session', write: 'session' });
   return [
-    defineRoute({
+    session.route({
       method: 'post',
       path: '/session',
       operationId: 'login',
       summary: 'Log in with email and password; sets the session cookie',
-      tag: 'Session',
       permission: 'public',
       body: LoginBody,
       responses: { 200: { description: 'the user and the CSRF token of the new session', schema: SessionView } },
@@ -41,25 +41,21 @@ export function sessionRoutes(sessions: SessionService, throttle: LoginThrottle,
         return { status: 200, body: presentSession(login) };
       },
     }),
-    defineRoute({
+    session.route({
       method: 'get',
       path: '/session',
       operationId: 'getSession',
       summary: 'The logged-in user and the session\'s CSRF token',
-      tag: 'Session',
-      permission: 'session',
       responses: { 200: { description: 'the session', schema: SessionView } },
       async handle({ auth }) {
         return { status: 200, body: presentSession(auth.session!) };
       },
     }),
-    defineRoute({
+    session.route({
       method: 'delete',
       path: '/session',
       operationId: 'logout',
       summary: 'Log out: ends the session and clears its cookie',
-      tag: 'Session',
-      permission: 'session',
       responses: { 204: { description: 'logged out' } },
       async handle({ auth, ctx }) {
         await sessions.logout(auth.session!.session.id);
@@ -67,13 +63,11 @@ export function sessionRoutes(sessions: SessionService, throttle: LoginThrottle,
         return { status: 204 };
       },
     }),
-    defineRoute({
+    session.route({
       method: 'post',
       path: '/session/password',
       operationId: 'changePassword',
       summary: 'Change the logged-in user\'s password (ends their other sessions)',
-      tag: 'Session',
-      permission: 'session',
       body: ChangePasswordBody,
       responses: { 204: { description: 'changed' } },
       async handle({ auth, body }) {
