@@ -6,6 +6,7 @@ import { serveRange } from '../../../http/range-download.ts';
 import type { DeviceService } from '../../devices/service.ts';
 import type { AuthThrottle } from '../../../common/auth-throttle.ts';
 import { presentCall } from '../presenter.ts';
+import { call } from '../resource.ts';
 import { CallIdParams, RecordingView } from '../schema.ts';
 import { authenticateDevice } from './device-auth.ts';
 import { AudioBody, DeviceCallParams } from './schema.ts';
@@ -49,7 +50,7 @@ export function deviceRecordingRoutes(recordings: RecordingService, devices: Pic
 
 export function recordingRoutes(recordings: RecordingService) {
   return [
-    defineRoute({
+    call.route({
       method: 'get',
       path: '/calls/:id/recording',
       operationId: 'downloadCallRecording',
@@ -58,8 +59,6 @@ export function recordingRoutes(recordings: RecordingService) {
         'Streams the audio with its Content-Type (what its bytes are), Content-Length and Accept-Ranges: bytes. One byte ' +
         'range per request (bytes=0-1023, bytes=1000-, bytes=-500) is answered 206 with Content-Range; a range past the end ' +
         'is 416 with Content-Range: bytes */size.',
-      tag: 'Calls',
-      permission: 'calls:read',
       params: CallIdParams,
       responses: {
         200: { description: 'the whole recording', contentType: 'audio/*', schema: AudioBody },
