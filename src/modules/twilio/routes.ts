@@ -37,14 +37,12 @@ export function twilioCredentialRoutes(twilio: TwilioService) {
       answer: { description: 'the credentials', schema: CredentialList },
       list: ({ auth }) => twilio.list(auth.accountId),
     }),
-    credential.route({
+    credential.routeOnOne({
       method: 'post',
       path: '/twilio/credentials/:sid/rotate',
       operationId: 'rotateTwilioCredential',
       summary: 'Give a Twilio credential a new auth token; the old one stops working at once',
-      params: CredentialParams,
       responses: { 200: { description: 'the credential, with its new auth token shown this once', schema: CredentialWithToken } },
-      errors: ['twilio_credential_not_found'],
       async handle({ auth, params }) {
         const { credential, authToken } = await twilio.rotate(auth.accountId, params.sid);
         return { status: 200, body: { ...presentCredential(credential), auth_token: authToken } };

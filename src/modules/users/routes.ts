@@ -57,14 +57,12 @@ export function userRoutes(users: UserService) {
       errors: ['last_owner', 'cannot_change_self'],
       update: ({ auth, params, body }) => users.update(auth.accountId, params.id, body, actorOf(auth)),
     }),
-    user.route({
+    user.routeOnOne({
       method: 'post',
       path: '/users/:id/reset-password',
       operationId: 'resetUserPassword',
       summary: 'Give a user a new one-time password, answered once; their sessions end',
-      params: UserIdParams,
       responses: { 200: { description: 'the user and their one-time password, shown this once', schema: NewPassword } },
-      errors: ['invalid_id', 'user_not_found'],
       async handle({ auth, params }) {
         const { user, oneTimePassword } = await users.resetPasswordInAccount(auth.accountId, params.id, actorOf(auth));
         return { status: 200, body: { user: presentUser(user), one_time_password: oneTimePassword! } };

@@ -53,7 +53,7 @@ export function ussdRoutes(ussd: UssdService) {
       summary: 'Read a USSD session: its status, the network\'s text, what was said',
       read: ({ auth, params }) => ussd.get(auth.accountId, params.id),
     }),
-    session.route({
+    session.routeOnOne({
       method: 'post',
       path: '/ussd/:id/reply',
       operationId: 'replyUssd',
@@ -61,10 +61,9 @@ export function ussdRoutes(ussd: UssdService) {
       description:
         'Sends the text (usually a digit) to the phone as the next step: the session is pending again until the network answers ' +
         'with another menu (waiting_reply), the final answer (completed) or a failure.',
-      params: UssdIdParams,
       body: UssdReplyBody,
       responses: { 202: { description: 'the session, pending again', schema: UssdView } },
-      errors: ['invalid_id', 'ussd_not_found', 'ussd_not_waiting', 'device_offline'],
+      errors: ['ussd_not_waiting', 'device_offline'],
       async handle({ auth, params, body }) {
         return { status: 202, body: presentUssd(await ussd.reply(auth.accountId, params.id, body.text)) };
       },
