@@ -1,10 +1,10 @@
 // Extended API v1: the call log the account's phones report. The recording's own
 // routes (upload, download) live in ./recordings.
-import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
+import { decodeCursor, pageBy } from '../../http/pagination.ts';
 import { presentCall } from './presenter.ts';
 import { call } from './resource.ts';
 import { CallList, CallListQuery } from './schema.ts';
-import type { CallService, CallWithRecording } from './service.ts';
+import type { CallService } from './service.ts';
 
 export function callRoutes(calls: CallService) {
   return [
@@ -31,7 +31,9 @@ export function callRoutes(calls: CallService) {
           query.limit,
           decodeCursor(query.cursor),
         );
-        const { rows: kept, nextCursor } = pageOfCalls(rows, query.limit);
+        // Calls are ordered by when they started, not when they were stored (a phone may report
+        // late), so the cursor holds the started_at and id of the last one.
+        const { rows: kept, nextCursor } = pageBy(rows, query.limit, ({ call }) => ({ created_at: call.started_at, id: call.id }));
         return { status: 200, body: { data: kept.map((row) => presentCall(row.call, row.recording)), next_cursor: nextCursor } };
       },
     }),
@@ -48,15 +50,4 @@ export function callRoutes(calls: CallService) {
       remove: ({ auth, params }) => calls.delete(auth.accountId, params.id),
     }),
   ];
-}
-
-/**
- * Cuts the one-extra row the list fetches. Calls are ordered by when they started, not when they
- * were stored (a phone may report late), so the cursor holds the (started_at, id) of the last row.
- */
-function pageOfCalls(rows: CallWithRecording[], limit: number): { rows: CallWithRecording[]; nextCursor: string | null } {
-  if (rows.length <= limit) return { rows, nextCursor: null };
-  const kept = rows.slice(0, limit);
-  const last = kept[kept.length - 1]!.call;
-  return { rows: kept, nextCursor: encodeCursor({ created_at: last.started_at, id: last.id }) };
 }

@@ -1,7 +1,7 @@
 // Extended API v1: the account's conversations, one per remote number, both ways.
 import { resourceRoutes } from '../../http/resource-routes.ts';
-import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
-import { conversationThread, getConversation, listConversations, type ConversationParts, type ConversationSummary } from '../../use-cases/conversation-views.ts';
+import { decodeCursor, pageBy } from '../../http/pagination.ts';
+import { conversationThread, getConversation, listConversations, type ConversationParts } from '../../use-cases/conversation-views.ts';
 import { presentConversation, presentThreadMessage } from './presenter.ts';
 import { ConversationList, ConversationListQuery, ConversationPhoneParams, ConversationView, ThreadPage, ThreadQuery } from './schema.ts';
 
@@ -31,7 +31,8 @@ export function conversationRoutes(parts: ConversationParts) {
       responses: { 200: { description: 'a page of conversations', schema: ConversationList } },
       async handle({ auth, query }) {
         const rows = await listConversations(parts, auth.accountId, query.limit, decodeCursor(query.cursor), query.unread ?? false);
-        const { rows: kept, nextCursor } = pageByActivity(rows, query.limit);
+        // Conversations page by last activity: the cursor holds the last_activity_at and id of the last one.
+        const { rows: kept, nextCursor } = pageBy(rows, query.limit, ({ conversation }) => ({ created_at: conversation.last_activity_at, id: conversation.id }));
         return { status: 200, body: { data: kept.map(presentConversation), next_cursor: nextCursor } };
       },
     }),
@@ -64,12 +65,4 @@ export function conversationRoutes(parts: ConversationParts) {
       },
     }),
   ];
-}
-
-/** Conversations page by last activity: the cursor holds the (last_activity_at, id) of the last one. */
-function pageByActivity(rows: ConversationSummary[], limit: number): { rows: ConversationSummary[]; nextCursor: string | null } {
-  if (rows.length <= limit) return { rows, nextCursor: null };
-  const kept = rows.slice(0, limit);
-  const last = kept[kept.length - 1]!.conversation;
-  return { rows: kept, nextCursor: encodeCursor({ created_at: last.last_activity_at, id: last.id }) };
 }
