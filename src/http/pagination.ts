@@ -2,7 +2,7 @@
 // and its helpers belong to storage (src/storage/paging.ts); routes may take them from here.
 import { Type } from '@sinclair/typebox';
 
-export { decodeCursor, encodeCursor, page, type Cursor } from '../storage/paging.ts';
+export { decodeCursor, encodeCursor, page, pageBy, type Cursor } from '../storage/paging.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;

@@ -213,6 +213,15 @@ export function resourceRoutes<P extends TSchema, Row>(resource: Resource<P, Row
         },
       });
     },
+    /**
+     * Any other route on one of them (a rotation, a reply) whose answer is not the resource's own:
+     * its tag, permission, the id parameters and their errors filled in, as for get or update.
+     */
+    routeOnOne<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined>(
+      route: Omit<RouteDefinition<B, Q, P>, 'tag' | 'permission' | 'params'> & { permission?: RoutePermission },
+    ): RouteDefinition {
+      return defineRoute<B, Q, P>({ tag, permission: route.method === 'get' ? read : write, ...route, params, errors: naming(route) });
+    },
     /** Any other route of this resource: its tag, and the permission its method takes, filled in. */
     route<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, RP extends TSchema | undefined = undefined>(
       route: Omit<RouteDefinition<B, Q, RP>, 'tag' | 'permission'> & { permission?: RoutePermission },

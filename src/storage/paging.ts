@@ -32,9 +32,18 @@ export function decodeCursor(raw: string | undefined): Cursor | undefined {
 
 /** Cuts the one-extra row a page query fetches and derives the next cursor from it. */
 export function page<T extends { created_at: Date; id: string }>(rows: T[], limit: number): { rows: T[]; nextCursor: string | null } {
+  return pageBy(rows, limit, (row) => row);
+}
+
+/**
+ * The same for a list in another order than its rows' creation (calls by when they started,
+ * conversations by their last activity): the cursor holds the time and id `positionOf` answers
+ * for the last row kept.
+ */
+export function pageBy<T>(rows: T[], limit: number, positionOf: (row: T) => { created_at: Date; id: string }): { rows: T[]; nextCursor: string | null } {
   if (rows.length <= limit) return { rows, nextCursor: null };
   const kept = rows.slice(0, limit);
-  return { rows: kept, nextCursor: encodeCursor(kept[kept.length - 1]!) };
+  return { rows: kept, nextCursor: encodeCursor(positionOf(kept[kept.length - 1]!)) };
 }
 
 /**

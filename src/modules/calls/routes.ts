@@ -1,17 +1,14 @@
 // Extended API v1: the call log the account's phones report. The recording's own
 // routes (upload, download) live in ./recordings.
-import { defineRoute } from '../../http/route.ts';
-import { deleteOneRoute } from '../../http/resource-routes.ts';
-import { decodeCursor, encodeCursor } from '../../http/pagination.ts';
+import { decodeCursor, pageBy } from '../../http/pagination.ts';
 import { presentCall } from './presenter.ts';
-import { CallIdParams, CallList, CallListQuery, CallView } from './schema.ts';
-import type { CallService, CallWithRecording } from './service.ts';
-
-const TAG = 'Calls';
+import { call } from './resource.ts';
+import { CallList, CallListQuery } from './schema.ts';
+import type { CallService } from './service.ts';
 
 export function callRoutes(calls: CallService) {
   return [
-    defineRoute({
+    call.route({
       method: 'get',
       path: '/calls',
       operationId: 'listCalls',
@@ -19,8 +16,6 @@ export function callRoutes(calls: CallService) {
       description:
         'Newest call first (by started_at). device_id, direction, phone (normalized as the phones\' reports are) and ' +
         'from/to (started at or after / before) narrow the list and combine. A deleted phone\'s calls are deleted with it.',
-      tag: TAG,
-      permission: 'calls:read',
       query: CallListQuery,
       responses: { 200: { description: 'a page of calls, each with its recording or null', schema: CallList } },
       async handle({ auth, query }) {
@@ -36,45 +31,23 @@ export function callRoutes(calls: CallService) {
           query.limit,
           decodeCursor(query.cursor),
         );
-        const { rows: kept, nextCursor } = pageOfCalls(rows, query.limit);
-        return { status: 200, body: { data: kept.map(({ call, recording }) => presentCall(call, recording)), next_cursor: nextCursor } };
+        // Calls are ordered by when they started, not when they were stored (a phone may report
+        // late), so the cursor holds the started_at and id of the last one.
+        const { rows: kept, nextCursor } = pageBy(rows, query.limit, ({ call }) => ({ created_at: call.started_at, id: call.id }));
+        return { status: 200, body: { data: kept.map((row) => presentCall(row.call, row.recording)), next_cursor: nextCursor } };
       },
     }),
-    defineRoute({
-      method: 'get',
+    call.get({
       path: '/calls/:id',
       operationId: 'getCall',
       summary: 'Read one call with its recording\'s metadata (or null)',
-      tag: TAG,
-      permission: 'calls:read',
-      params: CallIdParams,
-      responses: { 200: { description: 'the call', schema: CallView } },
-      errors: ['invalid_id', 'call_not_found'],
-      async handle({ auth, params }) {
-        const { call, recording } = await calls.get(auth.accountId, params.id);
-        return { status: 200, body: presentCall(call, recording) };
-      },
+      read: ({ auth, params }) => calls.get(auth.accountId, params.id),
     }),
-    deleteOneRoute({
+    call.remove({
       path: '/calls/:id',
       operationId: 'deleteCall',
       summary: 'Delete a call and its recording (the audio file too)',
-      tag: TAG,
-      permission: 'calls:delete',
-      params: CallIdParams,
-      errors: ['invalid_id', 'call_not_found'],
       remove: ({ auth, params }) => calls.delete(auth.accountId, params.id),
     }),
   ];
-}
-
-/**
- * Cuts the one-extra row the list fetches. Calls are ordered by when they started, not when they
- * were stored (a phone may report late), so the cursor holds the (started_at, id) of the last row.
- */
-function pageOfCalls(rows: CallWithRecording[], limit: number): { rows: CallWithRecording[]; nextCursor: string | null } {
-  if (rows.length <= limit) return { rows, nextCursor: null };
-  const kept = rows.slice(0, limit);
-  const last = kept[kept.length - 1]!.call;
-  return { rows: kept, nextCursor: encodeCursor({ created_at: last.started_at, id: last.id }) };
 }

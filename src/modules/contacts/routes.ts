@@ -1,6 +1,5 @@
 // Extended API v1: the account's contacts, groups of contacts and message templates.
-import { defineRoute } from '../../http/route.ts';
-import { createOneRoute, deleteOneRoute, listPageRoute, readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
+import { resourceRoutes } from '../../http/resource-routes.ts';
 import { presentCheckedContact, presentContact, presentGroup, presentTemplate } from './presenter.ts';
 import { importBodyFromCsv, MAX_IMPORT_COLUMNS } from './import-csv.ts';
 import {
@@ -27,35 +26,49 @@ import {
 } from './schema.ts';
 import type { ContactService } from './service.ts';
 
-const CONTACTS = 'Contacts';
 const IMPORT_BODY_LIMIT = 4 * 1024 * 1024;
 
 export function contactRoutes(contacts: ContactService) {
+  // Contacts, groups and templates share a tag and their ids, and are read with sms:read and
+  // changed with sms:send: they serve sending.
+  const shared = { tag: 'Contacts', read: 'sms:read', write: 'sms:send', params: IdParams } as const;
+  const contact = resourceRoutes({
+    ...shared,
+    missing: ['contact_not_found'],
+    one: { description: 'the contact', schema: ContactView },
+    present: presentContact,
+  });
+  const group = resourceRoutes({
+    ...shared,
+    missing: ['group_not_found'],
+    one: { description: 'the group', schema: GroupView },
+    present: presentGroup,
+  });
+  const template = resourceRoutes({
+    ...shared,
+    missing: ['template_not_found'],
+    one: { description: 'the template', schema: TemplateView },
+    present: presentTemplate,
+  });
   return [
-    listPageRoute({
+    contact.list({
       path: '/contacts',
       operationId: 'listContacts',
       summary: 'List the account\'s contacts, newest first; tag or group_id narrows the list',
-      tag: CONTACTS,
-      permission: 'sms:read',
       query: ContactListQuery,
       answer: { description: 'a page of contacts', schema: ContactList },
       list: ({ auth, query }, cursor) =>
         contacts.list(auth.accountId, { ...(query.tag ? { tag: query.tag } : {}), ...(query.group_id ? { groupId: query.group_id } : {}) }, query.limit, cursor),
-      present: presentContact,
     }),
-    createOneRoute({
+    contact.create({
       path: '/contacts',
       operationId: 'createContact',
       summary: 'Add a contact: a number (unique in the account), a name, tags and custom fields',
-      tag: CONTACTS,
-      permission: 'sms:send',
       body: ContactBody,
-      answer: { description: 'the contact', schema: ContactView },
       errors: ['validation_failed', 'invalid_phone', 'conflict'],
-      create: async ({ auth, body }) => presentContact(await contacts.create(auth.accountId, body)),
+      create: ({ auth, body }) => contacts.create(auth.accountId, body),
     }),
-    defineRoute({
+    contact.route({
       method: 'post',
       path: '/contacts/import',
       operationId: 'importContacts',
@@ -66,8 +79,6 @@ export function contactRoutes(contacts: ContactService) {
         'tags and fields replaced). Every row is checked first: if any is wrong the answer is 400 with a detail per bad row ' +
         '(contacts.{index}...) and nothing is written; otherwise all are written in one transaction. With ?dry_run=true the ' +
         `answer is each row's result (create, update, or its errors) and nothing is written. At most ${MAX_IMPORT_COLUMNS} columns.`,
-      tag: CONTACTS,
-      permission: 'sms:send',
       body: ImportBody,
       query: ImportQuery,
       csv: importBodyFromCsv,
@@ -82,180 +93,118 @@ export function contactRoutes(contacts: ContactService) {
         return { status: 201, body: await contacts.import(auth.accountId, body.contacts) };
       },
     }),
-    readOneRoute({
+    contact.get({
       path: '/contacts/:id',
       operationId: 'getContact',
       summary: 'Read a contact',
-      tag: CONTACTS,
-      permission: 'sms:read',
-      params: IdParams,
-      answer: { description: 'the contact', schema: ContactView },
-      errors: ['contact_not_found'],
-      read: async ({ auth, params }) => presentContact(await contacts.get(auth.accountId, params.id)),
+      read: ({ auth, params }) => contacts.get(auth.accountId, params.id),
     }),
-    updateOneRoute({
+    contact.update({
       path: '/contacts/:id',
       operationId: 'updateContact',
       summary: 'Change a contact (tags and fields are replaced whole)',
-      tag: CONTACTS,
-      permission: 'sms:send',
-      params: IdParams,
       body: ContactPatch,
-      answer: { description: 'the contact as changed', schema: ContactView },
-      errors: ['contact_not_found', 'validation_failed', 'invalid_phone', 'conflict'],
-      update: async ({ auth, params, body }) => presentContact(await contacts.update(auth.accountId, params.id, body)),
+      answer: 'the contact as changed',
+      errors: ['validation_failed', 'invalid_phone', 'conflict'],
+      update: ({ auth, params, body }) => contacts.update(auth.accountId, params.id, body),
     }),
-    deleteOneRoute({
+    contact.remove({
       path: '/contacts/:id',
       operationId: 'deleteContact',
       summary: 'Delete a contact (it leaves its groups; its SMS stay)',
-      tag: CONTACTS,
-      permission: 'sms:send',
-      params: IdParams,
-      errors: ['contact_not_found'],
       remove: ({ auth, params }) => contacts.delete(auth.accountId, params.id),
     }),
 
-    listPageRoute({
+    group.list({
       path: '/contact-groups',
       operationId: 'listContactGroups',
       summary: 'List the account\'s contact groups with their member counts, newest first',
-      tag: CONTACTS,
-      permission: 'sms:read',
       query: ListQuery,
       answer: { description: 'a page of groups', schema: GroupList },
       list: ({ auth, query }, cursor) => contacts.listGroups(auth.accountId, query.limit, cursor),
-      present: presentGroup,
     }),
-    createOneRoute({
+    group.create({
       path: '/contact-groups',
       operationId: 'createContactGroup',
       summary: 'Create a group (a name unique in the account), optionally with members',
-      tag: CONTACTS,
-      permission: 'sms:send',
       body: GroupBody,
-      answer: { description: 'the group', schema: GroupView },
       errors: ['validation_failed', 'conflict'],
-      create: async ({ auth, body }) => presentGroup(await contacts.createGroup(auth.accountId, body.name, body.contact_ids)),
+      create: ({ auth, body }) => contacts.createGroup(auth.accountId, body.name, body.contact_ids),
     }),
-    readOneRoute({
+    group.get({
       path: '/contact-groups/:id',
       operationId: 'getContactGroup',
       summary: 'Read a group (its members: GET /contacts?group_id=)',
-      tag: CONTACTS,
-      permission: 'sms:read',
-      params: IdParams,
-      answer: { description: 'the group', schema: GroupView },
-      errors: ['group_not_found'],
-      read: async ({ auth, params }) => presentGroup(await contacts.getGroup(auth.accountId, params.id)),
+      read: ({ auth, params }) => contacts.getGroup(auth.accountId, params.id),
     }),
-    updateOneRoute({
+    group.update({
       path: '/contact-groups/:id',
       operationId: 'renameContactGroup',
       summary: 'Rename a group',
-      tag: CONTACTS,
-      permission: 'sms:send',
-      params: IdParams,
       body: GroupPatch,
-      answer: { description: 'the group', schema: GroupView },
-      errors: ['group_not_found', 'validation_failed', 'conflict'],
-      update: async ({ auth, params, body }) => presentGroup(await contacts.renameGroup(auth.accountId, params.id, body.name)),
+      errors: ['validation_failed', 'conflict'],
+      update: ({ auth, params, body }) => contacts.renameGroup(auth.accountId, params.id, body.name),
     }),
-    deleteOneRoute({
+    group.remove({
       path: '/contact-groups/:id',
       operationId: 'deleteContactGroup',
       summary: 'Delete a group (its contacts stay)',
-      tag: CONTACTS,
-      permission: 'sms:send',
-      params: IdParams,
-      errors: ['group_not_found'],
       remove: ({ auth, params }) => contacts.deleteGroup(auth.accountId, params.id),
     }),
-    defineRoute({
+    group.act({
       method: 'post',
       path: '/contact-groups/:id/members',
       operationId: 'addContactGroupMembers',
       summary: 'Add contacts to a group (already members stay once)',
-      tag: CONTACTS,
-      permission: 'sms:send',
-      params: IdParams,
       body: MembersBody,
-      responses: { 200: { description: 'the group', schema: GroupView } },
-      errors: ['group_not_found', 'validation_failed'],
-      async handle({ auth, params, body }) {
-        return { status: 200, body: presentGroup(await contacts.changeMembers(auth.accountId, params.id, body.contact_ids, 'add')) };
-      },
+      errors: ['validation_failed'],
+      act: ({ auth, params, body }) => contacts.changeMembers(auth.accountId, params.id, body.contact_ids, 'add'),
     }),
-    defineRoute({
+    group.act({
       method: 'post',
       path: '/contact-groups/:id/members/remove',
       operationId: 'removeContactGroupMembers',
       summary: 'Remove contacts from a group',
-      tag: CONTACTS,
-      permission: 'sms:send',
-      params: IdParams,
       body: MembersBody,
-      responses: { 200: { description: 'the group', schema: GroupView } },
-      errors: ['group_not_found', 'validation_failed'],
-      async handle({ auth, params, body }) {
-        return { status: 200, body: presentGroup(await contacts.changeMembers(auth.accountId, params.id, body.contact_ids, 'remove')) };
-      },
+      errors: ['validation_failed'],
+      act: ({ auth, params, body }) => contacts.changeMembers(auth.accountId, params.id, body.contact_ids, 'remove'),
     }),
 
-    listPageRoute({
+    template.list({
       path: '/templates',
       operationId: 'listTemplates',
       summary: 'List the account\'s message templates, newest first',
-      tag: CONTACTS,
-      permission: 'sms:read',
       query: ListQuery,
       answer: { description: 'a page of templates', schema: TemplateList },
       list: ({ auth, query }, cursor) => contacts.listTemplates(auth.accountId, query.limit, cursor),
-      present: presentTemplate,
     }),
-    createOneRoute({
+    template.create({
       path: '/templates',
       operationId: 'createTemplate',
       summary: 'Create a template: a name (unique in the account) and text with placeholders',
       description: 'Placeholders: {{name}}, {{first_name}} (the name\'s first word), {{last_name}} (the rest), {{phone}}, {{fields.<name>}}. Another is 400.',
-      tag: CONTACTS,
-      permission: 'sms:send',
       body: TemplateBody,
-      answer: { description: 'the template', schema: TemplateView },
       errors: ['validation_failed', 'conflict'],
-      create: async ({ auth, body }) => presentTemplate(await contacts.createTemplate(auth.accountId, body.name, body.text)),
+      create: ({ auth, body }) => contacts.createTemplate(auth.accountId, body.name, body.text),
     }),
-    readOneRoute({
+    template.get({
       path: '/templates/:id',
       operationId: 'getTemplate',
       summary: 'Read a template',
-      tag: CONTACTS,
-      permission: 'sms:read',
-      params: IdParams,
-      answer: { description: 'the template', schema: TemplateView },
-      errors: ['template_not_found'],
-      read: async ({ auth, params }) => presentTemplate(await contacts.getTemplate(auth.accountId, params.id)),
+      read: ({ auth, params }) => contacts.getTemplate(auth.accountId, params.id),
     }),
-    updateOneRoute({
+    template.update({
       path: '/templates/:id',
       operationId: 'updateTemplate',
       summary: 'Rename a template or change its text',
-      tag: CONTACTS,
-      permission: 'sms:send',
-      params: IdParams,
       body: TemplatePatch,
-      answer: { description: 'the template', schema: TemplateView },
-      errors: ['template_not_found', 'validation_failed', 'conflict'],
-      update: async ({ auth, params, body }) => presentTemplate(await contacts.updateTemplate(auth.accountId, params.id, body)),
+      errors: ['validation_failed', 'conflict'],
+      update: ({ auth, params, body }) => contacts.updateTemplate(auth.accountId, params.id, body),
     }),
-    deleteOneRoute({
+    template.remove({
       path: '/templates/:id',
       operationId: 'deleteTemplate',
       summary: 'Delete a template',
-      tag: CONTACTS,
-      permission: 'sms:send',
-      params: IdParams,
-      errors: ['template_not_found'],
       remove: ({ auth, params }) => contacts.deleteTemplate(auth.accountId, params.id),
     }),
   ];

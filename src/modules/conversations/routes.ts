@@ -1,16 +1,24 @@
 // Extended API v1: the account's conversations, one per remote number, both ways.
-import { defineRoute } from '../../http/route.ts';
-import { readOneRoute } from '../../http/resource-routes.ts';
-import { decodeCursor, encodeCursor, page } from '../../http/pagination.ts';
-import { conversationThread, getConversation, listConversations, type ConversationParts, type ConversationSummary } from '../../use-cases/conversation-views.ts';
+import { resourceRoutes } from '../../http/resource-routes.ts';
+import { decodeCursor, pageBy } from '../../http/pagination.ts';
+import { conversationThread, getConversation, listConversations, type ConversationParts } from '../../use-cases/conversation-views.ts';
 import { presentConversation, presentThreadMessage } from './presenter.ts';
 import { ConversationList, ConversationListQuery, ConversationPhoneParams, ConversationView, ThreadPage, ThreadQuery } from './schema.ts';
 
-const TAG = 'Conversations';
-
 export function conversationRoutes(parts: ConversationParts) {
+  // Marking a conversation read changes no message and sends nothing: every route here, that one
+  // too, takes sms:read.
+  const conversation = resourceRoutes({
+    tag: 'Conversations',
+    read: 'sms:read',
+    write: 'sms:read',
+    params: ConversationPhoneParams,
+    missing: ['conversation_not_found'],
+    one: { description: 'the conversation', schema: ConversationView },
+    present: presentConversation,
+  });
   return [
-    defineRoute({
+    conversation.route({
       method: 'get',
       path: '/conversations',
       operationId: 'listConversations',
@@ -19,66 +27,42 @@ export function conversationRoutes(parts: ConversationParts) {
         'A conversation starts with the first SMS sent to or received from a number. Each shows its newest message either way, ' +
         'how many received SMS are unread, and the phone and SIM a reply should go through. A conversation that moves while ' +
         'a client pages may show again on a later page.',
-      tag: TAG,
-      permission: 'sms:read',
       query: ConversationListQuery,
       responses: { 200: { description: 'a page of conversations', schema: ConversationList } },
       async handle({ auth, query }) {
         const rows = await listConversations(parts, auth.accountId, query.limit, decodeCursor(query.cursor), query.unread ?? false);
-        const { rows: kept, nextCursor } = pageByActivity(rows, query.limit);
+        // Conversations page by last activity: the cursor holds the last_activity_at and id of the last one.
+        const { rows: kept, nextCursor } = pageBy(rows, query.limit, ({ conversation }) => ({ created_at: conversation.last_activity_at, id: conversation.id }));
         return { status: 200, body: { data: kept.map(presentConversation), next_cursor: nextCursor } };
       },
     }),
-    readOneRoute({
+    conversation.get({
       path: '/conversations/:phone',
       operationId: 'getConversation',
       summary: 'Read one conversation by its remote number',
-      tag: TAG,
-      permission: 'sms:read',
-      params: ConversationPhoneParams,
-      answer: { description: 'the conversation', schema: ConversationView },
-      errors: ['conversation_not_found'],
-      read: async ({ auth, params }) => presentConversation(await getConversation(parts, auth.accountId, params.phone)),
+      read: ({ auth, params }) => getConversation(parts, auth.accountId, params.phone),
     }),
-    defineRoute({
-      method: 'get',
+    conversation.list({
       path: '/conversations/:phone/messages',
       operationId: 'listConversationMessages',
       summary: 'The SMS sent to and received from one number, merged, newest first',
-      tag: TAG,
-      permission: 'sms:read',
       params: ConversationPhoneParams,
       query: ThreadQuery,
-      responses: { 200: { description: 'a page of the thread', schema: ThreadPage } },
+      answer: { description: 'a page of the thread', schema: ThreadPage },
       errors: ['conversation_not_found'],
-      async handle({ auth, params, query }) {
-        const entries = await conversationThread(parts, auth.accountId, params.phone, query.limit, decodeCursor(query.cursor));
-        const { rows, nextCursor } = page(entries, query.limit);
-        return { status: 200, body: { data: rows.map(presentThreadMessage), next_cursor: nextCursor } };
-      },
+      list: ({ auth, params, query }, cursor) => conversationThread(parts, auth.accountId, params.phone, query.limit, cursor),
+      present: presentThreadMessage,
     }),
-    defineRoute({
+    conversation.act({
       method: 'post',
       path: '/conversations/:phone/read',
       operationId: 'markConversationRead',
       summary: 'Mark a conversation read: its unread count goes back to 0',
-      tag: TAG,
-      permission: 'sms:read',
-      params: ConversationPhoneParams,
-      responses: { 200: { description: 'the conversation, read', schema: ConversationView } },
-      errors: ['conversation_not_found'],
-      async handle({ auth, params }) {
+      answer: 'the conversation, read',
+      async act({ auth, params }) {
         await parts.conversations.markRead(auth.accountId, params.phone);
-        return { status: 200, body: presentConversation(await getConversation(parts, auth.accountId, params.phone)) };
+        return getConversation(parts, auth.accountId, params.phone);
       },
     }),
   ];
-}
-
-/** Conversations page by last activity: the cursor holds the (last_activity_at, id) of the last one. */
-function pageByActivity(rows: ConversationSummary[], limit: number): { rows: ConversationSummary[]; nextCursor: string | null } {
-  if (rows.length <= limit) return { rows, nextCursor: null };
-  const kept = rows.slice(0, limit);
-  const last = kept[kept.length - 1]!.conversation;
-  return { rows: kept, nextCursor: encodeCursor({ created_at: last.last_activity_at, id: last.id }) };
 }

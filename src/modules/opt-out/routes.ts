@@ -1,7 +1,6 @@
 // Extended API v1: the account's suppression list (numbers that opted out) and its opt-out settings.
 import { Readable } from 'node:stream';
-import { defineRoute } from '../../http/route.ts';
-import { deleteOneRoute, listPageRoute, readOneRoute, updateOneRoute } from '../../http/resource-routes.ts';
+import { resourceRoutes } from '../../http/resource-routes.ts';
 import { phonesOfCsv, presentSuppression, SUPPRESSION_CSV_HEADER, suppressionCsvLine } from './presenter.ts';
 import {
   AddSuppressionBody,
@@ -17,30 +16,32 @@ import {
 } from './schema.ts';
 import type { OptOutService } from './service.ts';
 
-const TAG = 'Opt-out';
-
 export function optOutRoutes(optOut: OptOutService) {
+  const suppression = resourceRoutes({
+    tag: 'Opt-out',
+    read: 'suppressions:read',
+    write: 'suppressions:write',
+    params: SuppressionPhoneParams,
+    missing: ['invalid_phone', 'suppression_not_found'],
+    one: { description: 'the suppressed number', schema: SuppressionView },
+    present: presentSuppression,
+  });
   return [
-    listPageRoute({
+    suppression.list({
       path: '/suppressions',
       operationId: 'listSuppressions',
       summary: 'List the numbers the account may not send to, newest first',
       description: 'A number is listed when it sends a stop keyword to one of the account\'s phones, or is added here or by an import (docs/opt-out.md).',
-      tag: TAG,
-      permission: 'suppressions:read',
       query: SuppressionListQuery,
       answer: { description: 'a page of suppressed numbers', schema: SuppressionList },
       list: ({ auth, query }, cursor) => optOut.list(auth.accountId, query.limit, cursor, query.phone || undefined),
-      present: presentSuppression,
     }),
-    defineRoute({
+    suppression.route({
       method: 'post',
       path: '/suppressions',
       operationId: 'addSuppression',
       summary: 'Put a number on the suppression list',
       description: '201 when added, 200 with the existing entry when it was listed already. Sends to it are refused from now on (422 recipient_opted_out).',
-      tag: TAG,
-      permission: 'suppressions:write',
       body: AddSuppressionBody,
       responses: {
         200: { description: 'the number was listed already', schema: SuppressionView },
@@ -52,19 +53,15 @@ export function optOutRoutes(optOut: OptOutService) {
         return { status: created ? 201 : 200, body: presentSuppression(row) };
       },
     }),
-    deleteOneRoute({
+    suppression.remove({
       path: '/suppressions/:phone',
       operationId: 'removeSuppression',
       summary: 'Take a number off the suppression list',
       description: 'The number in international format, URL-encoded (+ as %2B). Only with the recipient\'s consent: it sent STOP.',
-      tag: TAG,
-      permission: 'suppressions:write',
-      params: SuppressionPhoneParams,
       done: 'removed',
-      errors: ['invalid_phone', 'suppression_not_found'],
       remove: ({ auth, params }) => optOut.remove(auth.accountId, params.phone),
     }),
-    defineRoute({
+    suppression.route({
       method: 'post',
       path: '/suppressions/import',
       operationId: 'importSuppressions',
@@ -72,8 +69,6 @@ export function optOutRoutes(optOut: OptOutService) {
       description:
         'JSON {"phones": [...]} or text/csv with one number a line in the first column (an optional header "phone"). ' +
         'Valid numbers are added in one transaction; invalid entries are reported and skipped. Up to 100,000 numbers, 4 MiB.',
-      tag: TAG,
-      permission: 'suppressions:write',
       body: ImportBody,
       csv: phonesOfCsv,
       bodyLimitBytes: IMPORT_BODY_LIMIT,
@@ -84,13 +79,11 @@ export function optOutRoutes(optOut: OptOutService) {
         return { status: 200, body: result };
       },
     }),
-    defineRoute({
+    suppression.route({
       method: 'get',
       path: '/suppressions/export',
       operationId: 'exportSuppressions',
       summary: 'Every suppressed number as CSV (phone,source,keyword,created_at), oldest first',
-      tag: TAG,
-      permission: 'suppressions:read',
       responses: { 200: { description: 'the list as CSV', contentType: 'text/csv' } },
       async handle({ auth }) {
         const rows = optOut.all(auth.accountId);
@@ -105,24 +98,28 @@ export function optOutRoutes(optOut: OptOutService) {
         };
       },
     }),
-    readOneRoute({
+    // The account's opt-out settings: one per account, named by no id, read and changed with the
+    // permissions its suppressions take.
+    suppression.route({
+      method: 'get',
       path: '/account/opt-out',
       operationId: 'getOptOutSettings',
       summary: 'The account\'s opt-out settings',
-      tag: TAG,
-      permission: 'suppressions:read',
-      answer: { description: 'the settings', schema: OptOutSettingsView },
-      read: ({ auth }) => optOut.settings(auth.accountId),
+      responses: { 200: { description: 'the settings', schema: OptOutSettingsView } },
+      async handle({ auth }) {
+        return { status: 200, body: await optOut.settings(auth.accountId) };
+      },
     }),
-    updateOneRoute({
+    suppression.route({
+      method: 'patch',
       path: '/account/opt-out',
       operationId: 'updateOptOutSettings',
       summary: 'Change the account\'s opt-out settings; fields not sent stay as they are',
-      tag: TAG,
-      permission: 'suppressions:write',
       body: OptOutSettingsPatch,
-      answer: { description: 'the settings now', schema: OptOutSettingsView },
-      update: ({ auth, body }) => optOut.updateSettings(auth.accountId, body),
+      responses: { 200: { description: 'the settings now', schema: OptOutSettingsView } },
+      async handle({ auth, body }) {
+        return { status: 200, body: await optOut.updateSettings(auth.accountId, body) };
+      },
     }),
   ];
 }

@@ -1,18 +1,24 @@
 // Extended API v1: USSD through the account's phones (docs/ussd.md). Dialling and replying need
 // sms:send, as sending an SMS does (both cost the SIM's owner and speak for them); reading needs
 // sms:read.
-import { defineRoute } from '../../http/route.ts';
-import { listPageRoute, readOneRoute } from '../../http/resource-routes.ts';
+import { resourceRoutes } from '../../http/resource-routes.ts';
 import { presentUssd } from './presenter.ts';
 import { UssdIdParams, UssdList, UssdListQuery, UssdReplyBody, UssdStartBody, UssdView } from './schema.ts';
 import { DeviceIdParams } from '../devices/schema.ts';
 import type { UssdService } from './service.ts';
 
-const TAG = 'USSD';
-
 export function ussdRoutes(ussd: UssdService) {
+  const session = resourceRoutes({
+    tag: 'USSD',
+    read: 'sms:read',
+    write: 'sms:send',
+    params: UssdIdParams,
+    missing: ['invalid_id', 'ussd_not_found'],
+    one: { description: 'the session', schema: UssdView },
+    present: presentUssd,
+  });
   return [
-    defineRoute({
+    session.route({
       method: 'post',
       path: '/devices/:id/ussd',
       operationId: 'startUssd',
@@ -22,8 +28,6 @@ export function ussdRoutes(ussd: UssdService) {
         '(or get the ussd.completed / ussd.failed webhook). A menu makes it waiting_reply: answer with POST /ussd/{id}/reply. ' +
         'Each answer is waited for timeout_seconds (default USSD_TIMEOUT, 30 s); then the session fails with error "timeout". ' +
         'The phone must be online now (409 device_offline: nothing is queued), and runs one session at a time (409 ussd_busy).',
-      tag: TAG,
-      permission: 'sms:send',
       params: DeviceIdParams,
       body: UssdStartBody,
       responses: { 202: { description: 'the session, pending', schema: UssdView } },
@@ -33,31 +37,23 @@ export function ussdRoutes(ussd: UssdService) {
         return { status: 202, body: presentUssd(row) };
       },
     }),
-    listPageRoute({
+    session.list({
       path: '/devices/:id/ussd',
       operationId: 'listDeviceUssd',
       summary: 'List a phone\'s USSD sessions, newest first',
-      tag: TAG,
-      permission: 'sms:read',
       params: DeviceIdParams,
       query: UssdListQuery,
       answer: { description: 'a page of sessions', schema: UssdList },
       errors: ['invalid_id', 'device_not_found'],
       list: ({ auth, params, query }, cursor) => ussd.listForDevice(auth.accountId, params.id, query.limit, cursor),
-      present: presentUssd,
     }),
-    readOneRoute({
+    session.get({
       path: '/ussd/:id',
       operationId: 'getUssd',
       summary: 'Read a USSD session: its status, the network\'s text, what was said',
-      tag: TAG,
-      permission: 'sms:read',
-      params: UssdIdParams,
-      answer: { description: 'the session', schema: UssdView },
-      errors: ['invalid_id', 'ussd_not_found'],
-      read: async ({ auth, params }) => presentUssd(await ussd.get(auth.accountId, params.id)),
+      read: ({ auth, params }) => ussd.get(auth.accountId, params.id),
     }),
-    defineRoute({
+    session.routeOnOne({
       method: 'post',
       path: '/ussd/:id/reply',
       operationId: 'replyUssd',
@@ -65,12 +61,9 @@ export function ussdRoutes(ussd: UssdService) {
       description:
         'Sends the text (usually a digit) to the phone as the next step: the session is pending again until the network answers ' +
         'with another menu (waiting_reply), the final answer (completed) or a failure.',
-      tag: TAG,
-      permission: 'sms:send',
-      params: UssdIdParams,
       body: UssdReplyBody,
       responses: { 202: { description: 'the session, pending again', schema: UssdView } },
-      errors: ['invalid_id', 'ussd_not_found', 'ussd_not_waiting', 'device_offline'],
+      errors: ['ussd_not_waiting', 'device_offline'],
       async handle({ auth, params, body }) {
         return { status: 202, body: presentUssd(await ussd.reply(auth.accountId, params.id, body.text)) };
       },

@@ -6,7 +6,8 @@ import { serveRange } from '../../../http/range-download.ts';
 import type { DeviceService } from '../../devices/service.ts';
 import type { AuthThrottle } from '../../../common/auth-throttle.ts';
 import { presentCall } from '../presenter.ts';
-import { CallIdParams, RecordingView } from '../schema.ts';
+import { call } from '../resource.ts';
+import { RecordingView } from '../schema.ts';
 import { authenticateDevice } from './device-auth.ts';
 import { AudioBody, DeviceCallParams } from './schema.ts';
 import type { RecordingService } from './service.ts';
@@ -49,7 +50,7 @@ export function deviceRecordingRoutes(recordings: RecordingService, devices: Pic
 
 export function recordingRoutes(recordings: RecordingService) {
   return [
-    defineRoute({
+    call.routeOnOne({
       method: 'get',
       path: '/calls/:id/recording',
       operationId: 'downloadCallRecording',
@@ -58,14 +59,11 @@ export function recordingRoutes(recordings: RecordingService) {
         'Streams the audio with its Content-Type (what its bytes are), Content-Length and Accept-Ranges: bytes. One byte ' +
         'range per request (bytes=0-1023, bytes=1000-, bytes=-500) is answered 206 with Content-Range; a range past the end ' +
         'is 416 with Content-Range: bytes */size.',
-      tag: 'Calls',
-      permission: 'calls:read',
-      params: CallIdParams,
       responses: {
         200: { description: 'the whole recording', contentType: 'audio/*', schema: AudioBody },
         206: { description: 'the requested byte range', contentType: 'audio/*', schema: AudioBody },
       },
-      errors: ['invalid_id', 'call_not_found', 'recording_not_found', 'range_not_satisfiable'],
+      errors: ['recording_not_found', 'range_not_satisfiable'],
       handle: ({ auth, params, ctx }) =>
         serveRange(ctx, () => recordings.download(auth.accountId, params.id, ctx.get('range') || undefined), (download) => download.recording),
     }),
