@@ -1,8 +1,11 @@
-// The routes most resources have, with their answers framed once: create one (201), read one
-// (200), change one (200), delete one (204), list a page of them (200, data and next_cursor) or
-// all of them (200, data). Each route still declares its own path, names, permission, schemas and
-// errors, as with defineRoute, so validation and the OpenAPI document see it as before; a route
-// says only which service call makes its answer.
+// How a module declares its routes, saying once what they share. A resource (webhooks, keys,
+// contacts) names its tag, read and write permissions, the id parameters with their not-found
+// errors, and how one is presented; its routes then say only their own path, names, body or query,
+// extra errors and the one service call that answers them: resourceRoutes(). Routes that are no
+// one resource's share a tag and permissions (groupRoutes()), and the account's own settings are
+// read and changed without an id (settingsRoutes()). Every route is still a plain RouteDefinition
+// underneath, so validation and the OpenAPI document see it as declared. The framing of each kind
+// of answer (201 created, 200 one, 204 deleted, a page with next_cursor) is written once below.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ErrorCode } from '../common/errors.ts';
 import type { RequestAuth } from './middleware/authenticate.ts';
@@ -42,13 +45,13 @@ function writeRoute<B extends TSchema, P extends TSchema | undefined>(method: 'p
 }
 
 /** POST a new resource: 201 with it as presented. */
-export function createOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(route: BodyRoute<B, P> & { create: Write<B, P> }): RouteDefinition {
+function createOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(route: BodyRoute<B, P> & { create: Write<B, P> }): RouteDefinition {
   const { create, ...rest } = route;
   return writeRoute('post', 201, rest, create);
 }
 
 /** PATCH one resource: 200 with it as changed. */
-export function updateOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(route: BodyRoute<B, P> & { update: Write<B, P> }): RouteDefinition {
+function updateOneRoute<B extends TSchema, P extends TSchema | undefined = undefined>(route: BodyRoute<B, P> & { update: Write<B, P> }): RouteDefinition {
   const { update, ...rest } = route;
   return writeRoute('patch', 200, rest, update);
 }
@@ -57,7 +60,7 @@ export function updateOneRoute<B extends TSchema, P extends TSchema | undefined 
  * GET one resource by its path parameters, or the account's own one (its settings) without any:
  * 200 with it as presented (a not-found error is the route's to name).
  */
-export function readOneRoute<P extends TSchema | undefined = undefined>(route: OneRoute<P> & { read(input: RouteInput<undefined, undefined, P>): Answer }): RouteDefinition {
+function readOneRoute<P extends TSchema | undefined = undefined>(route: OneRoute<P> & { read(input: RouteInput<undefined, undefined, P>): Answer }): RouteDefinition {
   const { answer, read, ...rest } = route;
   return defineRoute<undefined, undefined, Optional<P>>({
     method: 'get',
@@ -70,7 +73,7 @@ export function readOneRoute<P extends TSchema | undefined = undefined>(route: O
 }
 
 /** DELETE one resource by its path parameters: 204 and no body. */
-export function deleteOneRoute<P extends TSchema>(
+function deleteOneRoute<P extends TSchema>(
   route: Heading & { params: P; /** The 204's description; "deleted" unless named. */ done?: string; remove(input: RouteInput<undefined, undefined, P>): Promise<unknown> },
 ): RouteDefinition {
   const { done = 'deleted', remove, ...rest } = route;
@@ -92,7 +95,7 @@ type PagedQuery = TSchema & { static: { limit: number; cursor?: string } };
  * GET a page of resources, newest first, after the cursor the query names: { data, next_cursor },
  * next_cursor naming the page after this one (null on the last page).
  */
-export function listPageRoute<Q extends PagedQuery, Row extends { created_at: Date; id: string }, P extends TSchema | undefined = undefined>(
+function listPageRoute<Q extends PagedQuery, Row extends { created_at: Date; id: string }, P extends TSchema | undefined = undefined>(
   route: OneRoute<P> & {
     query: Q;
     /** The rows after the cursor: up to limit + 1 of them, the one past the limit telling that another page follows. */
@@ -115,7 +118,7 @@ export function listPageRoute<Q extends PagedQuery, Row extends { created_at: Da
 }
 
 /** GET every one of the account's resources of a kind, few enough to need no pages: 200 with { data }. */
-export function listAllRoute<Row>(
+function listAllRoute<Row>(
   route: Heading & { answer: RouteResponse; list(input: RouteInput<undefined, undefined, undefined>): Promise<Row[]>; present(row: Row, auth: RequestAuth): unknown },
 ): RouteDefinition {
   const { answer, list, present, ...rest } = route;
@@ -223,11 +226,7 @@ export function resourceRoutes<P extends TSchema, Row>(resource: Resource<P, Row
       return defineRoute<B, Q, P>({ tag, permission: route.method === 'get' ? read : write, ...route, params, errors: naming(route) });
     },
     /** Any other route of this resource: its tag, and the permission its method takes, filled in. */
-    route<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, RP extends TSchema | undefined = undefined>(
-      route: Omit<RouteDefinition<B, Q, RP>, 'tag' | 'permission'> & { permission?: RoutePermission },
-    ): RouteDefinition {
-      return defineRoute<B, Q, RP>({ tag, permission: route.method === 'get' ? read : write, ...route });
-    },
+    route: groupRoutes({ tag, read, write }).route,
   };
 }
 
