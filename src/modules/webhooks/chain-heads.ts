@@ -13,9 +13,12 @@
 //   transaction as the change, advanceChains() makes the lowest pending delivery of each chain
 //   touched the only ready one. A delivery being written meanwhile holds its chain's pending rows
 //   (shared), so that update waits for it and then sees it.
-// Both sides take row locks in chain order (webhook, key, seq), heads before what follows them
-// (recordAttempts locks the heads it writes in that order first), so two such transactions never
-// wait for each other in a circle.
+// Both sides take row locks in chain order (webhook, key, seq), heads before what follows them,
+// so two such transactions never wait for each other in a circle. A transaction locks all the
+// rows it writes in one ordered pass: recordAttempts locks the heads it records and the waiting
+// deliveries it makes due together, first. Two passes, each in order, are not in order together:
+// a waiting delivery of a later chain, held from the first pass, is what a delivery being written
+// waits for while it holds the row of an earlier chain the second pass needs.
 import type { Executor } from '../../storage/database.ts';
 
 export interface Chain {

@@ -222,25 +222,57 @@ export async function lockWebhooks(db: Executor, ids: string[]): Promise<Map<str
 
 /**
  * Records a batch of attempt outcomes (of the deliveries in `claimed`, which give their chains),
- * and moves the head of each chain whose head was delivered or given up to its next delivery.
+ * makes the waiting deliveries of the webhooks in `resume` due now (their failure streak just
+ * ended: endStreaks), and moves the head of each chain whose head was delivered or given up to
+ * its next delivery.
+ *
+ * Every delivery row this writes is locked in one pass, in chain order (chain-heads.ts): the
+ * outcomes' rows and the waiting rows together. Locked in two passes, each in order, a waiting
+ * row of a later chain could be held while the outcome of an earlier chain waits for a delivery
+ * being written beside it, which in turn waits for that waiting row: a deadlock, in which the
+ * batch's outcomes are lost (its deliveries sent again once their lease runs out) or the SMS
+ * change that wrote the delivery is undone.
  */
-export async function recordAttempts(db: Executor, results: AttemptResult[], claimed: { id: string; webhook_id: string; ordering_key: string | null }[]): Promise<void> {
+export async function recordAttempts(
+  db: Executor,
+  results: AttemptResult[],
+  claimed: { id: string; webhook_id: string; ordering_key: string | null }[],
+  resume: string[] = [],
+): Promise<void> {
   if (results.length === 0) return;
-  // The rows are locked in chain order first (chain-heads.ts: that order keeps this clear of
-  // deadlocks with deliveries being written), then written.
+  const ids = results.map((r) => r.id);
+  // The candidates are found through the primary key and the index of pending deliveries by
+  // webhook and time, then locked (and checked again as locked: a waiting row claimed meanwhile
+  // is in flight, and keeps its lease). The outcomes are written in the first statement and the
+  // waiting rows resumed in the second, each row once.
   await db.raw(
-    `with locked as materialized (
+    `with candidates as (
        select id from webhook_deliveries where id = any(?::uuid[])
-        order by webhook_id, ordering_key nulls first, seq for update)
+       union
+       select id from webhook_deliveries
+        where webhook_id = any(?::uuid[]) and status = 'pending' and next_attempt_at > now()
+          and (leased_until is null or leased_until <= now())),
+     locked as materialized (
+       select d.id, d.id = any(?::uuid[]) as attempted from webhook_deliveries d join candidates c on c.id = d.id
+        where d.id = any(?::uuid[])
+           or (d.status = 'pending' and d.next_attempt_at > now() and (d.leased_until is null or d.leased_until <= now()))
+        order by d.webhook_id, d.ordering_key nulls first, d.seq
+        for update of d),
+     resumed as (
+       update webhook_deliveries d set next_attempt_at = now()
+         from locked where d.id = locked.id and not locked.attempted)
      update webhook_deliveries d
         set status = v.status, last_status_code = v.code, last_error = v.error, last_response_body = v.answer,
             next_attempt_at = v.next_at, leased_until = null,
             delivered_at = case when v.status = 'delivered' then now() else d.delivered_at end
        from locked, unnest(?::uuid[], ?::text[], ?::int[], ?::text[], ?::text[], ?::timestamptz[]) as v(id, status, code, error, answer, next_at)
-      where d.id = locked.id and d.id = v.id`,
+      where d.id = locked.id and locked.attempted and d.id = v.id`,
     [
-      results.map((r) => r.id),
-      results.map((r) => r.id),
+      ids,
+      resume,
+      ids,
+      ids,
+      ids,
       results.map((r) => r.status),
       results.map((r) => r.statusCode),
       results.map((r) => r.error),
@@ -293,10 +325,11 @@ export async function recordFailures(db: Executor, failures: Map<string, number>
 }
 
 /**
- * Ends the failure streak of webhooks that just had a success. Deliveries of those webhooks that
- * wait for a backoff are made due now: the endpoint is back, and waiting out backoffs that grew
- * during an outage would leave its backlog undelivered for as long again. Deliveries in flight
- * (leased) keep their lease, so none is sent twice at once.
+ * Ends the failure streak of webhooks that just had a success; returns those that had one. Their
+ * deliveries that wait for a backoff are then made due now, by recordAttempts in the same
+ * transaction: the endpoint is back, and waiting out backoffs that grew during an outage would
+ * leave its backlog undelivered for as long again. Deliveries in flight (leased) keep their
+ * lease, so none is sent twice at once.
  */
 export async function endStreaks(db: Executor, webhookIds: string[], at: Date): Promise<string[]> {
   if (webhookIds.length === 0) return [];
@@ -306,14 +339,14 @@ export async function endStreaks(db: Executor, webhookIds: string[], at: Date): 
       returning id`,
     [at, webhookIds] as never,
   );
-  const ended = rows.map((row) => row.id);
-  await resumeWaiting(db, ended);
-  return ended;
+  return rows.map((row) => row.id);
 }
 
 /**
- * Makes the waiting (not in-flight) deliveries of these webhooks due now. Their rows are locked in
- * chain order first, as every writer of pending deliveries does (chain-heads.ts).
+ * Makes the waiting (not in-flight) deliveries of these webhooks due now (a webhook switched back
+ * on). Their rows are locked in chain order first, as every writer of pending deliveries does
+ * (chain-heads.ts). For use where no other delivery row is held: the sender, which holds the rows
+ * it records, has recordAttempts do this in the same ordered pass.
  */
 export async function resumeWaiting(db: Executor, webhookIds: string[]): Promise<void> {
   if (webhookIds.length === 0) return;

@@ -302,7 +302,8 @@ export class WebhookSender extends EventEmitter<{
       const recoveredAt = await lockWebhooks(trx, [...new Set(claimed.map((delivery) => delivery.webhook_id))]);
       // Asked of every webhook with a success, never skipped on what the lock read: that read does
       // not wait for a failure being recorded by another worker right now, the update does.
-      for (const id of await endStreaks(trx, [...succeeded], new Date(now))) recoveredAt.set(id, new Date(now));
+      const streaksEnded = await endStreaks(trx, [...succeeded], new Date(now));
+      for (const id of streaksEnded) recoveredAt.set(id, new Date(now));
       // An attempt that began before its webhook recovered and failed was on its way while the
       // endpoint came back: it is retried at once, not after a backoff grown during the outage
       // (which the waiting deliveries were spared when the streak ended), and it starts no streak.
@@ -314,7 +315,9 @@ export class WebhookSender extends EventEmitter<{
         if (left > 0) failures.set(result.webhookId, left);
         else failures.delete(result.webhookId);
       });
-      await recordAttempts(trx, results, claimed);
+      // The recovered webhooks' deliveries waiting out a backoff are made due with the outcomes,
+      // their rows locked in the same pass (recordAttempts says why).
+      await recordAttempts(trx, results, claimed, streaksEnded);
       const disabledNow: DisabledWebhook[] = [];
       for (const id of gone) {
         const row = await disableWebhook(trx, id, 'the receiver answered 410 Gone', new Date(now));
