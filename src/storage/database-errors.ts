@@ -34,6 +34,16 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
 }
 
 /**
+ * Whether PostgreSQL rolled the transaction back whole because it lost a race for locks: a
+ * deadlock (40P01) or a serialization failure (40001). Nothing of it was written, and the same
+ * work run again normally succeeds, as PostgreSQL itself advises. Pure.
+ */
+export function isLostLockRace(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === '40P01' || code === '40001';
+}
+
+/**
  * One component's view of an outage, for its logs: a warning when the first failure shows the
  * database unreachable, an info line when work succeeds again, nothing in between (a timer
  * ticking through a 20 s outage must not write a line per tick, nor a handler one per message).

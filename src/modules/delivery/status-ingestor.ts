@@ -21,7 +21,7 @@ import { lockSms, recordSentSimSlots, writeStatusChanges, type LockedSms } from 
 import { retryFacts, scheduleRetries, untriedSims, writeAttempts, type AttemptEnded, type AttemptWrite, type RetryWrite } from './attempts.ts';
 import { isRetryable, retryDelayMs } from './send-errors.ts';
 import type { TransientStore } from './transient-store.ts';
-import { Backoff, OutageNotice } from '../../storage/database-errors.ts';
+import { Backoff, isLostLockRace, OutageNotice } from '../../storage/database-errors.ts';
 
 export interface StatusReportInput {
   deviceId: string;
@@ -180,6 +180,12 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
     } catch (error) {
       // A commit whose answer was lost may have been applied: applying it again changes nothing.
       if (!this.giveUp && this.outage.failed(error)) return this.hold(batch, error);
+      // A batch PostgreSQL rolled back to break a deadlock wrote nothing: it is applied again after
+      // the same short delay, rather than refused (its phone would only send it again on reconnecting).
+      if (!this.giveUp && isLostLockRace(error)) {
+        this.logger.warn({ code: (error as { code: string }).code, reports: batch.length }, 'status batch lost a lock race; applying it again');
+        return this.hold(batch, error);
+      }
       this.logger.error({ err: error, reports: batch.length }, 'status batch failed; devices will resend');
       return this.rejectAll(batch, error);
     }
@@ -191,7 +197,7 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
   }
 
   /**
-   * The database is unreachable: the batch goes back to the head of the queue, and no batch
+   * The database is unreachable, or rolled the batch back to break a deadlock: the batch goes back to the head of the queue, and no batch
    * starts until a retry after the backoff delay (then with whatever queued meanwhile too).
    * Reports held longer than the bound are rejected.
    */
