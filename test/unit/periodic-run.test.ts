@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { createLogger } from '../../src/common/logger.ts';
 import { PeriodicRun } from '../../src/common/periodic-run.ts';
+import { rejection } from '../support/rejection.ts';
 
 /** A promise the test settles when it chooses. */
 function deferred<T>() {
@@ -18,16 +19,6 @@ function recordingLogger() {
   const lines: { level: number; msg: string }[] = [];
   const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) }, undefined, 'json');
   return { logger, lines };
-}
-
-/** The error `promise` rejects with; fails the test when it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 const HOUR = 3600 * 1000;

@@ -12,15 +12,7 @@ import S3rver from 's3rver';
 import { loadConfig } from '../../src/config.ts';
 import { S3RecordingStore } from '../../src/modules/calls/recordings/s3-store.ts';
 import { RecordingTooLarge, recordingKey } from '../../src/modules/calls/recordings/store.ts';
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
+import { rejection } from '../support/rejection.ts';
 
 describe('S3 recording store (s3rver)', () => {
   let directory: string;
