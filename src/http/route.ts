@@ -106,8 +106,10 @@ export interface RouteContext {
   readerFor: (limitBytes: number) => BodyReader;
 }
 
-/** Mounts routes on a router, each behind authentication, authorization and validation. */
-/** Mounts routes; returns the Allow header of each of their fixed paths (see shadowedPaths). */
+/**
+ * Mounts routes on a router, each behind authentication, authorization and validation; returns
+ * the Allow header of each of their fixed paths (see shadowedPaths).
+ */
 export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix, ignoresUnknownQuery, authenticator, readBody, readerFor }: RouteContext): Map<string, string> {
   for (const route of routes) {
     const shadowed = shadowedPaths(route, routes, prefix);

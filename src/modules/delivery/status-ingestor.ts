@@ -197,8 +197,9 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
   }
 
   /**
-   * The database is unreachable, or rolled the batch back to break a deadlock: the batch goes back to the head of the queue, and no batch
-   * starts until a retry after the backoff delay (then with whatever queued meanwhile too).
+   * The database is unreachable, or rolled the batch back to break a deadlock: the batch goes
+   * back to the head of the queue, and no batch starts until a retry after the backoff delay
+   * (then with whatever queued meanwhile too).
    * Reports held longer than the bound are rejected.
    */
   private hold(batch: Pending[], error: unknown): void {
