@@ -69,7 +69,11 @@ describe('webhooks: a receiver that is down while the gateway is killed and rest
     const ids: string[] = [];
     let delivered = 0;
     const allDelivered = nextEvent(phone, 'report', (_id, status) => status === 'delivered' && ++delivered === SMS_COUNT, 20_000);
-    for (let i = 0; i < SMS_COUNT; i++) ids.push((await api.post('/sms', { phone: '+79161234567', message: `kill test ${i}` })).body.id);
+    for (let i = 0; i < SMS_COUNT; i++) {
+      const sms = await api.post('/sms', { phone: '+79161234567', message: `kill test ${i}` });
+      expect(sms.status, JSON.stringify(sms.body)).to.equal(201);
+      ids.push(sms.body.id);
+    }
     await allDelivered;
 
     // Every status change is committed with its outbox row; the receiver is still down. Kill -9.
