@@ -7,7 +7,7 @@
 // gateway's clock, so a test can move time. A failed run is logged; the next one tries again.
 import type { Clock } from '../common/clock.ts';
 import type { Logger } from '../common/logger.ts';
-import { OutageNotice } from '../storage/database-errors.ts';
+import { PeriodicRun } from '../common/periodic-run.ts';
 import type { ConversationService } from '../modules/conversations/service.ts';
 import type { IncomingService } from '../modules/incoming/service.ts';
 import type { MessageService } from '../modules/messages/service.ts';
@@ -33,51 +33,19 @@ export interface SweepOutcome {
   conversations: number;
 }
 
-export class RetentionSweep {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<SweepOutcome> | undefined;
-  /** A database outage is one state, logged when it begins and ends, not an error per run. */
-  private readonly outage: OutageNotice;
-
+export class RetentionSweep extends PeriodicRun<SweepOutcome> {
   constructor(
     private readonly parts: RetentionSweepParts,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly batchSize = 500,
-    private readonly everyMs = EVERY_MS,
+    everyMs = EVERY_MS,
   ) {
-    this.outage = new OutageNotice(logger, 'retention sweep retried at its next run');
-  }
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.runOnce().catch(() => undefined), this.everyMs);
-    this.timer.unref();
-    void this.runOnce().catch(() => undefined);
-  }
-
-  /** One run now (or the one under way): what it redacted and hashed. */
-  runOnce(): Promise<SweepOutcome> {
-    const startedAt = Date.now();
-    this.running ??= this.sweepAll()
-      .then((outcome) => {
-        this.outage.succeeded(startedAt);
-        return outcome;
-      })
-      .catch((error: unknown) => {
-        if (!this.outage.failed(error)) this.logger.error({ err: error }, 'retention sweep failed');
-        throw error;
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+    super(() => this.sweepAll(), {
+      everyMs,
+      runAtStart: true,
+      failures: { logger, whileDatabaseDown: 'retention sweep retried at its next run', message: 'retention sweep failed' },
+    });
   }
 
   private async sweepAll(): Promise<SweepOutcome> {

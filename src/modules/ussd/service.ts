@@ -18,6 +18,7 @@ import type { Logger } from '../../common/logger.ts';
 import { AppError } from '../../common/errors.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import { OutageNotice } from '../../storage/database-errors.ts';
+import { PeriodicRun } from '../../common/periodic-run.ts';
 import type { DeviceRow } from '../devices/types.ts';
 import * as sessions from './repository.ts';
 import { TIMEOUT_ERROR as TIMEOUT } from './repository.ts';
@@ -41,8 +42,7 @@ export interface UssdOptions {
 const EXPIRY_BATCH = 200;
 
 export class UssdService {
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
+  private readonly expiry: PeriodicRun<void>;
   private readonly outage: OutageNotice;
 
   constructor(
@@ -56,6 +56,8 @@ export class UssdService {
     private readonly link?: UssdLink,
   ) {
     this.outage = new OutageNotice(logger, 'USSD expiry retried each sweep');
+    // The sweep logs its own failures: a database outage ends with its first batch written.
+    this.expiry = new PeriodicRun(() => this.sweep(), { everyMs: options.sweepIntervalMs, runAtStart: false });
   }
 
   /** Dials `code` on the account's phone; the session is pending until the phone answers. */
@@ -171,16 +173,12 @@ export class UssdService {
 
   /** Starts the expiry sweep (unref'd; starting it twice changes nothing). */
   startExpiry(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.expireDue(), this.options.sweepIntervalMs);
-    this.timer.unref();
+    this.expiry.start();
   }
 
   /** Stops the sweep; resolves once a sweep under way has ended. */
-  async stopExpiry(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.sweeping;
+  stopExpiry(): Promise<void> {
+    return this.expiry.stop();
   }
 
   /**
@@ -188,8 +186,7 @@ export class UssdService {
    * tells their phones to drop them. A sweep already under way is joined, not doubled.
    */
   expireDue(): Promise<void> {
-    this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
-    return this.sweeping;
+    return this.expiry.runOnce();
   }
 
   private async sweep(): Promise<void> {
