@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Executor } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
 import { newObjectId } from '../../common/object-id.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { QuietHours, SendJitter } from './types.ts';
@@ -119,15 +119,21 @@ export async function findLiveDevices(db: Executor, ids: string[]): Promise<Devi
   return db<DeviceRow>('devices').whereIn('id', ids).whereNull('deleted_at');
 }
 
-/** When each device was last seen, many in one statement (last-seen.ts). */
-export async function recordLastSeen(db: Executor, seen: [id: string, at: Date][]): Promise<void> {
-  // greatest(): a heartbeat may have recorded a later time meanwhile; never move it back.
-  await db.raw(
-    `update devices set last_seen_at = greatest(devices.last_seen_at, seen.at)
-       from (select unnest(?::uuid[]) as id, unnest(?::timestamptz[]) as at) seen
-      where devices.id = seen.id`,
-    [seen.map(([id]) => id), seen.map(([, at]) => at.toISOString())],
-  );
+/** When each device was last seen, many in one transaction (last-seen.ts). */
+export async function recordLastSeen(db: Database, seen: [id: string, at: Date][]): Promise<void> {
+  await db.transaction(async (trx) => {
+    // The rows are locked in id order first, as a batch of status reports locks them: an update
+    // joined to a list takes its rows in whatever order the plan reads them, and two writers
+    // taking the same rows in different orders deadlock.
+    await trx.raw(`select id from devices where id = any(?::uuid[]) order by id for no key update`, [seen.map(([id]) => id)]);
+    // greatest(): a heartbeat may have recorded a later time meanwhile; never move it back.
+    await trx.raw(
+      `update devices set last_seen_at = greatest(devices.last_seen_at, seen.at)
+         from (select unnest(?::uuid[]) as id, unnest(?::timestamptz[]) as at) seen
+        where devices.id = seen.id`,
+      [seen.map(([id]) => id), seen.map(([, at]) => at.toISOString())],
+    );
+  });
 }
 
 export async function liveDeviceIds(db: Executor, accountId: string): Promise<string[]> {
