@@ -193,13 +193,22 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   listenDelivery(events, dispatcher);
   // A deleted call (or phone) takes its recording's file along; its row went with the call.
   events.on('call.deleted', ({ recording }) => recordings.removeFile(recording));
-  wireWebhooks({ db, outbox, sender: webhookSender, events, devices, invalidation, logger: logger.child({ component: 'webhooks' }) });
+  // SMS created through the Twilio API call their StatusCallback: webhook deliveries of the "twilio"
+  // format, written with the standard events of the same status changes.
+  wireWebhooks({
+    db,
+    outbox,
+    sender: webhookSender,
+    events,
+    devices,
+    invalidation,
+    logger: logger.child({ component: 'webhooks' }),
+    statusCallbacks: [twilio.statusCallbacks],
+  });
   wireCallWebhooks(events, outbox, webhookSender);
   wireMmsWebhooks(events, outbox, webhookSender);
   wireLive(live, events);
-  // SMS created through the Twilio API call their StatusCallback; incoming SMS go to the sms_url
-  // of the account's Twilio credentials. Both are webhook deliveries of the "twilio" format.
-  events.listen('sms.status_changed', twilio.statusChanges);
+  // Incoming SMS go to the sms_url of the account's Twilio credentials ("twilio" format deliveries).
   events.listen('incoming.stored', twilio.incomingStored);
   const smpp = new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }), invalidation);
   listenSmpp(events, smpp);

@@ -129,25 +129,24 @@ export class TwilioService {
     );
   }
 
-  /** Listens to "sms.status_changed": a StatusCallback per Twilio status each tracked SMS passes, in the transaction of the change. */
-  readonly statusChanges = {
-    inTransaction: async (trx: Executor, changes: SmsStatusChange[]) => {
-      const stored = changes.filter((change) => !change.transient);
-      if (stored.length === 0) return;
-      const tracked = new Map((await twilio.trackedSms(trx, [...new Set(stored.map((change) => change.sms.id))])).map((row) => [row.sms_id, row]));
-      if (tracked.size === 0) return;
-      const deliveries: FormattedDelivery[] = [];
-      for (const change of stored) {
-        const row = tracked.get(change.sms.id);
-        if (!row) continue;
-        for (const step of twilioSteps(change.from, change.path, change.reason)) {
-          const body = statusCallbackParams(row.credential_sid, change.sms, step.status, step.errorCode).toString();
-          deliveries.push({ accountId: change.sms.account_id, webhookId: row.callback_webhook_id, smsId: change.sms.id, body });
-        }
+  /**
+   * The StatusCallbacks that status changes call for, one per Twilio status each tracked SMS
+   * passes; the webhooks module writes them with the changes' other events, in their transaction.
+   */
+  readonly statusCallbacks = async (trx: Executor, changes: SmsStatusChange[]): Promise<FormattedDelivery[]> => {
+    const stored = changes.filter((change) => !change.transient);
+    if (stored.length === 0) return [];
+    const tracked = new Map((await twilio.trackedSms(trx, [...new Set(stored.map((change) => change.sms.id))])).map((row) => [row.sms_id, row]));
+    const deliveries: FormattedDelivery[] = [];
+    for (const change of stored) {
+      const row = tracked.get(change.sms.id);
+      if (!row) continue;
+      for (const step of twilioSteps(change.from, change.path, change.reason)) {
+        const body = statusCallbackParams(row.credential_sid, change.sms, step.status, step.errorCode).toString();
+        deliveries.push({ accountId: change.sms.account_id, webhookId: row.callback_webhook_id, smsId: change.sms.id, body });
       }
-      await this.webhooks.recordFormatted(trx, deliveries);
-    },
-    committed: () => this.webhooks.wakeSender(),
+    }
+    return deliveries;
   };
 
   /** Listens to "incoming.stored": the SMS goes to the sms_url of each of the account's credentials that has one. */

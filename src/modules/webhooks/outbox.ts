@@ -14,6 +14,7 @@
 // ordering key and a seq from a sequence; rows written by one call take seq in the order of
 // `events`, and a later call for the same SMS comes from a transaction that locked the SMS row
 // after the earlier one committed, so its seq is higher. Events about no SMS have no key.
+import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
 import { isUuid } from '../../common/object-id.ts';
 import { PARKED } from './parking.ts';
@@ -25,6 +26,30 @@ export interface OutboxEvent {
   callbackId?: string | null | undefined;
   /** What is sent, when not the envelope as JSON: a webhook of another format's own body (delivery-format.ts). */
   body?: string;
+}
+
+/** A delivery of a webhook of another format (delivery-format.ts): its body is written by the module that owns it. */
+export interface FormattedDelivery {
+  accountId: string;
+  webhookId: string;
+  body: string;
+  /** The SMS it reports on, whose deliveries to one webhook go out in order; absent for an incoming SMS. */
+  smsId?: string;
+}
+
+/** The outbox event of a formatted delivery: routed to its webhook alone, in its SMS's chain. */
+export function formattedEvent(delivery: FormattedDelivery): OutboxEvent {
+  return {
+    envelope: {
+      id: randomUUID(),
+      type: delivery.smsId ? 'sms.status_changed' : 'sms.received',
+      timestamp: new Date().toISOString(),
+      account_id: delivery.accountId,
+      data: delivery.smsId ? { sms: { id: delivery.smsId } } : {},
+    },
+    callbackId: delivery.webhookId,
+    body: delivery.body,
+  };
 }
 
 export class WebhookOutbox {

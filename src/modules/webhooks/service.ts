@@ -1,6 +1,5 @@
 // Webhook management: create (the signing secret is shown once), read, change, delete, rotate
 // the secret (the old one keeps signing for a day), the delivery log, and manual retry.
-import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import { AppError, invalidField, orNotFound } from '../../common/errors.ts';
@@ -10,19 +9,13 @@ import type { DestinationGuard } from './destination-guard.ts';
 import type { SecretBox } from './secret-box.ts';
 import { newSigningSecret } from './signature.ts';
 import { webhookTest, type WebhookEvent } from './events.ts';
-import type { WebhookOutbox } from './outbox.ts';
+import { formattedEvent, type FormattedDelivery, type WebhookOutbox } from './outbox.ts';
 import * as webhooks from './repository.ts';
 
 /** How long a rotated-out secret still signs deliveries, so receivers can switch over. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** A delivery of a webhook of another format: its body as sent; smsId keeps the deliveries of one SMS in order. */
-export interface FormattedDelivery {
-  accountId: string;
-  webhookId: string;
-  body: string;
-  smsId?: string;
-}
+export type { FormattedDelivery } from './outbox.ts';
 
 export interface WebhookChanges {
   url?: string | undefined;
@@ -184,20 +177,7 @@ export class WebhookService {
    * do. The sender is woken with wakeSender once that transaction commits.
    */
   async recordFormatted(trx: Executor, deliveries: FormattedDelivery[]): Promise<void> {
-    await this.outbox.record(
-      trx,
-      deliveries.map((delivery) => ({
-        envelope: {
-          id: randomUUID(),
-          type: delivery.smsId ? 'sms.status_changed' : 'sms.received',
-          timestamp: new Date().toISOString(),
-          account_id: delivery.accountId,
-          data: delivery.smsId ? { sms: { id: delivery.smsId } } : {},
-        },
-        callbackId: delivery.webhookId,
-        body: delivery.body,
-      })),
-    );
+    await this.outbox.record(trx, deliveries.map(formattedEvent));
   }
 
   wakeSender(): void {

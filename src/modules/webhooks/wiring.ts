@@ -2,14 +2,14 @@
 // the sender wakes. SMS and incoming-SMS events are written in the transaction of their change;
 // device presence and battery events have no row of their own and are written as they happen.
 import { OutageNotice } from '../../storage/database-errors.ts';
-import type { Database } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
-import { newStatus } from '../../events/sms-status-change.ts';
+import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { DeviceRow } from '../devices/types.ts';
 import { contactOptChanged, deviceEvent, simPaused, smsReceived, smsStatusChanged } from './events.ts';
-import type { WebhookOutbox } from './outbox.ts';
+import { formattedEvent, type FormattedDelivery, type WebhookOutbox } from './outbox.ts';
 import type { WebhookSender } from './sender.ts';
 import { hasWebhookFor } from './repository.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
@@ -17,8 +17,17 @@ import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 /** How long "this account has (no) webhook for presence events" is believed. */
 const PRESENCE_LISTENERS_TTL_MS = 5_000;
 
+/** The deliveries of another format that status changes call for (Twilio's StatusCallbacks). */
+export type StatusCallbacks = (trx: Executor, changes: SmsStatusChange[]) => Promise<FormattedDelivery[]>;
+
 export interface WebhookWiring {
   db: Database;
+  /**
+   * Written with the standard events of the same changes, in one outbox call: the chains it locks
+   * are then taken in one ordered pass. Written in two calls, each in order, a sender recording
+   * deliveries of both kinds could hold one chain while waiting for the other, crossed.
+   */
+  statusCallbacks?: StatusCallbacks[];
   outbox: WebhookOutbox;
   sender: WebhookSender;
   events: DomainEvents;
@@ -32,13 +41,15 @@ export function wireWebhooks(w: WebhookWiring): void {
   // Every SMS status change, whatever caused it, is written to the outbox in its transaction.
   w.events.listen('sms.status_changed', {
     inTransaction: async (trx, changes) => {
-      await w.outbox.record(
-        trx,
-        changes.map((change) => ({
+      const formatted: FormattedDelivery[] = [];
+      for (const callbacks of w.statusCallbacks ?? []) formatted.push(...(await callbacks(trx, changes)));
+      await w.outbox.record(trx, [
+        ...changes.map((change) => ({
           envelope: smsStatusChanged(change.sms, change.from, newStatus(change), change.at, change.reason),
           callbackId: change.sms.callback_id,
         })),
-      );
+        ...formatted.map(formattedEvent),
+      ]);
     },
     // The sender is woken once the rows it should find are committed.
     committed: () => w.sender.wake(),

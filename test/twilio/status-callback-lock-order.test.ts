@@ -1,0 +1,82 @@
+// A status change of an SMS made through the Twilio API writes two kinds of webhook delivery: the
+// standard event for the account's webhooks and the StatusCallback. Both go in one outbox write,
+// which locks the pending deliveries of their chains in one pass, in chain order, as the sender
+// does when it records outcomes. Here a transaction of the test's own stands for that sender: it
+// holds the StatusCallback's chain (the lower webhook id) while the report is written, then takes
+// the standard webhook's chain. Written in two passes, the report would already hold that second
+// chain and wait for the first: a deadlock, which PostgreSQL breaks by rolling one side back.
+import { expect } from 'chai';
+import { useGateway } from '../support/use-gateway.ts';
+import { nextTask, takeTasks, topic } from '../support/mqtt.ts';
+import { createWebhook, eventually, webhookConfig } from '../support/webhooks.ts';
+import { testDatabase } from '../support/environment.ts';
+import { createCredential, twilioClient } from './support.ts';
+
+describe('twilio: a StatusCallback and a standard webhook event written beside a sender', function () {
+  // Several connections locking rows against each other: PGlite has one connection and no deadlocks.
+  if (testDatabase().kind !== 'postgres') return;
+  const fx = useGateway({ config: { webhooks: webhookConfig() } });
+
+  it('are locked in one pass with the sender\'s order, so neither side is rolled back', async function () {
+    this.timeout(30_000);
+    const { db } = fx.gateway.services;
+    // Deliveries stay pending: the test takes the sender's place.
+    await fx.gateway.services.webhookSender.stop();
+    const receiver = await fx.receiver();
+    const { device, token } = await fx.registerDevice('twilio-lock-order');
+    const raw = await fx.clients.device(device.id, token);
+    await takeTasks(raw, device.id);
+
+    const credential = await createCredential(fx.tenant);
+    const message = await twilioClient(fx.baseUrl, credential).messages.create({ to: '+79161234567', body: 'lock order', statusCallback: receiver.url });
+    const { sms_id: smsId, callback_webhook_id: callbackWebhook } = await db('twilio_messages').where({ credential_sid: credential.account_sid }).first();
+    // The crossing needs the standard webhook after the StatusCallback's in chain order.
+    let standard: string | undefined;
+    for (let tries = 0; tries < 20 && !standard; tries++) {
+      const { webhook } = await createWebhook(fx.tenant, receiver.url, ['sms.status_changed']);
+      if (webhook.id > callbackWebhook) standard = webhook.id;
+      else await fx.tenant.api.delete(`/webhooks/${webhook.id}`);
+    }
+    expect(standard, 'a webhook id after the StatusCallback\'s').to.be.a('string');
+
+    await nextTask(raw, device.id, smsId);
+    await raw.publish(topic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'processing' }));
+    const pendingOf = (webhookId: string) => db('webhook_deliveries').where({ webhook_id: webhookId, ordering_key: smsId, status: 'pending' });
+    await eventually('both chains pending', async () => ((await pendingOf(standard!)).length > 0 ? true : undefined));
+
+    const sender = await db.transaction();
+    let reported: Promise<unknown> = Promise.resolve();
+    try {
+      // Found at once if this side is the one in a circle (PostgreSQL then rolls it back).
+      await sender.raw(`set local deadlock_timeout = '100ms'`);
+      await sender.raw(`select 1 from webhook_deliveries where webhook_id = ? and ordering_key = ? and status = 'pending' order by seq for update`, [callbackWebhook, smsId]);
+      reported = raw.publish(topic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'sent' }));
+      await eventually('the report waiting for the StatusCallback\'s chain', async () => {
+        const { rows } = await db.raw<{ rows: unknown[] }>(
+          `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%webhook_deliveries%'`,
+        );
+        return rows.length > 0 ? true : undefined;
+      });
+      await sender.raw(`select 1 from webhook_deliveries where webhook_id = ? and ordering_key = ? and status = 'pending' order by seq for update`, [standard, smsId]);
+      await sender.commit();
+      await reported;
+    } catch (error) {
+      await sender.rollback().catch(() => {});
+      throw error;
+    }
+
+    const written = async () => {
+      const rows: { webhook_id: string; body: string }[] = await db('webhook_deliveries').where({ ordering_key: smsId }).orderBy('seq').select('webhook_id', 'body');
+      return {
+        standard: rows.filter((row) => row.webhook_id === standard).map((row) => JSON.parse(row.body).data.sms.internal_status),
+        callback: rows.filter((row) => row.webhook_id === callbackWebhook).map((row) => new URLSearchParams(row.body).get('MessageStatus')),
+      };
+    };
+    const both = await eventually('the sent events written', async () => {
+      const now = await written();
+      return now.standard.includes('sent') ? now : undefined;
+    });
+    expect(both).to.deep.equal({ standard: ['processing', 'sent'], callback: ['queued', 'sending', 'sent'] });
+    expect(message.sid).to.be.a('string');
+  });
+});
