@@ -97,7 +97,7 @@ export function buildOpenApi(families: ApiFamily[], version: string): Record<str
 }
 
 /** Routes that take other credentials than the document's default (a key or a session). */
-const OWN_SECURITY = { public: [], session: [{ session: [] }], device: [{ device: [] }] } as const;
+const OWN_SECURITY = { public: [], session: [{ session: [] }], admin: [{ session: [] }], device: [{ device: [] }] } as const;
 
 const CSV_DESCRIPTION =
   'A header row naming the columns (phone and message required; device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority optional), ' +

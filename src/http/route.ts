@@ -54,10 +54,11 @@ export interface RouteDefinition<
   /**
    * The permission the key must hold. 'session': the logged-in user's own session
    * endpoints, which take a session cookie and no key, and stay open to a user who must change
-   * their password. 'public': no authentication at all (logging in). 'device': a phone's own
-   * credentials (device id and token as HTTP Basic), which the handler checks itself.
+   * their password. 'admin': a session of an instance administrator (a user with is_admin) who
+   * has set their own password. 'public': no authentication at all (logging in). 'device': a
+   * phone's own credentials (device id and token as HTTP Basic), which the handler checks itself.
    */
-  permission: Permission | 'session' | 'public' | 'device';
+  permission: Permission | 'session' | 'admin' | 'public' | 'device';
   body?: B;
   /**
    * A body the handler streams itself, never read nor parsed here (an upload): the types it takes,
@@ -175,12 +176,18 @@ const NOBODY: RequestAuth = { accountId: '', keyId: '', permissions: new Set() }
 
 function authorize(route: RouteDefinition, auth: RequestAuth): void {
   if (route.permission === 'public' || route.permission === 'device') return;
-  if (route.permission === 'session') {
+  if (route.permission === 'session' || route.permission === 'admin') {
     if (!auth.session) throw new AppError('forbidden', 'this endpoint is for a logged-in user\'s session, not an API key');
-    return;
+    if (route.permission === 'session') return;
   }
   // A one-time password was known to whoever set it: nothing is done with it but replacing it.
   if (auth.session?.user.must_change_password) throw new AppError('password_change_required');
+  if (route.permission === 'admin') {
+    // Checked here, before the request's input is read: a caller who may not use the route
+    // learns that first, whatever else is wrong with the request.
+    if (!auth.session!.user.is_admin) throw new AppError('admin_only');
+    return;
+  }
   if (!auth.permissions.has(route.permission)) {
     throw new AppError(
       'forbidden',

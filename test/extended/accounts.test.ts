@@ -73,6 +73,10 @@ describe('extended API: accounts (instance administrator)', function () {
     expectError(await owner.get('/accounts'), 403, 'admin_only');
     expectError(await owner.post('/accounts', { name: uniqueName(), owner_email: uniqueEmail() }), 403, 'admin_only');
     expectError(await owner.patch(`/accounts/${fx.tenant.accountId}`, { name: uniqueName() }), 403, 'admin_only');
+    // Refused before the rest of the request is read: a bad cursor, id or body changes nothing.
+    expectError(await owner.get('/accounts?cursor=not-a-cursor'), 403, 'admin_only');
+    expectError(await owner.patch('/accounts/not-a-uuid', { name: 'has spaces' }), 403, 'admin_only');
+    expectError(await owner.delete(`/accounts/${fx.tenant.accountId}`), 403, 'admin_only');
     const viewer = await userSession(fx.gateway, fx.tenant.accountId, 'viewer');
     expectError(await viewer.post('/accounts', { name: uniqueName(), owner_email: uniqueEmail() }), 403, 'admin_only');
     expectError(await fx.tenant.api.get('/accounts'), 403, 'forbidden');

@@ -137,7 +137,7 @@ describe('every route, swept with hostile input', function () {
       ids: new Map(),
       headers(permission): Record<string, string> {
         if (permission === 'public') return {};
-        if (permission === 'session' && user) return { cookie: user.cookie, 'x-csrf-token': user.csrf };
+        if ((permission === 'session' || permission === 'admin') && user) return { cookie: user.cookie, 'x-csrf-token': user.csrf };
         if (permission === 'device' && deviceCredentials) return { authorization: `Basic ${Buffer.from(deviceCredentials).toString('base64')}` };
         return { authorization: `Bearer ${key}` };
       },

@@ -815,7 +815,7 @@ export interface paths {
          * List the instance's accounts, newest first and paged, with their user and device counts
          * @description Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403.
          *
-         *     Permission: `session`.
+         *     Permission: `admin`.
          */
         get: operations["listAccounts"];
         put?: never;
@@ -823,7 +823,7 @@ export interface paths {
          * Open an account with its first owner; answers the owner's one-time password once
          * @description Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403. The owner must change the one-time password at first login. A taken name is 409 conflict, a taken email 409 email_taken; either way nothing is created.
          *
-         *     Permission: `session`.
+         *     Permission: `admin`.
          */
         post: operations["createAccount"];
         delete?: never;
@@ -846,7 +846,7 @@ export interface paths {
          * Delete an account with everything in it; confirm with its name
          * @description Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403. confirm must repeat the account's name exactly (400 otherwise: nothing is deleted). Its phones are deleted as DELETE /devices/{id} deletes them (connections closed, call recordings removed), then every row of the account: SMS, received SMS, conversations, keys, users and their sessions, webhooks and their deliveries. Its keys and sessions are refused from then on. Export it first (GET /account/export) to keep anything. An administrator cannot delete their own account (409 cannot_change_self).
          *
-         *     Permission: `session`.
+         *     Permission: `admin`.
          */
         delete: operations["deleteAccount"];
         options?: never;
@@ -855,7 +855,7 @@ export interface paths {
          * Rename an account, disable or enable it, or set its default attempts per failed send
          * @description Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403. A disabled account's API keys and sessions are refused with 403 account_disabled (at once on this gateway, within 5 seconds on others on the same database) and its users cannot log in; nothing is deleted, and enabling it again restores everything. An administrator cannot disable their own account (409 cannot_change_self).
          *
-         *     Permission: `session`.
+         *     Permission: `admin`.
          */
         patch: operations["updateAccount"];
         trace?: never;

@@ -2,9 +2,7 @@
 // user with is_admin (set from the CLI). An API key belongs to one account and never manages
 // others, so keys are refused (403 forbidden), as is every other user (403 admin_only): the
 // routes are documented in the OpenAPI document, so hiding them behind a 404 would hide nothing.
-import { AppError } from '../../common/errors.ts';
 import { groupRoutes } from '../../http/resource-routes.ts';
-import type { RequestAuth } from '../../http/middleware/authenticate.ts';
 import { presentUser } from '../users/presenter.ts';
 import type { UserService } from '../users/service.ts';
 import { presentAccount } from './presenter.ts';
@@ -15,8 +13,8 @@ import { deleteAccount, type DeleteAccountParts } from '../../use-cases/delete-a
 const ADMIN_ONLY = 'Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403.';
 
 export function accountRoutes(accounts: AccountService, users: UserService, deletion: DeleteAccountParts) {
-  // A session, checked for an administrator in each handler: API keys never reach these.
-  const account = groupRoutes({ tag: 'Accounts (administrator)', read: 'session', write: 'session' });
+  // A session of an administrator, checked before anything else of the request is read.
+  const account = groupRoutes({ tag: 'Accounts (administrator)', read: 'admin', write: 'admin' });
   return [
     account.list({
       path: '/accounts',
@@ -26,10 +24,7 @@ export function accountRoutes(accounts: AccountService, users: UserService, dele
       query: AccountListQuery,
       answer: { description: 'a page of accounts, newest first', schema: AccountList },
       errors: ['admin_only', 'password_change_required'],
-      list({ auth, query }, cursor) {
-        requireAdmin(auth);
-        return accounts.list(query.limit, cursor);
-      },
+      list: ({ query }, cursor) => accounts.list(query.limit, cursor),
       present: (row, auth) => presentAccount(row, auth.accountId),
     }),
     account.route({
@@ -42,7 +37,6 @@ export function accountRoutes(accounts: AccountService, users: UserService, dele
       responses: { 201: { description: 'the account, its owner, and the owner\'s one-time password (shown this once)', schema: OpenedAccount } },
       errors: ['admin_only', 'password_change_required', 'validation_failed', 'conflict', 'email_taken'],
       async handle({ auth, body }) {
-        requireAdmin(auth);
         const { account, owner, oneTimePassword } = await accounts.open(body.name, body.owner_email, users);
         return { status: 201, body: { account: presentAccount(account, auth.accountId), owner: presentUser(owner), one_time_password: oneTimePassword } };
       },
@@ -61,7 +55,6 @@ export function accountRoutes(accounts: AccountService, users: UserService, dele
       responses: { 200: { description: 'the account as changed', schema: AccountView } },
       errors: ['admin_only', 'password_change_required', 'invalid_id', 'account_not_found', 'validation_failed', 'conflict', 'cannot_change_self'],
       async handle({ auth, params, body }) {
-        requireAdmin(auth);
         return { status: 200, body: presentAccount(await accounts.update(params.id, body, auth.accountId), auth.accountId) };
       },
     }),
@@ -81,17 +74,9 @@ export function accountRoutes(accounts: AccountService, users: UserService, dele
       responses: { 204: { description: 'deleted' } },
       errors: ['admin_only', 'password_change_required', 'invalid_id', 'account_not_found', 'validation_failed', 'cannot_change_self'],
       async handle({ auth, params, query }) {
-        requireAdmin(auth);
         await deleteAccount(deletion, params.id, query.confirm, auth.accountId);
         return { status: 204 };
       },
     }),
   ];
-}
-
-/** Session routes skip the role checks; these need an administrator who has set their own password. */
-function requireAdmin(auth: RequestAuth): void {
-  const user = auth.session?.user;
-  if (user?.must_change_password) throw new AppError('password_change_required');
-  if (!user?.is_admin) throw new AppError('admin_only');
 }
