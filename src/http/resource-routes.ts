@@ -160,6 +160,11 @@ export interface Resource<P extends TSchema, Row> {
 }
 
 type OneInput<B, P> = RouteInput<B, undefined, P>;
+/** What a paged list orders its rows by. */
+type Paged = { created_at: Date; id: string };
+/** A paged list route, as its module declares it. */
+type PageRoute<Q extends PagedQuery, R, LP extends TSchema | undefined> = Named &
+  OwnErrors & { params?: LP; query: Q; answer: RouteResponse; list(input: RouteInput<undefined, Q, LP>, cursor: Cursor | undefined): Promise<R[]> };
 
 /**
  * The routes of one kind of resource, each saying only what is its own: its path and names, its
@@ -169,13 +174,17 @@ export function resourceRoutes<P extends TSchema, Row>(resource: Resource<P, Row
   const { tag, read, write, params, missing, one, present } = resource;
   const answered = ({ answer }: OwnAnswer): RouteResponse => (answer ? { ...one, description: answer } : one);
   const naming = ({ errors = [] }: OwnErrors): ErrorCode[] => [...missing, ...errors.filter((code) => !missing.includes(code))];
+  /** GET a page of them, presented as the resource presents them. */
+  function list<Q extends PagedQuery, LP extends TSchema | undefined = undefined>(route: PageRoute<Q, Row & Paged, LP> & { present?: undefined }): RouteDefinition;
+  /** GET a page of rows of another kind (under one of them), with their own presenter. */
+  function list<Q extends PagedQuery, R extends Paged, LP extends TSchema | undefined = undefined>(route: PageRoute<Q, R, LP> & { present(row: R, auth: RequestAuth): unknown }): RouteDefinition;
+  function list<Q extends PagedQuery, R extends Paged, LP extends TSchema | undefined>(route: PageRoute<Q, R, LP> & { present?(row: R, auth: RequestAuth): unknown }): RouteDefinition {
+    // Without a presenter of their own, the rows are the resource's (the first signature).
+    return listPageRoute<Q, R, LP>({ ...route, tag, permission: read, present: route.present ?? (present as (row: Paged, auth: RequestAuth) => unknown) });
+  }
   return {
     /** GET a page of them (or of rows under one of them, presented their own way). */
-    list<Q extends PagedQuery, R extends { created_at: Date; id: string } = Row & { created_at: Date; id: string }, LP extends TSchema | undefined = undefined>(
-      route: Named & OwnErrors & { params?: LP; query: Q; answer: RouteResponse; list(input: RouteInput<undefined, Q, LP>, cursor: Cursor | undefined): Promise<R[]>; present?(row: R, auth: RequestAuth): unknown },
-    ): RouteDefinition {
-      return listPageRoute<Q, R, LP>({ ...route, tag, permission: read, present: route.present ?? (present as unknown as (row: R, auth: RequestAuth) => unknown) });
-    },
+    list,
     /** GET all of them, few enough to need no pages. */
     listAll(route: Named & { answer: RouteResponse; list(input: RouteInput<undefined, undefined, undefined>): Promise<Row[]> }): RouteDefinition {
       return listAllRoute<Row>({ ...route, tag, permission: read, present });
