@@ -8,6 +8,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { nextTask, takeTasks, topic } from '../support/mqtt.ts';
 import { eventually } from '../support/webhooks.ts';
 import { testDatabase } from '../support/environment.ts';
+import { statementWaitsForLock } from '../support/lock-waits.ts';
 
 describe('delivery: a status batch rolled back to break a deadlock', function () {
   // Several connections locking rows against each other: PGlite has one connection and no deadlocks.
@@ -36,12 +37,7 @@ describe('delivery: a status batch rolled back to break a deadlock', function ()
       // The batch locks the SMS row, then waits for the attempt row this transaction holds. (The
       // broker acknowledges the report once it is applied: not awaited here, it is what waits.)
       reported = raw.publish(topic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'sent' }));
-      await eventually('the status batch waiting for the attempt row', async () => {
-        const { rows } = await db.raw<{ rows: unknown[] }>(
-          `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%sms_attempts%'`,
-        );
-        return rows.length > 0 ? true : undefined;
-      });
+      await statementWaitsForLock(db, 'sms_attempts');
       // Now this transaction wants the SMS row the batch holds: a deadlock, which the batch (waiting longer) loses.
       await trx.raw('select 1 from sms where id = ? for update', [smsId]);
       await trx.commit();

@@ -5,7 +5,7 @@
 // two would be rolled back as a deadlock.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
-import { eventually } from '../support/webhooks.ts';
+import { statementWaitsForLock } from '../support/lock-waits.ts';
 import { testDatabase } from '../support/environment.ts';
 import { recordLastSeen } from '../../src/modules/devices/repository.ts';
 
@@ -33,12 +33,7 @@ describe('device channel: last-seen writes beside a batch of status reports', fu
         [higher, seenAt],
         [lower, seenAt],
       ]);
-      await eventually('the last-seen write waiting for a device row', async () => {
-        const { rows } = await db.raw<{ rows: unknown[] }>(
-          `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%devices%'`,
-        );
-        return rows.length > 0 ? true : undefined;
-      });
+      await statementWaitsForLock(db, 'devices');
       await trx.raw('update devices set consecutive_failures = consecutive_failures where id = ?', [higher]);
       await trx.commit();
     } catch (error) {

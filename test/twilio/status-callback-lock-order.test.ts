@@ -10,6 +10,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { nextTask, takeTasks, topic } from '../support/mqtt.ts';
 import { createWebhook, eventually, webhookConfig } from '../support/webhooks.ts';
 import { testDatabase } from '../support/environment.ts';
+import { statementWaitsForLock } from '../support/lock-waits.ts';
 import { createCredential, twilioClient } from './support.ts';
 
 describe('twilio: a StatusCallback and a standard webhook event written beside a sender', function () {
@@ -51,12 +52,7 @@ describe('twilio: a StatusCallback and a standard webhook event written beside a
       await sender.raw(`set local deadlock_timeout = '100ms'`);
       await sender.raw(`select 1 from webhook_deliveries where webhook_id = ? and ordering_key = ? and status = 'pending' order by seq for update`, [callbackWebhook, smsId]);
       reported = raw.publish(topic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'sent' }));
-      await eventually('the report waiting for the StatusCallback\'s chain', async () => {
-        const { rows } = await db.raw<{ rows: unknown[] }>(
-          `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%webhook_deliveries%'`,
-        );
-        return rows.length > 0 ? true : undefined;
-      });
+      await statementWaitsForLock(db, 'webhook_deliveries');
       await sender.raw(`select 1 from webhook_deliveries where webhook_id = ? and ordering_key = ? and status = 'pending' order by seq for update`, [standard, smsId]);
       await sender.commit();
       await reported;

@@ -8,29 +8,19 @@
 // Two connections at once: PostgreSQL only (PGlite is one connection).
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { Gateway } from '../../src/gateway.ts';
 import type { EventEnvelope } from '../../src/modules/webhooks/events.ts';
 import { WebhookOutbox } from '../../src/modules/webhooks/outbox.ts';
 import { endStreaks, lockWebhooks, recordAttempts } from '../../src/modules/webhooks/repository.ts';
 import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
 import { testDatabase } from '../support/environment.ts';
+import { backendWaitsForLock } from '../support/lock-waits.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
 
 function statusEvent(accountId: string, smsId: string, status: string): { envelope: EventEnvelope } {
   return { envelope: { id: randomUUID(), type: 'sms.status_changed', timestamp: new Date().toISOString(), account_id: accountId, data: { sms: { id: smsId, status } } } };
-}
-
-/** Resolves once the backend `pid` waits for a lock (a row another transaction holds). */
-async function waitingForLock(db: Knex, pid: number): Promise<void> {
-  for (let polls = 0; polls < 1_000; polls++) {
-    const { rows } = await db.raw<{ rows: { wait_event_type: string | null }[] }>(`select wait_event_type from pg_stat_activity where pid = ?`, [pid]);
-    if (rows[0]?.wait_event_type === 'Lock') return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`backend ${pid} never waited for a lock`);
 }
 
 if (testDatabase().kind === 'postgres') {
@@ -90,7 +80,7 @@ if (testDatabase().kind === 'postgres') {
             .then(() => null, (error: unknown) => error);
           recording.then(failed, failed);
         });
-        await waitingForLock(db, pid);
+        await backendWaitsForLock(db, pid);
         // Then the later SMS's event: it must not wait for the recording, which waits for it.
         await outbox.record(reports, [statusEvent(tenant.accountId, later, 'sent')]);
         await reports.commit();
