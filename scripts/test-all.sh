@@ -14,33 +14,37 @@ node -e "import('./scripts/panel-build.js').then((m) => m.ensurePanelBuilt())" |
 started=$(date +%s)
 # Spec output plus the slowest files at the end (the whole list in .tmp/test-times-*.txt).
 reporter=(--reporter scripts/spec-with-file-times.cjs)
-# The PostgreSQL run is the longer one, so two suites whose subject is not PostgreSQL run only on
-# PGlite here: the hostile-input sweep (thousands of requests refused before any query) and the
-# reuse of in-memory embedded databases (PGlite's own). `npm test` still runs them on PostgreSQL.
-pglite_only=(test/http/bad-input-sweep.test.ts test/storage/in-memory-reuse.test.ts)
-postgres_ignored=()
-for path in "${pglite_only[@]}"; do postgres_ignored+=(--ignore "$path"); done
+# The PostgreSQL run is the longer one, so suites whose subject is not PostgreSQL run only on
+# PGlite here: the hostile-input sweep (thousands of requests refused before any query), the reuse
+# of in-memory embedded databases (PGlite's own), and suites that hold nothing of the database:
+# the unit tests, the device agent, TLS and the command line's help. `npm test` still runs them all
+# on PostgreSQL.
+pglite_only=(test/http/bad-input-sweep.test.ts test/storage/in-memory-reuse.test.ts test/unit test/agent test/tls test/cli/help.test.ts)
+# mocha's --ignore takes a file or a glob: a folder is all the files below it.
+ignore_each() {
+  for path in "$@"; do
+    if [ -d "$path" ]; then echo "--ignore"; echo "$path/**"; else echo "--ignore"; echo "$path"; fi
+  done
+}
+mapfile -t postgres_ignored < <(ignore_each "${pglite_only[@]}")
 FILE_TIMES=.tmp/test-times-postgres.txt npx mocha 'test/**/*.test.ts' "${postgres_ignored[@]}" "${reporter[@]}" >"${logs[0]}" 2>&1 &
 postgres=$!
 # Some suites test nothing of the database, and the PostgreSQL run covers them: several nodes cannot
 # share PGlite (cluster, multinode), the deployment files hold no database (deploy), a few start
 # `sms-gateway serve` or the demo on the embedded database as a newcomer does, whatever
 # TEST_DATABASE says, and the control panel is a client of the API, whose own suites run on both
-# (its browser tests are the heaviest of all on two cores). The device agent (agent), TLS (tls),
-# hostile HTTP clients (hostile) and the command line's help hold nothing of the database either.
-# Nor do the unit tests (unit), the SDKs and the MCP server (sdk, mcp: clients of the API), and the
-# clients we did not write (Kannel and Net::SMPP for SMPP, swaks for SMTP), which speak protocols
-# whose storage the suites of those protocols cover on both databases. The command line on the
-# embedded database is covered by its own suites (cli); the webhooks, SMPP and Twilio commands go
-# through the same opening of the database, and each start of a process on PGlite costs seconds.
-same_in_both=(test/cluster test/multinode test/deploy test/panel test/agent test/tls test/hostile test/unit test/sdk test/mcp
-  test/cli/help.test.ts test/lifecycle/compiled.test.ts test/lifecycle/serve.test.ts test/lifecycle/demo.test.ts test/lifecycle/shutdown-drain.test.ts
+# (its browser tests are the heaviest of all on two cores). Hostile HTTP clients (hostile) hold
+# nothing of the database either. Nor do the SDKs and the MCP server (sdk, mcp: clients of the
+# API), and the clients we did not write (Kannel and Net::SMPP for SMPP, swaks for SMTP), which
+# speak protocols whose storage the suites of those protocols cover on both databases. The command
+# line on the embedded database is covered by its own suites (cli); the webhooks, SMPP and Twilio
+# commands go through the same opening of the database, and each start of a process on PGlite
+# costs seconds.
+same_in_both=(test/cluster test/multinode test/deploy test/panel test/hostile test/sdk test/mcp
+  test/lifecycle/compiled.test.ts test/lifecycle/serve.test.ts test/lifecycle/demo.test.ts test/lifecycle/shutdown-drain.test.ts
   test/smpp/kannel.test.ts test/smpp/perl-esme.test.ts test/mail/swaks.test.ts
   test/webhooks/cli.test.ts test/smpp/cli.test.ts test/twilio/cli.test.ts)
-ignored=()
-for path in "${same_in_both[@]}"; do
-  if [ -d "$path" ]; then ignored+=(--ignore "$path/**"); else ignored+=(--ignore "$path"); fi
-done
+mapfile -t ignored < <(ignore_each "${same_in_both[@]}")
 FILE_TIMES=.tmp/test-times-pglite.txt TEST_DATABASE=pglite npx mocha 'test/**/*.test.ts' "${ignored[@]}" "${reporter[@]}" >"${logs[1]}" 2>&1 &
 pglite=$!
 wait "$postgres"; postgres_status=$?
