@@ -14,19 +14,17 @@ node -e "import('./scripts/panel-build.js').then((m) => m.ensurePanelBuilt())" |
 started=$(date +%s)
 # Spec output plus the slowest files at the end (the whole list in .tmp/test-times-*.txt).
 reporter=(--reporter scripts/spec-with-file-times.cjs)
-# The PostgreSQL run is the longer one, so suites whose subject is not PostgreSQL run only on
+# The PostgreSQL run is the longer one, so some suites run only on
 # PGlite here: the hostile-input sweep (thousands of requests refused before any query), the reuse
-# of in-memory embedded databases (PGlite's own), and suites that hold nothing of the database:
-# the unit tests, the device agent, TLS and the command line's help. `npm test` still runs them all
-# on PostgreSQL.
+# of in-memory embedded databases (PGlite's own), and suites whose subject is not the database
+# (what they store is what other suites cover on both): the unit tests, the device agent, TLS and
+# the command line's help. `npm test` still runs them all on PostgreSQL.
 pglite_only=(test/http/bad-input-sweep.test.ts test/storage/in-memory-reuse.test.ts test/unit test/agent test/tls test/cli/help.test.ts)
 # mocha's --ignore takes a file or a glob: a folder is all the files below it.
-ignore_each() {
-  for path in "$@"; do
-    if [ -d "$path" ]; then echo "--ignore"; echo "$path/**"; else echo "--ignore"; echo "$path"; fi
-  done
-}
-mapfile -t postgres_ignored < <(ignore_each "${pglite_only[@]}")
+postgres_ignored=()
+for path in "${pglite_only[@]}"; do
+  if [ -d "$path" ]; then postgres_ignored+=(--ignore "$path/**"); else postgres_ignored+=(--ignore "$path"); fi
+done
 FILE_TIMES=.tmp/test-times-postgres.txt npx mocha 'test/**/*.test.ts' "${postgres_ignored[@]}" "${reporter[@]}" >"${logs[0]}" 2>&1 &
 postgres=$!
 # Some suites test nothing of the database, and the PostgreSQL run covers them: several nodes cannot
@@ -44,7 +42,11 @@ same_in_both=(test/cluster test/multinode test/deploy test/panel test/hostile te
   test/lifecycle/compiled.test.ts test/lifecycle/serve.test.ts test/lifecycle/demo.test.ts test/lifecycle/shutdown-drain.test.ts
   test/smpp/kannel.test.ts test/smpp/perl-esme.test.ts test/mail/swaks.test.ts
   test/webhooks/cli.test.ts test/smpp/cli.test.ts test/twilio/cli.test.ts)
-mapfile -t ignored < <(ignore_each "${same_in_both[@]}")
+ignored=()
+for path in "${same_in_both[@]}"; do
+  if [ -d "$path" ]; then ignored+=(--ignore "$path/**"); else ignored+=(--ignore "$path"); fi
+done
+
 FILE_TIMES=.tmp/test-times-pglite.txt TEST_DATABASE=pglite npx mocha 'test/**/*.test.ts' "${ignored[@]}" "${reporter[@]}" >"${logs[1]}" 2>&1 &
 pglite=$!
 wait "$postgres"; postgres_status=$?

@@ -1,10 +1,10 @@
-// Records when devices were last seen, many devices per statement.
+// Records when devices were last seen, many devices per write (one transaction, one commit).
 //
 // Connects and disconnects come in bursts: after a gateway restart the whole fleet reconnects
 // within seconds, and before it the whole fleet disconnects. One UPDATE per event, each its own
 // commit waiting for a WAL flush, made the database's flush rate the limit on how fast a fleet
 // comes online, and held pool connections that CONNECT authentication was queued behind. Here the
-// events of a few milliseconds share one statement and one commit. last_seen_at is informational
+// events of a few milliseconds share one write and one commit. last_seen_at is informational
 // (legacy last_online_date); a crash loses at most the last few milliseconds of it.
 import { OutageNotice } from '../../storage/database-errors.ts';
 import type { Database } from '../../storage/database.ts';
@@ -12,9 +12,9 @@ import type { Logger } from '../../common/logger.ts';
 import { isUuid } from '../../common/object-id.ts';
 import { recordLastSeen } from './repository.ts';
 
-/** How long events wait to share a statement. */
+/** How long events wait to share a write. */
 const DELAY_MS = 20;
-/** Devices per statement. */
+/** Devices per write. */
 const MAX_BATCH = 2000;
 
 export class LastSeenWriter {
@@ -60,7 +60,7 @@ export class LastSeenWriter {
     }, this.due.size >= MAX_BATCH ? 0 : DELAY_MS);
   }
 
-  /** One statement at a time, so that two batches never race for the same rows. */
+  /** One write at a time, so that two batches never race for the same rows. */
   private start(): Promise<void> {
     if (!this.writing) {
       const batch = [...this.due].slice(0, MAX_BATCH);
