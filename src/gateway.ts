@@ -378,6 +378,8 @@ export class Gateway {
     await this.services.retentionSweep.stop();
     await closed;
     clearTimeout(timer);
+    // Conversations moved by the last requests' SMS are written before the database closes.
+    await this.services.conversations.stop();
     this.services.events.removeAllListeners();
     this.services.admission.stop();
     await this.cluster?.stop();

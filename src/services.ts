@@ -228,7 +228,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     logger: logger.child({ component: 'inbound-rules' }),
   });
   // A sent SMS and a received one move their number's conversation (a received one in its transaction).
-  const conversations = new ConversationService(db, clock, config.defaultPhoneRegion);
+  const conversations = new ConversationService(db, clock, config.defaultPhoneRegion, logger.child({ component: 'conversations' }));
   events.listen('sms.queued', conversations.smsQueued);
   events.listen('incoming.stored', conversations.incomingStored);
   const retention = new RetentionService(db, clock);

@@ -163,6 +163,22 @@ describe('conversations', () => {
     expect((await fx.tenant.api.get(`/conversations/${encodeURIComponent(OTHER)}/messages`)).body.data).to.have.length(2);
   });
 
+  it('moves a conversation to the newest of a burst of plain sends to its number', async () => {
+    const number = '+79160000123';
+    const sent = await Promise.all(Array.from({ length: 20 }, (_, i) => fx.tenant.api.post('/sms', { phone: number, message: `burst ${i}` })));
+    for (const reply of sent) expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
+    // sent_at: when each was created. Several may share the newest millisecond: any of them will do.
+    const newestAt = Math.max(...sent.map((reply) => Date.parse(reply.body.sent_at)));
+    const newest = sent.filter((reply) => Date.parse(reply.body.sent_at) === newestAt).map((reply) => reply.body.id);
+    expect(newest).to.not.be.empty;
+    const conversation = await eventually('the conversation at the newest SMS', async () => {
+      const reply = await fx.tenant.api.get(`/conversations/${encodeURIComponent(number)}`);
+      return reply.status === 200 && newest.includes(reply.body.last_message.id) ? reply.body : undefined;
+    });
+    expect(conversation.last_message).to.include({ direction: 'outgoing' });
+    expect((await fx.tenant.api.get(`/conversations/${encodeURIComponent(number)}/messages?limit=100`)).body.data).to.have.length(20);
+  });
+
   it('gives the history from before conversations existed its conversations, read, once (the migration\'s backfill)', async () => {
     const device = await phone();
     const sentId = await send(device, CUSTOMER, 'old out', { sim_slot: 0 });

@@ -13,17 +13,39 @@ function normalize(row: ConversationRow | undefined): ConversationRow | undefine
   return row ? { ...row, unread_count: Number(row.unread_count) } : undefined;
 }
 
-export async function recordOutgoing(db: Executor, accountId: string, phone: string, smsId: string, at: Date): Promise<void> {
+/** The latest SMS sent to a number, as one write records it. */
+export interface OutgoingActivity {
+  accountId: string;
+  phone: string;
+  smsId: string;
+  at: Date;
+}
+
+/**
+ * Moves the conversations of these sent SMS forward, one statement for all. The caller gives at
+ * most one per conversation (a statement may change a row once). Rows are locked in key order, so
+ * two such writes never wait for each other in a circle.
+ */
+export async function recordOutgoing(db: Executor, sent: OutgoingActivity[]): Promise<void> {
+  if (sent.length === 0) return;
+  const rows = [...sent].sort((a, b) => (a.accountId === b.accountId ? compare(a.phone, b.phone) : compare(a.accountId, b.accountId)));
   await db.raw(
     `insert into conversations (id, account_id, phone, last_activity_at, last_sms_id, last_sms_at)
-     values (?, ?, ?, ?, ?, ?)
+     select gen_random_uuid(), v.account_id, v.phone, v.at, v.sms_id, v.at
+       from unnest(?::uuid[], ?::text[], ?::uuid[], ?::timestamptz[]) with ordinality as v(account_id, phone, sms_id, at, n)
+      order by v.n
      on conflict (account_id, phone) do update set
        last_sms_id = case when conversations.last_sms_at is null or excluded.last_sms_at >= conversations.last_sms_at
                           then excluded.last_sms_id else conversations.last_sms_id end,
        last_sms_at = greatest(conversations.last_sms_at, excluded.last_sms_at),
        last_activity_at = greatest(conversations.last_activity_at, excluded.last_activity_at)`,
-    [randomUUID(), accountId, phone, at, smsId, at],
+    [rows.map((row) => row.accountId), rows.map((row) => row.phone), rows.map((row) => row.smsId), rows.map((row) => row.at.toISOString())] as never,
   );
+}
+
+/** Any fixed order serves: it only has to be the same for every writer. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A received SMS: newest incoming if it is, and one more unread either way. */

@@ -2,7 +2,9 @@
 // "sms.queued") and receives (heard on "incoming.stored", in the transaction that stores it, so
 // the unread count commits or fails with the SMS). The messages themselves stay where their
 // modules keep them; the thread is read through them (src/use-cases/conversation-thread.ts).
-import type { Database, Executor } from '../../storage/database.ts';
+import type { Database } from '../../storage/database.ts';
+import type { Logger } from '../../common/logger.ts';
+import { CoalescingWriter } from '../../storage/coalescing-writer.ts';
 import type { Clock } from '../../common/clock.ts';
 import { AppError } from '../../common/errors.ts';
 import { normalizePhone } from '../../common/phone.ts';
@@ -20,11 +22,34 @@ export class ConversationService {
    */
   private readonly recordedInTransaction = new WeakSet<SmsRecord>();
 
+  /**
+   * SMS heard only once committed (the coalesced insert's), recorded a few milliseconds later,
+   * many per statement: a burst of SMS to one number moves its conversation once per write
+   * instead of queueing each SMS behind the last one's row lock.
+   */
+  private readonly committedSends: CoalescingWriter<conversations.OutgoingActivity>;
+
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly defaultPhoneRegion: string | undefined,
-  ) {}
+    logger: Logger,
+  ) {
+    this.committedSends = new CoalescingWriter({
+      delayMs: 10,
+      maxBatch: 500,
+      merge: (waiting, arriving) => (arriving.at >= waiting.at ? arriving : waiting),
+      write: (batch) => conversations.recordOutgoing(db, batch),
+      logger,
+      whileDatabaseDown: 'conversations not moved by SMS sent meanwhile',
+      failed: 'conversations not moved by sent SMS',
+    });
+  }
+
+  /** Writes the sends still waiting; the database is about to close. */
+  stop(): Promise<void> {
+    return this.committedSends.close();
+  }
 
   /** The conversation's key for a number as a client or a phone wrote it. */
   keyOf(raw: string): string {
@@ -36,12 +61,11 @@ export class ConversationService {
   /** Listens to "sms.queued": the SMS becomes its conversation's newest outgoing one. */
   readonly smsQueued: DomainEventListener<SmsRecord> = {
     inTransaction: async (trx, sms) => {
-      await this.recordOutgoing(trx, sms);
+      await conversations.recordOutgoing(trx, [outgoing(sms)]);
       this.recordedInTransaction.add(sms);
     },
-    committed: async (sms) => {
-      if (this.recordedInTransaction.has(sms)) return;
-      await this.recordOutgoing(this.db, sms);
+    committed: (sms) => {
+      if (!this.recordedInTransaction.has(sms)) this.committedSends.add(`${sms.account_id}/${sms.phone}`, outgoing(sms));
     },
   };
 
@@ -52,9 +76,6 @@ export class ConversationService {
     },
   };
 
-  private recordOutgoing(db: Executor, sms: SmsRecord): Promise<void> {
-    return conversations.recordOutgoing(db, sms.account_id, sms.phone, sms.id, sms.created_at);
-  }
 
   list(accountId: string, limit: number, cursor?: Cursor, unreadOnly = false): Promise<conversations.ConversationRow[]> {
     return conversations.listConversations(this.db, accountId, limit, cursor, unreadOnly);
@@ -81,4 +102,8 @@ export class ConversationService {
   pageForExport(accountId: string, after: string | undefined, limit: number): Promise<conversations.ConversationRow[]> {
     return conversations.pageForExport(this.db, accountId, after, limit);
   }
+}
+
+function outgoing(sms: SmsRecord): conversations.OutgoingActivity {
+  return { accountId: sms.account_id, phone: sms.phone, smsId: sms.id, at: sms.created_at };
 }
