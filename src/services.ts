@@ -203,7 +203,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     devices,
     invalidation,
     logger: logger.child({ component: 'webhooks' }),
-    statusCallbacks: [twilio.statusCallbacks],
+    statusCallbacks: twilio.statusCallbacks,
   });
   wireCallWebhooks(events, outbox, webhookSender);
   wireMmsWebhooks(events, outbox, webhookSender);

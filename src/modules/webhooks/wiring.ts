@@ -27,7 +27,7 @@ export interface WebhookWiring {
    * are then taken in one ordered pass. Written in two calls, each in order, a sender recording
    * deliveries of both kinds could hold one chain while waiting for the other, crossed.
    */
-  statusCallbacks?: StatusCallbacks[];
+  statusCallbacks?: StatusCallbacks;
   outbox: WebhookOutbox;
   sender: WebhookSender;
   events: DomainEvents;
@@ -41,8 +41,7 @@ export function wireWebhooks(w: WebhookWiring): void {
   // Every SMS status change, whatever caused it, is written to the outbox in its transaction.
   w.events.listen('sms.status_changed', {
     inTransaction: async (trx, changes) => {
-      const formatted: FormattedDelivery[] = [];
-      for (const callbacks of w.statusCallbacks ?? []) formatted.push(...(await callbacks(trx, changes)));
+      const formatted = w.statusCallbacks ? await w.statusCallbacks(trx, changes) : [];
       await w.outbox.record(trx, [
         ...changes.map((change) => ({
           envelope: smsStatusChanged(change.sms, change.from, newStatus(change), change.at, change.reason),
