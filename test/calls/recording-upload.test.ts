@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { useGateway } from '../support/use-gateway.ts';
 import { expectIsoTimestamp, UNKNOWN_ID } from '../support/expectations.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import { audioSample, filler, SERVED_TYPE, wav, type SampleType } from './recording-samples.ts';
 import { partialFiles, put, RecordingPhone, recordingConfig, storedFiles, streamedWav } from './recording-fixture.ts';
 

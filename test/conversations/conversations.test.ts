@@ -7,7 +7,7 @@ import { deviceTopic } from '../../broker/topics.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { UNPACED, type TaskPhone } from '../support/task-phone.ts';
 import { expectError } from '../support/expectations.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import { backfillConversations } from '../../db/migrations/20261129_026_conversations_contacts.ts';
 
 const CUSTOMER = '+79005550101';

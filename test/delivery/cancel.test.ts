@@ -11,7 +11,7 @@ import type { Reply, Tenant } from '../support/tenant.ts';
 import { expectError, MALFORMED_IDS, UNKNOWN_ID } from '../support/expectations.ts';
 import { nextMessage, rawDevice } from '../support/raw-device.ts';
 import { deliveries, simulatedFor } from '../support/legacy.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 const PHONE = '+79161234567';
 const UNPACED = { send_window: 50, limits: { per_minute: null, per_hour: null, per_day: null } };

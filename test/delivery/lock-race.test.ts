@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { nextTask, takeTasks, topic } from '../support/mqtt.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import { testDatabase } from '../support/environment.ts';
 import { statementWaitsForLock } from '../support/lock-waits.ts';
 

@@ -11,7 +11,7 @@ import { Journal } from '../../agent/src/journal/journal.ts';
 import { encrypt } from '../../src/common/end-to-end.ts';
 import { liftLimits } from '../support/devices.ts';
 import { useGateway } from '../support/use-gateway.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import { ScriptedRadio } from '../agent/support/scripted-radio.ts';
 
 const PASSPHRASE = 'known to the phone';

@@ -9,7 +9,7 @@ import { decrypt, encrypt } from '../../src/common/end-to-end.ts';
 import { expectRefused, GatewayProcess, killChildren, runCli, tempDataDir } from '../support/cli.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 const PASSPHRASE = 'the simulated phones know this';
 

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { bindEsme, issueCredential, SMPP_ON } from '../support/smpp-client.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 describe('end-to-end encrypted incoming SMS and SMPP', () => {
   const fx = useGateway({ config: { smpp: SMPP_ON } });

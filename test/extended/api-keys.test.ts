@@ -9,7 +9,7 @@ import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permiss
 import { useGateway } from '../support/use-gateway.ts';
 import { ApiClient, type Reply } from '../support/tenant.ts';
 import { detailFields, expectError, expectIsoTimestamp, MALFORMED_IDS, UNKNOWN_ID, UUID } from '../support/expectations.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 const KEY = /^(sgw_[0-9a-f]{10})_[A-Za-z0-9_-]{43}$/;
 const VIEW_MEMBERS = ['id', 'prefix', 'name', 'permissions', 'created_at', 'last_used_at', 'revoked_at'];

@@ -7,7 +7,7 @@ import { request as httpRequest, type ClientRequest } from 'node:http';
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { expectError } from '../support/expectations.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import type { Reply } from '../support/tenant.ts';
 import { MAX_HEADER_COLUMNS, MAX_MESSAGE_CELL } from '../../src/modules/messages/bulk-csv.ts';
 import { BULK_PER_ACCOUNT } from '../../src/modules/messages/bulk-gate.ts';

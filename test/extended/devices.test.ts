@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
 import { useGateway } from '../support/use-gateway.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import { registerDevice, type Tenant } from '../support/tenant.ts';
 import { DEFAULT_PACING, detailFields, expectDevice, expectError, expectSms, MALFORMED_IDS, UNKNOWN_ID, UUID } from '../support/expectations.ts';
 import { nextTask, takeTasks, tasksOf, topic, type RawClient } from '../support/mqtt.ts';

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { useGateway } from '../support/use-gateway.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import type { TaskPhone } from '../support/task-phone.ts';
 import { receive, receivingPhone } from '../opt-out/support.ts';
 

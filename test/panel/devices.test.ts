@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useGateway } from '../support/use-gateway.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import { checkA11y, openPanel, screenshot, useBrowser } from './support/browser.ts';
 import { useLoggedIn } from './support/logged-in.ts';
 import { quickPhone, recordedCalls } from './support/seed.ts';

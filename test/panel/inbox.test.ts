@@ -3,7 +3,7 @@
 // while the thread is open showing without a reload.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import { openPanel, useBrowser } from './support/browser.ts';
 import { useLoggedIn } from './support/logged-in.ts';
 import { quickPhone, smsReaches } from './support/seed.ts';

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { useGateway } from '../support/use-gateway.ts';
 import { issueCredential, SMPP_ON } from '../support/smpp-client.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import { BEARERBOX, Kannel, readmeSmscGroup, SMSBOX, smscGroupFor } from '../support/kannel.ts';
 import type { Receiver } from '../support/receiver.ts';
 

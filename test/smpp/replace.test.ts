@@ -8,7 +8,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { nextDomainEvent, nextEvent } from '../support/devices.ts';
 import { TaskPhone, UNPACED } from '../support/task-phone.ts';
 import { bindEsme, issueCredential, SMPP_ON, type TestEsme } from '../support/smpp-client.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import { STATUS } from '../../src/smpp/command-status.ts';
 import type { OutgoingSms } from '../../agent/src/radio/radio.ts';
 

@@ -2,7 +2,7 @@
 // backend waiting for a row lock, so the test takes its next lock only when the crossing it means
 // to make is really there.
 import type { Knex } from 'knex';
-import { eventually } from './webhooks.ts';
+import { eventually } from './eventually.ts';
 
 /** Once a statement mentioning `table` waits for a lock in this database. */
 export function statementWaitsForLock(db: Knex, table: string): Promise<true> {

@@ -185,19 +185,6 @@ export async function recorded(
   return results.find((result: AttemptResult) => result.webhookId === webhookId && accept(result))!;
 }
 
-/**
- * Resolves once `check` returns something other than undefined, checking every 10 ms; fails
- * after `timeoutMs`. For state that has no event of its own (a heartbeat stored).
- */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** Deletes every webhook of these accounts (and, by cascade, their deliveries): no retries linger. */
 export async function dropWebhooks(gateway: Gateway, accountIds: string[]): Promise<void> {

@@ -6,7 +6,8 @@ import { Metrics } from '../../src/common/metrics.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import { readCertificatePair } from '../../src/tls/certificate-pair.ts';
 import { CertificateReloader } from '../../src/tls/certificate-reloader.ts';
-import { certificateDirectory, eventually, makeCertificate } from './tls-support.ts';
+import { certificateDirectory, makeCertificate } from './tls-support.ts';
+import { eventually } from '../support/eventually.ts';
 
 describe('TLS: the periodic certificate check', function () {
   this.timeout(20_000);

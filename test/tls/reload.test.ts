@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { copyFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useGateway } from '../support/use-gateway.ts';
-import { certificateDirectory, eventually, makeCertificate, servedSerial, type TestCertificate } from './tls-support.ts';
+import { certificateDirectory, makeCertificate, servedSerial, type TestCertificate } from './tls-support.ts';
+import { eventually } from '../support/eventually.ts';
 
 describe('TLS: the certificate is reloaded without a restart', function () {
   this.timeout(30_000);

@@ -6,7 +6,8 @@ import { execFile } from 'node:child_process';
 import mqtt from 'mqtt';
 import { Agent, fetch } from 'undici';
 import { useGateway } from '../support/use-gateway.ts';
-import { certificateDirectory, eventually, makeCertificate, type TestCertificate } from './tls-support.ts';
+import { certificateDirectory, makeCertificate, type TestCertificate } from './tls-support.ts';
+import { eventually } from '../support/eventually.ts';
 
 describe('TLS: the gateway serves HTTPS, MQTTS and WSS with TLS_CERT and TLS_KEY', () => {
   const files = certificateDirectory();

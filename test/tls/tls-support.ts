@@ -47,11 +47,3 @@ export function servedSerial(port: number): Promise<string> {
   });
 }
 
-/** Resolves once `probe` holds, polling every 50 ms; fails after `timeoutMs` naming `what`. */
-export async function eventually(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -7,7 +7,8 @@ import { expect } from 'chai';
 import twilio from 'twilio';
 import { useGateway } from '../support/use-gateway.ts';
 import type { Received, Receiver } from '../support/receiver.ts';
-import { eventually, webhookConfig } from '../support/webhooks.ts';
+import { webhookConfig } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import { createCredential, twilioClient, type Credential } from './support.ts';
 
 const TO = '+79161234567';

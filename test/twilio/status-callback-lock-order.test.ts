@@ -8,7 +8,8 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { nextTask, takeTasks, topic } from '../support/mqtt.ts';
-import { createWebhook, eventually, webhookConfig } from '../support/webhooks.ts';
+import { createWebhook, webhookConfig } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 import { testDatabase } from '../support/environment.ts';
 import { statementWaitsForLock } from '../support/lock-waits.ts';
 import { createCredential, twilioClient } from './support.ts';

@@ -1,14 +1,15 @@
 // CoalescingWriter (src/storage/coalescing-writer.ts) on its own: events of one key that arrive
 // before their write become one row, merged as the owner says; many keys share one write; a write
-// waits for the one under way; close() writes what waits and then takes nothing more; a failed
-// write is logged, not thrown.
+// waits for the one under way; close() writes what waits and then takes nothing more; a write
+// that met an outage or lost a race for locks waits again (nothing dropped), one that failed for
+// good is logged, not thrown.
 import { expect } from 'chai';
 import { createLogger } from '../../src/common/logger.ts';
 import { CoalescingWriter } from '../../src/storage/coalescing-writer.ts';
 
 type Seen = { key: string; at: number };
 
-function writerOf(write: (batch: Seen[]) => Promise<void>, options: { maxBatch?: number } = {}) {
+function writerOf(write: (batch: Seen[]) => Promise<void>, options: { maxBatch?: number; outageRetryMs?: number } = {}) {
   const lines: { level: number; msg: string }[] = [];
   const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) }, undefined, 'json');
   const writer = new CoalescingWriter<Seen>({
@@ -19,6 +20,7 @@ function writerOf(write: (batch: Seen[]) => Promise<void>, options: { maxBatch?:
     logger,
     whileDatabaseDown: 'seen times not recorded',
     failed: 'seen times not recorded',
+    outageRetryMs: options.outageRetryMs ?? 5,
   });
   return { writer, lines };
 }
@@ -85,5 +87,69 @@ describe('CoalescingWriter', () => {
     await writer.flush();
     expect(lines.map((line) => line.msg)).to.deep.equal(['seen times not recorded']);
     expect(writes).to.deep.equal([[{ key: 'good', at: 1 }]]);
+  });
+
+  it('keeps a batch that met an outage and writes it once the database answers, under what arrived meanwhile', async () => {
+    const writes: Seen[][] = [];
+    let down = true;
+    let refused = 0;
+    let written!: () => void;
+    const done = new Promise<void>((resolve) => (written = resolve));
+    const { writer, lines } = writerOf(async (batch) => {
+      if (down) {
+        refused++;
+        if (refused === 2) down = false;
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      }
+      writes.push(batch);
+      written();
+    });
+    writer.add('a', { key: 'a', at: 1 });
+    writer.add('b', { key: 'b', at: 1 });
+    await writer.flush();
+    // The failed write left both rows waiting; a newer event of one key replaces it, an older one does not.
+    writer.add('a', { key: 'a', at: 2 });
+    writer.add('b', { key: 'b', at: 0 });
+    await done;
+    await writer.flush();
+    expect(refused).to.equal(2);
+    expect(writes).to.deep.equal([
+      [
+        { key: 'a', at: 2 },
+        { key: 'b', at: 1 },
+      ],
+    ]);
+    expect(lines.map((line) => line.msg)).to.deep.equal(['database unreachable: seen times not recorded', 'database reachable again (was: seen times not recorded)']);
+  });
+
+  it('writes a batch again at once when the database rolled it back in a deadlock', async () => {
+    const writes: Seen[][] = [];
+    let attempts = 0;
+    const { writer, lines } = writerOf(async (batch) => {
+      attempts++;
+      if (attempts === 1) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      writes.push(batch);
+    });
+    writer.add('a', { key: 'a', at: 1 });
+    await writer.flush();
+    await writer.flush();
+    expect(attempts).to.equal(2);
+    expect(writes).to.deep.equal([[{ key: 'a', at: 1 }]]);
+    expect(lines).to.deep.equal([]);
+  });
+
+  it('close() through an outage tries once, then says how many rows it could not write', async () => {
+    let attempts = 0;
+    const { writer, lines } = writerOf(async () => {
+      attempts++;
+      throw Object.assign(new Error('Connection terminated unexpectedly'), {});
+    }, { outageRetryMs: 60_000 });
+    writer.add('a', { key: 'a', at: 1 });
+    writer.add('b', { key: 'b', at: 1 });
+    await writer.close();
+    expect(attempts).to.equal(1);
+    const last = lines.at(-1) as { msg: string; rows?: number };
+    expect(last.msg).to.equal('seen times not recorded: the database closed while unreachable');
+    expect(last.rows).to.equal(2);
   });
 });

@@ -11,17 +11,8 @@ import type { Tenant } from '../support/tenant.ts';
 import { nextEvent } from '../support/devices.ts';
 import { Receiver, type Received } from '../support/receiver.ts';
 import { expectIsoTimestamp, UUID } from '../support/expectations.ts';
-import {
-  ALL_EVENTS,
-  createWebhook,
-  deliveryLog,
-  dropWebhooks,
-  eventually,
-  expectEnvelope,
-  readWebhook,
-  verified,
-  webhookConfig,
-} from '../support/webhooks.ts';
+import { ALL_EVENTS, createWebhook, deliveryLog, dropWebhooks, expectEnvelope, readWebhook, verified, webhookConfig } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 const PHONE = '+79161234567';
 const SENDER = '+79005550101';

@@ -15,7 +15,8 @@ import { testDatabaseUrl } from '../support/environment.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { connectDevice, liftLimits, nextEvent } from '../support/devices.ts';
 import { Receiver, type Received } from '../support/receiver.ts';
-import { createWebhook, deliveryLog, dropWebhooks, eventually, readWebhook, recorded, verified, webhookConfig } from '../support/webhooks.ts';
+import { createWebhook, deliveryLog, dropWebhooks, readWebhook, recorded, verified, webhookConfig } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 const PHONE = '+79161234567';
 const SENDER = '+79005550101';

@@ -41,7 +41,7 @@ export class ConversationService {
       merge: (waiting, arriving) => (arriving.at >= waiting.at ? arriving : waiting),
       write: (batch) => conversations.recordOutgoing(db, batch),
       logger,
-      whileDatabaseDown: 'conversations not moved by SMS sent meanwhile',
+      whileDatabaseDown: 'conversations of SMS sent meanwhile held until it answers',
       failed: 'conversations not moved by sent SMS',
     });
   }

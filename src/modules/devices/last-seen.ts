@@ -23,7 +23,7 @@ export class LastSeenWriter {
       merge: (waiting, arriving) => (arriving[1] >= waiting[1] ? arriving : waiting),
       write: (batch) => recordLastSeen(db, batch),
       logger,
-      whileDatabaseDown: 'last-seen times not recorded',
+      whileDatabaseDown: 'last-seen times held until it answers',
       failed: 'last seen not recorded',
     });
   }

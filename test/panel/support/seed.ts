@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import type { SimulatedDevice } from '../../../src/simulator/device.ts';
 import type { GatewayFixture } from '../../support/use-gateway.ts';
-import { createWebhook, eventually } from '../../support/webhooks.ts';
+import { createWebhook } from '../../support/webhooks.ts';
+import { eventually } from '../../support/eventually.ts';
 
 export interface Seeded {
   phone: SimulatedDevice;
