@@ -11,8 +11,10 @@
 // Nothing is dropped for a failure that passes: a batch that met a database outage, or lost a
 // race for locks (rolled back whole), waits again, merged with whatever arrived for its keys
 // meanwhile, and is written once the database answers (retried with a growing pause through an
-// outage, at once after a lost race). Only a write that fails for good (a constraint, a bug) is
-// logged and dropped: it would fail the same way however often it ran.
+// outage, at once after a lost race). A write that fails for good (a constraint, a bug) is split
+// in halves until the rows that fail are alone, so that one bad row (an SMS of an account deleted
+// a moment before its write) takes no other account's rows with it; only those rows are logged
+// and dropped: they would fail the same way however often they ran.
 import { Backoff, isLostLockRace, OutageNotice } from './database-errors.ts';
 import type { Logger } from '../common/logger.ts';
 
@@ -34,7 +36,7 @@ export interface CoalescingOptions<V> {
   outageRetryMs?: number;
 }
 
-/** How a write ended: written, waiting again (the failure passes), or dropped (it would not). */
+/** How a write ended: written, waiting again (the failure passes), or with rows dropped (they fail for good). */
 type Written = 'written' | 'waiting' | 'dropped';
 
 export class CoalescingWriter<V> {
@@ -122,14 +124,21 @@ export class CoalescingWriter<V> {
       return 'written';
     } catch (error) {
       const outage = this.outage.failed(error);
-      if (!outage && !isLostLockRace(error)) {
-        this.options.logger.warn({ err: error, rows: batch.length }, this.options.failed);
+      if (outage || isLostLockRace(error)) {
+        // Rolled back whole: the rows wait again, each under what arrived for its key meanwhile.
+        for (const [key, value] of batch) this.keep(key, value, true);
+        if (outage) this.pausedUntil = Date.now() + this.backoff.delay();
+        return 'waiting';
+      }
+      if (batch.length === 1) {
+        this.options.logger.warn({ err: error, rows: 1 }, this.options.failed);
         return 'dropped';
       }
-      // Rolled back whole: the rows wait again, each under what arrived for its key meanwhile.
-      for (const [key, value] of batch) this.keep(key, value, true);
-      if (outage) this.pausedUntil = Date.now() + this.backoff.delay();
-      return 'waiting';
+      // Written half by half, the rows that are fine are written and the bad ones found.
+      const half = Math.ceil(batch.length / 2);
+      const first = await this.write(batch.slice(0, half));
+      const second = await this.write(batch.slice(half));
+      return first === 'waiting' || second === 'waiting' ? 'waiting' : 'dropped';
     }
   }
 }

@@ -8,6 +8,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { UNPACED, type TaskPhone } from '../support/task-phone.ts';
 import { expectError } from '../support/expectations.ts';
 import { eventually } from '../support/eventually.ts';
+import type { SmsRecord } from '../../src/modules/messages/types.ts';
 import { backfillConversations } from '../../db/migrations/20261129_026_conversations_contacts.ts';
 
 const CUSTOMER = '+79005550101';
@@ -177,6 +178,22 @@ describe('conversations', () => {
     });
     expect(conversation.last_message).to.include({ direction: 'outgoing' });
     expect((await fx.tenant.api.get(`/conversations/${encodeURIComponent(number)}/messages?limit=100`)).body.data).to.have.length(20);
+  });
+
+  it('moves the other conversations of a write in which one row fails for good (its account deleted just before)', async () => {
+    // Two sends heard after commit in the same moment share one write. One names an account that
+    // no longer exists, so its row breaks the foreign key: the write is split until that row is
+    // alone, and the other send's conversation still moves.
+    const queued = fx.gateway.services.conversations.smsQueued.committed!;
+    const number = '+79160000456';
+    const at = new Date();
+    const send = (accountId: string) => ({ id: randomUUID(), account_id: accountId, phone: number, created_at: at }) as unknown as SmsRecord;
+    const kept = send(fx.tenant.accountId);
+    queued(send(randomUUID()));
+    queued(kept);
+    const row = await eventually('the conversation moved', async () =>
+      (await fx.gateway.services.db('conversations').where({ account_id: fx.tenant.accountId, phone: number }).first()) as { last_sms_id: string } | undefined);
+    expect(row.last_sms_id).to.equal(kept.id);
   });
 
   it('gives the history from before conversations existed its conversations, read, once (the migration\'s backfill)', async () => {

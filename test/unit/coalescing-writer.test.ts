@@ -2,7 +2,7 @@
 // before their write become one row, merged as the owner says; many keys share one write; a write
 // waits for the one under way; close() writes what waits and then takes nothing more; a write
 // that met an outage or lost a race for locks waits again (nothing dropped), one that failed for
-// good is logged, not thrown.
+// good is split until its failing rows are alone, and those are logged, not thrown.
 import { expect } from 'chai';
 import { createLogger } from '../../src/common/logger.ts';
 import { CoalescingWriter } from '../../src/storage/coalescing-writer.ts';
@@ -151,5 +151,21 @@ describe('CoalescingWriter', () => {
     const last = lines.at(-1) as { msg: string; rows?: number };
     expect(last.msg).to.equal('seen times not recorded: the database closed while unreachable');
     expect(last.rows).to.equal(2);
+  });
+
+  it('splits a write that fails for good until the failing row is alone: the others are written, that one logged', async () => {
+    const written: string[] = [];
+    let writes = 0;
+    const { writer, lines } = writerOf(async (batch) => {
+      writes++;
+      if (batch.some((row) => row.key === 'bad')) throw new Error('insert violates foreign key constraint');
+      written.push(...batch.map((row) => row.key));
+    });
+    for (const key of ['a', 'b', 'bad', 'c', 'd']) writer.add(key, { key, at: 1 });
+    await writer.flush();
+    expect(written.sort()).to.deep.equal(['a', 'b', 'c', 'd']);
+    // The five, then halves: [a b bad] fails, [a b] written, [bad] alone fails, [c d] written.
+    expect(writes).to.equal(5);
+    expect(lines.map((line) => [line.msg, (line as { rows?: number }).rows])).to.deep.equal([['seen times not recorded', 1]]);
   });
 });
