@@ -10,12 +10,14 @@
 //
 // Nothing is dropped for a failure that passes: a batch that met a database outage, or lost a
 // race for locks (rolled back whole), waits again, merged with whatever arrived for its keys
-// meanwhile, and is written once the database answers (retried with a growing pause through an
-// outage, at once after a lost race). A write that fails for good (a constraint, a bug) is split
-// in halves until the rows that fail are alone, so that one bad row (an SMS of an account deleted
-// a moment before its write) takes no other account's rows with it; only those rows are logged
-// and dropped: they would fail the same way however often they ran.
-import { Backoff, isLostLockRace, OutageNotice } from './database-errors.ts';
+// meanwhile, and is written once the database answers (after a pause growing to 5 s through an
+// outage; at once after one lost race, with a growing pause after several in a row). A write one
+// row breaks (a constraint, a value) is split in halves until the rows that fail are alone, so
+// one bad row (an SMS of an account deleted a moment before its write) takes no other account's
+// rows with it. Only rows that fail for good are dropped, with one warning a batch; a statement
+// the database refuses whole is not split (every half would fail the same way).
+import { performance } from 'node:perf_hooks';
+import { Backoff, isLostLockRace, isRowLevelFailure, OutageNotice } from './database-errors.ts';
 import type { Logger } from '../common/logger.ts';
 
 export interface CoalescingOptions<V> {
@@ -30,21 +32,31 @@ export interface CoalescingOptions<V> {
   logger: Logger;
   /** What the outage line says waits meanwhile ("last-seen times held"). */
   whileDatabaseDown: string;
-  /** The warning for a write that failed for good. */
+  /** The warning for rows dropped because they fail for good. */
   failed: string;
   /** The first pause before writing again through an outage (doubling up to 5 s); 250 ms unless set. */
   outageRetryMs?: number;
 }
 
-/** How a write ended: written, waiting again (the failure passes), or with rows dropped (they fail for good). */
-type Written = 'written' | 'waiting' | 'dropped';
+/**
+ * How a write ended: written (rows that fail for good dropped, if any), or waiting again because
+ * the database is unreachable (outage) or rolled the write back in a lost race for locks (raced).
+ */
+type Written = 'written' | 'outage' | 'raced';
+
+/** Lost races in a row after which a warning says so (and each retry waits longer). */
+const RACES_WARNED = 3;
+/** Lost races flush() retries at once before it leaves the rows to the timer. */
+const RACES_FLUSHED = 3;
 
 export class CoalescingWriter<V> {
   private due = new Map<string, V>();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<Written> | undefined;
-  /** Set through an outage: no write starts before this time (Date.now()). */
+  /** While set, no timer starts a write before this time (performance.now()). */
   private pausedUntil = 0;
+  /** Lost races since the last write that went in. */
+  private races = 0;
   private closed = false;
   private readonly outage: OutageNotice;
   private readonly backoff: Backoff;
@@ -67,22 +79,22 @@ export class CoalescingWriter<V> {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.due.size > 0) {
-      // The database is closing while unreachable: nothing can write these any more.
-      this.options.logger.warn({ rows: this.due.size }, `${this.options.failed}: the database closed while unreachable`);
+      this.options.logger.warn({ rows: this.due.size }, `${this.options.failed}: the database closed before they could be written`);
       this.due.clear();
     }
   }
 
   /**
-   * Writes everything waiting, and whatever arrives meanwhile, until a write has to wait for the
-   * database: that write, and what arrives after it, is left to the retry.
+   * Writes everything waiting, and whatever arrives meanwhile, until the database is unreachable
+   * or keeps rolling the write back: what waits then is left to the timer.
    */
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.pausedUntil = 0;
+    let races = 0;
     while (this.writing || this.due.size > 0) {
-      if ((await this.start()) === 'waiting') break;
+      const written = await this.start();
+      if (written === 'outage' || (written === 'raced' && ++races >= RACES_FLUSHED)) break;
     }
     this.schedule();
   }
@@ -94,9 +106,14 @@ export class CoalescingWriter<V> {
     else this.due.set(key, later ? this.options.merge(value, waiting) : this.options.merge(waiting, value));
   }
 
+  /** The rows of a write rolled back whole wait again, each under what arrived for its key meanwhile. */
+  private requeue(rows: [string, V][]): void {
+    for (const [key, value] of rows) this.keep(key, value, true);
+  }
+
   private schedule(): void {
     if (this.closed || this.timer || this.writing || this.due.size === 0) return;
-    const wait = Math.max(this.pausedUntil - Date.now(), this.due.size >= this.options.maxBatch ? 0 : this.options.delayMs);
+    const wait = Math.max(this.pausedUntil - performance.now(), this.due.size >= this.options.maxBatch ? 0 : this.options.delayMs);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.start();
@@ -116,29 +133,48 @@ export class CoalescingWriter<V> {
   }
 
   private async write(batch: [string, V][]): Promise<Written> {
+    const dropped = { rows: 0, error: undefined as unknown };
+    const written = await this.writeSplitting(batch, dropped);
+    if (dropped.rows > 0) this.options.logger.warn({ err: dropped.error, rows: dropped.rows }, this.options.failed);
+    return written;
+  }
+
+  /** Writes `batch`, halving it where a row breaks it; counts the rows that fail for good in `dropped`. */
+  private async writeSplitting(batch: [string, V][], dropped: { rows: number; error: unknown }): Promise<Written> {
     if (batch.length === 0) return 'written';
     try {
       await this.options.write(batch.map(([, value]) => value));
       this.outage.succeeded();
       this.backoff.reset();
+      this.races = 0;
+      this.pausedUntil = 0;
       return 'written';
     } catch (error) {
-      const outage = this.outage.failed(error);
-      if (outage || isLostLockRace(error)) {
-        // Rolled back whole: the rows wait again, each under what arrived for its key meanwhile.
-        for (const [key, value] of batch) this.keep(key, value, true);
-        if (outage) this.pausedUntil = Date.now() + this.backoff.delay();
-        return 'waiting';
+      if (this.outage.failed(error)) {
+        this.requeue(batch);
+        this.pausedUntil = performance.now() + this.backoff.delay();
+        return 'outage';
       }
-      if (batch.length === 1) {
-        this.options.logger.warn({ err: error, rows: 1 }, this.options.failed);
-        return 'dropped';
+      if (isLostLockRace(error)) {
+        this.requeue(batch);
+        // Once is chance, and written again at once; again and again, the writes wait longer each time.
+        if (++this.races > 1) this.pausedUntil = performance.now() + this.backoff.delay();
+        if (this.races === RACES_WARNED) this.options.logger.warn({ err: error, rows: batch.length, races: this.races }, `${this.options.failed}: rolled back in lost lock races in a row; writing again after a pause`);
+        return 'raced';
       }
-      // Written half by half, the rows that are fine are written and the bad ones found.
+      if (batch.length === 1 || !isRowLevelFailure(error)) {
+        dropped.rows += batch.length;
+        dropped.error ??= error;
+        return 'written';
+      }
       const half = Math.ceil(batch.length / 2);
-      const first = await this.write(batch.slice(0, half));
-      const second = await this.write(batch.slice(half));
-      return first === 'waiting' || second === 'waiting' ? 'waiting' : 'dropped';
+      const first = await this.writeSplitting(batch.slice(0, half), dropped);
+      if (first !== 'written') {
+        // The database went away or raced meanwhile: the other half waits with the first.
+        this.requeue(batch.slice(half));
+        return first;
+      }
+      return this.writeSplitting(batch.slice(half), dropped);
     }
   }
 }

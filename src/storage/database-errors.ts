@@ -44,6 +44,19 @@ export function isLostLockRace(error: unknown): boolean {
 }
 
 /**
+ * Whether a failure may be one row's, so that the rest of its batch would go in without it: a
+ * data exception (SQLSTATE class 22, a value out of range) or a broken constraint (class 23, a
+ * row whose account was just deleted), or an error that is no database's at all (the code around
+ * the statement failing on one row's data). A statement the database refuses whole (an unknown
+ * column during a rolling deploy, a server gone read-only) fails for every row alike. Pure.
+ */
+export function isRowLevelFailure(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('22') || code.startsWith('23');
+}
+
+/**
  * One component's view of an outage, for its logs: a warning when the first failure shows the
  * database unreachable, an info line when work succeeds again, nothing in between (a timer
  * ticking through a 20 s outage must not write a line per tick, nor a handler one per message).

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import knexModule from 'knex';
 import type { Gateway } from '../../src/gateway.ts';
-import { isDatabaseUnavailable } from '../../src/storage/database-errors.ts';
+import { isDatabaseUnavailable, isRowLevelFailure } from '../../src/storage/database-errors.ts';
 import { startGateway } from '../support/gateway.ts';
 import { freePort } from '../support/ports.ts';
 
@@ -59,5 +59,17 @@ describe('device channel: telling a database outage from a bad statement', () =>
       expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code })), code).to.equal(false);
     }
     for (const value of [undefined, null, 'ECONNREFUSED', 42, new Error('invalid payload')]) expect(isDatabaseUnavailable(value)).to.equal(false);
+  });
+
+  it('tells a failure one row may cause (bad data, a broken constraint, our own code) from a statement refused whole', async () => {
+    const db = gateway.services.db;
+    // One row's: a value the column cannot hold, a key no account has.
+    expect(isRowLevelFailure(await failure(() => db.raw("select 'not a uuid'::uuid")))).to.equal(true);
+    expect(isRowLevelFailure(await failure(() => db.raw("insert into api_keys (id, account_id) values (gen_random_uuid(), gen_random_uuid())")))).to.equal(true);
+    expect(isRowLevelFailure(new TypeError("Cannot read properties of undefined (reading 'toISOString')"))).to.equal(true);
+    // Every row's alike: an unknown table or column, a server gone read-only.
+    expect(isRowLevelFailure(await failure(() => db.raw('select * from no_such_table')))).to.equal(false);
+    expect(isRowLevelFailure(await failure(() => db.raw('select no_such_column from sms')))).to.equal(false);
+    expect(isRowLevelFailure(Object.assign(new Error('cannot execute UPDATE in a read-only transaction'), { code: '25006' }))).to.equal(false);
   });
 });

@@ -9,13 +9,13 @@ import { CoalescingWriter } from '../../src/storage/coalescing-writer.ts';
 
 type Seen = { key: string; at: number };
 
-function writerOf(write: (batch: Seen[]) => Promise<void>, options: { maxBatch?: number; outageRetryMs?: number } = {}) {
+function writerOf(write: (batch: Seen[]) => Promise<void>, options: { maxBatch?: number; outageRetryMs?: number; merge?: (waiting: Seen, arriving: Seen) => Seen } = {}) {
   const lines: { level: number; msg: string }[] = [];
   const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) }, undefined, 'json');
   const writer = new CoalescingWriter<Seen>({
     delayMs: 5,
     maxBatch: options.maxBatch ?? 100,
-    merge: (waiting, arriving) => (arriving.at >= waiting.at ? arriving : waiting),
+    merge: options.merge ?? ((waiting, arriving) => (arriving.at >= waiting.at ? arriving : waiting)),
     write,
     logger,
     whileDatabaseDown: 'seen times not recorded',
@@ -149,7 +149,7 @@ describe('CoalescingWriter', () => {
     await writer.close();
     expect(attempts).to.equal(1);
     const last = lines.at(-1) as { msg: string; rows?: number };
-    expect(last.msg).to.equal('seen times not recorded: the database closed while unreachable');
+    expect(last.msg).to.equal('seen times not recorded: the database closed before they could be written');
     expect(last.rows).to.equal(2);
   });
 
@@ -167,5 +167,101 @@ describe('CoalescingWriter', () => {
     // The five, then halves: [a b bad] fails, [a b] written, [bad] alone fails, [c d] written.
     expect(writes).to.equal(5);
     expect(lines.map((line) => [line.msg, (line as { rows?: number }).rows])).to.deep.equal([['seen times not recorded', 1]]);
+  });
+
+  it('close() after a lost lock race writes the rows again at once and drops nothing', async () => {
+    const writes: Seen[][] = [];
+    let attempts = 0;
+    const { writer, lines } = writerOf(async (batch) => {
+      if (++attempts === 1) throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+      writes.push(batch);
+    });
+    writer.add('a', { key: 'a', at: 1 });
+    await writer.close();
+    expect(writes).to.deep.equal([[{ key: 'a', at: 1 }]]);
+    expect(lines).to.deep.equal([]);
+  });
+
+  it('does not split a statement the database refuses whole: one attempt, one warning for all its rows', async () => {
+    let attempts = 0;
+    const { writer, lines } = writerOf(async () => {
+      attempts++;
+      throw Object.assign(new Error('column "last_sms_at" does not exist'), { code: '42703' });
+    });
+    for (const key of ['a', 'b', 'c', 'd']) writer.add(key, { key, at: 1 });
+    await writer.flush();
+    expect(attempts).to.equal(1);
+    expect(lines.map((line) => [line.msg, (line as { rows?: number }).rows])).to.deep.equal([['seen times not recorded', 4]]);
+  });
+
+  it('leaves the rest of a split waiting when the database goes away during it, and writes it all once back', async () => {
+    const attempted: string[][] = [];
+    const written: string[] = [];
+    let down = false;
+    let wentDown = false;
+    let back!: () => void;
+    const allWritten = new Promise<void>((resolve) => (back = resolve));
+    const { writer } = writerOf(async (batch) => {
+      const keys = batch.map((row) => row.key);
+      attempted.push(keys);
+      if (down) {
+        down = false;
+        throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      }
+      if (keys.includes('bad')) {
+        // The first half of the split is where the database goes away.
+        if (keys.length === 4 && !wentDown) down = wentDown = true;
+        throw Object.assign(new Error('violates foreign key constraint'), { code: '23503' });
+      }
+      written.push(...keys);
+      if (written.length === 7) back();
+    });
+    for (const key of ['a', 'b', 'bad', 'c', 'd', 'e', 'f', 'g']) writer.add(key, { key, at: 1 });
+    await writer.flush();
+    // All eight, then the first half (bad in it, database away after), then its first half refused: the
+    // second half of eight was not tried while the database was away.
+    expect(attempted).to.deep.equal([
+      ['a', 'b', 'bad', 'c', 'd', 'e', 'f', 'g'],
+      ['a', 'b', 'bad', 'c'],
+      ['a', 'b'],
+    ]);
+    await allWritten;
+    expect(written.sort()).to.deep.equal(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+  });
+
+  it('says so once when writes keep losing lock races, and writes them once a race is won', async () => {
+    let attempts = 0;
+    let done!: () => void;
+    const written = new Promise<void>((resolve) => (done = resolve));
+    const { writer, lines } = writerOf(async () => {
+      if (++attempts <= 4) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      done();
+    });
+    writer.add('a', { key: 'a', at: 1 });
+    await written;
+    await writer.flush();
+    expect(attempts).to.equal(5);
+    expect(lines.map((line) => line.msg)).to.deep.equal(['seen times not recorded: rolled back in lost lock races in a row; writing again after a pause']);
+  });
+
+  it('keeps an event that arrived during a write the database refused as the later one when the rows wait again', async () => {
+    const writes: Seen[][] = [];
+    let attempts = 0;
+    let writer!: CoalescingWriter<Seen>;
+    ({ writer } = writerOf(
+      async (batch) => {
+        if (++attempts === 1) {
+          // Arrives while the first write is under way, and is the later event of its key.
+          writer.add('a', { key: 'a', at: 1 });
+          throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        }
+        writes.push(batch);
+      },
+      { merge: (_waiting, arriving) => arriving },
+    ));
+    writer.add('a', { key: 'a', at: 5 });
+    await writer.flush();
+    await writer.flush();
+    expect(writes).to.deep.equal([[{ key: 'a', at: 1 }]]);
   });
 });

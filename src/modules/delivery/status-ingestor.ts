@@ -21,7 +21,7 @@ import { lockSms, recordSentSimSlots, writeStatusChanges, type LockedSms } from 
 import { retryFacts, scheduleRetries, untriedSims, writeAttempts, type AttemptEnded, type AttemptWrite, type RetryWrite } from './attempts.ts';
 import { isRetryable, retryDelayMs } from './send-errors.ts';
 import type { TransientStore } from './transient-store.ts';
-import { Backoff, isLostLockRace, OutageNotice } from '../../storage/database-errors.ts';
+import { Backoff, isDatabaseUnavailable, isLostLockRace, isRowLevelFailure, OutageNotice } from '../../storage/database-errors.ts';
 
 export interface StatusReportInput {
   deviceId: string;
@@ -186,7 +186,17 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
         this.logger.warn({ code: (error as { code: string }).code, reports: batch.length }, 'status batch lost a lock race; applying it again');
         return this.hold(batch, error);
       }
-      this.logger.error({ err: error, reports: batch.length }, 'status batch failed; devices will resend');
+      if (batch.length > 1 && !isDatabaseUnavailable(error) && !isLostLockRace(error) && isRowLevelFailure(error)) {
+        // A report that fails for good (a row it breaks, a bug on its data) must not take the rest
+        // with it: each rejected report closes its phone's connection. Applied in halves, the
+        // batch is split until the failing reports are alone; the others are applied. (Not split:
+        // a failure that passes, met while stopping, or a statement refused whole: every half
+        // would fail the same way.)
+        const half = Math.ceil(batch.length / 2);
+        await this.runBatch(batch.slice(0, half));
+        return this.runBatch(batch.slice(half));
+      }
+      this.logger.error({ err: error, reports: batch.length }, 'status reports failed; their devices will send them again');
       return this.rejectAll(batch, error);
     }
     this.outage.succeeded(startedAt);
