@@ -2,6 +2,7 @@
 // load, one round trip and one commit serve many requests. Each request still hears only after
 // its row is committed (architecture decision 1: a 201 means the row is there).
 import type { Database } from '../../storage/database.ts';
+import { isDatabaseUnavailable, isRowLevelFailure } from '../../storage/database-errors.ts';
 import { insertSms, type SmsRecord } from './repository.ts';
 
 /** Largest batch written in one statement. */
@@ -42,14 +43,27 @@ export class SmsWriter {
     void this.insert(batch);
   }
 
-  private async insert(batch: Pending[]): Promise<void> {
+  /** Inserts the batch; answers the outage that met it, if one did (undefined otherwise). */
+  private async insert(batch: Pending[]): Promise<unknown> {
     try {
       await insertSms(this.db, batch.map((pending) => pending.sms), 'api');
       for (const pending of batch) pending.resolve();
+      return undefined;
     } catch (error) {
-      if (batch.length === 1) return batch[0]!.reject(error);
-      // One bad row must not fail its neighbours: write them one by one.
-      for (const pending of batch) await this.insert([pending]);
+      const outage = isDatabaseUnavailable(error);
+      // One bad row must not fail its neighbours: the batch is written in halves until the rows
+      // that fail are alone. A failure every row would meet (an outage, a statement refused
+      // whole) is answered to the whole batch at once: written row by row, each would wait for
+      // it again, and the last request would wait for all of them.
+      if (batch.length === 1 || outage || !isRowLevelFailure(error)) {
+        for (const pending of batch) pending.reject(error);
+        return outage ? error : undefined;
+      }
+      const half = Math.ceil(batch.length / 2);
+      const metOutage = await this.insert(batch.slice(0, half));
+      if (metOutage === undefined) return this.insert(batch.slice(half));
+      for (const pending of batch.slice(half)) pending.reject(metOutage);
+      return metOutage;
     }
   }
 }
