@@ -12,12 +12,14 @@
 // race for locks (rolled back whole), waits again, merged with whatever arrived for its keys
 // meanwhile, and is written once the database answers (after a pause growing to 5 s through an
 // outage; at once after one lost race, with a growing pause after several in a row). A write one
-// row breaks (a constraint, a value) is split in halves until the rows that fail are alone, so
-// one bad row (an SMS of an account deleted a moment before its write) takes no other account's
-// rows with it. Only rows that fail for good are dropped, with one warning a batch; a statement
-// the database refuses whole is not split (every half would fail the same way).
+// row breaks (a constraint, a value) is written in halves until the rows that fail are alone
+// (write-in-halves.ts), so one bad row (an SMS of an account deleted a moment before its write)
+// takes no other account's rows with it. Only rows that fail for good are dropped, with one
+// warning a batch; a statement the database refuses whole is not split (every half would fail
+// the same way).
 import { performance } from 'node:perf_hooks';
-import { Backoff, isLostLockRace, isRowLevelFailure, OutageNotice } from './database-errors.ts';
+import { Backoff, isLostLockRace, OutageNotice } from './database-errors.ts';
+import { writeInHalves } from './write-in-halves.ts';
 import type { Logger } from '../common/logger.ts';
 
 export interface CoalescingOptions<V> {
@@ -133,48 +135,36 @@ export class CoalescingWriter<V> {
   }
 
   private async write(batch: [string, V][]): Promise<Written> {
-    const dropped = { rows: 0, error: undefined as unknown };
-    const written = await this.writeSplitting(batch, dropped);
-    if (dropped.rows > 0) this.options.logger.warn({ err: dropped.error, rows: dropped.rows }, this.options.failed);
-    return written;
-  }
-
-  /** Writes `batch`, halving it where a row breaks it; counts the rows that fail for good in `dropped`. */
-  private async writeSplitting(batch: [string, V][], dropped: { rows: number; error: unknown }): Promise<Written> {
-    if (batch.length === 0) return 'written';
-    try {
-      await this.options.write(batch.map(([, value]) => value));
+    let dropped = 0;
+    let failure: unknown;
+    const drop = (rows: number, error: unknown) => {
+      dropped += rows;
+      failure ??= error;
+    };
+    const stopped = await writeInHalves(batch, (rows) => this.options.write(rows.map(([, value]) => value)), (_row, error) => drop(1, error));
+    let written: Written = 'written';
+    if (!stopped) {
       this.outage.succeeded();
       this.backoff.reset();
       this.races = 0;
       this.pausedUntil = 0;
-      return 'written';
-    } catch (error) {
-      if (this.outage.failed(error)) {
-        this.requeue(batch);
-        this.pausedUntil = performance.now() + this.backoff.delay();
-        return 'outage';
+    } else if (this.outage.failed(stopped.error)) {
+      this.requeue(stopped.rows);
+      this.pausedUntil = performance.now() + this.backoff.delay();
+      written = 'outage';
+    } else if (isLostLockRace(stopped.error)) {
+      this.requeue(stopped.rows);
+      // Once is chance, and written again at once; again and again, the writes wait longer each time.
+      if (++this.races > 1) this.pausedUntil = performance.now() + this.backoff.delay();
+      if (this.races === RACES_WARNED) {
+        this.options.logger.warn({ err: stopped.error, rows: stopped.rows.length, races: this.races }, `${this.options.failed}: rolled back in lost lock races in a row; writing again after a pause`);
       }
-      if (isLostLockRace(error)) {
-        this.requeue(batch);
-        // Once is chance, and written again at once; again and again, the writes wait longer each time.
-        if (++this.races > 1) this.pausedUntil = performance.now() + this.backoff.delay();
-        if (this.races === RACES_WARNED) this.options.logger.warn({ err: error, rows: batch.length, races: this.races }, `${this.options.failed}: rolled back in lost lock races in a row; writing again after a pause`);
-        return 'raced';
-      }
-      if (batch.length === 1 || !isRowLevelFailure(error)) {
-        dropped.rows += batch.length;
-        dropped.error ??= error;
-        return 'written';
-      }
-      const half = Math.ceil(batch.length / 2);
-      const first = await this.writeSplitting(batch.slice(0, half), dropped);
-      if (first !== 'written') {
-        // The database went away or raced meanwhile: the other half waits with the first.
-        this.requeue(batch.slice(half));
-        return first;
-      }
-      return this.writeSplitting(batch.slice(half), dropped);
+      written = 'raced';
+    } else {
+      // Refused whole: every half would be refused the same way.
+      drop(stopped.rows.length, stopped.error);
     }
+    if (dropped > 0) this.options.logger.warn({ err: failure, rows: dropped }, this.options.failed);
+    return written;
   }
 }

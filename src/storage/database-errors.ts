@@ -47,10 +47,12 @@ export function isLostLockRace(error: unknown): boolean {
  * Whether a failure may be one row's, so that the rest of its batch would go in without it: a
  * data exception (SQLSTATE class 22, a value out of range) or a broken constraint (class 23, a
  * row whose account was just deleted), or an error that is no database's at all (the code around
- * the statement failing on one row's data). A statement the database refuses whole (an unknown
- * column during a rolling deploy, a server gone read-only) fails for every row alike. Pure.
+ * the statement failing on one row's data). An outage, a lost race for locks and a statement the
+ * database refuses whole (an unknown column during a rolling deploy, a server gone read-only)
+ * meet every row alike. Pure.
  */
 export function isRowLevelFailure(error: unknown): boolean {
+  if (isDatabaseUnavailable(error)) return false;
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
   return code.startsWith('22') || code.startsWith('23');

@@ -21,7 +21,8 @@ import { lockSms, recordSentSimSlots, writeStatusChanges, type LockedSms } from 
 import { retryFacts, scheduleRetries, untriedSims, writeAttempts, type AttemptEnded, type AttemptWrite, type RetryWrite } from './attempts.ts';
 import { isRetryable, retryDelayMs } from './send-errors.ts';
 import type { TransientStore } from './transient-store.ts';
-import { Backoff, isDatabaseUnavailable, isLostLockRace, isRowLevelFailure, OutageNotice } from '../../storage/database-errors.ts';
+import { Backoff, isLostLockRace, OutageNotice } from '../../storage/database-errors.ts';
+import { writeInHalves } from '../../storage/write-in-halves.ts';
 
 export interface StatusReportInput {
   deviceId: string;
@@ -173,37 +174,42 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
   }
 
   private async runBatch(batch: Pending[]): Promise<void> {
-    let applied: Awaited<ReturnType<StatusIngestor['applyBatch']>>;
-    const startedAt = Date.now();
-    try {
-      applied = await this.applyBatch(batch.map((pending) => pending.report));
-    } catch (error) {
-      // A commit whose answer was lost may have been applied: applying it again changes nothing.
-      if (!this.giveUp && this.outage.failed(error)) return this.hold(batch, error);
-      // A batch PostgreSQL rolled back to break a deadlock wrote nothing: it is applied again after
-      // the same short delay, rather than refused (its phone would only send it again on reconnecting).
-      if (!this.giveUp && isLostLockRace(error)) {
-        this.logger.warn({ code: (error as { code: string }).code, reports: batch.length }, 'status batch lost a lock race; applying it again');
-        return this.hold(batch, error);
-      }
-      if (batch.length > 1 && !isDatabaseUnavailable(error) && !isLostLockRace(error) && isRowLevelFailure(error)) {
-        // A report that fails for good (a row it breaks, a bug on its data) must not take the rest
-        // with it: each rejected report closes its phone's connection. Applied in halves, the
-        // batch is split until the failing reports are alone; the others are applied. (Not split:
-        // a failure that passes, met while stopping, or a statement refused whole: every half
-        // would fail the same way.)
-        const half = Math.ceil(batch.length / 2);
-        await this.runBatch(batch.slice(0, half));
-        return this.runBatch(batch.slice(half));
-      }
-      this.logger.error({ err: error, reports: batch.length }, 'status reports failed; their devices will send them again');
-      return this.rejectAll(batch, error);
+    // A report that fails for good (a row it breaks, a bug on its data) must not take the rest
+    // with it, each refusal closing its phone's connection: applied in halves, it fails alone.
+    const refused: Pending[] = [];
+    let refusal: unknown;
+    const stopped = await writeInHalves(batch, (part) => this.applyAndAnswer(part), (pending, error) => {
+      refused.push(pending);
+      refusal ??= error;
+    });
+    if (refused.length > 0) this.refuse(refused, refusal);
+    if (!stopped) return;
+    const { error, rows } = stopped;
+    // A commit whose answer was lost may have been applied: applying it again changes nothing.
+    if (!this.giveUp && this.outage.failed(error)) return this.hold(rows, error);
+    // A batch PostgreSQL rolled back to break a deadlock wrote nothing: it is applied again after
+    // the same short delay, rather than refused (its phone would only send it again on reconnecting).
+    if (!this.giveUp && isLostLockRace(error)) {
+      this.logger.warn({ code: (error as { code: string }).code, reports: rows.length }, 'status batch lost a lock race; applying it again');
+      return this.hold(rows, error);
     }
+    this.refuse(rows, error);
+  }
+
+  /** Applies the reports in one transaction, then answers their devices and announces the changes. */
+  private async applyAndAnswer(batch: Pending[]): Promise<void> {
+    const startedAt = Date.now();
+    const applied = await this.applyBatch(batch.map((pending) => pending.report));
     this.outage.succeeded(startedAt);
     this.backoff.reset();
     batch.forEach((pending, i) => pending.resolve(applied.outcomes[i]!));
     void this.events.emit('sms.status_changed', applied.changes);
     void this.events.emit('sms.attempts_ended', applied.ended);
+  }
+
+  private refuse(batch: Pending[], error: unknown): void {
+    this.logger.error({ err: error, reports: batch.length }, 'status reports failed; their devices will send them again');
+    this.rejectAll(batch, error);
   }
 
   /**

@@ -2,7 +2,7 @@
 // load, one round trip and one commit serve many requests. Each request still hears only after
 // its row is committed (architecture decision 1: a 201 means the row is there).
 import type { Database } from '../../storage/database.ts';
-import { isDatabaseUnavailable, isRowLevelFailure } from '../../storage/database-errors.ts';
+import { writeInHalves } from '../../storage/write-in-halves.ts';
 import { insertSms, type SmsRecord } from './repository.ts';
 
 /** Largest batch written in one statement. */
@@ -43,27 +43,20 @@ export class SmsWriter {
     void this.insert(batch);
   }
 
-  /** Inserts the batch; answers the outage that met it, if one did (undefined otherwise). */
-  private async insert(batch: Pending[]): Promise<unknown> {
-    try {
-      await insertSms(this.db, batch.map((pending) => pending.sms), 'api');
-      for (const pending of batch) pending.resolve();
-      return undefined;
-    } catch (error) {
-      const outage = isDatabaseUnavailable(error);
-      // One bad row must not fail its neighbours: the batch is written in halves until the rows
-      // that fail are alone. A failure every row would meet (an outage, a statement refused
-      // whole) is answered to the whole batch at once: written row by row, each would wait for
-      // it again, and the last request would wait for all of them.
-      if (batch.length === 1 || outage || !isRowLevelFailure(error)) {
-        for (const pending of batch) pending.reject(error);
-        return outage ? error : undefined;
-      }
-      const half = Math.ceil(batch.length / 2);
-      const metOutage = await this.insert(batch.slice(0, half));
-      if (metOutage === undefined) return this.insert(batch.slice(half));
-      for (const pending of batch.slice(half)) pending.reject(metOutage);
-      return metOutage;
-    }
+  /**
+   * One bad row must not fail its neighbours: written in halves, it fails alone (write-in-halves.ts).
+   * A failure every row would meet (an outage, a statement refused whole) is answered to the rows
+   * not written at once: written row by row, each would wait for it again.
+   */
+  private async insert(batch: Pending[]): Promise<void> {
+    const stopped = await writeInHalves(
+      batch,
+      async (rows) => {
+        await insertSms(this.db, rows.map((pending) => pending.sms), 'api');
+        for (const pending of rows) pending.resolve();
+      },
+      (pending, error) => pending.reject(error),
+    );
+    for (const pending of stopped?.rows ?? []) pending.reject(stopped!.error);
   }
 }
