@@ -2,7 +2,7 @@
 // extendedRoutes() given services that are never called: declaring a route reads only its
 // schemas, so no database, broker or configuration is needed. scripts/generate-sdk-types.ts turns
 // it into the types the TypeScript SDK and the control panel read.
-import { EXTENDED_PREFIX } from '../src/http/app.ts';
+import { EXTENDED_PREFIX } from '../src/http/extended-prefix.ts';
 import { extendedRoutes } from '../src/gateway.ts';
 import { buildOpenApi } from '../src/http/openapi.ts';
 import { PACKAGE_VERSION } from '../src/common/package-info.ts';

@@ -4,15 +4,21 @@ import type { Config } from './config.ts';
 import type { Database } from './storage/database.ts';
 import type { Logger } from './common/logger.ts';
 import { DomainEvents } from './events/domain-events.ts';
+import { createAccountServices, type AccountServices } from './account-services.ts';
+import type { AccountService } from './modules/accounts/service.ts';
+import type { ApiKeyService } from './modules/api-keys/service.ts';
+import type { DeviceService } from './modules/devices/service.ts';
+import type { WebhookService } from './modules/webhooks/service.ts';
+import type { UserService } from './modules/users/service.ts';
+import type { SessionService } from './modules/sessions/service.ts';
+import type { TwilioService } from './modules/twilio/service.ts';
+import type { SmppService } from './modules/smpp/service.ts';
 import { Metrics } from './common/metrics.ts';
 import { Admission } from './common/admission.ts';
 import { systemClock, type Clock } from './common/clock.ts';
 import { AuthThrottle } from './common/auth-throttle.ts';
-import { AccountService } from './modules/accounts/service.ts';
-import { ApiKeyService } from './modules/api-keys/service.ts';
 import { DevicePresence } from './modules/devices/presence.ts';
 import type { RemotePresence } from './modules/devices/remote-presence.ts';
-import { DeviceService } from './modules/devices/service.ts';
 import { SmsWriter } from './modules/messages/sms-writer.ts';
 import { MessageService } from './modules/messages/service.ts';
 import { IncomingService } from './modules/incoming/service.ts';
@@ -25,25 +31,17 @@ import { Dispatcher, type DeviceLink, type TransientHandOff } from './modules/de
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import { TransientStore } from './modules/delivery/transient-store.ts';
 import { TaskService } from './modules/delivery/task-service.ts';
-import { DestinationGuard } from './modules/webhooks/destination-guard.ts';
-import { SecretBox } from './modules/webhooks/secret-box.ts';
-import { WebhookOutbox } from './modules/webhooks/outbox.ts';
 import { WebhookSender } from './modules/webhooks/sender.ts';
-import { WebhookService } from './modules/webhooks/service.ts';
 import { wireWebhooks } from './modules/webhooks/wiring.ts';
 import { wireCallWebhooks } from './modules/webhooks/call-wiring.ts';
 import { LiveHub, type LiveRelay } from './modules/live/hub.ts';
 import { wireLive } from './modules/live/wiring.ts';
-import { UserService } from './modules/users/service.ts';
-import { SessionService } from './modules/sessions/service.ts';
 import { LoginThrottle } from './modules/sessions/login-throttle.ts';
 import { StatsService } from './modules/stats/service.ts';
 import { CacheInvalidation } from './cluster/invalidation.ts';
-import { TwilioService } from './modules/twilio/service.ts';
 import { twilioFormat } from './modules/twilio/delivery-format.ts';
 import { replyWithTwiml } from './use-cases/reply-with-twiml.ts';
 import type { CreateSmsParts } from './use-cases/create-sms.ts';
-import { SmppService } from './modules/smpp/service.ts';
 import { UssdService, type UssdLink } from './modules/ussd/service.ts';
 import { wireUssdWebhooks } from './modules/webhooks/ussd-wiring.ts';
 import { MediaService } from './modules/mms/media-service.ts';
@@ -150,7 +148,8 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const events = new DomainEvents((error, event) => logger.error({ err: error, event }, 'event listener failed'));
   const presence = new DevicePresence(config.deviceOfflineAfterMs, events, clock, parts.cluster?.presence);
   const invalidation = parts.invalidation ?? new CacheInvalidation(logger.child({ component: 'cluster' }));
-  const devices = new DeviceService(db, presence, events, logger.child({ component: 'devices' }), invalidation);
+  const own: AccountServices = createAccountServices(config, db, logger, { events, presence, invalidation, clock, wakeWebhookSender: () => webhookSender.wake() });
+  const { devices, webhooks, twilio, smpp, secrets, guard, outbox } = own;
   const transient = new TransientStore();
   const tasks = new TaskService(db, events, clock);
   const statusIngestor = new StatusIngestor(db, transient, events, clock, logger.child({ component: 'status' }), undefined, { backoffMs: config.sendRetryBackoffMs });
@@ -170,21 +169,16 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const dispatcher = new Dispatcher(db, presence, transient, events, clock, dispatchLogger, dispatching, deviceLink, parts.cluster?.transients);
   const metrics = parts.metrics ?? createMetrics(config);
 
-  const secrets = SecretBox.fromConfig(config.webhooks.secretKey, config.dataDir);
-  const guard = new DestinationGuard(config.webhooks.allowedHosts);
   // A TwiML answer to an incoming SMS is sent through the phone that received it; the services
   // it needs are made below, before any delivery can be answered.
   const formats = new Map([['twilio', twilioFormat((replies) => replyWithTwiml({ messages, idempotency, incoming }, replies).then(() => undefined))]]);
   const webhookSender = new WebhookSender(db, secrets, guard, config.webhooks, metrics, logger.child({ component: 'webhooks' }), formats);
-  const outbox = new WebhookOutbox(config.webhooks.retryForMs);
-  const webhooks = new WebhookService(db, secrets, guard, config.webhooks.retryForMs, outbox, () => webhookSender.wake(), events);
 
   // A callback_id must name one of the account's webhooks; a recipient must not have opted out.
   const optOut = new OptOutService(db, events, clock, config.defaultPhoneRegion);
   const messages = new MessageService(db, devices, dispatcher, new SmsWriter(db), events, clock, config.defaultPhoneRegion, webhooks, optOut);
   const incoming = new IncomingService(db, events);
   const idempotency = new IdempotencyService(db, clock);
-  const twilio = new TwilioService(db, secrets, webhooks, logger.child({ component: 'twilio' }));
   const calls = new CallService(db, events, config.defaultPhoneRegion);
   const recordings = new RecordingService(db, openRecordingStore(config.recordings), events, config.recordings, clock, logger.child({ component: 'recordings' }));
   const live = new LiveHub(parts.cluster?.live);
@@ -210,7 +204,6 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   wireLive(live, events);
   // Incoming SMS go to the sms_url of the account's Twilio credentials ("twilio" format deliveries).
   events.listen('incoming.stored', twilio.incomingStored);
-  const smpp = new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }), invalidation);
   listenSmpp(events, smpp);
   const ussd = new UssdService(db, devices, presence, events, clock, logger.child({ component: 'ussd' }), { defaultTimeoutMs: config.ussdTimeoutMs, sweepIntervalMs: 1_000 }, parts.ussdLink);
   wireUssdWebhooks(events, outbox, webhookSender);
@@ -237,10 +230,6 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   events.on('incoming.stored', mail.incomingStored);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
-  const users = new UserService(db, logger.child({ component: 'users' }), events, config.sessions.passwordHashCost);
-  const accounts = new AccountService(db, logger.child({ component: 'accounts' }), invalidation);
-  const sessions = new SessionService(db, users, config.sessions, clock, logger.child({ component: 'sessions' }), accounts);
-  events.listen('user.locked_out', { inTransaction: (trx, { userId }) => sessions.endAllOf(trx, userId) });
 
   return {
     db,
@@ -251,9 +240,9 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     admission: new Admission(config.admission),
     presence,
     authThrottle,
-    accounts,
+    accounts: own.accounts,
     mail,
-    apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' }), invalidation),
+    apiKeys: own.apiKeys,
     devices,
     messages,
     incoming,
@@ -269,8 +258,8 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     tasks,
     webhooks,
     webhookSender,
-    users,
-    sessions,
+    users: own.users,
+    sessions: own.sessions,
     stats: new StatsService(db, presence, clock),
     invalidation,
     twilio,

@@ -5,26 +5,27 @@
 // it finds out at the phone's next heartbeat, whose row names the new token.
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../common/logger.ts';
-import { RedisLink } from '../cluster/redis.ts';
 import { CacheInvalidation } from '../cluster/invalidation.ts';
-import type { Services } from '../services.ts';
+import type { AccountServices } from '../account-services.ts';
 import { withServices } from './context.ts';
 
 /**
  * Runs `run` on services whose cache invalidation is joined to the deployment's Redis, if any, so
  * that the changes it makes are told to the gateways. `overHttp` as for withServices.
  */
-export async function withServicesToldToTheCluster<T>(run: (services: Services) => Promise<T>, overHttp?: (api: string) => string): Promise<T> {
+export async function withServicesToldToTheCluster<T>(run: (services: AccountServices) => Promise<T>, overHttp?: (api: string) => string): Promise<T> {
   const config = loadConfig();
   if (!config.redisUrl) return withServices(run, overHttp);
   const logger = createLogger('warn', process.stderr as never, undefined, config.logFormat);
+  // Loaded only here: a deployment without Redis does not pay for its client at every command.
+  const { RedisLink } = await import('../cluster/redis.ts');
   const link = new RedisLink(config.redisUrl, logger);
   try {
     // Redis down: the change is made all the same, and the outage is logged on stderr.
     await link.started();
     const invalidation = new CacheInvalidation(logger, { link, prefix: config.redisPrefix });
     await invalidation.start();
-    const result = await withServices(run, overHttp, { invalidation });
+    const result = await withServices(run, overHttp, invalidation);
     // One connection answers in order: once the PING is answered, the PUBLISH before it was sent.
     await link.check().catch(() => undefined);
     return result;

@@ -1,8 +1,12 @@
-// Opens what a one-shot command needs (config, database, services), runs it, closes it.
+// Opens what a one-shot command needs (config, database, the account services), runs it, closes it.
 import { loadConfig } from '../config.ts';
 import { createLogger, type Logger } from '../common/logger.ts';
 import { closeDatabase, migrate, openDatabase, type Database } from '../storage/database.ts';
-import { createServices, type ServiceParts, type Services } from '../services.ts';
+import { createAccountServices, type AccountServices } from '../account-services.ts';
+import { CacheInvalidation } from '../cluster/invalidation.ts';
+import { DevicePresence } from '../modules/devices/presence.ts';
+import { DomainEvents } from '../events/domain-events.ts';
+import { systemClock } from '../common/clock.ts';
 import { DataDirLockedError } from '../storage/data-dir-lock.ts';
 import { prepareDataDir } from '../storage/data-dir-permissions.ts';
 import { extendedApiBaseUrl } from './gateway-address.ts';
@@ -24,17 +28,27 @@ export async function withDatabase<T>(run: (db: Database, logger: Logger, applie
 }
 
 /**
- * Runs `run` on the services. While a gateway holds the embedded database this process cannot
- * open it; `overHttp` then gives the command that does the same through the running gateway
- * (given the Extended API's base URL), and the refusal shows it.
+ * Runs `run` on the account services (services.ts makes the rest of the gateway's; a command needs
+ * none of them, and loading them would cost every command half a second). While a gateway holds
+ * the embedded database this process cannot open it; `overHttp` then gives the command that does
+ * the same through the running gateway (given the Extended API's base URL), and the refusal shows
+ * it. `invalidation`: how the changes are told to the other gateways (cluster-notice.ts).
  */
-export async function withServices<T>(run: (services: Services) => Promise<T>, overHttp?: (api: string) => string, parts: ServiceParts = {}): Promise<T> {
+export async function withServices<T>(run: (services: AccountServices) => Promise<T>, overHttp?: (api: string) => string, invalidation?: CacheInvalidation): Promise<T> {
   try {
-    return await withDatabase((db, logger) => run(createServices(loadConfig(), db, logger, undefined, parts)));
+    return await withDatabase((db, logger) => run(commandServices(db, logger, invalidation)));
   } catch (error) {
     if (!(error instanceof DataDirLockedError) || !overHttp) throw error;
     throw new CliError(`${error.message}\nThrough the running gateway instead:\n  ${overHttp(extendedApiUrl())}`, 1);
   }
+}
+
+/** The account services as a command has them: no broker, no webhook sender, no other node unless told. */
+function commandServices(db: Database, logger: Logger, invalidation = new CacheInvalidation(logger.child({ component: 'cluster' }))): AccountServices {
+  const config = loadConfig();
+  const events = new DomainEvents((error, event) => logger.error({ err: error, event }, 'event listener failed'));
+  const presence = new DevicePresence(config.deviceOfflineAfterMs, events, systemClock);
+  return createAccountServices(config, db, logger, { events, presence, invalidation, clock: systemClock, wakeWebhookSender: () => {} });
 }
 
 /** The running gateway's Extended API, where its operator reaches it. */

@@ -1,7 +1,7 @@
 // The address a command prints for reaching the gateway (a curl line, the first-start banner):
 // PUBLIC_URL when it is set, since that is where the operator reaches it (behind a proxy, or
 // with TLS in front); otherwise this machine on the configured HOST and PORT.
-import { EXTENDED_PREFIX } from '../http/app.ts';
+import { EXTENDED_PREFIX } from '../http/extended-prefix.ts';
 
 export interface AddressSettings {
   publicUrl: string | undefined;

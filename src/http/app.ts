@@ -12,8 +12,7 @@ import { buildOpenApi, type ApiFamily } from './openapi.ts';
 import { mountDocs } from './docs/routes.ts';
 import { clientAddress } from './middleware/client-address.ts';
 import { TrustedProxies } from '../common/client-address.ts';
-
-export const EXTENDED_PREFIX = '/api/ext/v1';
+import { EXTENDED_PREFIX } from './extended-prefix.ts';
 
 export interface AppParts {
   logger: Logger;

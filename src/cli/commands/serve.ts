@@ -10,7 +10,7 @@ import { DEFAULT_PASSWORD_HASH_COST } from '../../modules/users/passwords.ts';
 import { parseFlags } from '../flags.ts';
 import { settingsHelp } from '../settings-help.ts';
 import { gatewayBaseUrl } from '../gateway-address.ts';
-import { EXTENDED_PREFIX } from '../../http/app.ts';
+import { EXTENDED_PREFIX } from '../../http/extended-prefix.ts';
 import type { Output } from '../output.ts';
 
 const USAGE = 'usage: sms-gateway serve   (configured through environment variables: sms-gateway serve --help lists them)';
