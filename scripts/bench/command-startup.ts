@@ -16,19 +16,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freshDatabase, printTable, REPO_ROOT } from './support.ts';
+import { freshDatabase, positiveIntegerSetting, printTable, REPO_ROOT } from './support.ts';
 
-const RUNS = positiveInteger('COMMAND_RUNS', 10);
+const RUNS = positiveIntegerSetting('COMMAND_RUNS', 10);
 const BASELINE = process.env.COMMAND_BASELINE;
 const COMMAND = ['keys', 'list'];
-
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
-}
 
 interface Sample {
   wallMs: number;

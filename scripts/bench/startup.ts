@@ -16,10 +16,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freshDatabase, printTable, REPO_ROOT } from './support.ts';
+import { freshDatabase, positiveIntegerSetting, printTable, REPO_ROOT } from './support.ts';
 
-const RUNS = positive('STARTUP_RUNS', 5);
-const IDLE_MS = positive('STARTUP_IDLE_MS', 5_000);
+const RUNS = positiveIntegerSetting('STARTUP_RUNS', 5);
+const IDLE_MS = positiveIntegerSetting('STARTUP_IDLE_MS', 5_000);
 const START_TIMEOUT_MS = 120_000;
 
 interface Runner {
@@ -44,14 +44,6 @@ interface Sample {
   /** CPU seconds (user + system) the process tree used until it listened: unlike wall time, barely moved by other load on the machine. */
   cpuS: number;
   rssMb: number;
-}
-
-function positive(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ: 100 on Linux). */

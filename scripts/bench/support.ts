@@ -81,6 +81,15 @@ export function printTable(title: string, rows: Record<string, string | number>[
   for (const row of rows) process.stdout.write(`${line(columns.map((column) => String(row[column] ?? '')))}\n`);
 }
 
+/** A whole number above zero from the environment variable `name`, or `fallback` when it is unset. */
+export function positiveIntegerSetting(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export { freePort } from '../../test/support/ports.ts';
