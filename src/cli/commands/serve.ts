@@ -3,9 +3,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { loadConfig } from '../../config.ts';
 import { createLogger, type Logger } from '../../common/logger.ts';
-import { Gateway } from '../../gateway.ts';
 import { prepareDataDir } from '../../storage/data-dir-permissions.ts';
-import { bootstrapFirstAccount, type FirstStart } from '../../modules/accounts/bootstrap.ts';
+import type { FirstStart } from '../../modules/accounts/bootstrap.ts';
 import { DEFAULT_PASSWORD_HASH_COST } from '../../modules/users/passwords.ts';
 import { parseFlags } from '../flags.ts';
 import { settingsHelp } from '../settings-help.ts';
@@ -34,6 +33,9 @@ export async function serveCommand(args: string[], out: Output): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, undefined, config.nodeId, config.logFormat);
   prepareDataDir(config.dataDir, !config.databaseUrl, logger);
+  // The gateway's code is loaded here, not with this file: `serve --help` (and a bad flag) answer
+  // without loading the whole gateway first.
+  const [{ Gateway }, { bootstrapFirstAccount }] = await Promise.all([import('../../gateway.ts'), import('../../modules/accounts/bootstrap.ts')]);
   const gateway = await Gateway.start(config, logger);
   // The port actually bound (PORT=0 picks one), where PUBLIC_URL does not say otherwise. Read
   // now: once a stop has begun the server no longer has one, and the banner must still be shown.
