@@ -12,6 +12,8 @@ import { expectRefused, jsonOf, killChildren, REPO_ROOT, runCli, tempDataDir, ty
 import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';
 import { ApiClient } from '../support/tenant.ts';
+import { loginAs } from '../support/session-client.ts';
+import { expectError } from '../support/expectations.ts';
 
 const onPostgres = testDatabase().kind === 'postgres';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -171,16 +173,19 @@ describe('sms-gateway users', function () {
   });
 
   describe('users reset-password', () => {
-    it('generates a one-time password, printed once, that replaces the old one and must be changed', async () => {
+    it('generates a one-time password, printed once, that replaces the old one and must be changed; the user\'s open sessions end', async () => {
       const email = uniqueEmail('reset');
       const created = await runWithStdin(['users', 'create', '--account', account, '--email', email, '--password-stdin'], env, 'the first password\n');
       expect(created.code, created.transcript).to.equal(0);
+      // A session opened before the reset: the command, in a process of its own, must end it too.
+      const before = gateway && (await loginAs(gateway, email, 'the first password'));
       const result = await cli('users', 'reset-password', email, '--json');
       expect(result.code, result.transcript).to.equal(0);
       const body = jsonOf(result);
       expect(body).to.include({ email, must_change_password: true });
       expect(body.one_time_password).to.match(ONE_TIME);
       if (gateway) {
+        expectError(await before!.get('/sms'), 401, 'unauthorized');
         expect((await login(email, 'the first password')).status).to.equal(401);
         const session = await login(email, body.one_time_password);
         expect(session.status).to.equal(200);
