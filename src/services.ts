@@ -148,8 +148,10 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const events = new DomainEvents((error, event) => logger.error({ err: error, event }, 'event listener failed'));
   const presence = new DevicePresence(config.deviceOfflineAfterMs, events, clock, parts.cluster?.presence);
   const invalidation = parts.invalidation ?? new CacheInvalidation(logger.child({ component: 'cluster' }));
-  const own: AccountServices = createAccountServices(config, db, logger, { events, presence, invalidation, clock, wakeWebhookSender: () => webhookSender.wake() });
-  const { devices, webhooks, twilio, smpp, secrets, guard, outbox } = own;
+  // What keeps the account's own records, made as a one-shot command makes it; the webhook sender
+  // it wakes is made below (the type is spelled out because of that forward reference).
+  const accountServices: AccountServices = createAccountServices(config, db, logger, { events, presence, invalidation, clock, wakeWebhookSender: () => webhookSender.wake() });
+  const { devices, webhooks, twilio, smpp, secrets, guard, outbox } = accountServices;
   const transient = new TransientStore();
   const tasks = new TaskService(db, events, clock);
   const statusIngestor = new StatusIngestor(db, transient, events, clock, logger.child({ component: 'status' }), undefined, { backoffMs: config.sendRetryBackoffMs });
@@ -240,9 +242,9 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     admission: new Admission(config.admission),
     presence,
     authThrottle,
-    accounts: own.accounts,
+    accounts: accountServices.accounts,
     mail,
-    apiKeys: own.apiKeys,
+    apiKeys: accountServices.apiKeys,
     devices,
     messages,
     incoming,
@@ -258,8 +260,8 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     tasks,
     webhooks,
     webhookSender,
-    users: own.users,
-    sessions: own.sessions,
+    users: accountServices.users,
+    sessions: accountServices.sessions,
     stats: new StatsService(db, presence, clock),
     invalidation,
     twilio,
