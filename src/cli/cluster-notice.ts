@@ -7,15 +7,15 @@ import { loadConfig } from '../config.ts';
 import { createLogger } from '../common/logger.ts';
 import { CacheInvalidation } from '../cluster/invalidation.ts';
 import type { AccountServices } from '../account-services.ts';
-import { withServices } from './context.ts';
+import { withAccountServices } from './context.ts';
 
 /**
  * Runs `run` on services whose cache invalidation is joined to the deployment's Redis, if any, so
- * that the changes it makes are told to the gateways. `overHttp` as for withServices.
+ * that the changes it makes are told to the gateways. `overHttp` as for withAccountServices.
  */
-export async function withServicesToldToTheCluster<T>(run: (services: AccountServices) => Promise<T>, overHttp?: (api: string) => string): Promise<T> {
+export async function withAccountServicesToldToTheCluster<T>(run: (services: AccountServices) => Promise<T>, overHttp?: (api: string) => string): Promise<T> {
   const config = loadConfig();
-  if (!config.redisUrl) return withServices(run, overHttp);
+  if (!config.redisUrl) return withAccountServices(run, overHttp);
   const logger = createLogger('warn', process.stderr as never, undefined, config.logFormat);
   // Loaded only here: a deployment without Redis does not pay for its client at every command.
   const { RedisLink } = await import('../cluster/redis.ts');
@@ -25,7 +25,7 @@ export async function withServicesToldToTheCluster<T>(run: (services: AccountSer
     await link.started();
     const invalidation = new CacheInvalidation(logger, { link, prefix: config.redisPrefix });
     await invalidation.start();
-    const result = await withServices(run, overHttp, invalidation);
+    const result = await withAccountServices(run, overHttp, invalidation);
     // One connection answers in order: once the PING is answered, the PUBLISH before it was sent.
     await link.check().catch(() => undefined);
     return result;

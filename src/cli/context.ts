@@ -34,7 +34,7 @@ export async function withDatabase<T>(run: (db: Database, logger: Logger, applie
  * the same through the running gateway (given the Extended API's base URL), and the refusal shows
  * it. `invalidation`: how the changes are told to the other gateways (cluster-notice.ts).
  */
-export async function withServices<T>(run: (services: AccountServices) => Promise<T>, overHttp?: (api: string) => string, invalidation?: CacheInvalidation): Promise<T> {
+export async function withAccountServices<T>(run: (services: AccountServices) => Promise<T>, overHttp?: (api: string) => string, invalidation?: CacheInvalidation): Promise<T> {
   try {
     return await withDatabase((db, logger) => run(commandServices(db, logger, invalidation)));
   } catch (error) {

@@ -1,6 +1,6 @@
 import type { Output } from '../output.ts';
 import { CliError } from '../output.ts';
-import { withServices } from '../context.ts';
+import { withAccountServices } from '../context.ts';
 
 export const USAGE = `usage: sms-gateway accounts create NAME [--json]
 Creates an account: the tenant that owns devices, SMS, API keys, webhooks and users.`;
@@ -8,6 +8,6 @@ Creates an account: the tenant that owns devices, SMS, API keys, webhooks and us
 export async function accountsCommand(args: string[], out: Output): Promise<void> {
   const [action, name, ...rest] = args;
   if (action !== 'create' || !name || rest.length > 0) throw new CliError(USAGE);
-  const account = await withServices((services) => services.accounts.create(name));
+  const account = await withAccountServices((services) => services.accounts.create(name));
   out.result({ id: account.id, name: account.name, created_at: account.created_at }, () => `account "${account.name}" created (${account.id})`);
 }

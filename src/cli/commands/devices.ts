@@ -1,11 +1,11 @@
 import { CliError, type Output } from '../output.ts';
-import { withServices } from '../context.ts';
+import { withAccountServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 import { loadConfig } from '../../config.ts';
 import { isUuid } from '../../common/object-id.ts';
 import type { DeviceRow } from '../../modules/devices/types.ts';
 import { pairingAddress, pairingUrl } from '../../modules/devices/pairing-url.ts';
-import { withServicesToldToTheCluster } from '../cluster-notice.ts';
+import { withAccountServicesToldToTheCluster } from '../cluster-notice.ts';
 
 export const USAGE = `usage:
   sms-gateway devices register --account NAME --name DEVICE_NAME [--host HOST] [--json]
@@ -21,7 +21,7 @@ async function register(args: string[], out: Output): Promise<void> {
   if (!values.account || !values.name) throw new CliError(`devices register needs --account and --name\n${USAGE}`);
   const { account, name } = values as { account: string; name: string };
   const pairing = pairingFor(values.host);
-  const { device, token } = await withServices(async (services) => {
+  const { device, token } = await withAccountServices(async (services) => {
     const owner = await services.accounts.require(account);
     return services.devices.register(owner.id, name);
   });
@@ -34,7 +34,7 @@ async function token(args: string[], out: Output): Promise<void> {
   const id = positionals[0]!;
   if (!isUuid(id)) throw new CliError(`"${id}" is not a device id (a UUID, as devices register and GET /devices show it)`);
   const pairing = pairingFor(values.host);
-  const { device, token } = await withServicesToldToTheCluster(
+  const { device, token } = await withAccountServicesToldToTheCluster(
     async (services) => {
       const found = await services.devices.findAnyAccount(id);
       if (!found) throw new CliError(`no device with id ${id} (or it was deleted)`, 1);

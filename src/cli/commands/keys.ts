@@ -1,7 +1,7 @@
 import { PERMISSIONS, parsePermissionList } from '../../modules/api-keys/permissions.ts';
 import { keyPrefix } from '../../modules/api-keys/key-format.ts';
 import { CliError, type Output } from '../output.ts';
-import { withServices } from '../context.ts';
+import { withAccountServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
 export const USAGE = `usage:
@@ -21,7 +21,7 @@ async function create(args: string[], out: Output): Promise<void> {
   if (permissions.length === 0) throw new CliError('--permissions names no permission');
   const accountName = values.account;
   const body = { ...(values.name ? { name: values.name } : {}), permissions };
-  const { key, row } = await withServices(
+  const { key, row } = await withAccountServices(
     async (services) => {
       const account = await services.accounts.require(accountName);
       return services.apiKeys.create(account.id, permissions, values.name ?? '');
@@ -36,7 +36,7 @@ async function create(args: string[], out: Output): Promise<void> {
 
 async function list(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
-  const rows = await withServices(
+  const rows = await withAccountServices(
     async (services) => {
       const accountId = values.account ? (await services.accounts.require(values.account)).id : undefined;
       return services.apiKeys.list(accountId);
@@ -69,7 +69,7 @@ async function revoke(args: string[], out: Output): Promise<void> {
   // A whole key is taken too: it is reduced to its prefix and never printed back.
   const target = keyPrefix(positionals[0]!) ?? positionals[0]!;
   if (target.length > 40) throw new CliError('give the key id or its prefix (sgw_ and 10 hex digits)', 1);
-  const row = await withServices(
+  const row = await withAccountServices(
     (services) => services.apiKeys.revoke(target),
     // The HTTP API names a key by its id; a prefix is found in GET /keys.
     (api) => curl('DELETE', `${api}/keys/${target.startsWith('sgw_') ? `<id of ${target}, from GET /keys>` : target}`),

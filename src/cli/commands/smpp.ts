@@ -3,7 +3,7 @@
 // next bind; a session bound on a running gateway is unbound within SMPP_ENQUIRE_LINK_INTERVAL
 // (the API's DELETE unbinds it at once).
 import { CliError, type Output } from '../output.ts';
-import { withServices } from '../context.ts';
+import { withAccountServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
 export const USAGE = `usage:
@@ -27,7 +27,7 @@ async function create(args: string[], out: Output): Promise<void> {
   const throughput = wholeNumber('--throughput', values.throughput, 10_000);
   const windowSize = wholeNumber('--window', values.window, 1_000);
   const deviceIds = values.devices ? values.devices.split(',').map((id) => id.trim()).filter(Boolean) : undefined;
-  const { credential, password } = await withServices(
+  const { credential, password } = await withAccountServices(
     async (services) => {
       const account = await services.accounts.require(accountName);
       return services.smpp.issue(account.id, { systemId: values['system-id'], name: values.name, deviceIds, throughputPerSecond: throughput, windowSize });
@@ -42,7 +42,7 @@ async function create(args: string[], out: Output): Promise<void> {
 
 async function list(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
-  const rows = await withServices(
+  const rows = await withAccountServices(
     async (services) => services.smpp.list(values.account ? (await services.accounts.require(values.account)).id : undefined),
     (api) => `KEY=...   # a key of the account that holds keys:manage\n  curl -s '${api}/smpp/credentials' -H "Authorization: Bearer $KEY"`,
   );
@@ -60,7 +60,7 @@ async function remove(args: string[], out: Output): Promise<void> {
   const { positionals } = parseFlags(args, {}, USAGE, true);
   if (positionals.length !== 1 || !/^[0-9a-f-]{36}$/i.test(positionals[0]!)) throw new CliError(`smpp credentials delete takes one credential id (from smpp credentials list)\n${USAGE}`);
   const id = positionals[0]!;
-  const row = await withServices(
+  const row = await withAccountServices(
     (services) => services.smpp.revoke(undefined, id),
     (api) => `KEY=...   # a key of the account that holds keys:manage\n  curl -s -X DELETE '${api}/smpp/credentials/${id}' -H "Authorization: Bearer $KEY"`,
   );

@@ -2,7 +2,7 @@
 // helper libraries authenticate with against the gateway's Twilio-compatible API (docs/twilio.md).
 // The token is printed once, at creation; it is stored encrypted, as it signs the callbacks.
 import { CliError, type Output } from '../output.ts';
-import { withServices } from '../context.ts';
+import { withAccountServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
 export const USAGE = `usage:
@@ -19,7 +19,7 @@ async function create(args: string[], out: Output): Promise<void> {
   if (!values.account) throw new CliError(`twilio credentials create needs --account\n${USAGE}`);
   const accountName = values.account;
   const body = { ...(values.name ? { friendly_name: values.name } : {}), ...(values['sms-url'] ? { sms_url: values['sms-url'] } : {}) };
-  const { credential, authToken } = await withServices(
+  const { credential, authToken } = await withAccountServices(
     async (services) => {
       const account = await services.accounts.require(accountName);
       return services.twilio.create(account.id, { friendlyName: values.name, smsUrl: values['sms-url'] });
@@ -34,7 +34,7 @@ async function create(args: string[], out: Output): Promise<void> {
 
 async function list(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
-  const rows = await withServices(
+  const rows = await withAccountServices(
     async (services) => services.twilio.list(values.account ? (await services.accounts.require(values.account)).id : undefined),
     (api) => curl('GET', `${api}/twilio/credentials`, values.account),
   );
@@ -46,7 +46,7 @@ async function remove(args: string[], out: Output): Promise<void> {
   const { positionals } = parseFlags(args, {}, USAGE, true);
   if (positionals.length !== 1 || !/^AC[0-9a-f]{32}$/.test(positionals[0]!)) throw new CliError(`twilio credentials delete takes one AccountSid (AC and 32 hex digits)\n${USAGE}`);
   const sid = positionals[0]!;
-  await withServices(
+  await withAccountServices(
     async (services) => {
       const row = (await services.twilio.list(undefined)).find((credential) => credential.sid === sid);
       if (!row) throw new CliError(`no Twilio credential ${sid}`, 1);

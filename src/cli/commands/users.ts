@@ -6,7 +6,7 @@
 import { text } from 'node:stream/consumers';
 import { ROLES, type Role } from '../../modules/users/types.ts';
 import { CliError, type Output } from '../output.ts';
-import { withServices } from '../context.ts';
+import { withAccountServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
 export const USAGE = `usage:
@@ -44,7 +44,7 @@ async function create(args: string[], out: Output): Promise<void> {
   if (!ROLES.includes(role)) throw new CliError(`--role must be one of ${ROLES.join(', ')}`);
   const password = await passwordFromStdin(values['password-stdin']);
   const accountName = values.account;
-  const { user, oneTimePassword } = await withServices(async (services) => {
+  const { user, oneTimePassword } = await withAccountServices(async (services) => {
     const account = await services.accounts.require(accountName);
     return services.users.create({ accountId: account.id, email: values.email!, role, isAdmin: values.admin ?? false, ...(password !== undefined ? { password } : {}) });
   });
@@ -64,7 +64,7 @@ async function create(args: string[], out: Output): Promise<void> {
 
 async function list(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
-  const rows = await withServices(async (services) => {
+  const rows = await withAccountServices(async (services) => {
     const accountId = values.account ? (await services.accounts.require(values.account)).id : undefined;
     return services.users.list(accountId);
   });
@@ -93,7 +93,7 @@ async function resetPassword(args: string[], out: Output): Promise<void> {
   const { values, positionals } = parseFlags(args, { 'password-stdin': { type: 'boolean' } }, USAGE, true);
   if (positionals.length !== 1) throw new CliError(`users reset-password takes one email\n${USAGE}`);
   const password = await passwordFromStdin(values['password-stdin']);
-  const { user, oneTimePassword } = await withServices((services) => services.users.resetPassword(positionals[0]!, password));
+  const { user, oneTimePassword } = await withAccountServices((services) => services.users.resetPassword(positionals[0]!, password));
   out.result(
     { id: user.id, email: user.email, must_change_password: user.must_change_password, ...(oneTimePassword ? { one_time_password: oneTimePassword } : {}) },
     () => `password of ${user.email} reset; it must be changed at the next login${oneTimeNote(oneTimePassword)}`,

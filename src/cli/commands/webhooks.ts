@@ -3,7 +3,7 @@ import { WEBHOOK_EVENTS, type WebhookEvent } from '../../modules/webhooks/events
 import { presentWebhook } from '../../modules/webhooks/presenter.ts';
 import { isUuid } from '../../common/object-id.ts';
 import { CliError, type Output } from '../output.ts';
-import { withServices } from '../context.ts';
+import { withAccountServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
 export const USAGE = `usage:
@@ -19,7 +19,7 @@ async function create(args: string[], out: Output): Promise<void> {
   if (!values.account || !values.url || !values.events) throw new CliError(`webhooks create needs --account, --url and --events\n${USAGE}`);
   const events = parseEvents(values.events);
   const { account, url, description } = values as { account: string; url: string; description?: string };
-  const { webhook, secret } = await withServices(async (services) => {
+  const { webhook, secret } = await withAccountServices(async (services) => {
     const owner = await services.accounts.require(account);
     return services.webhooks.create(owner.id, { url, events, description });
   });
@@ -37,7 +37,7 @@ async function list(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
   if (!values.account) throw new CliError(`webhooks list needs --account\n${USAGE}`);
   const account = values.account;
-  const rows = await withServices(async (services) => {
+  const rows = await withAccountServices(async (services) => {
     const owner = await services.accounts.require(account);
     return services.webhooks.list(owner.id, 1000);
   });
@@ -56,7 +56,7 @@ async function remove(args: string[], out: Output): Promise<void> {
   const id = positionals[0]!;
   if (!isUuid(id)) throw new CliError(`"${id}" is not a webhook id (a UUID)`);
   const account = values.account;
-  await withServices(async (services) => {
+  await withAccountServices(async (services) => {
     const owner = await services.accounts.require(account);
     await services.webhooks.delete(owner.id, id);
   });
