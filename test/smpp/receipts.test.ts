@@ -69,8 +69,13 @@ describe('SMPP: delivery receipts and incoming SMS', () => {
     await eventually('delivered', async () => ((await fx.tenant.api.get(`/sms/${onlyFailures}`)).body.status === 'delivered' ? true : undefined));
     const none = await submit(esme, 'five', { registered_delivery: 0 });
     await eventually('delivered', async () => ((await fx.tenant.api.get(`/sms/${none}`)).body.status === 'delivered' ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(esme.delivered.map((pdu) => pdu.receipted_message_id)).not.to.include.members([onlyFailures, none]);
+    // A receipt is stored with the status change and a credential's receipts go out oldest first:
+    // one owed for an SMS above would arrive before the receipt of an SMS submitted after it.
+    const marker = await submit(esme, 'six');
+    await esme.receiptOf(marker);
+    const receipted = esme.delivered.map((pdu) => pdu.receipted_message_id);
+    expect(receipted, 'registered_delivery 2, delivered').not.to.include(onlyFailures);
+    expect(receipted, 'registered_delivery 0').not.to.include(none);
   });
 
   it('keeps a receipt for a system_id with no receiver bound and sends it at its next bind; retries one left unanswered', async () => {
@@ -98,7 +103,9 @@ describe('SMPP: delivery receipts and incoming SMS', () => {
     await eventually('the receipt is stored', async () => ((await fx.gateway.services.db('smpp_receipts').where({ receipted_message_id: id }).first()) ? true : undefined));
     await fx.gateway.services.smpp.purge(0);
     const receiver = await bound(credential, 'bind_receiver');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Receipts go out oldest first: had the dropped one been kept, it would arrive before this one.
+    const marker = await submit(transmitter, 'after the purge');
+    await receiver.receiptOf(marker);
     expect(receiver.delivered.map((pdu) => pdu.receipted_message_id)).not.to.include(id);
   });
 
