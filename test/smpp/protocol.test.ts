@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { connect } from 'node:net';
 import { useGateway } from '../support/use-gateway.ts';
+import { eventually } from '../support/eventually.ts';
 import { bindEsme, issueCredential, SMPP_ON, TestEsme } from '../support/smpp-client.ts';
 import { STATUS } from '../../src/smpp/command-status.ts';
 import { MESSAGE_STATE } from '../../src/modules/smpp/message-state.ts';
@@ -153,15 +154,18 @@ describe('SMPP: connections from one address', () => {
       })),
     );
     try {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // No wait needed: the gateway takes connections in the order they were made.
       const { closed } = await rawExchange(fx.gateway.smppPort, header(16, 0x00000015, 1));
       expect(closed).to.equal(true);
       expect(fx.gateway.services.metrics.value('smpp_connections_refused_total')).to.be.at.least(1);
     } finally {
       sockets.forEach((socket) => socket.destroy());
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const { answer } = await rawExchange(fx.gateway.smppPort, header(16, 0x00000015, 2));
+    // The gateway hears the closes a moment later: a new connection is taken once it has.
+    const answer = await eventually('a connection taken once the others closed', async () => {
+      const { answer } = await rawExchange(fx.gateway.smppPort, header(16, 0x00000015, 2));
+      return answer.length >= 8 ? answer : undefined;
+    });
     expect(answer.readUInt32BE(4)).to.equal(0x80000015);
   });
 });
