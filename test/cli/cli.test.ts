@@ -273,7 +273,8 @@ describe('sms-gateway command line', function () {
         expect(revoke.code, revoke.transcript).to.equal(0);
 
         // The gateway caches a key lookup for 5 s (src/modules/api-keys/service.ts CACHE_TTL_MS), so
-        // a revocation made by another process takes effect within that time, not at once.
+        // a revocation made by another process without Redis to tell it takes effect within that
+        // time, not at once (with REDIS_URL it is told: test/cluster/commands-told.test.ts).
         const deadline = Date.now() + 8_000;
         let reply = await client.get('/devices');
         while (reply.status === 200 && Date.now() < deadline) {

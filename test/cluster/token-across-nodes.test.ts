@@ -1,13 +1,10 @@
 // A new token issued on node A (POST /devices/{id}/token) while the phone is connected to node B
 // with the old one: B hears it through the same "device revoked" message a deletion sends, finds
 // the device live, and closes that connection without treating the device as deleted; B then
-// refuses the old token and takes the new one. The same holds for a token replaced by the
-// command line (`sms-gateway devices token`), a process of its own that tells the nodes over the
-// deployment's Redis.
+// refuses the old token and takes the new one.
 import { expect } from 'chai';
 import { RawClients } from '../support/mqtt.ts';
-import { jsonOf, runCli } from '../support/cli.ts';
-import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
+import { useCluster, within } from './cluster-fixture.ts';
 
 describe('a new device token across nodes', function () {
   const cluster = useCluster();
@@ -28,24 +25,5 @@ describe('a new device token across nodes', function () {
     await onB.device(device.id, reply.body.credentials.password);
     // Still the account's device on B: nothing was deleted.
     expect((await cluster.onB(fx.tenant).get(`/devices/${device.id}`)).status).to.equal(200);
-  });
-
-  it('when the token is replaced by the command line with REDIS_URL set, then node B closes the connection made with the old one within 1 s of the command ending', async () => {
-    const { device, token } = await fx.registerDevice('phone-told-by-command');
-    const live = await onB.device(device.id, token);
-
-    const shared = cluster.shared;
-    const result = await runCli(['devices', 'token', device.id, '--json'], {
-      DATABASE_URL: shared.databaseUrl,
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_PREFIX: shared.redisPrefix,
-      WEBHOOK_SECRET_KEY: shared.webhooks!.secretKey!.toString('hex'),
-    });
-    expect(result.code, result.transcript).to.equal(0);
-    const took = await within(4_000, async () => live.closed);
-    expect(took, 'told over Redis, not found at a heartbeat').to.be.below(1_000);
-
-    expect((await onB.refused({ clientId: device.id, username: device.id, password: token })).code).to.equal(5);
-    await onB.device(device.id, jsonOf(result).credentials.password);
   });
 });

@@ -4,6 +4,7 @@
 // (the API's DELETE unbinds it at once).
 import { CliError, type Output } from '../output.ts';
 import { withAccountServices } from '../context.ts';
+import { withAccountServicesToldToTheCluster } from '../cluster-notice.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
 export const USAGE = `usage:
@@ -60,7 +61,9 @@ async function remove(args: string[], out: Output): Promise<void> {
   const { positionals } = parseFlags(args, {}, USAGE, true);
   if (positionals.length !== 1 || !/^[0-9a-f-]{36}$/i.test(positionals[0]!)) throw new CliError(`smpp credentials delete takes one credential id (from smpp credentials list)\n${USAGE}`);
   const id = positionals[0]!;
-  const row = await withAccountServices(
+  // Told to the running gateways over Redis when there is one: they unbind its sessions at once
+  // instead of at their next enquire_link.
+  const row = await withAccountServicesToldToTheCluster(
     (services) => services.smpp.revoke(undefined, id),
     (api) => `KEY=...   # a key of the account that holds keys:manage\n  curl -s -X DELETE '${api}/smpp/credentials/${id}' -H "Authorization: Bearer $KEY"`,
   );
