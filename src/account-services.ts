@@ -60,6 +60,9 @@ export function createAccountServices(config: Config, db: Database, logger: Logg
   const sessions = new SessionService(db, users, config.sessions, clock, logger.child({ component: 'sessions' }), accounts);
   // A disabled user's sessions, or those of a user whose password was reset, end with the change.
   events.listen('user.locked_out', { inTransaction: (trx, { userId }) => sessions.endAllOf(trx, userId) });
+  // Changed webhooks are told to the other nodes (and, from a command, to every running node):
+  // they drop what they cached of whether the account listens for device events.
+  events.on('webhooks.changed', ({ accountId }) => invalidation.publish('webhooks', accountId));
   return {
     accounts,
     apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' }), invalidation),

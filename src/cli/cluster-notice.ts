@@ -2,9 +2,10 @@
 // gateways must act on at once is told to them the way one node tells the others: over Redis,
 // when the deployment has one (REDIS_URL). Those changes are a device's token replaced (the node
 // holding the phone's connection closes it), an API key revoked (every node drops it from its
-// cache) and an SMPP credential revoked (its sessions are unbound). Without Redis a gateway
+// cache), an SMPP credential revoked (its sessions are unbound) and a webhook created or deleted
+// (every node asks again whether the account listens for device events). Without Redis a gateway
 // running beside the command is not told: it finds out at the phone's next heartbeat, when its
-// key cache expires (5 s), or at the ESME's next enquire_link.
+// caches expire (5 s), or at the session's next enquire_link.
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../common/logger.ts';
 import { CacheInvalidation } from '../cluster/invalidation.ts';

@@ -1,16 +1,19 @@
 // A command runs in a process of its own. With REDIS_URL set, the changes the running gateways
 // must act on at once are told to them over Redis, as one node tells another: a device token
 // replaced closes the phone's old connection, a revoked API key stops working, a revoked SMPP
-// credential's sessions are unbound, each within a second on a node the command never spoke to.
+// credential's sessions are unbound, each within a second on a node the command never spoke to;
+// a webhook created by a command hears device events on every node at once.
 import { expect } from 'chai';
+import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { RawClients } from '../support/mqtt.ts';
+import { webhookConfig } from '../support/webhooks.ts';
 import { jsonOf, runCli, type CliResult } from '../support/cli.ts';
 import { bindEsme, issueCredential, SMPP_ON } from '../support/smpp-client.ts';
 import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
 
 describe('commands tell the running gateways over Redis', function () {
   this.timeout(30_000);
-  const cluster = useCluster({ smpp: SMPP_ON });
+  const cluster = useCluster({ smpp: SMPP_ON, webhooks: webhookConfig() });
   const { fx } = cluster;
   const onB = new RawClients(() => `mqtt://127.0.0.1:${cluster.b.mqttPort}`);
   afterEach(() => onB.endAll());
@@ -23,6 +26,8 @@ describe('commands tell the running gateways over Redis', function () {
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: shared.redisPrefix,
       WEBHOOK_SECRET_KEY: shared.webhooks!.secretKey!.toString('hex'),
+      // The test's webhook receiver listens on loopback.
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     });
     expect(result.code, result.transcript).to.equal(0);
     return result;
@@ -62,5 +67,22 @@ describe('commands tell the running gateways over Redis', function () {
     } finally {
       esme.close();
     }
+  });
+
+  it('when webhooks create adds a device.online webhook, then node B, which had cached "no webhook", records the next phone that connects to it', async () => {
+    const receiver = await fx.receiver();
+    const phoneOnB = async (name: string) => {
+      const { device, token } = await fx.registerDevice(name);
+      const phone = fx.track(new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${cluster.b.mqttPort}`, deviceId: device.id, token, reconnectPeriodMs: 100 }));
+      await phone.connect();
+      return phone;
+    };
+    // Node B looks up (and caches for 5 s) whether the account listens for presence events.
+    await (await phoneOnB('before the webhook')).stop();
+
+    await command('webhooks', 'create', '--account', fx.tenant.accountName, '--url', receiver.url, '--events', 'device.online');
+    const second = await phoneOnB('after the webhook');
+    const [delivery] = await receiver.waitFor(1, (received) => received.json?.data?.device?.id === second.id, 5_000);
+    expect(delivery!.json.type).to.equal('device.online');
   });
 });

@@ -4,6 +4,7 @@ import { presentWebhook } from '../../modules/webhooks/presenter.ts';
 import { isUuid } from '../../common/object-id.ts';
 import { CliError, type Output } from '../output.ts';
 import { withAccountServices } from '../context.ts';
+import { withAccountServicesToldToTheCluster } from '../cluster-notice.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
 export const USAGE = `usage:
@@ -19,7 +20,9 @@ async function create(args: string[], out: Output): Promise<void> {
   if (!values.account || !values.url || !values.events) throw new CliError(`webhooks create needs --account, --url and --events\n${USAGE}`);
   const events = parseEvents(values.events);
   const { account, url, description } = values as { account: string; url: string; description?: string };
-  const { webhook, secret } = await withAccountServices(async (services) => {
+  // Told to the running gateways over Redis when there is one: a node that had found no webhook
+  // for the account's device events records them from now on, not when its cache runs out (5 s).
+  const { webhook, secret } = await withAccountServicesToldToTheCluster(async (services) => {
     const owner = await services.accounts.require(account);
     return services.webhooks.create(owner.id, { url, events, description });
   });
@@ -56,7 +59,7 @@ async function remove(args: string[], out: Output): Promise<void> {
   const id = positionals[0]!;
   if (!isUuid(id)) throw new CliError(`"${id}" is not a webhook id (a UUID)`);
   const account = values.account;
-  await withAccountServices(async (services) => {
+  await withAccountServicesToldToTheCluster(async (services) => {
     const owner = await services.accounts.require(account);
     await services.webhooks.delete(owner.id, id);
   });

@@ -74,12 +74,10 @@ export function wireWebhooks(w: WebhookWiring): void {
   };
   // Devices connect and disconnect in storms: an account with no webhook for device events
   // should cost nothing then. Whether it has one is cached for a few seconds, and forgotten at
-  // once when any node changes one of the account's webhooks (other nodes tell over Redis).
+  // once when any node changes one of the account's webhooks (other nodes, and commands, tell
+  // over Redis: account-services.ts publishes every change).
   const listening = new Map<string, { yes: boolean; until: number }>();
-  w.events.on('webhooks.changed', ({ accountId }) => {
-    listening.delete(accountId);
-    w.invalidation.publish('webhooks', accountId);
-  });
+  w.events.on('webhooks.changed', ({ accountId }) => void listening.delete(accountId));
   w.invalidation.on('webhooks', (accountId) => listening.delete(accountId));
   w.invalidation.onReset(() => listening.clear());
   const listensForPresence = async (accountId: string): Promise<boolean> => {
