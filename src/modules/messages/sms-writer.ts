@@ -57,6 +57,6 @@ export class SmsWriter {
       },
       (pending, error) => pending.reject(error),
     );
-    for (const pending of stopped?.rows ?? []) pending.reject(stopped!.error);
+    if (stopped) for (const pending of stopped.rows) pending.reject(stopped.error);
   }
 }
