@@ -72,7 +72,17 @@ export async function addTags(db: Executor, accountId: string, incomingId: strin
     .ignore();
 }
 
-export async function tagsOf(db: Executor, accountId: string, incomingId: string): Promise<string[]> {
-  const rows: { tag: string }[] = await db('incoming_sms_tags').where({ account_id: accountId, incoming_sms_id: incomingId }).orderBy('tag').select('tag');
-  return rows.map((row) => row.tag);
+/**
+ * The tags of one received SMS of the account, sorted; undefined when the account received no SMS
+ * with this id. Read from the SMS the tags hang on, in one statement, so that an unknown id and
+ * an SMS without tags are told apart.
+ */
+export async function tagsOf(db: Executor, accountId: string, incomingId: string): Promise<string[] | undefined> {
+  const rows: { tag: string | null }[] = await db('incoming_sms as s')
+    .leftJoin('incoming_sms_tags as t', 't.incoming_sms_id', 's.id')
+    .where({ 's.account_id': accountId, 's.id': incomingId })
+    .orderBy('t.tag')
+    .select('t.tag');
+  if (rows.length === 0) return undefined;
+  return rows.flatMap((row) => (row.tag === null ? [] : [row.tag]));
 }

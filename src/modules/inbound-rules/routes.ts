@@ -98,6 +98,7 @@ export function inboundRuleRoutes(rules: InboundRuleService) {
       // The tags belong to the received SMS: whoever may read it may read them.
       permission: 'sms:read',
       params: IncomingTagsParams,
+      errors: ['sms_not_found'],
       responses: { 200: { description: 'its tags, sorted (none: an empty list)', schema: IncomingTags } },
       async handle({ auth, params }) {
         return { status: 200, body: { tags: await rules.tagsOf(auth.accountId, params.id) } };

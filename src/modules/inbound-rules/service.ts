@@ -131,8 +131,9 @@ export class InboundRuleService {
     return AUTOMATIC.test(text);
   }
 
+  /** The tags of one received SMS of the account; sms_not_found when the account received none with this id. */
   tagsOf(accountId: string, incomingId: string): Promise<string[]> {
-    return rules.tagsOf(this.db, accountId, incomingId);
+    return orNotFound(rules.tagsOf(this.db, accountId, incomingId), 'sms_not_found');
   }
 
   private outcomes(all: InboundRuleRow[], input: RuleInput): RuleOutcome[] {
