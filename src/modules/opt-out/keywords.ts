@@ -1,6 +1,8 @@
-// Which received texts are opt-out keywords. A text is a keyword only when it is one whole: trimmed,
-// with case and accents folded (Unicode-aware: "СТОП", "stop", "Arrêt" and "ARRET" all match), so
-// a sentence that merely contains "stop" never unsubscribes anyone.
+// Which received texts are opt-out keywords. A text is a keyword only when it is one whole: with
+// the spaces and punctuation around it dropped ("STOP.", "Stop!", "¡ALTO!" are STOP and ALTO: people
+// end a one-word answer as they end a sentence), and case and accents folded (Unicode-aware: "СТОП",
+// "stop", "Arrêt" and "ARRET" all match). A sentence that merely contains "stop" never unsubscribes
+// anyone: punctuation is dropped only around the keyword, never inside the text.
 
 /** Texts that put the sender on the suppression list. */
 export const STOP_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'СТОП', 'ОТПИСАТЬСЯ', 'ARRÊT', 'ARRET', 'ALTO', 'PARAR'];
@@ -12,13 +14,22 @@ export const HELP_KEYWORDS = ['HELP', 'ПОМОЩЬ', 'AIDE'];
 /** Longest text worth comparing: no keyword is longer, so a long SMS costs nothing. */
 const MAX_KEYWORD_LENGTH = 40;
 
-/** The form texts are compared in: trimmed, inner spaces collapsed, accents removed, upper case. */
+/**
+ * Spaces and punctuation (any script's: "¡", "。", "!") at either end of a text. The trailing run
+ * is tried only where a run starts, so a long text full of "! ! !" costs one pass, not one per mark.
+ */
+const SURROUNDING = /^[\s\p{P}]+|(?<![\s\p{P}])[\s\p{P}]+$/gu;
+
+/**
+ * The form texts are compared in: compatibility forms and accents removed (so a full-width "ＳＴＯＰ！"
+ * is "STOP!"), spaces and punctuation around it dropped, inner spaces collapsed, upper case.
+ */
 export function foldKeyword(text: string): string {
   return text
-    .trim()
-    .replace(/\s+/gu, ' ')
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
+    .replace(SURROUNDING, '')
+    .replace(/\s+/gu, ' ')
     .toLocaleUpperCase('und');
 }
 
@@ -26,7 +37,7 @@ export type KeywordKind = 'stop' | 'start' | 'help';
 
 export interface KeywordMatch {
   kind: KeywordKind;
-  /** The keyword as it was received (trimmed), for the records. */
+  /** The keyword as it was received (trimmed, its punctuation kept), for the records. */
   keyword: string;
 }
 
