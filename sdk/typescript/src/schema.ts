@@ -399,7 +399,7 @@ export interface paths {
         put?: never;
         /**
          * Send an MMS
-         * @description phone (one recipient) or phones (a group MMS: ONE message to all of them, sent by one phone, with one status), an optional text (message) and subject, and up to 10 media_ids from POST /media, together at most MMS_MAX_MESSAGE_BYTES (1 MiB unless configured; 413 mms_too_large past it). A media id that is not this account's is 404 media_not_found, naming the field. The MMS is an SMS of kind mms: it is queued, paced, failed over, cancelled (POST /sms/{id}/cancel), listed (GET /sms) and reported (sms.status_changed) as any SMS, and takes device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority and Idempotency-Key as POST /sms does. The phone fetches each part from the gateway before sending.
+         * @description phone (one recipient) or phones (a group MMS: ONE message to all of them, sent by one phone, with one status), an optional text (message) and subject, and up to 10 media_ids from POST /media, together at most MMS_MAX_MESSAGE_BYTES (1 MiB unless configured; 413 mms_too_large past it). Without media_ids it is a text-only MMS (a group text, a subject line), sent with no parts; it needs a message or a subject (400 validation_failed with neither). A media id that is not this account's is 404 media_not_found, naming the field. The MMS is an SMS of kind mms: it is queued, paced, failed over, cancelled (POST /sms/{id}/cancel), listed (GET /sms) and reported (sms.status_changed) as any SMS, and takes device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority and Idempotency-Key as POST /sms does. The phone fetches each part from the gateway before sending.
          *
          *     Permission: `sms:send`.
          */
@@ -4797,8 +4797,8 @@ export interface operations {
                     /** @description the text part */
                     message?: string;
                     subject?: string;
-                    /** @description ids of media uploaded with POST /media, in the order of the parts: at most 10, together at most MMS_MAX_MESSAGE_BYTES */
-                    media_ids: string[];
+                    /** @description ids of media uploaded with POST /media, in the order of the parts: at most 10, together at most MMS_MAX_MESSAGE_BYTES. Empty or left out: a text-only MMS, which then needs a message or a subject */
+                    media_ids?: string[];
                     /**
                      * Format: uuid
                      * @description send through this device; omitted: the gateway chooses

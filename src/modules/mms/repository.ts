@@ -31,7 +31,8 @@ export async function deleteMediaOlderThan(db: Executor, cutoff: Date, limit: nu
 
 export async function insertOutgoing(db: Executor, mms: OutgoingMmsRow, parts: OutgoingPartRow[]): Promise<void> {
   await db('mms_messages').insert({ sms_id: mms.sms_id, subject: mms.subject, recipients: mms.recipients });
-  await db('mms_parts').insert(parts);
+  // A text-only MMS (a group text, a subject) has no parts, and knex refuses an empty insert.
+  if (parts.length > 0) await db('mms_parts').insert(parts);
 }
 
 export async function findOutgoing(db: Executor, smsId: string): Promise<{ mms: OutgoingMmsRow; parts: OutgoingPartRow[] } | undefined> {

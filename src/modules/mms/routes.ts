@@ -95,7 +95,9 @@ export function mmsRoutes(parts: MmsRouteParts) {
       description:
         'phone (one recipient) or phones (a group MMS: ONE message to all of them, sent by one phone, with one status), an ' +
         `optional text (message) and subject, and up to ${MAX_PARTS} media_ids from POST /media, together at most ` +
-        'MMS_MAX_MESSAGE_BYTES (1 MiB unless configured; 413 mms_too_large past it). A media id that is not this ' +
+        'MMS_MAX_MESSAGE_BYTES (1 MiB unless configured; 413 mms_too_large past it). Without media_ids it is a text-only MMS ' +
+        '(a group text, a subject line), sent with no parts; it needs a message or a subject (400 validation_failed with ' +
+        'neither). A media id that is not this ' +
         'account\'s is 404 media_not_found, naming the field. The MMS is an SMS of kind mms: it is queued, paced, failed over, ' +
         'cancelled (POST /sms/{id}/cancel), listed (GET /sms) and reported (sms.status_changed) as any SMS, and takes ' +
         'device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority and Idempotency-Key as POST /sms does. The ' +
@@ -107,7 +109,9 @@ export function mmsRoutes(parts: MmsRouteParts) {
         if ((body.phone === undefined) === (body.phones === undefined)) {
           throw new AppError('validation_failed', 'give phone or phones, not both', [{ field: 'phone', message: 'give phone or phones, not both' }]);
         }
-        if (body.media_ids.length === 0 && !body.message && !body.subject) {
+        const mediaIds = body.media_ids ?? [];
+        // A text-only MMS is an MMS: a group text, a subject line, a text longer than an SMS.
+        if (mediaIds.length === 0 && !body.message && !body.subject) {
           throw new AppError('validation_failed', 'an MMS needs media_ids, a message or a subject', [{ field: 'media_ids', message: 'empty, and no message nor subject' }]);
         }
         const result = await createMms(
@@ -119,7 +123,7 @@ export function mmsRoutes(parts: MmsRouteParts) {
             phoneField: body.phones ? 'phones' : 'phone',
             message: body.message,
             subject: body.subject,
-            mediaIds: body.media_ids,
+            mediaIds,
             sms: {
               deviceId: body.device_id,
               simSlot: body.sim_slot,

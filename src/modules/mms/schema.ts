@@ -47,10 +47,14 @@ export const CreateMmsBody = Type.Object(
     ),
     message: Type.Optional(Type.String({ maxLength: MMS_TEXT_MAX_CHARACTERS, description: 'the text part' })),
     subject: Type.Optional(Type.String({ maxLength: MMS_SUBJECT_MAX_CHARACTERS })),
-    media_ids: Type.Array(Type.String({ format: 'uuid' }), {
-      maxItems: 10,
-      description: 'ids of media uploaded with POST /media, in the order of the parts: at most 10, together at most MMS_MAX_MESSAGE_BYTES',
-    }),
+    media_ids: Type.Optional(
+      Type.Array(Type.String({ format: 'uuid' }), {
+        maxItems: 10,
+        description:
+          'ids of media uploaded with POST /media, in the order of the parts: at most 10, together at most MMS_MAX_MESSAGE_BYTES. ' +
+          'Empty or left out: a text-only MMS, which then needs a message or a subject',
+      }),
+    ),
     device_id: Type.Optional(Type.String({ format: 'uuid', description: 'send through this device; omitted: the gateway chooses' })),
     sim_slot: Type.Optional(Type.Union([Type.Integer({ minimum: -2, maximum: 2 }), Type.Null()], { description: 'as for POST /sms' })),
     callback_id: Type.Optional(Type.String({ maxLength: 64, description: 'as for POST /sms' })),
