@@ -1,6 +1,6 @@
-// Contacts in the panel: one added from the form, a CSV file previewed row by row (a wrong row
-// blocks the import), then imported once fixed; a group and a template created; a send to a tag
-// previewed per recipient and sent.
+// Contacts in the panel: one added from the form, a CSV file previewed row by row (a wrong number
+// or tag is its row's problem; a wrong row blocks the import), then imported once fixed; a group
+// and a template created; a send to a tag previewed per recipient and sent.
 import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,9 +27,12 @@ describe('panel: contacts', () => {
     await page.locator('.contacts-table tr', { hasText: 'Anna Schmidt' }).waitFor();
 
     const bad = join(files, 'bad.csv');
-    writeFileSync(bad, 'name,phone,company\nBob,+491701234502,ACME\nCarla,not a number,\n');
+    // A bad tag is its row's problem too, beside the other rows' results.
+    writeFileSync(bad, 'name,phone,company,tags\nBob,+491701234502,ACME,\nCarla,not a number,,\nDan,+491701234503,,has space\n');
     await page.getByLabel('CSV file').setInputFiles(bad);
     await page.locator('.contact-import-preview tr[data-valid=false]', { hasText: 'not a valid phone number' }).waitFor();
+    await page.locator('.contact-import-preview tr[data-valid=false]', { hasText: 'tags.0 is not in the expected form' }).waitFor();
+    await page.locator('.contact-import-preview tr[data-valid=true]', { hasText: 'New' }).waitFor();
     expect(await page.getByRole('button', { name: /^Import \d+ contacts$/ }).isDisabled()).to.equal(true);
 
     const good = join(files, 'good.csv');

@@ -1507,7 +1507,7 @@ export interface paths {
         put?: never;
         /**
          * Import contacts from CSV (or JSON); ?dry_run=true previews each row
-         * @description Takes text/csv with a header row (phone required; name; tags separated by ";"; every other column a custom field of that name, or JSON {"contacts": [...]} with the fields of POST /contacts. A number already a contact is updated (name, tags and fields replaced). Every row is checked first: if any is wrong the answer is 400 with a detail per bad row (contacts.{index}...) and nothing is written; otherwise all are written in one transaction. With ?dry_run=true the answer is each row's result (create, update, or its errors) and nothing is written. At most 32 columns.
+         * @description Takes text/csv with a header row (phone required; name; tags separated by ";"; every other column a custom field of that name, or JSON {"contacts": [...]} with the fields of POST /contacts. A number already a contact is updated (name, tags and fields replaced). Every row is checked on its own first: if any is wrong the answer is 400 with a detail for each error of every bad row (contacts.{index}...) and nothing is written; otherwise all are written in one transaction. With ?dry_run=true the answer is 200 with each row's result (create, update, or its errors: a bad phone, tag, name or field is that row's error, never a 400 for the whole file) and nothing is written. A file that cannot be read as CSV (its header, a row of the wrong width, a cell past 512 characters) is a 400 naming where. At most 32 columns.
          *
          *     Permission: `sms:send`.
          */

@@ -1,5 +1,8 @@
 // Extended API v1: the account's contacts, groups of contacts and message templates.
+import type { Static } from '@sinclair/typebox';
 import { resourceRoutes } from '../../http/resource-routes.ts';
+import { AppError } from '../../common/errors.ts';
+import { check, compile } from '../../http/validation.ts';
 import { presentCheckedContact, presentContact, presentGroup, presentTemplate } from './presenter.ts';
 import { importBodyFromCsv, MAX_IMPORT_COLUMNS } from './import-csv.ts';
 import {
@@ -16,6 +19,7 @@ import {
   ImportBody,
   ImportDone,
   ImportDryRun,
+  ImportEnvelope,
   ImportQuery,
   ListQuery,
   MembersBody,
@@ -24,9 +28,20 @@ import {
   TemplatePatch,
   TemplateView,
 } from './schema.ts';
-import type { ContactService } from './service.ts';
+import type { ContactInput, ContactService } from './service.ts';
 
 const IMPORT_BODY_LIMIT = 4 * 1024 * 1024;
+const validateImportRow = compile(ContactBody, 'body');
+
+/** One row of an import, checked as a POST /contacts body; a refusal names fields within the row ("" for the row itself). */
+function readImportRow(row: unknown): ContactInput {
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) {
+    const message = 'a contact is an object with phone, and optionally name, tags and fields';
+    throw new AppError('validation_failed', message, [{ field: '', message }]);
+  }
+  check(validateImportRow, row, 'body');
+  return row as Static<typeof ContactBody>;
+}
 
 export function contactRoutes(contacts: ContactService) {
   // Contacts, groups and templates share a tag and their ids, and are read with sms:read and
@@ -76,10 +91,13 @@ export function contactRoutes(contacts: ContactService) {
       description:
         'Takes text/csv with a header row (phone required; name; tags separated by ";"; every other column a custom field of ' +
         'that name, or JSON {"contacts": [...]} with the fields of POST /contacts. A number already a contact is updated (name, ' +
-        'tags and fields replaced). Every row is checked first: if any is wrong the answer is 400 with a detail per bad row ' +
-        '(contacts.{index}...) and nothing is written; otherwise all are written in one transaction. With ?dry_run=true the ' +
-        `answer is each row's result (create, update, or its errors) and nothing is written. At most ${MAX_IMPORT_COLUMNS} columns.`,
-      body: ImportBody,
+        'tags and fields replaced). Every row is checked on its own first: if any is wrong the answer is 400 with a detail for ' +
+        'each error of every bad row (contacts.{index}...) and nothing is written; otherwise all are written in one transaction. ' +
+        'With ?dry_run=true the answer is 200 with each row\'s result (create, update, or its errors: a bad phone, tag, name or ' +
+        'field is that row\'s error, never a 400 for the whole file) and nothing is written. A file that cannot be read as CSV ' +
+        `(its header, a row of the wrong width, a cell past 512 characters) is a 400 naming where. At most ${MAX_IMPORT_COLUMNS} columns.`,
+      body: ImportEnvelope,
+      documentedBody: ImportBody,
       query: ImportQuery,
       csv: importBodyFromCsv,
       bodyLimitBytes: IMPORT_BODY_LIMIT,
@@ -89,8 +107,8 @@ export function contactRoutes(contacts: ContactService) {
       },
       errors: ['validation_failed', 'payload_too_large'],
       async handle({ auth, body, query }) {
-        if (query.dry_run) return { status: 200, body: { data: (await contacts.checkImport(auth.accountId, body.contacts)).map(presentCheckedContact) } };
-        return { status: 201, body: await contacts.import(auth.accountId, body.contacts) };
+        if (query.dry_run) return { status: 200, body: { data: (await contacts.checkImport(auth.accountId, body.contacts, readImportRow)).map(presentCheckedContact) } };
+        return { status: 201, body: await contacts.import(auth.accountId, body.contacts, readImportRow) };
       },
     }),
     contact.get({

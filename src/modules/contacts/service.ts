@@ -83,12 +83,16 @@ export class ContactService {
     return contacts.recipients(this.db, accountId, filter, limit);
   }
 
-  /** Checks each imported row; nothing is written. A number twice in one import is the later row's error. */
-  async checkImport(accountId: string, inputs: ContactInput[]): Promise<CheckedContact[]> {
+  /**
+   * Checks each imported row (`read` first checks its shape, as a POST /contacts body); nothing is
+   * written. Every row gets its result, whatever is wrong with the others. A number twice in one
+   * import is the later row's error.
+   */
+  async checkImport<T = ContactInput>(accountId: string, inputs: T[], read: (input: T) => ContactInput = (input) => input as ContactInput): Promise<CheckedContact[]> {
     const seen = new Map<string, number>();
     const checked: CheckedContact[] = inputs.map((input, index) => {
       try {
-        const values = this.values(input);
+        const values = this.values(read(input));
         const earlier = seen.get(values.phone);
         if (earlier !== undefined) return { index, errors: [{ field: 'phone', message: `the same number as row ${earlier + 1}` }] };
         seen.set(values.phone, index);
@@ -102,9 +106,13 @@ export class ContactService {
     return checked.map((entry) => (entry.values && existing.has(entry.values.phone) ? { ...entry, action: 'update' as const } : entry));
   }
 
-  /** Imports every row in one transaction (a number already there is updated), or, if any row is wrong, none. */
-  async import(accountId: string, inputs: ContactInput[]): Promise<{ created: number; updated: number }> {
-    const checked = await this.checkImport(accountId, inputs);
+  /**
+   * Imports every row in one transaction (a number already there is updated), or, if any row is
+   * wrong, none: the refusal names every wrong row with what the preview says of it, so a file is
+   * fixed in one go rather than one error at a time.
+   */
+  async import<T = ContactInput>(accountId: string, inputs: T[], read?: (input: T) => ContactInput): Promise<{ created: number; updated: number }> {
+    const checked = await this.checkImport(accountId, inputs, read);
     const bad = checked.filter((entry) => entry.errors);
     if (bad.length > 0) {
       throw new AppError(

@@ -13,6 +13,11 @@ import { Card } from '../../ui/card.tsx';
 const CSV = 'text/csv';
 const FILE_HINT = 'A header row: phone (required), name, tags (separated by ;), and any other column as a custom field. A number already a contact is updated.';
 
+/** A row's problem in words: the API's message, after the field it is about unless it names it already ("" is the row itself). */
+function describeProblem({ field, message }: { field: string; message: string }): string {
+  return field === '' || message.startsWith(field) ? message : `${field}: ${message}`;
+}
+
 export function ContactImport({ onImported }: { onImported: () => void }) {
   const [text, setText] = useState<string>();
   const [checked, setChecked] = useState<ContactImportCheck[]>();
@@ -57,7 +62,7 @@ export function ContactImport({ onImported }: { onImported: () => void }) {
             rowAttributes={(row) => ({ 'data-valid': String(row.valid) })}
             columns={[
               { header: 'Row', cell: (row) => row.index + 1 },
-              { header: 'Result', cell: (row) => (row.valid ? (row.action === 'create' ? 'New' : 'Updates a contact') : row.errors.map((problem) => `${problem.field}: ${problem.message}`).join('; ')) },
+              { header: 'Result', cell: (row) => (row.valid ? (row.action === 'create' ? 'New' : 'Updates a contact') : row.errors.map(describeProblem).join('; ')) },
               { header: 'Name', cell: (row) => (row.valid ? row.name : '') },
               { header: 'Number', class: 'mono', cell: (row) => (row.valid ? row.phone : '') },
             ]}
