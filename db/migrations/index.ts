@@ -32,6 +32,7 @@ import * as mailSettings from './20261130_028_mail_settings.ts';
 import * as retentionMmsFiles from './20261201_029_retention_mms_files.ts';
 import * as smsTransactional from './20261201_030_sms_transactional.ts';
 import * as incomingMmsEnds from './20261201_031_incoming_mms_ends.ts';
+import * as devicePauseAnnounced from './20261201_032_device_pause_announced.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -70,4 +71,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261201_029_retention_mms_files', retentionMmsFiles],
   ['20261201_030_sms_transactional', smsTransactional],
   ['20261201_031_incoming_mms_ends', incomingMmsEnds],
+  ['20261201_032_device_pause_announced', devicePauseAnnounced],
 ];
