@@ -7,7 +7,7 @@ import type { Aedes, Client } from 'aedes';
 import type { PacketSizeGuard } from './packet-guard.ts';
 import { publishFromGateway, settingsOf, type OutgoingPacket } from './forward.ts';
 import { deviceTopic } from './topics.ts';
-import type { DeviceClaim, DeviceRecord } from './ports.ts';
+import type { DeviceClaim, DeviceRecord, SettingsSources } from './ports.ts';
 
 /** What the gateway knows of a connection before it has authenticated. */
 export interface Connection {
@@ -38,7 +38,10 @@ export class DeviceSessions extends EventEmitter<SessionEvents> {
   /** Several nodes: each device connection's claim of its device (src/cluster/presence.ts). */
   readonly claims = new WeakMap<Client, DeviceClaim>();
 
-  constructor(readonly aedes: Aedes) {
+  constructor(
+    readonly aedes: Aedes,
+    private readonly settingsSources?: SettingsSources,
+  ) {
     super();
   }
 
@@ -52,8 +55,10 @@ export class DeviceSessions extends EventEmitter<SessionEvents> {
     return this.publish({ topic: deviceTopic(deviceId, 'tasks'), payload: JSON.stringify(task), qos: 1, retain: false });
   }
 
-  sendSettings(device: DeviceRecord): Promise<void> {
-    return this.publish({ topic: deviceTopic(device.id, 'settings'), payload: JSON.stringify(settingsOf(device)), qos: 1, retain: true });
+  /** Every settings push goes through here, so each carries the account's opt-out list as it is now. */
+  async sendSettings(device: DeviceRecord): Promise<void> {
+    const optedOut = await this.settingsSources?.optedOut(device.account_id);
+    return this.publish({ topic: deviceTopic(device.id, 'settings'), payload: JSON.stringify(settingsOf(device, optedOut)), qos: 1, retain: true });
   }
 
   revokeTask(deviceId: string, smsId: string, reason: string): Promise<void> {
@@ -79,10 +84,20 @@ export class DeviceSessions extends EventEmitter<SessionEvents> {
     return publishFromGateway(this.aedes, packet);
   }
 
-  /** The device subscribed to its tasks on its current connection. */
-  markReady(deviceId: string): void {
+  /** Connections that have taken tasks once: a second SUBSCRIBE to the tasks on one connection starts nothing again. */
+  private readonly taking = new WeakSet<Client>();
+
+  /**
+   * The device's current connection `client` holds its task subscription. Answers false when that
+   * connection was marked already (a restored subscription subscribed again): delivery has handed
+   * it what waited then, and counting its tasks again from nothing would lose what is in flight.
+   */
+  markReady(deviceId: string, client: Client): boolean {
+    if (this.taking.has(client)) return false;
+    this.taking.add(client);
     this.ready.add(deviceId);
     this.emit('ready', deviceId);
+    return true;
   }
 
   /** Whether this is the device's connection, and no takeover of it is under way. */

@@ -1,12 +1,14 @@
 // A device holds one connection. When it connects again (a quick reconnect here, or a move to
 // another node) the new connection takes over: the old one is closed without taking the device
-// offline, and the device is ready again once the new connection has subscribed to its tasks. A
+// offline, and the device is ready again once the new connection holds its task subscription
+// (subscribed, or restored with a stored session: subscribe.ts). A
 // connection that ends for good takes the device offline, unless (several nodes) another node
 // holds the device's connection now.
 import type { Aedes, Client } from 'aedes';
 import type { Logger } from '../src/common/logger.ts';
 import { identityOf, type DeviceIdentity } from './identity.ts';
 import type { DeviceSessions } from './sessions.ts';
+import { startTasksIfSubscribed } from './subscribe.ts';
 import type { BrokerCluster, BrokerPorts } from './ports.ts';
 
 export class Takeovers {
@@ -87,6 +89,7 @@ export class Takeovers {
       this.logger.info({ deviceId }, 'device connected');
     }
     this.ports.devices.seen(deviceId);
+    startTasksIfSubscribed(client, this.sessions, this.ports.delivery, identity.device, this.logger);
   }
 
   private disconnected(client: Client): void {

@@ -71,8 +71,10 @@ export class RawClients {
   /**
    * Connects as the device (client id and username the device id, password its token) and
    * resolves once the gateway has taken the connection in: Aedes sends CONNACK before it
-   * announces the client, and handles packets that follow CONNACK only after announcing it, so
-   * one round trip (an UNSUBSCRIBE, which changes nothing) is the barrier.
+   * announces the client, and (with a clean session, nothing kept to write out) handles packets
+   * that follow CONNACK only after announcing it, so one round trip (an UNSUBSCRIBE, which changes
+   * nothing) is the barrier. A stored session's kept messages go out between the two, and a packet
+   * may be handled before the announcement (test/device-channel/stored-session-reconnect.test.ts).
    */
   async device(deviceId: string, token: string, options: IClientOptions = {}): Promise<RawClient> {
     const raw = await this.connect({
