@@ -45,6 +45,7 @@ import type { CreateSmsParts } from './use-cases/create-sms.ts';
 import { UssdService, type UssdLink } from './modules/ussd/service.ts';
 import { wireUssdWebhooks } from './modules/webhooks/ussd-wiring.ts';
 import { MediaService } from './modules/mms/media-service.ts';
+import { MmsRedaction } from './modules/mms/redaction/service.ts';
 import { MmsService } from './modules/mms/service.ts';
 import { MmsTaskLink } from './modules/mms/task-link.ts';
 import { wireMmsWebhooks } from './modules/webhooks/mms-wiring.ts';
@@ -274,7 +275,11 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     conversations,
     retention,
     contacts: new ContactService(db, clock, config.defaultPhoneRegion),
-    retentionSweep: new RetentionSweep({ retention, messages, incoming, conversations, mail }, clock, logger.child({ component: 'retention' })),
+    retentionSweep: new RetentionSweep(
+      { retention, messages, incoming, conversations, mmsRedaction: new MmsRedaction(db, clock), webhooks, calls, mail, files: [media, recordings] },
+      clock,
+      logger.child({ component: 'retention' }),
+    ),
   };
 }
 

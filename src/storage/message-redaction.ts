@@ -1,5 +1,6 @@
 // Retention's redaction of stored messages, sent (sms) and received (incoming_sms) alike: the
-// text goes and the row stays, for statistics; with a hash, the number becomes its salted hash.
+// text (and a data SMS's payload) goes and the row stays, for statistics; with a hash, the number
+// becomes its salted hash.
 // A batch is one select and one update, so that no run holds many rows locked at once.
 import type { Knex } from 'knex';
 import type { Executor } from './database.ts';
@@ -24,8 +25,10 @@ export async function redactMessagesBefore(db: Executor, table: 'sms' | 'incomin
   onlyWhere?.(query);
   const rows: { id: string; phone: string }[] = await query.select('id', 'phone').limit(batch);
   if (rows.length === 0) return 0;
+  // A data SMS's payload is its content as a text is: it goes too (empty, as its kind needs one).
+  const payload = table === 'sms' ? `, data = case when data is null then null else '' end` : '';
   await db.raw(
-    `update ${table} set message = '', redacted_at = ?, phone = v.phone
+    `update ${table} set message = ''${payload}, redacted_at = ?, phone = v.phone
      from unnest(?::uuid[], ?::text[]) as v(id, phone) where ${table}.id = v.id`,
     [at, rows.map((row) => row.id), rows.map((row) => (hash ? hash(row.phone) : row.phone))] as never,
   );

@@ -2,16 +2,27 @@
 // typed again as confirmation). What lives outside the account's rows ends first: each phone is
 // deleted as DELETE /devices/{id} deletes it (its connection closed, its tasks ended, its calls
 // and their recording files removed); then the account row goes, and with it, through the
-// database's cascades, every other row of the account (SMS, received SMS, conversations, keys,
-// users and their sessions, webhooks and their deliveries, settings).
+// database's cascades, every other row of the account (SMS, received SMS, MMS and media,
+// conversations, keys, users and their sessions, webhooks and their deliveries, settings).
+// Files outlive rows otherwise: every media and recording row deleted, by the cascade too, queues
+// its file for removal in that same transaction (file_removals), so the files are removed here
+// once it commits, or, if that fails or the process stops first, by the next retention run.
 import { AppError } from '../common/errors.ts';
 import type { AccountService } from '../modules/accounts/service.ts';
 import type { Database } from '../storage/database.ts';
 import { deleteDevice, type DeleteDeviceParts } from './delete-device.ts';
 
+/** A store whose files of deleted rows are removed from a durable queue. */
+interface QueuedFileRemoval {
+  removeQueuedFiles(): Promise<number>;
+}
+
 export interface DeleteAccountParts extends DeleteDeviceParts {
   db: Database;
   accounts: AccountService;
+  /** MMS media: uploads and received parts. */
+  media: QueuedFileRemoval;
+  recordings: QueuedFileRemoval;
 }
 
 export async function deleteAccount(parts: DeleteAccountParts, id: string, confirmName: string, ownAccountId: string): Promise<void> {
@@ -31,4 +42,9 @@ export async function deleteAccount(parts: DeleteAccountParts, id: string, confi
     }
   }
   await parts.accounts.remove(id);
+  for (const store of [parts.media, parts.recordings]) {
+    // The account is gone either way: a store that failed said so in its log, and what is still
+    // queued (a database gone meanwhile too) is removed by the next retention run.
+    await store.removeQueuedFiles().catch(() => undefined);
+  }
 }

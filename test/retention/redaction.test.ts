@@ -80,7 +80,7 @@ describe('retention: message text kept N days, then redacted', () => {
       ['', true],
     ]);
     // A second run finds nothing more to do.
-    expect(await fx.gateway.services.retentionSweep.runOnce()).to.deep.equal({ sms: 0, incoming: 0, conversations: 0 });
+    expect(Object.values(await fx.gateway.services.retentionSweep.runOnce()).every((count) => count === 0)).to.equal(true);
   });
 
   it('with hash_recipients keeps numbers only as HMAC-SHA256 under the account\'s salt, alike for the same number', async () => {
@@ -92,7 +92,7 @@ describe('retention: message text kept N days, then redacted', () => {
     expect(set.body).to.include({ keep_text_days: 7, hash_recipients: true });
     clock.advance(8 * DAY);
     const outcome = await fx.gateway.services.retentionSweep.runOnce();
-    expect(outcome).to.deep.equal({ sms: 2, incoming: 1, conversations: 1 });
+    expect(outcome).to.include({ sms: 2, incoming: 1, conversations: 1 });
 
     const { recipient_salt: salt } = await fx.gateway.services.db('account_retention').where({ account_id: fx.tenant.accountId }).first();
     const expected = `hmac:${createHmac('sha256', salt).update(CUSTOMER).digest('hex')}`;

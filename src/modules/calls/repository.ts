@@ -72,3 +72,22 @@ export async function findRecordings(db: Executor, callIds: readonly string[]): 
   const rows = await db<RecordingRow>('call_recordings').whereIn('call_id', callIds);
   return new Map(rows.map((row) => [row.call_id, row]));
 }
+
+/**
+ * Retention with hashed numbers: replaces the number of up to `batch` of the account's calls
+ * started before `before` by its hash (one already hashed is left); answers how many.
+ */
+export async function hashPhonesBefore(db: Executor, accountId: string, before: Date, batch: number, hash: (phone: string) => string): Promise<number> {
+  const rows: { id: string; phone: string }[] = await db('calls')
+    .where({ account_id: accountId })
+    .where('started_at', '<', before)
+    .whereNot('phone', 'like', 'hmac:%')
+    .select('id', 'phone')
+    .limit(batch);
+  if (rows.length === 0) return 0;
+  await db.raw(`update calls set phone = v.phone from unnest(?::uuid[], ?::text[]) as v(id, phone) where calls.id = v.id`, [
+    rows.map((row) => row.id),
+    rows.map((row) => hash(row.phone)),
+  ] as never);
+  return rows.length;
+}

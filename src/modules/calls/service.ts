@@ -97,6 +97,11 @@ export class CallService {
     for (const call of rows) await this.events.written(trx, 'call.deleted', { call, recording: recordings.get(call.id) });
   }
 
+  /** Retention with hashed numbers: a batch of the account's calls started before `before` get their number hashed; answers how many. */
+  hashPhonesBefore(accountId: string, before: Date, batch: number, hash: (phone: string) => string): Promise<number> {
+    return calls.hashPhonesBefore(this.db, accountId, before, batch, hash);
+  }
+
   /** Waits for the listeners (a failing one is logged, never thrown back: the call is gone from the log either way). */
   private announceDeleted(call: calls.CallRow, recording: calls.RecordingRow | undefined): Promise<void> {
     return this.events.emit('call.deleted', { call, recording });

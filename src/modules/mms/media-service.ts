@@ -10,6 +10,7 @@ import type { Clock } from '../../common/clock.ts';
 import type { Logger } from '../../common/logger.ts';
 import { AppError } from '../../common/errors.ts';
 import { isUuid } from '../../common/object-id.ts';
+import { removeQueuedFiles } from '../../storage/file-removals.ts';
 import { peek } from '../calls/recordings/peek.ts';
 import { openRange, type RangedFile } from '../calls/recordings/range.ts';
 import { RecordingTooLarge, recordingKey, type RecordingStore } from '../calls/recordings/store.ts';
@@ -130,6 +131,15 @@ export class MediaService {
     }
     if (removed > 0) this.logger.info({ removed, retentionDays: this.options.retentionDays }, 'expired media removed');
     return removed;
+  }
+
+  /**
+   * Removes the files of media rows deleted however they went (expired, an account's retention,
+   * a whole account deleted), queued with their deletion; answers how many. A file that cannot be
+   * removed now stays queued for the next run.
+   */
+  removeQueuedFiles(): Promise<number> {
+    return removeQueuedFiles(this.db, 'media', (key) => this.store.remove(key), this.logger);
   }
 }
 

@@ -436,3 +436,19 @@ export async function requeueDelivery(db: Database, webhookId: string, id: strin
 export async function findDeliveryOfEvent(db: Executor, webhookId: string, eventId: string): Promise<DeliveryRow | undefined> {
   return db<DeliveryRow>('webhook_deliveries').where({ webhook_id: webhookId, event_id: eventId }).first();
 }
+
+/**
+ * Retention: deletes up to `limit` of the account's finished deliveries (delivered, or given up)
+ * created before `before`, whose bodies repeat what their events were about (an SMS's text and
+ * number); pending ones are still to be sent. Answers how many.
+ */
+export async function deleteFinishedDeliveriesBefore(db: Executor, accountId: string, before: Date, limit: number): Promise<number> {
+  const ids = db('webhook_deliveries')
+    .select('id')
+    .whereIn('webhook_id', db('webhooks').select('id').where({ account_id: accountId }))
+    .where('created_at', '<', before)
+    .whereNot('status', 'pending')
+    .limit(limit);
+  const deleted = await db('webhook_deliveries').whereIn('id', ids).delete().returning('id');
+  return deleted.length;
+}

@@ -189,6 +189,11 @@ export class WebhookService {
     return isUuid(id) && (await webhooks.findWebhook(this.db, accountId, id)) !== undefined;
   }
 
+  /** Retention: a batch of the account's finished deliveries created before `before` are deleted; answers how many. */
+  forgetDeliveriesBefore(accountId: string, before: Date, batch: number): Promise<number> {
+    return webhooks.deleteFinishedDeliveriesBefore(this.db, accountId, before, batch);
+  }
+
   private async checkUrl(url: string): Promise<void> {
     const refusal = await this.guard.refusal(url);
     if (refusal) throw invalidField('url', refusal, 'invalid_webhook_url');

@@ -9,6 +9,7 @@ import type { DomainEvents } from '../../../events/domain-events.ts';
 import type { Clock } from '../../../common/clock.ts';
 import type { Logger } from '../../../common/logger.ts';
 import { AppError } from '../../../common/errors.ts';
+import { removeQueuedFiles } from '../../../storage/file-removals.ts';
 import type { DeviceRow } from '../../devices/types.ts';
 import * as calls from '../repository.ts';
 import { detectAudioType, SNIFF_BYTES, wavDurationSeconds } from './audio-type.ts';
@@ -131,6 +132,15 @@ export class RecordingService {
     }
     if (removed > 0) this.logger.info({ removed, retentionDays: this.options.retentionDays }, 'expired call recordings removed');
     return removed;
+  }
+
+  /**
+   * Removes the files of recording rows deleted however they went (with their call, their phone
+   * or their account, or expired), queued with their deletion; answers how many. A file that
+   * cannot be removed now stays queued for the next run.
+   */
+  removeQueuedFiles(): Promise<number> {
+    return removeQueuedFiles(this.db, 'recordings', (key) => this.store.remove(key), this.logger);
   }
 
   private tooLarge(): AppError {
