@@ -27,7 +27,7 @@ import { installSubscribe } from './subscribe.ts';
 import { authorizeForwarding } from './forward.ts';
 import { Takeovers } from './takeover.ts';
 import { Listeners, type ListenOptions } from './listen.ts';
-import type { BrokerCluster, BrokerPorts } from './ports.ts';
+import type { BrokerCluster, BrokerPorts, SettingsSources } from './ports.ts';
 
 export { WEBSOCKET_MESSAGE_PACKETS, WEBSOCKET_PATH } from './listen.ts';
 
@@ -42,7 +42,10 @@ export interface DeviceBroker {
   close(): Promise<void>;
 }
 
-export async function createBroker(options: { connectTimeoutMs: number; cluster?: BrokerCluster | undefined }, metrics: Metrics): Promise<DeviceBroker> {
+export async function createBroker(
+  options: { connectTimeoutMs: number; cluster?: BrokerCluster | undefined; settings?: SettingsSources | undefined },
+  metrics: Metrics,
+): Promise<DeviceBroker> {
   const { cluster } = options;
   const aedes = await Aedes.createBroker({
     // One slow or frozen device must not stall delivery to the others (architecture pitfalls).
@@ -67,7 +70,7 @@ export async function createBroker(options: { connectTimeoutMs: number; cluster?
   }
   return {
     aedes,
-    sessions: new DeviceSessions(aedes),
+    sessions: new DeviceSessions(aedes, options.settings),
     cluster,
     close: () => new Promise<void>((resolve) => aedes.close(() => resolve())),
   };

@@ -4,7 +4,7 @@
 import type { Aedes } from 'aedes';
 import { mayReceive } from './acl.ts';
 import { identityOf } from './identity.ts';
-import type { DeviceRecord } from './ports.ts';
+import type { DeviceRecord, OptedOutNumbers } from './ports.ts';
 
 export interface OutgoingPacket {
   topic: string;
@@ -25,8 +25,12 @@ export function publishFromGateway(aedes: Aedes, packet: OutgoingPacket): Promis
   });
 }
 
-/** The settings a device applies (docs/asyncapi.yaml, message DeviceSettings). */
-export function settingsOf(device: DeviceRecord) {
+/**
+ * The settings a device applies (docs/asyncapi.yaml, message DeviceSettings). `optedOut`: the
+ * account's suppression list, hashed, which the phone checks encrypted SMS against; absent while
+ * the list is empty, so that a phone holds no list after the last number left it.
+ */
+export function settingsOf(device: DeviceRecord, optedOut?: OptedOutNumbers) {
   return {
     can_send_sms: device.can_send_sms,
     selected_sim: device.selected_sim,
@@ -40,5 +44,6 @@ export function settingsOf(device: DeviceRecord) {
     quiet_hours: device.quiet_hours,
     send_jitter: device.send_jitter ?? null,
     max_send_attempts: device.max_send_attempts ?? null,
+    ...(optedOut ? { opted_out: optedOut } : {}),
   };
 }

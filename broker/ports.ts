@@ -35,6 +35,28 @@ export interface DeviceRecord {
   max_send_attempts?: number | null;
 }
 
+/**
+ * The account's opted-out numbers as keyed hashes, which its phones get with their settings
+ * (docs/asyncapi.yaml, DeviceSettings.opted_out) and check encrypted SMS against.
+ */
+export interface OptedOutNumbers {
+  scheme: string;
+  key: string;
+  hashes: string;
+  count: number;
+  complete: boolean;
+}
+
+/**
+ * What the settings pushed to a device carry beside its own row. Given when the broker is made,
+ * before the services (device-channel.ts): every settings push, from the broker or the dispatcher,
+ * goes through the sessions and asks it.
+ */
+export interface SettingsSources {
+  /** The account's list as phones get it; undefined while it is empty. */
+  optedOut(accountId: string): Promise<OptedOutNumbers | undefined>;
+}
+
 export interface BrokerPorts {
   auth: ConnectAuth;
   devices: DeviceRecords;

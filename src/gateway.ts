@@ -37,6 +37,7 @@ import { bodyDeadline } from './http/middleware/body-deadline.ts';
 import { httpServerOptions, limitConnections, LISTEN_BACKLOG } from './http/server-limits.ts';
 import { createBroker, DeviceChannel, type DeviceBroker } from '../broker/device-channel.ts';
 import { brokerPorts } from './broker-ports.ts';
+import { OptedOutLists } from './modules/opt-out/device-list.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
 import { httpMetrics } from './http/middleware/http-metrics.ts';
 import { meterGateway } from './common/gateway-metrics.ts';
@@ -160,8 +161,10 @@ export class Gateway {
       // attached to anything after it is made).
       const metrics = createMetrics(config);
       cluster = await connectCluster(config, clock ?? systemClock, metrics, logger.child({ component: 'cluster' }));
-      broker = await createBroker({ connectTimeoutMs: config.mqtt.connectTimeoutMs, cluster: cluster?.broker() }, metrics);
-      const services = createServices(config, db, logger, clock, { metrics, deviceLink: broker.sessions, ussdLink: broker.sessions, cluster, invalidation: cluster?.invalidation });
+      // Every settings push carries the account's opt-out list (hashed), which its changes refresh.
+      const optedOutLists = new OptedOutLists(db, logger.child({ component: 'opt-out' }));
+      broker = await createBroker({ connectTimeoutMs: config.mqtt.connectTimeoutMs, cluster: cluster?.broker(), settings: { optedOut: (accountId) => optedOutLists.of(accountId) } }, metrics);
+      const services = createServices(config, db, logger, clock, { metrics, deviceLink: broker.sessions, ussdLink: broker.sessions, cluster, invalidation: cluster?.invalidation, optedOutLists });
       await cluster?.start({
         presence: services.presence,
         live: services.live,

@@ -51,6 +51,8 @@ import { MmsTaskLink } from './modules/mms/task-link.ts';
 import { wireMmsWebhooks } from './modules/webhooks/mms-wiring.ts';
 import { OptOutService } from './modules/opt-out/service.ts';
 import { answerOptOut } from './use-cases/answer-opt-out.ts';
+import { OptedOutLists } from './modules/opt-out/device-list.ts';
+import { pushOptedOutListOnChange } from './use-cases/push-opted-out-list.ts';
 import { InboundRuleService } from './modules/inbound-rules/service.ts';
 import { smtpMailer } from './modules/inbound-rules/mailer.ts';
 import { MailService } from './modules/mail/service.ts';
@@ -136,6 +138,8 @@ export interface ServiceParts {
   ussdLink?: UssdLink;
   /** Tells other nodes what to drop from their caches; without it, a single node's (which tells no one). */
   invalidation?: CacheInvalidation;
+  /** The accounts' suppression lists as phones get them, which the broker's settings pushes read too; made here when absent. */
+  optedOutLists?: OptedOutLists;
   /** Several nodes (src/cluster/cluster.ts): what the services ask of the other nodes. */
   cluster?: { presence: RemotePresence; transients: TransientHandOff; live: LiveRelay };
 }
@@ -211,6 +215,14 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   const ussd = new UssdService(db, devices, presence, events, clock, logger.child({ component: 'ussd' }), { defaultTimeoutMs: config.ussdTimeoutMs, sweepIntervalMs: 1_000 }, parts.ussdLink);
   wireUssdWebhooks(events, outbox, webhookSender);
   listenOptOut(events, optOut, { messages, idempotency }, logger);
+  pushOptedOutListOnChange({
+    events,
+    lists: parts.optedOutLists ?? new OptedOutLists(db, logger.child({ component: 'opt-out' })),
+    devices,
+    link: deviceLink,
+    invalidation,
+    logger: logger.child({ component: 'opt-out' }),
+  });
   // A rule's match_device_id must name one of the account's devices.
   const deviceOfAccount = { exists: (accountId: string, deviceId: string) => devices.get(accountId, deviceId).then(() => true, () => false) };
   const inboundRules = new InboundRuleService(db, clock, config.defaultPhoneRegion, config.inboundRules, deviceOfAccount);

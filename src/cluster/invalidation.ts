@@ -23,7 +23,7 @@ import { readJsonObject } from './json-message.ts';
  * version, in a rolling restart, reads a live row and does nothing, rather than dropping a kind it
  * does not know as malformed.)
  */
-export const CACHE_KINDS = ['api_key', 'account', 'device_settings', 'device_deleted', 'webhooks', 'smpp_credential'] as const;
+export const CACHE_KINDS = ['api_key', 'account', 'device_settings', 'device_deleted', 'webhooks', 'smpp_credential', 'opt_out_list'] as const;
 export type CacheKind = (typeof CACHE_KINDS)[number];
 
 /** What each kind's id is: an API key's public prefix, or the row's UUID. */
@@ -35,6 +35,8 @@ const ID_SHAPES: Record<CacheKind, (id: string) => boolean> = {
   webhooks: isUuid,
   // An SMPP credential revoked: its sessions on every node are unbound.
   smpp_credential: isUuid,
+  // An account's suppression list changed: the hashed list its phones get is computed afresh.
+  opt_out_list: isUuid,
 };
 
 interface Message {

@@ -186,6 +186,12 @@ export class DeviceService {
     return devices.liveDeviceIds(this.db, accountId);
   }
 
+  /** The account's live devices that are online now, on this node or another: the phones a change of what settings carry must reach. */
+  async online(accountId: string): Promise<devices.DeviceRow[]> {
+    const ids = (await devices.liveDeviceIds(this.db, accountId)).filter((id) => this.presence.isOnline(id));
+    return ids.length === 0 ? [] : devices.findLiveDevices(this.db, ids);
+  }
+
   /** Whether the device forwards the SMS it receives, as its settings say now. */
   async forwardsIncoming(accountId: string, id: string): Promise<boolean> {
     const device = await devices.findDevice(this.db, accountId, id);

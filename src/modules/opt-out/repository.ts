@@ -65,3 +65,12 @@ export async function listSuppressions(db: Executor, accountId: string, limit: n
 export async function suppressionsAfter(db: Executor, accountId: string, after: Cursor | undefined, limit: number): Promise<SuppressionRow[]> {
   return oldestFirstAfter(db<SuppressionRow>('suppressions').where({ account_id: accountId }), after, limit);
 }
+
+/** The account's listed numbers, newest first, at most `limit` (what its phones are given). */
+export async function newestSuppressedPhones(db: Executor, accountId: string, limit: number): Promise<string[]> {
+  return db<SuppressionRow>('suppressions')
+    .where({ account_id: accountId })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit)
+    .pluck('phone');
+}

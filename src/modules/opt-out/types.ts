@@ -43,3 +43,20 @@ export interface OptOutReply {
   phone: string;
   text: string;
 }
+
+/**
+ * The account's suppression list as its phones get it with their settings (docs/asyncapi.yaml,
+ * DeviceSettings.opted_out): keyed hashes of the numbers, never the numbers.
+ */
+export interface OptedOutForDevices {
+  /** HMAC-SHA-256 of the number in E.164 (UTF-8) under `key`, its first 8 bytes. */
+  scheme: 'hmac-sha256/64';
+  /** The HMAC key, 32 bytes, standard base64. */
+  key: string;
+  /** The hashes, 8 bytes each, sorted, concatenated, standard base64. */
+  hashes: string;
+  /** How many hashes `hashes` holds. */
+  count: number;
+  /** false: the list is longer than the phones are given; these are its newest numbers. */
+  complete: boolean;
+}
