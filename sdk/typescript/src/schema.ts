@@ -844,7 +844,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an account with everything in it; confirm with its name
-         * @description Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403. confirm must repeat the account's name exactly (400 otherwise: nothing is deleted). Its phones are deleted as DELETE /devices/{id} deletes them (connections closed, call recordings removed), then every row of the account: SMS, received SMS, conversations, keys, users and their sessions, webhooks and their deliveries. Its keys and sessions are refused from then on. Export it first (GET /account/export) to keep anything. An administrator cannot delete their own account (409 cannot_change_self).
+         * @description Only for a session of an instance administrator (a user with is_admin); API keys and other users get 403. confirm must repeat the account's name exactly (400 otherwise: nothing is deleted). Its phones are deleted as DELETE /devices/{id} deletes them (connections closed, call recordings removed), then every row of the account: SMS, MMS, received SMS and MMS, media, conversations, keys, users and their sessions, webhooks and their deliveries; the files of its media and recordings are removed from their store (what cannot be at once, by the next retention run). Its keys and sessions are refused from then on. Export it first (GET /account/export) to keep anything. An administrator cannot delete their own account (409 cannot_change_self).
          *
          *     Permission: `admin`.
          */
@@ -1388,7 +1388,7 @@ export interface paths {
         get: operations["getRetention"];
         /**
          * Set how long the account keeps message text (null: for ever), and whether numbers are then hashed
-         * @description An hourly sweep removes the text of sent SMS that left the queue and of received SMS older than keep_text_days (the rows, statuses, times and counts stay for statistics; the message reads "" and redacted: true). With hash_recipients their numbers, and those of conversations quiet that long, become "hmac:" + HMAC-SHA256 under a key of the account: the same number hashes alike, so counts per number still work. Neither can be undone.
+         * @description An hourly sweep removes what messages older than keep_text_days say: the text of sent SMS that left the queue and of received SMS, a data SMS's payload, an MMS's subject, a received MMS's text and subject, the account's media (rows and files, but those a queued MMS carries) and its finished webhook deliveries (the rows, statuses, times and counts stay for statistics; the message reads "" and redacted: true). With hash_recipients their numbers (an MMS's recipients too), those of conversations quiet that long and those of the call log become "hmac:" + HMAC-SHA256 under a key of the account: the same number hashes alike, so counts per number still work. Neither can be undone; contacts and the opt-out list are kept.
          *
          *     Permission: `sms:delete`.
          */
@@ -11270,9 +11270,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description message text (sent and received) older than this many days is removed; null: kept for ever */
+                        /** @description what messages (sent and received SMS and MMS, their media, webhook deliveries) say is removed once older than this many days; null: kept for ever */
                         keep_text_days: number | null;
-                        /** @description true: once its text is removed, a message's number (and a conversation quiet that long) is kept only as "hmac:" + HMAC-SHA256 under a key of the account */
+                        /** @description true: once its text is removed, a message's numbers (and those of a conversation quiet that long, and of calls that old) are kept only as "hmac:" + HMAC-SHA256 under a key of the account */
                         hash_recipients: boolean;
                         /** @description null: never set */
                         updated_at: string | null;
@@ -11342,9 +11342,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description message text (sent and received) older than this many days is removed; null: kept for ever */
+                        /** @description what messages (sent and received SMS and MMS, their media, webhook deliveries) say is removed once older than this many days; null: kept for ever */
                         keep_text_days: number | null;
-                        /** @description true: once its text is removed, a message's number (and a conversation quiet that long) is kept only as "hmac:" + HMAC-SHA256 under a key of the account */
+                        /** @description true: once its text is removed, a message's numbers (and those of a conversation quiet that long, and of calls that old) are kept only as "hmac:" + HMAC-SHA256 under a key of the account */
                         hash_recipients: boolean;
                         /** @description null: never set */
                         updated_at: string | null;

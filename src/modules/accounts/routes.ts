@@ -66,7 +66,9 @@ export function accountRoutes(accounts: AccountService, users: UserService, dele
       description:
         `${ADMIN_ONLY} confirm must repeat the account's name exactly (400 otherwise: nothing is deleted). Its phones are ` +
         'deleted as DELETE /devices/{id} deletes them (connections closed, call recordings removed), then every row of the ' +
-        'account: SMS, received SMS, conversations, keys, users and their sessions, webhooks and their deliveries. Its keys ' +
+        'account: SMS, MMS, received SMS and MMS, media, conversations, keys, users and their sessions, webhooks and their ' +
+        'deliveries; the files of its media and recordings are removed from their store (what cannot be at once, by the ' +
+        'next retention run). Its keys ' +
         'and sessions are refused from then on. Export it first (GET /account/export) to keep anything. An administrator ' +
         'cannot delete their own account (409 cannot_change_self).',
       params: AccountIdParams,

@@ -112,10 +112,11 @@ export class AccountService {
   }
 
   /**
-   * Removes the account and, through the database's cascades, every row that belongs to it. The
-   * caller (src/use-cases/delete-account.ts) first ends what lives outside its rows (phones'
-   * connections, recording files). A deleted account counts as disabled from then on, here at
-   * once and on other nodes when told, so a key or session still cached is refused.
+   * Removes the account and, through the database's cascades, every row that belongs to it; the
+   * files of its media and recordings are queued for removal with their rows. The caller
+   * (src/use-cases/delete-account.ts) first ends what lives outside its rows (phones'
+   * connections), and removes the queued files after. A deleted account counts as disabled from
+   * then on, here at once and on other nodes when told, so a key or session still cached is refused.
    */
   async remove(id: string): Promise<void> {
     await accounts.deleteAccount(this.db, id);

@@ -27,10 +27,13 @@ export function retentionRoutes(parts: ExportParts) {
       operationId: 'setRetention',
       summary: 'Set how long the account keeps message text (null: for ever), and whether numbers are then hashed',
       description:
-        'An hourly sweep removes the text of sent SMS that left the queue and of received SMS older than keep_text_days ' +
-        '(the rows, statuses, times and counts stay for statistics; the message reads "" and redacted: true). With ' +
-        'hash_recipients their numbers, and those of conversations quiet that long, become "hmac:" + HMAC-SHA256 under a ' +
-        'key of the account: the same number hashes alike, so counts per number still work. Neither can be undone.',
+        'An hourly sweep removes what messages older than keep_text_days say: the text of sent SMS that left the queue ' +
+        'and of received SMS, a data SMS\'s payload, an MMS\'s subject, a received MMS\'s text and subject, the account\'s ' +
+        'media (rows and files, but those a queued MMS carries) and its finished webhook deliveries (the rows, statuses, ' +
+        'times and counts stay for statistics; the message reads "" and redacted: true). With hash_recipients their ' +
+        'numbers (an MMS\'s recipients too), those of conversations quiet that long and those of the call log become ' +
+        '"hmac:" + HMAC-SHA256 under a key of the account: the same number hashes alike, so counts per number still work. ' +
+        'Neither can be undone; contacts and the opt-out list are kept.',
       body: RetentionBody,
       errors: ['validation_failed'],
       update: ({ auth, body }) => parts.retention.update(auth.accountId, { keep_text_days: body.keep_text_days, hash_recipients: body.hash_recipients ?? false }),

@@ -4,10 +4,10 @@ import { MAIL_TEXT_SOURCES } from '../mail/types.ts';
 export const RetentionView = Type.Object(
   {
     keep_text_days: Type.Union([Type.Integer({ minimum: 1, maximum: 36500 }), Type.Null()], {
-      description: 'message text (sent and received) older than this many days is removed; null: kept for ever',
+      description: 'what messages (sent and received SMS and MMS, their media, webhook deliveries) say is removed once older than this many days; null: kept for ever',
     }),
     hash_recipients: Type.Boolean({
-      description: 'true: once its text is removed, a message\'s number (and a conversation quiet that long) is kept only as "hmac:" + HMAC-SHA256 under a key of the account',
+      description: 'true: once its text is removed, a message\'s numbers (and those of a conversation quiet that long, and of calls that old) are kept only as "hmac:" + HMAC-SHA256 under a key of the account',
     }),
     updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'null: never set' }),
   },
