@@ -282,6 +282,7 @@ export class Gateway {
       smpp = await startSmpp(config, services, logger.child({ component: 'smpp' }));
       mail = await startMail(config, services, logger.child({ component: 'smtp' }));
       services.dispatcher.start();
+      services.pauseAnnouncer.start();
       services.webhookSender.start();
       services.presence.start();
       services.recordingRetention.start();
@@ -369,6 +370,7 @@ export class Gateway {
     this.http.closeIdleConnections();
     const timer = setTimeout(() => this.http.closeAllConnections(), DRAIN_TIMEOUT_MS);
     await this.services.dispatcher.stop();
+    await this.services.pauseAnnouncer.stop();
     this.services.presence.stop();
     await this.channel.close();
     // Last-seen times of the connections just closed are written before the database closes.

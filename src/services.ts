@@ -28,6 +28,7 @@ import { RecordingRetention } from './modules/calls/recordings/retention.ts';
 import { openRecordingStore } from './modules/calls/recordings/open-store.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
 import { Dispatcher, type DeviceLink, type TransientHandOff } from './modules/delivery/dispatcher.ts';
+import { PauseAnnouncer } from './modules/delivery/pause-announcer.ts';
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import { TransientStore } from './modules/delivery/transient-store.ts';
 import { TaskService } from './modules/delivery/task-service.ts';
@@ -97,6 +98,8 @@ export interface Services {
   idempotency: IdempotencyService;
   statusIngestor: StatusIngestor;
   dispatcher: Dispatcher;
+  /** Announces a device's pause and its end (device.paused, device.resumed), once a second. */
+  pauseAnnouncer: PauseAnnouncer;
   /** What the use cases ask of delivery about SMS tasks (a device switched off or deleted, an SMS cancelled). */
   tasks: TaskService;
   webhooks: WebhookService;
@@ -270,6 +273,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     idempotency,
     statusIngestor,
     dispatcher,
+    pauseAnnouncer: new PauseAnnouncer(db, events, clock, dispatchLogger),
     tasks,
     webhooks,
     webhookSender,

@@ -12,6 +12,9 @@ import type { UssdSessionRow } from '../modules/ussd/types.ts';
 import type { OptOutReply, SuppressionChange } from '../modules/opt-out/types.ts';
 import type { AttemptEnded } from '../modules/delivery/attempts.ts';
 
+/** What the device pause events say of the device: enough for their webhooks without reading it again. */
+export type PausedDevice = Pick<DeviceRow, 'id' | 'object_id' | 'account_id' | 'name' | 'name_custom'>;
+
 export interface DomainEventMap {
   /** A stored SMS was committed; it may or may not have a device yet. */
   'sms.queued': SmsRecord;
@@ -23,6 +26,10 @@ export interface DomainEventMap {
   'sms.attempts_ended': AttemptEnded[];
   /** The SIM breaker paused a SIM of a device after failed sends in a row; committed. */
   'sim.paused': { deviceId: string; accountId: string; simSlot: number; pausedUntil: Date; reason: string };
+  /** A device's pause (the circuit breaker's, or every SIM paused) was found and announced, once; written in that transaction. */
+  'device.paused': { device: PausedDevice; pausedUntil: Date; reason: string | null };
+  /** A device's announced pause ended: its paused_until passed (time) or PATCH settings lifted it (settings); written in the transaction that announces it. */
+  'device.resumed': { device: PausedDevice; pausedUntil: Date; endedBy: 'time' | 'settings' };
   /** An incoming SMS was stored (not a repeat of one already stored); written in its transaction. */
   'incoming.stored': IncomingSmsRow;
   /** A received MMS is complete (every part uploaded); written in its transaction. */

@@ -11,7 +11,7 @@ import { expectIsoTimestamp, UUID } from './expectations.ts';
 import type { Received } from './receiver.ts';
 import type { Tenant } from './tenant.ts';
 
-export const ALL_EVENTS = ['sms.status_changed', 'sms.received', 'device.online', 'device.offline', 'device.battery_low', 'call.missed', 'call.recorded', 'ussd.completed', 'ussd.failed', 'mms.received', 'contact.opted_out', 'contact.opted_in', 'sim.paused'] as const;
+export const ALL_EVENTS = ['sms.status_changed', 'sms.received', 'device.online', 'device.offline', 'device.battery_low', 'call.missed', 'call.recorded', 'ussd.completed', 'ussd.failed', 'mms.received', 'contact.opted_out', 'contact.opted_in', 'sim.paused', 'device.paused', 'device.resumed'] as const;
 
 /** Every member of the webhook object, no more (never a secret). */
 export const WEBHOOK_KEYS = [

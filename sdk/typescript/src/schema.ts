@@ -5396,7 +5396,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -5476,7 +5476,7 @@ export interface operations {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url: string;
                     /** @description events this webhook receives */
-                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                     description?: string;
                 };
             };
@@ -5497,7 +5497,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -5607,7 +5607,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -5768,7 +5768,7 @@ export interface operations {
                 "application/json": {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url?: string;
-                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                     /** @description true switches a disabled webhook back on, resets its failure streak and sends the events it missed (within their retry window) */
                     enabled?: boolean;
                     description?: string;
@@ -5790,7 +5790,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                         disabled_reason: string | null;
@@ -5907,7 +5907,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
                             disabled_reason: string | null;
@@ -6015,7 +6015,7 @@ export interface operations {
                             /** Format: uuid */
                             event_id: string;
                             /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
+                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                             /** @description pending: will be (re)sent; delivered; failed: given up */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -6126,7 +6126,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;
@@ -6233,7 +6233,7 @@ export interface operations {
                         /** Format: uuid */
                         event_id: string;
                         /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                         /** @description pending: will be (re)sent; delivered; failed: given up */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;

@@ -15,6 +15,8 @@ export const WEBHOOK_EVENTS = [
   'device.online',
   'device.offline',
   'device.battery_low',
+  'device.paused',
+  'device.resumed',
   'sim.paused',
   'call.missed',
   'call.recorded',
@@ -118,10 +120,32 @@ export function deviceEvent(type: 'device.online' | 'device.offline' | 'device.b
   });
 }
 
+/** A device was paused (failed sends in a row, or every SIM paused): it takes no task until paused_until. */
+export function devicePaused(device: DeviceNames, pausedUntil: Date, reason: string | null): EventEnvelope {
+  return envelope('device.paused', device.account_id, {
+    device: namesOf(device),
+    pause: { paused_until: pausedUntil.toISOString(), reason },
+  });
+}
+
+/** A device's pause ended: paused_until passed (ended_by time) or PATCH settings lifted it (ended_by settings). */
+export function deviceResumed(device: DeviceNames, pausedUntil: Date, endedBy: 'time' | 'settings'): EventEnvelope {
+  return envelope('device.resumed', device.account_id, {
+    device: namesOf(device),
+    pause: { paused_until: pausedUntil.toISOString(), ended_by: endedBy },
+  });
+}
+
+type DeviceNames = Pick<DeviceRow, 'id' | 'object_id' | 'account_id' | 'name' | 'name_custom'>;
+
+function namesOf(device: DeviceNames) {
+  return { id: device.id, object_id: device.object_id, name: device.name, name_custom: device.name_custom ?? device.name };
+}
+
 /** The SIM breaker paused a SIM of a device: no task names it until paused_until. */
 export function simPaused(device: DeviceRow, sim: { simSlot: number; pausedUntil: Date; reason: string }): EventEnvelope {
   return envelope('sim.paused', device.account_id, {
-    device: { id: device.id, object_id: device.object_id, name: device.name, name_custom: device.name_custom ?? device.name },
+    device: namesOf(device),
     sim: { sim_slot: sim.simSlot, paused_until: sim.pausedUntil.toISOString(), reason: sim.reason },
   });
 }

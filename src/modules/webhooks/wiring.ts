@@ -8,7 +8,7 @@ import type { DomainEvents } from '../../events/domain-events.ts';
 import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { DeviceRow } from '../devices/types.ts';
-import { contactOptChanged, deviceEvent, simPaused, smsReceived, smsStatusChanged } from './events.ts';
+import { contactOptChanged, deviceEvent, devicePaused, deviceResumed, simPaused, smsReceived, smsStatusChanged } from './events.ts';
 import { formattedEvent, type FormattedDelivery, type WebhookOutbox } from './outbox.ts';
 import type { WebhookSender } from './sender.ts';
 import { hasWebhookFor } from './repository.ts';
@@ -102,6 +102,19 @@ export function wireWebhooks(w: WebhookWiring): void {
   w.events.on('device.online', onPresence('device.online'));
   w.events.on('device.offline', onPresence('device.offline'));
   w.events.on('device.battery_low', (device) => recordDeviceEvent('device.battery_low', device));
+  // A device's pause and its end, in the transaction that announces each (pause-announcer.ts).
+  w.events.listen('device.paused', {
+    inTransaction: async (trx, { device, pausedUntil, reason }) => {
+      await w.outbox.record(trx, [{ envelope: devicePaused(device, pausedUntil, reason) }]);
+    },
+    committed: () => w.sender.wake(),
+  });
+  w.events.listen('device.resumed', {
+    inTransaction: async (trx, { device, pausedUntil, endedBy }) => {
+      await w.outbox.record(trx, [{ envelope: deviceResumed(device, pausedUntil, endedBy) }]);
+    },
+    committed: () => w.sender.wake(),
+  });
   w.events.on('sim.paused', async (sim) => {
     const device = await w.devices.findAnyAccount(sim.deviceId);
     if (device && (await w.outbox.record(w.db, [{ envelope: simPaused(device, sim) }])) > 0) w.sender.wake();
