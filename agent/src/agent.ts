@@ -16,12 +16,19 @@ import { DeviceSession, type SessionOptions } from './session.ts';
 import type { DeliveryReport, Radio, RadioHandlers, RadioMemory, ReceivedCall, ReceivedSms, SendResult } from './radio/radio.ts';
 import { silentLogger, type AgentLogger } from './log.ts';
 import { decrypt, encrypt } from './protocol/end-to-end.ts';
+import { parseOptedOut, type OptedOutNumbers } from './protocol/opted-out.ts';
 
 /** How long stop() waits for the radio to finish the sends it has. */
 const STOP_WAIT_MS = 60_000;
 
 /** Delivery reports kept while the send they belong to may still be recorded. */
 const MAX_EARLY_REPORTS = 256;
+
+/** Why a task is not handed to the radio: the report's error, and its code when it has one. */
+interface Refusal {
+  error: string;
+  error_code?: string;
+}
 
 export interface DeviceAgentOptions extends SessionOptions {
   radio: Radio;
@@ -62,6 +69,11 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   readonly session: DeviceSession;
   readonly journal: Journal;
   settings: DeviceSettings | undefined;
+  /**
+   * The account's opted-out numbers, hashed, from the latest settings: an encrypted task to one of
+   * them is refused (the gateway cannot read its recipient). None while the settings carry none.
+   */
+  optedOut: OptedOutNumbers | undefined;
   private readonly radio: Radio;
   private readonly logger: AgentLogger;
   /** The hand-out being worked on for each SMS id; a revoke ends it unless it reached the radio. */
@@ -173,6 +185,11 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     if (kind === 'settings') {
       const settings = parseSettings(payload);
       if (typeof settings === 'string') return this.reject(topic, settings);
+      const optedOut = parseOptedOut(settings.opted_out);
+      if (typeof optedOut === 'string') return this.reject(topic, optedOut);
+      if (!optedOut && settings.opted_out !== undefined) this.logger.warn('the opt-out list comes in a scheme this agent does not know: encrypted SMS are not checked against it');
+      if (optedOut && !optedOut.complete) this.logger.warn('the opt-out list is longer than the gateway gives phones: encrypted SMS are checked against its newest numbers only', { count: optedOut.size });
+      this.optedOut = optedOut;
       this.settings = settings;
       this.emit('settings', settings);
     } else if (kind === 'revoke') {
@@ -259,9 +276,9 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     }
     // The plaintext exists only here, on its way to the radio: the journal keeps the ciphertext.
     const content = await this.readable(task);
-    if (typeof content === 'string') {
+    if ('error' in content) {
       this.handouts.delete(task.sms_id);
-      this.finish(record, 'failed_send', { error: content });
+      this.finish(record, 'failed_send', content);
       return;
     }
     // On disk before the radio has it: a crash from here on never leads to a second send.
@@ -294,22 +311,28 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
 
   /**
    * What the radio sends for a task: an encrypted one's recipient and text decrypted, a data
-   * SMS's payload as bytes. A string is why it cannot be sent (the report's error).
+   * SMS's payload as bytes; or why it cannot be sent (a Refusal).
    */
-  private async readable(task: SendTask): Promise<{ phone: string; message: string; data?: { bytes: Buffer; port: number } } | string> {
+  private async readable(task: SendTask): Promise<{ phone: string; message: string; data?: { bytes: Buffer; port: number } } | Refusal> {
     let { phone, message } = task;
     if (task.is_encrypted) {
-      if (this.options.passphrase === undefined) return 'decryption_failed: no passphrase is set on this phone';
+      if (this.options.passphrase === undefined) return { error: 'decryption_failed: no passphrase is set on this phone' };
       try {
         [phone, message] = await Promise.all([decrypt(task.phone, this.options.passphrase), decrypt(task.message, this.options.passphrase)]);
       } catch {
         this.logger.warn('an encrypted task does not open with this phone\'s passphrase', { sms: task.sms_id });
-        return 'decryption_failed';
+        return { error: 'decryption_failed' };
       }
-      if (!/^\+?[0-9]{1,20}$/.test(phone)) return 'decryption_failed: the recipient is not a phone number';
+      if (!/^\+?[0-9]{1,20}$/.test(phone)) return { error: 'decryption_failed: the recipient is not a phone number' };
+      // The gateway refused a plain SMS to a listed number when it was created; this one it could
+      // not read, so the phone holds the line (a plain one passed a key allowed to send past it).
+      if (this.optedOut?.has(phone)) {
+        this.logger.info('an encrypted task is to a number that opted out: not sent', { sms: task.sms_id });
+        return { error: 'recipient_opted_out', error_code: 'recipient_opted_out' };
+      }
     }
     if (task.data === undefined) return { phone, message };
-    if (!this.radio.sendsData) return 'data_sms_unsupported';
+    if (!this.radio.sendsData) return { error: 'data_sms_unsupported' };
     return { phone, message: '', data: { bytes: Buffer.from(task.data, 'base64'), port: task.port! } };
   }
 

@@ -45,7 +45,11 @@ export interface SimulatedDeviceOptions {
   maxReconnectPeriodMs?: number;
   /** Milliseconds the simulated network takes to answer a USSD request; default 0. */
   ussdDelayMs?: number;
-  /** The end-to-end passphrase (docs/encryption.md): encrypted tasks are decrypted with it; a wrong one fails them with decryption_failed. */
+  /**
+   * The end-to-end passphrase (docs/encryption.md): encrypted tasks are decrypted with it; a wrong
+   * one fails them with decryption_failed. One whose recipient is on the account's opt-out list
+   * (which comes with the settings) fails with recipient_opted_out, unsent, as on a real phone.
+   */
   passphrase?: string;
   /** With a passphrase: received SMS are forwarded encrypted. */
   encryptIncoming?: boolean;

@@ -1,0 +1,84 @@
+// The gateway cannot read the recipient of an end-to-end encrypted SMS, so it cannot refuse one to
+// a number that sent STOP; the phone can. The account's suppression list reaches its online phones
+// (hashed) with new settings as soon as a STOP is stored, without a reconnect, and a simulated
+// phone (the device agent inside) refuses such an SMS unsent: failed_send, reason
+// recipient_opted_out, in the API and in the status webhook.
+import { expect } from 'chai';
+import { encrypt } from '../../src/common/end-to-end.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { liftLimits, nextEvent } from '../support/devices.ts';
+import { createWebhook, dropWebhooks, verified, webhookConfig } from '../support/webhooks.ts';
+import { receive, receivingPhone } from '../opt-out/support.ts';
+import type { SimulatedDevice } from '../../src/simulator/device.ts';
+
+const PASSPHRASE = 'a passphrase only the client and its phones know';
+const OPTED_OUT = '+79161234567';
+const OTHER = '+79161234568';
+
+type Settings = Record<string, unknown> & { opted_out?: { count: number } };
+
+describe('end-to-end encrypted SMS to a number that opted out', () => {
+  const fx = useGateway({ config: { webhooks: webhookConfig() } });
+  afterEach(async () => dropWebhooks(fx.gateway, [fx.tenant.accountId]));
+
+  async function sendingPhone(): Promise<SimulatedDevice> {
+    const device = await fx.connectDevice({ passphrase: PASSPHRASE });
+    await liftLimits(fx.gateway, fx.tenant, device.id);
+    return device;
+  }
+
+  /** Posts an encrypted SMS through `device` and resolves with it once the phone reported `status`. */
+  async function sendThrough(device: SimulatedDevice, phone: string, status: 'failed_send' | 'delivered') {
+    let id: string | undefined;
+    const reported = nextEvent(device, 'report', (smsId, reportedStatus) => smsId === id && reportedStatus === status);
+    const reply = await fx.tenant.api.post('/sms/encrypted', { phone: await encrypt(phone, PASSPHRASE), message: await encrypt('Sale today only', PASSPHRASE), device_id: device.id });
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
+    id = reply.body.id as string;
+    await reported;
+    return (await fx.tenant.api.get(`/sms/${id}`)).body;
+  }
+
+  describe('when the number sent STOP while the phone was connected', () => {
+    it('then the phone gets the hashed list in new settings without reconnecting, and refuses the SMS with recipient_opted_out', async () => {
+      const receiver = await fx.receiver();
+      const { secret } = await createWebhook(fx.tenant, receiver.url, ['sms.status_changed']);
+      const inbox = await receivingPhone(fx);
+      const device = await sendingPhone();
+      let connections = 0;
+      device.on('connected', () => connections++);
+      const pushed = nextEvent(device, 'settings', (settings: Settings) => settings.opted_out?.count === 1);
+
+      await receive(inbox, OPTED_OUT, 'STOP');
+      const [settings] = await pushed;
+      expect(connections, 'no reconnect').to.equal(0);
+      // Hashes only: the number is nowhere in the settings, in any form.
+      expect(JSON.stringify(settings)).to.not.contain('9161234567');
+      expect(settings.opted_out).to.include({ scheme: 'hmac-sha256/64', count: 1, complete: true });
+
+      const refused = await sendThrough(device, OPTED_OUT, 'failed_send');
+      expect(refused).to.include({ status: 'failed_send', reason: 'recipient_opted_out', is_encrypted: true });
+      expect(device.sendCount.get(refused.id), 'never handed to the radio').to.equal(undefined);
+      const [event] = await receiver.waitFor(1, (request) => request.json?.data?.sms?.id === refused.id && request.json?.data?.sms?.internal_status === 'failed_send');
+      expect(verified(secret, event!).data.sms).to.include({ internal_status: 'failed_send', reason: 'recipient_opted_out' });
+
+      // Another number is not on the list: its encrypted SMS goes out.
+      const sent = await sendThrough(device, OTHER, 'delivered');
+      expect(device.sent.get(sent.id)).to.include({ phone: OTHER });
+    });
+  });
+
+  describe('when the number sends START afterwards', () => {
+    it('then the phone gets settings without the list, and sends to it again', async () => {
+      const inbox = await receivingPhone(fx);
+      const device = await sendingPhone();
+      const listed = nextEvent(device, 'settings', (settings: Settings) => settings.opted_out?.count === 1);
+      await receive(inbox, OPTED_OUT, 'STOP');
+      await listed;
+      const unlisted = nextEvent(device, 'settings', (settings: Settings) => settings.opted_out === undefined);
+      await receive(inbox, OPTED_OUT, 'START');
+      await unlisted;
+      const sent = await sendThrough(device, OPTED_OUT, 'delivered');
+      expect(device.sent.get(sent.id)).to.include({ phone: OPTED_OUT });
+    });
+  });
+});
