@@ -1,7 +1,9 @@
 // A phone whose sends keep failing (no credit, a blocked SIM, no signal) would otherwise eat the
 // queue: every task it takes ends as failed_send. After `failures` failed sends in a row the
 // device is paused for `pauseMs`: it takes no new tasks, and the tasks it has not acknowledged
-// go back to the pool for other phones. A successful send resets the count.
+// go back to the pool for other phones. A successful send resets the count. The account hears of
+// the pause and of its end from pause-announcer.ts (device.paused, device.resumed), which finds
+// both on the device row.
 import type { Executor } from '../../storage/database.ts';
 import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
 import { releaseUnacknowledged } from './repository.ts';
