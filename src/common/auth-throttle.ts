@@ -24,6 +24,14 @@
 //   included: a password can be guessed, and a guesser spreading over many addresses would
 //   otherwise get the hard limit's worth of tries from each. The price is that a guesser can keep
 //   one user out of the panel (not out of the API: keys are another channel), which is logged;
+// - an SMPP system_id with as many failures is locked for that window only towards the addresses
+//   that failed with it: from them it is refused unchecked, right password included, while an
+//   address that has not failed with it is still checked, and a right password binds. An ESME
+//   is a server with a fixed address, not a person on the move, and a lock from every address
+//   would let anyone who knows a system_id (it is no secret: it sits in every bind) keep its
+//   ESME off for good, a dozen wrong binds every 15 minutes. A guesser still gets one try per
+//   address and window once the lock is on: with 46 bits of password, no number of addresses
+//   makes that a way in;
 // - an API key prefix or a device id is only throttled, never locked: their secrets are 256 random
 //   bits, which no rate of guessing finds, and a lock would let anyone who knows a key's prefix
 //   or a phone's id (a re-paired phone's old installation, still retrying) shut it out.
@@ -70,11 +78,16 @@ export const DEFAULT_CREDENTIAL_WINDOW_MS = 15 * 60_000;
 // An SMPP password has 8 characters (SMPP's limit): guessable like a person's, so locked like one.
 const LOCKED_CREDENTIALS: ReadonlySet<AuthChannel> = new Set(['login', 'smpp']);
 
+/** Locked channels whose lock refuses only the addresses that failed with the credential. */
+const LOCKED_FOR_FAILED_ADDRESSES: ReadonlySet<AuthChannel> = new Set(['smpp']);
+
 type Tables = Record<AuthChannel, FailureCounts>;
 
 export class AuthThrottle {
   private readonly byAddress: Tables;
   private readonly byCredential: Tables;
+  /** Per credential and address, in the channels locked for failed addresses only: one failure marks the pair for the credential window. */
+  private readonly failedPairs: FailureCounts;
 
   constructor(
     limits: AuthThrottleLimits,
@@ -96,6 +109,8 @@ export class AuthThrottle {
           maxTracked,
         ),
     );
+    // Marked as blocked, so that a flood of new pairs passes over the marked ones when it evicts.
+    this.failedPairs = new FailureCounts({ limit: 1, blockAt: 1, windowMs: credentialWindowMs }, clock, maxTracked);
   }
 
   /**
@@ -104,7 +119,7 @@ export class AuthThrottle {
    */
   refusedFor(attempt: AuthAttempt): number {
     const address = this.byAddress[attempt.channel].blockedFor(clientAddressKey(attempt.address));
-    const credential = attempt.credential === undefined ? 0 : this.byCredential[attempt.channel].blockedFor(attempt.credential);
+    const credential = this.lockedFor(attempt);
     if (address === 0 && credential === 0) return 0;
     this.observe.metrics.count('auth_throttled_total', 'authentications refused unchecked: the address is blocked or the login locked', {
       channel: attempt.channel,
@@ -127,8 +142,18 @@ export class AuthThrottle {
     if (attempt.credential !== undefined) {
       this.announce(this.byCredential[channel].add(attempt.credential), channel, 'credential', attempt.credential);
       wait = Math.max(wait, this.byCredential[channel].throttledFor(attempt.credential));
+      if (LOCKED_FOR_FAILED_ADDRESSES.has(channel)) this.failedPairs.add(pairKey(channel, attempt.credential, addressKey));
     }
     return wait;
+  }
+
+  /** How long (ms) the attempt's credential stays locked towards its address; 0 when it is checked. */
+  private lockedFor(attempt: AuthAttempt): number {
+    if (attempt.credential === undefined) return 0;
+    const locked = this.byCredential[attempt.channel].blockedFor(attempt.credential);
+    if (locked === 0 || !LOCKED_FOR_FAILED_ADDRESSES.has(attempt.channel)) return locked;
+    const failedHere = this.failedPairs.blockedFor(pairKey(attempt.channel, attempt.credential, clientAddressKey(attempt.address))) > 0;
+    return failedHere ? locked : 0;
   }
 
   /** Whether the address is throttled or blocked in the channel (for tests and the drills). */
@@ -152,9 +177,17 @@ export class AuthThrottle {
     } else if (channel === 'login') {
       // The key is derived from the email's hash: it names nobody, so it is left out.
       logger.warn({ channel }, 'logins to one user locked: too many wrong passwords');
+    } else if (channel === 'smpp') {
+      // A system_id is no secret (it is sent in clear in every bind): it helps find the ESME.
+      logger.warn({ channel, credential: key }, 'SMPP system_id locked towards the addresses that failed with it: too many wrong passwords');
     } else {
       // A key prefix is no secret (it is shown in key lists); a device id neither: both help find the stale client.
       logger.warn({ channel, credential: key }, `${channel === 'device' ? 'device' : 'API key'} throttled: too many failures with it`);
     }
   }
+}
+
+/** The pair's key: the channel, the credential and the address, which no separator can run into each other. */
+function pairKey(channel: AuthChannel, credential: string, addressKey: string): string {
+  return JSON.stringify([channel, credential, addressKey]);
 }
