@@ -19,7 +19,7 @@ if (testDatabase().kind === 'postgres') describe('delivery: concurrent claims of
       const usage = await deviceUsage(trx, deviceId, now, true);
       if (!usage) return 0;
       const room = roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS);
-      return room.room > 0 ? (await claimSms(trx, usage, room.room, now)).length : 0;
+      return room.room > 0 ? (await claimSms(trx, usage, room.room, now)).taken.length : 0;
     });
   }
 

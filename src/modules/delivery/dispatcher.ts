@@ -19,6 +19,12 @@
 // - Every task is re-driven from the rows: when a device becomes ready, and by the sweep for
 //   tasks not acknowledged within TASK_RETRY_AFTER. Devices treat the SMS id as an idempotency
 //   key, so a task delivered twice is sent once.
+// - The suppression list holds here too, not only when an SMS is created: an SMS whose recipient
+//   sent STOP while it waited ends in its claim as failed_send, reason recipient_opted_out (one
+//   index probe per SMS, inside the claim's own statement), and so does an unacknowledged task
+//   about to be published again. Every way in (the APIs, bulk, SMPP, email, MMS, data SMS,
+//   retries) reaches a phone through these two places only; a no_store SMS, handed out the
+//   moment it is created, was checked then.
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Clock } from '../../common/clock.ts';
@@ -39,6 +45,7 @@ import {
   logDispatch,
   openTasks,
   pruneDispatchLog,
+  refuseOptedOut,
   releaseUnacknowledged,
   spaceNextSend,
   unacknowledgedSince,
@@ -202,7 +209,7 @@ export class Dispatcher {
     let after: { dispatchedAt: Date; id: string } | undefined;
     for (;;) {
       const tasks = await openTasks(this.db, device.id, PAGE, after);
-      for (const sms of tasks) await this.publish(sms);
+      for (const sms of await this.withoutOptedOut(tasks)) await this.publish(sms);
       if (tasks.length < PAGE) break;
       const last = tasks[tasks.length - 1]!;
       after = { dispatchedAt: last.dispatched_at!, id: last.id };
@@ -287,7 +294,9 @@ export class Dispatcher {
         return { result: { claimed: 0, room: 0, blockedBy: 'cannot_send' as const }, claimed: [], inFlight: 0, retryAt: undefined };
       }
       const room = roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS);
-      const taken = room.room > 0 ? await claimSms(trx, usage, room.room, now) : [];
+      const { taken, refused } = room.room > 0 ? await claimSms(trx, usage, room.room, now) : { taken: [], refused: [] };
+      // SMS whose recipient opted out while they waited ended in the claim: announced with it.
+      if (refused.length > 0) await this.events.written(trx, 'sms.status_changed', refused);
       device.pausedSims = usage.pausedSims;
       device.countingSims = new Set(usage.countingSims);
       // send_jitter: the next task waits a pause drawn now; the sweep hands it out then.
@@ -588,9 +597,8 @@ export class Dispatcher {
     // A silent device is not sent its tasks again: it gets them once it speaks (the next sweep).
     const ready = [...this.devices.keys()].filter((id) => this.reachable(id, now));
     const stale = await unacknowledgedSince(this.db, ready, new Date(now - this.options.ackTimeoutMs), 10 * PAGE);
-    for (const sms of stale) {
-      if (now - (this.lastPublished.get(sms.id) ?? 0) >= this.options.ackTimeoutMs) await this.publish(sms);
-    }
+    const due = stale.filter((sms) => now - (this.lastPublished.get(sms.id) ?? 0) >= this.options.ackTimeoutMs);
+    for (const sms of await this.withoutOptedOut(due)) await this.publish(sms);
   }
 
   private async offerDueWork(recheckFull: boolean): Promise<void> {
@@ -607,6 +615,32 @@ export class Dispatcher {
   }
 
   // Publishing -------------------------------------------------------------------------------
+
+  /**
+   * Tasks handed out before their recipient sent STOP, about to be published again (a phone
+   * reconnecting, an acknowledgement overdue): those no phone acknowledged end as failed_send,
+   * reason recipient_opted_out, and their phone is told to drop them (it may hold them from
+   * before). One statement for the page; the others are answered to publish.
+   */
+  private async withoutOptedOut(tasks: SmsRecord[]): Promise<SmsRecord[]> {
+    const unacknowledged = tasks.filter((sms) => sms.status === 'pending').map((sms) => sms.id);
+    if (unacknowledged.length === 0) return tasks;
+    const now = this.clock.now();
+    const refused = await this.db.transaction(async (trx) => {
+      const changes = await refuseOptedOut(trx, unacknowledged, now);
+      // Revoked here, whether or not this node published them: not again when the change commits.
+      for (const change of changes) this.lastPublished.delete(change.sms.id);
+      await this.events.written(trx, 'sms.status_changed', changes);
+      return changes;
+    });
+    if (refused.length === 0) return tasks;
+    const ended = new Set(refused.map((change) => change.sms.id));
+    for (const { sms, reason } of refused) {
+      const holder = sms.device_id!;
+      void this.link?.revokeTask(holder, sms.id, reason!).catch((error: unknown) => this.logger.warn({ err: error, deviceId: holder }, 'revoke not sent'));
+    }
+    return tasks.filter((sms) => !ended.has(sms.id));
+  }
 
   private async publish(sms: SmsRecord): Promise<void> {
     const deviceId = sms.device_id;

@@ -125,19 +125,59 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
   };
 }
 
+/** Why an SMS ends before any phone is handed it, when its recipient is on the suppression list. */
+export const OPTED_OUT_REASON = 'recipient_opted_out';
+const OPTED_OUT_HISTORY = 'recipient_opted_out: the recipient opted out before a phone took the SMS';
+
+/**
+ * Whether the SMS `s` must not go to its recipient: the number is on its account's suppression
+ * list (for an MMS, any of its recipients). One probe of the list's (account_id, phone) index.
+ * The list was checked when the SMS was created; it is checked again here because a recipient may
+ * send STOP while the SMS waits (scheduled, queued, or going round again after a failed send).
+ * Let through: an SMS created past the list (transactional), and an encrypted one, whose number is
+ * ciphertext the gateway cannot read: its phone checks it (docs/encryption.md).
+ */
+const OPTED_OUT = (s: string) =>
+  `(not ${s}.is_encrypted and not ${s}.transactional and (
+      exists (select 1 from suppressions x where x.account_id = ${s}.account_id and x.phone = ${s}.phone)
+      or (${s}.kind = 'mms' and exists (select 1 from mms_messages m join suppressions x on x.account_id = ${s}.account_id and x.phone = any(m.recipients)
+                                         where m.sms_id = ${s}.id))))`;
+
+export interface Claimed {
+  /** SMS handed to the device, to publish. */
+  taken: SmsRecord[];
+  /** SMS whose recipient opted out while they waited: ended as failed_send, handed to no one. */
+  refused: SmsStatusChange[];
+}
+
 /**
  * Takes up to `room` SMS for the device: those its client named it for and those of its
  * account's pool, priority first, then oldest first, skipping rows another claimer holds.
- * Each taken SMS gets the device and its dispatch time, and one row in the dispatch log.
+ * Each taken SMS gets the device and its dispatch time, and one row in the dispatch log. An SMS
+ * whose recipient is on the suppression list is not taken: it ends in the same statement as
+ * failed_send, reason recipient_opted_out, and the next SMS is claimed in its place.
  */
-export async function claimSms(db: Executor, device: { id: string; account_id: string }, room: number, now: number): Promise<SmsRecord[]> {
+export async function claimSms(db: Executor, device: { id: string; account_id: string }, room: number, now: number): Promise<Claimed> {
+  const claimed: Claimed = { taken: [], refused: [] };
+  for (let want = room; want > 0; ) {
+    const once = await claimOnce(db, device, want, now);
+    claimed.taken.push(...once.taken);
+    claimed.refused.push(...once.refused);
+    // Nobody opted out (the usual case: one statement), or the queue had no more than this.
+    if (once.refused.length === 0 || once.taken.length + once.refused.length < want) break;
+    want -= once.taken.length;
+  }
+  return claimed;
+}
+
+async function claimOnce(db: Executor, device: { id: string; account_id: string }, room: number, now: number): Promise<Claimed> {
   const at = new Date(now);
   // Each queue is read in index order; the slack lets a claim skip rows locked by another.
   const slack = room * 2 + 10;
   // A retry waits for its retry_at, and for another phone when the one that failed it has no SIM left to try.
   const due = `status = 'pending' and dispatched_at is null and (send_at is null or send_at <= ?) and (expires_at is null or expires_at > ?)
                and (retry_at is null or retry_at <= ?)`;
-  const { rows } = await db.raw<{ rows: SmsRecord[] }>(
+  const { rows } = await db.raw<{ rows: (SmsRecord & { refused: boolean; device_object_id: string | null })[] }>(
     `with candidates as (
        (select id, priority, created_at from sms where device_id = ? and ${due}
          order by priority desc, created_at, id limit ?)
@@ -146,21 +186,76 @@ export async function claimSms(db: Executor, device: { id: string; account_id: s
            and (avoid_device_id is null or avoid_device_id <> ?)
          order by priority desc, created_at, id limit ?)),
      picked as (
-       select s.id from sms s join candidates c on c.id = s.id
+       select s.id, s.account_id, s.phone, s.kind, s.is_encrypted, s.transactional from sms s join candidates c on c.id = s.id
         where s.status = 'pending' and s.dispatched_at is null and (s.device_id = ? or s.device_id is null)
         order by c.priority desc, c.created_at, c.id
         limit ?
           for update of s skip locked),
+     held as (
+       select p.id, ${OPTED_OUT('p')} as opted_out from picked p),
      claimed as (
        update sms set device_id = ?, dispatched_at = ?
-         from picked where sms.id = picked.id
+         from held where sms.id = held.id and not held.opted_out
+       returning sms.*),
+     refused as (
+       update sms set status = 'failed_send', reason = ?, updated_at = ?
+         from held where sms.id = held.id and held.opted_out
        returning sms.*),
      logged as (
-       insert into device_dispatches (device_id, dispatched_at) select ?::uuid, ?::timestamptz from claimed)
-     select * from claimed order by priority desc, created_at, id`,
-    [device.id, at, at, at, slack, device.account_id, at, at, at, device.id, slack, device.id, room, device.id, at, device.id, at],
+       insert into device_dispatches (device_id, dispatched_at) select ?::uuid, ?::timestamptz from claimed),
+     refusals_logged as (
+       insert into sms_status_history (sms_id, status, source, reason, created_at)
+       select id, 'failed_send', 'system', ?, ?::timestamptz from refused)
+     select false as refused, claimed.*, null::text as device_object_id from claimed
+     union all
+     select true, refused.*, d.object_id from refused left join devices d on d.id = refused.device_id
+     order by priority desc, created_at, id`,
+    [
+      device.id, at, at, at, slack, device.account_id, at, at, at, device.id, slack, device.id, room,
+      device.id, at, OPTED_OUT_REASON, at, device.id, at, OPTED_OUT_HISTORY, at,
+    ],
   );
-  return rows;
+  const claimed: Claimed = { taken: [], refused: [] };
+  for (const { refused, device_object_id: deviceObjectId, ...sms } of rows) {
+    if (!refused) claimed.taken.push(sms);
+    else claimed.refused.push(refusal({ ...sms, device_object_id: deviceObjectId }, at));
+  }
+  return claimed;
+}
+
+/** The status change of an SMS ended because its recipient opted out. */
+function refusal(sms: SmsRecord & { device_object_id: string | null }, at: Date): SmsStatusChange {
+  const snapshot: SmsSnapshot = {
+    id: sms.id,
+    object_id: sms.object_id,
+    account_id: sms.account_id,
+    phone: sms.phone,
+    message: sms.message,
+    callback_id: sms.callback_id,
+    device_id: sms.device_id,
+    device_object_id: sms.device_object_id,
+    is_encrypted: sms.is_encrypted,
+    kind: sms.kind,
+    ...(sms.attempt !== undefined ? { attempt: sms.attempt } : {}),
+  };
+  return { sms: snapshot, from: 'pending', path: ['failed_send'], at, reason: OPTED_OUT_REASON, source: 'system', transient: false };
+}
+
+/**
+ * Of these SMS handed to a device and not acknowledged, ends those whose recipient opted out
+ * since (failed_send, recipient_opted_out), before they are published to the phone again; an
+ * SMS a phone acknowledged is the phone's and is left alone. One statement for the whole page.
+ */
+export function refuseOptedOut(db: Executor, smsIds: string[], now: number): Promise<SmsStatusChange[]> {
+  if (smsIds.length === 0) return Promise.resolve([]);
+  return endByGateway(db, {
+    select: `select s.id, s.status from sms s where s.id = any(?::uuid[]) and s.status = 'pending' and ${OPTED_OUT('s')} for update of s skip locked`,
+    bindings: [smsIds],
+    reason: OPTED_OUT_REASON,
+    history: OPTED_OUT_HISTORY,
+    source: 'system',
+    now,
+  });
 }
 
 /**

@@ -22,10 +22,10 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
   await db.raw(
     `with created as (
        insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, sim_slot, callback_id,
-                        send_at, expires_at, priority, created_at, updated_at, kind, is_encrypted, data, data_port)
+                        send_at, expires_at, priority, created_at, updated_at, kind, is_encrypted, data, data_port, transactional)
        select * from unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::bool[], ?::text[], ?::text[], ?::text[], ?::int2[], ?::uuid[],
                             ?::timestamptz[], ?::timestamptz[], ?::int2[], ?::timestamptz[], ?::timestamptz[],
-                            ?::text[], ?::bool[], ?::text[], ?::int4[])
+                            ?::text[], ?::bool[], ?::text[], ?::int4[], ?::bool[])
        returning id, status, created_at)
      insert into sms_status_history (sms_id, status, source, created_at)
      select id, status, ?, created_at from created`,
@@ -34,6 +34,7 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
         'id', 'object_id', 'account_id', 'device_id', 'device_named', 'phone', 'message', 'status', 'sim_slot', 'callback_id',
         'send_at', 'expires_at', 'priority', 'created_at', 'updated_at', 'kind', 'is_encrypted', 'data', 'data_port',
       ]),
+      batch.map((sms) => sms.transactional ?? false),
       source,
     ] as never,
   );

@@ -320,6 +320,7 @@ export class MessageService {
       is_encrypted: Boolean(input.encrypted),
       data: input.data?.base64 ?? null,
       data_port: input.data?.port ?? null,
+      transactional: Boolean(input.transactional),
     };
     return { sms, noStore: Boolean(input.noStore) };
   }

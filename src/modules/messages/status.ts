@@ -25,4 +25,4 @@ export function statusesNamed(text: string): SmsStatus[] {
 export const IN_FLIGHT_STATUSES: readonly SmsStatus[] = ['pending', 'processing'];
 
 /** Reasons of a failed_send the gateway decided before any phone acknowledged the task. */
-export const ENDED_BY_GATEWAY: ReadonlySet<string> = new Set(['cancelled', 'expired', 'device_disabled', 'device_deleted']);
+export const ENDED_BY_GATEWAY: ReadonlySet<string> = new Set(['cancelled', 'expired', 'device_disabled', 'device_deleted', 'recipient_opted_out']);

@@ -36,6 +36,11 @@ export interface SmsRecord {
   attempt?: number;
   /** A retry on its named device must use this SIM slot (one not tried yet). */
   retry_sim_slot?: number | null;
+  /**
+   * Created past the suppression list (a key with sms:send_transactional, an opt-out
+   * confirmation): the check when a phone is about to be handed it lets it through too. Absent: false.
+   */
+  transactional?: boolean;
 }
 
 export type SmsKind = 'text' | 'data' | 'mms';
