@@ -16,6 +16,12 @@ export interface BreakerOptions {
 
 const SUCCESS: ReadonlySet<string> = new Set(['sent', 'delivered', 'undelivered', 'failed_delivery']);
 
+/**
+ * Failures the phone chose, rightly: an encrypted SMS whose recipient opted out is refused unsent.
+ * They say nothing of the phone, its SIM or its credit, so they neither count nor reset the count.
+ */
+const NOT_THE_PHONES_FAULT: ReadonlySet<string> = new Set(['recipient_opted_out']);
+
 export interface Tripped {
   deviceId: string;
   reason: string;
@@ -35,6 +41,7 @@ export async function recordSendOutcomes(trx: Executor, changes: SmsStatusChange
     const status = newStatus(change);
     const entry = outcomes.get(deviceId) ?? { reset: false, failed: 0, lastError: null };
     if (status === 'failed_send') {
+      if (change.reason !== null && NOT_THE_PHONES_FAULT.has(change.reason)) continue;
       entry.failed++;
       entry.lastError = change.reason;
     } else if (SUCCESS.has(status) && change.from !== 'sent') {
@@ -54,7 +61,7 @@ export async function recordSendOutcomes(trx: Executor, changes: SmsStatusChange
 export function recordRetriedFailures(trx: Executor, ended: AttemptEnded[], options: BreakerOptions): Promise<Tripped[]> {
   const outcomes = new Map<string, Outcome>();
   for (const end of ended) {
-    if (!end.retried) continue;
+    if (!end.retried || (end.errorCode !== null && NOT_THE_PHONES_FAULT.has(end.errorCode))) continue;
     const entry = outcomes.get(end.deviceId) ?? { reset: false, failed: 0, lastError: null };
     entry.failed++;
     entry.lastError = end.errorCode;
