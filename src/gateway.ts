@@ -288,6 +288,7 @@ export class Gateway {
       services.recordingRetention.start();
       services.ussd.startExpiry();
       services.mediaRetention.start();
+      services.overdueMms.start();
       services.retentionSweep.start();
       if (certificates) {
         if (https) certificates.serve(https);
@@ -381,6 +382,7 @@ export class Gateway {
     await this.services.recordingRetention.stop();
     await this.services.ussd.stopExpiry();
     await this.services.mediaRetention.stop();
+    await this.services.overdueMms.stop();
     await this.services.retentionSweep.stop();
     await closed;
     clearTimeout(timer);

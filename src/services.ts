@@ -49,6 +49,8 @@ import { MediaService } from './modules/mms/media-service.ts';
 import { MmsRedaction } from './modules/mms/redaction/service.ts';
 import { MmsService } from './modules/mms/service.ts';
 import { MmsTaskLink } from './modules/mms/task-link.ts';
+import { OverdueMmsSweep } from './modules/mms/overdue-sweep.ts';
+import { hearingMmsText, receivedText } from './modules/mms/received-text.ts';
 import { wireMmsWebhooks } from './modules/webhooks/mms-wiring.ts';
 import { OptOutService } from './modules/opt-out/service.ts';
 import { answerOptOut } from './use-cases/answer-opt-out.ts';
@@ -95,6 +97,8 @@ export interface Services {
   mms: MmsService;
   /** Removes media older than MEDIA_RETENTION_DAYS, hourly. */
   mediaRetention: RecordingRetention;
+  /** Ends received MMS whose parts did not all come in time, every minute. */
+  overdueMms: OverdueMmsSweep;
   idempotency: IdempotencyService;
   statusIngestor: StatusIngestor;
   dispatcher: Dispatcher;
@@ -238,10 +242,11 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     mailer,
     logger: logger.child({ component: 'inbound-rules' }),
   });
-  // A sent SMS and a received one move their number's conversation (a received one in its transaction).
+  // A sent SMS and a received one (an SMS, or an MMS by its text) move their number's conversation (a received one in its transaction).
   const conversations = new ConversationService(db, clock, config.defaultPhoneRegion, logger.child({ component: 'conversations' }));
   events.listen('sms.queued', conversations.smsQueued);
   events.listen('incoming.stored', conversations.incomingStored);
+  events.listen('incoming_mms.stored', hearingMmsText(conversations.incomingStored));
   const retention = new RetentionService(db, clock);
   // Email to SMS: an SMS received from a number someone last wrote to by email goes back to them by email, once stored.
   const mail = new MailService(db, clock, logger.child({ component: 'mail' }), mailer, config.smtp.domain, config.smtp.text);
@@ -270,6 +275,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
     media,
     mms,
     mediaRetention: new RecordingRetention(media, logger.child({ component: 'media' })),
+    overdueMms: new OverdueMmsSweep(mms, logger.child({ component: 'mms' })),
     idempotency,
     statusIngestor,
     dispatcher,
@@ -300,11 +306,14 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
 }
 
 /**
- * Opt-out hears every received SMS in the transaction that stores it (a STOP lists its sender with
- * it), and answers a keyword once that commits, through the phone that received it.
+ * Opt-out hears every received SMS, and the text of every received MMS, in the transaction that
+ * stores it (a STOP lists its sender with it), and answers a keyword once that commits, through
+ * the phone that received it.
  */
 function listenOptOut(events: DomainEvents, optOut: OptOutService, parts: CreateSmsParts, logger: Logger): void {
   events.listen('incoming.stored', { inTransaction: (trx, sms) => optOut.heard(trx, sms) });
+  // A keyword sent as an MMS is the same keyword (a STOP sent as a text-only MMS must hold too).
+  events.listen('incoming_mms.stored', hearingMmsText({ inTransaction: (trx, sms) => optOut.heard(trx, sms) }));
   events.on('opt_out.reply_due', (reply) =>
     answerOptOut(parts, reply).catch((error: unknown) => logger.warn({ err: error, accountId: reply.accountId }, 'opt-out answer not sent')),
   );
@@ -320,9 +329,13 @@ function listenSmpp(events: DomainEvents, smpp: SmppService): void {
   events.listen('incoming.stored', { inTransaction: async (trx, sms) => void (await smpp.incomingFor(trx, sms)) });
 }
 
-/** Inbound rules run once a received SMS is committed (after a stop keyword listed its sender, so no auto-reply reaches it). */
+/** Inbound rules run once a received SMS or MMS is committed (after a stop keyword listed its sender, so no auto-reply reaches it). */
 function listenInboundRules(events: DomainEvents, parts: ApplyInboundRulesParts): void {
   events.on('incoming.stored', (sms) => void applyInboundRules(parts, sms).catch((error: unknown) => parts.logger.error({ err: error }, 'inbound rules not applied')));
+  // The text of a received MMS meets the same rules.
+  events.on('incoming_mms.stored', (mms) =>
+    void applyInboundRules(parts, receivedText(mms), 'mms').catch((error: unknown) => parts.logger.error({ err: error }, 'inbound rules not applied to an MMS')),
+  );
 }
 
 /** What the dispatcher hears: new work, devices that change, and every status change. */

@@ -6,7 +6,7 @@ import type { DeviceRow } from '../modules/devices/types.ts';
 import type { SmsRecord } from '../modules/messages/types.ts';
 import type { IncomingSmsRow } from '../modules/incoming/types.ts';
 import type { CallRow, RecordingRow } from '../modules/calls/types.ts';
-import type { IncomingMms } from '../modules/mms/types.ts';
+import type { IncomingMms, IncomingMmsRow } from '../modules/mms/types.ts';
 import type { SmsStatusChange } from './sms-status-change.ts';
 import type { UssdSessionRow } from '../modules/ussd/types.ts';
 import type { OptOutReply, SuppressionChange } from '../modules/opt-out/types.ts';
@@ -32,7 +32,12 @@ export interface DomainEventMap {
   'device.resumed': { device: PausedDevice; pausedUntil: Date; endedBy: 'time' | 'settings' };
   /** An incoming SMS was stored (not a repeat of one already stored); written in its transaction. */
   'incoming.stored': IncomingSmsRow;
-  /** A received MMS is complete (every part uploaded); written in its transaction. */
+  /**
+   * A received MMS was stored (not a repeat), its parts maybe still to come; written in its
+   * transaction. Its text goes where a received SMS's goes (opt-out keywords, inbound rules, the inbox).
+   */
+  'incoming_mms.stored': IncomingMmsRow;
+  /** A received MMS ended: every part uploaded, or the rest refused or given up on; written in its transaction. */
   'mms.received': IncomingMms;
   /** A call was stored (not a repeat); written in its transaction. */
   'call.stored': CallRow;

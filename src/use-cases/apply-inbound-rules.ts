@@ -21,8 +21,9 @@ export interface ApplyInboundRulesParts extends CreateSmsParts {
 
 export type RuleActionResult = 'sent' | 'skipped' | 'failed';
 
-export async function applyInboundRules(parts: ApplyInboundRulesParts, sms: IncomingSmsRow): Promise<RuleActionResult[]> {
-  const matched = await parts.rules.apply(sms);
+/** `sms` is a received SMS, or the text of a received MMS (`kind: 'mms'`, which no rule tags: tags hang on received SMS). */
+export async function applyInboundRules(parts: ApplyInboundRulesParts, sms: IncomingSmsRow, kind: 'sms' | 'mms' = 'sms'): Promise<RuleActionResult[]> {
+  const matched = await parts.rules.apply(sms, { tags: kind === 'sms' });
   const results: RuleActionResult[] = [];
   for (const rule of matched) {
     try {

@@ -1,12 +1,15 @@
 // Reading conversations: the conversations module knows who talked with whom and when; the
-// messages and incoming modules hold what was said. A list reads a page of conversations, then
-// their newest SMS each way by id (two queries for the page, whatever its size); a thread reads
-// each direction by number, newest first, and merges them. Also which phone and SIM a reply
-// should go through: those of the newest message that has a device.
+// messages, incoming and MMS modules hold what was said (a received MMS counts as a received
+// message, read by its text). A list reads a page of conversations, then their newest message
+// each way by id (three queries for the page, whatever its size); a thread reads each source by
+// number, newest first, and merges them. Also which phone and SIM a reply should go through:
+// those of the newest message that has a device.
 import type { ConversationService } from '../modules/conversations/service.ts';
 import type { ConversationRow } from '../modules/conversations/types.ts';
 import type { IncomingService } from '../modules/incoming/service.ts';
 import type { IncomingSmsRow } from '../modules/incoming/types.ts';
+import type { MmsService } from '../modules/mms/service.ts';
+import type { IncomingMmsRow } from '../modules/mms/types.ts';
 import type { MessageService } from '../modules/messages/service.ts';
 import type { SmsRecord, SmsWithDevice } from '../modules/messages/types.ts';
 import { toExtendedStatus, type ExtendedStatus } from '../modules/messages/status.ts';
@@ -16,12 +19,15 @@ export interface ConversationParts {
   conversations: ConversationService;
   messages: MessageService;
   incoming: IncomingService;
+  mms: Pick<MmsService, 'listFromNumber' | 'findManyIncoming'>;
 }
 
 /** One message of a thread, either way. */
 export interface ThreadEntry {
   id: string;
   direction: 'outgoing' | 'incoming';
+  /** "mms" for an MMS either way; absent for an SMS. */
+  kind?: 'mms';
   phone: string;
   /** "" once redacted. */
   message: string;
@@ -46,6 +52,7 @@ function outgoingEntry(sms: SmsRecord & Partial<Pick<SmsWithDevice, 'sent_sim_sl
   return {
     id: sms.id,
     direction: 'outgoing',
+    ...(sms.kind === 'mms' ? { kind: 'mms' as const } : {}),
     phone: sms.phone,
     message: sms.message,
     redacted: Boolean((sms as MaybeRedacted).redacted_at),
@@ -71,6 +78,22 @@ function incomingEntry(sms: IncomingSmsRow): ThreadEntry {
   };
 }
 
+/** A received MMS reads as its text, else its subject. */
+function incomingMmsEntry(mms: IncomingMmsRow): ThreadEntry {
+  return {
+    id: mms.id,
+    direction: 'incoming',
+    kind: 'mms',
+    phone: mms.phone,
+    message: mms.message ?? mms.subject ?? '',
+    redacted: Boolean((mms as MaybeRedacted).redacted_at),
+    status: null,
+    device_id: mms.device_id,
+    sim_slot: mms.sim_slot,
+    created_at: mms.created_at,
+  };
+}
+
 const newestFirst = (a: ThreadEntry, b: ThreadEntry) => b.created_at.getTime() - a.created_at.getTime() || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0);
 
 /** A page of the account's conversations, newest activity first (one row more than `limit` when there is a next page). */
@@ -92,12 +115,15 @@ export async function getConversation(parts: ConversationParts, accountId: strin
 }
 
 async function summarize(parts: ConversationParts, accountId: string, rows: ConversationRow[]): Promise<ConversationSummary[]> {
-  const [sent, received] = await Promise.all([
+  const lastIncoming = rows.flatMap((row) => (row.last_incoming_id ? [row.last_incoming_id] : []));
+  const [sent, received, receivedMms] = await Promise.all([
     parts.messages.findManyWithDevice(accountId, rows.flatMap((row) => (row.last_sms_id ? [row.last_sms_id] : []))),
-    parts.incoming.findMany(accountId, rows.flatMap((row) => (row.last_incoming_id ? [row.last_incoming_id] : []))),
+    parts.incoming.findMany(accountId, lastIncoming),
+    // The newest received message is an SMS or an MMS: the id says which by where it is found.
+    parts.mms.findManyIncoming(accountId, lastIncoming),
   ]);
   const sentById = new Map(sent.map((sms) => [sms.id, outgoingEntry(sms)]));
-  const receivedById = new Map(received.map((sms) => [sms.id, incomingEntry(sms)]));
+  const receivedById = new Map([...received.map((sms) => [sms.id, incomingEntry(sms)] as const), ...receivedMms.map((mms) => [mms.id, incomingMmsEntry(mms)] as const)]);
   return rows.map((conversation) => {
     const both = [
       conversation.last_sms_id ? sentById.get(conversation.last_sms_id) : undefined,
@@ -121,9 +147,10 @@ async function summarize(parts: ConversationParts, accountId: string, rows: Conv
  */
 export async function conversationThread(parts: ConversationParts, accountId: string, phone: string, limit: number, cursor?: Cursor): Promise<ThreadEntry[]> {
   const conversation = await parts.conversations.get(accountId, phone);
-  const [sent, received] = await Promise.all([
+  const [sent, received, receivedMms] = await Promise.all([
     parts.messages.listToNumber(accountId, conversation.phone, limit, cursor),
     parts.incoming.listFromNumber(accountId, conversation.phone, limit, cursor),
+    parts.mms.listFromNumber(accountId, conversation.phone, limit, cursor),
   ]);
-  return [...sent.map(outgoingEntry), ...received.map(incomingEntry)].sort(newestFirst).slice(0, limit + 1);
+  return [...sent.map(outgoingEntry), ...received.map(incomingEntry), ...receivedMms.map(incomingMmsEntry)].sort(newestFirst).slice(0, limit + 1);
 }

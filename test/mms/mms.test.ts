@@ -249,10 +249,11 @@ describe('mms', () => {
         ['card', 'text/vcard', false],
       ]);
 
-      // A mistyped part is refused; the repeat report and the real uploads complete it.
+      // A mistyped part is refused; uploaded again while the MMS still awaits another part, the real
+      // bytes replace the refusal (had the image come first, the MMS would have ended without the card).
       const wrong = await phone.receiveMms({ id, phone: '+79990001122', parts: [{ id: 'card', contentType: 'text/vcard', bytes: png(500) }].concat([]), upload: true });
       expect(wrong.uploads.map((u) => u.status)).to.deep.equal([415]);
-      const again = await phone.receiveMms({ id, phone: '+79990001122', subject: 'Hi', message: 'from me', parts });
+      const again = await phone.receiveMms({ id, phone: '+79990001122', subject: 'Hi', message: 'from me', parts: [...parts].reverse() });
       expect(again.uploads.map((u) => u.status)).to.deep.equal([201, 201]);
       const [request] = await receiver.waitFor(1, ofType('mms.received'));
       const event = verified(secret, request!);

@@ -5041,7 +5041,9 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             created_at: string;
-                            /** @description every part is uploaded (and mms.received was sent) */
+                            /** @description receiving: parts are still awaited; complete: every part is uploaded; incomplete: it ended without some parts (each missing part says why in missing_reason). mms.received is sent once, when it becomes complete or incomplete */
+                            status: "receiving" | "complete" | "incomplete";
+                            /** @description every part is uploaded (and mms.received was sent); false while receiving, and for an incomplete MMS */
                             complete: boolean;
                             parts: {
                                 /** @description the phone's own id of the part */
@@ -5056,6 +5058,8 @@ export interface operations {
                                 sha256: string | null;
                                 /** @description GET it (with sms:read) for the bytes; null until uploaded */
                                 download_path: string | null;
+                                /** @description why the part is missing: too_large (its upload passed MMS_MAX_MESSAGE_BYTES), type_refused (a type MMS media may not be, or bytes that were not the type reported), not_uploaded (not uploaded within an hour of the report). Set when an upload is refused (a good upload still replaces it while the MMS is receiving) and on every part missing when the MMS ended; null otherwise, and once uploaded */
+                                missing_reason: "too_large" | "type_refused" | "not_uploaded" | null;
                             }[];
                         }[];
                         /** @description pass as cursor for the next page; null on the last page */
@@ -5157,7 +5161,9 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         created_at: string;
-                        /** @description every part is uploaded (and mms.received was sent) */
+                        /** @description receiving: parts are still awaited; complete: every part is uploaded; incomplete: it ended without some parts (each missing part says why in missing_reason). mms.received is sent once, when it becomes complete or incomplete */
+                        status: "receiving" | "complete" | "incomplete";
+                        /** @description every part is uploaded (and mms.received was sent); false while receiving, and for an incomplete MMS */
                         complete: boolean;
                         parts: {
                             /** @description the phone's own id of the part */
@@ -5172,6 +5178,8 @@ export interface operations {
                             sha256: string | null;
                             /** @description GET it (with sms:read) for the bytes; null until uploaded */
                             download_path: string | null;
+                            /** @description why the part is missing: too_large (its upload passed MMS_MAX_MESSAGE_BYTES), type_refused (a type MMS media may not be, or bytes that were not the type reported), not_uploaded (not uploaded within an hour of the report). Set when an upload is refused (a good upload still replaces it while the MMS is receiving) and on every part missing when the MMS ended; null otherwise, and once uploaded */
+                            missing_reason: "too_large" | "type_refused" | "not_uploaded" | null;
                         }[];
                     };
                 };
@@ -10845,7 +10853,7 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             last_activity_at: string;
-                            /** @description received SMS since the conversation was last marked read */
+                            /** @description received SMS and MMS since the conversation was last marked read */
                             unread_count: number;
                             /** @description when it was last marked read; null: never */
                             read_at: string | null;
@@ -10853,10 +10861,15 @@ export interface operations {
                             last_message: {
                                 /**
                                  * Format: uuid
-                                 * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming)
+                                 * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming); for an MMS, GET /mms/{id} or, received, GET /mms/incoming/{id}
                                  */
                                 id: string;
                                 direction: "outgoing" | "incoming";
+                                /**
+                                 * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
+                                 * @constant
+                                 */
+                                kind?: "mms";
                                 /** @description empty once the account's retention redacted it */
                                 message: string;
                                 /** @description true: the text was removed by the account's retention setting */
@@ -10956,7 +10969,7 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         last_activity_at: string;
-                        /** @description received SMS since the conversation was last marked read */
+                        /** @description received SMS and MMS since the conversation was last marked read */
                         unread_count: number;
                         /** @description when it was last marked read; null: never */
                         read_at: string | null;
@@ -10964,10 +10977,15 @@ export interface operations {
                         last_message: {
                             /**
                              * Format: uuid
-                             * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming)
+                             * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming); for an MMS, GET /mms/{id} or, received, GET /mms/incoming/{id}
                              */
                             id: string;
                             direction: "outgoing" | "incoming";
+                            /**
+                             * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
+                             * @constant
+                             */
+                            kind?: "mms";
                             /** @description empty once the account's retention redacted it */
                             message: string;
                             /** @description true: the text was removed by the account's retention setting */
@@ -11065,10 +11083,15 @@ export interface operations {
                         data: {
                             /**
                              * Format: uuid
-                             * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming)
+                             * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming); for an MMS, GET /mms/{id} or, received, GET /mms/incoming/{id}
                              */
                             id: string;
                             direction: "outgoing" | "incoming";
+                            /**
+                             * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
+                             * @constant
+                             */
+                            kind?: "mms";
                             /** @description empty once the account's retention redacted it */
                             message: string;
                             /** @description true: the text was removed by the account's retention setting */
@@ -11172,7 +11195,7 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         last_activity_at: string;
-                        /** @description received SMS since the conversation was last marked read */
+                        /** @description received SMS and MMS since the conversation was last marked read */
                         unread_count: number;
                         /** @description when it was last marked read; null: never */
                         read_at: string | null;
@@ -11180,10 +11203,15 @@ export interface operations {
                         last_message: {
                             /**
                              * Format: uuid
-                             * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming)
+                             * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming); for an MMS, GET /mms/{id} or, received, GET /mms/incoming/{id}
                              */
                             id: string;
                             direction: "outgoing" | "incoming";
+                            /**
+                             * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
+                             * @constant
+                             */
+                            kind?: "mms";
                             /** @description empty once the account's retention redacted it */
                             message: string;
                             /** @description true: the text was removed by the account's retention setting */

@@ -6,6 +6,7 @@ export function presentThreadMessage(entry: ThreadEntry): Static<typeof ThreadMe
   return {
     id: entry.id,
     direction: entry.direction,
+    ...(entry.kind ? { kind: entry.kind } : {}),
     message: entry.message,
     redacted: entry.redacted,
     status: entry.status,

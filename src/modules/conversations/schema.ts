@@ -6,8 +6,12 @@ const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC
 
 export const ThreadMessageView = Type.Object(
   {
-    id: Type.String({ format: 'uuid', description: 'the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming)' }),
+    id: Type.String({
+      format: 'uuid',
+      description: 'the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming); for an MMS, GET /mms/{id} or, received, GET /mms/incoming/{id}',
+    }),
     direction: Type.Union([Type.Literal('outgoing'), Type.Literal('incoming')]),
+    kind: Type.Optional(Type.Literal('mms', { description: 'present only on an MMS, either way; its message is its text (a received one\'s subject when it has no text)' })),
     message: Type.String({ description: 'empty once the account\'s retention redacted it' }),
     redacted: Type.Boolean({ description: 'true: the text was removed by the account\'s retention setting' }),
     status: Type.Union([...EXTENDED_STATUSES.map((status) => Type.Literal(status)), Type.Null()], {
@@ -31,7 +35,7 @@ export const ConversationView = Type.Object(
   {
     phone: Type.String({ description: 'the remote number, E.164 (or as the phone reported a sender that is no number); "hmac:..." once the account\'s retention hashed it' }),
     last_activity_at: Timestamp,
-    unread_count: Type.Integer({ minimum: 0, description: 'received SMS since the conversation was last marked read' }),
+    unread_count: Type.Integer({ minimum: 0, description: 'received SMS and MMS since the conversation was last marked read' }),
     read_at: Type.Union([Timestamp, Type.Null()], { description: 'when it was last marked read; null: never' }),
     last_message: Type.Union([ThreadMessageView, Type.Null()], { description: 'the newest message either way; null if it was deleted' }),
     device_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {

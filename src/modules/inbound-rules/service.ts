@@ -104,9 +104,11 @@ export class InboundRuleService {
   /**
    * Tries the account's rules on a received SMS: counts each matching rule's hit (and each
    * regular expression that ran out of time), stores the tags of the tagging rules, and answers
-   * the matched rules whose actions are still to be carried out (replies and forwards).
+   * the matched rules whose actions are still to be carried out (replies and forwards). Tags hang
+   * on a received SMS (GET /incoming/{id}/tags): the text of a received MMS (`tags: false`) is
+   * matched and counted, and tagged by nothing.
    */
-  async apply(sms: RuleInput & { id: string; account_id: string }): Promise<InboundRuleRow[]> {
+  async apply(sms: RuleInput & { id: string; account_id: string }, { tags = true }: { tags?: boolean } = {}): Promise<InboundRuleRow[]> {
     const all = await rules.listRules(this.db, sms.account_id);
     if (all.length === 0) return [];
     const outcomes = this.outcomes(all, sms);
@@ -116,7 +118,7 @@ export class InboundRuleService {
     await this.db.transaction(async (trx) => {
       await rules.countHits(trx, matched.map((rule) => rule.id), at);
       await rules.countTimeouts(trx, timedOut, at);
-      await rules.addTags(trx, sms.account_id, sms.id, [...new Set(matched.filter((rule) => rule.action === 'tag').flatMap((rule) => rule.tags))]);
+      if (tags) await rules.addTags(trx, sms.account_id, sms.id, [...new Set(matched.filter((rule) => rule.action === 'tag').flatMap((rule) => rule.tags))]);
     });
     return matched.filter((rule) => rule.action !== 'tag');
   }

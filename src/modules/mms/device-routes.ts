@@ -44,7 +44,9 @@ export function deviceMmsRoutes(media: MediaService, mms: MmsService, devices: P
         'For the phones, not for API clients. The MMS must have been reported on the phone\'s mms topic first, naming this ' +
         'part. The body is the part\'s bytes, which must be the content_type the report declared (415 otherwise), at most ' +
         'MMS_MAX_MESSAGE_BYTES (413, the connection closed). One upload per part: a repeat stores nothing and answers 200 with ' +
-        'the part as stored. Once every part is in, the MMS is complete and the mms.received webhook goes out.',
+        'the part as stored. A refused upload (413, 415) marks the part missing; a good upload still replaces the refusal ' +
+        'while the MMS awaits other parts. Once every part is in, or the rest are missing, or an hour after the report, the ' +
+        'MMS ends and the mms.received webhook goes out; from then on a part it ended without is 404 mms_part_not_expected.',
       params: DeviceMmsPartParams,
       rawBody: { contentTypes: ['application/octet-stream'], description: 'the part\'s bytes (any Content-Type: the report declared the type)' },
       responses: {

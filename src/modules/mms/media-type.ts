@@ -60,6 +60,14 @@ export function acceptedType(declared: string | undefined): string | undefined {
 }
 
 /**
+ * Whether a part a phone reported is an MMS's layout (SMIL: where the parts go on a screen), which
+ * holds no content of its own: a received MMS leaves it out instead of counting it missing.
+ */
+export function isLayout(declared: string): boolean {
+  return declared.split(';')[0]!.trim().toLowerCase() === 'application/smil';
+}
+
+/**
  * Whether `head` (the first bytes; `whole` when that is the entire body) starts media of the
  * accepted type `type` (from acceptedType).
  */

@@ -4,7 +4,7 @@ import type { SmsRecord } from '../messages/types.ts';
 import { presentSms } from '../messages/presenter.ts';
 import type { IncomingMmsView, IncomingPartView, MediaView, MmsView } from './schema.ts';
 import { mediaDownloadPath } from './service.ts';
-import type { IncomingMms, IncomingPartRow, MediaRow, OutgoingMmsRow, OutgoingPartRow } from './types.ts';
+import type { IncomingMms, IncomingMmsRow, IncomingMmsStatus, IncomingPartRow, MediaRow, OutgoingMmsRow, OutgoingPartRow } from './types.ts';
 
 export function presentMedia(media: MediaRow): Static<typeof MediaView> {
   return {
@@ -42,7 +42,8 @@ export function presentIncomingMms({ mms, parts, media }: IncomingMms): Incoming
     sim_slot: mms.sim_slot,
     received_at: mms.received_at.toISOString(),
     created_at: mms.created_at.toISOString(),
-    complete: mms.completed_at !== null,
+    status: statusOf(mms, parts),
+    complete: statusOf(mms, parts) === 'complete',
     parts: parts.map((part) => presentIncomingPart(part, part.media_id ? media.get(part.media_id) : undefined)),
   };
 }
@@ -56,5 +57,12 @@ export function presentIncomingPart(part: IncomingPartRow, stored: MediaRow | un
     media_id: part.media_id,
     sha256: stored?.sha256 ?? null,
     download_path: part.media_id ? mediaDownloadPath(part.media_id) : null,
+    missing_reason: part.media_id ? null : part.missing_reason,
   };
+}
+
+/** Ended with every part uploaded, or without some; receiving until it ended. */
+function statusOf(mms: IncomingMmsRow, parts: IncomingPartRow[]): IncomingMmsStatus {
+  if (mms.completed_at === null) return 'receiving';
+  return parts.every((part) => part.media_id !== null) ? 'complete' : 'incomplete';
 }

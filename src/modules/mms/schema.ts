@@ -98,6 +98,13 @@ export const IncomingPartView = Type.Object(
       description: 'SHA-256 of the stored bytes, hex; null until the phone uploaded the part, and again once MEDIA_RETENTION_DAYS removed the media',
     }),
     download_path: Type.Union([Type.String(), Type.Null()], { description: 'GET it (with sms:read) for the bytes; null until uploaded' }),
+    missing_reason: Type.Union([Type.Literal('too_large'), Type.Literal('type_refused'), Type.Literal('not_uploaded'), Type.Null()], {
+      description:
+        'why the part is missing: too_large (its upload passed MMS_MAX_MESSAGE_BYTES), type_refused (a type MMS media may not ' +
+        'be, or bytes that were not the type reported), not_uploaded (not uploaded within an hour of the report). Set when an ' +
+        'upload is refused (a good upload still replaces it while the MMS is receiving) and on every part missing when the MMS ' +
+        'ended; null otherwise, and once uploaded',
+    }),
   },
   { additionalProperties: false },
 );
@@ -114,7 +121,12 @@ export const IncomingMmsView = Type.Object(
     sim_slot: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'SIM slot that received it; null when the phone did not report one' }),
     received_at: Timestamp,
     created_at: Timestamp,
-    complete: Type.Boolean({ description: 'every part is uploaded (and mms.received was sent)' }),
+    status: Type.Union([Type.Literal('receiving'), Type.Literal('complete'), Type.Literal('incomplete')], {
+      description:
+        'receiving: parts are still awaited; complete: every part is uploaded; incomplete: it ended without some parts (each ' +
+        'missing part says why in missing_reason). mms.received is sent once, when it becomes complete or incomplete',
+    }),
+    complete: Type.Boolean({ description: 'every part is uploaded (and mms.received was sent); false while receiving, and for an incomplete MMS' }),
     parts: Type.Array(IncomingPartView),
   },
   { additionalProperties: false },

@@ -4,8 +4,11 @@
 //   transaction. The phone's task names each part by a path it fetches it from (device
 //   credentials, GET /api/device/v1/media/{id}).
 // - In: a phone reports a received MMS on its `mms` topic with its parts' metadata (stored once
-//   per the phone's own MMS id), then uploads each part over HTTP. Once the last part is in, the
-//   MMS is complete and "mms.received" is announced in that transaction (the webhook's).
+//   per the phone's own MMS id; its text then goes the way of a received SMS's, through
+//   "incoming_mms.stored"), then uploads each part over HTTP. An MMS ends once every part is in,
+//   or refused (too large, a type not kept), or given up on after INCOMING_MMS_PARTS_WAIT_MS:
+//   "mms.received" is announced in the transaction that ends it (the webhook's), once, saying
+//   which parts are missing and why. No MMS stays open for ever.
 import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
@@ -18,12 +21,22 @@ import { isUuid } from '../../common/object-id.ts';
 import { normalizePhone } from '../../common/phone.ts';
 import type { DeviceRow } from '../devices/types.ts';
 import type { MediaService } from './media-service.ts';
-import { acceptedType } from './media-type.ts';
+import { acceptedType, isLayout } from './media-type.ts';
 import * as repository from './repository.ts';
-import type { IncomingMms, IncomingMmsRow, IncomingPartRow, MediaRow, OutgoingMmsRow, OutgoingPartRow } from './types.ts';
+import type { IncomingMms, IncomingMmsRow, IncomingPartRow, MediaRow, MissingReason, OutgoingMmsRow, OutgoingPartRow } from './types.ts';
 
 /** Parts an MMS may carry, out or in. */
 export const MAX_PARTS = 10;
+
+/**
+ * How long a received MMS waits for its parts after its report. Phones upload them right after
+ * reporting (retrying through a lost connection); an hour outlasts that by far, and past it the
+ * MMS ends with what it has, so that a client hears of it and no MMS stays open for ever.
+ */
+export const INCOMING_MMS_PARTS_WAIT_MS = 60 * 60 * 1000;
+
+/** Overdue MMS ended per query of the sweep: a long-unrun sweep catches up in bounded steps. */
+const OVERDUE_BATCH = 100;
 
 /** Where a phone fetches a part of an MMS it is to send (device credentials). */
 export function deviceMediaPath(mediaId: string): string {
@@ -120,23 +133,36 @@ export class MmsService {
   // In -------------------------------------------------------------------------------------
 
   /**
-   * Stores an MMS a phone received, once per its own id: a repeat changes nothing. One with no
-   * parts is complete at once.
+   * Stores an MMS a phone received, once per its own id: a repeat changes nothing. Its text goes
+   * the way of a received SMS's ("incoming_mms.stored", in this transaction). One with no part to
+   * wait for is over at once: mms.received in this transaction too.
    */
   async storeReport(accountId: string, deviceId: string, report: ReportedMms): Promise<IncomingMmsRow | undefined> {
-    // A part of a type MMS media may not be (a SMIL layout, an unknown file) is left out: its
-    // upload could never be accepted, and the MMS would never be complete.
+    // A SMIL layout is left out: it holds no content and is never uploaded. A part of a type MMS
+    // media may not be (a PDF, an unknown file) is kept as missing: its upload could never be
+    // accepted, and whoever reads the MMS learns that it had one.
     const parts = report.parts.flatMap((part) => {
+      if (isLayout(part.contentType)) return [];
       const type = acceptedType(part.contentType);
-      return type ? [{ ...part, contentType: type }] : [];
+      return [{ ...part, contentType: type ?? part.contentType.trim().toLowerCase(), missing: type ? null : ('type_refused' as const) }];
     });
-    if (parts.length < report.parts.length) this.logger.warn({ deviceId, left: report.parts.length - parts.length }, 'incoming MMS parts of types not kept were left out');
+    const refused = parts.filter((part) => part.missing !== null).length;
+    if (refused > 0) this.logger.warn({ deviceId, refused }, 'incoming MMS parts of types not kept were refused');
     return this.db.transaction(async (trx) => {
       // Shares the device row's lock with a deletion, as the call log does.
       const live = await trx('devices').where({ id: deviceId, account_id: accountId }).whereNull('deleted_at').forShare().first('id');
       if (!live) return undefined;
       const id = randomUUID();
       const now = new Date(this.clock.now());
+      const partRows: IncomingPartRow[] = parts.map((part, position) => ({
+        mms_id: id,
+        part_id: part.id,
+        position,
+        content_type: part.contentType,
+        size_bytes: part.size,
+        media_id: null,
+        missing_reason: part.missing,
+      }));
       const row = await repository.insertIncoming(
         trx,
         {
@@ -151,11 +177,13 @@ export class MmsService {
           message: report.message,
           sim_slot: report.simSlot,
           received_at: report.receivedAt,
-          completed_at: parts.length === 0 ? now : null,
+          completed_at: partRows.some((part) => part.missing_reason === null) ? null : now,
         },
-        parts.map((part, position) => ({ mms_id: id, part_id: part.id, position, content_type: part.contentType, size_bytes: part.size, media_id: null })),
+        partRows,
       );
-      if (row?.completed_at) await this.events.written(trx, 'mms.received', { mms: row, parts: [], media: new Map() });
+      if (!row) return undefined;
+      await this.events.written(trx, 'incoming_mms.stored', row);
+      if (row.completed_at) await this.events.written(trx, 'mms.received', { mms: row, parts: partRows, media: new Map() });
       return row;
     });
   }
@@ -163,7 +191,9 @@ export class MmsService {
   /**
    * Stores the bytes of part `partId` of the MMS the device reported as `deviceMmsId`. A part
    * already uploaded is answered as stored, nothing replaced. The bytes must be the type the
-   * report declared, and at most MMS_MAX_MESSAGE_BYTES.
+   * report declared, and at most MMS_MAX_MESSAGE_BYTES: a refusal is recorded on the part (a
+   * later good upload still replaces it while the MMS waits), and an MMS whose every part is
+   * then uploaded or refused ends. Once it ended, a part it ended without is no longer taken.
    */
   async uploadPart(device: DeviceRow, deviceMmsId: string, partId: string, body: Readable, declaredBytes: number | undefined): Promise<{ part: IncomingPartRow; media: MediaRow; created: boolean }> {
     const mms = await repository.findIncomingByDeviceId(this.db, device.id, deviceMmsId);
@@ -171,29 +201,81 @@ export class MmsService {
     const part = (await repository.incomingParts(this.db, [mms.id])).find((each) => each.part_id === partId);
     if (!part) throw new AppError('mms_part_not_expected');
     if (part.media_id) return { part, media: await this.mediaOf(mms.account_id, part.media_id), created: false };
+    if (mms.completed_at) throw endedWithout(part);
 
-    const media = await this.media.upload(mms.account_id, part.content_type, body, declaredBytes, 'incoming', this.media.options.maxMessageBytes);
+    let media: MediaRow;
+    try {
+      media = await this.media.upload(mms.account_id, part.content_type, body, declaredBytes, 'incoming', this.media.options.maxMessageBytes);
+    } catch (error) {
+      const reason = refusalOf(error);
+      if (reason) await this.db.transaction((trx) => this.giveUp(trx, mms.id, partId, reason));
+      throw error;
+    }
     const outcome = await this.db.transaction(async (trx) => {
       const locked = await repository.lockIncoming(trx, mms.id);
       if (!locked) return 'gone' as const;
+      // Ended meanwhile (the sweep, or this very part uploaded by a concurrent request that ended it).
+      if (locked.completed_at) return 'ended' as const;
       if (!(await repository.attachPart(trx, mms.id, partId, media.id))) return 'lost' as const;
-      const parts = await repository.incomingParts(trx, [mms.id]);
-      if (!locked.completed_at && parts.every((each) => each.media_id !== null)) {
-        const completed = await repository.markCompleted(trx, mms.id, new Date(this.clock.now()));
-        const media = new Map((await repository.mediaByIds(trx, parts.map((each) => each.media_id!))).map((row) => [row.id, row]));
-        await this.events.written(trx, 'mms.received', { mms: completed, parts, media });
-      }
+      const { parts } = await this.endIfSettled(trx, locked);
       return parts.find((each) => each.part_id === partId)!;
     });
-    if (outcome === 'gone' || outcome === 'lost') {
-      // The MMS went with its device, or a concurrent upload of this part committed first.
+    if (typeof outcome === 'string') {
+      // The MMS went with its device, ended, or a concurrent upload of this part committed first.
       await this.media.discard(media);
       if (outcome === 'gone') throw new AppError('mms_not_found');
-      const winner = (await repository.incomingParts(this.db, [mms.id])).find((each) => each.part_id === partId)!;
-      return { part: winner, media: await this.mediaOf(mms.account_id, winner.media_id!), created: false };
+      const now = (await repository.incomingParts(this.db, [mms.id])).find((each) => each.part_id === partId)!;
+      if (!now.media_id) throw endedWithout(now);
+      return { part: now, media: await this.mediaOf(mms.account_id, now.media_id), created: false };
     }
     this.logger.info({ mmsId: mms.id, deviceId: device.id, sizeBytes: Number(media.size_bytes), contentType: media.content_type }, 'incoming MMS part stored');
     return { part: outcome, media, created: true };
+  }
+
+  /**
+   * Ends the received MMS whose parts have not all come within INCOMING_MMS_PARTS_WAIT_MS of
+   * their report: the parts still awaited are missing (not_uploaded), and mms.received says so.
+   * Answers how many it ended.
+   */
+  async endOverdue(): Promise<number> {
+    const cutoff = new Date(this.clock.now() - INCOMING_MMS_PARTS_WAIT_MS);
+    let ended = 0;
+    for (;;) {
+      const ids = await repository.openBefore(this.db, cutoff, OVERDUE_BATCH);
+      for (const id of ids) {
+        if (await this.db.transaction((trx) => this.giveUp(trx, id, null, 'not_uploaded'))) ended++;
+      }
+      if (ids.length < OVERDUE_BATCH) break;
+    }
+    if (ended > 0) this.logger.info({ ended, waitedMs: INCOMING_MMS_PARTS_WAIT_MS }, 'incoming MMS ended without the parts never uploaded');
+    return ended;
+  }
+
+  /**
+   * Records that part `partId` (every part still awaited when null) will not come, and ends the
+   * MMS if nothing else is awaited. Answers whether it ended it; nothing changes once it ended.
+   */
+  private async giveUp(trx: Executor, mmsId: string, partId: string | null, reason: MissingReason): Promise<boolean> {
+    const locked = await repository.lockIncoming(trx, mmsId);
+    if (!locked || locked.completed_at) return false;
+    await repository.markPartsMissing(trx, mmsId, partId, reason);
+    return (await this.endIfSettled(trx, locked)).ended;
+  }
+
+  /**
+   * With the MMS locked and not ended: once every part is uploaded or missing, it ends and
+   * mms.received is announced in this transaction (one per MMS: it ends once). Answers its parts,
+   * and whether it ended.
+   */
+  private async endIfSettled(trx: Executor, locked: IncomingMmsRow): Promise<{ parts: IncomingPartRow[]; ended: boolean }> {
+    const parts = await repository.incomingParts(trx, [locked.id]);
+    if (parts.some((part) => part.media_id === null && part.missing_reason === null)) return { parts, ended: false };
+    const ended = await repository.markCompleted(trx, locked.id, new Date(this.clock.now()));
+    const media = new Map((await repository.mediaByIds(trx, parts.flatMap((part) => (part.media_id ? [part.media_id] : [])))).map((row) => [row.id, row]));
+    await this.events.written(trx, 'mms.received', { mms: ended, parts, media });
+    const missing = parts.filter((part) => part.media_id === null).length;
+    if (missing > 0) this.logger.info({ mmsId: locked.id, deviceId: locked.device_id, missing }, 'incoming MMS ended without some of its parts');
+    return { parts, ended: true };
   }
 
   /** A received MMS of the account with its parts; 404 otherwise. */
@@ -208,6 +290,16 @@ export class MmsService {
     return this.withParts(await repository.listIncoming(this.db, accountId, filter, limit, cursor));
   }
 
+  /** The MMS received from one number exactly as stored, newest first, without their parts (a conversation's thread). */
+  listFromNumber(accountId: string, phone: string, limit: number, cursor?: Cursor): Promise<IncomingMmsRow[]> {
+    return repository.listIncoming(this.db, accountId, { phone }, limit, cursor);
+  }
+
+  /** The account's received MMS with these ids, without their parts (a conversation's newest). */
+  findManyIncoming(accountId: string, ids: string[]): Promise<IncomingMmsRow[]> {
+    return repository.findIncomingMany(this.db, accountId, ids.filter(isUuid));
+  }
+
   private async withParts(rows: IncomingMmsRow[]): Promise<IncomingMms[]> {
     const parts = await repository.incomingParts(this.db, rows.map((row) => row.id));
     const media = new Map((await repository.mediaByIds(this.db, parts.flatMap((part) => (part.media_id ? [part.media_id] : [])))).map((row) => [row.id, row]));
@@ -220,4 +312,16 @@ export class MmsService {
     if (!media) throw new AppError('media_not_found');
     return media;
   }
+}
+
+/** Why an upload's refusal means the part will not come; undefined for any other failure (a cut connection, an outage). */
+function refusalOf(error: unknown): MissingReason | undefined {
+  if (!(error instanceof AppError)) return undefined;
+  if (error.code === 'payload_too_large') return 'too_large';
+  if (error.code === 'media_type_refused') return 'type_refused';
+  return undefined;
+}
+
+function endedWithout(part: IncomingPartRow): AppError {
+  return new AppError('mms_part_not_expected', `the MMS ended without this part (${part.missing_reason ?? 'not_uploaded'}); it takes no more uploads`);
 }

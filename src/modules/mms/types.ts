@@ -42,7 +42,10 @@ export interface IncomingMmsRow {
   message: string | null;
   sim_slot: number | null;
   received_at: Date;
-  /** Every part uploaded (and mms.received announced); null while some are still to come. */
+  /**
+   * When it ended: every part uploaded, or given up on (missing_reason), and mms.received
+   * announced; null while parts are still awaited.
+   */
   completed_at: Date | null;
   created_at: Date;
 }
@@ -55,7 +58,19 @@ export interface IncomingPartRow {
   content_type: string;
   size_bytes: number | string;
   media_id: string | null;
+  /** Why the part will not come; null while it may, and once uploaded. */
+  missing_reason: MissingReason | null;
 }
+
+/**
+ * Why a part of a received MMS is missing: its upload passed MMS_MAX_MESSAGE_BYTES (too_large),
+ * its type is none MMS media may be or its bytes were not the type reported (type_refused), or
+ * it was not uploaded within the wait (not_uploaded).
+ */
+export type MissingReason = 'too_large' | 'type_refused' | 'not_uploaded';
+
+/** Where a received MMS stands: parts still awaited, every part in, or ended without some. */
+export type IncomingMmsStatus = 'receiving' | 'complete' | 'incomplete';
 
 /** A received MMS with its parts, in order; the payload of "mms.received". */
 export interface IncomingMms {

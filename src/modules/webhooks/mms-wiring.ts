@@ -1,6 +1,7 @@
-// mms.received, written to the outbox in the transaction that completes the MMS (its last part
-// uploaded), so a complete MMS always has its deliveries and a repeated upload never makes a
-// second one. It carries the MMS with its parts' metadata and download paths, never the bytes.
+// mms.received, written to the outbox in the transaction that ends the MMS (its last part
+// uploaded, the rest refused, or the wait for them over), so an ended MMS always has its
+// deliveries and a repeated upload never makes a second one. It carries the MMS with its status,
+// its parts' metadata, download paths and missing reasons, never the bytes.
 import type { DomainEvents } from '../../events/domain-events.ts';
 import { presentIncomingMms } from '../mms/presenter.ts';
 import { mmsReceived } from './events.ts';
