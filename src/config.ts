@@ -116,6 +116,12 @@ export interface SmtpConfig {
   tls: { certFile: string; keyFile: string } | undefined;
   /** SMTP_TEXT: what of an email becomes the SMS text (subject, body or both) for an account that has not chosen (PATCH /account/mail); body by default. */
   text: 'subject' | 'body' | 'both';
+  /** SMTP_MAX_CLIENTS: open SMTP connections in all; a connection past it is answered 421 and closed. */
+  maxClients: number;
+  /** SMTP_IDLE_TIMEOUT: a connection that sends nothing for this long while the gateway waits for it is answered 421 and closed. */
+  idleTimeoutMs: number;
+  /** SMTP_DATA_TIMEOUT: a mail's DATA must be in whole (final dot) within this long after 354, however it trickles; else 421 and closed. */
+  dataTimeoutMs: number;
 }
 
 export interface SmppConfig {
@@ -385,6 +391,9 @@ export function loadConfig(env: Env = process.env): Config {
       domain: read<string | undefined>('SMTP_DOMAIN', undefined, mailDomain),
       tls: readSmtpTls(env, problems),
       text: read('SMTP_TEXT', 'body', (raw) => choice(raw, ['subject', 'body', 'both'] as const)),
+      maxClients: read('SMTP_MAX_CLIENTS', 100, (raw) => wholeNumber(raw, 1, 100_000)),
+      idleTimeoutMs: read('SMTP_IDLE_TIMEOUT', 60, (raw) => wholeNumber(raw, 1, 3600)) * 1000,
+      dataTimeoutMs: read('SMTP_DATA_TIMEOUT', 60, (raw) => wholeNumber(raw, 1, 3600)) * 1000,
     },
   };
   if (config.smtp.port !== undefined && !config.smtp.domain) problems.push('SMTP_DOMAIN: required with SMTP_PORT (mail to <number>@<SMTP_DOMAIN> becomes SMS), such as sms.example.com');

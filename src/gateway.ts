@@ -457,7 +457,7 @@ async function startMail(config: Config, services: Services, logger: Logger): Pr
       metrics: services.metrics,
       logger,
     },
-    { host: config.host, port: smtp.port, domain: smtp.domain, tls },
+    { host: config.host, port: smtp.port, domain: smtp.domain, tls, maxClients: smtp.maxClients, idleTimeoutMs: smtp.idleTimeoutMs, dataTimeoutMs: smtp.dataTimeoutMs },
   ).catch((error: unknown) => {
     throw describeEnvironmentError(error, { port: ['SMTP_PORT', smtp.port!, config.host] });
   });

@@ -4,6 +4,11 @@
 // say why, so that the sending server's bounce tells its user: 535 for a bad key, 550 for a
 // recipient that is not a number of this domain, 554 at DATA for a text longer than one SMS.
 // Logs carry accounts, counts and masked numbers, never the text or a whole number.
+//
+// What one client can hold is bounded: SMTP_MAX_CLIENTS connections in all (past it 421), an
+// idle connection closed after SMTP_IDLE_TIMEOUT, a mail's DATA cut off with 421 when it takes
+// longer than SMTP_DATA_TIMEOUT however it trickles, and with 552 as soon as it passes 1 MiB
+// (message-reader.ts): neither waits for the client to finish sending.
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
 import { simpleParser } from 'mailparser';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +18,7 @@ import { keyPrefix } from '../modules/api-keys/key-format.ts';
 import type { MailListenerOptions, MailPorts, MailUser } from './ports.ts';
 import { readRecipient } from './recipient.ts';
 import { MailRefusal } from './submission.ts';
+import { readMessage, type MessageReading } from './message-reader.ts';
 
 /** A mail larger than this is refused at DATA: an SMS is short, attachments are not sent. */
 export const MAIL_MAX_BYTES = 1024 * 1024;
@@ -34,6 +40,8 @@ export class MailListener {
       banner: 'sms-gateway: mail to <number>@' + options.domain + ' becomes an SMS',
       logger: false,
       size: MAIL_MAX_BYTES,
+      maxClients: options.maxClients,
+      socketTimeout: options.idleTimeoutMs,
       authMethods: ['PLAIN', 'LOGIN'],
       // Without a certificate there is no STARTTLS, and AUTH is taken in clear (a local network, a
       // proxy that terminates TLS); with one, clients are offered STARTTLS before AUTH.
@@ -75,9 +83,12 @@ export class MailListener {
       }
       const result = await this.ports.authenticate(key);
       if ('refused' in result) {
-        authThrottle.failed(attempt);
+        const wait = authThrottle.failed(attempt);
         metrics.count('smtp_auth_total', 'SMTP logins, by outcome', { outcome: 'refused' });
         logger.info({ address: session.remoteAddress, keyPrefix: attempt.credential }, 'SMTP login refused');
+        // Past the throttle's limit a wrong key is told to come back later (as HTTP answers 429,
+        // not 401): a client that retries on 535 at once is slowed down, not encouraged.
+        if (wait > 0) return callback(refusal(454, `4.7.0 Too many failed logins; try again in ${Math.ceil(wait / 1000)} seconds`));
         return callback(refusal(535, `5.7.8 Authentication failed: ${result.refused}`));
       }
       metrics.count('smtp_auth_total', 'SMTP logins, by outcome', { outcome: 'accepted' });
@@ -103,10 +114,11 @@ export class MailListener {
     const { logger, metrics } = this.ports;
     const user = session.user as unknown as MailUser;
     try {
-      const parsed = await simpleParser(stream, { skipHtmlToText: true, skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
-      if ((stream as Readable & { sizeExceeded?: boolean }).sizeExceeded) {
-        return callback(refusal(552, `5.3.4 Mail too large: at most ${MAIL_MAX_BYTES} bytes`));
-      }
+      const reading = await readMessage(stream, { maxBytes: MAIL_MAX_BYTES, timeoutMs: options.dataTimeoutMs });
+      // Answered here and the connection closed: the onData callback is left uncalled, since
+      // smtp-server would only answer once the client has sent the rest.
+      if ('cut' in reading) return this.cutOff(session, user, reading, options);
+      const parsed = await simpleParser(reading.message, { skipHtmlToText: true, skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
       const phones = [...new Set(session.envelope.rcptTo.map((rcpt) => readRecipient(rcpt.address, options.domain)).flatMap((reading) => ('phone' in reading ? [reading.phone] : [])))];
       const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
       const ids = await this.ports.submissions.submit(user.accountId, sender, phones, { subject: parsed.subject, body: parsed.text });
@@ -122,6 +134,25 @@ export class MailListener {
       }
       logger.error({ err: error, accountId: user.accountId }, 'mail not turned into SMS');
       callback(refusal(451, '4.3.0 Temporary failure; try again later'));
+    }
+  }
+
+  /**
+   * A mail cut off mid-DATA is answered at once and its connection closed (SMTP has no way to
+   * refuse a mail and go on while the client is still sending it): 552, a permanent refusal, for a
+   * mail too large; 421, come back later, for one too slow.
+   */
+  private cutOff(session: SMTPServerSession, user: MailUser, reading: Extract<MessageReading, { cut: string }>, options: MailListenerOptions): void {
+    this.ports.metrics.count('smtp_mails_total', 'mails taken over SMTP, by outcome', { outcome: reading.cut });
+    this.ports.logger.info({ accountId: user.accountId, address: session.remoteAddress, cut: reading.cut, bytesRead: reading.bytesRead }, 'mail cut off mid-DATA');
+    const connection = [...this.server.connections].find((open) => open.session === session);
+    if (!connection || reading.cut === 'gone') return;
+    if (reading.cut === 'too_large') {
+      connection.send(552, `5.3.4 Mail too large: at most ${MAIL_MAX_BYTES} bytes; closing the connection`);
+      connection.close();
+    } else {
+      // 421 closes the connection.
+      connection.send(421, `4.4.2 The mail took longer than ${options.dataTimeoutMs / 1000} seconds to send; closing the connection`);
     }
   }
 }

@@ -27,4 +27,10 @@ export interface MailListenerOptions {
   domain: string;
   /** STARTTLS with this pair (PEM); none: plain SMTP only. */
   tls: { cert: Buffer; key: Buffer } | undefined;
+  /** SMTP_MAX_CLIENTS: open connections in all; past it a new one is answered 421 and closed. */
+  maxClients: number;
+  /** SMTP_IDLE_TIMEOUT: a client that owes the gateway a command or data and sends nothing this long is answered 421. */
+  idleTimeoutMs: number;
+  /** SMTP_DATA_TIMEOUT: the longest a mail's DATA may take, trickling or not; past it 421. */
+  dataTimeoutMs: number;
 }

@@ -7,14 +7,14 @@ import { useGateway } from '../support/use-gateway.ts';
 import { receivingPhone } from '../opt-out/support.ts';
 import type { TaskPhone } from '../support/task-phone.ts';
 import type { Tenant } from '../support/tenant.ts';
-import { DOMAIN, mailClient, refusalOf } from './support.ts';
+import { DOMAIN, mailClient, refusalOf, smtpOn } from './support.ts';
 
 const NUMBER = '+491701234567';
 const MAIL = { from: 'alice@example.org', to: `${NUMBER}@${DOMAIN}`, subject: 'Server down', text: 'db-1 stopped answering at 03:12\n\n-- \nmonitoring' };
 
 describe('email to SMS: the SMS text is the account\'s choice', () => {
   // The gateway's default is "both", not the built-in "body": an account that has not chosen shows it follows SMTP_TEXT.
-  const fx = useGateway({ config: { smtp: { port: 0, domain: DOMAIN, tls: undefined, text: 'both' } } });
+  const fx = useGateway({ config: { smtp: smtpOn({ text: 'both' }) } });
 
   /** Mails MAIL with the tenant's key; answers the text of the SMS its phone was given. */
   async function mailThrough(tenant: Tenant, phone: TaskPhone, count: number, mail: Record<string, string> = MAIL): Promise<string> {

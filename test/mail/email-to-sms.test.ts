@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { receive, receivingPhone } from '../opt-out/support.ts';
-import { DOMAIN, mailClient, refusalOf, Relay } from './support.ts';
+import { DOMAIN, mailClient, refusalOf, Relay, smtpOn } from './support.ts';
 
 const NUMBER = '+491701234567';
 
@@ -16,7 +16,7 @@ describe('email to SMS: the SMTP listener', () => {
 
   const fx = useGateway({
     config: () => ({
-      smtp: { port: 0, domain: DOMAIN, tls: undefined, text: 'body' },
+      smtp: smtpOn(),
       inboundRules: { smtpUrl: relay.url, mailFrom: 'gateway@example.com', autoReplyWindowMs: 600_000, regexTimeoutMs: 50 },
     }),
   });

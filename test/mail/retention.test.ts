@@ -5,13 +5,13 @@ import { expect } from 'chai';
 import { ManualClock } from '../../src/common/clock.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { receivingPhone } from '../opt-out/support.ts';
-import { DOMAIN, mailClient } from './support.ts';
+import { DOMAIN, mailClient, smtpOn } from './support.ts';
 
 const DAY = 24 * 3600 * 1000;
 
 describe('email to SMS: retention', () => {
   const clock = new ManualClock();
-  const fx = useGateway({ clock, config: { smtp: { port: 0, domain: DOMAIN, tls: undefined, text: 'body' } } });
+  const fx = useGateway({ clock, config: { smtp: smtpOn() } });
 
   const senders = () => fx.gateway.services.db('mail_senders').where({ account_id: fx.tenant.accountId }).select('phone', 'sender');
 

@@ -29,7 +29,8 @@ describe('email to SMS: settings', () => {
   });
 
   it('is off by default; SMTP_PORT with SMTP_DOMAIN turns it on', () => {
-    expect(loadConfig({}).smtp).to.deep.equal({ port: undefined, domain: undefined, tls: undefined, text: 'body' });
+    expect(loadConfig({}).smtp).to.deep.equal({ port: undefined, domain: undefined, tls: undefined, text: 'body', maxClients: 100, idleTimeoutMs: 60_000, dataTimeoutMs: 60_000 });
+    expect(loadConfig({ SMTP_MAX_CLIENTS: '20', SMTP_IDLE_TIMEOUT: '30', SMTP_DATA_TIMEOUT: '120' }).smtp).to.deep.include({ maxClients: 20, idleTimeoutMs: 30_000, dataTimeoutMs: 120_000 });
     expect(loadConfig({ SMTP_PORT: '2525', SMTP_DOMAIN: 'SMS.Example.com', SMTP_TEXT: 'both' }).smtp).to.deep.include({ port: 2525, domain: 'sms.example.com', text: 'both' });
     expect(loadConfig({ SMTP_PORT: 'off' }).smtp.port).to.equal(undefined);
   });
@@ -40,6 +41,9 @@ describe('email to SMS: settings', () => {
     expect(problemsOf({ SMTP_PORT: '3000', SMTP_DOMAIN: 'sms.example.com' })).to.contain("SMTP_PORT: 3000 is PORT's too");
     expect(problemsOf({ SMTP_PORT: '2525', SMTP_DOMAIN: 'not a domain' })).to.contain('SMTP_DOMAIN: must be a domain name');
     expect(problemsOf({ SMTP_TEXT: 'html' })).to.contain('SMTP_TEXT');
+    expect(problemsOf({ SMTP_MAX_CLIENTS: '0' })).to.contain('SMTP_MAX_CLIENTS: must be a whole number from 1 to 100000');
+    expect(problemsOf({ SMTP_IDLE_TIMEOUT: '1m' })).to.contain('SMTP_IDLE_TIMEOUT: must be a whole number from 1 to 3600');
+    expect(problemsOf({ SMTP_DATA_TIMEOUT: '0' })).to.contain('SMTP_DATA_TIMEOUT: must be a whole number from 1 to 3600');
     expect(problemsOf({ SMTP_TLS_CERT: '/nonexistent.pem' })).to.contain('SMTP_TLS_KEY: STARTTLS needs SMTP_TLS_CERT and SMTP_TLS_KEY together');
     expect(problemsOf({ SMTP_TLS_CERT: '/nonexistent.pem', SMTP_TLS_KEY: '/nonexistent.key' })).to.match(/SMTP_TLS_CERT: .*nonexistent/);
   });

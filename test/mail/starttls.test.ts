@@ -6,7 +6,7 @@ import nodemailer from 'nodemailer';
 import { useGateway } from '../support/use-gateway.ts';
 import { receivingPhone } from '../opt-out/support.ts';
 import { certificateDirectory, makeCertificate, type TestCertificate } from '../tls/tls-support.ts';
-import { DOMAIN, mailClient, refusalOf } from './support.ts';
+import { DOMAIN, mailClient, refusalOf, smtpOn } from './support.ts';
 
 describe('email to SMS: STARTTLS', () => {
   const certificates = certificateDirectory();
@@ -14,7 +14,7 @@ describe('email to SMS: STARTTLS', () => {
   const fx = useGateway({
     config: () => {
       certificate = makeCertificate(certificates.directory, 'smtp');
-      return { smtp: { port: 0, domain: DOMAIN, tls: { certFile: certificate.certFile, keyFile: certificate.keyFile }, text: 'subject' } };
+      return { smtp: smtpOn({ tls: { certFile: certificate.certFile, keyFile: certificate.keyFile }, text: 'subject' }) };
     },
   });
   after(() => certificates.remove());

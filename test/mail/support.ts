@@ -4,8 +4,14 @@ import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import type { Gateway } from '../../src/gateway.ts';
+import { loadConfig, type SmtpConfig } from '../../src/config.ts';
 
 export const DOMAIN = 'sms.example.com';
+
+/** The SMTP listener of a test gateway: on a free port, for DOMAIN, plain SMTP, the other settings their defaults unless given. */
+export function smtpOn(settings: Partial<SmtpConfig> = {}): SmtpConfig {
+  return { ...loadConfig({}).smtp, port: 0, domain: DOMAIN, tls: undefined, ...settings };
+}
 
 export interface RelayedMail {
   from: string;
@@ -54,13 +60,14 @@ export class Relay {
   }
 }
 
-/** A client on the gateway's SMTP listener, logged in with `key` (none: no AUTH). */
-export function mailClient(gateway: Gateway, key: string | undefined) {
+/** A client on the gateway's SMTP listener, logged in with `key` (none: no AUTH), from a local address (127.0.0.x) of its own if given. */
+export function mailClient(gateway: Gateway, key: string | undefined, from?: string) {
   return nodemailer.createTransport({
     host: '127.0.0.1',
     port: gateway.smtpPort,
     secure: false,
     ignoreTLS: true,
+    ...(from === undefined ? {} : { localAddress: from }),
     ...(key === undefined ? {} : { auth: { user: 'anyone', pass: key } }),
   });
 }

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { useGateway } from '../support/use-gateway.ts';
 import { receivingPhone } from '../opt-out/support.ts';
-import { DOMAIN } from './support.ts';
+import { smtpOn } from './support.ts';
 
 const run = promisify(execFile);
 const SWAKS = '/usr/bin/swaks';
@@ -21,7 +21,7 @@ function readmeSwaks(): string {
 
 describe('email to SMS: the README\'s swaks example', function () {
   this.timeout(30_000);
-  const fx = useGateway({ config: { smtp: { port: 0, domain: DOMAIN, tls: undefined, text: 'body' } } });
+  const fx = useGateway({ config: { smtp: smtpOn() } });
 
   before(function () {
     // .ci/run installs it; elsewhere: apt-get install swaks.
