@@ -2,12 +2,11 @@
 // refusal says nothing of the phone, its SIM or its credit, so it does not count towards pausing
 // the device after repeated failed sends.
 import { expect } from 'chai';
-import { encrypt } from '../../src/common/end-to-end.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { liftLimits, nextEvent } from '../support/devices.ts';
 import { receive, receivingPhone } from '../opt-out/support.ts';
+import { PASSPHRASE, sendEncryptedThrough } from './support.ts';
 
-const PASSPHRASE = 'a passphrase only the client and its phones know';
 const OPTED_OUT = '+79161234567';
 const OTHER = '+79161234568';
 
@@ -22,20 +21,11 @@ describe('end-to-end encrypted SMS refused by the phone for an opted-out recipie
     await receive(inbox, OPTED_OUT, 'STOP');
     await listed;
 
-    const send = async (phone: string, status: 'failed_send' | 'delivered') => {
-      let id: string | undefined;
-      const reported = nextEvent(device, 'report', (smsId, reportedStatus) => smsId === id && reportedStatus === status);
-      const reply = await fx.tenant.api.post('/sms/encrypted', { phone: await encrypt(phone, PASSPHRASE), message: await encrypt('Sale today only', PASSPHRASE), device_id: device.id });
-      expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
-      id = reply.body.id as string;
-      await reported;
-      return id;
-    };
-    for (let refused = 0; refused < 3; refused++) await send(OPTED_OUT, 'failed_send');
+    for (let refused = 0; refused < 3; refused++) await sendEncryptedThrough(fx.tenant, device, OPTED_OUT, 'failed_send');
 
     const read = (await fx.tenant.api.get(`/devices/${device.id}`)).body;
     expect(read.paused_until, 'not paused').to.equal(null);
-    const sent = await send(OTHER, 'delivered');
-    expect(device.sent.get(sent)).to.include({ phone: OTHER });
+    const sent = await sendEncryptedThrough(fx.tenant, device, OTHER, 'delivered');
+    expect(device.sent.get(sent.id)).to.include({ phone: OTHER });
   });
 });

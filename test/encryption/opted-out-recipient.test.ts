@@ -4,14 +4,13 @@
 // phone (the device agent inside) refuses such an SMS unsent: failed_send, reason
 // recipient_opted_out, in the API and in the status webhook.
 import { expect } from 'chai';
-import { encrypt } from '../../src/common/end-to-end.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { liftLimits, nextEvent } from '../support/devices.ts';
 import { createWebhook, dropWebhooks, verified, webhookConfig } from '../support/webhooks.ts';
 import { receive, receivingPhone } from '../opt-out/support.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
+import { PASSPHRASE, sendEncryptedThrough } from './support.ts';
 
-const PASSPHRASE = 'a passphrase only the client and its phones know';
 const OPTED_OUT = '+79161234567';
 const OTHER = '+79161234568';
 
@@ -25,17 +24,6 @@ describe('end-to-end encrypted SMS to a number that opted out', () => {
     const device = await fx.connectDevice({ passphrase: PASSPHRASE });
     await liftLimits(fx.gateway, fx.tenant, device.id);
     return device;
-  }
-
-  /** Posts an encrypted SMS through `device` and resolves with it once the phone reported `status`. */
-  async function sendThrough(device: SimulatedDevice, phone: string, status: 'failed_send' | 'delivered') {
-    let id: string | undefined;
-    const reported = nextEvent(device, 'report', (smsId, reportedStatus) => smsId === id && reportedStatus === status);
-    const reply = await fx.tenant.api.post('/sms/encrypted', { phone: await encrypt(phone, PASSPHRASE), message: await encrypt('Sale today only', PASSPHRASE), device_id: device.id });
-    expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
-    id = reply.body.id as string;
-    await reported;
-    return (await fx.tenant.api.get(`/sms/${id}`)).body;
   }
 
   describe('when the number sent STOP while the phone was connected', () => {
@@ -55,14 +43,14 @@ describe('end-to-end encrypted SMS to a number that opted out', () => {
       expect(JSON.stringify(settings)).to.not.contain('9161234567');
       expect(settings.opted_out).to.include({ scheme: 'hmac-sha256/64', count: 1, complete: true });
 
-      const refused = await sendThrough(device, OPTED_OUT, 'failed_send');
+      const refused = await sendEncryptedThrough(fx.tenant, device, OPTED_OUT, 'failed_send');
       expect(refused).to.include({ status: 'failed_send', reason: 'recipient_opted_out', is_encrypted: true });
       expect(device.sendCount.get(refused.id), 'never handed to the radio').to.equal(undefined);
       const [event] = await receiver.waitFor(1, (request) => request.json?.data?.sms?.id === refused.id && request.json?.data?.sms?.internal_status === 'failed_send');
       expect(verified(secret, event!).data.sms).to.include({ internal_status: 'failed_send', reason: 'recipient_opted_out' });
 
       // Another number is not on the list: its encrypted SMS goes out.
-      const sent = await sendThrough(device, OTHER, 'delivered');
+      const sent = await sendEncryptedThrough(fx.tenant, device, OTHER, 'delivered');
       expect(device.sent.get(sent.id)).to.include({ phone: OTHER });
     });
   });
@@ -77,7 +65,7 @@ describe('end-to-end encrypted SMS to a number that opted out', () => {
       const unlisted = nextEvent(device, 'settings', (settings: Settings) => settings.opted_out === undefined);
       await receive(inbox, OPTED_OUT, 'START');
       await unlisted;
-      const sent = await sendThrough(device, OPTED_OUT, 'delivered');
+      const sent = await sendEncryptedThrough(fx.tenant, device, OPTED_OUT, 'delivered');
       expect(device.sent.get(sent.id)).to.include({ phone: OPTED_OUT });
     });
   });
