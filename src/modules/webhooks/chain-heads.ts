@@ -13,6 +13,12 @@
 //   transaction as the change, advanceChains() makes the lowest pending delivery of each chain
 //   touched the only ready one. A delivery being written meanwhile holds its chain's pending rows
 //   (shared), so that update waits for it and then sees it.
+// - Those three hold their webhooks' rows (lockWebhooks, or the webhook's own update) before
+//   touching a delivery, so only one of them moves a webhook's chains at a time. advanceChains()
+//   reads the chain once and writes what it read: had it waited for another mover's row lock, it
+//   would still write what it read before waiting (READ COMMITTED), and the two could leave a
+//   chain with no head (the sweep giving up the delivery after a head the sender records as
+//   delivered: the next one is never sent) or with two (a retry by hand beside that recording).
 // Both sides take row locks in chain order (webhook, key, seq), heads before what follows them,
 // so two such transactions never wait for each other in a circle. A transaction locks all the
 // rows it writes in one ordered pass: recordAttempts locks the heads it records and the waiting
@@ -29,7 +35,8 @@ export interface Chain {
 
 /**
  * Makes the pending delivery of lowest seq in each chain its only ready one. Reads the pending
- * rows of those chains alone (the chain index), writes only rows whose flag changes.
+ * rows of those chains alone (the chain index), writes only rows whose flag changes. The caller
+ * holds the chains' webhook rows (see above).
  */
 export async function advanceChains(db: Executor, chains: Chain[]): Promise<void> {
   const unique = new Map(chains.map((chain) => [`${chain.webhookId}/${chain.orderingKey}`, chain]));

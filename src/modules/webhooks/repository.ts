@@ -375,24 +375,36 @@ export async function disableWebhook(db: Executor, id: string, reason: string, a
  * Gives up the deliveries of disabled webhooks whose retry window has closed: they wait while
  * their webhook is disabled (kept for when it is switched back on), but not for ever. With
  * `webhookId`, only that webhook's, enabled or not (it is being switched back on).
+ *
+ * Giving up a delivery moves its chain's head, so the webhooks are locked first, as the sender
+ * locks them before recording outcomes (chain-heads.ts says why): the sweep skips a webhook whose
+ * outcomes are being recorded right now (the next sweep has it), a webhook being switched on waits.
  */
 export async function giveUpExpired(db: Executor, at: Date, webhookId?: string): Promise<{ id: string; webhook_id: string }[]> {
   return inTransaction(db, async (trx) => {
-    // SKIP LOCKED: a row held by anyone else (a delivery being written beside it, a retry by hand)
-    // waits for the next sweep rather than holding this one up.
+    const { rows: held } = await trx.raw<{ rows: { id: string }[] }>(
+      `select w.id from webhooks w
+        where (not w.enabled or ?::uuid is not null) and (?::uuid is null or w.id = ?::uuid)
+          and exists (select 1 from webhook_deliveries d where d.webhook_id = w.id and d.status = 'pending' and d.retry_until < ?::timestamptz)
+        order by w.id
+        for no key update of w${webhookId ? '' : ' skip locked'}`,
+      [webhookId ?? null, webhookId ?? null, webhookId ?? null, at] as never,
+    );
+    if (held.length === 0) return [];
+    // SKIP LOCKED: a row held by anyone else (a delivery being written beside it) waits for the
+    // next sweep rather than holding this one up.
     const { rows } = await trx.raw<{ rows: { id: string; webhook_id: string; ordering_key: string | null }[] }>(
       `with expired as (
          select d.id from webhook_deliveries d
-           join webhooks w on w.id = d.webhook_id
-          where (not w.enabled or ?::uuid is not null) and d.status = 'pending' and d.retry_until < ?::timestamptz
-            and (?::uuid is null or w.id = ?::uuid) and (d.leased_until is null or d.leased_until <= now())
+          where d.webhook_id = any(?::uuid[]) and d.status = 'pending' and d.retry_until < ?::timestamptz
+            and (d.leased_until is null or d.leased_until <= now())
           order by d.webhook_id, d.ordering_key nulls first, d.seq
           for update of d skip locked)
        update webhook_deliveries d
           set status = 'failed', ready = false, last_error = ?, next_attempt_at = now(), leased_until = null
          from expired where d.id = expired.id
         returning d.id, d.webhook_id, d.ordering_key`,
-      [webhookId ?? null, at, webhookId ?? null, webhookId ?? null, EXPIRED_WHILE_DISABLED] as never,
+      [held.map((webhook) => webhook.id), at, EXPIRED_WHILE_DISABLED] as never,
     );
     await advanceChains(trx, chainsOf(rows));
     return rows.map(({ id, webhook_id }) => ({ id, webhook_id }));
@@ -422,6 +434,9 @@ export async function listDeliveries(db: Executor, webhookId: string, limit: num
  */
 export async function requeueDelivery(db: Database, webhookId: string, id: string, retryUntil: Date): Promise<DeliveryRow | undefined> {
   return db.transaction(async (trx) => {
+    // It moves its chain's head: the webhook is locked first, as the sender locks it before
+    // recording (chain-heads.ts), so the chain is read once a recording beside it has committed.
+    await lockWebhooks(trx, [webhookId]);
     const [row] = await trx<DeliveryRow>('webhook_deliveries')
       .where({ webhook_id: webhookId, id })
       .update({ status: 'pending', next_attempt_at: new Date(), retry_until: retryUntil, ready: true } as Partial<DeliveryRow>)
