@@ -21,7 +21,11 @@ export const STATUS = {
   ESME_RINVSCHED: 0x0061,
   ESME_RINVEXPIRY: 0x0062,
   ESME_RQUERYFAIL: 0x0067,
+  /** "Error in the optional part of the PDU body": octets after the last TLV that are no TLV. */
+  ESME_RINVTLVSTREAM: 0x00c0,
   ESME_ROPTPARNOTALLWD: 0x00c1,
+  /** SMPP 3.4's ESME_RINVPARLEN: a TLV running past the PDU, or of the wrong size for its tag. */
+  ESME_RINVTLVLEN: 0x00c2,
   /** "ESME Receiver Reject Message": the destination opted out (docs/opt-out.md). */
   ESME_RX_R_APPNACK: 0x0066,
   ESME_RINVTLVVAL: 0x00c4,

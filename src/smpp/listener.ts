@@ -10,6 +10,7 @@ import type { Server as TlsServer } from 'node:tls';
 import type { SmppCredential } from '../modules/smpp/types.ts';
 import { SmppSession, type SessionHost } from './session.ts';
 import { TokenBucket } from './throughput.ts';
+import { PartHolds } from './part-holds.ts';
 import { OutageNotice } from '../storage/database-errors.ts';
 import type { SmppListenerOptions, SmppPorts } from './ports.ts';
 
@@ -19,6 +20,7 @@ const TICK_MS = 2_000;
 const PURGE_EVERY_MS = 60_000;
 
 export class SmppListener implements SessionHost {
+  readonly partHolds = new PartHolds();
   private readonly sessions = new Map<string, Set<SmppSession>>();
   private readonly unbound = new Set<SmppSession>();
   private readonly connectionsByAddress = new Map<string, number>();

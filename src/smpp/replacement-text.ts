@@ -5,8 +5,16 @@
 // either: a replacement is one whole message, never a concatenated part.
 import defs from 'smpp/lib/defs.js';
 import { submittedText } from './short-message.ts';
+import { SmppRefusal, STATUS } from './command-status.ts';
+
+const UCS2 = 8;
 
 export function replacementText(pdu: { short_message?: unknown; message_payload?: unknown }, dataCoding: number): string {
-  const decode = (value: unknown) => (Buffer.isBuffer(value) ? defs.filters.message.decode.call({ data_coding: dataCoding, esm_class: 0 }, value, true) : value);
+  const decode = (value: unknown) => {
+    if (!Buffer.isBuffer(value)) return value;
+    // The codec's UCS-2 decoder drops an odd last octet without a word.
+    if (dataCoding === UCS2 && value.length % 2 !== 0) throw new SmppRefusal(STATUS.ESME_RINVMSGLEN, 'the UCS-2 message has an odd number of octets');
+    return defs.filters.message.decode.call({ data_coding: dataCoding, esm_class: 0 }, value, true);
+  };
   return submittedText({ data_coding: dataCoding, short_message: decode(pdu.short_message), message_payload: decode(pdu.message_payload) }).text;
 }

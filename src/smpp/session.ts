@@ -1,14 +1,18 @@
 // One ESME's connection: it binds (as transmitter, receiver or transceiver), submits SMS, asks
 // after them, and hears receipts and incoming SMS as deliver_sm. Every request is answered with
-// a status, never with a dropped connection; only bytes that cannot be read as a PDU (its length
-// is unreadable, so the next PDU cannot be found) end it, after a generic_nack. Nothing an ESME
-// sends can throw out of here: the codec emits synchronously from the socket's own handler.
+// a status, never with a dropped connection, a PDU whose fields or TLVs run past its end
+// included (pdu-reader.ts); only bytes that cannot be read as a PDU (its length is unreadable,
+// so the next PDU cannot be found) end it, after a generic_nack. Nothing an ESME sends can
+// throw out of here: PDUs are handed over synchronously from the socket's own handler.
 import smpp, { type PDU, type Session } from 'smpp';
 import { randomUUID } from 'node:crypto';
 import type { SmppCredential, PendingDeliver } from '../modules/smpp/types.ts';
 import { clientAddressKey } from '../common/client-address.ts';
 import { SmppRefusal, STATUS, statusName } from './command-status.ts';
 import { PartAssembler, partNumber } from './concatenation.ts';
+import type { PartHolds } from './part-holds.ts';
+import { readPdus } from './pdu-reader.ts';
+import type { LayoutProblem } from './pdu-layout.ts';
 import { encodeDeliverText } from './deliver-encoding.ts';
 import { submittedText } from './short-message.ts';
 import { checkAhead, checkLength, readDestination, readRegisteredDelivery, readSubmissionFields, readTimeToLive } from './submit-fields.ts';
@@ -29,6 +33,8 @@ export interface SessionHost {
   wake(credentialId: string): void;
   /** Whether a failure is the database being unreachable (then logged once per outage, not per request). */
   databaseFailed(error: unknown): boolean;
+  /** What the unfinished concatenated messages of each account hold on this node. */
+  readonly partHolds: PartHolds;
 }
 
 const BIND_MODES: Record<string, BindMode> = {
@@ -49,6 +55,8 @@ export class SmppSession {
   private working = 0;
   /** deliver_sm sent and not yet answered, by stored row id. */
   private readonly outstanding = new Map<string, NodeJS.Timeout>();
+  /** What to do with the ESME's answer to a PDU the gateway sent, by sequence number. */
+  private readonly awaiting = new Map<number, (response: PDU) => void>();
   private lastHeard: number;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly assembler: PartAssembler;
@@ -62,12 +70,12 @@ export class SmppSession {
   ) {
     this.address = session.socket.remoteAddress;
     this.lastHeard = ports.clock.now();
-    this.assembler = new PartAssembler(randomUUID, (parts, total) =>
+    this.assembler = new PartAssembler(randomUUID, host.partHolds, (parts, total) =>
       ports.logger.warn({ systemId: this.credential?.system_id, parts, total }, 'SMPP concatenated message dropped: its parts stopped coming'),
     );
-    session.on('pdu', (pdu: PDU) => this.heard(pdu));
-    // The codec could not read a PDU: its length is wrong, so nothing after it can be found.
-    session.on('error', (error: Error) => this.unreadable(error));
+    readPdus(session.socket, { pdu: (pdu, problem) => this.heard(pdu, problem), unreadable: (reason) => this.unreadable(reason) });
+    // A socket's own error (reset, broken pipe): nothing to answer.
+    session.on('error', (error: NodeJS.ErrnoException) => this.close(`socket error ${error.code ?? error.message}`));
     session.on('close', () => this.end());
     const bindTimer = setTimeout(() => {
       if (!this.mode) this.close('no bind in time');
@@ -151,15 +159,17 @@ export class SmppSession {
     for (const timer of this.outstanding.values()) clearTimeout(timer);
     const unanswered = [...this.outstanding.keys()];
     this.outstanding.clear();
+    this.awaiting.clear();
     this.assembler.clear();
     // Taken at once by the next bind, instead of after their lease.
     if (unanswered.length > 0) this.ports.pending.release(unanswered).catch(() => undefined);
     this.host.ended(this);
   }
 
-  private heard(pdu: PDU): void {
+  private heard(pdu: PDU, problem: LayoutProblem | undefined): void {
     this.lastHeard = this.ports.clock.now();
-    if (pdu.isResponse()) return;
+    if (pdu.isResponse()) return this.answered(pdu);
+    if (problem) return this.malformed(pdu, problem);
     this.working++;
     this.handle(pdu)
       .catch((error: unknown) => {
@@ -171,13 +181,24 @@ export class SmppSession {
       .finally(() => this.working--);
   }
 
-  private unreadable(error: Error): void {
+  private answered(response: PDU): void {
+    const onResponse = this.awaiting.get(response.sequence_number);
+    if (!onResponse) return;
+    this.awaiting.delete(response.sequence_number);
+    onResponse(response);
+  }
+
+  /** A request whose lengths do not hold together: answered with what is wrong, the session stays. */
+  private malformed(request: PDU, problem: LayoutProblem): void {
+    if (request.command === 'generic_nack') return;
+    this.ports.logger.debug({ systemId: this.credential?.system_id, command: request.command, reason: problem.reason }, 'SMPP PDU refused as malformed');
+    this.respond(request, problem.status);
+  }
+
+  private unreadable(reason: string): void {
     if (this.closed) return;
-    const code = (error as NodeJS.ErrnoException).code;
-    // A socket's own error (reset, broken pipe): nothing to answer.
-    if (code && /^E[A-Z]+$/.test(code)) return this.close(`socket error ${code}`);
     this.count('unreadable', STATUS.ESME_RINVCMDLEN);
-    this.ports.logger.info({ systemId: this.credential?.system_id, address: clientAddressKey(this.address) }, 'SMPP bytes that are not a PDU; connection closed');
+    this.ports.logger.info({ systemId: this.credential?.system_id, address: clientAddressKey(this.address), reason }, 'SMPP bytes that are not a PDU; connection closed');
     this.send(new smpp.PDU('generic_nack', { command_status: STATUS.ESME_RINVCMDLEN, sequence_number: 0 }));
     this.session.close();
     const timer = setTimeout(() => this.close('unreadable PDU'), 500);
@@ -257,7 +278,7 @@ export class SmppSession {
     let whole = text;
     if (part && part.total > 1) {
       const key = `${credential.id}|${pdu.source_addr ?? ''}|${destination}`;
-      const gathered = this.assembler.add(key, part, text);
+      const gathered = this.assembler.add(credential.account_id, key, part, text);
       if (gathered.whole === undefined) return this.respond(pdu, STATUS.ESME_ROK, { message_id: gathered.smsId });
       smsId = gathered.smsId;
       whole = gathered.whole;
@@ -374,7 +395,8 @@ export class SmppSession {
 
   private send(pdu: PDU, onResponse?: (response: PDU) => void): void {
     try {
-      this.session.send(pdu, onResponse);
+      // The sequence number is given in send(); the answer can only come after it returns.
+      if (this.session.send(pdu) && onResponse) this.awaiting.set(pdu.sequence_number, onResponse);
     } catch (error) {
       this.ports.logger.error({ err: error, command: pdu.command }, 'SMPP PDU could not be encoded');
     }

@@ -36,7 +36,9 @@ export function submittedText(pdu: { data_coding?: number | null; short_message?
   const chosen = payload && messageLength(payload) > 0 ? payload : short;
   if (!chosen || messageLength(chosen) === 0) throw new SmppRefusal(STATUS.ESME_RINVMSGLEN, 'the message is empty');
   if (typeof chosen.message !== 'string') throw new SmppRefusal(STATUS.ESME_RINVDCS, 'the message could not be read in its data_coding');
-  if (dataCoding === 8 && chosen.message.includes('\ufffd')) throw new SmppRefusal(STATUS.ESME_RINVMSGLEN, 'the UCS-2 message has an odd number of octets');
+  // UCS-2 in an odd number of octets is refused before it is read (pdu-layout.ts); half a
+  // surrogate pair is not text in any coding a phone can send.
+  if (!chosen.message.isWellFormed()) throw new SmppRefusal(STATUS.ESME_RINVDCS, 'the UCS-2 message has half a surrogate pair');
   return { text: chosen.message, udh: chosen.udh ?? [] };
 }
 

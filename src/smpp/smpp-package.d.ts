@@ -20,7 +20,8 @@ declare module 'smpp' {
   }
 
   export const PDU: {
-    new (command: string, options?: Record<string, unknown>): PDU;
+    /** A command name with its fields, or the bytes of a whole PDU to read. */
+    new (command: string | Buffer, options?: Record<string, unknown>): PDU;
     maxLength: number;
   };
 
@@ -42,12 +43,29 @@ declare module 'smpp' {
   export default smpp;
 }
 
-// The codec's own reading of a message body in a data_coding, for PDUs that carry none (replace_sm).
+// The codec's own reading of a message body in a data_coding, for PDUs that carry none
+// (replace_sm), and its tables of commands, field types and TLVs, by which a PDU's lengths are
+// checked before it is read (pdu-layout.ts).
 declare module 'smpp/lib/defs.js' {
+  interface FieldType {
+    read(buffer: Buffer, offset: number, length?: number): unknown;
+    size(value: unknown): number;
+  }
   const defs: {
     filters: {
       message: { decode(this: { data_coding: number; esm_class: number }, value: Buffer, skipUdh?: boolean): { message: string | Buffer; udh?: Buffer[] } };
     };
+    commands: Record<string, { id: number; params?: Record<string, { type: FieldType }> }>;
+    commandsById: Record<number, { command: string } | undefined>;
+    types: {
+      int8: FieldType;
+      cstring: FieldType;
+      buffer: FieldType;
+      dest_address_array: FieldType;
+      unsuccess_sme_array: FieldType;
+      tlv: { int8: FieldType; int16: FieldType; int32: FieldType };
+    };
+    tlvsById: Record<number, { tag: string; type: FieldType } | undefined>;
   };
   export default defs;
 }
