@@ -7,8 +7,9 @@
 // meant to prove, so a full run takes about 15 minutes.
 //
 // The hostile-client drills (`npm run drills -- hostile`): hostile-slow-bodies,
-// hostile-admission-recovery and hostile-half-open, each printing what another tenant saw during
-// the attack against a baseline of the same run. Bulk starvation (bulk-starvation.ts) belongs with
+// hostile-admission-recovery, hostile-half-open and hostile-smpp-payload (oversized SMPP text,
+// with the process's growth in RSS), each printing what another tenant saw during the attack
+// against a baseline of the same run, with the load average beside. Bulk starvation (bulk-starvation.ts) belongs with
 // them: every .ts file here is a drill, so it runs as soon as it exists, with no change here.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
