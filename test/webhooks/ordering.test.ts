@@ -153,6 +153,40 @@ function recordedDelivered(gateways: Gateway[], webhookId: string, count: number
 }
 
 /**
+ * Why a wait for the events ran out, said from the rows: each SMS still missing an accepted
+ * event (or, all accepted, each delivery not recorded as delivered) with its status and its
+ * deliveries to the webhook, in order. "head" is the one delivery of the chain that may be sent:
+ * a pending chain with none never moves; one whose head is leased waits for an attempt's outcome.
+ */
+async function whatIsMissing(gateway: Gateway, receiver: OrderingReceiver, webhookId: string, smsIds: string[]): Promise<string> {
+  const accepted = new Set(receiver.accepted().map((arrival) => `${arrival.smsId}/${arrival.status}`));
+  let missing = smsIds.filter((id) => STATUSES.some((status) => !accepted.has(`${id}/${status}`)));
+  const { db } = gateway.services;
+  if (missing.length === 0) {
+    missing = (await db('webhook_deliveries').where({ webhook_id: webhookId }).whereNot({ status: 'delivered' }).distinct('ordering_key')).map((row: { ordering_key: string }) => row.ordering_key);
+  }
+  const lines = [`${missing.length} SMS still waiting, the first ones:`];
+  for (const id of missing.slice(0, 5)) {
+    const sms = await db('sms').where({ id }).first('status');
+    const { rows } = await db.raw<{ rows: { seq: string; status: string; ready: boolean; attempts: number; due_in: number | null; leased_for: number | null; last_error: string | null }[] }>(
+      `select seq, status, ready, attempts, last_error,
+              round(extract(epoch from next_attempt_at - now())::numeric, 1)::float as due_in,
+              round(extract(epoch from leased_until - now())::numeric, 1)::float as leased_for
+         from webhook_deliveries where webhook_id = ? and ordering_key = ? order by seq`,
+      [webhookId, id],
+    );
+    const deliveries = rows.map((row) =>
+      row.status === 'pending'
+        ? `pending ${row.ready ? 'head' : 'waiting'} (attempts ${row.attempts}, due in ${row.due_in} s${row.leased_for !== null && row.leased_for > 0 ? `, leased for ${row.leased_for} s` : ''}${row.last_error ? `, last: ${row.last_error}` : ''})`
+        : row.status,
+    );
+    const seen = STATUSES.filter((status) => accepted.has(`${id}/${status}`));
+    lines.push(`  ${id}: SMS ${sms?.status ?? 'not found'}; accepted [${seen.join(', ')}]; deliveries [${deliveries.join('; ') || 'none'}]`);
+  }
+  return lines.join('\n');
+}
+
+/**
  * 100 SMS go processing -> sent -> delivered through ten phones that report at once (ten SMS
  * each: within a phone's default rate limit), while the
  * receiver answers after 0-8 ms and fails a third of first attempts with 503. Checks that each
@@ -168,9 +202,13 @@ async function manySmsInOrder(gateways: Gateway[], tenant: Tenant, receiver: Ord
   for (let i = 0; i < 10; i++) devices.push(await connectDevice(gateway, tenant));
 
   const ids = await sendMany(tenant, SMS_COUNT);
-  await receiver.until(`all ${SMS_COUNT * 3} events accepted`, () => allAccepted(receiver, ids), 60_000);
-  // The receiver answers before the gateway writes the outcome down: await the writing too.
-  await recorded.done;
+  try {
+    await receiver.until(`all ${SMS_COUNT * 3} events accepted`, () => allAccepted(receiver, ids), 60_000);
+    // The receiver answers before the gateway writes the outcome down: await the writing too.
+    await recorded.done;
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${await whatIsMissing(gateway, receiver, webhook.id, ids)}`);
+  }
 
   const late = outOfOrder(receiver.arrivals, ids);
   expect(late, `${late.length} of ${SMS_COUNT} SMS had their events arrive out of order, e.g.\n${late.slice(0, 5).join('\n')}`).to.deep.equal([]);
