@@ -29,6 +29,9 @@ export class MailRefusal extends Error {
   }
 }
 
+/** How far the characters of a text too long are counted for the reply that says so. */
+const TOO_LONG_COUNTED_UP_TO = 1_000;
+
 /** What a mail lacks when it gives no SMS text, by where the account takes the text from. */
 const MISSING: Record<MailTextSource, string> = { subject: 'no subject', body: 'no plain-text body', both: 'neither a subject nor a plain-text body' };
 
@@ -50,7 +53,10 @@ export class MailSubmissions {
     if (text.length === 0) throw new MailRefusal(550, `5.6.0 No text to send: the mail has ${MISSING[source]} (the account takes its SMS text from the mail's ${source === 'both' ? 'subject and body' : source}: GET /account/mail)`);
     // The limit POST /sms enforces on its message.
     if (exceedsCharacters(text, MESSAGE_MAX_CHARACTERS)) {
-      throw new MailRefusal(554, `5.6.0 The SMS text is too long: ${countCharacters(text)} characters, at most ${MESSAGE_MAX_CHARACTERS} are sent as one SMS; shorten the mail (quoted lines and the signature after "-- " are left out already)`);
+      // Counted no further than a reply needs: the whole of a 1 MB body would take seconds.
+      const counted = countCharacters(text, TOO_LONG_COUNTED_UP_TO);
+      const characters = counted > TOO_LONG_COUNTED_UP_TO ? `more than ${TOO_LONG_COUNTED_UP_TO}` : String(counted);
+      throw new MailRefusal(554, `5.6.0 The SMS text is too long: ${characters} characters, at most ${MESSAGE_MAX_CHARACTERS} are sent as one SMS; shorten the mail (quoted lines and the signature after "-- " are left out already)`);
     }
     const prepared = [];
     for (const phone of phones) {

@@ -4,6 +4,7 @@
 // MessagingServiceSid) is ignored and the account's pool sends it. SendAt with ScheduleType=fixed
 // schedules it; ValidityPeriod (seconds) makes it expire when no phone took it by then.
 import { isUuid } from '../../common/object-id.ts';
+import { exceedsCharacters } from '../../common/characters.ts';
 import type { NewSms } from '../messages/service.ts';
 import type { DeviceService } from '../devices/service.ts';
 import { MESSAGE_MAX_CHARACTERS } from '../messages/schema.ts';
@@ -19,7 +20,9 @@ export async function newSmsOf(params: Map<string, string>, caller: TwilioCaller
   const body = params.get('Body');
   if (params.has('MediaUrl') || params.has('ContentSid')) throw new TwilioError(400, 21620, 'Media and content templates are not supported: this gateway sends SMS');
   if (!body) throw new TwilioError(400, 21602, 'Message body is required.');
-  if ([...body].length > MESSAGE_MAX_CHARACTERS) {
+  // Characters as the API counts them, and no further than the limit: a body can be as long as
+  // the request may be.
+  if (exceedsCharacters(body, MESSAGE_MAX_CHARACTERS)) {
     throw new TwilioError(400, 21617, `The message body exceeds the ${MESSAGE_MAX_CHARACTERS} character limit of this gateway`);
   }
   const sms: NewSms = { phone: to, message: body, phoneField: 'To' };
