@@ -25,7 +25,7 @@
 // deliveries it makes due together, first. Two passes, each in order, are not in order together:
 // a waiting delivery of a later chain, held from the first pass, is what a delivery being written
 // waits for while it holds the row of an earlier chain the second pass needs.
-import type { Executor } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
 
 export interface Chain {
   webhookId: string;
@@ -36,16 +36,16 @@ export interface Chain {
 /**
  * Makes the pending delivery of lowest seq in each chain its only ready one. Reads the pending
  * rows of those chains alone (the chain index), writes only rows whose flag changes. The caller
- * holds the chains' webhook rows (see above).
+ * holds the chains' webhook rows (see above). Answers the chains it gave a new head.
  */
-export async function advanceChains(db: Executor, chains: Chain[]): Promise<void> {
+export async function advanceChains(db: Executor, chains: Chain[]): Promise<Chain[]> {
   const unique = new Map(chains.map((chain) => [`${chain.webhookId}/${chain.orderingKey}`, chain]));
-  if (unique.size === 0) return;
+  if (unique.size === 0) return [];
   const list = [...unique.values()];
   // Driven from the chains, whatever the statistics say: each chain's pending rows through the
   // chain index (the lateral subquery is kept apart by "offset 0", and only that index gives its
   // "order by seq"), each of those by its id.
-  await db.raw(
+  const { rows } = await db.raw<{ rows: { webhook_id: string; ordering_key: string; ready: boolean }[] }>(
     `update webhook_deliveries t set ready = f.head
        from (select q.id, q.ready, q.id = first_value(q.id) over (partition by c.webhook_id, c.ordering_key order by q.seq) as head
                from unnest(?::uuid[], ?::uuid[]) as c(webhook_id, ordering_key)
@@ -54,9 +54,42 @@ export async function advanceChains(db: Executor, chains: Chain[]): Promise<void
                       where q.webhook_id = c.webhook_id and q.ordering_key = c.ordering_key and q.status = 'pending'
                       order by q.seq
                      offset 0) q) f
-      where t.id = f.id and f.ready is distinct from f.head and t.status = 'pending'`,
+      where t.id = f.id and f.ready is distinct from f.head and t.status = 'pending'
+      returning t.webhook_id, t.ordering_key, t.ready`,
     [list.map((chain) => chain.webhookId), list.map((chain) => chain.orderingKey)] as never,
   );
+  return chainsOf(rows.filter((row) => row.ready));
+}
+
+/**
+ * The second line of defence: chains whose pending deliveries are all waiting, none of them the
+ * head, get their head back. No transaction leaves a chain so (above), but one that did would
+ * hold its SMS's events for ever: they are never claimed, and never given up while the webhook
+ * is on. Found from what is committed, then mended under the webhooks' rows as every mover does
+ * (a webhook whose outcomes are being recorded right now is left to the next sweep). It reads
+ * every pending delivery of an SMS, so it runs as seldom as the expiry sweep (sender.ts).
+ * Answers the chains it mended.
+ */
+export async function restoreMissingHeads(db: Database): Promise<Chain[]> {
+  const { rows: headless } = await db.raw<{ rows: { webhook_id: string; ordering_key: string }[] }>(
+    `select webhook_id, ordering_key
+       from (select distinct on (webhook_id, ordering_key) webhook_id, ordering_key, ready
+               from webhook_deliveries
+              where status = 'pending' and ordering_key is not null
+              order by webhook_id, ordering_key, seq) first_pending
+      where not ready`,
+  );
+  if (headless.length === 0) return [];
+  return db.transaction(async (trx) => {
+    const { rows: held } = await trx.raw<{ rows: { id: string }[] }>(
+      `select id from webhooks where id = any(?::uuid[]) order by id for no key update skip locked`,
+      [[...new Set(headless.map((chain) => chain.webhook_id))]] as never,
+    );
+    const ours = new Set(held.map((webhook) => webhook.id));
+    const chains = chainsOf(headless.filter((chain) => ours.has(chain.webhook_id)));
+    // Read again under the lock: only chains still without a head are mended.
+    return advanceChains(trx, chains);
+  });
 }
 
 /** The chains of these deliveries (those with an ordering key). */

@@ -34,6 +34,7 @@ import type { SecretBox } from './secret-box.ts';
 import { signatureHeader } from './signature.ts';
 import { answerExcerpt } from './answer-excerpt.ts';
 import { parkDisabled, unparkRecentlyEnabled } from './parking.ts';
+import { restoreMissingHeads, type Chain } from './chain-heads.ts';
 import type { DeliveryFormat } from './delivery-format.ts';
 import {
   claimDueDeliveries,
@@ -145,7 +146,7 @@ export class WebhookSender extends EventEmitter<{
   /**
    * Looks after the deliveries of disabled webhooks (one sweep at a time): gives up those whose
    * retry window closed, parks those that became due, and makes those of webhooks just switched
-   * back on due (parking.ts).
+   * back on due (parking.ts). As often as it gives up, it also mends chains found with no head.
    */
   private sweepWaiting(): void {
     if (this.stopped || this.sweeping) return;
@@ -159,6 +160,7 @@ export class WebhookSender extends EventEmitter<{
       const expired = expiryDue ? await giveUpExpired(this.db, new Date()) : [];
       await parkDisabled(this.db);
       if ((await unparkRecentlyEnabled(this.db)) > 0) this.wake();
+      if (expiryDue) this.mendHeadless(await restoreMissingHeads(this.db));
       return expired;
     };
     sweep()
@@ -173,6 +175,20 @@ export class WebhookSender extends EventEmitter<{
         if (!this.outageNotice().failed(error)) this.logger.error({ err: error }, 'webhook sweep failed; the next sweep retries');
       })
       .finally(() => (this.sweeping = false));
+  }
+
+  /**
+   * Chains found with no head and given one back (chain-heads.ts): their events go out now. Said
+   * as a warning, since no transaction should leave a chain so: it names a fault to look for.
+   */
+  private mendHeadless(mended: Chain[]): void {
+    if (mended.length === 0) return;
+    this.metrics.count('webhook_chains_mended_total', 'delivery chains of an SMS found with no delivery to send next, and given one', {}, mended.length);
+    this.logger.warn(
+      { chains: mended.length, webhookIds: [...new Set(mended.map((chain) => chain.webhookId))].slice(0, 20) },
+      'webhook delivery chains found with no delivery to send next; the first pending one of each goes out now',
+    );
+    this.wake();
   }
 
   private async drain(): Promise<void> {
