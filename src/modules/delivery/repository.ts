@@ -131,17 +131,17 @@ const OPTED_OUT_HISTORY = 'recipient_opted_out: the recipient opted out before a
 
 /**
  * Whether the SMS `s` must not go to its recipient: the number is on its account's suppression
- * list (for an MMS, any of its recipients). One probe of the list's (account_id, phone) index.
+ * list (for a group MMS, any of its recipients). One probe of the list's (account_id, phone) index.
  * The list was checked when the SMS was created; it is checked again here because a recipient may
  * send STOP while the SMS waits (scheduled, queued, or going round again after a failed send).
  * Let through: an SMS created past the list (transactional), and an encrypted one, whose number is
  * ciphertext the gateway cannot read: its phone checks it (docs/encryption.md).
  */
 const OPTED_OUT = (s: string) =>
-  `(not ${s}.is_encrypted and not ${s}.transactional and (
-      exists (select 1 from suppressions x where x.account_id = ${s}.account_id and x.phone = ${s}.phone)
-      or (${s}.kind = 'mms' and exists (select 1 from mms_messages m join suppressions x on x.account_id = ${s}.account_id and x.phone = any(m.recipients)
-                                         where m.sms_id = ${s}.id))))`;
+  `(not ${s}.is_encrypted and not ${s}.transactional and exists (
+      select 1 from suppressions x
+       where x.account_id = ${s}.account_id
+         and x.phone = any(case when ${s}.kind = 'mms' then (select m.recipients from mms_messages m where m.sms_id = ${s}.id) else array[${s}.phone] end)))`;
 
 export interface Claimed {
   /** SMS handed to the device, to publish. */
@@ -177,7 +177,10 @@ async function claimOnce(db: Executor, device: { id: string; account_id: string 
   // A retry waits for its retry_at, and for another phone when the one that failed it has no SIM left to try.
   const due = `status = 'pending' and dispatched_at is null and (send_at is null or send_at <= ?) and (expires_at is null or expires_at > ?)
                and (retry_at is null or retry_at <= ?)`;
-  const { rows } = await db.raw<{ rows: (SmsRecord & { refused: boolean; device_object_id: string | null })[] }>(
+  // One update takes the SMS and ends those whose recipient opted out: every statement the claim
+  // adds is planned on every claim, and refusals are rare. Their history is written after, by one
+  // more statement, only when there are some.
+  const { rows } = await db.raw<{ rows: (SmsRecord & { refused: boolean })[] }>(
     `with candidates as (
        (select id, priority, created_at from sms where device_id = ? and ${due}
          order by priority desc, created_at, id limit ?)
@@ -186,45 +189,48 @@ async function claimOnce(db: Executor, device: { id: string; account_id: string 
            and (avoid_device_id is null or avoid_device_id <> ?)
          order by priority desc, created_at, id limit ?)),
      picked as (
-       select s.id, s.account_id, s.phone, s.kind, s.is_encrypted, s.transactional from sms s join candidates c on c.id = s.id
+       select s.id, ${OPTED_OUT('s')} as opted_out from sms s join candidates c on c.id = s.id
         where s.status = 'pending' and s.dispatched_at is null and (s.device_id = ? or s.device_id is null)
         order by c.priority desc, c.created_at, c.id
         limit ?
           for update of s skip locked),
-     held as (
-       select p.id, ${OPTED_OUT('p')} as opted_out from picked p),
      claimed as (
-       update sms set device_id = ?, dispatched_at = ?
-         from held where sms.id = held.id and not held.opted_out
-       returning sms.*),
-     refused as (
-       update sms set status = 'failed_send', reason = ?, updated_at = ?
-         from held where sms.id = held.id and held.opted_out
-       returning sms.*),
+       update sms set device_id = case when picked.opted_out then sms.device_id else ?::uuid end,
+                      dispatched_at = case when picked.opted_out then null else ?::timestamptz end,
+                      status = case when picked.opted_out then 'failed_send' else sms.status end,
+                      reason = case when picked.opted_out then ? else sms.reason end,
+                      updated_at = case when picked.opted_out then ?::timestamptz else sms.updated_at end
+         from picked where sms.id = picked.id
+       returning sms.*, picked.opted_out as refused),
      logged as (
-       insert into device_dispatches (device_id, dispatched_at) select ?::uuid, ?::timestamptz from claimed),
-     refusals_logged as (
-       insert into sms_status_history (sms_id, status, source, reason, created_at)
-       select id, 'failed_send', 'system', ?, ?::timestamptz from refused)
-     select false as refused, claimed.*, null::text as device_object_id from claimed
-     union all
-     select true, refused.*, d.object_id from refused left join devices d on d.id = refused.device_id
-     order by priority desc, created_at, id`,
-    [
-      device.id, at, at, at, slack, device.account_id, at, at, at, device.id, slack, device.id, room,
-      device.id, at, OPTED_OUT_REASON, at, device.id, at, OPTED_OUT_HISTORY, at,
-    ],
+       insert into device_dispatches (device_id, dispatched_at) select ?::uuid, ?::timestamptz from claimed where not refused)
+     select * from claimed order by priority desc, created_at, id`,
+    [device.id, at, at, at, slack, device.account_id, at, at, at, device.id, slack, device.id, room, device.id, at, OPTED_OUT_REASON, at, device.id, at],
   );
   const claimed: Claimed = { taken: [], refused: [] };
-  for (const { refused, device_object_id: deviceObjectId, ...sms } of rows) {
-    if (!refused) claimed.taken.push(sms);
-    else claimed.refused.push(refusal({ ...sms, device_object_id: deviceObjectId }, at));
+  const refused: SmsRecord[] = [];
+  for (const { refused: optedOut, ...sms } of rows) (optedOut ? refused : claimed.taken).push(sms);
+  if (refused.length > 0) {
+    const deviceObjectId = await recordRefusals(db, device.id, refused.map((sms) => sms.id), at);
+    claimed.refused = refused.map((sms) => refusal(sms, sms.device_id ? deviceObjectId : null, at));
   }
   return claimed;
 }
 
-/** The status change of an SMS ended because its recipient opted out. */
-function refusal(sms: SmsRecord & { device_object_id: string | null }, at: Date): SmsStatusChange {
+/** The history entries of SMS a claim ended because their recipient opted out; answers the claiming device's object id. */
+async function recordRefusals(db: Executor, deviceId: string, smsIds: string[], at: Date): Promise<string | null> {
+  const { rows } = await db.raw<{ rows: { object_id: string }[] }>(
+    `with logged as (
+       insert into sms_status_history (sms_id, status, source, reason, created_at)
+       select id, 'failed_send', 'system', ?, ?::timestamptz from unnest(?::uuid[]) as id)
+     select object_id from devices where id = ?`,
+    [OPTED_OUT_HISTORY, at, smsIds, deviceId],
+  );
+  return rows[0]?.object_id ?? null;
+}
+
+/** The status change of an SMS ended because its recipient opted out (a claim names only its own device). */
+function refusal(sms: SmsRecord, deviceObjectId: string | null, at: Date): SmsStatusChange {
   const snapshot: SmsSnapshot = {
     id: sms.id,
     object_id: sms.object_id,
@@ -233,7 +239,7 @@ function refusal(sms: SmsRecord & { device_object_id: string | null }, at: Date)
     message: sms.message,
     callback_id: sms.callback_id,
     device_id: sms.device_id,
-    device_object_id: sms.device_object_id,
+    device_object_id: deviceObjectId,
     is_encrypted: sms.is_encrypted,
     kind: sms.kind,
     ...(sms.attempt !== undefined ? { attempt: sms.attempt } : {}),
