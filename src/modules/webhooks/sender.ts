@@ -20,6 +20,10 @@
 // - The deliveries of one SMS to one webhook go out in order: the claim takes only the head of
 //   each (webhook, SMS) chain, the next becomes the head when the outcome of the previous one is
 //   recorded as delivered or given up, and the sender is woken then to send it (chain-heads.ts).
+// - A slow receiver holds back only its own chains: each attempt's outcome is recorded as it
+//   ends, with whatever else ended within a few milliseconds (one transaction for the group), and
+//   a place freed by an attempt is taken by the next due delivery. Recording a claimed batch only
+//   once its slowest attempt ended held the next event of every chain in it for up to the timeout.
 import { OutageNotice } from '../../storage/database-errors.ts';
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
@@ -57,18 +61,34 @@ interface Outcome {
   answer: string | null;
 }
 
-/** Deliveries claimed and sent together. */
+/** Most deliveries one claim takes. */
 const BATCH = 128;
-/** Batches in flight at once: while one batch waits for its receivers, another is claimed. */
-const WORKERS = 3;
+/** Attempts on their way at once, whatever claims they came from: claims wait for a place. */
+const MAX_IN_FLIGHT = 3 * BATCH;
+/** Once claims wait for places, how many must be free before the next claim: claims stay batches. */
+const REFILL = BATCH / 4;
+/**
+ * How long an ended attempt waits for others to end before their outcomes are written together:
+ * a fast receiver's answers to one claim go in one or two transactions, not one each, and a slow
+ * receiver delays the recording of no one else's by more than this.
+ */
+const GATHER_MS = 3;
 /** Longest pause between retries. */
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 /** A receiver's answer is read up to this size, then dropped. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const SWEEP_INTERVAL_MS = 1_000;
 
+/** An attempt that ended, waiting to be recorded; `claimedAt`: when its delivery was claimed. */
+interface Ended {
+  delivery: ClaimedDelivery;
+  outcome: Outcome;
+  claimedAt: number;
+}
+
 /**
- * "recorded": the outcomes of a batch of attempts are written (for operators' tools and tests);
+ * "recorded": the outcomes of a group of attempts that ended together are written (for operators'
+ * tools and tests);
  * "disabled": the gateway disabled these webhooks (410 Gone, or failing too long);
  * "expired": deliveries of disabled webhooks were given up, their retry window closed.
  */
@@ -78,9 +98,18 @@ export class WebhookSender extends EventEmitter<{
   expired: [deliveries: { id: string; webhook_id: string }[]];
 }> {
   private readonly agent: Agent;
-  private readonly workers = new Set<Promise<void>>();
   private readonly opened = new Map<string, string>();
+  /** The claim being made, if any: one at a time. */
+  private claiming: Promise<void> | undefined;
+  /** Something may be due that no claim has looked for yet (woken while claiming, or while full). */
   private again = false;
+  private inFlight = 0;
+  /** Attempts that ended and wait to be recorded, in the order they ended. */
+  private ended: Ended[] = [];
+  /** The recording being gathered or written, if any: one at a time, the next one gathers meanwhile. */
+  private recording: Promise<void> | undefined;
+  /** Claims, attempts and recordings under way: what stop() waits for. */
+  private readonly busy = new Set<Promise<unknown>>();
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private sweeping = false;
@@ -118,29 +147,33 @@ export class WebhookSender extends EventEmitter<{
     this.wake();
   }
 
-  /** Something was queued (or may be due): send what is due now. */
+  /** Something was queued (or may be due): send what is due now, as far as there are places. */
   wake(): void {
     if (this.stopped) return;
-    if (this.workers.size >= WORKERS) {
+    if (this.claiming || this.inFlight >= MAX_IN_FLIGHT) {
       this.again = true;
       return;
     }
-    const worker: Promise<void> = this.drain().finally(() => {
-      this.workers.delete(worker);
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
+    this.again = false;
+    this.claiming = this.track(this.claim()).finally(() => {
+      this.claiming = undefined;
+      if (this.again) this.wake();
     });
-    this.workers.add(worker);
   }
 
+  /** Stops claiming; the attempts on their way end and are recorded first: none is lost or sent twice. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
-    await Promise.all(this.workers);
+    while (this.busy.size > 0) await Promise.allSettled([...this.busy]);
     await this.agent.close();
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.busy.add(work);
+    void work.finally(() => this.busy.delete(work)).catch(() => undefined);
+    return work;
   }
 
   /**
@@ -191,22 +224,69 @@ export class WebhookSender extends EventEmitter<{
     this.wake();
   }
 
-  private async drain(): Promise<void> {
+  /**
+   * Claims due deliveries as long as there are places for them and a claim comes back full, and
+   * starts their attempts; each attempt is recorded when it ends (recordEnded), not with the claim.
+   */
+  private async claim(): Promise<void> {
     try {
       while (!this.stopped) {
+        const room = Math.min(BATCH, MAX_IN_FLIGHT - this.inFlight);
+        if (room <= 0) {
+          this.again = true;
+          return;
+        }
         // The lease outlasts one attempt with its timeouts, so nobody else takes the row meanwhile.
         const claimedAt = Date.now();
-        const claimed = await claimDueDeliveries(this.db, BATCH, 3 * this.config.timeoutMs + 5_000);
+        const claimed = await claimDueDeliveries(this.db, room, 3 * this.config.timeoutMs + 5_000);
         this.outageNotice().succeeded();
-        if (claimed.length === 0) return;
-        // A full batch means more may be due: let another worker claim while this one sends.
-        if (claimed.length === BATCH && this.workers.size < WORKERS) this.wake();
-        const results = await Promise.all(claimed.map((delivery) => meterWebhookAttempt(this.metrics, () => this.attempt(delivery))));
-        await this.record(claimed, results, claimedAt);
+        for (const delivery of claimed) this.send(delivery, claimedAt);
+        // Fewer than asked: nothing more is due now.
+        if (claimed.length < room) return;
       }
     } catch (error) {
       if (!this.outageNotice().failed(error)) this.logger.error({ err: error }, 'webhook dispatch failed; the sweep retries');
     }
+  }
+
+  private send(delivery: ClaimedDelivery, claimedAt: number): void {
+    this.inFlight++;
+    this.track(
+      meterWebhookAttempt(this.metrics, () => this.attempt(delivery)).then((outcome) => {
+        this.inFlight--;
+        this.ended.push({ delivery, outcome, claimedAt });
+        this.recordEnded();
+        // A place is free: take more if some were left due for want of places, a few at once.
+        if (this.again && (this.inFlight === 0 || MAX_IN_FLIGHT - this.inFlight >= REFILL)) this.wake();
+      }),
+    );
+  }
+
+  /**
+   * Records the attempts that ended, in groups: the first waits GATHER_MS for others (not when
+   * none is left on its way, or when stopping), and those that end while a group is written form
+   * the next one. One transaction at a time: a webhook's row is locked by each (record()), and two
+   * of this sender's would only wait for each other.
+   */
+  private recordEnded(): void {
+    if (this.recording || this.ended.length === 0) return;
+    const gathered = this.inFlight === 0 || this.stopped ? Promise.resolve() : new Promise<void>((resolve) => setTimeout(resolve, GATHER_MS));
+    this.recording = this.track(
+      gathered
+        .then(() => {
+          const group = this.ended;
+          this.ended = [];
+          return this.record(group);
+        })
+        .catch((error: unknown) => {
+          // Lost outcomes only mean their deliveries are sent again once their leases run out.
+          if (!this.outageNotice().failed(error)) this.logger.error({ err: error }, 'webhook outcomes could not be recorded; their deliveries are sent again');
+        })
+        .finally(() => {
+          this.recording = undefined;
+          this.recordEnded();
+        }),
+    );
   }
 
   private outageNotice(): OutageNotice {
@@ -281,15 +361,16 @@ export class WebhookSender extends EventEmitter<{
     return secret;
   }
 
-  /** `claimedAt`: when the batch was claimed, before any of its attempts began. */
-  private async record(claimed: ClaimedDelivery[], outcomes: Outcome[], claimedAt: number): Promise<void> {
+  /** Writes the outcomes of a group of ended attempts in one transaction. */
+  private async record(group: Ended[]): Promise<void> {
     const now = Date.now();
+    const claimed = group.map((ended) => ended.delivery);
     const results: AttemptResult[] = [];
     const failures = new Map<string, number>();
     const succeeded = new Set<string>();
     const gone = new Set<string>();
     claimed.forEach((delivery, i) => {
-      const { code, error, answer } = outcomes[i]!;
+      const { code, error, answer } = group[i]!.outcome;
       const ok = code !== null && code >= 200 && code < 300;
       this.metrics.count('webhook_attempts_total', 'webhook delivery attempts, by outcome', { outcome: ok ? 'delivered' : code === 410 ? 'gone' : 'failed' });
       if (ok) {
@@ -323,9 +404,9 @@ export class WebhookSender extends EventEmitter<{
       // An attempt that began before its webhook recovered and failed was on its way while the
       // endpoint came back: it is retried at once, not after a backoff grown during the outage
       // (which the waiting deliveries were spared when the streak ended), and it starts no streak.
-      results.forEach((result) => {
+      results.forEach((result, i) => {
         const recovered = recoveredAt.get(result.webhookId);
-        if (result.status !== 'pending' || !recovered || recovered.getTime() < claimedAt) return;
+        if (result.status !== 'pending' || !recovered || recovered.getTime() < group[i]!.claimedAt) return;
         result.nextAttemptAt = new Date(now);
         const left = (failures.get(result.webhookId) ?? 0) - 1;
         if (left > 0) failures.set(result.webhookId, left);
