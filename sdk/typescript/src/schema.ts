@@ -2774,7 +2774,7 @@ export interface operations {
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
-                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
                         /**
                          * Format: date-time
@@ -2976,7 +2976,7 @@ export interface operations {
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
-                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
                         /**
                          * Format: date-time
@@ -3150,7 +3150,7 @@ export interface operations {
                             message: string;
                             /** @description a task the device has taken but not yet sent still shows as pending */
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
-                            /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                            /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                             reason: string | null;
                             /**
                              * Format: date-time
@@ -3308,7 +3308,7 @@ export interface operations {
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
-                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
                         /**
                          * Format: date-time
@@ -3549,7 +3549,7 @@ export interface operations {
                             message: string;
                             /** @description a task the device has taken but not yet sent still shows as pending */
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
-                            /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                            /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                             reason: string | null;
                             /**
                              * Format: date-time
@@ -3710,7 +3710,7 @@ export interface operations {
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
-                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
                         /**
                          * Format: date-time
@@ -3843,7 +3843,7 @@ export interface operations {
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
-                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
                         /**
                          * Format: date-time
@@ -4846,7 +4846,7 @@ export interface operations {
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
-                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
                         /**
                          * Format: date-time
@@ -5268,7 +5268,7 @@ export interface operations {
                         message: string;
                         /** @description a task the device has taken but not yet sent still shows as pending */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
-                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
+                        /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
                         /**
                          * Format: date-time

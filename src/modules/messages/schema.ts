@@ -88,7 +88,7 @@ export const SmsView = Type.Object(
     status: ExtendedStatus,
     reason: Type.Union([Type.String(), Type.Null()], {
       description:
-        'why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise',
+        'why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise',
     }),
     sent_at: Type.String({ format: 'date-time', description: 'when the SMS was created' }),
     updated_at: Timestamp,
