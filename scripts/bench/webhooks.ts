@@ -34,9 +34,10 @@ export async function webhookThroughput(): Promise<Record<string, string | numbe
         body: JSON.stringify({ url: receiver.url, events: ['sms.status_changed'] }),
       });
       const { webhook } = (await created.body.json()) as { webhook: { id: string } };
+      // Without an ordering key each is claimable as written (ready), as the outbox writes such events.
       await db.raw(
-        `insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, body, retry_until, next_attempt_at)
-         select gen_random_uuid(), ?, ?, gen_random_uuid(), 'sms.status_changed', ?, now() + interval '1 day', now() + interval '1 second'
+        `insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, body, retry_until, next_attempt_at, ready)
+         select gen_random_uuid(), ?, ?, gen_random_uuid(), 'sms.status_changed', ?, now() + interval '1 day', now() + interval '1 second', true
            from generate_series(1, ?)`,
         [webhook.id, tenant.accountId, body, EVENTS],
       );
