@@ -43,7 +43,7 @@ export async function findOutgoing(db: Executor, smsId: string): Promise<{ mms: 
 }
 
 /** Stores a reported MMS and its parts unless the device reported it before; answers the row, and whether it is new. */
-export async function insertIncoming(db: Executor, mms: Omit<IncomingMmsRow, 'created_at'>, parts: IncomingPartRow[]): Promise<IncomingMmsRow | undefined> {
+export async function insertIncoming(db: Executor, mms: IncomingMmsRow, parts: IncomingPartRow[]): Promise<IncomingMmsRow | undefined> {
   const [stored] = await db<IncomingMmsRow>('incoming_mms').insert(mms).onConflict(['device_id', 'device_mms_id']).ignore().returning('*');
   if (!stored) return undefined;
   if (parts.length > 0) await db('incoming_mms_parts').insert(parts);

@@ -178,6 +178,8 @@ export class MmsService {
           sim_slot: report.simSlot,
           received_at: report.receivedAt,
           completed_at: partRows.some((part) => part.missing_reason === null) ? null : now,
+          // The sweep measures the wait for parts from here by the gateway's clock: the same clock writes it.
+          created_at: now,
         },
         partRows,
       );
