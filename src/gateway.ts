@@ -195,6 +195,7 @@ export class Gateway {
         version: VERSION,
         measure: httpMetrics(services.metrics),
         trustedProxies: config.trustedProxies,
+        database: db,
         families: [
           {
             prefix: EXTENDED_PREFIX,

@@ -2,6 +2,7 @@
 // the OpenAPI document, the reference page and the health endpoints.
 import Koa from 'koa';
 import Router from '@koa/router';
+import type { Knex } from 'knex';
 import type { Logger } from '../common/logger.ts';
 import { errorHandler } from './middleware/error-handler.ts';
 import { createBodyReader } from './middleware/json-body.ts';
@@ -26,6 +27,8 @@ export interface AppParts {
   measure?: Koa.Middleware;
   /** Load balancers whose X-Forwarded-For is believed (TRUSTED_PROXIES); none: the socket's peer counts. */
   trustedProxies?: TrustedProxies;
+  /** The database the routes use: an outage is over once it answers a statement again. */
+  database?: Knex;
 }
 
 export function createApp(parts: AppParts): Koa {
@@ -56,7 +59,7 @@ export function createApp(parts: AppParts): Koa {
   if (parts.measure) app.use(parts.measure);
   app.use(requestContext(parts.logger));
   app.use(clientAddress(parts.trustedProxies ?? TrustedProxies.none()));
-  app.use(errorHandler(parts.logger));
+  app.use(errorHandler(parts.logger, parts.database));
   // The router's Allow for /sms/bulk would also name GET, which /sms/:id serves: a fixed path
   // allows what it serves.
   app.use(async (ctx, next) => {

@@ -3,6 +3,7 @@
 // the database is back. Anything else (a constraint, bad data, a bug) fails the same way however
 // often it is retried. Device message handlers hold their messages through an outage, the HTTP
 // layer answers 503 instead of 500, timers log the outage once instead of once per tick.
+import type { Knex } from 'knex';
 import type { Logger } from '../common/logger.ts';
 
 /** Socket errors of a connection that could not be made or was lost. */
@@ -99,6 +100,39 @@ export class OutageNotice {
     this.since = undefined;
     this.failures = 0;
   }
+}
+
+/** What knex tells its listeners of a statement: the connection it runs on. */
+interface StatementEvent {
+  __knexUid?: string;
+}
+
+/**
+ * Ends `notice`'s outage only on proof that the database answers again: a statement begun after
+ * the outage did, on any connection of `db`, that succeeded. A request that read nothing (a
+ * health check, a key already in the cache) proves nothing, and a statement begun before the
+ * outage that is answered late says nothing of the database now. Statements on one connection
+ * run one after another, so the connection names the statement between its start and its answer.
+ * Returns what stops listening.
+ */
+export function endOutageWhenAnswered(db: Knex, notice: OutageNotice): () => void {
+  const begunAt = new Map<string, number>();
+  const onQuery = (statement: StatementEvent) => {
+    if (notice.ongoing && statement.__knexUid) begunAt.set(statement.__knexUid, Date.now());
+  };
+  const onResponse = (_response: unknown, statement: StatementEvent) => {
+    const startedAt = statement.__knexUid ? begunAt.get(statement.__knexUid) : undefined;
+    if (startedAt === undefined) return;
+    begunAt.clear();
+    notice.succeeded(startedAt);
+  };
+  const onError = (_error: unknown, statement: StatementEvent) => {
+    if (statement.__knexUid) begunAt.delete(statement.__knexUid);
+  };
+  db.on('query', onQuery).on('query-response', onResponse).on('query-error', onError);
+  return () => {
+    db.off('query', onQuery).off('query-response', onResponse).off('query-error', onError);
+  };
 }
 
 /** Retry delays through an outage: doubling from `first` up to `max`; reset after a success. */

@@ -1,24 +1,27 @@
 // Turns every error into the catalog's body. Anything that is not a known client
 // error is logged with its stack and answered with a plain 500 that leaks nothing. A database
-// outage is not a bug: it is a 503 database_unavailable with Retry-After, logged once per outage.
+// outage is not a bug: it is a 503 database_unavailable with Retry-After, logged once when it
+// starts and once when a statement is answered again (not when a request that read nothing, such
+// as /healthz, succeeds).
+import type { Knex } from 'knex';
 import type { Context, Next } from 'koa';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
-import { OutageNotice } from '../../storage/database-errors.ts';
+import { endOutageWhenAnswered, OutageNotice } from '../../storage/database-errors.ts';
 
 /** Seconds a client waits before retrying while the database is unreachable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-export function errorHandler(fallbackLogger: Logger) {
+/** `database`: whose answered statements end an outage; without it an outage is logged as it starts only. */
+export function errorHandler(fallbackLogger: Logger, database?: Knex) {
   const outage = new OutageNotice(fallbackLogger, 'API requests answered 503 database_unavailable');
+  if (database) endOutageWhenAnswered(database, outage);
   return async function errorHandlerMiddleware(ctx: Context, next: Next) {
     try {
       await next();
       // Koa answers an unmatched path with a bare 404, the router a wrong method with a bare 405.
       const bare = BY_STATUS[ctx.status];
       if (bare && (ctx.body === undefined || ctx.body === null)) throw new AppError(bare);
-      // A request a route served has been through the key check, which reads the database.
-      if (outage.ongoing && ctx.status < 400 && ctx._matchedRoute) outage.succeeded();
     } catch (error) {
       if (!(error instanceof AppError) && outage.failed(error)) {
         ctx.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
