@@ -5,6 +5,8 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { ConfigError, type Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
+import { SecretBox } from './modules/webhooks/secret-box.ts';
+import { verifySecretKey } from './modules/webhooks/secret-key-check.ts';
 import { withNode, type Logger } from './common/logger.ts';
 import { systemClock, type Clock } from './common/clock.ts';
 import { describeEnvironmentError } from './common/errors.ts';
@@ -155,6 +157,8 @@ export class Gateway {
     let mail: MailListener | undefined;
     try {
       await migrate(db, logger);
+      // Before anything is sealed or opened: a node with another key refuses to start (secret-key-check.ts).
+      await verifySecretKey(db, SecretBox.fromConfig(config.webhooks.secretKey, config.dataDir));
       // Made in the order each needs the other: the cluster's parts and the broker's sessions
       // first, given to the services' constructors; then the services are relayed to the other
       // nodes, and the broker's handlers are installed with the services' ports (nothing is

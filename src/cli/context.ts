@@ -11,6 +11,7 @@ import { DataDirLockedError } from '../storage/data-dir-lock.ts';
 import { prepareDataDir } from '../storage/data-dir-permissions.ts';
 import { extendedApiBaseUrl } from './gateway-address.ts';
 import { CliError } from './output.ts';
+import { verifySecretKey } from '../modules/webhooks/secret-key-check.ts';
 
 /** Runs `run` on the migrated database; returns its result and the migrations applied first. */
 export async function withDatabase<T>(run: (db: Database, logger: Logger, applied: string[]) => Promise<T>): Promise<T> {
@@ -36,7 +37,12 @@ export async function withDatabase<T>(run: (db: Database, logger: Logger, applie
  */
 export async function withAccountServices<T>(run: (services: AccountServices) => Promise<T>, overHttp?: (api: string) => string, invalidation?: CacheInvalidation): Promise<T> {
   try {
-    return await withDatabase((db, logger) => run(commandServices(db, logger, invalidation)));
+    return await withDatabase(async (db, logger) => {
+      const services = commandServices(db, logger, invalidation);
+      // Before anything is sealed: a command with another DATA_DIR must not seal with a key of its own.
+      await verifySecretKey(db, services.secrets);
+      return run(services);
+    });
   } catch (error) {
     if (!(error instanceof DataDirLockedError) || !overHttp) throw error;
     throw new CliError(`${error.message}\nThrough the running gateway instead:\n  ${overHttp(extendedApiUrl())}`, 1);

@@ -1,22 +1,47 @@
 // Webhook signing secrets are encrypted at rest (AES-256-GCM). HMAC signing needs the secret
 // itself, so a hash would not do. The key comes from WEBHOOK_SECRET_KEY, or, for the zero-config
 // start, from a key file created once in DATA_DIR (several nodes must share WEBHOOK_SECRET_KEY).
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+// Which key a process holds is checked against the database at start (secret-key-check.ts): a
+// command run with another DATA_DIR would otherwise make a key of its own and seal with it.
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** Where a process's key came from, as its refusal names it. */
+export type KeySource = { kind: 'variable' } | { kind: 'file'; file: string } | { kind: 'throwaway' };
+
+/** A sealed secret this process's key cannot open: sealed under another key, or damaged. */
+export class SecretUnreadableError extends Error {
+  constructor() {
+    super('a stored secret cannot be decrypted with this gateway\'s key (WEBHOOK_SECRET_KEY, or webhook-secret.key in DATA_DIR)');
+    this.name = 'SecretUnreadableError';
+  }
+}
+
 export class SecretBox {
-  constructor(private readonly key: Buffer) {}
+  constructor(
+    private readonly key: Buffer,
+    readonly source: KeySource = { kind: 'variable' },
+  ) {}
 
   static fromConfig(key: Buffer | undefined, dataDir: string): SecretBox {
     if (key) return new SecretBox(key);
-    const file = join(dataDir === ':memory:' ? '.' : dataDir, 'webhook-secret.key');
-    if (dataDir === ':memory:') return new SecretBox(randomBytes(32));
+    // DATA_DIR=:memory: (tests, throwaway runs): a key that dies with the process, never checked.
+    if (dataDir === ':memory:') return new SecretBox(randomBytes(32), { kind: 'throwaway' });
+    const file = join(dataDir, 'webhook-secret.key');
     if (!existsSync(file)) {
       mkdirSync(dataDir, { recursive: true });
       writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
     }
-    return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'hex'));
+    return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'hex'), { kind: 'file', file });
+  }
+
+  /**
+   * What the database keeps to tell this key from another: an HMAC of a fixed text under the key.
+   * It says nothing of the key itself, and the same key always gives the same value.
+   */
+  checkValue(): string {
+    return createHmac('sha256', this.key).update('sms-gateway secret key check v1', 'utf8').digest('hex');
   }
 
   seal(plain: string): string {
@@ -26,10 +51,26 @@ export class SecretBox {
     return `v1:${Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64')}`;
   }
 
+  /** The sealed secret in clear; SecretUnreadableError when this key cannot open it. */
   open(sealed: string): string {
-    const raw = Buffer.from(sealed.replace(/^v1:/, ''), 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    try {
+      const raw = Buffer.from(sealed.replace(/^v1:/, ''), 'base64');
+      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    } catch {
+      // GCM's own message ("Unsupported state or unable to authenticate data") tells nobody what to do.
+      throw new SecretUnreadableError();
+    }
+  }
+
+  /** True when this key opens `sealed`. */
+  opens(sealed: string): boolean {
+    try {
+      this.open(sealed);
+      return true;
+    } catch {
+      return false;
+    }
   }
 }
