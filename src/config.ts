@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { TrustedProxies } from './common/client-address.ts';
 import { readCertificatePair } from './tls/certificate-pair.ts';
+import type { DatabaseConnections } from './storage/database.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type LogFormat = 'json' | 'pretty';
@@ -34,6 +35,8 @@ export interface Config {
   tls: TlsConfig | undefined;
   /** PostgreSQL connection string; when absent the embedded PGlite database is used. */
   databaseUrl: string | undefined;
+  /** PostgreSQL connections: the statement timeout, TCP keepalive, and when a silent query's connection is looked at. */
+  database: DatabaseConnections;
   /** The gateway's own files: the embedded database, the webhook key file, first-start.txt. */
   dataDir: string;
   /** Redis that several nodes share; none: a single node, no Redis connection at all. */
@@ -298,6 +301,12 @@ export function loadConfig(env: Env = process.env): Config {
     plainMqtt: !mqttPortOff,
     tls,
     databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems),
+    database: {
+      // 0 turns the statement timeout off; the migrations never have one.
+      statementTimeoutMs: read('DATABASE_STATEMENT_TIMEOUT', 30, (raw) => wholeNumber(raw, 0, 86_400)) * 1000,
+      keepAliveMs: read('DATABASE_KEEPALIVE', 10, (raw) => wholeNumber(raw, 1, 7_200)) * 1000,
+      stallTimeoutMs: read('DATABASE_STALL_TIMEOUT', 3, (raw) => wholeNumber(raw, 1, 600)) * 1000,
+    },
     dataDir: read('DATA_DIR', './data', text),
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], problems),
     nodeId: read('NODE_ID', defaultNodeId(), nodeId),

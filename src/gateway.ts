@@ -147,7 +147,7 @@ export class Gateway {
       if ('problems' in reading) throw new ConfigError(reading.problems);
       firstPair = reading.pair;
     }
-    const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connections: config.database, logger });
     let http: Server | undefined;
     let https: HttpsServer | undefined;
     let cluster: Cluster | undefined;

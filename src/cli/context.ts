@@ -19,7 +19,7 @@ export async function withDatabase<T>(run: (db: Database, logger: Logger, applie
   // One-shot commands print their own results; their log carries only warnings and worse.
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never, undefined, config.logFormat);
   prepareDataDir(config.dataDir, !config.databaseUrl, logger);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2, connections: config.database });
   try {
     const applied = await migrate(db, logger);
     return await run(db, logger, applied);

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { migrations, type Migration } from '../../db/migrations/index.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { tightenDataDir } from './data-dir-permissions.ts';
+import { ConnectionWatch } from './connection-watch.ts';
 import { describeEnvironmentError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
 
@@ -21,7 +22,28 @@ export interface DatabaseOptions {
   /** Embedded data directory; ":memory:" keeps the embedded database in memory (tests). */
   dataDir: string;
   poolMax?: number;
+  /** How PostgreSQL connections notice a dead peer and bound a statement; the defaults when absent. */
+  connections?: DatabaseConnections;
+  /** Where the watch over the pool says it replaced connections that stopped answering. */
+  logger?: Logger | undefined;
 }
+
+/** DATABASE_STATEMENT_TIMEOUT, DATABASE_KEEPALIVE and DATABASE_STALL_TIMEOUT (src/config.ts), in milliseconds. */
+export interface DatabaseConnections {
+  /** PostgreSQL's statement_timeout on the pool's connections (migrations have none); 0: none. */
+  statementTimeoutMs: number;
+  /** Silence on a connection before TCP keepalive probes start. */
+  keepAliveMs: number;
+  /** A query unanswered this long has its connection looked at by the watch (connection-watch.ts). */
+  stallTimeoutMs: number;
+}
+
+export const DEFAULT_CONNECTIONS: DatabaseConnections = { statementTimeoutMs: 30_000, keepAliveMs: 10_000, stallTimeoutMs: 3_000 };
+
+/** Past the statement timeout, how long a silent query may still be on its way back from a live server. */
+const CANCEL_MARGIN_MS = 5_000;
+/** knex's wait for a pooled connection, and so pg's for a new one: past it the request is refused. */
+const ACQUIRE_TIMEOUT_MS = 10_000;
 
 // COUNT(*) and BIGSERIAL come back from pg as strings and from PGlite as numbers: read INT8 as
 // a number everywhere. Our int8 values (counts, history ids) stay far below 2^53.
@@ -29,19 +51,37 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
+    const settings = options.connections ?? DEFAULT_CONNECTIONS;
+    const connection = connectionSettings(options.databaseUrl, settings);
+    const watch = new ConnectionWatch(
+      {
+        connection,
+        stallTimeoutMs: settings.stallTimeoutMs,
+        deadAfterMs: settings.statementTimeoutMs > 0 ? settings.statementTimeoutMs + CANCEL_MARGIN_MS : 0,
+      },
+      options.logger?.child({ component: 'database' }),
+    );
     const db = knexModule.knex({
       client: 'pg',
-      connection: options.databaseUrl,
-      pool: { min: 0, max: options.poolMax ?? 10 },
-      acquireConnectionTimeout: 10_000,
+      connection,
+      pool: {
+        min: 0,
+        max: options.poolMax ?? 10,
+        afterCreate: (client: Parameters<ConnectionWatch['watch']>[0], done: (error: Error | null, client: unknown) => void) => {
+          watch.watch(client);
+          done(null, client);
+        },
+      },
+      acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
       // knex would print its warnings with console.log, onto a CLI's --json output.
       log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     });
+    afterClose.set(db, () => watch.stop());
     // Fail at open, with a clear message, rather than at the first query.
     try {
       await db.raw('select 1');
     } catch (error) {
-      await db.destroy();
+      await closeDatabase(db);
       throw describeEnvironmentError(error, { database: safeLocation(options.databaseUrl) });
     }
     return db;
@@ -190,12 +230,36 @@ export async function migrate(db: Database, logger?: Logger): Promise<string[]> 
   // same moment: both create its bookkeeping tables (one fails on a duplicate type), or both
   // take its lock row and leave the database refusing every later start. They take turns; the
   // second finds nothing left to do.
-  return exclusively(db, LOCKS.migrations, async () => {
-    const [, applied] = (await db.migrate.latest({ migrationSource: new ListedMigrations() })) as [number, string[]];
-    if (applied.length > 0) logger?.info({ migrations: applied }, 'database migrated');
-    keepPrivate(embeddedOf.get(db));
-    await keepMigrated(db);
-    return applied;
+  const migrator = withoutStatementTimeout(db);
+  try {
+    return await exclusively(migrator, LOCKS.migrations, async () => {
+      const [, applied] = (await migrator.migrate.latest({ migrationSource: new ListedMigrations() })) as [number, string[]];
+      if (applied.length > 0) logger?.info({ migrations: applied }, 'database migrated');
+      keepPrivate(embeddedOf.get(db));
+      await keepMigrated(db);
+      return applied;
+    });
+  } finally {
+    if (migrator !== db) await migrator.destroy();
+  }
+}
+
+/**
+ * Connections to `db`'s PostgreSQL without its statement timeout, for the migrations: building
+ * an index on a large table may take minutes, and a migration cut short would stop every start
+ * the same way. So would the wait for another node's migrations, behind the advisory lock.
+ */
+function withoutStatementTimeout(db: Database): Database {
+  const connection = db.client.config.connection as PgSettings | string;
+  if (db.client.config.client !== 'pg' || typeof connection !== 'object' || !connection.statement_timeout) return db;
+  const { statement_timeout: _bounded, ...unbounded } = connection;
+  return knexModule.knex({
+    client: 'pg',
+    connection: unbounded,
+    // The advisory lock's connection, knex's migration lock and a migration's transaction.
+    pool: { min: 0, max: 4 },
+    acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
+    log: { warn() {}, error() {}, deprecate() {}, debug() {} },
   });
 }
 
@@ -227,6 +291,31 @@ export function afterCommit(executor: Executor, effect: () => void): void {
 
 export function isPostgresError(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
+
+/** What the gateway sets of pg's client settings (which knex passes on as they are). */
+interface PgSettings {
+  connectionString: string;
+  keepAlive: boolean;
+  keepAliveInitialDelayMillis: number;
+  connectionTimeoutMillis: number;
+  statement_timeout?: number;
+}
+
+/**
+ * pg's settings for the gateway's connections. TCP keepalive notices an idle connection whose
+ * peer is gone (a failover, a firewall that dropped its state), which nothing else would before
+ * TCP gives up; the statement timeout bounds how long a live server works on one statement, so
+ * that a query silent for longer is known dead (connection-watch.ts).
+ */
+function connectionSettings(databaseUrl: string, settings: DatabaseConnections): PgSettings {
+  return {
+    connectionString: databaseUrl,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: settings.keepAliveMs,
+    connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS,
+    ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
+  };
 }
 
 /** host:port/database of a connection string, without the credentials. */

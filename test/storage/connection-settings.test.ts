@@ -1,0 +1,80 @@
+// The PostgreSQL connection settings: DATABASE_STATEMENT_TIMEOUT, DATABASE_STALL_TIMEOUT and
+// DATABASE_KEEPALIVE are read and checked in src/config.ts, each has its row in the README's
+// table, and the statement timeout is PostgreSQL's on the pool's connections, never on the
+// migrations'. The database half is PostgreSQL only (the embedded database has no connections).
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import pg from 'pg';
+import { closeDatabase, DEFAULT_CONNECTIONS, LOCKS, migrate, openDatabase, type Database } from '../../src/storage/database.ts';
+import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function problemsOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+    return '';
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError);
+    return (error as Error).message;
+  }
+}
+
+describe('storage: connection settings', () => {
+  it('when the README is read, then every DATABASE_ variable config.ts reads is a row of its table, and every row is read', () => {
+    const source = readFileSync(`${ROOT}/src/config.ts`, 'utf8');
+    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+    const read = new Set([...source.matchAll(/'(DATABASE_[A-Z_]*[A-Z])'/g)].map((match) => match[1]!));
+    const documented = new Set([...readme.matchAll(/^\| `(DATABASE_[A-Z_]+)` \|/gm)].map((match) => match[1]!));
+    expect([...documented].sort()).to.deep.equal([...read].sort());
+  });
+
+  it('when nothing is set, then the defaults are the database module\'s own (30 s, 3 s, 10 s), and set values are read in seconds', () => {
+    expect(loadConfig({}).database).to.deep.equal(DEFAULT_CONNECTIONS);
+    expect(loadConfig({}).database).to.deep.equal({ statementTimeoutMs: 30_000, stallTimeoutMs: 3_000, keepAliveMs: 10_000 });
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT: '0', DATABASE_STALL_TIMEOUT: '5', DATABASE_KEEPALIVE: '60' }).database).to.deep.equal({
+      statementTimeoutMs: 0,
+      stallTimeoutMs: 5_000,
+      keepAliveMs: 60_000,
+    });
+  });
+
+  it('when a value is bad, then the start is refused naming the variable', () => {
+    expect(problemsOf({ DATABASE_STATEMENT_TIMEOUT: '30s' })).to.contain('DATABASE_STATEMENT_TIMEOUT: must be a whole number from 0 to 86400');
+    expect(problemsOf({ DATABASE_STALL_TIMEOUT: '0' })).to.contain('DATABASE_STALL_TIMEOUT: must be a whole number from 1 to 600');
+    expect(problemsOf({ DATABASE_KEEPALIVE: '-1' })).to.contain('DATABASE_KEEPALIVE: must be a whole number from 1 to 7200');
+  });
+
+  if (testDatabase().kind === 'postgres') describe('on PostgreSQL', function () {
+    this.timeout(20_000);
+    let db: Database | undefined;
+    afterEach(async () => {
+      if (db) await closeDatabase(db);
+      db = undefined;
+    });
+
+    it('when DATABASE_STATEMENT_TIMEOUT is 1, then a longer statement of the pool is cancelled, and the migrations run without it', async () => {
+      db = await openDatabase({ databaseUrl: testDatabaseUrl()!, dataDir: ':memory:', connections: { ...DEFAULT_CONNECTIONS, statementTimeoutMs: 1_000 } });
+      const shown = await db.raw<{ rows: { statement_timeout: string }[] }>('show statement_timeout');
+      expect(shown.rows[0]!.statement_timeout).to.equal('1s');
+      const error = await db.raw('select pg_sleep(1.5)').then(() => undefined, (failure: unknown) => failure);
+      expect((error as { code?: string } | undefined)?.code, 'query_canceled').to.equal('57014');
+
+      // Another node migrating holds the lock for longer than the timeout: the wait is not cut short.
+      const other = new pg.Client({ connectionString: testDatabaseUrl()! });
+      await other.connect();
+      try {
+        await other.query('select pg_advisory_lock($1)', [LOCKS.migrations]);
+        const migrating = migrate(db);
+        // Held past the statement timeout (1 s), then let go.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await other.query('select pg_advisory_unlock($1)', [LOCKS.migrations]);
+        expect(await migrating).to.be.an('array');
+      } finally {
+        await other.end();
+      }
+    });
+  });
+});
