@@ -34,7 +34,7 @@ import type { Metrics } from '../../common/metrics.ts';
 import { meterWebhookAttempt } from '../../common/gateway-metrics.ts';
 import type { WebhookConfig } from '../../config.ts';
 import type { DestinationGuard } from './destination-guard.ts';
-import type { SecretBox } from './secret-box.ts';
+import { SecretUnreadableError, type SecretBox } from './secret-box.ts';
 import { signatureHeader } from './signature.ts';
 import { answerExcerpt } from './answer-excerpt.ts';
 import { parkDisabled, unparkRecentlyEnabled } from './parking.ts';
@@ -78,6 +78,9 @@ const MAX_BACKOFF_MS = 60 * 60 * 1000;
 /** A receiver's answer is read up to this size, then dropped. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const SWEEP_INTERVAL_MS = 1_000;
+/** The disabled_reason of a webhook whose secret cannot be decrypted: what to do about it. */
+export const SECRET_UNREADABLE_REASON =
+  'its signing secret cannot be decrypted with this gateway\'s key (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR): rotate the secret, then switch it back on';
 
 /** An attempt that ended, waiting to be recorded; `claimedAt`: when its delivery was claimed. */
 interface Ended {
@@ -310,6 +313,7 @@ export class WebhookSender extends EventEmitter<{
       const answer = await answerExcerpt(response.body, MAX_RESPONSE_BYTES);
       return { code: response.statusCode, error: response.statusCode >= 200 && response.statusCode < 300 ? null : `HTTP ${response.statusCode}`, answer };
     } catch (error) {
+      if (error instanceof SecretUnreadableError) return this.secretUnreadable(delivery, error);
       const err = error as NodeJS.ErrnoException;
       return { code: null, error: (err.code ? `${err.code}: ` : '') + (err.message ?? 'request failed').slice(0, 300), answer: null };
     }
@@ -349,6 +353,23 @@ export class WebhookSender extends EventEmitter<{
       secrets.push(this.open(delivery.previous_secret_encrypted));
     }
     return secrets;
+  }
+
+  /**
+   * A webhook whose secret this gateway's key cannot open (sealed under another key) could never
+   * sign a delivery: retrying for the whole retry window would only fail the same way. It is
+   * disabled with a reason that says so (the API shows it), said once in the log whichever of its
+   * deliveries finds it first; its events wait, as any disabled webhook's, until a rotated secret
+   * and a switch back on.
+   */
+  private async secretUnreadable(delivery: ClaimedDelivery, error: SecretUnreadableError): Promise<Outcome> {
+    const disabled = await disableWebhook(this.db, delivery.webhook_id, SECRET_UNREADABLE_REASON, new Date()).catch(() => undefined);
+    if (disabled) {
+      this.logger.error({ webhookId: disabled.id, accountId: disabled.account_id, reason: disabled.disabled_reason }, 'webhook disabled: its signing secret cannot be decrypted with this gateway\'s key');
+      this.metrics.count('webhooks_disabled_total', 'webhooks the gateway disabled');
+      this.emit('disabled', [disabled]);
+    }
+    return { code: null, error: error.message, answer: null };
   }
 
   /** Decrypts a sealed secret once, not once per delivery (keyed by the sealed text itself). */
