@@ -108,6 +108,22 @@ export interface Config {
   smpp: SmppConfig;
   /** Email to SMS: the SMTP listener; off unless SMTP_PORT is set (with SMTP_DOMAIN). */
   smtp: SmtpConfig;
+  /** Who may read /metrics, and where: nobody unless METRICS_TOKEN or METRICS_PORT is set. */
+  metrics: MetricsConfig;
+}
+
+/**
+ * /metrics tells whoever reads it the traffic of every tenant, so it is served only when asked
+ * for: with METRICS_TOKEN on the API port to requests that carry it, with METRICS_PORT on a
+ * listener of its own (and the token there too when both are set).
+ */
+export interface MetricsConfig {
+  /** METRICS_TOKEN: the bearer token a scrape must send; none: no token asked (then only METRICS_PORT serves /metrics). */
+  token: string | undefined;
+  /** METRICS_PORT: a listener serving /metrics only (0 picks a free one, as tests do); none: off. */
+  port: number | undefined;
+  /** METRICS_HOST: the address that listener binds to; HOST unless set. */
+  host: string;
 }
 
 export interface SmtpConfig {
@@ -404,6 +420,12 @@ export function loadConfig(env: Env = process.env): Config {
       idleTimeoutMs: read('SMTP_IDLE_TIMEOUT', 60, (raw) => wholeNumber(raw, 1, 3600)) * 1000,
       dataTimeoutMs: read('SMTP_DATA_TIMEOUT', 60, (raw) => wholeNumber(raw, 1, 3600)) * 1000,
     },
+    metrics: {
+      // A secret: a bad one is described, never echoed.
+      token: read<string | undefined>('METRICS_TOKEN', undefined, metricsToken),
+      port: read<number | undefined>('METRICS_PORT', undefined, (raw) => (raw.toLowerCase() === 'off' ? undefined : portOr(raw, 'off'))),
+      host: read('METRICS_HOST', read('HOST', '0.0.0.0', text), text),
+    },
   };
   if (config.smtp.port !== undefined && !config.smtp.domain) problems.push('SMTP_DOMAIN: required with SMTP_PORT (mail to <number>@<SMTP_DOMAIN> becomes SMS), such as sms.example.com');
   // Several nodes share their work through PostgreSQL; the embedded database belongs to one process.
@@ -416,6 +438,7 @@ export function loadConfig(env: Env = process.env): Config {
     else if (config.plainMqtt && tls.mqttsPort === config.mqttPort) problems.push(`MQTTS_PORT: ${tls.mqttsPort} is MQTT_PORT's too; choose another, or set MQTT_PORT=off`);
   }
   problems.push(...smppPortClashes(config));
+  problems.push(...metricsPortClash(config));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -484,6 +507,28 @@ function smppPortClashes(config: Config): string[] {
     taken.push([name, value]);
   }
   return problems;
+}
+
+/** The metrics listener on a port another listener of this gateway has: the second would fail at start. */
+function metricsPortClash(config: Config): string[] {
+  const port = config.metrics.port;
+  if (!port) return [];
+  const taken: [string, number | undefined][] = [
+    ['PORT', config.port],
+    ['MQTT_PORT', config.plainMqtt ? config.mqttPort : undefined],
+    ['MQTTS_PORT', config.tls?.mqttsPort],
+    ['SMPP_PORT', config.smpp.port],
+    ['SMPP_TLS_PORT', config.smpp.tls?.port],
+    ['SMTP_PORT', config.smtp.port],
+  ];
+  const clash = taken.find(([, other]) => other === port);
+  return clash ? [`METRICS_PORT: ${port} is ${clash[0]}'s too; choose another`] : [];
+}
+
+/** A bearer token a scraper sends as it is: long enough not to be guessed, nothing a header could not carry. */
+function metricsToken(raw: string): string {
+  if (!/^[\x21-\x7e]{16,256}$/.test(raw)) throw new Error('must be 16 to 256 visible ASCII characters without spaces, such as the output of "openssl rand -hex 32"');
+  return raw;
 }
 
 type Reader = <T>(name: string, fallback: T, parse: (raw: string) => T) => T;

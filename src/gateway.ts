@@ -57,6 +57,7 @@ import { mailRoutes } from './modules/mail/routes.ts';
 import { contactRoutes } from './modules/contacts/routes.ts';
 import { contactSendRoutes } from './modules/contacts/send-routes.ts';
 import { SmppListener } from './smpp/listener.ts';
+import { MetricsEndpoint } from './http/metrics-endpoint.ts';
 import { SmppSubmissions } from './smpp/submission.ts';
 import { MailListener } from './mail/listener.ts';
 import { MailSubmissions } from './mail/submission.ts';
@@ -84,6 +85,8 @@ export class Gateway {
     readonly smpp: SmppListener | undefined,
     /** The SMTP listener (email to SMS); none unless SMTP_PORT is set. */
     readonly mail: MailListener | undefined,
+    /** /metrics, on the API port with METRICS_TOKEN or on its own with METRICS_PORT. */
+    private readonly metricsEndpoint: MetricsEndpoint,
   ) {
     if (certificates || config.smpp.tls) process.on('SIGHUP', this.onHangup);
   }
@@ -155,6 +158,7 @@ export class Gateway {
     let certificates: CertificateReloader | undefined;
     let smpp: SmppListener | undefined;
     let mail: MailListener | undefined;
+    let metricsEndpoint: MetricsEndpoint | undefined;
     try {
       await migrate(db, logger);
       // Before anything is sealed or opened: a node with another key refuses to start (secret-key-check.ts).
@@ -183,6 +187,7 @@ export class Gateway {
       if (config.tls && firstPair) certificates = new CertificateReloader(config.tls, firstPair, logger.child({ component: 'tls' }), services.metrics);
       let channel: DeviceChannel | undefined;
       let draining = false;
+      metricsEndpoint = new MetricsEndpoint(config.metrics, services.metrics, logger.child({ component: 'metrics' }));
       // Unknown keys are counted per client address; an address with too many is refused (429).
       // A request without a key may carry a session cookie (the control panel's users).
       const authenticator: Authenticator = {
@@ -252,10 +257,7 @@ export class Gateway {
             shared ? { redis: () => shared.check() } : {},
             () => draining,
           );
-          router.get('/metrics', async (ctx) => {
-            ctx.body = await services.metrics.render();
-            ctx.type = services.metrics.contentType;
-          });
+          metricsEndpoint?.mount(router);
         },
       });
       // Hostile clients are bounded before the application: header and body deadlines,
@@ -284,6 +286,9 @@ export class Gateway {
       }).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });
       });
+      await metricsEndpoint.listen().catch((error: unknown) => {
+        throw describeEnvironmentError(error, { port: ['METRICS_PORT', config.metrics.port ?? 0, config.metrics.host] });
+      });
       smpp = await startSmpp(config, services, logger.child({ component: 'smpp' }));
       mail = await startMail(config, services, logger.child({ component: 'smtp' }));
       services.dispatcher.start();
@@ -300,7 +305,7 @@ export class Gateway {
         if (channel.tlsServer) certificates.serve(channel.tlsServer);
         certificates.watch();
       }
-      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates, smpp, mail);
+      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates, smpp, mail, metricsEndpoint);
       logger.info(
         {
           port: gateway.httpPort,
@@ -316,6 +321,7 @@ export class Gateway {
       return gateway;
     } catch (error) {
       certificates?.close();
+      await metricsEndpoint?.close();
       await mail?.stop();
       await smpp?.stop();
       http?.close();
@@ -328,6 +334,11 @@ export class Gateway {
 
   get httpPort(): number {
     return (this.http.address() as AddressInfo).port;
+  }
+
+  /** The port of the listener serving /metrics only (METRICS_PORT); none without it. */
+  get metricsPort(): number | undefined {
+    return this.metricsEndpoint.port;
   }
 
   /** The plain MQTT port as listening; throws with MQTT_PORT=off. */
@@ -368,6 +379,7 @@ export class Gateway {
   async stop(): Promise<void> {
     process.off('SIGHUP', this.onHangup);
     this.certificates?.close();
+    await this.metricsEndpoint.close();
     await this.mail?.stop();
     await this.smpp?.stop();
     // Event streams never end by themselves: end them, or closing the server waits for them.

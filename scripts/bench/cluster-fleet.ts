@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
-import { CpuOfProcesses, freshDatabase, prepareTenant, printTable, processCpuMs, ratio, spawnGateway } from './support.ts';
+import { CpuOfProcesses, freshDatabase, METRICS_SCRAPE_HEADERS, prepareTenant, printTable, processCpuMs, ratio, spawnGateway } from './support.ts';
 
 export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -194,7 +194,7 @@ function clientCpuMs(): number {
 
 /** The node's mqtt_connected_clients (with or without a node label). */
 async function connectedClients(node: GatewayNode): Promise<number> {
-  const response = await fetch(`http://127.0.0.1:${node.port}/metrics`);
+  const response = await fetch(`http://127.0.0.1:${node.port}/metrics`, { headers: METRICS_SCRAPE_HEADERS });
   const page = await response.text();
   const match = /^mqtt_connected_clients(?:\{[^}]*\})? (\d+)/m.exec(page);
   if (!match) throw new Error(`${node.nodeId}: no mqtt_connected_clients in /metrics`);

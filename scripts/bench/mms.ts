@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
-import { freshDatabase, liftDeviceLimits, prepareTenant, printTable, spawnGateway } from './support.ts';
+import { freshDatabase, liftDeviceLimits, METRICS_SCRAPE_HEADERS, prepareTenant, printTable, spawnGateway } from './support.ts';
 
 const PHONES = Number(process.env.MMS_PHONES ?? 50);
 const PARTS = Number(process.env.MMS_PARTS ?? 3);
@@ -134,7 +134,7 @@ export async function mms(): Promise<Record<string, string | number>[]> {
 
 /** The gateway's memory now, from its /metrics. */
 async function memory(base: string): Promise<Sample> {
-  const text = await (await fetch(`${base}/metrics`)).text();
+  const text = await (await fetch(`${base}/metrics`, { headers: METRICS_SCRAPE_HEADERS })).text();
   const read = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
   return { rss: read('process_resident_memory_bytes'), heap: read('nodejs_heap_size_used_bytes') };
 }

@@ -17,7 +17,7 @@ import { request } from 'undici';
 import { Worker } from 'node:worker_threads';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { Receiver } from '../../test/support/receiver.ts';
-import { freshDatabase, liftDeviceLimits, prepareTenant, printTable, spawnGateway, stats } from './support.ts';
+import { freshDatabase, liftDeviceLimits, METRICS_SCRAPE_HEADERS, prepareTenant, printTable, spawnGateway, stats } from './support.ts';
 
 const PROBE_SECONDS = Number(process.env.OVERLOAD_PROBE_SECONDS ?? 15);
 const LOAD_SECONDS = Number(process.env.OVERLOAD_SECONDS ?? 20);
@@ -144,7 +144,7 @@ async function onFreshGateway<T>(env: Record<string, string>, work: (target: Tar
     return await work({
       before: 0,
       refusals: async () => {
-        const metrics = await (await request(`http://127.0.0.1:${gateway.port}/metrics`)).body.text();
+        const metrics = await (await request(`http://127.0.0.1:${gateway.port}/metrics`, { headers: METRICS_SCRAPE_HEADERS })).body.text();
         return [...metrics.matchAll(/^http_requests_refused_total\{reason="(\w+)"\} (\d+)/gm)].map(([, reason, count]) => `${reason}=${count}`).join(' ');
       },
       request: { url: `${api}/sms`, method: 'POST', headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' }, body },

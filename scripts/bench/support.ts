@@ -148,6 +148,12 @@ export async function spawnReady(
   return { child, ready, stop };
 }
 
+/** The METRICS_TOKEN of the gateways the benchmarks run: /metrics is served only to a scrape carrying it. */
+export const BENCH_METRICS_TOKEN = 'bench-metrics-token-of-the-runs';
+
+/** The headers of a scrape of /metrics on a gateway spawnGateway ran. */
+export const METRICS_SCRAPE_HEADERS = { authorization: `Bearer ${BENCH_METRICS_TOKEN}` };
+
 /** Runs the real gateway (`sms-gateway serve`) in its own process on a PostgreSQL database. */
 export async function spawnGateway(
   databaseUrl: string,
@@ -156,7 +162,7 @@ export async function spawnGateway(
 ): Promise<ReadyChild & { port: number; mqttPort: number }> {
   const gateway = await spawnReady(
     ['src/cli/index.ts', 'serve'],
-    { DATABASE_URL: databaseUrl, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    { DATABASE_URL: databaseUrl, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', METRICS_TOKEN: BENCH_METRICS_TOKEN, ...env },
     (line) => line.msg === 'gateway listening',
     60_000,
     nodeArgs,

@@ -12,6 +12,7 @@ import { nextEvent, UNPACED } from '../support/devices.ts';
 import { RawClients } from '../support/mqtt.ts';
 import { Redis } from 'ioredis';
 import { EventStreamClient } from '../support/event-stream.ts';
+import { scrapeMetrics } from '../support/metrics.ts';
 import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
 
 describe('broker, presence and dispatch across nodes', function () {
@@ -54,7 +55,7 @@ describe('broker, presence and dispatch across nodes', function () {
     const device = await phone('a');
     const onB = cluster.onB(fx.tenant);
     await within(2_000, async () => (await onB.get(`/devices/${device.id}`)).body.is_online === true);
-    const page = await (await fetch(`http://127.0.0.1:${cluster.b.httpPort}/metrics`)).text();
+    const page = await (await scrapeMetrics(`http://127.0.0.1:${cluster.b.httpPort}`)).text();
     expect(Number(/^cluster_nodes\{[^}]*\} (\d+)$/m.exec(page)?.[1]), 'both nodes alive').to.be.at.least(2);
     expect(Number(/^cluster_devices_elsewhere\{[^}]*\} (\d+)$/m.exec(page)?.[1]), 'the phone on A').to.be.at.least(1);
 

@@ -9,6 +9,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { Config } from '../../src/config.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import { startGateway } from '../support/gateway.ts';
+import { scrapeMetrics } from '../support/metrics.ts';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { updateDeviceSettings } from '../../src/use-cases/update-device-settings.ts';
 import { nextEvent, UNPACED } from '../support/devices.ts';
@@ -97,14 +98,14 @@ describe('Redis trouble, readiness, node ids', function () {
 
   it('when a node runs with Redis, then every sample of its /metrics carries its node id, process figures included', async () => {
     await fetch(`${fx.baseUrl}/healthz`);
-    const page = await (await fetch(`${fx.baseUrl}/metrics`)).text();
+    const page = await (await scrapeMetrics(fx.baseUrl)).text();
     const samples = page.split('\n').filter((line) => line && !line.startsWith('#'));
     expect(samples.length).to.be.greaterThan(10);
     const nodeId = fx.gateway.config.nodeId;
     for (const sample of samples) expect(sample).to.contain(`node="${nodeId}"`);
     expect(samples.some((sample) => sample.startsWith('nodejs_eventloop_lag_seconds{'))).to.equal(true);
     // Node B, in the same process, labels the same process figures with its own id.
-    const pageOfB = await (await fetch(`http://127.0.0.1:${cluster.b.httpPort}/metrics`)).text();
+    const pageOfB = await (await scrapeMetrics(`http://127.0.0.1:${cluster.b.httpPort}`)).text();
     expect(pageOfB).to.contain(`nodejs_eventloop_lag_seconds{node="${cluster.b.config.nodeId}"}`);
   });
 

@@ -11,6 +11,7 @@ import { useCluster, within } from '../cluster/cluster-fixture.ts';
 import { UNPACED } from '../support/devices.ts';
 import { ApiClient, type Reply } from '../support/tenant.ts';
 import { LocalHaproxy } from './local-haproxy.ts';
+import { scrapeMetrics, TEST_METRICS_TOKEN } from '../support/metrics.ts';
 import { TrustedProxies } from '../../src/common/client-address.ts';
 
 describe('deployment: HAProxy in front of two nodes', function () {
@@ -30,7 +31,7 @@ describe('deployment: HAProxy in front of two nodes', function () {
 
   /** The node that answered a request through the balancer: the `node` label of its /metrics. */
   async function answeringNode(): Promise<string> {
-    const response = await haproxy.fetch(`${haproxy.httpUrl}/metrics`);
+    const response = await haproxy.fetch(`${haproxy.httpUrl}/metrics`, { headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` } });
     expect(response.status).to.equal(200);
     const node = /\bnode="([^"]+)"/.exec(await response.text())?.[1];
     if (!node) throw new Error('/metrics carries no node label');
@@ -39,7 +40,7 @@ describe('deployment: HAProxy in front of two nodes', function () {
 
   /** MQTT connections open on a node now, read from that node's own /metrics. */
   async function connectionsOn(node: Gateway): Promise<number> {
-    const text = await (await fetch(`http://127.0.0.1:${node.httpPort}/metrics`)).text();
+    const text = await (await scrapeMetrics(`http://127.0.0.1:${node.httpPort}`)).text();
     const sample = /^mqtt_connected_clients(?:\{[^}]*\})? (\d+)$/m.exec(text);
     if (!sample) throw new Error('/metrics has no mqtt_connected_clients');
     return Number(sample[1]);

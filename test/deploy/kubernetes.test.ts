@@ -98,7 +98,7 @@ interface Deployment extends K8sObject {
     replicas: number;
     selector: { matchLabels: Record<string, string> };
     template: {
-      metadata: { labels: Record<string, string> };
+      metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
       spec: {
         terminationGracePeriodSeconds?: number;
         securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
@@ -241,9 +241,24 @@ describe('deployment: Kubernetes manifests (deploy/kubernetes)', () => {
     it("the container ports are the ports the gateway's settings open", () => {
       const config = loadConfig({ ...containerEnvironment(), WEBHOOK_SECRET_KEY: 'ab'.repeat(32) });
       const ports = Object.fromEntries(gateway().ports.map((port) => [port.name, port.containerPort]));
-      expect(ports).to.deep.equal({ http: config.port, mqtt: config.mqttPort });
+      expect(ports).to.deep.equal({ http: config.port, mqtt: config.mqttPort, metrics: config.metrics.port });
       expect(config.plainMqtt, 'plain MQTT behind the balancer that ends TLS').to.equal(true);
       expect(config.tls, 'TLS ends at the balancers').to.equal(undefined);
+    });
+
+    it('/metrics is scraped on its own port, which no Service exposes and only the monitoring namespace may reach', () => {
+      const config = loadConfig({ ...containerEnvironment(), WEBHOOK_SECRET_KEY: 'ab'.repeat(32) });
+      expect(config.metrics.port, 'METRICS_PORT').to.be.a('number').and.not.equal(config.port);
+      const annotations = deployment().spec.template.metadata.annotations ?? {};
+      expect(annotations['prometheus.io/port']).to.equal(String(config.metrics.port));
+      expect(annotations['prometheus.io/path']).to.equal('/metrics');
+      for (const service of objects.filter((object) => object.kind === 'Service') as Service[]) {
+        expect(service.spec.ports.map((port) => port.targetPort), service.metadata.name).to.not.include.members(['metrics', config.metrics.port!]);
+      }
+      const rules = only<K8sObject & { spec: { ingress: { from?: unknown[]; ports: { port: number }[] }[] } }>('NetworkPolicy').spec.ingress;
+      const opening = rules.filter((rule) => rule.ports.some((port) => port.port === config.metrics.port));
+      expect(opening, 'rules that open the metrics port').to.have.length(1);
+      expect(opening[0]!.from, 'who may reach the metrics port').to.deep.equal([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
     });
 
     it('readiness is /readyz, liveness and startup /healthz, on the HTTP port', () => {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { ManualClock } from '../../src/common/clock.ts';
 import type { Role } from '../../src/modules/users/repository.ts';
 import { useGateway, type GatewayFixture } from '../support/use-gateway.ts';
+import { scrapeMetrics } from '../support/metrics.ts';
 import type { Tenant } from '../support/tenant.ts';
 import { TEST_PASSWORD_HASH_COST } from '../support/environment.ts';
 
@@ -326,7 +327,7 @@ describe('sessions: failed logins are throttled per address and per email', func
 
   it('a failed login counts once in auth_failures_total', async () => {
     const failures = async () => {
-      const text = await (await fetch(`${fx.baseUrl}/metrics`)).text();
+      const text = await (await scrapeMetrics(fx.baseUrl)).text();
       return Number(/^auth_failures_total\{channel="login"\} (\d+)$/m.exec(text)?.[1] ?? 0);
     };
     const before = await failures();

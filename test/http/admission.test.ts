@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { Admission } from '../../src/common/admission.ts';
 import { ManualClock } from '../../src/common/clock.ts';
 import { useGateway } from '../support/use-gateway.ts';
+import { TEST_METRICS_TOKEN } from '../support/metrics.ts';
 import type { Reply } from '../support/tenant.ts';
 
 function expectOverloaded(reply: Reply): void {
@@ -50,7 +51,7 @@ describe('admission control of the HTTP API', () => {
     holdOnePlace();
     holdOnePlace();
     for (const path of ['/healthz', '/metrics']) {
-      const response = await fetch(`${fx.baseUrl}${path}`);
+      const response = await fetch(`${fx.baseUrl}${path}`, { headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` } });
       expect(response.status, path).to.equal(200);
     }
     const ready = await fetch(`${fx.baseUrl}/readyz`);

@@ -11,6 +11,7 @@ import { REPO_ROOT } from '../support/cli.ts';
 import { ownDatabase, type EmptyDatabase } from '../support/empty-database.ts';
 import { testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';
+import { scrapeMetrics } from '../support/metrics.ts';
 import { Receiver } from '../support/receiver.ts';
 import { TaskPhone, UNPACED } from '../support/task-phone.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
@@ -25,7 +26,7 @@ interface Page {
 
 /** Fetches /metrics and reads the Prometheus text exposition format. */
 async function scrape(gateway: Gateway): Promise<Page> {
-  const response = await fetch(`http://127.0.0.1:${gateway.httpPort}/metrics`);
+  const response = await scrapeMetrics(`http://127.0.0.1:${gateway.httpPort}`);
   expect(response.status).to.equal(200);
   const text = await response.text();
   const families = new Map<string, string>();

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { REPO_ROOT } from '../support/cli.ts';
+import { scrapeMetrics, TEST_METRICS_TOKEN } from '../support/metrics.ts';
 
 const COPIED = [
   'src',
@@ -46,7 +47,7 @@ describe('the compiled gateway (dist/)', function () {
   const children = new Set<ChildProcess>();
 
   function run(args: string[]): Run {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', METRICS_TOKEN: TEST_METRICS_TOKEN };
     delete env.DATABASE_URL;
     const child = spawn(process.execPath, [join(root, 'bin', 'sms-gateway.js'), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
@@ -130,7 +131,7 @@ describe('the compiled gateway (dist/)', function () {
     // The version comes from the package's package.json, found from dist/ too.
     const openApi = (await (await fetch(`http://127.0.0.1:${port}/api/ext/v1/openapi.json`)).json()) as { info: { version: string } };
     expect(openApi.info.version).to.equal((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
-    expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).to.contain('http_requests_total{method="GET",route="/healthz",status="200"} 1');
+    expect(await (await scrapeMetrics(`http://127.0.0.1:${port}`)).text()).to.contain('http_requests_total{method="GET",route="/healthz",status="200"} 1');
 
     expect(await stop(started), started.stderr).to.equal(0);
   });

@@ -11,6 +11,7 @@
 import { expect } from 'chai';
 import type { SendTask } from '../../src/modules/delivery/task.ts';
 import { nextEvent } from '../support/devices.ts';
+import { scrapeMetrics } from '../support/metrics.ts';
 import { EventStreamClient } from '../support/event-stream.ts';
 import { TASK_RETRY_AFTER_S, useDeployment } from './support/deployment.ts';
 import { awaitRetainedPresence, retainedPresence, watch } from './support/operator.ts';
@@ -234,7 +235,7 @@ describe('multi-node: across three serve processes', function () {
       expect(node.lines.filter((line) => line.node !== node.nodeId), `log lines of ${name} without its NODE_ID`).to.deep.equal([]);
       const revealing = node.lines.map((line) => JSON.stringify(line)).filter((text) => text.includes(PHONE_NUMBER.slice(1)) || /made on|moves mid-task|after the takeover|watched from|streamed|never stored|bulk #|window #/.test(text));
       expect(revealing, `log lines of ${name} with a phone number or a message text`).to.deep.equal([]);
-      const response = await fetch(`${node.baseUrl}/metrics`);
+      const response = await scrapeMetrics(node.baseUrl);
       expect(response.status).to.equal(200);
       const samples = (await response.text()).split('\n').filter((line) => line && !line.startsWith('#'));
       expect(samples.length, `metrics samples of ${name}`).to.be.above(0);

@@ -2,6 +2,7 @@
 // answered, sessions bound now, and deliver_sm stored and not yet answered.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
+import { scrapeMetrics } from '../support/metrics.ts';
 import { bindEsme, issueCredential, SMPP_ON, TestEsme } from '../support/smpp-client.ts';
 
 describe('SMPP: metrics', () => {
@@ -21,7 +22,7 @@ describe('SMPP: metrics', () => {
       expect(metrics.value('smpp_binds_total', { mode: 'transmitter', outcome: 'refused' })).to.be.at.least(1);
       expect(metrics.value('smpp_pdus_total', { command: 'submit_sm', status: 'ESME_ROK' })).to.be.at.least(1);
       expect(metrics.value('smpp_pdus_total', { command: 'submit_sm', status: 'ESME_RINVDSTADR' })).to.be.at.least(1);
-      const text = await (await fetch(`${fx.baseUrl}/metrics`)).text();
+      const text = await (await scrapeMetrics(fx.baseUrl)).text();
       expect(text).to.match(/^smpp_sessions(\{[^}]*\})? [1-9]/m);
       expect(text).to.match(/^smpp_receipts_pending(\{[^}]*\})? \d+/m);
     } finally {

@@ -5,6 +5,7 @@ import { Gateway } from '../../src/gateway.ts';
 import type { Clock } from '../../src/common/clock.ts';
 import type { DestinationStream } from 'pino';
 import { TEST_PASSWORD_HASH_COST, testDatabaseUrl } from './environment.ts';
+import { TEST_METRICS_TOKEN } from './metrics.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,8 @@ export async function startGateway(overrides: Partial<Config> = {}, clock?: Cloc
     admission: { maxInFlight: 100_000, targetLatencyMs: 0, maxEventLoopDelayMs: 0 },
     sessions: { ...defaults.sessions, passwordHashCost: TEST_PASSWORD_HASH_COST },
     recordings: { ...defaults.recordings, directory: (recordingsDirectory ??= mkdtempSync(join(tmpdir(), 'sgw-test-recordings-'))) },
+    // /metrics is served only with a token (or on a port of its own): tests scrape with this one.
+    metrics: { ...defaults.metrics, token: TEST_METRICS_TOKEN },
     ...overrides,
   };
   return Gateway.start(config, createLogger(config.logLevel, logTo), clock);

@@ -20,6 +20,7 @@ import { ownDatabase, type EmptyDatabase } from '../../support/empty-database.ts
 import { Receiver } from '../../support/receiver.ts';
 import type { ApiClient } from '../../support/tenant.ts';
 import { GatewayNode } from './node-process.ts';
+import { TEST_METRICS_TOKEN } from '../../support/metrics.ts';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -135,6 +136,7 @@ export class Deployment {
       HTTP_MAX_IN_FLIGHT: '100000',
       HTTP_TARGET_LATENCY: '0',
       MAX_EVENT_LOOP_DELAY: '0',
+      METRICS_TOKEN: TEST_METRICS_TOKEN,
       ...this.options.env,
       ...env,
     });
