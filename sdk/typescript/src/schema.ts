@@ -5406,7 +5406,7 @@ export interface operations {
                             description: string;
                             events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
-                            /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
+                            /** @description why it is disabled: through the API, 410 Gone, every attempt failing for longer than WEBHOOK_DISABLE_AFTER, or a signing secret this gateway cannot decrypt (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR: rotate the secret, then switch it back on); null while enabled */
                             disabled_reason: string | null;
                             /** @description when it was disabled; null while enabled. Its events are still recorded, and go out if it is enabled again within their retry window */
                             disabled_at: string | null;
@@ -5507,7 +5507,7 @@ export interface operations {
                             description: string;
                             events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
-                            /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
+                            /** @description why it is disabled: through the API, 410 Gone, every attempt failing for longer than WEBHOOK_DISABLE_AFTER, or a signing secret this gateway cannot decrypt (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR: rotate the secret, then switch it back on); null while enabled */
                             disabled_reason: string | null;
                             /** @description when it was disabled; null while enabled. Its events are still recorded, and go out if it is enabled again within their retry window */
                             disabled_at: string | null;
@@ -5617,7 +5617,7 @@ export interface operations {
                         description: string;
                         events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                         enabled: boolean;
-                        /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
+                        /** @description why it is disabled: through the API, 410 Gone, every attempt failing for longer than WEBHOOK_DISABLE_AFTER, or a signing secret this gateway cannot decrypt (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR: rotate the secret, then switch it back on); null while enabled */
                         disabled_reason: string | null;
                         /** @description when it was disabled; null while enabled. Its events are still recorded, and go out if it is enabled again within their retry window */
                         disabled_at: string | null;
@@ -5800,7 +5800,7 @@ export interface operations {
                         description: string;
                         events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                         enabled: boolean;
-                        /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
+                        /** @description why it is disabled: through the API, 410 Gone, every attempt failing for longer than WEBHOOK_DISABLE_AFTER, or a signing secret this gateway cannot decrypt (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR: rotate the secret, then switch it back on); null while enabled */
                         disabled_reason: string | null;
                         /** @description when it was disabled; null while enabled. Its events are still recorded, and go out if it is enabled again within their retry window */
                         disabled_at: string | null;
@@ -5917,7 +5917,7 @@ export interface operations {
                             description: string;
                             events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
-                            /** @description why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled */
+                            /** @description why it is disabled: through the API, 410 Gone, every attempt failing for longer than WEBHOOK_DISABLE_AFTER, or a signing secret this gateway cannot decrypt (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR: rotate the secret, then switch it back on); null while enabled */
                             disabled_reason: string | null;
                             /** @description when it was disabled; null while enabled. Its events are still recorded, and go out if it is enabled again within their retry window */
                             disabled_at: string | null;
@@ -8172,6 +8172,8 @@ export interface operations {
                             friendly_name: string;
                             /** @description where incoming SMS are POSTed; null when the credential has none */
                             sms_url: string | null;
+                            /** @description true when the gateway found it cannot decrypt this credential's auth token (stored under another WEBHOOK_SECRET_KEY or DATA_DIR): its requests are answered 401 (code 20003) until the token is rotated */
+                            auth_token_unreadable: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -8251,6 +8253,8 @@ export interface operations {
                         friendly_name: string;
                         /** @description where incoming SMS are POSTed; null when the credential has none */
                         sms_url: string | null;
+                        /** @description true when the gateway found it cannot decrypt this credential's auth token (stored under another WEBHOOK_SECRET_KEY or DATA_DIR): its requests are answered 401 (code 20003) until the token is rotated */
+                        auth_token_unreadable: boolean;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8349,6 +8353,8 @@ export interface operations {
                         friendly_name: string;
                         /** @description where incoming SMS are POSTed; null when the credential has none */
                         sms_url: string | null;
+                        /** @description true when the gateway found it cannot decrypt this credential's auth token (stored under another WEBHOOK_SECRET_KEY or DATA_DIR): its requests are answered 401 (code 20003) until the token is rotated */
+                        auth_token_unreadable: boolean;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */

@@ -19,6 +19,17 @@ export class TwilioError extends Error {
 
 export const authenticationFailed = () => new TwilioError(401, 20003, 'Authenticate');
 export const notFound = (what = 'The requested resource') => new TwilioError(404, 20404, `${what} was not found`);
+/**
+ * A credential whose auth token the gateway cannot decrypt (sealed under another key): no request
+ * with it can ever succeed, so it is refused as an authentication failure (a client does not retry
+ * it as it would a 5xx), with the remedy in the message.
+ */
+export const credentialUnreadable = () =>
+  new TwilioError(
+    401,
+    20003,
+    'Authenticate: this AccountSid\'s auth token cannot be decrypted by the gateway (it was stored under another WEBHOOK_SECRET_KEY or DATA_DIR); rotate the token (POST /api/ext/v1/twilio/credentials/{sid}/rotate) or create a new credential',
+  );
 /** 20001: a parameter the API does not take, or a value it cannot read. */
 export const invalidParameter = (message: string) => new TwilioError(400, 20001, message);
 

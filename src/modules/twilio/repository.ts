@@ -8,6 +8,8 @@ export interface CredentialRow {
   auth_token_encrypted: string;
   friendly_name: string;
   sms_url: string | null;
+  /** When the gateway found its auth token cannot be decrypted with its key; null while readable. */
+  auth_token_unreadable_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -19,7 +21,7 @@ export interface TrackedSms {
   auth_token_encrypted: string;
 }
 
-export async function insertCredential(db: Executor, row: Omit<CredentialRow, 'created_at' | 'updated_at'>): Promise<CredentialRow> {
+export async function insertCredential(db: Executor, row: Omit<CredentialRow, 'created_at' | 'updated_at' | 'auth_token_unreadable_at'>): Promise<CredentialRow> {
   const now = new Date();
   const [inserted] = await db<CredentialRow>('twilio_credentials').insert({ ...row, created_at: now, updated_at: now }).returning('*');
   return inserted!;
@@ -39,9 +41,15 @@ export function findCredential(db: Executor, sid: string): Promise<CredentialRow
 export async function updateToken(db: Executor, accountId: string, sid: string, sealed: string): Promise<CredentialRow | undefined> {
   const [row] = await db<CredentialRow>('twilio_credentials')
     .where({ account_id: accountId, sid })
-    .update({ auth_token_encrypted: sealed, updated_at: new Date() })
+    .update({ auth_token_encrypted: sealed, auth_token_unreadable_at: null, updated_at: new Date() })
     .returning('*');
   return row;
+}
+
+/** Marks the credential's token unreadable; true only for the call that marked it (the others find it marked). */
+export async function markTokenUnreadable(db: Executor, sid: string, at: Date): Promise<boolean> {
+  const marked = await db('twilio_credentials').where({ sid }).whereNull('auth_token_unreadable_at').update({ auth_token_unreadable_at: at });
+  return marked > 0;
 }
 
 export async function deleteCredential(db: Executor, accountId: string, sid: string): Promise<boolean> {

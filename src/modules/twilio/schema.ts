@@ -23,6 +23,10 @@ export const CredentialView = Type.Object({
   account_sid: AccountSid,
   friendly_name: Type.String(),
   sms_url: Type.Union([Type.String(), Type.Null()], { description: 'where incoming SMS are POSTed; null when the credential has none' }),
+  auth_token_unreadable: Type.Boolean({
+    description:
+      'true when the gateway found it cannot decrypt this credential\'s auth token (stored under another WEBHOOK_SECRET_KEY or DATA_DIR): its requests are answered 401 (code 20003) until the token is rotated',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

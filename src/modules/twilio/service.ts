@@ -7,7 +7,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import { AppError } from '../../common/errors.ts';
-import type { SecretBox } from '../webhooks/secret-box.ts';
+import { SecretUnreadableError, type SecretBox } from '../webhooks/secret-box.ts';
+import { credentialUnreadable } from './errors.ts';
 import type { FormattedDelivery } from '../webhooks/service.ts';
 import type { SmsStatusChange } from '../../events/sms-status-change.ts';
 import type { IncomingSmsRow } from '../incoming/types.ts';
@@ -95,10 +96,30 @@ export class TwilioService {
     if (!isAccountSid(sid)) return undefined;
     const row = await twilio.findCredential(this.db, sid);
     if (!row) return undefined;
-    const authToken = this.secrets.open(row.auth_token_encrypted);
+    const authToken = this.openToken(row);
     const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
     if (!timingSafeEqual(digest(presented), digest(authToken))) return undefined;
     return { accountId: row.account_id, sid, authToken };
+  }
+
+  /**
+   * The credential's auth token in clear. One sealed under another key (a command run with another
+   * DATA_DIR, a key changed since) can never be opened: the credential is marked so, which its
+   * view shows, said once in the log, and its requests are refused with what to do.
+   */
+  private openToken(row: CredentialRow): string {
+    try {
+      return this.secrets.open(row.auth_token_encrypted);
+    } catch (error) {
+      if (!(error instanceof SecretUnreadableError)) throw error;
+      if (!row.auth_token_unreadable_at) {
+        void twilio.markTokenUnreadable(this.db, row.sid, new Date()).then(
+          (marked) => marked && this.logger.error({ accountSid: row.sid, accountId: row.account_id }, 'twilio credential unusable: its auth token cannot be decrypted with this gateway\'s key; rotate it'),
+          (failed: unknown) => this.logger.warn({ err: failed, accountSid: row.sid }, 'twilio credential could not be marked unreadable'),
+        );
+      }
+      throw credentialUnreadable();
+    }
   }
 
   /** The webhook a StatusCallback URL of this credential is delivered through (made on first use; 400 for a refused URL). */

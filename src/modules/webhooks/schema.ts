@@ -38,7 +38,7 @@ export const WebhookView = Type.Object({
   events: Type.Array(Event),
   enabled: Type.Boolean(),
   disabled_reason: Type.Union([Type.String(), Type.Null()], {
-    description: 'why it is disabled: through the API, 410 Gone, or every attempt failing for longer than WEBHOOK_DISABLE_AFTER; null while enabled',
+    description: 'why it is disabled: through the API, 410 Gone, every attempt failing for longer than WEBHOOK_DISABLE_AFTER, or a signing secret this gateway cannot decrypt (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR: rotate the secret, then switch it back on); null while enabled',
   }),
   disabled_at: Type.Union([Timestamp, Type.Null()], {
     description: 'when it was disabled; null while enabled. Its events are still recorded, and go out if it is enabled again within their retry window',
