@@ -11,6 +11,9 @@
 // with the process's growth in RSS), each printing what another tenant saw during the attack
 // against a baseline of the same run, with the load average beside. Bulk starvation (bulk-starvation.ts) belongs with
 // them: every .ts file here is a drill, so it runs as soon as it exists, with no change here.
+// So does database-blackhole (the database's open connections go silent while new ones work),
+// which prints how long after the fault the API answered every request again, the longest
+// request meanwhile and the load average.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
