@@ -3,9 +3,9 @@
 // refused before it seals anything, with a message naming both, and so is a gateway node.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import knexModule from 'knex';
 import { GatewayProcess, expectRefused, jsonOf, killChildren, runCli, tempDataDir, type Env } from '../support/cli.ts';
-import { POSTGRES_ADMIN_URL, testDatabase } from '../support/environment.ts';
+import { testDatabase } from '../support/environment.ts';
+import { ownDatabase, type EmptyDatabase } from '../support/empty-database.ts';
 
 describe('cli: the secret key is checked against the database', function () {
   this.timeout(90_000);
@@ -16,10 +16,10 @@ describe('cli: the secret key is checked against the database', function () {
   let env: Env;
 
   // A PostgreSQL database of its own: the suite's shared one takes any key (test/support/hooks.ts).
-  let database: { url: string; drop: () => Promise<void> } | undefined;
+  let database: EmptyDatabase | undefined;
 
   before(async () => {
-    if (postgres) database = await ownDatabase();
+    if (postgres) database = await ownDatabase('key_check');
     env = database ? { DATABASE_URL: database.url, DATA_DIR: first.dir } : { DATA_DIR: first.dir };
     const created = await runCli(['accounts', 'create', account], env, 80_000);
     expect(created.code, created.transcript).to.equal(0);
@@ -62,27 +62,3 @@ describe('cli: the secret key is checked against the database', function () {
     expect(node.stdout + node.stderr, node.transcript()).to.contain('WEBHOOK_SECRET_KEY').and.to.contain('is not the one this database\'s secrets were sealed with');
   });
 });
-
-async function ownDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `sms_gateway_key_check_${randomBytes(4).toString('hex')}`;
-  const admin = () => knexModule.knex({ client: 'pg', connection: POSTGRES_ADMIN_URL, pool: { min: 0, max: 1 } });
-  const creating = admin();
-  try {
-    await creating.raw(`create database ${name}`);
-  } finally {
-    await creating.destroy();
-  }
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const dropping = admin();
-      try {
-        await dropping.raw(`drop database if exists ${name} with (force)`);
-      } finally {
-        await dropping.destroy();
-      }
-    },
-  };
-}
