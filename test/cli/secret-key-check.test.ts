@@ -3,6 +3,7 @@
 // refused before it seals anything, with a message naming both, and so is a gateway node.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import knexModule from 'knex';
 import { GatewayProcess, expectRefused, jsonOf, killChildren, runCli, tempDataDir, type Env } from '../support/cli.ts';
 import { testDatabase } from '../support/environment.ts';
 import { ownDatabase, type EmptyDatabase } from '../support/empty-database.ts';
@@ -60,5 +61,22 @@ describe('cli: the secret key is checked against the database', function () {
     const exit = await node.waitForExit(60_000);
     expect(exit.code, node.transcript()).to.not.equal(0);
     expect(node.stdout + node.stderr, node.transcript()).to.contain('WEBHOOK_SECRET_KEY').and.to.contain('is not the one this database\'s secrets were sealed with');
+  });
+  it('when a database from before the check holds secrets, then a key that opens none of them is refused and the right one records the check', async function () {
+    if (!postgres) this.skip();
+    const made = await runCli(['twilio', 'credentials', 'create', '--account', account, '--name', 'before the check'], env);
+    expect(made.code, made.transcript).to.equal(0);
+    const db = knexModule.knex({ client: 'pg', connection: database!.url, pool: { min: 0, max: 1 } });
+    const checks = async () => Number((await db('secret_key_check').count({ n: '*' }).first())?.n);
+    try {
+      await db('secret_key_check').delete();
+      expectKeyRefusal(await runCli(['twilio', 'credentials', 'list', '--account', account], { ...env, DATA_DIR: other.dir }));
+      expect(await checks()).to.equal(0);
+      const listed = await runCli(['twilio', 'credentials', 'list', '--account', account], env);
+      expect(listed.code, listed.transcript).to.equal(0);
+      expect(await checks()).to.equal(1);
+    } finally {
+      await db.destroy();
+    }
   });
 });
