@@ -38,8 +38,22 @@ async function list(args: string[], out: Output): Promise<void> {
     async (services) => services.twilio.list(values.account ? (await services.accounts.require(values.account)).id : undefined),
     (api) => curl('GET', `${api}/twilio/credentials`, values.account),
   );
-  const data = rows.map((row) => ({ account_sid: row.sid, account_id: row.account_id, friendly_name: row.friendly_name, sms_url: row.sms_url, created_at: row.created_at }));
-  out.rows(data, (row) => ({ ACCOUNT_SID: row.account_sid, NAME: row.friendly_name, SMS_URL: row.sms_url ?? '-', CREATED: row.created_at.toISOString() }));
+  const data = rows.map((row) => ({
+    account_sid: row.sid,
+    account_id: row.account_id,
+    friendly_name: row.friendly_name,
+    sms_url: row.sms_url,
+    // Its token cannot be decrypted with the gateway's key: every request is refused until it is rotated.
+    auth_token_unreadable: row.auth_token_unreadable_at !== null,
+    created_at: row.created_at,
+  }));
+  out.rows(data, (row) => ({
+    ACCOUNT_SID: row.account_sid,
+    NAME: row.friendly_name,
+    SMS_URL: row.sms_url ?? '-',
+    TOKEN: row.auth_token_unreadable ? 'unreadable: rotate it' : 'ok',
+    CREATED: row.created_at.toISOString(),
+  }));
 }
 
 async function remove(args: string[], out: Output): Promise<void> {
