@@ -1,31 +1,17 @@
 // Email to SMS's settings: each SMTP_ variable read in src/config.ts has its row in the README's
 // table; bad values stop the start naming the variable. And what of a mail becomes the SMS text.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { configProblemsText, settingsReadAndDocumented } from '../support/config-problems.ts';
 import { smsTextOf } from '../../src/modules/mail/text.ts';
 import { readRecipient } from '../../src/mail/recipient.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-function problemsOf(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-    return '';
-  } catch (error) {
-    expect(error).to.be.instanceOf(ConfigError);
-    return (error as Error).message;
-  }
-}
 
 describe('email to SMS: settings', () => {
   it('every SMTP_ variable config.ts reads is a row of the README\'s table, and every row is read', () => {
-    const source = readFileSync(`${ROOT}/src/config.ts`, 'utf8');
-    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
-    const read = new Set([...source.matchAll(/\b(SMTP_[A-Z_]*[A-Z])\b/g)].map((match) => match[1]!));
-    const documented = new Set([...readme.matchAll(/^\| `(SMTP_[A-Z_]+)` \|/gm)].map((match) => match[1]!));
-    expect([...documented].sort()).to.deep.equal([...read].sort());
+    const { read, documented } = settingsReadAndDocumented('SMTP_');
+    expect(documented).to.deep.equal(read);
   });
 
   it('is off by default; SMTP_PORT with SMTP_DOMAIN turns it on', () => {
@@ -36,16 +22,16 @@ describe('email to SMS: settings', () => {
   });
 
   it('names the variable of a bad value', () => {
-    expect(problemsOf({ SMTP_PORT: '2525' })).to.contain('SMTP_DOMAIN: required with SMTP_PORT');
-    expect(problemsOf({ SMTP_PORT: 'mail', SMTP_DOMAIN: 'sms.example.com' })).to.contain('SMTP_PORT: must be a port number');
-    expect(problemsOf({ SMTP_PORT: '3000', SMTP_DOMAIN: 'sms.example.com' })).to.contain("SMTP_PORT: 3000 is PORT's too");
-    expect(problemsOf({ SMTP_PORT: '2525', SMTP_DOMAIN: 'not a domain' })).to.contain('SMTP_DOMAIN: must be a domain name');
-    expect(problemsOf({ SMTP_TEXT: 'html' })).to.contain('SMTP_TEXT');
-    expect(problemsOf({ SMTP_MAX_CLIENTS: '0' })).to.contain('SMTP_MAX_CLIENTS: must be a whole number from 1 to 100000');
-    expect(problemsOf({ SMTP_IDLE_TIMEOUT: '1m' })).to.contain('SMTP_IDLE_TIMEOUT: must be a whole number from 1 to 3600');
-    expect(problemsOf({ SMTP_DATA_TIMEOUT: '0' })).to.contain('SMTP_DATA_TIMEOUT: must be a whole number from 1 to 3600');
-    expect(problemsOf({ SMTP_TLS_CERT: '/nonexistent.pem' })).to.contain('SMTP_TLS_KEY: STARTTLS needs SMTP_TLS_CERT and SMTP_TLS_KEY together');
-    expect(problemsOf({ SMTP_TLS_CERT: '/nonexistent.pem', SMTP_TLS_KEY: '/nonexistent.key' })).to.match(/SMTP_TLS_CERT: .*nonexistent/);
+    expect(configProblemsText({ SMTP_PORT: '2525' })).to.contain('SMTP_DOMAIN: required with SMTP_PORT');
+    expect(configProblemsText({ SMTP_PORT: 'mail', SMTP_DOMAIN: 'sms.example.com' })).to.contain('SMTP_PORT: must be a port number');
+    expect(configProblemsText({ SMTP_PORT: '3000', SMTP_DOMAIN: 'sms.example.com' })).to.contain("SMTP_PORT: 3000 is PORT's too");
+    expect(configProblemsText({ SMTP_PORT: '2525', SMTP_DOMAIN: 'not a domain' })).to.contain('SMTP_DOMAIN: must be a domain name');
+    expect(configProblemsText({ SMTP_TEXT: 'html' })).to.contain('SMTP_TEXT');
+    expect(configProblemsText({ SMTP_MAX_CLIENTS: '0' })).to.contain('SMTP_MAX_CLIENTS: must be a whole number from 1 to 100000');
+    expect(configProblemsText({ SMTP_IDLE_TIMEOUT: '1m' })).to.contain('SMTP_IDLE_TIMEOUT: must be a whole number from 1 to 3600');
+    expect(configProblemsText({ SMTP_DATA_TIMEOUT: '0' })).to.contain('SMTP_DATA_TIMEOUT: must be a whole number from 1 to 3600');
+    expect(configProblemsText({ SMTP_TLS_CERT: '/nonexistent.pem' })).to.contain('SMTP_TLS_KEY: STARTTLS needs SMTP_TLS_CERT and SMTP_TLS_KEY together');
+    expect(configProblemsText({ SMTP_TLS_CERT: '/nonexistent.pem', SMTP_TLS_KEY: '/nonexistent.key' })).to.match(/SMTP_TLS_CERT: .*nonexistent/);
   });
 
   it('takes the subject, the body or both, the body without quotes and signature', () => {

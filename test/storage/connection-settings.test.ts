@@ -3,32 +3,18 @@
 // table, and the statement timeout is PostgreSQL's on the pool's connections, never on the
 // migrations'. The database half is PostgreSQL only (the embedded database has no connections).
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { configProblemsText, settingsReadAndDocumented } from '../support/config-problems.ts';
 import pg from 'pg';
 import { closeDatabase, DEFAULT_CONNECTIONS, LOCKS, migrate, openDatabase, type Database } from '../../src/storage/database.ts';
 import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-function problemsOf(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-    return '';
-  } catch (error) {
-    expect(error).to.be.instanceOf(ConfigError);
-    return (error as Error).message;
-  }
-}
 
 describe('storage: connection settings', () => {
   it('when the README is read, then every DATABASE_ variable config.ts reads is a row of its table, and every row is read', () => {
-    const source = readFileSync(`${ROOT}/src/config.ts`, 'utf8');
-    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
-    const read = new Set([...source.matchAll(/'(DATABASE_[A-Z_]*[A-Z])'/g)].map((match) => match[1]!));
-    const documented = new Set([...readme.matchAll(/^\| `(DATABASE_[A-Z_]+)` \|/gm)].map((match) => match[1]!));
-    expect([...documented].sort()).to.deep.equal([...read].sort());
+    const { read, documented } = settingsReadAndDocumented('DATABASE_');
+    expect(documented).to.deep.equal(read);
   });
 
   it('when nothing is set, then the defaults are the database module\'s own (30 s, 3 s, 10 s), and set values are read in seconds', () => {
@@ -42,9 +28,9 @@ describe('storage: connection settings', () => {
   });
 
   it('when a value is bad, then the start is refused naming the variable', () => {
-    expect(problemsOf({ DATABASE_STATEMENT_TIMEOUT: '30s' })).to.contain('DATABASE_STATEMENT_TIMEOUT: must be a whole number from 0 to 86400');
-    expect(problemsOf({ DATABASE_STALL_TIMEOUT: '0' })).to.contain('DATABASE_STALL_TIMEOUT: must be a whole number from 1 to 600');
-    expect(problemsOf({ DATABASE_KEEPALIVE: '-1' })).to.contain('DATABASE_KEEPALIVE: must be a whole number from 1 to 7200');
+    expect(configProblemsText({ DATABASE_STATEMENT_TIMEOUT: '30s' })).to.contain('DATABASE_STATEMENT_TIMEOUT: must be a whole number from 0 to 86400');
+    expect(configProblemsText({ DATABASE_STALL_TIMEOUT: '0' })).to.contain('DATABASE_STALL_TIMEOUT: must be a whole number from 1 to 600');
+    expect(configProblemsText({ DATABASE_KEEPALIVE: '-1' })).to.contain('DATABASE_KEEPALIVE: must be a whole number from 1 to 7200');
   });
 
   if (testDatabase().kind === 'postgres') describe('on PostgreSQL', function () {
