@@ -1,19 +1,12 @@
 // The API while the database is unreachable: API calls answer 503 database_unavailable with
 // Retry-After, logged once per outage, not 500 per request. PostgreSQL only: the outage is a
 // cut TCP link to the server.
-import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/common/logger.ts';
-import { Gateway } from '../../src/gateway.ts';
+import type { Gateway } from '../../src/gateway.ts';
 import { createTenant, type Reply, type Tenant } from '../support/tenant.ts';
-import { PostgresLink } from '../support/postgres-link.ts';
-import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
-
-interface LogLine {
-  level: number;
-  msg: string;
-}
+import type { PostgresLink } from '../support/postgres-link.ts';
+import { testDatabase } from '../support/environment.ts';
+import { startBehindLink, type GatewayBehindLink, type LogLine } from '../support/gateway-behind-link.ts';
 
 function expectDatabaseUnavailable(reply: Reply): void {
   expect(reply.status, JSON.stringify(reply.body)).to.equal(503);
@@ -28,26 +21,16 @@ if (testDatabase().kind === 'postgres') describe('the API while the database is 
   let link: PostgresLink;
   let gateway: Gateway;
   let tenant: Tenant;
-  const logLines: LogLine[] = [];
+  let behind: GatewayBehindLink;
+  let logLines: LogLine[] = [];
 
   beforeEach(async () => {
-    logLines.length = 0;
-    link = await PostgresLink.open(testDatabaseUrl()!);
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logLines.push(JSON.parse(line) as LogLine);
-        done();
-      },
-    });
-    const config = { ...loadConfig({}), port: 0, host: '127.0.0.1', mqttPort: 0, databaseUrl: link.url, dataDir: ':memory:', logLevel: 'info' as const };
-    gateway = await Gateway.start(config, createLogger('info', sink));
+    behind = await startBehindLink();
+    ({ link, gateway } = behind);
+    logLines = behind.logLines;
     tenant = await createTenant(gateway);
   });
-  afterEach(async () => {
-    await link.restore();
-    await gateway.stop();
-    await link.close();
-  });
+  afterEach(async () => behind.close());
 
   const component = (line: LogLine & { component?: string }) => line.component === 'http' || line.component === undefined;
   const outageLines = () => logLines.filter((line) => component(line) && /database unreachable/.test(line.msg));

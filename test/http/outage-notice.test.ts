@@ -2,45 +2,28 @@
 // a statement again. Requests that read nothing (/healthz, the OpenAPI document) succeed through
 // the outage, and say nothing of the database: they must not end it. PostgreSQL only: the outage
 // is a cut TCP link to the server.
-import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/common/logger.ts';
-import { Gateway } from '../../src/gateway.ts';
+import type { Gateway } from '../../src/gateway.ts';
 import { EXTENDED_PREFIX } from '../../src/http/extended-prefix.ts';
 import { createTenant } from '../support/tenant.ts';
 import { eventually } from '../support/eventually.ts';
-import { PostgresLink } from '../support/postgres-link.ts';
-import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
-
-interface LogLine {
-  msg: string;
-  component?: string;
-}
+import type { PostgresLink } from '../support/postgres-link.ts';
+import { testDatabase } from '../support/environment.ts';
+import { startBehindLink, type GatewayBehindLink, type LogLine } from '../support/gateway-behind-link.ts';
 
 if (testDatabase().kind === 'postgres') describe('the API outage notice', function () {
   this.timeout(30_000);
   let link: PostgresLink;
   let gateway: Gateway;
-  const logLines: LogLine[] = [];
+  let behind: GatewayBehindLink;
+  let logLines: LogLine[] = [];
 
   beforeEach(async () => {
-    logLines.length = 0;
-    link = await PostgresLink.open(testDatabaseUrl()!);
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logLines.push(JSON.parse(line) as LogLine);
-        done();
-      },
-    });
-    const config = { ...loadConfig({}), port: 0, host: '127.0.0.1', mqttPort: 0, databaseUrl: link.url, dataDir: ':memory:', logLevel: 'info' as const };
-    gateway = await Gateway.start(config, createLogger('info', sink));
+    behind = await startBehindLink();
+    ({ link, gateway } = behind);
+    logLines = behind.logLines;
   });
-  afterEach(async () => {
-    await link.restore();
-    await gateway.stop();
-    await link.close();
-  });
+  afterEach(async () => behind.close());
 
   const apiLines = (pattern: RegExp) => logLines.filter((line) => line.component === 'http' && pattern.test(line.msg));
   const unreachable = () => apiLines(/^database unreachable/);

@@ -2,47 +2,31 @@
 // session that stays up, the outage is logged once by SMPP (not per request or tick), nothing is
 // logged as an error, and submissions are taken again once the database is back.
 import { expect } from 'chai';
-import { Writable } from 'node:stream';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/common/logger.ts';
-import { Gateway } from '../../src/gateway.ts';
-import { PostgresLink } from '../support/postgres-link.ts';
-import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
+import type { Gateway } from '../../src/gateway.ts';
+import type { PostgresLink } from '../support/postgres-link.ts';
+import { testDatabase } from '../support/environment.ts';
+import { startBehindLink, type GatewayBehindLink, type LogLine } from '../support/gateway-behind-link.ts';
 import { createTenant } from '../support/tenant.ts';
 import { bindEsme, issueCredential, SMPP_ON, type TestEsme } from '../support/smpp-client.ts';
 import { STATUS } from '../../src/smpp/command-status.ts';
-
-interface LogLine {
-  level: number;
-  msg: string;
-  component?: string;
-}
 
 if (testDatabase().kind === 'postgres') describe('SMPP: while the database is unreachable', function () {
   this.timeout(30_000);
   let link: PostgresLink;
   let gateway: Gateway;
   let esme: TestEsme;
-  const logLines: LogLine[] = [];
+  let behind: GatewayBehindLink;
+  let logLines: LogLine[] = [];
 
   beforeEach(async () => {
-    logLines.length = 0;
-    link = await PostgresLink.open(testDatabaseUrl()!);
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logLines.push(JSON.parse(line) as LogLine);
-        done();
-      },
-    });
-    const config = { ...loadConfig({}), port: 0, host: '127.0.0.1', mqttPort: 0, databaseUrl: link.url, dataDir: ':memory:', logLevel: 'info' as const, smpp: SMPP_ON };
-    gateway = await Gateway.start(config, createLogger('info', sink));
+    behind = await startBehindLink({ smpp: SMPP_ON });
+    ({ link, gateway } = behind);
+    logLines = behind.logLines;
     esme = await bindEsme(gateway, await issueCredential(await createTenant(gateway), { throughput_per_second: 1000 }));
   });
   afterEach(async () => {
     esme.close();
-    await link.restore();
-    await gateway.stop();
-    await link.close();
+    await behind.close();
   });
 
   it('answers ESME_RSYSERR, keeps the session, logs the outage once, and takes submissions again afterwards', async () => {
