@@ -39,7 +39,9 @@ describe('panel: USSD console', () => {
     await console_.getByText('Completed.').waitFor();
     expect(await console_.getByRole('list', { name: 'What was said' }).textContent()).to.include('You bought 1 GB');
     await screenshot(page, 'device-ussd-console');
-  });
+    // Four exchanges with the phone and an accessibility check: about 6 s on an idle machine, and
+    // past the default 15 s once in a CI run with both suites and Chromium sharing two cores.
+  }, 30_000);
 
   browser.scenario('a code with letters is refused with the API\'s words beside the field, and nothing is dialled', async (page) => {
     const phone = await quickPhone(gw, 'USSD phone 2');
