@@ -1,4 +1,4 @@
-// Connections nobody has authenticated yet hold a place in their listener's share of the
+// Connections nobody has authenticated yet (SMPP, HTTP and MQTT here) hold a place in their listener's share of the
 // process's connection budget (CONNECTION_BUDGET, UNAUTHENTICATED_CONNECTIONS): past the share a
 // new one is closed at once, while the connections that authenticated (an API client on
 // keep-alive, a phone on MQTT) keep being served and the other listeners keep their own shares.
@@ -63,18 +63,25 @@ describe('hostile clients: a flood of connections that never authenticate', func
 
     const smppClosed = { count: 0 };
     const httpClosed = { count: 0 };
+    const mqttClosed = { count: 0 };
+    const mqttFlood: Socket[] = [];
     for (let i = 0; i < FLOOD; i++) {
       await openIdle(fx.gateway.smppPort!, smppClosed).catch(() => undefined);
       await openIdle(fx.gateway.httpPort, httpClosed).catch(() => undefined);
+      mqttFlood.push(await openIdle(fx.gateway.mqttPort, mqttClosed));
     }
     await eventually('the SMPP connections past the share closed', () => smppClosed.count >= FLOOD - SHARE, 3_000);
     await eventually('the HTTP connections past the share closed', () => httpClosed.count >= FLOOD - SHARE, 3_000);
+    await eventually('the MQTT connections past the share closed', () => mqttClosed.count >= FLOOD - SHARE, 3_000);
     expect(smppClosed.count, 'SMPP connections within the share stay until their bind timeout').to.equal(FLOOD - SHARE);
     expect(httpClosed.count, 'HTTP connections within the share stay until their header timeout').to.equal(FLOOD - SHARE);
+    expect(mqttClosed.count, 'MQTT connections within the share stay until their CONNECT timeout').to.equal(FLOOD - SHARE);
 
     expect(await apiGet('/api/ext/v1/devices'), 'the API client, during the flood').to.equal(200);
     expect(await phone.receive('+15550000001', 'during the flood'), 'an SMS the phone forwards over MQTT').to.be.a('string');
-    // MQTT has a share of its own: a phone connecting now is taken.
+    // A place freed (the flood's MQTT connections gone) is taken by a phone connecting now.
+    for (const socket of mqttFlood) socket.destroy();
+    await eventually('the MQTT flood gone', () => mqttClosed.count === FLOOD, 3_000);
     const another = await fx.connectDevice({ name: 'second phone' });
     expect(another.connected).to.equal(true);
     await another.stop();
