@@ -163,6 +163,8 @@ describe('panel: devices', () => {
     await owner.enter(page);
     await openPanel(page, '/calls', 'Calls');
     const rows = page.locator('main tbody tr').filter({ hasText: 'Calling phone' });
+    // The page's heading comes before its rows, which the page asks the API for: wait for them.
+    await rows.nth(1).waitFor();
     expect(await rows.count()).to.equal(2);
     const missed = rows.filter({ hasText: '+12025550198' });
     expect(await missed.locator('.badge').textContent()).to.equal('missed');
