@@ -3,18 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { configProblems } from '../support/config-problems.ts';
 import { REPO_ROOT } from '../support/cli.ts';
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 describe('the settings of /metrics', () => {
   it('when none is set, then /metrics is served nowhere', () => {
@@ -30,7 +21,7 @@ describe('the settings of /metrics', () => {
 
   it('when the token is short or holds spaces, then the start is refused naming METRICS_TOKEN, without echoing it', () => {
     for (const token of ['short-secret', 'sixteen chars and spaces']) {
-      const problems = problemsOf({ METRICS_TOKEN: token });
+      const problems = configProblems({ METRICS_TOKEN: token });
       expect(problems).to.have.length(1);
       expect(problems[0]).to.match(/^METRICS_TOKEN: must be 16 to 256 visible ASCII characters/);
       expect(problems[0]).not.to.contain(token);
@@ -38,9 +29,9 @@ describe('the settings of /metrics', () => {
   });
 
   it('when METRICS_PORT is no port or another listener\'s, then the start is refused naming it', () => {
-    expect(problemsOf({ METRICS_PORT: 'metrics' })).to.deep.equal(['METRICS_PORT: must be a port number (0-65535) or off, got "metrics"']);
-    expect(problemsOf({ METRICS_PORT: '3000' })).to.deep.equal(["METRICS_PORT: 3000 is PORT's too; choose another"]);
-    expect(problemsOf({ METRICS_PORT: '1883' })).to.deep.equal(["METRICS_PORT: 1883 is MQTT_PORT's too; choose another"]);
+    expect(configProblems({ METRICS_PORT: 'metrics' })).to.deep.equal(['METRICS_PORT: must be a port number (0-65535) or off, got "metrics"']);
+    expect(configProblems({ METRICS_PORT: '3000' })).to.deep.equal(["METRICS_PORT: 3000 is PORT's too; choose another"]);
+    expect(configProblems({ METRICS_PORT: '1883' })).to.deep.equal(["METRICS_PORT: 1883 is MQTT_PORT's too; choose another"]);
   });
 
   it('when the README is read, then each of them has its row in the settings table', () => {

@@ -4,24 +4,15 @@
 // another tenant's API calls are answered all the while. How fast, and what it costs the
 // process, is measured by scripts/drills/hostile-smpp-payload.ts.
 import { expect } from 'chai';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { useGateway } from '../support/use-gateway.ts';
-import { issueCredential, SMPP_ON } from '../support/smpp-client.ts';
+import { hasNetSmpp, issueCredential, SMPP_ON } from '../support/smpp-client.ts';
 import { STATUS } from '../../src/smpp/command-status.ts';
 
 const SCRIPT = fileURLToPath(new URL('./oversized-esme.pl', import.meta.url));
 const OCTETS = 16_000;
 const PARTS = 4;
-
-function hasNetSmpp(): boolean {
-  try {
-    execFileSync('perl', ['-MNet::SMPP', '-e', '1'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('SMPP: oversized text from Net::SMPP', () => {
   const fx = useGateway({ config: { smpp: SMPP_ON } });

@@ -1,21 +1,12 @@
 // The SMPP server with a client nobody here wrote: Debian's Net::SMPP (libnet-smpp-perl), driven
 // by test/smpp/esme.pl. It binds as transceiver, submits an SMS, and reads its delivery receipt.
 import { expect } from 'chai';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { useGateway } from '../support/use-gateway.ts';
-import { issueCredential, SMPP_ON } from '../support/smpp-client.ts';
+import { hasNetSmpp, issueCredential, SMPP_ON } from '../support/smpp-client.ts';
 
 const SCRIPT = fileURLToPath(new URL('./esme.pl', import.meta.url));
-
-function hasNetSmpp(): boolean {
-  try {
-    execFileSync('perl', ['-MNet::SMPP', '-e', '1'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('SMPP: an ESME we did not write (Net::SMPP)', () => {
   const fx = useGateway({ config: { smpp: SMPP_ON } });

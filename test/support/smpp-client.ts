@@ -1,6 +1,7 @@
 // An ESME for tests: the smpp package's client, with each request answered as a promise, the
 // deliver_sm it hears kept in order (and answered, unless told not to), and the PDUs it hears
 // waited on. Sessions opened here are closed by closeAll() after each test.
+import { execFileSync } from 'node:child_process';
 import smpp, { type PDU, type Session } from 'smpp';
 import type { Gateway } from '../../src/gateway.ts';
 import type { Tenant } from './tenant.ts';
@@ -92,3 +93,13 @@ export async function bindEsme(gateway: Gateway, credential: IssuedCredential, m
 
 /** SMPP config for a test gateway: plain SMPP on a free port. */
 export const SMPP_ON = { port: 0, tls: undefined, enquireLinkMs: 30_000, receiptRetentionMs: 3_600_000 };
+
+/** Whether Net::SMPP, the Perl ESME some tests drive, is installed (.ci/run installs libnet-smpp-perl). */
+export function hasNetSmpp(): boolean {
+  try {
+    execFileSync('perl', ['-MNet::SMPP', '-e', '1'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
