@@ -19,7 +19,6 @@ import { guardIncoming, PacketSizeGuard } from './packet-guard.ts';
 import { ConnectionCap, ConnectionsPerAddress, defaultMaxMqttConnections } from './connection-limits.ts';
 import type { ConnectionRefusal, RefusalLog } from './refusal-log.ts';
 import type { DeviceSessions } from './sessions.ts';
-import type { ConnectionBudget, UnauthenticatedPlace } from '../src/common/connection-budget.ts';
 
 export const WEBSOCKET_PATH = '/mqtt';
 /** A WebSocket message may carry this many packets of the largest size (see listen()). */
@@ -37,8 +36,6 @@ export interface ListenOptions {
   limits: MqttLimitsConfig;
   /** Load balancers (TRUSTED_PROXIES) that name the client: PROXY protocol over TCP, X-Forwarded-For over WebSocket. */
   trustedProxies?: TrustedProxies | undefined;
-  /** The process's connection budget: connections without an accepted CONNECT past MQTT's share are closed at once; none, no such cap. */
-  budget?: ConnectionBudget | undefined;
 }
 
 export class Listeners {
@@ -48,10 +45,6 @@ export class Listeners {
   private readonly sockets = new Set<Socket>();
   private readonly perAddress: ConnectionsPerAddress;
   private readonly total: ConnectionCap;
-  /** Places in MQTT's share of unauthenticated connections, by the stream Aedes reads; freed at CONNACK accepted or close. */
-  private readonly places = new Map<Duplex, UnauthenticatedPlace>();
-  /** TLS connections' places between their TCP connect and their handshake's end, by client address and port. */
-  private readonly handshaking = new Map<string, UnauthenticatedPlace>();
 
   constructor(
     private readonly aedes: Aedes,
@@ -62,12 +55,6 @@ export class Listeners {
   ) {
     this.perAddress = new ConnectionsPerAddress(options.limits.maxConnectionsPerAddress);
     this.total = new ConnectionCap(options.limits.maxConnections ?? defaultMaxMqttConnections());
-    // Aedes announces a client once its CONNECT is authenticated and accepted.
-    aedes.on('client', (client) => {
-      const stream = (client as unknown as { conn: Duplex }).conn;
-      this.places.get(stream)?.authenticated();
-      this.places.delete(stream);
-    });
   }
 
   /** The plain MQTT port as listening (port 0 picks one); none with MQTT_PORT=off. */
@@ -107,17 +94,12 @@ export class Listeners {
       const peer = request.socket.remoteAddress;
       const address = clientAddressKey(options.trustedProxies ? options.trustedProxies.clientOf(peer, request.headers['x-forwarded-for']) : peer);
       if (!this.admit(address)) return void socket.terminate();
-      const place = this.holdPlace(address);
-      if (place === false) return void socket.terminate();
-      socket.once('close', () => {
-        this.release(address);
-        place?.closed();
-      });
+      socket.once('close', () => this.release(address));
       const refused = this.refusedOnce(address);
       socket.on('error', (error: Error & { code?: string }) => {
         if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') refused('packet_too_large');
       });
-      this.handle(createWebSocketStream(socket), address, refused, request, place);
+      this.handle(createWebSocketStream(socket), address, refused, request);
     });
   }
 
@@ -174,29 +156,17 @@ export class Listeners {
     mqtts.on('connection', (socket: Socket) => {
       const address = clientAddressKey(socket.remoteAddress);
       if (!this.admit(address)) return void socket.destroy();
-      const place = this.holdPlace(address);
-      if (place === false) {
-        this.release(address);
-        return void socket.destroy();
-      }
-      const key = `${socket.remoteAddress}|${socket.remotePort}`;
-      if (place) this.handshaking.set(key, place);
       this.sockets.add(socket);
       socket.once('close', () => {
         this.sockets.delete(socket);
         this.release(address);
-        place?.closed();
-        this.handshaking.delete(key);
       });
     });
     mqtts.on('secureConnection', (socket: TLSSocket) => {
       const address = clientAddressKey(socket.remoteAddress);
-      const key = `${socket.remoteAddress}|${socket.remotePort}`;
-      const place = this.handshaking.get(key);
-      this.handshaking.delete(key);
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
-      this.handle(socket, address, this.refusedOnce(address), undefined, place);
+      this.handle(socket, address, this.refusedOnce(address));
     });
     // A failed handshake (a client that does not trust the certificate, a scanner, plain MQTT on
     // this port): counted, not logged, as there can be many.
@@ -212,30 +182,12 @@ export class Listeners {
   private accept(socket: Socket, peer: string | undefined): void {
     const address = clientAddressKey(peer);
     if (!this.admit(address)) return void socket.destroy();
-    const place = this.holdPlace(address);
-    if (place === false) {
-      this.release(address);
-      return void socket.destroy();
-    }
     this.sockets.add(socket);
     socket.once('close', () => {
       this.sockets.delete(socket);
       this.release(address);
-      place?.closed();
     });
-    this.handle(socket, address, this.refusedOnce(address), undefined, place);
-  }
-
-  /**
-   * A place in MQTT's share of the connections that have not authenticated yet (the process's
-   * connection budget): false, counted, when the share is full; undefined without a budget.
-   */
-  private holdPlace(address: string): UnauthenticatedPlace | false | undefined {
-    if (!this.options.budget) return undefined;
-    const place = this.options.budget.admit('mqtt');
-    if (place) return place;
-    this.refusals.refused(address, 'unauthenticated_share_full');
-    return false;
+    this.handle(socket, address, this.refusedOnce(address));
   }
 
   /**
@@ -270,11 +222,7 @@ export class Listeners {
   }
 
   /** Hands the connection to the broker, its incoming packets bounded by their headers. */
-  private handle(stream: Duplex, address: string, refused: (reason: ConnectionRefusal) => void, request?: IncomingMessage, place?: UnauthenticatedPlace): void {
-    if (place) {
-      this.places.set(stream, place);
-      stream.once('close', () => this.places.delete(stream));
-    }
+  private handle(stream: Duplex, address: string, refused: (reason: ConnectionRefusal) => void, request?: IncomingMessage): void {
     const guard = new PacketSizeGuard(this.options.limits.maxPacketBytes);
     guardIncoming(stream, guard, refused);
     const client = this.aedes.handle(stream, request);

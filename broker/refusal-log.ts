@@ -18,9 +18,7 @@ export type ConnectionRefusal =
   | 'malformed_length'
   | 'connect_timeout'
   | 'auth_throttled'
-  | 'bad_proxy_header'
-  /** MQTT's share of the connections not yet authenticated (UNAUTHENTICATED_CONNECTIONS) was full. */
-  | 'unauthenticated_share_full';
+  | 'bad_proxy_header';
 
 export class RefusalLog {
   /** "address reason" -> when it was last logged, and the refusals not logged since. */

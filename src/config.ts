@@ -84,8 +84,6 @@ export interface Config {
   authThrottle: AuthThrottleConfig;
   /** What an HTTP client may hold: header and body deadlines, connections per address and in all. */
   httpLimits: HttpLimitsConfig;
-  /** Connections in all, and those not yet authenticated per listener (src/common/connection-budget.ts). */
-  connectionBudget: ConnectionBudgetConfig;
   webhooks: WebhookConfig;
   /** The address people reach the gateway at (behind a proxy, the proxy's); https:// makes the session cookie Secure. */
   publicUrl: string | undefined;
@@ -154,8 +152,6 @@ export interface SmppConfig {
   enquireLinkMs: number;
   /** SMPP_RECEIPT_RETENTION: receipts and incoming SMS wait this long for a session of their system_id. */
   receiptRetentionMs: number;
-  /** SMPP_BIND_TIMEOUT: a connection that has not bound within this long is closed, and its place freed (5 s when unset). */
-  bindTimeoutMs?: number;
 }
 
 export interface TlsConfig {
@@ -244,13 +240,6 @@ export interface AuthThrottleConfig {
   credentialWindowMs?: number;
   /** A refused MQTT CONNECT waits this long for its CONNACK 5 (slows a guesser's loop). */
   mqttRefusalDelayMs: number;
-}
-
-export interface ConnectionBudgetConfig {
-  /** CONNECTION_BUDGET: client connections the process may hold; undefined: the open-file limit less a reserve. */
-  total: number | undefined;
-  /** UNAUTHENTICATED_CONNECTIONS: connections one listener may hold before they authenticate; undefined: a sixteenth of the budget. */
-  unauthenticatedPerListener: number | undefined;
 }
 
 export interface HttpLimitsConfig {
@@ -367,10 +356,6 @@ export function loadConfig(env: Env = process.env): Config {
       maxConnections: read<number | undefined>('MQTT_MAX_CONNECTIONS', undefined, (raw) => (raw.toLowerCase() === 'auto' ? undefined : wholeNumber(raw, 16, 10_000_000))),
     },
     authThrottle: authThrottle(read),
-    connectionBudget: {
-      total: read<number | undefined>('CONNECTION_BUDGET', undefined, (raw) => (raw.toLowerCase() === 'auto' ? undefined : wholeNumber(raw, 64, 10_000_000))),
-      unauthenticatedPerListener: read<number | undefined>('UNAUTHENTICATED_CONNECTIONS', undefined, (raw) => (raw.toLowerCase() === 'auto' ? undefined : wholeNumber(raw, 1, 10_000_000))),
-    },
     httpLimits: {
       headersTimeoutMs: read('HTTP_HEADERS_TIMEOUT', 10, (raw) => wholeNumber(raw, 1, 300)) * 1000,
       bodyTimeoutMs: read('HTTP_BODY_TIMEOUT', 15, (raw) => wholeNumber(raw, 1, 3600)) * 1000,
@@ -425,7 +410,6 @@ export function loadConfig(env: Env = process.env): Config {
       tls: readSmppTls(env, problems),
       enquireLinkMs: read('SMPP_ENQUIRE_LINK_INTERVAL', 30, (raw) => wholeNumber(raw, 1, 3600)) * 1000,
       receiptRetentionMs: read('SMPP_RECEIPT_RETENTION', 259_200, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
-      bindTimeoutMs: read('SMPP_BIND_TIMEOUT', 5, (raw) => wholeNumber(raw, 1, 300)) * 1000,
     },
     smtp: {
       port: read<number | undefined>('SMTP_PORT', undefined, (raw) => (raw.toLowerCase() === 'off' ? undefined : portOr(raw, 'off'))),

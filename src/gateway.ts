@@ -63,7 +63,6 @@ import { MailListener } from './mail/listener.ts';
 import { MailSubmissions } from './mail/submission.ts';
 import { lackedPermissions } from './modules/api-keys/permissions.ts';
 import { ussdRoutes } from './modules/ussd/routes.ts';
-import { ConnectionBudget } from './common/connection-budget.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
 
@@ -188,9 +187,6 @@ export class Gateway {
       if (config.tls && firstPair) certificates = new CertificateReloader(config.tls, firstPair, logger.child({ component: 'tls' }), services.metrics);
       let channel: DeviceChannel | undefined;
       let draining = false;
-      // One budget of client connections for the listeners, so that connections nobody has
-      // authenticated cannot take the descriptors of those who have (src/common/connection-budget.ts).
-      const budget = new ConnectionBudget(config.connectionBudget ?? { total: undefined, unauthenticatedPerListener: undefined });
       metricsEndpoint = new MetricsEndpoint(config.metrics, services.metrics, logger.child({ component: 'metrics' }));
       // Unknown keys are counted per client address; an address with too many is refused (429).
       // A request without a key may carry a session cookie (the control panel's users).
@@ -275,7 +271,7 @@ export class Gateway {
       // a plain request there fails its handshake rather than sending a key or a cookie in clear.
       https = certificates && createHttpsServer({ ...serverOptions, ...certificates.secureContext, handshakeTimeout: 10_000 }, handler);
       http = https ?? createServer(serverOptions, handler);
-      limitConnections(http, config.httpLimits, config.trustedProxies, { metrics: services.metrics, logger: logger.child({ component: 'http' }) }, budget);
+      limitConnections(http, config.httpLimits, config.trustedProxies, { metrics: services.metrics, logger: logger.child({ component: 'http' }) });
       await listen(http, config.port, config.host).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['PORT', config.port, config.host] });
       });
@@ -287,15 +283,14 @@ export class Gateway {
         limits: config.mqtt,
         refusalDelayMs: config.authThrottle.mqttRefusalDelayMs,
         trustedProxies: config.trustedProxies,
-        budget,
       }).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });
       });
       await metricsEndpoint.listen().catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['METRICS_PORT', config.metrics.port ?? 0, config.metrics.host] });
       });
-      smpp = await startSmpp(config, services, logger.child({ component: 'smpp' }), budget);
-      mail = await startMail(config, services, logger.child({ component: 'smtp' }), budget);
+      smpp = await startSmpp(config, services, logger.child({ component: 'smpp' }));
+      mail = await startMail(config, services, logger.child({ component: 'smtp' }));
       services.dispatcher.start();
       services.pauseAnnouncer.start();
       services.webhookSender.start();
@@ -455,7 +450,7 @@ export function extendedRoutes(services: Services, broker: BrokerAddress, sessio
  * The SMTP listener, when SMTP_PORT is set: a login is an API key holding sms:send, checked as
  * the API checks it (a revoked key fails, failures count in the throttle of API keys).
  */
-async function startMail(config: Config, services: Services, logger: Logger, budget: ConnectionBudget): Promise<MailListener | undefined> {
+async function startMail(config: Config, services: Services, logger: Logger): Promise<MailListener | undefined> {
   const { smtp } = config;
   if (smtp.port === undefined || !smtp.domain) return undefined;
   let tls: { cert: Buffer; key: Buffer } | undefined;
@@ -479,14 +474,11 @@ async function startMail(config: Config, services: Services, logger: Logger, bud
       metrics: services.metrics,
       logger,
     },
-    { host: config.host, port: smtp.port, domain: smtp.domain, tls, maxClients: smtp.maxClients, idleTimeoutMs: smtp.idleTimeoutMs, dataTimeoutMs: smtp.dataTimeoutMs, budget },
+    { host: config.host, port: smtp.port, domain: smtp.domain, tls, maxClients: smtp.maxClients, idleTimeoutMs: smtp.idleTimeoutMs, dataTimeoutMs: smtp.dataTimeoutMs },
   ).catch((error: unknown) => {
     throw describeEnvironmentError(error, { port: ['SMTP_PORT', smtp.port!, config.host] });
   });
 }
-
-/** SMPP_BIND_TIMEOUT's default: an ESME binds in its first round trip, and an unbound connection holds a descriptor. */
-const SMPP_BIND_TIMEOUT_MS = 5_000;
 
 /** An ESME holds a few sessions (Kannel one to ten); past this an address is flooding. */
 export const SMPP_MAX_CONNECTIONS_PER_ADDRESS = 64;
@@ -496,7 +488,7 @@ export const SMPP_MAX_CONNECTIONS_PER_ADDRESS = 64;
  * incoming SMS wake it (what it owes is already stored, in their transactions: src/services.ts),
  * a revoked credential unbinds its sessions.
  */
-async function startSmpp(config: Config, services: Services, logger: Logger, budget: ConnectionBudget): Promise<SmppListener | undefined> {
+async function startSmpp(config: Config, services: Services, logger: Logger): Promise<SmppListener | undefined> {
   const { smpp } = config;
   if (smpp.port === undefined && !smpp.tls) return undefined;
   const submissions = new SmppSubmissions({ db: services.db, messages: services.messages, idempotency: services.idempotency, tasks: services.tasks, smpp: services.smpp, presence: services.presence });
@@ -523,12 +515,11 @@ async function startSmpp(config: Config, services: Services, logger: Logger, bud
       port: smpp.port,
       tls: smpp.tls && { port: smpp.tls.port, cert: readFileSync(smpp.tls.certFile), key: readFileSync(smpp.tls.keyFile) },
       enquireLinkMs: smpp.enquireLinkMs,
-      bindTimeoutMs: smpp.bindTimeoutMs ?? SMPP_BIND_TIMEOUT_MS,
+      bindTimeoutMs: 30_000,
       retentionMs: smpp.receiptRetentionMs,
       responseTimeoutMs: 30_000,
       maxConnectionsPerAddress: SMPP_MAX_CONNECTIONS_PER_ADDRESS,
       defaultPhoneRegion: config.defaultPhoneRegion,
-      budget,
     },
   ).catch((error: unknown) => {
     throw describeEnvironmentError(error, { port: ['SMPP_PORT', smpp.port ?? smpp.tls!.port, config.host] });

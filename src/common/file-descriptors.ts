@@ -2,11 +2,9 @@
 // process that has used all of its own can accept nothing more: not a health check, not a phone.
 // HTTP and MQTT each get half of the descriptors left after a reserve, so that neither can take
 // the other's share (src/http/server-limits.ts, broker/connection-limits.ts).
-// Connections not yet authenticated are held, on every listener, to the smaller shares of one
-// budget for the whole process (src/common/connection-budget.ts).
 import { readFileSync } from 'node:fs';
 
-/** Descriptors kept for everything but client connections: database pool, Redis, outbound webhooks, files, listeners. */
+/** Descriptors kept for everything but client connections: database pool, Redis, files, listeners. */
 export const FD_RESERVE = 256;
 /** The open-file limit assumed where the process cannot read its own (not Linux). */
 const ASSUMED_FD_LIMIT = 1024;

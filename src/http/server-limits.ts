@@ -12,7 +12,7 @@
 // - the server holds at most HTTP_MAX_CONNECTIONS; by default half of the file descriptors left
 //   after a reserve for the database, Redis, files and listeners, so the other half stays for
 //   the phones' MQTT connections whatever HTTP clients do.
-import type { IncomingMessage, Server, ServerOptions } from 'node:http';
+import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TrustedProxies } from '../common/client-address.ts';
 import type { Logger } from '../common/logger.ts';
@@ -20,7 +20,6 @@ import type { Metrics } from '../common/metrics.ts';
 import type { HttpLimitsConfig } from '../config.ts';
 import { ConnectionsPerAddress } from '../../broker/connection-limits.ts';
 import { connectionShare, openFileLimit } from '../common/file-descriptors.ts';
-import type { ConnectionBudget, UnauthenticatedPlace } from '../common/connection-budget.ts';
 
 export { FD_RESERVE, openFileLimit } from '../common/file-descriptors.ts';
 /**
@@ -48,12 +47,8 @@ export function httpServerOptions(limits: HttpLimitsConfig): Pick<ServerOptions,
   };
 }
 
-/**
- * Caps the server's connections, in all and per client address, and those that have not sent
- * their headers yet to HTTP's share of the process's connection budget (without a budget, no
- * such cap). Call once, before it listens.
- */
-export function limitConnections(server: Server, limits: HttpLimitsConfig, proxies: TrustedProxies, observe: { metrics: Metrics; logger: Logger }, budget?: ConnectionBudget): void {
+/** Caps the server's connections, in all and per client address. Call once, before it listens. */
+export function limitConnections(server: Server, limits: HttpLimitsConfig, proxies: TrustedProxies, observe: { metrics: Metrics; logger: Logger }): void {
   const { metrics, logger } = observe;
   const help = 'HTTP connections closed at once: the client address or the server had all the connections it may';
   metrics.declareCounter('http_connections_refused_total', help, ['reason']);
@@ -76,42 +71,6 @@ export function limitConnections(server: Server, limits: HttpLimitsConfig, proxi
     }
     socket.once('close', () => perAddress.release(address));
   });
-  if (budget) holdUntilHeaders(server, budget, metrics, help);
-}
-
-/**
- * A connection holds a place in HTTP's share of unauthenticated connections from its connect
- * until its first request's headers (or an upgrade's, MQTT over WebSocket) arrive: a flood of
- * connections that never send them is closed at once past the share, while the connections that
- * did (the API's clients on keep-alive, the phones on WebSocket) keep being served. A TLS
- * connection is the same TCP connection as its raw socket: both are known by their client's
- * address and port.
- */
-function holdUntilHeaders(server: Server, budget: ConnectionBudget, metrics: Metrics, help: string): void {
-  const places = new Map<string, UnauthenticatedPlace>();
-  const keyOf = (socket: Socket) => `${socket.remoteAddress}|${socket.remotePort}`;
-  server.on('connection', (socket: Socket) => {
-    if (socket.destroyed) return;
-    const place = budget.admit('http');
-    if (!place) {
-      metrics.count('http_connections_refused_total', help, { reason: 'unauthenticated' });
-      socket.destroy();
-      return;
-    }
-    const key = keyOf(socket);
-    places.set(key, place);
-    socket.once('close', () => {
-      place.closed();
-      if (places.get(key) === place) places.delete(key);
-    });
-  });
-  const headersReceived = (request: IncomingMessage) => {
-    const key = keyOf(request.socket as Socket);
-    places.get(key)?.authenticated();
-    places.delete(key);
-  };
-  server.on('request', headersReceived);
-  server.on('upgrade', headersReceived);
 }
 
 /** HTTP's share of the process's file descriptors: half of what the reserve leaves. */

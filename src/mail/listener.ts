@@ -19,7 +19,6 @@ import type { MailListenerOptions, MailPorts, MailUser } from './ports.ts';
 import { readRecipient } from './recipient.ts';
 import { MailRefusal } from './submission.ts';
 import { readMessage, type MessageReading } from './message-reader.ts';
-import type { ConnectionBudget, UnauthenticatedPlace } from '../common/connection-budget.ts';
 
 /** A mail larger than this is refused at DATA: an SMS is short, attachments are not sent. */
 export const MAIL_MAX_BYTES = 1024 * 1024;
@@ -29,13 +28,9 @@ export const MAIL_MAX_RECIPIENTS = 50;
 type Done = (error?: Error | null) => void;
 
 export class MailListener {
-  /** Places in SMTP's share of unauthenticated connections, by session id: freed at AUTH accepted or close. */
-  private readonly places = new Map<string, UnauthenticatedPlace>();
-
   private constructor(
     private readonly server: SMTPServer,
     private readonly ports: MailPorts,
-    private readonly budget: ConnectionBudget | undefined,
   ) {}
 
   static async start(ports: MailPorts, options: MailListenerOptions): Promise<MailListener> {
@@ -52,16 +47,12 @@ export class MailListener {
       // proxy that terminates TLS); with one, clients are offered STARTTLS before AUTH.
       allowInsecureAuth: !options.tls,
       ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { disabledCommands: ['STARTTLS'] }),
-      // Until AUTH succeeds a connection holds a place in SMTP's share of the process's
-      // unauthenticated connections; past the share a new one is answered 421 at once.
-      onConnect: (session, callback) => callback(listener!.holdPlace(session)),
-      onClose: (session) => listener!.releasePlace(session, 'closed'),
       onAuth: (auth, session, callback) => void listener!.authenticate(auth, session, callback),
       onMailFrom: (_address, session, callback) => callback(session.user ? null : refusal(530, '5.7.0 Authentication required: AUTH with an API key holding sms:send')),
       onRcptTo: (address, session, callback) => listener!.recipient(address.address, session, callback, options.domain),
       onData: (stream, session, callback) => void listener!.data(stream, session, callback, options),
     });
-    listener = new MailListener(server, ports, options.budget);
+    listener = new MailListener(server, ports);
     server.on('error', (error) => ports.logger.warn({ err: error }, 'SMTP connection error'));
     await new Promise<void>((resolve, reject) => {
       server.server.once('error', reject);
@@ -79,25 +70,6 @@ export class MailListener {
 
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private holdPlace(session: SMTPServerSession): Error | null {
-    if (!this.budget) return null;
-    const place = this.budget.admit('smtp');
-    if (!place) {
-      this.ports.metrics.count('smtp_connections_refused_total', 'SMTP connections answered 421 at once: too many not logged in yet');
-      return refusal(421, '4.3.2 Too many connections not logged in; try again later');
-    }
-    this.places.set(session.id, place);
-    return null;
-  }
-
-  private releasePlace(session: SMTPServerSession, why: 'authenticated' | 'closed'): void {
-    const place = this.places.get(session.id);
-    if (!place) return;
-    this.places.delete(session.id);
-    if (why === 'authenticated') place.authenticated();
-    else place.closed();
   }
 
   private async authenticate(auth: SMTPServerAuthentication, session: SMTPServerSession, callback: (error: Error | null | undefined, response?: { user: MailUser }) => void): Promise<void> {
@@ -120,7 +92,6 @@ export class MailListener {
         return callback(refusal(535, `5.7.8 Authentication failed: ${result.refused}`));
       }
       metrics.count('smtp_auth_total', 'SMTP logins, by outcome', { outcome: 'accepted' });
-      this.releasePlace(session, 'authenticated');
       callback(null, { user: result.user });
     } catch (error) {
       logger.error({ err: error }, 'SMTP login not checked');

@@ -3,7 +3,6 @@
 import type { AuthThrottle } from '../common/auth-throttle.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Metrics } from '../common/metrics.ts';
-import type { ConnectionBudget } from '../common/connection-budget.ts';
 import type { MailSubmissions } from './submission.ts';
 
 /** Who logged in: an account whose key may send SMS. */
@@ -30,8 +29,6 @@ export interface MailListenerOptions {
   tls: { cert: Buffer; key: Buffer } | undefined;
   /** SMTP_MAX_CLIENTS: open connections in all; past it a new one is answered 421 and closed. */
   maxClients: number;
-  /** The process's connection budget: connections not logged in past SMTP's share are answered 421; none, no such cap. */
-  budget?: ConnectionBudget | undefined;
   /** SMTP_IDLE_TIMEOUT: a client that owes the gateway a command or data and sends nothing this long is answered 421. */
   idleTimeoutMs: number;
   /** SMTP_DATA_TIMEOUT: the longest a mail's DATA may take, trickling or not; past it 421. */

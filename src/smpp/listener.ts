@@ -13,11 +13,9 @@ import { TokenBucket } from './throughput.ts';
 import { PartHolds } from './part-holds.ts';
 import { OutageNotice } from '../storage/database-errors.ts';
 import type { SmppListenerOptions, SmppPorts } from './ports.ts';
-import type { UnauthenticatedPlace } from '../common/connection-budget.ts';
 
 /** How often stored deliver_sm are looked for without being woken. */
 const TICK_MS = 2_000;
-const REFUSED_HELP = 'SMPP connections closed at once: too many from one address, or too many not bound yet';
 /** How often what waited past the retention time is removed. */
 const PURGE_EVERY_MS = 60_000;
 
@@ -25,8 +23,6 @@ export class SmppListener implements SessionHost {
   readonly partHolds = new PartHolds();
   private readonly sessions = new Map<string, Set<SmppSession>>();
   private readonly unbound = new Set<SmppSession>();
-  /** The places unbound sessions hold in SMPP's share of the connection budget, freed when they bind or close. */
-  private readonly places = new Map<SmppSession, UnauthenticatedPlace>();
   private readonly connectionsByAddress = new Map<string, number>();
   private readonly buckets = new Map<string, { perSecond: number; bucket: TokenBucket }>();
   private readonly pumping = new Set<string>();
@@ -84,8 +80,6 @@ export class SmppListener implements SessionHost {
 
   bound(session: SmppSession): void {
     this.unbound.delete(session);
-    this.places.get(session)?.authenticated();
-    this.places.delete(session);
     const credentialId = session.credential!.id;
     const set = this.sessions.get(credentialId) ?? new Set();
     set.add(session);
@@ -95,8 +89,6 @@ export class SmppListener implements SessionHost {
 
   ended(session: SmppSession): void {
     this.unbound.delete(session);
-    this.places.get(session)?.closed();
-    this.places.delete(session);
     const credentialId = session.credential?.id;
     if (!credentialId) return;
     const set = this.sessions.get(credentialId);
@@ -165,28 +157,17 @@ export class SmppListener implements SessionHost {
     const address = session.socket.remoteAddress ?? '';
     const open = this.connectionsByAddress.get(address) ?? 0;
     if (this.stopped || open >= this.options.maxConnectionsPerAddress) {
-      if (!this.stopped) this.ports.metrics.count('smpp_connections_refused_total', REFUSED_HELP);
-      session.destroy();
-      return;
-    }
-    // Past SMPP's share of unbound connections (the process's connection budget) a new one is
-    // closed at once: bound sessions go on, and the other listeners keep their descriptors.
-    const place = this.options.budget?.admit('smpp');
-    if (this.options.budget && !place) {
-      this.ports.metrics.count('smpp_connections_refused_total', REFUSED_HELP);
+      if (!this.stopped) this.ports.metrics.count('smpp_connections_refused_total', 'SMPP connections closed at once: too many from one address');
       session.destroy();
       return;
     }
     this.connectionsByAddress.set(address, open + 1);
     session.socket.once('close', () => {
-      place?.closed();
       const left = (this.connectionsByAddress.get(address) ?? 1) - 1;
       if (left > 0) this.connectionsByAddress.set(address, left);
       else this.connectionsByAddress.delete(address);
     });
-    const smppSession = new SmppSession(session, this.ports, this.options, this);
-    this.unbound.add(smppSession);
-    if (place) this.places.set(smppSession, place);
+    this.unbound.add(new SmppSession(session, this.ports, this.options, this));
   }
 
   private async pump(credentialId: string): Promise<void> {

@@ -4,7 +4,6 @@ import type { AuthThrottle } from '../common/auth-throttle.ts';
 import type { Metrics } from '../common/metrics.ts';
 import type { Clock } from '../common/clock.ts';
 import type { Logger } from '../common/logger.ts';
-import type { ConnectionBudget } from '../common/connection-budget.ts';
 import type { SmppCredential, PendingDeliver } from '../modules/smpp/types.ts';
 import type { SmppSubmissions } from './submission.ts';
 
@@ -46,6 +45,4 @@ export interface SmppListenerOptions {
   maxConnectionsPerAddress: number;
   /** DEFAULT_PHONE_REGION: national destinations are read in it; none, they are refused. */
   defaultPhoneRegion: string | undefined;
-  /** The process's connection budget: unbound connections past SMPP's share are closed at once; none, no such cap. */
-  budget?: ConnectionBudget;
 }
