@@ -34,6 +34,7 @@ import * as smsTransactional from './20261201_030_sms_transactional.ts';
 import * as incomingMmsEnds from './20261201_031_incoming_mms_ends.ts';
 import * as devicePauseAnnounced from './20261201_032_device_pause_announced.ts';
 import * as secretKeyCheck from './20261202_033_secret_key_check.ts';
+import * as incomingKeptOnPhone from './20261203_034_incoming_kept_on_phone.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -74,4 +75,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261201_031_incoming_mms_ends', incomingMmsEnds],
   ['20261201_032_device_pause_announced', devicePauseAnnounced],
   ['20261202_033_secret_key_check', secretKeyCheck],
+  ['20261203_034_incoming_kept_on_phone', incomingKeptOnPhone],
 ];
