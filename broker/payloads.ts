@@ -19,6 +19,9 @@ import { ERROR_CODE_PATTERN } from '../src/modules/delivery/send-errors.ts';
  */
 export const MAX_DEVICE_PAYLOAD_BYTES = 64 * 1024;
 
+/** The most received SMS a heartbeat may say its phone keeps (the agent keeps at most 10,000). */
+export const MAX_INCOMING_HELD = 100_000;
+
 export const REPORTED_STATUSES = ['processing', 'sent', 'delivered', 'undelivered', 'failed_send', 'failed_delivery'] as const;
 const ReportedStatus = Type.Union(REPORTED_STATUSES.map((status) => Type.Literal(status)));
 
@@ -55,6 +58,8 @@ export const Heartbeat = Type.Object(
     type: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     app_version: Type.Optional(Type.String({ maxLength: 50 })),
+    /** Received SMS the phone keeps while forwarding is off (forward_incoming_sms); absent: an agent that does not say. */
+    incoming_held: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INCOMING_HELD })),
   },
   { additionalProperties: false },
 );

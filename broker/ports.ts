@@ -86,6 +86,7 @@ export interface HeartbeatValues {
   type?: string | undefined;
   name?: string | undefined;
   app_version?: string | undefined;
+  incoming_held?: number | undefined;
 }
 
 /** The devices' rows, as the broker reads and writes them. */

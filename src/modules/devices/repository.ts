@@ -148,6 +148,8 @@ export interface HeartbeatValues {
   type?: string | undefined;
   name?: string | undefined;
   app_version?: string | undefined;
+  /** Received SMS the phone keeps while forwarding is off; absent: the phone does not say. */
+  incoming_held?: number | undefined;
 }
 
 /**
@@ -164,6 +166,7 @@ export async function recordHeartbeat(db: Executor, id: string, values: Heartbea
       is_charging: values.is_charging,
       // A reading is a moment's: a heartbeat without one leaves none rather than an old one.
       signal_percent: values.signal_percent ?? null,
+      incoming_held: values.incoming_held ?? null,
       sim_cards: JSON.stringify(values.sim_cards) as unknown as SimCard[],
       ...(values.type ? { type: values.type } : {}),
       ...(values.name ? { name: values.name } : {}),

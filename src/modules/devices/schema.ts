@@ -69,7 +69,17 @@ export const DeviceView = Type.Object(
     can_send_sms: Type.Boolean(),
     selected_sim: Type.Integer({ minimum: -2, maximum: 2 }),
     notify_low_battery: Type.Boolean(),
-    forward_incoming_sms: Type.Boolean(),
+    forward_incoming_sms: Type.Boolean({
+      description:
+        'whether the phone forwards the SMS it receives (replies, STOP opt-outs) to the gateway. Off: the phone keeps them ' +
+        '(incoming_held counts them) and the gateway stores none; switched on, the phone forwards those it kept, oldest first. ' +
+        'true for devices registered since this default was introduced',
+    }),
+    incoming_held: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description:
+        'received SMS the phone keeps, not forwarded, while forward_incoming_sms is off, as its last heartbeat said; ' +
+        'they are forwarded once it is switched on. null when the phone does not say (an older agent, or no heartbeat yet)',
+    }),
     record_calls: Type.Boolean(),
     sim_cards: Type.Array(Type.Object({ index: Type.Integer({ minimum: 0 }), name_operator: Type.String() })),
     ...Pacing,

@@ -36,6 +36,8 @@ export interface DeviceRow {
   battery_level: number | null;
   /** The radio's signal strength, percent, from the last heartbeat; null when it did not say. */
   signal_percent: number | null;
+  /** Received SMS the phone keeps while forwarding is off, from the last heartbeat; null when it did not say. */
+  incoming_held: number | null;
   is_charging: boolean;
   sim_cards: SimCard[];
   token_hash: string;
