@@ -6,6 +6,7 @@ import { findNul } from '../src/common/nul.ts';
 import { CALL_DIRECTIONS } from '../src/modules/calls/schema.ts';
 import { UssdReport } from '../src/modules/ussd/device-protocol.ts';
 import { parseEncrypted } from '../src/common/end-to-end.ts';
+import { DeviceCapabilities } from '../src/modules/devices/capabilities.ts';
 
 /** A sender in clear is a number or a name; only ciphertext of one is longer. */
 export const PLAIN_PHONE_MAX_CHARACTERS = 64;
@@ -60,6 +61,8 @@ export const Heartbeat = Type.Object(
     app_version: Type.Optional(Type.String({ maxLength: 50 })),
     /** Received SMS the phone keeps while forwarding is off (forward_incoming_sms); absent: an agent that does not say. */
     incoming_held: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INCOMING_HELD })),
+    /** What the device can be given (MMS, USSD, ...); absent: an app that does not say, taken to do everything. */
+    capabilities: Type.Optional(DeviceCapabilities),
   },
   { additionalProperties: false },
 );

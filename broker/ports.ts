@@ -5,6 +5,7 @@
 // may implement them by hand.
 import type { AuthAttempt } from '../src/common/auth-throttle.ts';
 import type { Redis } from 'ioredis';
+import type { DeviceCapabilities } from '../src/modules/devices/capabilities.ts';
 
 export interface SimCard {
   index: number;
@@ -87,6 +88,7 @@ export interface HeartbeatValues {
   name?: string | undefined;
   app_version?: string | undefined;
   incoming_held?: number | undefined;
+  capabilities?: DeviceCapabilities | undefined;
 }
 
 /** The devices' rows, as the broker reads and writes them. */

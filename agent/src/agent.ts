@@ -15,7 +15,7 @@ import { deviceTopic, inboundKind, type OutboundTopic } from './protocol/topics.
 import { DeviceSession, type SessionOptions } from './session.ts';
 import type { DeliveryReport, Radio, RadioHandlers, RadioMemory, ReceivedCall, ReceivedSms, SendResult } from './radio/radio.ts';
 import { silentLogger, type AgentLogger } from './log.ts';
-import { decrypt, encrypt } from './protocol/end-to-end.ts';
+import { decrypt, encrypt, passphraseFingerprint } from './protocol/end-to-end.ts';
 import { parseOptedOut, type OptedOutNumbers } from './protocol/opted-out.ts';
 
 /** How long stop() waits for the radio to finish the sends it has. */
@@ -49,6 +49,12 @@ export interface DeviceAgentOptions extends SessionOptions {
   passphrase?: string;
   /** With a passphrase: received SMS are forwarded encrypted with it, so the gateway cannot read them. */
   encryptIncoming?: boolean;
+  /**
+   * What the program around the agent does itself on the agent's session, beyond the radio (the
+   * simulator answers USSD and uploads call recordings): said in the heartbeat's capabilities.
+   * The agent alone does neither, whatever its radio.
+   */
+  alsoHandles?: { ussd?: boolean; callRecording?: boolean };
 }
 
 export interface DeviceAgentEvents {
@@ -94,6 +100,8 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private readonly reportChains = new Map<string, Promise<unknown>>();
   private stopped = false;
   private ended = false;
+  /** The passphrase's fingerprint, worked out once (a key derivation) for every heartbeat. */
+  private fingerprint: Promise<string> | undefined;
 
   constructor(private readonly options: DeviceAgentOptions) {
     super();
@@ -548,7 +556,25 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       ...(status.name ? { name: status.name.slice(0, 100) } : {}),
       app_version: (this.options.appVersion ?? 'sms-gateway-agent').slice(0, 50),
       ...(status.signalPercent !== undefined ? { signal_percent: percent(status.signalPercent) } : {}),
+      capabilities: await this.capabilities(),
     });
+  }
+
+  /**
+   * What this device can be given, so that the gateway hands it nothing it would fail: MMS and
+   * data SMS as its radio sends them, USSD and call recordings only where the program around the
+   * agent handles them, and which passphrase it holds, by fingerprint (never the passphrase).
+   */
+  private async capabilities(): Promise<Record<string, boolean | string>> {
+    const { passphrase } = this.options;
+    if (passphrase !== undefined) this.fingerprint ??= passphraseFingerprint(passphrase);
+    return {
+      mms: this.radio.sendsMms === true,
+      ussd: this.options.alsoHandles?.ussd === true,
+      data_sms: this.radio.sendsData === true,
+      call_recording: this.options.alsoHandles?.callRecording === true,
+      ...(this.fingerprint ? { passphrase_fingerprint: await this.fingerprint } : {}),
+    };
   }
 }
 

@@ -35,6 +35,7 @@ import * as incomingMmsEnds from './20261201_031_incoming_mms_ends.ts';
 import * as devicePauseAnnounced from './20261201_032_device_pause_announced.ts';
 import * as secretKeyCheck from './20261202_033_secret_key_check.ts';
 import * as incomingKeptOnPhone from './20261203_034_incoming_kept_on_phone.ts';
+import * as deviceCapabilities from './20261203_035_device_capabilities.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -76,4 +77,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261201_032_device_pause_announced', devicePauseAnnounced],
   ['20261202_033_secret_key_check', secretKeyCheck],
   ['20261203_034_incoming_kept_on_phone', incomingKeptOnPhone],
+  ['20261203_035_device_capabilities', deviceCapabilities],
 ];

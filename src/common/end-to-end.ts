@@ -11,5 +11,7 @@ export {
   encrypt,
   isEncrypted,
   parseEncrypted,
+  passphraseFingerprint,
+  FINGERPRINT_PATTERN,
   type EncryptOptions,
 } from '../../agent/src/protocol/end-to-end.ts';

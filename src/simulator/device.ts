@@ -120,6 +120,8 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       reconnectPeriodMs: options.reconnectPeriodMs,
       maxReconnectPeriodMs: options.maxReconnectPeriodMs,
       appVersion: 'simulator',
+      // USSD is answered beside the agent (below); recordings are uploaded where there is an apiUrl.
+      alsoHandles: { ussd: true, callRecording: options.apiUrl !== undefined },
       ...(options.passphrase !== undefined ? { passphrase: options.passphrase, encryptIncoming: options.encryptIncoming ?? false } : {}),
     });
     this.agent.on('connected', () => this.emit('connected'));

@@ -21,6 +21,7 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
     notify_low_battery: device.notify_low_battery,
     forward_incoming_sms: device.forward_incoming_sms,
     incoming_held: device.incoming_held ?? null,
+    capabilities: device.capabilities ?? null,
     record_calls: device.record_calls,
     sim_cards: device.sim_cards,
     send_window: device.send_window,

@@ -4,6 +4,7 @@ import { newObjectId } from '../../common/object-id.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { QuietHours, SendJitter } from './types.ts';
 import type { SimCard, DeviceRow } from './types.ts';
+import type { DeviceCapabilities } from './capabilities.ts';
 
 export type { SimCard, DeviceRow };
 
@@ -150,6 +151,8 @@ export interface HeartbeatValues {
   app_version?: string | undefined;
   /** Received SMS the phone keeps while forwarding is off; absent: the phone does not say. */
   incoming_held?: number | undefined;
+  /** What it can do; absent: it does not say (an older app), and is taken to do everything. */
+  capabilities?: DeviceCapabilities | undefined;
 }
 
 /**
@@ -167,6 +170,8 @@ export async function recordHeartbeat(db: Executor, id: string, values: Heartbea
       // A reading is a moment's: a heartbeat without one leaves none rather than an old one.
       signal_percent: values.signal_percent ?? null,
       incoming_held: values.incoming_held ?? null,
+      // Each heartbeat says it afresh: one without (an app downgraded) is an app that does not say.
+      capabilities: (values.capabilities ? JSON.stringify(values.capabilities) : null) as unknown as DeviceCapabilities | null,
       sim_cards: JSON.stringify(values.sim_cards) as unknown as SimCard[],
       ...(values.type ? { type: values.type } : {}),
       ...(values.name ? { name: values.name } : {}),

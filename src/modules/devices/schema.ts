@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { PageOf, PageQuery } from '../../http/pagination.ts';
+import { DeviceCapabilities } from './capabilities.ts';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 
@@ -81,6 +82,12 @@ export const DeviceView = Type.Object(
         'they are forwarded once it is switched on. null when the phone does not say (an older agent, or no heartbeat yet)',
     }),
     record_calls: Type.Boolean(),
+    capabilities: Type.Union([DeviceCapabilities, Type.Null()], {
+      description:
+        'what the device can be given, as its last heartbeat said: pool MMS, data SMS and encrypted SMS go only to devices that can, ' +
+        'and a send or USSD request naming a device that cannot is refused (409 device_not_capable). null: the phone does not say ' +
+        '(an older app, or no heartbeat yet): it is taken to do everything, as before devices said',
+    }),
     sim_cards: Type.Array(Type.Object({ index: Type.Integer({ minimum: 0 }), name_operator: Type.String() })),
     ...Pacing,
     paused_until: Type.Union([Timestamp, Type.Null()], {

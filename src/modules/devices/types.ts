@@ -1,4 +1,5 @@
 // A device as other modules see it: its row, as the devices module stores it.
+import type { DeviceCapabilities } from './capabilities.ts';
 /** A daily window in which the device sends nothing (README "Delivery"). */
 export interface QuietHours {
   /** "HH:MM", local time, inclusive. */
@@ -38,6 +39,8 @@ export interface DeviceRow {
   signal_percent: number | null;
   /** Received SMS the phone keeps while forwarding is off, from the last heartbeat; null when it did not say. */
   incoming_held: number | null;
+  /** What the device said it can do in its last heartbeat; null: it never says (taken to do everything). */
+  capabilities: DeviceCapabilities | null;
   is_charging: boolean;
   sim_cards: SimCard[];
   token_hash: string;
