@@ -7,7 +7,9 @@
 // - "handed to the radio" is on disk before the radio gets the SMS: after a crash such a task is
 //   reported as of unknown outcome, never sent again;
 // - every later report, received SMS and call is in the journal before it is published (QoS 2),
-//   and leaves it only when the gateway acknowledged it: a restart publishes what is left.
+//   and leaves it only when the gateway acknowledged it: a restart publishes what is left;
+// - a received SMS is forwarded only while the settings say forward_incoming_sms; until then it is
+//   kept in the journal, and forwarded, oldest first, once they do.
 import { EventEmitter } from 'node:events';
 import { Journal, type TaskRecord } from './journal/journal.ts';
 import { MAX_ERROR_LENGTH, parseRevoke, parseSettings, parseTask, STATUS_RANK, type DeviceSettings, type ReportStatus, type SendTask, type StatusReport } from './protocol/messages.ts';
@@ -23,6 +25,19 @@ const STOP_WAIT_MS = 60_000;
 
 /** Delivery reports kept while the send they belong to may still be recorded. */
 const MAX_EARLY_REPORTS = 256;
+
+/**
+ * Received SMS kept at most while forwarding is off. Past it the radio is told the agent did not
+ * take the next one, so the radio keeps it (on the SIM, or unread in the phone's inbox) and hands
+ * it over again later: nothing is dropped, and the journal stays a size a phone can replay.
+ */
+export const MAX_HELD_INCOMING = 10_000;
+
+/**
+ * How long after the count of kept SMS changed a heartbeat tells the gateway: one heartbeat for a
+ * burst of SMS, not one each.
+ */
+const HELD_HEARTBEAT_DELAY_MS = 1_000;
 
 /** Why a task is not handed to the radio: the report's error, and its code when it has one. */
 interface Refusal {
@@ -98,6 +113,8 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private readonly chained = new Set<number>();
   /** The acknowledgement of the latest status report of each SMS, which the next one waits for. */
   private readonly reportChains = new Map<string, Promise<unknown>>();
+  /** The heartbeat due because the count of kept SMS changed; one at a time. */
+  private heldHeartbeat: NodeJS.Timeout | undefined;
   private stopped = false;
   private ended = false;
   /** The passphrase's fingerprint, worked out once (a key derivation) for every heartbeat. */
@@ -154,6 +171,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.ended = true;
     this.stopped = true;
     this.waiting.length = 0;
+    clearTimeout(this.heldHeartbeat);
     // Tasks still waiting for their acknowledgement end with the session; their SMS never reached
     // the radio. A radio that never answers is not waited for past the limit: its SMS stays
     // "handed to the radio" in the journal, and the next run reports it.
@@ -169,6 +187,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.ended = true;
     this.stopped = true;
     this.waiting.length = 0;
+    clearTimeout(this.heldHeartbeat);
     await this.session.crash();
     this.journal.close();
   }
@@ -199,6 +218,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       if (optedOut && !optedOut.complete) this.logger.warn('the opt-out list is longer than the gateway gives phones: encrypted SMS are checked against its newest numbers only', { count: optedOut.size });
       this.optedOut = optedOut;
       this.settings = settings;
+      if (this.forwardsIncoming()) this.forwardHeld();
       this.emit('settings', settings);
     } else if (kind === 'revoke') {
       const revoke = parseRevoke(payload);
@@ -400,8 +420,8 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     // acknowledgement comes later, and the journal keeps the item until then.
     return {
       incoming: async (sms) => {
-        const payload = await this.incomingPayload(sms);
-        void this.queue('incoming', payload).catch(() => {});
+        const taken = await this.takeIncoming(sms);
+        void taken.acknowledged?.catch(() => {});
       },
       delivery: async (report) => this.onDelivery(report),
       call: async (call) => void this.forwardCall(call).catch(() => {}),
@@ -410,14 +430,57 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   }
 
   /**
-   * Forwards a received SMS: journaled before this returns, published, and resolved once the
-   * gateway acknowledged it. Forwarded whatever forward_incoming_sms says here: the gateway keeps
-   * it only while the setting is on, and decides with the setting as it is then. Deciding here,
-   * with settings that may be a moment old, would lose an SMS received just after forwarding was
-   * switched on.
+   * A received SMS, as the radio hands it over: forwarded while forward_incoming_sms is on
+   * (resolved once the gateway acknowledged it), kept in the journal while it is off or before the
+   * first settings came (resolved once kept). The gateway stores none while the setting is off, so
+   * the phone holds them instead of losing them; when the setting comes on, it forwards them.
    */
   async forwardIncoming(sms: ReceivedSms): Promise<void> {
-    return this.queue('incoming', await this.incomingPayload(sms));
+    await (await this.takeIncoming(sms)).acknowledged;
+  }
+
+  /** How many received SMS the journal keeps, not forwarded, while forwarding is off. */
+  get incomingHeld(): number {
+    return this.journal.held.size;
+  }
+
+  /**
+   * Journals a received SMS (in the outbox to be published, or kept) and returns once it is on
+   * disk: only then may the radio forget it. Throws when the keep is full: the radio keeps it.
+   */
+  private async takeIncoming(sms: ReceivedSms): Promise<{ acknowledged?: Promise<void> }> {
+    const payload = await this.incomingPayload(sms);
+    // Decided after the payload is made: settings that came meanwhile count.
+    if (this.forwardsIncoming()) return { acknowledged: this.queue('incoming', payload) };
+    if (this.journal.held.size >= MAX_HELD_INCOMING && !this.journal.held.has(sms.id)) {
+      throw new Error(`${MAX_HELD_INCOMING} received SMS are kept while forwarding is off: the radio keeps this one`);
+    }
+    this.journal.hold({ id: sms.id, payload });
+    this.heldChanged();
+    return {};
+  }
+
+  private forwardsIncoming(): boolean {
+    return this.settings?.forward_incoming_sms === true;
+  }
+
+  /** Forwarding came on: what was kept goes out, oldest first, each once (it leaves the keep as it enters the outbox). */
+  private forwardHeld(): void {
+    const items = this.journal.releaseHeld();
+    if (items.length === 0) return;
+    this.logger.info('forwarding is on: forwarding the received SMS kept while it was off', { count: items.length });
+    for (const item of items) void this.publishQueued(item.seq, item.topic, item.payload).catch(() => {});
+    this.heldChanged();
+  }
+
+  /** The count of kept SMS changed: a heartbeat tells the gateway soon, one for a burst. */
+  private heldChanged(): void {
+    if (this.heldHeartbeat || this.ended) return;
+    this.heldHeartbeat = setTimeout(() => {
+      this.heldHeartbeat = undefined;
+      void this.session.heartbeat().catch(() => {});
+    }, HELD_HEARTBEAT_DELAY_MS);
+    this.heldHeartbeat.unref();
   }
 
   /** A received SMS as the gateway takes it; encrypted first when this phone encrypts what it receives. */
@@ -556,6 +619,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       ...(status.name ? { name: status.name.slice(0, 100) } : {}),
       app_version: (this.options.appVersion ?? 'sms-gateway-agent').slice(0, 50),
       ...(status.signalPercent !== undefined ? { signal_percent: percent(status.signalPercent) } : {}),
+      incoming_held: Math.min(this.journal.held.size, MAX_HELD_INCOMING),
       capabilities: await this.capabilities(),
     });
   }

@@ -3,6 +3,8 @@
 //   down (and flushed to disk) before the radio gets it, so that no SMS is ever sent twice;
 // - every report not yet acknowledged by the gateway (statuses, received SMS, calls), kept until
 //   its QoS 2 publish completes, so that none is lost;
+// - every received SMS kept while the gateway does not take them (forwarding off), until it
+//   does: the radio forgets an SMS (deletes it from the SIM) once it is kept here;
 // - the radio's small values (its read cursor, parts of a long SMS still incomplete).
 //
 // Kept in memory and, given a directory, in an append-only file of JSON lines, one per change,
@@ -38,11 +40,23 @@ export interface OutboxItem {
   payload: string;
 }
 
+/** A received SMS kept, not forwarded, while forwarding is off: its payload as the gateway takes it. */
+export interface HeldSms {
+  id: string;
+  payload: string;
+}
+
 type Change =
   | { op: 'task'; record: TaskRecord }
   | { op: 'forget'; smsId: string }
   | { op: 'out'; item: OutboxItem }
   | { op: 'acked'; seq: number }
+  | { op: 'hold'; sms: HeldSms }
+  /**
+   * Kept SMS leave the keep and enter the outbox (as `incoming`, under these sequence numbers) in
+   * one line: a crash never leaves one in both, nor in neither.
+   */
+  | { op: 'release'; moved: { id: string; seq: number }[] }
   | { op: 'memory'; key: string; value: unknown };
 
 /** How long a finished task is remembered, so that a late repeat of it is answered, not sent. */
@@ -54,6 +68,8 @@ export class Journal {
   readonly tasks = new Map<string, TaskRecord>();
   readonly outbox = new Map<number, OutboxItem>();
   readonly memory = new Map<string, unknown>();
+  /** Received SMS kept while forwarding is off, oldest first (a Map keeps insertion order), by id. */
+  readonly held = new Map<string, HeldSms>();
   private nextSeq = 1;
   private fd: number | undefined;
   private linesWritten = 0;
@@ -95,6 +111,39 @@ export class Journal {
     this.write({ op: 'acked', seq });
   }
 
+  /** Keeps a received SMS until releaseHeld(); one kept already (the radio handing it over again) stays as it is. */
+  hold(sms: HeldSms): void {
+    if (this.held.has(sms.id)) return;
+    this.held.set(sms.id, sms);
+    this.write({ op: 'hold', sms });
+  }
+
+  /**
+   * Moves every kept SMS to the outbox, for the gateway, oldest first; one line and one flush for
+   * all of them, however many were kept.
+   */
+  releaseHeld(): OutboxItem[] {
+    if (this.held.size === 0) return [];
+    const moved = [...this.held.keys()].map((id) => ({ id, seq: this.nextSeq++ }));
+    const items = this.applyRelease(moved);
+    this.write({ op: 'release', moved });
+    return items;
+  }
+
+  private applyRelease(moved: { id: string; seq: number }[]): OutboxItem[] {
+    const items: OutboxItem[] = [];
+    for (const { id, seq } of moved) {
+      const sms = this.held.get(id);
+      if (!sms) continue;
+      const item: OutboxItem = { seq, topic: 'incoming', payload: sms.payload };
+      this.held.delete(id);
+      this.outbox.set(seq, item);
+      this.nextSeq = Math.max(this.nextSeq, seq + 1);
+      items.push(item);
+    }
+    return items;
+  }
+
   setMemory(key: string, value: unknown): void {
     this.memory.set(key, value);
     this.write({ op: 'memory', key, value });
@@ -118,7 +167,7 @@ export class Journal {
     writeSync(this.fd, `${JSON.stringify(change)}\n`);
     // The change counts only once it is on the disk: above all "handed to the radio".
     fsyncSync(this.fd);
-    if (++this.linesWritten > Math.max(COMPACT_AFTER_LINES, 4 * (this.tasks.size + this.outbox.size + this.memory.size))) this.compact();
+    if (++this.linesWritten > Math.max(COMPACT_AFTER_LINES, 4 * (this.tasks.size + this.outbox.size + this.held.size + this.memory.size))) this.compact();
   }
 
   private replay(): void {
@@ -153,6 +202,12 @@ export class Journal {
       case 'acked':
         this.outbox.delete(change.seq);
         break;
+      case 'hold':
+        this.held.set(change.sms.id, change.sms);
+        break;
+      case 'release':
+        this.applyRelease(change.moved);
+        break;
       case 'memory':
         this.memory.set(change.key, change.value);
         break;
@@ -168,6 +223,7 @@ export class Journal {
     const lines: string[] = [];
     for (const record of this.tasks.values()) lines.push(JSON.stringify({ op: 'task', record }));
     for (const item of this.outbox.values()) lines.push(JSON.stringify({ op: 'out', item }));
+    for (const sms of this.held.values()) lines.push(JSON.stringify({ op: 'hold', sms }));
     for (const [key, value] of this.memory) lines.push(JSON.stringify({ op: 'memory', key, value }));
     if (lines.length > 0) writeSync(fd, `${lines.join('\n')}\n`);
     fsyncSync(fd);
