@@ -1,0 +1,60 @@
+// Back after a reboot: a phone paired as docs/agent-termux.md section 4 shows, then started by
+// the Termux:Boot script of section 6, both run exactly as the guide writes them, comes online
+// paired, with no pairing URL given again. The guide's blocks are read from the guide itself.
+import { expect } from 'chai';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventually } from '../support/eventually.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { docBlock, filledIn } from './support/doc-blocks.ts';
+import { TermuxSandbox } from './support/termux-sandbox.ts';
+
+const GUIDE = 'docs/agent-termux.md';
+const GUIDE_PAIRING = 'smsgw://gateway.example.com:1883?v=1&device=...&token=...';
+
+describe('device agent: the Termux guide\'s pairing, then its boot script', () => {
+  const fx = useGateway();
+  let sandbox: TermuxSandbox;
+
+  beforeEach(async () => {
+    sandbox = await TermuxSandbox.create({ agent: 'source' });
+  });
+  afterEach(() => sandbox.remove());
+
+  const pairings: [string, string][] = [
+    ['in the state directory the agent picks itself', ''],
+    ['with --state-dir ~/.sms-gateway-agent, as the guide had it before', ' --state-dir ~/.sms-gateway-agent'],
+  ];
+  for (const [how, extra] of pairings) {
+    it(`when paired as section 4 shows (${how}) and stopped, then the boot script of section 6 starts it paired, and the device comes online`, async function () {
+      this.timeout(60_000);
+      const registered = await fx.tenant.api.post('/devices', { name: 'termux phone' });
+      const deviceId = registered.body.device.id as string;
+      const online = async () => (await fx.tenant.api.get(`/devices/${deviceId}`)).body.is_online === true;
+
+      const pair = filledIn(docBlock(GUIDE, 'pair'), [[GUIDE_PAIRING, registered.body.pairing_url as string]]).trimEnd() + extra;
+      const pairing = sandbox.start('bash', ['-c', pair]);
+      await eventually('the paired agent to connect', () => /connected to the gateway/.test(pairing.output()), 20_000);
+      await eventually('the device to be online', online, 10_000);
+      await sandbox.stopAgents();
+      expect((await sandbox.finished(pairing)).code, 'Ctrl-C or a shutdown ends it cleanly').to.equal(0);
+      await eventually('the device to be offline', async () => !(await online()), 10_000);
+
+      const created = await sandbox.run(docBlock(GUIDE, 'boot-script'));
+      expect(created.code, created.output).to.equal(0);
+      const bootScript = join(sandbox.home, '.termux', 'boot', 'sms-gateway-agent');
+      expect(statSync(bootScript).mode & 0o100, 'executable').to.equal(0o100);
+
+      // Termux:Boot runs the file; its first line names Termux's own sh, which here is the machine's.
+      const boot = sandbox.start('sh', [bootScript]);
+      boot.once('exit', (code) => {
+        if (code !== null && code !== 0) process.stderr.write(`boot script exited ${code}: ${sandbox.log()}\n`);
+      });
+      await eventually('the agent started at boot to connect', () => /connected to the gateway/.test(sandbox.log()), 20_000);
+      expect(sandbox.log()).not.to.match(/a pairing URL is needed/);
+      await eventually('the device to be online again', online, 10_000);
+      await sandbox.stopAgents();
+      expect((await sandbox.finished(boot)).code).to.equal(0);
+    });
+  }
+});
