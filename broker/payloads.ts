@@ -33,8 +33,8 @@ export const StatusReport = Type.Object(
     /** Why a send or delivery failed, as the phone knows it (an error code or text). */
     error: Type.Optional(Type.String({ maxLength: 500 })),
     /**
-     * Why a send failed, machine-readable (docs/delivery.md): generic_failure, no_service,
-     * radio_off, null_pdu, no_credit are retried on another SIM or phone; others are not.
+     * Why a send failed, machine-readable (docs/delivery.md): the codes of RETRYABLE_ERROR_CODES
+     * (src/modules/delivery/send-errors.ts) are retried on another SIM or phone; others are not.
      */
     error_code: Type.Optional(Type.String({ pattern: ERROR_CODE_PATTERN })),
     /** The SIM slot the phone sent it from, once it knows (the legacy to_sim shows it). */

@@ -5,8 +5,34 @@
 // message or its recipient, which another SIM would fail the same way. A report without a code
 // (a phone older than error codes) or with a code this gateway does not know is not retried: the
 // gateway cannot tell whether trying again is safe, and a send attempted twice costs the user.
-export const RETRYABLE_ERROR_CODES = ['generic_failure', 'no_service', 'radio_off', 'null_pdu', 'no_credit'] as const;
-export const PERMANENT_ERROR_CODES = ['invalid_number', 'blocked', 'message_too_long'] as const;
+//
+// The device agent maps a modem's +CMS ERROR and Termux's failures to these codes
+// (agent/src/radio/send-error-codes.ts); docs/delivery.md tables both.
+export const RETRYABLE_ERROR_CODES = [
+  'generic_failure',
+  'no_service',
+  'radio_off',
+  'null_pdu',
+  'no_credit',
+  'network_failure',
+  'network_busy',
+  'network_timeout',
+  'smsc_unknown',
+  'sim_unavailable',
+  'radio_unavailable',
+] as const;
+export const PERMANENT_ERROR_CODES = [
+  'invalid_number',
+  'blocked',
+  'message_too_long',
+  'rejected',
+  'not_subscribed',
+  'invalid_message',
+  'manufacturer_error',
+  'unknown_error',
+  'send_unconfirmed',
+  'partly_sent',
+] as const;
 
 /** What a well-formed error_code looks like (an unknown one is accepted and treated as permanent). */
 export const ERROR_CODE_PATTERN = '^[a-z][a-z0-9_]{0,63}$';

@@ -76,14 +76,15 @@ describe('modem radio: sending', () => {
       const { radio, standin } = await modem.start();
       standin.failSend(38);
       const result = await radio.send(sms('secret words'));
-      expect(result).to.deep.equal({ ok: false, error: '+CMS ERROR 38: network out of order' });
+      expect(result).to.deep.equal({ ok: false, error: '+CMS ERROR 38: network out of order', errorCode: 'network_failure', simSlot: 0 });
     });
 
     it('then a refusal of part 2 of 3 fails the send, says part 1 went out, and part 3 is never tried', async () => {
       const { radio, standin } = await modem.start();
       standin.failSend(42, 1);
       const result = await radio.send(sms('z'.repeat(400)));
-      expect(result).to.deep.equal({ ok: false, error: '+CMS ERROR 42: congestion (part 2 of 3; part 1 went out)' });
+      // Part 1 went out: a retry would send it twice, so the failure is final whatever the network said.
+      expect(result).to.deep.equal({ ok: false, error: '+CMS ERROR 42: congestion (part 2 of 3; part 1 went out)', errorCode: 'partly_sent', simSlot: 0 });
       expect(standin.submits).to.have.length(1);
       expect(standin.commands.filter((command) => command.startsWith('AT+CMGS='))).to.have.length(2);
     });

@@ -1,5 +1,6 @@
 // What can go wrong with one AT command, as values the driver can tell apart.
-import { cmeErrorText, cmsErrorText } from './error-texts.ts';
+import type { SendErrorCode } from '../send-error-codes.ts';
+import { cmeErrorText, cmsErrorCode, cmsErrorText } from './error-texts.ts';
 
 /** The modem answered the command with ERROR, +CME ERROR: n or +CMS ERROR: n. */
 export class AtCommandError extends Error {
@@ -20,7 +21,30 @@ export class AtCommandError extends Error {
   get description(): string {
     return describeAtError(this.kind, this.code, this.detail);
   }
+
+  /** What a send refused this way reports to the gateway, which decides from it whether to retry. */
+  get sendErrorCode(): SendErrorCode {
+    if (this.kind === '+CMS ERROR' && this.code !== undefined) return cmsErrorCode(this.code);
+    if (this.kind === '+CME ERROR' && this.code !== undefined) return CME_SEND_ERRORS.get(this.code) ?? 'unknown_error';
+    // A plain ERROR, or a text-form one, says only that the modem refused: as Android's generic failure.
+    return 'generic_failure';
+  }
 }
+
+// The +CME ERRORs a modem may give to AT+CMGS instead of a +CMS ERROR: the SIM's and the network's.
+const CME_SEND_ERRORS: ReadonlyMap<number, SendErrorCode> = new Map([
+  [0, 'radio_unavailable'],
+  [3, 'radio_unavailable'],
+  [10, 'sim_unavailable'],
+  [11, 'sim_unavailable'],
+  [12, 'sim_unavailable'],
+  [13, 'sim_unavailable'],
+  [14, 'sim_unavailable'],
+  [15, 'sim_unavailable'],
+  [30, 'no_service'],
+  [31, 'network_timeout'],
+  [100, 'generic_failure'],
+]);
 
 /** The modem said nothing conclusive in time: it is treated as hung. */
 export class AtTimeoutError extends Error {

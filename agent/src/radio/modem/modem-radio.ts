@@ -154,9 +154,9 @@ class ModemRadio implements Radio {
   }
 
   private async sendWhenReady(sms: OutgoingSms): Promise<SendResult> {
-    if (this.state === 'stopped' || this.state === 'created') return { ok: false, error: 'the modem radio is not running' };
+    if (this.state === 'stopped' || this.state === 'created') return { ok: false, error: 'the modem radio is not running', errorCode: 'radio_unavailable' };
     if (!(await this.waitUntilReady())) {
-      return { ok: false, error: `the modem is not ready (${this.failure ?? 'it is being reopened after it stopped answering'})` };
+      return { ok: false, error: `the modem is not ready (${this.failure ?? 'it is being reopened after it stopped answering'})`, errorCode: 'radio_unavailable' };
     }
     const session = this.session!;
     const common = {

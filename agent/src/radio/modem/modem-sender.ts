@@ -3,6 +3,7 @@
 // and nothing is sent twice.
 import { encodeDataSubmit, encodeSubmit, PduFormatError, type DataSubmitRequest, type SubmitRequest } from '../../pdu/index.ts';
 import type { SendResult } from '../radio.ts';
+import type { SendErrorCode } from '../send-error-codes.ts';
 import type { AtChannel } from './at-channel.ts';
 import { AtChannelClosedError, AtCommandError, AtTimeoutError } from './at-errors.ts';
 import { parseMessageReference } from './responses.ts';
@@ -20,7 +21,7 @@ export async function sendParts(channel: AtChannel, request: SubmitRequest | Dat
     // A data SMS is one part; a text as many as it needs.
     parts = 'bytes' in request ? [encodeDataSubmit(request)] : encodeSubmit(request).parts;
   } catch (error) {
-    if (error instanceof PduFormatError) return { ok: false, error: `cannot encode the SMS: ${error.message}` };
+    if (error instanceof PduFormatError) return { ok: false, error: `cannot encode the SMS: ${error.message}`, errorCode: 'invalid_message' };
     throw error;
   }
   const references: number[] = [];
@@ -30,11 +31,23 @@ export async function sendParts(channel: AtChannel, request: SubmitRequest | Dat
       const reference = parseMessageReference(lines);
       if (reference !== undefined) references.push(reference);
     } catch (error) {
-      return { ok: false, error: describeFailure(error, index, parts.length) };
+      // The modem's one SIM failed it: named, so that a retry goes to a SIM that has not (another phone's).
+      return { ok: false, error: describeFailure(error, index, parts.length), errorCode: failureCode(error, index), simSlot: 0 };
     }
   }
   const reported = request.statusReport && options.deliveryReports && references.length === parts.length;
   return reported ? { ok: true, simSlot: 0, references } : { ok: true, simSlot: 0 };
+}
+
+/**
+ * What the gateway hears, and so whether it tries again. Once a part went out a second try would
+ * send it twice, so the refusal of a later part is final, whatever the modem said; so is a send
+ * the modem stopped answering in the middle of, which may or may not have gone out.
+ */
+function failureCode(error: unknown, index: number): SendErrorCode {
+  if (index > 0) return 'partly_sent';
+  if (error instanceof AtCommandError) return error.sendErrorCode;
+  return 'send_unconfirmed';
 }
 
 function describeFailure(error: unknown, index: number, total: number): string {

@@ -18,7 +18,12 @@ export const INSTALL_HINT =
 
 /** A Termux:API command that could not run or said it failed; the message never holds the text sent. */
 export class TermuxCommandError extends Error {
-  constructor(readonly command: string, message: string) {
+  constructor(
+    readonly command: string,
+    message: string,
+    /** missing: not installed or not executable; no_answer: killed after the timeout; failed: anything else. */
+    readonly reason: 'missing' | 'no_answer' | 'failed' = 'failed',
+  ) {
     super(`${command}: ${message}`);
     this.name = 'TermuxCommandError';
   }
@@ -54,7 +59,7 @@ export function runTermuxCommand(
           resolve({ stdout, stderr });
           return;
         }
-        reject(new TermuxCommandError(command, describeFailure(command, error, stderr, stdout, settings.timeoutMs)));
+        reject(new TermuxCommandError(command, describeFailure(command, error, stderr, stdout, settings.timeoutMs), reasonOf(error)));
       },
     );
     // The command may exit before reading all of its input (a usage error); that is reported
@@ -68,6 +73,12 @@ interface ExecFailure extends Error {
   code?: string | number | null;
   killed?: boolean;
   signal?: NodeJS.Signals | null;
+}
+
+function reasonOf(error: ExecFailure): TermuxCommandError['reason'] {
+  if (error.code === 'ENOENT' || error.code === 'EACCES') return 'missing';
+  if (error.killed || error.signal) return 'no_answer';
+  return 'failed';
 }
 
 function describeFailure(command: string, error: ExecFailure, stderr: string, stdout: string, timeoutMs: number): string {
