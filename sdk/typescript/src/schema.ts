@@ -1723,9 +1723,9 @@ export type $defs = Record<string, never>;
 export interface operations {
     listDevices: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
             };
@@ -1761,8 +1761,24 @@ export interface operations {
                             can_send_sms: boolean;
                             selected_sim: number;
                             notify_low_battery: boolean;
+                            /** @description whether the phone forwards the SMS it receives (replies, STOP opt-outs) to the gateway. Off: the phone keeps them (incoming_held counts them) and the gateway stores none; switched on, the phone forwards those it kept, oldest first. true for devices registered since this default was introduced */
                             forward_incoming_sms: boolean;
+                            /** @description received SMS the phone keeps, not forwarded, while forward_incoming_sms is off, as its last heartbeat said; they are forwarded once it is switched on. null when the phone does not say (an older agent, or no heartbeat yet) */
+                            incoming_held: number | null;
                             record_calls: boolean;
+                            /** @description what the device can be given, as its last heartbeat said: pool MMS, data SMS and encrypted SMS go only to devices that can, and a send or USSD request naming a device that cannot is refused (409 device_not_capable). null: the phone does not say (an older app, or no heartbeat yet): it is taken to do everything, as before devices said */
+                            capabilities: {
+                                /** @description sends MMS */
+                                mms: boolean;
+                                /** @description dials USSD codes for the gateway */
+                                ussd: boolean;
+                                /** @description sends data SMS (binary, to an application port) */
+                                data_sms: boolean;
+                                /** @description uploads call recordings (the record_calls setting) */
+                                call_recording: boolean;
+                                /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
+                                passphrase_fingerprint?: string;
+                            } | null;
                             sim_cards: {
                                 index: number;
                                 name_operator: string;
@@ -1875,7 +1891,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description system name until the device reports its own */
+                    /** @description system name until the device reports its own; at most 100 characters, counted as a person counts them (grapheme clusters: an emoji with a skin tone, a flag or a letter with a combining accent is one character; JSON Schema's maxLength would count code points, so the limit is given as x-maxCharacters) */
                     name: string;
                 };
             };
@@ -1907,8 +1923,24 @@ export interface operations {
                             can_send_sms: boolean;
                             selected_sim: number;
                             notify_low_battery: boolean;
+                            /** @description whether the phone forwards the SMS it receives (replies, STOP opt-outs) to the gateway. Off: the phone keeps them (incoming_held counts them) and the gateway stores none; switched on, the phone forwards those it kept, oldest first. true for devices registered since this default was introduced */
                             forward_incoming_sms: boolean;
+                            /** @description received SMS the phone keeps, not forwarded, while forward_incoming_sms is off, as its last heartbeat said; they are forwarded once it is switched on. null when the phone does not say (an older agent, or no heartbeat yet) */
+                            incoming_held: number | null;
                             record_calls: boolean;
+                            /** @description what the device can be given, as its last heartbeat said: pool MMS, data SMS and encrypted SMS go only to devices that can, and a send or USSD request naming a device that cannot is refused (409 device_not_capable). null: the phone does not say (an older app, or no heartbeat yet): it is taken to do everything, as before devices said */
+                            capabilities: {
+                                /** @description sends MMS */
+                                mms: boolean;
+                                /** @description dials USSD codes for the gateway */
+                                ussd: boolean;
+                                /** @description sends data SMS (binary, to an application port) */
+                                data_sms: boolean;
+                                /** @description uploads call recordings (the record_calls setting) */
+                                call_recording: boolean;
+                                /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
+                                passphrase_fingerprint?: string;
+                            } | null;
                             sim_cards: {
                                 index: number;
                                 name_operator: string;
@@ -1983,6 +2015,8 @@ export interface operations {
                         };
                         /** @description everything the device needs in one URL, for a QR code or the device agent (sms-gateway-agent --pairing): smsgw://host:port?v=1&device=<id>&token=<token>[&tls=1][&api=<HTTP base>], values percent-encoded. It holds the token: treat it as a password; it is shown once too */
                         pairing_url: string;
+                        /** @description one line to paste into Termux on an Android phone: it installs Node.js and termux-api with pkg when missing, the device agent from this gateway (GET /agent/sms-gateway-agent.tgz, through GET /agent/install.sh), pairs it with pairing_url and sets up Termux:Boot (docs/agent-termux.md). It carries pairing_url, so the same care applies. Absent when the gateway knows no HTTP address of its own (no PUBLIC_URL and no request origin) */
+                        install_command?: string;
                     };
                 };
             };
@@ -2089,8 +2123,24 @@ export interface operations {
                             can_send_sms: boolean;
                             selected_sim: number;
                             notify_low_battery: boolean;
+                            /** @description whether the phone forwards the SMS it receives (replies, STOP opt-outs) to the gateway. Off: the phone keeps them (incoming_held counts them) and the gateway stores none; switched on, the phone forwards those it kept, oldest first. true for devices registered since this default was introduced */
                             forward_incoming_sms: boolean;
+                            /** @description received SMS the phone keeps, not forwarded, while forward_incoming_sms is off, as its last heartbeat said; they are forwarded once it is switched on. null when the phone does not say (an older agent, or no heartbeat yet) */
+                            incoming_held: number | null;
                             record_calls: boolean;
+                            /** @description what the device can be given, as its last heartbeat said: pool MMS, data SMS and encrypted SMS go only to devices that can, and a send or USSD request naming a device that cannot is refused (409 device_not_capable). null: the phone does not say (an older app, or no heartbeat yet): it is taken to do everything, as before devices said */
+                            capabilities: {
+                                /** @description sends MMS */
+                                mms: boolean;
+                                /** @description dials USSD codes for the gateway */
+                                ussd: boolean;
+                                /** @description sends data SMS (binary, to an application port) */
+                                data_sms: boolean;
+                                /** @description uploads call recordings (the record_calls setting) */
+                                call_recording: boolean;
+                                /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
+                                passphrase_fingerprint?: string;
+                            } | null;
                             sim_cards: {
                                 index: number;
                                 name_operator: string;
@@ -2165,6 +2215,8 @@ export interface operations {
                         };
                         /** @description everything the device needs in one URL, for a QR code or the device agent (sms-gateway-agent --pairing): smsgw://host:port?v=1&device=<id>&token=<token>[&tls=1][&api=<HTTP base>], values percent-encoded. It holds the token: treat it as a password; it is shown once too */
                         pairing_url: string;
+                        /** @description one line to paste into Termux on an Android phone: it installs Node.js and termux-api with pkg when missing, the device agent from this gateway (GET /agent/sms-gateway-agent.tgz, through GET /agent/install.sh), pairs it with pairing_url and sets up Termux:Boot (docs/agent-termux.md). It carries pairing_url, so the same care applies. Absent when the gateway knows no HTTP address of its own (no PUBLIC_URL and no request origin) */
+                        install_command?: string;
                     };
                 };
             };
@@ -2261,8 +2313,24 @@ export interface operations {
                         can_send_sms: boolean;
                         selected_sim: number;
                         notify_low_battery: boolean;
+                        /** @description whether the phone forwards the SMS it receives (replies, STOP opt-outs) to the gateway. Off: the phone keeps them (incoming_held counts them) and the gateway stores none; switched on, the phone forwards those it kept, oldest first. true for devices registered since this default was introduced */
                         forward_incoming_sms: boolean;
+                        /** @description received SMS the phone keeps, not forwarded, while forward_incoming_sms is off, as its last heartbeat said; they are forwarded once it is switched on. null when the phone does not say (an older agent, or no heartbeat yet) */
+                        incoming_held: number | null;
                         record_calls: boolean;
+                        /** @description what the device can be given, as its last heartbeat said: pool MMS, data SMS and encrypted SMS go only to devices that can, and a send or USSD request naming a device that cannot is refused (409 device_not_capable). null: the phone does not say (an older app, or no heartbeat yet): it is taken to do everything, as before devices said */
+                        capabilities: {
+                            /** @description sends MMS */
+                            mms: boolean;
+                            /** @description dials USSD codes for the gateway */
+                            ussd: boolean;
+                            /** @description sends data SMS (binary, to an application port) */
+                            data_sms: boolean;
+                            /** @description uploads call recordings (the record_calls setting) */
+                            call_recording: boolean;
+                            /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
+                            passphrase_fingerprint?: string;
+                        } | null;
                         sim_cards: {
                             index: number;
                             name_operator: string;
@@ -2322,7 +2390,7 @@ export interface operations {
                             sent_last_hour: number;
                             sent_last_day: number;
                             /** @description why the device may take no task now (the first reason found); null when it may */
-                            blocked_by: "cannot_send" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day" | null;
+                            blocked_by: ("cannot_send" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day") | null;
                             /** @description SIMs the SIM breaker paused after failed sends in a row with the same error: no task names them until paused_until */
                             paused_sims: {
                                 sim_slot: number;
@@ -2413,7 +2481,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2489,7 +2557,7 @@ export interface operations {
                     notify_low_battery?: boolean;
                     forward_incoming_sms?: boolean;
                     record_calls?: boolean;
-                    /** @description up to 100 characters; "" resets to the system name */
+                    /** @description at most 100 characters, counted as a person counts them (grapheme clusters: an emoji with a skin tone, a flag or a letter with a combining accent is one character; JSON Schema's maxLength would count code points, so the limit is given as x-maxCharacters); "" resets to the system name */
                     name_custom?: string;
                     /** @description tasks the device may hold in flight at once (handed out, not yet sent) */
                     send_window?: number;
@@ -2554,8 +2622,24 @@ export interface operations {
                         can_send_sms: boolean;
                         selected_sim: number;
                         notify_low_battery: boolean;
+                        /** @description whether the phone forwards the SMS it receives (replies, STOP opt-outs) to the gateway. Off: the phone keeps them (incoming_held counts them) and the gateway stores none; switched on, the phone forwards those it kept, oldest first. true for devices registered since this default was introduced */
                         forward_incoming_sms: boolean;
+                        /** @description received SMS the phone keeps, not forwarded, while forward_incoming_sms is off, as its last heartbeat said; they are forwarded once it is switched on. null when the phone does not say (an older agent, or no heartbeat yet) */
+                        incoming_held: number | null;
                         record_calls: boolean;
+                        /** @description what the device can be given, as its last heartbeat said: pool MMS, data SMS and encrypted SMS go only to devices that can, and a send or USSD request naming a device that cannot is refused (409 device_not_capable). null: the phone does not say (an older app, or no heartbeat yet): it is taken to do everything, as before devices said */
+                        capabilities: {
+                            /** @description sends MMS */
+                            mms: boolean;
+                            /** @description dials USSD codes for the gateway */
+                            ussd: boolean;
+                            /** @description sends data SMS (binary, to an application port) */
+                            data_sms: boolean;
+                            /** @description uploads call recordings (the record_calls setting) */
+                            call_recording: boolean;
+                            /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
+                            passphrase_fingerprint?: string;
+                        } | null;
                         sim_cards: {
                             index: number;
                             name_operator: string;
@@ -2615,7 +2699,7 @@ export interface operations {
                             sent_last_hour: number;
                             sent_last_day: number;
                             /** @description why the device may take no task now (the first reason found); null when it may */
-                            blocked_by: "cannot_send" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day" | null;
+                            blocked_by: ("cannot_send" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day") | null;
                             /** @description SIMs the SIM breaker paused after failed sends in a row with the same error: no task names them until paused_until */
                             paused_sims: {
                                 sim_slot: number;
@@ -2772,7 +2856,10 @@ export interface operations {
                         phone: string;
                         /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
-                        /** @description a task the device has taken but not yet sent still shows as pending */
+                        /**
+                         * @description a task the device has taken but not yet sent still shows as pending
+                         * @enum {string}
+                         */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
                         /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
@@ -2798,8 +2885,11 @@ export interface operations {
                         /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
-                        encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
+                        encoding: ("gsm7" | "ucs2") | null;
+                        /**
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @enum {string}
+                         */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -2974,7 +3064,10 @@ export interface operations {
                         phone: string;
                         /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
-                        /** @description a task the device has taken but not yet sent still shows as pending */
+                        /**
+                         * @description a task the device has taken but not yet sent still shows as pending
+                         * @enum {string}
+                         */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
                         /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
@@ -3000,8 +3093,11 @@ export interface operations {
                         /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
-                        encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
+                        encoding: ("gsm7" | "ucs2") | null;
+                        /**
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @enum {string}
+                         */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -3109,9 +3205,9 @@ export interface operations {
     };
     listSms: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 /** @description a task the device has taken but not yet sent still shows as pending */
@@ -3148,7 +3244,10 @@ export interface operations {
                             phone: string;
                             /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                             message: string;
-                            /** @description a task the device has taken but not yet sent still shows as pending */
+                            /**
+                             * @description a task the device has taken but not yet sent still shows as pending
+                             * @enum {string}
+                             */
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
                             /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                             reason: string | null;
@@ -3174,8 +3273,11 @@ export interface operations {
                             /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
                             segments: number | null;
                             /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
-                            encoding: "gsm7" | "ucs2" | null;
-                            /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
+                            encoding: ("gsm7" | "ucs2") | null;
+                            /**
+                             * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                             * @enum {string}
+                             */
                             kind?: "data" | "mms";
                             /**
                              * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -3254,7 +3356,7 @@ export interface operations {
                 "application/json": {
                     /** @description recipient, international format such as +79161234567 */
                     phone: string;
-                    /** @description at most 170 characters, counted as a person counts them (an emoji with a skin tone is one) */
+                    /** @description at most 170 characters, counted as a person counts them (grapheme clusters: an emoji with a skin tone, a flag or a letter with a combining accent is one character; JSON Schema's maxLength would count code points, so the limit is given as x-maxCharacters) */
                     message: string;
                     /**
                      * Format: uuid
@@ -3306,7 +3408,10 @@ export interface operations {
                         phone: string;
                         /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
-                        /** @description a task the device has taken but not yet sent still shows as pending */
+                        /**
+                         * @description a task the device has taken but not yet sent still shows as pending
+                         * @enum {string}
+                         */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
                         /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
@@ -3332,8 +3437,11 @@ export interface operations {
                         /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
-                        encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
+                        encoding: ("gsm7" | "ucs2") | null;
+                        /**
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @enum {string}
+                         */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -3459,7 +3567,7 @@ export interface operations {
                     messages: {
                         /** @description recipient, international format such as +79161234567 */
                         phone: string;
-                        /** @description at most 170 characters, counted as a person counts them (an emoji with a skin tone is one) */
+                        /** @description at most 170 characters, counted as a person counts them (grapheme clusters: an emoji with a skin tone, a flag or a letter with a combining accent is one character; JSON Schema's maxLength would count code points, so the limit is given as x-maxCharacters) */
                         message: string;
                         /**
                          * Format: uuid
@@ -3516,6 +3624,7 @@ export interface operations {
                             valid_until: string | null;
                             priority: number;
                             segments: number;
+                            /** @enum {string} */
                             encoding: "gsm7" | "ucs2";
                         } | {
                             index: number;
@@ -3547,7 +3656,10 @@ export interface operations {
                             phone: string;
                             /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                             message: string;
-                            /** @description a task the device has taken but not yet sent still shows as pending */
+                            /**
+                             * @description a task the device has taken but not yet sent still shows as pending
+                             * @enum {string}
+                             */
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
                             /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                             reason: string | null;
@@ -3573,8 +3685,11 @@ export interface operations {
                             /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
                             segments: number | null;
                             /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
-                            encoding: "gsm7" | "ucs2" | null;
-                            /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
+                            encoding: ("gsm7" | "ucs2") | null;
+                            /**
+                             * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                             * @enum {string}
+                             */
                             kind?: "data" | "mms";
                             /**
                              * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -3708,7 +3823,10 @@ export interface operations {
                         phone: string;
                         /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
-                        /** @description a task the device has taken but not yet sent still shows as pending */
+                        /**
+                         * @description a task the device has taken but not yet sent still shows as pending
+                         * @enum {string}
+                         */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
                         /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
@@ -3734,8 +3852,11 @@ export interface operations {
                         /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
-                        encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
+                        encoding: ("gsm7" | "ucs2") | null;
+                        /**
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @enum {string}
+                         */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -3749,7 +3870,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3841,7 +3962,10 @@ export interface operations {
                         phone: string;
                         /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
-                        /** @description a task the device has taken but not yet sent still shows as pending */
+                        /**
+                         * @description a task the device has taken but not yet sent still shows as pending
+                         * @enum {string}
+                         */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
                         /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
@@ -3867,8 +3991,11 @@ export interface operations {
                         /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
-                        encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
+                        encoding: ("gsm7" | "ucs2") | null;
+                        /**
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @enum {string}
+                         */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -3880,10 +4007,17 @@ export interface operations {
                         /** @description a data SMS's application port */
                         port?: number;
                         history: {
-                            /** @description a task the device has taken but not yet sent still shows as pending */
+                            /**
+                             * @description a task the device has taken but not yet sent still shows as pending
+                             * @enum {string}
+                             */
                             status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
-                            /** @description finer-grained: shows processing, which the Extended status folds into pending */
+                            /**
+                             * @description finer-grained: shows processing, which the Extended status folds into pending
+                             * @enum {string}
+                             */
                             internal_status: "pending" | "processing" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
+                            /** @enum {string} */
                             source: "api" | "device" | "system";
                             /** @description why the gateway took this step (expired, cancelled, device_deleted, ...) or the error the phone reported; null: no reason given */
                             reason: string | null;
@@ -3985,6 +4119,7 @@ export interface operations {
                             started_at: string;
                             /** @description null while the attempt is under way */
                             ended_at: string | null;
+                            /** @enum {string} */
                             result: "sending" | "sent" | "failed";
                             /** @description the phone's machine-readable reason of a failure (docs/delivery.md); null when it did not fail or the phone gave none */
                             error_code: string | null;
@@ -4054,9 +4189,9 @@ export interface operations {
     };
     listIncomingSms: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 device_id?: string;
@@ -4157,9 +4292,9 @@ export interface operations {
     };
     listCalls: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 device_id?: string;
@@ -4194,6 +4329,7 @@ export interface operations {
                             device_id: string;
                             /** @description the phone's own id for the call */
                             device_call_id: string;
+                            /** @enum {string} */
                             direction: "incoming" | "outgoing" | "missed";
                             /** @description the other party: E.164 when the number parses, else as the phone reported it */
                             phone: string;
@@ -4309,6 +4445,7 @@ export interface operations {
                         device_id: string;
                         /** @description the phone's own id for the call */
                         device_call_id: string;
+                        /** @enum {string} */
                         direction: "incoming" | "outgoing" | "missed";
                         /** @description the other party: E.164 when the number parses, else as the phone reported it */
                         phone: string;
@@ -4421,7 +4558,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4844,7 +4981,10 @@ export interface operations {
                         phone: string;
                         /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
-                        /** @description a task the device has taken but not yet sent still shows as pending */
+                        /**
+                         * @description a task the device has taken but not yet sent still shows as pending
+                         * @enum {string}
+                         */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
                         /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
@@ -4870,8 +5010,11 @@ export interface operations {
                         /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
-                        encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
+                        encoding: ("gsm7" | "ucs2") | null;
+                        /**
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @enum {string}
+                         */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -4991,9 +5134,9 @@ export interface operations {
     };
     listIncomingMms: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 device_id?: string;
@@ -5041,7 +5184,10 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             created_at: string;
-                            /** @description receiving: parts are still awaited; complete: every part is uploaded; incomplete: it ended without some parts (each missing part says why in missing_reason). mms.received is sent once, when it becomes complete or incomplete */
+                            /**
+                             * @description receiving: parts are still awaited; complete: every part is uploaded; incomplete: it ended without some parts (each missing part says why in missing_reason). mms.received is sent once, when it becomes complete or incomplete
+                             * @enum {string}
+                             */
                             status: "receiving" | "complete" | "incomplete";
                             /** @description every part is uploaded (and mms.received was sent); false while receiving, and for an incomplete MMS */
                             complete: boolean;
@@ -5059,7 +5205,7 @@ export interface operations {
                                 /** @description GET it (with sms:read) for the bytes; null until uploaded */
                                 download_path: string | null;
                                 /** @description why the part is missing: too_large (its upload passed MMS_MAX_MESSAGE_BYTES), type_refused (a type MMS media may not be, or bytes that were not the type reported), not_uploaded (not uploaded within an hour of the report). Set when an upload is refused (a good upload still replaces it while the MMS is receiving) and on every part missing when the MMS ended; null otherwise, and once uploaded */
-                                missing_reason: "too_large" | "type_refused" | "not_uploaded" | null;
+                                missing_reason: ("too_large" | "type_refused" | "not_uploaded") | null;
                             }[];
                         }[];
                         /** @description pass as cursor for the next page; null on the last page */
@@ -5161,7 +5307,10 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         created_at: string;
-                        /** @description receiving: parts are still awaited; complete: every part is uploaded; incomplete: it ended without some parts (each missing part says why in missing_reason). mms.received is sent once, when it becomes complete or incomplete */
+                        /**
+                         * @description receiving: parts are still awaited; complete: every part is uploaded; incomplete: it ended without some parts (each missing part says why in missing_reason). mms.received is sent once, when it becomes complete or incomplete
+                         * @enum {string}
+                         */
                         status: "receiving" | "complete" | "incomplete";
                         /** @description every part is uploaded (and mms.received was sent); false while receiving, and for an incomplete MMS */
                         complete: boolean;
@@ -5179,7 +5328,7 @@ export interface operations {
                             /** @description GET it (with sms:read) for the bytes; null until uploaded */
                             download_path: string | null;
                             /** @description why the part is missing: too_large (its upload passed MMS_MAX_MESSAGE_BYTES), type_refused (a type MMS media may not be, or bytes that were not the type reported), not_uploaded (not uploaded within an hour of the report). Set when an upload is refused (a good upload still replaces it while the MMS is receiving) and on every part missing when the MMS ended; null otherwise, and once uploaded */
-                            missing_reason: "too_large" | "type_refused" | "not_uploaded" | null;
+                            missing_reason: ("too_large" | "type_refused" | "not_uploaded") | null;
                         }[];
                     };
                 };
@@ -5266,7 +5415,10 @@ export interface operations {
                         phone: string;
                         /** @description the text; end-to-end ciphertext when is_encrypted; empty for a data SMS */
                         message: string;
-                        /** @description a task the device has taken but not yet sent still shows as pending */
+                        /**
+                         * @description a task the device has taken but not yet sent still shows as pending
+                         * @enum {string}
+                         */
                         status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
                         /** @description why a failed SMS failed: expired, cancelled, device_deleted (its device was deleted before it sent it, or, on a failed_delivery, before it confirmed delivery), recipient_opted_out (its recipient sent STOP before a phone took it: docs/opt-out.md), or the error the phone reported; device_disabled only on SMS ended by versions that failed them when their device was switched off; null otherwise */
                         reason: string | null;
@@ -5292,8 +5444,11 @@ export interface operations {
                         /** @description parts a phone splits the text into (160/153 GSM-7, 70/67 UCS-2 units); 1 for a data SMS; null for an end-to-end encrypted SMS, whose text the gateway cannot read */
                         segments: number | null;
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
-                        encoding: "gsm7" | "ucs2" | null;
-                        /** @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts) */
+                        encoding: ("gsm7" | "ucs2") | null;
+                        /**
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @enum {string}
+                         */
                         kind?: "data" | "mms";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
@@ -5377,9 +5532,9 @@ export interface operations {
     };
     listWebhooks: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
             };
@@ -5706,7 +5861,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5935,7 +6090,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5993,9 +6148,9 @@ export interface operations {
     };
     listWebhookDeliveries: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
             };
@@ -6022,9 +6177,15 @@ export interface operations {
                             id: string;
                             /** Format: uuid */
                             event_id: string;
-                            /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
+                            /**
+                             * @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test)
+                             * @enum {string}
+                             */
                             event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
-                            /** @description pending: will be (re)sent; delivered; failed: given up */
+                            /**
+                             * @description pending: will be (re)sent; delivered; failed: given up
+                             * @enum {string}
+                             */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
                             /** @description HTTP status of the last attempt; null before the first attempt, or when the last one got no answer (see last_error) */
@@ -6133,9 +6294,15 @@ export interface operations {
                         id: string;
                         /** Format: uuid */
                         event_id: string;
-                        /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
+                        /**
+                         * @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test)
+                         * @enum {string}
+                         */
                         event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
-                        /** @description pending: will be (re)sent; delivered; failed: given up */
+                        /**
+                         * @description pending: will be (re)sent; delivered; failed: given up
+                         * @enum {string}
+                         */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;
                         /** @description HTTP status of the last attempt; null before the first attempt, or when the last one got no answer (see last_error) */
@@ -6159,7 +6326,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6240,9 +6407,15 @@ export interface operations {
                         id: string;
                         /** Format: uuid */
                         event_id: string;
-                        /** @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test) */
+                        /**
+                         * @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test)
+                         * @enum {string}
+                         */
                         event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
-                        /** @description pending: will be (re)sent; delivered; failed: given up */
+                        /**
+                         * @description pending: will be (re)sent; delivered; failed: given up
+                         * @enum {string}
+                         */
                         status: "pending" | "delivered" | "failed";
                         attempts: number;
                         /** @description HTTP status of the last attempt; null before the first attempt, or when the last one got no answer (see last_error) */
@@ -6266,7 +6439,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6351,6 +6524,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             email: string;
+                            /** @enum {string} */
                             role: "owner" | "viewer";
                             is_admin: boolean;
                             must_change_password: boolean;
@@ -6425,6 +6599,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             email: string;
+                            /** @enum {string} */
                             role: "owner" | "viewer";
                             is_admin: boolean;
                             must_change_password: boolean;
@@ -6514,6 +6689,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
@@ -6644,9 +6828,9 @@ export interface operations {
     };
     listApiKeys: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 /** @description false: only keys that work; true: only revoked ones; absent: both */
@@ -6960,7 +7144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7094,7 +7278,10 @@ export interface operations {
                             id: string;
                             /** @description lowercased; unique across the instance */
                             email: string;
-                            /** @description owner: everything in the account; viewer: read only */
+                            /**
+                             * @description owner: everything in the account; viewer: read only
+                             * @enum {string}
+                             */
                             role: "owner" | "viewer";
                             /** @description instance administrator (manages accounts); set from the CLI only */
                             is_admin: boolean;
@@ -7162,7 +7349,10 @@ export interface operations {
                 "application/json": {
                     /** @description such as name@example.com; compared case-insensitively */
                     email: string;
-                    /** @description owner: everything in the account; viewer: read only */
+                    /**
+                     * @description owner: everything in the account; viewer: read only
+                     * @enum {string}
+                     */
                     role: "owner" | "viewer";
                     /** @description at least 12 characters; omitted: a one-time password is generated and answered once */
                     password?: string;
@@ -7181,7 +7371,10 @@ export interface operations {
                         id: string;
                         /** @description lowercased; unique across the instance */
                         email: string;
-                        /** @description owner: everything in the account; viewer: read only */
+                        /**
+                         * @description owner: everything in the account; viewer: read only
+                         * @enum {string}
+                         */
                         role: "owner" | "viewer";
                         /** @description instance administrator (manages accounts); set from the CLI only */
                         is_admin: boolean;
@@ -7293,7 +7486,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7371,7 +7564,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description owner: everything in the account; viewer: read only */
+                    /**
+                     * @description owner: everything in the account; viewer: read only
+                     * @enum {string}
+                     */
                     role?: "owner" | "viewer";
                     /** @description true: the user cannot log in and their sessions end at once */
                     disabled?: boolean;
@@ -7390,7 +7586,10 @@ export interface operations {
                         id: string;
                         /** @description lowercased; unique across the instance */
                         email: string;
-                        /** @description owner: everything in the account; viewer: read only */
+                        /**
+                         * @description owner: everything in the account; viewer: read only
+                         * @enum {string}
+                         */
                         role: "owner" | "viewer";
                         /** @description instance administrator (manages accounts); set from the CLI only */
                         is_admin: boolean;
@@ -7514,7 +7713,10 @@ export interface operations {
                             id: string;
                             /** @description lowercased; unique across the instance */
                             email: string;
-                            /** @description owner: everything in the account; viewer: read only */
+                            /**
+                             * @description owner: everything in the account; viewer: read only
+                             * @enum {string}
+                             */
                             role: "owner" | "viewer";
                             /** @description instance administrator (manages accounts); set from the CLI only */
                             is_admin: boolean;
@@ -7534,7 +7736,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7592,9 +7794,9 @@ export interface operations {
     };
     listAccounts: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
             };
@@ -7731,7 +7933,10 @@ export interface operations {
                             id: string;
                             /** @description lowercased; unique across the instance */
                             email: string;
-                            /** @description owner: everything in the account; viewer: read only */
+                            /**
+                             * @description owner: everything in the account; viewer: read only
+                             * @enum {string}
+                             */
                             role: "owner" | "viewer";
                             /** @description instance administrator (manages accounts); set from the CLI only */
                             is_admin: boolean;
@@ -8364,6 +8569,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
                 headers: {
@@ -8429,6 +8643,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
@@ -8709,7 +8932,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8767,9 +8990,9 @@ export interface operations {
     };
     listDeviceUssd: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
             };
@@ -8801,7 +9024,10 @@ export interface operations {
                             code: string;
                             /** @description SIM slot asked for; -2: the phone's default */
                             sim: number;
-                            /** @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final */
+                            /**
+                             * @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final
+                             * @enum {string}
+                             */
                             status: "pending" | "waiting_reply" | "completed" | "failed";
                             /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
                             message: string | null;
@@ -8809,7 +9035,10 @@ export interface operations {
                             error: string | null;
                             /** @description what was said, in order: the code, each menu, each reply, the answer */
                             history: {
-                                /** @description client: the code dialled or a reply; network: a menu or the answer */
+                                /**
+                                 * @description client: the code dialled or a reply; network: a menu or the answer
+                                 * @enum {string}
+                                 */
                                 from: "client" | "network";
                                 text: string;
                                 /** Format: date-time */
@@ -8902,7 +9131,10 @@ export interface operations {
                 "application/json": {
                     /** @description digits, * and # only, starting with * or # and ending with #, 3 to 64 characters (e.g. *100#) */
                     code: string;
-                    /** @description SIM slot to dial from, 0-2; -2 (the default) lets the phone use its default SIM */
+                    /**
+                     * @description SIM slot to dial from, 0-2; -2 (the default) lets the phone use its default SIM
+                     * @enum {number}
+                     */
                     sim?: -2 | 0 | 1 | 2;
                     /** @description seconds to wait for each answer (the phone's, then the client's reply to a menu), 5-300; default USSD_TIMEOUT (30) */
                     timeout_seconds?: number;
@@ -8928,7 +9160,10 @@ export interface operations {
                         code: string;
                         /** @description SIM slot asked for; -2: the phone's default */
                         sim: number;
-                        /** @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final */
+                        /**
+                         * @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final
+                         * @enum {string}
+                         */
                         status: "pending" | "waiting_reply" | "completed" | "failed";
                         /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
                         message: string | null;
@@ -8936,7 +9171,10 @@ export interface operations {
                         error: string | null;
                         /** @description what was said, in order: the code, each menu, each reply, the answer */
                         history: {
-                            /** @description client: the code dialled or a reply; network: a menu or the answer */
+                            /**
+                             * @description client: the code dialled or a reply; network: a menu or the answer
+                             * @enum {string}
+                             */
                             from: "client" | "network";
                             text: string;
                             /** Format: date-time */
@@ -9068,7 +9306,10 @@ export interface operations {
                         code: string;
                         /** @description SIM slot asked for; -2: the phone's default */
                         sim: number;
-                        /** @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final */
+                        /**
+                         * @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final
+                         * @enum {string}
+                         */
                         status: "pending" | "waiting_reply" | "completed" | "failed";
                         /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
                         message: string | null;
@@ -9076,7 +9317,10 @@ export interface operations {
                         error: string | null;
                         /** @description what was said, in order: the code, each menu, each reply, the answer */
                         history: {
-                            /** @description client: the code dialled or a reply; network: a menu or the answer */
+                            /**
+                             * @description client: the code dialled or a reply; network: a menu or the answer
+                             * @enum {string}
+                             */
                             from: "client" | "network";
                             text: string;
                             /** Format: date-time */
@@ -9188,7 +9432,10 @@ export interface operations {
                         code: string;
                         /** @description SIM slot asked for; -2: the phone's default */
                         sim: number;
-                        /** @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final */
+                        /**
+                         * @description pending: waiting for the phone; waiting_reply: the network asks for a reply (POST /ussd/{id}/reply); completed and failed are final
+                         * @enum {string}
+                         */
                         status: "pending" | "waiting_reply" | "completed" | "failed";
                         /** @description the network's latest text: a menu while waiting_reply, the answer once completed; null before it answered */
                         message: string | null;
@@ -9196,7 +9443,10 @@ export interface operations {
                         error: string | null;
                         /** @description what was said, in order: the code, each menu, each reply, the answer */
                         history: {
-                            /** @description client: the code dialled or a reply; network: a menu or the answer */
+                            /**
+                             * @description client: the code dialled or a reply; network: a menu or the answer
+                             * @enum {string}
+                             */
                             from: "client" | "network";
                             text: string;
                             /** Format: date-time */
@@ -9300,9 +9550,9 @@ export interface operations {
     };
     listSuppressions: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 /** @description only numbers containing these digits */
@@ -9326,7 +9576,10 @@ export interface operations {
                             id: string;
                             /** @description E.164 */
                             phone: string;
-                            /** @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import */
+                            /**
+                             * @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import
+                             * @enum {string}
+                             */
                             source: "keyword" | "api" | "import";
                             /** @description the keyword received, when source is keyword; null for source api or import */
                             keyword: string | null;
@@ -9412,7 +9665,10 @@ export interface operations {
                         id: string;
                         /** @description E.164 */
                         phone: string;
-                        /** @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import */
+                        /**
+                         * @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import
+                         * @enum {string}
+                         */
                         source: "keyword" | "api" | "import";
                         /** @description the keyword received, when source is keyword; null for source api or import */
                         keyword: string | null;
@@ -9432,7 +9688,10 @@ export interface operations {
                         id: string;
                         /** @description E.164 */
                         phone: string;
-                        /** @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import */
+                        /**
+                         * @description keyword: the number sent a stop keyword; api: added through the API or the panel; import: a CSV import
+                         * @enum {string}
+                         */
                         source: "keyword" | "api" | "import";
                         /** @description the keyword received, when source is keyword; null for source api or import */
                         keyword: string | null;
@@ -9525,7 +9784,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_phone`: phone is not a valid phone number */
+            /** @description `invalid_phone`: phone is not a valid phone number; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9947,7 +10206,10 @@ export interface operations {
                             match_device_id: string | null;
                             /** @description only SMS received on this SIM slot; null when not set: any slot */
                             match_sim_slot: number | null;
-                            /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                            /**
+                             * @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS
+                             * @enum {string}
+                             */
                             action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
                             /** @description auto_reply: the answer (required for that action); null when not set */
                             reply_text: string | null;
@@ -10036,7 +10298,10 @@ export interface operations {
                     match_device_id?: string | null;
                     /** @description only SMS received on this SIM slot; null when not set: any slot */
                     match_sim_slot?: number | null;
-                    /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                    /**
+                     * @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS
+                     * @enum {string}
+                     */
                     action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
                     /** @description auto_reply: the answer (required for that action); null when not set */
                     reply_text?: string | null;
@@ -10076,7 +10341,10 @@ export interface operations {
                         match_device_id: string | null;
                         /** @description only SMS received on this SIM slot; null when not set: any slot */
                         match_sim_slot: number | null;
-                        /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                        /**
+                         * @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS
+                         * @enum {string}
+                         */
                         action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
                         /** @description auto_reply: the answer (required for that action); null when not set */
                         reply_text: string | null;
@@ -10218,7 +10486,10 @@ export interface operations {
                             match_device_id: string | null;
                             /** @description only SMS received on this SIM slot; null when not set: any slot */
                             match_sim_slot: number | null;
-                            /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                            /**
+                             * @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS
+                             * @enum {string}
+                             */
                             action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
                             /** @description auto_reply: the answer (required for that action); null when not set */
                             reply_text: string | null;
@@ -10343,7 +10614,10 @@ export interface operations {
                             /** Format: uuid */
                             rule_id: string;
                             name: string;
-                            /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                            /**
+                             * @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS
+                             * @enum {string}
+                             */
                             action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
                             matched: boolean;
                             /** @description the regular expression ran out of time (counted as no match) */
@@ -10454,7 +10728,10 @@ export interface operations {
                         match_device_id: string | null;
                         /** @description only SMS received on this SIM slot; null when not set: any slot */
                         match_sim_slot: number | null;
-                        /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                        /**
+                         * @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS
+                         * @enum {string}
+                         */
                         action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
                         /** @description auto_reply: the answer (required for that action); null when not set */
                         reply_text: string | null;
@@ -10546,6 +10823,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
                 headers: {
@@ -10618,7 +10904,10 @@ export interface operations {
                     match_device_id?: string | null;
                     /** @description only SMS received on this SIM slot; null when not set: any slot */
                     match_sim_slot?: number | null;
-                    /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                    /**
+                     * @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS
+                     * @enum {string}
+                     */
                     action?: "auto_reply" | "forward_sms" | "forward_email" | "tag";
                     /** @description auto_reply: the answer (required for that action); null when not set */
                     reply_text?: string | null;
@@ -10658,7 +10947,10 @@ export interface operations {
                         match_device_id: string | null;
                         /** @description only SMS received on this SIM slot; null when not set: any slot */
                         match_sim_slot: number | null;
-                        /** @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS */
+                        /**
+                         * @description auto_reply: answer reply_text through the receiving phone (at most once per sender per AUTO_REPLY_WINDOW); forward_sms: send "From <sender>: <text>" to forward_to; forward_email: mail it to email_to; tag: put tags on the received SMS
+                         * @enum {string}
+                         */
                         action: "auto_reply" | "forward_sms" | "forward_email" | "tag";
                         /** @description auto_reply: the answer (required for that action); null when not set */
                         reply_text: string | null;
@@ -10830,9 +11122,9 @@ export interface operations {
     };
     listConversations: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 /** @description true: only conversations with unread SMS */
@@ -10870,6 +11162,7 @@ export interface operations {
                                  * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming); for an MMS, GET /mms/{id} or, received, GET /mms/incoming/{id}
                                  */
                                 id: string;
+                                /** @enum {string} */
                                 direction: "outgoing" | "incoming";
                                 /**
                                  * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
@@ -10881,7 +11174,7 @@ export interface operations {
                                 /** @description true: the text was removed by the account's retention setting */
                                 redacted: boolean;
                                 /** @description an outgoing SMS's status; null for a received one */
-                                status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
+                                status: ("pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery") | null;
                                 /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
                                 device_id: string | null;
                                 /** @description the SIM slot it went out or came in on: for an outgoing SMS the slot the phone reported sending from, else the slot asked for; null when not known: an outgoing SMS that asked for no particular slot and whose phone has not reported the slot it sent from, or a received SMS whose phone did not report one */
@@ -10986,6 +11279,7 @@ export interface operations {
                              * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming); for an MMS, GET /mms/{id} or, received, GET /mms/incoming/{id}
                              */
                             id: string;
+                            /** @enum {string} */
                             direction: "outgoing" | "incoming";
                             /**
                              * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
@@ -10997,7 +11291,7 @@ export interface operations {
                             /** @description true: the text was removed by the account's retention setting */
                             redacted: boolean;
                             /** @description an outgoing SMS's status; null for a received one */
-                            status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
+                            status: ("pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery") | null;
                             /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
                             device_id: string | null;
                             /** @description the SIM slot it went out or came in on: for an outgoing SMS the slot the phone reported sending from, else the slot asked for; null when not known: an outgoing SMS that asked for no particular slot and whose phone has not reported the slot it sent from, or a received SMS whose phone did not report one */
@@ -11064,9 +11358,9 @@ export interface operations {
     };
     listConversationMessages: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
             };
@@ -11092,6 +11386,7 @@ export interface operations {
                              * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming); for an MMS, GET /mms/{id} or, received, GET /mms/incoming/{id}
                              */
                             id: string;
+                            /** @enum {string} */
                             direction: "outgoing" | "incoming";
                             /**
                              * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
@@ -11103,7 +11398,7 @@ export interface operations {
                             /** @description true: the text was removed by the account's retention setting */
                             redacted: boolean;
                             /** @description an outgoing SMS's status; null for a received one */
-                            status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
+                            status: ("pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery") | null;
                             /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
                             device_id: string | null;
                             /** @description the SIM slot it went out or came in on: for an outgoing SMS the slot the phone reported sending from, else the slot asked for; null when not known: an outgoing SMS that asked for no particular slot and whose phone has not reported the slot it sent from, or a received SMS whose phone did not report one */
@@ -11212,6 +11507,7 @@ export interface operations {
                              * @description the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming); for an MMS, GET /mms/{id} or, received, GET /mms/incoming/{id}
                              */
                             id: string;
+                            /** @enum {string} */
                             direction: "outgoing" | "incoming";
                             /**
                              * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
@@ -11223,7 +11519,7 @@ export interface operations {
                             /** @description true: the text was removed by the account's retention setting */
                             redacted: boolean;
                             /** @description an outgoing SMS's status; null for a received one */
-                            status: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery" | null;
+                            status: ("pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery") | null;
                             /** @description the phone that sent or received it; null for an outgoing SMS no phone has taken yet */
                             device_id: string | null;
                             /** @description the SIM slot it went out or came in on: for an outgoing SMS the slot the phone reported sending from, else the slot asked for; null when not known: an outgoing SMS that asked for no particular slot and whose phone has not reported the slot it sent from, or a received SMS whose phone did not report one */
@@ -11239,6 +11535,15 @@ export interface operations {
                         /** @description the SIM slot of that message, when known (POST /sms sim_slot); null: the phone's settings decide */
                         sim_slot: number | null;
                     };
+                };
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
@@ -11479,13 +11784,17 @@ export interface operations {
                             hash_recipients: boolean;
                         };
                         mail: {
-                            /** @description as GET /account/mail: what of a mail sent over SMTP becomes the SMS text */
+                            /**
+                             * @description as GET /account/mail: what of a mail sent over SMTP becomes the SMS text
+                             * @enum {string}
+                             */
                             text: "subject" | "body" | "both";
                             /** @description false: the account follows the gateway's SMTP_TEXT */
                             chosen: boolean;
                         };
                         /** @description sent SMS oldest first, then received SMS oldest first, then conversations, contacts, groups, templates and mail senders */
                         records: {
+                            /** @enum {string} */
                             record: "sms" | "incoming" | "conversation" | "contact" | "group" | "template" | "mail_sender";
                             /** @description null for a mail sender: one per number, its phone names it */
                             id: string | null;
@@ -11586,7 +11895,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description what of a mail the account sends over SMTP becomes the SMS text: subject, body (the plain-text part, without the signature after "-- " and quoted lines) or both (the subject, a new line, the body) */
+                        /**
+                         * @description what of a mail the account sends over SMTP becomes the SMS text: subject, body (the plain-text part, without the signature after "-- " and quoted lines) or both (the subject, a new line, the body)
+                         * @enum {string}
+                         */
                         text: "subject" | "body" | "both";
                         /** @description false: the account has not chosen, and text is the gateway's SMTP_TEXT (it follows a change of it) */
                         chosen: boolean;
@@ -11656,7 +11968,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description what of a mail the account sends over SMTP becomes the SMS text: subject, body (the plain-text part, without the signature after "-- " and quoted lines) or both (the subject, a new line, the body) */
+                        /**
+                         * @description what of a mail the account sends over SMTP becomes the SMS text: subject, body (the plain-text part, without the signature after "-- " and quoted lines) or both (the subject, a new line, the body)
+                         * @enum {string}
+                         */
                         text: "subject" | "body" | "both";
                         /** @description false: the account has not chosen, and text is the gateway's SMTP_TEXT (it follows a change of it) */
                         chosen: boolean;
@@ -11790,6 +12105,7 @@ export interface operations {
                             phone: string;
                             message: string;
                             segments: number;
+                            /** @enum {string} */
                             encoding: "gsm7" | "ucs2";
                         } | {
                             /** Format: uuid */
@@ -11917,9 +12233,9 @@ export interface operations {
     };
     listContacts: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 /** @description 1-32 letters, digits, _ . - */
@@ -12167,6 +12483,7 @@ export interface operations {
                             index: number;
                             /** @constant */
                             valid: true;
+                            /** @enum {string} */
                             action: "create" | "update";
                             name: string;
                             phone: string;
@@ -12362,6 +12679,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
                 headers: {
@@ -12542,9 +12868,9 @@ export interface operations {
     };
     listContactGroups: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
             };
@@ -12818,6 +13144,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
@@ -13198,9 +13533,9 @@ export interface operations {
     };
     listTemplates: {
         parameters: {
-            query: {
+            query?: {
                 /** @description rows per page, 1-100 */
-                limit: number;
+                limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
             };
@@ -13481,6 +13816,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {

@@ -34,6 +34,8 @@ export function DeviceFacts({ device, offlineSince }: { device: DeviceDetail; of
           </dd>
           <dt>Signal</dt>
           <dd data-testid="device-signal">{device.signal_percent === null ? <span class="muted">not reported</span> : `${device.signal_percent} %`}</dd>
+          <dt>Received SMS kept on it</dt>
+          <dd data-testid="device-incoming-held">{incomingHeldText(device)}</dd>
           <dt>Charging</dt>
           <dd>
             <ChargingState device={device} />
@@ -93,4 +95,12 @@ function pauseText(device: DeviceDetail): string {
   if (isPaused(device)) return `until ${formatTime(device.paused_until)}${reason}`;
   if (device.paused_until) return `no; last paused until ${formatTime(device.paused_until)}${reason}`;
   return 'no';
+}
+
+/** What the phone keeps while it does not forward what it receives (forward_incoming_sms off). */
+function incomingHeldText(device: DeviceDetail): string {
+  if (device.incoming_held === null) return 'not reported';
+  if (device.incoming_held === 0) return 'none';
+  const count = device.incoming_held === 1 ? '1 SMS' : `${device.incoming_held.toLocaleString('en')} SMS`;
+  return device.forward_incoming_sms ? `${count}, being forwarded` : `${count}, forwarded once "Forward incoming SMS" is on`;
 }

@@ -87,7 +87,11 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
           <CheckboxField label="Send SMS through this device" {...box('can_send_sms')} hint="Off: SMS it has not taken go to other devices; those sent to it by name wait until it is on again." />
           <SelectField label="SIM for sending" {...text('selected_sim')} options={simOptions} />
           <CheckboxField label="Warn when the battery is low" {...box('notify_low_battery')} />
-          <CheckboxField label="Forward incoming SMS" {...box('forward_incoming_sms')} />
+          <CheckboxField
+            label="Forward incoming SMS"
+            {...box('forward_incoming_sms')}
+            hint="On: replies and STOP opt-outs the phone receives reach the gateway. Off: the phone keeps them and the gateway shows none; switched on, it forwards them, oldest first."
+          />
           <CheckboxField label="Record calls" {...box('record_calls')} />
         </fieldset>
         <fieldset>
