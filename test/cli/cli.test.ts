@@ -301,7 +301,7 @@ describe('sms-gateway command line', function () {
       const result = await cli('devices', 'register', '--account', owner, '--name', 'json-phone', '--json');
       expect(result.code, result.transcript).to.equal(0);
       const body = jsonOf(result);
-      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'credentials', 'pairing_url');
+      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'forward_incoming_sms', 'credentials', 'pairing_url');
       // Neither MQTT_PUBLIC_URL, PUBLIC_URL nor --host: no address to give.
       expect(body.pairing_url).to.equal(null);
       expect(body.device_id).to.match(UUID);
@@ -358,7 +358,7 @@ describe('sms-gateway command line', function () {
       const result = await runCli(['devices', 'token', id, '--json'], { ...env, MQTT_PUBLIC_URL: 'mqtts://mqtt.example.com', PUBLIC_URL: 'https://sms.example.com' });
       expect(result.code, result.transcript).to.equal(0);
       const body = jsonOf(result);
-      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'credentials', 'pairing_url');
+      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'forward_incoming_sms', 'credentials', 'pairing_url');
       expect(body.device_id).to.equal(id);
       expect(body.credentials).to.deep.equal({ client_id: id, username: id, password: body.credentials.password });
       expect(body.pairing_url).to.equal(

@@ -5,6 +5,7 @@ import { loadConfig } from '../../config.ts';
 import { isUuid } from '../../common/object-id.ts';
 import type { DeviceRow } from '../../modules/devices/types.ts';
 import { pairingAddress, pairingUrl } from '../../modules/devices/pairing-url.ts';
+import { readCertificatePair, type CertificateFiles } from '../../tls/certificate-pair.ts';
 import { withAccountServicesToldToTheCluster } from '../cluster-notice.ts';
 
 export const USAGE = `usage:
@@ -63,21 +64,32 @@ function pairingFor(host: string | undefined): Pairing {
     publicUrl: config.publicUrl,
     mqttPort: config.tls ? config.tls.mqttsPort : config.mqttPort,
     mqttTls: config.tls !== undefined,
+    tlsPin: tlsPinOf(config.tls),
   };
   const address = pairingAddress(known, host ? { hostname: host.replace(/^\[(.*)\]$/, '$1') } : undefined);
   if (!address) return undefined;
   return (deviceId, token) => pairingUrl(address, deviceId, token);
 }
 
+/** The pin of the certificate the gateway serves, read as the gateway reads it (loadConfig checked the pair). */
+function tlsPinOf(files: CertificateFiles | undefined): string | undefined {
+  if (!files) return undefined;
+  const reading = readCertificatePair(files);
+  return 'pair' in reading ? reading.pair.pin : undefined;
+}
+
 function print(out: Output, device: DeviceRow, token: string, pairing: Pairing, headline: string): void {
   const credentials = { client_id: device.id, username: device.id, password: token };
   const url = pairing?.(device.id, token) ?? null;
-  out.result({ device_id: device.id, object_id: device.object_id, name: device.name, credentials, pairing_url: url }, () =>
+  const forwards = device.forward_incoming_sms;
+  out.result({ device_id: device.id, object_id: device.object_id, name: device.name, forward_incoming_sms: forwards, credentials, pairing_url: url }, () =>
     [
       headline,
       `  device id (MQTT client id and username): ${device.id}`,
       `  legacy object id:                        ${device.object_id}`,
       `  token (MQTT password, shown once):       ${token}`,
+      // Off, the phone keeps what it receives (replies, STOP opt-outs) and the gateway shows none.
+      `  forwards received SMS:                   ${forwards ? 'yes' : 'no (the phone keeps them until forward_incoming_sms is on)'}`,
       url
         ? `  pairing URL (holds the token):           ${url}\n  on the device:  sms-gateway-agent --pairing '${url}'`
         : '  no pairing URL: set MQTT_PUBLIC_URL or PUBLIC_URL, or pass --host with the host phones reach the broker at',
