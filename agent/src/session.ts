@@ -4,17 +4,27 @@
 // which connection it is on, which the acknowledgement rule needs: an acknowledgement counts only
 // if it completed on the connection whose revoke subscription was in place when it went out.
 import { EventEmitter } from 'node:events';
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import mqtt, { MqttClient, type IClientOptions } from 'mqtt';
+import { ConnectionLog, describeFailure } from './connection-log.ts';
+import { silentLogger, type AgentLogger } from './log.ts';
 import { deviceTopic } from './protocol/topics.ts';
 import { DEFAULT_BACKOFF, ReconnectBackoff, reconnectWithBackoff } from './reconnect.ts';
+import { openTrustedTls } from './tls-trust.ts';
 
 export interface SessionOptions {
   /** mqtt://host:port, mqtts://host:port (TLS), ws:// or wss://host:port/mqtt. */
   brokerUrl: string;
   deviceId: string;
   token: string;
-  /** Certificates to trust for mqtts:// beyond the system's (a private CA), PEM. */
+  /** Certificates to trust for mqtts:// instead of the system's (a private CA), PEM. */
   ca?: string | Buffer;
+  /**
+   * The pairing URL's pin (tls-trust.ts): an mqtts:// certificate whose chain holds this key is
+   * trusted too, so that a self-signed or private-CA certificate needs no --ca.
+   */
+  pin?: string;
+  /** Where connection failures are told, once per reason (connection-log.ts). */
+  logger?: AgentLogger;
   keepaliveSeconds?: number;
   /**
    * Delay before the first reconnect attempt (default 1 s), doubling with jitter per failed
@@ -94,7 +104,7 @@ export class DeviceSession extends EventEmitter<SessionEvents> {
       ...(this.options.ca ? { ca: this.options.ca } : {}),
     };
     if (this.ended) throw new Error('the session is closed');
-    const client = mqtt.connect(this.options.brokerUrl, options);
+    const client = this.openClient(options);
     this.client = client;
     this.generation++;
     this.untilStarted.open();
@@ -107,6 +117,7 @@ export class DeviceSession extends EventEmitter<SessionEvents> {
       });
     }
     client.on('message', (topic, payload) => this.emit('message', topic, payload));
+    this.logConnection(client);
     client.on('close', () => {
       this.connectionNumber++;
       if (!this.subscribed) return;
@@ -138,6 +149,44 @@ export class DeviceSession extends EventEmitter<SessionEvents> {
     clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = setInterval(() => void this.heartbeat().catch(() => {}), interval);
     this.heartbeatTimer.unref();
+  }
+
+  /**
+   * An MQTT client for the broker URL. mqtts:// gets a TLS socket of our own, which trusts the
+   * pairing URL's pin and says why it refuses a certificate; ws:// and wss:// are MQTT.js's.
+   */
+  private openClient(options: IClientOptions): MqttClient {
+    const url = new URL(this.options.brokerUrl);
+    if (url.protocol !== 'mqtts:') return mqtt.connect(this.options.brokerUrl, options);
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const port = url.port === '' ? 8883 : Number(url.port);
+    const target = { host, port, ca: this.options.ca, pin: this.options.pin };
+    return new MqttClient(() => openTrustedTls(target), { ...options, protocol: 'mqtts', host, port });
+  }
+
+  /**
+   * Tells why attempts fail, once per reason, and when a connection is lost; a close the session
+   * asked for (close, suspend) is not news.
+   */
+  private logConnection(client: MqttClient): void {
+    const log = new ConnectionLog(this.options.logger ?? silentLogger, () => this.options.brokerUrl);
+    let up = false;
+    let cause: Error | undefined;
+    client.on('error', (error) => (cause ??= error));
+    client.on('connect', () => {
+      up = true;
+      cause = undefined;
+      log.connected();
+    });
+    client.on('close', () => {
+      const failure = cause;
+      cause = undefined;
+      const wasUp = up;
+      up = false;
+      if (this.ended || client.disconnecting || client.disconnected) return;
+      if (wasUp) log.lost();
+      else log.failed(describeFailure(failure));
+    });
   }
 
   /** Resolves with the connection number once that connection's subscriptions are acknowledged. */
