@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
+import { chainPin, publicKeyPin } from './public-key-pin.ts';
 
 export interface CertificateFiles {
   /** TLS_CERT: the server's certificate first, its chain after it (certbot's fullchain.pem). */
@@ -23,6 +24,8 @@ export interface CertificatePair {
   notAfter: Date;
   /** SHA-256 fingerprint: tells two certificates of the same name apart in the logs. */
   fingerprint: string;
+  /** The pin pairing URLs carry: the key of the last certificate of the file (public-key-pin.ts). */
+  pin: string;
 }
 
 export type PairReading = { pair: CertificatePair } | { problems: string[] };
@@ -59,6 +62,7 @@ export function readCertificatePair(files: CertificateFiles): PairReading {
       serialNumber: certificate.serialNumber,
       notAfter: new Date(certificate.validTo),
       fingerprint: certificate.fingerprint256,
+      pin: chainPin(certText!) ?? publicKeyPin(certificate),
     },
   };
 }

@@ -167,8 +167,8 @@ export class CertificateReloader {
     return this.timing.now?.() ?? Date.now();
   }
 
-  /** What identifies a certificate in the logs; nothing of the key. */
+  /** What identifies a certificate in the logs; nothing of the private key (the pin is of the public one, as pairing URLs carry it). */
   private summary(pair: CertificatePair) {
-    return { subject: pair.subject, serialNumber: pair.serialNumber, notAfter: pair.notAfter.toISOString(), fingerprint: pair.fingerprint };
+    return { subject: pair.subject, serialNumber: pair.serialNumber, notAfter: pair.notAfter.toISOString(), fingerprint: pair.fingerprint, pin: pair.pin };
   }
 }

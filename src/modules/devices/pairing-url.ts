@@ -1,6 +1,6 @@
 // The pairing URL: everything a phone or modem needs to join, in one string that fits a QR code
 // or a command line (docs/pairing.md):
-//   smsgw://<mqtt host>:<mqtt port>?v=1&device=<id>&token=<token>[&tls=1][&api=<HTTP base>]
+//   smsgw://<mqtt host>:<mqtt port>?v=1&device=<id>&token=<token>[&tls=1[&pin=<key pin>]][&api=<HTTP base>]
 // and the choice of the broker address it names: the one phones reach, which behind a proxy or a
 // public name is not the address the gateway listens on.
 import type { MqttAddress } from '../../config.ts';
@@ -18,6 +18,11 @@ export interface KnownAddresses {
   mqttPort: number;
   /** True: mqttPort is MQTT over TLS (MQTTS_PORT, the gateway has TLS_CERT). */
   mqttTls?: boolean | undefined;
+  /**
+   * The pin of the certificate the gateway serves (src/tls/public-key-pin.ts), when it has one:
+   * what lets a phone trust a self-signed or private-CA certificate from the pairing URL alone.
+   */
+  tlsPin?: string | undefined;
 }
 
 /** The host a request came to, and its origin when it was an HTTP request. */
@@ -33,6 +38,8 @@ export interface PairingAddress {
   broker: MqttAddress;
   /** The HTTP base, without a trailing slash; undefined: not known, the device uploads nothing. */
   api: string | undefined;
+  /** Given with a TLS broker only. */
+  pin?: string | undefined;
 }
 
 /**
@@ -42,10 +49,14 @@ export interface PairingAddress {
  */
 export function pairingAddress(known: KnownAddresses, request: RequestAddress | undefined): PairingAddress | undefined {
   const api = known.publicUrl ? known.publicUrl.replace(/\/+$/, '') : request?.origin;
-  if (known.mqttPublicUrl) return { broker: known.mqttPublicUrl, api };
+  // Behind MQTT_PUBLIC_URL the phones may meet a proxy's certificate rather than the gateway's:
+  // the pin only adds a way to trust, so a proxy whose certificate the phones trust anyway still
+  // works, and one they do not trust fails as it would without the pin.
+  const withPin = (broker: MqttAddress): PairingAddress => ({ broker, api, ...(broker.tls && known.tlsPin ? { pin: known.tlsPin } : {}) });
+  if (known.mqttPublicUrl) return withPin(known.mqttPublicUrl);
   const host = known.publicUrl ? unbracketed(new URL(known.publicUrl).hostname) : request?.hostname;
   if (!host) return undefined;
-  return { broker: { host, port: known.mqttPort, tls: known.mqttTls ?? false }, api };
+  return withPin({ host, port: known.mqttPort, tls: known.mqttTls ?? false });
 }
 
 export function pairingUrl(address: PairingAddress, deviceId: string, token: string): string {
@@ -54,6 +65,7 @@ export function pairingUrl(address: PairingAddress, deviceId: string, token: str
     ['device', deviceId],
     ['token', token],
     ...(address.broker.tls ? [['tls', '1'] as [string, string]] : []),
+    ...(address.broker.tls && address.pin ? [['pin', address.pin] as [string, string]] : []),
     ...(address.api ? [['api', address.api] as [string, string]] : []),
   ];
   // encodeURIComponent rather than URLSearchParams: a space must be %20 (never +), which every

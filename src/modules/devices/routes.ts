@@ -39,6 +39,8 @@ export interface BrokerAddress {
   mqttPort(): number;
   /** True: mqttPort() is MQTT over TLS (the gateway has TLS_CERT), and phones are paired to it with tls=1. */
   mqttTls?: boolean;
+  /** The pin of the certificate served now (it changes with a reload); pairing URLs carry it with TLS. */
+  tlsPin?: () => string | undefined;
   /** MQTT_PUBLIC_URL. */
   mqttPublicUrl?: MqttAddress | undefined;
   /** PUBLIC_URL. */
@@ -59,7 +61,7 @@ export function deviceRoutes(parts: DeviceRouteParts, broker: BrokerAddress) {
   /** Decided before anything is written, so that a request the gateway cannot answer in full changes nothing. */
   const addressFor = (ctx: Context): PairingAddress => {
     const origin = requestOrigin(ctx, broker.trustedProxies ?? TrustedProxies.none());
-    const known = { mqttPublicUrl: broker.mqttPublicUrl, publicUrl: broker.publicUrl, mqttPort: broker.mqttPort(), mqttTls: broker.mqttTls };
+    const known = { mqttPublicUrl: broker.mqttPublicUrl, publicUrl: broker.publicUrl, mqttPort: broker.mqttPort(), mqttTls: broker.mqttTls, tlsPin: broker.tlsPin?.() };
     const address = pairingAddress(known, origin);
     if (!address) {
       const message = 'the Host header must name a host (a DNS name or an IP address, with an optional port); or set PUBLIC_URL or MQTT_PUBLIC_URL';
