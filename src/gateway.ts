@@ -212,6 +212,7 @@ export class Gateway {
               // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
               mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
               mqttTls: config.tls !== undefined,
+              tlsPin: () => certificates?.pair.pin,
               mqttPublicUrl: config.mqttPublicUrl,
               publicUrl: config.publicUrl,
               trustedProxies: config.trustedProxies,
