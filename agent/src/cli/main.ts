@@ -65,7 +65,8 @@ async function startDevice(device: DeviceConfig, command: AgentCommand, logger: 
     brokerUrl: device.pairing.brokerUrl,
     deviceId: device.pairing.deviceId,
     token: device.pairing.token,
-    ...(command.ca ? { ca: command.ca } : {}),
+    ...(device.ca ? { ca: device.ca } : {}),
+    ...(device.pairing.pin ? { pin: device.pairing.pin } : {}),
     radio,
     journal,
     heartbeatIntervalMs: command.heartbeatIntervalMs,
@@ -74,15 +75,7 @@ async function startDevice(device: DeviceConfig, command: AgentCommand, logger: 
     ...(command.passphrase !== undefined ? { passphrase: command.passphrase, encryptIncoming: command.encryptIncoming } : {}),
   });
   agent.on('connected', () => logger.info('connected to the gateway', { broker: device.pairing.brokerUrl }));
-  agent.on('reconnecting', () => logger.info('reconnecting'));
-  agent.on('refused', (code) =>
-    logger.warn(
-      code === 5
-        ? 'the gateway refused the credentials: the token was replaced or the device deleted (pair again with a new pairing URL), or this address failed too often'
-        : 'the gateway cannot take the device now; trying again',
-      { connack: code },
-    ),
-  );
+  // Failed attempts (a refused CONNACK, a certificate not trusted) are told by the session, once per reason.
   agent.on('task', (task, again) => logger.info(again ? 'a task came again; answered with its status' : 'task taken', { sms: task.sms_id, to: maskPhone(task.phone) }));
   agent.on('report', (smsId, status) => logger.info('reported', { sms: smsId, status }));
   agent.on('revoked', (smsId, reason) => logger.info('task taken back by the gateway', { sms: smsId, reason }));

@@ -16,6 +16,8 @@ export interface DeviceConfig {
   backend: BackendName;
   /** The journal's directory, this device's own. */
   stateDir: string;
+  /** PEM certificates to trust for TLS instead of the system's: --ca, else what an earlier --ca saved in the state directory. */
+  ca?: string;
   modem?: { serial: string; baudRate?: number; pin?: string; smsc?: string };
   termux?: { pollIntervalMs?: number };
 }
@@ -24,7 +26,7 @@ export interface AgentCommand {
   help: boolean;
   version: boolean;
   devices: DeviceConfig[];
-  /** Certificates to trust for TLS beyond the system's (PEM). */
+  /** Certificates to trust for TLS instead of the system's (PEM), from --ca. */
   ca: string | undefined;
   heartbeatIntervalMs: number;
   logFormat: 'text' | 'json';
@@ -65,7 +67,9 @@ Options:
                            never saved: give it at every start)
   --smsc NUMBER            modem: the SMS centre, when the SIM does not hold it
   --poll-interval SECONDS  termux: how often received SMS and calls are read (default 10)
-  --ca FILE                PEM certificates to trust for TLS (a private CA)
+  --ca FILE                PEM certificates to trust for TLS instead of the system's CAs (a
+                           private CA); saved in the state directory for later starts. A
+                           pairing URL with a pin (tls=1&pin=...) needs none
   --heartbeat-interval SECONDS   between heartbeats (default 300)
   --log-format text|json   (default text)
   --config FILE            a JSON file naming several devices (see the agent's docs)
@@ -90,7 +94,7 @@ export function readCommand(argv: string[], env: NodeJS.ProcessEnv, home: string
     help: values.help ?? false,
     version: values.version ?? false,
     devices: [],
-    ca: values.ca === undefined ? undefined : readText(values.ca, '--ca'),
+    ca: values.ca === undefined ? undefined : certificates(readText(values.ca, '--ca'), `--ca ${values.ca}`),
     heartbeatIntervalMs: seconds(values['heartbeat-interval'], '--heartbeat-interval', 300, 10, 3600) * 1000,
     logFormat: oneOf(values['log-format'] ?? 'text', ['text', 'json'] as const, '--log-format'),
     ...endToEnd(env),
@@ -100,7 +104,7 @@ export function readCommand(argv: string[], env: NodeJS.ProcessEnv, home: string
     for (const flag of ['pairing', 'backend', 'serial', 'state-dir'] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} and --config do not go together: name each device in the file`);
     }
-    command.devices = readConfigFile(values.config, home);
+    command.devices = withCa(readConfigFile(values.config, home), command.ca);
     return command;
   }
   const pairingText = values.pairing ?? env.SMS_GATEWAY_AGENT_PAIRING;
@@ -121,7 +125,7 @@ export function readCommand(argv: string[], env: NodeJS.ProcessEnv, home: string
   };
   // What was saved for the same backend fills what the flags leave out.
   if (saved && saved.backend === backend) for (const key of ['serial', 'baud', 'smsc', 'pollInterval'] as const) flags[key] ??= saved[key];
-  command.devices = [device(flags, home, '')];
+  command.devices = withCa([device(flags, home, '')], command.ca);
   return command;
 }
 
@@ -153,10 +157,8 @@ function parseFlags(argv: string[]) {
 export const SAVED_DEVICE_FILE = 'device.json';
 
 /**
- * The device saved in `stateDir`, or, without one, in ~/.sms-gateway-agent itself or the only
- * state directory under it: a start without flags (the boot script) finds the device whether it
- * was paired with the default state directory or with --state-dir ~/.sms-gateway-agent. Several
- * there: the user must say which.
+ * The device saved in `stateDir`, or, without one, in the only state directory under
+ * ~/.sms-gateway-agent. Several there: the user must say which.
  */
 function savedDevice(stateDir: string | undefined, home: string): (RawDevice & { stateDir: string }) | undefined {
   let dirs: string[];
@@ -164,7 +166,7 @@ function savedDevice(stateDir: string | undefined, home: string): (RawDevice & {
     dirs = [stateDir];
   } else {
     const root = join(home, '.sms-gateway-agent');
-    dirs = existsSync(root) ? [root, ...readdirSync(root).map((name) => join(root, name))] : [];
+    dirs = existsSync(root) ? readdirSync(root).map((name) => join(root, name)) : [];
   }
   const found = dirs.filter((dir) => existsSync(join(dir, SAVED_DEVICE_FILE)));
   if (found.length > 1) throw new UsageError(`several paired devices are saved under ${join(home, '.sms-gateway-agent')}: name one with --state-dir`);
@@ -188,7 +190,41 @@ export function savedForm(config: DeviceConfig, pairingUrl: string): Record<stri
     // The SIM's PIN is never written down: it comes with each start (--pin or SMS_GATEWAY_AGENT_PIN).
     ...(config.modem ? { serial: config.modem.serial, baud: config.modem.baudRate, smsc: config.modem.smsc } : {}),
     ...(config.termux?.pollIntervalMs ? { pollInterval: config.termux.pollIntervalMs / 1000 } : {}),
+    // The certificates themselves, not the file's path: a boot script may start before the
+    // storage that held the file is mounted, or after the file was cleaned away.
+    ...(config.ca ? { ca: config.ca } : {}),
   };
+}
+
+/** --ca for every device; without it, the CA each one's state directory kept from an earlier --ca. */
+function withCa(devices: DeviceConfig[], ca: string | undefined): DeviceConfig[] {
+  for (const device of devices) {
+    const trusted = ca ?? savedCa(device.stateDir);
+    if (trusted) device.ca = trusted;
+  }
+  return devices;
+}
+
+function savedCa(stateDir: string): string | undefined {
+  const file = join(stateDir, SAVED_DEVICE_FILE);
+  if (!existsSync(file)) return undefined;
+  let saved: unknown;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    // A damaged file is refused where the pairing is read from it, or overwritten by this start.
+    return undefined;
+  }
+  const ca = (saved as { ca?: unknown } | null)?.ca;
+  return ca === undefined ? undefined : certificates(ca, `the CA saved in ${file}`);
+}
+
+/** PEM certificates, as --ca gives them and the state directory keeps them. */
+function certificates(value: unknown, what: string): string {
+  if (typeof value !== 'string' || !value.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new UsageError(`${what} holds no PEM certificate (a "-----BEGIN CERTIFICATE-----" block)`);
+  }
+  return value;
 }
 
 interface RawDevice {
