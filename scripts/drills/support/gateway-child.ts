@@ -2,8 +2,9 @@
 // megabytes of hostile bodies, timing every call) do not share its event loop: what the drill
 // measures is then the gateway's own delay, as a deployment would see it. Started by
 // gateway-process.ts over an IPC channel with its settings in DRILL_GATEWAY (JSON: config
-// overrides and the tenants to make). It sends {port, keys} once listening; asked 'loop-delay',
-// it answers the longest event-loop delay since the last question; it stops on SIGTERM.
+// overrides and the tenants to make). It sends {port, keys} once listening (and smtpPort when
+// SMTP is on); asked 'loop-delay', it answers the longest event-loop delay since the last
+// question; it stops on SIGTERM.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig, type Config } from '../../../src/config.ts';
 import { createLogger } from '../../../src/common/logger.ts';
@@ -33,4 +34,4 @@ process.on('message', (question) => {
 process.once('SIGTERM', () => {
   void gateway.stop().finally(() => process.exit(0));
 });
-process.send!({ port: gateway.httpPort, keys });
+process.send!({ port: gateway.httpPort, keys, ...(config.smtp.port !== undefined ? { smtpPort: gateway.smtpPort } : {}) });

@@ -8,12 +8,16 @@ export interface GatewayProcess {
   apiUrl: string;
   port: number;
   keys: Record<string, string>;
+  /** The SMTP listener's port, when the config turned it on. */
+  smtpPort?: number;
   /** The longest the gateway's event loop was held since the last call (or since it started). */
   loopDelayMaxMs(): Promise<number>;
   stop(): Promise<void>;
 }
 
-const STARTUP_TIMEOUT_MS = 60_000;
+// Migrating the embedded database takes most of a minute on a loaded 2-core machine (52 s at a
+// load average of 18): a start is given up only well past that.
+const STARTUP_TIMEOUT_MS = 180_000;
 
 export async function startGatewayProcess(config: Partial<Config>, tenants: string[]): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./gateway-child.ts', import.meta.url))], {
@@ -33,7 +37,7 @@ export async function startGatewayProcess(config: Partial<Config>, tenants: stri
         reject(new Error(`the drill's gateway exited with code ${child.exitCode}`));
       });
     });
-  const ready = await nextMessage<{ port: number; keys: Record<string, string> }>(STARTUP_TIMEOUT_MS, 'its start');
+  const ready = await nextMessage<{ port: number; keys: Record<string, string>; smtpPort?: number }>(STARTUP_TIMEOUT_MS, 'its start');
   return {
     ...ready,
     apiUrl: `http://127.0.0.1:${ready.port}/api/ext/v1`,
