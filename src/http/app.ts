@@ -21,6 +21,8 @@ export interface AppParts {
   bodyLimitBytes: number;
   families: ApiFamily[];
   version: string;
+  /** PUBLIC_URL, named as the server in the OpenAPI document. */
+  publicUrl?: string | undefined;
   /** Routes outside the API families (health). */
   mountExtra?: (router: Router) => void;
   /** Runs first, around everything else, so it sees every request's final status: request metrics. */
@@ -49,7 +51,7 @@ export function createApp(parts: AppParts): Koa {
     });
     for (const [path, methods] of allow) allowOfFixed.set(path, methods);
   }
-  const openApi = buildOpenApi(parts.families, parts.version);
+  const openApi = buildOpenApi(parts.families, parts.version, { publicUrl: parts.publicUrl });
   router.get(`${EXTENDED_PREFIX}/openapi.json`, (ctx) => {
     ctx.body = openApi;
   });

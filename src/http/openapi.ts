@@ -2,7 +2,8 @@
 // the document and the server cannot disagree (a test compares them).
 import type { TSchema } from '@sinclair/typebox';
 import { ERROR_CATALOG, type ErrorCode } from '../common/errors.ts';
-import type { RouteDefinition } from './route.ts';
+import { documented } from './openapi-schema.ts';
+import { refusesUnknownQuery, type RouteDefinition } from './route.ts';
 import { SESSION_COOKIE } from './session-cookie.ts';
 
 export interface ApiFamily {
@@ -10,9 +11,9 @@ export interface ApiFamily {
   prefix: string;
   routes: RouteDefinition[];
   /**
-   * Query parameters a route does not declare are ignored, not refused: the legacy family, whose
-   * clients add their own (a cache-buster such as `_=1732541234`). Every other family refuses them,
-   * on routes that take a query string and on routes that take none alike.
+   * Query parameters a route does not declare are ignored on every method, not refused: the legacy
+   * family, whose clients add their own (a cache-buster such as `_=1732541234`) to POSTs too. Every
+   * family ignores them on GET (see route.ts); the others refuse them on the other methods.
    */
   ignoresUnknownQuery?: boolean;
 }
@@ -53,13 +54,18 @@ export function openApiPath(prefix: string, path: string): string {
   return prefix + path.replace(/:(\w+)/g, '{$1}');
 }
 
-export function buildOpenApi(families: ApiFamily[], version: string): Record<string, unknown> {
+export interface DocumentOptions {
+  /** PUBLIC_URL: where clients reach the gateway; without it the document names no host (`/`). */
+  publicUrl?: string | undefined;
+}
+
+export function buildOpenApi(families: ApiFamily[], version: string, options: DocumentOptions = {}): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const family of families) {
     for (const route of family.routes) {
       const path = openApiPath(family.prefix, route.path);
       paths[path] ??= {};
-      paths[path][route.method] = operation(route);
+      paths[path][route.method] = operation(route, family);
     }
   }
   return {
@@ -75,9 +81,15 @@ export function buildOpenApi(families: ApiFamily[], version: string): Record<str
         'nullable, and each one\'s description says when it is null (most often: until it is known, such as an SMS\'s ' +
         'device_id until a phone claims it and a device\'s battery_level until the phone reports it). The legacy family ' +
         '(paths at the root) answers no null: a member not known yet holds a placeholder of its type, which its ' +
-        'description names; the one exception is an SMS\'s to_sim, whose null means no SIM slot was asked for.',
+        'description names; the one exception is an SMS\'s to_sim, whose null means no SIM slot was asked for.\n\n' +
+        'In request bodies, null given for an optional member is taken as the member not given (a client that writes every ' +
+        'member of its model, null when unset, is understood); a member whose null means something of its own is declared ' +
+        'nullable and its description says what, and a required member is never null. A GET ignores query parameters it ' +
+        'does not declare (a cache-buster such as `_=1732800000000`); the other methods refuse them, but in the legacy ' +
+        'family, which ignores them everywhere.',
     },
-    servers: [{ url: '/' }],
+    // Generated clients take their base address from here; a relative one is the document's own host.
+    servers: [{ url: options.publicUrl ? options.publicUrl.replace(/\/+$/, '') : '/' }],
     security: [{ bearer: [] }, { session: [] }],
     paths,
     components: {
@@ -104,10 +116,10 @@ const CSV_DESCRIPTION =
   'then one SMS per row. RFC 4180 quoting; empty optional cells are "not given". Rows are validated like the JSON messages ' +
   '(a bad row is reported as messages.{index}, counting from 0 after the header).';
 
-function operation(route: RouteDefinition): Record<string, unknown> {
+function operation(route: RouteDefinition, family: ApiFamily): Record<string, unknown> {
   const parameters = [
     ...schemaParameters(route.params, 'path'),
-    ...schemaParameters(route.query, 'query'),
+    ...schemaParameters(route.documentedQuery ?? route.query, 'query'),
     ...(route.idempotent
       ? [
           {
@@ -130,15 +142,17 @@ function operation(route: RouteDefinition): Record<string, unknown> {
       ...(response.headers
         ? {
             headers: Object.fromEntries(
-              Object.entries(response.headers).map(([name, header]) => [name, { description: header.description, schema: plain(header.schema) }]),
+              Object.entries(response.headers).map(([name, header]) => [name, { description: header.description, schema: documented(header.schema) }]),
             ),
           }
         : {}),
-      ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: plain(response.schema) } } } : {}),
+      ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: documented(response.schema) } } } : {}),
     };
   }
   const errors = new Set<ErrorCode>([...COMMON_ERRORS, ...(route.body ? BODY_ERRORS : []), ...(route.errors ?? [])]);
-  if (route.query) errors.add('validation_failed');
+  // A query string is validated where the route declares one, and refused where the route takes none
+  // but the family refuses what a route does not declare (see route.ts).
+  if (route.query || refusesUnknownQuery(route.method, family.ignoresUnknownQuery ?? false)) errors.add('validation_failed');
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errors) {
     const status = ERROR_CATALOG[code].status;
@@ -164,7 +178,7 @@ function operation(route: RouteDefinition): Record<string, unknown> {
           requestBody: {
             required: !route.bodyOptional,
             content: {
-              'application/json': { schema: plain(route.documentedBody ?? route.body) },
+              'application/json': { schema: documented(route.documentedBody ?? route.body) },
               ...(route.csv ? { 'text/csv': { schema: { type: 'string', description: CSV_DESCRIPTION } } } : {}),
             },
           },
@@ -184,20 +198,17 @@ function operation(route: RouteDefinition): Record<string, unknown> {
 
 function schemaParameters(schema: TSchema | undefined, location: 'path' | 'query'): unknown[] {
   if (!schema) return [];
-  const object = plain(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const object = documented(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
   return Object.entries(object.properties ?? {}).map(([name, property]) => {
     const { description, ...rest } = property;
     return {
       name,
       in: location,
-      required: location === 'path' || (object.required ?? []).includes(name),
+      // A parameter with a default is optional to the caller, though the handler always has it
+      // (validation fills the default in), which is why its schema does not say Optional.
+      required: location === 'path' || ((object.required ?? []).includes(name) && !('default' in property)),
       ...(description ? { description } : {}),
       schema: rest,
     };
   });
-}
-
-/** TypeBox schemas carry symbol-keyed metadata; the document wants plain JSON. */
-function plain(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 }

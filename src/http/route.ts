@@ -8,7 +8,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { AppError, type ErrorCode } from '../common/errors.ts';
 import type { Permission } from '../modules/api-keys/permissions.ts';
-import { check, compile, refuseNul } from './validation.ts';
+import { check, compile, nullsAsAbsent, refuseNul } from './validation.ts';
 import { authenticateRequest, type Authenticator, type RequestAuth } from './middleware/authenticate.ts';
 import { createCsvReader, type BodyReader } from './middleware/json-body.ts';
 
@@ -68,6 +68,8 @@ export interface RouteDefinition<
   /** The body as the OpenAPI document shows it, when the route checks parts of it itself. */
   documentedBody?: TSchema;
   query?: Q;
+  /** The query as the OpenAPI document shows it, when the route checks parts of it itself (an id it also takes from the body). */
+  documentedQuery?: TSchema;
   params?: P;
   /** Where a route takes a body from a query string as well (legacy DELETE /sms/del). */
   bodyOptional?: boolean;
@@ -99,7 +101,7 @@ export function defineRoute<
 
 export interface RouteContext {
   prefix: string;
-  /** Whether a route that declares no query string ignores one (else any parameter is a 400). */
+  /** Whether query parameters a route does not declare are ignored on every method (else on GET only). */
   ignoresUnknownQuery: boolean;
   authenticator: Authenticator;
   readBody: BodyReader;
@@ -121,8 +123,11 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
       const read = await csvReader(ctx);
       return 'csv' in read ? await route.csv!(read.csv) : read.json;
     };
-    // A route that declares no query string takes none, as one that declares some refuses the others.
-    const querySchema = route.query ?? (ignoresUnknownQuery ? undefined : NO_QUERY);
+    const strictQuery = refusesUnknownQuery(route.method, ignoresUnknownQuery);
+    // Where unknown parameters are refused, a route that declares no query string takes none.
+    const querySchema = route.query ?? (strictQuery ? NO_QUERY : undefined);
+    const declaredQuery = new Set(Object.keys((route.query as { properties?: object } | undefined)?.properties ?? {}));
+    const absentNulls = route.body ? nullsAsAbsent(route.body) : undefined;
     const validators: Partial<Record<'body' | 'query' | 'path', ValidateFunction>> = {
       ...(route.body ? { body: compile(route.body, 'body') } : {}),
       ...(querySchema ? { query: compile(querySchema, 'query') } : {}),
@@ -141,7 +146,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
       try {
         // Copies, so that coercion and defaults never touch Koa's own objects.
         const params = { ...ctx.params };
-        const query = { ...ctx.query };
+        const query = strictQuery ? { ...ctx.query } : declaredOnly(ctx.query, declaredQuery);
         let body = route.body ? await read(ctx) : undefined;
         refuseNul(params, 'path');
         refuseNul(query, 'query');
@@ -150,6 +155,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
         if (validators.query) check(validators.query, query, 'query');
         if (validators.body) {
           if (body === undefined && route.bodyOptional) body = {};
+          absentNulls?.(body);
           check(validators.body, body, 'body');
         }
         const result = await route.handle({ body, query, params, auth, ctx } as unknown as RouteInput<never, never, never>);
@@ -170,6 +176,21 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
 }
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
+
+/**
+ * Whether a query parameter the route does not declare is a 400. A GET ignores it, in every family:
+ * browsers' and HTTP libraries' cache-busters (`_=1732800000000`) and tracking parameters are
+ * added to reads without the client's code knowing, and a read changes nothing a stray parameter
+ * could have been meant to change. The other methods refuse it, so that a misspelt parameter of a
+ * change is not silently dropped; the legacy family ignores it there too, as its clients expect.
+ */
+export function refusesUnknownQuery(method: HttpMethod, familyIgnores: boolean): boolean {
+  return method !== 'get' && !familyIgnores;
+}
+
+function declaredOnly(query: Record<string, unknown>, declared: Set<string>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([name]) => declared.has(name)));
+}
 
 /** What a public route's handler gets: no account, no permission. */
 const NOBODY: RequestAuth = { accountId: '', keyId: '', permissions: new Set() };

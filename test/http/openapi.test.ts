@@ -50,7 +50,7 @@ async function startGatewayCapturingRouters(): Promise<{ gateway: Gateway; route
 }
 
 /** Served paths that are not API operations: the document itself, the reference page, operations. */
-const NOT_API = (path: string) => path === DOCUMENT || path.startsWith('/docs') || path === '/' || path.startsWith('/panel/') || ['/healthz', '/readyz', '/metrics'].includes(path);
+const NOT_API = (path: string) => path === DOCUMENT || path === `${PREFIX}/openapi-twilio.json` || path.startsWith('/docs') || path === '/' || path.startsWith('/panel/') || ['/healthz', '/readyz', '/metrics'].includes(path);
 
 /** "METHOD /path/{param}" for every API route the routers serve (both families). */
 function servedOperations(routers: Router[]): string[] {

@@ -16,6 +16,9 @@ import { presentLegacyDevice, presentLegacySms } from './presenter.ts';
 import {
   DeviceEditBody,
   DeviceRefBody,
+  DocumentedDeviceEditBody,
+  DocumentedDeviceRefBody,
+  DocumentedSmsIdQuery,
   LegacyDevice,
   LegacySms,
   ListQuery,
@@ -121,6 +124,7 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
       tag: TAG,
       permission: 'sms:delete',
       query: SmsIdQuery,
+      documentedQuery: DocumentedSmsIdQuery,
       body: OptionalSmsIdBody,
       bodyOptional: true,
       responses: { 204: { description: 'deleted, by this request or an earlier one of the account' } },
@@ -188,6 +192,7 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
       tag: TAG,
       permission: 'devices:read',
       body: DeviceRefBody,
+      documentedBody: DocumentedDeviceRefBody,
       responses: { 200: { description: 'the device', schema: LegacyDevice } },
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, body }) {
@@ -204,6 +209,7 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
       tag: TAG,
       permission: 'devices:settings',
       body: DeviceEditBody,
+      documentedBody: DocumentedDeviceEditBody,
       responses: { 204: { description: 'done' } },
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, body }) {
@@ -224,6 +230,7 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
       tag: TAG,
       permission: 'devices:write',
       body: DeviceRefBody,
+      documentedBody: DocumentedDeviceRefBody,
       responses: { 204: { description: 'deleted, by this request or an earlier one of the account' } },
       errors: ['invalid_id', 'device_not_found'],
       async handle({ auth, body }) {

@@ -30,6 +30,8 @@ export const SmsIdBody = Type.Object({ id: AnyId('the SMS') }, { additionalPrope
  * (a cache-buster such as `_=1732541234`). Bodies stay strict, as the fields are listed.
  */
 export const SmsIdQuery = Type.Object({ id: Type.Optional(AnyId('the SMS')) });
+/** As the document shows it: the id is required, and the query string is where a generated client puts it. */
+export const DocumentedSmsIdQuery = Type.Object({ id: AnyId('the SMS (or in a JSON body {"id": ...} instead)') });
 export const OptionalSmsIdBody = Type.Object({ id: Type.Optional(AnyId('the SMS')) }, { additionalProperties: false });
 
 // An SMS as the legacy family shows it.
@@ -83,10 +85,17 @@ export const DeviceRef = {
   id: Type.Optional(AnyId('the device (alias of device_id; with both, they must name the same device)')),
 };
 export const DeviceRefBody = Type.Object(DeviceRef, { additionalProperties: false });
-export const DeviceEditBody = Type.Object(
-  { ...DeviceRef, is_active: Type.Optional(Type.Boolean({ description: 'true: the device may send SMS (can_send_sms)' })) },
-  { additionalProperties: false },
-);
+const IsActive = Type.Optional(Type.Boolean({ description: 'true: the device may send SMS (can_send_sms)' }));
+export const DeviceEditBody = Type.Object({ ...DeviceRef, is_active: IsActive }, { additionalProperties: false });
+
+// As the document shows them: a device must be named, and device_id is the name a generated client
+// uses (the route checks that one of the two is given itself, 400 when neither is).
+const DocumentedDeviceRef = {
+  device_id: AnyId('the device (required, unless the alias id names it)'),
+  id: Type.Optional(AnyId('the device (alias of device_id; with both, they must name the same device)')),
+};
+export const DocumentedDeviceRefBody = Type.Object(DocumentedDeviceRef, { additionalProperties: false });
+export const DocumentedDeviceEditBody = Type.Object({ ...DocumentedDeviceRef, is_active: IsActive }, { additionalProperties: false });
 
 // A device as the legacy family shows it. No member is ever null (see presenter.ts).
 export const LegacyDevice = Type.Object({

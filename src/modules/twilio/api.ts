@@ -23,6 +23,8 @@ import { uuidOfMessageSid } from './sids.ts';
 import { twilioStatus } from './statuses.ts';
 import type { TwilioCaller, TwilioService } from './service.ts';
 import { API_VERSION } from './callback-params.ts';
+import { TWILIO_DOCUMENT_PATH, twilioDocument } from './openapi.ts';
+import { PACKAGE_VERSION } from '../../common/package-info.ts';
 
 export const TWILIO_PREFIX = `/${API_VERSION}/Accounts`;
 
@@ -34,6 +36,8 @@ export interface TwilioApiParts extends CreateSmsParts, CancelSmsParts {
   authThrottle: AuthThrottle;
   accountDisabled: (accountId: string) => Promise<boolean>;
   bodyLimitBytes: number;
+  /** PUBLIC_URL, named as the server in the subset's OpenAPI document. */
+  publicUrl?: string | undefined;
 }
 
 const MAX_PAGE_SIZE = 1000;
@@ -64,6 +68,11 @@ export function mountTwilioApi(router: Router, parts: TwilioApiParts): void {
     await parts.messages.delete(caller.accountId, { uuid: smsIdOf(ctx) });
     ctx.status = 204;
   }));
+  // What a generator or a checker reads; open like /api/ext/v1/openapi.json.
+  const document = twilioDocument(PACKAGE_VERSION, parts.publicUrl);
+  router.get(TWILIO_DOCUMENT_PATH, (ctx) => {
+    ctx.body = document;
+  });
 }
 
 /**
