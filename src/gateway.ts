@@ -202,6 +202,7 @@ export class Gateway {
         authenticator,
         bodyLimitBytes: config.bodyLimitBytes,
         version: VERSION,
+        publicUrl: config.publicUrl,
         measure: httpMetrics(services.metrics),
         trustedProxies: config.trustedProxies,
         database: db,
@@ -241,6 +242,7 @@ export class Gateway {
             ...services,
             accountDisabled: (accountId) => services.accounts.isDisabled(accountId),
             bodyLimitBytes: config.bodyLimitBytes,
+            publicUrl: config.publicUrl,
           });
           mountHealth(
             router,
