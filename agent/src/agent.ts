@@ -113,6 +113,11 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private readonly chained = new Set<number>();
   /** The acknowledgement of the latest status report of each SMS, which the next one waits for. */
   private readonly reportChains = new Map<string, Promise<unknown>>();
+  /**
+   * Settles once the latest received SMS was acknowledged: the next waits for it, so that the
+   * gateway takes received SMS in the order they came (a STOP, then the START after it).
+   */
+  private incomingChain: Promise<unknown> = Promise.resolve();
   /** The heartbeat due because the count of kept SMS changed; one at a time. */
   private heldHeartbeat: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -451,7 +456,11 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private async takeIncoming(sms: ReceivedSms): Promise<{ acknowledged?: Promise<void> }> {
     const payload = await this.incomingPayload(sms);
     // Decided after the payload is made: settings that came meanwhile count.
-    if (this.forwardsIncoming()) return { acknowledged: this.queue('incoming', payload) };
+    if (this.forwardsIncoming()) {
+      const acknowledged = this.queue('incoming', payload, this.incomingChain);
+      this.incomingChain = acknowledged.catch(() => {});
+      return { acknowledged };
+    }
     if (this.journal.held.size >= MAX_HELD_INCOMING && !this.journal.held.has(sms.id)) {
       throw new Error(`${MAX_HELD_INCOMING} received SMS are kept while forwarding is off: the radio keeps this one`);
     }
@@ -464,12 +473,24 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     return this.settings?.forward_incoming_sms === true;
   }
 
-  /** Forwarding came on: what was kept goes out, oldest first, each once (it leaves the keep as it enters the outbox). */
+  /**
+   * Forwarding came on: what was kept goes out, oldest first, each once (it leaves the keep as it
+   * enters the outbox), one after another like every received SMS.
+   */
   private forwardHeld(): void {
     const items = this.journal.releaseHeld();
     if (items.length === 0) return;
     this.logger.info('forwarding is on: forwarding the received SMS kept while it was off', { count: items.length });
-    for (const item of items) void this.publishQueued(item.seq, item.topic, item.payload).catch(() => {});
+    for (const item of items) {
+      this.chained.add(item.seq);
+      this.incomingChain = this.incomingChain
+        .then(() => {
+          this.chained.delete(item.seq);
+          return this.publishQueued(item.seq, item.topic, item.payload);
+        })
+        // The session ended first: the journal keeps it for the next run.
+        .catch(() => {});
+    }
     this.heldChanged();
   }
 
