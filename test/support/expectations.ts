@@ -34,6 +34,7 @@ export const DEVICE_KEYS = [
   'selected_sim',
   'notify_low_battery',
   'forward_incoming_sms',
+  'incoming_held',
   'record_calls',
   'sim_cards',
   'send_window',
@@ -105,6 +106,10 @@ export function expectDevice(body: any, options: { queue?: boolean } = {}): void
   if (body.battery_level !== null) {
     expect(Number.isInteger(body.battery_level), 'battery_level is an integer').to.equal(true);
     expect(body.battery_level).to.be.within(0, 100);
+  }
+  // Received SMS the phone keeps while forwarding is off; null until a heartbeat says.
+  if (body.incoming_held !== null) {
+    expect(Number.isInteger(body.incoming_held) && body.incoming_held >= 0, 'incoming_held is a count').to.equal(true);
   }
   if (body.signal_percent !== null) {
     expect(Number.isInteger(body.signal_percent), 'signal_percent is an integer').to.equal(true);
