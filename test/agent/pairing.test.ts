@@ -16,6 +16,13 @@ describe('device agent: the pairing URL', () => {
     expect(pairing).to.deep.equal({ brokerUrl: 'mqtts://sms.example.com:8883', deviceId: DEVICE, token: 'a+b&c', apiUrl: 'https://sms.example.com' });
   });
 
+  it('when tls=1 and a pin are given, then the pin is kept for the certificate check, and formatPairingUrl writes it back', () => {
+    const pin = 'tx5meGj_UUJr-ZEbGz7R-6pW0zozaB4UIwC3_abcdef';
+    const url = formatPairingUrl({ host: 'sms.example.com', port: 8883, deviceId: DEVICE, token: 't', tls: true, pin });
+    expect(url).to.contain(`&tls=1&pin=${pin}`);
+    expect(parsePairingUrl(url)).to.include({ brokerUrl: 'mqtts://sms.example.com:8883', pin });
+  });
+
   it('when the host is an IPv6 address, then it stays in brackets', () => {
     const url = formatPairingUrl({ host: '2001:db8::5', port: 1883, deviceId: DEVICE, token: 't' });
     expect(url).to.match(/^smsgw:\/\/\[2001:db8::5\]:1883\?/);
@@ -43,6 +50,8 @@ describe('device agent: the pairing URL', () => {
     ['a device that is not a UUID', 'smsgw://gw.example:1883?device=phone-1&token=sgd_secret', /no device id/],
     ['no token', `smsgw://gw.example:1883?device=${DEVICE}`, /no token/],
     ['tls=yes', `smsgw://gw.example:1883?device=${DEVICE}&token=sgd_secret&tls=yes`, /tls .* 0 or 1/],
+    ['a pin without tls=1', `smsgw://gw.example:1883?device=${DEVICE}&token=sgd_secret&pin=tx5meGj_UUJr-ZEbGz7R-6pW0zozaB4UIwC3_abcdef`, /pin but not tls=1/],
+    ['a pin that is no SHA-256 in base64url', `smsgw://gw.example:8883?device=${DEVICE}&token=sgd_secret&tls=1&pin=abc%2Bdef`, /not a key pin/],
     ['an api that is not http', `smsgw://gw.example:1883?device=${DEVICE}&token=sgd_secret&api=ftp%3A%2F%2Fx`, /http:\/\/ or https:\/\//],
   ];
   for (const [what, url, message] of refused) {

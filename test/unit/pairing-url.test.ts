@@ -1,5 +1,6 @@
 // The pairing URL (docs/pairing.md) and the address it names: MQTT_PUBLIC_URL, else PUBLIC_URL's
-// host with the broker's port, else the host the request came to; tls=1 for mqtts; values
+// host with the broker's port, else the host the request came to; tls=1 for mqtts, with the pin of
+// the certificate the gateway serves; values
 // percent-encoded; IPv6 hosts in brackets. And MQTT_PUBLIC_URL as the configuration reads it.
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config.ts';
@@ -80,6 +81,21 @@ describe('pairing URL', () => {
 
     it('then a request without an origin (a command\'s --host) gives no api', () => {
       expect(urlFor({}, { hostname: '10.0.0.7' })).to.equal(`smsgw://10.0.0.7:1883?v=1&device=${DEVICE}&token=${TOKEN}`);
+    });
+  });
+
+  describe('when the gateway serves TLS and knows its certificate\'s pin', () => {
+    const PIN = 'tx5meGj_UUJr-ZEbGz7R-6pW0zozaB4UIwC3_abcdef';
+
+    it('then pin follows tls=1, on the broker\'s port or MQTT_PUBLIC_URL\'s mqtts://', () => {
+      expect(urlFor({ mqttPort: 8883, mqttTls: true, tlsPin: PIN }, { hostname: 'gateway.lan' })).to.equal(`smsgw://gateway.lan:8883?v=1&device=${DEVICE}&token=${TOKEN}&tls=1&pin=${PIN}`);
+      const mqttPublicUrl = loadConfig({ MQTT_PUBLIC_URL: 'mqtts://broker.example.com:8883' }).mqttPublicUrl;
+      expect(urlFor({ mqttPublicUrl, tlsPin: PIN }, { hostname: 'gateway.lan' })).to.contain(`&tls=1&pin=${PIN}`);
+    });
+
+    it('then a plain MQTT broker named by MQTT_PUBLIC_URL gets no pin: there is no certificate to check', () => {
+      const mqttPublicUrl = loadConfig({ MQTT_PUBLIC_URL: 'mqtt://broker.example.com:1883' }).mqttPublicUrl;
+      expect(urlFor({ mqttPublicUrl, mqttTls: true, tlsPin: PIN }, { hostname: 'gateway.lan' })).not.to.contain('pin=');
     });
   });
 
