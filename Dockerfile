@@ -23,7 +23,7 @@ RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean -
 # and builds nothing), the compiled code with the panel, and the README, whose configuration
 # table `serve --help` prints.
 COPY bin bin
-COPY scripts/build.js scripts/panel-build.js scripts/source-files.js scripts/
+COPY scripts/build.js scripts/agent-pack.js scripts/panel-build.js scripts/source-files.js scripts/
 COPY --from=build /app/dist dist
 COPY README.md ./
 # DATA_DIR private to the user the gateway runs as; the gateway keeps what it creates so.

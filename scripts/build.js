@@ -1,4 +1,5 @@
-// Bundles the control panel (panel-build.js), compiles the gateway to JavaScript in dist/
+// Bundles the control panel (panel-build.js) and packs the device agent the gateway serves to
+// phones (agent-pack.js), compiles the gateway to JavaScript in dist/
 // (tsconfig.build.json: src, broker, db), copies the other files the code reads at run time (the
 // /docs page) beside it, and writes a stamp of the sources it was built from. Plain JavaScript:
 // it runs before anything is compiled.
@@ -14,6 +15,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, wr
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureAgentPacked } from './agent-pack.js';
 import { ensurePanelBuilt } from './panel-build.js';
 import { describe, readStamp, ROOT, walk } from './source-files.js';
 
@@ -38,6 +40,7 @@ const TSC_ERRORS_BUT_EMITTED = 2;
  */
 export async function ensureBuilt({ force = false, strict = false } = {}) {
   await ensurePanelBuilt({ force });
+  await ensureAgentPacked({ force });
   if (!force && isFresh(fingerprint(), readStamp(STAMP), strict)) return false;
   const release = await lock();
   try {

@@ -28,6 +28,7 @@ import type { Authenticator } from './http/middleware/authenticate.ts';
 import { apiKeyRoutes } from './modules/api-keys/routes.ts';
 import { liveRoutes } from './modules/live/routes.ts';
 import { mountPanel } from './http/panel/routes.ts';
+import { mountAgentDownload } from './http/agent/routes.ts';
 import { userRoutes } from './modules/users/routes.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
 import { statsRoutes } from './modules/stats/routes.ts';
@@ -235,6 +236,8 @@ export class Gateway {
         ],
         mountExtra: (router) => {
           mountPanel(router);
+          // The device agent and the script that installs it on a phone, from this gateway.
+          mountAgentDownload(router, { publicUrl: config.publicUrl, trustedProxies: config.trustedProxies });
           // The MCP endpoint for AI assistants: its tools call this gateway's API with the request's key.
           mountMcpEndpoint(router, authenticator, config.bodyLimitBytes);
           // The Twilio-compatible API: Twilio's paths, HTTP Basic with a Twilio credential, form bodies, Twilio's errors.

@@ -3,6 +3,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { DeviceRow } from './repository.ts';
 import type { DeviceDetail, DeviceQueue, DeviceRegistration, DeviceView } from './schema.ts';
+import { agentInstallCommand } from '../../http/agent/install-command.ts';
 import { brokerUrl, pairingUrl, type PairingAddress } from './pairing-url.ts';
 
 export function presentDevice(device: DeviceRow, isOnline: boolean): Static<typeof DeviceView> {
@@ -54,10 +55,13 @@ export function presentIssuedCredentials(
   listeningPort: number,
 ): Static<typeof DeviceRegistration> {
   const { broker } = address;
+  const url = pairingUrl(address, device.id, token);
   return {
     device: presentDevice(device, isOnline),
     credentials: { client_id: device.id, username: device.id, password: token },
     broker: { mqtt_port: listeningPort, websocket_path: '/mqtt', host: broker.host, port: broker.port, tls: broker.tls, url: brokerUrl(broker) },
-    pairing_url: pairingUrl(address, device.id, token),
+    pairing_url: url,
+    // The install line fetches the agent from the gateway's HTTP address: none known, no line.
+    ...(address.api ? { install_command: agentInstallCommand(address.api, url) } : {}),
   };
 }

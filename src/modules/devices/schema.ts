@@ -198,4 +198,13 @@ export const DeviceRegistration = Type.Object({
       'smsgw://host:port?v=1&device=<id>&token=<token>[&tls=1][&api=<HTTP base>], values percent-encoded. ' +
       'It holds the token: treat it as a password; it is shown once too',
   }),
+  install_command: Type.Optional(
+    Type.String({
+      description:
+        'one line to paste into Termux on an Android phone: it installs Node.js and termux-api with pkg when missing, the device agent ' +
+        'from this gateway (GET /agent/sms-gateway-agent.tgz, through GET /agent/install.sh), pairs it with pairing_url and sets up ' +
+        'Termux:Boot (docs/agent-termux.md). It carries pairing_url, so the same care applies. Absent when the gateway knows no HTTP ' +
+        'address of its own (no PUBLIC_URL and no request origin)',
+    }),
+  ),
 });

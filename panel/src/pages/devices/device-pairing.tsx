@@ -11,6 +11,8 @@ export function DevicePairing({ issued }: { issued: IssuedCredentials }) {
   const { device, credentials } = issued;
   const [broker, setBroker] = useState(() => brokerOf(issued.pairing_url));
   const pairingUrl = withBroker(issued.pairing_url, broker);
+  // The install line carries the pairing URL: it follows a corrected broker address too.
+  const installCommand = pairingUrl && issued.install_command ? issued.install_command.split(issued.pairing_url).join(pairingUrl) : undefined;
   return (
     <>
       <ShownOnce label="Device token" value={credentials.password}>
@@ -58,6 +60,15 @@ export function DevicePairing({ issued }: { issued: IssuedCredentials }) {
                 <p>
                   <code data-testid="agent-command">sms-gateway-agent --pairing '{pairingUrl}'</code>
                 </p>
+                {installCommand ? (
+                  <>
+                    <p class="hint">
+                      On an Android phone, paste this one line into Termux: it installs Node.js, Termux:API's commands and the agent from this
+                      gateway, pairs the phone and starts it at every boot (Termux:Boot).
+                    </p>
+                    <Copyable value={installCommand} label="Copy install line" testId="install-command" />
+                  </>
+                ) : null}
                 <p class="hint">Native apps read the same URL from the QR code.</p>
                 <Copyable value={pairingUrl} label="Copy pairing URL" testId="pairing-url" />
                 <p class="hint">It works like a password: share it only with the device.</p>
