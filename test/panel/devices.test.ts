@@ -35,10 +35,16 @@ describe('panel: devices', () => {
     const pairing = (await page.getByTestId('pairing-url').textContent())!.trim();
     expect(pairing).to.match(new RegExp(`^smsgw://127\\.0\\.0\\.1:${gw.gateway.mqttPort}\\?v=1&device=${device!.id}&token=`));
     expect(await page.getByTestId('agent-command').textContent()).to.equal(`sms-gateway-agent --pairing '${pairing}'`);
+    // On a phone, one line for Termux installs the agent from this gateway and pairs it with the same URL.
+    const installLine = `history -d -1 2>/dev/null; curl -fsSL '${gw.baseUrl}/agent/install.sh' | sh -s -- '${pairing}'`;
+    expect((await page.getByTestId('install-command').textContent())!.trim()).to.equal(installLine);
     // A corrected broker address rebuilds the URL around it; a wrong one says how to write it.
     await page.getByLabel('Broker address').fill('mqtts://phones.example.com:8883');
     expect((await page.getByTestId('pairing-url').textContent())!.trim()).to.equal(
       pairing.replace(`127.0.0.1:${gw.gateway.mqttPort}`, 'phones.example.com:8883').replace(/(&token=[^&]*)/, '$1&tls=1'),
+    );
+    expect((await page.getByTestId('install-command').textContent())!.trim(), 'the install line follows the broker address').to.equal(
+      installLine.replace(pairing, (await page.getByTestId('pairing-url').textContent())!.trim()),
     );
     await page.getByLabel('Broker address').fill('phones.example.com');
     await page.getByText('Write it as mqtt://host:port').waitFor();
