@@ -5,14 +5,14 @@
 // src/http/server-limits.ts).
 //
 // And open MQTT connections in all (MQTT_MAX_CONNECTIONS), so that many addresses together cannot
-// use up the process's file descriptors either: by default the half of them that HTTP leaves
-// (src/common/file-descriptors.ts), as HTTP_MAX_CONNECTIONS keeps to the other half.
+// use up the process's file descriptors either: by default MQTT's share of the connection budget,
+// half of it (src/common/file-descriptors.ts).
 import { clientAddressKey } from '../src/common/client-address.ts';
-import { connectionShare, openFileLimit } from '../src/common/file-descriptors.ts';
+import { defaultConnectionBudget, listenerShares, openFileLimit } from '../src/common/file-descriptors.ts';
 
-/** MQTT's share of the process's file descriptors: the half HTTP leaves. */
+/** MQTT's share of the process's connection budget: half of it. */
 export function defaultMaxMqttConnections(fdLimit = openFileLimit()): number {
-  return connectionShare(fdLimit);
+  return listenerShares(defaultConnectionBudget(fdLimit)).mqtt;
 }
 
 /** Open connections in all, up to `max`. */

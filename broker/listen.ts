@@ -19,6 +19,8 @@ import { guardIncoming, PacketSizeGuard } from './packet-guard.ts';
 import { ConnectionCap, ConnectionsPerAddress, defaultMaxMqttConnections } from './connection-limits.ts';
 import type { ConnectionRefusal, RefusalLog } from './refusal-log.ts';
 import type { DeviceSessions } from './sessions.ts';
+import { WaitingRoom, type WaitingPlace } from '../src/common/waiting-room.ts';
+import { waitingPlaces } from '../src/common/file-descriptors.ts';
 
 export const WEBSOCKET_PATH = '/mqtt';
 /** A WebSocket message may carry this many packets of the largest size (see listen()). */
@@ -45,6 +47,8 @@ export class Listeners {
   private readonly sockets = new Set<Socket>();
   private readonly perAddress: ConnectionsPerAddress;
   private readonly total: ConnectionCap;
+  /** Connections whose CONNECT has not come yet (src/common/waiting-room.ts): a quarter of the places. */
+  private readonly waitingRoom: WaitingRoom;
 
   constructor(
     private readonly aedes: Aedes,
@@ -55,6 +59,7 @@ export class Listeners {
   ) {
     this.perAddress = new ConnectionsPerAddress(options.limits.maxConnectionsPerAddress);
     this.total = new ConnectionCap(options.limits.maxConnections ?? defaultMaxMqttConnections());
+    this.waitingRoom = new WaitingRoom(waitingPlaces(this.total.max));
   }
 
   /** The plain MQTT port as listening (port 0 picks one); none with MQTT_PORT=off. */
@@ -93,13 +98,14 @@ export class Listeners {
     this.ws.on('connection', (socket, request) => {
       const peer = request.socket.remoteAddress;
       const address = clientAddressKey(options.trustedProxies ? options.trustedProxies.clientOf(peer, request.headers['x-forwarded-for']) : peer);
-      if (!this.admit(address)) return void socket.terminate();
-      socket.once('close', () => this.release(address));
+      const place = this.admit(address, () => socket.terminate());
+      if (!place) return void socket.terminate();
+      socket.once('close', () => this.release(address, place));
       const refused = this.refusedOnce(address);
       socket.on('error', (error: Error & { code?: string }) => {
         if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') refused('packet_too_large');
       });
-      this.handle(createWebSocketStream(socket), address, refused, request);
+      this.handle(createWebSocketStream(socket), address, refused, place, request);
     });
   }
 
@@ -153,20 +159,26 @@ export class Listeners {
       // A connection that never completes its handshake holds a socket like one that never sends CONNECT.
       handshakeTimeout: this.options.limits.connectTimeoutMs,
     });
+    // The handshake is part of the wait: the place taken with the TCP connection is left when the
+    // CONNECT has come through the TLS socket that wraps it.
+    const handshaking = new WeakMap<Socket, WaitingPlace>();
     mqtts.on('connection', (socket: Socket) => {
       const address = clientAddressKey(socket.remoteAddress);
-      if (!this.admit(address)) return void socket.destroy();
+      const place = this.admit(address, () => socket.destroy());
+      if (!place) return void socket.destroy();
+      handshaking.set(socket, place);
       this.sockets.add(socket);
       socket.once('close', () => {
         this.sockets.delete(socket);
-        this.release(address);
+        this.release(address, place);
       });
     });
     mqtts.on('secureConnection', (socket: TLSSocket) => {
       const address = clientAddressKey(socket.remoteAddress);
+      const accepted = (socket as TLSSocket & { _parent?: Socket })._parent;
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
-      this.handle(socket, address, this.refusedOnce(address));
+      this.handle(socket, address, this.refusedOnce(address), (accepted && handshaking.get(accepted)) || undefined);
     });
     // A failed handshake (a client that does not trust the certificate, a scanner, plain MQTT on
     // this port): counted, not logged, as there can be many.
@@ -181,13 +193,14 @@ export class Listeners {
   /** Takes an MQTT connection over TCP from the client at `peer`, within the per-address limit. */
   private accept(socket: Socket, peer: string | undefined): void {
     const address = clientAddressKey(peer);
-    if (!this.admit(address)) return void socket.destroy();
+    const place = this.admit(address, () => socket.destroy());
+    if (!place) return void socket.destroy();
     this.sockets.add(socket);
     socket.once('close', () => {
       this.sockets.delete(socket);
-      this.release(address);
+      this.release(address, place);
     });
-    this.handle(socket, address, this.refusedOnce(address));
+    this.handle(socket, address, this.refusedOnce(address), place);
   }
 
   /**
@@ -203,27 +216,43 @@ export class Listeners {
     };
   }
 
-  /** Takes a place for a new connection from the address, in all and for the address, or counts its refusal. */
-  private admit(address: string): boolean {
+  /**
+   * Takes a place for a new connection from the address, in all, for the address and in the
+   * waiting room until its CONNECT has come; undefined, with the refusal counted, when there is
+   * none. `close` ends the connection should a newcomer push it out of the waiting room.
+   */
+  private admit(address: string, close: () => void): WaitingPlace | undefined {
     if (!this.total.admit()) {
       this.refusals.refusedAtCapacity(this.total.max);
-      return false;
+      return undefined;
     }
-    if (this.perAddress.admit(address)) return true;
-    this.total.release();
-    this.refusals.refused(address, 'too_many_connections');
-    return false;
+    if (!this.perAddress.admit(address)) {
+      this.total.release();
+      this.refusals.refused(address, 'too_many_connections');
+      return undefined;
+    }
+    const arrival = this.waitingRoom.enter(address, close);
+    if ('refused' in arrival) {
+      this.release(address);
+      this.refusals.refused(address, 'waiting_room_full');
+      return undefined;
+    }
+    if (arrival.displaced) this.refusals.refused(address, 'pushed_out_before_connect');
+    return arrival.place;
   }
 
   /** An admitted connection closed. */
-  private release(address: string): void {
+  private release(address: string, place?: WaitingPlace): void {
     this.total.release();
     this.perAddress.release(address);
+    place?.leave();
   }
 
   /** Hands the connection to the broker, its incoming packets bounded by their headers. */
-  private handle(stream: Duplex, address: string, refused: (reason: ConnectionRefusal) => void, request?: IncomingMessage): void {
+  private handle(stream: Duplex, address: string, refused: (reason: ConnectionRefusal) => void, place: WaitingPlace | undefined, request?: IncomingMessage): void {
     const guard = new PacketSizeGuard(this.options.limits.maxPacketBytes);
+    // Its CONNECT has come: the connection leaves the waiting room while the broker checks it.
+    if (place) guard.whenFirstPacketArrives(() => place.leave());
     guardIncoming(stream, guard, refused);
     const client = this.aedes.handle(stream, request);
     this.sessions.connectionsOf.set(client, { address, guard });

@@ -25,9 +25,16 @@ export class PacketSizeGuard {
   private multiplier = 1;
   /** Body bytes of the current packet still to come. */
   private remaining = 0;
+  /** Told once, when the connection's first packet (its CONNECT) has arrived whole. */
+  private onFirstPacket: (() => void) | undefined;
 
   constructor(private readonly maxPacketBytes: number) {
     this.limit = Math.min(MAX_PACKET_BEFORE_AUTH_BYTES, maxPacketBytes);
+  }
+
+  /** Calls `callback` once, when the next packet has arrived whole: set before any byte, the CONNECT. */
+  whenFirstPacketArrives(callback: () => void): void {
+    this.onFirstPacket = callback;
   }
 
   /** The connection authenticated: packets whose header comes from now on may be MQTT_MAX_PACKET. */
@@ -43,7 +50,7 @@ export class PacketSizeGuard {
         const skip = Math.min(this.remaining, chunk.length - i);
         i += skip;
         this.remaining -= skip;
-        if (this.remaining === 0) this.state = 'type';
+        if (this.remaining === 0) this.packetEnded();
         continue;
       }
       if (this.state === 'type') {
@@ -66,9 +73,17 @@ export class PacketSizeGuard {
         continue;
       }
       this.remaining = this.length;
-      this.state = this.remaining > 0 ? 'body' : 'type';
+      if (this.remaining > 0) this.state = 'body';
+      else this.packetEnded();
     }
     return undefined;
+  }
+
+  private packetEnded(): void {
+    this.state = 'type';
+    const first = this.onFirstPacket;
+    this.onFirstPacket = undefined;
+    first?.();
   }
 }
 

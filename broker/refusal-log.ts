@@ -18,7 +18,9 @@ export type ConnectionRefusal =
   | 'malformed_length'
   | 'connect_timeout'
   | 'auth_throttled'
-  | 'bad_proxy_header';
+  | 'bad_proxy_header'
+  | 'waiting_room_full'
+  | 'pushed_out_before_connect';
 
 export class RefusalLog {
   /** "address reason" -> when it was last logged, and the refusals not logged since. */

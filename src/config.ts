@@ -84,6 +84,11 @@ export interface Config {
   authThrottle: AuthThrottleConfig;
   /** What an HTTP client may hold: header and body deadlines, connections per address and in all. */
   httpLimits: HttpLimitsConfig;
+  /**
+   * CONNECTION_BUDGET: client connections the process may hold, shared out among the listeners
+   * (src/common/file-descriptors.ts); undefined: the open-file limit less a reserve.
+   */
+  connectionBudget: number | undefined;
   webhooks: WebhookConfig;
   /** The address people reach the gateway at (behind a proxy, the proxy's); https:// makes the session cookie Secure. */
   publicUrl: string | undefined;
@@ -143,6 +148,9 @@ export interface SmtpConfig {
   dataTimeoutMs: number;
 }
 
+/** An ESME binds in its first round trip; one that has not within seconds is holding a descriptor. */
+export const SMPP_BIND_TIMEOUT_S = 5;
+
 export interface SmppConfig {
   /** SMPP_PORT: plain SMPP (0 picks a free one, as tests do); none: no plain listener. */
   port: number | undefined;
@@ -152,6 +160,10 @@ export interface SmppConfig {
   enquireLinkMs: number;
   /** SMPP_RECEIPT_RETENTION: receipts and incoming SMS wait this long for a session of their system_id. */
   receiptRetentionMs: number;
+  /** SMPP_BIND_TIMEOUT: a connection that has not bound within this long is closed; absent, SMPP_BIND_TIMEOUT_S. */
+  bindTimeoutMs?: number;
+  /** SMPP_MAX_CONNECTIONS: open SMPP connections in all; absent: SMPP's share of the connection budget. */
+  maxConnections?: number | undefined;
 }
 
 export interface TlsConfig {
@@ -223,7 +235,7 @@ export interface MqttLimitsConfig {
   connectTimeoutMs: number;
   /** Open MQTT connections (TCP and WebSocket) from one client address. */
   maxConnectionsPerAddress: number;
-  /** Open MQTT connections in all (TCP, TLS and WebSocket); undefined: half of the file descriptors left after a reserve. */
+  /** Open MQTT connections in all (TCP, TLS and WebSocket); undefined: MQTT's share of the connection budget (half). */
   maxConnections: number | undefined;
 }
 
@@ -249,7 +261,7 @@ export interface HttpLimitsConfig {
   bodyTimeoutMs: number;
   /** Open HTTP connections from one client address (a trusted proxy is not capped). */
   maxConnectionsPerAddress: number;
-  /** Open HTTP connections in all; undefined: half of the file descriptors left after a reserve. */
+  /** Open HTTP connections in all; undefined: HTTP's share of the connection budget (a quarter). */
   maxConnections: number | undefined;
 }
 
@@ -356,6 +368,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxConnections: read<number | undefined>('MQTT_MAX_CONNECTIONS', undefined, (raw) => (raw.toLowerCase() === 'auto' ? undefined : wholeNumber(raw, 16, 10_000_000))),
     },
     authThrottle: authThrottle(read),
+    connectionBudget: read<number | undefined>('CONNECTION_BUDGET', undefined, (raw) => (raw.toLowerCase() === 'auto' ? undefined : wholeNumber(raw, 64, 10_000_000))),
     httpLimits: {
       headersTimeoutMs: read('HTTP_HEADERS_TIMEOUT', 10, (raw) => wholeNumber(raw, 1, 300)) * 1000,
       bodyTimeoutMs: read('HTTP_BODY_TIMEOUT', 15, (raw) => wholeNumber(raw, 1, 3600)) * 1000,
@@ -410,6 +423,8 @@ export function loadConfig(env: Env = process.env): Config {
       tls: readSmppTls(env, problems),
       enquireLinkMs: read('SMPP_ENQUIRE_LINK_INTERVAL', 30, (raw) => wholeNumber(raw, 1, 3600)) * 1000,
       receiptRetentionMs: read('SMPP_RECEIPT_RETENTION', 259_200, (raw) => wholeNumber(raw, 60, 2_592_000)) * 1000,
+      bindTimeoutMs: read('SMPP_BIND_TIMEOUT', SMPP_BIND_TIMEOUT_S, (raw) => wholeNumber(raw, 1, 300)) * 1000,
+      maxConnections: read<number | undefined>('SMPP_MAX_CONNECTIONS', undefined, (raw) => (raw.toLowerCase() === 'auto' ? undefined : wholeNumber(raw, 1, 10_000_000))),
     },
     smtp: {
       port: read<number | undefined>('SMTP_PORT', undefined, (raw) => (raw.toLowerCase() === 'off' ? undefined : portOr(raw, 'off'))),

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, type Config } from './config.ts';
+import { ConfigError, SMPP_BIND_TIMEOUT_S, type Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
 import { SecretBox } from './modules/webhooks/secret-box.ts';
 import { verifySecretKey } from './modules/webhooks/secret-key-check.ts';
@@ -42,6 +42,7 @@ import { createBroker, DeviceChannel, type DeviceBroker } from '../broker/device
 import { brokerPorts } from './broker-ports.ts';
 import { OptedOutLists } from './modules/opt-out/device-list.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
+import { ensurePortsFree, type PlannedPort } from './common/ports-free.ts';
 import { httpMetrics } from './http/middleware/http-metrics.ts';
 import { meterGateway } from './common/gateway-metrics.ts';
 import { connectCluster, type Cluster } from './cluster/cluster.ts';
@@ -64,6 +65,7 @@ import { MailListener } from './mail/listener.ts';
 import { MailSubmissions } from './mail/submission.ts';
 import { lackedPermissions } from './modules/api-keys/permissions.ts';
 import { ussdRoutes } from './modules/ussd/routes.ts';
+import { defaultConnectionBudget, listenerShares } from './common/file-descriptors.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
 
@@ -151,6 +153,7 @@ export class Gateway {
       if ('problems' in reading) throw new ConfigError(reading.problems);
       firstPair = reading.pair;
     }
+    await ensurePortsFree(plannedPorts(config));
     const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connections: config.database, logger });
     let http: Server | undefined;
     let https: HttpsServer | undefined;
@@ -277,7 +280,9 @@ export class Gateway {
       // a plain request there fails its handshake rather than sending a key or a cookie in clear.
       https = certificates && createHttpsServer({ ...serverOptions, ...certificates.secureContext, handshakeTimeout: 10_000 }, handler);
       http = https ?? createServer(serverOptions, handler);
-      limitConnections(http, config.httpLimits, config.trustedProxies, { metrics: services.metrics, logger: logger.child({ component: 'http' }) });
+      // One connection budget for the process, shared out among the listeners (src/common/file-descriptors.ts).
+      const shares = listenerShares(config.connectionBudget ?? defaultConnectionBudget());
+      limitConnections(http, { ...config.httpLimits, maxConnections: config.httpLimits.maxConnections ?? shares.http }, config.trustedProxies, { metrics: services.metrics, logger: logger.child({ component: 'http' }) });
       await listen(http, config.port, config.host).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['PORT', config.port, config.host] });
       });
@@ -286,7 +291,7 @@ export class Gateway {
         ...(config.tls && certificates ? { tls: { port: config.tls.mqttsPort, secureContext: certificates.secureContext } } : {}),
         host: config.host,
         http,
-        limits: config.mqtt,
+        limits: { ...config.mqtt, maxConnections: config.mqtt.maxConnections ?? shares.mqtt },
         refusalDelayMs: config.authThrottle.mqttRefusalDelayMs,
         trustedProxies: config.trustedProxies,
       }).catch((error: unknown) => {
@@ -295,7 +300,7 @@ export class Gateway {
       await metricsEndpoint.listen().catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['METRICS_PORT', config.metrics.port ?? 0, config.metrics.host] });
       });
-      smpp = await startSmpp(config, services, logger.child({ component: 'smpp' }));
+      smpp = await startSmpp(config, services, logger.child({ component: 'smpp' }), shares.smpp);
       mail = await startMail(config, services, logger.child({ component: 'smtp' }));
       services.dispatcher.start();
       services.pauseAnnouncer.start();
@@ -494,7 +499,7 @@ export const SMPP_MAX_CONNECTIONS_PER_ADDRESS = 64;
  * incoming SMS wake it (what it owes is already stored, in their transactions: src/services.ts),
  * a revoked credential unbinds its sessions.
  */
-async function startSmpp(config: Config, services: Services, logger: Logger): Promise<SmppListener | undefined> {
+async function startSmpp(config: Config, services: Services, logger: Logger, share: number): Promise<SmppListener | undefined> {
   const { smpp } = config;
   if (smpp.port === undefined && !smpp.tls) return undefined;
   const submissions = new SmppSubmissions({ db: services.db, messages: services.messages, idempotency: services.idempotency, tasks: services.tasks, smpp: services.smpp, presence: services.presence });
@@ -521,10 +526,11 @@ async function startSmpp(config: Config, services: Services, logger: Logger): Pr
       port: smpp.port,
       tls: smpp.tls && { port: smpp.tls.port, cert: readFileSync(smpp.tls.certFile), key: readFileSync(smpp.tls.keyFile) },
       enquireLinkMs: smpp.enquireLinkMs,
-      bindTimeoutMs: 30_000,
+      bindTimeoutMs: smpp.bindTimeoutMs ?? SMPP_BIND_TIMEOUT_S * 1000,
       retentionMs: smpp.receiptRetentionMs,
       responseTimeoutMs: 30_000,
       maxConnectionsPerAddress: SMPP_MAX_CONNECTIONS_PER_ADDRESS,
+      maxConnections: smpp.maxConnections ?? share,
       defaultPhoneRegion: config.defaultPhoneRegion,
     },
   ).catch((error: unknown) => {
@@ -543,6 +549,18 @@ async function startSmpp(config: Config, services: Services, logger: Logger): Pr
     (error) => logger.warn({ err: error }, 'smpp_receipts_pending not read'),
   );
   return listener;
+}
+
+/** Every port this configuration listens on, with the variable that sets it (ports-free.ts). */
+function plannedPorts(config: Config): PlannedPort[] {
+  const planned: PlannedPort[] = [{ variable: 'PORT', port: config.port, host: config.host }];
+  if (config.plainMqtt) planned.push({ variable: 'MQTT_PORT', port: config.mqttPort, host: config.host });
+  if (config.tls) planned.push({ variable: 'MQTTS_PORT', port: config.tls.mqttsPort, host: config.host });
+  if (config.metrics.port !== undefined) planned.push({ variable: 'METRICS_PORT', port: config.metrics.port, host: config.metrics.host });
+  if (config.smpp.port !== undefined) planned.push({ variable: 'SMPP_PORT', port: config.smpp.port, host: config.host });
+  if (config.smpp.tls) planned.push({ variable: 'SMPP_TLS_PORT', port: config.smpp.tls.port, host: config.host });
+  if (config.smtp.port !== undefined && config.smtp.domain) planned.push({ variable: 'SMTP_PORT', port: config.smtp.port, host: config.host });
+  return planned;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -9,17 +9,19 @@
 // - one client address holds at most HTTP_MAX_CONNECTIONS_PER_ADDRESS connections (counted as the
 //   broker counts MQTT connections; a trusted load balancer is not capped, as every client comes
 //   through it);
-// - the server holds at most HTTP_MAX_CONNECTIONS; by default half of the file descriptors left
-//   after a reserve for the database, Redis, files and listeners, so the other half stays for
-//   the phones' MQTT connections whatever HTTP clients do.
-import type { Server, ServerOptions } from 'node:http';
+// - the server holds at most HTTP_MAX_CONNECTIONS; by default HTTP's share of the process's
+//   connection budget (a quarter: src/common/file-descriptors.ts), so that the phones' MQTT
+//   connections, SMPP and SMTP keep theirs whatever HTTP clients do;
+// - of those, a quarter may be connections whose first request's headers have not arrived yet.
+import type { IncomingMessage, Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import type { TrustedProxies } from '../common/client-address.ts';
+import { clientAddressKey, type TrustedProxies } from '../common/client-address.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Metrics } from '../common/metrics.ts';
 import type { HttpLimitsConfig } from '../config.ts';
 import { ConnectionsPerAddress } from '../../broker/connection-limits.ts';
-import { connectionShare, openFileLimit } from '../common/file-descriptors.ts';
+import { defaultConnectionBudget, listenerShares, openFileLimit, waitingPlaces } from '../common/file-descriptors.ts';
+import { WaitingRoom, type WaitingPlace } from '../common/waiting-room.ts';
 
 export { FD_RESERVE, openFileLimit } from '../common/file-descriptors.ts';
 /**
@@ -55,6 +57,20 @@ export function limitConnections(server: Server, limits: HttpLimitsConfig, proxi
   server.maxConnections = limits.maxConnections ?? defaultMaxConnections();
   server.on('drop', () => metrics.count('http_connections_refused_total', help, { reason: 'max_connections' }));
   const perAddress = new ConnectionsPerAddress(limits.maxConnectionsPerAddress);
+  // Until its first request's headers have arrived a connection waits in a room of a quarter of
+  // the server's places, so that connections that never send them cannot fill the server: when
+  // the room is full a newcomer pushes out the oldest waiting connection of the address holding
+  // the most (src/common/waiting-room.ts). Connections that sent a request are never pushed out.
+  const room = new WaitingRoom(waitingPlaces(server.maxConnections));
+  const waiting = new WeakMap<Socket, WaitingPlace>();
+  const identified = (request: IncomingMessage) => {
+    // Over TLS the request's socket wraps the TCP connection the server accepted.
+    const accepted = (request.socket as Socket & { _parent?: Socket })._parent ?? request.socket;
+    waiting.get(accepted)?.leave();
+  };
+  server.prependListener('request', identified);
+  // The broker's WebSocket server (MQTT at /mqtt) answers upgrades; this only notes the headers came.
+  server.prependListener('upgrade', identified);
   // One line a minute at most, whatever the flood: the counter shows its size.
   let loggedAt = 0;
   server.on('connection', (socket: Socket) => {
@@ -70,10 +86,18 @@ export function limitConnections(server: Server, limits: HttpLimitsConfig, proxi
       return;
     }
     socket.once('close', () => perAddress.release(address));
+    const arrival = room.enter(clientAddressKey(address), () => socket.destroy());
+    if ('refused' in arrival) {
+      metrics.count('http_connections_refused_total', help, { reason: 'waiting_room_full' });
+      return void socket.destroy();
+    }
+    if (arrival.displaced) metrics.count('http_connections_refused_total', help, { reason: 'pushed_out_before_request' });
+    waiting.set(socket, arrival.place);
+    socket.once('close', () => arrival.place.leave());
   });
 }
 
-/** HTTP's share of the process's file descriptors: half of what the reserve leaves. */
+/** HTTP's share of the process's connection budget: a quarter of it. */
 export function defaultMaxConnections(fdLimit = openFileLimit()): number {
-  return connectionShare(fdLimit);
+  return listenerShares(defaultConnectionBudget(fdLimit)).http;
 }

@@ -5,13 +5,15 @@
 // recipient that is not a number of this domain, 554 at DATA for a text longer than one SMS.
 // Logs carry accounts, counts and masked numbers, never the text or a whole number.
 //
-// What one client can hold is bounded: SMTP_MAX_CLIENTS connections in all (past it 421), an
+// What one client can hold is bounded: SMTP_MAX_CLIENTS connections in all (past it 421), of
+// which a quarter may be waiting to log in (past that a newcomer pushes out the oldest waiting
+// connection of the address holding the most, src/common/waiting-room.ts), an
 // idle connection closed after SMTP_IDLE_TIMEOUT, a mail's DATA cut off with 421 when it takes
 // longer than SMTP_DATA_TIMEOUT however it trickles, and with 552 as soon as it passes 1 MiB
 // (message-reader.ts): neither waits for the client to finish sending.
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
 import { simpleParser } from 'mailparser';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { maskPhone } from '../common/logger.ts';
 import { keyPrefix } from '../modules/api-keys/key-format.ts';
@@ -19,6 +21,9 @@ import type { MailListenerOptions, MailPorts, MailUser } from './ports.ts';
 import { readRecipient } from './recipient.ts';
 import { MailRefusal } from './submission.ts';
 import { readMessage, type MessageReading } from './message-reader.ts';
+import { WaitingRoom, type WaitingPlace } from '../common/waiting-room.ts';
+import { waitingPlaces } from '../common/file-descriptors.ts';
+import { clientAddressKey } from '../common/client-address.ts';
 
 /** A mail larger than this is refused at DATA: an SMS is short, attachments are not sent. */
 export const MAIL_MAX_BYTES = 1024 * 1024;
@@ -27,11 +32,23 @@ export const MAIL_MAX_RECIPIENTS = 50;
 
 type Done = (error?: Error | null) => void;
 
+const REFUSED_HELP = 'SMTP connections closed at once (or, not logged in, pushed out by a newcomer), by reason';
+
 export class MailListener {
+  /**
+   * Connections not logged in yet (src/common/waiting-room.ts): a quarter of SMTP_MAX_CLIENTS, so
+   * that connections that never log in cannot hold every place; by client address and port.
+   */
+  private readonly waitingRoom: WaitingRoom;
+  private readonly waiting = new Map<string, WaitingPlace>();
+
   private constructor(
     private readonly server: SMTPServer,
     private readonly ports: MailPorts,
-  ) {}
+    maxClients: number,
+  ) {
+    this.waitingRoom = new WaitingRoom(waitingPlaces(maxClients));
+  }
 
   static async start(ports: MailPorts, options: MailListenerOptions): Promise<MailListener> {
     let listener: MailListener | undefined;
@@ -52,7 +69,8 @@ export class MailListener {
       onRcptTo: (address, session, callback) => listener!.recipient(address.address, session, callback, options.domain),
       onData: (stream, session, callback) => void listener!.data(stream, session, callback, options),
     });
-    listener = new MailListener(server, ports);
+    listener = new MailListener(server, ports, options.maxClients);
+    server.server.on('connection', (socket: Socket) => listener!.arrived(socket));
     server.on('error', (error) => ports.logger.warn({ err: error }, 'SMTP connection error'));
     await new Promise<void>((resolve, reject) => {
       server.server.once('error', reject);
@@ -70,6 +88,22 @@ export class MailListener {
 
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** A new connection takes a place in the waiting room until it logs in, or is closed at once. */
+  private arrived(socket: Socket): void {
+    const key = `${socket.remoteAddress}|${socket.remotePort}`;
+    const arrival = this.waitingRoom.enter(clientAddressKey(socket.remoteAddress), () => socket.destroy());
+    if ('refused' in arrival) {
+      this.ports.metrics.count('smtp_connections_refused_total', REFUSED_HELP, { reason: 'waiting_room_full' });
+      return void socket.destroy();
+    }
+    if (arrival.displaced) this.ports.metrics.count('smtp_connections_refused_total', REFUSED_HELP, { reason: 'pushed_out_before_login' });
+    this.waiting.set(key, arrival.place);
+    socket.once('close', () => {
+      arrival.place.leave();
+      this.waiting.delete(key);
+    });
   }
 
   private async authenticate(auth: SMTPServerAuthentication, session: SMTPServerSession, callback: (error: Error | null | undefined, response?: { user: MailUser }) => void): Promise<void> {
@@ -92,6 +126,7 @@ export class MailListener {
         return callback(refusal(535, `5.7.8 Authentication failed: ${result.refused}`));
       }
       metrics.count('smtp_auth_total', 'SMTP logins, by outcome', { outcome: 'accepted' });
+      this.waiting.get(`${session.remoteAddress}|${session.remotePort}`)?.leave();
       callback(null, { user: result.user });
     } catch (error) {
       logger.error({ err: error }, 'SMTP login not checked');

@@ -13,6 +13,8 @@ import { TokenBucket } from './throughput.ts';
 import { PartHolds } from './part-holds.ts';
 import { OutageNotice } from '../storage/database-errors.ts';
 import type { SmppListenerOptions, SmppPorts } from './ports.ts';
+import { WaitingRoom, type WaitingPlace } from '../common/waiting-room.ts';
+import { waitingPlaces } from '../common/file-descriptors.ts';
 
 /** How often stored deliver_sm are looked for without being woken. */
 const TICK_MS = 2_000;
@@ -24,6 +26,10 @@ export class SmppListener implements SessionHost {
   private readonly sessions = new Map<string, Set<SmppSession>>();
   private readonly unbound = new Set<SmppSession>();
   private readonly connectionsByAddress = new Map<string, number>();
+  private connections = 0;
+  /** Connections not bound yet (waiting-room.ts): a flood of them pushes out only its own. */
+  private readonly waitingRoom: WaitingRoom;
+  private readonly places = new Map<SmppSession, WaitingPlace>();
   private readonly buckets = new Map<string, { perSecond: number; bucket: TokenBucket }>();
   private readonly pumping = new Set<string>();
   private readonly again = new Set<string>();
@@ -41,6 +47,7 @@ export class SmppListener implements SessionHost {
     private readonly secure: Server | undefined,
   ) {
     this.outage = new OutageNotice(ports.logger, 'SMPP receipts and incoming SMS wait in the database; submissions are answered ESME_RSYSERR');
+    this.waitingRoom = new WaitingRoom(waitingPlaces(options.maxConnections));
   }
 
   static async start(ports: SmppPorts, options: SmppListenerOptions): Promise<SmppListener> {
@@ -80,6 +87,8 @@ export class SmppListener implements SessionHost {
 
   bound(session: SmppSession): void {
     this.unbound.delete(session);
+    this.places.get(session)?.leave();
+    this.places.delete(session);
     const credentialId = session.credential!.id;
     const set = this.sessions.get(credentialId) ?? new Set();
     set.add(session);
@@ -155,19 +164,37 @@ export class SmppListener implements SessionHost {
     // A connection that errs before its session listens would otherwise be an unhandled 'error'.
     session.socket.on('error', () => undefined);
     const address = session.socket.remoteAddress ?? '';
+    if (this.stopped) return void session.destroy();
     const open = this.connectionsByAddress.get(address) ?? 0;
-    if (this.stopped || open >= this.options.maxConnectionsPerAddress) {
-      if (!this.stopped) this.ports.metrics.count('smpp_connections_refused_total', 'SMPP connections closed at once: too many from one address');
-      session.destroy();
-      return;
-    }
+    if (open >= this.options.maxConnectionsPerAddress) return this.refuse(session, 'per_address');
+    if (this.connections >= this.options.maxConnections) return this.refuse(session, 'max_connections');
+    let smppSession: SmppSession | undefined;
+    const arrival = this.waitingRoom.enter(address, () => smppSession?.close('pushed out of the waiting room while unbound'));
+    if ('refused' in arrival) return this.refuse(session, 'waiting_room_full');
+    if (arrival.displaced) this.countRefusal('pushed_out_unbound');
+    this.connections++;
     this.connectionsByAddress.set(address, open + 1);
     session.socket.once('close', () => {
+      this.connections--;
+      arrival.place.leave();
       const left = (this.connectionsByAddress.get(address) ?? 1) - 1;
       if (left > 0) this.connectionsByAddress.set(address, left);
       else this.connectionsByAddress.delete(address);
     });
-    this.unbound.add(new SmppSession(session, this.ports, this.options, this));
+    smppSession = new SmppSession(session, this.ports, this.options, this);
+    this.places.set(smppSession, arrival.place);
+    session.socket.once('close', () => this.places.delete(smppSession));
+    this.unbound.add(smppSession);
+  }
+
+  /** Closes a connection at once, counted by why. */
+  private refuse(session: Parameters<Parameters<typeof smpp.createServer>[1]>[0], reason: 'per_address' | 'max_connections' | 'waiting_room_full'): void {
+    this.countRefusal(reason);
+    session.destroy();
+  }
+
+  private countRefusal(reason: string): void {
+    this.ports.metrics.count('smpp_connections_refused_total', 'SMPP connections closed at once (or, unbound, pushed out by a newcomer), by reason', { reason });
   }
 
   private async pump(credentialId: string): Promise<void> {

@@ -43,6 +43,11 @@ export interface SmppListenerOptions {
   responseTimeoutMs: number;
   /** Open connections from one client address; more are closed at once (an ESME needs a few). */
   maxConnectionsPerAddress: number;
+  /**
+   * Open connections in all (SMPP's share of the connection budget); a quarter of them may be
+   * unbound, waiting in the room that pushes out the oldest of the address holding most of it.
+   */
+  maxConnections: number;
   /** DEFAULT_PHONE_REGION: national destinations are read in it; none, they are refused. */
   defaultPhoneRegion: string | undefined;
 }

@@ -1,8 +1,8 @@
 // MQTT_MAX_CONNECTIONS: the broker holds at most so many connections in all, whatever addresses
 // they come from, over TCP and WebSocket alike, so that many clients together cannot use up the
 // process's file descriptors. Past it a connection is closed at once, counted, and the burst is
-// logged once; a place freed is taken again. By default the broker takes the half of the
-// descriptors that HTTP leaves.
+// logged once; a place freed is taken again. By default the broker takes half of the process's
+// connection budget.
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
@@ -99,9 +99,9 @@ describe('device channel: connections in all (MQTT_MAX_CONNECTIONS)', () => {
     expect(phone, 'a device took the freed place').to.not.equal(undefined);
   });
 
-  it('by default, the broker may hold the half of the file descriptors that HTTP leaves', () => {
+  it('by default, the broker may hold half of the file descriptors left after the reserve, and HTTP a quarter', () => {
     expect(defaultMaxMqttConnections(20_000)).to.equal((20_000 - FD_RESERVE) / 2);
-    expect(defaultMaxMqttConnections(20_000) + defaultMaxConnections(20_000), 'the two halves').to.equal(20_000 - FD_RESERVE);
+    expect(defaultMaxMqttConnections(20_000) + defaultMaxConnections(20_000), 'three quarters together').to.equal(((20_000 - FD_RESERVE) * 3) / 4);
     expect(defaultMaxMqttConnections(300), 'a tiny limit still serves some').to.equal(64);
   });
 });

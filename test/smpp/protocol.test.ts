@@ -157,7 +157,7 @@ describe('SMPP: connections from one address', () => {
       // No wait needed: the gateway takes connections in the order they were made.
       const { closed } = await rawExchange(fx.gateway.smppPort, header(16, 0x00000015, 1));
       expect(closed).to.equal(true);
-      expect(fx.gateway.services.metrics.value('smpp_connections_refused_total')).to.be.at.least(1);
+      expect(fx.gateway.services.metrics.value('smpp_connections_refused_total', { reason: 'per_address' })).to.be.at.least(1);
     } finally {
       sockets.forEach((socket) => socket.destroy());
     }
