@@ -50,9 +50,10 @@ describe('device channel: incoming SMS', () => {
 
   const storedRows = (accountId: string) => fx.gateway.services.db('incoming_sms').where({ account_id: accountId });
 
-  describe('when forward_incoming_sms is off (the default)', () => {
+  describe('when forward_incoming_sms is off', () => {
     it('then a forwarded SMS is not stored and is counted as rejected (forwarding_off)', async () => {
       const device = await phone();
+      await forwarding(fx.tenant, device.id, false);
       const counted = fx.gateway.services.metrics.value(REJECTED, { reason: 'forwarding_off' });
       await receive(device);
       expect(fx.gateway.services.metrics.value(REJECTED, { reason: 'forwarding_off' })).to.equal(counted + 1);
@@ -73,6 +74,7 @@ describe('device channel: incoming SMS', () => {
   describe('when forward_incoming_sms is switched on with PATCH settings', () => {
     it('then a forwarded SMS is stored and GET /incoming shows it as the device reported it', async () => {
       const device = await phone();
+      await forwarding(fx.tenant, device.id, false);
       await receive(device);
       await forwarding(fx.tenant, device.id, true);
       const sms = await receive(device, { phone: '+79005550199', message: 'Your code is 1234', sim_slot: 1, received_at: '2026-03-01T09:59:00.000Z' });

@@ -153,8 +153,8 @@ describe('device channel: liveness', () => {
   describe('when settings are PATCHed while the device is online', () => {
     it('then the new settings are pushed to the device', async () => {
       const phone = await device();
-      const pushed = nextEvent(phone, 'settings', (settings: Record<string, unknown>) => settings.forward_incoming_sms === true);
-      const reply = await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { forward_incoming_sms: true, selected_sim: 1, name_custom: 'Shop' });
+      const pushed = nextEvent(phone, 'settings', (settings: Record<string, unknown>) => settings.forward_incoming_sms === false);
+      const reply = await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { forward_incoming_sms: false, selected_sim: 1, name_custom: 'Shop' });
       expect(reply.status).to.equal(200);
       const [settings] = await pushed;
       expect(Object.keys(settings)).to.have.members(SETTINGS_KEYS);
@@ -162,7 +162,7 @@ describe('device channel: liveness', () => {
         can_send_sms: true,
         selected_sim: 1,
         notify_low_battery: false,
-        forward_incoming_sms: true,
+        forward_incoming_sms: false,
         record_calls: false,
         name_custom: 'Shop',
         ...DEFAULT_PACING,
@@ -192,7 +192,7 @@ describe('device channel: liveness', () => {
         can_send_sms: true,
         selected_sim: -2,
         notify_low_battery: false,
-        forward_incoming_sms: false,
+        forward_incoming_sms: true,
         record_calls: false,
         name_custom: 'new-phone',
         ...DEFAULT_PACING,
@@ -214,7 +214,7 @@ describe('device channel: liveness', () => {
         can_send_sms: false,
         selected_sim: -2,
         notify_low_battery: true,
-        forward_incoming_sms: false,
+        forward_incoming_sms: true,
         record_calls: true,
         name_custom: 'away-phone',
         ...DEFAULT_PACING,

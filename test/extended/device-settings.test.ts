@@ -39,7 +39,7 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
       ['selected_sim', 1],
       ['selected_sim', 2],
       ['notify_low_battery', true],
-      ['forward_incoming_sms', true],
+      ['forward_incoming_sms', false],
       ['record_calls', true],
       ['name_custom', 'Office phone'],
     ];
@@ -76,7 +76,7 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
         can_send_sms: true,
         selected_sim: 1,
         notify_low_battery: false,
-        forward_incoming_sms: false,
+        forward_incoming_sms: true,
         record_calls: true,
         name_custom: 'Kitchen',
       });

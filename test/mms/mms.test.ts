@@ -299,6 +299,7 @@ describe('mms', () => {
     it('refuses part uploads for MMS never reported, parts not named, or past MMS_MAX_MESSAGE_BYTES; keeps nothing with forwarding off', async function () {
       this.timeout(30_000);
       const phone = await fx.connectDevice({ apiUrl: fx.baseUrl });
+      expect((await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { forward_incoming_sms: false })).status).to.equal(200);
       const off = await phone.receiveMms({ phone: '+79990001122', parts: [{ contentType: 'image/jpeg', bytes: jpeg(1000) }] });
       expect(off.uploads.map((u) => u.status), 'forward_incoming_sms off').to.deep.equal([404]);
       expect((await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { forward_incoming_sms: true })).status).to.equal(200);

@@ -102,17 +102,20 @@ describe('webhooks: events', () => {
       expect(delivery).to.include({ event_type: 'sms.received', event_id: event.id, id: request!.headers['webhook-id'] });
     });
 
-    it('when forward_incoming_sms is off, then a received SMS raises no event', async () => {
+    it('when forward_incoming_sms is off, then a received SMS raises no event until forwarding is on, and then in the order received', async () => {
       const { webhook } = await createWebhook(fx.tenant, receiver.url, ['sms.received']);
       const phone = await online();
-      // Forwarded with QoS 2: acknowledged only once the gateway has handled (and refused) it.
-      await phone.receive(SENDER, 'not forwarded');
+      const off = nextEvent(phone, 'settings', (value: Record<string, unknown>) => value.forward_incoming_sms === false);
+      await settings(phone.id, { forward_incoming_sms: false });
+      await off;
+      // Kept on the phone (its journal), not sent to the gateway.
+      await phone.receive(SENDER, 'kept while off');
       expect(await deliveryLog(fx.tenant, webhook.id)).to.deep.equal([]);
       await settings(phone.id, { forward_incoming_sms: true });
       await phone.receive(SENDER, 'forwarded');
-      await receiver.waitFor(1, ofType('sms.received'));
-      expect(receiver.received.map((r) => r.json.data.sms.message)).to.deep.equal(['forwarded']);
-      expect(await deliveryLog(fx.tenant, webhook.id)).to.have.length(1);
+      await receiver.waitFor(2, ofType('sms.received'));
+      expect(receiver.received.map((r) => r.json.data.sms.message)).to.deep.equal(['kept while off', 'forwarded']);
+      expect(await deliveryLog(fx.tenant, webhook.id)).to.have.length(2);
     });
   });
 
