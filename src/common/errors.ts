@@ -52,6 +52,8 @@ export const ERROR_CATALOG = {
   cannot_change_self: { status: 409, message: 'a user cannot delete or disable themself' },
   already_taken: { status: 409, message: 'a phone has already taken this SMS; it can no longer be cancelled' },
   already_final: { status: 409, message: 'the SMS has already reached a final status' },
+  device_not_capable: { status: 409, message: 'the device cannot do this, as its last heartbeat said' },
+  no_capable_device: { status: 409, message: 'no device of this account can do this, as their heartbeats said' },
   device_offline: { status: 409, message: 'the device is offline: USSD needs the phone connected now (nothing is queued)' },
   ussd_busy: { status: 409, message: 'the device has a USSD session open; a phone runs one at a time: wait for it to complete or fail' },
   ussd_not_waiting: { status: 409, message: 'the USSD session is not waiting for a reply (its status is not waiting_reply)' },

@@ -39,10 +39,9 @@ export function createMms(
     const rows = [];
     for (const [index, phone] of input.phones.entries()) {
       const field = input.phones.length > 1 || input.phoneField === 'phones' ? `phones/${index}` : input.phoneField;
-      rows.push(await messages.prepare(accountId, { ...input.sms, phone, message: input.message ?? '', phoneField: field }));
+      rows.push(await messages.prepare(accountId, { ...input.sms, phone, message: input.message ?? '', phoneField: field, mms: true }));
     }
     const first = rows[0]!;
-    first.sms.kind = 'mms';
     const recipients = [...new Set(rows.map((row) => row.sms.phone))];
     const prepared = await mms.prepare(accountId, { recipients, subject: input.subject, mediaIds: input.mediaIds });
     return { row: first, prepared };

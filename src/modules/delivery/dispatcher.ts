@@ -31,6 +31,7 @@ import type { Clock } from '../../common/clock.ts';
 import type { DomainEventListener, DomainEvents } from '../../events/domain-events.ts';
 import type { DevicePresence } from '../devices/presence.ts';
 import type { DeviceRow } from '../devices/types.ts';
+import { canDo, type CapabilityNeed } from '../devices/capabilities.ts';
 import type { SmsRecord } from '../messages/types.ts';
 import { ENDED_BY_GATEWAY, IN_FLIGHT_STATUSES } from '../messages/status.ts';
 import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
@@ -44,6 +45,7 @@ import {
   expireDue,
   logDispatch,
   openTasks,
+  poolReach,
   pruneDispatchLog,
   refuseOptedOut,
   releaseUnacknowledged,
@@ -115,12 +117,16 @@ interface ReadyDevice {
    * counting since): only a send from one of these has a count to reset.
    */
   countingSims: Set<number>;
+  /** Which part of the pool its claims see (repository.poolReach), as the last claim read it; undefined before one. */
+  reach?: string;
 }
 
 export interface ClaimResult {
   claimed: number;
   room: number;
   blockedBy?: Blocker | 'cannot_send';
+  /** Which part of the pool the claim looked at (repository.poolReach). */
+  reach?: string;
 }
 
 const PAGE = 500;
@@ -247,11 +253,20 @@ export class Dispatcher {
     const candidates = [...this.devices]
       .filter(([id, device]) => device.accountId === accountId && this.mayHaveRoom(device, now) && this.reachable(id, now))
       .map(([id, device]) => ({ id, in_flight: device.inFlight }));
+    // Parts of the pool found empty in this pass: a device that sees only what another found
+    // empty is not asked. A device that cannot send some of it (MMS, data, encrypted SMS) sees
+    // only a part, so the devices after it may still find work.
+    const emptied = new Set<string>();
     for (const deviceId of deviceOrder(candidates, this.previous.get(accountId))) {
+      const known = this.devices.get(deviceId)?.reach;
+      if (known !== undefined && emptied.has(known)) continue;
       this.previous.set(accountId, deviceId);
       const result = await this.claim(deviceId);
-      // It had room and found less work than that: the pool is empty.
-      if (result && result.room > 0 && result.claimed < result.room) return;
+      // It had room and found less work than that: the part of the pool it sees is empty.
+      if (result && result.room > 0 && result.claimed < result.room) {
+        if (result.reach === poolReach(null)) return;
+        if (result.reach !== undefined) emptied.add(result.reach);
+      }
     }
   }
 
@@ -285,7 +300,7 @@ export class Dispatcher {
   private async claimNow(deviceId: string): Promise<ClaimResult | undefined> {
     const device = this.devices.get(deviceId);
     if (!device || !this.reachable(deviceId, this.clock.now())) return undefined;
-    const { result, claimed, inFlight, retryAt } = await this.db.transaction(async (trx) => {
+    const { result, claimed, inFlight, retryAt } = await this.db.transaction(async (trx): Promise<{ result: ClaimResult; claimed: SmsRecord[]; inFlight: number; retryAt: number | undefined }> => {
       const locked = await lockDevice(trx, deviceId);
       // The time is read once the lock is held: it is what the claim counts from and records.
       const now = this.clock.now();
@@ -306,13 +321,14 @@ export class Dispatcher {
         await spaceNextSend(trx, deviceId, spacedUntil);
       }
       return {
-        result: { claimed: taken.length, room: room.room, ...(room.blockedBy ? { blockedBy: room.blockedBy } : {}) },
+        result: { claimed: taken.length, room: room.room, reach: poolReach(usage.capabilities), ...(room.blockedBy ? { blockedBy: room.blockedBy } : {}) },
         claimed: taken,
         inFlight: usage.usage.inFlight + taken.length,
         retryAt: spacedUntil ?? room.retryAt,
       };
     });
     device.inFlight = inFlight;
+    if (result.reach !== undefined) device.reach = result.reach;
     device.full = result.blockedBy === 'window';
     device.blockedUntil = retryAt ?? 0;
     if (result.blockedBy === 'cannot_send') device.blockedUntil = Number.POSITIVE_INFINITY;
@@ -322,9 +338,10 @@ export class Dispatcher {
 
   /**
    * A device with room for a no_store SMS, the send logged against its limits; undefined when
-   * none has room now. `deviceId` limits the choice to the device the client named.
+   * none has room now. `deviceId` limits the choice to the device the client named, `need` to
+   * devices that can do what the SMS asks (an MMS, a data or encrypted SMS).
    */
-  async takeTransient(accountId: string, deviceId?: string, trx?: Executor): Promise<string | undefined> {
+  async takeTransient(accountId: string, deviceId?: string, trx?: Executor, need?: CapabilityNeed): Promise<string | undefined> {
     const now = this.clock.now();
     const candidates = [...this.devices]
       .filter(([id, device]) => device.accountId === accountId && (!deviceId || id === deviceId) && device.blockedUntil <= now && this.reachable(id, now))
@@ -332,7 +349,8 @@ export class Dispatcher {
     const take = async (id: string) => {
       const reserve = async (executor: Executor) => {
         const usage = await deviceUsage(executor, id, now, true);
-        if (!usage?.can_send_sms || roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS).room <= 0) return false;
+        if (!usage?.can_send_sms || (need && !canDo(usage.capabilities, need))) return false;
+        if (roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS).room <= 0) return false;
         await logDispatch(executor, id, now);
         if (usage.settings.send_jitter) await spaceNextSend(executor, id, now + jitterDelayMs(usage.settings.send_jitter));
         return true;

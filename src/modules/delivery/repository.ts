@@ -7,6 +7,7 @@ import type { SmsStatus } from '../messages/status.ts';
 import type { SmsSnapshot, SmsStatusChange } from '../../events/sms-status-change.ts';
 import type { DeviceUsage, PacingSettings, QuietHours, SendJitter } from './pacing.ts';
 import type { SimCard } from '../devices/types.ts';
+import type { DeviceCapabilities } from '../devices/capabilities.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
@@ -26,6 +27,8 @@ export interface ClaimingDevice {
   pausedSims: number[];
   /** SIM slots with failures in a row counted: a send from one of them resets its count. */
   countingSims: number[];
+  /** What it said it can do; null: it never says, and is handed anything. */
+  capabilities: DeviceCapabilities | null;
 }
 
 interface DeviceUsageRow {
@@ -42,6 +45,7 @@ interface DeviceUsageRow {
   next_send_at: Date | null;
   paused_sims: number[] | null;
   counting_sims: number[] | null;
+  capabilities: DeviceCapabilities | null;
   in_flight: number;
   last_minute: number;
   last_hour: number;
@@ -83,7 +87,7 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
                        ${exact ? '' : `limit coalesce(d.${column}, 0)`}) w) ${name}`;
   const { rows } = await db.raw<{ rows: DeviceUsageRow[] }>(
     `select d.id, d.account_id, d.can_send_sms, d.send_window, d.limit_per_minute, d.limit_per_hour, d.limit_per_day,
-            d.quiet_hours, d.paused_until, d.send_jitter, d.next_send_at,
+            d.quiet_hours, d.paused_until, d.send_jitter, d.next_send_at, d.capabilities,
             (select array_agg(h.sim_slot) from sim_health h where h.device_id = d.id and h.paused_until > ?::timestamptz) as paused_sims,
             (select array_agg(h.sim_slot) from sim_health h where h.device_id = d.id and h.consecutive_failures > 0) as counting_sims,
             (select count(*) from sms s
@@ -113,6 +117,7 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
     },
     pausedSims: (row.paused_sims ?? []).map(Number),
     countingSims: (row.counting_sims ?? []).map(Number),
+    capabilities: row.capabilities,
     usage: {
       inFlight: row.in_flight,
       lastMinute: row.last_minute,
@@ -157,7 +162,7 @@ export interface Claimed {
  * whose recipient is on the suppression list is not taken: it ends in the same statement as
  * failed_send, reason recipient_opted_out, and the next SMS is claimed in its place.
  */
-export async function claimSms(db: Executor, device: { id: string; account_id: string }, room: number, now: number): Promise<Claimed> {
+export async function claimSms(db: Executor, device: ClaimantDevice, room: number, now: number): Promise<Claimed> {
   const claimed: Claimed = { taken: [], refused: [] };
   for (let want = room; want > 0; ) {
     const once = await claimOnce(db, device, want, now);
@@ -170,8 +175,38 @@ export async function claimSms(db: Executor, device: { id: string; account_id: s
   return claimed;
 }
 
-async function claimOnce(db: Executor, device: { id: string; account_id: string }, room: number, now: number): Promise<Claimed> {
+/** The device a claim is for: whose pool, and what of it the device can be handed. */
+export type ClaimantDevice = Pick<ClaimingDevice, 'id' | 'account_id' | 'capabilities'>;
+
+/**
+ * What of its account's pool a device that said what it can do is never handed: the MMS, data SMS
+ * and encrypted SMS it cannot send or open (an encrypted SMS that names a passphrase's
+ * fingerprint opens only on a device holding that passphrase). SQL over the pool's sms rows, with
+ * its bindings; nothing for a device that never said.
+ */
+function outOfReach(capabilities: DeviceCapabilities | null): { sql: string; bindings: string[] } {
+  if (!capabilities) return { sql: '', bindings: [] };
+  const excluded: string[] = [];
+  if (!capabilities.mms) excluded.push(`kind <> 'mms'`);
+  if (!capabilities.data_sms) excluded.push(`kind <> 'data'`);
+  const fingerprint = capabilities.passphrase_fingerprint;
+  if (fingerprint === undefined) excluded.push('not is_encrypted');
+  else excluded.push('(not is_encrypted or passphrase_fingerprint is null or passphrase_fingerprint = ?)');
+  return { sql: excluded.map((condition) => ` and ${condition}`).join(''), bindings: fingerprint === undefined ? [] : [fingerprint] };
+}
+
+/**
+ * Devices whose claims see the same part of the pool share this: once one found it empty, the
+ * others need not look (dispatcher.ts). `everything` for a device that sees all of it.
+ */
+export function poolReach(capabilities: DeviceCapabilities | null): string {
+  if (!capabilities) return 'everything';
+  return `mms=${capabilities.mms} data=${capabilities.data_sms} passphrase=${capabilities.passphrase_fingerprint ?? 'none'}`;
+}
+
+async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now: number): Promise<Claimed> {
   const at = new Date(now);
+  const reach = outOfReach(device.capabilities);
   // Each queue is read in index order; the slack lets a claim skip rows locked by another.
   const slack = room * 2 + 10;
   // A retry waits for its retry_at, and for another phone when the one that failed it has no SIM left to try.
@@ -186,7 +221,7 @@ async function claimOnce(db: Executor, device: { id: string; account_id: string 
          order by priority desc, created_at, id limit ?)
        union all
        (select id, priority, created_at from sms where account_id = ? and device_id is null and ${due}
-           and (avoid_device_id is null or avoid_device_id <> ?)
+           and (avoid_device_id is null or avoid_device_id <> ?)${reach.sql}
          order by priority desc, created_at, id limit ?)),
      picked as (
        select s.id, ${OPTED_OUT('s')} as opted_out from sms s join candidates c on c.id = s.id
@@ -205,7 +240,7 @@ async function claimOnce(db: Executor, device: { id: string; account_id: string 
      logged as (
        insert into device_dispatches (device_id, dispatched_at) select ?::uuid, ?::timestamptz from claimed where not refused)
      select * from claimed order by priority desc, created_at, id`,
-    [device.id, at, at, at, slack, device.account_id, at, at, at, device.id, slack, device.id, room, device.id, at, OPTED_OUT_REASON, at, device.id, at],
+    [device.id, at, at, at, slack, device.account_id, at, at, at, device.id, ...reach.bindings, slack, device.id, room, device.id, at, OPTED_OUT_REASON, at, device.id, at],
   );
   const claimed: Claimed = { taken: [], refused: [] };
   const refused: SmsRecord[] = [];

@@ -4,7 +4,7 @@ import { newObjectId } from '../../common/object-id.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { QuietHours, SendJitter } from './types.ts';
 import type { SimCard, DeviceRow } from './types.ts';
-import type { DeviceCapabilities } from './capabilities.ts';
+import type { CapabilityNeed, DeviceCapabilities } from './capabilities.ts';
 
 export type { SimCard, DeviceRow };
 
@@ -195,4 +195,21 @@ export async function findDeviceByAnyId(
   if (id.uuid) query.where({ id: id.uuid });
   else query.where({ object_id: id.objectId! });
   return query.first();
+}
+
+/**
+ * Whether every live device of the account said it cannot do it: false when one can, or never
+ * said (it is taken to do everything), and for an account with no device yet.
+ */
+export async function noneCapable(db: Executor, accountId: string, need: CapabilityNeed): Promise<boolean> {
+  const live = () => db('devices').where({ account_id: accountId }).whereNull('deleted_at');
+  const query = live();
+  if (need.kind === 'encrypted') {
+    const holds = need.fingerprint === null ? `capabilities->>'passphrase_fingerprint' is not null` : `capabilities->>'passphrase_fingerprint' = ?`;
+    query.whereRaw(`(capabilities is null or ${holds})`, need.fingerprint === null ? [] : [need.fingerprint]);
+  } else {
+    query.whereRaw(`(capabilities is null or (capabilities->>?)::boolean)`, [need.kind]);
+  }
+  if ((await query.first('id')) !== undefined) return false;
+  return (await live().first('id')) !== undefined;
 }

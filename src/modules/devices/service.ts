@@ -18,6 +18,7 @@ import { isValidTimeZone } from '../../common/time-zones.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 import { ConnectLookup } from './connect-lookup.ts';
 import { LastSeenWriter } from './last-seen.ts';
+import { canDo, describeNeed, type CapabilityNeed } from './capabilities.ts';
 
 export type SettingsPatch = Static<typeof DeviceSettingsPatch>;
 
@@ -93,6 +94,23 @@ export class DeviceService {
   async get(accountId: string, id: string, executor: Executor = this.db): Promise<devices.DeviceRow> {
     // Another account's device is "not found" too: its existence is none of this key's business.
     return orNotFound(devices.findDevice(executor, accountId, id), 'device_not_found');
+  }
+
+  /**
+   * Refuses at once work no device could do: the device named, when it said it cannot (409
+   * device_not_capable); with none named, when every device of the account said it cannot (409
+   * no_capable_device). Devices merely offline, or that never said, let it wait for them, and so
+   * does an account with no device yet, as a plain SMS waits for its first phone.
+   */
+  async requireCapable(accountId: string, need: CapabilityNeed, deviceId?: string): Promise<void> {
+    if (deviceId !== undefined) {
+      const device = await this.get(accountId, deviceId);
+      if (canDo(device.capabilities, need)) return;
+      const message = `device ${device.id} cannot ${describeNeed(need)}, as its last heartbeat said`;
+      throw new AppError('device_not_capable', message, [{ field: 'device_id', message }]);
+    }
+    if (!(await devices.noneCapable(this.db, accountId, need))) return;
+    throw new AppError('no_capable_device', `no device of this account can ${describeNeed(need)}, as their heartbeats said: nothing was queued`);
   }
 
   async getByAnyId(accountId: string, id: { uuid?: string; objectId?: string }): Promise<devices.DeviceRow> {

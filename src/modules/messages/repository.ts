@@ -22,10 +22,11 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
   await db.raw(
     `with created as (
        insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, sim_slot, callback_id,
-                        send_at, expires_at, priority, created_at, updated_at, kind, is_encrypted, data, data_port, transactional)
+                        send_at, expires_at, priority, created_at, updated_at, kind, is_encrypted, data, data_port, transactional,
+                        passphrase_fingerprint)
        select * from unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::bool[], ?::text[], ?::text[], ?::text[], ?::int2[], ?::uuid[],
                             ?::timestamptz[], ?::timestamptz[], ?::int2[], ?::timestamptz[], ?::timestamptz[],
-                            ?::text[], ?::bool[], ?::text[], ?::int4[], ?::bool[])
+                            ?::text[], ?::bool[], ?::text[], ?::int4[], ?::bool[], ?::text[])
        returning id, status, created_at)
      insert into sms_status_history (sms_id, status, source, created_at)
      select id, status, ?, created_at from created`,
@@ -35,6 +36,7 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
         'send_at', 'expires_at', 'priority', 'created_at', 'updated_at', 'kind', 'is_encrypted', 'data', 'data_port',
       ]),
       batch.map((sms) => sms.transactional ?? false),
+      batch.map((sms) => sms.passphrase_fingerprint ?? null),
       source,
     ] as never,
   );

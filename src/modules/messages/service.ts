@@ -16,6 +16,8 @@ import * as deletions from './deletions.ts';
 import { searchWithTotal, type PageRequest, type SearchPage } from './search.ts';
 import { Slices } from './slices.ts';
 import { checkCiphertext, checkDataPayload } from './special-payloads.ts';
+import { capabilityNeedOf } from './capability-need.ts';
+import type { CapabilityNeed } from '../devices/capabilities.ts';
 
 export interface NewSms {
   phone: string;
@@ -38,6 +40,10 @@ export interface NewSms {
    * never read, so the recipient is not normalized or checked as a number.
    */
   encrypted?: boolean | undefined;
+  /** With encrypted: the fingerprint of the passphrase it was encrypted with; only a device holding it is handed the SMS. */
+  passphraseFingerprint?: string | undefined;
+  /** An MMS (its parts are the MMS module's): only a device that sends MMS may take it. */
+  mms?: boolean | undefined;
   /** A data SMS: a binary payload (base64) for an application port; message is then empty. */
   data?: { base64: string; port: number } | undefined;
   /** Skips the suppression list: a key with sms:send_transactional, an opt-out confirmation. */
@@ -56,7 +62,7 @@ export interface SuppressionCheck {
 
 /** Hands a no_store SMS to a device with room now (the delivery module answers). */
 export interface TransientDispatch {
-  takeTransient(accountId: string, deviceId?: string, trx?: Executor): Promise<string | undefined>;
+  takeTransient(accountId: string, deviceId?: string, trx?: Executor, need?: CapabilityNeed): Promise<string | undefined>;
 }
 
 export interface PreparedSms {
@@ -297,6 +303,15 @@ export class MessageService {
       });
     }
 
+    // An MMS, data SMS or encrypted SMS that no device could ever send is refused now, rather
+    // than waiting for one and failing on a phone that cannot (409 device_not_capable, no_capable_device).
+    const need = capabilityNeedOf({
+      kind: input.mms ? 'mms' : input.data ? 'data' : 'text',
+      is_encrypted: Boolean(input.encrypted),
+      passphrase_fingerprint: input.passphraseFingerprint ?? null,
+    });
+    if (need) await this.devices.requireCapable(accountId, need, deviceId ?? undefined);
+
     const created = new Date(now);
     const sms: messages.SmsRecord = {
       id: randomUUID(),
@@ -316,11 +331,12 @@ export class MessageService {
       reason: null,
       created_at: created,
       updated_at: created,
-      kind: input.data ? 'data' : 'text',
+      kind: input.mms ? 'mms' : input.data ? 'data' : 'text',
       is_encrypted: Boolean(input.encrypted),
       data: input.data?.base64 ?? null,
       data_port: input.data?.port ?? null,
       transactional: Boolean(input.transactional),
+      ...(input.encrypted && input.passphraseFingerprint !== undefined ? { passphrase_fingerprint: input.passphraseFingerprint } : {}),
     };
     return { sms, noStore: Boolean(input.noStore) };
   }
@@ -352,7 +368,7 @@ export class MessageService {
     if (sms.send_at && sms.send_at.getTime() > this.clock.now()) {
       throw invalidField('send_at', 'a no_store SMS is sent at once; it cannot be scheduled');
     }
-    const deviceId = await this.transient.takeTransient(sms.account_id, sms.device_id ?? undefined, trx);
+    const deviceId = await this.transient.takeTransient(sms.account_id, sms.device_id ?? undefined, trx, capabilityNeedOf(sms));
     if (!deviceId) {
       throw new AppError(
         'no_device_available',

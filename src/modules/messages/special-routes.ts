@@ -26,14 +26,23 @@ export function specialSmsRoutes(parts: MessageRouteParts, sms: Pick<ReturnType<
         'forwards them as they are: it checks only that each is in the format (400 invalid_ciphertext otherwise), and ' +
         'cannot check the recipient as a number, count segments (null), or find the SMS by text or recipient in searches. ' +
         'The phone decrypts both before sending; a phone whose passphrase does not open them reports failed_send with ' +
-        'reason decryption_failed. Otherwise as POST /sms: 201 with the SMS (is_encrypted true), Idempotency-Key, ' +
+        'reason decryption_failed. The SMS goes only to a device that holds a passphrase (its heartbeat\'s capabilities), and, with ' +
+        'passphrase_fingerprint, only to one holding that passphrase; when no device of the account does, or the device named ' +
+        'does not, it is refused at once (409 no_capable_device, device_not_capable). Devices that never said are taken to hold it. ' +
+        'Otherwise as POST /sms: 201 with the SMS (is_encrypted true), Idempotency-Key, ' +
         'scheduling, device_id, no_store, cancel, statuses and webhooks.',
       body: EncryptedSmsBody,
       responses: { 201: { description: 'the SMS as stored (ciphertext), status pending', schema: SmsView } },
-      errors: ['validation_failed', 'invalid_ciphertext', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'no_device_available'],
+      errors: ['validation_failed', 'invalid_ciphertext', 'device_not_found', 'device_cannot_send', 'device_not_capable', 'no_capable_device', 'idempotency_key_reused', 'no_device_available'],
       async handle({ auth, body, ctx }) {
         return sendOneSms(parts, { auth, ctx, body }, 'POST /api/ext/v1/sms/encrypted', () =>
-          messages.prepare(auth.accountId, { ...sendOptionsOf(body), phone: body.phone, message: body.message, encrypted: true }),
+          messages.prepare(auth.accountId, {
+            ...sendOptionsOf(body),
+            phone: body.phone,
+            message: body.message,
+            encrypted: true,
+            passphraseFingerprint: body.passphrase_fingerprint,
+          }),
         );
       },
     }),
@@ -48,10 +57,11 @@ export function specialSmsRoutes(parts: MessageRouteParts, sms: Pick<ReturnType<
         'application port on the recipient\'s phone (1-65535). The phone sends it as an 8-bit SMS with 16-bit port ' +
         'addressing. Otherwise as POST /sms: 201 with the SMS (kind data, data, port, message empty), Idempotency-Key, ' +
         'scheduling, device_id, no_store, cancel, statuses and webhooks. A phone that cannot send data SMS reports ' +
-        'failed_send with reason data_sms_unsupported.',
+        'failed_send with reason data_sms_unsupported; one that says so in its heartbeat is never handed one, and when no device ' +
+        'of the account can send data SMS, or the device named cannot, the request is refused at once (409 no_capable_device, device_not_capable).',
       body: DataSmsBody,
       responses: { 201: { description: 'the data SMS, status pending', schema: SmsView } },
-      errors: ['validation_failed', 'invalid_data', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'no_device_available'],
+      errors: ['validation_failed', 'invalid_data', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'device_not_capable', 'no_capable_device', 'idempotency_key_reused', 'no_device_available'],
       async handle({ auth, body, ctx }) {
         return sendOneSms(parts, { auth, ctx, body }, 'POST /api/ext/v1/sms/data', () =>
           messages.prepare(auth.accountId, { ...sendOptionsOf(body), phone: body.phone, message: '', data: { base64: body.data, port: body.port } }),

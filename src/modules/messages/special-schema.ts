@@ -3,6 +3,7 @@
 // rejects any other, as POST /sms does.
 import { Type } from '@sinclair/typebox';
 import { CreateSmsBody } from './schema.ts';
+import { FINGERPRINT_PATTERN } from '../../common/end-to-end.ts';
 import { DATA_MAX_BYTES, ENCRYPTED_MESSAGE_MAX_CHARACTERS, ENCRYPTED_PHONE_MAX_CHARACTERS } from './special-payloads.ts';
 
 const { phone: _phone, message: _message, ...sendOptions } = CreateSmsBody.properties;
@@ -22,6 +23,14 @@ export const EncryptedSmsBody = Type.Object(
       maxLength: ENCRYPTED_MESSAGE_MAX_CHARACTERS,
       description: `the text (at most 170 characters before encryption), encrypted by the client: ${FORMAT}`,
     }),
+    passphrase_fingerprint: Type.Optional(
+      Type.String({
+        pattern: FINGERPRINT_PATTERN,
+        description:
+          'the fingerprint of the passphrase phone and message were encrypted with (docs/encryption.md: sms-gateway e2e fingerprint, ' +
+          'passphraseFingerprint()): only a device holding that passphrase is handed the SMS. Absent: any device holding a passphrase',
+      }),
+    ),
     ...sendOptions,
   },
   { additionalProperties: false },

@@ -41,6 +41,11 @@ export interface SmsRecord {
    * confirmation): the check when a phone is about to be handed it lets it through too. Absent: false.
    */
   transactional?: boolean;
+  /**
+   * An encrypted SMS's passphrase, by fingerprint, as its client named it: only a device holding
+   * that passphrase is handed it. Absent or null: any device holding a passphrase.
+   */
+  passphrase_fingerprint?: string | null;
 }
 
 export type SmsKind = 'text' | 'data' | 'mms';

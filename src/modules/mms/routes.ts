@@ -101,10 +101,12 @@ export function mmsRoutes(parts: MmsRouteParts) {
         'account\'s is 404 media_not_found, naming the field. The MMS is an SMS of kind mms: it is queued, paced, failed over, ' +
         'cancelled (POST /sms/{id}/cancel), listed (GET /sms) and reported (sms.status_changed) as any SMS, and takes ' +
         'device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority and Idempotency-Key as POST /sms does. The ' +
-        'phone fetches each part from the gateway before sending.',
+        'phone fetches each part from the gateway before sending. Only a device that sends MMS is handed one (a device that ' +
+        'says otherwise in its heartbeat\'s capabilities is not; one that never said is taken to): when no device of the account ' +
+        'can, or the device named cannot, the request is refused at once (409 no_capable_device, device_not_capable).',
       body: CreateMmsBody,
       responses: { 201: { description: 'the MMS, status pending', schema: MmsView } },
-      errors: ['validation_failed', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'media_not_found', 'mms_too_large', 'idempotency_key_reused', 'unknown_callback'],
+      errors: ['validation_failed', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'device_not_capable', 'no_capable_device', 'media_not_found', 'mms_too_large', 'idempotency_key_reused', 'unknown_callback'],
       async handle({ auth, body, ctx }) {
         if ((body.phone === undefined) === (body.phones === undefined)) {
           throw new AppError('validation_failed', 'give phone or phones, not both', [{ field: 'phone', message: 'give phone or phones, not both' }]);

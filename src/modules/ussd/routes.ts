@@ -31,7 +31,7 @@ export function ussdRoutes(ussd: UssdService) {
       params: DeviceIdParams,
       body: UssdStartBody,
       responses: { 202: { description: 'the session, pending', schema: UssdView } },
-      errors: ['invalid_id', 'device_not_found', 'device_offline', 'ussd_busy'],
+      errors: ['invalid_id', 'device_not_found', 'device_not_capable', 'device_offline', 'ussd_busy'],
       async handle({ auth, params, body }) {
         const row = await ussd.start(auth.accountId, params.id, { code: body.code, sim: body.sim, timeoutSeconds: body.timeout_seconds });
         return { status: 202, body: presentUssd(row) };

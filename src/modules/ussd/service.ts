@@ -20,6 +20,7 @@ import type { DomainEvents } from '../../events/domain-events.ts';
 import { OutageNotice } from '../../storage/database-errors.ts';
 import { PeriodicRun } from '../../common/periodic-run.ts';
 import type { DeviceRow } from '../devices/types.ts';
+import { canDo } from '../devices/capabilities.ts';
 import * as sessions from './repository.ts';
 import { TIMEOUT_ERROR as TIMEOUT } from './repository.ts';
 import { DEFAULT_USSD_SIM } from './schema.ts';
@@ -63,6 +64,11 @@ export class UssdService {
   /** Dials `code` on the account's phone; the session is pending until the phone answers. */
   async start(accountId: string, deviceId: string, request: { code: string; sim?: number | undefined; timeoutSeconds?: number | undefined }): Promise<UssdSessionRow> {
     const device = await this.devices.get(accountId, deviceId);
+    // A phone that said it cannot dial USSD for the gateway (a modem agent) would leave the
+    // session to time out: refused now instead, whether or not it is online.
+    if (!canDo(device.capabilities, { kind: 'ussd' })) {
+      throw new AppError('device_not_capable', `device ${device.id} cannot dial USSD for the gateway, as its last heartbeat said`);
+    }
     if (!this.presence.isOnline(device.id)) throw new AppError('device_offline');
     const now = new Date(this.clock.now());
     const timeoutSeconds = request.timeoutSeconds ?? Math.round(this.options.defaultTimeoutMs / 1000);
