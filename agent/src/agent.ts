@@ -118,6 +118,9 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
    * gateway takes received SMS in the order they came (a STOP, then the START after it).
    */
   private incomingChain: Promise<unknown> = Promise.resolve();
+  /** Resolves once the first settings came (or the agent stopped before they did). */
+  private readonly firstSettings: Promise<void>;
+  private settingsCame: () => void = () => {};
   /** The heartbeat due because the count of kept SMS changed; one at a time. */
   private heldHeartbeat: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -130,6 +133,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.radio = options.radio;
     this.journal = options.journal ?? Journal.open();
     this.logger = options.logger ?? silentLogger;
+    this.firstSettings = new Promise((resolve) => (this.settingsCame = resolve));
     this.session = new DeviceSession(options, () => this.heartbeatPayload());
     this.session.on('message', (topic, payload) => this.onMessage(topic, payload));
     this.session.on('connected', () => {
@@ -177,6 +181,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.stopped = true;
     this.waiting.length = 0;
     clearTimeout(this.heldHeartbeat);
+    this.settingsCame();
     // Tasks still waiting for their acknowledgement end with the session; their SMS never reached
     // the radio. A radio that never answers is not waited for past the limit: its SMS stays
     // "handed to the radio" in the journal, and the next run reports it.
@@ -193,6 +198,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     this.stopped = true;
     this.waiting.length = 0;
     clearTimeout(this.heldHeartbeat);
+    this.settingsCame();
     await this.session.crash();
     this.journal.close();
   }
@@ -224,6 +230,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       this.optedOut = optedOut;
       this.settings = settings;
       if (this.forwardsIncoming()) this.forwardHeld();
+      this.settingsCame();
       this.emit('settings', settings);
     } else if (kind === 'revoke') {
       const revoke = parseRevoke(payload);
@@ -441,7 +448,14 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
    * the phone holds them instead of losing them; when the setting comes on, it forwards them.
    */
   async forwardIncoming(sms: ReceivedSms): Promise<void> {
-    await (await this.takeIncoming(sms)).acknowledged;
+    const before = this.settings;
+    const taken = await this.takeIncoming(sms);
+    if (taken.acknowledged) return taken.acknowledged;
+    if (before !== undefined) return;
+    // Kept because no settings had come yet: once they do, it is forwarded (resolved once
+    // acknowledged, with those kept before it) or kept while forwarding is off.
+    await this.firstSettings;
+    if (this.forwardsIncoming()) await this.incomingChain;
   }
 
   /** How many received SMS the journal keeps, not forwarded, while forwarding is off. */

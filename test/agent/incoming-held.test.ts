@@ -140,6 +140,30 @@ describe('device agent: received SMS kept while forwarding is off', function () 
     });
   });
 
+  describe('when the phone receives an SMS before the first settings came', () => {
+    it('then the agent keeps it until they come, and a new device (forwarding on by default) then forwards it', async () => {
+      const registered = await fx.tenant.api.post('/devices', { name: 'early' });
+      const device = { id: registered.body.device.id as string, token: registered.body.credentials.password as string };
+      const agent = new DeviceAgent({
+        brokerUrl: `mqtt://127.0.0.1:${fx.gateway.mqttPort}`,
+        deviceId: device.id,
+        token: device.token,
+        radio: new ScriptedRadio(),
+        journal: Journal.open(stateDir()),
+        reconnectPeriodMs: 50,
+      });
+      agents.push(agent);
+      // Not connected yet: no settings, so nothing is known of forwarding.
+      const forwarded = agent.forwardIncoming(sms(1));
+      await eventually('the SMS to be kept', () => agent.incomingHeld === 1);
+      await agent.start();
+      await forwarded;
+      expect(agent.settings?.forward_incoming_sms).to.equal(true);
+      expect((await stored(device.id)).map((row: { device_message_id: string }) => row.device_message_id)).to.deep.equal(['kept-1']);
+      expect(agent.incomingHeld).to.equal(0);
+    });
+  });
+
   describe('when the agent restarts while it keeps SMS', () => {
     it('then the kept SMS survive in the journal on disk and are forwarded once forwarding is on', async () => {
       const device = await deviceForwardingOff();
