@@ -2,7 +2,7 @@
 // the Termux:Boot script of section 6, both run exactly as the guide writes them, comes online
 // paired, with no pairing URL given again. The guide's blocks are read from the guide itself.
 import { expect } from 'chai';
-import { statSync } from 'node:fs';
+import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from '../support/eventually.ts';
 import { useGateway } from '../support/use-gateway.ts';
@@ -20,6 +20,32 @@ describe('device agent: the Termux guide\'s pairing, then its boot script', () =
     sandbox = await TermuxSandbox.create({ agent: 'source' });
   });
   afterEach(() => sandbox.remove());
+
+  it('when the phone lost power with the agent running, and after the reboot another process has its id, then the boot script still starts it', async function () {
+    this.timeout(60_000);
+    const registered = await fx.tenant.api.post('/devices', { name: 'termux phone' });
+    const deviceId = registered.body.device.id as string;
+    const pair = filledIn(docBlock(GUIDE, 'pair'), [[GUIDE_PAIRING, registered.body.pairing_url as string]]);
+    const pairing = sandbox.start('bash', ['-c', pair]);
+    await eventually('the paired agent to connect', () => /connected to the gateway/.test(pairing.output()), 20_000);
+    // Power gone: no chance to release the lock.
+    for (const pid of sandbox.agentPids()) process.kill(pid, 'SIGKILL');
+    await sandbox.finished(pairing);
+    const stateDir = join(sandbox.home, '.sms-gateway-agent', readdirSync(join(sandbox.home, '.sms-gateway-agent'))[0]!);
+    const lock = join(stateDir, 'agent.lock');
+    // The lock as it was before the reboot, naming an id that a live process (this one) has now.
+    writeFileSync(lock, `${process.pid}\n`);
+    const beforeTheBoot = new Date(Date.now() - 1000 * 60 * 60 * 24 * 365 * 20);
+    utimesSync(lock, beforeTheBoot, beforeTheBoot);
+
+    const created = await sandbox.run(docBlock(GUIDE, 'boot-script'));
+    expect(created.code, created.output).to.equal(0);
+    const boot = sandbox.start('sh', [join(sandbox.home, '.termux', 'boot', 'sms-gateway-agent')]);
+    await eventually('the agent started at boot to connect', () => /connected to the gateway/.test(sandbox.log()) || boot.exitCode !== null, 20_000);
+    expect(sandbox.log()).to.match(/connected to the gateway/).and.not.to.match(/another agent/);
+    await eventually('the device to be online', async () => (await fx.tenant.api.get(`/devices/${deviceId}`)).body.is_online === true, 10_000);
+    await sandbox.stopAgents();
+  });
 
   const pairings: [string, string][] = [
     ['in the state directory the agent picks itself', ''],

@@ -90,7 +90,8 @@ export class TermuxSandbox {
   agentPids(): number[] {
     return this.locks()
       .map((lock) => Number(readFileSync(lock, 'utf8').split('\n')[0]))
-      .filter((pid) => alive(pid));
+      // Never this process: a test may write its id into a lock.
+      .filter((pid) => pid !== process.pid && alive(pid));
   }
 
   /**
