@@ -192,15 +192,27 @@ export async function closeDatabase(db: Database): Promise<void> {
   afterClose.delete(db);
 }
 
+/**
+ * The migrations in their order. Each says in the log when it starts (`onStart`), so that a first
+ * start, which runs them all and may take a minute on a slow disk, shows it is working.
+ */
 class ListedMigrations implements Knex.MigrationSource<readonly [string, Migration]> {
+  constructor(private readonly onStart: (name: string) => void = () => {}) {}
+
   async getMigrations() {
     return [...migrations];
   }
   getMigrationName([name]: readonly [string, Migration]) {
     return name;
   }
-  async getMigration([, migration]: readonly [string, Migration]) {
-    return migration;
+  async getMigration([name, migration]: readonly [string, Migration]): Promise<Migration> {
+    return {
+      ...migration,
+      up: (knex: Knex) => {
+        this.onStart(name);
+        return migration.up(knex);
+      },
+    };
   }
 }
 
@@ -233,7 +245,11 @@ export async function migrate(db: Database, logger?: Logger): Promise<string[]> 
   const migrator = withoutStatementTimeout(db);
   try {
     return await exclusively(migrator, LOCKS.migrations, async () => {
-      const [, applied] = (await migrator.migrate.latest({ migrationSource: new ListedMigrations() })) as [number, string[]];
+      const pending = ((await migrator.migrate.list({ migrationSource: new ListedMigrations() })) as [unknown[], unknown[]])[1].length;
+      if (pending > 0) logger?.info({ pending }, `migrating the database: ${pending} ${pending === 1 ? 'migration' : 'migrations'} to run`);
+      let started = 0;
+      const source = new ListedMigrations((name) => logger?.info({ migration: name }, `migrating the database (${++started}/${pending}): ${name}`));
+      const [, applied] = (await migrator.migrate.latest({ migrationSource: source })) as [number, string[]];
       if (applied.length > 0) logger?.info({ migrations: applied }, 'database migrated');
       keepPrivate(embeddedOf.get(db));
       await keepMigrated(db);
