@@ -118,7 +118,7 @@ describe('device agent: TLS from the pairing URL alone, with a self-signed certi
     const url = await gateway.pairingUrl();
     const run = startAgentProcess(['--backend', 'simulate', '--state-dir', gateway.stateDir()], { SMS_GATEWAY_AGENT_PAIRING: url });
     try {
-      await printed(run, /connected to the gateway broker=mqtts:\/\//, 20_000);
+      await printed(run, /connected to the gateway broker=mqtts:\/\//, 45_000);
       const sent = await gateway.api('POST', '/sms', { phone: PHONE, message: 'over a pinned certificate' });
       expect(sent.status).to.equal(201);
       await printed(run, new RegExp(`reported sms=${sent.body.id} status=delivered`));
@@ -192,7 +192,7 @@ describe('device agent: TLS from the pairing URL alone, with a self-signed certi
     const stateDir = gateway.stateDir();
     const first = startAgentProcess(['--pairing', url, '--backend', 'simulate', '--state-dir', stateDir, '--ca', gateway.state.certificate.certFile]);
     try {
-      await printed(first, /connected to the gateway/, 20_000);
+      await printed(first, /connected to the gateway/, 45_000);
     } finally {
       expect(await stopAgentProcess(first)).to.equal(0);
     }
@@ -201,7 +201,7 @@ describe('device agent: TLS from the pairing URL alone, with a self-signed certi
 
     const boot = startAgentProcess(['--state-dir', stateDir]);
     try {
-      await printed(boot, /connected to the gateway/, 20_000);
+      await printed(boot, /connected to the gateway/, 45_000);
       expect(boot.output()).not.to.match(/not trusted/);
     } finally {
       expect(await stopAgentProcess(boot)).to.equal(0);
