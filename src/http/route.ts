@@ -8,7 +8,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import { AppError, type ErrorCode } from '../common/errors.ts';
 import type { Permission } from '../modules/api-keys/permissions.ts';
-import { check, compile, nullsAsAbsent, refuseNul } from './validation.ts';
+import { check, compile, refuseNul } from './validation.ts';
 import { authenticateRequest, type Authenticator, type RequestAuth } from './middleware/authenticate.ts';
 import { createCsvReader, type BodyReader } from './middleware/json-body.ts';
 
@@ -127,7 +127,6 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
     // Where unknown parameters are refused, a route that declares no query string takes none.
     const querySchema = route.query ?? (strictQuery ? NO_QUERY : undefined);
     const declaredQuery = new Set(Object.keys((route.query as { properties?: object } | undefined)?.properties ?? {}));
-    const absentNulls = route.body ? nullsAsAbsent(route.body) : undefined;
     const validators: Partial<Record<'body' | 'query' | 'path', ValidateFunction>> = {
       ...(route.body ? { body: compile(route.body, 'body') } : {}),
       ...(querySchema ? { query: compile(querySchema, 'query') } : {}),
@@ -155,7 +154,6 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
         if (validators.query) check(validators.query, query, 'query');
         if (validators.body) {
           if (body === undefined && route.bodyOptional) body = {};
-          absentNulls?.(body);
           check(validators.body, body, 'body');
         }
         const result = await route.handle({ body, query, params, auth, ctx } as unknown as RouteInput<never, never, never>);

@@ -7,7 +7,11 @@
 // which the document leaves out, are added by hand. Never a 5xx, never a connection dropped:
 // every refusal is a 4xx in its family's error shape; input that breaks what a route declares
 // (another account's id, an unknown field, limit=1e309) is never taken; and the gateway is
-// healthy afterwards. SWEEP_LOG=<file> writes every answer, to see how deep each route's cases reach.
+// healthy afterwards. Every answer, refusals and successes alike, is also held to the document of
+// its operation (status, body schema, error code: test/support/documented-answers.ts), the
+// Twilio-compatible API's to its own document, so that what a client generated from a document
+// meets is what the document says. SWEEP_LOG=<file> writes every answer, to see how deep each
+// route's cases reach.
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import type { Gateway } from '../../src/gateway.ts';
@@ -19,6 +23,7 @@ import { fillPath, HOSTILE_HEADERS, hostileCases, sample, type HostileCase, type
 import { UNKNOWN_ID } from '../support/expectations.ts';
 import { Receiver } from '../support/receiver.ts';
 import { webhookConfig } from '../support/webhooks.ts';
+import { DocumentedAnswers, type OpenApiDocument } from '../support/documented-answers.ts';
 
 /** Requests at once: enough to keep the gateway busy on two cores, few enough not to trip its limits. */
 const CONCURRENCY = 8;
@@ -56,6 +61,8 @@ describe('every route, swept with hostile input', function () {
   let session: SessionClient;
   let tenant: Tenant;
   let routes: (SweptRoute & { permission: string })[];
+  let documented: DocumentedAnswers;
+  let twilioDocumented: DocumentedAnswers;
   const outcomes: Outcome[] = [];
   let caseCount = 0;
   /** Every answer, one line each, written to the file SWEEP_LOG names: how deep each route's cases reach. */
@@ -77,6 +84,8 @@ describe('every route, swept with hostile input', function () {
     own = caller(tenant.key, session, `${uploader.device.id}:${uploader.token}`);
     foreign = caller(other.key, undefined, undefined);
     const document = (await (await fetch(`${root}${EXTENDED}/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    documented = new DocumentedAnswers(document as unknown as OpenApiDocument);
+    twilioDocumented = new DocumentedAnswers((await (await fetch(`${root}${EXTENDED}/openapi-twilio.json`)).json()) as OpenApiDocument);
     const declared = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.entries(operations).map(([method, operation]) => ({ method, path, operation })),
     );
@@ -220,7 +229,11 @@ describe('every route, swept with hostile input', function () {
   async function send(route: SweptRoute & { permission: string }, each: HostileCase): Promise<void> {
     const reply = await request(own, route.permission, route.method.toUpperCase(), each.url, each.body, each.headers);
     const problem =
-      reply.status === 0 ? reply.text : each.refused && reply.status < 400 ? `taken (${reply.status}), though it breaks what the route declares` : problemWithApiError(reply);
+      reply.status === 0
+        ? reply.text
+        : each.refused && reply.status < 400
+          ? `taken (${reply.status}), though it breaks what the route declares`
+          : (problemWithApiError(reply) ?? documented.problem(route.method, route.path, reply));
     answers.push(`${route.method.toUpperCase()} ${route.path}\t${reply.status}\t${each.label}\t${reply.text.slice(0, 200)}`);
     if (problem) outcomes.push({ route: `${route.method.toUpperCase()} ${route.path}`, label: each.label, status: reply.status, problem });
   }
@@ -260,10 +273,17 @@ describe('every route, swept with hostile input', function () {
     cases.push(['GET', `/2010-04-01/Accounts/AC${'0'.repeat(32)}/Messages.json`, undefined, {}]);
     return cases.map(([method, url, body, headers]) => async () => {
       const reply = await raw(method, url, body, { authorization, ...headers });
-      const problem = reply.status === 0 ? reply.text : problemWithTwilioError(reply);
+      const template = `${url.split('?')[0]!.replace(/\/Accounts\/[^/]+\//, '/Accounts/{AccountSid}/').replace(/\/Messages\/[^/]*\.json$/, '/Messages/{Sid}.json')}`;
+      const problem = reply.status === 0 ? reply.text : (problemWithTwilioError(reply) ?? twilioProblem(method, template, reply));
       answers.push(`${method} ${url.slice(0, 120)}\t${reply.status}\t${body?.slice(0, 100) ?? ''}\t${reply.text.slice(0, 200)}`);
       if (problem) outcomes.push({ route: `${method} ${url.split('?')[0]!.replace(sid, '{AccountSid}')}`, label: `${url.split('?')[1] ?? ''} ${body ?? ''}`.slice(0, 80), status: reply.status, problem });
     });
+  }
+
+  /** A Twilio answer against the subset's document; a file that is no message's Sid.json is no documented path, and a 404. */
+  function twilioProblem(method: string, template: string, reply: Awaited<ReturnType<typeof raw>>): string | undefined {
+    if (!/\/Messages(\.json|\/\{Sid\}\.json)$/.test(template)) return reply.status === 404 ? undefined : `answered ${reply.status} outside the documented paths`;
+    return twilioDocumented.problem(method, template, reply);
   }
 
   /** The MCP endpoint: JSON-RPC that is malformed or calls each tool with arguments of the wrong type. */
