@@ -307,6 +307,8 @@ describe('sms-gateway command line', function () {
       expect(body.device_id).to.match(UUID);
       expect(body.object_id).to.match(/^[0-9a-f]{24}$/);
       expect(body.name).to.equal('json-phone');
+      // A new device forwards the SMS it receives (replies, STOP opt-outs) from the start.
+      expect(body.forward_incoming_sms).to.equal(true);
       expect(body.credentials).to.have.all.keys('client_id', 'username', 'password');
       expect(body.credentials.client_id).to.equal(body.device_id);
       expect(body.credentials.username).to.equal(body.device_id);
