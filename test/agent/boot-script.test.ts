@@ -22,12 +22,12 @@ describe('device agent: the Termux guide\'s pairing, then its boot script', () =
   afterEach(() => sandbox.remove());
 
   it('when the phone lost power with the agent running, and after the reboot another process has its id, then the boot script still starts it', async function () {
-    this.timeout(60_000);
+    this.timeout(150_000);
     const registered = await fx.tenant.api.post('/devices', { name: 'termux phone' });
     const deviceId = registered.body.device.id as string;
     const pair = filledIn(docBlock(GUIDE, 'pair'), [[GUIDE_PAIRING, registered.body.pairing_url as string]]);
     const pairing = sandbox.start('bash', ['-c', pair]);
-    await eventually('the paired agent to connect', () => /connected to the gateway/.test(pairing.output()), 20_000);
+    await eventually('the paired agent to connect', () => /connected to the gateway/.test(pairing.output()), 45_000);
     // Power gone: no chance to release the lock.
     for (const pid of sandbox.agentPids()) process.kill(pid, 'SIGKILL');
     await sandbox.finished(pairing);
@@ -41,7 +41,7 @@ describe('device agent: the Termux guide\'s pairing, then its boot script', () =
     const created = await sandbox.run(docBlock(GUIDE, 'boot-script'));
     expect(created.code, created.output).to.equal(0);
     const boot = sandbox.start('sh', [join(sandbox.home, '.termux', 'boot', 'sms-gateway-agent')]);
-    await eventually('the agent started at boot to connect', () => /connected to the gateway/.test(sandbox.log()) || boot.exitCode !== null, 20_000);
+    await eventually('the agent started at boot to connect', () => /connected to the gateway/.test(sandbox.log()) || boot.exitCode !== null, 45_000);
     expect(sandbox.log()).to.match(/connected to the gateway/).and.not.to.match(/another agent/);
     await eventually('the device to be online', async () => (await fx.tenant.api.get(`/devices/${deviceId}`)).body.is_online === true, 10_000);
     await sandbox.stopAgents();
@@ -53,14 +53,14 @@ describe('device agent: the Termux guide\'s pairing, then its boot script', () =
   ];
   for (const [how, extra] of pairings) {
     it(`when paired as section 4 shows (${how}) and stopped, then the boot script of section 6 starts it paired, and the device comes online`, async function () {
-      this.timeout(60_000);
+      this.timeout(150_000);
       const registered = await fx.tenant.api.post('/devices', { name: 'termux phone' });
       const deviceId = registered.body.device.id as string;
       const online = async () => (await fx.tenant.api.get(`/devices/${deviceId}`)).body.is_online === true;
 
       const pair = filledIn(docBlock(GUIDE, 'pair'), [[GUIDE_PAIRING, registered.body.pairing_url as string]]).trimEnd() + extra;
       const pairing = sandbox.start('bash', ['-c', pair]);
-      await eventually('the paired agent to connect', () => /connected to the gateway/.test(pairing.output()), 20_000);
+      await eventually('the paired agent to connect', () => /connected to the gateway/.test(pairing.output()), 45_000);
       await eventually('the device to be online', online, 10_000);
       await sandbox.stopAgents();
       expect((await sandbox.finished(pairing)).code, 'Ctrl-C or a shutdown ends it cleanly').to.equal(0);
@@ -76,7 +76,7 @@ describe('device agent: the Termux guide\'s pairing, then its boot script', () =
       boot.once('exit', (code) => {
         if (code !== null && code !== 0) process.stderr.write(`boot script exited ${code}: ${sandbox.log()}\n`);
       });
-      await eventually('the agent started at boot to connect', () => /connected to the gateway/.test(sandbox.log()), 20_000);
+      await eventually('the agent started at boot to connect', () => /connected to the gateway/.test(sandbox.log()), 45_000);
       expect(sandbox.log()).not.to.match(/a pairing URL is needed/);
       await eventually('the device to be online again', online, 10_000);
       await sandbox.stopAgents();
