@@ -20,16 +20,15 @@
 //
 // Settings: HALF_OPEN_CONNECTIONS (19,980, lowered to what this process's open-file limit leaves
 // the attacker), HALF_OPEN_SECONDS (the attack, 30), HALF_OPEN_BASELINE_SECONDS (10).
-import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { readNumber, sleep, runDrill } from './support/drill-kit.ts';
 import { latencyNote, latencyProblem, refusalNote, refusalProblem, startDrillGateway } from './support/drill-gateway.ts';
 import { describeProbe, probe, refusedTotal } from './support/tenant-probe.ts';
 import { openFileLimit } from '../../src/http/server-limits.ts';
+import { startAttacker, type Attacker } from './support/attacker-process.ts';
 
 const NAME = 'hostile-half-open';
 const FD_LIMIT = openFileLimit();
@@ -41,17 +40,6 @@ const BASELINE_S = readNumber(NAME, 'HALF_OPEN_BASELINE_SECONDS', 10, 1, 60);
 /** Past the header timeout, what a connection may still live: Node checks the timeouts every second. */
 const CLOSE_MARGIN_MS = 3_000;
 
-interface AttackerReport {
-  done: boolean;
-  open: number;
-  opened: number;
-  closedByGateway: number;
-  answered408: number;
-  failedToConnect: number;
-  oldestOpenMs: number;
-  longestLivedMs: number;
-}
-
 const openDescriptors = () => readdirSync('/proc/self/fd').length;
 
 async function main(): Promise<string | undefined> {
@@ -59,7 +47,7 @@ async function main(): Promise<string | undefined> {
   const limits = gateway.config.httpLimits;
   const { device, token } = await gateway.services.devices.register(hostile.accountId, 'drill-phone');
   let failure: string | undefined;
-  let attacker: ReturnType<typeof spawn> | undefined;
+  let attacker: Attacker | undefined;
   try {
     if (CONNECTIONS < WANTED) console.log(`scaled down: ${CONNECTIONS} connections instead of ${WANTED} (open-file limit ${FD_LIMIT})`);
     const probeOptions = { baseUrl, key: other.key, concurrency: 4, from: '127.0.0.2' };
@@ -80,25 +68,8 @@ async function main(): Promise<string | undefined> {
         accepted.delete(socket);
       });
     });
-    const reports: AttackerReport[] = [];
-    attacker = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./support/half-open-attacker.ts', import.meta.url))], {
-      env: { ...process.env, HALF_OPEN_PORT: String(gateway.httpPort), HALF_OPEN_CONNECTIONS: String(CONNECTIONS), HALF_OPEN_SECONDS: String(ATTACK_S) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let buffer = '';
-    attacker.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      buffer += chunk;
-      let newline: number;
-      while ((newline = buffer.indexOf('\n')) >= 0) {
-        try {
-          reports.push(JSON.parse(buffer.slice(0, newline)) as AttackerReport);
-        } catch {
-          // not a report
-        }
-        buffer = buffer.slice(newline + 1);
-      }
-    });
-    const ended = new Promise<void>((resolve) => attacker!.once('exit', () => resolve()));
+    attacker = startAttacker({ HALF_OPEN_PORT: String(gateway.httpPort), HALF_OPEN_CONNECTIONS: String(CONNECTIONS), HALF_OPEN_SECONDS: String(ATTACK_S) });
+    const { reports, ended } = attacker;
 
     let peakDescriptors = 0;
     const phones = { tried: 0, connected: 0, slowestMs: 0 };
@@ -106,7 +77,7 @@ async function main(): Promise<string | undefined> {
     const sampler = setInterval(() => (peakDescriptors = Math.max(peakDescriptors, openDescriptors())), 500);
     const phoneLoop = (async () => {
       await sleep(2_000);
-      while (attacker!.exitCode === null) {
+      while (attacker!.running()) {
         phones.tried++;
         const started = Date.now();
         const ok = await mqtt
@@ -165,7 +136,7 @@ async function main(): Promise<string | undefined> {
       );
     }
   } finally {
-    if (attacker && attacker.exitCode === null) attacker.kill();
+    attacker?.kill();
     await gateway.stop();
   }
   return failure;

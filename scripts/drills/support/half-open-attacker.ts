@@ -4,9 +4,12 @@
 // a request line and one header on each and nothing more, and opens a new one a second after
 // the gateway closes one. Every second it prints a JSON line with what it holds; after
 // HALF_OPEN_SECONDS it closes everything, prints a last line with "done": true, and exits.
+// With HALF_OPEN_SILENT=1 it sends nothing at all, and HALF_OPEN_PORTS (a comma-separated list)
+// spreads the connections over several listeners in turn: the silent-connections drill.
 import { connect, type Socket } from 'node:net';
 
-const port = Number(process.env.HALF_OPEN_PORT);
+const ports = (process.env.HALF_OPEN_PORTS ?? process.env.HALF_OPEN_PORT ?? '').split(',').map(Number);
+const silent = process.env.HALF_OPEN_SILENT === '1';
 const wanted = Number(process.env.HALF_OPEN_CONNECTIONS);
 const seconds = Number(process.env.HALF_OPEN_SECONDS);
 const perAddress = Number(process.env.HALF_OPEN_PER_ADDRESS ?? 250);
@@ -38,11 +41,11 @@ function openOne(slot: number): void {
   connecting++;
   opened++;
   let connected = false;
-  const socket = connect({ port, host: '127.0.0.1', localAddress: addressOf(slot) }, () => {
+  const socket = connect({ port: ports[slot % ports.length]!, host: '127.0.0.1', localAddress: addressOf(slot) }, () => {
     connected = true;
     connecting--;
     open.set(socket, Date.now());
-    socket.write('GET /api/ext/v1/devices HTTP/1.1\r\nHost: gateway\r\n');
+    if (!silent) socket.write('GET /api/ext/v1/devices HTTP/1.1\r\nHost: gateway\r\n');
     pump();
   });
   socket.setEncoding('utf8');
