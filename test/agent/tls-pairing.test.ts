@@ -2,9 +2,10 @@
 // pairs a phone with its pairing URL alone: the URL carries the pin of the certificate's key (or
 // its CA's), the agent trusts the gateway by it and delivers, a renewal that keeps the key (or the
 // CA) keeps it connected, and an agent that cannot trust the certificate says why once, however
-// often it tries again. --ca is kept in the state directory for a start without flags.
+// often it tries again. --ca is kept in the state directory for a start without flags, and one
+// that holds no certificate is refused.
 import { expect } from 'chai';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
@@ -205,6 +206,24 @@ describe('device agent: TLS from the pairing URL alone, with a self-signed certi
       expect(boot.output()).not.to.match(/not trusted/);
     } finally {
       expect(await stopAgentProcess(boot)).to.equal(0);
+    }
+  });
+});
+
+describe('device agent: --ca that holds no certificate', () => {
+  it('when --ca names a file without a PEM certificate, then the agent says so and exits 2, saving nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-bad-ca-'));
+    try {
+      const notACertificate = join(dir, 'ca.pem');
+      writeFileSync(notACertificate, 'not a certificate\n');
+      const url = 'smsgw://127.0.0.1:8883?v=1&device=6f1c2d3e-4a5b-4c6d-8e7f-0123456789ab&token=sgd_not_a_real_token&tls=1';
+      const run = startAgentProcess(['--pairing', url, '--backend', 'simulate', '--state-dir', dir, '--ca', notACertificate]);
+      expect(await run.exited).to.equal(2);
+      expect(run.output()).to.contain(`--ca ${notACertificate} holds no PEM certificate`);
+      expect(run.output()).not.to.contain('sgd_not_a_real_token');
+      expect(existsSync(join(dir, 'device.json'))).to.equal(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
