@@ -247,10 +247,17 @@ describe('sms-gateway command line', function () {
       }
     });
 
-    it('when keys revoke names a key that is already revoked, then it exits non-zero saying there is no such active key', async () => {
-      const result = await cli('keys', 'revoke', revoked.prefix);
+    it('when keys revoke names a key that is already revoked, then it exits 0 as the API answers a second DELETE, with the first revocation\'s time', async () => {
+      const first = (jsonOf(jsonList) as Record<string, any>[]).find((row) => row.prefix === revoked.prefix)!;
+      const result = await cli('keys', 'revoke', revoked.prefix, '--json');
+      expect(result.code, result.transcript).to.equal(0);
+      expect(jsonOf(result)).to.deep.include({ prefix: revoked.prefix, revoked_at: first.revoked_at });
+    });
+
+    it('when keys revoke names no key at all, then it exits non-zero saying so', async () => {
+      const result = await cli('keys', 'revoke', 'sgw_0000000000');
       expectRefused(result);
-      expect(result.stderr).to.contain(`no active key with id or prefix "${revoked.prefix}"`);
+      expect(result.stderr).to.contain('no key with id or prefix "sgw_0000000000"');
     });
 
     it('when keys revoke is given no prefix, then it exits non-zero and says what it takes', async () => {

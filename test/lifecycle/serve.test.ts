@@ -146,13 +146,22 @@ describe('sms-gateway serve on the embedded database', function () {
     });
 
     it('then it prints an API key with every permission once, with ready-to-paste curl commands for its port', () => {
-      expect(banner).to.contain('First start: created account "default" and an API key with every permission');
+      expect(banner).to.contain('First start: created account "default" and an API key with every permission but sms:send_transactional');
       expect(banner.match(new RegExp(KEY_LINE.source, 'gm')), 'the key is printed on one line of its own, once').to.have.length(1);
       expect(curlLines().length, banner).to.be.at.least(3);
       for (const line of curlLines()) {
         expect(line).to.contain(`http://127.0.0.1:${port}/api/ext/v1/`);
         expect(line).to.contain(`Authorization: Bearer ${firstKey}`);
       }
+    });
+
+    it('then the key can do what the banner says and not what it says it cannot: a viewer yes, an owner no (403 naming the permission)', async () => {
+      const api = new ApiClient(`http://127.0.0.1:${port}/api/ext/v1`, firstKey!);
+      const viewer = await api.post('/users', { email: 'viewer@example.com', role: 'viewer' });
+      expect(viewer.status, JSON.stringify(viewer.body)).to.equal(201);
+      const owner = await api.post('/users', { email: 'owner@example.com', role: 'owner' });
+      expect(owner.status, JSON.stringify(owner.body)).to.equal(403);
+      expect(owner.body.error.message).to.equal('an owner may do what the caller may not (sms:send_transactional); only a caller holding all of it may do this');
     });
 
     it('then the key appears in no log line (only in the banner)', () => {

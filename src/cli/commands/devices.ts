@@ -7,15 +7,17 @@ import type { DeviceRow } from '../../modules/devices/types.ts';
 import { pairingAddress, pairingUrl } from '../../modules/devices/pairing-url.ts';
 import { readCertificatePair, type CertificateFiles } from '../../tls/certificate-pair.ts';
 import { withAccountServicesToldToTheCluster } from '../cluster-notice.ts';
+import { DEVICES_LIST_USAGE, listDevices } from './devices-list.ts';
 
 export const USAGE = `usage:
   sms-gateway devices register --account NAME --name DEVICE_NAME [--host HOST] [--json]
   sms-gateway devices token DEVICE_ID [--host HOST] [--json]
+${DEVICES_LIST_USAGE}
 token issues a new token for a device (the old one stops working) and prints it once with the
 pairing URL. The pairing URL names MQTT_PUBLIC_URL, else PUBLIC_URL's host, else --host, with
 MQTT_PORT.`;
 
-export const devicesCommand = withActions({ register, token }, USAGE);
+export const devicesCommand = withActions({ register, token, list: (args, out) => listDevices(args, out, USAGE) }, USAGE);
 
 async function register(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' }, name: { type: 'string' }, host: { type: 'string' } }, USAGE);

@@ -77,7 +77,8 @@ async function revoke(args: string[], out: Output): Promise<void> {
     // The HTTP API names a key by its id; a prefix is found in GET /keys.
     (api) => curl('DELETE', `${api}/keys/${target.startsWith('sgw_') ? `<id of ${target}, from GET /keys>` : target}`),
   );
-  if (!row) throw new CliError(`no active key with id or prefix "${target}"`, 1);
+  if (!row) throw new CliError(`no key with id or prefix "${target}"`, 1);
+  // A key revoked before is answered as the API answers it: done, exit 0, with the time it was revoked.
   out.result({ id: row.id, prefix: row.prefix, revoked_at: row.revoked_at }, () => `key ${row.prefix} revoked`);
 }
 

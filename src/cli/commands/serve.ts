@@ -5,6 +5,7 @@ import { loadConfig } from '../../config.ts';
 import { createLogger, type Logger } from '../../common/logger.ts';
 import { prepareDataDir } from '../../storage/data-dir-permissions.ts';
 import type { FirstStart } from '../../modules/accounts/bootstrap.ts';
+import { NAMED_ONLY } from '../../modules/api-keys/permissions.ts';
 import { DEFAULT_PASSWORD_HASH_COST } from '../../modules/users/passwords.ts';
 import { parseFlags } from '../flags.ts';
 import { settingsHelp } from '../settings-help.ts';
@@ -130,7 +131,9 @@ function firstStartBanner(first: FirstStart, address: string, out: Output): stri
   return out.format({ first_start: { account: first.account, api_key: first.key, api: base, panel, admin } }, () =>
     [
       '',
-      `First start: created account "${first.account}" and an API key with every permission.`,
+      `First start: created account "${first.account}" and an API key with every permission but ${NAMED_ONLY.join(', ')}`,
+      '(sends past the opt-out list, granted only when named), so it cannot make an owner user or a key',
+      'holding it: the administrator below can, in the control panel.',
       'The key is shown this once (only its hash is stored). Keep it:',
       '',
       `  ${first.key}`,

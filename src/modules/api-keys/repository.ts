@@ -43,11 +43,18 @@ export async function listApiKeys(db: Executor, accountId?: string): Promise<(Ap
 
 /** Revokes by id or prefix; returns the revoked row, or undefined when none matched. */
 export async function revokeApiKey(db: Executor, idOrPrefix: string): Promise<ApiKeyRow | undefined> {
-  const query = db<ApiKeyRow>('api_keys').whereNull('revoked_at');
-  if (/^[0-9a-f-]{36}$/i.test(idOrPrefix)) query.where({ id: idOrPrefix });
-  else query.where({ prefix: idOrPrefix });
-  const [row] = await query.update({ revoked_at: db.fn.now() as unknown as Date }).returning('*');
+  const [row] = await byIdOrPrefix(db, idOrPrefix).whereNull('revoked_at').update({ revoked_at: db.fn.now() as unknown as Date }).returning('*');
   return row;
+}
+
+/** A key of any account by its id or its prefix, revoked or not. */
+export async function findApiKeyByIdOrPrefix(db: Executor, idOrPrefix: string): Promise<ApiKeyRow | undefined> {
+  return byIdOrPrefix(db, idOrPrefix).first();
+}
+
+function byIdOrPrefix(db: Executor, idOrPrefix: string) {
+  const query = db<ApiKeyRow>('api_keys');
+  return /^[0-9a-f-]{36}$/i.test(idOrPrefix) ? query.where({ id: idOrPrefix }) : query.where({ prefix: idOrPrefix });
 }
 
 export async function touchApiKey(db: Executor, id: string): Promise<void> {

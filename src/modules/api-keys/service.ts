@@ -80,10 +80,14 @@ export class ApiKeyService {
     return orNotFound(keys.findAccountApiKey(this.db, accountId, id), 'key_not_found');
   }
 
+  /** Revokes a key of any account; one already revoked is answered as it is (idempotent, as over HTTP). */
   async revoke(idOrPrefix: string): Promise<keys.ApiKeyRow | undefined> {
     const row = await keys.revokeApiKey(this.db, idOrPrefix);
-    if (row) this.forget(row, 'cli');
-    return row;
+    if (row) {
+      this.forget(row, 'cli');
+      return row;
+    }
+    return keys.findApiKeyByIdOrPrefix(this.db, idOrPrefix);
   }
 
   /** Revokes one key of the account; a key already revoked is answered as it is (idempotent). */

@@ -211,6 +211,6 @@ function mayActAs(actor: Actor | undefined, role: users.Role): void {
   if (!actor) return;
   const lacked = lackedPermissions(actor.permissions, [...ROLE_PERMISSIONS[role]]);
   if (lacked.length > 0) {
-    throw new AppError('forbidden', `a ${role} may do what the caller may not (${lacked.join(', ')}); only a caller holding all of it may do this`);
+    throw new AppError('forbidden', `${role === 'owner' ? 'an' : 'a'} ${role} may do what the caller may not (${lacked.join(', ')}); only a caller holding all of it may do this`);
   }
 }

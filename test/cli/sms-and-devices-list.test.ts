@@ -1,0 +1,55 @@
+// `sms-gateway sms send|list` and `devices list`: the real command in a child process, a client of a
+// running gateway's API with an API key (SMS_GATEWAY_URL, SMS_GATEWAY_KEY), as a newcomer types them.
+import { expect } from 'chai';
+import { expectRefused, jsonOf, killChildren, runCli, type CliResult } from '../support/cli.ts';
+import { useGateway } from '../support/use-gateway.ts';
+
+describe('sms-gateway sms send|list and devices list, against a running gateway', function () {
+  this.timeout(120_000);
+  const fx = useGateway();
+  after(() => killChildren());
+
+  const cli = (args: string[], key = fx.tenant.key): Promise<CliResult> => runCli(args, { SMS_GATEWAY_URL: fx.baseUrl, SMS_GATEWAY_KEY: key }, 90_000);
+
+  it('sms send queues an SMS the API then shows, and sms list lists it, newest first', async () => {
+    const sent = await cli(['sms', 'send', '--phone', '+79161234567', '--message', 'Hello from the command line', '--json']);
+    expect(sent.code, sent.transcript).to.equal(0);
+    const sms = jsonOf(sent);
+    expect(sms).to.include({ phone: '+79161234567', status: 'pending' });
+    expect((await fx.tenant.api.get(`/sms/${sms.id}`)).body.message).to.equal('Hello from the command line');
+
+    const second = await cli(['sms', 'send', '--phone', '+79161234568', '--message', 'second']);
+    expect(second.code, second.transcript).to.equal(0);
+    expect(second.stdout).to.match(/^SMS [0-9a-f-]{36} queued for \+79161234568 \(status pending\)\n$/);
+
+    const listed = await cli(['sms', 'list']);
+    expect(listed.code, listed.transcript).to.equal(0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines[0]).to.match(/^ID\s+PHONE\s+STATUS\s+DEVICE\s+UPDATED$/);
+    expect(lines.slice(1).map((line) => line.split(/\s+/)[1])).to.deep.equal(['+79161234568', '+79161234567']);
+  });
+
+  it('sms send with a bad number is refused with the API\'s message and exit 1', async () => {
+    const result = await cli(['sms', 'send', '--phone', '12', '--message', 'x']);
+    expectRefused(result, 1);
+    expect(result.stderr).to.contain('400 invalid_phone');
+  });
+
+  it('devices list shows each phone of the account and whether it is online', async () => {
+    const phone = await fx.connectDevice({ name: 'Counter phone' });
+    await fx.tenant.api.post('/devices', { name: 'Drawer phone' });
+    const listed = await cli(['devices', 'list', '--json']);
+    expect(listed.code, listed.transcript).to.equal(0);
+    const rows = jsonOf(listed) as { id: string; is_online: boolean }[];
+    expect(rows.map((row) => [row.id === phone.id, row.is_online]).sort()).to.deep.equal([[false, false], [true, true]]);
+    const text = await cli(['devices', 'list']);
+    expect(text.stdout.split('\n')[0]).to.match(/^ID\s+NAME\s+ONLINE\s+LAST_SEEN$/);
+    expect(text.stdout).to.match(/Drawer phone\s+no/);
+  });
+
+  it('without SMS_GATEWAY_KEY it says which variable to set, exit 2', async () => {
+    const result = await runCli(['sms', 'list'], { SMS_GATEWAY_URL: fx.baseUrl });
+    expectRefused(result, 2);
+    expect(result.stderr).to.contain('SMS_GATEWAY_KEY is not set');
+  });
+});
