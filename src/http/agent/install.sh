@@ -103,4 +103,9 @@ while :; do
   sleep 1
   waited=$((waited + 1))
 done
+# The boot script starts the one device saved here; a phone paired before as another device has two.
+saved=$(find "$STATE" -maxdepth 2 -name device.json | wc -l)
+if [ "$saved" -gt 1 ]; then
+  say "$saved paired devices are saved under $STATE: the boot script starts none of them until the state directory of each one no longer used is deleted"
+fi
 say 'after a reboot Termux:Boot starts it (open the Termux:Boot app once); grant the SMS permissions when Termux:API asks (docs/agent-termux.md, section 2)'
