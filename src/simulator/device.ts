@@ -228,7 +228,10 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     await this.agent.session.heartbeat();
   }
 
-  /** The phone received an SMS: forward it (the gateway keeps it only if forwarding is on). Resolves once acknowledged. */
+  /**
+   * The phone received an SMS: forwarded while forward_incoming_sms is on (resolves once the
+   * gateway acknowledged it), kept by the agent while it is off (resolves once kept; forwarded when it comes on).
+   */
   async receive(phone: string, message: string, options: { isEncrypted?: boolean } = {}): Promise<string> {
     const id = randomUUID();
     await this.agent.forwardIncoming({ id, phone, message, receivedAt: new Date(), simSlot: 0, ...(options.isEncrypted ? { isEncrypted: true } : {}) });
