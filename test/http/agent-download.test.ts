@@ -3,8 +3,10 @@
 // reach the gateway at: PUBLIC_URL, else the address the request came to, never anything a
 // client sends that is not a valid host (it would be run by a shell).
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { request } from 'node:http';
 import { AGENT_PACKAGE, ensureAgentPacked } from '../../scripts/agent-pack.js';
 import { useGateway } from '../support/use-gateway.ts';
@@ -19,6 +21,12 @@ function get(port: number, path: string, headers: Record<string, string>): Promi
     });
     sent.once('error', reject).end();
   });
+}
+
+function writeTemporary(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'install-script-')), 'install.sh');
+  writeFileSync(file, text);
+  return file;
 }
 
 describe('agent download: without PUBLIC_URL', () => {
@@ -45,6 +53,19 @@ describe('agent download: without PUBLIC_URL', () => {
     const script = await response.text();
     expect(script).to.contain(`GATEWAY='${fx.baseUrl}'\n`);
     execFileSync('sh', ['-n'], { input: script });
+  });
+
+  it('when the script is run without the pairing URL, then it asks for it on the terminal and checks what was pasted', async () => {
+    const script = await (await fetch(`${fx.baseUrl}/agent/install.sh`)).text();
+    // On a pseudo-terminal (script(1)), the script itself coming through a pipe as with curl.
+    const file = writeTemporary(script);
+    const run = spawnSync('script', ['-qc', 'sh -c "cat | sh" < "$SCRIPT_FILE"', '/dev/null'], {
+      input: 'https://not-a-pairing-url\n',
+      env: { PATH: process.env.PATH, HOME: dirname(file), SCRIPT_FILE: file },
+      encoding: 'utf8',
+    });
+    rmSync(dirname(file), { recursive: true, force: true });
+    expect(run.stdout).to.contain('Pairing URL (smsgw://..., from the gateway): ').and.to.contain('the pairing URL starts with smsgw://');
   });
 
   it('when the Host header is no valid host, then it is a 400 naming Host, and nothing of it reaches a script', async () => {

@@ -18,7 +18,8 @@ fail() {
 }
 
 pairing=${1:-}
-if [ -z "$pairing" ] && [ -r /dev/tty ]; then
+# Asked on the terminal: standard input is this script itself, coming through the pipe.
+if [ -z "$pairing" ] && (: </dev/tty) 2>/dev/null; then
   printf 'Pairing URL (smsgw://..., from the gateway): ' >/dev/tty
   IFS= read -r pairing </dev/tty || true
 fi
