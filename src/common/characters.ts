@@ -4,6 +4,9 @@
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** Characters in `text`; stops counting once past `stopAfter`, so a limit check stays cheap. */
+/** The most characters an SMS text may have, counted by countCharacters (the API refuses more; the panel warns). */
+export const MESSAGE_MAX_CHARACTERS = 170;
+
 export function countCharacters(text: string, stopAfter = Number.POSITIVE_INFINITY): number {
   let count = 0;
   for (const _ of segmenter.segment(text)) {

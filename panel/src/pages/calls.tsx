@@ -45,6 +45,7 @@ export function CallsPage(_props: Record<string, string>) {
       <ErrorNotice error={removal.error} />
       <DataTable
         list={list}
+        class="stack-on-phone"
         empty={'No calls yet. Phones report their calls; they record them while their "Record calls" setting is on.'}
         columns={[
           timeColumn<Call>('Started', (call) => call.started_at),

@@ -25,7 +25,7 @@ export function IncomingPage(_props: Record<string, string>) {
       </form>
       <DataTable
         list={list}
-        class="incoming-table"
+        class="incoming-table stack-on-phone"
         empty={deviceId ? 'This device has received no SMS.' : 'No SMS received yet. Phones forward the SMS they receive while their "Forward incoming SMS" setting is on.'}
         columns={[
           timeColumn<IncomingSms>('Received', (sms) => sms.received_at),
@@ -37,7 +37,7 @@ export function IncomingPage(_props: Record<string, string>) {
       <h2>Incoming MMS</h2>
       <DataTable
         list={mms}
-        class="incoming-table incoming-mms-table"
+        class="incoming-table incoming-mms-table stack-on-phone"
         empty="No MMS received yet."
         columns={[
           timeColumn<IncomingMms>('Received', (row) => row.received_at),

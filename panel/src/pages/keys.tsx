@@ -30,6 +30,7 @@ function OwnersKeys() {
       <ErrorNotice error={revoke.error} />
       <DataTable
         list={list}
+        class="stack-on-phone"
         empty="No API keys yet. Create one below."
         rowAttributes={(key) => ({ 'data-revoked': key.revoked_at ? 'true' : 'false' })}
         columns={[

@@ -57,12 +57,18 @@ export function Table<Row>({ rows, columns, rowKey, rowAttributes, caption, capt
 
 function Cell<Row>({ column, row }: { column: Column<Row>; row: Row }) {
   const classes = [column.rowHeader ? 'cell-plain' : '', column.numeric ? 'num' : '', column.class ?? ''].filter(Boolean).join(' ') || undefined;
+  // A table stacked on a phone (.stack-on-phone, styles.css) shows each cell under its header's words.
+  const label = typeof column.header === 'string' ? column.header : undefined;
   if (column.rowHeader) {
     return (
-      <th scope="row" class={classes}>
+      <th scope="row" class={classes} data-label={label}>
         {column.cell(row)}
       </th>
     );
   }
-  return <td class={classes}>{column.cell(row)}</td>;
+  return (
+    <td class={classes} data-label={label}>
+      {column.cell(row)}
+    </td>
+  );
 }
