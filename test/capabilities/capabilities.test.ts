@@ -225,3 +225,9 @@ describe('device capabilities: work goes only to devices that can do it', () => 
     });
   });
 });
+
+describe('passphrase fingerprint', () => {
+  it('matches the test vector in docs/encryption.md', async () => {
+    expect(await passphraseFingerprint('correct horse battery staple')).to.equal('06a8fa07764c86b3');
+  });
+});

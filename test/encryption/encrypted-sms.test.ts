@@ -10,7 +10,8 @@ import { useGateway } from '../support/use-gateway.ts';
 import { liftLimits, nextEvent } from '../support/devices.ts';
 import { expectError } from '../support/expectations.ts';
 import { createWebhook, dropWebhooks, verified, webhookConfig } from '../support/webhooks.ts';
-import type { SimulatedDevice } from '../../src/simulator/device.ts';
+import { SimulatedDevice } from '../../src/simulator/device.ts';
+import { heartbeatRecorded } from '../support/legacy.ts';
 
 const PASSPHRASE = 'a passphrase only the client and its phones know';
 const PHONE = '+79161234567';
@@ -99,12 +100,17 @@ describe('end-to-end encrypted SMS', () => {
     expect(read.body).to.include({ status: 'failed_send', reason: 'decryption_failed' });
   });
 
-  it('fails on a phone that has no passphrase at all, saying so', async () => {
-    const device = await phone();
-    const created = await sendThrough(device, await sealed(), 'failed_send');
-    const read = await fx.tenant.api.get(`/sms/${created.id}`);
-    expect(read.body.status).to.equal('failed_send');
-    expect(read.body.reason).to.match(/^decryption_failed: no passphrase/);
+  it('is refused at once (409 no_capable_device) when the only phone says it holds no passphrase, rather than failing on it', async () => {
+    const { device, token } = await fx.gateway.services.devices.register(fx.tenant.accountId, 'no passphrase');
+    const recorded = heartbeatRecorded(fx.gateway, device.id);
+    const simulated = new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${fx.gateway.mqttPort}`, deviceId: device.id, token, reconnectPeriodMs: 100 });
+    fx.onCleanup(() => simulated.stop());
+    await simulated.connect();
+    await recorded;
+    const reply = await fx.tenant.api.post('/sms/encrypted', await sealed());
+    expect(reply.status).to.equal(409);
+    expect(reply.body.error.code).to.equal('no_capable_device');
+    expect(simulated.handled.size).to.equal(0);
   });
 
   it('replays the first answer for a repeated Idempotency-Key, creating one SMS', async () => {

@@ -45,7 +45,8 @@ export function DeviceDetailPage({ id }: { id: string }) {
           <>
             <DeviceFacts device={loaded} offlineSince={offlineSince} />
             <SettingsForm key={loaded.id} device={loaded} canChange={session.canChange} onSaved={device.reload} />
-            {session.canChange && <UssdConsole key={loaded.id} device={loaded} />}
+            {/* A phone that says it dials no USSD for the gateway (a modem) would only be refused: no console for it. */}
+            {session.canChange && loaded.capabilities?.ussd !== false && <UssdConsole key={loaded.id} device={loaded} />}
             {session.canChange && <NewToken device={loaded} />}
             {session.canChange && <DeleteDevice device={loaded} />}
           </>

@@ -109,7 +109,7 @@ export interface paths {
         put?: never;
         /**
          * Send an end-to-end encrypted SMS
-         * @description phone and message are ciphertext the client made with a passphrase only it and the account's phones know (AES-256-GCM, PBKDF2-SHA256; the format and a test vector are in docs/encryption.md). The gateway stores and forwards them as they are: it checks only that each is in the format (400 invalid_ciphertext otherwise), and cannot check the recipient as a number, count segments (null), or find the SMS by text or recipient in searches. The phone decrypts both before sending; a phone whose passphrase does not open them reports failed_send with reason decryption_failed. Otherwise as POST /sms: 201 with the SMS (is_encrypted true), Idempotency-Key, scheduling, device_id, no_store, cancel, statuses and webhooks.
+         * @description phone and message are ciphertext the client made with a passphrase only it and the account's phones know (AES-256-GCM, PBKDF2-SHA256; the format and a test vector are in docs/encryption.md). The gateway stores and forwards them as they are: it checks only that each is in the format (400 invalid_ciphertext otherwise), and cannot check the recipient as a number, count segments (null), or find the SMS by text or recipient in searches. The phone decrypts both before sending; a phone whose passphrase does not open them reports failed_send with reason decryption_failed. The SMS goes only to a device that holds a passphrase (its heartbeat's capabilities), and, with passphrase_fingerprint, only to one holding that passphrase; when no device of the account does, or the device named does not, it is refused at once (409 no_capable_device, device_not_capable). Devices that never said are taken to hold it. Otherwise as POST /sms: 201 with the SMS (is_encrypted true), Idempotency-Key, scheduling, device_id, no_store, cancel, statuses and webhooks.
          *
          *     Permission: `sms:send`.
          */
@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * Send a data SMS: binary to an application port
-         * @description data is the payload in base64, 1-133 bytes (one SMS; 400 invalid_data otherwise); port the application port on the recipient's phone (1-65535). The phone sends it as an 8-bit SMS with 16-bit port addressing. Otherwise as POST /sms: 201 with the SMS (kind data, data, port, message empty), Idempotency-Key, scheduling, device_id, no_store, cancel, statuses and webhooks. A phone that cannot send data SMS reports failed_send with reason data_sms_unsupported.
+         * @description data is the payload in base64, 1-133 bytes (one SMS; 400 invalid_data otherwise); port the application port on the recipient's phone (1-65535). The phone sends it as an 8-bit SMS with 16-bit port addressing. Otherwise as POST /sms: 201 with the SMS (kind data, data, port, message empty), Idempotency-Key, scheduling, device_id, no_store, cancel, statuses and webhooks. A phone that cannot send data SMS reports failed_send with reason data_sms_unsupported; one that says so in its heartbeat is never handed one, and when no device of the account can send data SMS, or the device named cannot, the request is refused at once (409 no_capable_device, device_not_capable).
          *
          *     Permission: `sms:send`.
          */
@@ -399,7 +399,7 @@ export interface paths {
         put?: never;
         /**
          * Send an MMS
-         * @description phone (one recipient) or phones (a group MMS: ONE message to all of them, sent by one phone, with one status), an optional text (message) and subject, and up to 10 media_ids from POST /media, together at most MMS_MAX_MESSAGE_BYTES (1 MiB unless configured; 413 mms_too_large past it). Without media_ids it is a text-only MMS (a group text, a subject line), sent with no parts; it needs a message or a subject (400 validation_failed with neither). A media id that is not this account's is 404 media_not_found, naming the field. The MMS is an SMS of kind mms: it is queued, paced, failed over, cancelled (POST /sms/{id}/cancel), listed (GET /sms) and reported (sms.status_changed) as any SMS, and takes device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority and Idempotency-Key as POST /sms does. The phone fetches each part from the gateway before sending.
+         * @description phone (one recipient) or phones (a group MMS: ONE message to all of them, sent by one phone, with one status), an optional text (message) and subject, and up to 10 media_ids from POST /media, together at most MMS_MAX_MESSAGE_BYTES (1 MiB unless configured; 413 mms_too_large past it). Without media_ids it is a text-only MMS (a group text, a subject line), sent with no parts; it needs a message or a subject (400 validation_failed with neither). A media id that is not this account's is 404 media_not_found, naming the field. The MMS is an SMS of kind mms: it is queued, paced, failed over, cancelled (POST /sms/{id}/cancel), listed (GET /sms) and reported (sms.status_changed) as any SMS, and takes device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority and Idempotency-Key as POST /sms does. The phone fetches each part from the gateway before sending. Only a device that sends MMS is handed one (a device that says otherwise in its heartbeat's capabilities is not; one that never said is taken to): when no device of the account can, or the device named cannot, the request is refused at once (409 no_capable_device, device_not_capable).
          *
          *     Permission: `sms:send`.
          */
@@ -1704,7 +1704,7 @@ export interface components {
                  * @description stable; for programs
                  * @enum {string}
                  */
-                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "invalid_ciphertext" | "invalid_data" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "media_not_found" | "mms_not_found" | "mms_part_not_expected" | "suppression_not_found" | "inbound_rule_not_found" | "conversation_not_found" | "contact_not_found" | "group_not_found" | "template_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "recipient_opted_out" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "media_type_refused" | "mms_too_large" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
+                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "invalid_ciphertext" | "invalid_data" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "media_not_found" | "mms_not_found" | "mms_part_not_expected" | "suppression_not_found" | "inbound_rule_not_found" | "conversation_not_found" | "contact_not_found" | "group_not_found" | "template_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_not_capable" | "no_capable_device" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "recipient_opted_out" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "media_type_refused" | "mms_too_large" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
                 details?: {
                     field: string;
                     in?: string;
@@ -2406,7 +2406,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2806,6 +2806,8 @@ export interface operations {
                     phone: string;
                     /** @description the text (at most 170 characters before encryption), encrypted by the client: $aes-256-gcm/pbkdf2-sha256$i=<iterations>$<salt>$<iv>$<ciphertext> */
                     message: string;
+                    /** @description the fingerprint of the passphrase phone and message were encrypted with (docs/encryption.md; passphraseFingerprint() in src/common/end-to-end.ts): only a device holding that passphrase is handed the SMS. Absent: any device holding a passphrase */
+                    passphrase_fingerprint?: string;
                     /**
                      * Format: uuid
                      * @description send through this device; omitted: the gateway chooses
@@ -2903,7 +2905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_ciphertext`: the value is not end-to-end ciphertext in the documented format (docs/encryption.md) */
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_ciphertext`: the value is not end-to-end ciphertext in the documented format (docs/encryption.md); `unknown_callback`: callback_id does not name a webhook of this account */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2939,7 +2941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `device_cannot_send`: the device is not allowed to send SMS (can_send_sms is false) */
+            /** @description `device_cannot_send`: the device is not allowed to send SMS (can_send_sms is false); `device_not_capable`: the device cannot do this, as its last heartbeat said; `no_capable_device`: no device of this account can do this, as their heartbeats said */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3111,7 +3113,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_data`: data must be standard base64 of 1 to 133 bytes (one SMS beside its port header); `invalid_phone`: phone is not a valid phone number */
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_data`: data must be standard base64 of 1 to 133 bytes (one SMS beside its port header); `invalid_phone`: phone is not a valid phone number; `unknown_callback`: callback_id does not name a webhook of this account */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3147,7 +3149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `device_cannot_send`: the device is not allowed to send SMS (can_send_sms is false) */
+            /** @description `device_cannot_send`: the device is not allowed to send SMS (can_send_sms is false); `device_not_capable`: the device cannot do this, as its last heartbeat said; `no_capable_device`: no device of this account can do this, as their heartbeats said */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3294,7 +3296,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: request is invalid */
+            /** @description `invalid_phone`: phone is not a valid phone number; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3455,7 +3457,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `message_too_long`: message must not exceed 170 characters; `invalid_phone`: phone is not a valid phone number */
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `message_too_long`: message must not exceed 170 characters; `invalid_phone`: phone is not a valid phone number; `unknown_callback`: callback_id does not name a webhook of this account */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4030,7 +4032,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4131,7 +4133,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4483,7 +4485,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4644,7 +4646,7 @@ export interface operations {
                     "audio/*": string;
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4837,7 +4839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description the requested byte range */
@@ -4846,10 +4848,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5076,7 +5078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `device_cannot_send`: the device is not allowed to send SMS (can_send_sms is false) */
+            /** @description `device_cannot_send`: the device is not allowed to send SMS (can_send_sms is false); `device_not_capable`: the device cannot do this, as its last heartbeat said; `no_capable_device`: no device of this account can do this, as their heartbeats said */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5333,7 +5335,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5474,7 +5476,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5787,7 +5789,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7055,7 +7057,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8569,7 +8571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: request is invalid */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8644,7 +8646,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `validation_failed`: request is invalid */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9229,7 +9231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `device_offline`: the device is offline: USSD needs the phone connected now (nothing is queued); `ussd_busy`: the device has a USSD session open; a phone runs one at a time: wait for it to complete or fail */
+            /** @description `device_not_capable`: the device cannot do this, as its last heartbeat said; `device_offline`: the device is offline: USSD needs the phone connected now (nothing is queued); `ussd_busy`: the device has a USSD session open; a phone runs one at a time: wait for it to complete or fail */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9339,7 +9341,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_id`: id is malformed */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9784,7 +9786,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_phone`: phone is not a valid phone number; `validation_failed`: request is invalid */
+            /** @description `invalid_phone`: phone is not a valid phone number; `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9956,7 +9958,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                };
             };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
@@ -10758,6 +10762,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
                 headers: {
@@ -10823,7 +10836,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `validation_failed`: request is invalid */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10977,7 +10990,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_phone`: phone is not a valid phone number */
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_phone`: phone is not a valid phone number; `invalid_id`: id is malformed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11071,6 +11084,15 @@ export interface operations {
                     "application/json": {
                         tags: string[];
                     };
+                };
+            };
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
@@ -11309,6 +11331,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
                 headers: {
@@ -11414,7 +11445,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: request is invalid */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11537,7 +11568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: request is invalid */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12614,6 +12645,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
                 headers: {
@@ -12679,7 +12719,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `validation_failed`: request is invalid */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12783,7 +12823,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_phone`: phone is not a valid phone number */
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_phone`: phone is not a valid phone number; `invalid_id`: id is malformed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13080,6 +13120,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
                 headers: {
@@ -13145,7 +13194,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `validation_failed`: request is invalid */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13234,7 +13283,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_id`: id is malformed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13350,7 +13399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_id`: id is malformed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13457,7 +13506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_id`: id is malformed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13752,6 +13801,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
             401: {
                 headers: {
@@ -13817,7 +13875,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `validation_failed`: request is invalid */
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13910,7 +13968,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_id`: id is malformed */
             400: {
                 headers: {
                     [name: string]: unknown;

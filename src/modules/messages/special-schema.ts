@@ -27,8 +27,8 @@ export const EncryptedSmsBody = Type.Object(
       Type.String({
         pattern: FINGERPRINT_PATTERN,
         description:
-          'the fingerprint of the passphrase phone and message were encrypted with (docs/encryption.md: sms-gateway e2e fingerprint, ' +
-          'passphraseFingerprint()): only a device holding that passphrase is handed the SMS. Absent: any device holding a passphrase',
+          'the fingerprint of the passphrase phone and message were encrypted with (docs/encryption.md; passphraseFingerprint() in ' +
+          'src/common/end-to-end.ts): only a device holding that passphrase is handed the SMS. Absent: any device holding a passphrase',
       }),
     ),
     ...sendOptions,

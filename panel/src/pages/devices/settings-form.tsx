@@ -92,7 +92,8 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
             {...box('forward_incoming_sms')}
             hint="On: replies and STOP opt-outs the phone receives reach the gateway. Off: the phone keeps them and the gateway shows none; switched on, it forwards them, oldest first."
           />
-          <CheckboxField label="Record calls" {...box('record_calls')} />
+          {/* A phone that says it uploads no recordings (a modem) is not offered them; one switched on already can still be switched off. */}
+          {(device.capabilities?.call_recording !== false || device.record_calls) && <CheckboxField label="Record calls" {...box('record_calls')} />}
         </fieldset>
         <fieldset>
           <legend>Pace</legend>
