@@ -36,6 +36,7 @@ export const DEVICE_KEYS = [
   'forward_incoming_sms',
   'incoming_held',
   'record_calls',
+  'capabilities',
   'sim_cards',
   'send_window',
   'limits',
@@ -110,6 +111,10 @@ export function expectDevice(body: any, options: { queue?: boolean } = {}): void
   // Received SMS the phone keeps while forwarding is off; null until a heartbeat says.
   if (body.incoming_held !== null) {
     expect(Number.isInteger(body.incoming_held) && body.incoming_held >= 0, 'incoming_held is a count').to.equal(true);
+  }
+  // What the phone said it can do; null until a heartbeat says (an older app never does).
+  if (body.capabilities !== null) {
+    for (const key of ['mms', 'ussd', 'data_sms', 'call_recording']) expect(body.capabilities[key], `capabilities.${key}`).to.be.a('boolean');
   }
   if (body.signal_percent !== null) {
     expect(Number.isInteger(body.signal_percent), 'signal_percent is an integer').to.equal(true);
