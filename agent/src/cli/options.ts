@@ -157,8 +157,10 @@ function parseFlags(argv: string[]) {
 export const SAVED_DEVICE_FILE = 'device.json';
 
 /**
- * The device saved in `stateDir`, or, without one, in the only state directory under
- * ~/.sms-gateway-agent. Several there: the user must say which.
+ * The device saved in `stateDir`, or, without one, in ~/.sms-gateway-agent itself or the only
+ * state directory under it: a start without flags (the boot script) finds the device whether it
+ * was paired with the default state directory or with --state-dir ~/.sms-gateway-agent. Several
+ * there: the user must say which.
  */
 function savedDevice(stateDir: string | undefined, home: string): (RawDevice & { stateDir: string }) | undefined {
   let dirs: string[];
@@ -166,7 +168,7 @@ function savedDevice(stateDir: string | undefined, home: string): (RawDevice & {
     dirs = [stateDir];
   } else {
     const root = join(home, '.sms-gateway-agent');
-    dirs = existsSync(root) ? readdirSync(root).map((name) => join(root, name)) : [];
+    dirs = existsSync(root) ? [root, ...readdirSync(root).map((name) => join(root, name))] : [];
   }
   const found = dirs.filter((dir) => existsSync(join(dir, SAVED_DEVICE_FILE)));
   if (found.length > 1) throw new UsageError(`several paired devices are saved under ${join(home, '.sms-gateway-agent')}: name one with --state-dir`);
