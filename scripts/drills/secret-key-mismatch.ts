@@ -16,10 +16,13 @@
 // /tmp/elsewhere-<random>: each must exit non-zero with a message naming DATA_DIR and
 // WEBHOOK_SECRET_KEY, and the database must hold no new secret. The key check itself is timed
 // in process. Then one webhook's sealed secret is replaced in the database by one sealed under
-// another key, and both webhooks are sent test events while the API is asked about them: the
-// broken webhook must be disabled once (one log line, the reason naming WEBHOOK_SECRET_KEY in
-// the API), the healthy one must get its events signed with its secret, and no request may be
-// answered 5xx; a test event to the disabled webhook is a 409.
+// another key, and so is the Twilio token; both webhooks are sent test events while the API is
+// asked about them and the Twilio API is called with the credential's right token: the broken
+// webhook must be disabled once (one log line, the reason naming WEBHOOK_SECRET_KEY in the API),
+// the healthy one must get its events signed with its secret, the Twilio credential must be
+// marked unreadable and logged once, each of its calls answered 401 with what to do, and no
+// request may be answered 5xx (but 503, admission control's "come back later" on a loaded
+// machine, counted apart); a test event to the disabled webhook is a 409.
 //
 //   npx tsx scripts/drills/secret-key-mismatch.ts
 //
@@ -42,7 +45,7 @@ import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
 import { SecretBox } from '../../src/modules/webhooks/secret-box.ts';
 import { verifySecretKey } from '../../src/modules/webhooks/secret-key-check.ts';
 import { Receiver } from '../../test/support/receiver.ts';
-import { readNumber, runDrill } from './support/drill-kit.ts';
+import { readNumber, runDrill, sleep } from './support/drill-kit.ts';
 
 const NAME = 'secret-key-mismatch';
 const ATTEMPTS = readNumber(NAME, 'SECRET_KEY_ATTEMPTS', 3, 1, 50);
@@ -54,9 +57,12 @@ const ACCOUNT = `secret-key-drill-${randomBytes(3).toString('hex')}`;
 const CHECKS = 200;
 /** The sender disables the broken webhook within this of its first test event. */
 const DISABLE_TIMEOUT_MS = 30_000;
+/** Between two rounds of reads of the API: the drill reads along, it does not flood. */
+const READ_PAUSE_MS = 50;
 /** Compiling dist/ when it is stale: tsc over the whole gateway, minutes on a loaded machine. */
 const BUILD_TIMEOUT_MS = 10 * 60_000;
 const DISABLED_LOG = "webhook disabled: its signing secret cannot be decrypted with this gateway's key";
+const TWILIO_UNREADABLE_LOG = "twilio credential unusable: its auth token cannot be decrypted with this gateway's key; rotate it";
 
 const load = () => `load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`;
 
@@ -137,6 +143,7 @@ async function main(): Promise<string | undefined> {
     const created = (run: CliRun) => JSON.parse(run.stdout) as { webhook: { id: string }; secret: string };
     const healthy = created(made[0]!);
     const broken = created(made[1]!);
+    const twilio = JSON.parse(made[2]!.stdout) as { account_sid: string; auth_token: string };
     console.log(`with DATA_DIR A: 2 webhooks and 1 Twilio credential created through the CLI (${made.map((run) => `${run.ms.toFixed(0)} ms`).join(', ')}); ${load()}`);
 
     const secrets = async () => ({
@@ -174,8 +181,9 @@ async function main(): Promise<string | undefined> {
     console.log(`key check in process: ${checkRefusals}/${CHECKS} refused the other key, ${perCheckMs.toFixed(2)} ms a check; ${load()}`);
     if (checkRefusals !== CHECKS) return `the key check let ${CHECKS - checkRefusals} of ${CHECKS} checks of another key pass`;
 
-    // One webhook's secret as a command with another key would have sealed it.
+    // One webhook's secret, and the Twilio token, as a command with another key would have sealed them.
     await db('webhooks').where({ id: broken.webhook.id }).update({ secret_encrypted: stranger.seal(`whsec_${randomBytes(24).toString('base64')}`) });
+    await db('twilio_credentials').where({ sid: twilio.account_sid }).update({ auth_token_encrypted: stranger.seal(twilio.auth_token) });
     const disabled = new Promise<number>((resolve) => {
       gateway!.services.webhookSender.on('disabled', (webhooks) => {
         if (webhooks.some((webhook) => webhook.id === broken.webhook.id)) resolve(performance.now());
@@ -183,12 +191,17 @@ async function main(): Promise<string | undefined> {
     });
     const statuses = new Map<string, number>();
     const latencies: number[] = [];
+    const twilioPath = `/2010-04-01/Accounts/${twilio.account_sid}/Messages.json`;
+    const twilioAuth = `Basic ${Buffer.from(`${twilio.account_sid}:${twilio.auth_token}`).toString('base64')}`;
+    /** A call to the Extended API, or with `path` under /2010-04-01 to the Twilio API with the credential's own (right) token. */
     const call = async (method: string, path: string): Promise<number> => {
       const begun = performance.now();
-      const response = await fetch(`${apiUrl}${path}`, { method, headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(20_000) }).catch(() => undefined);
+      const [url, authorization] = path === twilioPath ? [`http://127.0.0.1:${gateway!.httpPort}${path}`, twilioAuth] : [`${apiUrl}${path}`, `Bearer ${key}`];
+      const response = await fetch(url, { method, headers: { authorization }, signal: AbortSignal.timeout(20_000) }).catch(() => undefined);
       await response?.arrayBuffer();
       latencies.push(performance.now() - begun);
-      const what = `${method} ${path.replace(broken.webhook.id, ':broken').replace(healthy.webhook.id, ':healthy')} ${response ? response.status : 'error'}`;
+      const named = path.replace(broken.webhook.id, ':broken').replace(healthy.webhook.id, ':healthy').replace(twilio.account_sid, ':sid');
+      const what = `${method} ${named} ${response ? response.status : 'error'}`;
       statuses.set(what, (statuses.get(what) ?? 0) + 1);
       return response?.status ?? 0;
     };
@@ -196,12 +209,15 @@ async function main(): Promise<string | undefined> {
     let watching = true;
     const reads = (async () => {
       while (watching) {
-        await Promise.all([call('GET', '/webhooks'), call('GET', `/webhooks/${broken.webhook.id}`), call('GET', `/webhooks/${broken.webhook.id}/deliveries`), call('GET', `/webhooks/${healthy.webhook.id}`)]);
+        await Promise.all([call('GET', '/webhooks'), call('GET', `/webhooks/${broken.webhook.id}`), call('GET', `/webhooks/${broken.webhook.id}/deliveries`), call('GET', `/webhooks/${healthy.webhook.id}`), call('GET', twilioPath)]);
+        await sleep(READ_PAUSE_MS);
       }
     })();
     await Promise.all(Array.from({ length: TEST_EVENTS }, () => [call('POST', `/webhooks/${broken.webhook.id}/test`), call('POST', `/webhooks/${healthy.webhook.id}/test`)]).flat());
     const disabledAt = await Promise.race([disabled, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), DISABLE_TIMEOUT_MS))]);
-    const delivered = await receiver.waitFor(TEST_EVENTS, (request) => request.status < 300, 30_000).catch(() => receiver.received.filter((request) => request.status < 300));
+    // The test events the API took (a loaded gateway may turn some away with 503, come back later).
+    const healthyTests = statuses.get(`POST /webhooks/:healthy/test 202`) ?? 0;
+    const delivered = await receiver.waitFor(healthyTests, (request) => request.status < 300, 30_000).catch(() => receiver.received.filter((request) => request.status < 300));
     watching = false;
     await reads;
     const afterwards = await call('POST', `/webhooks/${broken.webhook.id}/test`);
@@ -217,30 +233,40 @@ async function main(): Promise<string | undefined> {
     }).length;
     const fromBroken = receiver.received.length - delivered.length;
     const disabledLogs = tally.counts.get(DISABLED_LOG) ?? 0;
-    const serverErrors = [...statuses].filter(([what]) => /\s5\d\d$|\serror$/.test(what)).reduce((sum, [, n]) => sum + n, 0);
+    const twilioLogs = tally.counts.get(TWILIO_UNREADABLE_LOG) ?? 0;
+    const twilioMarked = ((await db('twilio_credentials').where({ sid: twilio.account_sid }).first('auth_token_unreadable_at')) as { auth_token_unreadable_at: Date | null }).auth_token_unreadable_at !== null;
+    const twilioAnswers = [...statuses].filter(([what]) => what.startsWith(`GET /2010-04-01`));
+    const twilioUnexpected = twilioAnswers.filter(([what]) => !what.endsWith(' 401') && !what.endsWith(' 503')).reduce((sum, [, n]) => sum + n, 0);
+    // 503 is admission control on a loaded machine ("come back later", with Retry-After), not a
+    // failure of the request: counted apart. Any other 5xx, or no answer, fails the drill.
+    const serverErrors = [...statuses].filter(([what]) => /\s(5\d\d|error)$/.test(what) && !what.endsWith(' 503')).reduce((sum, [, n]) => sum + n, 0);
+    const overloaded = [...statuses].filter(([what]) => what.endsWith(' 503')).reduce((sum, [, n]) => sum + n, 0);
     const requests = [...statuses.values()].reduce((sum, n) => sum + n, 0);
     latencies.sort((a, b) => a - b);
     const p99 = latencies[Math.min(latencies.length - 1, Math.floor(0.99 * latencies.length))] ?? 0;
     console.log(
       `broken secret: webhook disabled ${disabledAt === undefined ? 'never' : `${((disabledAt - sentAt) / 1000).toFixed(2)} s after the first test event`}; ` +
-        `"${DISABLED_LOG}" logged ${disabledLogs}x; API: ${requests} requests, ${serverErrors} answered 5xx or not at all, p99 ${p99.toFixed(0)} ms ` +
+        `"${DISABLED_LOG}" logged ${disabledLogs}x; API: ${requests} requests, ${serverErrors} answered 5xx (503 apart) or not at all, ${overloaded} answered 503 by admission control, p99 ${p99.toFixed(0)} ms ` +
         `(${[...statuses].map(([what, n]) => `${n}x ${what}`).join(', ')}); a test event to it afterwards: ${afterwards}; ${load()}`,
     );
     console.log(`  its view: enabled ${view.enabled}, disabled_reason "${view.disabled_reason}"`);
-    console.log(`healthy webhook: ${delivered.length}/${TEST_EVENTS} test events delivered, ${signed} with a valid signature; requests reaching the receiver otherwise: ${fromBroken}`);
+    console.log(`broken Twilio token: ${twilioAnswers.map(([what, n]) => `${n}x ${what}`).join(', ')} with its right token; marked unreadable ${twilioMarked}; "${TWILIO_UNREADABLE_LOG}" logged ${twilioLogs}x`);
+    console.log(`healthy webhook: ${delivered.length}/${healthyTests} test events taken delivered, ${signed} with a valid signature; requests reaching the receiver otherwise: ${fromBroken}`);
     console.log(`gateway warnings and errors: ${[...tally.counts].map(([msg, n]) => `${n}x "${msg}"`).join(', ') || 'none'}`);
 
     if (disabledAt === undefined) return `the webhook with the broken secret was not disabled within ${DISABLE_TIMEOUT_MS / 1000} s`;
     if (disabledLogs !== 1) return `the broken secret was logged ${disabledLogs} times, not once`;
     if (view.enabled || !view.disabled_reason?.includes('WEBHOOK_SECRET_KEY')) return `the broken webhook's view does not say why (enabled ${view.enabled}, disabled_reason "${view.disabled_reason}")`;
-    if (serverErrors > 0) return `${serverErrors} of ${requests} API requests were answered 5xx or not at all`;
+    if (serverErrors > 0) return `${serverErrors} of ${requests} API requests were answered 5xx other than 503, or not at all`;
+    if (twilioAnswers.length === 0 || twilioUnexpected > 0) return `the Twilio API answered the credential whose token cannot be opened ${twilioAnswers.map(([what, n]) => `${n}x ${what}`).join(', ') || 'never'}, not 401 each time`;
+    if (!twilioMarked || twilioLogs !== 1) return `the unreadable Twilio token was ${twilioMarked ? '' : 'not '}marked and logged ${twilioLogs} times, not once`;
     if (afterwards !== 409) return `a test event to the disabled webhook was answered ${afterwards}, not 409`;
-    if (signed !== TEST_EVENTS || delivered.length !== TEST_EVENTS) return `the healthy webhook got ${delivered.length} of ${TEST_EVENTS} test events, ${signed} signed with its secret`;
+    if (healthyTests === 0 || signed !== healthyTests || delivered.length !== healthyTests) return `the healthy webhook got ${delivered.length} of the ${healthyTests} test events the API took, ${signed} signed with its secret`;
     if (fromBroken > 0) return `${fromBroken} deliveries of the broken webhook reached the receiver`;
     console.log(
       `DRILL ${NAME}: PASS ${refused.length}/${refused.length} commands with another DATA_DIR refused naming DATA_DIR and WEBHOOK_SECRET_KEY (${refusedMs[0]!.toFixed(0)}-${refusedMs.at(-1)!.toFixed(0)} ms each), no secret row added; ` +
-        `key check ${perCheckMs.toFixed(2)} ms; broken secret: webhook disabled in ${((disabledAt - sentAt) / 1000).toFixed(2)} s, logged once, ${requests} API requests with no 5xx (p99 ${p99.toFixed(0)} ms); ` +
-        `healthy webhook ${signed}/${TEST_EVENTS} signed deliveries; ${load()}`,
+        `key check ${perCheckMs.toFixed(2)} ms; broken secret: webhook disabled in ${((disabledAt - sentAt) / 1000).toFixed(2)} s, logged once; Twilio token unreadable: ${statuses.get(`GET ${twilioPath.replace(twilio.account_sid, ':sid')} 401`) ?? 0} calls answered 401, marked and logged once; ${requests} API requests with no 5xx other than ${overloaded}x 503 from admission control (p99 ${p99.toFixed(0)} ms); ` +
+        `healthy webhook ${signed}/${healthyTests} signed deliveries; ${load()}`,
     );
     return undefined;
   } finally {
