@@ -1,6 +1,7 @@
 // `sms-gateway-agent` as a user runs it: help, every bad flag refused with a clear line and exit
 // code 2, and a real run with the simulated radio against a gateway, stopped by SIGTERM.
 import { expect } from 'chai';
+import { DEFAULT_POLL_INTERVAL_MS } from '../../agent/src/radio/termux/termux-radio.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,6 +63,13 @@ describe('device agent: the command line', () => {
     const { code, output } = await run(['--help']);
     expect(code).to.equal(0);
     expect(output).to.contain('--pairing').and.contain('termux').and.contain('modem').and.contain('simulate');
+  });
+
+  it('when asked for --help, then the --poll-interval default it names is the one the Termux radio uses and its guide says', async () => {
+    const { output } = await run(['--help']);
+    const seconds = DEFAULT_POLL_INTERVAL_MS / 1000;
+    expect(output).to.match(new RegExp(`--poll-interval SECONDS .*\\(default ${seconds}\\)`));
+    expect(readFileSync('docs/agent-termux.md', 'utf8')).to.contain(`(${seconds} by default)`);
   });
 
   const refusals: [string, string[], Record<string, string>, RegExp][] = [

@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parsePairingUrl, type Pairing } from '../pairing.ts';
+import { DEFAULT_POLL_INTERVAL_MS } from '../radio/termux/termux-radio.ts';
 
 export type BackendName = 'termux' | 'modem' | 'simulate';
 export const BACKENDS: readonly BackendName[] = ['termux', 'modem', 'simulate'];
@@ -45,8 +46,9 @@ Usage:
   sms-gateway-agent [--state-dir DIR]                 again, as paired before
   sms-gateway-agent --config devices.json            several devices in one process
 
-The pairing URL comes from the gateway: the QR code on the control panel's device page, the
-pairing_url of POST /api/ext/v1/devices, or \`sms-gateway devices register\`. It holds the
+The pairing URL comes from the gateway: the QR code the control panel shows once, when it
+registers the device or gives it a new token, the pairing_url of POST /api/ext/v1/devices, or
+\`sms-gateway devices register\`. It holds the
 device's token: treat it as a password. It can also be given in the environment as
 SMS_GATEWAY_AGENT_PAIRING, which keeps it out of the process list. The first run saves it, with
 the backend and its flags, in the state directory (readable by you only): later runs need no
@@ -66,7 +68,7 @@ Options:
   --pin PIN                modem: the SIM's PIN, when it asks for one (or SMS_GATEWAY_AGENT_PIN;
                            never saved: give it at every start)
   --smsc NUMBER            modem: the SMS centre, when the SIM does not hold it
-  --poll-interval SECONDS  termux: how often received SMS and calls are read (default 10)
+  --poll-interval SECONDS  termux: how often received SMS and calls are read (default ${DEFAULT_POLL_INTERVAL_MS / 1000})
   --ca FILE                PEM certificates to trust for TLS instead of the system's CAs (a
                            private CA); saved in the state directory for later starts. A
                            pairing URL with a pin (tls=1&pin=...) needs none
@@ -266,7 +268,7 @@ function device(raw: RawDevice, home: string, where: string): DeviceConfig {
     }
   }
   if (raw.pollInterval !== undefined && backend !== 'termux') throw new UsageError(`${where}--poll-interval is for the termux backend only`);
-  if (backend === 'termux') config.termux = raw.pollInterval === undefined ? {} : { pollIntervalMs: seconds(raw.pollInterval, `${where}poll interval`, 10, 1, 3600) * 1000 };
+  if (backend === 'termux') config.termux = raw.pollInterval === undefined ? {} : { pollIntervalMs: seconds(raw.pollInterval, `${where}poll interval`, DEFAULT_POLL_INTERVAL_MS / 1000, 1, 3600) * 1000 };
   return config;
 }
 

@@ -26,7 +26,10 @@ export interface TermuxOptions {
   maxPagesPerPoll?: number;
 }
 
-const DEFAULTS = { pollIntervalMs: 5_000, commandTimeoutMs: 20_000, pageSize: 50, maxPagesPerPoll: 20 };
+/** How often received SMS and calls are read when --poll-interval does not say (its --help and docs/agent-termux.md say it too). */
+export const DEFAULT_POLL_INTERVAL_MS = 5_000;
+
+const DEFAULTS = { pollIntervalMs: DEFAULT_POLL_INTERVAL_MS, commandTimeoutMs: 20_000, pageSize: 50, maxPagesPerPoll: 20 };
 
 // Keys in the agent's radio memory. Named after the backend, so switching backends on one state
 // directory does not read another radio's cursor.
