@@ -168,6 +168,27 @@ describe('device capabilities: work goes only to devices that can do it', () => 
       expect(nobody.body.error.code).to.equal('no_capable_device');
     });
 
+    it('then a no_store one is handed only to the phone holding that passphrase, each time', async () => {
+      const alpha = await phone({ passphrase: ALPHA, name: 'alpha' });
+      const beta = await phone({ passphrase: BETA, name: 'beta' });
+      const fingerprint = await passphraseFingerprint(BETA);
+      // Devices with room take turns for no_store SMS: three in a row would reach alpha at least once.
+      for (let index = 0; index < 3; index++) {
+        let id: string | undefined;
+        const sent = reported(beta, () => id);
+        const created = await fx.tenant.api.post('/sms/encrypted', {
+          phone: await encrypt(PHONE, BETA),
+          message: await encrypt(`now ${index}`, BETA),
+          passphrase_fingerprint: fingerprint,
+          no_store: true,
+        });
+        expect(created.status, JSON.stringify(created.body)).to.equal(201);
+        id = created.body.id;
+        await sent;
+      }
+      expect(alpha.handled.size, 'alpha cannot open them and was handed none').to.equal(0);
+    });
+
     it('then without a fingerprint it goes to a phone holding a passphrase, and is refused when none holds one', async () => {
       const plain = await phone({ name: 'no passphrase' });
       const refused = await fx.tenant.api.post('/sms/encrypted', { phone: await encrypt(PHONE, ALPHA), message: await encrypt('hi', ALPHA) });
