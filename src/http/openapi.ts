@@ -24,6 +24,7 @@ export interface ApiFamily {
  */
 const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'forbidden', 'too_many_auth_failures', 'overloaded', 'database_unavailable'];
 const BODY_ERRORS: ErrorCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type'];
+const PATH_ERRORS: ErrorCode[] = ['invalid_id', 'validation_failed'];
 
 const ErrorBody = {
   type: 'object',
@@ -146,10 +147,17 @@ function operation(route: RouteDefinition, family: ApiFamily): Record<string, un
             ),
           }
         : {}),
-      ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: documented(response.schema) } } } : {}),
+      ...(response.schema
+        ? { content: { [response.contentType ?? 'application/json']: { schema: documented(response.schema) } } }
+        : response.contentType
+          ? { content: { [response.contentType]: { schema: { type: 'string' } } } }
+          : {}),
     };
   }
   const errors = new Set<ErrorCode>([...COMMON_ERRORS, ...(route.body ? BODY_ERRORS : []), ...(route.errors ?? [])]);
+  // A path parameter that cannot be read: invalid_id when it is no id, validation_failed otherwise
+  // (too long, a NUL character, not of its pattern).
+  if (route.params) for (const code of PATH_ERRORS) errors.add(code);
   // A query string is validated where the route declares one, and refused where the route takes none
   // but the family refuses what a route does not declare (see route.ts).
   if (route.query || refusesUnknownQuery(route.method, family.ignoresUnknownQuery ?? false)) errors.add('validation_failed');

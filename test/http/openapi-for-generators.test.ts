@@ -31,7 +31,7 @@ describe('the OpenAPI documents, as client generators read them', () => {
     twilioDoc = (await (await fetch(`${fx.baseUrl}/api/ext/v1/openapi-twilio.json`)).json()) as Doc;
   });
 
-  const operation = (path: string, method: string) => doc.paths[path]![method]!;
+  const operation = (path: string, method: string): Schema => doc.paths[path]![method]! as Schema;
 
   describe('when a value is one of a fixed list', () => {
     it('then no schema is a union of constants: each list is an enum', () => {

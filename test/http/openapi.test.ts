@@ -118,8 +118,9 @@ describe('GET /api/ext/v1/openapi.json', () => {
 
     it('then the documented operations are exactly the served ones, but for the Twilio-compatible API and MCP', () => {
       // The Twilio-compatible API is Twilio's own interface (form-encoded, HTTP Basic with the
-      // AccountSid), described by Twilio and by docs/twilio.md rather than in this document; the
-      // MCP endpoint speaks JSON-RPC as the Model Context Protocol defines it (docs/mcp.md).
+      // AccountSid), described in a document of its own (/api/ext/v1/openapi-twilio.json, held to
+      // these routes by test/http/openapi-for-generators.test.ts); the MCP endpoint speaks
+      // JSON-RPC as the Model Context Protocol defines it (docs/api-clients.md says why it has none).
       const twilio = (operation: string) => operation.split(' ')[1]!.startsWith('/2010-04-01/');
       const mcp = (operation: string) => operation === 'POST /api/ext/v1/mcp';
       const served = servedOperations(routers);

@@ -48,7 +48,8 @@ export class DocumentedAnswers {
     if (!response) return `status ${answer.status} is not documented (documented: ${Object.keys(operation.responses).join(', ')}): ${answer.text.slice(0, 200)}`;
     const type = (answer.headers.get('content-type') ?? '').split(';')[0]!.trim();
     if (!response.content) return type && answer.text ? `status ${answer.status} is documented without a body, and came with ${type}` : undefined;
-    const documented = response.content[type];
+    // A media range (audio/*, */*) stands for every type in it, as OpenAPI reads it.
+    const documented = response.content[type] ?? response.content[`${type.split('/')[0]}/*`] ?? response.content['*/*'];
     if (!documented) return `status ${answer.status} came as ${type || 'no content type'}; documented: ${Object.keys(response.content).join(', ')}`;
     if (!documented.schema || type !== 'application/json') return undefined;
     const validate = this.validator(documented.schema);

@@ -79,6 +79,7 @@ export function messageRoutes(parts: MessageRouteParts) {
         'idempotency_key_reused',
         'no_device_available',
         'recipient_opted_out',
+        'unknown_callback',
       ],
       async handle({ auth, body, ctx }) {
         return sendOneSms(parts, { auth, ctx, body }, 'POST /api/ext/v1/sms', () =>
@@ -151,6 +152,7 @@ export function messageRoutes(parts: MessageRouteParts) {
       summary: 'List stored SMS, newest first',
       query: SmsListQuery,
       answer: { description: 'a page of SMS', schema: SmsList },
+      errors: ['invalid_phone'],
       list: ({ auth, query }, cursor) =>
         messages.list(
           auth.accountId,

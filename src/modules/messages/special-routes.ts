@@ -33,7 +33,7 @@ export function specialSmsRoutes(parts: MessageRouteParts, sms: Pick<ReturnType<
         'scheduling, device_id, no_store, cancel, statuses and webhooks.',
       body: EncryptedSmsBody,
       responses: { 201: { description: 'the SMS as stored (ciphertext), status pending', schema: SmsView } },
-      errors: ['validation_failed', 'invalid_ciphertext', 'device_not_found', 'device_cannot_send', 'device_not_capable', 'no_capable_device', 'idempotency_key_reused', 'no_device_available'],
+      errors: ['validation_failed', 'invalid_ciphertext', 'device_not_found', 'device_cannot_send', 'device_not_capable', 'no_capable_device', 'idempotency_key_reused', 'no_device_available', 'unknown_callback'],
       async handle({ auth, body, ctx }) {
         return sendOneSms(parts, { auth, ctx, body }, 'POST /api/ext/v1/sms/encrypted', () =>
           messages.prepare(auth.accountId, {
@@ -61,7 +61,7 @@ export function specialSmsRoutes(parts: MessageRouteParts, sms: Pick<ReturnType<
         'of the account can send data SMS, or the device named cannot, the request is refused at once (409 no_capable_device, device_not_capable).',
       body: DataSmsBody,
       responses: { 201: { description: 'the data SMS, status pending', schema: SmsView } },
-      errors: ['validation_failed', 'invalid_data', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'device_not_capable', 'no_capable_device', 'idempotency_key_reused', 'no_device_available'],
+      errors: ['validation_failed', 'invalid_data', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'device_not_capable', 'no_capable_device', 'idempotency_key_reused', 'no_device_available', 'unknown_callback'],
       async handle({ auth, body, ctx }) {
         return sendOneSms(parts, { auth, ctx, body }, 'POST /api/ext/v1/sms/data', () =>
           messages.prepare(auth.accountId, { ...sendOptionsOf(body), phone: body.phone, message: '', data: { base64: body.data, port: body.port } }),

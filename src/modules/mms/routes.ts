@@ -80,8 +80,9 @@ export function mmsRoutes(parts: MmsRouteParts) {
         '(bytes=0-1023, bytes=1000-, bytes=-500) is answered 206 with Content-Range; a range past the end is 416.',
       params: MediaIdParams,
       responses: {
-        200: { description: 'the whole file', contentType: 'application/octet-stream', schema: MediaBody },
-        206: { description: 'the requested byte range', contentType: 'application/octet-stream', schema: MediaBody },
+        // In the media's own type (image/png, video/mp4...), which only the upload said.
+        200: { description: 'the whole file', contentType: '*/*', schema: MediaBody },
+        206: { description: 'the requested byte range', contentType: '*/*', schema: MediaBody },
       },
       errors: ['invalid_id', 'media_not_found', 'range_not_satisfiable'],
       handle: ({ auth, params, ctx }) => serveMedia(ctx, () => media.open(auth.accountId, params.id, ctx.get('range') || undefined)),

@@ -195,6 +195,8 @@ export function twilioDocument(version: string, publicUrl: string | undefined): 
             200: message('the SMS, canceled'),
             400: error('Status is missing or not canceled (20001)'),
             409: error('a phone already took it, or it already ended (20009)'),
+            413: error('the body is larger than the gateway takes (20001)'),
+            415: error('the parameters are not form-encoded (20001)'),
             ...COMMON_ERRORS,
           },
         },
