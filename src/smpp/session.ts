@@ -80,10 +80,9 @@ export class SmppSession {
     const bindTimer = setTimeout(() => {
       if (!this.mode) this.close('no bind in time');
     }, options.bindTimeoutMs);
-    const linkTimer = setInterval(() => this.checkLink(), Math.max(50, Math.floor(options.enquireLinkMs / 2)));
     bindTimer.unref();
-    linkTimer.unref();
-    this.timers.push(bindTimer, linkTimer);
+    this.timers.push(bindTimer);
+    this.watchLink(options.enquireLinkMs);
   }
 
   get receives(): boolean {
@@ -368,11 +367,28 @@ export class SmppSession {
     if (!this.host.bucketOf(credential).take(count)) throw new SmppRefusal(STATUS.ESME_RTHROTTLED, 'over the credential\'s throughput limit');
   }
 
+  /**
+   * Wakes when the session will have been silent for the interval (and again at twice it), not on
+   * a fixed tick: a tick would send enquire_link up to half an interval late. A PDU heard in the
+   * meantime moves nothing here; the wake finds it in lastHeard and sleeps the rest of the way.
+   */
+  private watchLink(delayMs: number): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.splice(this.timers.indexOf(timer), 1);
+      this.checkLink();
+    }, Math.max(1, delayMs));
+    timer.unref();
+    this.timers.push(timer);
+  }
+
   private checkLink(): void {
     if (this.closed) return;
+    const interval = this.options.enquireLinkMs;
     const silentFor = this.ports.clock.now() - this.lastHeard;
-    if (silentFor < this.options.enquireLinkMs) return;
-    if (silentFor >= 2 * this.options.enquireLinkMs) return this.close('no answer to enquire_link');
+    if (silentFor < interval) return this.watchLink(interval - silentFor);
+    if (silentFor >= 2 * interval) return this.close('no answer to enquire_link');
+    this.watchLink(2 * interval - silentFor);
     this.send(new smpp.PDU('enquire_link'));
     // Another node may have revoked the credential; this one hears of it here at the latest.
     if (this.credential) {
