@@ -11,7 +11,7 @@ export function givenDevices(pairings: string[], deviceId: string | undefined, t
   const devices: GivenDevice[] = pairings.map((text, i) => {
     try {
       const pairing = parsePairingUrl(text);
-      return { device_id: pairing.deviceId, token: pairing.token, name: `paired-${i + 1}`, brokerUrl: pairing.brokerUrl, apiUrl: pairing.apiUrl };
+      return { device_id: pairing.deviceId, token: pairing.token, name: `paired-${i + 1}`, brokerUrl: pairing.brokerUrl, apiUrl: pairing.apiUrl, pin: pairing.pin };
     } catch (error) {
       throw new CliError(`--pairing${pairings.length > 1 ? ` (the ${ordinal(i + 1)})` : ''}: ${(error as Error).message}`);
     }

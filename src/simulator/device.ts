@@ -19,6 +19,8 @@ export interface SimulatedDeviceOptions {
   brokerUrl: string;
   /** The CA that the broker's TLS certificate is checked against (a self-signed one, in tests); none: the system's. */
   ca?: string | Buffer;
+  /** The pairing URL's pin: a certificate whose chain holds this key is trusted too (agent/src/tls-trust.ts). */
+  pin?: string;
   /** http://host:port of the gateway, where recordings are uploaded; none: calls are reported, never recorded. */
   apiUrl?: string;
   deviceId: string;
@@ -110,6 +112,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     this.agent = new DeviceAgent({
       brokerUrl: options.brokerUrl,
       ...(options.ca ? { ca: options.ca } : {}),
+      ...(options.pin ? { pin: options.pin } : {}),
       deviceId: options.deviceId,
       token: options.token,
       radio: this.radio,

@@ -17,6 +17,8 @@ export interface GivenDevice extends DeviceCredentials {
   brokerUrl?: string | undefined;
   /** Its own gateway HTTP base, for recording uploads; none: the fleet's. */
   apiUrl?: string | undefined;
+  /** The pairing URL's pin, by which a self-signed or private-CA certificate is trusted. */
+  pin?: string | undefined;
 }
 
 export interface FleetOptions {
@@ -69,6 +71,7 @@ export class Fleet {
           brokerUrl: entry.brokerUrl ?? this.options.brokerUrl,
           // Where a device with record_calls on uploads its call recordings.
           apiUrl: entry.apiUrl ?? this.options.apiUrl,
+          ...(entry.pin ? { pin: entry.pin } : {}),
           deviceId: entry.device_id,
           token: entry.token,
           name: entry.name,

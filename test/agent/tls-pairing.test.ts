@@ -12,6 +12,8 @@ import { Agent, fetch } from 'undici';
 import { DeviceAgent } from '../../agent/src/agent.ts';
 import type { AgentLogger } from '../../agent/src/log.ts';
 import { parsePairingUrl } from '../../agent/src/pairing.ts';
+import { givenDevices } from '../../src/cli/simulate-devices.ts';
+import { Fleet } from '../../src/simulator/fleet.ts';
 import { liftLimits, nextEvent } from '../support/devices.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { certificateDirectory, servedSerial } from '../tls/tls-support.ts';
@@ -127,6 +129,15 @@ describe('device agent: TLS from the pairing URL alone, with a self-signed certi
     } finally {
       expect(await stopAgentProcess(run)).to.equal(0);
     }
+  });
+
+  it('when the simulator is given the pairing URL (npm run cli -- simulate --pairing), then it trusts the gateway by the pin too', async () => {
+    const url = await gateway.pairingUrl();
+    const fleet = new Fleet({ count: 0, given: givenDevices([url], undefined, undefined), apiUrl: `https://127.0.0.1:${fx.gateway.httpPort}`, brokerUrl: 'mqtt://127.0.0.1:1' });
+    fx.onCleanup(() => fleet.stop());
+    // Resolves once every given device is connected and announced.
+    await fleet.start();
+    expect(fleet.devices.map((device) => device.agent.id)).to.deep.equal([parsePairingUrl(url).deviceId]);
   });
 
   it('when the pin is altered, then the agent never connects and says "pin mismatch" once over many attempts, with no line per attempt', async () => {
