@@ -36,20 +36,20 @@ export const TARGET_P99_MS = 200;
 
 /**
  * Why the other tenant's latency fails the drill, or undefined when it passes. On a machine so
- * loaded that the baseline itself (no attack) is over the target, the absolute target says
- * nothing about the attack: the p99 is then judged against the baseline (at most half as much
- * again), and the verdict says so.
+ * loaded that the baseline itself (no attack) is near or over the target, the absolute target
+ * says nothing about the attack: the p99 may then be up to half as much again as the baseline's,
+ * and the verdict says so. The bound is the larger of the two, so that it moves smoothly with the
+ * baseline: a baseline of 198 ms allows no less than one of 201 ms does.
  */
 export function latencyProblem(baselineP99: number, duringP99: number): string | undefined {
-  if (duringP99 < TARGET_P99_MS) return undefined;
-  if (baselineP99 < TARGET_P99_MS) return `the other tenant's p99 was ${duringP99.toFixed(0)} ms (target < ${TARGET_P99_MS} ms, baseline ${baselineP99.toFixed(0)} ms)`;
-  if (duringP99 <= 1.5 * baselineP99) return undefined;
+  if (duringP99 < TARGET_P99_MS || duringP99 <= 1.5 * baselineP99) return undefined;
+  if (1.5 * baselineP99 < TARGET_P99_MS) return `the other tenant's p99 was ${duringP99.toFixed(0)} ms (target < ${TARGET_P99_MS} ms, baseline ${baselineP99.toFixed(0)} ms)`;
   return `the other tenant's p99 was ${duringP99.toFixed(0)} ms, over 1.5 x its baseline of ${baselineP99.toFixed(0)} ms (the machine is too loaded for the ${TARGET_P99_MS} ms target)`;
 }
 
 /** A note for the PASS line when the latency was judged against the baseline. */
 export function latencyNote(baselineP99: number, duringP99: number): string {
-  return duringP99 >= TARGET_P99_MS ? ` [the machine's own baseline p99 is over ${TARGET_P99_MS} ms: judged against it]` : '';
+  return duringP99 >= TARGET_P99_MS ? ` [the machine's own baseline p99 is near or over ${TARGET_P99_MS} ms: judged against it]` : '';
 }
 
 /**
