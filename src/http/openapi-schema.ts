@@ -24,8 +24,8 @@ const isConstant = (branch: unknown): branch is Schema => typeof branch === 'obj
  * TypeBox writes a union of literals as `anyOf` of one `const` each, which generators turn into a
  * union of one-value types, or into a plain string, never into an enumeration. Constants of one
  * type become one `enum`; with null beside them (a nullable enumeration) the union stays, of the
- * enum and null, which is how OpenAPI 3.1 says nullable. A constant's own description goes to
- * `x-enumDescriptions`, the name Swagger UI and several generators read.
+ * enum and null, which is how OpenAPI 3.1 says nullable. A constant's own description (a Type.Literal
+ * given one) goes to `x-enumDescriptions`, keyed by value, the extension Redoc shows beside each.
  */
 function asEnum(schema: Schema): Schema {
   const branches = schema.anyOf;
