@@ -11,7 +11,7 @@
 // - a received SMS is forwarded only while the settings say forward_incoming_sms; until then it is
 //   kept in the journal, and forwarded, oldest first, once they do.
 import { EventEmitter } from 'node:events';
-import { Journal, type TaskRecord } from './journal/journal.ts';
+import { Journal, type OutboxItem, type TaskRecord } from './journal/journal.ts';
 import { MAX_ERROR_LENGTH, parseRevoke, parseSettings, parseTask, STATUS_RANK, type DeviceSettings, type ReportStatus, type SendTask, type StatusReport } from './protocol/messages.ts';
 import { deviceTopic, inboundKind, type OutboundTopic } from './protocol/topics.ts';
 import { DeviceSession, type SessionOptions } from './session.ts';
@@ -230,6 +230,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       this.optedOut = optedOut;
       this.settings = settings;
       if (this.forwardsIncoming()) this.forwardHeld();
+      else this.keepUnsent();
       this.settingsCame();
       this.emit('settings', settings);
     } else if (kind === 'revoke') {
@@ -470,11 +471,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
   private async takeIncoming(sms: ReceivedSms): Promise<{ acknowledged?: Promise<void> }> {
     const payload = await this.incomingPayload(sms);
     // Decided after the payload is made: settings that came meanwhile count.
-    if (this.forwardsIncoming()) {
-      const acknowledged = this.queue('incoming', payload, this.incomingChain);
-      this.incomingChain = acknowledged.catch(() => {});
-      return { acknowledged };
-    }
+    if (this.forwardsIncoming()) return { acknowledged: this.forwardInTurn(this.journal.enqueue('incoming', payload)) };
     if (this.journal.held.size >= MAX_HELD_INCOMING && !this.journal.held.has(sms.id)) {
       throw new Error(`${MAX_HELD_INCOMING} received SMS are kept while forwarding is off: the radio keeps this one`);
     }
@@ -495,16 +492,39 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
     const items = this.journal.releaseHeld();
     if (items.length === 0) return;
     this.logger.info('forwarding is on: forwarding the received SMS kept while it was off', { count: items.length });
-    for (const item of items) {
-      this.chained.add(item.seq);
-      this.incomingChain = this.incomingChain
-        .then(() => {
-          this.chained.delete(item.seq);
-          return this.publishQueued(item.seq, item.topic, item.payload);
-        })
-        // The session ended first: the journal keeps it for the next run.
-        .catch(() => {});
-    }
+    // The session ended first: the journal keeps them for the next run.
+    for (const item of items) void this.forwardInTurn(item).catch(() => {});
+    this.heldChanged();
+  }
+
+  /**
+   * Publishes a journaled received SMS once those before it were acknowledged; resolves once it
+   * is, or at once when it was kept again meanwhile (keepUnsent).
+   */
+  private forwardInTurn(item: OutboxItem): Promise<void> {
+    this.chained.add(item.seq);
+    const published = this.incomingChain.then(() => {
+      this.chained.delete(item.seq);
+      if (!this.journal.outbox.has(item.seq)) return;
+      return this.publishQueued(item.seq, item.topic, item.payload);
+    });
+    this.incomingChain = published.catch(() => {});
+    return published;
+  }
+
+  /**
+   * Forwarding is off: received SMS the gateway has not acknowledged are kept again, oldest first,
+   * rather than sent to a gateway that drops them. Those waiting for their turn are never sent;
+   * the one published and not yet acknowledged may have come after the switch and been dropped,
+   * so it is kept too (forwarded again later, the gateway stores it once).
+   */
+  private keepUnsent(): void {
+    const waiting = [...this.journal.outbox.values()]
+      .filter((item) => item.topic === 'incoming')
+      .sort((a, b) => a.seq - b.seq)
+      .map((item) => ({ seq: item.seq, id: (JSON.parse(item.payload) as { id: string }).id }));
+    if (waiting.length === 0) return;
+    this.journal.holdAgain(waiting);
     this.heldChanged();
   }
 

@@ -14,7 +14,7 @@ import { Journal } from '../../agent/src/journal/journal.ts';
 import type { DeviceSettings } from '../../agent/src/protocol/messages.ts';
 import { createModemRadio } from '../../agent/src/radio/modem/index.ts';
 import type { Radio, ReceivedSms } from '../../agent/src/radio/radio.ts';
-import { nextEvent } from '../support/devices.ts';
+import { nextDomainEvent, nextEvent } from '../support/devices.ts';
 import { eventually } from '../support/eventually.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { TEST_TIMINGS } from './support/modem-fixture.ts';
@@ -137,6 +137,33 @@ describe('device agent: received SMS kept while forwarding is off', function () 
       await agent.forwardIncoming(sms(5));
       expect((await stored(device.id)).map((row: { device_message_id: string }) => row.device_message_id)).to.include('kept-5');
       expect(publishes()).to.equal(5);
+    });
+  });
+
+  describe('when forwarding is switched off again before every kept SMS went out', () => {
+    it('then none is lost: those the gateway did not take are kept again, and once it is back on all are stored, each once, in the order received', async () => {
+      const device = await deviceForwardingOff();
+      const radio = new ScriptedRadio();
+      const agent = await startAgent(device, radio, stateDir());
+      const all = Array.from({ length: 30 }, (_, i) => sms(i + 1));
+      for (const received of all) await radio.receive(received);
+
+      const firstStored = nextDomainEvent(fx.gateway.services.events, 'incoming.stored', (row) => row.device_id === device.id);
+      await forwarding(device.id, true);
+      await firstStored;
+      const off = nextEvent(agent, 'settings', (settings: DeviceSettings) => settings.forward_incoming_sms === false);
+      await forwarding(device.id, false);
+      await off;
+      await eventually('no received SMS left to publish', () => ![...agent.journal.outbox.values()].some((item) => item.topic === 'incoming'));
+      const storedIds = (await stored(device.id)).map((row: { device_message_id: string }) => row.device_message_id);
+      const kept = [...agent.journal.held.keys()];
+      expect(kept.length, 'some were still to go when forwarding went off').to.be.greaterThan(0);
+      expect([...new Set([...storedIds, ...kept])].sort(), 'stored or kept, none lost').to.deep.equal(all.map((received) => received.id).sort());
+
+      await forwarding(device.id, true);
+      await eventually('all 30 stored', async () => (await stored(device.id)).length === 30);
+      await eventually('nothing kept or waiting', () => agent.journal.held.size === 0 && agent.journal.outbox.size === 0);
+      expect((await stored(device.id)).map((row: { device_message_id: string }) => row.device_message_id)).to.deep.equal(all.map((received) => received.id));
     });
   });
 

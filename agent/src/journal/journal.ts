@@ -57,6 +57,8 @@ type Change =
    * one line: a crash never leaves one in both, nor in neither.
    */
   | { op: 'release'; moved: { id: string; seq: number }[] }
+  /** Received SMS taken back from the outbox, unsent, and kept again ahead of those kept since. */
+  | { op: 'rehold'; moved: { id: string; seq: number }[] }
   | { op: 'memory'; key: string; value: unknown };
 
 /** How long a finished task is remembered, so that a late repeat of it is answered, not sent. */
@@ -128,6 +130,29 @@ export class Journal {
     const items = this.applyRelease(moved);
     this.write({ op: 'release', moved });
     return items;
+  }
+
+  /**
+   * Takes received SMS not yet sent back from the outbox and keeps them again, in this order and
+   * ahead of any kept since (they came before them): forwarding was switched off before their turn.
+   */
+  holdAgain(moved: { id: string; seq: number }[]): void {
+    const taken = moved.filter(({ seq }) => this.outbox.has(seq));
+    if (taken.length === 0) return;
+    this.applyRehold(taken);
+    this.write({ op: 'rehold', moved: taken });
+  }
+
+  private applyRehold(moved: { id: string; seq: number }[]): void {
+    const since = [...this.held.values()];
+    this.held.clear();
+    for (const { id, seq } of moved) {
+      const item = this.outbox.get(seq);
+      if (!item) continue;
+      this.outbox.delete(seq);
+      this.held.set(id, { id, payload: item.payload });
+    }
+    for (const sms of since) if (!this.held.has(sms.id)) this.held.set(sms.id, sms);
   }
 
   private applyRelease(moved: { id: string; seq: number }[]): OutboxItem[] {
@@ -207,6 +232,9 @@ export class Journal {
         break;
       case 'release':
         this.applyRelease(change.moved);
+        break;
+      case 'rehold':
+        this.applyRehold(change.moved);
         break;
       case 'memory':
         this.memory.set(change.key, change.value);
