@@ -49,8 +49,8 @@ async function startGatewayCapturingRouters(): Promise<{ gateway: Gateway; route
   }
 }
 
-/** Served paths that are not API operations: the document itself, the reference page, operations. */
-const NOT_API = (path: string) => path === DOCUMENT || path === `${PREFIX}/openapi-twilio.json` || path.startsWith('/docs') || path === '/' || path.startsWith('/panel/') || ['/healthz', '/readyz', '/metrics'].includes(path);
+/** Served paths that are not API operations: the document itself, the reference page, the agent download (fetched with curl by the install line), operations. */
+const NOT_API = (path: string) => path === DOCUMENT || path === `${PREFIX}/openapi-twilio.json` || path.startsWith('/docs') || path.startsWith('/agent/') || path === '/' || path.startsWith('/panel/') || ['/healthz', '/readyz', '/metrics'].includes(path);
 
 /** "METHOD /path/{param}" for every API route the routers serve (both families). */
 function servedOperations(routers: Router[]): string[] {
