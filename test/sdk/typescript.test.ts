@@ -111,6 +111,46 @@ describe('TypeScript SDK against a real gateway', () => {
     expect((await client.listIncoming({ limit: 5 })).data).to.deep.equal([]);
   });
 
+  it('manages webhooks, API keys, devices and the SMPP and Twilio credentials through typed helpers', async () => {
+    const receiver = await fx.receiver();
+    const hook = await client.webhooks.create({ url: receiver.url, events: ['sms.received'], description: 'from the SDK' });
+    expect(hook.secret).to.match(/^whsec_/);
+    expect((await client.webhooks.list()).data.map((webhook) => webhook.id)).to.deep.equal([hook.webhook.id]);
+    expect(await client.webhooks.update(hook.webhook.id, { enabled: false })).to.include({ id: hook.webhook.id, enabled: false });
+    expect((await client.webhooks.rotateSecret(hook.webhook.id)).secret).to.match(/^whsec_/).and.not.equal(hook.secret);
+    await client.webhooks.delete(hook.webhook.id);
+    expect(await client.webhooks.get(hook.webhook.id).catch((error: unknown) => error)).to.be.instanceOf(NotFoundError);
+
+    const created = await client.keys.create({ name: 'reader', permissions: ['sms:read'] });
+    const reader = new Client({ baseUrl: fx.baseUrl, apiKey: created.key });
+    expect((await reader.listSms()).data).to.be.an('array');
+    expect((await client.keys.list({ revoked: false })).data.map((key) => key.id)).to.include(created.id);
+    expect((await client.keys.revoke(created.id)).revoked_at).to.be.a('string');
+    expect(await reader.listSms().catch((error: unknown) => error)).to.be.instanceOf(UnauthorizedError);
+    expect((await client.keys.get(created.id)).revoked_at).to.be.a('string');
+
+    const registered = await client.devices.register({ name: 'SDK phone' });
+    expect(registered.credentials).to.be.an('object');
+    expect((await client.devices.list()).data.map((device) => device.id)).to.deep.equal([registered.device.id]);
+    expect(await client.devices.update(registered.device.id, { name_custom: 'Renamed' })).to.include({ name_custom: 'Renamed' });
+    expect((await client.devices.get(registered.device.id)).id).to.equal(registered.device.id);
+    await client.devices.delete(registered.device.id);
+    expect(await client.devices.get(registered.device.id).catch((error: unknown) => error)).to.be.instanceOf(NotFoundError);
+
+    const smpp = await client.smppCredentials.create({ name: 'ESME' });
+    expect(smpp.password).to.have.length(8);
+    expect((await client.smppCredentials.list()).data.map((credential) => credential.id)).to.deep.equal([smpp.id]);
+    expect((await client.smppCredentials.revoke(smpp.id)).revoked_at).to.be.a('string');
+
+    const twilio = await client.twilioCredentials.create({ friendly_name: 'helper library' });
+    expect(twilio.account_sid).to.match(/^AC/);
+    const rotated = await client.twilioCredentials.rotate(twilio.account_sid);
+    expect(rotated.auth_token).to.be.a('string').and.not.equal(twilio.auth_token);
+    expect((await client.twilioCredentials.list()).data.map((credential) => credential.account_sid)).to.deep.equal([twilio.account_sid]);
+    await client.twilioCredentials.delete(twilio.account_sid);
+    expect((await client.twilioCredentials.list()).data).to.deep.equal([]);
+  });
+
   it('verifies a delivery the gateway signed, and refuses it altered or under another secret', async () => {
     const receiver = await fx.receiver();
     const { secret } = await createWebhook(fx.tenant, receiver.url, ['sms.status_changed']);

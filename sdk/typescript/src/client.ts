@@ -4,6 +4,7 @@
 import { encrypt } from './end-to-end.js';
 import { errorFromResponse } from './errors.js';
 import { readServerSentEvents, type LiveEvent } from './events.js';
+import { ApiKeys, Devices, SmppCredentials, TwilioCredentials, Webhooks } from './resources.js';
 import type {
   BulkDryRunResult,
   BulkMessage,
@@ -61,6 +62,17 @@ export class Client {
   private readonly apiKey: string;
   private readonly fetch: typeof fetch;
   private readonly headers: Record<string, string>;
+
+  /** Webhooks: list, get, create, update, delete, rotateSecret. */
+  readonly webhooks: Webhooks = new Webhooks(this);
+  /** API keys: list, get, create, revoke. */
+  readonly keys: ApiKeys = new ApiKeys(this);
+  /** Devices: list, get, register, update (settings), replaceToken, delete. */
+  readonly devices: Devices = new Devices(this);
+  /** SMPP credentials: list, create, revoke. */
+  readonly smppCredentials: SmppCredentials = new SmppCredentials(this);
+  /** Twilio credentials: list, create, rotate, delete. */
+  readonly twilioCredentials: TwilioCredentials = new TwilioCredentials(this);
 
   constructor(options: ClientOptions) {
     if (!options?.baseUrl) throw new TypeError('Client: baseUrl is required');
@@ -122,7 +134,7 @@ export class Client {
     return this.request('POST', '/sms/bulk', { json: { messages }, query, ...rest });
   }
 
-  /** GET /devices: one page of the account's devices. */
+  /** GET /devices: one page of the account's devices (the same as devices.list()). */
   listDevices(query: Partial<ListDevicesQuery> = {}, options: RequestOptions = {}): Promise<DevicePage> {
     return this.request('GET', '/devices', { query, ...options });
   }
