@@ -4,7 +4,8 @@
 // the session), and lets a user data header claim more octets than the message has. Each of
 // these is answered here with its own command_status, on a session that stays open. The size of
 // the text is checked here too, in octets, before anything decodes it: a message_payload can be
-// 16 KB (the codec's PDU limit) while the gateway sends at most MESSAGE_MAX_CHARACTERS.
+// 16 KB (the codec's PDU limit) while the gateway sends at most MESSAGE_MAX_CHARACTERS. The
+// text's raw octets are handed on from here too: the gateway reads them itself (short-message.ts).
 import defs from 'smpp/lib/defs.js';
 import { STATUS, type CommandStatus } from './command-status.ts';
 import { MESSAGE_MAX_OCTETS } from './message-limits.ts';
@@ -21,11 +22,23 @@ const MESSAGE_PAYLOAD_TAG = 0x0424;
 const UDH_INDICATOR = 0x40;
 const UCS2 = 8;
 
-/** The first thing wrong with the PDU's lengths, or undefined when they hold together. */
-export function layoutProblem(pdu: Buffer): LayoutProblem | undefined {
+/** Where a PDU carries its text, as raw octets: undefined for a field or TLV it does not have. */
+export interface TextOctets {
+  short_message?: Buffer;
+  message_payload?: Buffer;
+}
+
+/** What the PDU's lengths say: the first thing wrong with them (undefined when they hold together), and its text's raw octets. */
+export interface Layout {
+  problem?: LayoutProblem | undefined;
+  text?: TextOctets;
+}
+
+export function readLayout(pdu: Buffer): Layout {
+  const problem = (found: LayoutProblem): Layout => ({ problem: found });
   const command = defs.commandsById[pdu.readUInt32BE(4)]?.command;
   // An unknown command id has no fields to check: it is answered generic_nack as it is.
-  if (!command) return undefined;
+  if (!command) return {};
   const fields: Record<string, number> = {};
   let shortMessage: Buffer | undefined;
   let offset = HEADER_OCTETS;
@@ -42,33 +55,36 @@ export function layoutProblem(pdu: Buffer): LayoutProblem | undefined {
       offset = end < 0 ? pdu.length : end + 1;
     } else if (type === defs.types.buffer) {
       const length = pdu[offset]!;
-      if (offset + 1 + length > pdu.length) return { status: STATUS.ESME_RINVMSGLEN, reason: `${name} says ${length} octets; the PDU has ${pdu.length - offset - 1} left` };
+      if (offset + 1 + length > pdu.length) return problem({ status: STATUS.ESME_RINVMSGLEN, reason: `${name} says ${length} octets; the PDU has ${pdu.length - offset - 1} left` });
       if (name === 'short_message') shortMessage = pdu.subarray(offset + 1, offset + 1 + length);
       offset += 1 + length;
     } else {
       const end = addressListEnd(pdu, offset, type === defs.types.dest_address_array);
-      if (end === undefined) return { status: STATUS.ESME_RINVCMDLEN, reason: `${name} runs past the end of the PDU` };
+      if (end === undefined) return problem({ status: STATUS.ESME_RINVCMDLEN, reason: `${name} runs past the end of the PDU` });
       offset = end;
     }
   }
   let payload: Buffer | undefined;
   while (offset < pdu.length) {
-    if (offset + TLV_HEADER_OCTETS > pdu.length) return { status: STATUS.ESME_RINVTLVSTREAM, reason: `${pdu.length - offset} octets after the last TLV are not a TLV` };
+    if (offset + TLV_HEADER_OCTETS > pdu.length) return problem({ status: STATUS.ESME_RINVTLVSTREAM, reason: `${pdu.length - offset} octets after the last TLV are not a TLV` });
     const tag = pdu.readUInt16BE(offset);
     const length = pdu.readUInt16BE(offset + 2);
     const start = offset + TLV_HEADER_OCTETS;
-    if (start + length > pdu.length) return { status: STATUS.ESME_RINVTLVLEN, reason: `TLV 0x${tag.toString(16).padStart(4, '0')} says ${length} octets; the PDU has ${pdu.length - start} left` };
+    if (start + length > pdu.length) return problem({ status: STATUS.ESME_RINVTLVLEN, reason: `TLV 0x${tag.toString(16).padStart(4, '0')} says ${length} octets; the PDU has ${pdu.length - start} left` });
     const size = fixedSize(tag);
-    if (size !== undefined && length !== size) return { status: STATUS.ESME_RINVTLVLEN, reason: `TLV ${defs.tlvsById[tag]!.tag} has ${length} octets; it takes ${size}` };
+    if (size !== undefined && length !== size) return problem({ status: STATUS.ESME_RINVTLVLEN, reason: `TLV ${defs.tlvsById[tag]!.tag} has ${length} octets; it takes ${size}` });
     if (tag === MESSAGE_PAYLOAD_TAG) payload = pdu.subarray(start, start + length);
     offset = start + length;
   }
   if (payload && payload.length > MESSAGE_MAX_OCTETS) {
-    return { status: STATUS.ESME_RINVMSGLEN, reason: `message_payload has ${payload.length} octets; a message the gateway sends has at most ${MESSAGE_MAX_OCTETS}` };
+    return problem({ status: STATUS.ESME_RINVMSGLEN, reason: `message_payload has ${payload.length} octets; a message the gateway sends has at most ${MESSAGE_MAX_OCTETS}` });
   }
   // The text is in short_message, or in message_payload when short_message is empty (as the codec reads it).
   const text = shortMessage && shortMessage.length > 0 ? shortMessage : payload;
-  return text ? textProblem(text, fields.esm_class ?? 0, fields.data_coding) : undefined;
+  return {
+    problem: text ? textProblem(text, fields.esm_class ?? 0, fields.data_coding) : undefined,
+    text: { ...(shortMessage ? { short_message: shortMessage } : {}), ...(payload ? { message_payload: payload } : {}) },
+  };
 }
 
 /** A user data header longer than the message or than itself, and UCS-2 in an odd number of octets. */

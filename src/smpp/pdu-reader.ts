@@ -7,7 +7,7 @@
 import smpp, { type PDU } from 'smpp';
 import type { Socket } from 'node:net';
 import { STATUS } from './command-status.ts';
-import { layoutProblem, type LayoutProblem } from './pdu-layout.ts';
+import { readLayout, type LayoutProblem } from './pdu-layout.ts';
 
 const HEADER_OCTETS = 16;
 
@@ -64,10 +64,12 @@ class PduReader {
 }
 
 function decoded(raw: Buffer): { pdu: PDU; problem: LayoutProblem | undefined } {
-  const problem = layoutProblem(raw);
+  const { problem, text } = readLayout(raw);
   if (!problem) {
     try {
-      return { pdu: new smpp.PDU(raw), problem: undefined };
+      // The text stays in raw octets: the codec reads data_coding 1 as GSM-7 and knows nothing of
+      // a credential's default alphabet; the session reads it (short-message.ts).
+      return { pdu: Object.assign(new smpp.PDU(raw), text), problem: undefined };
     } catch {
       // The lengths hold together and the codec still could not read it: the gateway's own failing.
       return { pdu: headerOf(raw), problem: { status: STATUS.ESME_RSYSERR, reason: 'the PDU could not be decoded' } };

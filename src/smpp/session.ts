@@ -102,7 +102,7 @@ export class SmppSession {
   /** Sends one stored deliver_sm; the row is done when the ESME answers it with ESME_ROK. */
   deliver(row: PendingDeliver): void {
     if (this.closed) return;
-    const encoded = encodeDeliverText(row.short_message);
+    const encoded = encodeDeliverText(row.short_message, this.credential?.default_data_coding ?? 'gsm7');
     const receipt = row.kind === 'receipt';
     const fields: Record<string, unknown> = {
       source_addr_ton: row.source_addr.startsWith('+') ? 1 : 0,
@@ -271,7 +271,7 @@ export class SmppSession {
     const request = readSubmissionFields(pdu, this.ports.clock.now());
     if (pdu.command === 'data_sm') request.validUntil = readTimeToLive(pdu, this.ports.clock.now());
     const destination = readDestination(pdu.dest_addr_ton, pdu.dest_addr_npi, pdu.destination_addr, this.options.defaultPhoneRegion);
-    const { text, udh } = submittedText(pdu);
+    const { text, udh } = submittedText(pdu, credential.default_data_coding);
     const part = partNumber(udh, pdu);
     let smsId: string | undefined;
     let whole = text;
@@ -294,7 +294,7 @@ export class SmppSession {
     if (destinations.length === 0 || destinations.length > 255) throw new SmppRefusal(STATUS.ESME_RINVNUMDESTS, 'submit_multi needs 1-255 destinations');
     this.admit(credential, destinations.length);
     const request = readSubmissionFields(pdu, this.ports.clock.now());
-    const { text, udh } = submittedText(pdu);
+    const { text, udh } = submittedText(pdu, credential.default_data_coding);
     if (partNumber(udh, pdu)) throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, 'submit_multi takes whole messages, not parts');
     checkLength(text);
     const ids: string[] = [];
@@ -348,7 +348,7 @@ export class SmppSession {
     checkAhead(sendAt, validUntil, now);
     await this.ports.submissions.replace(credential, String(pdu.message_id ?? ''), {
       text: (submission) => {
-        const text = replacementText(pdu, submission.dataCoding);
+        const text = replacementText(pdu, submission.dataCoding, credential.default_data_coding);
         checkLength(text);
         return text;
       },

@@ -43,18 +43,17 @@ declare module 'smpp' {
   export default smpp;
 }
 
-// The codec's own reading of a message body in a data_coding, for PDUs that carry none
-// (replace_sm), and its tables of commands, field types and TLVs, by which a PDU's lengths are
-// checked before it is read (pdu-layout.ts).
+// The codec's GSM 03.38 tables (national language shift tables included), and its tables of
+// commands, field types and TLVs, by which a PDU's lengths are checked before it is read
+// (pdu-layout.ts).
 declare module 'smpp/lib/defs.js' {
   interface FieldType {
     read(buffer: Buffer, offset: number, length?: number): unknown;
     size(value: unknown): number;
   }
   const defs: {
-    filters: {
-      message: { decode(this: { data_coding: number; esm_class: number }, value: Buffer, skipUdh?: boolean): { message: string | Buffer; udh?: Buffer[] } };
-    };
+    /** GSM 03.38 one septet an octet; `language`: a national language shift table (0: none). */
+    gsmCoder: { decode(octets: Buffer, language: number): string };
     commands: Record<string, { id: number; params?: Record<string, { type: FieldType }> }>;
     commandsById: Record<number, { command: string } | undefined>;
     types: {

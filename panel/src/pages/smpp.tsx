@@ -5,7 +5,7 @@
 import { del, get, post } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { OnlyFor } from '../ui/only-for.tsx';
-import { TextField } from '../ui/fields.tsx';
+import { SelectField, TextField } from '../ui/fields.tsx';
 import { formatTime } from '../ui/format.ts';
 import { ErrorNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
@@ -66,9 +66,15 @@ function OwnersCredentials() {
   );
 }
 
+const DATA_CODING_0 = [
+  { value: 'gsm7', label: 'GSM-7' },
+  { value: 'ascii', label: 'ASCII (IA5)' },
+  { value: 'latin1', label: 'Latin-1' },
+];
+
 function CredentialForm({ devices, onCreated }: { devices: Device[]; onCreated: (created: SmppCredentialWithPassword) => void }) {
   const form = useCreateForm(
-    { system_id: '', name: '', device_ids: [] as string[], throughput_per_second: '10', window_size: '10' },
+    { system_id: '', name: '', device_ids: [] as string[], throughput_per_second: '10', window_size: '10', default_data_coding: 'gsm7' },
     (values) =>
       post<SmppCredentialWithPassword>('/smpp/credentials', {
         ...(values.system_id ? { system_id: values.system_id } : {}),
@@ -77,9 +83,10 @@ function CredentialForm({ devices, onCreated }: { devices: Device[]; onCreated: 
         // Sent as typed: the gateway's answer to "abc" is the error shown beside the field.
         throughput_per_second: numberOrText(values.throughput_per_second),
         window_size: numberOrText(values.window_size),
+        default_data_coding: values.default_data_coding,
       }),
     onCreated,
-    { system_id: 'system_id', name: 'Name', device_ids: 'Phones', throughput_per_second: 'Messages a second', window_size: 'Window' },
+    { system_id: 'system_id', name: 'Name', device_ids: 'Phones', throughput_per_second: 'Messages a second', window_size: 'Window', default_data_coding: 'data_coding 0' },
   );
   const { values, set, error } = form;
   return (
@@ -91,6 +98,7 @@ function CredentialForm({ devices, onCreated }: { devices: Device[]; onCreated: 
       <div class="form-row">
         <TextField label="Messages a second" name="throughput_per_second" type="number" inputMode="numeric" value={values.throughput_per_second} onValue={set('throughput_per_second')} hint="1 to 10,000; past it, submit_sm is answered ESME_RTHROTTLED." error={error.field('throughput_per_second')} />
         <TextField label="Window" name="window_size" type="number" inputMode="numeric" value={values.window_size} onValue={set('window_size')} hint="1 to 1,000 PDUs unacknowledged at once." error={error.field('window_size')} />
+        <SelectField label="data_coding 0" name="default_data_coding" value={values.default_data_coding} onValue={set('default_data_coding')} options={DATA_CODING_0} hint="The alphabet the ESME's SMSC default means." error={error.field('default_data_coding')} />
       </div>
       {devices.length > 0 && (
         <ChoiceBoxes legend="Phones (none ticked: any of the account's)" choices={devices.map((device) => device.id)} labelOf={(id) => devices.find((device) => device.id === id)?.name ?? id} chosen={values.device_ids} onChosen={set('device_ids')} error={error.field('device_ids')} />

@@ -6,21 +6,24 @@ import { CliError, type Output } from '../output.ts';
 import { withAccountServices } from '../context.ts';
 import { withAccountServicesToldToTheCluster } from '../cluster-notice.ts';
 import { parseFlags, withActions } from '../flags.ts';
+import { DEFAULT_ALPHABETS, type DefaultAlphabet } from '../../modules/smpp/types.ts';
 
 export const USAGE = `usage:
   sms-gateway smpp credentials create --account NAME [--system-id ID] [--name LABEL]
-                                      [--devices ID,ID] [--throughput N] [--window N] [--json]
+                                      [--devices ID,ID] [--throughput N] [--window N]
+                                      [--default-data-coding gsm7|ascii|latin1] [--json]
   sms-gateway smpp credentials list [--account NAME] [--json]
   sms-gateway smpp credentials delete ID [--json]
 system-id: 1-15 letters, digits, dots, underscores or dashes (made up when omitted);
-throughput: submit_sm per second (default 10); window: unacknowledged PDUs (default 10).`;
+throughput: submit_sm per second (default 10); window: unacknowledged PDUs (default 10);
+default-data-coding: what the ESME means by data_coding 0 (default gsm7).`;
 
 export const smppCommand = withActions({ credentials: withActions({ create, list, delete: remove }, USAGE) }, USAGE);
 
 async function create(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(
     args,
-    { account: { type: 'string' }, 'system-id': { type: 'string' }, name: { type: 'string' }, devices: { type: 'string' }, throughput: { type: 'string' }, window: { type: 'string' } },
+    { account: { type: 'string' }, 'system-id': { type: 'string' }, name: { type: 'string' }, devices: { type: 'string' }, throughput: { type: 'string' }, window: { type: 'string' }, 'default-data-coding': { type: 'string' } },
     USAGE,
   );
   if (!values.account) throw new CliError(`smpp credentials create needs --account\n${USAGE}`);
@@ -31,7 +34,7 @@ async function create(args: string[], out: Output): Promise<void> {
   const { credential, password } = await withAccountServices(
     async (services) => {
       const account = await services.accounts.require(accountName);
-      return services.smpp.issue(account.id, { systemId: values['system-id'], name: values.name, deviceIds, throughputPerSecond: throughput, windowSize });
+      return services.smpp.issue(account.id, { systemId: values['system-id'], name: values.name, deviceIds, throughputPerSecond: throughput, windowSize, defaultDataCoding: defaultAlphabet(values['default-data-coding']) });
     },
     (api) => `KEY=...   # a key of account ${accountName} that holds keys:manage\n  curl -s -X POST '${api}/smpp/credentials' -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" -d '{}'`,
   );
@@ -39,6 +42,12 @@ async function create(args: string[], out: Output): Promise<void> {
     { id: credential.id, system_id: credential.system_id, password, account: accountName },
     () => `system_id ${credential.system_id}\npassword  ${password}\n\nThe password above is shown once; only its hash is stored. Credential id ${credential.id}.`,
   );
+}
+
+function defaultAlphabet(value: string | undefined): DefaultAlphabet | undefined {
+  if (value === undefined) return undefined;
+  if (!(DEFAULT_ALPHABETS as readonly string[]).includes(value)) throw new CliError(`--default-data-coding must be one of ${DEFAULT_ALPHABETS.join(', ')}\n${USAGE}`);
+  return value as DefaultAlphabet;
 }
 
 async function list(args: string[], out: Output): Promise<void> {
@@ -53,6 +62,7 @@ async function list(args: string[], out: Output): Promise<void> {
     NAME: row.name,
     THROUGHPUT: String(row.throughput_per_second),
     WINDOW: String(row.window_size),
+    DATA_CODING_0: row.default_data_coding,
     STATE: row.revoked_at ? 'revoked' : 'active',
   }));
 }

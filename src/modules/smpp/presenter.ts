@@ -8,6 +8,7 @@ export function presentCredential(credential: SmppCredential) {
     device_ids: credential.device_ids,
     throughput_per_second: credential.throughput_per_second,
     window_size: credential.window_size,
+    default_data_coding: credential.default_data_coding,
     created_at: credential.created_at.toISOString(),
     revoked_at: credential.revoked_at?.toISOString() ?? null,
   };

@@ -1,7 +1,7 @@
 // SMPP's tables: credentials, the SMS submitted over SMPP, and the deliver_sm waiting for their ESME.
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.ts';
-import type { PendingDeliver, PendingDeliverKind, SmppCredential, SmppSubmission } from './types.ts';
+import type { DefaultAlphabet, PendingDeliver, PendingDeliverKind, SmppCredential, SmppSubmission } from './types.ts';
 
 export interface CredentialRow extends SmppCredential {
   password_hash: string;
@@ -15,6 +15,7 @@ export interface NewCredential {
   deviceIds: string[];
   throughputPerSecond: number;
   windowSize: number;
+  defaultDataCoding: DefaultAlphabet;
 }
 
 export async function insertCredential(db: Executor, values: NewCredential): Promise<CredentialRow> {
@@ -28,6 +29,7 @@ export async function insertCredential(db: Executor, values: NewCredential): Pro
       device_ids: values.deviceIds,
       throughput_per_second: values.throughputPerSecond,
       window_size: values.windowSize,
+      default_data_coding: values.defaultDataCoding,
     })
     .returning('*');
   return row!;

@@ -33,6 +33,7 @@ export function smppRoutes(smpp: SmppService) {
           deviceIds: body.device_ids,
           throughputPerSecond: body.throughput_per_second,
           windowSize: body.window_size,
+          defaultDataCoding: body.default_data_coding,
         });
         return { status: 201, body: { ...presentCredential(credential), password } };
       },

@@ -2,6 +2,10 @@ import { Type } from '@sinclair/typebox';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
+const DefaultDataCoding = Type.Union([Type.Literal('gsm7'), Type.Literal('ascii'), Type.Literal('latin1')], {
+  description: 'what the ESME means by data_coding 0, the SMSC default alphabet: gsm7 (GSM 03.38, one septet an octet; the default), ascii (IA5) or latin1 (ISO-8859-1); read in what it submits and written in deliver_sm',
+});
+
 export const CreateCredentialBody = Type.Object(
   {
     system_id: Type.Optional(
@@ -13,6 +17,7 @@ export const CreateCredentialBody = Type.Object(
     ),
     throughput_per_second: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'submit_sm accepted per second; past it, ESME_RTHROTTLED (default 10)' })),
     window_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000, description: 'PDUs either side may have unacknowledged at once (default 10)' })),
+    default_data_coding: Type.Optional(DefaultDataCoding),
   },
   { additionalProperties: false },
 );
@@ -24,6 +29,7 @@ export const CredentialView = Type.Object({
   device_ids: Type.Array(Type.String()),
   throughput_per_second: Type.Integer(),
   window_size: Type.Integer(),
+  default_data_coding: DefaultDataCoding,
   created_at: Timestamp,
   revoked_at: Type.Union([Timestamp, Type.Null()], { description: 'null while the credential works' }),
 });

@@ -17,7 +17,7 @@ import { receiptWanted, smppOutcome } from './message-state.ts';
 import { receiptText } from './receipt-text.ts';
 import { receivingAddress } from './receiving-address.ts';
 import * as smpp from './repository.ts';
-import type { PendingDeliver, SmppCredential, SmppSubmission } from './types.ts';
+import { DEFAULT_ALPHABETS, type DefaultAlphabet, type PendingDeliver, type SmppCredential, type SmppSubmission } from './types.ts';
 
 export interface CredentialRequest {
   systemId?: string | undefined;
@@ -25,6 +25,7 @@ export interface CredentialRequest {
   deviceIds?: string[] | undefined;
   throughputPerSecond?: number | undefined;
   windowSize?: number | undefined;
+  defaultDataCoding?: DefaultAlphabet | undefined;
 }
 
 export const DEFAULT_THROUGHPUT_PER_SECOND = 10;
@@ -56,6 +57,10 @@ export class SmppService {
     if (!SYSTEM_ID_PATTERN.test(systemId)) {
       throw invalidField('system_id', 'system_id must be 1-15 letters, digits, dots, underscores or dashes (SMPP allows 15 characters)');
     }
+    const defaultDataCoding = request.defaultDataCoding ?? 'gsm7';
+    if (!DEFAULT_ALPHABETS.includes(defaultDataCoding)) {
+      throw invalidField('default_data_coding', `default_data_coding must be one of ${DEFAULT_ALPHABETS.join(', ')}`);
+    }
     const deviceIds: string[] = [];
     for (const deviceId of request.deviceIds ?? []) {
       const device = await this.devices.get(accountId, deviceId).catch((error: unknown) => {
@@ -75,6 +80,7 @@ export class SmppService {
         deviceIds,
         throughputPerSecond: request.throughputPerSecond ?? DEFAULT_THROUGHPUT_PER_SECOND,
         windowSize: request.windowSize ?? DEFAULT_WINDOW_SIZE,
+        defaultDataCoding,
       })
       .catch((error: unknown) => {
         // Two requests for one system_id at once: the unique index lets one through.

@@ -1,6 +1,10 @@
 // What other parts of the gateway may read of SMPP's rows: a credential (never its password
 // hash outside this module's service) and a deliver_sm waiting for its ESME.
 
+/** What the ESME means by data_coding 0, the "SMSC default alphabet": SMSCs differ. */
+export const DEFAULT_ALPHABETS = ['gsm7', 'ascii', 'latin1'] as const;
+export type DefaultAlphabet = (typeof DEFAULT_ALPHABETS)[number];
+
 export interface SmppCredential {
   id: string;
   account_id: string;
@@ -12,6 +16,8 @@ export interface SmppCredential {
   throughput_per_second: number;
   /** PDUs either side may have unacknowledged at once. */
   window_size: number;
+  /** How text with data_coding 0 is read from the ESME and written to it. */
+  default_data_coding: DefaultAlphabet;
   created_at: Date;
   revoked_at: Date | null;
 }
