@@ -69,6 +69,7 @@ describe('Python SDK against a real gateway', () => {
       SMS_GATEWAY_READ_KEY: reader.key!,
       SMS_GATEWAY_DEVICE_ID: theirPhone.id,
       SMS_GATEWAY_TAKEN_SMS: taken.body.id,
+      SMS_GATEWAY_WEBHOOK_URL: receiver.url,
       PYTHONDONTWRITEBYTECODE: '1',
     });
     expect(code, output).to.equal(0);

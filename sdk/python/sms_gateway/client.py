@@ -9,6 +9,7 @@ import urllib.request
 
 from .end_to_end import encrypt
 from .errors import error_from_response
+from .resources import ApiKeys, Devices, SmppCredentials, TwilioCredentials, Webhooks
 
 PREFIX = "/api/ext/v1"
 
@@ -26,6 +27,11 @@ class Client:
         self.api_key = api_key
         self.timeout = timeout
         self.headers = dict(headers or {})
+        self.webhooks = Webhooks(self)
+        self.keys = ApiKeys(self)
+        self.devices = Devices(self)
+        self.smpp_credentials = SmppCredentials(self)
+        self.twilio_credentials = TwilioCredentials(self)
 
     # --- SMS ---------------------------------------------------------------------------------
 
@@ -74,7 +80,7 @@ class Client:
     # --- devices and incoming SMS --------------------------------------------------------------
 
     def list_devices(self, **query):
-        """GET /devices: one page of the account's devices."""
+        """GET /devices: one page of the account's devices (the same as devices.list())."""
         return self.request("GET", "/devices", query=query)
 
     def list_incoming(self, **query):

@@ -3,7 +3,8 @@ and gives its address and a fresh account's key in SMS_GATEWAY_URL and SMS_GATEW
 delivery it received signed by the gateway (headers, body and the webhook's secret, as JSON) in
 the file SMS_GATEWAY_DELIVERY. It also gives a key of the same account that may only read
 (SMS_GATEWAY_READ_KEY), the id of its one device (SMS_GATEWAY_DEVICE_ID) and of an SMS that device
-has already taken (SMS_GATEWAY_TAKEN_SMS). Skipped when run without them."""
+has already taken (SMS_GATEWAY_TAKEN_SMS), and an address that accepts webhooks
+(SMS_GATEWAY_WEBHOOK_URL). Skipped when run without them."""
 
 import json
 import os
@@ -28,9 +29,10 @@ DELIVERY = os.environ.get("SMS_GATEWAY_DELIVERY")
 READ_KEY = os.environ.get("SMS_GATEWAY_READ_KEY")
 DEVICE_ID = os.environ.get("SMS_GATEWAY_DEVICE_ID")
 TAKEN_SMS = os.environ.get("SMS_GATEWAY_TAKEN_SMS")
+WEBHOOK_URL = os.environ.get("SMS_GATEWAY_WEBHOOK_URL")
 
 
-@unittest.skipUnless(URL and KEY and READ_KEY and DEVICE_ID and TAKEN_SMS, "the environment names a running gateway and an account on it")
+@unittest.skipUnless(URL and KEY and READ_KEY and DEVICE_ID and TAKEN_SMS and WEBHOOK_URL, "the environment names a running gateway and an account on it")
 class GatewayTest(unittest.TestCase):
     def setUp(self):
         self.client = Client(URL, KEY)
@@ -101,6 +103,49 @@ class GatewayTest(unittest.TestCase):
                     break
             else:
                 self.fail("the stream ended before the SMS's event")
+
+    def test_webhooks_through_their_helper(self):
+        created = self.client.webhooks.create(WEBHOOK_URL, ["sms.received"], description="from python")
+        self.assertTrue(created["secret"].startswith("whsec_"))
+        hook_id = created["webhook"]["id"]
+        self.assertIn(hook_id, [hook["id"] for hook in self.client.webhooks.list()["data"]])
+        self.assertEqual(self.client.webhooks.update(hook_id, enabled=False)["enabled"], False)
+        self.assertNotEqual(self.client.webhooks.rotate_secret(hook_id)["secret"], created["secret"])
+        self.client.webhooks.delete(hook_id)
+        with self.assertRaises(NotFound):
+            self.client.webhooks.get(hook_id)
+
+    def test_a_key_created_then_revoked_is_refused(self):
+        created = self.client.keys.create(["sms:read"], name="from python")
+        reader = Client(URL, created["key"])
+        self.assertIsInstance(reader.list_sms()["data"], list)
+        self.assertIn(created["id"], [key["id"] for key in self.client.keys.list(revoked=False)["data"]])
+        self.assertIsNotNone(self.client.keys.revoke(created["id"])["revoked_at"])
+        with self.assertRaises(Unauthorized):
+            reader.list_sms()
+        self.assertIsNotNone(self.client.keys.get(created["id"])["revoked_at"])
+
+    def test_a_device_registered_renamed_and_deleted(self):
+        registered = self.client.devices.register("python phone")
+        device_id = registered["device"]["id"]
+        self.assertTrue(registered["credentials"])
+        self.assertIn(device_id, [device["id"] for device in self.client.devices.list()["data"]])
+        self.assertEqual(self.client.devices.update(device_id, name_custom="Renamed")["name_custom"], "Renamed")
+        self.assertEqual(self.client.devices.get(device_id)["id"], device_id)
+        self.client.devices.delete(device_id)
+        with self.assertRaises(NotFound):
+            self.client.devices.get(device_id)
+
+    def test_smpp_and_twilio_credentials(self):
+        smpp = self.client.smpp_credentials.create(name="ESME")
+        self.assertEqual(len(smpp["password"]), 8)
+        self.assertIn(smpp["id"], [credential["id"] for credential in self.client.smpp_credentials.list()["data"]])
+        self.assertIsNotNone(self.client.smpp_credentials.revoke(smpp["id"])["revoked_at"])
+        twilio = self.client.twilio_credentials.create(friendly_name="helper library")
+        rotated = self.client.twilio_credentials.rotate(twilio["account_sid"])
+        self.assertNotEqual(rotated["auth_token"], twilio["auth_token"])
+        self.client.twilio_credentials.delete(twilio["account_sid"])
+        self.assertNotIn(twilio["account_sid"], [credential["account_sid"] for credential in self.client.twilio_credentials.list()["data"]])
 
     def test_errors_are_typed(self):
         with self.assertRaises(NotFound) as caught:
