@@ -18,8 +18,9 @@
 // while its ESME, binding from its own address, binds every time. hostile-smtp-slow-and-huge:
 // slow DATA cut by SMTP_DATA_TIMEOUT, connections past SMTP_MAX_CLIENTS greeted 421, a 60 MB mail
 // refused 552 after a few MB, throttled wrong keys answered 454, another tenant's API beside.
-// secret-key-mismatch: commands run with another DATA_DIR refuse to seal secrets, and a webhook
-// whose secret the gateway's key cannot open is disabled once, with no 5xx to its requests.
+// secret-key-mismatch: commands run with another DATA_DIR refuse to seal secrets; a webhook
+// secret or Twilio token the gateway's key cannot open is disabled or marked, and logged, once,
+// with no 5xx to its requests.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
