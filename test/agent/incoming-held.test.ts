@@ -161,8 +161,9 @@ describe('device agent: received SMS kept while forwarding is off', function () 
       expect([...new Set([...storedIds, ...kept])].sort(), 'stored or kept, none lost').to.deep.equal(all.map((received) => received.id).sort());
 
       await forwarding(device.id, true);
-      await eventually('all 30 stored', async () => (await stored(device.id)).length === 30);
-      await eventually('nothing kept or waiting', () => agent.journal.held.size === 0 && agent.journal.outbox.size === 0);
+      // One after another, each committed before the next goes: slow on a loaded machine.
+      await eventually('all 30 stored', async () => (await stored(device.id)).length === 30, 30_000);
+      await eventually('nothing kept or waiting', () => agent.journal.held.size === 0 && agent.journal.outbox.size === 0, 30_000);
       expect((await stored(device.id)).map((row: { device_message_id: string }) => row.device_message_id)).to.deep.equal(all.map((received) => received.id));
     });
   });
