@@ -63,7 +63,7 @@ function readYaml(file: string): unknown[] {
 const FILLED_IN_SECRET = 'secret.yaml';
 
 const yamlFiles = readdirSync(DIRECTORY).filter((file) => /\.ya?ml$/.test(file) && file !== FILLED_IN_SECRET).sort();
-const kustomization = readYaml(KUSTOMIZATION)[0] as { resources: string[]; images?: { name: string; newName?: string; newTag?: string }[] };
+const kustomization = readYaml(KUSTOMIZATION)[0] as { namespace?: string; resources: string[]; images?: { name: string; newName?: string; newTag?: string }[] };
 const objectsByFile = new Map<string, K8sObject[]>(yamlFiles.filter((file) => file !== KUSTOMIZATION).map((file) => [file, readYaml(file).filter((document) => document != null) as K8sObject[]]));
 const objects = [...objectsByFile.values()].flat();
 
@@ -111,6 +111,14 @@ interface Deployment extends K8sObject {
 
 interface Service extends K8sObject {
   spec: { type?: string; selector: Record<string, string>; ports: { name: string; port: number; targetPort: string | number }[] };
+}
+
+interface NetworkPolicy extends K8sObject {
+  spec: { ingress: { from?: unknown[]; ports: { port: number | string }[] }[] };
+}
+
+interface Ingress extends K8sObject {
+  spec: { rules: { host?: string; http: { paths: { path: string; backend: { service: { name: string; port: { name?: string; number?: number } } } }[] } }[] };
 }
 
 interface ConfigMap extends K8sObject {
@@ -241,7 +249,7 @@ describe('deployment: Kubernetes manifests (deploy/kubernetes)', () => {
     it("the container ports are the ports the gateway's settings open", () => {
       const config = loadConfig({ ...containerEnvironment(), WEBHOOK_SECRET_KEY: 'ab'.repeat(32) });
       const ports = Object.fromEntries(gateway().ports.map((port) => [port.name, port.containerPort]));
-      expect(ports).to.deep.equal({ http: config.port, mqtt: config.mqttPort, metrics: config.metrics.port });
+      expect(ports).to.deep.equal({ http: config.port, mqtt: config.mqttPort, metrics: config.metrics.port, smpp: config.smpp.port, smtp: config.smtp.port });
       expect(config.plainMqtt, 'plain MQTT behind the balancer that ends TLS').to.equal(true);
       expect(config.tls, 'TLS ends at the balancers').to.equal(undefined);
     });
@@ -253,12 +261,77 @@ describe('deployment: Kubernetes manifests (deploy/kubernetes)', () => {
       expect(annotations['prometheus.io/port']).to.equal(String(config.metrics.port));
       expect(annotations['prometheus.io/path']).to.equal('/metrics');
       for (const service of objects.filter((object) => object.kind === 'Service') as Service[]) {
-        expect(service.spec.ports.map((port) => port.targetPort), service.metadata.name).to.not.include.members(['metrics', config.metrics.port!]);
+        for (const port of service.spec.ports) {
+          expect(port.targetPort, service.metadata.name).to.not.be.oneOf(['metrics', config.metrics.port!]);
+          expect(port.port, service.metadata.name).to.not.equal(config.metrics.port);
+        }
       }
       const rules = only<K8sObject & { spec: { ingress: { from?: unknown[]; ports: { port: number }[] }[] } }>('NetworkPolicy').spec.ingress;
       const opening = rules.filter((rule) => rule.ports.some((port) => port.port === config.metrics.port));
       expect(opening, 'rules that open the metrics port').to.have.length(1);
       expect(opening[0]!.from, 'who may reach the metrics port').to.deep.equal([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+    });
+
+    it('every listener the settings turn on has a container port, a Service port and a NetworkPolicy rule; the metrics port none but its own', () => {
+      const config = loadConfig({ ...containerEnvironment(), WEBHOOK_SECRET_KEY: 'ab'.repeat(32) });
+      // Each listener the gateway opens with these settings, by its name in the manifests.
+      const listeners: Record<string, number | undefined> = { http: config.port, mqtt: config.plainMqtt ? config.mqttPort : undefined, smpp: config.smpp.port, smtp: config.smtp.port };
+      expect(config.smtp.domain, 'SMTP_DOMAIN, without which SMTP_PORT stops the gateway').to.be.a('string');
+      expect(Object.values(listeners).every((port) => port !== undefined), 'the example turns HTTP, MQTT, SMPP and SMTP on').to.equal(true);
+      const containerPorts = new Map(gateway().ports.map((port) => [port.name, port.containerPort]));
+      const services = objects.filter((object) => object.kind === 'Service') as Service[];
+      const servedNames = new Set(services.flatMap((service) => service.spec.ports.map((port) => port.targetPort)));
+      const policy = only<NetworkPolicy>('NetworkPolicy');
+      const openToAll = new Set(policy.spec.ingress.filter((rule) => rule.from === undefined).flatMap((rule) => rule.ports.map((port) => port.port)));
+      for (const [name, port] of Object.entries(listeners)) {
+        expect(containerPorts.get(name), `container port ${name}`).to.equal(port);
+        expect(servedNames.has(name), `a Service sends to ${name}`).to.equal(true);
+        expect(openToAll.has(port!), `the NetworkPolicy opens ${name} (${port})`).to.equal(true);
+      }
+      // Nothing open that no listener serves, and the metrics port only to the monitoring namespace.
+      expect([...openToAll].sort()).to.deep.equal(Object.values(listeners).sort());
+      expect(openToAll.has(config.metrics.port!)).to.equal(false);
+    });
+
+    it('the Ingress sends its host to the HTTP Service alone, never to the metrics port', () => {
+      const ingress = only<Ingress>('Ingress');
+      const http = only<Service>('Service', 'sms-gateway-http');
+      const backends = ingress.spec.rules.flatMap((rule) => rule.http.paths.map((path) => path.backend.service));
+      expect(backends).to.not.be.empty;
+      for (const backend of backends) {
+        expect(backend.name).to.equal(http.metadata.name);
+        expect(http.spec.ports.find((port) => port.name === backend.port.name || port.port === backend.port.number)?.targetPort).to.equal('http');
+      }
+      const config = loadConfig({ ...containerEnvironment(), WEBHOOK_SECRET_KEY: 'ab'.repeat(32) });
+      // The host people reach is PUBLIC_URL's, and /mqtt (WebSocket) goes with everything else.
+      expect(ingress.spec.rules.map((rule) => rule.host)).to.deep.equal([new URL(config.publicUrl!).hostname]);
+      expect(ingress.spec.rules[0]!.http.paths.map((path) => path.path)).to.deep.equal(['/']);
+    });
+
+    it('TRUSTED_PROXIES names balancers, not a pod network: plain MQTT from other pods is not cut off', () => {
+      const raw = configMap().data.TRUSTED_PROXIES!;
+      for (const entry of raw.split(',').map((part) => part.trim())) {
+        const prefix = Number(entry.split('/')[1] ?? 32);
+        // A /24 is one host's pod range in most clusters; a balancer's subnet or an IP pool of the
+        // ingress controller's is no wider.
+        expect(prefix, entry).to.be.at.least(24);
+      }
+      const config = loadConfig({ ...containerEnvironment(), WEBHOOK_SECRET_KEY: 'ab'.repeat(32) });
+      // The example's own pod network is not: what the configmap.yaml comment promises.
+      expect(config.trustedProxies.trusts('10.0.1.7'), 'an address of another range of the 10.0.0.0/16 the example replaced').to.equal(false);
+    });
+
+    it("the kustomization puts every object in one namespace, the one the docs' commands create and name", () => {
+      // Without it, `kubectl apply -k` would put the objects in the context's default namespace,
+      // apart from the Secret applied with -n.
+      expect(kustomization.namespace).to.equal('sms-gateway');
+      for (const file of ['README.md', 'docs/deployment.md', 'deploy/kubernetes/kustomization.yaml']) {
+        const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+        const named = [...text.matchAll(/kubectl (?:create namespace|-n) ([\w.-]+)/g)].map((match) => match[1]);
+        for (const namespace of named) expect(namespace, file).to.equal(kustomization.namespace);
+      }
+      const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+      expect(readme).to.include('kubectl create namespace sms-gateway');
     });
 
     it('readiness is /readyz, liveness and startup /healthz, on the HTTP port', () => {
