@@ -185,7 +185,9 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
 
   // A TwiML answer to an incoming SMS is sent through the phone that received it; the services
   // it needs are made below, before any delivery can be answered.
-  const formats = new Map([['twilio', twilioFormat((replies) => replyWithTwiml({ messages, idempotency, incoming }, replies).then(() => undefined))]]);
+  const formats = new Map([
+    ['twilio', twilioFormat((replies) => replyWithTwiml({ messages, idempotency, incoming }, replies).then(() => undefined), (incomingId, deliveryId) => twilio.claimReply(incomingId, deliveryId))],
+  ]);
   const webhookSender = new WebhookSender(db, secrets, guard, config.webhooks, metrics, logger.child({ component: 'webhooks' }), formats);
 
   // A callback_id must name one of the account's webhooks; a recipient must not have opted out.

@@ -17,7 +17,11 @@ export interface TwimlReplies {
   deliveryId: string;
 }
 
-export function twilioFormat(reply: (replies: TwimlReplies) => Promise<void>): DeliveryFormat {
+/**
+ * `claim`: whether this delivery may answer the incoming SMS (the first with a <Message> does;
+ * another credential's answer to the same SMS is dropped, so the sender gets one reply).
+ */
+export function twilioFormat(reply: (replies: TwimlReplies) => Promise<void>, claim: (incomingId: string, deliveryId: string) => Promise<boolean>): DeliveryFormat {
   return {
     headers: ({ id, url, body, secret }) => ({
       'content-type': 'application/x-www-form-urlencoded',
@@ -32,6 +36,7 @@ export function twilioFormat(reply: (replies: TwimlReplies) => Promise<void>): D
       const incomingId = uuidOfMessageSid(params.get('MessageSid') ?? '');
       const replies = repliesOf(answer);
       if (!incomingId || replies.length === 0) return;
+      if (!(await claim(incomingId, id))) return;
       await reply({ accountId, incomingId, replies, deliveryId: id });
     },
   };

@@ -5,6 +5,7 @@ export function presentCredential(row: CredentialRow) {
     account_sid: row.sid,
     friendly_name: row.friendly_name,
     sms_url: row.sms_url,
+    device_ids: [...(row.device_ids ?? [])],
     auth_token_unreadable: row.auth_token_unreadable_at !== null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

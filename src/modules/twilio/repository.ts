@@ -8,6 +8,8 @@ export interface CredentialRow {
   auth_token_encrypted: string;
   friendly_name: string;
   sms_url: string | null;
+  /** Devices whose incoming SMS its sms_url hears; empty: all of the account's. */
+  device_ids: string[];
   /** When the gateway found its auth token cannot be decrypted with its key; null while readable. */
   auth_token_unreadable_at: Date | null;
   created_at: Date;
@@ -85,12 +87,26 @@ export function trackedSms(db: Executor, smsIds: string[]): Promise<TrackedSms[]
     .select('m.sms_id', 'm.credential_sid', 'm.callback_webhook_id', 'c.auth_token_encrypted');
 }
 
-/** The account's credentials with an inbound URL, with the webhook it is delivered through. */
-export function inboundTargets(db: Executor, accountId: string): Promise<{ sid: string; webhook_id: string }[]> {
+/** The account's credentials with an inbound URL that hear the device, with the webhook it is delivered through. */
+export function inboundTargets(db: Executor, accountId: string, deviceId: string): Promise<{ sid: string; webhook_id: string }[]> {
   return db('twilio_credentials as c')
     .join('twilio_callbacks as b', function () {
       this.on('b.credential_sid', '=', 'c.sid').andOn('b.url', '=', 'c.sms_url');
     })
     .where('c.account_id', accountId)
+    .andWhere((scope) => scope.whereRaw('cardinality(c.device_ids) = 0').orWhereRaw('? = any(c.device_ids)', [deviceId]))
     .select('c.sid', 'b.webhook_id');
+}
+
+/**
+ * Records a TwiML answer to an incoming SMS and whether its replies may go out: true for the first
+ * delivery to answer (and for it again, its answer handed over twice), false for any other. The
+ * unique index on the sent row decides between two nodes answering at once.
+ */
+export async function claimReply(db: Executor, incomingId: string, deliveryId: string): Promise<boolean> {
+  const insert = `insert into twilio_replies (incoming_id, delivery_id, sent) values (?, ?, ?) on conflict do nothing returning sent`;
+  const first = await db.raw<{ rows: unknown[] }>(insert, [incomingId, deliveryId, true]);
+  if (first.rows.length === 0) await db.raw(insert, [incomingId, deliveryId, false]);
+  const row = await db('twilio_replies').where({ incoming_id: incomingId, delivery_id: deliveryId }).first('sent');
+  return row?.sent === true;
 }

@@ -26,7 +26,7 @@ export function twilioCredentialRoutes(twilio: TwilioService) {
       responses: { 201: { description: 'the credential, with its auth token shown this once', schema: CredentialWithToken } },
       errors: ['invalid_webhook_url'],
       async handle({ auth, body }) {
-        const { credential, authToken } = await twilio.create(auth.accountId, { friendlyName: body.friendly_name, smsUrl: body.sms_url });
+        const { credential, authToken } = await twilio.create(auth.accountId, { friendlyName: body.friendly_name, smsUrl: body.sms_url, deviceIds: body.device_ids });
         return { status: 201, body: { ...presentCredential(credential), auth_token: authToken } };
       },
     }),

@@ -15,6 +15,13 @@ export const CreateCredentialBody = Type.Object(
         description: 'where incoming SMS are POSTed as Twilio posts them (form-encoded, X-Twilio-Signature); a TwiML <Message> answer is sent back through the phone that received the SMS',
       }),
     ),
+    device_ids: Type.Optional(
+      Type.Array(Type.String({ format: 'uuid' }), {
+        maxItems: 100,
+        uniqueItems: true,
+        description: 'the devices whose incoming SMS sms_url hears; omitted or empty: every device of the account',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -23,6 +30,7 @@ export const CredentialView = Type.Object({
   account_sid: AccountSid,
   friendly_name: Type.String(),
   sms_url: Type.Union([Type.String(), Type.Null()], { description: 'where incoming SMS are POSTed; null when the credential has none' }),
+  device_ids: Type.Array(Type.String(), { description: 'the devices whose incoming SMS sms_url hears; empty: every device of the account' }),
   auth_token_unreadable: Type.Boolean({
     description:
       'true when the gateway found it cannot decrypt this credential\'s auth token (stored under another WEBHOOK_SECRET_KEY or DATA_DIR): its requests are answered 401 (code 20003) until the token is rotated',

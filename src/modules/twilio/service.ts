@@ -44,7 +44,10 @@ export class TwilioService {
     private readonly logger: Logger,
   ) {}
 
-  async create(accountId: string, input: { friendlyName?: string | undefined; smsUrl?: string | undefined }): Promise<{ credential: CredentialRow; authToken: string }> {
+  async create(
+    accountId: string,
+    input: { friendlyName?: string | undefined; smsUrl?: string | undefined; deviceIds?: string[] | undefined },
+  ): Promise<{ credential: CredentialRow; authToken: string }> {
     const sid = newAccountSid();
     const authToken = newAuthToken();
     // The inbound URL is checked (as every webhook's) before anything is written.
@@ -55,6 +58,7 @@ export class TwilioService {
       auth_token_encrypted: this.secrets.seal(authToken),
       friendly_name: input.friendlyName ?? '',
       sms_url: input.smsUrl ?? null,
+      device_ids: [...new Set(input.deviceIds ?? [])],
     });
     if (smsWebhook) await twilio.insertCallback(this.db, sid, input.smsUrl!, smsWebhook);
     this.logger.info({ accountSid: sid, accountId }, 'twilio credential created');
@@ -170,10 +174,21 @@ export class TwilioService {
     return deliveries;
   };
 
-  /** Listens to "incoming.stored": the SMS goes to the sms_url of each of the account's credentials that has one. */
+  /**
+   * Whether a TwiML answer to an incoming SMS may be sent: the first delivery to answer one with a
+   * <Message> claims it (a row per incoming SMS, so across nodes too); the answers of the other
+   * credentials that heard it are logged and dropped, so that the sender gets one reply.
+   */
+  async claimReply(incomingId: string, deliveryId: string): Promise<boolean> {
+    const claimed = await twilio.claimReply(this.db, incomingId, deliveryId);
+    if (!claimed) this.logger.info({ incomingId, deliveryId }, 'twilio TwiML reply dropped: another sms_url already answered this incoming SMS');
+    return claimed;
+  }
+
+  /** Listens to "incoming.stored": the SMS goes to the sms_url of each of the account's credentials that has one and hears its device. */
   readonly incomingStored = {
     inTransaction: async (trx: Executor, sms: IncomingSmsRow) => {
-      const targets = await twilio.inboundTargets(trx, sms.account_id);
+      const targets = await twilio.inboundTargets(trx, sms.account_id, sms.device_id);
       await this.webhooks.recordFormatted(
         trx,
         targets.map((target) => ({ accountId: sms.account_id, webhookId: target.webhook_id, body: inboundParams(target.sid, sms).toString() })),
