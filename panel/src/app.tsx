@@ -34,6 +34,10 @@ export function App() {
   }, []);
   const check = useCallback(async () => {
     try {
+      // Asked first, answered 200 either way: a browser logs a 401 in its console as an error, and
+      // someone who has not logged in yet is none.
+      const status = await request<{ signed_in: boolean }>('GET', '/session/status');
+      if (!status.signed_in) return setState({ kind: 'anonymous' });
       enter(await request<SessionView>('GET', '/session', { expectUnauthorized: true }));
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) setState({ kind: 'anonymous' });

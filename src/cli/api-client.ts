@@ -19,7 +19,8 @@ export function gatewayClient(): GatewayApiClient {
     const settings = readMcpSettings(env);
     return new GatewayApiClient(settings.baseUrl, settings.key);
   } catch (error) {
-    if (error instanceof McpSettingsError) throw new CliError(error.message, 2);
+    // The settings are the MCP server's; its messages speak of the assistant, here it is the command.
+    if (error instanceof McpSettingsError) throw new CliError(error.message.replace('the assistant acts with', 'the command acts with'), 2);
     throw error;
   }
 }

@@ -2,10 +2,10 @@
 // the one public route; the others take the session cookie, not an API key.
 import { AppError } from '../../common/errors.ts';
 import { groupRoutes } from '../../http/resource-routes.ts';
-import { clearSessionCookie, setSessionCookie, type CookieOptions } from '../../http/session-cookie.ts';
+import { clearSessionCookie, SESSION_COOKIE, setSessionCookie, type CookieOptions } from '../../http/session-cookie.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import { presentSession } from './presenter.ts';
-import { ChangePasswordBody, LoginBody, SessionView } from './schema.ts';
+import { ChangePasswordBody, LoginBody, SessionStatus, SessionView } from './schema.ts';
 import type { SessionService } from './service.ts';
 import { addressOf } from '../../http/middleware/client-address.ts';
 import { refuseIfThrottled } from '../../http/middleware/authenticate.ts';
@@ -49,6 +49,22 @@ export function sessionRoutes(sessions: SessionService, throttle: LoginThrottle,
       responses: { 200: { description: 'the session', schema: SessionView } },
       async handle({ auth }) {
         return { status: 200, body: presentSession(auth.session!) };
+      },
+    }),
+    session.route({
+      method: 'get',
+      path: '/session/status',
+      operationId: 'getSessionStatus',
+      summary: 'Whether the request\'s session cookie belongs to a live session; 200 either way',
+      description:
+        'What the control panel asks first: a browser logs every 401 in its console, and someone not logged in yet is no error. ' +
+        'When signed_in is true, GET /session gives the user and the CSRF token.',
+      permission: 'public',
+      responses: { 200: { description: 'whether a session is live', schema: SessionStatus } },
+      async handle({ ctx }) {
+        const token = ctx.cookies.get(SESSION_COOKIE);
+        const live = token ? await sessions.authenticate(token) : undefined;
+        return { status: 200, body: { signed_in: live !== undefined } };
       },
     }),
     session.route({

@@ -16,6 +16,10 @@ export const ChangePasswordBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const SessionStatus = Type.Object({
+  signed_in: Type.Boolean({ description: 'true: the cookie names a live session (GET /session gives it)' }),
+});
+
 export const SessionView = Type.Object({
   user: Type.Object({
     id: Type.String({ format: 'uuid' }),
