@@ -2,6 +2,8 @@
 // command run with another DATA_DIR (so another key file) or another WEBHOOK_SECRET_KEY is
 // refused before it seals anything, with a message naming both, and so is a gateway node.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import knexModule from 'knex';
 import { GatewayProcess, expectRefused, jsonOf, killChildren, runCli, tempDataDir, type Env } from '../support/cli.ts';
@@ -45,6 +47,8 @@ describe('cli: the secret key is checked against the database', function () {
     const refused = await runCli(['twilio', 'credentials', 'create', '--account', account, '--name', 'elsewhere'], { ...env, DATA_DIR: other.dir });
     expectKeyRefusal(refused);
     expect(await credentials()).to.deep.equal([]);
+    expect(existsSync(join(other.dir, 'webhook-secret.key')), 'a key file left in the other DATA_DIR').to.equal(false);
+    expect(existsSync(join(first.dir, 'webhook-secret.key')), 'the key the database accepted is kept').to.equal(true);
   });
 
   it('when a command runs with another WEBHOOK_SECRET_KEY, then it is refused and seals nothing', async () => {

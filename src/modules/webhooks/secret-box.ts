@@ -5,10 +5,14 @@
 // command run with another DATA_DIR would otherwise make a key of its own and seal with it.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
-/** Where a process's key came from, as its refusal names it. */
-export type KeySource = { kind: 'variable' } | { kind: 'file'; file: string } | { kind: 'throwaway' };
+/**
+ * Where a process's key came from, as its refusal names it. A key file not there yet is made in
+ * memory and written only once the database has accepted the key (secret-key-check.ts), so that a
+ * command refused for running with another DATA_DIR leaves no key file behind.
+ */
+export type KeySource = { kind: 'variable' } | { kind: 'file'; file: string; written: boolean } | { kind: 'throwaway' };
 
 /** A sealed secret this process's key cannot open: sealed under another key, or damaged. */
 export class SecretUnreadableError extends Error {
@@ -21,19 +25,41 @@ export class SecretUnreadableError extends Error {
 export class SecretBox {
   constructor(
     private readonly key: Buffer,
-    readonly source: KeySource = { kind: 'variable' },
+    private keySource: KeySource = { kind: 'variable' },
   ) {}
+
+  get source(): KeySource {
+    return this.keySource;
+  }
+
+  private set source(source: KeySource) {
+    this.keySource = source;
+  }
 
   static fromConfig(key: Buffer | undefined, dataDir: string): SecretBox {
     if (key) return new SecretBox(key);
     // DATA_DIR=:memory: (tests, throwaway runs): a key that dies with the process, never checked.
     if (dataDir === ':memory:') return new SecretBox(randomBytes(32), { kind: 'throwaway' });
     const file = join(dataDir, 'webhook-secret.key');
-    if (!existsSync(file)) {
-      mkdirSync(dataDir, { recursive: true });
-      writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    if (!existsSync(file)) return new SecretBox(randomBytes(32), { kind: 'file', file, written: false });
+    return new SecretBox(readKeyFile(file), { kind: 'file', file, written: true });
+  }
+
+  /**
+   * Writes a key made for a key file not there yet, once the database has accepted it. Should
+   * another process with the same DATA_DIR have written one meanwhile, this key is not that one:
+   * refused, as the database will hold only one of them.
+   */
+  saveKeyFile(): void {
+    if (this.source.kind !== 'file' || this.source.written) return;
+    const { file } = this.source;
+    mkdirSync(dirname(file), { recursive: true });
+    try {
+      writeFileSync(file, this.key.toString('hex'), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !readKeyFile(file).equals(this.key)) throw error;
     }
-    return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'hex'), { kind: 'file', file });
+    this.source = { kind: 'file', file, written: true };
   }
 
   /**
@@ -45,6 +71,8 @@ export class SecretBox {
   }
 
   seal(plain: string): string {
+    // Nothing is sealed under a key that is not kept: a process that skipped the check still writes it.
+    this.saveKeyFile();
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
@@ -73,4 +101,8 @@ export class SecretBox {
       return false;
     }
   }
+}
+
+function readKeyFile(file: string): Buffer {
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
 }

@@ -30,6 +30,7 @@ export async function verifySecretKey(db: Database, box: SecretBox): Promise<voi
     recorded = await recordedCheck(db);
   }
   if (recorded !== ours && recorded !== ANY_KEY) throw mismatch(box);
+  box.saveKeyFile();
 }
 
 async function recordedCheck(db: Database): Promise<string | undefined> {
@@ -47,7 +48,9 @@ async function someSealedSecret(db: Database): Promise<string | undefined> {
 function mismatch(box: SecretBox): ConfigError {
   const held =
     box.source.kind === 'file'
-      ? `this process made or read its key from ${box.source.file} (WEBHOOK_SECRET_KEY is not set, so the key file in DATA_DIR is used)`
+      ? box.source.written
+        ? `this process read its key from ${box.source.file} (WEBHOOK_SECRET_KEY is not set, so the key file in DATA_DIR is used)`
+        : `there is no key file in this DATA_DIR (${box.source.file}: none was written) and WEBHOOK_SECRET_KEY is not set`
       : 'this process took its key from WEBHOOK_SECRET_KEY';
   return new ConfigError([
     `the key that encrypts webhook and Twilio secrets is not the one this database's secrets were sealed with: ${held}. ` +
