@@ -70,7 +70,8 @@ class Client:
     def send_bulk(self, messages, idempotency_key=None, dry_run=False):
         """POST /sms/bulk: up to 1,000 SMS in one call, all created or none. `messages` is a list
         of dicts with the fields of send_sms, or the text of a CSV with a header row (phone,
-        message, and optionally device_id, send_at, valid_until, ttl, priority). A bad message
+        message, and optionally device_id, sim_slot, callback_id, send_at, valid_until, ttl,
+        priority). A bad message
         raises BadRequest whose details name each one (field messages.{index}...)."""
         query = {"dry_run": "true"} if dry_run else None
         if isinstance(messages, str):

@@ -121,8 +121,8 @@ export class Client {
 
   /**
    * POST /sms/bulk: up to 1,000 SMS in one call, all created or none. Takes the messages, or the
-   * text of a CSV with a header row (phone, message, and optionally device_id, send_at,
-   * valid_until, ttl, priority). A bad message fails the call with a BadRequestError whose details
+   * text of a CSV with a header row (phone, message, and optionally device_id, sim_slot,
+   * callback_id, send_at, valid_until, ttl, priority). A bad message fails the call with a BadRequestError whose details
    * name each bad message (field messages.{index}...).
    */
   sendBulk(messages: BulkMessage[] | string, options?: BulkOptions & { dryRun?: false }): Promise<BulkResult>;
