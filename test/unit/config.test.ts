@@ -27,7 +27,7 @@ describe('loadConfig', () => {
       expect(config.redisUrl).to.equal(undefined);
       expect(config.bodyLimitBytes).to.equal(64 * 1024);
       expect(config.deviceOfflineAfterMs, 'a silent device is offline after about 5 minutes').to.equal(5 * 60_000);
-      expect(config.legacyCountCap, 'GET /sms counts up to 1,000 matches').to.equal(1000);
+      expect(config.legacyCountCap, 'a legacy search counts up to 2,000 matches').to.equal(2000);
     });
 
     it('then empty values count as unset', () => {
@@ -69,8 +69,10 @@ describe('loadConfig', () => {
       expect(loadConfig({ PORT: '0', MQTT_PORT: '65535' })).to.include({ port: 0, mqttPort: 65535 });
     });
 
-    it('then LEGACY_COUNT_CAP takes a whole number from 1 to 1,000,000,000', () => {
+    it('then LEGACY_COUNT_CAP takes a whole number from 1 to 1,000,000,000 or off, 2,000 by default', () => {
+      expect(loadConfig({}).legacyCountCap).to.equal(2_000);
       for (const cap of [1, 50, 1_000_000_000]) expect(loadConfig({ LEGACY_COUNT_CAP: String(cap) }).legacyCountCap).to.equal(cap);
+      for (const off of ['off', 'OFF']) expect(loadConfig({ LEGACY_COUNT_CAP: off }).legacyCountCap).to.equal('off');
     });
 
     it('then USSD_TIMEOUT takes whole seconds from 5 to 300, 30 by default', () => {

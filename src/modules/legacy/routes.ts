@@ -36,8 +36,8 @@ const TAG = 'Legacy API';
 export const TOTAL_EXACT_HEADER = 'X-Total-Records-Exact';
 
 export interface LegacyOptions {
-  /** GET /sms counts matches for total_records up to this many (LEGACY_COUNT_CAP). */
-  countCap: number;
+  /** GET /sms counts a search's matches for total_records up to this many, or all of them ('off') (LEGACY_COUNT_CAP). */
+  countCap: number | 'off';
 }
 
 /** The messages and devices, and the use cases of the legacy send, device edit and device delete. */
@@ -147,8 +147,9 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
       description:
         'Newest first. offset is the page number counted from 1 ("default 1, meaning the first page"): offset 2 with ' +
         'limit 10 returns records 11-20. offset 0 is the first page as well, and is echoed as 0. search matches message, ' +
-        'message_status and phone_number as a case-insensitive substring. total_records counts the SMS that match, exactly ' +
-        'up to LEGACY_COUNT_CAP (1,000 by default); past it, it is a lower bound (the cap, or the matches up to the end of ' +
+        'message_status and phone_number as a case-insensitive substring. total_records counts the SMS that match. Without ' +
+        'a search it is always exact (all of the account\'s SMS). With one it is exact up to LEGACY_COUNT_CAP matches ' +
+        '(2,000 by default; "off" counts them all); past it, it is a lower bound (the cap, or the matches up to the end of ' +
         'this page and one more, whichever is larger) and the header X-Total-Records-Exact is false. ' +
         'Query parameters other than these are ignored (a cache-buster such as _=1732541234).',
       tag: TAG,
@@ -160,7 +161,7 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
           schema: ListReply,
           headers: {
             [TOTAL_EXACT_HEADER]: {
-              description: 'true: total_records is the number of matching SMS; false: there are more than the cap, and total_records is a lower bound',
+              description: 'true: total_records is the number of matching SMS; false: the search matches more than LEGACY_COUNT_CAP, and total_records is a lower bound',
               schema: Type.Union([Type.Literal('true'), Type.Literal('false')]),
             },
           },
@@ -174,7 +175,7 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
         const { rows, total } = await messages.search(auth.accountId, search, {
           limit: query.limit,
           offset: (page - 1) * query.limit,
-          countCap: options.countCap,
+          countCap: options.countCap === 'off' ? undefined : options.countCap,
         });
         // The spec's shape stays as it is; whether the count is exact travels beside it.
         return {

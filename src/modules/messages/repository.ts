@@ -176,8 +176,15 @@ export async function searchSms(db: Executor, accountId: string, search: SmsSear
  * a word it takes for common, and on 1,000,000 rows a word in 1 SMS of 540 that it took for 1 in
  * 100 read the whole history (790 ms); without, it took the trigram indexes (13 ms).
  */
-export async function countSmsUpTo(db: Executor, accountId: string, search: SmsSearch, atMost: number): Promise<number> {
-  const matches = whereSearchMatches(db('sms').where('sms.account_id', accountId), search).select(db.raw('1')).limit(atMost);
+export async function countSmsUpTo(db: Executor, accountId: string, search: SmsSearch, atMost: number | undefined): Promise<number> {
+  const matches = whereSearchMatches(db('sms').where('sms.account_id', accountId), search).select(db.raw('1'));
+  if (atMost !== undefined) matches.limit(atMost);
   const row = await db.from(matches.as('matches')).count<{ n: number | string }[]>({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+/** How many SMS the account has: the sum of its counts, which triggers keep as SMS are inserted and deleted (migration 038). */
+export async function countAllSms(db: Executor, accountId: string): Promise<number> {
+  const row = await db('sms_counts').where({ account_id: accountId }).sum<{ n: number | string | null }[]>({ n: 'sms' }).first();
   return Number(row?.n ?? 0);
 }
