@@ -76,6 +76,20 @@ describe('SMPP: data_coding as the ESME means it (Net::SMPP)', () => {
     expect((listed.body as { data: { system_id: string; default_data_coding: string }[] }).data.find((row) => row.system_id === ascii.system_id)).to.include({ default_data_coding: 'ascii' });
   });
 
+  it('changes a credential\'s default_data_coding (PATCH), read from its next bind', async function () {
+    this.timeout(90_000);
+    await fx.connectDevice();
+    const credential = await issueCredential(fx.tenant);
+    const changed = await fx.tenant.api.patch(`/smpp/credentials/${credential.id}`, { default_data_coding: 'ascii' });
+    expect(changed.status, JSON.stringify(changed.body)).to.equal(200);
+    expect(changed.body).to.include({ id: credential.id, default_data_coding: 'ascii' });
+    expect(await submitted(credential, [[0, Buffer.from(MEANT, 'latin1')]])).to.deep.equal([MEANT]);
+    expect((await fx.tenant.api.patch(`/smpp/credentials/${credential.id}`, {})).status).to.equal(400);
+    expect((await fx.tenant.api.patch(`/smpp/credentials/${credential.id}`, { default_data_coding: 'utf8' })).status).to.equal(400);
+    const other = await fx.newTenant();
+    expect((await other.api.patch(`/smpp/credentials/${credential.id}`, { default_data_coding: 'latin1' })).status).to.equal(404);
+  });
+
   it('refuses a default_data_coding it does not know with 400', async () => {
     const reply = await fx.tenant.api.post('/smpp/credentials', { default_data_coding: 'ebcdic' });
     expect(reply.status).to.equal(400);

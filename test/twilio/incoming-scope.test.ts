@@ -2,6 +2,7 @@
 // those phones receive, and an incoming SMS heard by two unscoped credentials whose sms_url both
 // answer TwiML is replied to once (the first answer's <Message>; the other is recorded unsent).
 import { expect } from 'chai';
+import twilio from 'twilio';
 import { useGateway } from '../support/use-gateway.ts';
 import type { Received } from '../support/receiver.ts';
 import { webhookConfig } from '../support/webhooks.ts';
@@ -9,7 +10,12 @@ import { eventually } from '../support/eventually.ts';
 import { createCredential } from './support.ts';
 
 const SENDER = '+79005550101';
-const TWIML = (text: string) => `<?xml version="1.0" encoding="UTF-8"?><Response><Message>${text}</Message></Response>`;
+/** A receiver's TwiML answer, as twilio-node writes it. */
+function twiml(text: string): string {
+  const answer = new twilio.twiml.MessagingResponse();
+  answer.message(text);
+  return answer.toString();
+}
 
 function paramsOf(received: Received): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(received.body));
@@ -23,15 +29,17 @@ describe('twilio: which sms_url hears an incoming SMS, and one reply to it', () 
     const first = await fx.receiver();
     const second = await fx.receiver();
     first.respond = second.respond = () => 200;
-    first.answerBody = () => TWIML('reply from the first');
-    second.answerBody = () => TWIML('reply from the second');
-    await createCredential(fx.tenant, { sms_url: first.url });
-    await createCredential(fx.tenant, { sms_url: second.url });
+    first.answerBody = () => twiml('reply from the first');
+    second.answerBody = () => twiml('reply from the second');
+    const credentials = [await createCredential(fx.tenant, { sms_url: first.url }), await createCredential(fx.tenant, { sms_url: second.url })];
     const phone = await fx.connectDevice();
     expect((await fx.tenant.api.patch(`/devices/${phone.id}/settings`, { forward_incoming_sms: true })).status).to.equal(200);
     await phone.receive(SENDER, 'who answers?');
-    await first.waitFor(1);
-    await second.waitFor(1);
+    // Each sms_url heard it, signed with its own credential's token, as twilio-node checks.
+    for (const [index, receiver] of [first, second].entries()) {
+      const [heard] = await receiver.waitFor(1);
+      expect(twilio.validateRequest(credentials[index]!.auth_token, String(heard!.headers['x-twilio-signature']), receiver.url, paramsOf(heard!))).to.equal(true);
+    }
     // Both answers were acted on: each is recorded, one of them sent.
     const answers = await eventually('both answers recorded', async () => {
       const rows = await fx.gateway.services.db('twilio_replies').select('sent');

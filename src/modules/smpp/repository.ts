@@ -49,6 +49,12 @@ export async function listCredentials(db: Executor, accountId?: string): Promise
   return query;
 }
 
+export async function updateCredential(db: Executor, id: string, change: { name?: string | undefined; default_data_coding?: DefaultAlphabet | undefined }): Promise<CredentialRow | undefined> {
+  const values = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
+  const [row] = await db<CredentialRow>('smpp_credentials').where({ id }).update(values).returning('*');
+  return row;
+}
+
 export async function revokeCredential(db: Executor, id: string, accountId?: string): Promise<CredentialRow | undefined> {
   const query = db<CredentialRow>('smpp_credentials').where({ id }).whereNull('revoked_at');
   if (accountId) query.where({ account_id: accountId });

@@ -2,7 +2,7 @@
 // another kind). The password is answered once, at creation; lists never show it.
 import { resourceRoutes } from '../../http/resource-routes.ts';
 import { presentCredential } from './presenter.ts';
-import { CreateCredentialBody, CredentialIdParams, CredentialList, CredentialView, CredentialWithPassword } from './schema.ts';
+import { CreateCredentialBody, CredentialIdParams, CredentialList, CredentialView, CredentialWithPassword, UpdateCredentialBody } from './schema.ts';
 import type { SmppService } from './service.ts';
 
 export function smppRoutes(smpp: SmppService) {
@@ -44,6 +44,15 @@ export function smppRoutes(smpp: SmppService) {
       summary: 'List the account\'s SMPP credentials, newest first, revoked ones included (never a password)',
       answer: { description: 'the credentials', schema: CredentialList },
       list: ({ auth }) => smpp.list(auth.accountId),
+    }),
+    credential.update({
+      path: '/smpp/credentials/:id',
+      operationId: 'updateSmppCredential',
+      summary: 'Change an SMPP credential\'s name or default_data_coding; a session bound now keeps what it bound with until it binds again',
+      body: UpdateCredentialBody,
+      answer: 'the credential as changed',
+      errors: ['validation_failed'],
+      update: ({ auth, params, body }) => smpp.update(auth.accountId, params.id, { name: body.name, defaultDataCoding: body.default_data_coding }),
     }),
     credential.act({
       method: 'delete',

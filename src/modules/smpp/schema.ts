@@ -22,6 +22,14 @@ export const CreateCredentialBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const UpdateCredentialBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 100, description: 'a label for people' })),
+    default_data_coding: Type.Optional(DefaultDataCoding),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 export const CredentialView = Type.Object({
   id: Type.String({ format: 'uuid' }),
   system_id: Type.String(),

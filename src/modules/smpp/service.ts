@@ -101,6 +101,15 @@ export class SmppService {
     return withoutHash(row);
   }
 
+  /** Changes its label or default alphabet; a session bound now keeps the one it bound with until it binds again. */
+  async update(accountId: string, id: string, change: { name?: string | undefined; defaultDataCoding?: DefaultAlphabet | undefined }): Promise<SmppCredential> {
+    await this.get(accountId, id);
+    const row = await smpp.updateCredential(this.db, id, { name: change.name, default_data_coding: change.defaultDataCoding });
+    if (!row) throw new AppError('smpp_credential_not_found');
+    this.logger.info({ credentialId: id, defaultDataCoding: row.default_data_coding }, 'SMPP credential changed');
+    return withoutHash(row);
+  }
+
   /**
    * Revokes a credential (`accountId` undefined: any account's, for the CLI); its sessions are
    * unbound at once by whoever hears "smpp.credential_revoked". Revoking it again answers it unchanged.
