@@ -60,7 +60,7 @@ describe('modem radio: recovery and noise', () => {
     it('then the port is closed and a later send is refused', async () => {
       const { radio } = await modem.start();
       await radio.stop();
-      expect(await radio.send(SMS)).to.deep.equal({ ok: false, error: 'the modem radio is not running' });
+      expect(await radio.send(SMS)).to.deep.equal({ ok: false, error: 'the modem radio is not running', errorCode: 'radio_unavailable' });
     });
   });
 });

@@ -29,7 +29,7 @@ describe('Termux radio: commands missing', () => {
     it('then the send fails with the install message', async () => {
       const result = await radio.send({ smsId: 's', phone: '+491701234567', message: 'hi', simSlot: undefined, statusReport: false });
 
-      expect(result).to.deep.equal({ ok: false, error: `termux-sms-send: command not found: ${INSTALL_MESSAGE} (from F-Droid, like Termux itself)` });
+      expect(result).to.deep.equal({ ok: false, error: `termux-sms-send: command not found: ${INSTALL_MESSAGE} (from F-Droid, like Termux itself)`, errorCode: 'radio_unavailable' });
     });
   });
 
