@@ -3,7 +3,8 @@
 // statuses, webhooks and conversations work as for any SMS. Every recipient is checked first,
 // with the rules of POST /sms and its placeholders; any problem (a placeholder a contact has no
 // value for, a text too long once rendered) fails the request with a detail per recipient, and
-// nothing is sent. The dry run answers each recipient's text and segment count, or its problems.
+// nothing is sent; a partial send sends to the others and answers each problem beside them.
+// The dry run answers each recipient's text and segment count, or its problems.
 import { AppError } from '../common/errors.ts';
 import { countSegments } from '../common/sms-segments.ts';
 import { countCharacters } from '../common/characters.ts';
@@ -33,7 +34,15 @@ export interface ContactSend {
 type FieldError = { field: string; message: string };
 export type RecipientPreview =
   | { contact: ContactRow; valid: true; message: string; segments: number; encoding: 'gsm7' | 'ucs2' }
-  | { contact: ContactRow; valid: false; errors: FieldError[] };
+  | { contact: ContactRow; valid: false; code: string; errors: FieldError[] };
+
+/** A recipient a partial send left out: its position among the recipients and why. */
+export interface RefusedRecipient {
+  index: number;
+  contact: ContactRow;
+  code: string;
+  errors: FieldError[];
+}
 
 /** The recipients and the text, checked; a request naming neither or both of a pair is 400. */
 async function resolve(parts: SendToContactsParts, accountId: string, send: ContactSend): Promise<{ recipients: ContactRow[]; text: string }> {
@@ -66,33 +75,45 @@ export async function previewContactSend(parts: SendToContactsParts, accountId: 
   const checked = await parts.messages.checkMany(accountId, inputs);
   let next = 0;
   return rendered.map((entry): RecipientPreview => {
-    if ('tooLong' in entry) return { contact: entry.contact, valid: false, errors: [{ field: 'message', message: entry.tooLong! }] };
+    if ('tooLong' in entry) return { contact: entry.contact, valid: false, code: 'message_too_long', errors: [{ field: 'message', message: entry.tooLong! }] };
     if (entry.missing) {
-      return { contact: entry.contact, valid: false, errors: entry.missing.map((name) => ({ field: 'message', message: `the contact has no value for {{${name}}}` })) };
+      return {
+        contact: entry.contact,
+        valid: false,
+        code: 'validation_failed',
+        errors: entry.missing.map((name) => ({ field: 'message', message: `the contact has no value for {{${name}}}` })),
+      };
     }
     const result = checked[next++]!;
-    if (result.errors) return { contact: entry.contact, valid: false, errors: result.errors };
+    if (result.errors) return { contact: entry.contact, valid: false, code: result.code, errors: result.errors };
     const { segments, encoding } = countSegments(result.prepared.sms.message);
     return { contact: entry.contact, valid: true, message: result.prepared.sms.message, segments, encoding };
   });
 }
 
-/** Sends to every recipient in one bulk send, or, if any recipient is wrong, to none (400 with a detail each). */
+/**
+ * Sends to every recipient in one bulk send, or, if any recipient is wrong, to none (400 with a
+ * detail each). `partial`: sends to the right ones and answers each wrong one beside them (400
+ * as without it when none is right).
+ */
 export async function sendToContacts(
   parts: SendToContactsParts,
   accountId: string,
   send: ContactSend,
   idempotency: { key: string | undefined; body: unknown },
+  partial = false,
 ): Promise<IdempotentResult> {
   let recipients: ContactRow[] = [];
+  let refused: RefusedRecipient[] = [];
   return createSms(
     parts,
     accountId,
-    { key: idempotency.key, operation: 'POST /api/ext/v1/contacts/send', body: idempotency.body },
+    // Another operation than the all-or-nothing send: a key used for one is refused for the other.
+    { key: idempotency.key, operation: `POST /api/ext/v1/contacts/send${partial ? '?partial=true' : ''}`, body: idempotency.body },
     async () => {
       const preview = await previewContactSend(parts, accountId, send);
       const wrong = preview.filter((entry) => !entry.valid);
-      if (wrong.length > 0) {
+      if (wrong.length > 0 && (!partial || wrong.length === preview.length)) {
         throw new AppError(
           'validation_failed',
           `${wrong.length} of ${preview.length} recipients cannot be sent to; nothing was sent`,
@@ -101,12 +122,29 @@ export async function sendToContacts(
           ),
         );
       }
-      recipients = preview.map((entry) => entry.contact);
-      return parts.messages.prepareMany(accountId, preview.map((entry) => ({ phone: entry.contact.phone, message: (entry as { message: string }).message, ...send.options })));
+      refused = preview.flatMap((entry, index) => (entry.valid ? [] : [{ index, contact: entry.contact, code: entry.code, errors: entry.errors }]));
+      const right = preview.filter((entry) => entry.valid);
+      recipients = right.map((entry) => entry.contact);
+      return parts.messages.prepareMany(accountId, right.map((entry) => ({ phone: entry.contact.phone, message: entry.message, ...send.options })));
     },
     (created: SmsRecord[]) => ({
       status: 201,
-      body: { data: created.map((sms, index) => ({ contact_id: recipients[index]!.id, sms_id: sms.id, phone: sms.phone })) },
+      body: {
+        data: created.map((sms, index) => ({ contact_id: recipients[index]!.id, sms_id: sms.id, phone: sms.phone })),
+        ...(partial ? { errors: refused.map(presentRefusedRecipient) } : {}),
+      },
     }),
   );
+}
+
+/** A recipient left out, as the answer shows it: as a bulk send's row, with the contact's id. */
+function presentRefusedRecipient(row: RefusedRecipient) {
+  return {
+    index: row.index,
+    contact_id: row.contact.id,
+    recipient: row.contact.phone,
+    code: row.code,
+    message: row.errors.map((error) => (error.field ? `${error.field}: ${error.message}` : error.message)).join('; '),
+    errors: row.errors,
+  };
 }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { PageOf, PageQuery } from '../../http/pagination.ts';
+import { RefusedRow } from '../messages/schema.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const Uuid = Type.String({ format: 'uuid' });
@@ -83,6 +84,12 @@ export const ContactSendBody = Type.Object(
 );
 export const ContactSendQuery = Type.Object({
   dry_run: Type.Optional(Type.Boolean({ default: false, description: 'true: the preview, each recipient\'s text and segment count or errors; nothing is sent' })),
+  partial: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'true: send to the recipients that can be sent to and answer each other one\'s error beside them (201, errors); false: one wrong recipient refuses all (400)',
+    }),
+  ),
 });
 export const ContactSendPreview = Type.Object({
   data: Type.Array(
@@ -95,4 +102,9 @@ export const ContactSendPreview = Type.Object({
 });
 export const ContactSendResult = Type.Object({
   data: Type.Array(Type.Object({ contact_id: Uuid, sms_id: Uuid, phone: Type.String() }), { description: 'the SMS created, one per recipient (GET /sms/{sms_id})' }),
+  errors: Type.Optional(
+    Type.Array(Type.Composite([RefusedRow, Type.Object({ contact_id: Uuid })]), {
+      description: 'only with ?partial=true: each recipient not sent to, index counted among the recipients (empty when all were sent)',
+    }),
+  ),
 });

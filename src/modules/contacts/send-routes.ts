@@ -19,7 +19,9 @@ export function contactSendRoutes(parts: SendToContactsParts) {
         'to every SMS. A bulk send underneath (up to 1,000 recipients, in one transaction, Idempotency-Key honoured): SMS are ' +
         'paced, reported and sent to webhooks as any other. Every recipient is checked first: a placeholder the contact has ' +
         'no value for, or a text over 170 characters once rendered, is a detail of a 400 (recipients.{index}...) and nothing ' +
-        'is sent. ?dry_run=true is the preview: each recipient\'s text with its segment count and encoding, or its errors.',
+        'is sent. ?partial=true sends to the recipients that can be sent to and answers, in errors, each other one\'s index, ' +
+        'contact_id, recipient, error code and problems (an opted-out recipient is recipient_opted_out); 400 as above when none can be. ' +
+        '?dry_run=true is the preview: each recipient\'s text with its segment count and encoding, or its errors.',
       tag: 'Contacts',
       permission: 'sms:send',
       body: ContactSendBody,
@@ -44,7 +46,7 @@ export function contactSendRoutes(parts: SendToContactsParts) {
             },
           };
         }
-        return withReplayHeader(await sendToContacts(parts, auth.accountId, send, { key: idempotencyKey(ctx), body }));
+        return withReplayHeader(await sendToContacts(parts, auth.accountId, send, { key: idempotencyKey(ctx), body }, query.partial ?? false));
       },
     }),
   ];

@@ -1,8 +1,8 @@
 // The Extended API's view of an SMS.
 import type { Static } from '@sinclair/typebox';
 import type { SmsHistoryRow, SmsRecord } from './repository.ts';
-import type { BulkDryRun, SmsDetail, SmsView } from './schema.ts';
-import type { CheckedSms } from './service.ts';
+import type { BulkDryRun, RefusedRow as RefusedRowView, SmsDetail, SmsView } from './schema.ts';
+import type { CheckedSms, RefusedRow } from './service.ts';
 import { toExtendedStatus } from './status.ts';
 import { countSegments } from '../../common/sms-segments.ts';
 
@@ -60,4 +60,15 @@ export function presentChecked(checked: CheckedSms): Static<typeof BulkDryRun>['
   const { phone, message, device_id, send_at, valid_until, priority, segments, encoding } = presentSms(checked.prepared.sms);
   // Bulk sends are plain text, whose parts and encoding are always known.
   return { index: checked.index, valid: true, phone, message, device_id, send_at, valid_until, priority, segments: segments!, encoding: encoding! };
+}
+
+/** A row a partial send left out: its index, the recipient as given, the code a single send would answer and its problems. */
+export function presentRefused(row: RefusedRow, recipient: unknown): Static<typeof RefusedRowView> {
+  return {
+    index: row.index,
+    recipient: typeof recipient === 'string' ? recipient : null,
+    code: row.code,
+    message: row.errors.map((error) => (error.field ? `${error.field}: ${error.message}` : error.message)).join('; '),
+    errors: row.errors,
+  };
 }

@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { resourceRoutes } from '../../http/resource-routes.ts';
 import type { RequestAuth } from '../../http/middleware/authenticate.ts';
 import { idempotencyKey, withReplayHeader } from '../../http/idempotent-request.ts';
-import { presentChecked, presentSms, presentSmsDetail } from './presenter.ts';
+import { presentChecked, presentRefused, presentSms, presentSmsDetail } from './presenter.ts';
 import { check, compile } from '../../http/validation.ts';
 import {
   BulkDryRun,
@@ -22,7 +22,7 @@ import {
 import { bulkBodyFromCsv, MAX_HEADER_COLUMNS, MAX_MESSAGE_CELL, MAX_OTHER_CELL } from './bulk-csv.ts';
 import { BULK_PER_ACCOUNT, BulkGate } from './bulk-gate.ts';
 import { mapInSlices } from './slices.ts';
-import type { MessageService, NewSms } from './service.ts';
+import type { MessageService, NewSms, RefusedRow } from './service.ts';
 import type { Database } from '../../storage/database.ts';
 import { cancelSms, type CancelSmsParts } from '../../use-cases/cancel-sms.ts';
 import { createSms, type CreateSmsParts } from '../../use-cases/create-sms.ts';
@@ -99,7 +99,10 @@ export function messageRoutes(parts: MessageRouteParts) {
         'first: if any is invalid the answer is 400 with a detail for each bad message (field messages.{index}...), and ' +
         'nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes ' +
         'Idempotency-Key like POST /sms. A message to a number on the account\'s suppression list is a bad message ' +
-        '(its detail says recipient_opted_out; the numbers are looked up once for the whole call). Bodies up to 2 MiB. With ?dry_run=true every message is checked the same way ' +
+        '(its detail says recipient_opted_out; the numbers are looked up once for the whole call). Bodies up to 2 MiB. ' +
+        'With ?partial=true the valid messages are created and the bad ones left out: the answer is 201 with the created SMS ' +
+        'in data and, in errors, each bad row\'s index, recipient, error code and problems (400 as above when no message is valid); ' +
+        'a replay with the same Idempotency-Key answers the same and sends nothing again. With ?dry_run=true every message is checked the same way ' +
         'but nothing is created: the answer is 200 with one result per message, valid with the SMS as it would be sent ' +
         'or invalid with its errors, so a preview can show each row\'s problems (an Idempotency-Key is not recorded). ' +
         `A CSV is refused with 400 at the first cell past a limit no valid send comes near, naming its row and column: a header of more than ${MAX_HEADER_COLUMNS} columns, ` +
@@ -122,6 +125,25 @@ export function messageRoutes(parts: MessageRouteParts) {
         if (query.dry_run) {
           const checked = await messages.checkMany(auth.accountId, body.messages, read);
           return { status: 200, body: { data: await mapInSlices(checked, presentChecked) } };
+        }
+        if (query.partial) {
+          let refused: RefusedRow[] = [];
+          const result = await createSms(
+            parts,
+            auth.accountId,
+            // Another operation than the all-or-nothing send: a key used for one is refused for the other.
+            { key: idempotencyKey(ctx), operation: 'POST /api/ext/v1/sms/bulk?partial=true', body },
+            async () => {
+              const checked = await messages.prepareValid(auth.accountId, body.messages, read);
+              refused = checked.refused;
+              return checked.valid.map((entry) => entry.prepared);
+            },
+            async (created) => ({
+              status: 201,
+              body: { data: await mapInSlices(created, presentSms), errors: refused.map((row) => presentRefused(row, recipientOf(body.messages[row.index]))) },
+            }),
+          );
+          return withReplayHeader(result);
         }
         const result = await createSms(
           parts,
@@ -190,6 +212,11 @@ export function messageRoutes(parts: MessageRouteParts) {
  * Each bulk message is checked against the schema of POST /sms here, with the lookups, so that
  * one answer lists every bad message whatever is wrong with it.
  */
+/** The phone a bulk row gave, whatever else is wrong with it. */
+function recipientOf(message: unknown): unknown {
+  return typeof message === 'object' && message !== null ? (message as { phone?: unknown }).phone : undefined;
+}
+
 function readBulkMessage(message: unknown): NewSms {
   check(validateBulkMessage, message, 'body');
   return toNewSms(message as Static<typeof BulkSmsMessage>);

@@ -128,9 +128,24 @@ export const BulkSmsQuery = Type.Object({
   dry_run: Type.Optional(
     Type.Boolean({ default: false, description: 'true: check every message and answer each one\'s result (200); nothing is created' }),
   ),
+  partial: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'true: send the valid messages and answer each bad one\'s error beside them (201, errors); false: one bad message refuses all (400)',
+    }),
+  ),
 });
 
-const FieldError = Type.Object({ field: Type.String({ description: 'within the message, such as phone; empty: the message as a whole' }), message: Type.String() });
+export const FieldError = Type.Object({ field: Type.String({ description: 'within the message, such as phone; empty: the message as a whole' }), message: Type.String() });
+
+/** A row a partial send left out (?partial=true), and why. */
+export const RefusedRow = Type.Object({
+  index: Type.Integer({ minimum: 0, description: 'the row\'s position in the request, from 0' }),
+  recipient: Type.Union([Type.String(), Type.Null()], { description: 'the phone as the row gave it; null when it gave none' }),
+  code: Type.String({ description: 'the error code a single send of the row would answer: recipient_opted_out, invalid_phone, message_too_long, validation_failed...' }),
+  message: Type.String({ description: 'every problem of the row, for people' }),
+  errors: Type.Array(FieldError, { minItems: 1, description: 'each problem, field relative to the row' }),
+});
 
 export const BulkDryRun = Type.Object({
   data: Type.Array(
@@ -155,7 +170,10 @@ export const BulkDryRun = Type.Object({
   ),
 });
 
-export const BulkSmsCreated = Type.Object({ data: Type.Array(SmsView, { description: 'the created SMS, in the order given' }) });
+export const BulkSmsCreated = Type.Object({
+  data: Type.Array(SmsView, { description: 'the created SMS, in the order given (with ?partial=true, the bad rows left out)' }),
+  errors: Type.Optional(Type.Array(RefusedRow, { description: 'only with ?partial=true: each row not sent, in the order given (empty when all were sent)' })),
+});
 
 export const SmsHistoryEntry = Type.Object({
   status: ExtendedStatus,

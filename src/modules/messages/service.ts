@@ -74,7 +74,18 @@ export interface PreparedSms {
 /** One input of a batch, checked: its prepared SMS, or what is wrong with it. */
 export type CheckedSms =
   | { index: number; prepared: PreparedSms; errors?: undefined }
-  | { index: number; errors: { field: string; message: string }[]; prepared?: undefined };
+  | { index: number; code: string; errors: { field: string; message: string }[]; prepared?: undefined };
+
+/** A bad input of a batch: the error code a single send would have answered, and each problem. */
+export type RefusedRow = Extract<CheckedSms, { errors: unknown[] }>;
+
+/** The 400 of a batch with bad rows: a detail per problem, field "messages.{index}...". */
+function batchRefused(bad: CheckedSms[], total: number): AppError {
+  const details = bad.flatMap(({ index, errors }) =>
+    errors!.map((detail) => ({ field: `messages.${index}${detail.field ? `.${detail.field}` : ''}`, message: `message ${index}: ${detail.message}` })),
+  );
+  return new AppError('validation_failed', `${bad.length} of ${total} messages are invalid; nothing was sent`, details);
+}
 
 /** Why a row to a suppressed number is refused, for people (clients branch on recipient_opted_out). */
 export const OPTED_OUT_DETAIL = 'recipient_opted_out: the recipient has opted out (sent STOP or was added to the suppression list)';
@@ -136,14 +147,26 @@ export class MessageService {
    */
   async prepareMany<T = NewSms>(accountId: string, inputs: T[], read: (input: T) => NewSms = (input) => input as NewSms): Promise<PreparedSms[]> {
     const checked = await this.checkMany(accountId, inputs, read);
-    const bad = checked.filter((entry) => 'errors' in entry);
-    if (bad.length > 0) {
-      const details = bad.flatMap(({ index, errors }) =>
-        errors!.map((detail) => ({ field: `messages.${index}${detail.field ? `.${detail.field}` : ''}`, message: `message ${index}: ${detail.message}` })),
-      );
-      throw new AppError('validation_failed', `${bad.length} of ${inputs.length} messages are invalid; nothing was sent`, details);
-    }
+    const bad = checked.filter((entry) => entry.errors !== undefined);
+    if (bad.length > 0) throw batchRefused(bad, inputs.length);
     return checked.map((entry) => entry.prepared!);
+  }
+
+  /**
+   * A partial send: the SMS of the valid inputs (in the order given, with their index) and each
+   * bad input's problems. When no input is valid there is nothing to send, and the batch is
+   * refused as prepareMany refuses it.
+   */
+  async prepareValid<T = NewSms>(
+    accountId: string,
+    inputs: T[],
+    read: (input: T) => NewSms = (input) => input as NewSms,
+  ): Promise<{ valid: { index: number; prepared: PreparedSms }[]; refused: RefusedRow[] }> {
+    const checked = await this.checkMany(accountId, inputs, read);
+    const refused = checked.filter((entry): entry is RefusedRow => entry.errors !== undefined);
+    const valid = checked.flatMap((entry) => (entry.prepared ? [{ index: entry.index, prepared: entry.prepared }] : []));
+    if (valid.length === 0) throw batchRefused(refused, inputs.length);
+    return { valid, refused };
   }
 
   /**
@@ -168,7 +191,7 @@ export class MessageService {
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
         const errors = (error.details ?? [{ field: '', message: error.message }]).map((detail) => ({ field: detail.field.replace(/^\//, ''), message: detail.message }));
-        checked.push({ index, errors });
+        checked.push({ index, code: error.code, errors });
       }
     }
     return this.withoutSuppressed(accountId, checked, transactional);
@@ -181,7 +204,7 @@ export class MessageService {
     if (suppressed.size === 0) return checked;
     return checked.map((entry) =>
       entry.prepared && !transactional.has(entry.index) && suppressed.has(entry.prepared.sms.phone)
-        ? { index: entry.index, errors: [{ field: 'phone', message: OPTED_OUT_DETAIL }] }
+        ? { index: entry.index, code: 'recipient_opted_out', errors: [{ field: 'phone', message: OPTED_OUT_DETAIL }] }
         : entry,
     );
   }
