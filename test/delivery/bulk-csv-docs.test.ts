@@ -43,8 +43,8 @@ describe('bulk CSV: the columns docs/delivery.md names are the ones the gateway 
     const columns = documentedColumns();
     expect(Object.keys(cells).sort()).to.deep.equal([...columns].sort());
     // valid_until and ttl exclude each other: the second row gives ttl in place of valid_until.
-    const second = { ...cells, valid_until: '', ttl: '5400', message: 'with a ttl' };
-    const first = { ...cells, ttl: '' };
+    const second: Record<string, string> = { ...cells, valid_until: '', ttl: '5400', message: 'with a ttl' };
+    const first: Record<string, string> = { ...cells, ttl: '' };
     const csv = [columns.join(','), ...[first, second].map((row) => columns.map((column) => row[column]).join(','))].join('\n') + '\n';
     const created = await fx.tenant.api.request('POST', '/sms/bulk', csv, { 'content-type': 'text/csv' });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
