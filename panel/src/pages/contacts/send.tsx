@@ -1,10 +1,12 @@
 // Sending to a group or a tag: a template (or a text with placeholders) previewed per recipient,
 // its rendered text and segment count or what is missing, by the API's dry run; the send itself,
-// a bulk send underneath, only once no recipient has a problem.
+// a bulk send underneath, once no recipient has a problem, or, ticked, to those without one (the
+// API answers why each other one was left out).
 import { useState } from 'preact/hooks';
 import { request } from '../../api.ts';
 import type { ContactGroup, ContactSendCheck, MessageTemplate } from '../../api/types.ts';
-import { Field, SelectField, TextField } from '../../ui/fields.tsx';
+import { CheckboxField, Field, SelectField, TextField } from '../../ui/fields.tsx';
+import { RefusedRows, type RefusedRow } from '../sms/refused-rows.tsx';
 import { ErrorNotice, SuccessNotice } from '../../ui/notice.tsx';
 import { Table } from '../../ui/table.tsx';
 import { useAction } from '../../ui/use-action.ts';
@@ -21,6 +23,8 @@ export function ContactSend({ groups, templates }: { groups: ContactGroup[]; tem
   const [form, setForm] = useState<SendForm>({ groupId: '', tag: '', templateId: '', message: '' });
   const [preview, setPreview] = useState<ContactSendCheck[]>();
   const [sent, setSent] = useState<number>();
+  const [partial, setPartial] = useState(false);
+  const [refused, setRefused] = useState<RefusedRow[]>([]);
   const action = useAction();
   const error = action.error;
   const set = (field: keyof SendForm) => (value: string) => {
@@ -33,11 +37,14 @@ export function ContactSend({ groups, templates }: { groups: ContactGroup[]; tem
   });
   const run = async (dryRun: boolean) => {
     setSent(undefined);
-    const answer = await action.run(() => request<{ data: ContactSendCheck[] }>('POST', '/contacts/send', { body: body(), ...(dryRun ? { query: { dry_run: true } } : {}) }));
+    setRefused([]);
+    const query = dryRun ? { query: { dry_run: true } } : partial ? { query: { partial: true } } : {};
+    const answer = await action.run(() => request<{ data: ContactSendCheck[]; errors?: RefusedRow[] }>('POST', '/contacts/send', { body: body(), ...query }));
     if (!answer) return;
     if (dryRun) setPreview(answer.data);
     else {
       setSent(answer.data.length);
+      setRefused(answer.errors ?? []);
       setPreview(undefined);
     }
   };
@@ -45,6 +52,7 @@ export function ContactSend({ groups, templates }: { groups: ContactGroup[]; tem
   return (
     <Card class="admin-form" title="Send to a group or a tag">
       {sent !== undefined && <SuccessNotice>Created {sent} SMS, one per recipient.</SuccessNotice>}
+      <RefusedRows rows={refused} what="recipients" />
       <ErrorNotice error={error} />
       <div class="form-row">
         <SelectField label="Group" name="send_group" value={form.groupId} onValue={set('groupId')} options={[{ value: '', label: 'None: send to a tag' }, ...groups.map((group) => ({ value: group.id, label: `${group.name} (${group.members})` }))]} />
@@ -73,8 +81,14 @@ export function ContactSend({ groups, templates }: { groups: ContactGroup[]; tem
               { header: 'SMS', cell: (entry) => (entry.valid ? `${entry.segments} (${entry.encoding === 'gsm7' ? 'GSM 7-bit' : 'UCS-2'})` : '') },
             ]}
           />
-          <button type="button" class="button button-primary" disabled={action.busy || wrong > 0} onClick={() => void run(false)}>
-            Send {preview.length} SMS
+          <CheckboxField label="Send to the recipients without problems and leave out the others" name="send_partial" checked={partial} onChecked={setPartial} />
+          <button
+            type="button"
+            class="button button-primary"
+            disabled={action.busy || wrong === preview.length || (!partial && wrong > 0)}
+            onClick={() => void run(false)}
+          >
+            Send {partial ? preview.length - wrong : preview.length} SMS
           </button>
         </>
       )}
