@@ -179,7 +179,7 @@ export interface paths {
         put?: never;
         /**
          * Send up to 1,000 SMS in one call
-         * @description Takes JSON {"messages": [...]} with the fields of POST /sms (no_store excepted), or text/csv with a header row (columns phone, message, and optionally device_id, send_at, valid_until, ttl, priority). Every message is checked first: if any is invalid the answer is 400 with a detail for each bad message (field messages.{index}...), and nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes Idempotency-Key like POST /sms. A message to a number on the account's suppression list is a bad message (its detail says recipient_opted_out; the numbers are looked up once for the whole call). Bodies up to 2 MiB. With ?dry_run=true every message is checked the same way but nothing is created: the answer is 200 with one result per message, valid with the SMS as it would be sent or invalid with its errors, so a preview can show each row's problems (an Idempotency-Key is not recorded). A CSV is refused with 400 at the first cell past a limit no valid send comes near, naming its row and column: a header of more than 16 columns, a message cell of more than 4080 characters, any other cell of more than 256. An account may have 2 bulk sends under way at once; another is answered 429 too_many_bulk_requests with Retry-After.
+         * @description Takes JSON {"messages": [...]} with the fields of POST /sms (no_store excepted), or text/csv with a header row (columns phone, message, and optionally device_id, send_at, valid_until, ttl, priority). Every message is checked first: if any is invalid the answer is 400 with a detail for each bad message (field messages.{index}...), and nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes Idempotency-Key like POST /sms. A message to a number on the account's suppression list is a bad message (its detail says recipient_opted_out; the numbers are looked up once for the whole call). Bodies up to 2 MiB. With ?partial=true the valid messages are created and the bad ones left out: the answer is 201 with the created SMS in data and, in errors, each bad row's index, recipient, error code and problems (400 as above when no message is valid); a replay with the same Idempotency-Key answers the same and sends nothing again. With ?dry_run=true every message is checked the same way but nothing is created: the answer is 200 with one result per message, valid with the SMS as it would be sent or invalid with its errors, so a preview can show each row's problems (an Idempotency-Key is not recorded). A CSV is refused with 400 at the first cell past a limit no valid send comes near, naming its row and column: a header of more than 16 columns, a message cell of more than 4080 characters, any other cell of more than 256. An account may have 2 bulk sends under way at once; another is answered 429 too_many_bulk_requests with Retry-After.
          *
          *     Permission: `sms:send`.
          */
@@ -636,6 +636,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/session/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the request's session cookie belongs to a live session; 200 either way
+         * @description What the control panel asks first: a browser logs every 401 in its console, and someone not logged in yet is no error. When signed_in is true, GET /session gives the user and the CSRF token.
+         *
+         *     Permission: `public`.
+         */
+        get: operations["getSessionStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ext/v1/session/password": {
         parameters: {
             query?: never;
@@ -991,7 +1013,11 @@ export interface paths {
         delete: operations["revokeSmppCredential"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an SMPP credential's name or default_data_coding; a session bound now keeps what it bound with until it binds again
+         * @description Permission: `keys:manage`.
+         */
+        patch: operations["updateSmppCredential"];
         trace?: never;
     };
     "/api/ext/v1/devices/{id}/ussd": {
@@ -1461,7 +1487,7 @@ export interface paths {
         put?: never;
         /**
          * Send to a group's members or a tag's contacts, a template (or message) rendered per contact
-         * @description Name one of group_id and tag, and one of template_id and message; the other fields are those of POST /sms and apply to every SMS. A bulk send underneath (up to 1,000 recipients, in one transaction, Idempotency-Key honoured): SMS are paced, reported and sent to webhooks as any other. Every recipient is checked first: a placeholder the contact has no value for, or a text over 170 characters once rendered, is a detail of a 400 (recipients.{index}...) and nothing is sent. ?dry_run=true is the preview: each recipient's text with its segment count and encoding, or its errors.
+         * @description Name one of group_id and tag, and one of template_id and message; the other fields are those of POST /sms and apply to every SMS. A bulk send underneath (up to 1,000 recipients, in one transaction, Idempotency-Key honoured): SMS are paced, reported and sent to webhooks as any other. Every recipient is checked first: a placeholder the contact has no value for, or a text over 170 characters once rendered, is a detail of a 400 (recipients.{index}...) and nothing is sent. ?partial=true sends to the recipients that can be sent to and answers, in errors, each other one's index, contact_id, recipient, error code and problems (an opted-out recipient is recipient_opted_out); 400 as above when none can be. ?dry_run=true is the preview: each recipient's text with its segment count and encoding, or its errors.
          *
          *     Permission: `sms:send`.
          */
@@ -3554,6 +3580,8 @@ export interface operations {
             query?: {
                 /** @description true: check every message and answer each one's result (200); nothing is created */
                 dry_run?: boolean;
+                /** @description true: send the valid messages and answer each bad one's error beside them (201, errors); false: one bad message refuses all (400) */
+                partial?: boolean;
             };
             header?: {
                 /** @description 1-255 visible ASCII characters (a UUID is usual). The same key from the same account within 24 hours replays the first successful response, with the header Idempotent-Replayed: true; with a different request it is 422 idempotency_key_reused. Concurrent requests with one key create one SMS. */
@@ -3648,7 +3676,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description the created SMS, in the order given */
+                        /** @description the created SMS, in the order given (with ?partial=true, the bad rows left out) */
                         data: {
                             /** Format: uuid */
                             id: string;
@@ -3702,6 +3730,23 @@ export interface operations {
                             data?: string;
                             /** @description a data SMS's application port */
                             port?: number;
+                        }[];
+                        /** @description only with ?partial=true: each row not sent, in the order given (empty when all were sent) */
+                        errors?: {
+                            /** @description the row's position in the request, from 0 */
+                            index: number;
+                            /** @description the phone as the row gave it; null when it gave none */
+                            recipient: string | null;
+                            /** @description the error code a single send of the row would answer: recipient_opted_out, invalid_phone, message_too_long, validation_failed... */
+                            code: string;
+                            /** @description every problem of the row, for people */
+                            message: string;
+                            /** @description each problem, field relative to the row */
+                            errors: {
+                                /** @description within the message, such as phone; empty: the message as a whole */
+                                field: string;
+                                message: string;
+                            }[];
                         }[];
                     };
                 };
@@ -6739,6 +6784,65 @@ export interface operations {
             };
         };
     };
+    getSessionStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description whether a session is live */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true: the cookie names a live session (GET /session gives it) */
+                        signed_in: boolean;
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     changePassword: {
         parameters: {
             query?: never;
@@ -8379,6 +8483,8 @@ export interface operations {
                             friendly_name: string;
                             /** @description where incoming SMS are POSTed; null when the credential has none */
                             sms_url: string | null;
+                            /** @description the devices whose incoming SMS sms_url hears; empty: every device of the account */
+                            device_ids: string[];
                             /** @description true when the gateway found it cannot decrypt this credential's auth token (stored under another WEBHOOK_SECRET_KEY or DATA_DIR): its requests are answered 401 (code 20003) until the token is rotated */
                             auth_token_unreadable: boolean;
                             /** Format: date-time */
@@ -8444,6 +8550,8 @@ export interface operations {
                      * @description where incoming SMS are POSTed as Twilio posts them (form-encoded, X-Twilio-Signature); a TwiML <Message> answer is sent back through the phone that received the SMS
                      */
                     sms_url?: string;
+                    /** @description the devices whose incoming SMS sms_url hears; omitted or empty: every device of the account */
+                    device_ids?: string[];
                 };
             };
         };
@@ -8460,6 +8568,8 @@ export interface operations {
                         friendly_name: string;
                         /** @description where incoming SMS are POSTed; null when the credential has none */
                         sms_url: string | null;
+                        /** @description the devices whose incoming SMS sms_url hears; empty: every device of the account */
+                        device_ids: string[];
                         /** @description true when the gateway found it cannot decrypt this credential's auth token (stored under another WEBHOOK_SECRET_KEY or DATA_DIR): its requests are answered 401 (code 20003) until the token is rotated */
                         auth_token_unreadable: boolean;
                         /** Format: date-time */
@@ -8491,6 +8601,15 @@ export interface operations {
             };
             /** @description `forbidden`: the API key lacks the permission this operation needs */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_not_found`: device not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8560,6 +8679,8 @@ export interface operations {
                         friendly_name: string;
                         /** @description where incoming SMS are POSTed; null when the credential has none */
                         sms_url: string | null;
+                        /** @description the devices whose incoming SMS sms_url hears; empty: every device of the account */
+                        device_ids: string[];
                         /** @description true when the gateway found it cannot decrypt this credential's auth token (stored under another WEBHOOK_SECRET_KEY or DATA_DIR): its requests are answered 401 (code 20003) until the token is rotated */
                         auth_token_unreadable: boolean;
                         /** Format: date-time */
@@ -8726,6 +8847,11 @@ export interface operations {
                             device_ids: string[];
                             throughput_per_second: number;
                             window_size: number;
+                            /**
+                             * @description what the ESME means by data_coding 0, the SMSC default alphabet: gsm7 (GSM 03.38, one septet an octet; the default), ascii (IA5) or latin1 (ISO-8859-1); read in what it submits and written in deliver_sm
+                             * @enum {string}
+                             */
+                            default_data_coding: "gsm7" | "ascii" | "latin1";
                             /** Format: date-time */
                             created_at: string;
                             /** @description null while the credential works */
@@ -8792,6 +8918,11 @@ export interface operations {
                     throughput_per_second?: number;
                     /** @description PDUs either side may have unacknowledged at once (default 10) */
                     window_size?: number;
+                    /**
+                     * @description what the ESME means by data_coding 0, the SMSC default alphabet: gsm7 (GSM 03.38, one septet an octet; the default), ascii (IA5) or latin1 (ISO-8859-1); read in what it submits and written in deliver_sm
+                     * @enum {string}
+                     */
+                    default_data_coding?: "gsm7" | "ascii" | "latin1";
                 };
             };
         };
@@ -8810,6 +8941,11 @@ export interface operations {
                         device_ids: string[];
                         throughput_per_second: number;
                         window_size: number;
+                        /**
+                         * @description what the ESME means by data_coding 0, the SMSC default alphabet: gsm7 (GSM 03.38, one septet an octet; the default), ascii (IA5) or latin1 (ISO-8859-1); read in what it submits and written in deliver_sm
+                         * @enum {string}
+                         */
+                        default_data_coding: "gsm7" | "ascii" | "latin1";
                         /** Format: date-time */
                         created_at: string;
                         /** @description null while the credential works */
@@ -8927,6 +9063,11 @@ export interface operations {
                         device_ids: string[];
                         throughput_per_second: number;
                         window_size: number;
+                        /**
+                         * @description what the ESME means by data_coding 0, the SMSC default alphabet: gsm7 (GSM 03.38, one septet an octet; the default), ascii (IA5) or latin1 (ISO-8859-1); read in what it submits and written in deliver_sm
+                         * @enum {string}
+                         */
+                        default_data_coding: "gsm7" | "ascii" | "latin1";
                         /** Format: date-time */
                         created_at: string;
                         /** @description null while the credential works */
@@ -8963,6 +9104,129 @@ export interface operations {
             };
             /** @description `smpp_credential_not_found`: SMPP credential not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSmppCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a label for people */
+                    name?: string;
+                    /**
+                     * @description what the ESME means by data_coding 0, the SMSC default alphabet: gsm7 (GSM 03.38, one septet an octet; the default), ascii (IA5) or latin1 (ISO-8859-1); read in what it submits and written in deliver_sm
+                     * @enum {string}
+                     */
+                    default_data_coding?: "gsm7" | "ascii" | "latin1";
+                };
+            };
+        };
+        responses: {
+            /** @description the credential as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        system_id: string;
+                        name: string;
+                        device_ids: string[];
+                        throughput_per_second: number;
+                        window_size: number;
+                        /**
+                         * @description what the ESME means by data_coding 0, the SMSC default alphabet: gsm7 (GSM 03.38, one septet an octet; the default), ascii (IA5) or latin1 (ISO-8859-1); read in what it submits and written in deliver_sm
+                         * @enum {string}
+                         */
+                        default_data_coding: "gsm7" | "ascii" | "latin1";
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description null while the credential works */
+                        revoked_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `smpp_credential_not_found`: SMPP credential not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12081,6 +12345,8 @@ export interface operations {
             query?: {
                 /** @description true: the preview, each recipient's text and segment count or errors; nothing is sent */
                 dry_run?: boolean;
+                /** @description true: send to the recipients that can be sent to and answer each other one's error beside them (201, errors); false: one wrong recipient refuses all (400) */
+                partial?: boolean;
             };
             header?: {
                 /** @description 1-255 visible ASCII characters (a UUID is usual). The same key from the same account within 24 hours replays the first successful response, with the header Idempotent-Replayed: true; with a different request it is 422 idempotency_key_reused. Concurrent requests with one key create one SMS. */
@@ -12166,6 +12432,25 @@ export interface operations {
                             /** Format: uuid */
                             sms_id: string;
                             phone: string;
+                        }[];
+                        /** @description only with ?partial=true: each recipient not sent to, index counted among the recipients (empty when all were sent) */
+                        errors?: {
+                            /** @description the row's position in the request, from 0 */
+                            index: number;
+                            /** @description the phone as the row gave it; null when it gave none */
+                            recipient: string | null;
+                            /** @description the error code a single send of the row would answer: recipient_opted_out, invalid_phone, message_too_long, validation_failed... */
+                            code: string;
+                            /** @description every problem of the row, for people */
+                            message: string;
+                            /** @description each problem, field relative to the row */
+                            errors: {
+                                /** @description within the message, such as phone; empty: the message as a whole */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** Format: uuid */
+                            contact_id: string;
                         }[];
                     };
                 };
