@@ -140,6 +140,7 @@ describe('TypeScript SDK against a real gateway', () => {
     const smpp = await client.smppCredentials.create({ name: 'ESME' });
     expect(smpp.password).to.have.length(8);
     expect((await client.smppCredentials.list()).data.map((credential) => credential.id)).to.deep.equal([smpp.id]);
+    expect(await client.smppCredentials.update(smpp.id, { name: 'ESME renamed' })).to.include({ id: smpp.id, name: 'ESME renamed' });
     expect((await client.smppCredentials.revoke(smpp.id)).revoked_at).to.be.a('string');
 
     const twilio = await client.twilioCredentials.create({ friendly_name: 'helper library' });

@@ -117,6 +117,11 @@ class SmppCredentials:
         (all optional); the answer's "password" is shown this once."""
         return self._client.request("POST", "/smpp/credentials", json_body=fields)
 
+    def update(self, credential_id, **fields):
+        """PATCH /smpp/credentials/{id}: name, default_data_coding; a bound session keeps what it
+        bound with until it binds again."""
+        return self._client.request("PATCH", _at("/smpp/credentials", credential_id), json_body=fields)
+
     def revoke(self, credential_id):
         """DELETE /smpp/credentials/{id}: unbinds its sessions at once."""
         return self._client.request("DELETE", _at("/smpp/credentials", credential_id))

@@ -140,6 +140,7 @@ class GatewayTest(unittest.TestCase):
         smpp = self.client.smpp_credentials.create(name="ESME")
         self.assertEqual(len(smpp["password"]), 8)
         self.assertIn(smpp["id"], [credential["id"] for credential in self.client.smpp_credentials.list()["data"]])
+        self.assertEqual(self.client.smpp_credentials.update(smpp["id"], name="ESME renamed")["name"], "ESME renamed")
         self.assertIsNotNone(self.client.smpp_credentials.revoke(smpp["id"])["revoked_at"])
         twilio = self.client.twilio_credentials.create(friendly_name="helper library")
         rotated = self.client.twilio_credentials.rotate(twilio["account_sid"])

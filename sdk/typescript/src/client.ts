@@ -69,7 +69,7 @@ export class Client {
   readonly keys: ApiKeys = new ApiKeys(this);
   /** Devices: list, get, register, update (settings), replaceToken, delete. */
   readonly devices: Devices = new Devices(this);
-  /** SMPP credentials: list, create, revoke. */
+  /** SMPP credentials: list, create, update, revoke. */
   readonly smppCredentials: SmppCredentials = new SmppCredentials(this);
   /** Twilio credentials: list, create, rotate, delete. */
   readonly twilioCredentials: TwilioCredentials = new TwilioCredentials(this);

@@ -138,6 +138,10 @@ export class SmppCredentials {
   create(request: CreateSmppCredentialRequest = {}, options: CallOptions = {}): Promise<CreatedSmppCredential> {
     return this.client.request('POST', '/smpp/credentials', { json: request, ...options });
   }
+  /** PATCH /smpp/credentials/{id}: its name or default_data_coding; a bound session keeps what it bound with. */
+  update(id: string, request: RequestBodyOf<'updateSmppCredential'>, options: CallOptions = {}): Promise<SmppCredential> {
+    return this.client.request('PATCH', at('/smpp/credentials', id), { json: request, ...options });
+  }
   /** DELETE /smpp/credentials/{id}: unbinds its sessions at once. */
   revoke(id: string, options: CallOptions = {}): Promise<SmppCredential> {
     return this.client.request('DELETE', at('/smpp/credentials', id), options);
