@@ -79,7 +79,11 @@ describe('twilio: which sms_url hears an incoming SMS, and one reply to it', () 
     expect(toB.received).to.have.length(1);
   });
 
-  it('refuses device_ids that are not ids with 400', async () => {
+  it('refuses device_ids that are not ids (400) or name no device of the account (404 device_not_found)', async () => {
     expect((await fx.tenant.api.post('/twilio/credentials', { device_ids: ['not-an-id'] })).status).to.equal(400);
+    const theirs = await fx.connectDevice({}, await fx.newTenant());
+    const refused = await fx.tenant.api.post('/twilio/credentials', { device_ids: [theirs.id] });
+    expect(refused.status).to.equal(404);
+    expect(refused.body.error).to.include({ code: 'device_not_found' });
   });
 });

@@ -24,7 +24,7 @@ export function twilioCredentialRoutes(twilio: TwilioService) {
       description: 'Twilio\'s helper libraries authenticate with the AccountSid and auth token under /2010-04-01/Accounts/{AccountSid}/ (docs/twilio.md). The token also signs StatusCallback and sms_url requests (X-Twilio-Signature).',
       body: CreateCredentialBody,
       responses: { 201: { description: 'the credential, with its auth token shown this once', schema: CredentialWithToken } },
-      errors: ['invalid_webhook_url'],
+      errors: ['invalid_webhook_url', 'device_not_found'],
       async handle({ auth, body }) {
         const { credential, authToken } = await twilio.create(auth.accountId, { friendlyName: body.friendly_name, smsUrl: body.sms_url, deviceIds: body.device_ids });
         return { status: 201, body: { ...presentCredential(credential), auth_token: authToken } };

@@ -16,6 +16,7 @@ import { inboundParams, statusCallbackParams, twilioSteps } from './callback-par
 import { isAccountSid, newAccountSid, newAuthToken } from './sids.ts';
 import type { TwilioStatus } from './statuses.ts';
 import * as twilio from './repository.ts';
+import type { DeviceService } from '../devices/service.ts';
 
 export type CredentialRow = twilio.CredentialRow;
 
@@ -42,12 +43,21 @@ export class TwilioService {
     private readonly secrets: SecretBox,
     private readonly webhooks: CallbackWebhooks,
     private readonly logger: Logger,
+    /** Checks that the devices a credential is scoped to are the account's. */
+    private readonly devices: Pick<DeviceService, 'get'>,
   ) {}
 
   async create(
     accountId: string,
     input: { friendlyName?: string | undefined; smsUrl?: string | undefined; deviceIds?: string[] | undefined },
   ): Promise<{ credential: CredentialRow; authToken: string }> {
+    const deviceIds: string[] = [];
+    for (const deviceId of new Set(input.deviceIds ?? [])) {
+      const device = await this.devices.get(accountId, deviceId).catch((error: unknown) => {
+        throw error instanceof AppError ? new AppError(error.code, error.message, [{ field: 'device_ids', message: `${deviceId} names no device of this account` }]) : error;
+      });
+      deviceIds.push(device.id);
+    }
     const sid = newAccountSid();
     const authToken = newAuthToken();
     // The inbound URL is checked (as every webhook's) before anything is written.
@@ -58,7 +68,7 @@ export class TwilioService {
       auth_token_encrypted: this.secrets.seal(authToken),
       friendly_name: input.friendlyName ?? '',
       sms_url: input.smsUrl ?? null,
-      device_ids: [...new Set(input.deviceIds ?? [])],
+      device_ids: deviceIds,
     });
     if (smsWebhook) await twilio.insertCallback(this.db, sid, input.smsUrl!, smsWebhook);
     this.logger.info({ accountSid: sid, accountId }, 'twilio credential created');
