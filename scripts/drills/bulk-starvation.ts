@@ -19,13 +19,11 @@
 // (5), BULK_STARVATION_RATE (the other tenant's SMS a second, 20), BULK_STARVATION_CLIENTS (the
 // hostile tenant's clients posting at once, 3), BULK_STARVATION_P99_MS (the bound, 200),
 // DRILL_PG_URL (the PostgreSQL maintenance database, postgres://postgres@127.0.0.1:5432/postgres).
-import { randomBytes } from 'node:crypto';
-import knexModule from 'knex';
 import { readNumber, runDrill, sleep } from './support/drill-kit.ts';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.ts';
+import { freshDatabase } from './support/fresh-database.ts';
 
 const NAME = 'bulk-starvation';
-const ADMIN_URL = process.env.DRILL_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** A POST /sms taking longer than this counts as refused (a client would have given up). */
 const POST_TIMEOUT_MS = 10_000;
 
@@ -151,34 +149,10 @@ const ms = (value: number) => `${Math.round(value)} ms`;
 const tallyText = (tally: Map<string, number>) => ([...tally].map(([what, n]) => `${what} x${n}`).join(', ') || 'none');
 const total = (tally: Map<string, number>) => [...tally.values()].reduce((sum, n) => sum + n, 0);
 
-/** A fresh database on the local PostgreSQL, dropped by `drop` (the gateway migrates it). */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `sms_gateway_drill_bulk_${randomBytes(3).toString('hex')}`;
-  const admin = () => knexModule.knex({ client: 'pg', connection: ADMIN_URL, pool: { min: 0, max: 1 } });
-  const create = admin();
-  try {
-    await create.raw(`create database ${name}`);
-  } finally {
-    await create.destroy();
-  }
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const again = admin();
-      try {
-        await again.raw(`drop database if exists ${name} with (force)`);
-      } finally {
-        await again.destroy();
-      }
-    },
-  };
-}
 
 /** Runs the drill against a gateway in a process of its own; answers why it failed, or nothing after printing its PASS line. */
 async function bulkStarvationDrill(settings: Settings = readSettings()): Promise<string | undefined> {
-  const database = await freshDatabase();
+  const database = await freshDatabase('bulk');
   let gateway: GatewayProcess | undefined;
   try {
     gateway = await startGatewayProcess({ databaseUrl: database.url }, ['bulk-starvation-hostile', 'bulk-starvation-ordinary']);

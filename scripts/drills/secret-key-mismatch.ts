@@ -36,7 +36,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import knexModule from 'knex';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/common/logger.ts';
@@ -46,11 +45,11 @@ import { SecretBox } from '../../src/modules/webhooks/secret-box.ts';
 import { verifySecretKey } from '../../src/modules/webhooks/secret-key-check.ts';
 import { Receiver } from '../../test/support/receiver.ts';
 import { readNumber, runDrill, sleep } from './support/drill-kit.ts';
+import { freshDatabase } from './support/fresh-database.ts';
 
 const NAME = 'secret-key-mismatch';
 const ATTEMPTS = readNumber(NAME, 'SECRET_KEY_ATTEMPTS', 3, 1, 50);
 const TEST_EVENTS = readNumber(NAME, 'SECRET_KEY_TEST_EVENTS', 20, 1, 500);
-const ADMIN_URL = process.env.DRILL_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ACCOUNT = `secret-key-drill-${randomBytes(3).toString('hex')}`;
 /** In-process key checks timed, for the cost of one. */
@@ -107,7 +106,7 @@ async function main(): Promise<string | undefined> {
   const build = await cli(['--version'], {}, BUILD_TIMEOUT_MS);
   if (build.code !== 0) return `the command could not be built (exit ${build.code}): ${build.stderr.trim().slice(0, 300)}`;
   console.log(`sms-gateway command ready in ${(build.ms / 1000).toFixed(1)} s (dist/ built when stale); ${load()}`);
-  const database = await freshDatabase();
+  const database = await freshDatabase('secret_key');
   const dataDir = mkdtempSync(join(tmpdir(), 'sgw-secret-key-a-'));
   const elsewhere = join(tmpdir(), `elsewhere-${randomBytes(4).toString('hex')}`);
   const receiver = new Receiver();
@@ -173,7 +172,7 @@ async function main(): Promise<string | undefined> {
     }
 
     // What one check costs (the key's HMAC and one read), against a key that is not the database's.
-    const stranger = new SecretBox(randomBytes(32), { kind: 'file', file: join(elsewhere, 'webhook-secret.key') });
+    const stranger = new SecretBox(randomBytes(32), { kind: 'variable' });
     const checkBegun = performance.now();
     let checkRefusals = 0;
     for (let i = 0; i < CHECKS; i++) await verifySecretKey(db, stranger).catch(() => checkRefusals++);
@@ -278,29 +277,5 @@ async function main(): Promise<string | undefined> {
   }
 }
 
-/** A fresh database on the local PostgreSQL, dropped by `drop` (the gateway migrates it). */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `sms_gateway_drill_secret_key_${randomBytes(3).toString('hex')}`;
-  const admin = () => knexModule.knex({ client: 'pg', connection: ADMIN_URL, pool: { min: 0, max: 1 } });
-  const create = admin();
-  try {
-    await create.raw(`create database ${name}`);
-  } finally {
-    await create.destroy();
-  }
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const again = admin();
-      try {
-        await again.raw(`drop database if exists ${name} with (force)`);
-      } finally {
-        await again.destroy();
-      }
-    },
-  };
-}
 
 runDrill(NAME, BUILD_TIMEOUT_MS + 10 * 60_000, main);

@@ -20,7 +20,6 @@
 // (10), DRILL_PG_URL (the PostgreSQL maintenance database, postgres://postgres@127.0.0.1:5432/postgres).
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import knexModule from 'knex';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/common/logger.ts';
@@ -30,6 +29,7 @@ import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
 import { updateDeviceSettings } from '../../src/use-cases/update-device-settings.ts';
 import { Receiver, type Received } from '../../test/support/receiver.ts';
 import { readNumber, sleep, startSmsLoad } from './support/drill-kit.ts';
+import { freshDatabase } from './support/fresh-database.ts';
 
 const NAME = 'webhook-outage';
 const OUTAGE_S = readNumber(NAME, 'WEBHOOK_OUTAGE_SECONDS', 600, 2, 3600);
@@ -37,7 +37,6 @@ const RATE = readNumber(NAME, 'WEBHOOK_OUTAGE_RATE', 20, 1, 500);
 const WARMUP_S = readNumber(NAME, 'WEBHOOK_OUTAGE_WARMUP_SECONDS', 10, 1, 300);
 const DRAIN_S = readNumber(NAME, 'WEBHOOK_OUTAGE_DRAIN_SECONDS', 300, 10, 3600);
 const PHONES = readNumber(NAME, 'WEBHOOK_OUTAGE_PHONES', 10, 1, 200);
-const ADMIN_URL = process.env.DRILL_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const STATUS_ORDER = ['processing', 'sent', 'delivered'];
 const POST_TIMEOUT_MS = 10_000;
 
@@ -65,33 +64,9 @@ class LogTally extends Writable {
   }
 }
 
-/** A fresh database on the local PostgreSQL, dropped by `drop` (the gateway migrates it). */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `sms_gateway_drill_webhooks_${randomBytes(3).toString('hex')}`;
-  const admin = () => knexModule.knex({ client: 'pg', connection: ADMIN_URL, pool: { min: 0, max: 1 } });
-  const create = admin();
-  try {
-    await create.raw(`create database ${name}`);
-  } finally {
-    await create.destroy();
-  }
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const again = admin();
-      try {
-        await again.raw(`drop database if exists ${name} with (force)`);
-      } finally {
-        await again.destroy();
-      }
-    },
-  };
-}
 
 async function main(): Promise<{ pass: boolean; summary: string }> {
-  const database = await freshDatabase();
+  const database = await freshDatabase('webhooks');
   const receiver = new Receiver();
   let gateway: Gateway | undefined;
   let fleet: Fleet | undefined;
