@@ -35,6 +35,18 @@ describe('SMPP: the command line', function () {
     removeDataDir();
   });
 
+  it('creates a credential with --default-data-coding, and refuses an alphabet it does not know', async () => {
+    const created = await runCli(['smpp', 'credentials', 'create', '--account', account, '--default-data-coding', 'latin1', '--json'], env);
+    expect(created.code, created.transcript).to.equal(0);
+    const listed = await runCli(['smpp', 'credentials', 'list', '--account', account, '--json'], env);
+    expect(listed.code, listed.transcript).to.equal(0);
+    const rows = JSON.parse(listed.stdout) as Record<string, unknown>[];
+    expect(rows.find((row) => row.id === JSON.parse(created.stdout).id)).to.include({ default_data_coding: 'latin1' });
+    const refused = await runCli(['smpp', 'credentials', 'create', '--account', account, '--default-data-coding', 'utf8'], env);
+    expect(refused.code, refused.transcript).to.not.equal(0);
+    expect(refused.stderr).to.contain('--default-data-coding must be one of gsm7, ascii, latin1');
+  });
+
   it('creates a credential (password shown once), lists it without the password, deletes it', async () => {
     const created = await runCli(['smpp', 'credentials', 'create', '--account', account, '--throughput', '20', '--json'], env);
     expect(created.code, created.transcript).to.equal(0);
