@@ -771,10 +771,10 @@ function mqttPacketBytes(raw: string): number {
 }
 
 /**
- * Matches a legacy search counts by default. Measured on the legacy search bench's 1,000,000 rows
- * (a word in 1 SMS of 8, a status in 1 of 10), under load: counting up to 2,000 cost what counting
- * up to 1,000 did (p99 68-108 ms against 100-105 ms), 5,000 cost 1.5-3 times as much at p50 and
- * 10,000 five to seven times (BENCHMARKS.md, 5a).
+ * Matches a legacy search counts by default: the most, of 1,000, 2,000, 5,000 and 10,000, whose
+ * count and page together stay within the legacy search's p99 target of 50 ms on the bench's
+ * 1,000,000 rows (a word in 1 SMS of 8, a status in 1 of 10): counting up to 2,000 took p99
+ * 21-29 ms beside a page of 13-16 ms; up to 5,000, 39-76 ms (BENCHMARKS.md, 5a).
  */
 const LEGACY_COUNT_CAP_DEFAULT = 2_000;
 
