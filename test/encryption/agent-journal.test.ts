@@ -71,12 +71,14 @@ describe('end-to-end encryption and data SMS in the device agent', () => {
     expect(written).to.not.contain('79161234567');
   });
 
-  it('fails a data SMS with data_sms_unsupported on a radio that cannot send one, handing it nothing', async () => {
+  it('refuses a data SMS at once for an agent whose radio cannot send one, as its heartbeat says, handing it nothing', async () => {
     const radio = new ScriptedRadio();
     const { id: deviceId } = await startAgent(radio);
+    // The heartbeat the agent sends on connecting says what its radio can do.
+    await eventually('the heartbeat\'s capabilities recorded', async () => (await fx.tenant.api.get(`/devices/${deviceId}`)).body.capabilities !== null);
     const reply = await fx.tenant.api.post('/sms/data', { phone: '+79161234567', data: '3q2+7w==', port: 16001, device_id: deviceId });
-    expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
-    expect(await finalStatus(reply.body.id)).to.include({ status: 'failed_send', reason: 'data_sms_unsupported' });
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(409);
+    expect(reply.body.error.code).to.equal('device_not_capable');
     expect(radio.sent).to.deep.equal([]);
   });
 });

@@ -9,7 +9,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { expectDevice, expectError, MALFORMED_IDS } from '../support/expectations.ts';
 import { topic } from '../support/mqtt.ts';
 
-const ISSUED_KEYS = ['device', 'credentials', 'broker', 'pairing_url'];
+const ISSUED_KEYS = ['device', 'credentials', 'broker', 'pairing_url', 'install_command'];
 
 describe('POST /api/ext/v1/devices/{id}/token', () => {
   const fx = useGateway();

@@ -21,8 +21,12 @@ const COPIED = [
   'agent/package.json',
   'agent/tsconfig.json',
   'agent/tsconfig.build.json',
+  // The agent's package, which the gateway serves to phones, is packed with the build.
+  'agent/README.md',
+  'deploy/agent',
   'bin',
   'scripts/build.js',
+  'scripts/agent-pack.js',
   'scripts/panel-build.js',
   'scripts/source-files.js',
   'package.json',
@@ -105,7 +109,8 @@ describe('the compiled gateway (dist/)', function () {
   });
 
   it('when dist/ is missing, then serve builds it (saying so in one line on stderr) and the compiled gateway answers /healthz, /docs, /metrics and the panel at /', async function () {
-    this.timeout(180_000);
+    // A whole build (TypeScript, the panel, the agent's package) on a machine running the rest of the suite.
+    this.timeout(300_000);
     const started = run(['serve']);
     const port = await listening(started);
     expect(started.stderr.match(new RegExp(BUILD_LINE.source, 'gm')), started.stderr).to.have.length(1);

@@ -156,6 +156,8 @@ export class Dispatcher {
   private readonly tripped = new WeakMap<SmsStatusChange[], Tripped[]>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
+  /** The sweep that follows the one under way, for callers that asked during it. */
+  private nextSweep: Promise<void> | undefined;
   private sweeps = 0;
   private readonly startedAt: number;
   private readonly outage: OutageNotice;
@@ -549,10 +551,22 @@ export class Dispatcher {
 
   // The sweep --------------------------------------------------------------------------------
 
-  /** Expiry, failover, re-publishing and due work. Runs periodically; tests may call it. */
+  /**
+   * Expiry, failover, re-publishing and due work. Runs periodically; tests may call it. A sweep
+   * already under way may have read the clock and the rows before the caller's change (an SMS
+   * just due, a clock moved on): the caller gets one more sweep after it, shared by every caller
+   * meanwhile, so a sweep asked for always starts after the asking.
+   */
   sweep(): Promise<void> {
-    this.sweeping ??= this.runSweep().finally(() => (this.sweeping = undefined));
-    return this.sweeping;
+    if (!this.sweeping) {
+      this.sweeping = this.runSweep().finally(() => (this.sweeping = undefined));
+      return this.sweeping;
+    }
+    this.nextSweep ??= this.sweeping.then(() => {
+      this.nextSweep = undefined;
+      return this.stopped ? undefined : this.sweep();
+    });
+    return this.nextSweep;
   }
 
   private async runSweep(): Promise<void> {
