@@ -95,10 +95,9 @@ describe('inbound rules: on received SMS', () => {
     const phone = await receivingPhone(fx);
     const evil = await rule({ name: 'evil', match_regex: '^(a+)+$', action: 'tag', tags: ['evil'] });
     const after = await rule({ name: 'after', action: 'tag', tags: ['after'] });
-    const started = Date.now();
     await receive(phone, SENDER, 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!');
+    // Given up, not finished: the timeout is counted below (no stopwatch here: a loaded machine is slow either way).
     expect(await eventually('the next rule applied', async () => ((await tagsOfLatest()).length > 0 ? tagsOfLatest() : undefined))).to.deep.equal(['after']);
-    expect(Date.now() - started).to.be.below(5_000);
     const counted = await ruleNow(evil.id);
     expect(counted).to.deep.include({ hits: 0, regex_timeouts: 1 });
     expect(counted.last_timeout_at).to.be.a('string');
