@@ -2,7 +2,10 @@
 // start runs them all, up to a minute on a slow disk), and a port already taken (1883 by a local
 // Mosquitto, often) stops the start before any of that, naming the variable to change. A real
 // gateway on a new embedded database, its log lines read as they are written.
+import { mkdtemp, rm } from 'node:fs/promises';
 import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { migrations } from '../../db/migrations/index.ts';
@@ -21,8 +24,11 @@ function logRecorder(): { stream: Writable; messages: string[] } {
   return { stream, messages };
 }
 
-// A new embedded database in memory: every migration runs.
-const NEW_DATABASE: Partial<Config> = { databaseUrl: undefined, dataDir: ':memory:', logLevel: 'info' };
+// A new embedded database in a new data directory, as a newcomer's first start has: every migration
+// runs. (Not one in memory: those after the first of a process start from a copy already migrated.)
+function newDatabase(dataDir: string): Partial<Config> {
+  return { databaseUrl: undefined, dataDir, logLevel: 'info' };
+}
 
 describe('the first start: progress and ports', function () {
   this.timeout(120_000);
@@ -30,7 +36,8 @@ describe('the first start: progress and ports', function () {
   describe('when the database is new', () => {
     it('then every migration is logged as it starts, numbered, in order, before the gateway listens', async () => {
       const log = logRecorder();
-      const gateway = await startGateway(NEW_DATABASE, undefined, log.stream);
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'first-start-'));
+      const gateway = await startGateway(newDatabase(dataDir), undefined, log.stream);
       try {
         const total = migrations.length;
         const progress = log.messages.filter((msg) => msg.startsWith('migrating the database'));
@@ -41,6 +48,7 @@ describe('the first start: progress and ports', function () {
         expect(log.messages.indexOf(progress.at(-1)!)).to.be.below(log.messages.indexOf('gateway listening'));
       } finally {
         await gateway.stop();
+        await rm(dataDir, { recursive: true, force: true });
       }
     });
   });
@@ -57,8 +65,9 @@ describe('the first start: progress and ports', function () {
         await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
         const port = (taken.address() as AddressInfo).port;
         const log = logRecorder();
+        const dataDir = await mkdtemp(path.join(os.tmpdir(), 'first-start-'));
         try {
-          const refusal = await startGateway({ ...NEW_DATABASE, ...config(port) }, undefined, log.stream).then(
+          const refusal = await startGateway({ ...newDatabase(dataDir), ...config(port) }, undefined, log.stream).then(
             async (gateway) => {
               await gateway.stop();
               throw new Error('the gateway started on a taken port');
@@ -70,6 +79,7 @@ describe('the first start: progress and ports', function () {
           expect(log.messages.filter((msg) => msg.startsWith('migrating the database') || msg === 'database migrated')).to.deep.equal([]);
         } finally {
           await new Promise((resolve) => taken.close(resolve));
+          await rm(dataDir, { recursive: true, force: true });
         }
       });
     });
