@@ -8,6 +8,10 @@ import type { Database } from './storage/database.ts';
 import type { Logger } from './common/logger.ts';
 import type { Clock } from './common/clock.ts';
 import type { DomainEvents } from './events/domain-events.ts';
+import type { DevicesEvents } from './modules/devices/domain-events.ts';
+import type { SmppEvents } from './modules/smpp/domain-events.ts';
+import type { UsersEvents } from './modules/users/domain-events.ts';
+import type { WebhooksEvents } from './modules/webhooks/domain-events.ts';
 import type { CacheInvalidation } from './cluster/invalidation.ts';
 import { AccountService } from './modules/accounts/service.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
@@ -40,7 +44,8 @@ export interface AccountServices {
 }
 
 export interface AccountServiceParts {
-  events: DomainEvents;
+  /** The seam, for the events these services announce and hear. */
+  events: DomainEvents<DevicesEvents & SmppEvents & UsersEvents & WebhooksEvents>;
   presence: DevicePresence;
   invalidation: CacheInvalidation;
   clock: Clock;

@@ -10,6 +10,7 @@ import type { Dispatcher } from './modules/delivery/dispatcher.ts';
 import type { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import type { DevicePresence } from './modules/devices/presence.ts';
 import type { DomainEvents } from './events/domain-events.ts';
+import type { DevicesEvents } from './modules/devices/domain-events.ts';
 import type { DeviceService } from './modules/devices/service.ts';
 import type { IncomingService } from './modules/incoming/service.ts';
 import type { UssdService } from './modules/ussd/service.ts';
@@ -23,7 +24,7 @@ export interface BrokerPortSources {
   devices: DeviceService;
   presence: DevicePresence;
   /** Where presence is announced: the broker states it again as its retained messages. */
-  events: DomainEvents;
+  events: DomainEvents<DevicesEvents>;
   dispatcher: Dispatcher;
   statusIngestor: StatusIngestor;
   incoming: IncomingService;

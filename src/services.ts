@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Database } from './storage/database.ts';
 import type { Logger } from './common/logger.ts';
 import { DomainEvents } from './events/domain-events.ts';
+import type { DomainEventMap, GatewayEvents } from './event-catalog.ts';
 import { createAccountServices, type AccountServices } from './account-services.ts';
 import type { AccountService } from './modules/accounts/service.ts';
 import type { ApiKeyService } from './modules/api-keys/service.ts';
@@ -70,8 +71,8 @@ export interface Services {
   /** Email to SMS: who wrote to which number by email, and their replies back by email. */
   mail: MailService;
   clock: Clock;
-  /** The one seam control passes through from one module to another (src/events/catalog.ts lists what goes through it). */
-  events: DomainEvents;
+  /** The one seam control passes through from one module to another (src/event-catalog.ts lists what goes through it). */
+  events: GatewayEvents;
   /** The control panel's live event streams. */
   live: LiveHub;
   metrics: Metrics;
@@ -157,7 +158,7 @@ export function createMetrics(config: Config): Metrics {
 }
 
 export function createServices(config: Config, db: Database, logger: Logger, clock: Clock = systemClock, parts: ServiceParts = {}): Services {
-  const events = new DomainEvents((error, event) => logger.error({ err: error, event }, 'event listener failed'));
+  const events = new DomainEvents<DomainEventMap>((error, event) => logger.error({ err: error, event }, 'event listener failed'));
   const presence = new DevicePresence(config.deviceOfflineAfterMs, events, clock, parts.cluster?.presence);
   const invalidation = parts.invalidation ?? new CacheInvalidation(logger.child({ component: 'cluster' }));
   // What keeps the account's own records, made as a one-shot command makes it; the webhook sender
@@ -312,7 +313,7 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
  * stores it (a STOP lists its sender with it), and answers a keyword once that commits, through
  * the phone that received it.
  */
-function listenOptOut(events: DomainEvents, optOut: OptOutService, parts: CreateSmsParts, logger: Logger): void {
+function listenOptOut(events: GatewayEvents, optOut: OptOutService, parts: CreateSmsParts, logger: Logger): void {
   events.listen('incoming.stored', { inTransaction: (trx, sms) => optOut.heard(trx, sms) });
   // A keyword sent as an MMS is the same keyword (a STOP sent as a text-only MMS must hold too).
   events.listen('incoming_mms.stored', hearingMmsText({ inTransaction: (trx, sms) => optOut.heard(trx, sms) }));
@@ -326,13 +327,13 @@ function listenOptOut(events: DomainEvents, optOut: OptOutService, parts: Create
  * an incoming SMS its credentials may hear. Stored with the change, they survive a restart; the
  * SMPP listener (src/gateway.ts) sends them once committed.
  */
-function listenSmpp(events: DomainEvents, smpp: SmppService): void {
+function listenSmpp(events: GatewayEvents, smpp: SmppService): void {
   events.listen('sms.status_changed', { inTransaction: async (trx, changes) => void (await smpp.receiptsFor(trx, changes)) });
   events.listen('incoming.stored', { inTransaction: async (trx, sms) => void (await smpp.incomingFor(trx, sms)) });
 }
 
 /** Inbound rules run once a received SMS or MMS is committed (after a stop keyword listed its sender, so no auto-reply reaches it). */
-function listenInboundRules(events: DomainEvents, parts: ApplyInboundRulesParts): void {
+function listenInboundRules(events: GatewayEvents, parts: ApplyInboundRulesParts): void {
   events.on('incoming.stored', (sms) => void applyInboundRules(parts, sms).catch((error: unknown) => parts.logger.error({ err: error }, 'inbound rules not applied')));
   // The text of a received MMS meets the same rules.
   events.on('incoming_mms.stored', (mms) =>
@@ -341,7 +342,7 @@ function listenInboundRules(events: DomainEvents, parts: ApplyInboundRulesParts)
 }
 
 /** What the dispatcher hears: new work, devices that change, and every status change. */
-function listenDelivery(events: DomainEvents, dispatcher: Dispatcher): void {
+function listenDelivery(events: GatewayEvents, dispatcher: Dispatcher): void {
   events.listen('sms.status_changed', dispatcher.statusChanges);
   events.on('sms.attempts_ended', (ended) => dispatcher.attemptsEnded(ended));
   events.on('sms.queued', (sms) => dispatcher.queued(sms));

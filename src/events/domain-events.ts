@@ -5,8 +5,12 @@
 //   fails with it: a failure there fails the change;
 // - once the change is committed (wake the webhook sender, hand a phone its next task). A failing
 //   listener is logged there, never thrown back into the request that caused the event.
+//
+// The seam knows no event: each module declares the events it announces (its domain-events.ts), and
+// composition (src/event-catalog.ts) joins them into the gateway's catalog. A part that announces
+// or hears takes `DomainEvents<M>` for the map M of only the events it uses, so the whole
+// gateway's seam is handed to it without the part knowing the rest of the catalog.
 import { afterCommit, type Executor } from '../storage/database.ts';
-import type { DomainEventMap, DomainEventName } from './catalog.ts';
 
 export interface DomainEventListener<P> {
   /** Runs in the transaction that wrote the change; what it writes commits or fails with it. */
@@ -15,14 +19,20 @@ export interface DomainEventListener<P> {
   committed?(payload: P): void | Promise<void>;
 }
 
-export class DomainEvents {
-  /** Each event's listeners, in the order registered; typed by `listen`, read back by `of`. */
-  private readonly listeners = new Map<DomainEventName, unknown[]>();
+/** Event name to payload, for the events a part announces or hears. */
+export type EventMap = object;
 
-  constructor(private readonly onListenerError: (error: unknown, event: DomainEventName) => void) {}
+/** The names of a map's events. */
+export type EventName<M extends EventMap> = keyof M & string;
+
+export class DomainEvents<M extends EventMap> {
+  /** Each event's listeners, in the order registered; typed by `listen`, read back by `of`. */
+  private readonly listeners = new Map<string, unknown[]>();
+
+  constructor(private readonly onListenerError: (error: unknown, event: string) => void) {}
 
   /** Registers a listener; the function returned removes it again (a part that stops before the gateway does). */
-  listen<E extends DomainEventName>(event: E, listener: DomainEventListener<DomainEventMap[E]>): () => void {
+  listen<E extends EventName<M>>(event: E, listener: DomainEventListener<M[E]>): () => void {
     const listeners = this.listeners.get(event) ?? [];
     listeners.push(listener);
     this.listeners.set(event, listeners);
@@ -33,19 +43,19 @@ export class DomainEvents {
   }
 
   /** Hears the event once it is committed (or as it happens, for an event with no transaction). */
-  on<E extends DomainEventName>(event: E, committed: (payload: DomainEventMap[E]) => void | Promise<void>): () => void {
+  on<E extends EventName<M>>(event: E, committed: (payload: M[E]) => void | Promise<void>): () => void {
     return this.listen(event, { committed });
   }
 
   /** Call inside the change's transaction; the committed listeners run once it commits (at once outside a transaction). */
-  async written<E extends DomainEventName>(trx: Executor, event: E, payload: DomainEventMap[E]): Promise<void> {
+  async written<E extends EventName<M>>(trx: Executor, event: E, payload: M[E]): Promise<void> {
     if (isEmptyBatch(payload)) return;
     await this.inTransaction(trx, event, payload);
     afterCommit(trx, () => void this.emit(event, payload));
   }
 
   /** The in-transaction listeners only, for writers that run the committed ones themselves (the status ingestor answers devices first). */
-  async inTransaction<E extends DomainEventName>(trx: Executor, event: E, payload: DomainEventMap[E]): Promise<void> {
+  async inTransaction<E extends EventName<M>>(trx: Executor, event: E, payload: M[E]): Promise<void> {
     if (isEmptyBatch(payload)) return;
     for (const listener of [...this.of(event)]) await listener.inTransaction?.(trx, payload);
   }
@@ -55,7 +65,7 @@ export class DomainEvents {
    * transaction (presence, battery). Each starts in order, at once; the promise settles when the
    * slow ones have, for a caller that must not answer before (a deleted call's file is gone).
    */
-  async emit<E extends DomainEventName>(event: E, payload: DomainEventMap[E]): Promise<void> {
+  async emit<E extends EventName<M>>(event: E, payload: M[E]): Promise<void> {
     if (isEmptyBatch(payload)) return;
     const running: Promise<void>[] = [];
     // A copy: a listener that removes itself must not make the next one skipped.
@@ -75,8 +85,8 @@ export class DomainEvents {
     this.listeners.clear();
   }
 
-  private of<E extends DomainEventName>(event: E): DomainEventListener<DomainEventMap[E]>[] {
-    return (this.listeners.get(event) ?? []) as DomainEventListener<DomainEventMap[E]>[];
+  private of<E extends EventName<M>>(event: E): DomainEventListener<M[E]>[] {
+    return (this.listeners.get(event) ?? []) as DomainEventListener<M[E]>[];
   }
 }
 

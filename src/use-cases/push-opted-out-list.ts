@@ -11,12 +11,13 @@ import type { Logger } from '../common/logger.ts';
 import { SingleFlight } from '../common/single-flight.ts';
 import type { CacheInvalidation } from '../cluster/invalidation.ts';
 import type { DomainEvents } from '../events/domain-events.ts';
+import type { OptOutEvents } from '../modules/opt-out/domain-events.ts';
 import type { DeviceService } from '../modules/devices/service.ts';
 import type { DeviceRow } from '../modules/devices/types.ts';
 import type { OptedOutLists } from '../modules/opt-out/device-list.ts';
 
 export interface PushOptedOutListParts {
-  events: DomainEvents;
+  events: DomainEvents<OptOutEvents>;
   lists: OptedOutLists;
   devices: Pick<DeviceService, 'online'>;
   /** The broker's way to phones; none in a command, where no phone is connected. */

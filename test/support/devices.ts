@@ -1,7 +1,6 @@
 // Simulated devices for tests: registered through the real service, connected over real TCP;
 // and the pacing a test lifts when what it checks is not pacing.
-import type { DomainEvents } from '../../src/events/domain-events.ts';
-import type { DomainEventMap, DomainEventName } from '../../src/events/catalog.ts';
+import type { DomainEventMap, DomainEventName, GatewayEvents } from '../../src/event-catalog.ts';
 import type { EventEmitter } from 'node:events';
 import type { Gateway } from '../../src/gateway.ts';
 import type { DeviceRow } from '../../src/modules/devices/types.ts';
@@ -44,7 +43,7 @@ export async function connectDevice(
 /** Resolves with the arguments of the first `event` for which `accept` holds. */
 /** Resolves with the next announcement of `event` on the gateway's event seam that `accept` takes. */
 export function nextDomainEvent<E extends DomainEventName>(
-  events: DomainEvents,
+  events: GatewayEvents,
   event: E,
   accept: (payload: DomainEventMap[E]) => boolean = () => true,
   timeoutMs = 5_000,

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { DevicePresence } from '../../src/modules/devices/presence.ts';
 import { ManualClock } from '../../src/common/clock.ts';
 import { DomainEvents } from '../../src/events/domain-events.ts';
+import type { DevicesEvents } from '../../src/modules/devices/domain-events.ts';
 
 const ACCOUNT = 'account-1';
 
@@ -13,9 +14,9 @@ describe('DevicePresence', () => {
   const T0 = 1_700_000_000_000;
 
   /** The seam presence announces on; a failing listener fails the test. */
-  let seam: DomainEvents;
+  let seam: DomainEvents<DevicesEvents>;
   beforeEach(() => {
-    seam = new DomainEvents((error) => {
+    seam = new DomainEvents<DevicesEvents>((error) => {
       throw error;
     });
   });

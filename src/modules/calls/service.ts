@@ -4,6 +4,7 @@
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { CallsEvents } from './domain-events.ts';
 import { AppError } from '../../common/errors.ts';
 import { normalizePhone } from '../../common/phone.ts';
 import * as calls from './repository.ts';
@@ -26,7 +27,7 @@ export interface CallWithRecording {
 export class CallService {
   constructor(
     private readonly db: Database,
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<CallsEvents>,
     private readonly defaultPhoneRegion?: string,
   ) {}
 

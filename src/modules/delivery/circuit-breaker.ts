@@ -5,7 +5,7 @@
 // the pause and of its end from pause-announcer.ts (device.paused, device.resumed), which finds
 // both on the device row.
 import type { Executor } from '../../storage/database.ts';
-import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
+import { newStatus, type SmsStatusChange } from './status-change.ts';
 import { releaseUnacknowledged } from './repository.ts';
 import type { AttemptEnded } from './attempts.ts';
 

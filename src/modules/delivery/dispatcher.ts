@@ -29,12 +29,13 @@ import type { Database, Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Clock } from '../../common/clock.ts';
 import type { DomainEventListener, DomainEvents } from '../../events/domain-events.ts';
+import type { DeliveryEvents } from './domain-events.ts';
 import type { DevicePresence } from '../devices/presence.ts';
 import type { DeviceRow } from '../devices/types.ts';
 import { canDo, type CapabilityNeed } from '../devices/capabilities.ts';
 import type { SmsRecord } from '../messages/types.ts';
 import { ENDED_BY_GATEWAY, IN_FLIGHT_STATUSES } from '../messages/status.ts';
-import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
+import { newStatus, type SmsStatusChange } from './status-change.ts';
 import {
   claimSms,
   deviceUsage,
@@ -169,7 +170,7 @@ export class Dispatcher {
     private readonly presence: DevicePresence,
     private readonly transient: TransientStore,
     /** Where the sweep's status changes (expiry, failover) are announced. */
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<DeliveryEvents>,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: DispatcherOptions,

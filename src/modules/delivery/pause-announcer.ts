@@ -10,7 +10,7 @@ import type { Clock } from '../../common/clock.ts';
 import type { Logger } from '../../common/logger.ts';
 import { PeriodicRun } from '../../common/periodic-run.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
-import type { PausedDevice } from '../../events/catalog.ts';
+import type { DeliveryEvents, PausedDevice } from './domain-events.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 
 /** Pauses (and ends) announced per sweep at most; the rest wait for the next one. */
@@ -21,7 +21,7 @@ type Row = PausedDevice & { paused_until: Date | null; paused_reason: string | n
 export class PauseAnnouncer extends PeriodicRun<number> {
   constructor(
     private readonly db: Database,
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<DeliveryEvents>,
     private readonly clock: Clock,
     logger: Logger,
     everyMs = 1_000,

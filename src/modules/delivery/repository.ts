@@ -4,7 +4,7 @@ import type { Executor } from '../../storage/database.ts';
 import { columnsOf } from '../../storage/unnest-columns.ts';
 import type { SmsRecord } from '../messages/types.ts';
 import type { SmsStatus } from '../messages/status.ts';
-import type { SmsSnapshot, SmsStatusChange } from '../../events/sms-status-change.ts';
+import type { SmsSnapshot, SmsStatusChange } from './status-change.ts';
 import type { DeviceUsage, PacingSettings, QuietHours, SendJitter } from './pacing.ts';
 import type { SimCard } from '../devices/types.ts';
 import type { DeviceCapabilities } from '../devices/capabilities.ts';

@@ -15,8 +15,9 @@ import type { Clock } from '../../common/clock.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import { transitionPath } from '../messages/transitions.ts';
 import { ENDED_BY_GATEWAY } from '../messages/status.ts';
-import type { SmsStatusChange } from '../../events/sms-status-change.ts';
+import type { SmsStatusChange } from './status-change.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { DeliveryEvents } from './domain-events.ts';
 import { lockSms, recordSentSimSlots, writeStatusChanges, type LockedSms } from './repository.ts';
 import { retryFacts, scheduleRetries, untriedSims, writeAttempts, type AttemptEnded, type AttemptWrite, type RetryWrite } from './attempts.ts';
 import { isRetryable, retryDelayMs } from './send-errors.ts';
@@ -92,7 +93,7 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
   constructor(
     private readonly db: Database,
     private readonly transient: TransientStore,
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<DeliveryEvents>,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly maxHoldMs = MAX_HOLD_MS,

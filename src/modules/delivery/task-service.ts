@@ -6,6 +6,8 @@ import type { Static } from '@sinclair/typebox';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Clock } from '../../common/clock.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { DeliveryEvents } from './domain-events.ts';
+import type { MessagesEvents } from '../messages/domain-events.ts';
 import type { DeviceRow } from '../devices/types.ts';
 import type { DeviceQueue } from '../devices/schema.ts';
 import { roomFor } from './pacing.ts';
@@ -29,7 +31,7 @@ import { attemptsOf, endOpenAttempts, type AttemptRow } from './attempts.ts';
 export class TaskService {
   constructor(
     private readonly db: Database,
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<DeliveryEvents & MessagesEvents>,
     private readonly clock: Clock,
   ) {}
 

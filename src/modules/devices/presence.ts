@@ -17,6 +17,7 @@
 // and the events carry the lower-case id.
 import { systemClock, type Clock } from '../../common/clock.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { DevicesEvents } from './domain-events.ts';
 import type { RemotePresence } from './remote-presence.ts';
 
 interface Presence {
@@ -52,7 +53,7 @@ export class DevicePresence {
    */
   constructor(
     private readonly offlineAfterMs: number,
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<DevicesEvents>,
     private readonly clock: Clock = systemClock,
     private readonly remote?: RemotePresence,
   ) {}

@@ -9,6 +9,7 @@ import type { Logger } from '../../common/logger.ts';
 import { AppError, invalidField, orNotFound } from '../../common/errors.ts';
 import { exceedsCharacters } from '../../common/characters.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { DevicesEvents } from './domain-events.ts';
 import { hashSecret, randomToken } from '../../common/secrets.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { DevicePresence } from './presence.ts';
@@ -41,7 +42,7 @@ export class DeviceService {
   constructor(
     private readonly db: Database,
     private readonly presence: DevicePresence,
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<DevicesEvents>,
     logger: Logger,
     private readonly invalidation?: CacheInvalidation,
   ) {

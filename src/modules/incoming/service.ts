@@ -2,6 +2,7 @@
 import type { Database } from '../../storage/database.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { IncomingEvents } from './domain-events.ts';
 import * as incoming from './repository.ts';
 
 export interface ReceivedSms {
@@ -17,7 +18,7 @@ export interface ReceivedSms {
 export class IncomingService {
   constructor(
     private readonly db: Database,
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<IncomingEvents>,
   ) {}
 
   /** Stores the SMS; undefined when the device had already reported it. */

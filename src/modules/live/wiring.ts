@@ -2,11 +2,18 @@
 // the webhooks use), device presence, and incoming SMS. Ids and states only: the panel reads
 // anything more (text, phone) through the API, under its own permission checks.
 import type { DomainEvents } from '../../events/domain-events.ts';
-import { newStatus } from '../../events/sms-status-change.ts';
+import type { DeliveryEvents } from '../delivery/domain-events.ts';
+import type { DevicesEvents } from '../devices/domain-events.ts';
+import type { IncomingEvents } from '../incoming/domain-events.ts';
+import type { MessagesEvents } from '../messages/domain-events.ts';
+import { newStatus } from '../delivery/status-change.ts';
 import { toExtendedStatus } from '../messages/status.ts';
 import type { LiveHub } from './hub.ts';
 
-export function wireLive(hub: LiveHub, events: DomainEvents): void {
+/** The events the panel hears live. */
+type LiveEvents = DeliveryEvents & DevicesEvents & IncomingEvents & MessagesEvents;
+
+export function wireLive(hub: LiveHub, events: DomainEvents<LiveEvents>): void {
   events.on('sms.status_changed', (changes) => {
     for (const change of changes) {
       // A no_store SMS has no row the panel could open.

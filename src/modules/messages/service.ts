@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
 import { AppError, invalidField, type ErrorDetail, orNotFound } from '../../common/errors.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { MessagesEvents } from './domain-events.ts';
 import type { Clock } from '../../common/clock.ts';
 import { newObjectId } from '../../common/object-id.ts';
 import { normalizePhone } from '../../common/phone.ts';
@@ -99,7 +100,7 @@ export class MessageService {
     private readonly devices: DeviceService,
     private readonly transient: TransientDispatch,
     private readonly writer: SmsWriter,
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<MessagesEvents>,
     private readonly clock: Clock,
     private readonly defaultPhoneRegion: string | undefined,
     /** Which callback_id names a webhook; without webhooks none does. */

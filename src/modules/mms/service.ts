@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { MmsEvents } from './domain-events.ts';
 import type { Clock } from '../../common/clock.ts';
 import type { Logger } from '../../common/logger.ts';
 import { AppError, type ErrorDetail } from '../../common/errors.ts';
@@ -78,7 +79,7 @@ export class MmsService {
   constructor(
     private readonly db: Database,
     private readonly media: MediaService,
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<MmsEvents>,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}

@@ -4,6 +4,7 @@
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { OptOutEvents } from './domain-events.ts';
 import type { Clock } from '../../common/clock.ts';
 import { AppError, invalidField } from '../../common/errors.ts';
 import { normalizePhone } from '../../common/phone.ts';
@@ -24,7 +25,7 @@ export interface ImportResult {
 export class OptOutService {
   constructor(
     private readonly db: Database,
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<OptOutEvents>,
     private readonly clock: Clock,
     private readonly defaultPhoneRegion: string | undefined,
   ) {}

@@ -10,7 +10,7 @@ import { AppError } from '../../common/errors.ts';
 import { SecretUnreadableError, type SecretBox } from '../webhooks/secret-box.ts';
 import { credentialUnreadable } from './errors.ts';
 import type { FormattedDelivery } from '../webhooks/service.ts';
-import type { SmsStatusChange } from '../../events/sms-status-change.ts';
+import type { SmsStatusChange } from '../delivery/status-change.ts';
 import type { IncomingSmsRow } from '../incoming/types.ts';
 import { inboundParams, statusCallbackParams, twilioSteps } from './callback-params.ts';
 import { isAccountSid, newAccountSid, newAuthToken } from './sids.ts';

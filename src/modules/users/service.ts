@@ -8,6 +8,7 @@ import type { Logger } from '../../common/logger.ts';
 import { isPostgresError, type Database, type Executor } from '../../storage/database.ts';
 import { lackedPermissions, ROLE_PERMISSIONS, type Permission } from '../api-keys/permissions.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { UsersEvents } from './domain-events.ts';
 import { DEFAULT_PASSWORD_HASH_COST, generatePassword, hashPassword, verifyPassword } from './passwords.ts';
 import * as users from './repository.ts';
 
@@ -61,7 +62,7 @@ export class UserService {
     private readonly db: Database,
     private readonly logger: Logger,
     /** Hears "user.locked_out": a disabled user's, or a reset password's, sessions end with it. */
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<UsersEvents>,
     /** log2 of scrypt's N for new hashes (PASSWORD_HASH_COST). */
     readonly passwordHashCost = DEFAULT_PASSWORD_HASH_COST,
   ) {}

@@ -17,6 +17,7 @@ import type { Clock } from '../../common/clock.ts';
 import type { Logger } from '../../common/logger.ts';
 import { AppError } from '../../common/errors.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { UssdEvents } from './domain-events.ts';
 import { OutageNotice } from '../../storage/database-errors.ts';
 import { PeriodicRun } from '../../common/periodic-run.ts';
 import type { DeviceRow } from '../devices/types.ts';
@@ -50,7 +51,7 @@ export class UssdService {
     private readonly db: Database,
     private readonly devices: { get(accountId: string, id: string): Promise<DeviceRow> },
     private readonly presence: { isOnline(deviceId: string): boolean },
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<UssdEvents>,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: UssdOptions,

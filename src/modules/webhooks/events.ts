@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeviceRow } from '../devices/types.ts';
 import type { SmsStatus } from '../messages/status.ts';
-import type { SmsSnapshot } from '../../events/sms-status-change.ts';
+import type { SmsSnapshot } from '../delivery/status-change.ts';
 import { toExtendedStatus } from '../messages/status.ts';
 import { LEGACY_STATUS, legacyLabel } from '../messages/legacy-status-codes.ts';
 import type { CallView } from '../calls/presenter.ts';

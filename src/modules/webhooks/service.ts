@@ -2,6 +2,7 @@
 // the secret (the old one keeps signing for a day), the delivery log, and manual retry.
 import type { Database, Executor } from '../../storage/database.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { WebhooksEvents } from './domain-events.ts';
 import { AppError, invalidField, orNotFound } from '../../common/errors.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import { isUuid } from '../../common/object-id.ts';
@@ -35,7 +36,7 @@ export class WebhookService {
     /** Wakes the sender: a retry was asked for. */
     private readonly wake: () => void,
     /** Told (as "webhooks.changed") whenever one of an account's webhooks is created, changed or deleted here. */
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<WebhooksEvents>,
   ) {}
 
   async create(accountId: string, input: { url: string; events: WebhookEvent[]; description?: string | undefined }) {

@@ -3,12 +3,13 @@
 // a repeated answer never makes a second one: ussd.completed carries the network's answer,
 // ussd.failed the error ("timeout", or the phone's reason), both the session as GET /ussd/{id} shows it.
 import type { DomainEvents } from '../../events/domain-events.ts';
+import type { UssdEvents } from '../ussd/domain-events.ts';
 import { presentUssd } from '../ussd/presenter.ts';
 import { ussdFinished } from './events.ts';
 import type { WebhookOutbox } from './outbox.ts';
 import type { WebhookSender } from './sender.ts';
 
-export function wireUssdWebhooks(events: DomainEvents, outbox: WebhookOutbox, sender: WebhookSender): void {
+export function wireUssdWebhooks(events: DomainEvents<UssdEvents>, outbox: WebhookOutbox, sender: WebhookSender): void {
   // The sender is woken once committed, when rows were written (the event is heard with the same payload both times).
   const withDeliveries = new WeakSet<object>();
   events.listen('ussd.finished', {

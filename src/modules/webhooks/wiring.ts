@@ -5,7 +5,12 @@ import { OutageNotice } from '../../storage/database-errors.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
-import { newStatus, type SmsStatusChange } from '../../events/sms-status-change.ts';
+import type { DeliveryEvents } from '../delivery/domain-events.ts';
+import type { DevicesEvents } from '../devices/domain-events.ts';
+import type { IncomingEvents } from '../incoming/domain-events.ts';
+import type { OptOutEvents } from '../opt-out/domain-events.ts';
+import type { WebhooksEvents } from './domain-events.ts';
+import { newStatus, type SmsStatusChange } from '../delivery/status-change.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { DeviceRow } from '../devices/types.ts';
 import { contactOptChanged, deviceEvent, devicePaused, deviceResumed, simPaused, smsReceived, smsStatusChanged } from './events.ts';
@@ -13,6 +18,9 @@ import { formattedEvent, type FormattedDelivery, type WebhookOutbox } from './ou
 import type { WebhookSender } from './sender.ts';
 import { hasWebhookFor } from './repository.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
+
+/** The events webhooks are written for. */
+type WiredEvents = DeliveryEvents & DevicesEvents & IncomingEvents & OptOutEvents & WebhooksEvents;
 
 /** How long "this account has (no) webhook for presence events" is believed. */
 const PRESENCE_LISTENERS_TTL_MS = 5_000;
@@ -30,7 +38,7 @@ export interface WebhookWiring {
   statusCallbacks?: StatusCallbacks;
   outbox: WebhookOutbox;
   sender: WebhookSender;
-  events: DomainEvents;
+  events: DomainEvents<WiredEvents>;
   devices: DeviceService;
   /** Tells other nodes of webhook changes here, and this node of theirs. */
   invalidation: CacheInvalidation;

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Database } from '../../../storage/database.ts';
 import type { DomainEvents } from '../../../events/domain-events.ts';
+import type { CallsEvents } from '../domain-events.ts';
 import type { Clock } from '../../../common/clock.ts';
 import type { Logger } from '../../../common/logger.ts';
 import { AppError } from '../../../common/errors.ts';
@@ -36,7 +37,7 @@ export class RecordingService {
   constructor(
     private readonly db: Database,
     private readonly store: RecordingStore,
-    private readonly events: DomainEvents,
+    private readonly events: DomainEvents<CallsEvents>,
     private readonly options: { maxBytes: number; retentionDays: number | undefined },
     private readonly clock: Clock,
     private readonly logger: Logger,

@@ -3,7 +3,7 @@
 // writes the change and announces it in the same transaction, so that what follows from a change
 // (the webhook outbox rows, the device's failure count) commits or fails with it; once committed,
 // it is heard again (wake the webhook sender, give the device its next task).
-import type { SmsStatus } from '../modules/messages/status.ts';
+import type { SmsStatus } from '../messages/status.ts';
 
 /** What an event needs to know about its SMS. */
 export interface SmsSnapshot {
