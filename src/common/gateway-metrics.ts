@@ -20,9 +20,17 @@ export const WEBHOOK_DELIVERY_DURATION_HELP = 'time from sending a webhook deliv
  */
 export const IN_FLIGHT_DEVICE_SERIES = 50;
 
+/**
+ * The one event metered, in only the terms it is counted by: the shared layer knows no module,
+ * and the gateway's seam, which carries delivery's full status change, is handed in.
+ */
+export interface StatusTransitions {
+  'sms.status_changed': readonly { from: string; path: readonly string[] }[];
+}
+
 export interface MeteredParts {
   db: Database;
-  events: DomainEvents;
+  events: DomainEvents<StatusTransitions>;
   metrics: Metrics;
 }
 
