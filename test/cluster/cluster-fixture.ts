@@ -12,6 +12,7 @@ import { ownDatabase } from '../support/empty-database.ts';
 import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
 import { ApiClient, type Tenant } from '../support/tenant.ts';
 import { useGateway, type GatewayFixture } from '../support/use-gateway.ts';
+import { eventually } from '../support/eventually.ts';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -66,9 +67,6 @@ export function useCluster(overrides: Partial<Config> = {}): ClusterFixture {
 /** Polls `probe` every 10 ms until it holds; resolves with the milliseconds it took, rejects after `timeoutMs`. */
 export async function within(timeoutMs: number, probe: () => Promise<boolean>): Promise<number> {
   const started = performance.now();
-  for (;;) {
-    if (await probe()) return performance.now() - started;
-    if (performance.now() - started > timeoutMs) throw new Error(`did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await eventually('the probe to hold', probe, timeoutMs);
+  return performance.now() - started;
 }

@@ -12,6 +12,7 @@ import type { Gateway } from '../../src/gateway.ts';
 import { freePort } from '../support/ports.ts';
 import { Agent, fetch as undiciFetch, type RequestInit, type Response } from 'undici';
 import { HAPROXY_CFG, haproxyCertificate, withCertificate } from './haproxy-config.ts';
+import { eventually } from '../support/eventually.ts';
 
 export class LocalHaproxy {
   output = '';
@@ -103,9 +104,8 @@ function localAddresses(text: string, nodes: Record<string, Gateway>, ports: { h
 
 /** Resolves once something accepts TCP connections on the port; rejects after 10 s. */
 async function accepting(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
+  const open = () =>
+    new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1');
       socket.once('connect', () => {
         socket.destroy();
@@ -113,8 +113,5 @@ async function accepting(port: number): Promise<void> {
       });
       socket.once('error', () => resolve(false));
     });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`haproxy is not listening on ${port} after 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(`haproxy listening on ${port}`, open, 10_000, 50);
 }

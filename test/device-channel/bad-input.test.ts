@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { useGateway } from '../support/use-gateway.ts';
 import { nextTask, takeTasks, topic, type RawClient } from '../support/mqtt.ts';
+import { eventually } from '../support/eventually.ts';
 import { MAX_DEVICE_PAYLOAD_BYTES } from '../../broker/payloads.ts';
 
 const REJECTED = 'device_messages_rejected_total';
@@ -79,7 +80,7 @@ describe('device channel: bad input from devices', () => {
     const mqtt = await fx.clients.device(device.id, token);
     await takeTasks(mqtt, device.id);
     // The connect records last_seen_at without being awaited: let that land before any snapshot.
-    await waitUntil('last_seen_at is recorded', async () => (await fx.gateway.services.db('devices').where({ id: device.id }).first()).last_seen_at !== null);
+    await eventually('last_seen_at recorded', async () => (await fx.gateway.services.db('devices').where({ id: device.id }).first()).last_seen_at !== null);
     const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'held', device_id: device.id });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     await nextTask(mqtt, device.id, created.body.id);
@@ -148,12 +149,3 @@ describe('device channel: bad input from devices', () => {
     });
   });
 });
-
-/** Polls a database condition (no event announces it), bounded. */
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { registerDevice } from '../support/tenant.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** Keeps the event loop busy in 100 ms slices (with a turn between them) until `done` says so. */
 async function saturateUntil(done: () => boolean, limitMs = 10_000): Promise<void> {
@@ -34,7 +35,7 @@ describe('device CONNECTs to a saturated gateway', function () {
     expect((await refusal).code).to.equal(3);
     expect(fx.gateway.services.metrics.value('mqtt_connect_unavailable_total', { reason: 'overloaded' })).to.equal(before + 1);
 
-    while (admission.saturated()) await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually('the event loop no longer saturated', () => !admission.saturated());
     const raw = await fx.clients.device(device.id, token);
     expect(raw.closed).to.equal(false);
   });

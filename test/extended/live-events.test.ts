@@ -8,6 +8,7 @@ import { connectDevice } from '../support/devices.ts';
 import { EventStreamClient } from '../support/event-stream.ts';
 import type { Tenant } from '../support/tenant.ts';
 import { useGateway } from '../support/use-gateway.ts';
+import { eventually } from '../support/eventually.ts';
 
 describe('extended API: GET /events (live event stream)', () => {
   const fx = useGateway();
@@ -109,7 +110,8 @@ describe('extended API: GET /events (live event stream)', () => {
     expect((await open(other.key)).status).to.equal(200);
 
     streams[0]!.stop();
-    await waitFor(async () => (await open(fx.tenant.key)).status === 200);
+    // The server sees a client's close a moment after it happens.
+    await eventually('a stream accepted again once one closed', async () => (await open(fx.tenant.key)).status === 200);
   });
 
   it('when the gateway stops, then it ends the open streams instead of waiting for them', async () => {
@@ -123,12 +125,3 @@ describe('extended API: GET /events (live event stream)', () => {
     expect(Date.now() - started).to.be.below(5_000);
   });
 });
-
-/** Retries `check` until it holds (the server sees a client's close a moment after it happens). */
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import type { Socket } from 'node:net';
 import { useGateway } from '../support/use-gateway.ts';
 import { openSocket, untilClosed } from '../support/raw-http.ts';
+import { eventually } from '../support/eventually.ts';
 
 const BODY_TIMEOUT_MS = 1_000;
 const MAX_IN_FLIGHT = 8;
@@ -39,11 +40,7 @@ describe('hostile clients: slow request bodies', function () {
 
   /** Until no request holds a place: each slow one has given its place back while it waits. */
   async function placesFreed(): Promise<void> {
-    const started = Date.now();
-    while (fx.gateway.services.admission.current.inFlight > 0) {
-      if (Date.now() - started > 5_000) throw new Error(`still ${fx.gateway.services.admission.current.inFlight} in flight`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await eventually('no request in flight', () => fx.gateway.services.admission.current.inFlight === 0);
   }
 
   /**

@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/common/clock.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { TEST_METRICS_TOKEN } from '../support/metrics.ts';
 import type { Reply } from '../support/tenant.ts';
+import { eventually } from '../support/eventually.ts';
 
 function expectOverloaded(reply: Reply): void {
   expect(reply.status, JSON.stringify(reply.body)).to.equal(503);
@@ -97,7 +98,7 @@ describe('admission control on event-loop delay', () => {
       expect(admission.tryEnter()).to.equal('event_loop');
       expect(admission.refusedCount('event_loop')).to.equal(1);
       // Once the loop is idle again, the next window admits.
-      while (admission.overloaded()) await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually('the event loop no longer overloaded', () => !admission.overloaded());
       expect(admission.tryEnter()).to.equal(undefined);
     } finally {
       admission.stop();

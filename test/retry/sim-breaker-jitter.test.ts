@@ -9,6 +9,7 @@ import { deviceTopic } from '../../broker/topics.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import type { TaskPhone } from '../support/task-phone.ts';
 import { createWebhook, dropWebhooks, webhookConfig } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 const PHONE = '+79161234567';
 const NO_LIMITS = { per_minute: null, per_hour: null, per_day: null };
@@ -150,18 +151,14 @@ describe('delivery: the SIM breaker and send_jitter', () => {
         await simulated.heartbeat();
         const id = await send({ device_id: device.id });
         // The backoff is on the gateway's clock: move it, and let the sweep hand the retry out.
-        for (let i = 0; i < 200 && simulated.radio.sendCount.get(id) === undefined; i++) {
+        await eventually('the retry handed to the working SIM', async () => {
+          if (simulated.radio.sendCount.get(id) !== undefined) return true;
           clock.advance(30_000);
           await fx.gateway.services.dispatcher.sweep();
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
+          return false;
+        });
         expect(simulated.radio.sendCount.get(id)).to.equal(1);
-        let status = '';
-        for (let i = 0; i < 200 && status !== 'delivered'; i++) {
-          status = (await fx.tenant.api.get(`/sms/${id}`)).body.status;
-          if (status !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-        expect(status).to.equal('delivered');
+        await eventually('the SMS delivered', async () => (await fx.tenant.api.get(`/sms/${id}`)).body.status === 'delivered');
         const attempts = (await fx.tenant.api.get(`/sms/${id}/attempts`)).body.data;
         expect(attempts.map((attempt: any) => [attempt.sim_slot, attempt.result, attempt.error_code])).to.deep.equal([
           [0, 'failed', 'no_service'],

@@ -1,5 +1,8 @@
 // Bounded waits on state that has no event of its own in another process (an SMS's status, a
 // device's presence as a node answers it): polled, with a deadline, and timed.
+import { eventually } from '../../support/eventually.ts';
+
+/** Each check asks another process: not more often than this. */
 export const POLL_MS = 20;
 
 /**
@@ -14,14 +17,12 @@ export async function until<T>(
   describe?: () => string | Promise<string>,
 ): Promise<{ value: T; ms: number }> {
   const started = performance.now();
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return { value, ms: performance.now() - started };
-    if (performance.now() - started > timeoutMs) {
-      const state = describe ? ` (${await describe()})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${state}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  try {
+    const value = await eventually(what, check, timeoutMs, POLL_MS);
+    return { value, ms: performance.now() - started };
+  } catch (error) {
+    if (!describe) throw error;
+    throw new Error(`${(error as Error).message} (${await describe()})`, { cause: error });
   }
 }
 
