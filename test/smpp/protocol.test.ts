@@ -3,6 +3,7 @@
 // requests before a bind, the throughput limit and the window, query_sm, cancel_sm, submit_multi.
 import { expect } from 'chai';
 import { connect } from 'node:net';
+import { ManualClock } from '../../src/common/clock.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { eventually } from '../support/eventually.ts';
 import { bindEsme, issueCredential, SMPP_ON, TestEsme } from '../support/smpp-client.ts';
@@ -92,15 +93,6 @@ describe('SMPP: the session', () => {
     expect((await esme.call('query_sm', { message_id: 'x' })).command_status).to.equal(STATUS.ESME_RINVBNDSTS);
   });
 
-  it('answers ESME_RTHROTTLED past the throughput limit, and again within it a second later', async () => {
-    const esme = await bound({ throughput_per_second: 2 });
-    const statuses = await Promise.all(Array.from({ length: 5 }, () => esme.call('submit_sm', { destination_addr: '+79161234567', short_message: 'x' }).then((pdu) => pdu.command_status)));
-    expect(statuses.filter((status) => status === STATUS.ESME_ROK)).to.have.length(2);
-    expect(statuses.filter((status) => status === STATUS.ESME_RTHROTTLED)).to.have.length(3);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect((await esme.call('submit_sm', { destination_addr: '+79161234567', short_message: 'x' })).command_status).to.equal(STATUS.ESME_ROK);
-  });
-
   it('answers ESME_RTHROTTLED to submissions past the window', async () => {
     const esme = await bound({ throughput_per_second: 1000, window_size: 1 });
     const statuses = await Promise.all(Array.from({ length: 4 }, () => esme.call('submit_sm', { destination_addr: '+79161234567', short_message: 'x' }).then((pdu) => pdu.command_status)));
@@ -167,5 +159,27 @@ describe('SMPP: connections from one address', () => {
       return answer.length >= 8 ? answer : undefined;
     });
     expect(answer.readUInt32BE(4)).to.equal(0x80000015);
+  });
+});
+
+// The credential's token bucket refills on the gateway's clock: the test moves it a second on
+// instead of waiting one, and without the move the bucket stays empty.
+describe('SMPP: the throughput limit (a manual clock)', () => {
+  const clock = new ManualClock();
+  const fx = useGateway({ clock, config: { smpp: SMPP_ON } });
+  const opened: TestEsme[] = [];
+  afterEach(() => opened.splice(0).forEach((esme) => esme.close()));
+
+  const submit = (esme: TestEsme) => esme.call('submit_sm', { destination_addr: '+79161234567', short_message: 'x' }).then((pdu) => pdu.command_status);
+
+  it('answers ESME_RTHROTTLED past the throughput limit, and again within it a second later', async () => {
+    const esme = await bindEsme(fx.gateway, await issueCredential(fx.tenant, { throughput_per_second: 2 }));
+    opened.push(esme);
+    const statuses = await Promise.all(Array.from({ length: 5 }, () => submit(esme)));
+    expect(statuses.filter((status) => status === STATUS.ESME_ROK)).to.have.length(2);
+    expect(statuses.filter((status) => status === STATUS.ESME_RTHROTTLED)).to.have.length(3);
+    expect(await submit(esme), 'no time has passed').to.equal(STATUS.ESME_RTHROTTLED);
+    clock.advance(1_000);
+    expect(await submit(esme), 'a second later').to.equal(STATUS.ESME_ROK);
   });
 });
