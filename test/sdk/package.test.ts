@@ -21,7 +21,7 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
 }
 
 const SCRIPT = `
-import { Client, UnauthorizedError } from '@sms-gateway/sdk';
+import { Client, UnauthorizedError, encrypt, decrypt } from '@sms-gateway/sdk';
 const client = new Client({ baseUrl: process.env.SMS_GATEWAY_URL, apiKey: process.env.SMS_GATEWAY_KEY });
 const devices = await client.devices.list();
 const created = await client.keys.create({ name: 'from the tarball', permissions: ['sms:read'] });
@@ -29,7 +29,8 @@ const reader = new Client({ baseUrl: process.env.SMS_GATEWAY_URL, apiKey: create
 const before = (await reader.listSms()).data.length;
 const revoked = await client.keys.revoke(created.id);
 const after = await reader.listSms().then(() => 'still works', (error) => (error instanceof UnauthorizedError ? 'refused' : String(error)));
-console.log(JSON.stringify({ devices: devices.data.map((device) => device.id), before, revoked: revoked.revoked_at !== null, after }));
+const opened = await decrypt(await encrypt('hello', 'passphrase', { iterations: 10000 }), 'passphrase');
+console.log(JSON.stringify({ devices: devices.data.map((device) => device.id), before, revoked: revoked.revoked_at !== null, after, opened }));
 `;
 
 // Wrong on purpose in one place: the types must catch a permission the API does not have.
@@ -62,7 +63,15 @@ describe('TypeScript SDK installed from its packed tarball', function () {
     expect(packed.code, packed.output).to.equal(0);
     const [manifest] = JSON.parse(packed.output.slice(packed.output.indexOf('['))) as { filename: string; files: { path: string }[] }[];
     const files = manifest!.files.map((file) => file.path);
-    expect(files).to.include.members(['dist/index.js', 'dist/index.d.ts', 'dist/resources.js', 'package.json']);
+    // Laid out as in the repository: the encryption is the device agent's, compiled in beside the SDK.
+    expect(files).to.include.members([
+      'dist/sdk/typescript/src/index.js',
+      'dist/sdk/typescript/src/index.d.ts',
+      'dist/sdk/typescript/src/resources.js',
+      'dist/agent/src/protocol/end-to-end.js',
+      'dist/agent/src/protocol/end-to-end.d.ts',
+      'package.json',
+    ]);
 
     const project = join(directory, 'project');
     mkdirSync(project);
@@ -75,7 +84,7 @@ describe('TypeScript SDK installed from its packed tarball', function () {
     const phone = await fx.taskPhone();
     const ran = await run('node', ['script.mjs'], project, { SMS_GATEWAY_URL: fx.baseUrl, SMS_GATEWAY_KEY: fx.tenant.key });
     expect(ran.code, ran.output).to.equal(0);
-    expect(JSON.parse(ran.output)).to.deep.equal({ devices: [phone.id], before: 0, revoked: true, after: 'refused' });
+    expect(JSON.parse(ran.output)).to.deep.equal({ devices: [phone.id], before: 0, revoked: true, after: 'refused', opened: 'hello' });
 
     // The installed package's declarations, as an integrator's compiler reads them.
     writeFileSync(join(project, 'consumer.ts'), CONSUMER);

@@ -8,7 +8,8 @@
 // 16-byte salt and a random 12-byte IV for every value encrypted, the 16-byte tag appended to the
 // ciphertext; salt, IV and ciphertext in standard base64 with padding. docs/encryption.md has a
 // test vector. Node's crypto only: the agent runs on Termux and a modem host, with no native
-// dependency.
+// dependency. The one implementation: the gateway (src/common/end-to-end.ts) and the TypeScript
+// SDK (compiled into its package) import this file, so it imports nothing but Node.
 import { createCipheriv, createDecipheriv, pbkdf2, randomBytes } from 'node:crypto';
 
 export const E2E_SCHEME = 'aes-256-gcm/pbkdf2-sha256';
