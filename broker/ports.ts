@@ -6,11 +6,13 @@
 import type { AuthAttempt } from '../src/common/auth-throttle.ts';
 import type { Redis } from 'ioredis';
 import type { DeviceCapabilities } from '../src/modules/devices/capabilities.ts';
+// Types the modules define for what phones report, taken as they are rather than restated: a
+// change there is a change of what the broker passes on, and the compiler says so here.
+import type { SimCard } from '../src/modules/devices/types.ts';
+import type { ReportResult } from '../src/modules/delivery/status-ingestor.ts';
+import type { UssdReport, UssdReportOutcome } from '../src/modules/ussd/device-protocol.ts';
 
-export interface SimCard {
-  index: number;
-  name_operator: string;
-}
+export type { SimCard };
 
 /** What the broker knows of a device: the hash of its token, and the settings it pushes to the phone. */
 export interface DeviceRecord {
@@ -143,7 +145,7 @@ export interface DeliveryPort {
    * A status report from the device; resolved once applied (committed). `revoked`: the task is no
    * longer the device's to send, for `reason`.
    */
-  submitReport(report: StatusReportInput): Promise<{ outcome: 'applied' | 'unchanged' | 'rejected' | 'revoked'; reason?: string }>;
+  submitReport(report: StatusReportInput): Promise<ReportResult>;
 }
 
 export interface ReceivedSms {
@@ -166,12 +168,10 @@ export interface ReportedCall {
 }
 
 /** The network's answer to a USSD request, as the phone reports it (broker/payloads.ts). */
-export type UssdAnswer =
-  | { session_id: string; step: number; status: 'waiting_reply' | 'completed'; message: string }
-  | { session_id: string; step: number; status: 'failed'; error: string; message?: string | undefined };
+export type UssdAnswer = UssdReport;
 
 /** What became of a USSD answer: applied, a repeat, after its session ended, of an earlier step, or of no session of this phone. */
-export type UssdAnswerOutcome = 'applied' | 'unchanged' | 'late' | 'stale' | 'unknown';
+export type UssdAnswerOutcome = UssdReportOutcome;
 
 export interface ReceivedMms {
   deviceMmsId: string;
