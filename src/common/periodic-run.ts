@@ -2,7 +2,7 @@
 // that must never run twice at once: a run asked for while one is under way joins it. Stopping
 // waits for the run under way, so that it ends before what it uses (the database) closes.
 import type { Logger } from './logger.ts';
-import { OutageNotice } from '../storage/database-errors.ts';
+import { OutageNotice } from './outage-notice.ts';
 
 export interface PeriodicRunOptions {
   everyMs: number;
