@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Cursor } from '../../storage/paging.ts';
 import type { Executor } from '../../storage/database.ts';
+import { liveDeviceCountColumn } from '../devices/shared-queries.ts';
 
 export interface AccountRow {
   id: string;
@@ -52,7 +53,7 @@ export async function listAccountSummaries(db: Executor, options: { id?: string;
     .select(
       'accounts.*',
       db.raw('(select count(*) from users where users.account_id = accounts.id)::int as users'),
-      db.raw('(select count(*) from devices where devices.account_id = accounts.id and devices.deleted_at is null)::int as devices'),
+      liveDeviceCountColumn(db, 'accounts.id', 'devices'),
     )
     .orderBy([{ column: 'accounts.created_at', order: 'desc' }, { column: 'accounts.id', order: 'desc' }]);
   if (options.id) query.where('accounts.id', options.id);

@@ -8,6 +8,7 @@ import type { CallsEvents } from './domain-events.ts';
 import { AppError } from '../../common/errors.ts';
 import { normalizePhone } from '../../common/phone.ts';
 import * as calls from './repository.ts';
+import { shareLiveDeviceLock } from '../devices/shared-queries.ts';
 import type { CallDirection } from './schema.ts';
 
 export interface ReportedCall {
@@ -39,8 +40,7 @@ export class CallService {
     return this.db.transaction(async (trx) => {
       // Shares the device row's lock with a deletion: either the deletion committed first and
       // the call is not stored, or it waits for this commit and then deletes the call with the rest.
-      const live = await trx('devices').where({ id: deviceId, account_id: accountId }).whereNull('deleted_at').forShare().first('id');
-      if (!live) return undefined;
+      if (!(await shareLiveDeviceLock(trx, accountId, deviceId))) return undefined;
       const row = await calls.insertCall(trx, {
         account_id: accountId,
         device_id: deviceId,

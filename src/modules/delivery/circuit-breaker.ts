@@ -7,6 +7,7 @@
 import type { Executor } from '../../storage/database.ts';
 import { newStatus, type SmsStatusChange } from './status-change.ts';
 import { releaseUnacknowledged } from './repository.ts';
+import { clearSendFailures, countSendFailures, pauseDeviceUntil } from '../devices/shared-queries.ts';
 import type { AttemptEnded } from './attempts.ts';
 
 export interface BreakerOptions {
@@ -77,14 +78,9 @@ async function countOutcomes(trx: Executor, outcomes: Map<string, Outcome>, opti
   // Device rows are locked in id order, so concurrent batches cannot deadlock on them.
   for (const deviceId of [...outcomes.keys()].sort()) {
     const outcome = outcomes.get(deviceId)!;
-    const { rows } = await trx.raw<{ rows: { consecutive_failures: number }[] }>(
-      `update devices set consecutive_failures = case when ? then ? else consecutive_failures + ? end
-        where id = ? returning consecutive_failures`,
-      [outcome.reset, outcome.failed, outcome.failed, deviceId],
-    );
-    const count = rows[0]?.consecutive_failures ?? 0;
+    const count = await countSendFailures(trx, deviceId, outcome.reset, outcome.failed);
     if (count < options.failures) continue;
-    await trx.raw(`update devices set consecutive_failures = 0 where id = ?`, [deviceId]);
+    await clearSendFailures(trx, deviceId);
     const lastError = outcome.lastError ? ` (last error: ${outcome.lastError.slice(0, 200)})` : '';
     tripped.push({ deviceId, reason: `${count} sends failed in a row${lastError}` });
   }
@@ -93,7 +89,7 @@ async function countOutcomes(trx: Executor, outcomes: Map<string, Outcome>, opti
 
 /** Pauses the device and gives its unacknowledged tasks back to the pool. */
 export async function pauseDevice(trx: Executor, tripped: Tripped, now: number, options: BreakerOptions): Promise<number> {
-  await trx.raw(`update devices set paused_until = ?, paused_reason = ? where id = ?`, [new Date(now + options.pauseMs), tripped.reason, tripped.deviceId]);
+  await pauseDeviceUntil(trx, tripped.deviceId, new Date(now + options.pauseMs), tripped.reason);
   const { returned } = await releaseUnacknowledged(trx, tripped.deviceId, { named: 'keep', reason: tripped.reason, now });
   return returned.length;
 }

@@ -11,12 +11,11 @@ import type { Logger } from '../../common/logger.ts';
 import { PeriodicRun } from '../../common/periodic-run.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import type { DeliveryEvents, PausedDevice } from './domain-events.ts';
-import type { Database, Executor } from '../../storage/database.ts';
+import type { Database } from '../../storage/database.ts';
+import { markEndedPauses, markStartedPauses, type PauseRow } from '../devices/shared-queries.ts';
 
 /** Pauses (and ends) announced per sweep at most; the rest wait for the next one. */
 const BATCH = 100;
-
-type Row = PausedDevice & { paused_until: Date | null; paused_reason: string | null; pause_announced_until: Date | null; deleted_at: Date | null };
 
 export class PauseAnnouncer extends PeriodicRun<number> {
   constructor(
@@ -38,7 +37,7 @@ export class PauseAnnouncer extends PeriodicRun<number> {
     const now = new Date(this.clock.now());
     return this.db.transaction(async (trx) => {
       // Ends first: a device resumed and paused again between two sweeps says so in that order.
-      const ended = await endedPauses(trx, now);
+      const ended = await markEndedPauses(trx, now, BATCH);
       for (const row of ended) {
         // A deleted device's pause ends with it, said by device.deleted.
         if (row.deleted_at) continue;
@@ -48,7 +47,7 @@ export class PauseAnnouncer extends PeriodicRun<number> {
           endedBy: row.paused_until === null ? 'settings' : 'time',
         });
       }
-      const started = await startedPauses(trx, now);
+      const started = await markStartedPauses(trx, now, BATCH);
       for (const row of started) {
         await this.events.written(trx, 'device.paused', { device: deviceOf(row), pausedUntil: row.paused_until!, reason: row.paused_reason });
       }
@@ -57,41 +56,6 @@ export class PauseAnnouncer extends PeriodicRun<number> {
   }
 }
 
-function deviceOf(row: Row): PausedDevice {
+function deviceOf(row: PauseRow): PausedDevice {
   return { id: row.id, object_id: row.object_id, account_id: row.account_id, name: row.name, name_custom: row.name_custom };
-}
-
-const COLUMNS = 'd.id, d.object_id, d.account_id, d.name, d.name_custom, d.paused_until, d.paused_reason, d.deleted_at';
-
-/**
- * Devices paused now whose pause was not announced (a new pause, or one moved to another
- * paused_until while it lasted): marks each announced and answers it.
- */
-async function startedPauses(trx: Executor, now: Date): Promise<Row[]> {
-  const { rows } = await trx.raw<{ rows: Row[] }>(
-    `with due as (
-       select id from devices
-        where paused_until > ? and deleted_at is null and pause_announced_until is distinct from paused_until
-        order by id limit ? for update skip locked
-     )
-     update devices d set pause_announced_until = d.paused_until from due where d.id = due.id
-     returning ${COLUMNS}, d.pause_announced_until`,
-    [now, BATCH],
-  );
-  return rows;
-}
-
-/** Devices whose announced pause is over (its time passed, it was lifted, or the device deleted): clears the mark and answers each with the pause it had. */
-async function endedPauses(trx: Executor, now: Date): Promise<Row[]> {
-  const { rows } = await trx.raw<{ rows: Row[] }>(
-    `with due as (
-       select id, pause_announced_until from devices
-        where pause_announced_until is not null and (paused_until is null or paused_until <= ? or deleted_at is not null)
-        order by id limit ? for update skip locked
-     )
-     update devices d set pause_announced_until = null from due where d.id = due.id
-     returning ${COLUMNS}, due.pause_announced_until`,
-    [now, BATCH],
-  );
-  return rows;
 }

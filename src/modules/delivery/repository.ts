@@ -8,6 +8,7 @@ import type { SmsSnapshot, SmsStatusChange } from './status-change.ts';
 import type { DeviceUsage, PacingSettings, QuietHours, SendJitter } from './pacing.ts';
 import type { SimCard } from '../devices/types.ts';
 import type { DeviceCapabilities } from '../devices/capabilities.ts';
+import { lockLiveDevice, setNextSendAt } from '../devices/shared-queries.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
@@ -61,9 +62,8 @@ interface DeviceUsageRow {
  * lock still counts from the snapshot it took before waiting, and would miss the tasks the claim
  * it waited for has just handed out. Read the usage after it, by a later statement.
  */
-export async function lockDevice(db: Executor, deviceId: string): Promise<boolean> {
-  const { rows } = await db.raw<{ rows: unknown[] }>(`select 1 from devices where id = ? and deleted_at is null for update`, [deviceId]);
-  return rows.length > 0;
+export function lockDevice(db: Executor, deviceId: string): Promise<boolean> {
+  return lockLiveDevice(db, deviceId);
 }
 
 /**
@@ -303,8 +303,8 @@ export function refuseOptedOut(db: Executor, smsIds: string[], now: number): Pro
  * A device with send_jitter was just handed a task: it is handed the next one no earlier than
  * `at` (every node reads it from the row, under the claim's device lock).
  */
-export async function spaceNextSend(db: Executor, deviceId: string, at: number | null): Promise<void> {
-  await db.raw(`update devices set next_send_at = ? where id = ?`, [at === null ? null : new Date(at), deviceId]);
+export function spaceNextSend(db: Executor, deviceId: string, at: number | null): Promise<void> {
+  return setNextSendAt(db, deviceId, at);
 }
 
 /** Logs one task handed to the device outside the queue (a no_store SMS). */
