@@ -1,11 +1,14 @@
 // The control panel's dashboard in one read: devices online and offline, SMS created since a
 // time by status, SMS sent and failed per hour over the last 24 hours, and webhooks in trouble.
-// Only reads, each on an index (repository.ts), so a page refreshing it costs little.
+// Only reads, each on an index and each asked of the module whose table it reads (devices,
+// messages, webhooks), so a page refreshing it costs little.
 import type { Clock } from '../../common/clock.ts';
 import type { Database } from '../../storage/database.ts';
 import type { DevicePresence } from '../devices/presence.ts';
 import { EXTENDED_STATUSES, toExtendedStatus, type ExtendedStatus, type SmsStatus } from '../messages/status.ts';
-import * as stats from './repository.ts';
+import { liveDeviceIds } from '../devices/shared-queries.ts';
+import { countOutcomesPerHour, countSmsByStatus } from '../messages/stats-queries.ts';
+import { failingWebhookIds } from '../webhooks/failing-webhooks.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -34,10 +37,10 @@ export class StatsService {
     const from = options.since ?? startOfUtcDay(now);
     const firstHour = Math.floor(now / HOUR_MS) - 23;
     const [deviceIds, byStatus, outcomes, failingWebhooks] = await Promise.all([
-      options.devices ? stats.liveDeviceIds(this.db, accountId) : undefined,
-      stats.countSmsByStatus(this.db, accountId, from),
-      stats.countOutcomesPerHour(this.db, accountId, new Date(firstHour * HOUR_MS), [...SENT, ...FAILED]),
-      stats.failingWebhookIds(this.db, accountId),
+      options.devices ? liveDeviceIds(this.db, accountId) : undefined,
+      countSmsByStatus(this.db, accountId, from),
+      countOutcomesPerHour(this.db, accountId, new Date(firstHour * HOUR_MS), [...SENT, ...FAILED]),
+      failingWebhookIds(this.db, accountId),
     ]);
     const online = deviceIds?.filter((id) => this.presence.isOnline(id, now)).length ?? 0;
 

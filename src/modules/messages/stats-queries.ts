@@ -1,11 +1,7 @@
+// The counts the dashboard (stats module) shows of the account's SMS, each one statement on an
+// index of this module's tables.
 import type { Executor } from '../../storage/database.ts';
-import type { SmsStatus } from '../messages/status.ts';
-
-/** The account's devices that are not deleted (their ids: presence says which are online). */
-export async function liveDeviceIds(db: Executor, accountId: string): Promise<string[]> {
-  const rows = await db('devices').where({ account_id: accountId }).whereNull('deleted_at').select('id');
-  return rows.map((row: { id: string }) => row.id);
-}
+import type { SmsStatus } from './status.ts';
 
 /** SMS created since `since`, counted by internal status (index sms_account_status_created). */
 export async function countSmsByStatus(db: Executor, accountId: string, since: Date): Promise<Map<SmsStatus, number>> {
@@ -39,17 +35,4 @@ export async function countOutcomesPerHour(db: Executor, accountId: string, sinc
     .groupByRaw('1, 2')
     .select(db.raw('floor(extract(epoch from h.created_at) / 3600)::int as hour'), 'h.status', db.raw('count(*)::int as n'));
   return rows.map((row) => ({ hour: Number(row.hour), status: row.status, n: Number(row.n) }));
-}
-
-/**
- * The account's webhooks that are failing now (a failure streak under way) or disabled. Only
- * those the webhook API shows: the Twilio API's callbacks are webhooks of their own format.
- */
-export async function failingWebhookIds(db: Executor, accountId: string): Promise<string[]> {
-  const rows = await db('webhooks')
-    .where({ account_id: accountId, format: 'standard' })
-    .andWhere((failing) => failing.whereNotNull('failing_since').orWhere('enabled', false))
-    .orderBy('created_at')
-    .select('id');
-  return rows.map((row: { id: string }) => row.id);
 }
