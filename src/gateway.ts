@@ -44,7 +44,7 @@ import { OptedOutLists } from './modules/opt-out/device-list.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
 import { ensurePortsFree, type PlannedPort } from './common/ports-free.ts';
 import { httpMetrics } from './http/middleware/http-metrics.ts';
-import { meterGateway } from './common/gateway-metrics.ts';
+import { meterGateway } from './use-cases/meter-gateway.ts';
 import { connectCluster, type Cluster } from './cluster/cluster.ts';
 import { mountMcpEndpoint } from './mcp/http-endpoint.ts';
 import { readCertificatePair, type CertificatePair } from './tls/certificate-pair.ts';
