@@ -2,11 +2,9 @@
 // it redacted, the text, subject and numbers of received MMS, and media older than the account
 // keeps text. Each is a batch of one select and one statement, so no run holds many rows locked.
 import type { Executor } from '../../../storage/database.ts';
+import { queuedSmsIds, redactedSmsIds } from '../../messages/shared-queries.ts';
 
 type Hash = (phone: string) => string;
-
-/** Statuses of an SMS still in the queue: its text, and an MMS's media, are still needed. */
-const QUEUED = ['pending', 'processing'];
 
 /**
  * Removes the subject of up to `batch` of the account's sent MMS whose sms row retention has
@@ -15,9 +13,7 @@ const QUEUED = ['pending', 'processing'];
  */
 export async function redactSent(db: Executor, accountId: string, at: Date, batch: number, hash: Hash | undefined): Promise<number> {
   const rows: { sms_id: string; recipients: string[] }[] = await db('mms_messages as m')
-    .join('sms as s', 's.id', 'm.sms_id')
-    .where('s.account_id', accountId)
-    .whereNotNull('s.redacted_at')
+    .whereIn('m.sms_id', redactedSmsIds(db, accountId))
     .whereNull('m.redacted_at')
     .select('m.sms_id', 'm.recipients')
     .limit(batch);
@@ -62,11 +58,7 @@ export async function redactReceived(db: Executor, accountId: string, before: Da
  * are queued for removal by the deletion itself (file_removals).
  */
 export async function deleteMediaBefore(db: Executor, accountId: string, before: Date, batch: number): Promise<number> {
-  const stillNeeded = db('mms_parts as p')
-    .join('sms as s', 's.id', 'p.sms_id')
-    .where('s.account_id', accountId)
-    .whereIn('s.status', QUEUED)
-    .select('p.media_id');
+  const stillNeeded = db('mms_parts as p').whereIn('p.sms_id', queuedSmsIds(db, accountId)).select('p.media_id');
   const rows = await db('media')
     .whereIn(
       'id',
