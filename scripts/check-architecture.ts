@@ -11,9 +11,16 @@
 // - No callback field is assigned from outside after construction (`x.onSomething = ...`,
 //   `x.onSomething.push(...)`, `x.callbacks = ...`): hand-overs go through the event seam or a
 //   constructor.
+// - A module's SQL touches its own tables (scripts/architecture/table-owners.ts says whose each
+//   table is, and which other files may name one and why).
+// - Layers: common < storage < events < modules < use-cases < ways in < composition; no file
+//   imports from a layer above its own (scripts/architecture/layers.ts).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KNOWN_UPWARD_IMPORTS, LAYERS, layerOf, type KnownUpwardImport } from './architecture/layers.ts';
+import { stripComments, tablesMade, tablesNamed } from './architecture/sql-tables.ts';
+import { SHARED_TABLES, TABLE_OWNERS, type SharedTable } from './architecture/table-owners.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const COMPOSITION = [/^src\/services\.ts$/, /^src\/gateway\.ts$/, /^src\/cli\//];
@@ -41,6 +48,11 @@ function importsOf(path: string, text: string): string[] {
   return specifiers.map((specifier) => relative(root, resolve(root, dirname(path), specifier)));
 }
 
+/** The migrations' text, to learn the tables they make. */
+export function readMigrations(dir = 'db/migrations'): SourceFile[] {
+  return listTs(dir).map((path) => ({ path, text: readFileSync(join(root, path), 'utf8'), imports: [] }));
+}
+
 export function readSources(dirs = ['src', 'broker']): SourceFile[] {
   return dirs.flatMap(listTs).map((path) => {
     const text = readFileSync(join(root, path), 'utf8');
@@ -50,8 +62,30 @@ export function readSources(dirs = ['src', 'broker']): SourceFile[] {
 
 const moduleOf = (path: string): string | undefined => /^src\/modules\/([^/]+)\//.exec(path)?.[1];
 
-export function checkArchitecture(files: SourceFile[]): string[] {
-  const breaches: string[] = [];
+export interface Ownership {
+  owners: Readonly<Record<string, string>>;
+  shared: readonly SharedTable[];
+  upward: readonly KnownUpwardImport[];
+}
+
+const OWNERSHIP: Ownership = { owners: TABLE_OWNERS, shared: SHARED_TABLES, upward: KNOWN_UPWARD_IMPORTS };
+
+/** `by` is a folder (ending in /) or one file. */
+const covers = (by: string, path: string) => (by.endsWith('/') ? path.startsWith(by) : path === by);
+
+export interface CheckOptions {
+  /** The migrations, whose every table must have an owner. */
+  migrations?: SourceFile[];
+  ownership?: Ownership;
+  /** The whole tree was read: an exception that nothing needs any more is a breach too. */
+  whole?: boolean;
+}
+
+export function checkArchitecture(files: SourceFile[], { migrations = [], ownership = OWNERSHIP, whole = false }: CheckOptions = {}): string[] {
+  const breaches: string[] = [
+    ...checkTables(files, migrations, ownership, whole),
+    ...checkLayers(files, ownership.upward, whole),
+  ];
   const moduleEdges = new Map<string, Map<string, string>>();
 
   for (const file of files) {
@@ -96,12 +130,57 @@ export function checkArchitecture(files: SourceFile[]): string[] {
   return breaches;
 }
 
-function stripComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+/** Every table's SQL stays in its owner's files, unless a listed exception says why not. */
+function checkTables(files: SourceFile[], migrations: SourceFile[], { owners, shared }: Ownership, whole: boolean): string[] {
+  const breaches: string[] = [];
+  for (const migration of migrations) {
+    for (const table of tablesMade(migration.text)) {
+      if (!(table in owners)) breaches.push(`${migration.path}: makes the table ${table}, which has no owner in scripts/architecture/table-owners.ts`);
+    }
+  }
+  const tables = Object.keys(owners);
+  const used = new Set<SharedTable>();
+  for (const file of files) {
+    if (!file.path.startsWith('src/')) continue;
+    for (const table of tablesNamed(file.text, tables)) {
+      if (covers(owners[table]!, file.path)) continue;
+      const exception = shared.find((entry) => entry.table === table && covers(entry.by, file.path));
+      if (exception) used.add(exception);
+      else breaches.push(`${file.path}: SQL over ${table}, a table of ${owners[table]}`);
+    }
+  }
+  // An exception nothing needs any more is taken off the list, so the list only shrinks.
+  if (whole) {
+    for (const entry of shared) if (!used.has(entry)) breaches.push(`table-owners: ${entry.by} no longer names ${entry.table}; take the exception off the list`);
+  }
+  return breaches;
+}
+
+/** No import goes from a layer to a higher one, but for the known ones listed. */
+function checkLayers(files: SourceFile[], upward: readonly KnownUpwardImport[], whole: boolean): string[] {
+  const breaches: string[] = [];
+  const used = new Set<KnownUpwardImport>();
+  for (const file of files) {
+    const from = layerOf(file.path);
+    if (!from) continue;
+    for (const target of file.imports) {
+      const to = layerOf(target);
+      if (!to || LAYERS.indexOf(to) <= LAYERS.indexOf(from)) continue;
+      // Services outside composition has a rule of its own, said above.
+      if (/^src\/services\.ts$/.test(target)) continue;
+      const known = upward.find((entry) => entry.from.test(file.path) && entry.to.test(target));
+      if (known) used.add(known);
+      else breaches.push(`${file.path}: imports ${target}, from ${from} up to ${to}`);
+    }
+  }
+  if (whole) {
+    for (const entry of upward) if (!used.has(entry)) breaches.push(`layers: no import from ${entry.from} to ${entry.to} is left; take the exception off the list`);
+  }
+  return breaches;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const breaches = checkArchitecture(readSources());
+  const breaches = checkArchitecture(readSources(), { migrations: readMigrations(), whole: true });
   for (const breach of breaches) console.log(breach);
   console.log(breaches.length === 0 ? 'architecture: every rule holds' : `architecture: ${breaches.length} breaches`);
   process.exitCode = breaches.length === 0 ? 0 : 1;

@@ -1,7 +1,7 @@
 // The layering check CI runs (`npm run check:architecture`): each rule is caught on a small tree
 // written for it, and the repository itself keeps every rule.
 import { expect } from 'chai';
-import { checkArchitecture, readSources, type SourceFile } from '../../scripts/check-architecture.ts';
+import { checkArchitecture, readMigrations, readSources, type Ownership, type SourceFile } from '../../scripts/check-architecture.ts';
 
 function file(path: string, text: string, imports: string[] = []): SourceFile {
   return { path, text, imports };
@@ -52,7 +52,74 @@ describe('check-architecture', () => {
     ]);
   });
 
-  it('when the repository\'s own sources are read, then every rule holds', () => {
-    expect(checkArchitecture(readSources())).to.deep.equal([]);
+  describe('tables', () => {
+    const ownership: Ownership = {
+      owners: { devices: 'src/modules/devices/', sms: 'src/modules/messages/' },
+      shared: [{ table: 'devices', by: 'src/modules/messages/repository.ts', why: 'shown with each SMS' }],
+      upward: [],
+    };
+
+    it("when a module's SQL names another module's table, by the query builder or in SQL text, then each is a breach", () => {
+      const breaches = checkArchitecture(
+        [
+          file('src/modules/stats/repository.ts', "await db<Row>('devices').where({ account_id }).select('id');"),
+          file('src/modules/delivery/breaker.ts', 'await trx.raw(`update devices set paused_until = ? where id = ?`, [until, id]);'),
+          file('src/common/gauges.ts', "db('sms as s').leftJoin('devices as d', 'd.id', 's.device_id');"),
+        ],
+        { ownership },
+      );
+      expect(breaches).to.deep.equal([
+        'src/modules/stats/repository.ts: SQL over devices, a table of src/modules/devices/',
+        'src/modules/delivery/breaker.ts: SQL over devices, a table of src/modules/devices/',
+        'src/common/gauges.ts: SQL over sms, a table of src/modules/messages/',
+        'src/common/gauges.ts: SQL over devices, a table of src/modules/devices/',
+      ]);
+    });
+
+    it('when the owner, or a file listed as sharing the table, names it, then all is well; prose and comments are not SQL', () => {
+      const breaches = checkArchitecture(
+        [
+          file('src/modules/devices/shared-queries.ts', "await db('devices').where({ id }).forShare();"),
+          file('src/modules/messages/repository.ts', "db('sms').leftJoin('devices', 'devices.id', 'sms.device_id');"),
+          file('src/modules/stats/service.ts', "// counted from devices\nlogger.info('read from SMS devices', { devices });"),
+        ],
+        { ownership },
+      );
+      expect(breaches).to.deep.equal([]);
+    });
+
+    it('when the whole tree no longer needs a listed exception, or a migration makes a table nobody owns, then each is a breach', () => {
+      const breaches = checkArchitecture([file('src/modules/messages/repository.ts', "db('sms');")], {
+        ownership,
+        whole: true,
+        migrations: [file('db/migrations/099_x.ts', "await knex.schema.createTable('devices', () => {});\nawait knex.raw(`create table sim_notes (id int)`);")],
+      });
+      expect(breaches).to.deep.equal([
+        'db/migrations/099_x.ts: makes the table sim_notes, which has no owner in scripts/architecture/table-owners.ts',
+        'table-owners: src/modules/messages/repository.ts no longer names devices; take the exception off the list',
+      ]);
+    });
+  });
+
+  describe('layers', () => {
+    it('when a lower layer imports a higher one, then that is a breach; downward imports are not', () => {
+      const breaches = checkArchitecture([
+        file('src/common/gauges.ts', '', ['src/storage/database.ts', 'src/common/metrics.ts']),
+        file('src/storage/paging.ts', '', ['src/common/errors.ts']),
+        file('src/modules/a/service.ts', '', ['src/use-cases/create-x.ts', 'src/events/domain-events.ts']),
+        file('src/modules/a/routes.ts', '', ['src/use-cases/create-x.ts', 'src/http/route.ts']),
+        file('src/http/route.ts', '', ['src/services.ts']),
+      ]);
+      expect(breaches).to.have.members([
+        'src/common/gauges.ts: imports src/storage/database.ts, from common up to storage',
+        'src/modules/a/service.ts: imports src/use-cases/create-x.ts, from modules up to use-cases',
+        'src/http/route.ts: imports Services outside composition',
+      ]);
+      expect(breaches).to.have.length(3);
+    });
+  });
+
+  it('when the repository\'s own sources and migrations are read, then every rule holds', () => {
+    expect(checkArchitecture(readSources(), { migrations: readMigrations(), whole: true })).to.deep.equal([]);
   });
 });

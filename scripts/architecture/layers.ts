@@ -1,0 +1,67 @@
+// The gateway's layers, lowest first. A file imports from its own layer or lower ones, never from
+// a higher one: common helpers know no database, storage knows no events, a module knows no
+// use-case, no way in knows the composition that starts it.
+//
+// Files outside every layer (src/config.ts, src/tls/, src/simulator/, agent/, broker/, db/) are
+// not judged here.
+
+export const LAYERS = ['common', 'storage', 'events', 'modules', 'use-cases', 'ways in', 'composition'] as const;
+export type Layer = (typeof LAYERS)[number];
+
+const RULES: readonly [RegExp, Layer][] = [
+  [/^src\/(services|gateway|account-services|broker-ports)\.ts$/, 'composition'],
+  [/^src\/cli\//, 'composition'],
+  // Joins each module's domain events into the gateway's catalog.
+  [/^src\/event-catalog\.ts$/, 'composition'],
+  // Where requests come in: HTTP, SMPP, mail, MCP, and each module's route files.
+  [/^src\/(http|smpp|mail|mcp)\//, 'ways in'],
+  [/^src\/modules\/.*(?:^|\/|-)routes\.ts$/, 'ways in'],
+  // Handlers and guards only route files use, kept beside them: POST /sms's handler and its
+  // bulk gate, media and recording downloads, the phones' recording upload auth, the Twilio API.
+  [/^src\/modules\/(?:messages\/(?:send-one|bulk-gate)|mms\/media-download|calls\/(?:resource|recordings\/device-auth)|twilio\/(?:api|form-body))\.ts$/, 'ways in'],
+  // Messages from the other gateway processes (over Redis) come in here and are handed to the
+  // modules that answer them (presence, hand-offs, the live feed).
+  [/^src\/cluster\/(cluster|presence|live-relay|transient-handoff)\.ts$/, 'ways in'],
+  [/^src\/use-cases\//, 'use-cases'],
+  [/^src\/modules\//, 'modules'],
+  // The seams parts speak through: domain events in one process, and the notices and wake-ups
+  // the processes send each other (a module says "this changed" without knowing who listens).
+  [/^src\/events\//, 'events'],
+  [/^src\/cluster\//, 'events'],
+  [/^src\/storage\//, 'storage'],
+  [/^src\/common\//, 'common'],
+];
+
+export function layerOf(path: string): Layer | undefined {
+  return RULES.find(([pattern]) => pattern.test(path))?.[1];
+}
+
+export interface KnownUpwardImport {
+  from: RegExp;
+  to: RegExp;
+  why: string;
+}
+
+/** Imports that still go up a layer, each with what keeps it there; none may be added. */
+export const KNOWN_UPWARD_IMPORTS: readonly KnownUpwardImport[] = [
+  {
+    from: /^src\/modules\/[^/]+\/schema\.ts$/,
+    to: /^src\/http\/pagination\.ts$/,
+    why: "the page query and a page's shape (TypeBox only) are declared with the HTTP layer; they can move down to common, each module's schema then importing them from there",
+  },
+  {
+    from: /^src\/modules\/devices\/presenter\.ts$/,
+    to: /^src\/http\/agent\/install-command\.ts$/,
+    why: "a new device's answer carries the agent's install command, built from the address the agent is served at; the builder belongs below the presenter",
+  },
+  {
+    from: /^src\/modules\/conversations\/presenter\.ts$/,
+    to: /^src\/use-cases\/conversation-views\.ts$/,
+    why: 'the conversation view types are declared with the use-case that assembles them from several modules; the types can move down to the module',
+  },
+  {
+    from: /^src\/common\/accounts-using\.ts$/,
+    to: /^src\/(storage\/database|cluster\/invalidation)\.ts$/,
+    why: 'new, reads the database and hears cluster notices: it belongs in storage or higher, not in common',
+  },
+];

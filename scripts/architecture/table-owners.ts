@@ -1,0 +1,161 @@
+// Who owns each table: the feature whose migration made it (db/migrations), named by the folder
+// its code lives in. Only the owner's files write SQL over a table; any other file that does
+// must be listed in SHARED_TABLES below, with why the owner cannot answer for it.
+//
+// A table a migration makes and this list does not name is a breach too: a new table gets its
+// owner when it is made.
+
+export const TABLE_OWNERS: Readonly<Record<string, string>> = {
+  // 001 foundation
+  accounts: 'src/modules/accounts/',
+  api_keys: 'src/modules/api-keys/',
+  devices: 'src/modules/devices/',
+  sms: 'src/modules/messages/',
+  sms_status_history: 'src/modules/messages/',
+  // 002 device channel
+  incoming_sms: 'src/modules/incoming/',
+  // 004 webhooks; 033 the check that the secret key still opens what it sealed
+  webhooks: 'src/modules/webhooks/',
+  webhook_deliveries: 'src/modules/webhooks/',
+  secret_key_check: 'src/modules/webhooks/',
+  // 005 delivery; 021 send attempts
+  device_dispatches: 'src/modules/delivery/',
+  sms_attempts: 'src/modules/delivery/',
+  sim_health: 'src/modules/delivery/',
+  idempotency_keys: 'src/modules/idempotency/',
+  // 009 users and sessions
+  users: 'src/modules/users/',
+  sessions: 'src/modules/sessions/',
+  // 012 calls
+  calls: 'src/modules/calls/',
+  call_recordings: 'src/modules/calls/',
+  // 013 deleted SMS
+  deleted_sms: 'src/modules/messages/',
+  // 017, 037 Twilio
+  twilio_credentials: 'src/modules/twilio/',
+  twilio_callbacks: 'src/modules/twilio/',
+  twilio_messages: 'src/modules/twilio/',
+  twilio_replies: 'src/modules/twilio/',
+  // 018 SMPP
+  smpp_credentials: 'src/modules/smpp/',
+  smpp_submissions: 'src/modules/smpp/',
+  smpp_receipts: 'src/modules/smpp/',
+  // 020 USSD
+  ussd_sessions: 'src/modules/ussd/',
+  // 023 MMS
+  media: 'src/modules/mms/',
+  mms_messages: 'src/modules/mms/',
+  mms_parts: 'src/modules/mms/',
+  incoming_mms: 'src/modules/mms/',
+  incoming_mms_parts: 'src/modules/mms/',
+  // 025 suppressions and inbound rules
+  opt_out_settings: 'src/modules/opt-out/',
+  suppressions: 'src/modules/opt-out/',
+  inbound_rules: 'src/modules/inbound-rules/',
+  inbound_auto_replies: 'src/modules/inbound-rules/',
+  incoming_sms_tags: 'src/modules/inbound-rules/',
+  // 026 conversations, contacts, retention
+  conversations: 'src/modules/conversations/',
+  contacts: 'src/modules/contacts/',
+  contact_groups: 'src/modules/contacts/',
+  contact_group_members: 'src/modules/contacts/',
+  message_templates: 'src/modules/contacts/',
+  account_retention: 'src/modules/retention/',
+  // 027, 028 mail
+  mail_senders: 'src/modules/mail/',
+  mail_settings: 'src/modules/mail/',
+  // 029 the queue of stored files to remove, which several features' deletions fill
+  file_removals: 'src/storage/file-removals.ts',
+};
+
+export interface SharedTable {
+  table: string;
+  /** A folder (ending in /) or a file. */
+  by: string;
+  why: string;
+}
+
+/**
+ * SQL over a table outside its owner, each for a reason. Most are a table read inside one
+ * statement of another feature, where asking the owner would cost a round trip on a hot path or
+ * split one consistent read into two.
+ */
+export const SHARED_TABLES: readonly SharedTable[] = [
+  {
+    table: 'accounts',
+    by: 'src/storage/account-name.ts',
+    why: 'the administrator lists of users and API keys name each row its account in the same query',
+  },
+  {
+    table: 'accounts',
+    by: 'src/modules/users/repository.ts',
+    why: 'the last-owner guard locks the account row with its owners, in one transaction',
+  },
+  {
+    table: 'users',
+    by: 'src/modules/accounts/repository.ts',
+    why: "the administrator's account list counts each account's users in the page's query",
+  },
+  {
+    table: 'users',
+    by: 'src/modules/sessions/repository.ts',
+    why: 'a session is looked up with its user on every panel request',
+  },
+  {
+    table: 'incoming_sms',
+    by: 'src/modules/inbound-rules/repository.ts',
+    why: 'the tag list reads the tags of received SMS joined to them',
+  },
+  {
+    table: 'twilio_credentials',
+    by: 'src/modules/webhooks/secret-key-check.ts',
+    why: 'the secret key check opens one sealed value of each table that holds them, at start',
+  },
+  {
+    table: 'sms',
+    by: 'src/modules/delivery/',
+    why: 'the rows are the queue: the claim, the hand-out and the status changes are single statements over sms joined to the delivery tables',
+  },
+  {
+    table: 'devices',
+    by: 'src/modules/delivery/repository.ts',
+    why: 'the claim reads and locks the claiming device with its SIM pauses and its tasks in flight in one statement',
+  },
+  {
+    table: 'suppressions',
+    by: 'src/modules/delivery/repository.ts',
+    why: 'the claim refuses opted-out numbers in the statement that picks the SMS',
+  },
+  {
+    table: 'mms_messages',
+    by: 'src/modules/delivery/repository.ts',
+    why: "the claim checks an MMS's recipients against the suppressions in the statement that picks it",
+  },
+  {
+    table: 'accounts',
+    by: 'src/modules/delivery/repository.ts',
+    why: "a status report reads the account's attempt limit with the SMS it locks",
+  },
+  {
+    table: 'devices',
+    by: 'src/modules/messages/repository.ts',
+    why: 'an SMS is shown with its device by public id, joined in the list and get queries',
+  },
+  {
+    table: 'devices',
+    by: 'src/modules/delivery/attempts.ts',
+    why: 'a failed attempt asks, in the statement that records it, whether another device of the account could send it instead',
+  },
+  {
+    table: 'devices',
+    by: 'src/modules/delivery/sim-breaker.ts',
+    why: "a SIM pause asks whether every SIM the device reported is paused: its SIM list joined to sim_health in one statement",
+  },
+  {
+    // To go: the MMS store shares the device row's lock as calls do, through
+    // shareLiveDeviceLock in src/modules/devices/shared-queries.ts.
+    table: 'devices',
+    by: 'src/modules/mms/service.ts',
+    why: 'a received MMS is stored under a share lock of its device row, so a deletion cannot miss it',
+  },
+];
