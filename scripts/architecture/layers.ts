@@ -45,14 +45,11 @@ export interface KnownUpwardImport {
 /** Imports that still go up a layer, each with what keeps it there; none may be added. */
 export const KNOWN_UPWARD_IMPORTS: readonly KnownUpwardImport[] = [
   {
-    from: /^src\/modules\/[^/]+\/schema\.ts$/,
+    // To go: their schemas take PageOf and PageQuery from src/common/page-schema.ts, as the
+    // other modules' do (a one-line change in files kept by another hand this time).
+    from: /^src\/modules\/(?:conversations|mms|ussd)\/schema\.ts$/,
     to: /^src\/http\/pagination\.ts$/,
-    why: "the page query and a page's shape (TypeBox only) are declared with the HTTP layer; they can move down to common, each module's schema then importing them from there",
-  },
-  {
-    from: /^src\/modules\/devices\/presenter\.ts$/,
-    to: /^src\/http\/agent\/install-command\.ts$/,
-    why: "a new device's answer carries the agent's install command, built from the address the agent is served at; the builder belongs below the presenter",
+    why: 'the page query and page shape were declared with the HTTP layer; they now live in common',
   },
   {
     from: /^src\/modules\/conversations\/presenter\.ts$/,

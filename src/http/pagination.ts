@@ -1,19 +1,5 @@
-// Paging as the Extended API shows it: the query parameters and the shape of a page. The cursor
-// and its helpers belong to storage (src/storage/paging.ts); routes may take them from here.
-import { Type } from '@sinclair/typebox';
-
+// Paging as the Extended API shows it, for routes: the query parameters and the shape of a page
+// (declared in common, where the modules' schemas take them from) and the cursor and its helpers
+// (storage's, src/storage/paging.ts).
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageOf, PageQuery } from '../common/page-schema.ts';
 export { decodeCursor, encodeCursor, page, pageBy, type Cursor } from '../storage/paging.ts';
-
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 100;
-
-export const PageQuery = {
-  limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'rows per page, 1-100' }),
-  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
-};
-
-export const PageOf = <T extends ReturnType<typeof Type.Object>>(item: T) =>
-  Type.Object({
-    data: Type.Array(item),
-    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last page' }),
-  });

@@ -12,7 +12,7 @@ import type { Context } from 'koa';
 import { AppError } from '../../common/errors.ts';
 import { TrustedProxies } from '../../common/client-address.ts';
 import { requestOrigin } from '../request-origin.ts';
-import { shellQuoted } from './install-command.ts';
+import { shellQuoted } from '../../modules/devices/install-command.ts';
 
 export interface AgentDownloadOptions {
   /** PUBLIC_URL: the address phones reach the gateway at. */

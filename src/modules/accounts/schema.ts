@@ -1,4 +1,4 @@
-import { PageOf, PageQuery } from '../../http/pagination.ts';
+import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { Type } from '@sinclair/typebox';
 import { UserView } from '../users/schema.ts';
 

@@ -3,7 +3,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { DeviceRow } from './repository.ts';
 import type { DeviceDetail, DeviceQueue, DeviceRegistration, DeviceView } from './schema.ts';
-import { agentInstallCommand } from '../../http/agent/install-command.ts';
+import { agentInstallCommand } from './install-command.ts';
 import { brokerUrl, pairingUrl, type PairingAddress } from './pairing-url.ts';
 
 export function presentDevice(device: DeviceRow, isOnline: boolean): Static<typeof DeviceView> {

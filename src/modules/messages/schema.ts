@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageOf, PageQuery } from '../../http/pagination.ts';
+import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { EXTENDED_STATUSES, SMS_STATUSES } from './status.ts';
 
 import { MESSAGE_MAX_CHARACTERS } from '../../common/characters.ts';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageOf, PageQuery } from '../../http/pagination.ts';
+import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { MESSAGE_MAX_CHARACTERS } from '../messages/schema.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });

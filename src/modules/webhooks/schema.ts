@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageOf, PageQuery } from '../../http/pagination.ts';
+import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { TEST_EVENT, WEBHOOK_EVENTS } from './events.ts';
 import { ANSWER_EXCERPT_BYTES } from './answer-excerpt.ts';
 
