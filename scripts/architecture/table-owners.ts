@@ -137,21 +137,6 @@ export const SHARED_TABLES: readonly SharedTable[] = [
     why: "a status report reads the account's attempt limit with the SMS it locks",
   },
   {
-    table: 'devices',
-    by: 'src/modules/messages/repository.ts',
-    why: 'an SMS is shown with its device by public id, joined in the list and get queries',
-  },
-  {
-    table: 'devices',
-    by: 'src/modules/delivery/attempts.ts',
-    why: 'a failed attempt asks, in the statement that records it, whether another device of the account could send it instead',
-  },
-  {
-    table: 'devices',
-    by: 'src/modules/delivery/sim-breaker.ts',
-    why: "a SIM pause asks whether every SIM the device reported is paused: its SIM list joined to sim_health in one statement",
-  },
-  {
     // To go: the MMS store shares the device row's lock as calls do, through
     // shareLiveDeviceLock in src/modules/devices/shared-queries.ts.
     table: 'devices',

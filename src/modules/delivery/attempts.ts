@@ -4,6 +4,7 @@
 import type { Executor } from '../../storage/database.ts';
 import { columnsOf } from '../../storage/unnest-columns.ts';
 import type { SimCard } from '../devices/types.ts';
+import { otherSendingDeviceExists } from '../devices/shared-queries.ts';
 
 export type AttemptResult = 'sending' | 'sent' | 'failed';
 
@@ -105,8 +106,8 @@ export async function retryFacts(db: Executor, sms: { id: string; account_id: st
     `select (select array_agg(distinct sim_slot) from sms_attempts
               where sms_id = ? and device_id = ? and result = 'failed' and sim_slot is not null) as failed,
             (select array_agg(sim_slot) from sim_health where device_id = ? and paused_until > ?) as paused,
-            exists (select 1 from devices where account_id = ? and id <> ? and deleted_at is null and can_send_sms) as other`,
-    [sms.id, deviceId, deviceId, now, sms.account_id, deviceId],
+            ? as other`,
+    [sms.id, deviceId, deviceId, now, otherSendingDeviceExists(db, sms.account_id, deviceId)],
   );
   const row = rows[0];
   return { failed: (row?.failed ?? []).map(Number), paused: (row?.paused ?? []).map(Number), otherDevice: Boolean(row?.other) };

@@ -10,6 +10,7 @@
 import type { Executor } from '../../storage/database.ts';
 import type { AttemptEnded } from './attempts.ts';
 import { isRetryable } from './send-errors.ts';
+import { reportedSimSlots } from '../devices/shared-queries.ts';
 
 export interface SimBreakerOptions {
   failures: number;
@@ -90,10 +91,9 @@ export async function recordSimOutcomes(trx: Executor, ended: AttemptEnded[], no
 async function allSimsPaused(trx: Executor, deviceId: string, now: number): Promise<boolean> {
   const { rows } = await trx.raw<{ rows: { all_paused: boolean }[] }>(
     `select coalesce(bool_and(h.paused_until is not null and h.paused_until > ?), false) as all_paused
-       from devices d cross join lateral jsonb_array_elements(d.sim_cards) card
-       left join sim_health h on h.device_id = d.id and h.sim_slot = (card->>'index')::int
-      where d.id = ?`,
-    [new Date(now), deviceId],
+       from (?) card
+       left join sim_health h on h.device_id = ? and h.sim_slot = card.slot`,
+    [new Date(now), reportedSimSlots(trx, deviceId), deviceId],
   );
   return Boolean(rows[0]?.all_paused);
 }

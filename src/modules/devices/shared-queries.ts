@@ -108,3 +108,23 @@ export async function markEndedPauses(trx: Executor, now: Date, batch: number): 
   );
   return rows;
 }
+
+/**
+ * Adds each row's device by public id (`device_object_id`) to a query over rows that hold a
+ * device id in `deviceIdColumn`, by a left join in the same statement (an SMS list shows it).
+ */
+export function withDeviceObjectId(deviceIdColumn: string): (query: Knex.QueryBuilder) => void {
+  return (query) => {
+    query.leftJoin('devices', 'devices.id', deviceIdColumn).select('devices.object_id as device_object_id');
+  };
+}
+
+/** Whether the account has a live device able to send SMS other than `deviceId`: an `exists` for the caller's select list. */
+export function otherSendingDeviceExists(db: Executor, accountId: string, deviceId: string): Knex.Raw {
+  return db.raw(`exists (select 1 from devices where account_id = ? and id <> ? and deleted_at is null and can_send_sms)`, [accountId, deviceId]);
+}
+
+/** The SIM slots the device last reported (a subquery with one column, `slot`), for the caller's from clause. */
+export function reportedSimSlots(db: Executor, deviceId: string): Knex.Raw {
+  return db.raw(`select (card->>'index')::int as slot from devices d cross join lateral jsonb_array_elements(d.sim_cards) card where d.id = ?`, [deviceId]);
+}

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../../storage/database.ts';
+import { withDeviceObjectId } from '../devices/shared-queries.ts';
 import { redactMessagesBefore } from '../../storage/message-redaction.ts';
 import { oldestFirstAfter, type Cursor } from '../../storage/paging.ts';
 import { columnsOf } from '../../storage/unnest-columns.ts';
@@ -76,8 +77,8 @@ export async function listSms(db: Executor, accountId: string, filter: SmsFilter
 export async function findManyWithDevice(db: Executor, accountId: string, ids: string[]): Promise<SmsWithDevice[]> {
   if (ids.length === 0) return [];
   return db('sms')
-    .leftJoin('devices', 'devices.id', 'sms.device_id')
-    .select('sms.*', 'devices.object_id as device_object_id')
+    .select('sms.*')
+    .modify(withDeviceObjectId('sms.device_id'))
     .where('sms.account_id', accountId)
     .whereIn('sms.id', ids);
 }
@@ -104,8 +105,8 @@ export async function historyOf(db: Executor, smsId: string): Promise<SmsHistory
 /** By the Extended API's UUID or the legacy family's 24-hex object id: clients may mix them. */
 export async function findSmsByAnyId(db: Executor, accountId: string, id: { uuid?: string; objectId?: string }): Promise<SmsWithDevice | undefined> {
   const query = db('sms')
-    .leftJoin('devices', 'devices.id', 'sms.device_id')
-    .select('sms.*', 'devices.object_id as device_object_id')
+    .select('sms.*')
+    .modify(withDeviceObjectId('sms.device_id'))
     .where('sms.account_id', accountId);
   if (id.uuid) query.where('sms.id', id.uuid);
   else query.where('sms.object_id', id.objectId!);
@@ -162,8 +163,8 @@ export function whereSearchMatches<Q extends Knex.QueryBuilder>(query: Q, search
  */
 export async function searchSms(db: Executor, accountId: string, search: SmsSearch, limit: number, offset: number): Promise<SmsWithDevice[]> {
   return whereSearchMatches(db('sms').where('sms.account_id', accountId), search)
-    .leftJoin('devices', 'devices.id', 'sms.device_id')
-    .select('sms.*', 'devices.object_id as device_object_id')
+    .select('sms.*')
+    .modify(withDeviceObjectId('sms.device_id'))
     .orderBy([{ column: 'sms.created_at', order: 'desc' }, { column: 'sms.id', order: 'desc' }])
     .limit(limit)
     .offset(offset) as Promise<SmsWithDevice[]>;
