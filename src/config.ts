@@ -102,10 +102,10 @@ export interface Config {
   /** MMS media: size limits, where the bytes go, how long they are kept. */
   mms: MmsConfig;
   /**
-   * The legacy GET /sms counts the matches (of a search, or all SMS) for total_records up to this many; past it
+   * The legacy GET /sms counts a search's matches for total_records up to this many; past it
    * total_records is a lower bound (header X-Total-Records-Exact: false). Counting every match of
    * a broad search costs in proportion to the matches; counting up to the cap costs at most what
-   * the cap does. 'off': every match is counted.
+   * the cap does. 'off': every match is counted. The list without a search is always exact.
    */
   legacyCountCap: number | 'off';
   /** Inbound rules: the SMTP server that forwards by email, the auto-reply window, the regex time limit. */

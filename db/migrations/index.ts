@@ -38,6 +38,7 @@ import * as incomingKeptOnPhone from './20261203_034_incoming_kept_on_phone.ts';
 import * as deviceCapabilities from './20261203_035_device_capabilities.ts';
 import * as smppDefaultDataCoding from './20261203_036_smpp_default_data_coding.ts';
 import * as twilioDeviceScopeReplies from './20261203_037_twilio_device_scope_replies.ts';
+import * as smsCounts from './20261203_038_sms_counts.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -82,4 +83,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261203_035_device_capabilities', deviceCapabilities],
   ['20261203_036_smpp_default_data_coding', smppDefaultDataCoding],
   ['20261203_037_twilio_device_scope_replies', twilioDeviceScopeReplies],
+  ['20261203_038_sms_counts', smsCounts],
 ];

@@ -36,7 +36,7 @@ const TAG = 'Legacy API';
 export const TOTAL_EXACT_HEADER = 'X-Total-Records-Exact';
 
 export interface LegacyOptions {
-  /** GET /sms counts matches for total_records up to this many, or all of them ('off') (LEGACY_COUNT_CAP). */
+  /** GET /sms counts a search's matches for total_records up to this many, or all of them ('off') (LEGACY_COUNT_CAP). */
   countCap: number | 'off';
 }
 
@@ -147,8 +147,9 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
       description:
         'Newest first. offset is the page number counted from 1 ("default 1, meaning the first page"): offset 2 with ' +
         'limit 10 returns records 11-20. offset 0 is the first page as well, and is echoed as 0. search matches message, ' +
-        'message_status and phone_number as a case-insensitive substring. total_records counts the SMS that match (all of ' +
-        'the account\'s without a search), exactly up to LEGACY_COUNT_CAP (2,000 by default; "off" counts them all); past it, it is a lower bound (the cap, or the matches up to the end of ' +
+        'message_status and phone_number as a case-insensitive substring. total_records counts the SMS that match. Without ' +
+        'a search it is always exact (all of the account\'s SMS). With one it is exact up to LEGACY_COUNT_CAP matches ' +
+        '(2,000 by default; "off" counts them all); past it, it is a lower bound (the cap, or the matches up to the end of ' +
         'this page and one more, whichever is larger) and the header X-Total-Records-Exact is false. ' +
         'Query parameters other than these are ignored (a cache-buster such as _=1732541234).',
       tag: TAG,

@@ -183,3 +183,9 @@ export async function countSmsUpTo(db: Executor, accountId: string, search: SmsS
   const row = await db.from(matches.as('matches')).count<{ n: number | string }[]>({ n: '*' }).first();
   return Number(row?.n ?? 0);
 }
+
+/** How many SMS the account has: the sum of its counts, which triggers keep as SMS are inserted and deleted (migration 038). */
+export async function countAllSms(db: Executor, accountId: string): Promise<number> {
+  const row = await db('sms_counts').where({ account_id: accountId }).sum<{ n: number | string | null }[]>({ n: 'sms' }).first();
+  return Number(row?.n ?? 0);
+}

@@ -2,13 +2,12 @@
 // 1,000,000 rows showed where a broad search spent its time: the page of 100 costs about 1 ms
 // (read newest first along sms_account_created, it stops after some 800 rows), while counting
 // every match of a word in 1 SMS of 8 rechecks 125,000 rows (220 ms), and counting the list
-// without a search reads every row (180 ms). So counting stops at a cap, as search engines do:
-// up to the cap total_records is exact; past it, it is a lower bound and the answer says so.
-// Without a cap every match is counted, at the price above. (A count per account kept by
-// triggers on every insert made the list exact for one indexed read, but cost the API's accept
-// rate some 40%: every SMS would pay for a figure only the legacy list shows.)
+// without a search reads every row (180 ms). So the list without a search takes the account's
+// count as triggers keep it (exact, one indexed read), and a search counts its matches up to a
+// cap, as search engines do: up to the cap total_records is exact; past it, it is a lower bound
+// and the answer says so. Without a cap every match is counted, at the price above.
 import type { Executor } from '../../storage/database.ts';
-import { countSmsUpTo, searchSms, type SmsSearch, type SmsWithDevice } from './repository.ts';
+import { countAllSms, countSmsUpTo, searchSms, type SmsSearch, type SmsWithDevice } from './repository.ts';
 
 export interface SearchTotal {
   /** How many SMS match: all of them when `exact`, else at least this many. */
@@ -37,6 +36,7 @@ export async function searchWithTotal(db: Executor, accountId: string, search: S
   const seen = page.offset + fetched.length;
   // The last page (or the only one): every match is before it or on it, so no count is needed.
   if ((fetched.length > 0 || page.offset === 0) && fetched.length <= page.limit) return { rows, total: { count: seen, exact: true } };
+  if (!searches(search)) return { rows, total: { count: await countAllSms(db, accountId), exact: true } };
   const cap = page.countCap ?? Infinity;
   // A page past the cap already proves more matches than counting would: say that many.
   if (fetched.length > 0 && seen > cap) return { rows, total: { count: seen, exact: false } };
@@ -44,3 +44,7 @@ export async function searchWithTotal(db: Executor, accountId: string, search: S
   return { rows, total: counted > cap ? { count: cap, exact: false } : { count: counted, exact: true } };
 }
 
+/** Whether the search keeps only some SMS (an empty one lists them all). */
+function searches(search: SmsSearch): boolean {
+  return search.text !== undefined || (search.statuses?.length ?? 0) > 0;
+}
