@@ -6,9 +6,11 @@ import { expect } from 'chai';
 import { claimSms, deviceUsage, LIMIT_GRACE_MS } from '../../src/modules/delivery/repository.ts';
 import { roomFor } from '../../src/modules/delivery/pacing.ts';
 import { useGateway } from '../support/use-gateway.ts';
-import { testDatabase } from '../support/environment.ts';
+import { onlyOnPostgres } from '../support/postgres-only.ts';
 
-if (testDatabase().kind === 'postgres') describe('delivery: concurrent claims of one device', () => {
+describe('delivery: concurrent claims of one device', () => {
+  // Two transactions overlapping: the embedded database has one connection, so they never do there.
+  onlyOnPostgres();
   const fx = useGateway();
 
 

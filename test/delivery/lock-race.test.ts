@@ -7,12 +7,12 @@ import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { nextTask, takeTasks, topic } from '../support/mqtt.ts';
 import { eventually } from '../support/eventually.ts';
-import { testDatabase } from '../support/environment.ts';
 import { statementWaitsForLock } from '../support/lock-waits.ts';
+import { onlyOnPostgres } from '../support/postgres-only.ts';
 
 describe('delivery: a status batch rolled back to break a deadlock', function () {
   // Several connections locking rows against each other: PGlite has one connection and no deadlocks.
-  if (testDatabase().kind !== 'postgres') return;
+  onlyOnPostgres();
   const fx = useGateway();
 
   it('then it is applied again: the SMS ends sent, with one sent entry in its history', async function () {

@@ -6,12 +6,12 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { statementWaitsForLock } from '../support/lock-waits.ts';
-import { testDatabase } from '../support/environment.ts';
 import { recordLastSeen } from '../../src/modules/devices/repository.ts';
+import { onlyOnPostgres } from '../support/postgres-only.ts';
 
 describe('device channel: last-seen writes beside a batch of status reports', function () {
   // Several connections locking rows against each other: PGlite has one connection and no deadlocks.
-  if (testDatabase().kind !== 'postgres') return;
+  onlyOnPostgres();
   const fx = useGateway();
 
   it('lock device rows in the same order, so neither is rolled back', async function () {

@@ -7,7 +7,8 @@ import { loadConfig } from '../../src/config.ts';
 import { configProblemsText, settingsReadAndDocumented } from '../support/config-problems.ts';
 import pg from 'pg';
 import { closeDatabase, DEFAULT_CONNECTIONS, LOCKS, migrate, openDatabase, type Database } from '../../src/storage/database.ts';
-import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
+import { testDatabaseUrl } from '../support/environment.ts';
+import { onlyOnPostgres } from '../support/postgres-only.ts';
 
 
 
@@ -33,7 +34,9 @@ describe('storage: connection settings', () => {
     expect(configProblemsText({ DATABASE_KEEPALIVE: '-1' })).to.contain('DATABASE_KEEPALIVE: must be a whole number from 1 to 7200');
   });
 
-  if (testDatabase().kind === 'postgres') describe('on PostgreSQL', function () {
+  describe('on PostgreSQL', function () {
+    // Pooled connections and a second client holding a lock: the embedded database has no connections.
+    onlyOnPostgres();
     this.timeout(20_000);
     let db: Database | undefined;
     afterEach(async () => {

@@ -5,13 +5,16 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { closeDatabase, DEFAULT_CONNECTIONS, openDatabase, type Database } from '../../src/storage/database.ts';
-import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
+import { testDatabaseUrl } from '../support/environment.ts';
+import { onlyOnPostgres } from '../support/postgres-only.ts';
 
 /** The stall timeout of the pool under test: each query below stays silent for longer. */
 const STALL_MS = 1_000;
 const LOCK = 7_236_099;
 
-if (testDatabase().kind === 'postgres') describe('storage: slow queries on a live server', function () {
+describe('storage: slow queries on a live server', function () {
+  // A server's backends and their connections: the embedded database has no connections.
+  onlyOnPostgres();
   this.timeout(20_000);
   let db: Database;
   let other: pg.Client;

@@ -18,11 +18,12 @@ import type { EventEnvelope } from '../../src/modules/webhooks/events.ts';
 import { WebhookOutbox } from '../../src/modules/webhooks/outbox.ts';
 import { giveUpExpired, lockWebhooks, recordAttempts, requeueDelivery, type AttemptResult } from '../../src/modules/webhooks/repository.ts';
 import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
-import { POSTGRES_ADMIN_URL, testDatabase } from '../support/environment.ts';
+import { POSTGRES_ADMIN_URL } from '../support/environment.ts';
 import { backendWaitsForLock } from '../support/lock-waits.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
+import { onlyOnPostgres } from '../support/postgres-only.ts';
 
 function statusEvent(accountId: string, smsId: string, status: string): { envelope: EventEnvelope } {
   return { envelope: { id: randomUUID(), type: 'sms.status_changed', timestamp: new Date().toISOString(), account_id: accountId, data: { sms: { id: smsId, status } } } };
@@ -33,130 +34,130 @@ function delivered(id: string, webhookId: string): AttemptResult {
   return { id, webhookId, status: 'delivered', statusCode: 204, error: null, answer: null, nextAttemptAt: new Date() };
 }
 
-if (testDatabase().kind === 'postgres') {
-  describe('webhooks: a chain keeps one head while two transactions move it', () => {
-    let gateway: Gateway;
-    let tenant: Tenant;
-    let database: EmptyDatabase;
-    const outbox = new WebhookOutbox(3_600_000);
+describe('webhooks: a chain keeps one head while two transactions move it', () => {
+  // Two transactions moving one chain at once: the embedded database has one connection.
+  onlyOnPostgres();
+  let gateway: Gateway;
+  let tenant: Tenant;
+  let database: EmptyDatabase;
+  const outbox = new WebhookOutbox(3_600_000);
 
-    before(async function () {
-      this.timeout(120_000);
-      // The test's own database: no other gateway's sender or sweep touches the rows it sets up.
-      database = await emptyDatabase(POSTGRES_ADMIN_URL, 'chainheads');
-      gateway = await startGateway({ webhooks: webhookConfig(), databaseUrl: database.url });
-      // The test moves the chains by hand: the gateway's own sender and its sweeps must not.
-      await gateway.services.webhookSender.stop();
-      tenant = await createTenant(gateway);
-    });
-    after(async () => {
-      await gateway?.stop();
-      await database?.drop();
-    });
-
-    /** A webhook with one SMS's three events written: its chain, in order. */
-    async function chainOfThree(): Promise<{ webhookId: string; smsId: string; ids: [string, string, string] }> {
-      const { db } = gateway.services;
-      const { webhook } = await createWebhook(tenant, 'http://127.0.0.1:9/hook', ['sms.status_changed']);
-      const smsId = randomUUID();
-      await outbox.record(db, ['processing', 'sent', 'delivered'].map((status) => statusEvent(tenant.accountId, smsId, status)));
-      const rows: { id: string }[] = await db('webhook_deliveries').where({ webhook_id: webhook.id }).orderBy('seq').select('id');
-      return { webhookId: webhook.id, smsId, ids: rows.map((row) => row.id) as [string, string, string] };
-    }
-
-    /** Each delivery of the chain as "status" or "pending head" / "pending waiting". */
-    async function chainState(webhookId: string): Promise<string[]> {
-      const rows: { status: string; ready: boolean }[] = await gateway.services.db('webhook_deliveries').where({ webhook_id: webhookId }).orderBy('seq').select('status', 'ready');
-      return rows.map((row) => (row.status === 'pending' ? `pending ${row.ready ? 'head' : 'waiting'}` : row.status));
-    }
-
-    /**
-     * Runs `recording` (the sender recording outcomes) in a transaction of its own while `holder`
-     * is open, and commits `holder` once the recording waits for one of its locks. Answers the
-     * recording's error, or null.
-     */
-    async function recordBeside(db: Knex, holder: Knex.Transaction, recording: (trx: Knex.Transaction) => Promise<void>): Promise<unknown> {
-      let done: Promise<unknown> = Promise.resolve(null);
-      try {
-        const pid = await new Promise<number>((started, failed) => {
-          done = db
-            .transaction(async (trx) => {
-              started((await trx.raw<{ rows: { pid: number }[] }>('select pg_backend_pid() as pid')).rows[0]!.pid);
-              await recording(trx);
-            })
-            .then(() => null, (error: unknown) => error);
-          done.then(failed, failed);
-        });
-        await backendWaitsForLock(db, pid);
-        await holder.commit();
-      } catch (error) {
-        await holder.rollback().catch(() => {});
-        throw error;
-      }
-      return done;
-    }
-
-    it('when the sweep gives up the delivery after the head while the head is recorded as delivered, then the next pending delivery is the head', async function () {
-      this.timeout(20_000);
-      const { db } = gateway.services;
-      const { webhookId, ids } = await chainOfThree();
-      const [head, second] = ids;
-      // The head is on its way (claimed before the webhook was switched off through the API); the
-      // second event's retry window has closed, the third's has not.
-      await db.raw(`update webhook_deliveries set attempts = 1, next_attempt_at = now() + interval '1 minute', leased_until = now() + interval '1 minute' where id = ?`, [head]);
-      await db.raw(`update webhooks set enabled = false, disabled_reason = 'disabled through the API', disabled_at = now() where id = ?`, [webhookId]);
-      await db.raw(`update webhook_deliveries set retry_until = now() - interval '1 second' where id = ?`, [second]);
-
-      // The sweep gives the second up (its transaction still open)...
-      const sweep = await db.transaction();
-      let given: { id: string }[];
-      try {
-        given = await giveUpExpired(sweep, new Date());
-      } catch (error) {
-        await sweep.rollback();
-        throw error;
-      }
-      expect(given.map((row) => row.id)).to.deep.equal([second]);
-      // ...while the head's success is recorded as the sender records it.
-      const failure = await recordBeside(db, sweep, async (trx) => {
-        await lockWebhooks(trx, [webhookId]);
-        await recordAttempts(trx, [delivered(head, webhookId)], [{ id: head, webhook_id: webhookId, ordering_key: await orderingKeyOf(db, head) }]);
-      });
-      expect(failure, 'the recording failed').to.equal(null);
-
-      expect(await chainState(webhookId)).to.deep.equal(['delivered', 'failed', 'pending head']);
-    });
-
-    it('when a given-up first event is retried by hand while the head after it is recorded as delivered, then only the retried one is the head', async function () {
-      this.timeout(20_000);
-      const { db } = gateway.services;
-      const { webhookId, ids } = await chainOfThree();
-      const [first, head] = ids;
-      // The first event was given up, which made the second the head; the second is on its way.
-      await db.raw(`update webhook_deliveries set status = 'failed', ready = false, attempts = 3 where id = ?`, [first]);
-      await db.raw(`update webhook_deliveries set ready = true, attempts = 1, next_attempt_at = now() + interval '1 minute', leased_until = now() + interval '1 minute' where id = ?`, [head]);
-      expect(await chainState(webhookId)).to.deep.equal(['failed', 'pending head', 'pending waiting']);
-
-      // The second's success is being recorded (its transaction still open: it made the third the head)...
-      const recording = await db.transaction();
-      try {
-        await lockWebhooks(recording, [webhookId]);
-        await recordAttempts(recording, [delivered(head, webhookId)], [{ id: head, webhook_id: webhookId, ordering_key: await orderingKeyOf(db, head) }]);
-      } catch (error) {
-        await recording.rollback();
-        throw error;
-      }
-      // ...while the first is retried by hand.
-      const failure = await recordBeside(db, recording, async (trx) => {
-        const row = await requeueDelivery(trx, webhookId, first, new Date(Date.now() + 3_600_000));
-        expect(row?.id).to.equal(first);
-      });
-      expect(failure, 'the retry failed').to.equal(null);
-
-      expect(await chainState(webhookId)).to.deep.equal(['pending head', 'delivered', 'pending waiting']);
-    });
+  before(async function () {
+    this.timeout(120_000);
+    // The test's own database: no other gateway's sender or sweep touches the rows it sets up.
+    database = await emptyDatabase(POSTGRES_ADMIN_URL, 'chainheads');
+    gateway = await startGateway({ webhooks: webhookConfig(), databaseUrl: database.url });
+    // The test moves the chains by hand: the gateway's own sender and its sweeps must not.
+    await gateway.services.webhookSender.stop();
+    tenant = await createTenant(gateway);
   });
-}
+  after(async () => {
+    await gateway?.stop();
+    await database?.drop();
+  });
+
+  /** A webhook with one SMS's three events written: its chain, in order. */
+  async function chainOfThree(): Promise<{ webhookId: string; smsId: string; ids: [string, string, string] }> {
+    const { db } = gateway.services;
+    const { webhook } = await createWebhook(tenant, 'http://127.0.0.1:9/hook', ['sms.status_changed']);
+    const smsId = randomUUID();
+    await outbox.record(db, ['processing', 'sent', 'delivered'].map((status) => statusEvent(tenant.accountId, smsId, status)));
+    const rows: { id: string }[] = await db('webhook_deliveries').where({ webhook_id: webhook.id }).orderBy('seq').select('id');
+    return { webhookId: webhook.id, smsId, ids: rows.map((row) => row.id) as [string, string, string] };
+  }
+
+  /** Each delivery of the chain as "status" or "pending head" / "pending waiting". */
+  async function chainState(webhookId: string): Promise<string[]> {
+    const rows: { status: string; ready: boolean }[] = await gateway.services.db('webhook_deliveries').where({ webhook_id: webhookId }).orderBy('seq').select('status', 'ready');
+    return rows.map((row) => (row.status === 'pending' ? `pending ${row.ready ? 'head' : 'waiting'}` : row.status));
+  }
+
+  /**
+   * Runs `recording` (the sender recording outcomes) in a transaction of its own while `holder`
+   * is open, and commits `holder` once the recording waits for one of its locks. Answers the
+   * recording's error, or null.
+   */
+  async function recordBeside(db: Knex, holder: Knex.Transaction, recording: (trx: Knex.Transaction) => Promise<void>): Promise<unknown> {
+    let done: Promise<unknown> = Promise.resolve(null);
+    try {
+      const pid = await new Promise<number>((started, failed) => {
+        done = db
+          .transaction(async (trx) => {
+            started((await trx.raw<{ rows: { pid: number }[] }>('select pg_backend_pid() as pid')).rows[0]!.pid);
+            await recording(trx);
+          })
+          .then(() => null, (error: unknown) => error);
+        done.then(failed, failed);
+      });
+      await backendWaitsForLock(db, pid);
+      await holder.commit();
+    } catch (error) {
+      await holder.rollback().catch(() => {});
+      throw error;
+    }
+    return done;
+  }
+
+  it('when the sweep gives up the delivery after the head while the head is recorded as delivered, then the next pending delivery is the head', async function () {
+    this.timeout(20_000);
+    const { db } = gateway.services;
+    const { webhookId, ids } = await chainOfThree();
+    const [head, second] = ids;
+    // The head is on its way (claimed before the webhook was switched off through the API); the
+    // second event's retry window has closed, the third's has not.
+    await db.raw(`update webhook_deliveries set attempts = 1, next_attempt_at = now() + interval '1 minute', leased_until = now() + interval '1 minute' where id = ?`, [head]);
+    await db.raw(`update webhooks set enabled = false, disabled_reason = 'disabled through the API', disabled_at = now() where id = ?`, [webhookId]);
+    await db.raw(`update webhook_deliveries set retry_until = now() - interval '1 second' where id = ?`, [second]);
+
+    // The sweep gives the second up (its transaction still open)...
+    const sweep = await db.transaction();
+    let given: { id: string }[];
+    try {
+      given = await giveUpExpired(sweep, new Date());
+    } catch (error) {
+      await sweep.rollback();
+      throw error;
+    }
+    expect(given.map((row) => row.id)).to.deep.equal([second]);
+    // ...while the head's success is recorded as the sender records it.
+    const failure = await recordBeside(db, sweep, async (trx) => {
+      await lockWebhooks(trx, [webhookId]);
+      await recordAttempts(trx, [delivered(head, webhookId)], [{ id: head, webhook_id: webhookId, ordering_key: await orderingKeyOf(db, head) }]);
+    });
+    expect(failure, 'the recording failed').to.equal(null);
+
+    expect(await chainState(webhookId)).to.deep.equal(['delivered', 'failed', 'pending head']);
+  });
+
+  it('when a given-up first event is retried by hand while the head after it is recorded as delivered, then only the retried one is the head', async function () {
+    this.timeout(20_000);
+    const { db } = gateway.services;
+    const { webhookId, ids } = await chainOfThree();
+    const [first, head] = ids;
+    // The first event was given up, which made the second the head; the second is on its way.
+    await db.raw(`update webhook_deliveries set status = 'failed', ready = false, attempts = 3 where id = ?`, [first]);
+    await db.raw(`update webhook_deliveries set ready = true, attempts = 1, next_attempt_at = now() + interval '1 minute', leased_until = now() + interval '1 minute' where id = ?`, [head]);
+    expect(await chainState(webhookId)).to.deep.equal(['failed', 'pending head', 'pending waiting']);
+
+    // The second's success is being recorded (its transaction still open: it made the third the head)...
+    const recording = await db.transaction();
+    try {
+      await lockWebhooks(recording, [webhookId]);
+      await recordAttempts(recording, [delivered(head, webhookId)], [{ id: head, webhook_id: webhookId, ordering_key: await orderingKeyOf(db, head) }]);
+    } catch (error) {
+      await recording.rollback();
+      throw error;
+    }
+    // ...while the first is retried by hand.
+    const failure = await recordBeside(db, recording, async (trx) => {
+      const row = await requeueDelivery(trx, webhookId, first, new Date(Date.now() + 3_600_000));
+      expect(row?.id).to.equal(first);
+    });
+    expect(failure, 'the retry failed').to.equal(null);
+
+    expect(await chainState(webhookId)).to.deep.equal(['pending head', 'delivered', 'pending waiting']);
+  });
+});
 
 async function orderingKeyOf(db: Knex, id: string): Promise<string> {
   return (await db('webhook_deliveries').where({ id }).first('ordering_key')).ordering_key;

@@ -15,6 +15,7 @@ import { Receiver } from '../support/receiver.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { UNKNOWN_ID, UUID } from '../support/expectations.ts';
 import { ALL_EVENTS, createWebhook, dropWebhooks, expectWebhook, verified, webhookConfig } from '../support/webhooks.ts';
+import { onlyOnPostgres } from '../support/postgres-only.ts';
 
 const onPostgres = testDatabase().kind === 'postgres';
 const SECRET = /whsec_[A-Za-z0-9+/]+={0,2}/;
@@ -265,9 +266,9 @@ describe('sms-gateway webhooks (command line)', function () {
     }
   });
 
-  // Only defined on PostgreSQL: an embedded data directory admits one process, so a gateway
-  // cannot run beside the command there. Not a skip: on PGlite these tests do not exist.
-  if (onPostgres) describe('with a running gateway on the same database (PostgreSQL)', () => {
+  describe('with a running gateway on the same database (PostgreSQL)', () => {
+    // An embedded data directory admits one process, so a gateway cannot run beside the command there.
+    onlyOnPostgres();
     let receiver: Receiver | undefined;
     let device: SimulatedDevice | undefined;
 
