@@ -68,9 +68,10 @@ export async function updateSession(trx: Executor, id: string, change: SessionCh
   return normalize(row);
 }
 
-/** Whether any open session is overdue at `now`: one indexed probe, so an idle sweep opens no transaction. */
-export async function anyDue(db: Executor, now: Date): Promise<boolean> {
-  return (await db('ussd_sessions').whereIn('status', OPEN).where('expires_at', '<=', now).first('id')) !== undefined;
+/** The earliest deadline of the open sessions, undefined when none is open: one indexed probe, so an idle sweep opens no transaction. */
+export async function nextDeadline(db: Executor): Promise<Date | undefined> {
+  const row: { expires_at: Date } | undefined = await db('ussd_sessions').whereIn('status', OPEN).orderBy('expires_at').first('expires_at');
+  return row ? new Date(row.expires_at) : undefined;
 }
 
 /**

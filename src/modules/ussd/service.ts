@@ -6,8 +6,10 @@
 // Only an online phone is asked: USSD is a conversation with the network that lasts seconds, so
 // a request is refused (409 device_offline) rather than queued for a phone that may come back
 // after the answer stopped mattering. Every wait is bounded by `expires_at`, stored with the
-// session: the expiry sweep, which runs on every node and claims rows with SKIP LOCKED, ends an
-// overdue session as failed ("timeout") once, whichever node reaches it. A final session
+// session: the expiry sweep claims rows with SKIP LOCKED and ends an overdue session as failed
+// ("timeout") once, whichever node reaches it. It runs only while there is something to sweep:
+// once at start (sessions left open by a node that stopped), then on a node that opened a session
+// or heard of one (a reply, a phone's report), for as long as any session is open. A final session
 // announces "ussd.finished" in the transaction that ended it (webhooks are written there).
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
@@ -46,6 +48,10 @@ const EXPIRY_BATCH = 200;
 export class UssdService {
   private readonly expiry: PeriodicRun<void>;
   private readonly outage: OutageNotice;
+  /** startExpiry was called, stopExpiry not since: the sweep may be armed. */
+  private expiring = false;
+  /** Sessions opened or moved here, counted: a sweep that found none open disarms only if none came meanwhile. */
+  private touched = 0;
 
   constructor(
     private readonly db: Database,
@@ -91,6 +97,7 @@ export class UssdService {
       if (isPostgresError(error, '23505')) throw new AppError('ussd_busy');
       throw error;
     }
+    this.arm();
     // Sent once committed, so that an answer, however fast, finds the session.
     await this.send(row.device_id, { session_id: row.id, step: 0, action: 'dial', code: row.code, sim: row.sim, expires_at: row.expires_at.toISOString() });
     return row;
@@ -121,6 +128,7 @@ export class UssdService {
       throw new AppError('ussd_not_waiting', 'the USSD session timed out waiting for the reply: it is failed now');
     }
     const { row } = outcome;
+    this.arm();
     await this.send(row.device_id, { session_id: row.id, step: row.step, action: 'reply', text, expires_at: row.expires_at.toISOString() });
     return row;
   }
@@ -143,6 +151,8 @@ export class UssdService {
    * ended (a timeout) changes nothing and says so.
    */
   async report(deviceId: string, report: UssdReport): Promise<UssdReportOutcome> {
+    // The session may have been opened on another node: this one sweeps it too from now on.
+    this.arm();
     return this.db.transaction(async (trx) => {
       const session = await sessions.lockForDevice(trx, deviceId, report.session_id);
       if (!session) return 'unknown';
@@ -178,14 +188,22 @@ export class UssdService {
     });
   }
 
-  /** Starts the expiry sweep (unref'd; starting it twice changes nothing). */
+  /** Lets the expiry sweep run (unref'd; starting it twice changes nothing): first once, for sessions left open, then while any is. */
   startExpiry(): void {
-    this.expiry.start();
+    this.expiring = true;
+    this.arm();
   }
 
   /** Stops the sweep; resolves once a sweep under way has ended. */
   stopExpiry(): Promise<void> {
+    this.expiring = false;
     return this.expiry.stop();
+  }
+
+  /** A session is open, or may be: sweep every interval until none is. */
+  private arm(): void {
+    this.touched += 1;
+    if (this.expiring) this.expiry.start();
   }
 
   /**
@@ -198,8 +216,12 @@ export class UssdService {
 
   private async sweep(): Promise<void> {
     const startedAt = Date.now();
+    const touched = this.touched;
     try {
-      if (!(await sessions.anyDue(this.db, new Date(this.clock.now())))) return this.outage.succeeded(startedAt);
+      const next = await sessions.nextDeadline(this.db);
+      // None open: the timer stops (not waited for: this is its own run) until a session is opened or heard of.
+      if (next === undefined && this.touched === touched) void this.expiry.stop();
+      if (next === undefined || next.getTime() > this.clock.now()) return this.outage.succeeded(startedAt);
       for (;;) {
         const now = new Date(this.clock.now());
         const expired = await this.db.transaction(async (trx) => {
