@@ -45,8 +45,8 @@ export interface KnownUpwardImport {
 /** Imports that still go up a layer, each with what keeps it there; none may be added. */
 export const KNOWN_UPWARD_IMPORTS: readonly KnownUpwardImport[] = [
   {
-    // To go: their schemas take PageOf and PageQuery from src/common/page-schema.ts, as the
-    // other modules' do (a one-line change in files kept by another hand this time).
+    // To go: these schemas take PageOf and PageQuery from src/common/page-schema.ts, as the
+    // other modules' do (one import line each).
     from: /^src\/modules\/(?:conversations|mms|ussd)\/schema\.ts$/,
     to: /^src\/http\/pagination\.ts$/,
     why: 'the page query and page shape were declared with the HTTP layer; they now live in common',
