@@ -252,8 +252,9 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   events.listen('incoming_mms.stored', hearingMmsText(conversations.incomingStored));
   const retention = new RetentionService(db, clock);
   // Email to SMS: an SMS received from a number someone last wrote to by email goes back to them by email, once stored.
+  // Without SMTP_DOMAIN there is no address to answer from (and no listener takes mail): nothing listens.
   const mail = new MailService(db, clock, logger.child({ component: 'mail' }), mailer, config.smtp.domain, config.smtp.text);
-  events.on('incoming.stored', mail.incomingStored);
+  if (config.smtp.domain) events.on('incoming.stored', mail.incomingStored);
 
   const authThrottle = new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) });
 
