@@ -14,8 +14,9 @@ export function tablesNamed(text: string, tables: Iterable<string>): Set<string>
     `(?:\\b(?:db|trx|knex)\\s*(?:<[^>()]*>)?\\(\\s*|\\b(?:db|trx|knex)\\s*,\\s*|\\.(?:from|into|table|join|leftJoin|innerJoin|rightJoin|fullOuterJoin|crossJoin|leftOuterJoin)\\(\\s*)['"\`](${names})(?:\\s+(?:as\\s+)?\\w+)?['"\`]`,
     'g',
   );
-  // Lowercase keywords, as the gateway's SQL is written; "(?!\s*[:(=])" skips `from sms: ...` prose and calls.
-  const sql = new RegExp(`\\b(?:from|join|update|into|table|truncate)\\s+(${names})\\b(?!\\s*[:(=])`, 'g');
+  // Lowercase keywords, as the gateway's SQL is written; the lookahead skips `from sms: ...` in
+  // prose and a call such as `update devices(...)`, not `insert into sms_status_history (...)`.
+  const sql = new RegExp(`\\b(?:from|join|update|into|table|truncate)\\s+(${names})\\b(?!\\(|\\s*[:=])`, 'g');
   for (const match of code.matchAll(builder)) found.add(match[1]!);
   for (const match of code.matchAll(sql)) found.add(match[1]!);
   return found;

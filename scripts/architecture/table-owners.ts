@@ -123,6 +123,11 @@ export const SHARED_TABLES: readonly SharedTable[] = [
     why: 'the claim, the hand-out, the releases and the status changes are single statements over sms joined to the delivery tables',
   },
   {
+    table: 'sms_status_history',
+    by: 'src/modules/delivery/repository.ts',
+    why: "a status change writes the SMS's history entries in the statement that changes it",
+  },
+  {
     table: 'sms',
     by: 'src/modules/delivery/attempts.ts',
     why: 'a retry puts the SMS back in the queue, and the attempts of an SMS are shown only to its account',
