@@ -2,10 +2,8 @@
 // node keeps serving, and after Redis returns everything converges without a restart. Each
 // node's /metrics labels its node id, and the node id shows in its logs.
 //
-// Node C reaches Redis through a TCP proxy the test cuts and restores; its log lines are kept.
+// Node C reaches Redis through a TCP link the test cuts and restores; its log lines are kept.
 import { expect } from 'chai';
-import { EventEmitter } from 'node:events';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { Config } from '../../src/config.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import { startGateway } from '../support/gateway.ts';
@@ -15,64 +13,8 @@ import { updateDeviceSettings } from '../../src/use-cases/update-device-settings
 import { nextEvent, UNPACED } from '../support/devices.ts';
 import { ApiClient } from '../support/tenant.ts';
 import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
-
-/** A TCP proxy to Redis that the test can cut (every connection closed, none accepted) and restore. */
-class CuttableProxy {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  constructor(private readonly target: URL) {}
-
-  async open(): Promise<void> {
-    this.server = createServer((client) => {
-      const upstream = connect(Number(this.target.port || 6379), this.target.hostname);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => socket.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.server!.address() as { port: number }).port;
-  }
-
-  async cut(): Promise<void> {
-    const closed = new Promise((resolve) => this.server?.close(resolve));
-    for (const socket of this.sockets) socket.destroy();
-    await closed;
-  }
-
-  stop(): Promise<void> {
-    return this.cut();
-  }
-}
-
-/** The JSON log lines of a gateway, as they are written; 'line' for each. */
-class LogSink extends EventEmitter<{ line: [line: Record<string, unknown>] }> {
-  readonly lines: Record<string, unknown>[] = [];
-  write(chunk: string): void {
-    const line = JSON.parse(chunk) as Record<string, unknown>;
-    this.lines.push(line);
-    this.emit('line', line);
-  }
-  count(msg: string): number {
-    return this.lines.filter((line) => String(line.msg).startsWith(msg)).length;
-  }
-  next(msg: string, timeoutMs = 5_000): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "${msg}" log line within ${timeoutMs} ms`)), timeoutMs);
-      const listener = (line: Record<string, unknown>) => {
-        if (!String(line.msg).startsWith(msg)) return;
-        clearTimeout(timer);
-        this.off('line', listener);
-        resolve();
-      };
-      this.on('line', listener);
-    });
-  }
-}
+import { GatewayLog } from '../support/gateway-log.ts';
+import { RedisLink } from '../support/outage.ts';
 
 type Readiness = { status: number; body: { status: string; checks: Record<string, string> } };
 
@@ -86,7 +28,7 @@ describe('Redis trouble, readiness, node ids', function () {
   const { fx } = cluster;
 
   /** A node started with its own logger, as `serve` starts one (stopped after the test). */
-  async function startLoggedNode(overrides: Partial<Config>, sink: LogSink): Promise<Gateway> {
+  async function startLoggedNode(overrides: Partial<Config>, sink: GatewayLog): Promise<Gateway> {
     return fx.track(await startGateway({ logLevel: 'info', ...cluster.shared, ...overrides }, undefined, sink));
   }
 
@@ -111,7 +53,7 @@ describe('Redis trouble, readiness, node ids', function () {
 
   it('when Redis cannot be reached at start, then the node starts anyway, ready, with checks.redis failing, and says so once', async function () {
     this.timeout(20_000);
-    const sink = new LogSink();
+    const sink = new GatewayLog();
     // Port 1: nothing listens there.
     const node = await startLoggedNode({ nodeId: 'no-redis', redisUrl: 'redis://127.0.0.1:1' }, sink);
     const { status, body } = await readiness(node);
@@ -123,10 +65,9 @@ describe('Redis trouble, readiness, node ids', function () {
 
   it('when Redis goes away and comes back, then the node serves meanwhile, says so once each way, and drops what it may have missed', async function () {
     this.timeout(20_000);
-    const proxy = fx.track(new CuttableProxy(new URL(TEST_REDIS_URL)));
-    await proxy.open();
-    const sink = new LogSink();
-    const node = await startLoggedNode({ nodeId: 'node-c', redisUrl: `redis://127.0.0.1:${proxy.port}` }, sink);
+    const proxy = fx.track(await RedisLink.open(TEST_REDIS_URL));
+    const sink = new GatewayLog();
+    const node = await startLoggedNode({ nodeId: 'node-c', redisUrl: proxy.url }, sink);
     expect((await readiness(node)).body.checks.redis).to.equal('ok');
 
     const { key, row } = await fx.gateway.services.apiKeys.create(fx.tenant.accountId, ['devices:read']);
@@ -146,7 +87,7 @@ describe('Redis trouble, readiness, node ids', function () {
     expect((await onC.get('/devices')).status, 'the revocation was missed').to.equal(200);
 
     const back = sink.next('Redis back');
-    await proxy.open();
+    await proxy.restore();
     await back;
     expect((await onC.get('/devices')).status, 'caches dropped when Redis came back').to.equal(401);
     expect(performance.now() - cachedAt, 'before the 5 s cache lifetime could explain it').to.be.below(5_000);
@@ -159,10 +100,9 @@ describe('Redis trouble, readiness, node ids', function () {
 
   it('when Redis is down, then a phone on the node gets the SMS made there and its reports are applied; when Redis is back, an SMS made on another node reaches it at once again', async function () {
     this.timeout(30_000);
-    const proxy = fx.track(new CuttableProxy(new URL(TEST_REDIS_URL)));
-    await proxy.open();
-    const sink = new LogSink();
-    const node = await startLoggedNode({ nodeId: 'node-d', redisUrl: `redis://127.0.0.1:${proxy.port}` }, sink);
+    const proxy = fx.track(await RedisLink.open(TEST_REDIS_URL));
+    const sink = new GatewayLog();
+    const node = await startLoggedNode({ nodeId: 'node-d', redisUrl: proxy.url }, sink);
     const { device, token } = await fx.registerDevice('phone-on-d');
     expect((await fx.tenant.api.patch(`/devices/${device.id}/settings`, UNPACED)).status).to.equal(200);
     const phone = fx.track(new SimulatedDevice({ brokerUrl: `mqtt://127.0.0.1:${node.mqttPort}`, deviceId: device.id, token, reconnectPeriodMs: 100 }));
@@ -185,7 +125,7 @@ describe('Redis trouble, readiness, node ids', function () {
     expect((await fx.tenant.api.get(`/devices/${late.id}`)).body.is_online, 'node A cannot hear node D').to.equal(false);
 
     const back = sink.next('Redis back');
-    await proxy.open();
+    await proxy.restore();
     await back;
     // The emitter's own connections reconnect on their own schedule: wait until a wake-up gets through.
     await within(10_000, async () => (await readiness(node)).body.checks.redis === 'ok');

@@ -13,20 +13,10 @@ import { mqttUrl, RawClients } from '../support/mqtt.ts';
 import { REFUSED_METRIC } from '../../broker/refusal-log.ts';
 import { defaultMaxMqttConnections } from '../../broker/connection-limits.ts';
 import { defaultMaxConnections, FD_RESERVE } from '../../src/http/server-limits.ts';
+import { GatewayLog } from '../support/gateway-log.ts';
 
 const MAX = 4;
 const CAPACITY_LOG = 'mqtt connections refused: the broker holds all it may';
-
-/** The JSON log lines a gateway writes. */
-class LogLines {
-  readonly lines: Record<string, unknown>[] = [];
-  write(chunk: string): void {
-    this.lines.push(JSON.parse(chunk) as Record<string, unknown>);
-  }
-  count(msg: string): number {
-    return this.lines.filter((line) => String(line.msg).startsWith(msg)).length;
-  }
-}
 
 /** A raw TCP connection to the broker from the loopback address `from`; resolves once connected. */
 function rawSocket(gateway: Gateway, from: string): Promise<Socket> {
@@ -54,7 +44,7 @@ function closedWithin(socket: Socket, ms: number): Promise<boolean> {
 describe('device channel: connections in all (MQTT_MAX_CONNECTIONS)', () => {
   let gateway: Gateway;
   let clients: RawClients;
-  const logs = new LogLines();
+  const logs = new GatewayLog();
   const sockets: Socket[] = [];
   const refused = (reason: string) => gateway.services.metrics.value(REFUSED_METRIC, { reason });
 

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { FAILOVER_AFTER_S, PRESENCE_LEASE_S, TEST_REDIS_URL, useDeployment } from './support/deployment.ts';
 import { isOnline, phoneOn, registerPhone, silentPhoneOn } from './support/phones.ts';
-import { RedisProxy } from './support/redis-proxy.ts';
+import { RedisLink } from '../support/outage.ts';
 import { allDelivered, expectDeliveredOnce, sendSms, smsState, statusSummary } from './support/sms.ts';
 import { ms, until } from './support/waits.ts';
 
@@ -15,9 +15,9 @@ const SMS_COUNT = 3;
 
 describe('multi-node: one node cut off from Redis longer than PRESENCE_LEASE', function () {
   this.timeout(60_000);
-  let proxy: RedisProxy;
+  let proxy: RedisLink;
   before(async () => {
-    proxy = await RedisProxy.open(TEST_REDIS_URL);
+    proxy = await RedisLink.open(TEST_REDIS_URL);
   });
   // Node B reaches Redis directly; node A, started in the test, through the proxy.
   const deployment = useDeployment({ nodes: ['b'] });

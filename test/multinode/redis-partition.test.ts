@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { Received } from '../support/receiver.ts';
 import { FAILOVER_AFTER_S, PRESENCE_LEASE_S, TEST_REDIS_URL, useDeployment } from './support/deployment.ts';
 import { isOnline, phoneOn, registerPhone, silentPhoneOn } from './support/phones.ts';
-import { RedisProxy } from './support/redis-proxy.ts';
+import { RedisLink } from '../support/outage.ts';
 import { sendSms, smsState } from './support/sms.ts';
 import { ms, until } from './support/waits.ts';
 
@@ -18,9 +18,9 @@ const WATCH_MS = (PRESENCE_LEASE_S + FAILOVER_AFTER_S + 2) * 1000;
 
 describe('multi-node: Redis out of reach longer than PRESENCE_LEASE, then back with its data', function () {
   this.timeout(60_000);
-  let proxy: RedisProxy;
+  let proxy: RedisLink;
   before(async () => {
-    proxy = await RedisProxy.open(TEST_REDIS_URL);
+    proxy = await RedisLink.open(TEST_REDIS_URL);
   });
   // Declared before the deployment's hooks: the proxy is open before the nodes start.
   const deployment = useDeployment({ nodes: ['a', 'b'], redisUrl: () => proxy.url });

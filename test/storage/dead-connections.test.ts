@@ -5,11 +5,9 @@
 // PostgreSQL only: the fault is a TCP link that swallows its open connections (the embedded
 // database has no connection to lose).
 import { expect } from 'chai';
-import type { Gateway } from '../../src/gateway.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
-import { PostgresLink } from '../support/postgres-link.ts';
-import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
+import type { Tenant } from '../support/tenant.ts';
+import { onlyOnPostgres } from '../support/postgres-only.ts';
+import { useDatabaseOutage } from '../support/outage.ts';
 
 /** Requests at once after the fault: more than the pool's 10 connections. */
 const REQUESTS = 12;
@@ -22,34 +20,22 @@ const RECOVERY_MS = 9_000;
 /** A request not answered by then is counted as hung. */
 const CLIENT_TIMEOUT_MS = 20_000;
 
-if (testDatabase().kind === 'postgres') describe('storage: dead database connections', function () {
+describe('storage: dead database connections', function () {
+  // The fault is a TCP link that swallows its open connections: the embedded database has none to lose.
+  onlyOnPostgres();
   this.timeout(40_000);
-  let link: PostgresLink;
-  let gateway: Gateway;
-  let tenant: Tenant;
-
-  beforeEach(async () => {
-    link = await PostgresLink.open(testDatabaseUrl()!);
-    gateway = await startGateway({ databaseUrl: link.url });
-    tenant = await createTenant(gateway);
-  });
-  afterEach(async () => {
-    // The swallowed connections are reset first: the old pool would otherwise wait on them at stop.
-    link.resetSwallowed();
-    await gateway.stop();
-    await link.close();
-  });
+  const outage = useDatabaseOutage();
 
   it('when the open connections stop answering while new ones work, then every request is answered within seconds and the API serves again', async () => {
     // The pool holds several connections, idle between requests, when the fault comes.
-    const warm = await Promise.all(Array.from({ length: REQUESTS }, () => tenant.api.get('/sms')));
+    const warm = await Promise.all(Array.from({ length: REQUESTS }, () => outage.tenant.api.get('/sms')));
     expect(warm.map((reply) => reply.status)).to.deep.equal(warm.map(() => 200));
 
-    const swallowed = link.blackhole();
+    const swallowed = outage.link.blackhole();
     expect(swallowed, 'open connections swallowed').to.be.greaterThan(0);
     const faultAt = Date.now();
 
-    const answers = await Promise.all(Array.from({ length: REQUESTS }, () => timedGet(tenant)));
+    const answers = await Promise.all(Array.from({ length: REQUESTS }, () => timedGet(outage.tenant)));
     const slowest = Math.max(...answers.map((answer) => answer.ms));
     expect(answers.filter((answer) => answer.status === 'hung'), `requests not answered within ${CLIENT_TIMEOUT_MS} ms`).to.deep.equal([]);
     expect(slowest, 'slowest answer (ms) after the fault').to.be.below(RECOVERY_MS);
@@ -58,7 +44,7 @@ if (testDatabase().kind === 'postgres') describe('storage: dead database connect
 
     let served: number | undefined;
     while (served === undefined && Date.now() - faultAt < RECOVERY_MS) {
-      const answer = await timedGet(tenant);
+      const answer = await timedGet(outage.tenant);
       if (answer.status === 200) served = Date.now() - faultAt;
     }
     expect(served, `the API serving again within ${RECOVERY_MS} ms of the fault`).to.be.a('number');

@@ -1,12 +1,12 @@
 // A gateway whose PostgreSQL connections pass through a PostgresLink the test can cut, with every
 // log line it writes kept: for the tests of what the gateway answers and says while the database
 // is unreachable. PostgreSQL only, as the link is.
-import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import { Gateway } from '../../src/gateway.ts';
 import { testDatabaseUrl } from './environment.ts';
 import { PostgresLink } from './postgres-link.ts';
+import { GatewayLog } from './gateway-log.ts';
 
 export interface LogLine {
   level: number;
@@ -25,15 +25,10 @@ export interface GatewayBehindLink {
 
 export async function startBehindLink(overrides: Partial<Config> = {}): Promise<GatewayBehindLink> {
   const link = await PostgresLink.open(testDatabaseUrl()!);
-  const logLines: LogLine[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logLines.push(JSON.parse(line) as LogLine);
-      done();
-    },
-  });
+  const log = new GatewayLog();
+  const logLines: LogLine[] = log.lines;
   const config = { ...loadConfig({}), port: 0, host: '127.0.0.1', mqttPort: 0, databaseUrl: link.url, dataDir: ':memory:', logLevel: 'info' as const, ...overrides };
-  const gateway = await Gateway.start(config, createLogger('info', sink));
+  const gateway = await Gateway.start(config, createLogger('info', log));
   return {
     link,
     gateway,
