@@ -4,39 +4,17 @@
 // past AUTH_FAILURE_LIMIT wrong tokens get CONNACK 5 after a delay while valid ones connect, past
 // AUTH_FAILURE_HARD_LIMIT nothing from the address is checked. The ManualClock moves the windows.
 import { expect } from 'chai';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { ManualClock } from '../../src/common/clock.ts';
-import { useGateway } from '../support/use-gateway.ts';
+import { randomUUID } from 'node:crypto';
+import { TEST_THROTTLE, unknownKey, useThrottledGateway } from '../support/auth-throttle.ts';
 import { registerDevice } from '../support/tenant.ts';
 import { listDevices } from '../support/raw-http.ts';
 
-const LIMIT = 30;
-const HARD_LIMIT = 60;
-const WINDOW_MS = 60_000;
-const CREDENTIAL_LIMIT = 5;
+const { failureLimit: LIMIT, hardLimit: HARD_LIMIT, windowMs: WINDOW_MS, credentialFailureLimit: CREDENTIAL_LIMIT } = TEST_THROTTLE;
 const REFUSAL_DELAY_MS = 200;
-
-const unknownKey = () => `sgw_${randomBytes(5).toString('hex')}_${randomBytes(32).toString('base64url')}`;
 
 describe('authentication throttle of the phones', function () {
   this.timeout(60_000);
-  const clock = new ManualClock();
-  const fx = useGateway({
-    clock,
-    config: {
-      authThrottle: {
-        failureLimit: LIMIT,
-        windowMs: WINDOW_MS,
-        hardLimit: HARD_LIMIT,
-        credentialFailureLimit: CREDENTIAL_LIMIT,
-        credentialWindowMs: 900_000,
-        mqttRefusalDelayMs: REFUSAL_DELAY_MS,
-      },
-    },
-  });
-  afterEach(() => clock.advance(2 * 900_000));
-
-  const metric = (name: string, labels: Record<string, string>) => fx.gateway.services.metrics.value(name, labels);
+  const { fx, clock, metric } = useThrottledGateway({ mqttRefusalDelayMs: REFUSAL_DELAY_MS });
 
   it('when the phone\'s address has sent 30+ unknown API keys over HTTP, past even the hard limit, then the phone still connects', async () => {
     const { device, token } = await registerDevice(fx.gateway, fx.tenant);

@@ -9,6 +9,7 @@ import { ManualClock } from '../../src/common/clock.ts';
 import type { Role } from '../../src/modules/users/repository.ts';
 import { useGateway, type GatewayFixture } from '../support/use-gateway.ts';
 import { scrapeMetrics } from '../support/metrics.ts';
+import { useThrottledGateway } from '../support/auth-throttle.ts';
 import type { Tenant } from '../support/tenant.ts';
 import { TEST_PASSWORD_HASH_COST } from '../support/environment.ts';
 
@@ -279,11 +280,7 @@ describe('sessions: failed logins are throttled per address and per email', func
   this.timeout(30_000);
   const LIMIT = 3;
   const HARD_LIMIT = 6;
-  const clock = new ManualClock();
-  const fx = useGateway({
-    clock,
-    config: { authThrottle: { failureLimit: LIMIT, windowMs: 60_000, hardLimit: HARD_LIMIT, credentialFailureLimit: LIMIT, credentialWindowMs: 60_000, mqttRefusalDelayMs: 0 } },
-  });
+  const { fx, clock } = useThrottledGateway({ failureLimit: LIMIT, windowMs: 60_000, hardLimit: HARD_LIMIT, credentialFailureLimit: LIMIT, credentialWindowMs: 60_000 });
 
   it('an address with too many failures gets 429 with Retry-After for its wrong passwords, the right one still logs in; far past the limit even the right one is refused; another address is not', async () => {
     const { email } = await createUser(fx, fx.tenant);

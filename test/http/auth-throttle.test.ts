@@ -11,41 +11,16 @@ import { Metrics } from '../../src/common/metrics.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import { AuthThrottle } from '../../src/common/auth-throttle.ts';
 import { clientAddressKey } from '../../src/common/client-address.ts';
-import { useGateway } from '../support/use-gateway.ts';
+import { TEST_THROTTLE, unknownKey, useThrottledGateway } from '../support/auth-throttle.ts';
 import { listDevices, logIn } from '../support/raw-http.ts';
 import { uniqueEmail, USER_PASSWORD } from '../support/session-client.ts';
 
-const LIMIT = 30;
-const HARD_LIMIT = 60;
-const WINDOW_MS = 60_000;
-const CREDENTIAL_LIMIT = 5;
-const CREDENTIAL_WINDOW_MS = 900_000;
-
-/** A well-formed key nobody holds, with a prefix of its own (so that no prefix's count is reached). */
-function unknownKey(): string {
-  return `sgw_${randomBytes(5).toString('hex')}_${randomBytes(32).toString('base64url')}`;
-}
+const { failureLimit: LIMIT, hardLimit: HARD_LIMIT, windowMs: WINDOW_MS, credentialFailureLimit: CREDENTIAL_LIMIT, credentialWindowMs: CREDENTIAL_WINDOW_MS } = TEST_THROTTLE;
 
 describe('authentication throttle over HTTP', function () {
   this.timeout(60_000);
-  const clock = new ManualClock();
-  const fx = useGateway({
-    clock,
-    config: {
-      authThrottle: {
-        failureLimit: LIMIT,
-        windowMs: WINDOW_MS,
-        hardLimit: HARD_LIMIT,
-        credentialFailureLimit: CREDENTIAL_LIMIT,
-        credentialWindowMs: CREDENTIAL_WINDOW_MS,
-        mqttRefusalDelayMs: 0,
-      },
-    },
-  });
   // Every throttle, block and lock has ended and every count drained before the next test.
-  afterEach(() => clock.advance(2 * CREDENTIAL_WINDOW_MS));
-
-  const metric = (name: string, labels: Record<string, string>) => fx.gateway.services.metrics.value(name, labels);
+  const { fx, clock, metric } = useThrottledGateway();
 
   async function failKeys(count: number, from = '127.0.0.1'): Promise<number[]> {
     const statuses: number[] = [];
