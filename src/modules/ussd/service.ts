@@ -8,8 +8,8 @@
 // after the answer stopped mattering. Every wait is bounded by `expires_at`, stored with the
 // session: the expiry sweep claims rows with SKIP LOCKED and ends an overdue session as failed
 // ("timeout") once, whichever node reaches it. It runs only while there is something to sweep:
-// once at start (sessions left open by a node that stopped), then on a node that opened a session
-// or heard of one (a reply, a phone's report), for as long as any session is open. A final session
+// once at start (sessions left open by a node that stopped), then every second on a node that
+// found one open, opened one or heard of one (a reply, a phone's report), until none is open. A final session
 // announces "ussd.finished" in the transaction that ended it (webhooks are written there).
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
@@ -188,10 +188,11 @@ export class UssdService {
     });
   }
 
-  /** Lets the expiry sweep run (unref'd; starting it twice changes nothing): first once, for sessions left open, then while any is. */
+  /** Lets the expiry sweep run (unref'd; starting it twice changes nothing): once now, for sessions left open, then while any is. */
   startExpiry(): void {
+    if (this.expiring) return;
     this.expiring = true;
-    this.arm();
+    void this.expiry.runOnce();
   }
 
   /** Stops the sweep; resolves once a sweep under way has ended. */
@@ -221,6 +222,7 @@ export class UssdService {
       const next = await sessions.nextDeadline(this.db);
       // None open: the timer stops (not waited for: this is its own run) until a session is opened or heard of.
       if (next === undefined && this.touched === touched) void this.expiry.stop();
+      if (next !== undefined && this.expiring) this.expiry.start();
       if (next === undefined || next.getTime() > this.clock.now()) return this.outage.succeeded(startedAt);
       for (;;) {
         const now = new Date(this.clock.now());
@@ -235,6 +237,8 @@ export class UssdService {
         if (expired.length < EXPIRY_BATCH) return;
       }
     } catch (error) {
+      // Tried again every interval until the database answers: what it holds is not known meanwhile.
+      if (this.expiring) this.expiry.start();
       if (!this.outage.failed(error)) this.logger.error({ err: error }, 'USSD expiry sweep failed');
     }
   }
