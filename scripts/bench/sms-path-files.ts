@@ -7,6 +7,10 @@
 // the device agent are the phone's side, not counted). Timers that happen to fire in the window
 // (the dispatch sweep, the webhook sender's poll) count too: they are part of how an SMS moves.
 //
+// The queries of that window are counted too (knex's 'query' event, transactions told apart by
+// their id): those of each status batch (a transaction that changes sms.status), and
+// among them those that read or write a feature's tables the SMS never used (SMPP, Twilio, MMS, USSD, mail).
+//
 //   npx tsx scripts/bench/sms-path-files.ts            (prints the count and the files by folder)
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +23,14 @@ import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { Receiver } from '../../test/support/receiver.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Tables of features a plain API SMS does not use: a query on them for such an SMS is work for nothing. */
+const OTHER_FEATURES = /"(smpp_[a-z_]+|twilio_[a-z_]+|mms_[a-z_]+|ussd_[a-z_]+|mail_[a-z_]+)"/;
+
+interface Query {
+  sql: string;
+  __knexTxId?: string;
+}
 
 interface ScriptCoverage {
   url: string;
@@ -75,7 +87,11 @@ async function main(): Promise<void> {
   await session.post('Profiler.enable');
   await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
   await session.post('Profiler.takePreciseCoverage');
+  const queries: Query[] = [];
+  const heard = (query: Query) => void queries.push(query);
+  gateway.services.db.on('query', heard);
   await oneSms('the measured SMS');
+  gateway.services.db.off('query', heard);
   const { result } = (await session.post('Profiler.takePreciseCoverage')) as { result: ScriptCoverage[] };
   await session.post('Profiler.stopPreciseCoverage');
   session.disconnect();
@@ -94,10 +110,28 @@ async function main(): Promise<void> {
   }
   for (const [folder, names] of byFolder) console.log(`${folder}/ (${names.length}): ${names.join(', ')}`);
   console.log(`one SMS, POST to the last of its three webhooks, ran code in ${files.length} files of src/ and broker/`);
+  printQueries(queries);
 
   await device.stop();
   await receiver.stop();
   await gateway.stop();
+}
+
+/** The queries of each status batch (its transaction's, BEGIN and COMMIT left out), and those on other features' tables. */
+function printQueries(queries: Query[]): void {
+  const byTransaction = new Map<string, string[]>();
+  for (const query of queries) {
+    if (!query.__knexTxId || /^(BEGIN|COMMIT|ROLLBACK)/i.test(query.sql)) continue;
+    byTransaction.set(query.__knexTxId, [...(byTransaction.get(query.__knexTxId) ?? []), query.sql]);
+  }
+  if (process.env.SHOW_SQL) for (const [id, sqls] of byTransaction) console.log(id, sqls.map((s) => s.slice(0, 90)));
+  const batches = [...byTransaction.values()].filter((sqls) => sqls.some((sql) => /update sms set status = v\.status/.test(sql)));
+  for (const [index, sqls] of batches.entries()) {
+    const other = sqls.filter((sql) => OTHER_FEATURES.test(sql));
+    console.log(`status batch ${index + 1}: ${sqls.length} queries, ${other.length} on other features' tables${other.length > 0 ? ` (${other.map((sql) => OTHER_FEATURES.exec(sql)![1]).join(', ')})` : ''}`);
+  }
+  const other = queries.filter((query) => OTHER_FEATURES.test(query.sql));
+  console.log(`the whole window: ${queries.length} queries, ${other.length} on other features' tables${other.length > 0 ? ` (${other.map((query) => OTHER_FEATURES.exec(query.sql)![1]).join(', ')})` : ''}`);
 }
 
 await main();
