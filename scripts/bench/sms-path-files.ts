@@ -11,7 +11,8 @@
 // their id): those of each status batch (a transaction that changes sms.status), and
 // among them those that read or write a feature's tables the SMS never used (SMPP, Twilio, MMS, USSD, mail).
 //
-//   npx tsx scripts/bench/sms-path-files.ts            (prints the count and the files by folder)
+//   npx tsx scripts/bench/sms-path-files.ts            (prints the count, the files by folder, and the queries)
+//   SHOW_SQL=1 npx tsx scripts/bench/sms-path-files.ts (also each transaction's statements, cut to 90 characters)
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { relative } from 'node:path';
@@ -124,7 +125,7 @@ function printQueries(queries: Query[]): void {
     if (!query.__knexTxId || /^(BEGIN|COMMIT|ROLLBACK)/i.test(query.sql)) continue;
     byTransaction.set(query.__knexTxId, [...(byTransaction.get(query.__knexTxId) ?? []), query.sql]);
   }
-  if (process.env.SHOW_SQL) for (const [id, sqls] of byTransaction) console.log(id, sqls.map((s) => s.slice(0, 90)));
+  if (process.env.SHOW_SQL) for (const [id, sqls] of byTransaction) console.log(id, sqls.map((sql) => sql.slice(0, 90)));
   const batches = [...byTransaction.values()].filter((sqls) => sqls.some((sql) => /update sms set status = v\.status/.test(sql)));
   for (const [index, sqls] of batches.entries()) {
     const other = sqls.filter((sql) => OTHER_FEATURES.test(sql));
