@@ -2,7 +2,8 @@
 // table-owners.ts): a feature that keeps state on the device row (the circuit breaker's count,
 // a pause and its announcement, the pacing clock) or must hold the row while it writes a child
 // of it asks here. Each function is one statement run on the caller's executor, inside the
-// caller's transaction, so asking here costs no round trip more than writing it in place did.
+// caller's transaction, or a piece (a join, an exists, a subquery) of the caller's own statement,
+// so asking here costs no round trip more than writing it in place did.
 import type { Knex } from 'knex';
 import type { Executor } from '../../storage/database.ts';
 import type { DeviceRow } from './types.ts';
