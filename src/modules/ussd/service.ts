@@ -7,9 +7,10 @@
 // a request is refused (409 device_offline) rather than queued for a phone that may come back
 // after the answer stopped mattering. Every wait is bounded by `expires_at`, stored with the
 // session: the expiry sweep claims rows with SKIP LOCKED and ends an overdue session as failed
-// ("timeout") once, whichever node reaches it. It runs only while there is something to sweep:
-// once at start (sessions left open by a node that stopped), then every second on a node that
-// found one open, opened one or heard of one (a reply, a phone's report), until none is open. A final session
+// ("timeout") once, whichever node reaches it. It runs every second only while there is something
+// to sweep: on a node that found a session open, opened one or heard of one (a reply, a phone's
+// report), until none is open. Otherwise a node looks once at start and then once a minute (a
+// node that took sessions may have stopped for good). A final session
 // announces "ussd.finished" in the transaction that ended it (webhooks are written there).
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
@@ -45,6 +46,12 @@ export interface UssdOptions {
 /** Overdue sessions ended per sweep transaction; the sweep goes on while a batch comes back full. */
 const EXPIRY_BATCH = 200;
 
+/**
+ * How often a node that knows of no open session looks all the same: a session taken by a node
+ * that then stopped for good, whose phone never answers, is ended within this much of its deadline.
+ */
+const IDLE_LOOK_MS = 60_000;
+
 export class UssdService {
   private readonly expiry: PeriodicRun<void>;
   private readonly outage: OutageNotice;
@@ -52,6 +59,8 @@ export class UssdService {
   private expiring = false;
   /** Sessions opened or moved here, counted: a sweep that found none open disarms only if none came meanwhile. */
   private touched = 0;
+  /** The next look while no session is known to be open (the sweep's timer is stopped then). */
+  private idleLook: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Database,
@@ -198,13 +207,32 @@ export class UssdService {
   /** Stops the sweep; resolves once a sweep under way has ended. */
   stopExpiry(): Promise<void> {
     this.expiring = false;
+    clearTimeout(this.idleLook);
+    this.idleLook = undefined;
     return this.expiry.stop();
   }
 
   /** A session is open, or may be: sweep every interval until none is. */
   private arm(): void {
     this.touched += 1;
-    if (this.expiring) this.expiry.start();
+    if (this.expiring) this.sweepEveryInterval();
+  }
+
+  private sweepEveryInterval(): void {
+    clearTimeout(this.idleLook);
+    this.idleLook = undefined;
+    this.expiry.start();
+  }
+
+  /** None open: the timer stops (not waited for: this may be its own run), and one look is due a minute later. */
+  private rest(): void {
+    void this.expiry.stop();
+    if (!this.expiring || this.idleLook) return;
+    this.idleLook = setTimeout(() => {
+      this.idleLook = undefined;
+      void this.expiry.runOnce();
+    }, IDLE_LOOK_MS);
+    this.idleLook.unref();
   }
 
   /**
@@ -220,9 +248,9 @@ export class UssdService {
     const touched = this.touched;
     try {
       const next = await sessions.nextDeadline(this.db);
-      // None open: the timer stops (not waited for: this is its own run) until a session is opened or heard of.
-      if (next === undefined && this.touched === touched) void this.expiry.stop();
-      if (next !== undefined && this.expiring) this.expiry.start();
+      // A session opened or heard of meanwhile keeps the timer going: this read may have missed it.
+      if (next === undefined && this.touched === touched) this.rest();
+      if (next !== undefined && this.expiring) this.sweepEveryInterval();
       if (next === undefined || next.getTime() > this.clock.now()) return this.outage.succeeded(startedAt);
       for (;;) {
         const now = new Date(this.clock.now());
@@ -238,7 +266,7 @@ export class UssdService {
       }
     } catch (error) {
       // Tried again every interval until the database answers: what it holds is not known meanwhile.
-      if (this.expiring) this.expiry.start();
+      if (this.expiring) this.sweepEveryInterval();
       if (!this.outage.failed(error)) this.logger.error({ err: error }, 'USSD expiry sweep failed');
     }
   }
