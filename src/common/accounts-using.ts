@@ -33,7 +33,17 @@ export class AccountsUsing {
 
   /** Those of `accountIds` that may have something of the feature; the first call reads the set (in `db`, the caller's transaction). */
   async among(db: Executor, accountIds: Iterable<string>): Promise<Set<string>> {
-    await (this.reading ??= this.read(db));
+    for (;;) {
+      const mine = this.reading === undefined;
+      const reading = (this.reading ??= this.read(db));
+      try {
+        await reading;
+        break;
+      } catch (error) {
+        // Another caller's read, in its own transaction, failed with it: this caller reads in its own.
+        if (mine) throw error;
+      }
+    }
     const using = new Set<string>();
     for (const accountId of accountIds) if (this.known.has(accountId)) using.add(accountId);
     return using;
