@@ -5,8 +5,8 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { ConfigError, SMPP_BIND_TIMEOUT_S, type Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
-import { SecretBox } from './modules/webhooks/secret-box.ts';
-import { verifySecretKey } from './modules/webhooks/secret-key-check.ts';
+import { SecretBox } from './modules/webhooks/outbound/secret-box.ts';
+import { verifySecretKey } from './modules/webhooks/outbound/secret-key-check.ts';
 import { withNode, type Logger } from './common/logger.ts';
 import { systemClock, type Clock } from './common/clock.ts';
 import { describeEnvironmentError } from './common/errors.ts';
@@ -22,7 +22,7 @@ import { DEVICE_PREFIX, deviceRecordingRoutes, recordingRoutes } from './modules
 import { mmsRoutes } from './modules/mms/routes.ts';
 import { deviceMmsRoutes } from './modules/mms/device-routes.ts';
 import { legacyRoutes } from './modules/legacy/routes.ts';
-import { webhookRoutes } from './modules/webhooks/routes.ts';
+import { webhookRoutes } from './modules/webhooks/registration/routes.ts';
 import { sessionRoutes, type SessionRouteOptions } from './modules/sessions/routes.ts';
 import type { Authenticator } from './http/middleware/authenticate.ts';
 import { apiKeyRoutes } from './modules/api-keys/routes.ts';

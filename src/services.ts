@@ -9,7 +9,7 @@ import { createAccountServices, type AccountServices } from './account-services.
 import type { AccountService } from './modules/accounts/service.ts';
 import type { ApiKeyService } from './modules/api-keys/service.ts';
 import type { DeviceService } from './modules/devices/service.ts';
-import type { WebhookService } from './modules/webhooks/service.ts';
+import type { WebhookService } from './modules/webhooks/registration/service.ts';
 import type { UserService } from './modules/users/service.ts';
 import type { SessionService } from './modules/sessions/service.ts';
 import type { TwilioService } from './modules/twilio/service.ts';
@@ -33,9 +33,12 @@ import { PauseAnnouncer } from './modules/delivery/pause-announcer.ts';
 import { StatusIngestor } from './modules/delivery/status-ingestor.ts';
 import { TransientStore } from './modules/delivery/transient-store.ts';
 import { TaskService } from './modules/delivery/task-service.ts';
-import { WebhookSender } from './modules/webhooks/sender.ts';
-import { wireWebhooks } from './modules/webhooks/wiring.ts';
-import { wireCallWebhooks } from './modules/webhooks/call-wiring.ts';
+import { WebhookSender } from './modules/webhooks/outbound/sender.ts';
+import { wireDeliveryWebhooks } from './modules/delivery/webhook-wiring.ts';
+import { wireIncomingWebhooks } from './modules/incoming/webhook-wiring.ts';
+import { wireOptOutWebhooks } from './modules/opt-out/webhook-wiring.ts';
+import { wireDeviceWebhooks } from './modules/devices/webhook-wiring.ts';
+import { wireCallWebhooks } from './modules/calls/webhook-wiring.ts';
 import { LiveHub, type LiveRelay } from './modules/live/hub.ts';
 import { wireLive } from './modules/live/wiring.ts';
 import { LoginThrottle } from './modules/sessions/login-throttle.ts';
@@ -45,14 +48,14 @@ import { twilioFormat } from './modules/twilio/delivery-format.ts';
 import { replyWithTwiml } from './use-cases/reply-with-twiml.ts';
 import type { CreateSmsParts } from './use-cases/create-sms.ts';
 import { UssdService, type UssdLink } from './modules/ussd/service.ts';
-import { wireUssdWebhooks } from './modules/webhooks/ussd-wiring.ts';
+import { wireUssdWebhooks } from './modules/ussd/webhook-wiring.ts';
 import { MediaService } from './modules/mms/media-service.ts';
 import { MmsRedaction } from './modules/mms/redaction/service.ts';
 import { MmsService } from './modules/mms/service.ts';
 import { MmsTaskLink } from './modules/mms/task-link.ts';
 import { OverdueMmsSweep } from './modules/mms/overdue-sweep.ts';
 import { hearingMmsText, receivedText } from './modules/mms/received-text.ts';
-import { wireMmsWebhooks } from './modules/webhooks/mms-wiring.ts';
+import { wireMmsWebhooks } from './modules/mms/webhook-wiring.ts';
 import { OptOutService } from './modules/opt-out/service.ts';
 import { answerOptOut } from './use-cases/answer-opt-out.ts';
 import { OptedOutLists } from './modules/opt-out/device-list.ts';
@@ -206,16 +209,10 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
   events.on('call.deleted', ({ recording }) => recordings.removeFile(recording));
   // SMS created through the Twilio API call their StatusCallback: webhook deliveries of the "twilio"
   // format, written with the standard events of the same status changes.
-  wireWebhooks({
-    db,
-    outbox,
-    sender: webhookSender,
-    events,
-    devices,
-    invalidation,
-    logger: logger.child({ component: 'webhooks' }),
-    statusCallbacks: twilio.statusCallbacks,
-  });
+  wireDeliveryWebhooks({ db, outbox, sender: webhookSender, events, devices, statusCallbacks: twilio.statusCallbacks });
+  wireIncomingWebhooks(events, outbox, webhookSender);
+  wireOptOutWebhooks(events, outbox, webhookSender);
+  wireDeviceWebhooks({ db, outbox, sender: webhookSender, events, devices, invalidation, logger: logger.child({ component: 'webhooks' }) });
   wireCallWebhooks(events, outbox, webhookSender);
   wireMmsWebhooks(events, outbox, webhookSender);
   wireLive(live, events);

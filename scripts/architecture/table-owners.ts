@@ -110,7 +110,7 @@ export const SHARED_TABLES: readonly SharedTable[] = [
   },
   {
     table: 'twilio_credentials',
-    by: 'src/modules/webhooks/secret-key-check.ts',
+    by: 'src/modules/webhooks/outbound/secret-key-check.ts',
     why: 'the secret key check opens one sealed value of each table that holds them, at start',
   },
   {

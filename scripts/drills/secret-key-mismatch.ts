@@ -5,10 +5,10 @@
 // webhook-secret.key in its DATA_DIR. A `sms-gateway` command run with another DATA_DIR (another
 // user's home, a container without the volume) made a key of its own, sealed a Twilio token or a
 // webhook secret with it, and the gateway then failed on it at every request or retry. Now the
-// database keeps a check value of the key (src/modules/webhooks/secret-key-check.ts): a command
+// database keeps a check value of the key (src/modules/webhooks/outbound/secret-key-check.ts): a command
 // holding another key refuses before it seals anything, naming DATA_DIR and WEBHOOK_SECRET_KEY;
 // and a webhook whose secret still cannot be opened is disabled with a reason that says so,
-// logged once, its API answers staying what they are (the sender, src/modules/webhooks/sender.ts).
+// logged once, its API answers staying what they are (the sender, src/modules/webhooks/outbound/sender.ts).
 //
 // Here a gateway with DATA_DIR A runs on a fresh database of the local PostgreSQL. Through the
 // CLI with DATA_DIR A, two webhooks (pointing at a receiver on 127.0.0.1) and a Twilio
@@ -41,8 +41,8 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import { Gateway } from '../../src/gateway.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
-import { SecretBox } from '../../src/modules/webhooks/secret-box.ts';
-import { verifySecretKey } from '../../src/modules/webhooks/secret-key-check.ts';
+import { SecretBox } from '../../src/modules/webhooks/outbound/secret-box.ts';
+import { verifySecretKey } from '../../src/modules/webhooks/outbound/secret-key-check.ts';
 import { Receiver } from '../../test/support/receiver.ts';
 import { readNumber, runDrill, sleep } from './support/drill-kit.ts';
 import { freshDatabase } from './support/fresh-database.ts';

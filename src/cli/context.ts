@@ -12,7 +12,7 @@ import { DataDirLockedError } from '../storage/data-dir-lock.ts';
 import { prepareDataDir } from '../storage/data-dir-permissions.ts';
 import { extendedApiBaseUrl } from './gateway-address.ts';
 import { CliError } from './output.ts';
-import { verifySecretKey } from '../modules/webhooks/secret-key-check.ts';
+import { verifySecretKey } from '../modules/webhooks/outbound/secret-key-check.ts';
 
 /** Runs `run` on the migrated database; returns its result and the migrations applied first. */
 export async function withDatabase<T>(run: (db: Database, logger: Logger, applied: string[]) => Promise<T>): Promise<T> {

@@ -20,7 +20,7 @@ import type { MessageService } from '../modules/messages/service.ts';
 import type { MailService } from '../modules/mail/service.ts';
 import type { MmsRedaction } from '../modules/mms/redaction/service.ts';
 import type { AccountRetention, RetentionService } from '../modules/retention/service.ts';
-import type { WebhookService } from '../modules/webhooks/service.ts';
+import type { WebhookService } from '../modules/webhooks/registration/service.ts';
 
 const EVERY_MS = 3600 * 1000;
 const DAY_MS = 24 * 3600 * 1000;

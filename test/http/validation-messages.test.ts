@@ -6,7 +6,7 @@ import type { Gateway } from '../../src/gateway.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, registerDevice, type Reply, type Tenant } from '../support/tenant.ts';
 import { expectError } from '../support/expectations.ts';
-import { WEBHOOK_EVENTS } from '../../src/modules/webhooks/events.ts';
+import { WEBHOOK_EVENTS } from '../../src/modules/webhooks/event-contract.ts';
 
 const PHONE = '+79161234567';
 const VALIDATOR_WORDS = /must be equal to constant|must match a schema in anyOf|must match pattern|must match exactly one schema/;

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import knexModule from 'knex';
 import { closeDatabase, migrate, openDatabase } from '../../src/storage/database.ts';
 import { TEST_PASSWORD_HASH_COST, testDatabase } from './environment.ts';
-import { ANY_KEY } from '../../src/modules/webhooks/secret-key-check.ts';
+import { ANY_KEY } from '../../src/modules/webhooks/outbound/secret-key-check.ts';
 import { ensurePanelBuilt } from '../../scripts/panel-build.js';
 
 let created: { admin: string; name: string } | undefined;

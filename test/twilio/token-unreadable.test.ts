@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { SecretBox } from '../../src/modules/webhooks/secret-box.ts';
+import { SecretBox } from '../../src/modules/webhooks/outbound/secret-box.ts';
 import { startGateway } from '../support/gateway.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { eventually } from '../support/eventually.ts';

@@ -6,10 +6,10 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Gateway } from '../../src/gateway.ts';
-import type { EventEnvelope } from '../../src/modules/webhooks/events.ts';
-import { WebhookOutbox } from '../../src/modules/webhooks/outbox.ts';
+import type { EventEnvelope } from '../../src/modules/webhooks/event-contract.ts';
+import { WebhookOutbox } from '../../src/modules/webhooks/ordering/outbox.ts';
 import { claimDueDeliveries, claimStatement } from '../../src/modules/webhooks/repository.ts';
-import { parkDisabled } from '../../src/modules/webhooks/parking.ts';
+import { parkDisabled } from '../../src/modules/webhooks/ordering/repository.ts';
 import { ownDatabase, type EmptyDatabase } from '../support/empty-database.ts';
 import { testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';

@@ -9,8 +9,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Gateway } from '../../src/gateway.ts';
-import type { EventEnvelope } from '../../src/modules/webhooks/events.ts';
-import { WebhookOutbox } from '../../src/modules/webhooks/outbox.ts';
+import type { EventEnvelope } from '../../src/modules/webhooks/event-contract.ts';
+import { WebhookOutbox } from '../../src/modules/webhooks/ordering/outbox.ts';
 import { endStreaks, lockWebhooks, recordAttempts } from '../../src/modules/webhooks/repository.ts';
 import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
 import { backendWaitsForLock } from '../support/lock-waits.ts';

@@ -4,8 +4,8 @@
 // come from ipaddr.js, not from a list of our own.
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
-import { refusedRange } from '../../src/modules/webhooks/address-classification.ts';
-import { DestinationGuard } from '../../src/modules/webhooks/destination-guard.ts';
+import { refusedRange } from '../../src/modules/webhooks/outbound/address-classification.ts';
+import { DestinationGuard } from '../../src/modules/webhooks/outbound/destination-guard.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { detailFields, expectError } from '../support/expectations.ts';

@@ -4,7 +4,7 @@
 // body, bounded); a loopback URL refused by the SSRF guard says which setting opens it.
 import { expect } from 'chai';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
-import { ANSWER_EXCERPT_BYTES } from '../../src/modules/webhooks/answer-excerpt.ts';
+import { ANSWER_EXCERPT_BYTES } from '../../src/modules/webhooks/outbound/answer-excerpt.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import type { Receiver } from '../support/receiver.ts';
 import { expectError, UNKNOWN_ID } from '../support/expectations.ts';

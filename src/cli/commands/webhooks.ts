@@ -1,6 +1,6 @@
 // `sms-gateway webhooks create|list|delete`: manage webhooks without the HTTP API.
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../../modules/webhooks/events.ts';
-import { presentWebhook } from '../../modules/webhooks/presenter.ts';
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../../modules/webhooks/event-contract.ts';
+import { presentWebhook } from '../../modules/webhooks/registration/presenter.ts';
 import { isUuid } from '../../common/object-id.ts';
 import { CliError, type Output } from '../output.ts';
 import { withAccountServices } from '../context.ts';

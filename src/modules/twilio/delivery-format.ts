@@ -2,7 +2,7 @@
 // X-Twilio-Signature (keyed with the credential's auth token), as Twilio posts to its
 // customers. An inbound SMS's receiver may answer with TwiML: its <Message>s are handed to
 // `reply`, which sends them through the phone that received the SMS.
-import type { DeliveryFormat } from '../webhooks/delivery-format.ts';
+import type { DeliveryFormat } from '../webhooks/outbound/delivery-format.ts';
 import { twilioSignature } from './signature.ts';
 import { repliesOf, type TwimlReply } from './twiml.ts';
 import { uuidOfMessageSid } from './sids.ts';

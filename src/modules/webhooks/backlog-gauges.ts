@@ -4,7 +4,7 @@ import type { Sample } from '../../common/metrics.ts';
 
 /** Deliveries not yet delivered nor given up: due now, scheduled later, or held. */
 export async function webhookBacklog(db: Executor): Promise<Sample[]> {
-  // Held: waiting for their webhook to be switched back on (parked, see parking.ts).
+  // Held: waiting for their webhook to be switched back on (parked, see ordering/parking.ts).
   const { rows } = await db.raw<{ rows: { due: number; scheduled: number; held: number }[] }>(
     `select count(*) filter (where next_attempt_at <= now())::int as due,
             count(*) filter (where next_attempt_at > now() and next_attempt_at <> 'infinity')::int as scheduled,

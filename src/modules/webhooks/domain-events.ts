@@ -1,5 +1,5 @@
 // What the webhooks module announces to the rest of the gateway (src/events/domain-events.ts).
-// Not to be confused with events.ts: the webhook events clients receive.
+// Not to be confused with event-contract.ts: the webhook events clients receive.
 export interface WebhooksEvents {
   /** One of the account's webhooks was created, changed or deleted. */
   'webhooks.changed': { accountId: string };

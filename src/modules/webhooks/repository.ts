@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction, type Database, type Executor } from '../../storage/database.ts';
-import { advanceChains, chainsOf } from './chain-heads.ts';
+import { chainsOf } from './ordering/chain-heads.ts';
+import { advanceChains } from './ordering/repository.ts';
 import type { Cursor } from '../../storage/paging.ts';
-import type { DeliveredEvent, WebhookEvent } from './events.ts';
+import type { DeliveredEvent, WebhookEvent } from './event-contract.ts';
 
 /**
  * How a webhook's deliveries are written and signed: 'standard' (JSON, Standard Webhooks), or
- * another format a module registers with the sender (delivery-format.ts). Webhooks of another
+ * another format a module registers with the sender (outbound/delivery-format.ts). Webhooks of another
  * format belong to that module: the webhook API neither lists nor changes them.
  */
 export type WebhookFormat = 'standard' | 'twilio';
@@ -150,7 +151,7 @@ export interface ClaimedDelivery {
  * same delivery at once; a process that dies mid-send lets the lease run out and another retries.
  *
  * Order: only ready deliveries are claimed, the head of each (webhook, SMS) chain and the
- * deliveries without an ordering key (chain-heads.ts). A head stays pending, and its followers
+ * deliveries without an ordering key (ordering/chain-heads.ts). A head stays pending, and its followers
  * not ready, until its outcome is recorded, so never two rows of one chain go out at once, in one
  * batch or in two processes. The scan is the index of ready rows by next_attempt_at: it reads
  * about as many rows as it claims, however many deliveries wait behind their heads.
@@ -206,7 +207,7 @@ export interface AttemptResult {
  * - Against another sender recording for the same webhook (FOR NO KEY UPDATE: writers of the
  *   webhook's streak wait for each other, in id order). Without it, two senders could each hold
  *   a webhook row the other updates next, or hold the row while a delivery being written (which
- *   holds its chain's rows, chain-heads.ts) waits for the other's deliveries.
+ *   holds its chain's rows, ordering/chain-heads.ts) waits for the other's deliveries.
  * The rows are still readable, and deliveries are written for them meanwhile (the foreign key
  * check takes a KEY SHARE lock, which this does not block).
  */
@@ -226,7 +227,7 @@ export async function lockWebhooks(db: Executor, ids: string[]): Promise<Map<str
  * ended: endStreaks), and moves the head of each chain whose head was delivered or given up to
  * its next delivery.
  *
- * Every delivery row this writes is locked in one pass, in chain order (chain-heads.ts): the
+ * Every delivery row this writes is locked in one pass, in chain order (ordering/chain-heads.ts): the
  * outcomes' rows and the waiting rows together. Locked in two passes, each in order, a waiting
  * row of a later chain could be held while the outcome of an earlier chain waits for a delivery
  * being written beside it, which in turn waits for that waiting row: a deadlock, in which the
@@ -345,7 +346,7 @@ export async function endStreaks(db: Executor, webhookIds: string[], at: Date): 
 /**
  * Makes the waiting (not in-flight) deliveries of these webhooks due now (a webhook switched back
  * on). Their rows are locked in chain order first, as every writer of pending deliveries does
- * (chain-heads.ts). For use where no other delivery row is held: the sender, which holds the rows
+ * (ordering/chain-heads.ts). For use where no other delivery row is held: the sender, which holds the rows
  * it records, has recordAttempts do this in the same ordered pass.
  */
 export async function resumeWaiting(db: Executor, webhookIds: string[]): Promise<void> {
@@ -377,7 +378,7 @@ export async function disableWebhook(db: Executor, id: string, reason: string, a
  * `webhookId`, only that webhook's, enabled or not (it is being switched back on).
  *
  * Giving up a delivery moves its chain's head, so the webhooks are locked first, as the sender
- * locks them before recording outcomes (chain-heads.ts says why): the sweep skips a webhook whose
+ * locks them before recording outcomes (ordering/chain-heads.ts says why): the sweep skips a webhook whose
  * outcomes are being recorded right now (the next sweep has it), a webhook being switched on waits.
  */
 export async function giveUpExpired(db: Executor, at: Date, webhookId?: string): Promise<{ id: string; webhook_id: string }[]> {
@@ -435,7 +436,7 @@ export async function listDeliveries(db: Executor, webhookId: string, limit: num
 export async function requeueDelivery(db: Database, webhookId: string, id: string, retryUntil: Date): Promise<DeliveryRow | undefined> {
   return db.transaction(async (trx) => {
     // It moves its chain's head: the webhook is locked first, as the sender locks it before
-    // recording (chain-heads.ts), so the chain is read once a recording beside it has committed.
+    // recording (ordering/chain-heads.ts), so the chain is read once a recording beside it has committed.
     await lockWebhooks(trx, [webhookId]);
     const [row] = await trx<DeliveryRow>('webhook_deliveries')
       .where({ webhook_id: webhookId, id })

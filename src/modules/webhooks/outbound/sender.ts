@@ -12,33 +12,33 @@
 //   webhook's deliveries that wait for a backoff due at once, so a backlog drains when the
 //   receiver is back instead of when each backoff runs out.
 // - A disabled webhook's deliveries wait, parked where no claim reads them (they are still
-//   written: outbox.ts, parking.ts), and go out when it is switched back on; those whose retry
+//   written: ordering/outbox.ts, ordering/parking.ts), and go out when it is switched back on; those whose retry
 //   window closes first are given up by the sweep here.
 //   Disabling is logged as a warning and emitted as "disabled".
 // - The destination is checked again at every send (DestinationGuard): literal addresses here,
 //   resolved names in the connection's own DNS lookup.
 // - The deliveries of one SMS to one webhook go out in order: the claim takes only the head of
 //   each (webhook, SMS) chain, the next becomes the head when the outcome of the previous one is
-//   recorded as delivered or given up, and the sender is woken then to send it (chain-heads.ts).
+//   recorded as delivered or given up, and the sender is woken then to send it (ordering/chain-heads.ts).
 // - A slow receiver holds back only its own chains: each attempt's outcome is recorded as it
 //   ends, with whatever else ended within a few milliseconds (one transaction for the group), and
 //   a place freed by an attempt is taken by the next due delivery. Recording a claimed batch only
 //   once its slowest attempt ended held the next event of every chain in it for up to the timeout.
-import { OutageNotice } from '../../storage/database-errors.ts';
+import { OutageNotice } from '../../../storage/database-errors.ts';
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import { withRelaxedCommit, type Database } from '../../storage/database.ts';
-import type { Logger } from '../../common/logger.ts';
-import type { Metrics } from '../../common/metrics.ts';
-import { meterWebhookAttempt } from '../../common/gateway-metrics.ts';
-import type { WebhookConfig } from '../../config.ts';
+import { withRelaxedCommit, type Database } from '../../../storage/database.ts';
+import type { Logger } from '../../../common/logger.ts';
+import type { Metrics } from '../../../common/metrics.ts';
+import { meterWebhookAttempt } from '../../../common/gateway-metrics.ts';
+import type { WebhookConfig } from '../../../config.ts';
 import type { DestinationGuard } from './destination-guard.ts';
 import { SecretUnreadableError, type SecretBox } from './secret-box.ts';
 import { signatureHeader } from './signature.ts';
 import { answerExcerpt } from './answer-excerpt.ts';
-import { parkDisabled, unparkRecentlyEnabled } from './parking.ts';
-import { restoreMissingHeads, type Chain } from './chain-heads.ts';
+import { parkDisabled, restoreMissingHeads, unparkRecentlyEnabled } from '../ordering/repository.ts';
+import type { Chain } from '../ordering/chain-heads.ts';
 import type { DeliveryFormat } from './delivery-format.ts';
 import {
   claimDueDeliveries,
@@ -51,7 +51,7 @@ import {
   type AttemptResult,
   type ClaimedDelivery,
   type DisabledWebhook,
-} from './repository.ts';
+} from '../repository.ts';
 
 /** What one attempt came to: the status code, what went wrong, and the start of the answer's body. */
 interface Outcome {
@@ -182,7 +182,7 @@ export class WebhookSender extends EventEmitter<{
   /**
    * Looks after the deliveries of disabled webhooks (one sweep at a time): gives up those whose
    * retry window closed, parks those that became due, and makes those of webhooks just switched
-   * back on due (parking.ts). As often as it gives up, it also mends chains found with no head.
+   * back on due (ordering/parking.ts). As often as it gives up, it also mends chains found with no head.
    */
   private sweepWaiting(): void {
     if (this.stopped || this.sweeping) return;
@@ -214,7 +214,7 @@ export class WebhookSender extends EventEmitter<{
   }
 
   /**
-   * Chains found with no head and given one back (chain-heads.ts): their events go out now. Said
+   * Chains found with no head and given one back (ordering/chain-heads.ts): their events go out now. Said
    * as a warning, since no transaction should leave a chain so: it names a fault to look for.
    */
   private mendHeadless(mended: Chain[]): void {

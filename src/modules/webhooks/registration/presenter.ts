@@ -1,8 +1,8 @@
 import type { Static } from '@sinclair/typebox';
-import type { DeliveryRow, WebhookRow } from './repository.ts';
+import type { DeliveryRow, WebhookRow } from '../repository.ts';
 import type { DeliveryView, WebhookView } from './schema.ts';
-import { isScheduled } from './parking.ts';
-import type { Permission } from '../api-keys/permissions.ts';
+import { isScheduled } from '../ordering/parking.ts';
+import type { Permission } from '../../api-keys/permissions.ts';
 
 export function presentWebhook(webhook: WebhookRow): Static<typeof WebhookView> {
   return {

@@ -4,8 +4,8 @@
 // the gateway then failed on for every request or every retry. The database keeps a check value
 // of the key (an HMAC, never the key) from the first process that starts on it; every later one
 // compares its own and refuses to start, naming DATA_DIR and WEBHOOK_SECRET_KEY, on a mismatch.
-import { ConfigError } from '../../config.ts';
-import type { Database } from '../../storage/database.ts';
+import { ConfigError } from '../../../config.ts';
+import type { Database } from '../../../storage/database.ts';
 import type { SecretBox } from './secret-box.ts';
 
 /**

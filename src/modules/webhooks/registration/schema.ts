@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { PageOf, PageQuery } from '../../common/page-schema.ts';
-import { TEST_EVENT, WEBHOOK_EVENTS } from './events.ts';
-import { ANSWER_EXCERPT_BYTES } from './answer-excerpt.ts';
+import { PageOf, PageQuery } from '../../../common/page-schema.ts';
+import { TEST_EVENT, WEBHOOK_EVENTS } from '../event-contract.ts';
+import { ANSWER_EXCERPT_BYTES } from '../outbound/answer-excerpt.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const Event = Type.Union(WEBHOOK_EVENTS.map((event) => Type.Literal(event)));

@@ -3,11 +3,11 @@
 // deliveries and a repeated upload never makes a second one. It carries the MMS with its status,
 // its parts' metadata, download paths and missing reasons, never the bytes.
 import type { DomainEvents } from '../../events/domain-events.ts';
-import type { MmsEvents } from '../mms/domain-events.ts';
-import { presentIncomingMms } from '../mms/presenter.ts';
-import { mmsReceived } from './events.ts';
-import type { WebhookOutbox } from './outbox.ts';
-import type { WebhookSender } from './sender.ts';
+import type { WebhookOutbox } from '../webhooks/ordering/outbox.ts';
+import type { WebhookSender } from '../webhooks/outbound/sender.ts';
+import type { MmsEvents } from './domain-events.ts';
+import { presentIncomingMms } from './presenter.ts';
+import { mmsReceived } from './webhook-events.ts';
 
 export function wireMmsWebhooks(events: DomainEvents<MmsEvents>, outbox: WebhookOutbox, sender: WebhookSender): void {
   const withDeliveries = new WeakSet<object>();

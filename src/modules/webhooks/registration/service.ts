@@ -1,22 +1,23 @@
 // Webhook management: create (the signing secret is shown once), read, change, delete, rotate
 // the secret (the old one keeps signing for a day), the delivery log, and manual retry.
-import type { Database, Executor } from '../../storage/database.ts';
-import type { DomainEvents } from '../../events/domain-events.ts';
-import type { WebhooksEvents } from './domain-events.ts';
-import { AppError, invalidField, orNotFound } from '../../common/errors.ts';
-import type { Cursor } from '../../storage/paging.ts';
-import { isUuid } from '../../common/object-id.ts';
-import type { DestinationGuard } from './destination-guard.ts';
-import type { SecretBox } from './secret-box.ts';
-import { newSigningSecret } from './signature.ts';
-import { webhookTest, type WebhookEvent } from './events.ts';
-import { formattedEvent, type FormattedDelivery, type WebhookOutbox } from './outbox.ts';
-import * as webhooks from './repository.ts';
+import type { Database, Executor } from '../../../storage/database.ts';
+import type { DomainEvents } from '../../../events/domain-events.ts';
+import type { WebhooksEvents } from '../domain-events.ts';
+import { AppError, invalidField, orNotFound } from '../../../common/errors.ts';
+import type { Cursor } from '../../../storage/paging.ts';
+import { isUuid } from '../../../common/object-id.ts';
+import type { DestinationGuard } from '../outbound/destination-guard.ts';
+import type { SecretBox } from '../outbound/secret-box.ts';
+import { newSigningSecret } from '../outbound/signature.ts';
+import type { WebhookEvent } from '../event-contract.ts';
+import { webhookTest } from './test-event.ts';
+import { formattedEvent, type FormattedDelivery, type WebhookOutbox } from '../ordering/outbox.ts';
+import * as webhooks from '../repository.ts';
 
 /** How long a rotated-out secret still signs deliveries, so receivers can switch over. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
-export type { FormattedDelivery } from './outbox.ts';
+export type { FormattedDelivery } from '../ordering/outbox.ts';
 
 export interface WebhookChanges {
   url?: string | undefined;
@@ -142,7 +143,7 @@ export class WebhookService {
   }
 
   /**
-   * A webhook of another format (delivery-format.ts), owned by the module that asks: it takes no
+   * A webhook of another format (../outbound/delivery-format.ts), owned by the module that asks: it takes no
    * events of its own, only the deliveries that module records for it (recordFormatted). The URL
    * is checked as every webhook's is (400 invalid_webhook_url).
    */

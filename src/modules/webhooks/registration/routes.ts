@@ -1,5 +1,5 @@
 // Extended API v1: webhooks (the management API and event model are ours, see README).
-import { resourceRoutes } from '../../http/resource-routes.ts';
+import { resourceRoutes } from '../../../http/resource-routes.ts';
 import { presentDelivery, presentWebhook } from './presenter.ts';
 import {
   CreateWebhookBody,
@@ -14,7 +14,7 @@ import {
   WebhookWithSecret,
 } from './schema.ts';
 import type { WebhookService } from './service.ts';
-import { TEST_EVENT } from './events.ts';
+import { TEST_EVENT } from '../event-contract.ts';
 
 export function webhookRoutes(webhooks: WebhookService) {
   const webhook = resourceRoutes({

@@ -3,11 +3,11 @@
 // a repeated answer never makes a second one: ussd.completed carries the network's answer,
 // ussd.failed the error ("timeout", or the phone's reason), both the session as GET /ussd/{id} shows it.
 import type { DomainEvents } from '../../events/domain-events.ts';
-import type { UssdEvents } from '../ussd/domain-events.ts';
-import { presentUssd } from '../ussd/presenter.ts';
-import { ussdFinished } from './events.ts';
-import type { WebhookOutbox } from './outbox.ts';
-import type { WebhookSender } from './sender.ts';
+import type { WebhookOutbox } from '../webhooks/ordering/outbox.ts';
+import type { WebhookSender } from '../webhooks/outbound/sender.ts';
+import type { UssdEvents } from './domain-events.ts';
+import { presentUssd } from './presenter.ts';
+import { ussdFinished } from './webhook-events.ts';
 
 export function wireUssdWebhooks(events: DomainEvents<UssdEvents>, outbox: WebhookOutbox, sender: WebhookSender): void {
   // The sender is woken once committed, when rows were written (the event is heard with the same payload both times).

@@ -5,11 +5,11 @@
 // - a stored recording becomes call.recorded, carrying the call with its recording's metadata and
 //   the path to download the audio (with calls:read), never the audio itself.
 import type { DomainEvents } from '../../events/domain-events.ts';
-import type { CallsEvents } from '../calls/domain-events.ts';
-import { presentCall, recordingDownloadPath } from '../calls/presenter.ts';
-import { callMissed, callRecorded } from './events.ts';
-import type { WebhookOutbox } from './outbox.ts';
-import type { WebhookSender } from './sender.ts';
+import type { WebhookOutbox } from '../webhooks/ordering/outbox.ts';
+import type { WebhookSender } from '../webhooks/outbound/sender.ts';
+import type { CallsEvents } from './domain-events.ts';
+import { presentCall, recordingDownloadPath } from './presenter.ts';
+import { callMissed, callRecorded } from './webhook-events.ts';
 
 export function wireCallWebhooks(events: DomainEvents<CallsEvents>, outbox: WebhookOutbox, sender: WebhookSender): void {
   // The sender is woken once the rows it should find are committed, when there are any: the

@@ -1,0 +1,38 @@
+// Whether an account has a webhook for some events, cached for a few seconds. Events that come in
+// storms with no row of their own (devices connecting and disconnecting) ask it before writing:
+// an account with no webhook for them should cost nothing then. The answer is forgotten at once
+// when any node changes one of the account's webhooks (other nodes, and commands, tell over
+// Redis: account-services.ts publishes every change).
+import type { Executor } from '../../storage/database.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
+import type { CacheInvalidation } from '../../cluster/invalidation.ts';
+import type { WebhooksEvents } from './domain-events.ts';
+import type { WebhookEvent } from './event-contract.ts';
+import { hasWebhookFor } from './repository.ts';
+
+/** How long "this account has (no) webhook for these events" is believed. */
+const BELIEVED_MS = 5_000;
+
+export class SubscribedAccounts {
+  private readonly known = new Map<string, { yes: boolean; until: number }>();
+
+  constructor(
+    private readonly db: Executor,
+    private readonly subscribedTo: WebhookEvent[],
+    seams: { events: DomainEvents<WebhooksEvents>; invalidation: CacheInvalidation },
+  ) {
+    seams.events.on('webhooks.changed', ({ accountId }) => void this.known.delete(accountId));
+    seams.invalidation.on('webhooks', (accountId) => this.known.delete(accountId));
+    seams.invalidation.onReset(() => this.known.clear());
+  }
+
+  /** Whether one of the account's webhooks subscribes to one of the events. */
+  async has(accountId: string): Promise<boolean> {
+    const cached = this.known.get(accountId);
+    if (cached && cached.until > Date.now()) return cached.yes;
+    const yes = await hasWebhookFor(this.db, accountId, this.subscribedTo);
+    if (this.known.size > 100_000) this.known.clear();
+    this.known.set(accountId, { yes, until: Date.now() + BELIEVED_MS });
+    return yes;
+  }
+}
