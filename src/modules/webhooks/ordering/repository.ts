@@ -107,8 +107,8 @@ export async function advanceChains(db: Executor, chains: Chain[]): Promise<Chai
 
 /**
  * The second line of defence: chains whose pending deliveries are all waiting, none of them the
- * head, get their head back. No transaction leaves a chain so (chain-heads.ts), but one that did would
- * hold its SMS's events for ever: they are never claimed, and never given up while the webhook
+ * head, get their head back. No transaction leaves a chain so (chain-heads.ts), but one that did
+ * would hold its SMS's events for ever: they are never claimed, and never given up while the webhook
  * is on. Found from what is committed, then mended under the webhooks' rows as every mover does
  * (a webhook whose outcomes are being recorded right now is left to the next sweep). It reads
  * every pending delivery of an SMS, so it runs as seldom as the expiry sweep (outbound/sender.ts).

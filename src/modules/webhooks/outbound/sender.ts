@@ -12,14 +12,15 @@
 //   webhook's deliveries that wait for a backoff due at once, so a backlog drains when the
 //   receiver is back instead of when each backoff runs out.
 // - A disabled webhook's deliveries wait, parked where no claim reads them (they are still
-//   written: ordering/outbox.ts, ordering/parking.ts), and go out when it is switched back on; those whose retry
-//   window closes first are given up by the sweep here.
+//   written: ordering/outbox.ts, ordering/parking.ts), and go out when it is switched back on;
+//   those whose retry window closes first are given up by the sweep here.
 //   Disabling is logged as a warning and emitted as "disabled".
 // - The destination is checked again at every send (DestinationGuard): literal addresses here,
 //   resolved names in the connection's own DNS lookup.
 // - The deliveries of one SMS to one webhook go out in order: the claim takes only the head of
 //   each (webhook, SMS) chain, the next becomes the head when the outcome of the previous one is
-//   recorded as delivered or given up, and the sender is woken then to send it (ordering/chain-heads.ts).
+//   recorded as delivered or given up, and the sender is woken then to send it
+//   (ordering/chain-heads.ts).
 // - A slow receiver holds back only its own chains: each attempt's outcome is recorded as it
 //   ends, with whatever else ended within a few milliseconds (one transaction for the group), and
 //   a place freed by an attempt is taken by the next due delivery. Recording a claimed batch only
@@ -182,7 +183,8 @@ export class WebhookSender extends EventEmitter<{
   /**
    * Looks after the deliveries of disabled webhooks (one sweep at a time): gives up those whose
    * retry window closed, parks those that became due, and makes those of webhooks just switched
-   * back on due (ordering/parking.ts). As often as it gives up, it also mends chains found with no head.
+   * back on due (ordering/parking.ts). As often as it gives up, it also mends chains found with no
+   * head.
    */
   private sweepWaiting(): void {
     if (this.stopped || this.sweeping) return;
@@ -214,8 +216,9 @@ export class WebhookSender extends EventEmitter<{
   }
 
   /**
-   * Chains found with no head and given one back (ordering/chain-heads.ts): their events go out now. Said
-   * as a warning, since no transaction should leave a chain so: it names a fault to look for.
+   * Chains found with no head and given one back (ordering/chain-heads.ts): their events go out
+   * now. Said as a warning, since no transaction should leave a chain so: it names a fault to look
+   * for.
    */
   private mendHeadless(mended: Chain[]): void {
     if (mended.length === 0) return;

@@ -143,9 +143,9 @@ export class WebhookService {
   }
 
   /**
-   * A webhook of another format (../outbound/delivery-format.ts), owned by the module that asks: it takes no
-   * events of its own, only the deliveries that module records for it (recordFormatted). The URL
-   * is checked as every webhook's is (400 invalid_webhook_url).
+   * A webhook of another format (../outbound/delivery-format.ts), owned by the module that asks:
+   * it takes no events of its own, only the deliveries that module records for it
+   * (recordFormatted). The URL is checked as every webhook's is (400 invalid_webhook_url).
    */
   async createFormatted(accountId: string, format: Exclude<webhooks.WebhookFormat, 'standard'>, url: string, secret: string, description: string): Promise<string> {
     await this.checkUrl(url);
