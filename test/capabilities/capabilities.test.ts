@@ -14,6 +14,7 @@ import { heartbeatRecorded } from '../support/legacy.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { mmsConfig } from '../mms/mms-fixture.ts';
 import { useModem } from '../agent/support/modem-fixture.ts';
+import { smsRowsOf } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 const ALPHA = 'alpha passphrase shared with the first phone';
@@ -111,7 +112,7 @@ describe('device capabilities: work goes only to devices that can do it', () => 
       const named = await fx.tenant.api.post('/mms', { phone: PHONE, subject: 'no MMS here', device_id: bare.id });
       expect(named.status).to.equal(409);
       expect(named.body.error.code).to.equal('device_not_capable');
-      expect(await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId })).to.deep.equal([]);
+      expect(await smsRowsOf(fx, fx.tenant.accountId)).to.deep.equal([]);
       expect(bare.handled.size, 'the phone was handed nothing').to.equal(0);
     });
 

@@ -14,6 +14,7 @@ import { Redis } from 'ioredis';
 import { EventStreamClient } from '../support/event-stream.ts';
 import { scrapeMetrics } from '../support/metrics.ts';
 import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
+import { smsCountOf } from '../support/test-data.ts';
 
 describe('broker, presence and dispatch across nodes', function () {
   const cluster = useCluster({ webhooks: { ...loadConfig({}).webhooks, allowedHosts: ['127.0.0.1'], retryBaseMs: 20 } });
@@ -123,7 +124,7 @@ describe('broker, presence and dispatch across nodes', function () {
     const device = await phone('a');
     const onB = cluster.onB(fx.tenant);
     await within(2_000, async () => (await onB.get(`/devices/${device.id}`)).body.is_online === true);
-    const rowsBefore = await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).count<{ n: string }[]>({ n: '*' });
+    const rowsBefore = await smsCountOf(fx, fx.tenant.accountId);
 
     const task = nextEvent(device, 'task', () => true, 5_000);
     const reply = await onB.post('/sms', { phone: '+79161234567', message: 'not kept', no_store: true });
@@ -133,8 +134,7 @@ describe('broker, presence and dispatch across nodes', function () {
     expect(sent.sms_id).to.equal(reply.body.id);
     const [event] = await receiver.waitFor(1, (received) => received.json?.data?.sms?.internal_status === 'delivered', 5_000);
     expect(event!.json.data.sms).to.include({ id: reply.body.id, no_store: true });
-    const rowsAfter = await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).count<{ n: string }[]>({ n: '*' });
-    expect(rowsAfter[0]!.n).to.equal(rowsBefore[0]!.n);
+    expect(await smsCountOf(fx, fx.tenant.accountId)).to.equal(rowsBefore);
   });
 
   it('when garbage is published on the broker\'s Redis channels, then it is counted and dropped, and the nodes go on relaying', async () => {

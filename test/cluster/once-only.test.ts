@@ -12,6 +12,7 @@ import { TaskPhone, UNPACED } from '../support/task-phone.ts';
 import { ApiClient } from '../support/tenant.ts';
 import { createWebhook, verifies, webhookConfig } from '../support/webhooks.ts';
 import { useCluster, within } from './cluster-fixture.ts';
+import { deliveryRowsOf } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 /** The reports of each SMS, one after the other: each is one sms.status_changed event. */
@@ -72,7 +73,7 @@ describe('once only across nodes', function () {
 
   /** Resolves once every delivery of the webhook is written down as delivered; returns them. */
   async function allDelivered(webhookId: string, count: number) {
-    const rows = () => fx.gateway.services.db('webhook_deliveries').where({ webhook_id: webhookId }).select('id', 'event_id', 'status', 'attempts');
+    const rows = () => deliveryRowsOf(fx, webhookId);
     await within(20_000, async () => {
       const written = await rows();
       return written.length >= count && written.every((row) => row.status === 'delivered');

@@ -10,6 +10,7 @@ import { liftLimits } from '../support/devices.ts';
 import { expectError } from '../support/expectations.ts';
 import { createWebhook, dropWebhooks, verified, webhookConfig } from '../support/webhooks.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
+import { smsRow, smsRowsOf } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 
@@ -54,7 +55,7 @@ describe('data SMS', () => {
     expect(sent.data!.bytes.equals(bytes)).to.equal(true);
     expect(device.agent.journal.tasks.get(reply.body.id)!.task).to.include({ data: bytes.toString('base64'), port: 2948 });
 
-    const row = await fx.gateway.services.db('sms').where({ id: reply.body.id }).first();
+    const row = await smsRow(fx, reply.body.id);
     expect(row).to.include({ kind: 'data', data: bytes.toString('base64'), data_port: 2948, message: '', status: 'delivered' });
     const read = await fx.tenant.api.get(`/sms/${reply.body.id}`);
     expect(read.body).to.include({ status: 'delivered', kind: 'data', port: 2948 });
@@ -96,7 +97,7 @@ describe('data SMS', () => {
         const reply = await fx.tenant.api.post('/sms/data', { phone: PHONE, ...body });
         expectError(reply, 400, code);
         expect(JSON.stringify(reply.body.error)).to.contain(says);
-        expect(await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId })).to.deep.equal([]);
+        expect(await smsRowsOf(fx, fx.tenant.accountId)).to.deep.equal([]);
       });
     }
   });

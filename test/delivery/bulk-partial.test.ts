@@ -8,6 +8,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import type { ApiClient } from '../support/tenant.ts';
 import { expectError } from '../support/expectations.ts';
 import { ordinaryClients } from '../opt-out/support.ts';
+import { smsRowsOf } from '../support/test-data.ts';
 
 const VALID = '+491701234501';
 const OPTED_OUT = '+491701234502';
@@ -24,7 +25,7 @@ describe('bulk and group sends with bad rows', () => {
   });
 
   const storedPhones = async () =>
-    (await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).select('phone')).map((row: { phone: string }) => row.phone);
+    (await smsRowsOf(fx, fx.tenant.accountId)).map((row) => row.phone as string);
 
   describe('POST /sms/bulk with one valid row, one to an opted-out number and one without its message', () => {
     const messages = [

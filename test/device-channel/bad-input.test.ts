@@ -8,6 +8,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { nextTask, takeTasks, topic, type RawClient } from '../support/mqtt.ts';
 import { eventually } from '../support/eventually.ts';
 import { MAX_DEVICE_PAYLOAD_BYTES } from '../../broker/payloads.ts';
+import { deviceRow } from '../support/test-data.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 
@@ -80,7 +81,7 @@ describe('device channel: bad input from devices', () => {
     const mqtt = await fx.clients.device(device.id, token);
     await takeTasks(mqtt, device.id);
     // The connect records last_seen_at without being awaited: let that land before any snapshot.
-    await eventually('last_seen_at recorded', async () => (await fx.gateway.services.db('devices').where({ id: device.id }).first()).last_seen_at !== null);
+    await eventually('last_seen_at recorded', async () => (await deviceRow(fx, device.id))!.last_seen_at !== null);
     const created = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'held', device_id: device.id });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     await nextTask(mqtt, device.id, created.body.id);

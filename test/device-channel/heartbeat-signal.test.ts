@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { topic, type RawClient } from '../support/mqtt.ts';
+import { deviceRow } from '../support/test-data.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 const HEARTBEAT = { battery_level: 64, is_charging: true, sim_cards: [] };
@@ -31,7 +32,7 @@ describe('device channel: signal strength in heartbeats', () => {
     expect((await fx.tenant.api.get(`/devices/${phone.id}`)).body).to.include({ signal_percent: 73, battery_level: 64 });
     const listed = (await fx.tenant.api.get('/devices')).body.data.find((device: { id: string }) => device.id === phone.id);
     expect(listed.signal_percent).to.equal(73);
-    expect((await fx.gateway.services.db('devices').where({ id: phone.id }).first()).signal_percent).to.equal(73);
+    expect((await deviceRow(fx, phone.id))!.signal_percent).to.equal(73);
   });
 
   it('when the bounds 0 and 100 are reported, then they are taken', async () => {

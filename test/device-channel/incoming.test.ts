@@ -7,6 +7,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { registerDevice, type Tenant } from '../support/tenant.ts';
 import { expectError, expectIsoTimestamp, UUID } from '../support/expectations.ts';
 import { topic, type RawClient } from '../support/mqtt.ts';
+import { incomingRowsOf } from '../support/test-data.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
@@ -48,7 +49,7 @@ describe('device channel: incoming SMS', () => {
     return message;
   }
 
-  const storedRows = (accountId: string) => fx.gateway.services.db('incoming_sms').where({ account_id: accountId });
+  const storedRows = (accountId: string) => incomingRowsOf(fx, accountId);
 
   describe('when forward_incoming_sms is off', () => {
     it('then a forwarded SMS is not stored and is counted as rejected (forwarding_off)', async () => {

@@ -9,6 +9,7 @@ import { deviceTopic } from '../../broker/topics.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { nextEvent } from '../support/devices.ts';
 import { nextMessage, rawDevice } from '../support/raw-device.ts';
+import { smsCountOf } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 
@@ -129,7 +130,7 @@ describe('device channel: the pool of unsent SMS', () => {
   describe('when an SMS is sent with no_store', () => {
     it('then it goes once to an online device, its reports are followed in memory, and no row is written', async () => {
       const phone = await fx.connectDevice();
-      const countRows = async () => Number((await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).count({ n: '*' }))[0]!.n);
+      const countRows = () => smsCountOf(fx, fx.tenant.accountId);
       const tasks: string[] = [];
       phone.on('task', (task) => tasks.push(task.sms_id));
       const delivered = nextEvent(phone, 'report', (_id, status) => status === 'delivered');

@@ -9,6 +9,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { createWebhook, dropWebhooks, verified, webhookConfig } from '../support/webhooks.ts';
 import { registerDevice } from '../support/tenant.ts';
 import { topic } from '../support/mqtt.ts';
+import { incomingRowsOf } from '../support/test-data.ts';
 
 const PASSPHRASE = 'shared by the client and its phones';
 const SENDER = '+79005550101';
@@ -30,8 +31,8 @@ describe('end-to-end encrypted incoming SMS', () => {
     await forwarding(device.id);
     await device.receive(SENDER, 'meet at 7, door code 2580');
 
-    const row = await fx.gateway.services.db('incoming_sms').where({ account_id: fx.tenant.accountId }).first();
-    expect(row.is_encrypted).to.equal(true);
+    const [row] = await incomingRowsOf(fx, fx.tenant.accountId);
+    expect(row!.is_encrypted).to.equal(true);
     // The words, not the digits alone: four digits can turn up in an id by chance.
     expect(JSON.stringify(row)).to.not.contain('door code').and.not.contain(SENDER);
     expect(await decrypt(row.phone, PASSPHRASE)).to.equal(SENDER);
@@ -68,7 +69,7 @@ describe('end-to-end encrypted incoming SMS', () => {
     const phone = await encrypt(SENDER, 'any');
     const message = await encrypt('x', 'any');
     await mqtt.publish(topic(device.id, 'incoming'), JSON.stringify({ ...base, id: randomUUID(), phone, message, is_encrypted: true }), { qos: 2 });
-    const rows = await fx.gateway.services.db('incoming_sms').where({ account_id: fx.tenant.accountId });
+    const rows = await incomingRowsOf(fx, fx.tenant.accountId);
     expect(rows.map((row: { phone: string; is_encrypted: boolean }) => [row.phone, row.is_encrypted])).to.deep.equal([[phone, true]]);
     expect(mqtt.closed).to.equal(false);
   });

@@ -12,6 +12,7 @@ import { expectError } from '../support/expectations.ts';
 import { createWebhook, dropWebhooks, verified, webhookConfig } from '../support/webhooks.ts';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { heartbeatRecorded } from '../support/legacy.ts';
+import { smsRow, smsRowsOf } from '../support/test-data.ts';
 
 const PASSPHRASE = 'a passphrase only the client and its phones know';
 const PHONE = '+79161234567';
@@ -68,7 +69,7 @@ describe('end-to-end encrypted SMS', () => {
     const device = await phone(PASSPHRASE);
     const body = await sealed();
     const created = await sendThrough(device, body, 'sent');
-    const row = await fx.gateway.services.db('sms').where({ id: created.id }).first();
+    const row = await smsRow(fx, created.id);
     expect(row).to.include({ phone: body.phone, message: body.message, is_encrypted: true, kind: 'text' });
     const everything = JSON.stringify(row);
     expect(everything).to.not.contain(PHONE);
@@ -122,7 +123,7 @@ describe('end-to-end encrypted SMS', () => {
     expect(again.status).to.equal(201);
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(again.body).to.deep.equal(first.body);
-    const rows = await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId });
+    const rows = await smsRowsOf(fx, fx.tenant.accountId);
     expect(rows.map((row: { id: string }) => row.id)).to.deep.equal([first.body.id]);
   });
 
@@ -152,7 +153,7 @@ describe('end-to-end encrypted SMS', () => {
       const cheap = await fx.tenant.api.post('/sms/encrypted', { ...body, message: body.message.replace('i=100000', 'i=1000') });
       expectError(cheap, 400, 'invalid_ciphertext');
       expect(cheap.body.error.message).to.contain('1000 iterations');
-      expect(await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId })).to.deep.equal([]);
+      expect(await smsRowsOf(fx, fx.tenant.accountId)).to.deep.equal([]);
     });
 
     it('answers 400 for ciphertext past its bound and for fields it does not take', async () => {

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { bindEsme, issueCredential, SMPP_ON } from '../support/smpp-client.ts';
 import { eventually } from '../support/eventually.ts';
+import { incomingRowsOf } from '../support/test-data.ts';
 
 describe('end-to-end encrypted incoming SMS and SMPP', () => {
   const fx = useGateway({ config: { smpp: SMPP_ON } });
@@ -21,7 +22,7 @@ describe('end-to-end encrypted incoming SMS and SMPP', () => {
       const pdu = await esme.next((candidate) => candidate.command === 'deliver_sm' && candidate.esm_class === 0);
       expect(pdu.source_addr).to.equal('79990001133');
       expect((pdu.short_message as { message: string }).message).to.equal('open');
-      const stored = await fx.gateway.services.db('incoming_sms').where({ account_id: fx.tenant.accountId }).orderBy('created_at');
+      const stored = await incomingRowsOf(fx, fx.tenant.accountId);
       expect(stored.map((row: { is_encrypted: boolean }) => row.is_encrypted)).to.deep.equal([true, false]);
       await eventually('no deliver_sm left to send', async () => ((await fx.gateway.services.smpp.countPending()) === 0 ? true : undefined));
     } finally {

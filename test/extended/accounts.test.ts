@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { expectError, UNKNOWN_ID } from '../support/expectations.ts';
 import { loginAs, tryLogin, uniqueEmail, userSession, USER_PASSWORD } from '../support/session-client.ts';
+import { smsRowsOf } from '../support/test-data.ts';
 
 const ACCOUNT_MEMBERS = ['id', 'name', 'created_at', 'disabled', 'disabled_at', 'users', 'devices', 'max_send_attempts', 'yours'];
 
@@ -105,7 +106,7 @@ describe('extended API: accounts (instance administrator)', function () {
     const wrong = await tryLogin(fx.gateway, user.email, 'not the password at all');
     expect(refused.status).to.equal(401);
     expect(refused.body).to.deep.equal(wrong.body);
-    expect(await fx.gateway.services.db('sms').where({ account_id: other.accountId })).to.have.length(0);
+    expect(await smsRowsOf(fx, other.accountId)).to.have.length(0);
 
     expect((await session.patch(`/accounts/${other.accountId}`, { disabled: false })).body.disabled).to.equal(false);
     expect((await other.api.get('/sms')).status).to.equal(200);

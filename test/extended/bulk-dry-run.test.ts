@@ -5,11 +5,12 @@ import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { expectError, UNKNOWN_ID } from '../support/expectations.ts';
 import { userSession } from '../support/session-client.ts';
+import { smsRowsOf } from '../support/test-data.ts';
 
 describe('extended API: bulk send dry run', () => {
   const fx = useGateway();
 
-  const storedSms = async (accountId = fx.tenant.accountId) => fx.gateway.services.db('sms').where({ account_id: accountId });
+  const storedSms = (accountId = fx.tenant.accountId) => smsRowsOf(fx, accountId);
 
   it('answers 200 with each message\'s result, valid or with its errors, and creates nothing', async () => {
     const reply = await fx.tenant.api.post('/sms/bulk?dry_run=true', {

@@ -11,13 +11,14 @@ import { eventually } from '../support/eventually.ts';
 import type { Reply } from '../support/tenant.ts';
 import { MAX_HEADER_COLUMNS, MAX_MESSAGE_CELL } from '../../src/modules/messages/bulk-csv.ts';
 import { BULK_PER_ACCOUNT } from '../../src/modules/messages/bulk-gate.ts';
+import { smsRowsOf } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 
 describe('extended API: bulk send limits', () => {
   const fx = useGateway();
   const postCsv = (csv: string, path = '/sms/bulk') => fx.tenant.api.request('POST', path, csv, { 'content-type': 'text/csv' });
-  const storedSms = async () => fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId });
+  const storedSms = () => smsRowsOf(fx, fx.tenant.accountId);
   const detailFields = (reply: Reply) => (reply.body.error.details ?? []).map((detail: { field: string }) => detail.field);
 
   describe('a CSV', () => {

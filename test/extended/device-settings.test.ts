@@ -6,6 +6,7 @@ import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { registerDevice, type Tenant } from '../support/tenant.ts';
 import { DEFAULT_PACING, detailFields, expectDevice, expectError, MALFORMED_IDS, UNKNOWN_ID } from '../support/expectations.ts';
+import { updateDevices } from '../support/test-data.ts';
 
 const SETTINGS = ['can_send_sms', 'selected_sim', 'notify_low_battery', 'forward_incoming_sms', 'record_calls', 'name_custom'] as const;
 const PACING = ['send_window', 'limits', 'quiet_hours', 'paused_until', 'paused_reason'] as const;
@@ -378,7 +379,7 @@ describe('PATCH /api/ext/v1/devices/{id}/settings', () => {
     it('then updated_at moves forward and created_at stays', async () => {
       // Set the clock of the row back, so that "later" does not depend on how fast the test runs.
       const past = new Date('2020-01-01T00:00:00.000Z');
-      await fx.gateway.services.db('devices').where({ id: deviceId }).update({ updated_at: past });
+      await updateDevices(fx, deviceId, { updated_at: past });
       const before = await read();
       expect(before.updated_at).to.equal(past.toISOString());
       const requested = Date.now();

@@ -8,6 +8,7 @@ import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { expectDevice, expectError, MALFORMED_IDS } from '../support/expectations.ts';
 import { topic } from '../support/mqtt.ts';
+import { deviceRow, updateDevices } from '../support/test-data.ts';
 
 const ISSUED_KEYS = ['device', 'credentials', 'broker', 'pairing_url', 'install_command'];
 
@@ -34,7 +35,7 @@ describe('POST /api/ext/v1/devices/{id}/token', () => {
   it('when a token is issued, then only its hash is stored', async () => {
     const { device } = await fx.registerDevice();
     const reply = await fx.tenant.api.post(`/devices/${device.id}/token`);
-    const row = await fx.gateway.services.db('devices').where({ id: device.id }).first();
+    const row = await deviceRow(fx, device.id);
     expect(JSON.stringify(row)).not.to.contain(reply.body.credentials.password);
   });
 
@@ -77,7 +78,7 @@ describe('POST /api/ext/v1/devices/{id}/token', () => {
     const { device, token: old } = await fx.registerDevice();
     const live = await fx.clients.device(device.id, old);
     // As a command run beside the gateway, without Redis, would: the row changes, nobody is told.
-    await fx.gateway.services.db('devices').where({ id: device.id }).update({ token_hash: 'f'.repeat(64) });
+    await updateDevices(fx, device.id, { token_hash: 'f'.repeat(64) });
     await live.client.publishAsync(topic(device.id, 'heartbeat'), JSON.stringify({ battery_level: 50, is_charging: false, sim_cards: [] }), { qos: 1 });
     await live.whenClosed();
   });

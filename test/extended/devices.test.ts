@@ -9,6 +9,7 @@ import { eventually } from '../support/eventually.ts';
 import { registerDevice, type Tenant } from '../support/tenant.ts';
 import { DEFAULT_PACING, detailFields, expectDevice, expectError, expectSms, MALFORMED_IDS, UNKNOWN_ID, UUID } from '../support/expectations.ts';
 import { nextTask, takeTasks, tasksOf, topic, type RawClient } from '../support/mqtt.ts';
+import { updateSms, deviceRow, updateDevices } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
@@ -45,7 +46,7 @@ describe('/api/ext/v1/devices', () => {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
       const { device } = await registerDevice(fx.gateway, owner, `d${i}`);
-      await fx.gateway.services.db('devices').where({ id: device.id }).update({ created_at: new Date(T0 + i * 60_000) });
+      await updateDevices(fx, device.id, { created_at: new Date(T0 + i * 60_000) });
       ids.push(device.id);
     }
     return ids;
@@ -105,7 +106,7 @@ describe('/api/ext/v1/devices', () => {
       it('then following next_cursor visits every device once, in order', async () => {
         const ids = await devicesInOrder(5);
         // Three devices created in the same instant: the id decides their order, and none is lost.
-        await fx.gateway.services.db('devices').whereIn('id', [ids[1]!, ids[2]!]).update({ created_at: new Date(T0) });
+        await updateDevices(fx, [ids[1]!, ids[2]!], { created_at: new Date(T0) });
         const tied = [ids[0]!, ids[1]!, ids[2]!].sort((a, b) => (a < b ? 1 : -1));
         const expected = [ids[4], ids[3], ...tied];
         for (const limit of [1, 2, 3, 5, 100]) {
@@ -296,7 +297,7 @@ describe('/api/ext/v1/devices', () => {
 
     it('when a device is registered, then its password is not stored in clear', async () => {
       const reply = await fx.tenant.api.post('/devices', { name: 'x' });
-      const row = await fx.gateway.services.db('devices').where({ id: reply.body.device.id }).first();
+      const row = await deviceRow(fx, reply.body.device.id);
       expect(JSON.stringify(row)).not.to.contain(reply.body.credentials.password);
     });
 
@@ -419,7 +420,7 @@ describe('/api/ext/v1/devices', () => {
     it('when it had SMS already sent, then they end failed_delivery (reason device_deleted), keeping their device and earlier history', async () => {
       const { device } = await fx.registerDevice();
       const sms = (await fx.tenant.api.post('/sms', { phone: PHONE, message: 'done', device_id: device.id })).body;
-      await fx.gateway.services.db('sms').where({ id: sms.id }).update({ status: 'sent' });
+      await updateSms(fx, sms.id, { status: 'sent' });
       const before = await fx.tenant.api.get(`/sms/${sms.id}`);
 
       await fx.tenant.api.delete(`/devices/${device.id}`);

@@ -6,6 +6,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { registerDevice, type Reply } from '../support/tenant.ts';
 import { expectError, UNKNOWN_ID } from '../support/expectations.ts';
 import { deviceRow } from '../support/legacy.ts';
+import { deviceRow as storedDeviceRow } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 
@@ -27,13 +28,13 @@ describe('Extended API: DELETE /devices/{id} said again', () => {
       expectNoContent(await fx.tenant.api.delete(`/devices/${device.id}`));
       const failed = (await fx.tenant.api.get(`/sms/${sms.id}`)).body;
       expect(failed).to.include({ status: 'failed_send', reason: 'device_deleted' });
-      const [tombstone] = await fx.gateway.services.db('devices').where({ id: device.id });
+      const tombstone = await storedDeviceRow(fx, device.id);
 
       expectNoContent(await fx.tenant.api.delete(`/devices/${device.id}`));
       expectNoContent(await fx.tenant.api.delete(`/devices/${device.id.toUpperCase()}`));
       expect(announced, 'the deletion was announced once').to.equal(1);
       expect((await fx.tenant.api.get(`/sms/${sms.id}`)).body.history).to.deep.equal(failed.history);
-      expect((await fx.gateway.services.db('devices').where({ id: device.id }))[0], 'the row is untouched').to.deep.equal(tombstone);
+      expect(await storedDeviceRow(fx, device.id), 'the row is untouched').to.deep.equal(tombstone);
     });
 
     it('then reading it, changing it or sending through it is still a 404', async () => {
@@ -48,7 +49,7 @@ describe('Extended API: DELETE /devices/{id} said again', () => {
     it('then the legacy POST /devices/del of it answers 204 too, and the other way round', async () => {
       const first = (await fx.registerDevice('first')).device;
       expectNoContent(await fx.tenant.api.delete(`/devices/${first.id}`));
-      const objectId = (await fx.gateway.services.db('devices').where({ id: first.id }).first('object_id')).object_id as string;
+      const objectId = (await storedDeviceRow(fx, first.id))!.object_id as string;
       expectNoContent(await fx.tenant.root.post('/devices/del', { device_id: objectId }));
 
       const second = (await fx.registerDevice('second')).device;

@@ -6,6 +6,7 @@ import type { SmsStatus } from '../../src/modules/messages/status.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { registerDevice, type Tenant } from '../support/tenant.ts';
 import { detailFields, expectError, expectSms, MALFORMED_IDS, UNKNOWN_ID } from '../support/expectations.ts';
+import { updateSms } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
@@ -24,7 +25,7 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
 
   /** Test setup only: moves an SMS in time or to another status, as a device report would. */
   async function setRow(id: string, values: { created_at?: Date; status?: SmsStatus }): Promise<void> {
-    const updated = await fx.gateway.services.db('sms').where({ id }).update(values);
+    const updated = await updateSms(fx, id, values);
     expect(updated).to.equal(1);
   }
 

@@ -7,6 +7,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import type { Reply, Tenant } from '../support/tenant.ts';
 import { expectError } from '../support/expectations.ts';
 import { userSession } from '../support/session-client.ts';
+import { updateSms } from '../support/test-data.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 
@@ -19,7 +20,7 @@ describe('extended API: searching the SMS list', () => {
     const reply = await owner.api.post('/sms', { phone, message, ...(options.deviceId ? { device_id: options.deviceId } : {}) });
     expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
     const values = { created_at: new Date(T0 + (options.minute ?? 0) * 60_000), ...(options.status ? { status: options.status } : {}) };
-    await fx.gateway.services.db('sms').where({ id: reply.body.id }).update(values);
+    await updateSms(fx, reply.body.id, values);
     return reply.body.id;
   }
 

@@ -11,6 +11,7 @@ import type { Tenant } from '../support/tenant.ts';
 import { expectError } from '../support/expectations.ts';
 import { userSession } from '../support/session-client.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
+import { updateSms } from '../support/test-data.ts';
 
 const NOW = Date.parse('2026-03-02T10:30:00.000Z');
 const at = (iso: string) => new Date(iso);
@@ -26,7 +27,7 @@ describe('extended API: dashboard summary', () => {
   async function sms(created: string, status: SmsStatus = 'pending', owner: Tenant = fx.tenant): Promise<string> {
     const reply = await owner.api.post('/sms', { phone: '+79161234567', message: 'count me' });
     expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
-    await fx.gateway.services.db('sms').where({ id: reply.body.id }).update({ created_at: at(created), status });
+    await updateSms(fx, reply.body.id, { created_at: at(created), status });
     return reply.body.id;
   }
 

@@ -8,6 +8,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { expectError, MALFORMED_IDS, UNKNOWN_ID, UUID } from '../support/expectations.ts';
 import { loginAs, tryLogin, uniqueEmail, userSession, USER_PASSWORD, type SessionClient } from '../support/session-client.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
+import { sessionCountOf } from '../support/test-data.ts';
 
 const USER_MEMBERS = ['id', 'email', 'role', 'is_admin', 'must_change_password', 'disabled', 'disabled_at', 'created_at', 'last_login_at'];
 
@@ -153,7 +154,7 @@ describe('extended API: users', function () {
     expect(disabled.body.disabled).to.equal(true);
     expect(disabled.body.disabled_at).to.be.a('string');
     expectError(await victim.get('/sms'), 401, 'unauthorized');
-    expect(await fx.gateway.services.db('sessions').where({ user_id: victim.userId })).to.have.length(0);
+    expect(await sessionCountOf(fx, victim.userId)).to.equal(0);
 
     const refused = await tryLogin(fx.gateway, victim.email, USER_PASSWORD);
     const wrong = await tryLogin(fx.gateway, victim.email, 'not the password at all');

@@ -9,6 +9,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { eventually } from '../support/eventually.ts';
 import type { TaskPhone } from '../support/task-phone.ts';
 import { receive, receivingPhone } from '../opt-out/support.ts';
+import { smsCountOf } from '../support/test-data.ts';
 
 const SENDER = '+79161234567';
 
@@ -132,8 +133,7 @@ describe('inbound rules: on received SMS', () => {
     await phoneA.settle();
     await phoneB.settle();
     expect([phoneA.total, phoneB.total]).to.deep.equal([1, 1]);
-    const stored = await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).count({ n: '*' });
-    expect(Number(stored[0]!.n)).to.equal(2);
+    expect(await smsCountOf(fx, fx.tenant.accountId)).to.equal(2);
   });
 
   it('never auto-replies to a text that is itself an automatic answer', async () => {

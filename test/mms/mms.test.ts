@@ -15,6 +15,7 @@ import type { Received } from '../support/receiver.ts';
 import type { SendTask } from '../../src/modules/delivery/task.ts';
 import { topic } from '../support/mqtt.ts';
 import { basic, download, jpeg, mmsConfig, png, sha256, uploadMedia, VCARD } from './mms-fixture.ts';
+import { smsRowsOf, mmsRowsOf } from '../support/test-data.ts';
 
 const PART_MAX = 600 * 1024;
 const MESSAGE_MAX = 1024 * 1024;
@@ -160,7 +161,7 @@ describe('mms', () => {
       const created = await fx.tenant.api.post('/mms', { phones: ['+79161234567', '+79161234568', '+79161234567'], media_ids: [media.id] });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       expect(created.body.recipients).to.deep.equal(['+79161234567', '+79161234568']);
-      expect(await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId, kind: 'mms' })).to.have.length(1);
+      expect((await smsRowsOf(fx, fx.tenant.accountId)).filter((row) => row.kind === 'mms')).to.have.length(1);
       const [task] = (await taskArrived) as [SendTask, boolean];
       expect(task.recipients).to.deep.equal(['+79161234567', '+79161234568']);
       await sent;
@@ -194,7 +195,7 @@ describe('mms', () => {
 
       const both = await fx.tenant.api.post('/mms', { phone: '+79161234567', phones: ['+79161234568'], media_ids: [mine.id] });
       expect(both.status).to.equal(400);
-      expect(await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId })).to.deep.equal([]);
+      expect(await smsRowsOf(fx, fx.tenant.accountId)).to.deep.equal([]);
     });
 
     it('with an Idempotency-Key, a repeat replays the first answer and creates no second MMS; cancel works as for an SMS', async () => {
@@ -206,8 +207,8 @@ describe('mms', () => {
       expect(first.status).to.equal(201);
       expect(again.status).to.equal(201);
       expect(again.body).to.deep.equal(first.body);
-      expect(await fx.gateway.services.db('mms_messages').where({ sms_id: first.body.id })).to.have.length(1);
-      expect(await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId })).to.have.length(1);
+      expect(await mmsRowsOf(fx, first.body.id)).to.have.length(1);
+      expect(await smsRowsOf(fx, fx.tenant.accountId)).to.have.length(1);
       expect((await fx.tenant.api.post(`/sms/${first.body.id}/cancel`)).status).to.equal(200);
       expect((await fx.tenant.api.get(`/mms/${first.body.id}`)).body).to.include({ status: 'failed_send', reason: 'cancelled' });
     });

@@ -11,6 +11,7 @@ import { createWebhook, webhookConfig } from '../support/webhooks.ts';
 import { eventually } from '../support/eventually.ts';
 import { PhoneTraffic } from './phone-traffic.ts';
 import { RecordingPhone } from '../calls/recording-fixture.ts';
+import { recipientSalt } from '../support/test-data.ts';
 
 const DAY = 24 * 3600 * 1000;
 const CUSTOMER = '+79005550151';
@@ -33,7 +34,7 @@ describe('retention: webhook deliveries and the call log', () => {
     expect(call.phone).to.equal('+79005550101');
 
     expect((await fx.tenant.api.request('PUT', '/account/retention', { keep_text_days: 7, hash_recipients: true })).status).to.equal(200);
-    const { recipient_salt: salt } = await fx.gateway.services.db('account_retention').where({ account_id: fx.tenant.accountId }).first();
+    const salt = await recipientSalt(fx, fx.tenant.accountId);
     clock.advance(8 * DAY);
     const outcome = await fx.gateway.services.retentionSweep.runOnce();
     expect(outcome).to.include({ webhook_deliveries: 1, calls: 1 });

@@ -12,6 +12,7 @@ import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { liftLimits, nextEvent } from '../support/devices.ts';
 import { download, jpeg, mmsConfig, uploadMedia } from '../mms/mms-fixture.ts';
+import { smsRow, recipientSalt, mmsRowsOf } from '../support/test-data.ts';
 
 const DAY = 24 * 3600 * 1000;
 const FRIEND = '+79005550131';
@@ -47,7 +48,7 @@ describe('retention: MMS and data SMS', () => {
 
   async function keepSevenDaysThenSweep(): Promise<{ hash: (phone: string) => string }> {
     expect((await fx.tenant.api.request('PUT', '/account/retention', { keep_text_days: 7, hash_recipients: true })).status).to.equal(200);
-    const { recipient_salt: salt } = await fx.gateway.services.db('account_retention').where({ account_id: fx.tenant.accountId }).first();
+    const salt = await recipientSalt(fx, fx.tenant.accountId);
     clock.advance(8 * DAY);
     await fx.gateway.services.retentionSweep.runOnce();
     return { hash: (phone) => `hmac:${createHmac('sha256', salt).update(phone).digest('hex')}` };
@@ -70,9 +71,9 @@ describe('retention: MMS and data SMS', () => {
     const data = (await fx.tenant.api.get(`/sms/${dataId}`)).body;
     expect(data).to.include({ kind: 'data', data: '', phone: hash(FRIEND) });
     expect((await download(fx.baseUrl + media.download_path, `Bearer ${fx.tenant.key}`)).status).to.equal(404);
-    const rows = await fx.gateway.services.db('mms_messages').where({ sms_id: mmsId });
+    const rows = await mmsRowsOf(fx, mmsId);
     expect(JSON.stringify(rows)).not.to.include('secret');
-    expect(JSON.stringify(await fx.gateway.services.db('sms').where({ id: dataId }))).not.to.include(Buffer.from('secret payload').toString('base64'));
+    expect(JSON.stringify(await smsRow(fx, dataId))).not.to.include(Buffer.from('secret payload').toString('base64'));
     expect(await storedFiles(mediaRoot())).to.deep.equal([]);
   });
 

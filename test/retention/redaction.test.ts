@@ -9,6 +9,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { UNPACED } from '../support/task-phone.ts';
 import { expectError } from '../support/expectations.ts';
 import { PhoneTraffic } from './phone-traffic.ts';
+import { smsRowsOf, incomingRowsOf, recipientSalt } from '../support/test-data.ts';
 
 const DAY = 24 * 3600 * 1000;
 const CUSTOMER = '+79005550111';
@@ -21,8 +22,8 @@ describe('retention: message text kept N days, then redacted', () => {
     return new PhoneTraffic(fx.tenant, await fx.taskPhone({ ...UNPACED, forward_incoming_sms: true }));
   }
 
-  const smsRows = () => fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).orderBy('created_at');
-  const incomingRows = () => fx.gateway.services.db('incoming_sms').where({ account_id: fx.tenant.accountId });
+  const smsRows = () => smsRowsOf(fx, fx.tenant.accountId);
+  const incomingRows = () => incomingRowsOf(fx, fx.tenant.accountId);
 
   it('keeps text for ever by default, and refuses a bad setting or a key without sms:delete', async () => {
     expect((await fx.tenant.api.get('/account/retention')).body).to.deep.equal({ keep_text_days: null, hash_recipients: false, updated_at: null });
@@ -94,7 +95,7 @@ describe('retention: message text kept N days, then redacted', () => {
     const outcome = await fx.gateway.services.retentionSweep.runOnce();
     expect(outcome).to.include({ sms: 2, incoming: 1, conversations: 1 });
 
-    const { recipient_salt: salt } = await fx.gateway.services.db('account_retention').where({ account_id: fx.tenant.accountId }).first();
+    const salt = await recipientSalt(fx, fx.tenant.accountId);
     const expected = `hmac:${createHmac('sha256', salt).update(CUSTOMER).digest('hex')}`;
     const phones = [...(await smsRows()), ...(await incomingRows())].map((row) => row.phone);
     expect(phones).to.deep.equal([expected, expected, expected]);
@@ -106,7 +107,7 @@ describe('retention: message text kept N days, then redacted', () => {
     // Another account's salt differs: the same number hashes otherwise there.
     const other = await fx.newTenant();
     await other.api.request('PUT', '/account/retention', { keep_text_days: 7, hash_recipients: true });
-    const { recipient_salt: otherSalt } = await fx.gateway.services.db('account_retention').where({ account_id: other.accountId }).first();
+    const otherSalt = await recipientSalt(fx, other.accountId);
     expect(otherSalt).not.to.equal(salt);
   });
 });

@@ -10,6 +10,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import type { TaskPhone } from '../support/task-phone.ts';
 import type { Receiver } from '../support/receiver.ts';
 import { createWebhook, dropWebhooks, webhookConfig } from '../support/webhooks.ts';
+import { smsRow } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 const BACKOFF_MS = 30_000;
@@ -105,7 +106,7 @@ describe('delivery: retrying failed sends', () => {
       await fail(first, id, 'no_service', 0);
 
       expect(await status(id), 'not final: the client sees it waiting').to.equal('pending');
-      const legacy = await fx.gateway.services.db('sms').where({ id }).first();
+      const legacy = await smsRow(fx, id);
       expect(legacy).to.include({ status: 'pending', attempt: 2, device_id: null, avoid_device_id: first.id });
 
       await later(BACKOFF_MS - 1_000);
@@ -270,8 +271,8 @@ describe('delivery: retrying failed sends', () => {
       await phone([0]);
       await first.report(id, 'processing');
       await fail(first, id, 'no_service', 0);
-      const row = await fx.gateway.services.db('sms').where({ id }).first();
-      const legacy = await fx.tenant.root.post('/sms/get', { id: row.object_id });
+      const row = await smsRow(fx, id);
+      const legacy = await fx.tenant.root.post('/sms/get', { id: row!.object_id });
       expect(legacy.body).to.include({ status: 1, message_status: 'processing' });
       const cancelled = await fx.tenant.api.post(`/sms/${id}/cancel`, {});
       expect(cancelled.status).to.equal(200);
@@ -289,7 +290,7 @@ describe('delivery: retrying failed sends', () => {
         const counted = fx.gateway.services.metrics.value(REJECTED_METRIC, { reason: 'invalid_payload' });
         await first.reportWith(id, 'failed_send', { error_code: bad });
         expect(fx.gateway.services.metrics.value(REJECTED_METRIC, { reason: 'invalid_payload' })).to.equal(counted + 1);
-        const row = await fx.gateway.services.db('sms').where({ id }).first();
+        const row = await smsRow(fx, id);
         expect(row).to.include({ status: 'processing', attempt: 1 });
       });
     }

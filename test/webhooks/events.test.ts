@@ -13,6 +13,7 @@ import { Receiver, type Received } from '../support/receiver.ts';
 import { expectIsoTimestamp, UUID } from '../support/expectations.ts';
 import { ALL_EVENTS, createWebhook, deliveryLog, dropWebhooks, expectEnvelope, readWebhook, verified, webhookConfig } from '../support/webhooks.ts';
 import { eventually } from '../support/eventually.ts';
+import { deviceRow } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 const SENDER = '+79005550101';
@@ -54,7 +55,7 @@ describe('webhooks: events', () => {
   async function stored(device: SimulatedDevice): Promise<void> {
     const [level, charging] = [device.batteryLevel, device.isCharging];
     await eventually(`battery ${level}% (charging: ${charging}) stored`, async () => {
-      const row = await fx.gateway.services.db('devices').where({ id: device.id }).first();
+      const row = await deviceRow(fx, device.id);
       return row?.battery_level === level && row?.is_charging === charging ? true : undefined;
     });
   }

@@ -24,6 +24,7 @@ import {
   verifies,
   webhookConfig,
 } from '../support/webhooks.ts';
+import { deliveryRowsOf } from '../support/test-data.ts';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -329,7 +330,7 @@ describe('webhooks: management API', () => {
       expectError(await fx.tenant.api.get(`/webhooks/${webhook.id}/deliveries`), 404, 'webhook_not_found');
       expectError(await fx.tenant.api.delete(`/webhooks/${webhook.id}`), 404, 'webhook_not_found');
       expect((await fx.tenant.api.get('/webhooks')).body.data).to.deep.equal([]);
-      expect(await fx.gateway.services.db('webhook_deliveries').where({ webhook_id: webhook.id })).to.deep.equal([]);
+      expect(await deliveryRowsOf(fx, webhook.id)).to.deep.equal([]);
     });
 
     it('when the key lacks webhooks:write, then it answers 403 and the webhook stays', async () => {

@@ -16,6 +16,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { connectDevice, nextEvent } from '../support/devices.ts';
 import { createWebhook, deliveryLog, dropWebhooks, webhookConfig } from '../support/webhooks.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
+import { deliveryRowsOf } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 const STATUSES = ['processing', 'sent', 'delivered'] as const;
@@ -215,7 +216,7 @@ async function manySmsInOrder(gateways: Gateway[], tenant: Tenant, receiver: Ord
   expect(receiver.arrivals.filter((arrival) => arrival.answer === 503), 'some first attempts failed and were retried').not.to.be.empty;
 
   // Each event is a delivery row; each was accepted (de-duplicated by webhook-id), none is extra.
-  const rows: { id: string }[] = await gateway.services.db('webhook_deliveries').where({ webhook_id: webhook.id }).select('id');
+  const rows = await deliveryRowsOf(gateway, webhook.id);
   expect(rows).to.have.length(SMS_COUNT * 3);
   const accepted = new Set(receiver.accepted().map((arrival) => arrival.deliveryId));
   expect(rows.filter((row) => !accepted.has(row.id)), 'deliveries never accepted').to.deep.equal([]);

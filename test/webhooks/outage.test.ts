@@ -17,6 +17,7 @@ import { connectDevice, liftLimits, nextEvent } from '../support/devices.ts';
 import { Receiver, type Received } from '../support/receiver.ts';
 import { createWebhook, deliveryLog, dropWebhooks, readWebhook, recorded, verified, webhookConfig } from '../support/webhooks.ts';
 import { eventually } from '../support/eventually.ts';
+import { deliveryRowsOf } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 const SENDER = '+79005550101';
@@ -59,8 +60,7 @@ function acceptedById(receiver: Receiver): Map<string, Received[]> {
 }
 
 async function deliveryRows(gateway: Gateway, webhookId: string): Promise<number> {
-  const row = await gateway.services.db('webhook_deliveries').where({ webhook_id: webhookId }).count<{ n: string | number }[]>({ n: '*' }).first();
-  return Number(row?.n ?? 0);
+  return (await deliveryRowsOf(gateway, webhookId)).length;
 }
 
 describe('webhooks: receiver outages', () => {
