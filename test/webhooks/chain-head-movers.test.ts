@@ -24,6 +24,7 @@ import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
+import { deliveryRowsOf } from '../support/test-data.ts';
 
 function statusEvent(accountId: string, smsId: string, status: string): { envelope: EventEnvelope } {
   return { envelope: { id: randomUUID(), type: 'sms.status_changed', timestamp: new Date().toISOString(), account_id: accountId, data: { sms: { id: smsId, status } } } };
@@ -68,7 +69,7 @@ describe('webhooks: a chain keeps one head while two transactions move it', () =
 
   /** Each delivery of the chain as "status" or "pending head" / "pending waiting". */
   async function chainState(webhookId: string): Promise<string[]> {
-    const rows: { status: string; ready: boolean }[] = await gateway.services.db('webhook_deliveries').where({ webhook_id: webhookId }).orderBy('seq').select('status', 'ready');
+    const rows = await deliveryRowsOf(gateway, webhookId);
     return rows.map((row) => (row.status === 'pending' ? `pending ${row.ready ? 'head' : 'waiting'}` : row.status));
   }
 
