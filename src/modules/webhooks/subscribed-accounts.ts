@@ -8,7 +8,7 @@ import type { DomainEvents } from '../../events/domain-events.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 import type { WebhooksEvents } from './domain-events.ts';
 import type { WebhookEvent } from './event-contract.ts';
-import { hasWebhookFor } from './repository.ts';
+import { hasWebhookFor } from './registration/repository.ts';
 
 /** How long "this account has (no) webhook for these events" is believed. */
 const BELIEVED_MS = 5_000;

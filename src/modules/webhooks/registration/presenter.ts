@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { DeliveryRow, WebhookRow } from '../repository.ts';
+import type { DeliveryRow, WebhookRow } from './repository.ts';
 import type { DeliveryView, WebhookView } from './schema.ts';
 import { isScheduled } from '../ordering/parking.ts';
 import type { Permission } from '../../api-keys/permissions.ts';

@@ -12,7 +12,8 @@ import { newSigningSecret } from '../outbound/signature.ts';
 import type { WebhookEvent } from '../event-contract.ts';
 import { webhookTest } from './test-event.ts';
 import { formattedEvent, type FormattedDelivery, type WebhookOutbox } from '../ordering/outbox.ts';
-import * as webhooks from '../repository.ts';
+import * as webhooks from './repository.ts';
+import { giveUpExpired, requeueDelivery, resumeWaiting } from '../repository.ts';
 
 /** How long a rotated-out secret still signs deliveries, so receivers can switch over. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -76,14 +77,14 @@ export class WebhookService {
       if (!updated) throw new AppError('webhook_not_found');
       // Switched back on: what waited past its retry window while it was disabled is given up
       // (never sent late), in the same transaction, before any sender can claim it.
-      if (changes.enabled === true) await webhooks.giveUpExpired(trx, new Date(), id);
+      if (changes.enabled === true) await giveUpExpired(trx, new Date(), id);
       return updated;
     });
     void this.events.emit('webhooks.changed', { accountId });
     if (changes.enabled === true) {
       // What it missed while disabled goes out now, including deliveries that were waiting out a
       // backoff when it was disabled.
-      await webhooks.resumeWaiting(this.db, [id]);
+      await resumeWaiting(this.db, [id]);
       this.wake();
     }
     return row;
@@ -113,7 +114,7 @@ export class WebhookService {
 
   async retry(accountId: string, id: string, deliveryId: string): Promise<webhooks.DeliveryRow> {
     await this.get(accountId, id);
-    const row = await webhooks.requeueDelivery(this.db, id, deliveryId, new Date(Date.now() + this.retryForMs));
+    const row = await requeueDelivery(this.db, id, deliveryId, new Date(Date.now() + this.retryForMs));
     if (!row) throw new AppError('delivery_not_found');
     this.wake();
     return row;
@@ -159,8 +160,8 @@ export class WebhookService {
    */
   async reviveFormatted(accountId: string, id: string): Promise<void> {
     if (!(await webhooks.reviveFormatted(this.db, accountId, id))) return;
-    await webhooks.giveUpExpired(this.db, new Date(), id);
-    await webhooks.resumeWaiting(this.db, [id]);
+    await giveUpExpired(this.db, new Date(), id);
+    await resumeWaiting(this.db, [id]);
     this.wake();
   }
 
