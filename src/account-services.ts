@@ -75,7 +75,7 @@ export function createAccountServices(config: Config, db: Database, logger: Logg
     sessions,
     devices,
     webhooks,
-    twilio: new TwilioService(db, secrets, webhooks, logger.child({ component: 'twilio' }), devices, invalidation),
+    twilio: new TwilioService(db, secrets, webhooks, logger.child({ component: 'twilio' }), devices),
     smpp: new SmppService(db, devices, events, clock, logger.child({ component: 'smpp' }), invalidation),
     secrets,
     guard,

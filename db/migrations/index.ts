@@ -39,6 +39,7 @@ import * as deviceCapabilities from './20261203_035_device_capabilities.ts';
 import * as smppDefaultDataCoding from './20261203_036_smpp_default_data_coding.ts';
 import * as twilioDeviceScopeReplies from './20261203_037_twilio_device_scope_replies.ts';
 import * as smsCounts from './20261203_038_sms_counts.ts';
+import * as smsWayIn from './20261203_039_sms_way_in.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -84,4 +85,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261203_036_smpp_default_data_coding', smppDefaultDataCoding],
   ['20261203_037_twilio_device_scope_replies', twilioDeviceScopeReplies],
   ['20261203_038_sms_counts', smsCounts],
+  ['20261203_039_sms_way_in', smsWayIn],
 ];

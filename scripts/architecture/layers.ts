@@ -56,9 +56,4 @@ export const KNOWN_UPWARD_IMPORTS: readonly KnownUpwardImport[] = [
     to: /^src\/use-cases\/conversation-views\.ts$/,
     why: 'the conversation view types are declared with the use-case that assembles them from several modules; the types can move down to the module',
   },
-  {
-    from: /^src\/common\/accounts-using\.ts$/,
-    to: /^src\/(storage\/database|cluster\/invalidation)\.ts$/,
-    why: 'new, reads the database and hears cluster notices: it belongs in storage or higher, not in common',
-  },
 ];

@@ -60,7 +60,7 @@ export class MailSubmissions {
     }
     const prepared = [];
     for (const phone of phones) {
-      prepared.push(await messages.prepare(accountId, { phone, message: text }).catch((error: unknown) => {
+      prepared.push(await messages.prepare(accountId, { phone, message: text, wayIn: 'mail' }).catch((error: unknown) => {
         throw refusalOf(error, phone);
       }));
     }

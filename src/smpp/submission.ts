@@ -65,6 +65,7 @@ export class SmppSubmissions {
             sendAt: request.sendAt?.toISOString(),
             validUntil: request.validUntil?.toISOString(),
             priority: request.priority,
+            wayIn: 'smpp',
           });
           if (request.smsId) prepared.sms.id = request.smsId;
           // Recorded before the SMS is written, so that no status change can come before it: a

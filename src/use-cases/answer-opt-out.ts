@@ -19,6 +19,7 @@ export async function answerOptOut(parts: CreateSmsParts, reply: OptOutReply): P
         deviceId: reply.deviceId,
         simSlot: reply.simSlot,
         transactional: true,
+        wayIn: 'opt-out',
       }),
     ],
     () => ({ status: 201, body: null }),

@@ -1,7 +1,10 @@
 // An SMS sent through the Extended API pays nothing for the ways in it did not come through: its
-// status changes read no SMPP or Twilio table, even while another account of the same gateway
-// uses both. An SMS that did come through SMPP still gets its receipt, also when its credential
-// was written by another process (a command) after the gateway had read which accounts use SMPP.
+// status changes read no SMPP or Twilio table, whether another account or its own account uses
+// both, since each SMS says how it came in (sms.way_in). An SMS that did come through SMPP still
+// gets its receipt: when its credential was written by another process (a command) after the
+// gateway started, when it is reported on by a phone on another node that never heard of that
+// credential, and when a node of the previous version, which does not name the way in, wrote it.
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { createTenant } from '../support/tenant.ts';
@@ -9,8 +12,13 @@ import { bindEsme, issueCredential, SMPP_ON } from '../support/smpp-client.ts';
 import { webhookConfig } from '../support/webhooks.ts';
 import { createCredential } from '../twilio/support.ts';
 import { hashSecret } from '../../src/common/secrets.ts';
-import { insertCredential } from '../../src/modules/smpp/repository.ts';
+import { onlyOnPostgres } from '../support/postgres-only.ts';
+import { connectDevice } from '../support/devices.ts';
+import { insertCredential, insertSubmission } from '../../src/modules/smpp/repository.ts';
+import { newObjectId } from '../../src/common/object-id.ts';
+import type { Executor } from '../../src/storage/database.ts';
 import type { Gateway } from '../../src/gateway.ts';
+import type { Tenant } from '../support/tenant.ts';
 
 interface Query {
   sql: string;
@@ -50,51 +58,57 @@ async function statusBatchQueries(gateway: Gateway, run: () => Promise<void>): P
   return [...byTransaction.values()].filter((sqls) => sqls.some((sql) => /update sms set status = v\.status/.test(sql)));
 }
 
+/** Sends an SMS through `tenant`'s Extended API and waits until `gateway` has committed its delivery. */
+async function sendAndDeliver(gateway: Gateway, tenant: Tenant, text: string): Promise<string> {
+  let id: string | undefined;
+  const delivered = reached(gateway, () => id, 'delivered');
+  const sent = await tenant.api.post('/sms', { phone: '+79161234567', message: text });
+  expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+  id = sent.body.id as string;
+  await delivered;
+  return id;
+}
+
+/** A credential written as `sms-gateway smpp credentials create` writes it: straight to the database, in a process no node hears. */
+async function credentialLikeTheCli(db: Executor, accountId: string): Promise<{ id: string; system_id: string; password: string }> {
+  const password = 'Pw123456';
+  const systemId = `cli${randomUUID().slice(0, 8)}`;
+  const row = await insertCredential(db, {
+    accountId,
+    systemId,
+    passwordHash: hashSecret(password),
+    name: '',
+    deviceIds: [],
+    throughputPerSecond: 10,
+    windowSize: 10,
+    defaultDataCoding: 'gsm7',
+  });
+  return { id: row.id, system_id: systemId, password };
+}
+
 describe('an API SMS and the ways in it did not use', () => {
   const fx = useGateway({ config: { smpp: SMPP_ON, webhooks: webhookConfig() } });
 
-  /** Sends an SMS through the Extended API and waits until its delivery has committed. */
-  async function sendAndDeliver(text: string): Promise<string> {
-    let id: string | undefined;
-    const delivered = reached(fx.gateway, () => id, 'delivered');
-    const sent = await fx.tenant.api.post('/sms', { phone: '+79161234567', message: text });
-    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
-    id = sent.body.id as string;
-    await delivered;
-    return id;
-  }
+  const sendAndDeliverHere = (text: string) => sendAndDeliver(fx.gateway, fx.tenant, text);
 
   it('moves an API SMS through its statuses without one query on an SMPP or Twilio table, while another account uses both', async () => {
     const other = await createTenant(fx.gateway);
     await issueCredential(other);
     await createCredential(other);
     await fx.connectDevice();
-    // The first status change of the process reads once which accounts use SMPP and Twilio.
-    await sendAndDeliver('the first, which may read who uses what');
+    // The first SMS loads what the path needs, so that the measured one shows only its own queries.
+    await sendAndDeliverHere('the first, which loads the path');
 
-    const batches = await statusBatchQueries(fx.gateway, async () => void (await sendAndDeliver('the measured one')));
+    const batches = await statusBatchQueries(fx.gateway, async () => void (await sendAndDeliverHere('the measured one')));
     expect(batches.length, 'processing, sent and delivered were written').to.be.at.least(2);
     const asked = batches.flat().filter((sql) => SMPP_OR_TWILIO.test(sql));
     expect(asked, asked.join('\n')).to.deep.equal([]);
   });
 
-  it('still sends the receipt of an SMS submitted with a credential another process wrote after the gateway read who uses SMPP', async () => {
+  it('still sends the receipt of an SMS submitted with a credential another process wrote after the gateway started', async () => {
     await fx.connectDevice();
-    await sendAndDeliver('makes the gateway read who uses SMPP');
-    // Written as `sms-gateway smpp credentials create` writes it, in a process the gateway does not hear.
-    const password = 'Pw123456';
-    const systemId = `cli${Date.now().toString(36)}`.slice(0, 15);
-    const row = await insertCredential(fx.gateway.services.db, {
-      accountId: fx.tenant.accountId,
-      systemId,
-      passwordHash: hashSecret(password),
-      name: '',
-      deviceIds: [],
-      throughputPerSecond: 10,
-      windowSize: 10,
-      defaultDataCoding: 'gsm7',
-    });
-    const esme = await bindEsme(fx.gateway, { id: row.id, system_id: systemId, password });
+    await sendAndDeliverHere('an SMS of the account before it has a credential');
+    const esme = await bindEsme(fx.gateway, await credentialLikeTheCli(fx.gateway.services.db, fx.tenant.accountId));
     try {
       const submitted = await esme.call('submit_sm', { source_addr: 'MyShop', destination_addr: '+79161234567', short_message: 'receipt wanted', registered_delivery: 1 });
       const receipt = await esme.receiptOf(submitted.message_id);
@@ -102,5 +116,81 @@ describe('an API SMS and the ways in it did not use', () => {
     } finally {
       esme.close();
     }
+  });
+
+  it('sends the receipt of an SMPP SMS of an account whose other SMS came in by API, and the API SMS asks no SMPP or Twilio table', async () => {
+    const credential = await issueCredential(fx.tenant);
+    await createCredential(fx.tenant);
+    await fx.connectDevice();
+    const esme = await bindEsme(fx.gateway, credential);
+    try {
+      await sendAndDeliverHere('the first, which loads the path');
+      const batches = await statusBatchQueries(fx.gateway, async () => void (await sendAndDeliverHere('an API SMS of an account using SMPP and Twilio')));
+      expect(batches.length, 'processing, sent and delivered were written').to.be.at.least(2);
+      const asked = batches.flat().filter((sql) => SMPP_OR_TWILIO.test(sql));
+      expect(asked, asked.join('\n')).to.deep.equal([]);
+
+      const submitted = await esme.call('submit_sm', { source_addr: 'MyShop', destination_addr: '+79161234567', short_message: 'receipt wanted', registered_delivery: 1 });
+      const receipt = await esme.receiptOf(submitted.message_id);
+      expect((receipt.short_message as { message: string }).message).to.contain('stat:DELIVRD');
+    } finally {
+      esme.close();
+    }
+  });
+});
+
+describe('an SMPP SMS reported on by a phone on a node that never heard of its credential', function () {
+  onlyOnPostgres();
+  this.timeout(30_000);
+  // Two nodes on one database and no Redis between them: neither hears of what the other learns.
+  const fx = useGateway({ config: { smpp: SMPP_ON } });
+
+  it('gets its receipt, written by that node', async () => {
+    const other = await fx.startGateway({ webhooks: fx.gateway.config.webhooks });
+    fx.track(await connectDevice(other, fx.tenant));
+    // The phone's node has moved an SMS of the account before the account had a credential.
+    await sendAndDeliver(other, fx.tenant, 'an SMS of the account before it has a credential');
+    const esme = await bindEsme(fx.gateway, await credentialLikeTheCli(fx.gateway.services.db, fx.tenant.accountId));
+    try {
+      const submitted = await esme.call('submit_sm', { source_addr: 'MyShop', destination_addr: '+79161234567', short_message: 'receipt wanted', registered_delivery: 1 });
+      const receipt = await esme.receiptOf(submitted.message_id, 10_000);
+      expect((receipt.short_message as { message: string }).message).to.contain('stat:DELIVRD');
+    } finally {
+      esme.close();
+    }
+  });
+});
+
+describe('SMS written by a node of the previous version, which does not name the way in', () => {
+  const fx = useGateway();
+
+  /** Inserts an SMS row as the previous version did: without way_in. */
+  async function insertLikeThePreviousVersion(db: Executor, accountId: string, id = randomUUID()): Promise<string> {
+    await db.raw(
+      `insert into sms (id, object_id, account_id, device_named, phone, message, status, priority, created_at, updated_at)
+       values (?, ?, ?, false, '+79161234567', 'old node', 'pending', 0, now(), now())`,
+      [id, newObjectId(), accountId],
+    );
+    return id;
+  }
+
+  const wayInOf = async (db: Executor, id: string) => ((await db('sms').where({ id }).first('way_in')) as { way_in: string }).way_in;
+
+  it('come in by SMPP when submit_sm recorded their submission first, as it does', async () => {
+    const { db } = fx.gateway.services;
+    const credential = await credentialLikeTheCli(db, fx.tenant.accountId);
+    const smsId = randomUUID();
+    await insertSubmission(db, { smsId, credentialId: credential.id, sourceAddr: 'MyShop', registeredDelivery: 1, dataCoding: 0 });
+    await insertLikeThePreviousVersion(db, fx.tenant.accountId, smsId);
+    expect(await wayInOf(db, smsId)).to.equal('smpp');
+    expect(await wayInOf(db, await insertLikeThePreviousVersion(db, fx.tenant.accountId))).to.equal('api');
+  });
+
+  it('come in by the Twilio API when a StatusCallback was recorded for them, as the Twilio API does in their transaction', async () => {
+    const { db } = fx.gateway.services;
+    const credential = await createCredential(fx.tenant);
+    const smsId = await insertLikeThePreviousVersion(db, fx.tenant.accountId);
+    await db('twilio_messages').insert({ sms_id: smsId, credential_sid: credential.account_sid, callback_webhook_id: null });
+    expect(await wayInOf(db, smsId)).to.equal('twilio');
   });
 });

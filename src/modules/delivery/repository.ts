@@ -277,6 +277,7 @@ function refusal(sms: SmsRecord, deviceObjectId: string | null, at: Date): SmsSt
     device_object_id: deviceObjectId,
     is_encrypted: sms.is_encrypted,
     kind: sms.kind,
+    way_in: sms.way_in ?? 'api',
     ...(sms.attempt !== undefined ? { attempt: sms.attempt } : {}),
   };
   return { sms: snapshot, from: 'pending', path: ['failed_send'], at, reason: OPTED_OUT_REASON, source: 'system', transient: false };
@@ -538,7 +539,7 @@ async function endByGateway(
                       reason = ?, updated_at = ?
          from target where sms.id = target.id
        returning sms.id, sms.object_id, sms.account_id, sms.phone, sms.message, sms.callback_id, sms.device_id, sms.attempt,
-                 sms.status, target.status as previous, sms.updated_at as at, sms.reason, sms.is_encrypted, sms.kind),
+                 sms.status, target.status as previous, sms.updated_at as at, sms.reason, sms.is_encrypted, sms.kind, sms.way_in),
      logged as (
        insert into sms_status_history (sms_id, status, source, reason, created_at)
        select id, status, ?, ?, at from ended)
@@ -598,7 +599,7 @@ export interface LockedSms extends SmsSnapshot {
 export async function lockSms(db: Executor, ids: string[]): Promise<LockedSms[]> {
   const { rows } = await db.raw<{ rows: LockedSms[] }>(
     `select s.id, s.object_id, s.account_id, s.device_id, s.status, s.phone, s.message, s.callback_id, s.expires_at, s.reason,
-            s.dispatched_at, s.is_encrypted, s.kind, d.object_id as device_object_id, d.can_send_sms as device_can_send,
+            s.dispatched_at, s.is_encrypted, s.kind, s.way_in, d.object_id as device_object_id, d.can_send_sms as device_can_send,
             s.attempt, s.device_named, s.sim_slot, s.retry_sim_slot, d.sim_cards as device_sim_cards,
             coalesce(d.max_send_attempts, (select a.max_send_attempts from accounts a where a.id = s.account_id), 1) as max_attempts
        from sms s left join devices d on d.id = s.device_id

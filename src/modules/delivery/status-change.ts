@@ -4,6 +4,7 @@
 // (the webhook outbox rows, the device's failure count) commits or fails with it; once committed,
 // it is heard again (wake the webhook sender, give the device its next task).
 import type { SmsStatus } from '../messages/status.ts';
+import type { SmsWayIn } from '../messages/types.ts';
 
 /** What an event needs to know about its SMS. */
 export interface SmsSnapshot {
@@ -22,6 +23,8 @@ export interface SmsSnapshot {
   kind?: string;
   /** The attempt the change belongs to (1 for the first; a failed send may be retried). */
   attempt?: number;
+  /** How it came in: only an SMS that came in over SMPP may owe a receipt, only a Twilio one a StatusCallback. */
+  way_in: SmsWayIn;
 }
 
 export interface SmsStatusChange {

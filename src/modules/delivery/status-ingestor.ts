@@ -167,6 +167,7 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
         device_object_id: null,
         is_encrypted: result.sms.is_encrypted,
         kind: result.sms.kind,
+        way_in: result.sms.way_in ?? 'api',
       },
     };
     await this.events.inTransaction(this.db, 'sms.status_changed', [change]);

@@ -88,6 +88,7 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
               simSlot: body.to_sim ?? null,
               callbackId: body.callback_id || null,
               transactional: sendsTransactional(auth),
+              wayIn: 'legacy',
             });
             return [prepared];
           },

@@ -19,6 +19,7 @@ import { Slices } from './slices.ts';
 import { checkCiphertext, checkDataPayload } from './special-payloads.ts';
 import { capabilityNeedOf } from './capability-need.ts';
 import type { CapabilityNeed } from '../devices/capabilities.ts';
+import type { SmsWayIn } from './types.ts';
 
 export interface NewSms {
   phone: string;
@@ -49,6 +50,8 @@ export interface NewSms {
   data?: { base64: string; port: number } | undefined;
   /** Skips the suppression list: a key with sms:send_transactional, an opt-out confirmation. */
   transactional?: boolean | undefined;
+  /** How it came in; absent: the Extended API. */
+  wayIn?: SmsWayIn | undefined;
 }
 
 /** Whether a callback_id names a webhook of the account (the webhooks feature answers). */
@@ -360,6 +363,7 @@ export class MessageService {
       data: input.data?.base64 ?? null,
       data_port: input.data?.port ?? null,
       transactional: Boolean(input.transactional),
+      way_in: input.wayIn ?? 'api',
       ...(input.encrypted && input.passphraseFingerprint !== undefined ? { passphrase_fingerprint: input.passphraseFingerprint } : {}),
     };
     return { sms, noStore: Boolean(input.noStore) };

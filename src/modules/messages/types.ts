@@ -46,7 +46,20 @@ export interface SmsRecord {
    * that passphrase is handed it. Absent or null: any device holding a passphrase.
    */
   passphrase_fingerprint?: string | null;
+  /**
+   * How it came in (see SmsWayIn): SMPP owes receipts and Twilio StatusCallbacks only for their
+   * own SMS, and tell them by this alone. Absent: api.
+   */
+  way_in?: SmsWayIn;
 }
+
+/**
+ * How an SMS came in. api: the Extended API (the panel, MCP and the CLI speak it too); legacy:
+ * the legacy API; smpp: an ESME's submit_sm; twilio: the Twilio-compatible API; mail: an email to
+ * SMS; rule, opt-out, twiml: written by the gateway in answer to a received SMS (an inbound rule's
+ * reply or forward, an opt-out keyword's confirmation, a receiver's TwiML <Message>).
+ */
+export type SmsWayIn = 'api' | 'legacy' | 'smpp' | 'twilio' | 'mail' | 'rule' | 'opt-out' | 'twiml';
 
 export type SmsKind = 'text' | 'data' | 'mms';
 

@@ -43,12 +43,6 @@ export async function findCredential(db: Executor, id: string): Promise<Credenti
   return db<CredentialRow>('smpp_credentials').where({ id }).first();
 }
 
-/** Every account that has or had a credential (revoked ones too: receipts are still written for what they submitted). */
-export async function accountsWithCredentials(db: Executor): Promise<string[]> {
-  const rows: { account_id: string }[] = await db('smpp_credentials').distinct('account_id');
-  return rows.map((row) => row.account_id);
-}
-
 export async function listCredentials(db: Executor, accountId?: string): Promise<CredentialRow[]> {
   const query = db<CredentialRow>('smpp_credentials').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
   if (accountId) query.where({ account_id: accountId });

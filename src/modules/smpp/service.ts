@@ -18,7 +18,6 @@ import { receiptWanted, smppOutcome } from './message-state.ts';
 import { receiptText } from './receipt-text.ts';
 import { receivingAddress } from './receiving-address.ts';
 import * as smpp from './repository.ts';
-import { AccountsUsing } from '../../common/accounts-using.ts';
 import { DEFAULT_ALPHABETS, type DefaultAlphabet, type PendingDeliver, type SmppCredential, type SmppSubmission } from './types.ts';
 
 export interface CredentialRequest {
@@ -43,12 +42,6 @@ const SUBMISSION_KEPT_MS = 400 * 24 * 60 * 60 * 1000;
 const NO_MATCH = hashSecret('no such SMPP credential');
 
 export class SmppService {
-  /**
-   * The accounts that have or had a credential: only their SMS can have been submitted over SMPP,
-   * so a status change of any other SMS costs SMPP no query.
-   */
-  private readonly accounts: AccountsUsing;
-
   constructor(
     private readonly db: Database,
     private readonly devices: DeviceService,
@@ -57,9 +50,7 @@ export class SmppService {
     private readonly logger: Logger,
     /** Tells the other nodes of a revocation, so that they unbind its sessions too. */
     private readonly invalidation?: CacheInvalidation,
-  ) {
-    this.accounts = new AccountsUsing(smpp.accountsWithCredentials, invalidation);
-  }
+  ) {}
 
   /** Issues a credential; the password is answered this once and only its hash kept. */
   async issue(accountId: string, request: CredentialRequest): Promise<{ credential: SmppCredential; password: string }> {
@@ -96,7 +87,6 @@ export class SmppService {
         // Two requests for one system_id at once: the unique index lets one through.
         throw isPostgresError(error, '23505') ? taken() : error;
       });
-    this.accounts.tookUp(accountId);
     this.logger.info({ credentialId: row.id, systemId, accountId }, 'SMPP credential issued');
     return { credential: withoutHash(row), password };
   }
@@ -141,11 +131,7 @@ export class SmppService {
     const row = SYSTEM_ID_PATTERN.test(systemId) ? await smpp.findWorkingBySystemId(this.db, systemId) : undefined;
     // Hashed and compared either way, so that timing does not tell a known system_id apart.
     const matches = secretMatches(password, row?.password_hash ?? NO_MATCH);
-    if (!row || !matches) return undefined;
-    // Issued by a command, or on another node before this one read its accounts: an SMS submitted
-    // through this bind may end on any node, so each must know the account before it can.
-    this.accounts.tookUp(row.account_id);
-    return withoutHash(row);
+    return row && matches ? withoutHash(row) : undefined;
   }
 
   /** Whether the credential still works (a session asks now and then: another node may have revoked it). */
@@ -178,12 +164,9 @@ export class SmppService {
    * with registered_delivery asking for this outcome. Written with the change, so it cannot be lost.
    */
   async receiptsFor(trx: Executor, changes: SmsStatusChange[]): Promise<number> {
-    // The SMS of an account that never had a credential (sent through the API) owes no receipt,
-    // and only a final status can owe one: most changes cost no query.
-    const kept = changes.filter((change) => !change.transient);
-    if (kept.length === 0) return 0;
-    const submitters = await this.accounts.among(trx, kept.map((change) => change.sms.account_id));
-    const stored = kept.filter((change) => submitters.has(change.sms.account_id) && smppOutcome(newStatus(change), change.reason).final);
+    // Only an SMS submitted over SMPP can owe a receipt, and only for a final status: the SMS of
+    // every other way in, and most changes of SMPP's own (processing, sent), cost no query.
+    const stored = changes.filter((change) => change.sms.way_in === 'smpp' && !change.transient && smppOutcome(newStatus(change), change.reason).final);
     if (stored.length === 0) return 0;
     const submissions = new Map((await smpp.submissionsOf(trx, stored.map((change) => change.sms.id))).map((s) => [s.smsId, s]));
     const rows: smpp.NewPendingDeliver[] = [];

@@ -25,7 +25,7 @@ export async function newSmsOf(params: Map<string, string>, caller: TwilioCaller
   if (exceedsCharacters(body, MESSAGE_MAX_CHARACTERS)) {
     throw new TwilioError(400, 21617, `The message body exceeds the ${MESSAGE_MAX_CHARACTERS} character limit of this gateway`);
   }
-  const sms: NewSms = { phone: to, message: body, phoneField: 'To' };
+  const sms: NewSms = { phone: to, message: body, phoneField: 'To', wayIn: 'twilio' };
   const deviceId = await deviceNamed(params.get('From')?.trim(), caller, devices);
   if (deviceId) sms.deviceId = deviceId;
 

@@ -30,12 +30,6 @@ export async function insertCredential(db: Executor, row: Omit<CredentialRow, 'c
 }
 
 /** Newest first; every account's when `accountId` is absent (the CLI). */
-/** Every account that has a credential (deleting one deletes what it tracked). */
-export async function accountsWithCredentials(db: Executor): Promise<string[]> {
-  const rows: { account_id: string }[] = await db('twilio_credentials').distinct('account_id');
-  return rows.map((row) => row.account_id);
-}
-
 export function listCredentials(db: Executor, accountId: string | undefined, limit: number): Promise<CredentialRow[]> {
   const query = db<CredentialRow>('twilio_credentials').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'sid', order: 'desc' }]).limit(limit);
   if (accountId) query.where({ account_id: accountId });

@@ -16,8 +16,6 @@ import { inboundParams, statusCallbackParams, twilioSteps } from './callback-par
 import { isAccountSid, newAccountSid, newAuthToken } from './sids.ts';
 import type { TwilioStatus } from './statuses.ts';
 import * as twilio from './repository.ts';
-import { AccountsUsing } from '../../common/accounts-using.ts';
-import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 import type { DeviceService } from '../devices/service.ts';
 
 export type CredentialRow = twilio.CredentialRow;
@@ -40,12 +38,6 @@ export interface TwilioCaller {
 }
 
 export class TwilioService {
-  /**
-   * The accounts that have a credential: only their SMS can have been sent through the Twilio
-   * API, so a status change of any other SMS costs Twilio no query.
-   */
-  private readonly accounts: AccountsUsing;
-
   constructor(
     private readonly db: Database,
     private readonly secrets: SecretBox,
@@ -53,11 +45,7 @@ export class TwilioService {
     private readonly logger: Logger,
     /** Checks that the devices a credential is scoped to are the account's. */
     private readonly devices: Pick<DeviceService, 'get'>,
-    /** Tells the other nodes which accounts use the Twilio API, and this node of theirs. */
-    invalidation?: CacheInvalidation,
-  ) {
-    this.accounts = new AccountsUsing(twilio.accountsWithCredentials, invalidation);
-  }
+  ) {}
 
   async create(
     accountId: string,
@@ -83,7 +71,6 @@ export class TwilioService {
       device_ids: deviceIds,
     });
     if (smsWebhook) await twilio.insertCallback(this.db, sid, input.smsUrl!, smsWebhook);
-    this.accounts.tookUp(accountId);
     this.logger.info({ accountSid: sid, accountId }, 'twilio credential created');
     return { credential, authToken };
   }
@@ -126,9 +113,6 @@ export class TwilioService {
     const authToken = this.openToken(row);
     const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
     if (!timingSafeEqual(digest(presented), digest(authToken))) return undefined;
-    // Created by a command, or on another node before this one read its accounts: an SMS sent
-    // with this request may end on any node, so each must know the account before it can.
-    this.accounts.tookUp(row.account_id);
     return { accountId: row.account_id, sid, authToken };
   }
 
@@ -185,11 +169,9 @@ export class TwilioService {
    * passes; the webhooks module writes them with the changes' other events, in their transaction.
    */
   readonly statusCallbacks = async (trx: Executor, changes: SmsStatusChange[]): Promise<FormattedDelivery[]> => {
-    const kept = changes.filter((change) => !change.transient);
-    if (kept.length === 0) return [];
-    // An SMS of an account without a credential (sent through the API or SMPP) has no StatusCallback.
-    const senders = await this.accounts.among(trx, kept.map((change) => change.sms.account_id));
-    const stored = kept.filter((change) => senders.has(change.sms.account_id));
+    // Only an SMS sent through the Twilio API can have a StatusCallback: the SMS of every other
+    // way in cost no query.
+    const stored = changes.filter((change) => change.sms.way_in === 'twilio' && !change.transient);
     if (stored.length === 0) return [];
     const tracked = new Map((await twilio.trackedSms(trx, [...new Set(stored.map((change) => change.sms.id))])).map((row) => [row.sms_id, row]));
     const deliveries: FormattedDelivery[] = [];
