@@ -10,7 +10,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { createTenant } from '../support/tenant.ts';
 import { bindEsme, issueCredential, SMPP_ON } from '../support/smpp-client.ts';
 import { webhookConfig } from '../support/webhooks.ts';
-import { createCredential } from '../twilio/support.ts';
+import { createCredential, messagesPath } from '../twilio/support.ts';
 import { hashSecret } from '../../src/common/secrets.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
 import { connectDevice } from '../support/devices.ts';
@@ -136,6 +136,38 @@ describe('an API SMS and the ways in it did not use', () => {
     } finally {
       esme.close();
     }
+  });
+});
+
+describe('how an SMS came in, on its row', () => {
+  const fx = useGateway({ config: { smpp: SMPP_ON } });
+
+  it('is api, legacy, smpp or twilio after the Extended API, the legacy API, submit_sm and the Twilio API', async () => {
+    expect((await fx.tenant.api.post('/sms', { phone: '+79161234567', message: 'by api' })).status).to.equal(201);
+    expect((await fx.tenant.root.post('/sms/send', { phone_number: '+79161234567', message: 'by legacy' })).status).to.equal(200);
+    const twilio = await createCredential(fx.tenant);
+    const answer = await fetch(`${fx.baseUrl}${messagesPath(twilio.account_sid)}.json`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${twilio.account_sid}:${twilio.auth_token}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ To: '+79161234567', Body: 'by twilio' }).toString(),
+    });
+    expect(answer.status).to.equal(201);
+    const esme = await bindEsme(fx.gateway, await issueCredential(fx.tenant));
+    try {
+      await esme.call('submit_sm', { source_addr: 'MyShop', destination_addr: '+79161234567', short_message: 'by smpp' });
+    } finally {
+      esme.close();
+    }
+    const rows: { message: string; way_in: string }[] = await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).select('message', 'way_in');
+    expect(Object.fromEntries(rows.map((row) => [row.message, row.way_in]))).to.deep.equal({
+      'by api': 'api',
+      'by legacy': 'legacy',
+      'by twilio': 'twilio',
+      'by smpp': 'smpp',
+    });
   });
 });
 
