@@ -37,7 +37,7 @@ export type Env = Record<string, string | undefined>;
 // Load shedding off unless a test sets it: on a busy test machine the event loop of a child
 // lags past the default 150 ms now and then, and the API would answer 503 to the test's own
 // requests. Shedding has its own tests, with a lag the test controls.
-const SHEDDING_OFF: Env = { MAX_EVENT_LOOP_DELAY: '0', HTTP_TARGET_LATENCY: '0' };
+export const SHEDDING_OFF: Env = { MAX_EVENT_LOOP_DELAY: '0', HTTP_TARGET_LATENCY: '0' };
 
 function childEnv(env: Env): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env, ...SHEDDING_OFF };
