@@ -46,6 +46,12 @@ describe('the OpenAPI documents, as client generators read them', () => {
       const encoding = sms.properties.encoding;
       expect(encoding.anyOf).to.deep.equal([{ type: 'string', enum: ['gsm7', 'ucs2'] }, { type: 'null' }]);
     });
+
+    it('then each of an SMS\'s statuses says what it means beside its value (x-enumDescriptions)', () => {
+      const status = operation('/api/ext/v1/sms/{id}', 'get').responses['200'].content['application/json'].schema.properties.status;
+      expect(Object.keys(status['x-enumDescriptions'])).to.have.members(status.enum);
+      expect(status['x-enumDescriptions'].failed_send).to.match(/never sent/);
+    });
   });
 
   describe('when a text is limited in characters as a person counts them', () => {

@@ -8,9 +8,20 @@ import { MESSAGE_MAX_CHARACTERS } from '../../common/characters.ts';
 export { MESSAGE_MAX_CHARACTERS };
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
-const ExtendedStatus = Type.Union(EXTENDED_STATUSES.map((status) => Type.Literal(status)), {
-  description: 'a task the device has taken but not yet sent still shows as pending',
-});
+// What each status means, shown beside its value in the published document (x-enumDescriptions),
+// where client generators and the API reference put it on the enumeration's members.
+const STATUS_MEANINGS: Record<(typeof EXTENDED_STATUSES)[number], string> = {
+  pending: 'accepted; waiting for a phone, or taken by one and not yet sent',
+  sent: 'the phone handed it to the mobile network',
+  delivered: 'the network reported it reached the recipient (final)',
+  undelivered: 'the network reported it could not reach the recipient (final)',
+  failed_send: 'never sent: the phone could not send it, or the gateway ended it first (expired, cancelled, device deleted); reason says which (final)',
+  failed_delivery: 'sent, but its delivery failed or can never be confirmed (its device was deleted); reason says which (final)',
+};
+const ExtendedStatus = Type.Union(
+  EXTENDED_STATUSES.map((status) => Type.Literal(status, { description: STATUS_MEANINGS[status] })),
+  { description: 'a task the device has taken but not yet sent still shows as pending' },
+);
 
 const Scheduling = {
   send_at: Type.Optional(Type.String({ format: 'date-time', description: 'not sent before this time (ISO 8601); at most a year ahead' })),
