@@ -69,6 +69,9 @@ export class FilesystemRecordingStore implements RecordingStore {
   }
 
   async remove(key: string): Promise<void> {
+    // A key this store could not have written (another store's, from before the configuration
+    // changed) names no file here: there is nothing to remove, and no path is made of it.
+    if (!KEY_PATTERN.test(key)) return;
     await rm(this.pathOf(key), { force: true });
   }
 
