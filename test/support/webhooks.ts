@@ -9,7 +9,10 @@ import type { AttemptResult } from '../../src/modules/webhooks/repository.ts';
 import { nextEvent } from './devices.ts';
 import { expectIsoTimestamp, UUID } from './expectations.ts';
 import type { Received } from './receiver.ts';
-import type { Tenant } from './tenant.ts';
+import { createTenant, type Tenant } from './tenant.ts';
+import { emptyDatabase, type EmptyDatabase } from './empty-database.ts';
+import { POSTGRES_ADMIN_URL } from './environment.ts';
+import { startGateway } from './gateway.ts';
 
 export const ALL_EVENTS = ['sms.status_changed', 'sms.received', 'device.online', 'device.offline', 'device.battery_low', 'call.missed', 'call.recorded', 'ussd.completed', 'ussd.failed', 'mms.received', 'contact.opted_out', 'contact.opted_in', 'sim.paused', 'device.paused', 'device.resumed'] as const;
 
@@ -190,4 +193,16 @@ export async function recorded(
 export async function dropWebhooks(gateway: Gateway, accountIds: string[]): Promise<void> {
   if (accountIds.length === 0) return;
   await gateway.services.db('webhooks').whereIn('account_id', accountIds).delete();
+}
+
+/**
+ * A gateway on a PostgreSQL database of the test's own whose webhook sender is stopped: for tests
+ * that claim, record and move deliveries by hand, as the sender would, with no other gateway's
+ * sender or sweep touching the rows they set up.
+ */
+export async function gatewayWithSenderStopped(label: string): Promise<{ gateway: Gateway; tenant: Tenant; database: EmptyDatabase }> {
+  const database = await emptyDatabase(POSTGRES_ADMIN_URL, label);
+  const gateway = await startGateway({ webhooks: webhookConfig(), databaseUrl: database.url });
+  await gateway.services.webhookSender.stop();
+  return { gateway, tenant: await createTenant(gateway), database };
 }

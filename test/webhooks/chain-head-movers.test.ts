@@ -17,12 +17,10 @@ import type { Gateway } from '../../src/gateway.ts';
 import type { EventEnvelope } from '../../src/modules/webhooks/event-contract.ts';
 import { WebhookOutbox } from '../../src/modules/webhooks/ordering/outbox.ts';
 import { giveUpExpired, lockWebhooks, recordAttempts, requeueDelivery, type AttemptResult } from '../../src/modules/webhooks/repository.ts';
-import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
-import { POSTGRES_ADMIN_URL } from '../support/environment.ts';
+import type { EmptyDatabase } from '../support/empty-database.ts';
 import { backendWaitsForLock } from '../support/lock-waits.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
-import { createWebhook, webhookConfig } from '../support/webhooks.ts';
+import type { Tenant } from '../support/tenant.ts';
+import { createWebhook, gatewayWithSenderStopped, webhookConfig } from '../support/webhooks.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
 import { deliveryRowsOf } from '../support/test-data.ts';
 
@@ -45,12 +43,8 @@ describe('webhooks: a chain keeps one head while two transactions move it', () =
 
   before(async function () {
     this.timeout(120_000);
-    // The test's own database: no other gateway's sender or sweep touches the rows it sets up.
-    database = await emptyDatabase(POSTGRES_ADMIN_URL, 'chainheads');
-    gateway = await startGateway({ webhooks: webhookConfig(), databaseUrl: database.url });
-    // The test moves the chains by hand: the gateway's own sender and its sweeps must not.
-    await gateway.services.webhookSender.stop();
-    tenant = await createTenant(gateway);
+    // The test moves the deliveries by hand: the gateway's own sender must not.
+    ({ gateway, tenant, database } = await gatewayWithSenderStopped('chainheads'));
   });
   after(async () => {
     await gateway?.stop();

@@ -12,11 +12,10 @@ import type { Gateway } from '../../src/gateway.ts';
 import type { EventEnvelope } from '../../src/modules/webhooks/event-contract.ts';
 import { WebhookOutbox } from '../../src/modules/webhooks/ordering/outbox.ts';
 import { endStreaks, lockWebhooks, recordAttempts } from '../../src/modules/webhooks/repository.ts';
-import { emptyDatabase, type EmptyDatabase } from '../support/empty-database.ts';
+import type { EmptyDatabase } from '../support/empty-database.ts';
 import { backendWaitsForLock } from '../support/lock-waits.ts';
-import { startGateway } from '../support/gateway.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
-import { createWebhook, webhookConfig } from '../support/webhooks.ts';
+import type { Tenant } from '../support/tenant.ts';
+import { createWebhook, gatewayWithSenderStopped, webhookConfig } from '../support/webhooks.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
 
 function statusEvent(accountId: string, smsId: string, status: string): { envelope: EventEnvelope } {
@@ -32,12 +31,8 @@ describe('webhooks: recording outcomes while the next events are written', () =>
 
   before(async function () {
     this.timeout(120_000);
-    // The test's own database: no other gateway's sender claims the rows it sets up.
-    database = await emptyDatabase(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'recording');
-    gateway = await startGateway({ webhooks: webhookConfig(), databaseUrl: database.url });
-    // The test records by hand, as the sender would: the gateway's own sender must not claim.
-    await gateway.services.webhookSender.stop();
-    tenant = await createTenant(gateway);
+    // The test moves the deliveries by hand: the gateway's own sender must not.
+    ({ gateway, tenant, database } = await gatewayWithSenderStopped('recording'));
   });
   after(async () => {
     await gateway?.stop();
