@@ -10,7 +10,7 @@ import type { AuthAttempt } from '../src/common/auth-throttle.ts';
 import { secretMatches } from '../src/common/secrets.ts';
 import { isUuid } from '../src/common/object-id.ts';
 import { keyPrefix } from '../src/modules/api-keys/key-format.ts';
-import { OutageNotice } from '../src/storage/database-errors.ts';
+import { OutageNotice } from '../src/common/outage-notice.ts';
 import { canonicalDeviceId, OPERATOR_CLIENT_PREFIX, setIdentity } from './identity.ts';
 import { applyKeepaliveLimit } from './keepalive.ts';
 import type { RefusalLog } from './refusal-log.ts';

@@ -9,7 +9,8 @@
 // MAX_HOLD_MS; heartbeats, acknowledged already, are dropped (the next one replaces them).
 import type { Logger } from '../src/common/logger.ts';
 import type { Metrics } from '../src/common/metrics.ts';
-import { Backoff, OutageNotice } from '../src/storage/database-errors.ts';
+import { OutageNotice } from '../src/common/outage-notice.ts';
+import { Backoff } from '../src/storage/database-errors.ts';
 import { MAX_HOLD_MS } from '../src/modules/delivery/status-ingestor.ts';
 import type { BrokerPorts, DeviceRecords } from './ports.ts';
 import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodeMmsReport, decodePresence, decodeStatusReport, decodeUssdReport, incomingSmsProblem } from './payloads.ts';

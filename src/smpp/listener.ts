@@ -11,7 +11,7 @@ import type { SmppCredential } from '../modules/smpp/types.ts';
 import { SmppSession, type SessionHost } from './session.ts';
 import { TokenBucket } from './throughput.ts';
 import { PartHolds } from './part-holds.ts';
-import { OutageNotice } from '../storage/database-errors.ts';
+import { OutageNotice } from '../common/outage-notice.ts';
 import type { SmppListenerOptions, SmppPorts } from './ports.ts';
 import { WaitingRoom, type WaitingPlace } from '../common/waiting-room.ts';
 import { waitingPlaces } from '../common/file-descriptors.ts';

@@ -18,7 +18,8 @@
 // warning a batch; a statement the database refuses whole is not split (every half would fail
 // the same way).
 import { performance } from 'node:perf_hooks';
-import { Backoff, isLostLockRace, OutageNotice } from './database-errors.ts';
+import { OutageNotice } from '../common/outage-notice.ts';
+import { Backoff, isLostLockRace } from './database-errors.ts';
 import { writeInHalves } from './write-in-halves.ts';
 import type { Logger } from '../common/logger.ts';
 

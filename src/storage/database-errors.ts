@@ -2,12 +2,11 @@
 // network cut, pool starved of connections) passes: work that waits and retries succeeds once
 // the database is back. Anything else (a constraint, bad data, a bug) fails the same way however
 // often it is retried. Device message handlers hold their messages through an outage, the HTTP
-// layer answers 503 instead of 500, timers log the outage once instead of once per tick.
+// layer answers 503 instead of 500, timers log the outage once instead of once per tick. What an
+// outage is, and logging it once, are told apart below storage (src/common/outage-notice.ts), so
+// that a timer in common can use them too.
 import type { Knex } from 'knex';
-import { isDatabaseUnavailable, OutageNotice } from '../common/outage-notice.ts';
-
-// Told apart below the storage layer, so a timer in common can log an outage once too.
-export { isDatabaseUnavailable, OutageNotice };
+import { isDatabaseUnavailable, type OutageNotice } from '../common/outage-notice.ts';
 
 /**
  * Whether PostgreSQL rolled the transaction back whole because it lost a race for locks: a

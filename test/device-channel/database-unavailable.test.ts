@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import knexModule from 'knex';
 import type { Gateway } from '../../src/gateway.ts';
-import { isDatabaseUnavailable, isRowLevelFailure } from '../../src/storage/database-errors.ts';
+import { isDatabaseUnavailable } from '../../src/common/outage-notice.ts';
+import { isRowLevelFailure } from '../../src/storage/database-errors.ts';
 import { startGateway } from '../support/gateway.ts';
 import { freePort } from '../support/ports.ts';
 

@@ -7,7 +7,8 @@ import type { Knex } from 'knex';
 import type { Context, Next } from 'koa';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
-import { endOutageWhenAnswered, OutageNotice } from '../../storage/database-errors.ts';
+import { OutageNotice } from '../../common/outage-notice.ts';
+import { endOutageWhenAnswered } from '../../storage/database-errors.ts';
 
 /** Seconds a client waits before retrying while the database is unreachable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageOf, PageQuery } from '../../http/pagination.ts';
+import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { EXTENDED_STATUSES } from '../messages/status.ts';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });

@@ -60,7 +60,7 @@ import { failedSims, type AttemptEnded } from './attempts.ts';
 import { deviceOrder } from './device-order.ts';
 import { buildTask, type SendTask, type TaskRouting } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
-import { OutageNotice } from '../../storage/database-errors.ts';
+import { OutageNotice } from '../../common/outage-notice.ts';
 import { SingleFlight } from '../../common/single-flight.ts';
 
 /** What the dispatcher needs from the broker. */

@@ -22,7 +22,8 @@ import { lockSms, recordSentSimSlots, writeStatusChanges, type LockedSms } from 
 import { retryFacts, scheduleRetries, untriedSims, writeAttempts, type AttemptEnded, type AttemptWrite, type RetryWrite } from './attempts.ts';
 import { isRetryable, retryDelayMs } from './send-errors.ts';
 import type { TransientStore } from './transient-store.ts';
-import { Backoff, isLostLockRace, OutageNotice } from '../../storage/database-errors.ts';
+import { OutageNotice } from '../../common/outage-notice.ts';
+import { Backoff, isLostLockRace } from '../../storage/database-errors.ts';
 import { writeInHalves } from '../../storage/write-in-halves.ts';
 
 export interface StatusReportInput {

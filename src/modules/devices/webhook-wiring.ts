@@ -1,6 +1,6 @@
 // A device's presence and battery as webhook events (device.online, device.offline,
 // device.battery_low). They have no row of their own, so they are written as they happen.
-import { OutageNotice } from '../../storage/database-errors.ts';
+import { OutageNotice } from '../../common/outage-notice.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageOf, PageQuery } from '../../http/pagination.ts';
+import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { SmsView } from '../messages/schema.ts';
 
 /** Recipients of one group MMS at most. */

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageOf, PageQuery } from '../../http/pagination.ts';
+import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { USSD_STATUSES } from './types.ts';
 
 /** Bounds of a session's wait for each answer, in seconds (USSD_TIMEOUT and timeout_seconds). */

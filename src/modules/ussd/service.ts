@@ -21,7 +21,7 @@ import type { Logger } from '../../common/logger.ts';
 import { AppError } from '../../common/errors.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import type { UssdEvents } from './domain-events.ts';
-import { OutageNotice } from '../../storage/database-errors.ts';
+import { OutageNotice } from '../../common/outage-notice.ts';
 import { PeriodicRun } from '../../common/periodic-run.ts';
 import type { DeviceRow } from '../devices/types.ts';
 import { canDo } from '../devices/capabilities.ts';

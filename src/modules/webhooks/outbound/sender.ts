@@ -25,7 +25,7 @@
 //   ends, with whatever else ended within a few milliseconds (one transaction for the group), and
 //   a place freed by an attempt is taken by the next due delivery. Recording a claimed batch only
 //   once its slowest attempt ended held the next event of every chain in it for up to the timeout.
-import { OutageNotice } from '../../../storage/database-errors.ts';
+import { OutageNotice } from '../../../common/outage-notice.ts';
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
