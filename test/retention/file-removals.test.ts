@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { createLogger } from '../../src/common/logger.ts';
 import { FilesystemRecordingStore } from '../../src/modules/calls/recordings/filesystem-store.ts';
 import { FAILURES_THAT_STOP, removeQueuedFiles } from '../../src/storage/file-removals.ts';
@@ -16,7 +17,17 @@ const quiet = createLogger('silent');
 
 describe('retention: the queue of files to remove', () => {
   const fx = useGateway();
-  const db = () => fx.gateway.services.db;
+  // Each test works in a transaction it rolls back: the queue is the database's, and a gateway's own
+  // removal run (this one's, or another suite's on a shared database) would otherwise take the
+  // rows from under it. Rows others queued are seen, and what the test does to them is undone.
+  let trx: Knex.Transaction;
+  const db = () => trx;
+  beforeEach(async () => {
+    trx = await fx.gateway.services.db.transaction();
+  });
+  afterEach(async () => {
+    await trx.rollback();
+  });
 
   /** Queues keys for the media store; answers them, each unique to this test. */
   async function queue(...labels: string[]): Promise<string[]> {
