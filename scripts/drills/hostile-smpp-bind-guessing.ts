@@ -25,7 +25,7 @@ import { loadavg } from 'node:os';
 import smpp, { type PDU } from 'smpp';
 import { loadConfig } from '../../src/config.ts';
 import { DEFAULT_CREDENTIAL_FAILURE_LIMIT } from '../../src/common/auth-throttle.ts';
-import { statusName, STATUS } from '../../src/smpp/command-status.ts';
+import { statusName, STATUS } from '../../src/api/smpp/command-status.ts';
 import { readNumber, runDrill, sleep } from './support/drill-kit.ts';
 import { startDrillGateway } from './support/drill-gateway.ts';
 

@@ -22,7 +22,7 @@
 import { loadavg } from 'node:os';
 import smpp, { type PDU, type Session } from 'smpp';
 import { loadConfig } from '../../src/config.ts';
-import { statusName, STATUS } from '../../src/smpp/command-status.ts';
+import { statusName, STATUS } from '../../src/api/smpp/command-status.ts';
 import { readNumber, runDrill, sleep } from './support/drill-kit.ts';
 import { latencyNote, latencyProblem, refusalNote, refusalProblem, startDrillGateway } from './support/drill-gateway.ts';
 import { describeProbe, probe, refusedTotal } from './support/tenant-probe.ts';

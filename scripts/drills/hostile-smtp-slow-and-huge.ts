@@ -3,7 +3,7 @@
 // What smtp-server does alone: it says a mail is too large only once the client has sent all of
 // it (60 MB read, and parsed, to refuse it), and a byte trickled now and then restarts its idle
 // timeout, so a client can hold a connection, and SMTP_MAX_CLIENTS of them the whole listener,
-// for ever. The gateway's listener (src/mail/listener.ts) counts DATA as it comes: past 1 MiB
+// for ever. The gateway's listener (src/api/mail/listener.ts) counts DATA as it comes: past 1 MiB
 // it answers 552 and closes at once, past SMTP_DATA_TIMEOUT after 354 it answers 421 and closes;
 // past SMTP_MAX_CLIENTS a new connection is greeted 421; and an address past AUTH_FAILURE_LIMIT
 // wrong keys is told 454 (come back later) instead of 535.
@@ -33,7 +33,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { loadConfig } from '../../src/config.ts';
-import { MAIL_MAX_BYTES } from '../../src/mail/listener.ts';
+import { MAIL_MAX_BYTES } from '../../src/api/mail/listener.ts';
 import { readNumber, runDrill, sleep } from './support/drill-kit.ts';
 import { latencyNote, latencyProblem, refusalNote, refusalProblem } from './support/drill-gateway.ts';
 import { startGatewayProcess } from './support/gateway-process.ts';

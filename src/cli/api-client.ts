@@ -3,8 +3,8 @@
 // the checks every client's requests go through. SMS_GATEWAY_KEY is the key; SMS_GATEWAY_URL the
 // gateway, this machine's PORT when unset.
 import { loadConfig } from '../config.ts';
-import { GatewayApiClient, GatewayApiError } from '../mcp/gateway-client.ts';
-import { McpSettingsError, readMcpSettings } from '../mcp/settings.ts';
+import { GatewayApiClient, GatewayApiError } from '../api/mcp/gateway-client.ts';
+import { McpSettingsError, readMcpSettings } from '../api/mcp/settings.ts';
 import { gatewayBaseUrl } from './gateway-address.ts';
 import { CliError } from './output.ts';
 

@@ -9,8 +9,8 @@ import { useGateway } from '../support/use-gateway.ts';
 import { expectError } from '../support/expectations.ts';
 import { eventually } from '../support/eventually.ts';
 import type { Reply } from '../support/tenant.ts';
-import { MAX_HEADER_COLUMNS, MAX_MESSAGE_CELL } from '../../src/modules/messages/bulk-csv.ts';
-import { BULK_PER_ACCOUNT } from '../../src/modules/messages/bulk-gate.ts';
+import { MAX_HEADER_COLUMNS, MAX_MESSAGE_CELL } from '../../src/api/extended/messages/bulk-csv.ts';
+import { BULK_PER_ACCOUNT } from '../../src/api/extended/messages/bulk-gate.ts';
 import { smsRowsOf } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { useGateway } from '../support/use-gateway.ts';
-import { MAIL_MAX_BYTES } from '../../src/mail/listener.ts';
+import { MAIL_MAX_BYTES } from '../../src/api/mail/listener.ts';
 import { DOMAIN, mailClient, refusalOf, smtpOn } from './support.ts';
 
 const MAIL_BYTES = 60 * 1024 * 1024;

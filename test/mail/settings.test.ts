@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../src/config.ts';
 import { configProblemsText, settingsReadAndDocumented } from '../support/config-problems.ts';
 import { smsTextOf } from '../../src/modules/mail/text.ts';
-import { readRecipient } from '../../src/mail/recipient.ts';
+import { readRecipient } from '../../src/api/mail/recipient.ts';
 
 
 

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { expectError } from '../support/expectations.ts';
 import { bindEsme, issueCredential, SMPP_ON } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 import { createCredential, messagesPath, twilioRequest } from '../twilio/support.ts';
 import { ordinaryClients } from './support.ts';
 import { smsCountOf } from '../support/test-data.ts';

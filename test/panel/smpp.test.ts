@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { bindEsme, SMPP_ON, TestEsme } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 import { registerDevice } from '../support/tenant.ts';
 import { openPanel, useBrowser } from './support/browser.ts';
 import { useLoggedIn } from './support/logged-in.ts';

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import smpp, { type PDU } from 'smpp';
 import { useGateway } from '../support/use-gateway.ts';
 import { issueCredential, SMPP_ON, type IssuedCredential } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 
 /** The gateway's default: failures of one system_id, from any addresses, that lock it. */
 const CREDENTIAL_LIMIT = 10;

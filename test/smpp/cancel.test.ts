@@ -6,7 +6,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { eventually } from '../support/eventually.ts';
 import { expectError } from '../support/expectations.ts';
 import { bindEsme, issueCredential, SMPP_ON, type TestEsme } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 
 describe('SMPP and the API: cancelling an SMS already final', () => {
   const fx = useGateway({ config: { smpp: SMPP_ON } });

@@ -6,7 +6,7 @@ import { runCli, tempDataDir, type Env } from '../support/cli.ts';
 import { testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';
 import { SMPP_ON, TestEsme } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 import type { Gateway } from '../../src/gateway.ts';
 
 describe('SMPP: the command line', function () {

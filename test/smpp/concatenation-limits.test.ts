@@ -4,9 +4,9 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { bindEsme, issueCredential, SMPP_ON, type TestEsme } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
-import { MAX_HELD_UNITS_PER_BIND } from '../../src/smpp/concatenation.ts';
-import { MAX_HELD_UNITS_PER_ACCOUNT } from '../../src/smpp/part-holds.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
+import { MAX_HELD_UNITS_PER_BIND } from '../../src/api/smpp/concatenation.ts';
+import { MAX_HELD_UNITS_PER_ACCOUNT } from '../../src/api/smpp/part-holds.ts';
 
 const sar = (reference: number, total: number, sequence: number, text: string) => ({
   destination_addr: '+79161234567',

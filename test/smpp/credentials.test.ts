@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { bindEsme, issueCredential, SMPP_ON, TestEsme } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 
 describe('SMPP: credentials', () => {
   const fx = useGateway({ config: { smpp: SMPP_ON } });

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { useGateway } from '../support/use-gateway.ts';
 import { hasNetSmpp, issueCredential, SMPP_ON, type IssuedCredential } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 
 const SCRIPT = fileURLToPath(new URL('./data-coding-esme.pl', import.meta.url));
 const MEANT = 'Price: $5 @ shop_1 {x}';

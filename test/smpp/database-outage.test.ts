@@ -8,7 +8,7 @@ import { testDatabase } from '../support/environment.ts';
 import { startBehindLink, type GatewayBehindLink, type LogLine } from '../support/gateway-behind-link.ts';
 import { createTenant } from '../support/tenant.ts';
 import { bindEsme, issueCredential, SMPP_ON, type TestEsme } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 
 if (testDatabase().kind === 'postgres') describe('SMPP: while the database is unreachable', function () {
   this.timeout(30_000);

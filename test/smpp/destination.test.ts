@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { bindEsme, issueCredential, SMPP_ON, type TestEsme } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 
 const TON = { unknown: 0, international: 1, national: 2, alphanumeric: 5 };
 const NPI = { unknown: 0, isdn: 1, private: 9 };

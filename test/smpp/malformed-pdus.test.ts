@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { issueCredential, SMPP_ON } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 import { encoded, RawSession, tlv, withTail } from './raw-session.ts';
 
 const SUBMIT_SM_RESP = 0x80000004;

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { useGateway } from '../support/use-gateway.ts';
 import { hasNetSmpp, issueCredential, SMPP_ON } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 
 const SCRIPT = fileURLToPath(new URL('./oversized-esme.pl', import.meta.url));
 const OCTETS = 16_000;

@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/common/clock.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { eventually } from '../support/eventually.ts';
 import { bindEsme, issueCredential, SMPP_ON, TestEsme } from '../support/smpp-client.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 import { MESSAGE_STATE } from '../../src/modules/smpp/message-state.ts';
 
 /** Writes raw bytes to the SMPP port; resolves with what came back before the server closed (or 1 s passed). */

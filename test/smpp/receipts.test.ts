@@ -7,7 +7,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { bindEsme, issueCredential, SMPP_ON, TestEsme, type IssuedCredential } from '../support/smpp-client.ts';
 import { testDatabaseUrl } from '../support/environment.ts';
 import { eventually } from '../support/eventually.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 import { MESSAGE_STATE } from '../../src/modules/smpp/message-state.ts';
 import { receivingAddress } from '../../src/modules/smpp/receiving-address.ts';
 

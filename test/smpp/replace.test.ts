@@ -9,7 +9,7 @@ import { nextDomainEvent, nextEvent } from '../support/devices.ts';
 import { TaskPhone, UNPACED } from '../support/task-phone.ts';
 import { bindEsme, issueCredential, SMPP_ON, type TestEsme } from '../support/smpp-client.ts';
 import { eventually } from '../support/eventually.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 import type { OutgoingSms } from '../../agent/src/radio/radio.ts';
 
 const ucs2 = (text: string) => Buffer.from(text, 'utf16le').swap16();

@@ -5,7 +5,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { issueCredential, TestEsme } from '../support/smpp-client.ts';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { certificateDirectory, makeCertificate, servedSerial, type TestCertificate } from '../tls/tls-support.ts';
-import { STATUS } from '../../src/smpp/command-status.ts';
+import { STATUS } from '../../src/api/smpp/command-status.ts';
 
 describe('SMPP: over TLS', () => {
   const certificates = certificateDirectory();

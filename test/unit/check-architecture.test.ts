@@ -109,7 +109,7 @@ describe('check-architecture', () => {
         file('src/common/gauges.ts', '', ['src/storage/database.ts', 'src/common/metrics.ts']),
         file('src/storage/paging.ts', '', ['src/common/errors.ts']),
         file('src/modules/a/service.ts', '', ['src/use-cases/create-x.ts', 'src/events/domain-events.ts']),
-        file('src/modules/a/routes.ts', '', ['src/use-cases/create-x.ts', 'src/http/route.ts']),
+        file('src/api/extended/a/routes.ts', '', ['src/use-cases/create-x.ts', 'src/http/route.ts']),
         file('src/http/route.ts', '', ['src/services.ts']),
       ]);
       expect(breaches).to.have.members([

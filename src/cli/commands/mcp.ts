@@ -2,9 +2,9 @@
 // against a running gateway's Extended API. stdout belongs to the protocol: nothing else is
 // written there; problems go to stderr.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { GatewayApiClient } from '../../mcp/gateway-client.ts';
-import { McpSettingsError, readMcpSettings } from '../../mcp/settings.ts';
-import { createMcpServer } from '../../mcp/tools.ts';
+import { GatewayApiClient } from '../../api/mcp/gateway-client.ts';
+import { McpSettingsError, readMcpSettings } from '../../api/mcp/settings.ts';
+import { createMcpServer } from '../../api/mcp/tools.ts';
 import { CliError, type Output } from '../output.ts';
 import { parseFlags } from '../flags.ts';
 

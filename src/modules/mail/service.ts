@@ -1,4 +1,4 @@
-// Email to SMS and back. The SMTP listener (src/mail/) turns an email into SMS and remembers,
+// Email to SMS and back. The SMTP listener (src/api/mail/) turns an email into SMS and remembers,
 // per account and number, who sent it; an SMS the account then receives from that number goes
 // back by email to that sender, from <number>@<SMTP_DOMAIN>, so that the sender's mail program
 // threads the conversation and a reply to it comes back in as SMS. What of a mail becomes the SMS

@@ -1,0 +1,46 @@
+// Extended API v1: an SMS's send attempts (docs/delivery.md, "Retrying failed sends").
+import type { Static } from '@sinclair/typebox';
+import { AppError } from '../../../common/errors.ts';
+import { defineRoute } from '../../../http/route.ts';
+import type { TaskService } from '../../../modules/delivery/task-service.ts';
+import type { AttemptRow } from '../../../modules/delivery/attempts.ts';
+import { SmsAttempts, SmsAttemptsParams, type SmsAttempt } from '../../../modules/delivery/schema.ts';
+
+export function deliveryRoutes(tasks: TaskService) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/sms/:id/attempts',
+      operationId: 'listSmsAttempts',
+      summary: 'Read the send attempts of an SMS: which device and SIM tried it, when, and how it ended',
+      description:
+        'A send that a phone reports failed with a retryable error_code is tried again, on another SIM of the phone or ' +
+        'another phone, up to the device\'s max_send_attempts; meanwhile the SMS stays pending. Each attempt is listed ' +
+        'here, first first. An SMS no phone has taken yet has none.',
+      tag: 'SMS',
+      permission: 'sms:read',
+      params: SmsAttemptsParams,
+      responses: { 200: { description: 'the attempts, first first', schema: SmsAttempts } },
+      errors: ['invalid_id', 'sms_not_found'],
+      async handle({ auth, params }) {
+        const attempts = await tasks.attemptsOf(auth.accountId, params.id);
+        if (!attempts) throw new AppError('sms_not_found');
+        return { status: 200, body: { data: attempts.map(presentAttempt) } };
+      },
+    }),
+  ];
+}
+
+function presentAttempt(row: AttemptRow): Static<typeof SmsAttempt> {
+  return {
+    attempt: Number(row.attempt),
+    device_id: row.device_id,
+    sim_slot: row.sim_slot === null ? null : Number(row.sim_slot),
+    started_at: row.started_at.toISOString(),
+    ended_at: row.ended_at?.toISOString() ?? null,
+    result: row.result,
+    error_code: row.error_code,
+    error: row.error,
+    retried: row.retried,
+  };
+}
