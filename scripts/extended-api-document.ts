@@ -1,9 +1,9 @@
 // The Extended API's OpenAPI document, built in this process from the gateway's own
-// extendedRoutes() given services that are never called: declaring a route reads only its
+// features' routes given services that are never called: declaring a route reads only its
 // schemas, so no database, broker or configuration is needed. scripts/generate-sdk-types.ts turns
 // it into the types the TypeScript SDK and the control panel read.
 import { EXTENDED_PREFIX } from '../src/http/extended-prefix.ts';
-import { extendedRoutes } from '../src/gateway.ts';
+import { extendedRoutes } from '../src/composition/features.ts';
 import { buildOpenApi } from '../src/http/openapi.ts';
 import { PACKAGE_VERSION } from '../src/common/package-info.ts';
 
@@ -22,6 +22,6 @@ const unused: never = new Proxy<() => void>(function standIn() {}, {
 /** The Extended API's document, as the gateway serves it at /api/ext/v1/openapi.json less its other families. */
 export function extendedDocument(): Record<string, unknown> {
   const broker = { mqttPort: () => 1883, mqttTls: false, mqttPublicUrl: undefined, publicUrl: undefined };
-  const routes = extendedRoutes(unused, broker, { secure: false, maxAgeSeconds: 0 });
+  const routes = extendedRoutes(unused, { broker, session: { secure: false, maxAgeSeconds: 0 } });
   return buildOpenApi([{ prefix: EXTENDED_PREFIX, routes }], PACKAGE_VERSION);
 }

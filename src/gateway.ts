@@ -1,9 +1,11 @@
 // The running gateway: database, services, the HTTP server and the device channel (MQTT),
 // started and stopped as one. Tests start it in-process on port 0; `sms-gateway serve` for real.
+// The services, their listeners, their routes and what they run come from the features
+// (src/composition/features.ts); here they are put on the network.
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, SMPP_BIND_TIMEOUT_S, type Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
 import { SecretBox } from './modules/webhooks/outbound/secret-box.ts';
 import { verifySecretKey } from './modules/webhooks/outbound/secret-key-check.ts';
@@ -13,28 +15,15 @@ import { describeEnvironmentError } from './common/errors.ts';
 import { createApp } from './http/app.ts';
 import { EXTENDED_PREFIX } from './http/extended-prefix.ts';
 import { mountHealth } from './api/extended/health/routes.ts';
-import { deviceRoutes, type BrokerAddress } from './api/extended/devices/routes.ts';
-import { messageRoutes } from './api/extended/messages/routes.ts';
-import { deliveryRoutes } from './api/extended/delivery/routes.ts';
-import { incomingRoutes } from './api/extended/incoming/routes.ts';
-import { callRoutes } from './api/extended/calls/routes.ts';
-import { DEVICE_PREFIX, deviceRecordingRoutes, recordingRoutes } from './api/extended/calls/recordings/routes.ts';
-import { mmsRoutes } from './api/extended/mms/routes.ts';
-import { deviceMmsRoutes } from './api/extended/mms/device-routes.ts';
+import { DEVICE_PREFIX } from './api/extended/calls/recordings/routes.ts';
 import { legacyRoutes } from './api/legacy/routes.ts';
-import { webhookRoutes } from './api/extended/webhooks/registration/routes.ts';
-import { sessionRoutes, type SessionRouteOptions } from './api/extended/sessions/routes.ts';
 import type { Authenticator } from './http/middleware/authenticate.ts';
-import { apiKeyRoutes } from './api/extended/api-keys/routes.ts';
-import { liveRoutes } from './api/extended/live/routes.ts';
 import { mountPanel } from './http/panel/routes.ts';
 import { mountAgentDownload } from './http/agent/routes.ts';
-import { userRoutes } from './api/extended/users/routes.ts';
-import { accountRoutes } from './api/extended/accounts/routes.ts';
-import { statsRoutes } from './api/extended/stats/routes.ts';
-import { twilioCredentialRoutes } from './api/extended/twilio/routes.ts';
 import { mountTwilioApi } from './api/twilio/api.ts';
-import { createMetrics, createServices, type Services } from './services.ts';
+import { createMetrics, gatewayComposition, type Services } from './services.ts';
+import { startAll, stopAll } from './composition/composition.ts';
+import type { Running } from './composition/feature.ts';
 import { admissionControl } from './http/middleware/admission.ts';
 import { bodyDeadline } from './http/middleware/body-deadline.ts';
 import { httpServerOptions, limitConnections, LISTEN_BACKLOG } from './http/server-limits.ts';
@@ -49,22 +38,7 @@ import { connectCluster, type Cluster } from './cluster/cluster.ts';
 import { mountMcpEndpoint } from './api/mcp/http-endpoint.ts';
 import { readCertificatePair, type CertificatePair } from './tls/certificate-pair.ts';
 import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
-import { readFileSync } from 'node:fs';
-import { smppRoutes } from './api/extended/smpp/routes.ts';
-import { optOutRoutes } from './api/extended/opt-out/routes.ts';
-import { inboundRuleRoutes } from './api/extended/inbound-rules/routes.ts';
-import { conversationRoutes } from './api/extended/conversations/routes.ts';
-import { retentionRoutes } from './api/extended/retention/routes.ts';
-import { mailRoutes } from './api/extended/mail/routes.ts';
-import { contactRoutes } from './api/extended/contacts/routes.ts';
-import { contactSendRoutes } from './api/extended/contacts/send-routes.ts';
-import { SmppListener } from './api/smpp/listener.ts';
 import { MetricsEndpoint } from './http/metrics-endpoint.ts';
-import { SmppSubmissions } from './api/smpp/submission.ts';
-import { MailListener } from './api/mail/listener.ts';
-import { MailSubmissions } from './api/mail/submission.ts';
-import { lackedPermissions } from './modules/api-keys/permissions.ts';
-import { ussdRoutes } from './api/extended/ussd/routes.ts';
 import { defaultConnectionBudget, listenerShares } from './common/file-descriptors.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
@@ -84,10 +58,8 @@ export class Gateway {
     private readonly markDraining: () => void,
     /** Keeps HTTPS and MQTTS on the current certificate; none without TLS. */
     private readonly certificates: CertificateReloader | undefined,
-    /** The SMPP server; none unless SMPP_PORT or SMPP_TLS_PORT is set. */
-    readonly smpp: SmppListener | undefined,
-    /** The SMTP listener (email to SMS); none unless SMTP_PORT is set. */
-    readonly mail: MailListener | undefined,
+    /** What the features run while the gateway runs, stopped phase by phase. */
+    private readonly running: readonly Running[],
     /** /metrics, on the API port with METRICS_TOKEN or on its own with METRICS_PORT. */
     private readonly metricsEndpoint: MetricsEndpoint,
   ) {
@@ -106,13 +78,14 @@ export class Gateway {
    */
   reloadSmppCertificate(reason = 'SIGHUP'): ReloadOutcome {
     const files = this.config.smpp.tls;
-    if (!files || !this.smpp) return 'unchanged';
+    const smpp = this.services.smppServer?.current;
+    if (!files || !smpp) return 'unchanged';
     const reading = readCertificatePair(files);
     if ('problems' in reading) {
       this.logger.warn({ reason, problems: reading.problems.map((problem) => problem.replace(/\bTLS_(CERT|KEY)\b/g, 'SMPP_TLS_$1')) }, 'SMPP certificate not reloaded; the old one is served');
       return 'refused';
     }
-    this.smpp.serveCertificate(reading.pair);
+    smpp.serveCertificate(reading.pair);
     this.logger.info({ reason, subject: reading.pair.subject, notAfter: reading.pair.notAfter, fingerprint: reading.pair.fingerprint }, 'SMPP certificate reloaded');
     return 'applied';
   }
@@ -160,8 +133,6 @@ export class Gateway {
     let cluster: Cluster | undefined;
     let broker: DeviceBroker | undefined;
     let certificates: CertificateReloader | undefined;
-    let smpp: SmppListener | undefined;
-    let mail: MailListener | undefined;
     let metricsEndpoint: MetricsEndpoint | undefined;
     try {
       await migrate(db, logger);
@@ -176,7 +147,8 @@ export class Gateway {
       // Every settings push carries the account's opt-out list (hashed), which its changes refresh.
       const optedOutLists = new OptedOutLists(db, logger.child({ component: 'opt-out' }));
       broker = await createBroker({ connectTimeoutMs: config.mqtt.connectTimeoutMs, cluster: cluster?.broker(), settings: { optedOut: (accountId) => optedOutLists.of(accountId) } }, metrics);
-      const services = createServices(config, db, logger, clock, { metrics, deviceLink: broker.sessions, ussdLink: broker.sessions, cluster, invalidation: cluster?.invalidation, optedOutLists });
+      const composition = gatewayComposition(config, db, logger, clock, { metrics, deviceLink: broker.sessions, ussdLink: broker.sessions, cluster, invalidation: cluster?.invalidation, optedOutLists });
+      const services = composition.makeAll();
       await cluster?.start({
         presence: services.presence,
         live: services.live,
@@ -213,26 +185,23 @@ export class Gateway {
         families: [
           {
             prefix: EXTENDED_PREFIX,
-            routes: extendedRoutes(services, {
-              // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
-              mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
-              mqttTls: config.tls !== undefined,
-              tlsPin: () => certificates?.pair.pin,
-              mqttPublicUrl: config.mqttPublicUrl,
-              publicUrl: config.publicUrl,
-              trustedProxies: config.trustedProxies,
-            }, {
-              secure: config.sessions.secureCookie,
-              maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000),
+            routes: composition.routes({
+              broker: {
+                // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
+                mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
+                mqttTls: config.tls !== undefined,
+                tlsPin: () => certificates?.pair.pin,
+                mqttPublicUrl: config.mqttPublicUrl,
+                publicUrl: config.publicUrl,
+                trustedProxies: config.trustedProxies,
+              },
+              session: { secure: config.sessions.secureCookie, maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000) },
             }),
           },
           // The phones' own HTTP endpoints (recording uploads), with device credentials, not API keys.
           {
             prefix: DEVICE_PREFIX,
-            routes: [
-              ...deviceRecordingRoutes(services.recordings, services.devices, services.authThrottle),
-              ...deviceMmsRoutes(services.media, services.mms, services.devices, services.authThrottle),
-            ],
+            routes: composition.phoneRoutes(),
           },
           // The legacy family lives at the server root (no prefix, no version).
           { prefix: '', routes: legacyRoutes(services, { countCap: config.legacyCountCap }), ignoresUnknownQuery: true },
@@ -300,23 +269,17 @@ export class Gateway {
       await metricsEndpoint.listen().catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['METRICS_PORT', config.metrics.port ?? 0, config.metrics.host] });
       });
-      smpp = await startSmpp(config, services, logger.child({ component: 'smpp' }), shares.smpp);
-      mail = await startMail(config, services, logger.child({ component: 'smtp' }));
-      services.dispatcher.start();
-      services.pauseAnnouncer.start();
-      services.webhookSender.start();
-      services.presence.start();
-      services.recordingRetention.start();
-      services.ussd.startExpiry();
-      services.mediaRetention.start();
-      services.overdueMms.start();
-      services.retentionSweep.start();
+      // Listeners of other protocols, timers and sweeps, feature by feature.
+      const running = composition.running();
+      await startAll(running);
       if (certificates) {
         if (https) certificates.serve(https);
         if (channel.tlsServer) certificates.serve(channel.tlsServer);
         certificates.watch();
       }
-      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates, smpp, mail, metricsEndpoint);
+      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates, running, metricsEndpoint);
+      const smpp = services.smppServer?.current;
+      const mail = services.mailServer?.current;
       logger.info(
         {
           port: gateway.httpPort,
@@ -333,8 +296,6 @@ export class Gateway {
     } catch (error) {
       certificates?.close();
       await metricsEndpoint?.close();
-      await mail?.stop();
-      await smpp?.stop();
       http?.close();
       await broker?.close();
       await cluster?.stop();
@@ -368,22 +329,23 @@ export class Gateway {
 
   /** The plain SMPP port as listening; throws when SMPP_PORT is not set. */
   get smppPort(): number {
-    const port = this.smpp?.port;
+    const port = this.services.smppServer?.current?.port;
     if (port === undefined) throw new Error('SMPP is off (SMPP_PORT is not set)');
     return port;
   }
 
   /** The SMPP over TLS port as listening; throws when SMPP_TLS_PORT is not set. */
   get smppTlsPort(): number {
-    const port = this.smpp?.tlsPort;
+    const port = this.services.smppServer?.current?.tlsPort;
     if (port === undefined) throw new Error('SMPP over TLS is off (SMPP_TLS_PORT is not set)');
     return port;
   }
 
   /** The SMTP port as listening; throws when SMTP_PORT is not set. */
   get smtpPort(): number {
-    if (!this.mail) throw new Error('email to SMS is off (SMTP_PORT is not set)');
-    return this.mail.port;
+    const mail = this.services.mailServer?.current;
+    if (!mail) throw new Error('email to SMS is off (SMTP_PORT is not set)');
+    return mail.port;
   }
 
   /** Stops accepting, lets in-flight requests finish, closes device connections and the database. */
@@ -391,164 +353,22 @@ export class Gateway {
     process.off('SIGHUP', this.onHangup);
     this.certificates?.close();
     await this.metricsEndpoint.close();
-    await this.mail?.stop();
-    await this.smpp?.stop();
-    // Event streams never end by themselves: end them, or closing the server waits for them.
-    this.services.live.endAll();
+    await stopAll(this.running, 'ways-in');
+    await stopAll(this.running, 'requests');
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.http.closeIdleConnections();
     const timer = setTimeout(() => this.http.closeAllConnections(), DRAIN_TIMEOUT_MS);
-    await this.services.dispatcher.stop();
-    await this.services.pauseAnnouncer.stop();
-    this.services.presence.stop();
+    await stopAll(this.running, 'work');
     await this.channel.close();
-    // Last-seen times of the connections just closed are written before the database closes.
-    await this.services.devices.stop();
-    // Reports that arrived before the broker closed are applied before the database closes.
-    await this.services.statusIngestor.idle();
-    await this.services.webhookSender.stop();
-    await this.services.recordingRetention.stop();
-    await this.services.ussd.stopExpiry();
-    await this.services.mediaRetention.stop();
-    await this.services.overdueMms.stop();
-    await this.services.retentionSweep.stop();
+    await stopAll(this.running, 'phones-gone');
     await closed;
     clearTimeout(timer);
-    // Conversations moved by the last requests' SMS are written before the database closes.
-    await this.services.conversations.stop();
+    await stopAll(this.running, 'last');
     this.services.events.removeAllListeners();
-    this.services.admission.stop();
     await this.cluster?.stop();
     await closeDatabase(this.services.db);
     this.logger.info('gateway stopped');
   }
-}
-
-/**
- * The Extended API's routes, in the order the document lists them. Also what the API types of the
- * SDK and the panel are generated from (scripts/generate-sdk-types.ts), so they cannot differ.
- */
-export function extendedRoutes(services: Services, broker: BrokerAddress, session: SessionRouteOptions) {
-  return [
-    ...deviceRoutes(services, broker),
-    ...messageRoutes(services),
-    ...deliveryRoutes(services.tasks),
-    ...incomingRoutes(services.incoming),
-    ...callRoutes(services.calls),
-    ...recordingRoutes(services.recordings),
-    ...mmsRoutes(services),
-    ...webhookRoutes(services.webhooks),
-    ...sessionRoutes(services.sessions, services.loginThrottle, session),
-    ...apiKeyRoutes(services.apiKeys),
-    ...liveRoutes(services.live),
-    ...userRoutes(services.users),
-    ...accountRoutes(services.accounts, services.users, services),
-    ...statsRoutes(services.stats),
-    ...twilioCredentialRoutes(services.twilio),
-    ...smppRoutes(services.smpp),
-    ...ussdRoutes(services.ussd),
-    ...optOutRoutes(services.optOut),
-    ...inboundRuleRoutes(services.inboundRules),
-    ...conversationRoutes(services),
-    ...retentionRoutes(services),
-    ...mailRoutes(services.mail),
-    ...contactSendRoutes(services),
-    ...contactRoutes(services.contacts),
-  ];
-}
-
-/**
- * The SMTP listener, when SMTP_PORT is set: a login is an API key holding sms:send, checked as
- * the API checks it (a revoked key fails, failures count in the throttle of API keys).
- */
-async function startMail(config: Config, services: Services, logger: Logger): Promise<MailListener | undefined> {
-  const { smtp } = config;
-  if (smtp.port === undefined || !smtp.domain) return undefined;
-  let tls: { cert: Buffer; key: Buffer } | undefined;
-  if (smtp.tls) {
-    const reading = readCertificatePair(smtp.tls);
-    if ('problems' in reading) throw new ConfigError(reading.problems.map((problem) => problem.replace(/\bTLS_(CERT|KEY)\b/g, 'SMTP_TLS_$1')));
-    tls = { cert: reading.pair.cert, key: reading.pair.key };
-  }
-  const submissions = new MailSubmissions({ db: services.db, messages: services.messages, idempotency: services.idempotency, mail: services.mail });
-  return MailListener.start(
-    {
-      authenticate: async (key) => {
-        const context = await services.apiKeys.authenticate(key);
-        if (!context) return { refused: 'the password is not a live API key' };
-        if (lackedPermissions(context.permissions, ['sms:send']).length > 0) return { refused: 'the API key lacks sms:send' };
-        if (await services.accounts.isDisabled(context.accountId)) return { refused: 'the account is disabled' };
-        return { user: { accountId: context.accountId, keyId: context.keyId } };
-      },
-      submissions,
-      authThrottle: services.authThrottle,
-      metrics: services.metrics,
-      logger,
-    },
-    { host: config.host, port: smtp.port, domain: smtp.domain, tls, maxClients: smtp.maxClients, idleTimeoutMs: smtp.idleTimeoutMs, dataTimeoutMs: smtp.dataTimeoutMs },
-  ).catch((error: unknown) => {
-    throw describeEnvironmentError(error, { port: ['SMTP_PORT', smtp.port!, config.host] });
-  });
-}
-
-/** An ESME holds a few sessions (Kannel one to ten); past this an address is flooding. */
-export const SMPP_MAX_CONNECTIONS_PER_ADDRESS = 64;
-
-/**
- * The SMPP server, when SMPP_PORT or SMPP_TLS_PORT is set, and who it hears: status changes and
- * incoming SMS wake it (what it owes is already stored, in their transactions: src/services.ts),
- * a revoked credential unbinds its sessions.
- */
-async function startSmpp(config: Config, services: Services, logger: Logger, share: number): Promise<SmppListener | undefined> {
-  const { smpp } = config;
-  if (smpp.port === undefined && !smpp.tls) return undefined;
-  const submissions = new SmppSubmissions({ db: services.db, messages: services.messages, idempotency: services.idempotency, tasks: services.tasks, smpp: services.smpp, presence: services.presence });
-  const listener = await SmppListener.start(
-    {
-      credentials: {
-        authenticate: (systemId, password) => services.smpp.authenticate(systemId, password),
-        stillWorks: (credentialId) => services.smpp.stillWorks(credentialId),
-      },
-      submissions,
-      pending: {
-        claim: (credentialId, limit, leaseMs) => services.smpp.claimPending(credentialId, limit, leaseMs),
-        acknowledged: (id) => services.smpp.acknowledged(id),
-        release: (ids) => services.smpp.release(ids),
-        purge: (retentionMs) => services.smpp.purge(retentionMs),
-      },
-      authThrottle: services.authThrottle,
-      metrics: services.metrics,
-      clock: services.clock,
-      logger,
-    },
-    {
-      host: config.host,
-      port: smpp.port,
-      tls: smpp.tls && { port: smpp.tls.port, cert: readFileSync(smpp.tls.certFile), key: readFileSync(smpp.tls.keyFile) },
-      enquireLinkMs: smpp.enquireLinkMs,
-      bindTimeoutMs: smpp.bindTimeoutMs ?? SMPP_BIND_TIMEOUT_S * 1000,
-      retentionMs: smpp.receiptRetentionMs,
-      responseTimeoutMs: 30_000,
-      maxConnectionsPerAddress: SMPP_MAX_CONNECTIONS_PER_ADDRESS,
-      maxConnections: smpp.maxConnections ?? share,
-      defaultPhoneRegion: config.defaultPhoneRegion,
-    },
-  ).catch((error: unknown) => {
-    throw describeEnvironmentError(error, { port: ['SMPP_PORT', smpp.port ?? smpp.tls!.port, config.host] });
-  });
-  services.events.on('sms.status_changed', () => listener.wakeAll());
-  services.events.on('incoming.stored', () => listener.wakeAll());
-  services.events.on('smpp.credential_revoked', ({ credentialId }) => listener.revoked(credentialId));
-  // Revoked on another node: that node has told this one over Redis.
-  services.invalidation.on('smpp_credential', (credentialId) => listener.revoked(credentialId));
-  services.metrics.sampledGauge(
-    'smpp_receipts_pending',
-    'deliver_sm stored for ESMEs (receipts, incoming SMS) not yet answered',
-    [],
-    async () => [{ labels: {}, value: await services.smpp.countPending() }],
-    (error) => logger.warn({ err: error }, 'smpp_receipts_pending not read'),
-  );
-  return listener;
 }
 
 /** Every port this configuration listens on, with the variable that sets it (ports-free.ts). */

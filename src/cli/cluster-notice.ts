@@ -9,7 +9,7 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../common/logger.ts';
 import { CacheInvalidation } from '../cluster/invalidation.ts';
-import type { AccountServices } from '../account-services.ts';
+import type { AccountServices } from '../composition/command-features.ts';
 import { withAccountServices } from './context.ts';
 
 /**

@@ -2,11 +2,8 @@
 import { loadConfig } from '../config.ts';
 import { createLogger, type Logger } from '../common/logger.ts';
 import { closeDatabase, migrate, openDatabase, type Database } from '../storage/database.ts';
-import { createAccountServices, type AccountServices } from '../account-services.ts';
+import { accountServices, type AccountServices } from '../composition/command-features.ts';
 import { CacheInvalidation } from '../cluster/invalidation.ts';
-import { DevicePresence } from '../modules/devices/presence.ts';
-import { DomainEvents } from '../events/domain-events.ts';
-import type { DomainEventMap } from '../event-catalog.ts';
 import { systemClock } from '../common/clock.ts';
 import { DataDirLockedError } from '../storage/data-dir-lock.ts';
 import { prepareDataDir } from '../storage/data-dir-permissions.ts';
@@ -52,10 +49,7 @@ export async function withAccountServices<T>(run: (services: AccountServices) =>
 
 /** The account services as a command has them: no broker, no webhook sender, no other node unless told. */
 function commandServices(db: Database, logger: Logger, invalidation = new CacheInvalidation(logger.child({ component: 'cluster' }))): AccountServices {
-  const config = loadConfig();
-  const events = new DomainEvents<DomainEventMap>((error, event) => logger.error({ err: error, event }, 'event listener failed'));
-  const presence = new DevicePresence(config.deviceOfflineAfterMs, events, systemClock);
-  return createAccountServices(config, db, logger, { events, presence, invalidation, clock: systemClock, wakeWebhookSender: () => {} });
+  return accountServices({ config: loadConfig(), db, logger, clock: systemClock, parts: { invalidation } });
 }
 
 /** The running gateway's Extended API, where its operator reaches it. */

@@ -33,7 +33,9 @@ describe('panel: USSD console', () => {
     await checkA11y(page, 'USSD console waiting for a reply');
     await console_.getByRole('textbox', { name: 'Reply' }).fill('2');
     await console_.getByRole('button', { name: 'Send reply' }).click();
-    await console_.getByText('Data bundles').first().waitFor();
+    // The bundle menu's own line: "Data bundles" is already on screen as the main menu's option 2,
+    // and a reply sent before the second menu has arrived is refused (the session is not waiting).
+    await console_.getByText('1 GB - 5.00 EUR').waitFor();
     await console_.getByRole('textbox', { name: 'Reply' }).fill('1');
     await console_.getByRole('button', { name: 'Send reply' }).click();
     await console_.getByText('Completed.').waitFor();

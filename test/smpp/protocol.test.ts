@@ -138,7 +138,7 @@ describe('SMPP: connections from one address', () => {
   const fx = useGateway({ config: { smpp: SMPP_ON }, tenant: 'none' });
 
   it('closes connections past the limit per address at once, and takes new ones once others close', async () => {
-    const { SMPP_MAX_CONNECTIONS_PER_ADDRESS } = await import('../../src/gateway.ts');
+    const { SMPP_MAX_CONNECTIONS_PER_ADDRESS } = await import('../../src/modules/smpp/listener-feature.ts');
     const sockets = await Promise.all(
       Array.from({ length: SMPP_MAX_CONNECTIONS_PER_ADDRESS }, () => new Promise<ReturnType<typeof connect>>((resolve) => {
         const socket = connect(fx.gateway.smppPort, '127.0.0.1', () => resolve(socket));

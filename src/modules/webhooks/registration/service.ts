@@ -35,9 +35,11 @@ export class WebhookService {
     private readonly retryForMs: number,
     /** Where test events are written, as every event is. */
     private readonly outbox: WebhookOutbox,
-    /** Wakes the sender: a retry was asked for. */
-    private readonly wake: () => void,
-    /** Told (as "webhooks.changed") whenever one of an account's webhooks is created, changed or deleted here. */
+    /**
+     * Told (as "webhooks.changed") whenever one of an account's webhooks is created, changed or
+     * deleted here, and (as "webhooks.deliveries_due") when deliveries it wrote or brought back
+     * may go out now: whoever sends them hears it.
+     */
     private readonly events: DomainEvents<WebhooksEvents>,
   ) {}
 
@@ -85,7 +87,7 @@ export class WebhookService {
       // What it missed while disabled goes out now, including deliveries that were waiting out a
       // backoff when it was disabled.
       await resumeWaiting(this.db, [id]);
-      this.wake();
+      this.deliveriesDue();
     }
     return row;
   }
@@ -116,7 +118,7 @@ export class WebhookService {
     await this.get(accountId, id);
     const row = await requeueDelivery(this.db, id, deliveryId, new Date(Date.now() + this.retryForMs));
     if (!row) throw new AppError('delivery_not_found');
-    this.wake();
+    this.deliveriesDue();
     return row;
   }
 
@@ -139,7 +141,7 @@ export class WebhookService {
     });
     // Deleted between the read and the write: nothing was written for it.
     if (!delivery) throw new AppError('webhook_not_found');
-    this.wake();
+    this.deliveriesDue();
     return delivery;
   }
 
@@ -162,7 +164,7 @@ export class WebhookService {
     if (!(await webhooks.reviveFormatted(this.db, accountId, id))) return;
     await giveUpExpired(this.db, new Date(), id);
     await resumeWaiting(this.db, [id]);
-    this.wake();
+    this.deliveriesDue();
   }
 
   /** A new secret for webhooks of another format (their module's credential was rotated). */
@@ -184,7 +186,11 @@ export class WebhookService {
   }
 
   wakeSender(): void {
-    this.wake();
+    this.deliveriesDue();
+  }
+
+  private deliveriesDue(): void {
+    void this.events.emit('webhooks.deliveries_due', {});
   }
 
   /** Whether `id` names a webhook of the account (the legacy callback_id). */

@@ -1,0 +1,51 @@
+// What every feature stands on: the database and clock it was given, the event seam, metrics,
+// admission control, the shared authentication throttle, and the news told to other nodes.
+import { DomainEvents } from '../events/domain-events.ts';
+import type { DomainEventMap, GatewayEvents } from '../event-catalog.ts';
+import type { Config } from '../config.ts';
+import type { Clock } from '../common/clock.ts';
+import type { Database } from '../storage/database.ts';
+import { Metrics } from '../common/metrics.ts';
+import { Admission } from '../common/admission.ts';
+import { AuthThrottle } from '../common/auth-throttle.ts';
+import { CacheInvalidation } from '../cluster/invalidation.ts';
+import { defineFeature } from './feature.ts';
+
+declare module './feature.ts' {
+  interface Services {
+    db: Database;
+    clock: Clock;
+    /** The one seam control passes through from one module to another (src/event-catalog.ts lists what goes through it). */
+    events: GatewayEvents;
+    metrics: Metrics;
+    /** Whether the process can take more work now (HTTP requests, device connections). */
+    admission: Admission;
+    /** Failed authentications per client address; the HTTP API and the broker share it. */
+    authThrottle: AuthThrottle;
+    /** Tells other nodes what to drop from their caches (a no-op for a single node). */
+    invalidation: CacheInvalidation;
+  }
+}
+
+/** The metrics of a node; several nodes scraped into one Prometheus must be told apart. */
+export function createMetrics(config: Config): Metrics {
+  return new Metrics(config.redisUrl ? { node: config.nodeId } : {});
+}
+
+export const coreFeature = defineFeature({
+  name: 'core',
+  provides: ['db', 'clock', 'events', 'metrics', 'admission', 'authThrottle', 'invalidation'],
+  make: ({ config, db, clock, logger, parts }) => {
+    const metrics = parts.metrics ?? createMetrics(config);
+    return {
+      db,
+      clock,
+      events: new DomainEvents<DomainEventMap>((error, event) => logger.error({ err: error, event }, 'event listener failed')),
+      metrics,
+      admission: new Admission(config.admission),
+      authThrottle: new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) }),
+      invalidation: parts.invalidation ?? new CacheInvalidation(logger.child({ component: 'cluster' })),
+    };
+  },
+  runs: ({ admission }) => [{ name: 'admission', start: () => {}, stop: () => admission.stop(), stopsIn: 'last' }],
+});

@@ -1,0 +1,103 @@
+// What a feature of the gateway says about itself, so that the composition can make, wire, start
+// and stop every feature the same way, by iterating them: no hand-kept list of services, no
+// start or stop call written out per feature.
+//
+// A feature lives in its module (src/modules/<name>/feature.ts) and says:
+// - which services it provides, as members of `Services` (it adds them to that interface itself,
+//   with `declare module`), and how they are made from what it needs;
+// - who it hears on the event seam (its listeners are registered there and nowhere else);
+// - its Extended API routes, in the order the OpenAPI document lists them;
+// - what runs while the gateway runs (timers, sweeps, listeners of other protocols), and in which
+//   phase of a stop each part stops;
+// - whether it is on in this configuration: a feature that is off makes and registers nothing.
+//
+// What a feature needs it asks for by name (`need('devices')`); the composition makes the feature
+// that provides it first. A feature therefore never says in which order features are made.
+import type { Config } from '../config.ts';
+import type { Logger } from '../common/logger.ts';
+import type { Clock } from '../common/clock.ts';
+import type { Database } from '../storage/database.ts';
+import type { RouteDefinition } from '../http/route.ts';
+import type { GatewayEvents } from '../event-catalog.ts';
+import type { ServiceParts } from './service-parts.ts';
+import type { RouteOptions } from './route-options.ts';
+
+/**
+ * Every service of the gateway, by name. Empty here: each feature adds the members it provides
+ * (`declare module '.../composition/feature.ts' { interface Services { ... } }`), so the whole
+ * list is the sum of the features and is kept nowhere by hand.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface Services {}
+
+/** The name of a service some feature provides. */
+export type ServiceName = keyof Services & string;
+
+/** Asks for a service by name; made (with what it needs) on first ask. */
+export type Need = <K extends ServiceName>(name: K) => Services[K];
+
+/** What every feature is made with: the configuration and what exists before any service. */
+export interface FeatureContext {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  clock: Clock;
+  /** What the gateway makes before its services (the broker's links, the cluster's parts); none in a command. */
+  parts: ServiceParts;
+}
+
+/**
+ * When a running part stops, in the order a stop goes through:
+ * - `ways-in`: before anything else (listeners of other protocols stop taking requests);
+ * - `requests`: as the HTTP server starts closing (streams that would hold it open end);
+ * - `work`: while phones are still connected (nothing new is handed out or announced);
+ * - `phones-gone`: once the device channel is closed (what phones reported is applied, timers end);
+ * - `last`: once the last HTTP request has ended (what requests wrote late is flushed).
+ */
+export const STOP_PHASES = ['ways-in', 'requests', 'work', 'phones-gone', 'last'] as const;
+export type StopPhase = (typeof STOP_PHASES)[number];
+
+/** Something a feature runs while the gateway runs. */
+export interface Running {
+  name: string;
+  start(): void | Promise<void>;
+  stop(): void | Promise<void>;
+  stopsIn: StopPhase;
+}
+
+/** A set of listeners on the seam, registered once the feature is made. */
+export interface Listening {
+  /** Registers the listeners; `need` makes what they use. */
+  register(events: GatewayEvents, need: Need, context: FeatureContext): void;
+  /**
+   * Registered in one-shot commands too (`sms-gateway users disable`), where only the services a
+   * command asks for are made: a listener that keeps the records consistent (a disabled user's
+   * sessions end) must hear commands' changes as it hears the API's.
+   */
+  inCommands?: boolean;
+}
+
+export interface Feature<Provided extends ServiceName = ServiceName> {
+  name: string;
+  /** The services it makes; each name is provided by one feature only. */
+  provides: readonly Provided[];
+  make(context: FeatureContext, need: Need): Pick<Services, Provided>;
+  /** Whether it is on in this configuration; on when not said. */
+  enabled?(config: Config): boolean;
+  listens?: readonly Listening[];
+  /** Its Extended API routes; asked once every feature is made. */
+  routes?(services: Services, options: RouteOptions): RouteDefinition[];
+  /** The phones' own HTTP endpoints (uploads with device credentials), apart from the API; asked once every feature is made. */
+  phoneRoutes?(services: Services): RouteDefinition[];
+  /** What it runs while the gateway runs, started in the order features are declared; asked once every feature is made. */
+  runs?(services: Services, context: FeatureContext): Running[];
+}
+
+/** Any feature, whatever it provides: what lists of features hold. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type SomeFeature = Feature<any>;
+
+/** Declares a feature, with its services' names checked against what `make` returns. */
+export function defineFeature<Provided extends ServiceName>(feature: Feature<Provided>): Feature<Provided> {
+  return feature;
+}

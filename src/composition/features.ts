@@ -1,0 +1,74 @@
+// The gateway's features, in the order the Extended API's document lists their routes; their
+// listeners are registered, and what they run is started, in this order too. Adding a feature is
+// one line here (and its folder, and its migration).
+import type { RouteDefinition } from '../http/route.ts';
+import type { SomeFeature, Services } from './feature.ts';
+import type { RouteOptions } from './route-options.ts';
+import { coreFeature } from './core-feature.ts';
+import { devicesFeature } from '../modules/devices/feature.ts';
+import { messagesFeature } from '../modules/messages/feature.ts';
+import { deliveryFeature } from '../modules/delivery/feature.ts';
+import { incomingFeature } from '../modules/incoming/feature.ts';
+import { callsFeature } from '../modules/calls/feature.ts';
+import { mmsFeature } from '../modules/mms/feature.ts';
+import { webhooksFeature } from '../modules/webhooks/feature.ts';
+import { webhookSenderFeature } from '../modules/webhooks/sender-feature.ts';
+import { sessionsFeature } from '../modules/sessions/feature.ts';
+import { apiKeysFeature } from '../modules/api-keys/feature.ts';
+import { liveFeature } from '../modules/live/feature.ts';
+import { usersFeature } from '../modules/users/feature.ts';
+import { accountsFeature } from '../modules/accounts/feature.ts';
+import { statsFeature } from '../modules/stats/feature.ts';
+import { twilioFeature } from '../modules/twilio/feature.ts';
+import { twilioRepliesFeature } from '../modules/twilio/replies-feature.ts';
+import { smppFeature } from '../modules/smpp/feature.ts';
+import { smppListenerFeature } from '../modules/smpp/listener-feature.ts';
+import { ussdFeature } from '../modules/ussd/feature.ts';
+import { optOutFeature } from '../modules/opt-out/feature.ts';
+import { inboundRulesFeature } from '../modules/inbound-rules/feature.ts';
+import { conversationsFeature } from '../modules/conversations/feature.ts';
+import { retentionFeature } from '../modules/retention/feature.ts';
+import { mailFeature } from '../modules/mail/feature.ts';
+import { mailListenerFeature } from '../modules/mail/listener-feature.ts';
+import { contactsFeature } from '../modules/contacts/feature.ts';
+import { idempotencyFeature } from '../modules/idempotency/feature.ts';
+
+export const GATEWAY_FEATURES: readonly SomeFeature[] = [
+  coreFeature,
+  devicesFeature,
+  messagesFeature,
+  deliveryFeature,
+  incomingFeature,
+  callsFeature,
+  mmsFeature,
+  webhooksFeature,
+  webhookSenderFeature,
+  sessionsFeature,
+  apiKeysFeature,
+  liveFeature,
+  usersFeature,
+  accountsFeature,
+  statsFeature,
+  twilioFeature,
+  twilioRepliesFeature,
+  smppFeature,
+  smppListenerFeature,
+  ussdFeature,
+  optOutFeature,
+  inboundRulesFeature,
+  conversationsFeature,
+  retentionFeature,
+  mailFeature,
+  mailListenerFeature,
+  contactsFeature,
+  idempotencyFeature,
+];
+
+/**
+ * The Extended API's routes, in the order the document lists them, given services that are made:
+ * what the running gateway serves, and what the API types of the SDK and the panel are generated
+ * from (scripts/generate-sdk-types.ts), so they cannot differ.
+ */
+export function extendedRoutes(services: Services, options: RouteOptions): RouteDefinition[] {
+  return GATEWAY_FEATURES.flatMap((feature) => feature.routes?.(services, options) ?? []);
+}

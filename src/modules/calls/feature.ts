@@ -1,0 +1,47 @@
+// Calls: the call log the phones report, and the recordings they upload.
+import { defineFeature } from '../../composition/feature.ts';
+import { callRoutes } from '../../api/extended/calls/routes.ts';
+import { deviceRecordingRoutes, recordingRoutes } from '../../api/extended/calls/recordings/routes.ts';
+import { openRecordingStore } from './recordings/open-store.ts';
+import { RecordingRetention } from './recordings/retention.ts';
+import { RecordingService } from './recordings/service.ts';
+import { CallService } from './service.ts';
+import { wireCallWebhooks } from './webhook-wiring.ts';
+
+declare module '../../composition/feature.ts' {
+  interface Services {
+    /** The call log the phones report. */
+    calls: CallService;
+    /** Call recordings: uploads, downloads, and their files. */
+    recordings: RecordingService;
+    /** Removes recordings older than RECORDINGS_RETENTION_DAYS, hourly. */
+    recordingRetention: RecordingRetention;
+  }
+}
+
+export const callsFeature = defineFeature({
+  name: 'calls',
+  provides: ['calls', 'recordings', 'recordingRetention'],
+  make: ({ db, config, clock, logger }, need) => {
+    const events = need('events');
+    const recordings = new RecordingService(db, openRecordingStore(config.recordings), events, config.recordings, clock, logger.child({ component: 'recordings' }));
+    return {
+      calls: new CallService(db, events, config.defaultPhoneRegion),
+      recordings,
+      recordingRetention: new RecordingRetention(recordings, logger.child({ component: 'recordings' })),
+    };
+  },
+  listens: [
+    {
+      register: (events, need) => {
+        const recordings = need('recordings');
+        // A deleted call (or phone) takes its recording's file along; its row went with the call.
+        events.on('call.deleted', ({ recording }) => recordings.removeFile(recording));
+        wireCallWebhooks(events, need('outbox'), need('webhookSender'));
+      },
+    },
+  ],
+  routes: ({ calls, recordings }) => [...callRoutes(calls), ...recordingRoutes(recordings)],
+  phoneRoutes: ({ recordings, devices, authThrottle }) => deviceRecordingRoutes(recordings, devices, authThrottle),
+  runs: ({ recordingRetention }) => [{ name: 'recording retention', start: () => recordingRetention.start(), stop: () => recordingRetention.stop(), stopsIn: 'phones-gone' }],
+});

@@ -1,0 +1,17 @@
+// The control panel's users of an account, with their roles and passwords.
+import { defineFeature } from '../../composition/feature.ts';
+import { userRoutes } from '../../api/extended/users/routes.ts';
+import { UserService } from './service.ts';
+
+declare module '../../composition/feature.ts' {
+  interface Services {
+    users: UserService;
+  }
+}
+
+export const usersFeature = defineFeature({
+  name: 'users',
+  provides: ['users'],
+  make: ({ db, logger, config }, need) => ({ users: new UserService(db, logger.child({ component: 'users' }), need('events'), config.sessions.passwordHashCost) }),
+  routes: ({ users }) => userRoutes(users),
+});
