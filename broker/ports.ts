@@ -1,7 +1,7 @@
 // What the broker asks of the rest of the gateway, in the broker's own terms. The broker speaks
 // MQTT only: it decides who may connect, publish and subscribe, and what a packet means, and hands
 // everything else (credentials, rows, delivery, presence, the SMS and calls phones report) to these
-// ports. The gateway's composition (src/broker-ports.ts) implements them from its services; a test
+// ports. The MQTT way in (src/api/mqtt/broker-ports.ts) implements them from its services; a test
 // may implement them by hand.
 import type { AuthAttempt } from '../src/common/auth-throttle.ts';
 import type { Redis } from 'ioredis';

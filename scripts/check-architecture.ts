@@ -7,7 +7,7 @@
 // - The broker speaks MQTT only: nothing in broker/ imports a repository, the database, knex or
 //   the HTTP layer, or writes SQL.
 // - `Services` (the whole bag of services) is known to composition only: src/services.ts,
-//   src/gateway.ts and src/cli/.
+//   src/gateway.ts, src/cli/, src/composition/ and the modules' feature files.
 // - No callback field is assigned from outside after construction (`x.onSomething = ...`,
 //   `x.onSomething.push(...)`, `x.callbacks = ...`): hand-overs go through the event seam or a
 //   constructor.
@@ -18,12 +18,12 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KNOWN_UPWARD_IMPORTS, LAYERS, layerOf, type KnownUpwardImport } from './architecture/layers.ts';
+import { FEATURE_FILE, KNOWN_UPWARD_IMPORTS, LAYERS, layerOf, type KnownUpwardImport } from './architecture/layers.ts';
 import { stripComments, tablesMade, tablesNamed } from './architecture/sql-tables.ts';
 import { SHARED_TABLES, TABLE_OWNERS, type SharedTable } from './architecture/table-owners.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const COMPOSITION = [/^src\/services\.ts$/, /^src\/gateway\.ts$/, /^src\/cli\//];
+const COMPOSITION = [/^src\/services\.ts$/, /^src\/gateway\.ts$/, /^src\/cli\//, /^src\/composition\//, FEATURE_FILE];
 
 export interface SourceFile {
   path: string;
@@ -60,7 +60,8 @@ export function readSources(dirs = ['src', 'broker']): SourceFile[] {
   });
 }
 
-const moduleOf = (path: string): string | undefined => /^src\/modules\/([^/]+)\//.exec(path)?.[1];
+// A feature file belongs to the composition, not to its module: it wires the module to others.
+const moduleOf = (path: string): string | undefined => (FEATURE_FILE.test(path) ? undefined : /^src\/modules\/([^/]+)\//.exec(path)?.[1]);
 
 export interface Ownership {
   owners: Readonly<Record<string, string>>;
@@ -105,7 +106,7 @@ export function checkArchitecture(files: SourceFile[], { migrations = [], owners
           breaches.push(`${file.path}: the broker imports ${target}`);
         }
       }
-      if (/^src\/services\.ts$/.test(target) && !COMPOSITION.some((pattern) => pattern.test(file.path))) {
+      if (/^src\/(services\.ts|composition\/)/.test(target) && !COMPOSITION.some((pattern) => pattern.test(file.path))) {
         breaches.push(`${file.path}: imports Services outside composition`);
       }
     }

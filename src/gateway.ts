@@ -2,8 +2,8 @@
 // started and stopped as one. Tests start it in-process on port 0; `sms-gateway serve` for real.
 // The services, their listeners, their routes and what they run come from the features
 // (src/composition/features.ts); here they are put on the network.
-import { createServer, type Server } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { Server } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, type Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
@@ -12,30 +12,18 @@ import { verifySecretKey } from './modules/webhooks/outbound/secret-key-check.ts
 import { withNode, type Logger } from './common/logger.ts';
 import { systemClock, type Clock } from './common/clock.ts';
 import { describeEnvironmentError } from './common/errors.ts';
-import { createApp } from './http/app.ts';
-import { EXTENDED_PREFIX } from './http/extended-prefix.ts';
-import { mountHealth } from './api/extended/health/routes.ts';
-import { DEVICE_PREFIX } from './api/extended/calls/recordings/routes.ts';
-import { legacyRoutes } from './api/legacy/routes.ts';
-import type { Authenticator } from './http/middleware/authenticate.ts';
-import { mountPanel } from './http/panel/routes.ts';
-import { mountAgentDownload } from './http/agent/routes.ts';
-import { mountTwilioApi } from './api/twilio/api.ts';
 import { createMetrics, gatewayComposition, type Services } from './services.ts';
+import { createHttpServer } from './api/http-server.ts';
 import { startAll, stopAll } from './composition/composition.ts';
 import type { Running } from './composition/feature.ts';
-import { admissionControl } from './http/middleware/admission.ts';
-import { bodyDeadline } from './http/middleware/body-deadline.ts';
-import { httpServerOptions, limitConnections, LISTEN_BACKLOG } from './http/server-limits.ts';
+import { LISTEN_BACKLOG } from './http/server-limits.ts';
 import { createBroker, DeviceChannel, type DeviceBroker } from '../broker/device-channel.ts';
-import { brokerPorts } from './broker-ports.ts';
+import { brokerPorts } from './api/mqtt/broker-ports.ts';
 import { OptedOutLists } from './modules/opt-out/device-list.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
 import { ensurePortsFree, type PlannedPort } from './common/ports-free.ts';
-import { httpMetrics } from './http/middleware/http-metrics.ts';
 import { meterGateway } from './use-cases/meter-gateway.ts';
 import { connectCluster, type Cluster } from './cluster/cluster.ts';
-import { mountMcpEndpoint } from './api/mcp/http-endpoint.ts';
 import { readCertificatePair, type CertificatePair } from './tls/certificate-pair.ts';
 import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
 import { MetricsEndpoint } from './http/metrics-endpoint.ts';
@@ -164,103 +152,38 @@ export class Gateway {
       let channel: DeviceChannel | undefined;
       let draining = false;
       metricsEndpoint = new MetricsEndpoint(config.metrics, services.metrics, logger.child({ component: 'metrics' }));
-      // Unknown keys are counted per client address; an address with too many is refused (429).
-      // A request without a key may carry a session cookie (the control panel's users).
-      const authenticator: Authenticator = {
-        authenticate: (key) => services.apiKeys.authenticate(key),
-        authenticateSession: (token) => services.sessions.authenticate(token),
-        sessionCookie: { secure: config.sessions.secureCookie },
-        accountDisabled: (accountId) => services.accounts.isDisabled(accountId),
-        throttle: services.authThrottle,
-      };
-      const app = createApp({
-        logger: logger.child({ component: 'http' }),
-        authenticator,
-        bodyLimitBytes: config.bodyLimitBytes,
+      const created = createHttpServer(services, {
+        config,
+        logger,
         version: VERSION,
-        publicUrl: config.publicUrl,
-        measure: httpMetrics(services.metrics),
-        trustedProxies: config.trustedProxies,
-        database: db,
-        families: [
-          {
-            prefix: EXTENDED_PREFIX,
-            routes: composition.routes({
-              broker: {
-                // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
-                mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
-                mqttTls: config.tls !== undefined,
-                tlsPin: () => certificates?.pair.pin,
-                mqttPublicUrl: config.mqttPublicUrl,
-                publicUrl: config.publicUrl,
-                trustedProxies: config.trustedProxies,
-              },
-              session: { secure: config.sessions.secureCookie, maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000) },
-            }),
-          },
-          // The phones' own HTTP endpoints (recording uploads), with device credentials, not API keys.
-          {
-            prefix: DEVICE_PREFIX,
-            routes: composition.phoneRoutes(),
-          },
-          // The legacy family lives at the server root (no prefix, no version).
-          { prefix: '', routes: legacyRoutes(services, { countCap: config.legacyCountCap }), ignoresUnknownQuery: true },
-        ],
-        mountExtra: (router) => {
-          mountPanel(router);
-          // The device agent and the script that installs it on a phone, from this gateway.
-          mountAgentDownload(router, { publicUrl: config.publicUrl, trustedProxies: config.trustedProxies });
-          // The MCP endpoint for AI assistants: its tools call this gateway's API with the request's key.
-          mountMcpEndpoint(router, authenticator, config.bodyLimitBytes);
-          // The Twilio-compatible API: Twilio's paths, HTTP Basic with a Twilio credential, form bodies, Twilio's errors.
-          mountTwilioApi(router, {
-            ...services,
-            accountDisabled: (accountId) => services.accounts.isDisabled(accountId),
-            bodyLimitBytes: config.bodyLimitBytes,
+        extendedRoutes: composition.routes({
+          broker: {
+            // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
+            mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
+            mqttTls: config.tls !== undefined,
+            tlsPin: () => certificates?.pair.pin,
+            mqttPublicUrl: config.mqttPublicUrl,
             publicUrl: config.publicUrl,
-          });
-          mountHealth(
-            router,
-            db,
-            {
-              broker: async () => {
-                if (!channel?.listening) throw new Error('broker not listening');
-              },
-              // Turning API requests away (503 overloaded): a balancer should send them elsewhere.
-              admission: async () => {
-                if (services.admission.busy()) throw new Error('refusing requests');
-              },
-            },
-            // Without Redis a node keeps serving what it holds: reported, not required.
-            shared ? { redis: () => shared.check() } : {},
-            () => draining,
-          );
-          metricsEndpoint?.mount(router);
-        },
+            trustedProxies: config.trustedProxies,
+          },
+          session: { secure: config.sessions.secureCookie, maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000) },
+        }),
+        phoneRoutes: composition.phoneRoutes(),
+        health: { brokerListening: () => channel?.listening === true, ...(shared ? { redis: () => shared.check() } : {}), draining: () => draining },
+        metricsEndpoint,
+        certificates,
       });
-      // Hostile clients are bounded before the application: header and body deadlines,
-      // connections per address and in all (src/http/server-limits.ts), then admission control.
-      const handler = bodyDeadline(
-        { timeoutMs: config.httpLimits.bodyTimeoutMs, exempt: [DEVICE_PREFIX], metrics: services.metrics },
-        admissionControl(services.admission, services.metrics, logger.child({ component: 'http' }), app.callback()),
-      );
-      const serverOptions = { keepAliveTimeout: 65_000, ...httpServerOptions(config.httpLimits) };
-      // With TLS the HTTP port speaks HTTPS only (the API, the panel, /docs and WSS at /mqtt alike):
-      // a plain request there fails its handshake rather than sending a key or a cookie in clear.
-      https = certificates && createHttpsServer({ ...serverOptions, ...certificates.secureContext, handshakeTimeout: 10_000 }, handler);
-      http = https ?? createServer(serverOptions, handler);
-      // One connection budget for the process, shared out among the listeners (src/common/file-descriptors.ts).
-      const shares = listenerShares(config.connectionBudget ?? defaultConnectionBudget());
-      limitConnections(http, { ...config.httpLimits, maxConnections: config.httpLimits.maxConnections ?? shares.http }, config.trustedProxies, { metrics: services.metrics, logger: logger.child({ component: 'http' }) });
-      await listen(http, config.port, config.host).catch((error: unknown) => {
+      const server = (http = created.server);
+      https = created.https;
+      await listen(server, config.port, config.host).catch((error: unknown) => {
         throw describeEnvironmentError(error, { port: ['PORT', config.port, config.host] });
       });
       channel = await DeviceChannel.start(broker, brokerPorts(services), services.metrics, logger.child({ component: 'broker' }), {
         port: config.plainMqtt ? config.mqttPort : undefined,
         ...(config.tls && certificates ? { tls: { port: config.tls.mqttsPort, secureContext: certificates.secureContext } } : {}),
         host: config.host,
-        http,
-        limits: { ...config.mqtt, maxConnections: config.mqtt.maxConnections ?? shares.mqtt },
+        http: server,
+        limits: { ...config.mqtt, maxConnections: config.mqtt.maxConnections ?? listenerShares(config.connectionBudget ?? defaultConnectionBudget()).mqtt },
         refusalDelayMs: config.authThrottle.mqttRefusalDelayMs,
         trustedProxies: config.trustedProxies,
       }).catch((error: unknown) => {
@@ -277,7 +200,7 @@ export class Gateway {
         if (channel.tlsServer) certificates.serve(channel.tlsServer);
         certificates.watch();
       }
-      const gateway = new Gateway(config, logger, services, channel, http, cluster, () => (draining = true), certificates, running, metricsEndpoint);
+      const gateway = new Gateway(config, logger, services, channel, server, cluster, () => (draining = true), certificates, running, metricsEndpoint);
       const smpp = services.smppServer?.current;
       const mail = services.mailServer?.current;
       logger.info(

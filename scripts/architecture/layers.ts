@@ -5,11 +5,18 @@
 // Files outside every layer (src/config.ts, src/tls/, src/simulator/, agent/, broker/, db/) are
 // not judged here.
 
+/** A module's description of itself for the composition (feature.ts, or another *-feature.ts of the module). */
+export const FEATURE_FILE = /^src\/modules\/[^/]+\/(?:[a-z-]+-)?feature\.ts$/;
+
 export const LAYERS = ['common', 'storage', 'events', 'modules', 'use-cases', 'ways in', 'composition'] as const;
 export type Layer = (typeof LAYERS)[number];
 
 const RULES: readonly [RegExp, Layer][] = [
-  [/^src\/(services|gateway|account-services|broker-ports)\.ts$/, 'composition'],
+  [/^src\/(services|gateway)\.ts$/, 'composition'],
+  // The features' descriptions and the engine that makes the gateway out of them: a module's
+  // feature.ts wires its module to the others, to its routes and to the seam.
+  [/^src\/composition\//, 'composition'],
+  [FEATURE_FILE, 'composition'],
   [/^src\/cli\//, 'composition'],
   // Joins each module's domain events into the gateway's catalog.
   [/^src\/event-catalog\.ts$/, 'composition'],

@@ -1,20 +1,20 @@
 // The broker's ports (broker/ports.ts) made of the gateway's services: the one place that knows
-// both, so that the broker speaks MQTT only and the services know nothing of MQTT. Part of the
-// composition (src/gateway.ts makes the ports once, when the broker starts).
-import type { BrokerPorts } from '../broker/ports.ts';
-import type { Admission } from './common/admission.ts';
-import type { AuthThrottle } from './common/auth-throttle.ts';
-import type { ApiKeyService } from './modules/api-keys/service.ts';
-import type { CallService } from './modules/calls/service.ts';
-import type { Dispatcher } from './modules/delivery/dispatcher.ts';
-import type { StatusIngestor } from './modules/delivery/status-ingestor.ts';
-import type { DevicePresence } from './modules/devices/presence.ts';
-import type { DomainEvents } from './events/domain-events.ts';
-import type { DevicesEvents } from './modules/devices/domain-events.ts';
-import type { DeviceService } from './modules/devices/service.ts';
-import type { IncomingService } from './modules/incoming/service.ts';
-import type { UssdService } from './modules/ussd/service.ts';
-import type { MmsService } from './modules/mms/service.ts';
+// both, so that the broker speaks MQTT only and the services know nothing of MQTT: the phones' way
+// in, as src/api/extended/ is the API's (src/gateway.ts makes the ports once, when the broker starts).
+import type { BrokerPorts } from '../../../broker/ports.ts';
+import type { Admission } from '../../common/admission.ts';
+import type { AuthThrottle } from '../../common/auth-throttle.ts';
+import type { ApiKeyService } from '../../modules/api-keys/service.ts';
+import type { CallService } from '../../modules/calls/service.ts';
+import type { Dispatcher } from '../../modules/delivery/dispatcher.ts';
+import type { StatusIngestor } from '../../modules/delivery/status-ingestor.ts';
+import type { DevicePresence } from '../../modules/devices/presence.ts';
+import type { DomainEvents } from '../../events/domain-events.ts';
+import type { DevicesEvents } from '../../modules/devices/domain-events.ts';
+import type { DeviceService } from '../../modules/devices/service.ts';
+import type { IncomingService } from '../../modules/incoming/service.ts';
+import type { UssdService } from '../../modules/ussd/service.ts';
+import type { MmsService } from '../../modules/mms/service.ts';
 
 /** The services the broker is served by. */
 export interface BrokerPortSources {
