@@ -3,6 +3,7 @@
 // writes the change and announces it in the same transaction, so that what follows from a change
 // (the webhook outbox rows, the device's failure count) commits or fails with it; once committed,
 // it is heard again (wake the webhook sender, give the device its next task).
+import type { Executor } from '../../storage/database.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import type { SmsWayIn } from '../messages/types.ts';
 
@@ -42,4 +43,21 @@ export interface SmsStatusChange {
 
 export function newStatus(change: SmsStatusChange): SmsStatus {
   return change.path[change.path.length - 1]!;
+}
+
+/**
+ * What a feature hears of status changes when only the SMS that came in its way concern it (an
+ * SMPP receipt, a Twilio StatusCallback): the stored SMS of that way in, and nothing else. A batch
+ * with none of them is answered `none` here, where the event is heard, without a call into the
+ * feature's code: an SMS sent through the API runs none of SMPP's or Twilio's.
+ */
+export function changesCameIn<R>(
+  wayIn: SmsWayIn,
+  none: R,
+  hear: (trx: Executor, changes: SmsStatusChange[]) => Promise<R>,
+): (trx: Executor, changes: SmsStatusChange[]) => Promise<R> {
+  return async function heardForOneWayIn(trx, changes) {
+    const theirs = changes.filter((change) => change.sms.way_in === wayIn && !change.transient);
+    return theirs.length === 0 ? none : hear(trx, theirs);
+  };
 }

@@ -7,6 +7,20 @@ import type { SendTask } from '../../../agent/src/protocol/messages.ts';
 // One definition of the task, the device agent's: what the gateway sends is what the agent reads.
 export type { SendTask };
 
+/** How a task reaches a phone (a device link's sendTask). */
+export type TaskSender = (deviceId: string, task: SendTask) => Promise<void>;
+
+/**
+ * One way to the phone for the tasks of one kind, another for the rest: a link that completes
+ * the tasks of its kind on the way (an MMS's parts) is on the way of those only, and every other
+ * task goes straight on, without a call into the code of a kind it is not.
+ */
+export function sendingByKind(kind: NonNullable<SendTask['kind']>, ofKind: TaskSender, rest: TaskSender): TaskSender {
+  return function sendTaskOfItsKind(deviceId, task) {
+    return task.kind === kind ? ofKind(deviceId, task) : rest(deviceId, task);
+  };
+}
+
 /** A retry's attempt number and SIM, or SIMs to keep away from (paused, or failed this SMS before). */
 export interface TaskRouting {
   attempt: number;

@@ -13,7 +13,7 @@ import { newStatus, type SmsStatusChange } from './status-change.ts';
 import { smsStatusChanged } from './webhook-events.ts';
 
 /** The deliveries of another format that status changes call for (Twilio's StatusCallbacks). */
-export type StatusCallbacks = (trx: Executor, changes: SmsStatusChange[]) => Promise<FormattedDelivery[]>;
+export type StatusCallbacks = (trx: Executor, changes: SmsStatusChange[]) => Promise<readonly FormattedDelivery[]>;
 
 export interface DeliveryWebhookWiring {
   db: Database;

@@ -33,8 +33,29 @@ export const MAX_STREAMS_PER_ACCOUNT = 50;
 export class LiveHub {
   private readonly streams = new Map<string, Set<LiveStream>>();
 
+  /**
+   * Someone may watch: a stream is open on this node, or other nodes are there to open one
+   * (a relay; which accounts they watch changes any time). While nobody does, the wiring does not
+   * listen at all: an SMS sent while no panel is open runs none of the live feed's code.
+   */
+  private watched: boolean;
+  /** What the wiring listens with while someone watches, and how that listening stops. */
+  private feed: { listen: () => () => void; stop?: (() => void) | undefined } | undefined;
+
   /** `relay`: several nodes, the streams open on the others. */
-  constructor(private readonly relay?: LiveRelay) {}
+  constructor(private readonly relay?: LiveRelay) {
+    this.watched = Boolean(relay);
+  }
+
+  /**
+   * Hears the gateway's events only while someone watches: `listen` starts listening (at once, if
+   * someone already does) and answers how to stop; it is stopped when the last stream closes and
+   * started again with the next one.
+   */
+  whileWatched(listen: () => () => void): void {
+    this.feed?.stop?.();
+    this.feed = { listen, stop: this.watched ? listen() : undefined };
+  }
 
   /** Adds a stream; false when the account already holds MAX_STREAMS_PER_ACCOUNT. */
   add(accountId: string, stream: LiveStream): boolean {
@@ -45,6 +66,7 @@ export class LiveHub {
     }
     if (set.size >= MAX_STREAMS_PER_ACCOUNT) return false;
     set.add(stream);
+    this.watchedNow(true);
     return true;
   }
 
@@ -53,6 +75,7 @@ export class LiveHub {
     if (!set) return;
     set.delete(stream);
     if (set.size === 0) this.streams.delete(accountId);
+    this.watchedNow(this.streams.size > 0 || Boolean(this.relay));
   }
 
   /** Whether anyone listens to the account: events for nobody are not even built. */
@@ -86,5 +109,18 @@ export class LiveHub {
   endAll(): void {
     for (const set of this.streams.values()) for (const stream of set) stream.end();
     this.streams.clear();
+    this.watchedNow(Boolean(this.relay));
+  }
+
+  /** Starts the wiring's listening with the first watcher, stops it with the last. */
+  private watchedNow(watched: boolean): void {
+    if (watched === this.watched) return;
+    this.watched = watched;
+    if (!this.feed) return;
+    if (watched) this.feed.stop = this.feed.listen();
+    else {
+      this.feed.stop?.();
+      this.feed.stop = undefined;
+    }
   }
 }

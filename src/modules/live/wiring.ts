@@ -14,47 +14,60 @@ import type { LiveHub } from './hub.ts';
 type LiveEvents = DeliveryEvents & DevicesEvents & IncomingEvents & MessagesEvents;
 
 export function wireLive(hub: LiveHub, events: DomainEvents<LiveEvents>): void {
-  events.on('sms.status_changed', (changes) => {
-    for (const change of changes) {
-      // A no_store SMS has no row the panel could open.
-      if (change.transient || !hub.listening(change.sms.account_id)) continue;
-      hub.publish(change.sms.account_id, {
-        type: 'sms.status',
-        permission: 'sms:read',
-        // status as the Extended API names it; internal_status the step itself, as in an SMS's history.
-        data: {
-          id: change.sms.id,
-          status: toExtendedStatus(newStatus(change)),
-          internal_status: newStatus(change),
-          at: change.at.toISOString(),
-          reason: change.reason,
-          device_id: change.sms.device_id,
-        },
-      });
-    }
+  // Listened to only while someone watches (the hub says when): with no panel open, an SMS's
+  // events have no live listener to call.
+  hub.whileWatched(() => {
+    const stops = [
+      events.on('sms.status_changed', (changes) => {
+        for (const change of changes) {
+          // A no_store SMS has no row the panel could open.
+          if (change.transient || !hub.listening(change.sms.account_id)) continue;
+          hub.publish(change.sms.account_id, {
+            type: 'sms.status',
+            permission: 'sms:read',
+            // status as the Extended API names it; internal_status the step itself, as in an SMS's history.
+            data: {
+              id: change.sms.id,
+              status: toExtendedStatus(newStatus(change)),
+              internal_status: newStatus(change),
+              at: change.at.toISOString(),
+              reason: change.reason,
+              device_id: change.sms.device_id,
+            },
+          });
+        }
+      }),
+      // A new SMS is a status too (pending): a dashboard counting today's SMS, or a list open
+      // elsewhere, hears of an SMS created by another client or tab without waiting for a phone.
+      events.on('sms.queued', (sms) => {
+        if (!hub.listening(sms.account_id)) return;
+        hub.publish(sms.account_id, {
+          type: 'sms.status',
+          permission: 'sms:read',
+          data: { id: sms.id, status: toExtendedStatus(sms.status), internal_status: sms.status, at: sms.created_at.toISOString(), reason: null, device_id: sms.device_id },
+        });
+      }),
+      events.on('device.online', presence(hub, true)),
+      events.on('device.offline', presence(hub, false)),
+      events.on('incoming.stored', (row) => {
+        if (!hub.listening(row.account_id)) return;
+        hub.publish(row.account_id, {
+          type: 'sms.received',
+          permission: 'sms:read',
+          data: { id: row.id, device_id: row.device_id, at: row.received_at.toISOString() },
+        });
+      }),
+    ];
+    return () => {
+      for (const stop of stops) stop();
+    };
   });
-  // A new SMS is a status too (pending): a dashboard counting today's SMS, or a list open
-  // elsewhere, hears of an SMS created by another client or tab without waiting for a phone.
-  events.on('sms.queued', (sms) => {
-    if (!hub.listening(sms.account_id)) return;
-    hub.publish(sms.account_id, {
-      type: 'sms.status',
-      permission: 'sms:read',
-      data: { id: sms.id, status: toExtendedStatus(sms.status), internal_status: sms.status, at: sms.created_at.toISOString(), reason: null, device_id: sms.device_id },
-    });
-  });
-  const onPresence = (online: boolean) => ({ deviceId, accountId }: { deviceId: string; accountId: string }) => {
+}
+
+/** A device coming online or going offline, as its account's streams hear it. */
+function presence(hub: LiveHub, online: boolean) {
+  return ({ deviceId, accountId }: { deviceId: string; accountId: string }): void => {
     if (!hub.listening(accountId)) return;
     hub.publish(accountId, { type: 'device.presence', permission: 'devices:read', data: { id: deviceId, online, at: new Date().toISOString() } });
   };
-  events.on('device.online', onPresence(true));
-  events.on('device.offline', onPresence(false));
-  events.on('incoming.stored', (row) => {
-    if (!hub.listening(row.account_id)) return;
-    hub.publish(row.account_id, {
-      type: 'sms.received',
-      permission: 'sms:read',
-      data: { id: row.id, device_id: row.device_id, at: row.received_at.toISOString() },
-    });
-  });
 }

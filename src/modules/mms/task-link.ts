@@ -1,39 +1,33 @@
 // The dispatcher's way to the phones, with an MMS's subject, recipients and parts added to its
 // task on the way: the dispatcher builds every task alike from the sms row (kind "mms" marks
 // one), and this link, made in composition around the broker's, completes those that are MMS.
-// Text SMS pass untouched, without a query.
+// Every other task, and everything else the dispatcher asks of the link, goes straight to the
+// broker's link: a text SMS runs no code of this module.
 import type { DeviceLink } from '../delivery/dispatcher.ts';
-import type { SendTask } from '../delivery/task.ts';
+import { sendingByKind, type SendTask } from '../delivery/task.ts';
 import type { MmsService } from './service.ts';
 
 export class MmsTaskLink implements DeviceLink {
+  readonly isReady: DeviceLink['isReady'];
+  readonly sendTask: DeviceLink['sendTask'];
+  readonly sendSettings: DeviceLink['sendSettings'];
+  readonly revokeTask: DeviceLink['revokeTask'];
+  readonly disconnect: DeviceLink['disconnect'];
+
   constructor(
     private readonly link: DeviceLink,
     private readonly mms: Pick<MmsService, 'taskFields'>,
-  ) {}
-
-  isReady(deviceId: string): boolean {
-    return this.link.isReady(deviceId);
+  ) {
+    this.isReady = link.isReady.bind(link);
+    this.sendSettings = link.sendSettings.bind(link);
+    this.revokeTask = link.revokeTask.bind(link);
+    this.disconnect = link.disconnect.bind(link);
+    this.sendTask = sendingByKind('mms', (deviceId, task) => this.sendMmsTask(deviceId, task), link.sendTask.bind(link));
   }
 
-  async sendTask(deviceId: string, task: SendTask): Promise<void> {
-    if (task.kind === 'mms') {
-      const fields = await this.mms.taskFields(task.sms_id);
-      // Written with the sms row: missing only if the SMS was deleted meanwhile; a task without parts is refused by the phone.
-      if (fields) task = { ...task, ...fields };
-    }
-    return this.link.sendTask(deviceId, task);
-  }
-
-  sendSettings(...args: Parameters<DeviceLink['sendSettings']>): Promise<void> {
-    return this.link.sendSettings(...args);
-  }
-
-  revokeTask(deviceId: string, smsId: string, reason: string): Promise<void> {
-    return this.link.revokeTask(deviceId, smsId, reason);
-  }
-
-  disconnect(deviceId: string): void {
-    this.link.disconnect(deviceId);
+  private async sendMmsTask(deviceId: string, task: SendTask): Promise<void> {
+    const fields = await this.mms.taskFields(task.sms_id);
+    // Written with the sms row: missing only if the SMS was deleted meanwhile; a task without parts is refused by the phone.
+    return this.link.sendTask(deviceId, fields ? { ...task, ...fields } : task);
   }
 }

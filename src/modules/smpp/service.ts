@@ -9,7 +9,7 @@ import { AppError, invalidField } from '../../common/errors.ts';
 import { hashSecret, secretMatches } from '../../common/secrets.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import type { SmppEvents } from './domain-events.ts';
-import { newStatus, type SmsStatusChange } from '../delivery/status-change.ts';
+import { changesCameIn, newStatus, type SmsStatusChange } from '../delivery/status-change.ts';
 import type { IncomingSmsRow } from '../incoming/types.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
@@ -163,10 +163,12 @@ export class SmppService {
    * Heard in the transaction of status changes: a receipt row for each SMS an ESME submitted
    * with registered_delivery asking for this outcome. Written with the change, so it cannot be lost.
    */
-  async receiptsFor(trx: Executor, changes: SmsStatusChange[]): Promise<number> {
-    // Only an SMS submitted over SMPP can owe a receipt, and only for a final status: the SMS of
-    // every other way in, and most changes of SMPP's own (processing, sent), cost no query.
-    const stored = changes.filter((change) => change.sms.way_in === 'smpp' && !change.transient && smppOutcome(newStatus(change), change.reason).final);
+  readonly receiptsFor = changesCameIn('smpp', 0, (trx, changes) => this.receiptsOfSmppChanges(trx, changes));
+
+  /** receiptsFor, for the stored SMS submitted over SMPP: the SMS of every other way in never get here. */
+  private async receiptsOfSmppChanges(trx: Executor, changes: SmsStatusChange[]): Promise<number> {
+    // Only a final status can owe a receipt: most changes of SMPP's own (processing, sent) cost no query.
+    const stored = changes.filter((change) => smppOutcome(newStatus(change), change.reason).final);
     if (stored.length === 0) return 0;
     const submissions = new Map((await smpp.submissionsOf(trx, stored.map((change) => change.sms.id))).map((s) => [s.smsId, s]));
     const rows: smpp.NewPendingDeliver[] = [];

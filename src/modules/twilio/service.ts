@@ -10,7 +10,7 @@ import { AppError } from '../../common/errors.ts';
 import { SecretUnreadableError, type SecretBox } from '../webhooks/outbound/secret-box.ts';
 import { credentialUnreadable } from './errors.ts';
 import type { FormattedDelivery } from '../webhooks/registration/service.ts';
-import type { SmsStatusChange } from '../delivery/status-change.ts';
+import { changesCameIn, type SmsStatusChange } from '../delivery/status-change.ts';
 import type { IncomingSmsRow } from '../incoming/types.ts';
 import { inboundParams, statusCallbackParams, twilioSteps } from './callback-params.ts';
 import { isAccountSid, newAccountSid, newAuthToken } from './sids.ts';
@@ -36,6 +36,9 @@ export interface TwilioCaller {
   sid: string;
   authToken: string;
 }
+
+/** The StatusCallbacks of a batch with no SMS sent through the Twilio API: one empty list, shared, so frozen. */
+const NO_CALLBACKS: readonly FormattedDelivery[] = Object.freeze([]);
 
 export class TwilioService {
   constructor(
@@ -168,11 +171,10 @@ export class TwilioService {
    * The StatusCallbacks that status changes call for, one per Twilio status each tracked SMS
    * passes; the webhooks module writes them with the changes' other events, in their transaction.
    */
-  readonly statusCallbacks = async (trx: Executor, changes: SmsStatusChange[]): Promise<FormattedDelivery[]> => {
-    // Only an SMS sent through the Twilio API can have a StatusCallback: the SMS of every other
-    // way in cost no query.
-    const stored = changes.filter((change) => change.sms.way_in === 'twilio' && !change.transient);
-    if (stored.length === 0) return [];
+  readonly statusCallbacks = changesCameIn('twilio', NO_CALLBACKS, (trx, changes) => this.callbacksOfTwilioChanges(trx, changes));
+
+  /** statusCallbacks, for the stored SMS sent through the Twilio API: the SMS of every other way in never get here. */
+  private async callbacksOfTwilioChanges(trx: Executor, stored: SmsStatusChange[]): Promise<readonly FormattedDelivery[]> {
     const tracked = new Map((await twilio.trackedSms(trx, [...new Set(stored.map((change) => change.sms.id))])).map((row) => [row.sms_id, row]));
     const deliveries: FormattedDelivery[] = [];
     for (const change of stored) {
@@ -184,7 +186,7 @@ export class TwilioService {
       }
     }
     return deliveries;
-  };
+  }
 
   /**
    * Whether a TwiML answer to an incoming SMS may be sent: the first delivery to answer one with a
