@@ -20,8 +20,8 @@ const unused: never = new Proxy<() => void>(function standIn() {}, {
 }) as never;
 
 /** The Extended API's document, as the gateway serves it at /api/ext/v1/openapi.json less its other families. */
-export function extendedDocument(): Record<string, unknown> {
+export async function extendedDocument(): Promise<Record<string, unknown>> {
   const broker = { mqttPort: () => 1883, mqttTls: false, mqttPublicUrl: undefined, publicUrl: undefined };
-  const routes = extendedRoutes(unused, { broker, session: { secure: false, maxAgeSeconds: 0 } });
+  const routes = await extendedRoutes(unused, { broker, session: { secure: false, maxAgeSeconds: 0 } });
   return buildOpenApi([{ prefix: EXTENDED_PREFIX, routes }], PACKAGE_VERSION);
 }

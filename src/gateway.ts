@@ -156,7 +156,7 @@ export class Gateway {
         config,
         logger,
         version: VERSION,
-        extendedRoutes: composition.routes({
+        extendedRoutes: await composition.routes({
           broker: {
             // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
             mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
@@ -168,7 +168,7 @@ export class Gateway {
           },
           session: { secure: config.sessions.secureCookie, maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000) },
         }),
-        phoneRoutes: composition.phoneRoutes(),
+        phoneRoutes: await composition.phoneRoutes(),
         health: { brokerListening: () => channel?.listening === true, ...(shared ? { redis: () => shared.check() } : {}), draining: () => draining },
         metricsEndpoint,
         certificates,

@@ -59,13 +59,13 @@ export class Composition {
   }
 
   /** The Extended API's routes (once `makeAll` has run), feature by feature in the declared order (the OpenAPI document's). */
-  routes(options: RouteOptions): RouteDefinition[] {
-    return this.features.flatMap((feature) => feature.routes?.(this.all(), options) ?? []);
+  async routes(options: RouteOptions): Promise<RouteDefinition[]> {
+    return (await Promise.all(this.features.map((feature) => feature.routes?.(this.all(), options) ?? []))).flat();
   }
 
   /** The phones' own HTTP endpoints, feature by feature in the declared order. */
-  phoneRoutes(): RouteDefinition[] {
-    return this.features.flatMap((feature) => feature.phoneRoutes?.(this.all()) ?? []);
+  async phoneRoutes(): Promise<RouteDefinition[]> {
+    return (await Promise.all(this.features.map((feature) => feature.phoneRoutes?.(this.all()) ?? []))).flat();
   }
 
   /** What runs while the gateway runs, in the declared order. */

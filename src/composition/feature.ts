@@ -85,10 +85,14 @@ export interface Feature<Provided extends ServiceName = ServiceName> {
   /** Whether it is on in this configuration; on when not said. */
   enabled?(config: Config): boolean;
   listens?: readonly Listening[];
-  /** Its Extended API routes; asked once every feature is made. */
-  routes?(services: Services, options: RouteOptions): RouteDefinition[];
-  /** The phones' own HTTP endpoints (uploads with device credentials), apart from the API; asked once every feature is made. */
-  phoneRoutes?(services: Services): RouteDefinition[];
+  /**
+   * Its Extended API routes; asked once every feature is made. The route files are imported here,
+   * when asked (`await import(...)`), not with the feature: a one-shot command makes the account
+   * features and serves no route, and loading every route's schemas would double its start.
+   */
+  routes?(services: Services, options: RouteOptions): Promise<RouteDefinition[]>;
+  /** The phones' own HTTP endpoints (uploads with device credentials), apart from the API; as `routes`. */
+  phoneRoutes?(services: Services): Promise<RouteDefinition[]>;
   /** What it runs while the gateway runs, started in the order features are declared; asked once every feature is made. */
   runs?(services: Services, context: FeatureContext): Running[];
 }

@@ -69,6 +69,6 @@ export const GATEWAY_FEATURES: readonly SomeFeature[] = [
  * what the running gateway serves, and what the API types of the SDK and the panel are generated
  * from (scripts/generate-sdk-types.ts), so they cannot differ.
  */
-export function extendedRoutes(services: Services, options: RouteOptions): RouteDefinition[] {
-  return GATEWAY_FEATURES.flatMap((feature) => feature.routes?.(services, options) ?? []);
+export async function extendedRoutes(services: Services, options: RouteOptions): Promise<RouteDefinition[]> {
+  return (await Promise.all(GATEWAY_FEATURES.map((feature) => feature.routes?.(services, options) ?? []))).flat();
 }

@@ -1,6 +1,5 @@
 // Accounts: who owns everything else, enabled or disabled by an instance administrator.
 import { defineFeature } from '../../composition/feature.ts';
-import { accountRoutes } from '../../api/extended/accounts/routes.ts';
 import { AccountService } from './service.ts';
 
 declare module '../../composition/feature.ts' {
@@ -14,5 +13,8 @@ export const accountsFeature = defineFeature({
   provides: ['accounts'],
   make: ({ db, logger }, need) => ({ accounts: new AccountService(db, logger.child({ component: 'accounts' }), need('invalidation')) }),
   // Deleting an account takes everything it owns along: the route is handed every service.
-  routes: (services) => accountRoutes(services.accounts, services.users, services),
+  routes: async (services) => {
+    const { accountRoutes } = await import('../../api/extended/accounts/routes.ts');
+    return accountRoutes(services.accounts, services.users, services);
+  },
 });

@@ -1,7 +1,5 @@
 // Calls: the call log the phones report, and the recordings they upload.
 import { defineFeature } from '../../composition/feature.ts';
-import { callRoutes } from '../../api/extended/calls/routes.ts';
-import { deviceRecordingRoutes, recordingRoutes } from '../../api/extended/calls/recordings/routes.ts';
 import { openRecordingStore } from './recordings/open-store.ts';
 import { RecordingRetention } from './recordings/retention.ts';
 import { RecordingService } from './recordings/service.ts';
@@ -41,7 +39,14 @@ export const callsFeature = defineFeature({
       },
     },
   ],
-  routes: ({ calls, recordings }) => [...callRoutes(calls), ...recordingRoutes(recordings)],
-  phoneRoutes: ({ recordings, devices, authThrottle }) => deviceRecordingRoutes(recordings, devices, authThrottle),
+  routes: async ({ calls, recordings }) => {
+    const { recordingRoutes } = await import('../../api/extended/calls/recordings/routes.ts');
+    const { callRoutes } = await import('../../api/extended/calls/routes.ts');
+    return [...callRoutes(calls), ...recordingRoutes(recordings)];
+  },
+  phoneRoutes: async ({ recordings, devices, authThrottle }) => {
+    const { deviceRecordingRoutes } = await import('../../api/extended/calls/recordings/routes.ts');
+    return deviceRecordingRoutes(recordings, devices, authThrottle);
+  },
   runs: ({ recordingRetention }) => [{ name: 'recording retention', start: () => recordingRetention.start(), stop: () => recordingRetention.stop(), stopsIn: 'phones-gone' }],
 });

@@ -1,7 +1,5 @@
 // Contacts, groups of contacts and message templates, and sending to them.
 import { defineFeature } from '../../composition/feature.ts';
-import { contactRoutes } from '../../api/extended/contacts/routes.ts';
-import { contactSendRoutes } from '../../api/extended/contacts/send-routes.ts';
 import { ContactService } from './service.ts';
 
 declare module '../../composition/feature.ts' {
@@ -15,5 +13,9 @@ export const contactsFeature = defineFeature({
   name: 'contacts',
   provides: ['contacts'],
   make: ({ db, config, clock }) => ({ contacts: new ContactService(db, clock, config.defaultPhoneRegion) }),
-  routes: (services) => [...contactSendRoutes(services), ...contactRoutes(services.contacts)],
+  routes: async (services) => {
+    const { contactRoutes } = await import('../../api/extended/contacts/routes.ts');
+    const { contactSendRoutes } = await import('../../api/extended/contacts/send-routes.ts');
+    return [...contactSendRoutes(services), ...contactRoutes(services.contacts)];
+  },
 });

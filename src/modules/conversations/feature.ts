@@ -1,6 +1,5 @@
 // Conversations: one per remote number, with its last activity, newest SMS each way and unread count.
 import { defineFeature } from '../../composition/feature.ts';
-import { conversationRoutes } from '../../api/extended/conversations/routes.ts';
 import { hearingMmsText } from '../mms/received-text.ts';
 import { ConversationService } from './service.ts';
 
@@ -27,7 +26,10 @@ export const conversationsFeature = defineFeature({
       },
     },
   ],
-  routes: (services) => conversationRoutes(services),
+  routes: async (services) => {
+    const { conversationRoutes } = await import('../../api/extended/conversations/routes.ts');
+    return conversationRoutes(services);
+  },
   // Conversations moved by the last requests' SMS are written before the database closes.
   runs: ({ conversations }) => [{ name: 'conversations', start: () => {}, stop: () => conversations.stop(), stopsIn: 'last' }],
 });

@@ -1,7 +1,6 @@
 // Delivery: hands queued SMS to phones as tasks, paced and failed over, and applies what the
 // phones report (sent, delivered, failed).
 import { defineFeature } from '../../composition/feature.ts';
-import { deliveryRoutes } from '../../api/extended/delivery/routes.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { PauseAnnouncer } from './pause-announcer.ts';
 import { StatusIngestor } from './status-ingestor.ts';
@@ -65,7 +64,10 @@ export const deliveryFeature = defineFeature({
         wireDeliveryWebhooks({ db, outbox: need('outbox'), sender: need('webhookSender'), events, devices: need('devices'), statusCallbacks: need('twilio').statusCallbacks }),
     },
   ],
-  routes: ({ tasks }) => deliveryRoutes(tasks),
+  routes: async ({ tasks }) => {
+    const { deliveryRoutes } = await import('../../api/extended/delivery/routes.ts');
+    return deliveryRoutes(tasks);
+  },
   runs: ({ dispatcher, pauseAnnouncer, statusIngestor }) => [
     { name: 'dispatcher', start: () => dispatcher.start(), stop: () => dispatcher.stop(), stopsIn: 'work' },
     { name: 'pause announcer', start: () => pauseAnnouncer.start(), stop: () => pauseAnnouncer.stop(), stopsIn: 'work' },

@@ -1,6 +1,5 @@
 // Devices: the phones and modems of an account, their settings, and whether they are online.
 import { defineFeature } from '../../composition/feature.ts';
-import { deviceRoutes } from '../../api/extended/devices/routes.ts';
 import { DevicePresence } from './presence.ts';
 import { DeviceService } from './service.ts';
 import { wireDeviceWebhooks } from './webhook-wiring.ts';
@@ -27,7 +26,10 @@ export const devicesFeature = defineFeature({
         wireDeviceWebhooks({ db, outbox: need('outbox'), sender: need('webhookSender'), events, devices: need('devices'), invalidation: need('invalidation'), logger: logger.child({ component: 'webhooks' }) }),
     },
   ],
-  routes: (services, { broker }) => deviceRoutes(services, broker),
+  routes: async (services, { broker }) => {
+    const { deviceRoutes } = await import('../../api/extended/devices/routes.ts');
+    return deviceRoutes(services, broker);
+  },
   runs: ({ presence, devices }) => [
     // Finds phones gone silent; stops while phones are still connected, before they are all closed.
     { name: 'presence', start: () => presence.start(), stop: () => presence.stop(), stopsIn: 'work' },

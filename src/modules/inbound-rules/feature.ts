@@ -1,7 +1,6 @@
 // Inbound rules: tried on every received SMS and MMS text (auto-reply, forward by email or
 // webhook, tag), with their counts; and the gateway's one mail relay, which email to SMS uses too.
 import { defineFeature } from '../../composition/feature.ts';
-import { inboundRuleRoutes } from '../../api/extended/inbound-rules/routes.ts';
 import { applyInboundRules } from '../../use-cases/apply-inbound-rules.ts';
 import { receivedText } from '../mms/received-text.ts';
 import { smtpMailer, type Mailer } from './mailer.ts';
@@ -43,5 +42,8 @@ export const inboundRulesFeature = defineFeature({
       },
     },
   ],
-  routes: ({ inboundRules }) => inboundRuleRoutes(inboundRules),
+  routes: async ({ inboundRules }) => {
+    const { inboundRuleRoutes } = await import('../../api/extended/inbound-rules/routes.ts');
+    return inboundRuleRoutes(inboundRules);
+  },
 });

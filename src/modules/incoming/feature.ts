@@ -1,6 +1,5 @@
 // Incoming SMS: what the phones received, stored once and told to webhooks.
 import { defineFeature } from '../../composition/feature.ts';
-import { incomingRoutes } from '../../api/extended/incoming/routes.ts';
 import { IncomingService } from './service.ts';
 import { wireIncomingWebhooks } from './webhook-wiring.ts';
 
@@ -15,5 +14,8 @@ export const incomingFeature = defineFeature({
   provides: ['incoming'],
   make: ({ db }, need) => ({ incoming: new IncomingService(db, need('events')) }),
   listens: [{ register: (events, need) => wireIncomingWebhooks(events, need('outbox'), need('webhookSender')) }],
-  routes: ({ incoming }) => incomingRoutes(incoming),
+  routes: async ({ incoming }) => {
+    const { incomingRoutes } = await import('../../api/extended/incoming/routes.ts');
+    return incomingRoutes(incoming);
+  },
 });

@@ -1,6 +1,5 @@
 // The control panel's live event streams (GET /events): ids and states, fed by the event seam.
 import { defineFeature } from '../../composition/feature.ts';
-import { liveRoutes } from '../../api/extended/live/routes.ts';
 import { LiveHub } from './hub.ts';
 import { wireLive } from './wiring.ts';
 
@@ -16,7 +15,10 @@ export const liveFeature = defineFeature({
   provides: ['live'],
   make: ({ parts }) => ({ live: new LiveHub(parts.cluster?.live) }),
   listens: [{ register: (events, need) => wireLive(need('live'), events) }],
-  routes: ({ live }) => liveRoutes(live),
+  routes: async ({ live }) => {
+    const { liveRoutes } = await import('../../api/extended/live/routes.ts');
+    return liveRoutes(live);
+  },
   // Event streams never end by themselves: they end as the server closes, or closing it waits for them.
   runs: ({ live }) => [{ name: 'live streams', start: () => {}, stop: () => live.endAll(), stopsIn: 'requests' }],
 });

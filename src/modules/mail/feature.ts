@@ -1,7 +1,6 @@
 // Email to SMS: who wrote to which number by email, and their replies back by email. The SMTP
 // listener that takes the mail is its own feature (listener-feature.ts), on with SMTP_PORT.
 import { defineFeature } from '../../composition/feature.ts';
-import { mailRoutes } from '../../api/extended/mail/routes.ts';
 import { MailService } from './service.ts';
 
 declare module '../../composition/feature.ts' {
@@ -24,5 +23,8 @@ export const mailFeature = defineFeature({
       },
     },
   ],
-  routes: ({ mail }) => mailRoutes(mail),
+  routes: async ({ mail }) => {
+    const { mailRoutes } = await import('../../api/extended/mail/routes.ts');
+    return mailRoutes(mail);
+  },
 });

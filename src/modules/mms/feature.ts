@@ -1,8 +1,6 @@
 // MMS: media uploads and downloads, MMS out (their parts added to their tasks) and in (reports,
 // part uploads), and the sweeps that end overdue ones and remove old media.
 import { defineFeature } from '../../composition/feature.ts';
-import { mmsRoutes } from '../../api/extended/mms/routes.ts';
-import { deviceMmsRoutes } from '../../api/extended/mms/device-routes.ts';
 import type { DeviceLink } from '../delivery/dispatcher.ts';
 import { openRecordingStore } from '../calls/recordings/open-store.ts';
 import { RecordingRetention } from '../calls/recordings/retention.ts';
@@ -43,8 +41,14 @@ export const mmsFeature = defineFeature({
     };
   },
   listens: [{ register: (events, need) => wireMmsWebhooks(events, need('outbox'), need('webhookSender')) }],
-  routes: (services) => mmsRoutes(services),
-  phoneRoutes: ({ media, mms, devices, authThrottle }) => deviceMmsRoutes(media, mms, devices, authThrottle),
+  routes: async (services) => {
+    const { mmsRoutes } = await import('../../api/extended/mms/routes.ts');
+    return mmsRoutes(services);
+  },
+  phoneRoutes: async ({ media, mms, devices, authThrottle }) => {
+    const { deviceMmsRoutes } = await import('../../api/extended/mms/device-routes.ts');
+    return deviceMmsRoutes(media, mms, devices, authThrottle);
+  },
   runs: ({ mediaRetention, overdueMms }) => [
     { name: 'media retention', start: () => mediaRetention.start(), stop: () => mediaRetention.stop(), stopsIn: 'phones-gone' },
     { name: 'overdue MMS sweep', start: () => overdueMms.start(), stop: () => overdueMms.stop(), stopsIn: 'phones-gone' },

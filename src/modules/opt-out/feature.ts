@@ -1,7 +1,6 @@
 // Opt-out: the suppression list (numbers that sent STOP), the account's keywords and answers, and
 // the hashed list the phones hold to refuse an encrypted SMS to a listed number.
 import { defineFeature } from '../../composition/feature.ts';
-import { optOutRoutes } from '../../api/extended/opt-out/routes.ts';
 import { answerOptOut } from '../../use-cases/answer-opt-out.ts';
 import { pushOptedOutListOnChange } from '../../use-cases/push-opted-out-list.ts';
 import { hearingMmsText } from '../mms/received-text.ts';
@@ -50,5 +49,8 @@ export const optOutFeature = defineFeature({
         }),
     },
   ],
-  routes: ({ optOut }) => optOutRoutes(optOut),
+  routes: async ({ optOut }) => {
+    const { optOutRoutes } = await import('../../api/extended/opt-out/routes.ts');
+    return optOutRoutes(optOut);
+  },
 });

@@ -1,6 +1,5 @@
 // Retention: how long each account keeps message text (numbers then hashed or not), applied hourly.
 import { defineFeature } from '../../composition/feature.ts';
-import { retentionRoutes } from '../../api/extended/retention/routes.ts';
 import { RetentionSweep } from '../../use-cases/retention-sweep.ts';
 import { MmsRedaction } from '../mms/redaction/service.ts';
 import { RetentionService } from './service.ts';
@@ -32,6 +31,9 @@ export const retentionFeature = defineFeature({
     };
     return { retention, retentionSweep: new RetentionSweep(sweeping, clock, logger.child({ component: 'retention' })) };
   },
-  routes: (services) => retentionRoutes(services),
+  routes: async (services) => {
+    const { retentionRoutes } = await import('../../api/extended/retention/routes.ts');
+    return retentionRoutes(services);
+  },
   runs: ({ retentionSweep }) => [{ name: 'retention sweep', start: () => retentionSweep.start(), stop: () => retentionSweep.stop(), stopsIn: 'phones-gone' }],
 });

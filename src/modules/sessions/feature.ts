@@ -1,6 +1,5 @@
 // The control panel's logins: sessions behind a cookie, and the throttle of failed logins.
 import { defineFeature } from '../../composition/feature.ts';
-import { sessionRoutes } from '../../api/extended/sessions/routes.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { SessionService } from './service.ts';
 
@@ -27,5 +26,8 @@ export const sessionsFeature = defineFeature({
       inCommands: true,
     },
   ],
-  routes: ({ sessions, loginThrottle }, { session }) => sessionRoutes(sessions, loginThrottle, session),
+  routes: async ({ sessions, loginThrottle }, { session }) => {
+    const { sessionRoutes } = await import('../../api/extended/sessions/routes.ts');
+    return sessionRoutes(sessions, loginThrottle, session);
+  },
 });

@@ -2,7 +2,6 @@
 // written on every node, whether or not it listens for SMPP itself: a status change is applied
 // by whichever node holds the phone, and the ESME may be bound to another.
 import { defineFeature } from '../../composition/feature.ts';
-import { smppRoutes } from '../../api/extended/smpp/routes.ts';
 import { SmppService } from './service.ts';
 
 declare module '../../composition/feature.ts' {
@@ -28,5 +27,8 @@ export const smppFeature = defineFeature({
       },
     },
   ],
-  routes: ({ smpp }) => smppRoutes(smpp),
+  routes: async ({ smpp }) => {
+    const { smppRoutes } = await import('../../api/extended/smpp/routes.ts');
+    return smppRoutes(smpp);
+  },
 });

@@ -1,6 +1,5 @@
 // The dashboard's summary: counts and rates, read only.
 import { defineFeature } from '../../composition/feature.ts';
-import { statsRoutes } from '../../api/extended/stats/routes.ts';
 import { StatsService } from './service.ts';
 
 declare module '../../composition/feature.ts' {
@@ -14,5 +13,8 @@ export const statsFeature = defineFeature({
   name: 'stats',
   provides: ['stats'],
   make: ({ db, clock }, need) => ({ stats: new StatsService(db, need('presence'), clock) }),
-  routes: ({ stats }) => statsRoutes(stats),
+  routes: async ({ stats }) => {
+    const { statsRoutes } = await import('../../api/extended/stats/routes.ts');
+    return statsRoutes(stats);
+  },
 });

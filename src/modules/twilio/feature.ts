@@ -1,6 +1,5 @@
 // The Twilio-compatible API's credentials, and what it owes to their sms_url and StatusCallbacks.
 import { defineFeature } from '../../composition/feature.ts';
-import { twilioCredentialRoutes } from '../../api/extended/twilio/routes.ts';
 import { TwilioService } from './service.ts';
 
 declare module '../../composition/feature.ts' {
@@ -18,5 +17,8 @@ export const twilioFeature = defineFeature({
     // Incoming SMS go to the sms_url of the account's Twilio credentials ("twilio" format deliveries).
     { register: (events, need) => void events.listen('incoming.stored', need('twilio').incomingStored) },
   ],
-  routes: ({ twilio }) => twilioCredentialRoutes(twilio),
+  routes: async ({ twilio }) => {
+    const { twilioCredentialRoutes } = await import('../../api/extended/twilio/routes.ts');
+    return twilioCredentialRoutes(twilio);
+  },
 });

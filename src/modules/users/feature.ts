@@ -1,6 +1,5 @@
 // The control panel's users of an account, with their roles and passwords.
 import { defineFeature } from '../../composition/feature.ts';
-import { userRoutes } from '../../api/extended/users/routes.ts';
 import { UserService } from './service.ts';
 
 declare module '../../composition/feature.ts' {
@@ -13,5 +12,8 @@ export const usersFeature = defineFeature({
   name: 'users',
   provides: ['users'],
   make: ({ db, logger, config }, need) => ({ users: new UserService(db, logger.child({ component: 'users' }), need('events'), config.sessions.passwordHashCost) }),
-  routes: ({ users }) => userRoutes(users),
+  routes: async ({ users }) => {
+    const { userRoutes } = await import('../../api/extended/users/routes.ts');
+    return userRoutes(users);
+  },
 });

@@ -1,6 +1,5 @@
 // USSD sessions through the phones, and the sweep that ends those nobody answered in time.
 import { defineFeature } from '../../composition/feature.ts';
-import { ussdRoutes } from '../../api/extended/ussd/routes.ts';
 import { UssdService } from './service.ts';
 import { wireUssdWebhooks } from './webhook-wiring.ts';
 
@@ -18,6 +17,9 @@ export const ussdFeature = defineFeature({
     ussd: new UssdService(db, need('devices'), need('presence'), need('events'), clock, logger.child({ component: 'ussd' }), { defaultTimeoutMs: config.ussdTimeoutMs, sweepIntervalMs: 1_000 }, parts.ussdLink),
   }),
   listens: [{ register: (events, need) => wireUssdWebhooks(events, need('outbox'), need('webhookSender')) }],
-  routes: ({ ussd }) => ussdRoutes(ussd),
+  routes: async ({ ussd }) => {
+    const { ussdRoutes } = await import('../../api/extended/ussd/routes.ts');
+    return ussdRoutes(ussd);
+  },
   runs: ({ ussd }) => [{ name: 'USSD expiry', start: () => ussd.startExpiry(), stop: () => ussd.stopExpiry(), stopsIn: 'phones-gone' }],
 });

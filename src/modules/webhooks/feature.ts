@@ -2,7 +2,6 @@
 // transaction of what they tell. Sending them is the sender's feature (sender-feature.ts), which a
 // one-shot command does not load.
 import { defineFeature } from '../../composition/feature.ts';
-import { webhookRoutes } from '../../api/extended/webhooks/registration/routes.ts';
 import { DestinationGuard } from './outbound/destination-guard.ts';
 import { SecretBox } from './outbound/secret-box.ts';
 import { WebhookOutbox } from './ordering/outbox.ts';
@@ -37,5 +36,8 @@ export const webhooksFeature = defineFeature({
       inCommands: true,
     },
   ],
-  routes: ({ webhooks }) => webhookRoutes(webhooks),
+  routes: async ({ webhooks }) => {
+    const { webhookRoutes } = await import('../../api/extended/webhooks/registration/routes.ts');
+    return webhookRoutes(webhooks);
+  },
 });
