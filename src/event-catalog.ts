@@ -4,6 +4,7 @@
 // there first (what follows from the change commits or fails with it), and again once it commits;
 // the others are heard as they happen.
 import type { DomainEvents } from './events/domain-events.ts';
+import type { CacheEvents } from './cluster/cache-events.ts';
 import type { CallsEvents } from './modules/calls/domain-events.ts';
 import type { DeliveryEvents } from './modules/delivery/domain-events.ts';
 import type { DevicesEvents } from './modules/devices/domain-events.ts';
@@ -16,7 +17,7 @@ import type { UsersEvents } from './modules/users/domain-events.ts';
 import type { UssdEvents } from './modules/ussd/domain-events.ts';
 import type { WebhooksEvents } from './modules/webhooks/domain-events.ts';
 
-/** Every module's events. */
+/** Every module's events, and the news other nodes send. */
 type ModuleEvents = [
   MessagesEvents,
   DeliveryEvents,
@@ -29,6 +30,7 @@ type ModuleEvents = [
   SmppEvents,
   OptOutEvents,
   WebhooksEvents,
+  CacheEvents,
 ];
 
 export type DomainEventMap = Joined<ModuleEvents>;

@@ -15,6 +15,7 @@ import { describeEnvironmentError } from './common/errors.ts';
 import { createMetrics, gatewayComposition, type Services } from './services.ts';
 import { createHttpServer } from './api/http-server.ts';
 import { startAll, stopAll } from './composition/composition.ts';
+import { extendedRoutes, phoneRoutes } from './composition/extended-routes.ts';
 import type { Running } from './composition/feature.ts';
 import { LISTEN_BACKLOG } from './http/server-limits.ts';
 import { createBroker, DeviceChannel, type DeviceBroker } from '../broker/device-channel.ts';
@@ -22,7 +23,6 @@ import { brokerPorts } from './api/mqtt/broker-ports.ts';
 import { OptedOutLists } from './modules/opt-out/device-list.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
 import { ensurePortsFree, type PlannedPort } from './common/ports-free.ts';
-import { meterGateway } from './use-cases/meter-gateway.ts';
 import { connectCluster, type Cluster } from './cluster/cluster.ts';
 import { readCertificatePair, type CertificatePair } from './tls/certificate-pair.ts';
 import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
@@ -140,14 +140,11 @@ export class Gateway {
       await cluster?.start({
         presence: services.presence,
         live: services.live,
-        work: {
-          onQueued: (listener) => services.events.on('sms.queued', listener),
-          arrived: (work) => services.dispatcher.workArrived(work),
-        },
+        work: { arrived: (work) => services.dispatcher.workArrived(work) },
         acceptTransient: (sms) => services.dispatcher.acceptTransient(sms),
       });
       const shared = cluster;
-      meterGateway(services, logger.child({ component: 'metrics' }));
+      composition.meter();
       if (config.tls && firstPair) certificates = new CertificateReloader(config.tls, firstPair, logger.child({ component: 'tls' }), services.metrics);
       let channel: DeviceChannel | undefined;
       let draining = false;
@@ -156,7 +153,7 @@ export class Gateway {
         config,
         logger,
         version: VERSION,
-        extendedRoutes: await composition.routes({
+        extendedRoutes: extendedRoutes(services, {
           broker: {
             // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
             mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
@@ -168,7 +165,7 @@ export class Gateway {
           },
           session: { secure: config.sessions.secureCookie, maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000) },
         }),
-        phoneRoutes: await composition.phoneRoutes(),
+        phoneRoutes: phoneRoutes(services),
         health: { brokerListening: () => channel?.listening === true, ...(shared ? { redis: () => shared.check() } : {}), draining: () => draining },
         metricsEndpoint,
         certificates,

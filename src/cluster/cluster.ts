@@ -35,8 +35,8 @@ export interface ClusterRelays {
   presence: LocalPresence;
   /** This node's live streams. */
   live: LocalLiveStreams;
-  /** SMS queued here (the other nodes are woken for them), and where the others' work goes. */
-  work: { onQueued(listener: (sms: QueuedSms) => void): void; arrived(work: WorkArrived): void };
+  /** Where the other nodes' new work goes. */
+  work: { arrived(work: WorkArrived): void };
   /** A no_store SMS another node handed to a phone of this one; false if the phone is no longer here. */
   acceptTransient(sms: HandedOverSms): boolean;
 }
@@ -50,6 +50,8 @@ export interface Cluster {
   transients: TransientHandOff;
   /** Live events to and from the streams open on other nodes. */
   live: LiveRelay;
+  /** Wakes the other nodes for SMS queued here. */
+  wakeUps: { queued(sms: QueuedSms): void };
   /** What the broker shares; call once, before the broker is made. */
   broker(): BrokerCluster;
   /** Starts relaying, once the services exist (before the broker listens). */
@@ -78,6 +80,7 @@ export async function connectCluster(config: Config, clock: Clock, metrics: Metr
     presence,
     transients: handOff,
     live,
+    wakeUps,
     broker: () => ({
       mq: createClusterEmitter({ url: redisUrl, prefix: redisPrefix, concurrency: EMITTER_CONCURRENCY }, metrics, logger),
       retained: { redis: link.client, key: `${redisPrefix}:mqtt:retained` },
@@ -88,7 +91,7 @@ export async function connectCluster(config: Config, clock: Clock, metrics: Metr
       await presence.start(relays.presence);
       metrics.gauge('cluster_nodes', 'Nodes of the deployment whose presence lease was alive at the last check', () => presence.counts.nodes);
       metrics.gauge('cluster_devices_elsewhere', 'Phones connected to the other nodes, as this node knows', () => presence.counts.phonesElsewhere);
-      await wakeUps.start(relays.work.onQueued, relays.work.arrived);
+      await wakeUps.start(relays.work.arrived);
       await handOff.start(relays.acceptTransient);
       await live.start(relays.live);
       logger.info({ instance: presence.instance, leaseMs: config.presenceLeaseMs }, 'joined the cluster');

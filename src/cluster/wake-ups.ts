@@ -45,16 +45,15 @@ export class ClusterWakeUps {
     this.channel = `${prefix}:work`;
   }
 
-  /**
-   * Sends this node's new work to the others (`onQueued` registers a listener of the SMS queued
-   * here), and hands theirs to `onWork`.
-   */
-  async start(onQueued: (listener: (sms: QueuedSms) => void) => void, onWork: (work: WorkArrived) => void): Promise<void> {
-    onQueued((sms) => {
-      if (sms.device_id) this.devices.add(sms.device_id);
-      else this.accounts.add(sms.account_id);
-      this.schedule();
-    });
+  /** An SMS was queued here: the other nodes are woken for it (with the others queued in the same turn). */
+  queued(sms: QueuedSms): void {
+    if (sms.device_id) this.devices.add(sms.device_id);
+    else this.accounts.add(sms.account_id);
+    this.schedule();
+  }
+
+  /** Hands the other nodes' new work to `onWork`. */
+  async start(onWork: (work: WorkArrived) => void): Promise<void> {
     this.link.onMessage((channel, raw) => {
       if (channel !== this.channel) return;
       const work = parse(raw, this.from);

@@ -1,10 +1,8 @@
 // Makes the gateway out of its features: each service made once, when first needed (so features
 // never say in which order they are made), listeners registered in the order features are
 // declared, routes gathered in that order, running parts started and stopped by phase.
-import type { RouteDefinition } from '../http/route.ts';
 import type { GatewayEvents } from '../event-catalog.ts';
 import { STOP_PHASES, type SomeFeature, type FeatureContext, type Need, type Running, type ServiceName, type Services } from './feature.ts';
-import type { RouteOptions } from './route-options.ts';
 
 /** Made for the whole gateway, or only what a one-shot command asks for. */
 export type CompositionMode = 'gateway' | 'command';
@@ -58,14 +56,9 @@ export class Composition {
     return this.all();
   }
 
-  /** The Extended API's routes (once `makeAll` has run), feature by feature in the declared order (the OpenAPI document's). */
-  async routes(options: RouteOptions): Promise<RouteDefinition[]> {
-    return (await Promise.all(this.features.map((feature) => feature.routes?.(this.all(), options) ?? []))).flat();
-  }
-
-  /** The phones' own HTTP endpoints, feature by feature in the declared order. */
-  async phoneRoutes(): Promise<RouteDefinition[]> {
-    return (await Promise.all(this.features.map((feature) => feature.phoneRoutes?.(this.all()) ?? []))).flat();
+  /** Registers every feature's figures on /metrics. */
+  meter(): void {
+    for (const feature of this.features) feature.meters?.(this.all(), this.context);
   }
 
   /** What runs while the gateway runs, in the declared order. */

@@ -8,7 +8,8 @@ import type { Database } from '../storage/database.ts';
 import { Metrics } from '../common/metrics.ts';
 import { Admission } from '../common/admission.ts';
 import { AuthThrottle } from '../common/auth-throttle.ts';
-import { CacheInvalidation } from '../cluster/invalidation.ts';
+import { poolConnections, poolPendingAcquires } from '../storage/pool-gauges.ts';
+import { CACHE_KINDS, CacheInvalidation } from '../cluster/invalidation.ts';
 import { defineFeature } from './feature.ts';
 
 declare module './feature.ts' {
@@ -46,6 +47,32 @@ export const coreFeature = defineFeature({
       authThrottle: new AuthThrottle(config.authThrottle, clock, { metrics, logger: logger.child({ component: 'auth' }) }),
       invalidation: parts.invalidation ?? new CacheInvalidation(logger.child({ component: 'cluster' })),
     };
+  },
+  listens: [
+    {
+      // News from other nodes enters the seam here, and only here: whoever caches hears it there.
+      register: (events, need) => {
+        const invalidation = need('invalidation');
+        for (const kind of CACHE_KINDS) invalidation.on(kind, (id) => void events.emit('cache.changed_elsewhere', { kind, id }));
+        invalidation.onReset(() => void events.emit('cache.news_missed', {}));
+      },
+    },
+  ],
+  meters: ({ metrics, db }, { logger }) => {
+    metrics.sampledGauge(
+      'db_pool_connections',
+      'database connections of this process: state="used" (running a query or transaction) or "free"',
+      ['state'],
+      () => poolConnections(db),
+      (error) => logger.warn({ err: error }, 'metrics: reading db_pool_connections failed'),
+    );
+    metrics.sampledGauge(
+      'db_pool_pending_acquires',
+      'queries and transactions waiting for a free database connection',
+      [],
+      () => poolPendingAcquires(db),
+      (error) => logger.warn({ err: error }, 'metrics: reading db_pool_pending_acquires failed'),
+    );
   },
   runs: ({ admission }) => [{ name: 'admission', start: () => {}, stop: () => admission.stop(), stopsIn: 'last' }],
 });

@@ -6,21 +6,23 @@
 // - which services it provides, as members of `Services` (it adds them to that interface itself,
 //   with `declare module`), and how they are made from what it needs;
 // - who it hears on the event seam (its listeners are registered there and nowhere else);
-// - its Extended API routes, in the order the OpenAPI document lists them;
+// - its figures on /metrics;
 // - what runs while the gateway runs (timers, sweeps, listeners of other protocols), and in which
 //   phase of a stop each part stops;
 // - whether it is on in this configuration: a feature that is off makes and registers nothing.
 //
 // What a feature needs it asks for by name (`need('devices')`); the composition makes the feature
 // that provides it first. A feature therefore never says in which order features are made.
+//
+// Its routes are a way in, declared under src/api/extended/<feature>/ and handed their services in
+// src/composition/extended-routes.ts, in the order of the OpenAPI document: a one-shot command
+// loads the account features, and must not load every route's schemas with them.
 import type { Config } from '../config.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Clock } from '../common/clock.ts';
 import type { Database } from '../storage/database.ts';
-import type { RouteDefinition } from '../http/route.ts';
 import type { GatewayEvents } from '../event-catalog.ts';
 import type { ServiceParts } from './service-parts.ts';
-import type { RouteOptions } from './route-options.ts';
 
 /**
  * Every service of the gateway, by name. Empty here: each feature adds the members it provides
@@ -86,13 +88,10 @@ export interface Feature<Provided extends ServiceName = ServiceName> {
   enabled?(config: Config): boolean;
   listens?: readonly Listening[];
   /**
-   * Its Extended API routes; asked once every feature is made. The route files are imported here,
-   * when asked (`await import(...)`), not with the feature: a one-shot command makes the account
-   * features and serves no route, and loading every route's schemas would double its start.
+   * Its figures on /metrics (gauges read when Prometheus scrapes, counters declared so that they
+   * show before their first count); the gateway's only, never a command's.
    */
-  routes?(services: Services, options: RouteOptions): Promise<RouteDefinition[]>;
-  /** The phones' own HTTP endpoints (uploads with device credentials), apart from the API; as `routes`. */
-  phoneRoutes?(services: Services): Promise<RouteDefinition[]>;
+  meters?(services: Services, context: FeatureContext): void;
   /** What it runs while the gateway runs, started in the order features are declared; asked once every feature is made. */
   runs?(services: Services, context: FeatureContext): Running[];
 }

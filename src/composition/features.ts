@@ -1,9 +1,7 @@
-// The gateway's features, in the order the Extended API's document lists their routes; their
-// listeners are registered, and what they run is started, in this order too. Adding a feature is
+// The gateway's features. Their listeners are registered, and what they run is started, in this
+// order; what one needs of another is made first whatever the order. Adding a feature is
 // one line here (and its folder, and its migration).
-import type { RouteDefinition } from '../http/route.ts';
-import type { SomeFeature, Services } from './feature.ts';
-import type { RouteOptions } from './route-options.ts';
+import type { SomeFeature } from './feature.ts';
 import { coreFeature } from './core-feature.ts';
 import { devicesFeature } from '../modules/devices/feature.ts';
 import { messagesFeature } from '../modules/messages/feature.ts';
@@ -64,11 +62,3 @@ export const GATEWAY_FEATURES: readonly SomeFeature[] = [
   idempotencyFeature,
 ];
 
-/**
- * The Extended API's routes, in the order the document lists them, given services that are made:
- * what the running gateway serves, and what the API types of the SDK and the panel are generated
- * from (scripts/generate-sdk-types.ts), so they cannot differ.
- */
-export async function extendedRoutes(services: Services, options: RouteOptions): Promise<RouteDefinition[]> {
-  return (await Promise.all(GATEWAY_FEATURES.map((feature) => feature.routes?.(services, options) ?? []))).flat();
-}

@@ -8,6 +8,7 @@ import type { RemotePresence } from '../modules/devices/remote-presence.ts';
 import type { LiveRelay } from '../modules/live/hub.ts';
 import type { OptedOutLists } from '../modules/opt-out/device-list.ts';
 import type { UssdLink } from '../modules/ussd/service.ts';
+import type { SmsRecord } from '../modules/messages/types.ts';
 
 export interface ServiceParts {
   metrics?: Metrics;
@@ -20,5 +21,5 @@ export interface ServiceParts {
   /** The accounts' suppression lists as phones get them, which the broker's settings pushes read too; made here when absent. */
   optedOutLists?: OptedOutLists;
   /** Several nodes (src/cluster/cluster.ts): what the services ask of the other nodes. */
-  cluster?: { presence: RemotePresence; transients: TransientHandOff; live: LiveRelay };
+  cluster?: { presence: RemotePresence; transients: TransientHandOff; live: LiveRelay; wakeUps: { queued(sms: SmsRecord): void } };
 }

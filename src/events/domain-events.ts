@@ -25,6 +25,12 @@ export type EventMap = object;
 /** The names of a map's events. */
 export type EventName<M extends EventMap> = keyof M & string;
 
+/**
+ * One listener per event: what a module hears, written in the module, registered by its feature
+ * (src/modules/<name>/feature.ts) with `listenAll`.
+ */
+export type EventListeners<M extends EventMap> = { [E in EventName<M>]?: DomainEventListener<M[E]> };
+
 export class DomainEvents<M extends EventMap> {
   /** Each event's listeners, in the order registered; typed by `listen`, read back by `of`. */
   private readonly listeners = new Map<string, unknown[]>();
@@ -40,6 +46,12 @@ export class DomainEvents<M extends EventMap> {
       const at = listeners.indexOf(listener);
       if (at >= 0) listeners.splice(at, 1);
     };
+  }
+
+  /** Registers one listener per event; the function returned removes them all again. */
+  listenAll(listeners: EventListeners<M>): () => void {
+    const removals = Object.entries(listeners).map(([event, listener]) => this.listen(event as EventName<M>, listener as DomainEventListener<M[EventName<M>]>));
+    return () => removals.forEach((remove) => remove());
   }
 
   /** Hears the event once it is committed (or as it happens, for an event with no transaction). */

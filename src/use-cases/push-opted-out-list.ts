@@ -10,14 +10,14 @@
 import type { Logger } from '../common/logger.ts';
 import { SingleFlight } from '../common/single-flight.ts';
 import type { CacheInvalidation } from '../cluster/invalidation.ts';
-import type { DomainEvents } from '../events/domain-events.ts';
+import type { EventListeners } from '../events/domain-events.ts';
+import type { CacheEvents } from '../cluster/cache-events.ts';
 import type { OptOutEvents } from '../modules/opt-out/domain-events.ts';
 import type { DeviceService } from '../modules/devices/service.ts';
 import type { DeviceRow } from '../modules/devices/types.ts';
 import type { OptedOutLists } from '../modules/opt-out/device-list.ts';
 
 export interface PushOptedOutListParts {
-  events: DomainEvents<OptOutEvents>;
   lists: OptedOutLists;
   devices: Pick<DeviceService, 'online'>;
   /** The broker's way to phones; none in a command, where no phone is connected. */
@@ -26,7 +26,8 @@ export interface PushOptedOutListParts {
   logger: Logger;
 }
 
-export function pushOptedOutListOnChange({ events, lists, devices, link, invalidation, logger }: PushOptedOutListParts): void {
+/** What to hear: the list's changes here, and news of changes on other nodes. */
+export function optedOutListPushes({ lists, devices, link, invalidation, logger }: PushOptedOutListParts): EventListeners<OptOutEvents & CacheEvents> {
   const pushes = new SingleFlight<string>(
     async (accountId) => {
       if (!link) return;
@@ -35,13 +36,17 @@ export function pushOptedOutListOnChange({ events, lists, devices, link, invalid
     },
     (error, accountId) => logger.warn({ err: error, accountId }, 'opt-out list not pushed to the phones'),
   );
-  events.on('suppressions.changed', (changes) => {
-    for (const accountId of new Set(changes.map((change) => change.accountId))) {
-      lists.changed(accountId);
-      invalidation.publish('opt_out_list', accountId);
-      void pushes.run(accountId);
-    }
-  });
-  invalidation.on('opt_out_list', (accountId) => lists.changed(accountId));
-  invalidation.onReset(() => lists.reset());
+  return {
+    'suppressions.changed': {
+      committed: (changes) => {
+        for (const accountId of new Set(changes.map((change) => change.accountId))) {
+          lists.changed(accountId);
+          invalidation.publish('opt_out_list', accountId);
+          void pushes.run(accountId);
+        }
+      },
+    },
+    'cache.changed_elsewhere': { committed: ({ kind, id }) => void (kind === 'opt_out_list' && lists.changed(id)) },
+    'cache.news_missed': { committed: () => lists.reset() },
+  };
 }

@@ -12,9 +12,13 @@ export const accountsFeature = defineFeature({
   name: 'accounts',
   provides: ['accounts'],
   make: ({ db, logger }, need) => ({ accounts: new AccountService(db, logger.child({ component: 'accounts' }), need('invalidation')) }),
-  // Deleting an account takes everything it owns along: the route is handed every service.
-  routes: async (services) => {
-    const { accountRoutes } = await import('../../api/extended/accounts/routes.ts');
-    return accountRoutes(services.accounts, services.users, services);
-  },
+  listens: [
+    {
+      register: (events, need) => {
+        const accounts = need('accounts');
+        events.on('cache.changed_elsewhere', ({ kind, id }) => void (kind === 'account' && accounts.changedElsewhere(id)));
+        events.on('cache.news_missed', () => accounts.forgetCached());
+      },
+    },
+  ],
 });

@@ -31,9 +31,16 @@ export class AccountService {
     private readonly db: Database,
     private readonly logger?: Logger,
     private readonly invalidation?: CacheInvalidation,
-  ) {
-    invalidation?.on('account', (id) => this.disabledCache.delete(id));
-    invalidation?.onReset(() => this.disabledCache.clear());
+  ) {}
+
+  /** Another node disabled or enabled the account: read afresh at its next request. */
+  changedElsewhere(id: string): void {
+    this.disabledCache.delete(id);
+  }
+
+  /** News from other nodes may have been missed: every account is read afresh. */
+  forgetCached(): void {
+    this.disabledCache.clear();
   }
 
   async create(name: string): Promise<accounts.AccountRow> {

@@ -12,8 +12,13 @@ export const apiKeysFeature = defineFeature({
   name: 'api-keys',
   provides: ['apiKeys'],
   make: ({ db, logger }, need) => ({ apiKeys: new ApiKeyService(db, logger.child({ component: 'api-keys' }), need('invalidation')) }),
-  routes: async ({ apiKeys }) => {
-    const { apiKeyRoutes } = await import('../../api/extended/api-keys/routes.ts');
-    return apiKeyRoutes(apiKeys);
-  },
+  listens: [
+    {
+      register: (events, need) => {
+        const apiKeys = need('apiKeys');
+        events.on('cache.changed_elsewhere', ({ kind, id }) => void (kind === 'api_key' && apiKeys.revokedElsewhere(id)));
+        events.on('cache.news_missed', () => apiKeys.forgetCached());
+      },
+    },
+  ],
 });

@@ -37,15 +37,18 @@ export class ApiKeyService {
     private readonly db: Database,
     private readonly logger: Logger,
     private readonly invalidation?: CacheInvalidation,
-  ) {
-    invalidation?.on('api_key', (prefix) => {
-      this.revocations++;
-      this.cache.delete(prefix);
-    });
-    invalidation?.onReset(() => {
-      this.revocations++;
-      this.cache.clear();
-    });
+  ) {}
+
+  /** Another node revoked the key with this prefix: it stops working here at once, not when the cache runs out. */
+  revokedElsewhere(prefix: string): void {
+    this.revocations++;
+    this.cache.delete(prefix);
+  }
+
+  /** News from other nodes may have been missed: every key is read afresh. */
+  forgetCached(): void {
+    this.revocations++;
+    this.cache.clear();
   }
 
   async create(accountId: string, permissions: Permission[], name = ''): Promise<{ key: string; row: keys.ApiKeyRow }> {

@@ -4,7 +4,7 @@ import { openRecordingStore } from './recordings/open-store.ts';
 import { RecordingRetention } from './recordings/retention.ts';
 import { RecordingService } from './recordings/service.ts';
 import { CallService } from './service.ts';
-import { wireCallWebhooks } from './webhook-wiring.ts';
+import { callWebhookListeners } from './webhook-listeners.ts';
 
 declare module '../../composition/feature.ts' {
   interface Services {
@@ -35,18 +35,9 @@ export const callsFeature = defineFeature({
         const recordings = need('recordings');
         // A deleted call (or phone) takes its recording's file along; its row went with the call.
         events.on('call.deleted', ({ recording }) => recordings.removeFile(recording));
-        wireCallWebhooks(events, need('outbox'), need('webhookSender'));
+        events.listenAll(callWebhookListeners(need('outbox'), need('webhookSender')));
       },
     },
   ],
-  routes: async ({ calls, recordings }) => {
-    const { recordingRoutes } = await import('../../api/extended/calls/recordings/routes.ts');
-    const { callRoutes } = await import('../../api/extended/calls/routes.ts');
-    return [...callRoutes(calls), ...recordingRoutes(recordings)];
-  },
-  phoneRoutes: async ({ recordings, devices, authThrottle }) => {
-    const { deviceRecordingRoutes } = await import('../../api/extended/calls/recordings/routes.ts');
-    return deviceRecordingRoutes(recordings, devices, authThrottle);
-  },
   runs: ({ recordingRetention }) => [{ name: 'recording retention', start: () => recordingRetention.start(), stop: () => recordingRetention.stop(), stopsIn: 'phones-gone' }],
 });

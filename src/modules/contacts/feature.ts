@@ -13,9 +13,4 @@ export const contactsFeature = defineFeature({
   name: 'contacts',
   provides: ['contacts'],
   make: ({ db, config, clock }) => ({ contacts: new ContactService(db, clock, config.defaultPhoneRegion) }),
-  routes: async (services) => {
-    const { contactRoutes } = await import('../../api/extended/contacts/routes.ts');
-    const { contactSendRoutes } = await import('../../api/extended/contacts/send-routes.ts');
-    return [...contactSendRoutes(services), ...contactRoutes(services.contacts)];
-  },
 });

@@ -26,10 +26,6 @@ export const conversationsFeature = defineFeature({
       },
     },
   ],
-  routes: async (services) => {
-    const { conversationRoutes } = await import('../../api/extended/conversations/routes.ts');
-    return conversationRoutes(services);
-  },
   // Conversations moved by the last requests' SMS are written before the database closes.
   runs: ({ conversations }) => [{ name: 'conversations', start: () => {}, stop: () => conversations.stop(), stopsIn: 'last' }],
 });

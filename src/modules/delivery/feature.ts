@@ -6,7 +6,8 @@ import { PauseAnnouncer } from './pause-announcer.ts';
 import { StatusIngestor } from './status-ingestor.ts';
 import { TaskService } from './task-service.ts';
 import { TransientStore } from './transient-store.ts';
-import { wireDeliveryWebhooks } from './webhook-wiring.ts';
+import { deliveryWebhookListeners } from './webhook-listeners.ts';
+import { declareTransitionMetrics, transitionCounting } from './transition-metrics.ts';
 
 declare module '../../composition/feature.ts' {
   interface Services {
@@ -57,17 +58,22 @@ export const deliveryFeature = defineFeature({
         events.on('tasks.withdrawn', (withdrawn) => dispatcher.revokeWithdrawn(withdrawn));
       },
     },
+    { register: (events, need) => void events.listenAll(transitionCounting(need('metrics'))) },
+    {
+      // With several nodes, an SMS queued here wakes the others: its phone may be connected there.
+      register: (events, _need, { parts }) => {
+        const wakeUps = parts.cluster?.wakeUps;
+        if (wakeUps) events.on('sms.queued', (sms) => wakeUps.queued(sms));
+      },
+    },
     {
       // Status changes and pauses as webhook events. SMS created through the Twilio API call their
       // StatusCallback: deliveries of the "twilio" format, written with the standard events.
       register: (events, need, { db }) =>
-        wireDeliveryWebhooks({ db, outbox: need('outbox'), sender: need('webhookSender'), events, devices: need('devices'), statusCallbacks: need('twilio').statusCallbacks }),
+        void events.listenAll(deliveryWebhookListeners({ db, outbox: need('outbox'), sender: need('webhookSender'), devices: need('devices'), statusCallbacks: need('twilio').statusCallbacks })),
     },
   ],
-  routes: async ({ tasks }) => {
-    const { deliveryRoutes } = await import('../../api/extended/delivery/routes.ts');
-    return deliveryRoutes(tasks);
-  },
+  meters: ({ metrics }) => declareTransitionMetrics(metrics),
   runs: ({ dispatcher, pauseAnnouncer, statusIngestor }) => [
     { name: 'dispatcher', start: () => dispatcher.start(), stop: () => dispatcher.stop(), stopsIn: 'work' },
     { name: 'pause announcer', start: () => pauseAnnouncer.start(), stop: () => pauseAnnouncer.stop(), stopsIn: 'work' },

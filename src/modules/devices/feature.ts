@@ -2,7 +2,7 @@
 import { defineFeature } from '../../composition/feature.ts';
 import { DevicePresence } from './presence.ts';
 import { DeviceService } from './service.ts';
-import { wireDeviceWebhooks } from './webhook-wiring.ts';
+import { deviceWebhookListeners } from './webhook-listeners.ts';
 
 declare module '../../composition/feature.ts' {
   interface Services {
@@ -21,15 +21,21 @@ export const devicesFeature = defineFeature({
   },
   listens: [
     {
+      // Another node changed or deleted a device: this node acts as if it had done it.
+      register: (events, need) => {
+        const devices = need('devices');
+        events.on('cache.changed_elsewhere', ({ kind, id }) => {
+          if (kind === 'device_settings') return devices.changedElsewhere(id);
+          if (kind === 'device_deleted') return devices.revokedElsewhere(id);
+        });
+      },
+    },
+    {
       // Presence and battery as webhook events (device.online, device.offline, device.battery_low).
       register: (events, need, { db, logger }) =>
-        wireDeviceWebhooks({ db, outbox: need('outbox'), sender: need('webhookSender'), events, devices: need('devices'), invalidation: need('invalidation'), logger: logger.child({ component: 'webhooks' }) }),
+        void events.listenAll(deviceWebhookListeners({ db, outbox: need('outbox'), sender: need('webhookSender'), devices: need('devices'), logger: logger.child({ component: 'webhooks' }) })),
     },
   ],
-  routes: async (services, { broker }) => {
-    const { deviceRoutes } = await import('../../api/extended/devices/routes.ts');
-    return deviceRoutes(services, broker);
-  },
   runs: ({ presence, devices }) => [
     // Finds phones gone silent; stops while phones are still connected, before they are all closed.
     { name: 'presence', start: () => presence.start(), stop: () => presence.stop(), stopsIn: 'work' },

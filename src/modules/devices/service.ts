@@ -48,11 +48,6 @@ export class DeviceService {
   ) {
     this.connectLookup = new ConnectLookup(db);
     this.lastSeen = new LastSeenWriter(db, logger);
-    // Another node changed or deleted a device: this node acts as if it had done it (pushes the
-    // settings to the phone or closes its connection, if it holds it; refreshes what the
-    // dispatcher knows), from the row as the database has it now, never from the message.
-    invalidation?.on('device_settings', (id) => void this.changedElsewhere(id));
-    invalidation?.on('device_deleted', (id) => void this.revokedElsewhere(id));
   }
 
   /**
@@ -165,8 +160,13 @@ export class DeviceService {
     });
   }
 
-  // A database outage here leaves the cache lifetimes (and the sweep) to catch up, as before Redis.
-  private async changedElsewhere(id: string): Promise<void> {
+  /**
+   * Another node changed a device's settings: this node acts as if it had done it (pushes the
+   * settings to the phone if it holds its connection, refreshes what the dispatcher knows), from
+   * the row as the database has it now, never from the message. A database outage here leaves
+   * the cache lifetimes (and the sweep) to catch up, as before Redis.
+   */
+  async changedElsewhere(id: string): Promise<void> {
     const device = await devices.findLiveDevice(this.db, id).catch(() => undefined);
     if (device) void this.events.emit('device.settings_changed', device);
   }
@@ -176,7 +176,7 @@ export class DeviceService {
    * Which one is read from the row: a deleted device is handled as deleted here too; a live one
    * only loses the connection it made with the old token, if this node holds it.
    */
-  private async revokedElsewhere(id: string): Promise<void> {
+  async revokedElsewhere(id: string): Promise<void> {
     const device = await this.db<devices.DeviceRow>('devices')
       .where({ id })
       .first()

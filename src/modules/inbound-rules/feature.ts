@@ -42,8 +42,4 @@ export const inboundRulesFeature = defineFeature({
       },
     },
   ],
-  routes: async ({ inboundRules }) => {
-    const { inboundRuleRoutes } = await import('../../api/extended/inbound-rules/routes.ts');
-    return inboundRuleRoutes(inboundRules);
-  },
 });

@@ -23,8 +23,4 @@ export const mailFeature = defineFeature({
       },
     },
   ],
-  routes: async ({ mail }) => {
-    const { mailRoutes } = await import('../../api/extended/mail/routes.ts');
-    return mailRoutes(mail);
-  },
 });

@@ -2,6 +2,7 @@
 import { defineFeature } from '../../composition/feature.ts';
 import { MessageService } from './service.ts';
 import { SmsWriter } from './sms-writer.ts';
+import { IN_FLIGHT_DEVICE_SERIES, inFlightSms, waitingSms } from './queue-gauges.ts';
 
 declare module '../../composition/feature.ts' {
   interface Services {
@@ -16,8 +17,22 @@ export const messagesFeature = defineFeature({
     // A callback_id must name one of the account's webhooks; a recipient must not have opted out.
     messages: new MessageService(db, need('devices'), need('dispatcher'), new SmsWriter(db), need('events'), clock, config.defaultPhoneRegion, need('webhooks'), need('optOut')),
   }),
-  routes: async (services) => {
-    const { messageRoutes } = await import('../../api/extended/messages/routes.ts');
-    return messageRoutes(services);
+  // The queue, read from the sms rows when Prometheus scrapes: the rows are the queue, so the
+  // figures stay right across restarts and with several gateway processes on one database.
+  meters: ({ metrics, db }, { logger }) => {
+    metrics.sampledGauge(
+      'sms_waiting',
+      'SMS waiting for a phone to take them: queue="pool" (any device of the account) or "device" (the device the client named)',
+      ['queue'],
+      () => waitingSms(db),
+      (error) => logger.warn({ err: error }, 'metrics: reading sms_waiting failed'),
+    );
+    metrics.sampledGauge(
+      'sms_in_flight',
+      `tasks handed to a device and not yet sent or failed, per device (the ${IN_FLIGHT_DEVICE_SERIES} busiest; the rest as device="other")`,
+      ['device'],
+      () => inFlightSms(db),
+      (error) => logger.warn({ err: error }, 'metrics: reading sms_in_flight failed'),
+    );
   },
 });

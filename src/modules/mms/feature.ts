@@ -8,7 +8,7 @@ import { MediaService } from './media-service.ts';
 import { OverdueMmsSweep } from './overdue-sweep.ts';
 import { MmsService } from './service.ts';
 import { MmsTaskLink } from './task-link.ts';
-import { wireMmsWebhooks } from './webhook-wiring.ts';
+import { mmsWebhookListeners } from './webhook-listeners.ts';
 
 declare module '../../composition/feature.ts' {
   interface Services {
@@ -40,15 +40,7 @@ export const mmsFeature = defineFeature({
       taskLink: parts.deviceLink && new MmsTaskLink(parts.deviceLink, mms),
     };
   },
-  listens: [{ register: (events, need) => wireMmsWebhooks(events, need('outbox'), need('webhookSender')) }],
-  routes: async (services) => {
-    const { mmsRoutes } = await import('../../api/extended/mms/routes.ts');
-    return mmsRoutes(services);
-  },
-  phoneRoutes: async ({ media, mms, devices, authThrottle }) => {
-    const { deviceMmsRoutes } = await import('../../api/extended/mms/device-routes.ts');
-    return deviceMmsRoutes(media, mms, devices, authThrottle);
-  },
+  listens: [{ register: (events, need) => void events.listenAll(mmsWebhookListeners(need('outbox'), need('webhookSender'))) }],
   runs: ({ mediaRetention, overdueMms }) => [
     { name: 'media retention', start: () => mediaRetention.start(), stop: () => mediaRetention.stop(), stopsIn: 'phones-gone' },
     { name: 'overdue MMS sweep', start: () => overdueMms.start(), stop: () => overdueMms.stop(), stopsIn: 'phones-gone' },

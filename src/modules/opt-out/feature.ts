@@ -2,11 +2,11 @@
 // the hashed list the phones hold to refuse an encrypted SMS to a listed number.
 import { defineFeature } from '../../composition/feature.ts';
 import { answerOptOut } from '../../use-cases/answer-opt-out.ts';
-import { pushOptedOutListOnChange } from '../../use-cases/push-opted-out-list.ts';
+import { optedOutListPushes } from '../../use-cases/push-opted-out-list.ts';
 import { hearingMmsText } from '../mms/received-text.ts';
 import { OptedOutLists } from './device-list.ts';
 import { OptOutService } from './service.ts';
-import { wireOptOutWebhooks } from './webhook-wiring.ts';
+import { optOutWebhookListeners } from './webhook-listeners.ts';
 
 declare module '../../composition/feature.ts' {
   interface Services {
@@ -35,22 +35,17 @@ export const optOutFeature = defineFeature({
         );
       },
     },
-    { register: (events, need) => wireOptOutWebhooks(events, need('outbox'), need('webhookSender')) },
+    { register: (events, need) => void events.listenAll(optOutWebhookListeners(need('outbox'), need('webhookSender'))) },
     {
       // Every change of the list is pushed, hashed, to the account's online phones.
       register: (events, need, { db, logger, parts }) =>
-        pushOptedOutListOnChange({
-          events,
+        void events.listenAll(optedOutListPushes({
           lists: parts.optedOutLists ?? new OptedOutLists(db, logger.child({ component: 'opt-out' })),
           devices: need('devices'),
           link: need('taskLink'),
           invalidation: need('invalidation'),
           logger: logger.child({ component: 'opt-out' }),
-        }),
+        })),
     },
   ],
-  routes: async ({ optOut }) => {
-    const { optOutRoutes } = await import('../../api/extended/opt-out/routes.ts');
-    return optOutRoutes(optOut);
-  },
 });

@@ -31,9 +31,5 @@ export const retentionFeature = defineFeature({
     };
     return { retention, retentionSweep: new RetentionSweep(sweeping, clock, logger.child({ component: 'retention' })) };
   },
-  routes: async (services) => {
-    const { retentionRoutes } = await import('../../api/extended/retention/routes.ts');
-    return retentionRoutes(services);
-  },
   runs: ({ retentionSweep }) => [{ name: 'retention sweep', start: () => retentionSweep.start(), stop: () => retentionSweep.stop(), stopsIn: 'phones-gone' }],
 });

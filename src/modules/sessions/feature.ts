@@ -26,8 +26,4 @@ export const sessionsFeature = defineFeature({
       inCommands: true,
     },
   ],
-  routes: async ({ sessions, loginThrottle }, { session }) => {
-    const { sessionRoutes } = await import('../../api/extended/sessions/routes.ts');
-    return sessionRoutes(sessions, loginThrottle, session);
-  },
 });

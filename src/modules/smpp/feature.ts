@@ -27,8 +27,4 @@ export const smppFeature = defineFeature({
       },
     },
   ],
-  routes: async ({ smpp }) => {
-    const { smppRoutes } = await import('../../api/extended/smpp/routes.ts');
-    return smppRoutes(smpp);
-  },
 });

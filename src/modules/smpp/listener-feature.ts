@@ -83,7 +83,7 @@ export const smppListenerFeature = defineFeature({
         events.on('incoming.stored', () => server.current?.wakeAll());
         events.on('smpp.credential_revoked', ({ credentialId }) => server.current?.revoked(credentialId));
         // Revoked on another node: that node has told this one over Redis.
-        need('invalidation').on('smpp_credential', (credentialId) => server.current?.revoked(credentialId));
+        events.on('cache.changed_elsewhere', ({ kind, id }) => void (kind === 'smpp_credential' && server.current?.revoked(id)));
       },
     },
   ],

@@ -13,8 +13,4 @@ export const statsFeature = defineFeature({
   name: 'stats',
   provides: ['stats'],
   make: ({ db, clock }, need) => ({ stats: new StatsService(db, need('presence'), clock) }),
-  routes: async ({ stats }) => {
-    const { statsRoutes } = await import('../../api/extended/stats/routes.ts');
-    return statsRoutes(stats);
-  },
 });

@@ -12,8 +12,4 @@ export const usersFeature = defineFeature({
   name: 'users',
   provides: ['users'],
   make: ({ db, logger, config }, need) => ({ users: new UserService(db, logger.child({ component: 'users' }), need('events'), config.sessions.passwordHashCost) }),
-  routes: async ({ users }) => {
-    const { userRoutes } = await import('../../api/extended/users/routes.ts');
-    return userRoutes(users);
-  },
 });

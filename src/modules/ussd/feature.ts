@@ -1,7 +1,7 @@
 // USSD sessions through the phones, and the sweep that ends those nobody answered in time.
 import { defineFeature } from '../../composition/feature.ts';
 import { UssdService } from './service.ts';
-import { wireUssdWebhooks } from './webhook-wiring.ts';
+import { ussdWebhookListeners } from './webhook-listeners.ts';
 
 declare module '../../composition/feature.ts' {
   interface Services {
@@ -16,10 +16,6 @@ export const ussdFeature = defineFeature({
   make: ({ db, config, clock, logger, parts }, need) => ({
     ussd: new UssdService(db, need('devices'), need('presence'), need('events'), clock, logger.child({ component: 'ussd' }), { defaultTimeoutMs: config.ussdTimeoutMs, sweepIntervalMs: 1_000 }, parts.ussdLink),
   }),
-  listens: [{ register: (events, need) => wireUssdWebhooks(events, need('outbox'), need('webhookSender')) }],
-  routes: async ({ ussd }) => {
-    const { ussdRoutes } = await import('../../api/extended/ussd/routes.ts');
-    return ussdRoutes(ussd);
-  },
+  listens: [{ register: (events, need) => void events.listenAll(ussdWebhookListeners(need('outbox'), need('webhookSender'))) }],
   runs: ({ ussd }) => [{ name: 'USSD expiry', start: () => ussd.startExpiry(), stop: () => ussd.stopExpiry(), stopsIn: 'phones-gone' }],
 });

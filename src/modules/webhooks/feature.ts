@@ -36,8 +36,4 @@ export const webhooksFeature = defineFeature({
       inCommands: true,
     },
   ],
-  routes: async ({ webhooks }) => {
-    const { webhookRoutes } = await import('../../api/extended/webhooks/registration/routes.ts');
-    return webhookRoutes(webhooks);
-  },
 });

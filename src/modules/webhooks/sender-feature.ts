@@ -3,6 +3,8 @@
 import { defineFeature } from '../../composition/feature.ts';
 import type { DeliveryFormat } from './outbound/delivery-format.ts';
 import { WebhookSender } from './outbound/sender.ts';
+import { declareWebhookAttemptMetrics } from './outbound/attempt-metrics.ts';
+import { oldestDueWebhook, webhookBacklog } from './backlog-gauges.ts';
 
 declare module '../../composition/feature.ts' {
   interface Services {
@@ -19,5 +21,22 @@ export const webhookSenderFeature = defineFeature({
     webhookSender: new WebhookSender(db, need('secrets'), need('guard'), config.webhooks, need('metrics'), logger.child({ component: 'webhooks' }), need('deliveryFormats')),
   }),
   listens: [{ register: (events, need) => void events.on('webhooks.deliveries_due', () => need('webhookSender').wake()) }],
+  meters: ({ metrics, db }, { logger }) => {
+    declareWebhookAttemptMetrics(metrics);
+    metrics.sampledGauge(
+      'webhook_backlog',
+      'webhook deliveries not yet delivered nor given up: state="due" (to send now) or "scheduled" (a retry or a lease later)',
+      ['state'],
+      () => webhookBacklog(db),
+      (error) => logger.warn({ err: error }, 'metrics: reading webhook_backlog failed'),
+    );
+    metrics.sampledGauge(
+      'webhook_backlog_oldest_due_seconds',
+      'how long the longest-waiting due webhook delivery has been due (0 when none is)',
+      [],
+      () => oldestDueWebhook(db),
+      (error) => logger.warn({ err: error }, 'metrics: reading webhook_backlog_oldest_due_seconds failed'),
+    );
+  },
   runs: ({ webhookSender }) => [{ name: 'webhook sender', start: () => webhookSender.start(), stop: () => webhookSender.stop(), stopsIn: 'phones-gone' }],
 });

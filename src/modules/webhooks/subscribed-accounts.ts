@@ -2,11 +2,8 @@
 // storms with no row of their own (devices connecting and disconnecting) ask it before writing:
 // an account with no webhook for them should cost nothing then. The answer is forgotten at once
 // when any node changes one of the account's webhooks (other nodes, and commands, tell over
-// Redis: account-services.ts publishes every change).
+// Redis: the webhooks feature publishes every change); whoever holds one forgets on that news.
 import type { Executor } from '../../storage/database.ts';
-import type { DomainEvents } from '../../events/domain-events.ts';
-import type { CacheInvalidation } from '../../cluster/invalidation.ts';
-import type { WebhooksEvents } from './domain-events.ts';
 import type { WebhookEvent } from './event-contract.ts';
 import { hasWebhookFor } from './registration/repository.ts';
 
@@ -19,11 +16,16 @@ export class SubscribedAccounts {
   constructor(
     private readonly db: Executor,
     private readonly subscribedTo: WebhookEvent[],
-    seams: { events: DomainEvents<WebhooksEvents>; invalidation: CacheInvalidation },
-  ) {
-    seams.events.on('webhooks.changed', ({ accountId }) => void this.known.delete(accountId));
-    seams.invalidation.on('webhooks', (accountId) => this.known.delete(accountId));
-    seams.invalidation.onReset(() => this.known.clear());
+  ) {}
+
+  /** One of the account's webhooks changed, here or on another node. */
+  forget(accountId: string): void {
+    this.known.delete(accountId);
+  }
+
+  /** News from other nodes may have been missed. */
+  forgetAll(): void {
+    this.known.clear();
   }
 
   /** Whether one of the account's webhooks subscribes to one of the events. */

@@ -32,7 +32,7 @@ import { Agent, request } from 'undici';
 import { withRelaxedCommit, type Database } from '../../../storage/database.ts';
 import type { Logger } from '../../../common/logger.ts';
 import type { Metrics } from '../../../common/metrics.ts';
-import { meterWebhookAttempt } from '../../../common/gateway-metrics.ts';
+import { meterWebhookAttempt } from './attempt-metrics.ts';
 import type { WebhookConfig } from '../../../config.ts';
 import type { DestinationGuard } from './destination-guard.ts';
 import { SecretUnreadableError, type SecretBox } from './secret-box.ts';

@@ -1,10 +1,14 @@
-// The gateway's own figures on /metrics that its parts record as they work: here, how long a
-// webhook attempt takes. The queue gauges and the SMS transitions are registered in
-// src/use-cases/meter-gateway.ts, each gauge read by the module whose table it counts.
-import type { Metrics } from './metrics.ts';
+// How long a webhook attempt takes, on /metrics: declared by the webhook sender's feature, recorded
+// by the sender as it works.
+import { LATENCY_BUCKETS, type Metrics } from '../../../common/metrics.ts';
 
 export const WEBHOOK_DELIVERY_DURATION = 'webhook_delivery_duration_seconds';
 export const WEBHOOK_DELIVERY_DURATION_HELP = 'time from sending a webhook delivery to its answer (seconds), by outcome';
+
+/** Declares the histogram, so that /metrics shows it before the first attempt. */
+export function declareWebhookAttemptMetrics(metrics: Metrics): void {
+  metrics.declareHistogram(WEBHOOK_DELIVERY_DURATION, WEBHOOK_DELIVERY_DURATION_HELP, ['outcome'], LATENCY_BUCKETS);
+}
 
 /**
  * Times one webhook attempt, from the request going out to its answer read (or its failure), by

@@ -1,7 +1,7 @@
 // What the panel hears live, and from where: SMS status changes once committed (the same seam
 // the webhooks use), device presence, and incoming SMS. Ids and states only: the panel reads
 // anything more (text, phone) through the API, under its own permission checks.
-import type { DomainEvents } from '../../events/domain-events.ts';
+import type { EventListeners } from '../../events/domain-events.ts';
 import type { DeliveryEvents } from '../delivery/domain-events.ts';
 import type { DevicesEvents } from '../devices/domain-events.ts';
 import type { IncomingEvents } from '../incoming/domain-events.ts';
@@ -13,12 +13,14 @@ import type { LiveHub } from './hub.ts';
 /** The events the panel hears live. */
 type LiveEvents = DeliveryEvents & DevicesEvents & IncomingEvents & MessagesEvents;
 
-export function wireLive(hub: LiveHub, events: DomainEvents<LiveEvents>): void {
-  // Listened to only while someone watches (the hub says when): with no panel open, an SMS's
-  // events have no live listener to call.
-  hub.whileWatched(() => {
-    const stops = [
-      events.on('sms.status_changed', (changes) => {
+/**
+ * What the live feed hears; its feature registers these only while someone watches (the hub says
+ * when): with no panel open, an SMS's events have no live listener to call.
+ */
+export function liveListeners(hub: LiveHub): EventListeners<LiveEvents> {
+  return {
+    'sms.status_changed': {
+      committed: (changes) => {
         for (const change of changes) {
           // A no_store SMS has no row the panel could open.
           if (change.transient || !hub.listening(change.sms.account_id)) continue;
@@ -36,32 +38,33 @@ export function wireLive(hub: LiveHub, events: DomainEvents<LiveEvents>): void {
             },
           });
         }
-      }),
-      // A new SMS is a status too (pending): a dashboard counting today's SMS, or a list open
-      // elsewhere, hears of an SMS created by another client or tab without waiting for a phone.
-      events.on('sms.queued', (sms) => {
+      },
+    },
+    // A new SMS is a status too (pending): a dashboard counting today's SMS, or a list open
+    // elsewhere, hears of an SMS created by another client or tab without waiting for a phone.
+    'sms.queued': {
+      committed: (sms) => {
         if (!hub.listening(sms.account_id)) return;
         hub.publish(sms.account_id, {
           type: 'sms.status',
           permission: 'sms:read',
           data: { id: sms.id, status: toExtendedStatus(sms.status), internal_status: sms.status, at: sms.created_at.toISOString(), reason: null, device_id: sms.device_id },
         });
-      }),
-      events.on('device.online', presence(hub, true)),
-      events.on('device.offline', presence(hub, false)),
-      events.on('incoming.stored', (row) => {
+      },
+    },
+    'device.online': { committed: presence(hub, true) },
+    'device.offline': { committed: presence(hub, false) },
+    'incoming.stored': {
+      committed: (row) => {
         if (!hub.listening(row.account_id)) return;
         hub.publish(row.account_id, {
           type: 'sms.received',
           permission: 'sms:read',
           data: { id: row.id, device_id: row.device_id, at: row.received_at.toISOString() },
         });
-      }),
-    ];
-    return () => {
-      for (const stop of stops) stop();
-    };
-  });
+      },
+    },
+  };
 }
 
 /** A device coming online or going offline, as its account's streams hear it. */
