@@ -8,6 +8,7 @@
 //   the HTTP layer, or writes SQL.
 // - `Services` (the whole bag of services) is known to composition only: src/services.ts,
 //   src/gateway.ts, src/cli/, src/composition/ and the modules' feature files.
+// - Listeners on the event seam (and on other nodes' news) are registered in feature files only.
 // - No callback field is assigned from outside after construction (`x.onSomething = ...`,
 //   `x.onSomething.push(...)`, `x.callbacks = ...`): hand-overs go through the event seam or a
 //   constructor.
@@ -23,6 +24,14 @@ import { stripComments, tablesMade, tablesNamed } from './architecture/sql-table
 import { SHARED_TABLES, TABLE_OWNERS, type SharedTable } from './architecture/table-owners.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * Where listeners may be registered on the event seam or on the news from other nodes: feature
+ * files (a module's handlers are written as listener maps its feature registers), the seam
+ * itself, and the broker's ports (the MQTT way in hears presence to restate it to phones and
+ * operators as retained messages, for as long as the broker asks).
+ */
+const LISTENS_ON_THE_SEAM = [FEATURE_FILE, /^src\/composition\//, /^src\/events\//, /^src\/cluster\/invalidation\.ts$/, /^src\/api\/mqtt\/broker-ports\.ts$/];
+
 const COMPOSITION = [/^src\/services\.ts$/, /^src\/gateway\.ts$/, /^src\/cli\//, /^src\/composition\//, FEATURE_FILE];
 
 export interface SourceFile {
@@ -115,6 +124,11 @@ export function checkArchitecture(files: SourceFile[], { migrations = [], owners
       // Query-builder calls and SQL text; Buffer.from('...') is bytes, not a table.
       if (/(?<!\bBuffer)\.(?:from|select|where|insert|update|raw)\(\s*['"`]/.test(file.text) || /\b(?:select|update|insert into|delete from)\s+[a-z_*]/i.test(stripComments(file.text).replace(/'[^'\n]*'/g, "''"))) {
         breaches.push(`${file.path}: the broker runs SQL`);
+      }
+    }
+    if (!LISTENS_ON_THE_SEAM.some((pattern) => pattern.test(file.path))) {
+      for (const match of stripComments(file.text).matchAll(/\b(?:events|invalidation)\??\.(on|listen|listenAll|onReset)\(/g)) {
+        breaches.push(`${file.path}: registers a listener with ${match[0].slice(0, -1)}, which only feature files do`);
       }
     }
     for (const match of stripComments(file.text).matchAll(/(?<![\w.])(?!this\b)(\w+(?:\.\w+)*)\.(on[A-Z]\w*|callbacks)\s*(?:=(?!=)|\.push\()/g)) {

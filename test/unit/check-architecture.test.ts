@@ -52,6 +52,17 @@ describe('check-architecture', () => {
     ]);
   });
 
+  it('when a module registers a listener on the seam or on other nodes\' news, then that is a breach; in its feature file it is not', () => {
+    const breaches = checkArchitecture([
+      file('src/modules/a/service.ts', "events.on('sms.queued', go);\ninvalidation?.on('api_key', drop);\n// events.on('in a comment')"),
+      file('src/modules/a/feature.ts', "events.on('sms.queued', go);\nevents.listenAll(listeners);"),
+    ]);
+    expect(breaches).to.deep.equal([
+      "src/modules/a/service.ts: registers a listener with events.on, which only feature files do",
+      "src/modules/a/service.ts: registers a listener with invalidation?.on, which only feature files do",
+    ]);
+  });
+
   describe('tables', () => {
     const ownership: Ownership = {
       owners: { devices: 'src/modules/devices/', sms: 'src/modules/messages/' },
