@@ -5,6 +5,7 @@
 // lag, heap, CPU, garbage collection) exist once per process whatever the number of gateways, so
 // they live in one registry of their own that every gateway appends to its page.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import type { Logger } from './logger.ts';
 
 export type Labels = Record<string, string>;
 
@@ -163,4 +164,9 @@ function sampleKey(name: string, labels: Labels): string {
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([label, value]) => `${label}=${JSON.stringify(value)}`);
   return `${name}{${pairs.join(',')}}`;
+}
+
+/** What a gauge read when scraped does when the read fails: a warning naming the gauge (it shows no samples meanwhile). */
+export function gaugeReadFailed(logger: Logger): (name: string) => (error: unknown) => void {
+  return (name) => (error) => logger.warn({ err: error }, `metrics: reading ${name} failed`);
 }

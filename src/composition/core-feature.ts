@@ -5,7 +5,7 @@ import type { DomainEventMap, GatewayEvents } from '../event-catalog.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../common/clock.ts';
 import type { Database } from '../storage/database.ts';
-import { Metrics } from '../common/metrics.ts';
+import { gaugeReadFailed, Metrics } from '../common/metrics.ts';
 import { Admission } from '../common/admission.ts';
 import { AuthThrottle } from '../common/auth-throttle.ts';
 import { poolConnections, poolPendingAcquires } from '../storage/pool-gauges.ts';
@@ -59,19 +59,20 @@ export const coreFeature = defineFeature({
     },
   ],
   meters: ({ metrics, db }, { logger }) => {
+    const failed = gaugeReadFailed(logger);
     metrics.sampledGauge(
       'db_pool_connections',
       'database connections of this process: state="used" (running a query or transaction) or "free"',
       ['state'],
       () => poolConnections(db),
-      (error) => logger.warn({ err: error }, 'metrics: reading db_pool_connections failed'),
+      failed('db_pool_connections'),
     );
     metrics.sampledGauge(
       'db_pool_pending_acquires',
       'queries and transactions waiting for a free database connection',
       [],
       () => poolPendingAcquires(db),
-      (error) => logger.warn({ err: error }, 'metrics: reading db_pool_pending_acquires failed'),
+      failed('db_pool_pending_acquires'),
     );
   },
   runs: ({ admission }) => [{ name: 'admission', start: () => {}, stop: () => admission.stop(), stopsIn: 'last' }],

@@ -1,5 +1,6 @@
 // Messages: the SMS an account sends, from the request that creates them to their last status.
 import { defineFeature } from '../../composition/feature.ts';
+import { gaugeReadFailed } from '../../common/metrics.ts';
 import { MessageService } from './service.ts';
 import { SmsWriter } from './sms-writer.ts';
 import { IN_FLIGHT_DEVICE_SERIES, inFlightSms, waitingSms } from './queue-gauges.ts';
@@ -20,19 +21,20 @@ export const messagesFeature = defineFeature({
   // The queue, read from the sms rows when Prometheus scrapes: the rows are the queue, so the
   // figures stay right across restarts and with several gateway processes on one database.
   meters: ({ metrics, db }, { logger }) => {
+    const failed = gaugeReadFailed(logger);
     metrics.sampledGauge(
       'sms_waiting',
       'SMS waiting for a phone to take them: queue="pool" (any device of the account) or "device" (the device the client named)',
       ['queue'],
       () => waitingSms(db),
-      (error) => logger.warn({ err: error }, 'metrics: reading sms_waiting failed'),
+      failed('sms_waiting'),
     );
     metrics.sampledGauge(
       'sms_in_flight',
       `tasks handed to a device and not yet sent or failed, per device (the ${IN_FLIGHT_DEVICE_SERIES} busiest; the rest as device="other")`,
       ['device'],
       () => inFlightSms(db),
-      (error) => logger.warn({ err: error }, 'metrics: reading sms_in_flight failed'),
+      failed('sms_in_flight'),
     );
   },
 });

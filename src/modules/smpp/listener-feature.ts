@@ -6,6 +6,7 @@ import { SMPP_BIND_TIMEOUT_S } from '../../config.ts';
 import { defineFeature } from '../../composition/feature.ts';
 import { Started } from '../../composition/started.ts';
 import { describeEnvironmentError } from '../../common/errors.ts';
+import { gaugeReadFailed } from '../../common/metrics.ts';
 import { defaultConnectionBudget, listenerShares } from '../../common/file-descriptors.ts';
 import { SmppListener } from '../../api/smpp/listener.ts';
 import { SmppSubmissions } from '../../api/smpp/submission.ts';
@@ -34,7 +35,7 @@ export const smppListenerFeature = defineFeature({
       'deliver_sm stored for ESMEs (receipts, incoming SMS) not yet answered',
       [],
       async () => [{ labels: {}, value: await credentials.countPending() }],
-      (error) => logger.warn({ err: error }, 'smpp_receipts_pending not read'),
+      gaugeReadFailed(logger)('smpp_receipts_pending'),
     );
     const submissions = new SmppSubmissions({ db, messages: need('messages'), idempotency: need('idempotency'), tasks: need('tasks'), smpp: credentials, presence: need('presence') });
     const open = () =>
