@@ -15,6 +15,7 @@ import { MAX_HOLD_MS } from '../src/modules/delivery/status-ingestor.ts';
 import type { BrokerPorts, DeviceRecords } from './ports.ts';
 import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodeMmsReport, decodePresence, decodeStatusReport, decodeUssdReport, incomingSmsProblem } from './payloads.ts';
 import type { DeviceIdentity } from './identity.ts';
+import { checkSimNumbers } from './heartbeat-numbers.ts';
 import type { DeviceToGateway } from './topics.ts';
 
 export const REJECTED_METRIC = 'device_messages_rejected_total';
@@ -96,12 +97,14 @@ export class DeviceMessages {
   }
 
   private async applyHeartbeat(identity: DeviceIdentity, payload: Buffer): Promise<void> {
-    const heartbeat = decodeHeartbeat(payload);
-    if (!heartbeat.ok) return this.rejected(identity.deviceId, 'invalid_payload', heartbeat.reason);
+    const decoded = decodeHeartbeat(payload);
+    if (!decoded.ok) return this.rejected(identity.deviceId, 'invalid_payload', decoded.reason);
+    const { heartbeat, dropped } = checkSimNumbers(decoded.value);
+    for (const detail of dropped) this.rejected(identity.deviceId, 'invalid_field', detail);
     let outcome: Awaited<ReturnType<DeviceRecords['heartbeat']>>;
     const startedAt = Date.now();
     try {
-      outcome = await this.ports.devices.heartbeat(identity.deviceId, heartbeat.value, identity.tokenHash, identity.device.battery_level);
+      outcome = await this.ports.devices.heartbeat(identity.deviceId, heartbeat, identity.tokenHash, identity.device.battery_level);
       this.outage.succeeded(startedAt);
     } catch (error) {
       if (!this.outage.failed(error)) throw error;

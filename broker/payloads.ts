@@ -51,7 +51,15 @@ export const Heartbeat = Type.Object(
     signal_percent: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
     sim_cards: Type.Array(
       Type.Object(
-        { index: Type.Integer({ minimum: 0, maximum: 7 }), name_operator: Type.String({ maxLength: 100 }) },
+        {
+          index: Type.Integer({ minimum: 0, maximum: 7 }),
+          name_operator: Type.String({ maxLength: 100 }),
+          /**
+           * The SIM's own number, when the phone knows it. Any text up to this length passes the
+           * schema; one that is no E.164 number is dropped for that SIM alone (heartbeat-numbers.ts).
+           */
+          phone_number: Type.Optional(Type.String({ maxLength: PLAIN_PHONE_MAX_CHARACTERS })),
+        },
         { additionalProperties: false },
       ),
       { maxItems: 8 },

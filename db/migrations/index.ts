@@ -40,6 +40,7 @@ import * as smppDefaultDataCoding from './20261203_036_smpp_default_data_coding.
 import * as twilioDeviceScopeReplies from './20261203_037_twilio_device_scope_replies.ts';
 import * as smsCounts from './20261203_038_sms_counts.ts';
 import * as smsWayIn from './20261203_039_sms_way_in.ts';
+import * as simNumbers from './20261203_040_sim_numbers.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -86,4 +87,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261203_037_twilio_device_scope_replies', twilioDeviceScopeReplies],
   ['20261203_038_sms_counts', smsCounts],
   ['20261203_039_sms_way_in', smsWayIn],
+  ['20261203_040_sim_numbers', simNumbers],
 ];

@@ -38,6 +38,7 @@ export const DEVICE_KEYS = [
   'record_calls',
   'capabilities',
   'sim_cards',
+  'sim_numbers',
   'send_window',
   'limits',
   'quiet_hours',
@@ -123,9 +124,16 @@ export function expectDevice(body: any, options: { queue?: boolean } = {}): void
   expect(body.selected_sim).to.be.oneOf([-2, -1, 0, 1, 2]);
   expect(body.sim_cards).to.be.an('array');
   for (const sim of body.sim_cards) {
-    expect(sim).to.have.all.keys('index', 'name_operator');
+    expect(sim).to.have.all.keys('index', 'name_operator', 'phone_number', 'phone_number_source');
     expect(Number.isInteger(sim.index) && sim.index >= 0).to.equal(true);
     expect(sim.name_operator).to.be.a('string');
+    if (sim.phone_number === null) expect(sim.phone_number_source).to.equal(null);
+    else expect(sim.phone_number).to.match(/^\+[1-9][0-9]{6,14}$/) && expect(sim.phone_number_source).to.be.oneOf(['owner', 'device']);
+  }
+  expect(body.sim_numbers).to.be.an('object');
+  for (const [slot, phone] of Object.entries(body.sim_numbers)) {
+    expect(slot).to.match(/^[0-7]$/);
+    expect(phone).to.match(/^\+[1-9][0-9]{6,14}$/);
   }
   expectPacing(body);
   expectIsoTimestamp(body.created_at, 'created_at');

@@ -5,6 +5,7 @@ import type { DeviceRow } from './repository.ts';
 import type { DeviceDetail, DeviceQueue, DeviceRegistration, DeviceView } from './schema.ts';
 import { agentInstallCommand } from './install-command.ts';
 import { brokerUrl, pairingUrl, type PairingAddress } from './pairing-url.ts';
+import { simCardsWithNumbers } from './sim-numbers.ts';
 
 export function presentDevice(device: DeviceRow, isOnline: boolean): Static<typeof DeviceView> {
   return {
@@ -24,7 +25,8 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
     incoming_held: device.incoming_held ?? null,
     capabilities: device.capabilities ?? null,
     record_calls: device.record_calls,
-    sim_cards: device.sim_cards,
+    sim_cards: simCardsWithNumbers(device.sim_cards, device.sim_numbers),
+    sim_numbers: device.sim_numbers ?? {},
     send_window: device.send_window,
     limits: { per_minute: device.limit_per_minute, per_hour: device.limit_per_hour, per_day: device.limit_per_day },
     quiet_hours: device.quiet_hours,

@@ -24,6 +24,8 @@ export interface DeviceSettings {
   max_send_attempts?: number | null;
   paused_until?: null;
   paused_reason?: null;
+  /** The owner's SIM numbers to change, by slot: a number sets it, null clears it; slots left out stay. */
+  sim_numbers?: Record<string, string | null>;
 }
 
 export async function insertDevice(
@@ -69,11 +71,14 @@ export async function updateDeviceSettings(
   id: string,
   settings: DeviceSettings,
 ): Promise<DeviceRow | undefined> {
+  const { sim_numbers, ...columns } = settings;
   const [row] = await db<DeviceRow>('devices')
     .where({ account_id: accountId, id })
     .whereNull('deleted_at')
     .update({
-      ...settings,
+      ...columns,
+      // Merged into the numbers set before; a null clears its slot.
+      ...(sim_numbers !== undefined ? { sim_numbers: db.raw('jsonb_strip_nulls(sim_numbers || ?::jsonb)', [JSON.stringify(sim_numbers)]) as never } : {}),
       ...(settings.quiet_hours !== undefined ? { quiet_hours: settings.quiet_hours && (JSON.stringify(settings.quiet_hours) as never) } : {}),
       ...(settings.send_jitter !== undefined ? { send_jitter: settings.send_jitter && (JSON.stringify(settings.send_jitter) as never) } : {}),
       updated_at: new Date(),

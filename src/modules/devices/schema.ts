@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { DeviceCapabilities } from './capabilities.ts';
+import { SIM_SLOTS } from './sim-numbers.ts';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 
@@ -46,6 +47,50 @@ const Pacing = {
   max_send_attempts: MaxSendAttempts,
 };
 
+const SimCard = Type.Object(
+  {
+    index: Type.Integer({ minimum: 0, description: 'SIM slot, from 0 (as selected_sim and an SMS\'s sim name it)' }),
+    name_operator: Type.String(),
+    phone_number: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'the SIM\'s own number, E.164: the owner\'s (sim_numbers) when set, else the one the phone reported in its last heartbeat; ' +
+        'null when neither is known',
+    }),
+    phone_number_source: Type.Union([Type.Literal('owner'), Type.Literal('device'), Type.Null()], {
+      description: 'where phone_number comes from: owner (set with the device\'s settings), device (the phone reported it); null with no number',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** The owner's numbers by SIM slot, "0"-"7": a slot left out has none. */
+const OwnerSimNumbers = Type.Object(
+  Object.fromEntries(SIM_SLOTS.map((slot) => [slot, Type.Optional(Type.String({ description: `SIM slot ${slot}'s number, E.164` }))])),
+  {
+    additionalProperties: false,
+    description:
+      'the numbers the owner set per SIM slot (PATCH settings sim_numbers), E.164; they win over what the phone reports. ' +
+      'sim_cards shows each SIM\'s effective number',
+  },
+);
+
+/** A change of the owner's numbers: a slot left out stays as it is, null clears it. */
+const SimNumbersPatch = Type.Object(
+  Object.fromEntries(
+    SIM_SLOTS.map((slot) => [
+      slot,
+      Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()], { description: `SIM slot ${slot}'s number; null clears the owner's` })),
+    ]),
+  ),
+  {
+    additionalProperties: false,
+    description:
+      'the SIMs\' own numbers, by SIM slot from 0 ("0"-"7"), as the owner knows them: they win over the number the phone reports. ' +
+      'E.164, or national in DEFAULT_PHONE_REGION (stored in E.164); null clears the owner\'s number, and the phone\'s shows again. ' +
+      'Slots not sent stay unchanged; a number for a SIM the phone has not reported is kept and shown once it does',
+  },
+);
+
 // A device as the Extended API shows it.
 export const DeviceView = Type.Object(
   {
@@ -88,7 +133,8 @@ export const DeviceView = Type.Object(
         'and a send or USSD request naming a device that cannot is refused (409 device_not_capable). null: the phone does not say ' +
         '(an older app, or no heartbeat yet): it is taken to do everything, as before devices said',
     }),
-    sim_cards: Type.Array(Type.Object({ index: Type.Integer({ minimum: 0 }), name_operator: Type.String() })),
+    sim_cards: Type.Array(SimCard, { description: 'the SIMs the phone reported in its last heartbeat, each with its number' }),
+    sim_numbers: OwnerSimNumbers,
     ...Pacing,
     paused_until: Type.Union([Timestamp, Type.Null()], {
       description:
@@ -165,6 +211,7 @@ export const DeviceSettingsPatch = Type.Object(
     send_jitter: Type.Optional(Type.Union([SendJitter, Type.Null()], { description: 'min_seconds <= max_seconds, each 0-3600; null removes it' })),
     max_send_attempts: Type.Optional(MaxSendAttempts),
     paused: Type.Optional(Type.Literal(false, { description: 'false: end a circuit-breaker pause now, the device\'s and its SIMs\'' })),
+    sim_numbers: Type.Optional(SimNumbersPatch),
   },
   { additionalProperties: false },
 );

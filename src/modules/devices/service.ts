@@ -16,6 +16,7 @@ import type { DevicePresence } from './presence.ts';
 import * as devices from './repository.ts';
 import type { DeviceSettingsPatch } from './schema.ts';
 import { isValidTimeZone } from '../../common/time-zones.ts';
+import { normalizePhone } from '../../common/phone.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 import { ConnectLookup } from './connect-lookup.ts';
 import { LastSeenWriter } from './last-seen.ts';
@@ -45,6 +46,8 @@ export class DeviceService {
     private readonly events: DomainEvents<DevicesEvents>,
     logger: Logger,
     private readonly invalidation?: CacheInvalidation,
+    /** DEFAULT_PHONE_REGION: SIM numbers the owner gives in national form are read in it. */
+    private readonly defaultPhoneRegion?: string,
   ) {
     this.connectLookup = new ConnectLookup(db);
     this.lastSeen = new LastSeenWriter(db, logger);
@@ -119,7 +122,7 @@ export class DeviceService {
 
   /** The columns a settings patch changes; throws what the schema cannot check. */
   checkSettings(patch: SettingsPatch): devices.DeviceSettings {
-    return toSettings(patch);
+    return toSettings(patch, this.defaultPhoneRegion);
   }
 
   /** Writes the settings in `trx`; undefined when the account has no such live device. */
@@ -253,8 +256,8 @@ function newDeviceToken(): string {
 }
 
 /** The columns a settings patch changes; checks what the schema cannot. */
-function toSettings(patch: SettingsPatch): devices.DeviceSettings {
-  const { limits, paused, name_custom, ...rest } = patch;
+function toSettings(patch: SettingsPatch, defaultPhoneRegion: string | undefined): devices.DeviceSettings {
+  const { limits, paused, name_custom, sim_numbers, ...rest } = patch;
   if (patch.quiet_hours) {
     if (!isValidTimeZone(patch.quiet_hours.timezone)) {
       throw invalidField('quiet_hours.timezone', `quiet_hours.timezone must be an IANA time zone name such as Europe/Berlin, got "${patch.quiet_hours.timezone}"`);
@@ -272,5 +275,25 @@ function toSettings(patch: SettingsPatch): devices.DeviceSettings {
     ...(limits?.per_hour !== undefined ? { limit_per_hour: limits.per_hour } : {}),
     ...(limits?.per_day !== undefined ? { limit_per_day: limits.per_day } : {}),
     ...(paused === false ? { paused_until: null, paused_reason: null } : {}),
+    ...(sim_numbers !== undefined ? { sim_numbers: ownerSimNumbers(sim_numbers, defaultPhoneRegion) } : {}),
   };
+}
+
+/** The owner's SIM numbers in E.164; a number that is none is refused, naming its slot. */
+function ownerSimNumbers(numbers: Record<string, string | null | undefined>, defaultPhoneRegion: string | undefined): Record<string, string | null> {
+  const changes: Record<string, string | null> = {};
+  for (const [slot, raw] of Object.entries(numbers)) {
+    if (raw === undefined) continue;
+    if (raw === null) {
+      changes[slot] = null;
+      continue;
+    }
+    const phone = normalizePhone(raw, defaultPhoneRegion);
+    if (!phone) {
+      const form = defaultPhoneRegion ? '' : ' in international format, such as +79161234567';
+      throw invalidField(`sim_numbers.${slot}`, `sim_numbers.${slot} must be a valid phone number${form}, got "${raw}"`);
+    }
+    changes[slot] = phone;
+  }
+  return changes;
 }

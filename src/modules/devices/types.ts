@@ -19,7 +19,12 @@ export interface SendJitter {
 export interface SimCard {
   index: number;
   name_operator: string;
+  /** The SIM's own number in E.164, as the phone reported it; absent when the phone does not know it. */
+  phone_number?: string;
 }
+
+/** The owner's number for each SIM slot ("0"-"7"), E.164: it wins over the one the phone reports. */
+export type SimNumbers = Record<string, string>;
 
 export interface DeviceRow {
   id: string;
@@ -43,6 +48,8 @@ export interface DeviceRow {
   capabilities: DeviceCapabilities | null;
   is_charging: boolean;
   sim_cards: SimCard[];
+  /** The owner's SIM numbers, by slot; {} when none was set. */
+  sim_numbers: SimNumbers;
   token_hash: string;
   /** Pacing (README "Delivery"): tasks in flight at once, sends per minute/hour/day, quiet hours. */
   send_window: number;
