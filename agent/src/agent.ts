@@ -669,7 +669,12 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       sim_cards: status.simCards
         .filter((card) => Number.isInteger(card.index) && card.index >= 0 && card.index <= 7)
         .slice(0, 8)
-        .map((card) => ({ index: card.index, name_operator: card.name_operator.slice(0, 100) })),
+        .map((card) => ({
+          index: card.index,
+          name_operator: card.name_operator.slice(0, 100),
+          // Only what looks like E.164: the gateway drops any other for the SIM, and says so in its log.
+          ...(card.phone_number && /^\+[1-9][0-9]{6,14}$/.test(card.phone_number) ? { phone_number: card.phone_number } : {}),
+        })),
       type: status.type.slice(0, 50) || 'unknown',
       ...(status.name ? { name: status.name.slice(0, 100) } : {}),
       app_version: (this.options.appVersion ?? 'sms-gateway-agent').slice(0, 50),

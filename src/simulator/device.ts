@@ -11,6 +11,7 @@ import type { OutgoingSms } from '../../agent/src/radio/radio.ts';
 import { toneWav } from './wav.ts';
 import { SimulatedUssd, type UssdAnswerOut } from './ussd.ts';
 import { fetchParts, uploadPart, type FetchedPart } from './mms.ts';
+import { withSimulatedNumbers, type SimulatedSim } from './sim-numbers.ts';
 
 export type { ReportStatus } from '../../agent/src/protocol/messages.ts';
 
@@ -33,7 +34,8 @@ export interface SimulatedDeviceOptions {
   /** SIM slots whose every send fails, with the error code the phone reports (no_service...). */
   failSims?: ReadonlyMap<number, string>;
   undeliveredRate?: number;
-  simCards?: { index: number; name_operator: string }[];
+  /** The SIMs it reports; each gets a simulated number of its own unless it names one (src/simulator/sim-numbers.ts). */
+  simCards?: SimulatedSim[];
   heartbeatIntervalMs?: number;
   /** Tasks worked on at once; a real phone sends one SMS at a time. Default: no limit. */
   maxConcurrentTasks?: number;
@@ -97,7 +99,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       ...(options.failSims ? { failSims: options.failSims } : {}),
       undeliveredRate: options.undeliveredRate,
       get simCards() {
-        return options.simCards;
+        return withSimulatedNumbers(options.simCards ?? [{ index: 0, name_operator: 'Simulated Mobile' }], options.deviceId);
       },
       name: options.name ?? `sim-${options.deviceId.slice(0, 8)}`,
       ...(options.apiUrl

@@ -155,6 +155,28 @@ describe('device agent: the protocol against a gateway', () => {
     });
   });
 
+  describe('when the radio knows its SIMs\' own numbers', () => {
+    it('then the heartbeat carries those in international form, the API shows them as reported by the device, and leaves out one that is not', async () => {
+      const radio = new ScriptedRadio();
+      radio.statusAnswer = {
+        simCards: [
+          { index: 0, name_operator: 'MTS', phone_number: '+79165550001' },
+          { index: 1, name_operator: 'Beeline', phone_number: '89165550002' },
+        ],
+        type: 'android',
+      };
+      const device = await register();
+      const recorded = heartbeatRecorded(fx.gateway, device.id);
+      await startAgent(device, radio);
+      await recorded;
+      const view = (await fx.tenant.api.get(`/devices/${device.id}`)).body;
+      expect(view.sim_cards).to.deep.equal([
+        { index: 0, name_operator: 'MTS', phone_number: '+79165550001', phone_number_source: 'device' },
+        { index: 1, name_operator: 'Beeline', phone_number: null, phone_number_source: null },
+      ]);
+    });
+  });
+
   describe('when the client cancels a task before the agent acknowledged it', () => {
     it('then the revoke reaches the agent first and the radio never gets the SMS', async () => {
       const radio = new ScriptedRadio();

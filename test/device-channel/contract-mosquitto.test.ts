@@ -90,8 +90,8 @@ describe('device protocol contract, driven by mosquitto_pub / mosquitto_sub', ()
       const read = await fx.tenant.api.get(`/devices/${device.id}`);
       expect(read.body).to.include({ battery_level: 42, is_charging: true, name: 'Pixel 8', type: 'android' });
       expect(read.body.sim_cards).to.deep.equal([
-        { index: 0, name_operator: 'MTS' },
-        { index: 1, name_operator: 'Beeline' },
+        { index: 0, name_operator: 'MTS', phone_number: null, phone_number_source: null },
+        { index: 1, name_operator: 'Beeline', phone_number: null, phone_number_source: null },
       ]);
     });
   });

@@ -8,6 +8,8 @@ import { useGateway } from '../support/use-gateway.ts';
 import { registerDevice } from '../support/tenant.ts';
 import { topic, type RawClient } from '../support/mqtt.ts';
 import { expectDevice, expectError } from '../support/expectations.ts';
+import { heartbeatRecorded } from '../support/legacy.ts';
+import { simulatedNumber } from '../../src/simulator/sim-numbers.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 const PHONE_SIM_0 = '+79165550001';
@@ -134,6 +136,18 @@ describe('SIM numbers: reported by the phone, set by the owner', () => {
   it('when a heartbeat reports a number with spaces in international form, then it is stored in E.164', async () => {
     await heartbeat([{ index: 0, name_operator: 'MTS', phone_number: '+7 916 555-00-01' }]);
     expect((await read()).sim_cards).to.deep.equal([sim(0, 'MTS', PHONE_SIM_0, 'device')]);
+  });
+
+  it('when a simulated phone with two SIMs sends its heartbeat, then each SIM shows a number of its own, reported by the device', async () => {
+    const simulated = await fx.connectDevice({ simCards: [{ index: 0, name_operator: 'Sim A' }, { index: 1, name_operator: 'Sim B' }] });
+    const recorded = heartbeatRecorded(fx.gateway, simulated.id);
+    await simulated.heartbeat();
+    await recorded;
+    expect((await read(simulated.id)).sim_cards).to.deep.equal([
+      sim(0, 'Sim A', simulatedNumber(simulated.id, 0), 'device'),
+      sim(1, 'Sim B', simulatedNumber(simulated.id, 1), 'device'),
+    ]);
+    expect(simulatedNumber(simulated.id, 0)).to.not.equal(simulatedNumber(simulated.id, 1));
   });
 
   it("when the owner sets a number on another account's device, then it is a 404 device_not_found and that device is left unchanged", async () => {

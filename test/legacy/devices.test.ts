@@ -153,7 +153,11 @@ describe('legacy API: devices', () => {
 
       // The Extended API shows the same device.
       const view = (await extended(ids)).body;
-      expect(view).to.deep.include({ battery_level: 42, is_charging: true, sim_cards: [{ index: 0, name_operator: 'Beeline' }, { index: 1, name_operator: 'MTS' }] });
+      expect(view).to.deep.include({ battery_level: 42, is_charging: true, sim_cards: [
+          { index: 0, name_operator: 'Beeline', phone_number: null, phone_number_source: null },
+          { index: 1, name_operator: 'MTS', phone_number: null, phone_number_source: null },
+        ],
+      });
     });
 
     it('then a later heartbeat replaces the values', async () => {

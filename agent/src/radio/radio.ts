@@ -84,7 +84,8 @@ export interface ReceivedCall {
 export interface RadioStatus {
   batteryLevel?: number;
   isCharging?: boolean;
-  simCards: { index: number; name_operator: string }[];
+  /** phone_number: the SIM's own number in international form, when the radio knows it. */
+  simCards: { index: number; name_operator: string; phone_number?: string }[];
   /** Signal strength, 0-100 (a modem's +CSQ 0-31 scaled; none when unknown). */
   signalPercent?: number;
   /** The device's own name (model, or the modem's identification). */

@@ -14,7 +14,7 @@ export interface SimulateOptions {
   /** SIM slots whose every send fails, with the error code it fails with (no_service...). */
   failSims?: ReadonlyMap<number, string>;
   undeliveredRate?: number;
-  simCards?: { index: number; name_operator: string }[];
+  simCards?: { index: number; name_operator: string; phone_number?: string }[];
   name?: string;
   /**
    * Fetches an MMS's parts from the gateway before it "goes out" (the simulated device does it

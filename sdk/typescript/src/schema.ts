@@ -1805,10 +1805,35 @@ export interface operations {
                                 /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
                                 passphrase_fingerprint?: string;
                             } | null;
+                            /** @description the SIMs the phone reported in its last heartbeat, each with its number */
                             sim_cards: {
+                                /** @description SIM slot, from 0 (as selected_sim and an SMS's sim name it) */
                                 index: number;
                                 name_operator: string;
+                                /** @description the SIM's own number, E.164: the owner's (sim_numbers) when set, else the one the phone reported in its last heartbeat; null when neither is known */
+                                phone_number: string | null;
+                                /** @description where phone_number comes from: owner (set with the device's settings), device (the phone reported it); null with no number */
+                                phone_number_source: ("owner" | "device") | null;
                             }[];
+                            /** @description the numbers the owner set per SIM slot (PATCH settings sim_numbers), E.164; they win over what the phone reports. sim_cards shows each SIM's effective number */
+                            sim_numbers: {
+                                /** @description SIM slot 0's number, E.164 */
+                                0?: string;
+                                /** @description SIM slot 1's number, E.164 */
+                                1?: string;
+                                /** @description SIM slot 2's number, E.164 */
+                                2?: string;
+                                /** @description SIM slot 3's number, E.164 */
+                                3?: string;
+                                /** @description SIM slot 4's number, E.164 */
+                                4?: string;
+                                /** @description SIM slot 5's number, E.164 */
+                                5?: string;
+                                /** @description SIM slot 6's number, E.164 */
+                                6?: string;
+                                /** @description SIM slot 7's number, E.164 */
+                                7?: string;
+                            };
                             /** @description tasks the device may hold in flight at once (handed out, not yet sent) */
                             send_window: number;
                             /** @description sends handed to the device in the last minute / hour / day (rolling); the gateway never hands it more */
@@ -1967,10 +1992,35 @@ export interface operations {
                                 /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
                                 passphrase_fingerprint?: string;
                             } | null;
+                            /** @description the SIMs the phone reported in its last heartbeat, each with its number */
                             sim_cards: {
+                                /** @description SIM slot, from 0 (as selected_sim and an SMS's sim name it) */
                                 index: number;
                                 name_operator: string;
+                                /** @description the SIM's own number, E.164: the owner's (sim_numbers) when set, else the one the phone reported in its last heartbeat; null when neither is known */
+                                phone_number: string | null;
+                                /** @description where phone_number comes from: owner (set with the device's settings), device (the phone reported it); null with no number */
+                                phone_number_source: ("owner" | "device") | null;
                             }[];
+                            /** @description the numbers the owner set per SIM slot (PATCH settings sim_numbers), E.164; they win over what the phone reports. sim_cards shows each SIM's effective number */
+                            sim_numbers: {
+                                /** @description SIM slot 0's number, E.164 */
+                                0?: string;
+                                /** @description SIM slot 1's number, E.164 */
+                                1?: string;
+                                /** @description SIM slot 2's number, E.164 */
+                                2?: string;
+                                /** @description SIM slot 3's number, E.164 */
+                                3?: string;
+                                /** @description SIM slot 4's number, E.164 */
+                                4?: string;
+                                /** @description SIM slot 5's number, E.164 */
+                                5?: string;
+                                /** @description SIM slot 6's number, E.164 */
+                                6?: string;
+                                /** @description SIM slot 7's number, E.164 */
+                                7?: string;
+                            };
                             /** @description tasks the device may hold in flight at once (handed out, not yet sent) */
                             send_window: number;
                             /** @description sends handed to the device in the last minute / hour / day (rolling); the gateway never hands it more */
@@ -2167,10 +2217,35 @@ export interface operations {
                                 /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
                                 passphrase_fingerprint?: string;
                             } | null;
+                            /** @description the SIMs the phone reported in its last heartbeat, each with its number */
                             sim_cards: {
+                                /** @description SIM slot, from 0 (as selected_sim and an SMS's sim name it) */
                                 index: number;
                                 name_operator: string;
+                                /** @description the SIM's own number, E.164: the owner's (sim_numbers) when set, else the one the phone reported in its last heartbeat; null when neither is known */
+                                phone_number: string | null;
+                                /** @description where phone_number comes from: owner (set with the device's settings), device (the phone reported it); null with no number */
+                                phone_number_source: ("owner" | "device") | null;
                             }[];
+                            /** @description the numbers the owner set per SIM slot (PATCH settings sim_numbers), E.164; they win over what the phone reports. sim_cards shows each SIM's effective number */
+                            sim_numbers: {
+                                /** @description SIM slot 0's number, E.164 */
+                                0?: string;
+                                /** @description SIM slot 1's number, E.164 */
+                                1?: string;
+                                /** @description SIM slot 2's number, E.164 */
+                                2?: string;
+                                /** @description SIM slot 3's number, E.164 */
+                                3?: string;
+                                /** @description SIM slot 4's number, E.164 */
+                                4?: string;
+                                /** @description SIM slot 5's number, E.164 */
+                                5?: string;
+                                /** @description SIM slot 6's number, E.164 */
+                                6?: string;
+                                /** @description SIM slot 7's number, E.164 */
+                                7?: string;
+                            };
                             /** @description tasks the device may hold in flight at once (handed out, not yet sent) */
                             send_window: number;
                             /** @description sends handed to the device in the last minute / hour / day (rolling); the gateway never hands it more */
@@ -2357,10 +2432,35 @@ export interface operations {
                             /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
                             passphrase_fingerprint?: string;
                         } | null;
+                        /** @description the SIMs the phone reported in its last heartbeat, each with its number */
                         sim_cards: {
+                            /** @description SIM slot, from 0 (as selected_sim and an SMS's sim name it) */
                             index: number;
                             name_operator: string;
+                            /** @description the SIM's own number, E.164: the owner's (sim_numbers) when set, else the one the phone reported in its last heartbeat; null when neither is known */
+                            phone_number: string | null;
+                            /** @description where phone_number comes from: owner (set with the device's settings), device (the phone reported it); null with no number */
+                            phone_number_source: ("owner" | "device") | null;
                         }[];
+                        /** @description the numbers the owner set per SIM slot (PATCH settings sim_numbers), E.164; they win over what the phone reports. sim_cards shows each SIM's effective number */
+                        sim_numbers: {
+                            /** @description SIM slot 0's number, E.164 */
+                            0?: string;
+                            /** @description SIM slot 1's number, E.164 */
+                            1?: string;
+                            /** @description SIM slot 2's number, E.164 */
+                            2?: string;
+                            /** @description SIM slot 3's number, E.164 */
+                            3?: string;
+                            /** @description SIM slot 4's number, E.164 */
+                            4?: string;
+                            /** @description SIM slot 5's number, E.164 */
+                            5?: string;
+                            /** @description SIM slot 6's number, E.164 */
+                            6?: string;
+                            /** @description SIM slot 7's number, E.164 */
+                            7?: string;
+                        };
                         /** @description tasks the device may hold in flight at once (handed out, not yet sent) */
                         send_window: number;
                         /** @description sends handed to the device in the last minute / hour / day (rolling); the gateway never hands it more */
@@ -2619,6 +2719,25 @@ export interface operations {
                      * @constant
                      */
                     paused?: false;
+                    /** @description the SIMs' own numbers, by SIM slot from 0 ("0"-"7"), as the owner knows them: they win over the number the phone reports. E.164, or national in DEFAULT_PHONE_REGION (stored in E.164); null clears the owner's number, and the phone's shows again. Slots not sent stay unchanged; a number for a SIM the phone has not reported is kept and shown once it does */
+                    sim_numbers?: {
+                        /** @description SIM slot 0's number; null clears the owner's */
+                        0?: string | null;
+                        /** @description SIM slot 1's number; null clears the owner's */
+                        1?: string | null;
+                        /** @description SIM slot 2's number; null clears the owner's */
+                        2?: string | null;
+                        /** @description SIM slot 3's number; null clears the owner's */
+                        3?: string | null;
+                        /** @description SIM slot 4's number; null clears the owner's */
+                        4?: string | null;
+                        /** @description SIM slot 5's number; null clears the owner's */
+                        5?: string | null;
+                        /** @description SIM slot 6's number; null clears the owner's */
+                        6?: string | null;
+                        /** @description SIM slot 7's number; null clears the owner's */
+                        7?: string | null;
+                    };
                 };
             };
         };
@@ -2666,10 +2785,35 @@ export interface operations {
                             /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
                             passphrase_fingerprint?: string;
                         } | null;
+                        /** @description the SIMs the phone reported in its last heartbeat, each with its number */
                         sim_cards: {
+                            /** @description SIM slot, from 0 (as selected_sim and an SMS's sim name it) */
                             index: number;
                             name_operator: string;
+                            /** @description the SIM's own number, E.164: the owner's (sim_numbers) when set, else the one the phone reported in its last heartbeat; null when neither is known */
+                            phone_number: string | null;
+                            /** @description where phone_number comes from: owner (set with the device's settings), device (the phone reported it); null with no number */
+                            phone_number_source: ("owner" | "device") | null;
                         }[];
+                        /** @description the numbers the owner set per SIM slot (PATCH settings sim_numbers), E.164; they win over what the phone reports. sim_cards shows each SIM's effective number */
+                        sim_numbers: {
+                            /** @description SIM slot 0's number, E.164 */
+                            0?: string;
+                            /** @description SIM slot 1's number, E.164 */
+                            1?: string;
+                            /** @description SIM slot 2's number, E.164 */
+                            2?: string;
+                            /** @description SIM slot 3's number, E.164 */
+                            3?: string;
+                            /** @description SIM slot 4's number, E.164 */
+                            4?: string;
+                            /** @description SIM slot 5's number, E.164 */
+                            5?: string;
+                            /** @description SIM slot 6's number, E.164 */
+                            6?: string;
+                            /** @description SIM slot 7's number, E.164 */
+                            7?: string;
+                        };
                         /** @description tasks the device may hold in flight at once (handed out, not yet sent) */
                         send_window: number;
                         /** @description sends handed to the device in the last minute / hour / day (rolling); the gateway never hands it more */

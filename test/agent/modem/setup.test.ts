@@ -28,6 +28,19 @@ describe('modem radio: setup', () => {
     });
   });
 
+  describe('when the SIM stores its own number (AT+CNUM)', () => {
+    it('then the status reports it as the SIM\'s phone_number, in international form', async () => {
+      const { radio, standin } = await modem.start({ standin: { ownNumberLine: '+CNUM: "Own","79165550001",145' } });
+      expect((await radio.status()).simCards).to.deep.equal([{ index: 0, name_operator: 'Standin Mobile', phone_number: '+79165550001' }]);
+      expect(standin.commands).to.include('AT+CNUM');
+    });
+
+    it('then a number in national form (type 129) is not reported: the agent knows no country to read it in', async () => {
+      const { radio } = await modem.start({ standin: { ownNumberLine: '+CNUM: "","89165550001",129' } });
+      expect((await radio.status()).simCards).to.deep.equal([{ index: 0, name_operator: 'Standin Mobile' }]);
+    });
+  });
+
   describe('when the SIM asks for a PIN and the right one is configured', () => {
     it('then the PIN is entered once before PDU mode is set', async () => {
       const { standin } = await modem.start({ standin: { pin: '1234' }, radio: { pin: '1234' } });

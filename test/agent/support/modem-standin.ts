@@ -14,6 +14,8 @@ import { deliverPdus, statusReportPdu, type BuiltPdu } from './pdu-builders.ts';
 export interface StandinOptions {
   /** The SIM asks for this PIN first. */
   pin?: string;
+  /** The AT+CNUM line the SIM answers with, such as +CNUM: "","+79165550001",145; none: it stores no number (ERROR). */
+  ownNumberLine?: string;
 }
 
 export interface ReceivedSubmit {
@@ -242,6 +244,7 @@ export class ModemStandin extends EventEmitter {
     if (upper === 'AT+COPS?') return this.respond('+COPS: 0,0,"Standin Mobile",7', 'OK');
     if (upper === 'AT+CSQ') return this.respond('+CSQ: 20,99', 'OK');
     if (upper === 'AT+CBC') return this.respond('+CBC: 0,80', 'OK');
+    if (upper === 'AT+CNUM' && this.options.ownNumberLine) return this.respond(this.options.ownNumberLine, 'OK');
     const send = /^AT\+CMGS=(\d+)$/.exec(upper);
     if (send) {
       this.awaitingPdu = Number(send[1]);

@@ -9,7 +9,7 @@ import { AtCommandError } from './at-errors.ts';
 import { Inbox } from './modem-inbox.ts';
 import { sendParts } from './modem-sender.ts';
 import { ModemSetupError, setUpModem, type ModemSetup } from './modem-setup.ts';
-import { parseBatteryLevel, parseOperatorName, parseSignalPercent } from './responses.ts';
+import { parseBatteryLevel, parseOperatorName, parseOwnNumber, parseSignalPercent } from './responses.ts';
 import { closePort, openSerialPort, type OpenPort } from './serial-port.ts';
 import type { UnsolicitedEvent } from './unsolicited.ts';
 
@@ -130,15 +130,16 @@ class ModemRadio implements Radio {
     const channel = this.state === 'ready' ? this.session?.channel : undefined;
     if (!channel) return status;
     const ask = (command: string) => channel.command(command).catch((): string[] => []);
-    const [signal, battery, operator] = [await ask('AT+CSQ'), await ask('AT+CBC'), await ask('AT+COPS?')];
+    const [signal, battery, operator, ownNumber] = [await ask('AT+CSQ'), await ask('AT+CBC'), await ask('AT+COPS?'), await ask('AT+CNUM')];
     const signalPercent = parseSignalPercent(signal);
     const batteryLevel = parseBatteryLevel(battery);
     const operatorName = parseOperatorName(operator);
+    const phoneNumber = parseOwnNumber(ownNumber);
     return {
       ...status,
       ...(signalPercent !== undefined ? { signalPercent } : {}),
       ...(batteryLevel !== undefined ? { batteryLevel } : {}),
-      simCards: [{ index: 0, name_operator: operatorName ?? '' }],
+      simCards: [{ index: 0, name_operator: operatorName ?? '', ...(phoneNumber ? { phone_number: phoneNumber } : {}) }],
     };
   }
 

@@ -90,6 +90,21 @@ export function parseOperatorName(lines: readonly string[]): string | undefined 
   return name ? name : undefined;
 }
 
+/**
+ * +CNUM: [<alpha>],<number>,<type>[,...]: the SIM's own number, as the SIM stores it (many SIMs
+ * store none: then nothing, or an ERROR). Only a number in international form is believed: type
+ * 145, or one written with "+"; a national one would need a country the agent does not know.
+ */
+export function parseOwnNumber(lines: readonly string[]): string | undefined {
+  const line = findLine(lines, '+CNUM:');
+  if (!line) return undefined;
+  const [, number, type] = fieldsOf(line);
+  if (!number) return undefined;
+  const digits = number.replace(/^\+/, '');
+  if (!/^[1-9][0-9]{6,14}$/.test(digits)) return undefined;
+  return number.startsWith('+') || type === '145' ? `+${digits}` : undefined;
+}
+
 /** +CREG: [<n>,]<stat>[,...]: 1 home, 5 roaming. The query form always carries <n> first. */
 export function parseRegistration(lines: readonly string[]): number | undefined {
   const line = findLine(lines, '+CREG:');
