@@ -1,6 +1,6 @@
 // Everything one part of the gateway announces to the others, and what each announcement
 // carries: the events each module declares (its domain-events.ts), joined here in composition,
-// where who hears what is decided (src/services.ts). Events written in a transaction are heard
+// where who hears what is decided by the features (src/modules/<name>/feature.ts). Events written in a transaction are heard
 // there first (what follows from the change commits or fails with it), and again once it commits;
 // the others are heard as they happen.
 import type { DomainEvents } from './events/domain-events.ts';

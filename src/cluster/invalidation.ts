@@ -2,8 +2,9 @@
 // a deleted device, changed settings or changed webhooks take effect on every node at once rather
 // than when each node's cache runs out (5 s).
 //
-// Every service that caches registers what to drop for a kind of change (`on`), and publishes
-// its own changes (`publish`). Without Redis (a single node) publishing does nothing: the node
+// Every service that caches publishes its own changes (`publish`); what other nodes publish enters
+// the event seam as cache.changed_elsewhere (and cache.news_missed when messages may have been
+// lost), relayed there by the core feature, and each cache's feature drops what it names. Without Redis (a single node) publishing does nothing: the node
 // that made the change has already dropped its own entry. With Redis, the message goes to every
 // node over pub/sub, and each node other than the sender drops its entry.
 //

@@ -1,4 +1,4 @@
-// What the SMTP listener asks of the gateway, built in composition (src/gateway.ts): the listener
+// What the SMTP listener asks of the gateway, built by its feature (src/modules/mail/listener-feature.ts): the listener
 // speaks SMTP; keys, SMS and the senders to answer belong to the modules.
 import type { AuthThrottle } from '../../common/auth-throttle.ts';
 import type { Logger } from '../../common/logger.ts';

@@ -1,4 +1,4 @@
-// What the SMPP listener asks of the gateway, built in composition (src/gateway.ts): the listener
+// What the SMPP listener asks of the gateway, built by its feature (src/modules/smpp/listener-feature.ts): the listener
 // speaks SMPP and keeps sessions; credentials, SMS and stored deliver_sm belong to the modules.
 import type { AuthThrottle } from '../../common/auth-throttle.ts';
 import type { Metrics } from '../../common/metrics.ts';

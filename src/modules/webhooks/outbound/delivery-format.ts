@@ -2,7 +2,7 @@
 // and signature (the Twilio-compatible API's callbacks: form-encoded, X-Twilio-Signature). Their
 // deliveries still go through the outbox and the sender (retried, in order per SMS, the
 // destination checked at every send); only what is sent, and how it is signed, differs. A format
-// is handed to the sender in composition (src/services.ts).
+// is handed to the sender by the feature that provides it (deliveryFormats).
 
 export interface DeliveryFormat {
   /**
