@@ -1,5 +1,6 @@
-// What the SMTP listener asks of the gateway, built by its feature (src/modules/mail/listener-feature.ts): the listener
-// speaks SMTP; keys, SMS and the senders to answer belong to the modules.
+// What the SMTP listener asks of the gateway, built by its feature
+// (src/modules/mail/listener-feature.ts): the listener speaks SMTP; keys, SMS and the senders to
+// answer belong to the modules.
 import type { AuthThrottle } from '../../common/auth-throttle.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { Metrics } from '../../common/metrics.ts';

@@ -1,5 +1,6 @@
-// What the SMPP listener asks of the gateway, built by its feature (src/modules/smpp/listener-feature.ts): the listener
-// speaks SMPP and keeps sessions; credentials, SMS and stored deliver_sm belong to the modules.
+// What the SMPP listener asks of the gateway, built by its feature
+// (src/modules/smpp/listener-feature.ts): the listener speaks SMPP and keeps sessions;
+// credentials, SMS and stored deliver_sm belong to the modules.
 import type { AuthThrottle } from '../../common/auth-throttle.ts';
 import type { Metrics } from '../../common/metrics.ts';
 import type { Clock } from '../../common/clock.ts';
