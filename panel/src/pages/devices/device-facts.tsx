@@ -45,11 +45,7 @@ export function DeviceFacts({ device, offlineSince }: { device: DeviceDetail; of
             <LastSeen device={device} offlineSince={offlineSince} />
           </dd>
           <dt>SIMs</dt>
-          <dd>
-            {device.sim_cards.length === 0
-              ? 'none reported'
-              : device.sim_cards.map((sim) => `SIM ${sim.index + 1}${sim.name_operator ? ` (${sim.name_operator})` : ''}`).join(', ')}
-          </dd>
+          <dd data-testid="device-sims">{device.sim_cards.length === 0 ? 'none reported' : device.sim_cards.map(simText).join('; ')}</dd>
           <dt>Reported name</dt>
           <dd>{device.name}</dd>
           <dt>Kind</dt>
@@ -83,6 +79,15 @@ export function DeviceFacts({ device, offlineSince }: { device: DeviceDetail; of
       </div>
     </div>
   );
+}
+
+const NUMBER_SOURCE = { owner: 'set in settings', device: 'reported by the phone' } as const;
+
+/** A SIM with its operator and its own number, and where the number comes from. */
+function simText(sim: DeviceDetail['sim_cards'][number]): string {
+  const operator = sim.name_operator ? ` (${sim.name_operator})` : '';
+  const number = sim.phone_number && sim.phone_number_source ? `: ${sim.phone_number}, ${NUMBER_SOURCE[sim.phone_number_source]}` : ': number unknown';
+  return `SIM ${sim.index + 1}${operator}${number}`;
 }
 
 function handedOut(queue: DeviceQueue, limits: Limits): string {

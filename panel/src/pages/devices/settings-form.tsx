@@ -7,7 +7,7 @@ import { CheckboxField, NumberField, SelectField, TextField, ToggledFields } fro
 import { ErrorNotice, SuccessNotice } from '../../ui/notice.tsx';
 import type { DeviceDetail } from '../../api/types.ts';
 import { isPaused } from './paused.ts';
-import { settingsPatch, settingsValues, type SettingsValues } from './settings-values.ts';
+import { settingsPatch, settingsValues, simSlotsOf, type SettingsValues } from './settings-values.ts';
 
 /** SIM slots the API accepts (0-2) besides the two choices that name no slot. */
 const SIM_SLOTS = [0, 1, 2];
@@ -38,6 +38,16 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
   const text = (key: TextKey, apiField: string = key) => ({ name: key, value: values[key], onValue: set(key), error: fieldError(apiField) });
   /** The same for a checkbox; its input is named as the API names the setting. */
   const box = (key: BoxKey, name: string = key) => ({ name, checked: values[key], onChecked: set(key) });
+  /** The same for one SIM slot's number. */
+  const simNumber = (slot: string) => ({
+    name: `sim_numbers.${slot}`,
+    value: values.sim_numbers[slot] ?? '',
+    onValue: (typed: string) => {
+      setSaved(false);
+      setValues((previous) => ({ ...previous, sim_numbers: { ...previous.sim_numbers, [slot]: typed } }));
+    },
+    error: fieldError(`sim_numbers.${slot}`),
+  });
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -95,6 +105,21 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
           {/* A phone that says it uploads no recordings (a modem) is not offered them; one switched on already can still be switched off. */}
           {(device.capabilities?.call_recording !== false || device.record_calls) && <CheckboxField label="Record calls" {...box('record_calls')} />}
         </fieldset>
+        {simSlotsOf(device).length > 0 && (
+          <fieldset>
+            <legend>SIM numbers</legend>
+            {simSlotsOf(device).map((slot) => (
+              <TextField
+                key={slot}
+                label={`SIM ${Number(slot) + 1} number`}
+                type="tel"
+                autoComplete="off"
+                {...simNumber(slot)}
+                hint={simNumberHint(device, slot)}
+              />
+            ))}
+          </fieldset>
+        )}
         <fieldset>
           <legend>Pace</legend>
           <NumberField label="SMS in flight at once" {...text('send_window')} hint="1 to 50: tasks the phone may hold before it reports them sent." />
@@ -150,6 +175,13 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
       </fieldset>
     </form>
   );
+}
+
+/** What an empty number field means for the SIM, and what the phone says now. */
+function simNumberHint(device: DeviceDetail, slot: string): string {
+  const card = device.sim_cards.find((sim) => String(sim.index) === slot);
+  const reported = card?.phone_number_source === 'device' ? ` (now ${card.phone_number})` : '';
+  return `International (+7 916 ...) or national. Yours wins over the number the phone reports; empty: the phone's${reported}, if it reports one.`;
 }
 
 /** Suggestions for the time zone field, from the browser's own list where it has one. */

@@ -24,6 +24,8 @@ export interface SettingsValues {
   jitter_max: string;
   max_send_attempts: string;
   end_pause: boolean;
+  /** The owner's number per SIM slot ("0", "1"...), as typed; empty: none of the owner's. */
+  sim_numbers: Record<string, string>;
 }
 
 export type SettingsPatch = Record<string, unknown>;
@@ -55,7 +57,18 @@ export function settingsValues(device: Device): SettingsValues {
     jitter_max: String(device.send_jitter?.max_seconds ?? 30),
     max_send_attempts: device.max_send_attempts === null ? '' : String(device.max_send_attempts),
     end_pause: false,
+    sim_numbers: Object.fromEntries(simSlotsOf(device).map((slot) => [slot, ownerNumber(device, slot)])),
   };
+}
+
+/** The SIM slots a number may be typed for: those the phone reported, and any the owner gave a number before. */
+export function simSlotsOf(device: Device): string[] {
+  const slots = new Set([...device.sim_cards.map((sim) => String(sim.index)), ...Object.keys(device.sim_numbers)]);
+  return [...slots].sort((a, b) => Number(a) - Number(b));
+}
+
+function ownerNumber(device: Device, slot: string): string {
+  return (device.sim_numbers as Record<string, string | undefined>)[slot] ?? '';
 }
 
 /** The fields that differ from `initial`, as the API takes them; empty when nothing changed. */
@@ -85,6 +98,12 @@ export function settingsPatch(initial: SettingsValues, values: SettingsValues): 
   // Empty: the account's default.
   if (changed('max_send_attempts')) patch.max_send_attempts = values.max_send_attempts.trim() === '' ? null : numberOrText(values.max_send_attempts);
   if (values.end_pause) patch.paused = false;
+  const simNumbers: Record<string, string | null> = {};
+  for (const [slot, typed] of Object.entries(values.sim_numbers)) {
+    // Emptied: the owner's number is cleared (null), and the phone's shows again.
+    if (typed.trim() !== (initial.sim_numbers[slot] ?? '').trim()) simNumbers[slot] = typed.trim() === '' ? null : typed.trim();
+  }
+  if (Object.keys(simNumbers).length > 0) patch.sim_numbers = simNumbers;
   return patch;
 }
 
