@@ -4,6 +4,7 @@
 // client named the device and go back to the pool otherwise, while acknowledged ones stay with
 // the phone).
 import { expect } from 'chai';
+import { simulatedNumber } from '../../src/simulator/sim-numbers.ts';
 import type { SimulatedDevice } from '../../src/simulator/device.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { ApiClient, registerDevice, type Reply, type Tenant } from '../support/tenant.ts';
@@ -154,8 +155,9 @@ describe('legacy API: devices', () => {
       // The Extended API shows the same device.
       const view = (await extended(ids)).body;
       expect(view).to.deep.include({ battery_level: 42, is_charging: true, sim_cards: [
-          { index: 0, name_operator: 'Beeline', phone_number: null, phone_number_source: null },
-          { index: 1, name_operator: 'MTS', phone_number: null, phone_number_source: null },
+          // A simulated phone reports a number of its own per SIM, which the legacy API does not show.
+          { index: 0, name_operator: 'Beeline', phone_number: simulatedNumber(ids.uuid, 0), phone_number_source: 'device' },
+          { index: 1, name_operator: 'MTS', phone_number: simulatedNumber(ids.uuid, 1), phone_number_source: 'device' },
         ],
       });
     });
