@@ -22,11 +22,12 @@ import { createBroker, DeviceChannel, type DeviceBroker } from '../broker/device
 import { brokerPorts } from './api/mqtt/broker-ports.ts';
 import { OptedOutLists } from './modules/opt-out/device-list.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
-import { ensurePortsFree, type PlannedPort } from './common/ports-free.ts';
+import { ensurePortsFree, plannedPorts } from './common/ports-free.ts';
 import { connectCluster, type Cluster } from './cluster/cluster.ts';
 import { readCertificatePair, type CertificatePair } from './tls/certificate-pair.ts';
 import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
 import { MetricsEndpoint } from './http/metrics-endpoint.ts';
+import { reloadSmppCertificate } from './api/smpp/certificate-reload.ts';
 import { defaultConnectionBudget, listenerShares } from './common/file-descriptors.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
@@ -67,15 +68,7 @@ export class Gateway {
   reloadSmppCertificate(reason = 'SIGHUP'): ReloadOutcome {
     const files = this.config.smpp.tls;
     const smpp = this.services.smppServer?.current;
-    if (!files || !smpp) return 'unchanged';
-    const reading = readCertificatePair(files);
-    if ('problems' in reading) {
-      this.logger.warn({ reason, problems: reading.problems.map((problem) => problem.replace(/\bTLS_(CERT|KEY)\b/g, 'SMPP_TLS_$1')) }, 'SMPP certificate not reloaded; the old one is served');
-      return 'refused';
-    }
-    smpp.serveCertificate(reading.pair);
-    this.logger.info({ reason, subject: reading.pair.subject, notAfter: reading.pair.notAfter, fingerprint: reading.pair.fingerprint }, 'SMPP certificate reloaded');
-    return 'applied';
+    return files && smpp ? reloadSmppCertificate(files, smpp, this.logger, reason) : 'unchanged';
   }
 
   /**
@@ -289,18 +282,6 @@ export class Gateway {
     await closeDatabase(this.services.db);
     this.logger.info('gateway stopped');
   }
-}
-
-/** Every port this configuration listens on, with the variable that sets it (ports-free.ts). */
-function plannedPorts(config: Config): PlannedPort[] {
-  const planned: PlannedPort[] = [{ variable: 'PORT', port: config.port, host: config.host }];
-  if (config.plainMqtt) planned.push({ variable: 'MQTT_PORT', port: config.mqttPort, host: config.host });
-  if (config.tls) planned.push({ variable: 'MQTTS_PORT', port: config.tls.mqttsPort, host: config.host });
-  if (config.metrics.port !== undefined) planned.push({ variable: 'METRICS_PORT', port: config.metrics.port, host: config.metrics.host });
-  if (config.smpp.port !== undefined) planned.push({ variable: 'SMPP_PORT', port: config.smpp.port, host: config.host });
-  if (config.smpp.tls) planned.push({ variable: 'SMPP_TLS_PORT', port: config.smpp.tls.port, host: config.host });
-  if (config.smtp.port !== undefined && config.smtp.domain) planned.push({ variable: 'SMTP_PORT', port: config.smtp.port, host: config.host });
-  return planned;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

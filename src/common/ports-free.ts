@@ -3,6 +3,7 @@
 // once, naming the variable to change, rather than after the migrations when the listener opens.
 // The listeners still report it themselves when something takes the port in between.
 import { createServer } from 'node:net';
+import type { Config } from '../config.ts';
 import { describeEnvironmentError } from './errors.ts';
 
 export interface PlannedPort {
@@ -22,4 +23,16 @@ export async function ensurePortsFree(planned: readonly PlannedPort[]): Promise<
       probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
     });
   }
+}
+
+/** Every port this configuration listens on, with the variable that sets it (ports-free.ts). */
+export function plannedPorts(config: Config): PlannedPort[] {
+  const planned: PlannedPort[] = [{ variable: 'PORT', port: config.port, host: config.host }];
+  if (config.plainMqtt) planned.push({ variable: 'MQTT_PORT', port: config.mqttPort, host: config.host });
+  if (config.tls) planned.push({ variable: 'MQTTS_PORT', port: config.tls.mqttsPort, host: config.host });
+  if (config.metrics.port !== undefined) planned.push({ variable: 'METRICS_PORT', port: config.metrics.port, host: config.metrics.host });
+  if (config.smpp.port !== undefined) planned.push({ variable: 'SMPP_PORT', port: config.smpp.port, host: config.host });
+  if (config.smpp.tls) planned.push({ variable: 'SMPP_TLS_PORT', port: config.smpp.tls.port, host: config.host });
+  if (config.smtp.port !== undefined && config.smtp.domain) planned.push({ variable: 'SMTP_PORT', port: config.smtp.port, host: config.host });
+  return planned;
 }
