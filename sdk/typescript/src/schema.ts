@@ -91,7 +91,7 @@ export interface paths {
         head?: never;
         /**
          * Change device settings
-         * @description Partial update: fields not sent stay unchanged. An empty name_custom resets to the system name. send_window, limits and quiet_hours pace the device (README "Delivery"); paused false ends a circuit-breaker pause. can_send_sms false gives the tasks the phone has not acknowledged back to the pool, and fails the SMS whose client named this device.
+         * @description Partial update: fields not sent stay unchanged. An empty name_custom resets to the system name. send_window, limits and quiet_hours pace the device (README "Delivery"); paused false ends a circuit-breaker pause. can_send_sms false gives the tasks the phone has not acknowledged back to the pool, and fails the SMS whose client named this device. sim_numbers sets the SIMs' own numbers by slot from 0 (national ones read in DEFAULT_PHONE_REGION, stored in E.164; null clears one): they win over the numbers the phone reports, and sim_cards shows the result; a number that is none is a 400 naming sim_numbers.<slot>.
          *
          *     Permission: `devices:settings`.
          */
