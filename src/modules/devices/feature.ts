@@ -17,7 +17,7 @@ export const devicesFeature = defineFeature({
   make: ({ db, config, clock, logger, parts }, need) => {
     const events = need('events');
     const presence = new DevicePresence(config.deviceOfflineAfterMs, events, clock, parts.cluster?.presence);
-    return { presence, devices: new DeviceService(db, presence, events, logger.child({ component: 'devices' }), need('invalidation')) };
+    return { presence, devices: new DeviceService(db, presence, events, logger.child({ component: 'devices' }), need('invalidation'), config.defaultPhoneRegion) };
   },
   listens: [
     {
