@@ -16,6 +16,7 @@ import type { BrokerPorts, DeviceRecords } from './ports.ts';
 import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodeMmsReport, decodePresence, decodeStatusReport, decodeUssdReport, incomingSmsProblem } from './payloads.ts';
 import type { DeviceIdentity } from './identity.ts';
 import { checkSimNumbers } from './heartbeat-numbers.ts';
+import { checkRadio } from './heartbeat-radio.ts';
 import type { DeviceToGateway } from './topics.ts';
 
 export const REJECTED_METRIC = 'device_messages_rejected_total';
@@ -99,8 +100,11 @@ export class DeviceMessages {
   private async applyHeartbeat(identity: DeviceIdentity, payload: Buffer): Promise<void> {
     const decoded = decodeHeartbeat(payload);
     if (!decoded.ok) return this.rejected(identity.deviceId, 'invalid_payload', decoded.reason);
-    const { heartbeat, dropped } = checkSimNumbers(decoded.value);
+    const { heartbeat: numbered, dropped } = checkSimNumbers(decoded.value);
     for (const detail of dropped) this.rejected(identity.deviceId, 'invalid_field', detail);
+    const radio = checkRadio(numbered);
+    if (radio.dropped) this.rejected(identity.deviceId, 'invalid_field', radio.dropped);
+    const heartbeat = { ...numbered, radio: radio.radio };
     let outcome: Awaited<ReturnType<DeviceRecords['heartbeat']>>;
     const startedAt = Date.now();
     try {
@@ -117,6 +121,7 @@ export class DeviceMessages {
     const device = outcome.recorded;
     identity.device = device;
     this.ports.delivery.simCardsChanged(device.id, device.sim_cards);
+    this.ports.delivery.radioReported(device.id, radio.radio?.can_send !== false);
   }
 
   private async presence(identity: DeviceIdentity, payload: Buffer): Promise<void> {

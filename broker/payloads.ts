@@ -71,6 +71,11 @@ export const Heartbeat = Type.Object(
     incoming_held: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INCOMING_HELD })),
     /** What the device can be given (MMS, USSD, ...); absent: an app that does not say, taken to do everything. */
     capabilities: Type.Optional(DeviceCapabilities),
+    /**
+     * What the agent found of its radio (src/modules/devices/radio.ts RadioHealth). Checked on its
+     * own (heartbeat-radio.ts): a malformed one is dropped and the rest of the heartbeat applies.
+     */
+    radio: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false },
 );

@@ -6,6 +6,7 @@
 import type { AuthAttempt } from '../src/common/auth-throttle.ts';
 import type { Redis } from 'ioredis';
 import type { DeviceCapabilities } from '../src/modules/devices/capabilities.ts';
+import type { RadioHealth } from '../src/modules/devices/radio.ts';
 // Types the modules define for what phones report, taken as they are rather than restated: a
 // change there is a change of what the broker passes on, and the compiler says so here.
 import type { SimCard } from '../src/modules/devices/types.ts';
@@ -91,6 +92,7 @@ export interface HeartbeatValues {
   app_version?: string | undefined;
   incoming_held?: number | undefined;
   capabilities?: DeviceCapabilities | undefined;
+  radio?: RadioHealth | undefined;
 }
 
 /** The devices' rows, as the broker reads and writes them. */
@@ -141,6 +143,8 @@ export interface DeliveryPort {
   /** The device's connection on this node ended. */
   deviceGone(deviceId: string): void;
   simCardsChanged(deviceId: string, simCards: SimCard[]): void;
+  /** A heartbeat said whether the device's radio can send (true also when it did not say). */
+  radioReported(deviceId: string, canSend: boolean): void;
   /**
    * A status report from the device; resolved once applied (committed). `revoked`: the task is no
    * longer the device's to send, for `reason`.

@@ -69,6 +69,7 @@ export function brokerPorts(services: BrokerPortSources): BrokerPorts {
       deviceReady: (device) => dispatcher.deviceReady(device),
       deviceGone: (deviceId) => dispatcher.deviceGone(deviceId),
       simCardsChanged: (deviceId, simCards) => dispatcher.simCardsChanged(deviceId, simCards),
+      radioReported: (deviceId, canSend) => dispatcher.radioReported(deviceId, canSend),
       submitReport: (report) => statusIngestor.submit(report),
     },
     inbound: {

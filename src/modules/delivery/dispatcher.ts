@@ -120,6 +120,8 @@ interface ReadyDevice {
   countingSims: Set<number>;
   /** Which part of the pool its claims see (repository.poolReach), as the last claim read it; undefined before one. */
   reach?: string;
+  /** Its radio said it cannot send (the last claim or heartbeat): no claim until a heartbeat says it can. */
+  radioDown?: boolean;
 }
 
 export interface ClaimResult {
@@ -232,6 +234,24 @@ export class Dispatcher {
     if (device) device.sim = { ...device.sim, sim_cards: simCards };
   }
 
+  /**
+   * A heartbeat said whether the device's radio can send. One that cannot is offered nothing; one
+   * that can again is claimed for at once, without waiting for the sweep.
+   */
+  radioReported(deviceId: string, canSend: boolean): void {
+    const device = this.devices.get(deviceId);
+    if (!device) return;
+    if (!canSend) {
+      device.radioDown = true;
+      device.blockedUntil = Number.POSITIVE_INFINITY;
+      return;
+    }
+    if (!device.radioDown) return;
+    device.radioDown = false;
+    device.blockedUntil = 0;
+    void this.claimFor(deviceId);
+  }
+
   deviceGone(deviceId: string): void {
     this.devices.delete(deviceId);
   }
@@ -334,7 +354,8 @@ export class Dispatcher {
     if (result.reach !== undefined) device.reach = result.reach;
     device.full = result.blockedBy === 'window';
     device.blockedUntil = retryAt ?? 0;
-    if (result.blockedBy === 'cannot_send') device.blockedUntil = Number.POSITIVE_INFINITY;
+    device.radioDown = result.blockedBy === 'radio';
+    if (result.blockedBy === 'cannot_send' || device.radioDown) device.blockedUntil = Number.POSITIVE_INFINITY;
     for (const sms of claimed) await this.publish(sms);
     return result;
   }

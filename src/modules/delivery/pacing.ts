@@ -3,7 +3,8 @@
 //
 // A device has room when its tasks in flight are below its send_window, each rate limit
 // (sends in the last minute / hour / day, rolling) allows another send, it is not paused by the
-// circuit breaker, and the local time is outside its quiet hours.
+// circuit breaker, its radio did not say it cannot send, and the local time is outside its quiet
+// hours.
 import type { QuietHours, SendJitter } from '../devices/types.ts';
 
 export type { QuietHours, SendJitter };
@@ -23,6 +24,8 @@ export interface PacingSettings {
   send_jitter?: SendJitter | null;
   /** The device is handed no task before this (the last pause drawn from send_jitter). */
   next_send_at?: Date | null;
+  /** Its agent's last heartbeat said the radio cannot send (devices/radio.ts): no task until one says it can. */
+  radio_cannot_send?: boolean;
 }
 
 export interface DeviceUsage {
@@ -36,7 +39,7 @@ export interface DeviceUsage {
   oldestInDay: Date | null;
 }
 
-export type Blocker = 'paused' | 'quiet_hours' | 'jitter' | 'window' | 'per_minute' | 'per_hour' | 'per_day';
+export type Blocker = 'radio' | 'paused' | 'quiet_hours' | 'jitter' | 'window' | 'per_minute' | 'per_hour' | 'per_day';
 
 export interface Room {
   /** Tasks the device may take now. */
@@ -56,6 +59,8 @@ const DAY = 24 * HOUR;
  * repository LIMIT_GRACE_MS); a slot opens only once the oldest send is that much older.
  */
 export function roomFor(settings: PacingSettings, usage: DeviceUsage, now: number, graceMs = 0): Room {
+  // No time ends it: the next heartbeat that says the radio can send does.
+  if (settings.radio_cannot_send) return { room: 0, blockedBy: 'radio' };
   if (settings.paused_until && settings.paused_until.getTime() > now) {
     return { room: 0, blockedBy: 'paused', retryAt: settings.paused_until.getTime() };
   }

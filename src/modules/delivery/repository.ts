@@ -8,6 +8,7 @@ import type { SmsSnapshot, SmsStatusChange } from './status-change.ts';
 import type { DeviceUsage, PacingSettings, QuietHours, SendJitter } from './pacing.ts';
 import type { SimCard } from '../devices/types.ts';
 import type { DeviceCapabilities } from '../devices/capabilities.ts';
+import { radioCannotSend, type DeviceRadio } from '../devices/radio.ts';
 import { lockLiveDevice, setNextSendAt } from '../devices/shared-queries.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -47,6 +48,7 @@ interface DeviceUsageRow {
   paused_sims: number[] | null;
   counting_sims: number[] | null;
   capabilities: DeviceCapabilities | null;
+  radio: Pick<DeviceRadio, 'can_send'> | null;
   in_flight: number;
   last_minute: number;
   last_hour: number;
@@ -87,7 +89,7 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
                        ${exact ? '' : `limit coalesce(d.${column}, 0)`}) w) ${name}`;
   const { rows } = await db.raw<{ rows: DeviceUsageRow[] }>(
     `select d.id, d.account_id, d.can_send_sms, d.send_window, d.limit_per_minute, d.limit_per_hour, d.limit_per_day,
-            d.quiet_hours, d.paused_until, d.send_jitter, d.next_send_at, d.capabilities,
+            d.quiet_hours, d.paused_until, d.send_jitter, d.next_send_at, d.capabilities, d.radio,
             (select array_agg(h.sim_slot) from sim_health h where h.device_id = d.id and h.paused_until > ?::timestamptz) as paused_sims,
             (select array_agg(h.sim_slot) from sim_health h where h.device_id = d.id and h.consecutive_failures > 0) as counting_sims,
             (select count(*) from sms s
@@ -114,6 +116,7 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
       paused_until: row.paused_until,
       send_jitter: row.send_jitter,
       next_send_at: row.next_send_at,
+      radio_cannot_send: radioCannotSend(row.radio),
     },
     pausedSims: (row.paused_sims ?? []).map(Number),
     countingSims: (row.counting_sims ?? []).map(Number),

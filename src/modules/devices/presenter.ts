@@ -24,6 +24,7 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
     forward_incoming_sms: device.forward_incoming_sms,
     incoming_held: device.incoming_held ?? null,
     capabilities: device.capabilities ?? null,
+    radio: device.radio ?? null,
     record_calls: device.record_calls,
     sim_cards: simCardsWithNumbers(device.sim_cards, device.sim_numbers),
     sim_numbers: device.sim_numbers ?? {},

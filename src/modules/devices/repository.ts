@@ -5,6 +5,7 @@ import type { Cursor } from '../../storage/paging.ts';
 import type { QuietHours, SendJitter } from './types.ts';
 import type { SimCard, DeviceRow } from './types.ts';
 import type { CapabilityNeed, DeviceCapabilities } from './capabilities.ts';
+import { storedRadio, type DeviceRadio, type RadioHealth } from './radio.ts';
 
 export type { SimCard, DeviceRow };
 
@@ -158,6 +159,8 @@ export interface HeartbeatValues {
   incoming_held?: number | undefined;
   /** What it can do; absent: it does not say (an older app), and is taken to do everything. */
   capabilities?: DeviceCapabilities | undefined;
+  /** What the agent says of its radio; absent: it does not say, and is taken to send. */
+  radio?: RadioHealth | undefined;
 }
 
 /**
@@ -177,6 +180,8 @@ export async function recordHeartbeat(db: Executor, id: string, values: Heartbea
       incoming_held: values.incoming_held ?? null,
       // Each heartbeat says it afresh: one without (an app downgraded) is an app that does not say.
       capabilities: (values.capabilities ? JSON.stringify(values.capabilities) : null) as unknown as DeviceCapabilities | null,
+      // Said afresh each time too: a heartbeat without it is an agent that does not say.
+      radio: (values.radio ? JSON.stringify(storedRadio(values.radio, now)) : null) as unknown as DeviceRadio | null,
       sim_cards: JSON.stringify(values.sim_cards) as unknown as SimCard[],
       ...(values.type ? { type: values.type } : {}),
       ...(values.name ? { name: values.name } : {}),

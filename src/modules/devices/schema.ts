@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { DeviceCapabilities } from './capabilities.ts';
+import { RADIO_PROBLEMS, RADIO_PROBLEM_PATTERN } from './radio.ts';
 import { SIM_SLOTS } from './sim-numbers.ts';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
@@ -133,6 +134,28 @@ export const DeviceView = Type.Object(
         'and a send or USSD request naming a device that cannot is refused (409 device_not_capable). null: the phone does not say ' +
         '(an older app, or no heartbeat yet): it is taken to do everything, as before devices said',
     }),
+    radio: Type.Union(
+      [
+        Type.Object(
+          {
+            can_send: Type.Boolean({ description: 'whether the radio could send, as the agent last found it' }),
+            problem: Type.Union([Type.String({ pattern: RADIO_PROBLEM_PATTERN }), Type.Null()], {
+              description: `what is wrong with it: ${RADIO_PROBLEMS.join(', ')} (docs/devices.md), or another a newer agent names; null: nothing`,
+            }),
+            detail: Type.Union([Type.String(), Type.Null()], { description: "the radio's own words for the problem; null: none given" }),
+            reported_at: Timestamp,
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      {
+        description:
+          'what the device\'s agent said of its radio in its last heartbeat. can_send false: the device is handed no new SMS ' +
+          '(SMS named for it wait, pool SMS go to other devices; queue.blocked_by is radio) until a heartbeat says it can send again. ' +
+          'null: the agent does not say (an older one, or no heartbeat yet), and the device is handed work as before',
+      },
+    ),
     sim_cards: Type.Array(SimCard, { description: 'the SIMs the phone reported in its last heartbeat, each with its number' }),
     sim_numbers: OwnerSimNumbers,
     ...Pacing,
@@ -151,7 +174,7 @@ export const DeviceView = Type.Object(
   { additionalProperties: false },
 );
 
-const BLOCKERS = ['cannot_send', 'paused', 'quiet_hours', 'jitter', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
+const BLOCKERS = ['cannot_send', 'radio', 'paused', 'quiet_hours', 'jitter', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
 
 export const DeviceQueue = Type.Object(
   {

@@ -1,5 +1,6 @@
 // A device as other modules see it: its row, as the devices module stores it.
 import type { DeviceCapabilities } from './capabilities.ts';
+import type { DeviceRadio } from './radio.ts';
 /** A daily window in which the device sends nothing (README "Delivery"). */
 export interface QuietHours {
   /** "HH:MM", local time, inclusive. */
@@ -46,6 +47,8 @@ export interface DeviceRow {
   incoming_held: number | null;
   /** What the device said it can do in its last heartbeat; null: it never says (taken to do everything). */
   capabilities: DeviceCapabilities | null;
+  /** What its agent said of its radio in the last heartbeat; null: it never says (taken to send). */
+  radio: DeviceRadio | null;
   is_charging: boolean;
   sim_cards: SimCard[];
   /** The owner's SIM numbers, by slot; {} when none was set. */
