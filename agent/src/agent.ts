@@ -15,7 +15,7 @@ import { Journal, type OutboxItem, type TaskRecord } from './journal/journal.ts'
 import { MAX_ERROR_LENGTH, parseRevoke, parseSettings, parseTask, STATUS_RANK, type DeviceSettings, type ReportStatus, type SendTask, type StatusReport } from './protocol/messages.ts';
 import { deviceTopic, inboundKind, type OutboundTopic } from './protocol/topics.ts';
 import { DeviceSession, type SessionOptions } from './session.ts';
-import type { DeliveryReport, Radio, RadioHandlers, RadioMemory, ReceivedCall, ReceivedSms, SendResult } from './radio/radio.ts';
+import type { DeliveryReport, Radio, RadioHandlers, RadioMemory, ReceivedCall, ReceivedSms, RadioStatus, SendResult } from './radio/radio.ts';
 import { silentLogger, type AgentLogger } from './log.ts';
 import { decrypt, encrypt, passphraseFingerprint } from './protocol/end-to-end.ts';
 import { parseOptedOut, type OptedOutNumbers } from './protocol/opted-out.ts';
@@ -681,6 +681,7 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       ...(status.signalPercent !== undefined ? { signal_percent: percent(status.signalPercent) } : {}),
       incoming_held: Math.min(this.journal.held.size, MAX_HELD_INCOMING),
       capabilities: await this.capabilities(),
+      ...(status.health ? { radio: radioField(status.health) } : {}),
     });
   }
 
@@ -700,6 +701,13 @@ export class DeviceAgent extends EventEmitter<DeviceAgentEvents> {
       ...(this.fingerprint ? { passphrase_fingerprint: await this.fingerprint } : {}),
     };
   }
+}
+
+/** The heartbeat's radio, held to the contract's bounds: a malformed one would be dropped by the gateway. */
+function radioField(health: NonNullable<RadioStatus['health']>): Record<string, boolean | string> {
+  const problem = health.problem && /^[a-z][a-z0-9_]{0,49}$/.test(health.problem) ? health.problem : undefined;
+  const detail = health.detail?.replace(/\s+/g, ' ').trim().slice(0, 300);
+  return { can_send: health.canSend, ...(problem ? { problem } : {}), ...(detail ? { detail } : {}) };
 }
 
 /** Whether two numbers name the same phone: a report may give it without the + or in national form. */

@@ -80,8 +80,23 @@ export interface ReceivedCall {
   simSlot?: number;
 }
 
+/**
+ * What the radio found of itself where it already talks to it (a send, the heartbeat's status
+ * read): whether it can send now, and if not, why. The gateway hands a device whose radio cannot
+ * send no new work until a heartbeat says it can again (docs/devices.md "Radio state").
+ */
+export interface RadioHealth {
+  canSend: boolean;
+  /** termux_api_unresponsive, termux_api_missing, permission_missing, no_sim, sim_locked, not_registered, modem_unresponsive. */
+  problem?: string;
+  /** The radio's own words for it, one line, never a message's text. */
+  detail?: string;
+}
+
 /** What the heartbeat tells the gateway; a field the radio cannot know is left out. */
 export interface RadioStatus {
+  /** Its own state as a sender; absent: the radio does not check itself (the gateway then assumes it can send). */
+  health?: RadioHealth;
   batteryLevel?: number;
   isCharging?: boolean;
   /** phone_number: the SIM's own number in international form, when the radio knows it. */

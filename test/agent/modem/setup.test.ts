@@ -24,6 +24,7 @@ describe('modem radio: setup', () => {
         signalPercent: 65,
         batteryLevel: 80,
         simCards: [{ index: 0, name_operator: 'Standin Mobile' }],
+        health: { canSend: true },
       });
     });
   });

@@ -16,6 +16,8 @@ export interface StandinOptions {
   pin?: string;
   /** The AT+CNUM line the SIM answers with, such as +CNUM: "","+79165550001",145; none: it stores no number (ERROR). */
   ownNumberLine?: string;
+  /** What AT+CREG? answers after "+CREG: 0,"; default 1 (registered, home network). A test may change it. */
+  registration?: number;
 }
 
 export interface ReceivedSubmit {
@@ -240,7 +242,7 @@ export class ModemStandin extends EventEmitter {
     if (upper.startsWith('AT+CPMS=')) return this.respond(`+CPMS: ${this.storage.size},30,${this.storage.size},30,${this.storage.size},30`, 'OK');
     if (upper === 'AT+CGMI') return this.respond('Standin', 'OK');
     if (upper === 'AT+CGMM') return this.respond('GSM Modem 1', 'OK');
-    if (upper === 'AT+CREG?') return this.respond('+CREG: 0,1', 'OK');
+    if (upper === 'AT+CREG?') return this.respond(`+CREG: 0,${this.options.registration ?? 1}`, 'OK');
     if (upper === 'AT+COPS?') return this.respond('+COPS: 0,0,"Standin Mobile",7', 'OK');
     if (upper === 'AT+CSQ') return this.respond('+CSQ: 20,99', 'OK');
     if (upper === 'AT+CBC') return this.respond('+CBC: 0,80', 'OK');

@@ -50,7 +50,7 @@ describe('Termux output parsing', () => {
 
   describe('when the SIM needs its PIN', () => {
     it('then no SIM card is reported, but the slot count is', () => {
-      expect(deviceInfoFields({ sim_state: 'pin_required', sim_operator_name: '', phone_count: 2 })).to.deep.equal({ simCards: [], slotCount: 2 });
+      expect(deviceInfoFields({ sim_state: 'pin_required', sim_operator_name: '', phone_count: 2 })).to.deep.equal({ simCards: [], slotCount: 2, simState: 'pin_required' });
     });
   });
 

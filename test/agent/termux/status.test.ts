@@ -77,6 +77,7 @@ describe('Termux radio: status', () => {
         signalPercent: 75,
         name: 'Pixel 6a',
         type: 'android',
+        health: { canSend: true },
       });
     });
   });
@@ -89,7 +90,15 @@ describe('Termux radio: status', () => {
 
       const status = await radio.status();
 
-      expect(status).to.deep.equal({ batteryLevel: 82, isCharging: false, simCards: [], name: 'Pixel 6a', type: 'android' });
+      expect(status).to.deep.equal({
+        batteryLevel: 82,
+        isCharging: false,
+        simCards: [],
+        name: 'Pixel 6a',
+        type: 'android',
+        // Android says the SIM is absent: the phone cannot send.
+        health: { canSend: false, problem: 'no_sim', detail: 'termux-telephony-deviceinfo: sim_state absent' },
+      });
     });
   });
 

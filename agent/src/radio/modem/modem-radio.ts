@@ -9,6 +9,7 @@ import { AtCommandError } from './at-errors.ts';
 import { Inbox } from './modem-inbox.ts';
 import { sendParts } from './modem-sender.ts';
 import { ModemSetupError, setUpModem, type ModemSetup } from './modem-setup.ts';
+import { modemHealth } from './modem-health.ts';
 import { parseBatteryLevel, parseOperatorName, parseOwnNumber, parseSignalPercent } from './responses.ts';
 import { closePort, openSerialPort, type OpenPort } from './serial-port.ts';
 import type { UnsolicitedEvent } from './unsolicited.ts';
@@ -128,8 +129,14 @@ class ModemRadio implements Radio {
   async status(): Promise<RadioStatus> {
     const status: RadioStatus = { type: 'modem', simCards: [], ...(this.name ? { name: this.name } : {}) };
     const channel = this.state === 'ready' ? this.session?.channel : undefined;
-    if (!channel) return status;
+    if (!channel) {
+      // Being reopened after it stopped answering, or given up on: nothing can be sent meanwhile.
+      if (this.state !== 'recovering' && this.state !== 'failed') return status;
+      const detail = this.failure ?? 'the modem is being reopened after it stopped answering';
+      return { ...status, health: { canSend: false, problem: /no SIM/i.test(detail) ? 'no_sim' : 'modem_unresponsive', detail } };
+    }
     const ask = (command: string) => channel.command(command).catch((): string[] => []);
+    const health = await modemHealth(channel);
     const [signal, battery, operator, ownNumber] = [await ask('AT+CSQ'), await ask('AT+CBC'), await ask('AT+COPS?'), await ask('AT+CNUM')];
     const signalPercent = parseSignalPercent(signal);
     const batteryLevel = parseBatteryLevel(battery);
@@ -137,6 +144,7 @@ class ModemRadio implements Radio {
     const phoneNumber = parseOwnNumber(ownNumber);
     return {
       ...status,
+      health,
       ...(signalPercent !== undefined ? { signalPercent } : {}),
       ...(batteryLevel !== undefined ? { batteryLevel } : {}),
       simCards: [{ index: 0, name_operator: operatorName ?? '', ...(phoneNumber ? { phone_number: phoneNumber } : {}) }],

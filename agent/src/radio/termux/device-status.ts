@@ -15,6 +15,8 @@ export interface DeviceStatus {
   status: RadioStatus;
   /** SIM slots the phone has (not SIMs inserted), when the device info said. */
   slotCount: number | undefined;
+  /** The default SIM's state ("ready", "absent", "pin_required"...), when the device info said. */
+  simState: string | undefined;
 }
 
 export class DeviceStatusReader {
@@ -39,7 +41,7 @@ export class DeviceStatusReader {
       ...(name === undefined ? {} : { name }),
       type: 'android',
     };
-    return { status, slotCount: device?.slotCount };
+    return { status, slotCount: device?.slotCount, simState: device?.simState };
   }
 
   private async run(command: string): Promise<string> {
@@ -111,12 +113,13 @@ export function batteryFields(battery: JsonObject): Pick<RadioStatus, 'batteryLe
  * "sim_operator_name" and "network_operator_name", "phone_count" (SIM slots). Android shows
  * Termux:API only the default SIM, so one card at most is reported, as slot 0.
  */
-export function deviceInfoFields(info: JsonObject): { simCards: RadioStatus['simCards']; slotCount: number | undefined } {
+export function deviceInfoFields(info: JsonObject): { simCards: RadioStatus['simCards']; slotCount: number | undefined; simState: string | undefined } {
   const phoneCount = numberField(info, 'phone_count');
   const slotCount = phoneCount !== undefined && phoneCount > 0 ? phoneCount : undefined;
-  if (stringField(info, 'sim_state') !== 'ready') return { simCards: [], slotCount };
+  const simState = stringField(info, 'sim_state');
+  if (simState !== 'ready') return { simCards: [], slotCount, simState };
   const operator = stringField(info, 'sim_operator_name') || stringField(info, 'network_operator_name') || '';
-  return { simCards: [{ index: 0, name_operator: operator }], slotCount };
+  return { simCards: [{ index: 0, name_operator: operator }], slotCount, simState };
 }
 
 /**

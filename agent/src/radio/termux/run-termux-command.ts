@@ -11,6 +11,8 @@ export interface CommandSettings {
   /** Environment for the command; undefined: the agent's own. */
   env: NodeJS.ProcessEnv | undefined;
   timeoutMs: number;
+  /** Told how each command ended (undefined: it exited with 0): what the radio's health is read from. */
+  ended?: (command: string, error: TermuxCommandError | undefined) => void;
 }
 
 export const INSTALL_HINT =
@@ -56,10 +58,13 @@ export function runTermuxCommand(
       { env: settings.env, timeout: settings.timeoutMs, maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8' },
       (error, stdout, stderr) => {
         if (!error) {
+          settings.ended?.(command, undefined);
           resolve({ stdout, stderr });
           return;
         }
-        reject(new TermuxCommandError(command, describeFailure(command, error, stderr, stdout, settings.timeoutMs), reasonOf(error)));
+        const failure = new TermuxCommandError(command, describeFailure(command, error, stderr, stdout, settings.timeoutMs), reasonOf(error));
+        settings.ended?.(command, failure);
+        reject(failure);
       },
     );
     // The command may exit before reading all of its input (a usage error); that is reported

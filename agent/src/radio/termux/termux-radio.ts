@@ -10,6 +10,7 @@ import { LogFollower } from './log-follower.ts';
 import { DeviceStatusReader } from './device-status.ts';
 import { ProblemOnce } from './problem-once.ts';
 import { PollLoop } from './poll-loop.ts';
+import { isPermissionRefusal, TermuxHealth } from './termux-health.ts';
 
 export interface TermuxOptions {
   /** How often the inbox and the call log are read, in ms. Default 5000. */
@@ -24,6 +25,8 @@ export interface TermuxOptions {
   pageSize?: number;
   /** Pages read back at most in one poll after the agent was away. Default 20. */
   maxPagesPerPoll?: number;
+  /** How long a send refused for a missing permission keeps the radio saying it cannot send. Default 10 min. */
+  permissionRecheckMs?: number;
 }
 
 /** How often received SMS and calls are read when --poll-interval does not say (its --help and docs/agent-termux.md say it too). */
@@ -40,7 +43,7 @@ export function createTermuxRadio(options: TermuxOptions = {}): Radio {
   return new TermuxRadio({ ...DEFAULTS, ...withoutUndefined(options) });
 }
 
-type Settings = typeof DEFAULTS & Pick<TermuxOptions, 'binDir' | 'env'>;
+type Settings = typeof DEFAULTS & Pick<TermuxOptions, 'binDir' | 'env' | 'permissionRecheckMs'>;
 
 class TermuxRadio implements Radio {
   readonly kind = 'termux';
@@ -54,9 +57,19 @@ class TermuxRadio implements Radio {
   private slotCount: number | undefined;
   private loop: PollLoop | undefined;
   private readonly sending = new Set<Promise<SendResult>>();
+  private readonly health: TermuxHealth;
 
   constructor(private readonly settings: Settings) {
-    this.commands = { binDir: settings.binDir, env: settings.env, timeoutMs: settings.commandTimeoutMs };
+    this.health = new TermuxHealth(settings.permissionRecheckMs);
+    this.commands = {
+      binDir: settings.binDir,
+      env: settings.env,
+      timeoutMs: settings.commandTimeoutMs,
+      // Only Termux:API's own commands say whether the app answers (getprop is Android's).
+      ended: (command, error) => {
+        if (command.startsWith('termux-')) this.health.commandEnded(error);
+      },
+    };
     this.statusReader = new DeviceStatusReader(this.commands, this.problems);
   }
 
@@ -103,16 +116,20 @@ class TermuxRadio implements Radio {
     const sent = sendSms(this.commands, sms, { slotCount: this.slotCount });
     this.sending.add(sent);
     try {
-      return await sent;
+      const result = await sent;
+      if (result.ok) this.health.sendTaken();
+      else if (result.errorCode === 'radio_unavailable' && isPermissionRefusal(result.error)) this.health.permissionRefused(result.error);
+      return result;
     } finally {
       this.sending.delete(sent);
     }
   }
 
   async status(): Promise<RadioStatus> {
-    const { status, slotCount } = await this.statusReader.read();
+    const { status, slotCount, simState } = await this.statusReader.read();
     if (slotCount !== undefined) this.slotCount = slotCount;
-    return status;
+    this.health.simState(simState);
+    return { ...status, health: this.health.report() };
   }
 
   async stop(): Promise<void> {
