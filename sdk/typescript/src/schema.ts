@@ -1805,6 +1805,20 @@ export interface operations {
                                 /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
                                 passphrase_fingerprint?: string;
                             } | null;
+                            /** @description what the device's agent said of its radio in its last heartbeat. can_send false: the device is handed no new SMS (SMS named for it wait, pool SMS go to other devices; queue.blocked_by is radio) until a heartbeat says it can send again. null: the agent does not say (an older one, or no heartbeat yet), and the device is handed work as before */
+                            radio: {
+                                /** @description whether the radio could send, as the agent last found it */
+                                can_send: boolean;
+                                /** @description what is wrong with it: termux_api_unresponsive, termux_api_missing, permission_missing, no_sim, sim_locked, not_registered, modem_unresponsive (docs/devices.md), or another a newer agent names; null: nothing */
+                                problem: string | null;
+                                /** @description the radio's own words for the problem; null: none given */
+                                detail: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                reported_at: string;
+                            } | null;
                             /** @description the SIMs the phone reported in its last heartbeat, each with its number */
                             sim_cards: {
                                 /** @description SIM slot, from 0 (as selected_sim and an SMS's sim name it) */
@@ -1991,6 +2005,20 @@ export interface operations {
                                 call_recording: boolean;
                                 /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
                                 passphrase_fingerprint?: string;
+                            } | null;
+                            /** @description what the device's agent said of its radio in its last heartbeat. can_send false: the device is handed no new SMS (SMS named for it wait, pool SMS go to other devices; queue.blocked_by is radio) until a heartbeat says it can send again. null: the agent does not say (an older one, or no heartbeat yet), and the device is handed work as before */
+                            radio: {
+                                /** @description whether the radio could send, as the agent last found it */
+                                can_send: boolean;
+                                /** @description what is wrong with it: termux_api_unresponsive, termux_api_missing, permission_missing, no_sim, sim_locked, not_registered, modem_unresponsive (docs/devices.md), or another a newer agent names; null: nothing */
+                                problem: string | null;
+                                /** @description the radio's own words for the problem; null: none given */
+                                detail: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                reported_at: string;
                             } | null;
                             /** @description the SIMs the phone reported in its last heartbeat, each with its number */
                             sim_cards: {
@@ -2217,6 +2245,20 @@ export interface operations {
                                 /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
                                 passphrase_fingerprint?: string;
                             } | null;
+                            /** @description what the device's agent said of its radio in its last heartbeat. can_send false: the device is handed no new SMS (SMS named for it wait, pool SMS go to other devices; queue.blocked_by is radio) until a heartbeat says it can send again. null: the agent does not say (an older one, or no heartbeat yet), and the device is handed work as before */
+                            radio: {
+                                /** @description whether the radio could send, as the agent last found it */
+                                can_send: boolean;
+                                /** @description what is wrong with it: termux_api_unresponsive, termux_api_missing, permission_missing, no_sim, sim_locked, not_registered, modem_unresponsive (docs/devices.md), or another a newer agent names; null: nothing */
+                                problem: string | null;
+                                /** @description the radio's own words for the problem; null: none given */
+                                detail: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                reported_at: string;
+                            } | null;
                             /** @description the SIMs the phone reported in its last heartbeat, each with its number */
                             sim_cards: {
                                 /** @description SIM slot, from 0 (as selected_sim and an SMS's sim name it) */
@@ -2432,6 +2474,20 @@ export interface operations {
                             /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
                             passphrase_fingerprint?: string;
                         } | null;
+                        /** @description what the device's agent said of its radio in its last heartbeat. can_send false: the device is handed no new SMS (SMS named for it wait, pool SMS go to other devices; queue.blocked_by is radio) until a heartbeat says it can send again. null: the agent does not say (an older one, or no heartbeat yet), and the device is handed work as before */
+                        radio: {
+                            /** @description whether the radio could send, as the agent last found it */
+                            can_send: boolean;
+                            /** @description what is wrong with it: termux_api_unresponsive, termux_api_missing, permission_missing, no_sim, sim_locked, not_registered, modem_unresponsive (docs/devices.md), or another a newer agent names; null: nothing */
+                            problem: string | null;
+                            /** @description the radio's own words for the problem; null: none given */
+                            detail: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            reported_at: string;
+                        } | null;
                         /** @description the SIMs the phone reported in its last heartbeat, each with its number */
                         sim_cards: {
                             /** @description SIM slot, from 0 (as selected_sim and an SMS's sim name it) */
@@ -2516,7 +2572,7 @@ export interface operations {
                             sent_last_hour: number;
                             sent_last_day: number;
                             /** @description why the device may take no task now (the first reason found); null when it may */
-                            blocked_by: ("cannot_send" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day") | null;
+                            blocked_by: ("cannot_send" | "radio" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day") | null;
                             /** @description SIMs the SIM breaker paused after failed sends in a row with the same error: no task names them until paused_until */
                             paused_sims: {
                                 sim_slot: number;
@@ -2785,6 +2841,20 @@ export interface operations {
                             /** @description the fingerprint of the end-to-end passphrase it holds (docs/encryption.md); absent: it holds none, and takes no encrypted SMS */
                             passphrase_fingerprint?: string;
                         } | null;
+                        /** @description what the device's agent said of its radio in its last heartbeat. can_send false: the device is handed no new SMS (SMS named for it wait, pool SMS go to other devices; queue.blocked_by is radio) until a heartbeat says it can send again. null: the agent does not say (an older one, or no heartbeat yet), and the device is handed work as before */
+                        radio: {
+                            /** @description whether the radio could send, as the agent last found it */
+                            can_send: boolean;
+                            /** @description what is wrong with it: termux_api_unresponsive, termux_api_missing, permission_missing, no_sim, sim_locked, not_registered, modem_unresponsive (docs/devices.md), or another a newer agent names; null: nothing */
+                            problem: string | null;
+                            /** @description the radio's own words for the problem; null: none given */
+                            detail: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            reported_at: string;
+                        } | null;
                         /** @description the SIMs the phone reported in its last heartbeat, each with its number */
                         sim_cards: {
                             /** @description SIM slot, from 0 (as selected_sim and an SMS's sim name it) */
@@ -2869,7 +2939,7 @@ export interface operations {
                             sent_last_hour: number;
                             sent_last_day: number;
                             /** @description why the device may take no task now (the first reason found); null when it may */
-                            blocked_by: ("cannot_send" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day") | null;
+                            blocked_by: ("cannot_send" | "radio" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day") | null;
                             /** @description SIMs the SIM breaker paused after failed sends in a row with the same error: no task names them until paused_until */
                             paused_sims: {
                                 sim_slot: number;
