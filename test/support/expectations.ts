@@ -37,6 +37,7 @@ export const DEVICE_KEYS = [
   'incoming_held',
   'record_calls',
   'capabilities',
+  'radio',
   'sim_cards',
   'sim_numbers',
   'send_window',
@@ -55,7 +56,7 @@ export const DEVICE_KEYS = [
 export const DEVICE_QUEUE_KEYS = ['in_flight', 'waiting', 'sent_last_minute', 'sent_last_hour', 'sent_last_day', 'blocked_by', 'paused_sims'] as const;
 
 /** Why a device may take no task now (queue.blocked_by), besides null. */
-export const BLOCKERS = ['cannot_send', 'paused', 'quiet_hours', 'jitter', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
+export const BLOCKERS = ['cannot_send', 'radio', 'paused', 'quiet_hours', 'jitter', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
 
 /** The pacing of a newly registered device: 5 tasks in flight, 20 / 300 / 2000 sends a minute / hour / day. */
 export const DEFAULT_PACING = {
@@ -116,6 +117,11 @@ export function expectDevice(body: any, options: { queue?: boolean } = {}): void
   // What the phone said it can do; null until a heartbeat says (an older app never does).
   if (body.capabilities !== null) {
     for (const key of ['mms', 'ussd', 'data_sms', 'call_recording']) expect(body.capabilities[key], `capabilities.${key}`).to.be.a('boolean');
+  }
+  // What the agent said of its radio; null until a heartbeat says (an older app never does).
+  if (body.radio !== null) {
+    expect(body.radio).to.have.all.keys('can_send', 'problem', 'detail', 'reported_at');
+    expect(body.radio.can_send, 'radio.can_send').to.be.a('boolean');
   }
   if (body.signal_percent !== null) {
     expect(Number.isInteger(body.signal_percent), 'signal_percent is an integer').to.equal(true);

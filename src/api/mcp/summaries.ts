@@ -23,6 +23,8 @@ export function deviceLine(device: any): string {
     device.signal_percent === null || device.signal_percent === undefined ? 'signal unknown' : `signal ${device.signal_percent}%`,
     device.paused_until ? `paused until ${device.paused_until}${device.paused_reason ? ` (${device.paused_reason})` : ''}` : 'not paused',
     device.can_send_sms ? 'may send' : 'sending off',
+    // Said only when the radio says it cannot: the usual case needs no words.
+    ...(device.radio?.can_send === false ? [`radio cannot send${device.radio.problem ? ` (${device.radio.problem})` : ''}`] : []),
   ];
   return `${device.id} "${device.name_custom}": ${state.join(', ')}${device.last_seen_at ? `, last seen ${device.last_seen_at}` : ''}`;
 }
