@@ -13,6 +13,10 @@ import { liftLimits, nextEvent } from '../support/devices.ts';
 import { eventually } from '../support/eventually.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { TermuxPhone } from './support/termux-standin.ts';
+import { createModemRadio } from '../../agent/src/radio/modem/index.ts';
+import type { Radio } from '../../agent/src/radio/radio.ts';
+import { TEST_TIMINGS } from './support/modem-fixture.ts';
+import { ModemStandin } from './support/modem-standin.ts';
 
 const PHONE = '+79161234567';
 const STATUS_COMMANDS = ['termux-battery-status', 'termux-telephony-deviceinfo', 'termux-telephony-cellinfo'];
@@ -23,10 +27,12 @@ describe('device agent: a radio that cannot send gets no work', function () {
   const agents: DeviceAgent[] = [];
   const phones: TermuxPhone[] = [];
   const dirs: string[] = [];
+  const standins: ModemStandin[] = [];
 
   afterEach(async () => {
     await Promise.allSettled(agents.splice(0).map((agent) => agent.stop()));
     await Promise.allSettled(phones.splice(0).map((phone) => phone.remove()));
+    await Promise.allSettled(standins.splice(0).map((standin) => standin.close()));
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -38,21 +44,7 @@ describe('device agent: a radio that cannot send gets no work', function () {
     await phone.setCellInfo([]);
     for (const command of STATUS_COMMANDS) await phone.failNext(command, { hangMs: 10_000, stdout: '{}' });
 
-    const { device, token } = await fx.gateway.services.devices.register(fx.tenant.accountId, 'termux phone');
-    await liftLimits(fx.gateway, fx.tenant, device.id);
-    const dir = mkdtempSync(join(tmpdir(), 'agent-radio-'));
-    dirs.push(dir);
-    const agent = new DeviceAgent({
-      brokerUrl: `mqtt://127.0.0.1:${fx.gateway.mqttPort}`,
-      deviceId: device.id,
-      token,
-      radio: createTermuxRadio(phone.options({ pollIntervalMs: 60_000, commandTimeoutMs: 1_000 })),
-      journal: Journal.open(dir),
-      reconnectPeriodMs: 50,
-      heartbeatIntervalMs: 500,
-    });
-    agents.push(agent);
-    await agent.start();
+    const { device, agent } = await startAgent('termux phone', createTermuxRadio(phone.options({ pollIntervalMs: 60_000, commandTimeoutMs: 1_000 })));
 
     const radio = await eventually(
       'a heartbeat saying the radio cannot send',
@@ -82,4 +74,48 @@ describe('device agent: a radio that cannot send gets no work', function () {
     expect(sends.map((run) => run.stdin)).to.deep.equal(['only this phone']);
     expect((await fx.tenant.api.get(`/devices/${device.id}`)).body.radio).to.include({ can_send: true, problem: null });
   });
+
+  it('a modem answering +CREG: 0,0 is reported as not_registered, and once registered it is handed the SMS named for it', async () => {
+    const registration: { registration: number } = { registration: 0 };
+    const standin = await ModemStandin.start(registration);
+    standins.push(standin);
+    const { device, agent } = await startAgent('modem', createModemRadio({ path: standin.agentPath, ...TEST_TIMINGS }));
+
+    const radio = await eventually(
+      'a heartbeat saying the modem is not registered',
+      async () => {
+        const shown = (await fx.tenant.api.get(`/devices/${device.id}`)).body.radio;
+        return shown?.can_send === false && shown;
+      },
+      10_000,
+      50,
+    );
+    expect(radio).to.include({ problem: 'not_registered', detail: 'AT+CREG?: not registered, not searching (0)' });
+    const named = (await fx.tenant.api.post('/sms', { phone: PHONE, message: 'over the modem', device_id: device.id })).body;
+    expect((await fx.tenant.api.get(`/devices/${device.id}`)).body.queue).to.include({ blocked_by: 'radio', waiting: 1 });
+
+    const sent = nextEvent(agent, 'report', (id, status) => id === named.id && status === 'sent', 15_000);
+    registration.registration = 1;
+    await sent;
+    expect(standin.submits).to.have.length(1);
+  });
+
+  async function startAgent(name: string, radio: Radio): Promise<{ device: { id: string }; agent: DeviceAgent }> {
+    const { device, token } = await fx.gateway.services.devices.register(fx.tenant.accountId, name);
+    await liftLimits(fx.gateway, fx.tenant, device.id);
+    const dir = mkdtempSync(join(tmpdir(), 'agent-radio-'));
+    dirs.push(dir);
+    const agent = new DeviceAgent({
+      brokerUrl: `mqtt://127.0.0.1:${fx.gateway.mqttPort}`,
+      deviceId: device.id,
+      token,
+      radio,
+      journal: Journal.open(dir),
+      reconnectPeriodMs: 50,
+      heartbeatIntervalMs: 500,
+    });
+    agents.push(agent);
+    await agent.start();
+    return { device, agent };
+  }
 });
