@@ -8,6 +8,7 @@ import { LastSeen } from './last-seen.tsx';
 
 const BLOCKED_BY: Record<NonNullable<DeviceQueue['blocked_by']>, string> = {
   cannot_send: 'sending is switched off for it',
+  radio: 'its phone says its radio cannot send',
   paused: 'it is paused after failed sends',
   quiet_hours: 'its quiet hours',
   jitter: 'it waits the random pause between sends (send_jitter)',
@@ -16,6 +17,15 @@ const BLOCKED_BY: Record<NonNullable<DeviceQueue['blocked_by']>, string> = {
   per_hour: 'its limit per hour is reached',
   per_day: 'its limit per day is reached',
 };
+
+/** What the phone's agent said of its radio in its last heartbeat. */
+function radioText(device: DeviceDetail): string {
+  const { radio } = device;
+  if (!radio) return 'not reported';
+  if (radio.can_send) return 'can send';
+  const why = [radio.problem, radio.detail].filter(Boolean).join(': ');
+  return `cannot send${why ? ` (${why})` : ''}, as of ${formatTime(radio.reported_at)}`;
+}
 
 export function DeviceFacts({ device, offlineSince }: { device: DeviceDetail; offlineSince?: string | undefined }) {
   const { queue } = device;
@@ -34,6 +44,8 @@ export function DeviceFacts({ device, offlineSince }: { device: DeviceDetail; of
           </dd>
           <dt>Signal</dt>
           <dd data-testid="device-signal">{device.signal_percent === null ? <span class="muted">not reported</span> : `${device.signal_percent} %`}</dd>
+          <dt>Radio</dt>
+          <dd data-testid="device-radio">{radioText(device)}</dd>
           <dt>Received SMS kept on it</dt>
           <dd data-testid="device-incoming-held">{incomingHeldText(device)}</dd>
           <dt>Charging</dt>
