@@ -29,7 +29,6 @@ import type { ServiceParts } from './service-parts.ts';
  * (`declare module '.../composition/feature.ts' { interface Services { ... } }`), so the whole
  * list is the sum of the features and is kept nowhere by hand.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
 export interface Services {}
 
 /** The name of a service some feature provides. */
@@ -97,7 +96,6 @@ export interface Feature<Provided extends ServiceName = ServiceName> {
 }
 
 /** Any feature, whatever it provides: what lists of features hold. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type SomeFeature = Feature<any>;
 
 /** Declares a feature, with its services' names checked against what `make` returns. */
