@@ -1,6 +1,7 @@
 // The gateway's features. Their listeners are registered, and what they run is started, in this
 // order; what one needs of another is made first whatever the order. Adding a feature is
-// one line here (and its folder, and its migration).
+// one line here, besides its folder and its migration (and, if it serves routes, one line in
+// extended-routes.ts).
 import type { SomeFeature } from './feature.ts';
 import { coreFeature } from './core-feature.ts';
 import { devicesFeature } from '../modules/devices/feature.ts';
