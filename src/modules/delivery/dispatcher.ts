@@ -632,6 +632,9 @@ export class Dispatcher {
     if (!this.presence.current) return;
     const now = this.clock.now();
     for (const deviceId of await devicesWithUnacknowledged(this.db)) {
+      // Asked again after every wait for the database: Redis may have gone out of reach meanwhile,
+      // and a phone of another node then reads as offline here although nothing is known of it.
+      if (!this.presence.current) return;
       if (this.presence.isOnline(deviceId, now)) continue;
       // After a restart nothing is known of a device until it reconnects: count from the start.
       const offlineSince = this.presence.offlineSince(deviceId, now) ?? this.startedAt;
