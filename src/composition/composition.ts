@@ -1,6 +1,6 @@
 // Makes the gateway out of its features: each service made once, when first needed (so features
 // never say in which order they are made), listeners registered in the order features are
-// declared, routes gathered in that order, running parts started and stopped by phase.
+// declared, running parts started in that order and stopped by phase.
 import type { GatewayEvents } from '../event-catalog.ts';
 import { STOP_PHASES, type SomeFeature, type FeatureContext, type Need, type Running, type ServiceName, type Services } from './feature.ts';
 
@@ -10,7 +10,7 @@ export type CompositionMode = 'gateway' | 'command';
 export class Composition {
   private readonly providers = new Map<string, SomeFeature>();
   private readonly services = new Map<string, unknown>();
-  /** The features made so far, in the order they are declared once `makeAll` has run. */
+  /** The features made so far (asked before registering listeners, which go in the declared order). */
   private readonly made = new Set<SomeFeature>();
   private readonly making: SomeFeature[] = [];
   private readonly features: readonly SomeFeature[];
@@ -58,12 +58,14 @@ export class Composition {
 
   /** Registers every feature's figures on /metrics. */
   meter(): void {
-    for (const feature of this.features) feature.meters?.(this.all(), this.context);
+    const services = this.all<Services>();
+    for (const feature of this.features) feature.meters?.(services, this.context);
   }
 
   /** What runs while the gateway runs, in the declared order. */
   running(): Running[] {
-    return this.features.flatMap((feature) => feature.runs?.(this.all(), this.context) ?? []);
+    const services = this.all<Services>();
+    return this.features.flatMap((feature) => feature.runs?.(services, this.context) ?? []);
   }
 
   private make(feature: SomeFeature): void {
