@@ -8,6 +8,7 @@ import type { CacheEvents } from './cluster/cache-events.ts';
 import type { CallsEvents } from './modules/calls/domain-events.ts';
 import type { DeliveryEvents } from './modules/delivery/domain-events.ts';
 import type { DevicesEvents } from './modules/devices/domain-events.ts';
+import type { FleetHealthEvents } from './modules/fleet-health/domain-events.ts';
 import type { IncomingEvents } from './modules/incoming/domain-events.ts';
 import type { MessagesEvents } from './modules/messages/domain-events.ts';
 import type { MmsEvents } from './modules/mms/domain-events.ts';
@@ -23,6 +24,7 @@ type ModuleEvents = [
   DeliveryEvents,
   DevicesEvents,
   IncomingEvents,
+  FleetHealthEvents,
   MmsEvents,
   CallsEvents,
   UssdEvents,

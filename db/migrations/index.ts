@@ -42,6 +42,7 @@ import * as smsCounts from './20261203_038_sms_counts.ts';
 import * as smsWayIn from './20261203_039_sms_way_in.ts';
 import * as simNumbers from './20261203_040_sim_numbers.ts';
 import * as deviceRadio from './20261203_041_device_radio.ts';
+import * as fleetHealth from './20261204_042_fleet_health.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -90,4 +91,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261203_039_sms_way_in', smsWayIn],
   ['20261203_040_sim_numbers', simNumbers],
   ['20261203_041_device_radio', deviceRadio],
+  ['20261204_042_fleet_health', fleetHealth],
 ];

@@ -120,7 +120,7 @@ export const SmsView = Type.Object(
         'gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one',
     }),
     kind: Type.Optional(
-      Type.Union([Type.Literal('data'), Type.Literal('mms')], { description: 'present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)' }),
+      Type.Union([Type.Literal('data'), Type.Literal('mms'), Type.Literal('canary')], { description: 'present only when the message is not a plain text SMS: data (POST /sms/data), mms (GET /mms/{id} shows its subject and parts), or canary (a health check the gateway sent between the account\'s own SIMs, docs/fleet-health.md; listed only when asked for)' }),
     ),
     is_encrypted: Type.Optional(
       Type.Literal(true, {

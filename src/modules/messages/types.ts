@@ -61,7 +61,7 @@ export interface SmsRecord {
  */
 export type SmsWayIn = 'api' | 'legacy' | 'smpp' | 'twilio' | 'mail' | 'rule' | 'opt-out' | 'twiml';
 
-export type SmsKind = 'text' | 'data' | 'mms';
+export type SmsKind = 'text' | 'data' | 'mms' | 'canary';
 
 /** An SMS as the read routes show it: with its device's object id and the SIM slot a phone reported sending from. */
 export type SmsWithDevice = SmsRecord & { device_object_id: string | null; sent_sim_slot: number | null };
