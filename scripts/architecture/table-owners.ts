@@ -68,6 +68,9 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   mail_settings: 'src/modules/mail/',
   // 029 the queue of stored files to remove, which several features' deletions fill
   file_removals: 'src/storage/file-removals.ts',
+  // 042 fleet health: canary rounds and their probes
+  canary_settings: 'src/modules/fleet-health/',
+  canary_probes: 'src/modules/fleet-health/',
 };
 
 export interface SharedTable {
