@@ -172,6 +172,11 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
     return this.radio.sent;
   }
 
+  /** Its SIMs with their numbers, as its heartbeat reports them now. */
+  get simCards(): SimulatedSim[] {
+    return withSimulatedNumbers(this.options.simCards ?? [{ index: 0, name_operator: 'Simulated Mobile' }], this.options.deviceId);
+  }
+
   /** How many times each SMS was actually sent over the radio: must never exceed 1. */
   get sendCount(): Map<string, number> {
     return this.radio.sendCount;
@@ -236,10 +241,11 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
   /**
    * The phone received an SMS: forwarded while forward_incoming_sms is on (resolves once the
    * gateway acknowledged it), kept by the agent while it is off (resolves once kept; forwarded when it comes on).
+   * It arrives on SIM slot 0 unless another is named.
    */
-  async receive(phone: string, message: string, options: { isEncrypted?: boolean } = {}): Promise<string> {
+  async receive(phone: string, message: string, options: { isEncrypted?: boolean; simSlot?: number } = {}): Promise<string> {
     const id = randomUUID();
-    await this.agent.forwardIncoming({ id, phone, message, receivedAt: new Date(), simSlot: 0, ...(options.isEncrypted ? { isEncrypted: true } : {}) });
+    await this.agent.forwardIncoming({ id, phone, message, receivedAt: new Date(), simSlot: options.simSlot ?? 0, ...(options.isEncrypted ? { isEncrypted: true } : {}) });
     return id;
   }
 

@@ -1,9 +1,12 @@
 // A fleet of simulated devices: registers (or reuses) them through the HTTP API, or runs devices
 // registered beforehand whose credentials it is given, connects them with bounded concurrency,
 // and keeps counts of what they did. Used by `sms-gateway simulate`, the demo and the benchmarks.
+// With `radioNetwork`, SMS its phones send to each other's numbers arrive as received SMS
+// (src/simulator/radio-network.ts).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SimulatedDevice, type SimulatedDeviceOptions } from './device.ts';
+import { RadioNetwork, type RadioNetworkOptions } from './radio-network.ts';
 
 export interface DeviceCredentials {
   device_id: string;
@@ -38,6 +41,12 @@ export interface FleetOptions {
   concurrency?: number;
   /** A device's CONNECT was refused (it keeps retrying with backoff): told once per device. */
   onRefused?: (deviceId: string, returnCode: number) => void;
+  /**
+   * Carry SMS between the fleet's phones: one sent to a number a SIM of the fleet owns arrives at
+   * that phone, which forwards it (devices registered now forward received SMS by default). true,
+   * or the network's options (air time, broken senders and receivers for drills).
+   */
+  radioNetwork?: boolean | RadioNetworkOptions;
 }
 
 export interface FleetStats {
@@ -57,8 +66,13 @@ export class Fleet {
   private readonly started: SimulatedDevice[] = [];
   private stopped = false;
   readonly stats: FleetStats = { connected: 0, tasks: 0, redelivered: 0, reports: {} };
+  /** The air between the fleet's phones, when the radioNetwork option asked for it. */
+  readonly network: RadioNetwork | undefined;
 
-  constructor(private readonly options: FleetOptions) {}
+  constructor(private readonly options: FleetOptions) {
+    const network = options.radioNetwork;
+    if (network) this.network = new RadioNetwork(network === true ? {} : network);
+  }
 
   async start(onProgress?: (connected: number) => void): Promise<void> {
     const credentials = await this.credentials();
@@ -83,6 +97,8 @@ export class Fleet {
         device.on('report', (_id, status) => (this.stats.reports[status] = (this.stats.reports[status] ?? 0) + 1));
         device.on('connected', () => this.stats.connected++);
         device.once('refused', (code) => this.options.onRefused?.(device.id, code));
+        // Joined before it connects: a task it takes at once already reaches the other phones.
+        this.network?.join(device);
         this.started.push(device);
         await device.connect();
         if (this.stopped) return void (await device.stop());
@@ -95,6 +111,7 @@ export class Fleet {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.network?.stop();
     await Promise.all(this.started.map((device) => device.stop()));
   }
 
