@@ -108,7 +108,7 @@ export class RadioNetwork extends EventEmitter<RadioNetworkEvents> {
     this.numbersOf.delete(phone);
   }
 
-  /** Numbers owned by more than one SIM of the fleet (simulated numbers can collide): each such SMS reaches every owner. */
+  /** Numbers more than one SIM of the fleet reports (simulated numbers can collide): only one of them hears what is sent there. */
   sharedNumbers(): number {
     let shared = 0;
     for (const owners of this.owners.values()) if (owners.length > 1) shared++;
@@ -143,14 +143,12 @@ export class RadioNetwork extends EventEmitter<RadioNetworkEvents> {
     const owners = this.owners.get(normalized(sms.phone));
     if (!owners) return void this.stats.outside++;
     if (isBroken(this.brokenSenders, sender.id, senderSlot)) return this.lose(smsId, 'broken_sender');
+    // A number rings one SIM: of SIMs said to share one, the one of the lowest device id (and
+    // slot), which is also the one the gateway's canary rounds keep for that number.
+    const owner = owners.reduce((first, next) => (next.phone.id < first.phone.id || (next.phone.id === first.phone.id && next.simSlot < first.simSlot) ? next : first));
+    if (isBroken(this.brokenReceivers, owner.phone.id, owner.simSlot)) return this.lose(smsId, 'broken_receiver');
     const from = { deviceId: sender.id, simSlot: senderSlot, phone: senderNumber(sender, senderSlot) };
-    for (const owner of owners) {
-      if (isBroken(this.brokenReceivers, owner.phone.id, owner.simSlot)) {
-        this.lose(smsId, 'broken_receiver');
-        continue;
-      }
-      this.later(() => this.deliver(smsId, from, owner, sms.message));
-    }
+    this.later(() => this.deliver(smsId, from, owner, sms.message));
   }
 
   private async deliver(smsId: string, from: Carried['from'], owner: Owner, text: string): Promise<void> {

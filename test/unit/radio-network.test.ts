@@ -97,6 +97,16 @@ describe('simulated radio network', () => {
     expect(bob.received.map((sms) => sms.message)).to.deep.equal(['heard on SIM 1']);
   });
 
+  it('rings one SIM when two say they have the same number: the one of the lowest device id', async () => {
+    const twin = new StandInPhone('aaron', [sim(0, '+79160000002')]);
+    network.join(twin);
+    expect(network.sharedNumbers()).to.equal(1);
+    alice.send('sms-1', '+79160000002', 'for one of them');
+    await Promise.resolve();
+    expect(twin.received.map((sms) => sms.message)).to.deep.equal(['for one of them']);
+    expect(bob.received).to.deep.equal([]);
+  });
+
   it('stops carrying for a phone that left', async () => {
     network.leave(bob);
     alice.send('sms-1', '+79160000002', 'gone');
