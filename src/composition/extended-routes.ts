@@ -30,6 +30,7 @@ import { retentionRoutes } from '../api/extended/retention/routes.ts';
 import { mailRoutes } from '../api/extended/mail/routes.ts';
 import { contactSendRoutes } from '../api/extended/contacts/send-routes.ts';
 import { contactRoutes } from '../api/extended/contacts/routes.ts';
+import { fleetHealthRoutes } from '../api/extended/fleet-health/routes.ts';
 
 /**
  * What the running gateway serves under /api/ext/v1, and what the API types of the SDK and the
@@ -38,6 +39,7 @@ import { contactRoutes } from '../api/extended/contacts/routes.ts';
 export function extendedRoutes(services: Services, { broker, session }: RouteOptions): RouteDefinition[] {
   return [
     ...deviceRoutes(services, broker),
+    ...fleetHealthRoutes(services.fleetHealth),
     ...messageRoutes(services),
     ...deliveryRoutes(services.tasks),
     ...incomingRoutes(services.incoming),

@@ -31,6 +31,7 @@ import { mailFeature } from '../modules/mail/feature.ts';
 import { mailListenerFeature } from '../modules/mail/listener-feature.ts';
 import { contactsFeature } from '../modules/contacts/feature.ts';
 import { idempotencyFeature } from '../modules/idempotency/feature.ts';
+import { fleetHealthFeature } from '../modules/fleet-health/health-feature.ts';
 
 export const GATEWAY_FEATURES: readonly SomeFeature[] = [
   coreFeature,
@@ -61,5 +62,6 @@ export const GATEWAY_FEATURES: readonly SomeFeature[] = [
   mailListenerFeature,
   contactsFeature,
   idempotencyFeature,
+  fleetHealthFeature,
 ];
 

@@ -61,11 +61,13 @@ export class ConversationService {
   /** Listens to "sms.queued": the SMS becomes its conversation's newest outgoing one. */
   readonly smsQueued: DomainEventListener<SmsRecord> = {
     inTransaction: async (trx, sms) => {
+      // A fleet health check between the account's own SIMs is no conversation with anyone.
+      if (sms.kind === 'canary') return;
       await conversations.recordOutgoing(trx, [outgoing(sms)]);
       this.recordedInTransaction.add(sms);
     },
     committed: (sms) => {
-      if (!this.recordedInTransaction.has(sms)) this.committedSends.add(`${sms.account_id}/${sms.phone}`, outgoing(sms));
+      if (sms.kind !== 'canary' && !this.recordedInTransaction.has(sms)) this.committedSends.add(`${sms.account_id}/${sms.phone}`, outgoing(sms));
     },
   };
 

@@ -34,7 +34,8 @@ export function deliveryWebhookListeners(w: DeliveryWebhookWiring): EventListene
       inTransaction: async (trx, changes) => {
         const formatted = w.statusCallbacks ? await w.statusCallbacks(trx, changes) : [];
         await w.outbox.record(trx, [
-          ...changes.map((change) => ({
+          // A fleet health check (kind canary) is the gateway's own SMS: no sms.* webhook tells of it.
+          ...changes.filter((change) => change.sms.kind !== 'canary').map((change) => ({
             envelope: smsStatusChanged(change.sms, change.from, newStatus(change), change.at, change.reason),
             callbackId: change.sms.callback_id,
           })),

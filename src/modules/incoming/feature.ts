@@ -12,6 +12,10 @@ declare module '../../composition/feature.ts' {
 export const incomingFeature = defineFeature({
   name: 'incoming',
   provides: ['incoming'],
-  make: ({ db }, need) => ({ incoming: new IncomingService(db, need('events')) }),
+  make: ({ db }, need) => ({
+    // A canary's code coming back is the fleet health module's, never a received SMS of the
+    // account; asked when an SMS arrives (canary rounds need messages, which incoming must not wait for).
+    incoming: new IncomingService(db, need('events'), { caught: (accountId, deviceId, sms) => need('canary').caught(accountId, deviceId, sms) }),
+  }),
   listens: [{ register: (events, need) => void events.listenAll(incomingWebhookListeners(need('outbox'), need('webhookSender'))) }],
 });

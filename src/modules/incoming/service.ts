@@ -15,14 +15,26 @@ export interface ReceivedSms {
   isEncrypted?: boolean;
 }
 
+/**
+ * The gateway's own SMS coming back: a fleet health check one SIM of the account sent another
+ * (the fleet health module answers). True when `sms` was one, and is taken: it is then no received
+ * SMS of the account (not stored, not announced), though the phone hears it was stored.
+ */
+export interface OwnSmsCatcher {
+  caught(accountId: string, deviceId: string, sms: ReceivedSms): Promise<boolean>;
+}
+
 export class IncomingService {
   constructor(
     private readonly db: Database,
     private readonly events: DomainEvents<IncomingEvents>,
+    /** Without it, every SMS a phone reports is the account's. */
+    private readonly own: OwnSmsCatcher = { caught: async () => false },
   ) {}
 
-  /** Stores the SMS; undefined when the device had already reported it. */
+  /** Stores the SMS; undefined when the device had already reported it, or when it was the gateway's own check. */
   async store(accountId: string, deviceId: string, sms: ReceivedSms): Promise<incoming.IncomingSmsRow | undefined> {
+    if (await this.own.caught(accountId, deviceId, sms)) return undefined;
     return this.db.transaction(async (trx) => {
       const row = await incoming.insertIncoming(trx, {
         account_id: accountId,

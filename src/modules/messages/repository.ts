@@ -57,6 +57,8 @@ export interface SmsFilter {
   phone?: string;
   /** Text, phone or status label, as the legacy list searches (whereSearchMatches). */
   search?: SmsSearch;
+  /** 'canary': only the fleet health checks, which every other list leaves out. */
+  kind?: 'canary';
 }
 
 export async function listSms(db: Executor, accountId: string, filter: SmsFilter, limit: number, cursor?: Cursor): Promise<SmsRecord[]> {
@@ -70,6 +72,9 @@ export async function listSms(db: Executor, accountId: string, filter: SmsFilter
   if (filter.to) query.where('created_at', '<', filter.to);
   if (filter.phone) query.where({ phone: filter.phone });
   if (filter.search) whereSearchMatches(query, filter.search);
+  // Fleet health checks are the gateway's own SMS: in no list but the one asking for them.
+  if (filter.kind === 'canary') query.where({ kind: 'canary' });
+  else query.whereNot({ kind: 'canary' });
   if (cursor) query.whereRaw('(created_at, id) < (?, ?)', [cursor.createdAt, cursor.id]);
   return query;
 }
@@ -163,7 +168,7 @@ export function whereSearchMatches<Q extends Knex.QueryBuilder>(query: Q, search
  * the matches from the trigram indexes and sorts them.
  */
 export async function searchSms(db: Executor, accountId: string, search: SmsSearch, limit: number, offset: number): Promise<SmsWithDevice[]> {
-  return whereSearchMatches(db('sms').where('sms.account_id', accountId), search)
+  return whereSearchMatches(db('sms').where('sms.account_id', accountId).whereNot('sms.kind', 'canary'), search)
     .select('sms.*')
     .modify(withDeviceObjectId('sms.device_id'))
     .orderBy([{ column: 'sms.created_at', order: 'desc' }, { column: 'sms.id', order: 'desc' }])
@@ -179,13 +184,13 @@ export async function searchSms(db: Executor, accountId: string, search: SmsSear
  * 100 read the whole history (790 ms); without, it took the trigram indexes (13 ms).
  */
 export async function countSmsUpTo(db: Executor, accountId: string, search: SmsSearch, atMost: number | undefined): Promise<number> {
-  const matches = whereSearchMatches(db('sms').where('sms.account_id', accountId), search).select(db.raw('1'));
+  const matches = whereSearchMatches(db('sms').where('sms.account_id', accountId).whereNot('sms.kind', 'canary'), search).select(db.raw('1'));
   if (atMost !== undefined) matches.limit(atMost);
   const row = await db.from(matches.as('matches')).count<{ n: number | string }[]>({ n: '*' }).first();
   return Number(row?.n ?? 0);
 }
 
-/** How many SMS the account has: the sum of its counts, which triggers keep as SMS are inserted and deleted (migration 038). */
+/** How many SMS the account has: the sum of its counts, which triggers keep as SMS are inserted and deleted (migration 038; canary SMS are not counted, 042). */
 export async function countAllSms(db: Executor, accountId: string): Promise<number> {
   const row = await db('sms_counts').where({ account_id: accountId }).sum<{ n: number | string | null }[]>({ n: 'sms' }).first();
   return Number(row?.n ?? 0);

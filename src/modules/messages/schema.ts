@@ -220,6 +220,9 @@ export const SmsListQuery = Type.Object(
       }),
     ),
     phone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'only SMS to this recipient (normalized as when sending)' })),
+    kind: Type.Optional(
+      Type.Literal('canary', { description: 'canary: only the fleet health checks the gateway sent between the account\'s own SIMs, which the list leaves out otherwise' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -52,6 +52,8 @@ export interface NewSms {
   transactional?: boolean | undefined;
   /** How it came in; absent: the Extended API. */
   wayIn?: SmsWayIn | undefined;
+  /** A fleet health check between the account's own SIMs (kind 'canary'): listed only when asked for. */
+  canary?: boolean | undefined;
 }
 
 /** Whether a callback_id names a webhook of the account (the webhooks feature answers). */
@@ -358,7 +360,7 @@ export class MessageService {
       reason: null,
       created_at: created,
       updated_at: created,
-      kind: input.mms ? 'mms' : input.data ? 'data' : 'text',
+      kind: input.canary ? 'canary' : input.mms ? 'mms' : input.data ? 'data' : 'text',
       is_encrypted: Boolean(input.encrypted),
       data: input.data?.base64 ?? null,
       data_port: input.data?.port ?? null,

@@ -17,6 +17,8 @@ export const WEBHOOK_EVENTS = [
   'device.battery_low',
   'device.paused',
   'device.resumed',
+  'device.degraded',
+  'device.recovered',
   'sim.paused',
   'call.missed',
   'call.recorded',

@@ -184,6 +184,7 @@ export function messageRoutes(parts: MessageRouteParts) {
             ...(query.from ? { from: new Date(query.from) } : {}),
             ...(query.to ? { to: new Date(query.to) } : {}),
             ...(query.phone ? { phone: query.phone } : {}),
+            ...(query.kind ? { kind: query.kind } : {}),
             // An empty search is no search (as in the legacy list).
             ...(query.search ? { search: { text: query.search, statuses: [...new Set([...statusesMatching(query.search), ...statusesNamed(query.search)])] } } : {}),
           },

@@ -1,0 +1,114 @@
+// The health judge's rule, on the probes of an account's last canary rounds: which side of a
+// failed canary was at fault. Pure: the service reads the probes and writes what this decides.
+//
+// A canary that did not arrive says only that the pair failed: the sender, the receiver, or the
+// network between them. It is pinned on a SIM only when others vouch for the partners:
+// - a SIM whose canaries failed to reach two different receivers, each of which did receive
+//   another SIM's canary, is degraded with fault 'send';
+// - a SIM that failed to receive from two different senders, each of which did reach another
+//   SIM, is degraded with fault 'receive'.
+// Only failures since the SIM last passed in that role count: once a canary it sent (or received)
+// arrives, older failures are forgiven. With fewer partners than that the verdict is "cannot
+// tell", which the health answer says and which degrades nothing (an account of two SIMs can
+// never pin a failure on one of them).
+//
+// A degraded SIM recovers when a canary it sent (fault send) or received (fault receive) passes
+// after it was degraded.
+import type { DegradedRow, ProbeRow } from './repository.ts';
+
+/** Two different partners, each vouched for by a third SIM: the evidence that pins a failure. */
+export const PARTNERS_TO_PIN = 2;
+
+export interface SimRef {
+  deviceId: string;
+  simSlot: number;
+}
+
+export const simKey = (deviceId: string, simSlot: number) => `${deviceId}:${simSlot}`;
+const senderKey = (p: ProbeRow) => simKey(p.sender_device_id, p.sender_sim);
+const receiverKey = (p: ProbeRow) => simKey(p.receiver_device_id, p.receiver_sim);
+
+export type Assessment =
+  | { verdict: 'send' | 'receive'; reason: string }
+  | { verdict: 'undecided'; role: 'sender' | 'receiver'; reason: string }
+  | { verdict: 'fine' };
+
+/** What the probes say of one SIM (not degraded now): at fault on one side, cannot tell, or nothing against it. */
+export function assess(probes: readonly ProbeRow[], sim: string): Assessment {
+  const asSender = blame(probes, sim, senderKey, receiverKey);
+  if (asSender.pinned.length >= PARTNERS_TO_PIN) {
+    return { verdict: 'send', reason: `its canary SMS did not reach ${asSender.pinned.length} SIMs that received other SIMs' canary SMS (rounds ${rounds(asSender.rounds)})` };
+  }
+  const asReceiver = blame(probes, sim, receiverKey, senderKey);
+  if (asReceiver.pinned.length >= PARTNERS_TO_PIN) {
+    return { verdict: 'receive', reason: `it did not receive the canary SMS of ${asReceiver.pinned.length} SIMs whose canary SMS reached other SIMs (rounds ${rounds(asReceiver.rounds)})` };
+  }
+  if (asSender.failed > 0) {
+    return { verdict: 'undecided', role: 'sender', reason: `${asSender.failed} of its canary SMS did not arrive, but too few other SIMs reached the same receivers to tell whether it is at fault` };
+  }
+  if (asReceiver.failed > 0) {
+    return { verdict: 'undecided', role: 'receiver', reason: `${asReceiver.failed} canary SMS sent to it did not arrive, but too few of their senders reached other SIMs to tell whether it is at fault` };
+  }
+  return { verdict: 'fine' };
+}
+
+/**
+ * The partners a SIM failed with, in one role (`own` names the SIM's side of a probe, `other` the
+ * partner's), since it last passed in that role, that a third SIM vouches for.
+ */
+function blame(probes: readonly ProbeRow[], sim: string, own: (p: ProbeRow) => string, other: (p: ProbeRow) => string) {
+  const mine = probes.filter((p) => own(p) === sim);
+  const lastPass = Math.max(-Infinity, ...mine.filter((p) => p.result === 'passed').map((p) => p.created_at.getTime()));
+  const failures = mine.filter((p) => p.result === 'failed' && p.created_at.getTime() > lastPass);
+  const pinned = new Set<string>();
+  const seenRounds = new Set<number>();
+  for (const failure of failures) {
+    const partner = other(failure);
+    // The partner worked with some SIM other than this one, in the same role this SIM failed in.
+    const vouched = probes.some((p) => p.result === 'passed' && other(p) === partner && own(p) !== sim);
+    if (!vouched) continue;
+    pinned.add(partner);
+    seenRounds.add(failure.round_number);
+  }
+  return { pinned: [...pinned], failed: failures.length, rounds: [...seenRounds].sort((a, b) => a - b) };
+}
+
+const rounds = (numbers: number[]) => numbers.join(', ');
+
+/** A change the judge decided. */
+export interface Decision extends SimRef {
+  state: 'degraded' | 'healthy';
+  fault: 'send' | 'receive' | null;
+  reason: string;
+}
+
+/** Every SIM the probes name, judged: those to degrade, and degraded ones to recover. */
+export function decide(probes: readonly ProbeRow[], degraded: readonly DegradedRow[]): Decision[] {
+  const states = new Map(degraded.filter((row) => row.degraded_since !== null).map((row) => [simKey(row.device_id, row.sim_slot), row]));
+  const sims = new Map<string, SimRef>();
+  for (const p of probes) {
+    sims.set(senderKey(p), { deviceId: p.sender_device_id, simSlot: p.sender_sim });
+    sims.set(receiverKey(p), { deviceId: p.receiver_device_id, simSlot: p.receiver_sim });
+  }
+  const decisions: Decision[] = [];
+  for (const [key, ref] of [...sims].sort(([a], [b]) => a.localeCompare(b))) {
+    const state = states.get(key);
+    if (state) {
+      const recovered = recovery(probes, key, state);
+      if (recovered) decisions.push({ ...ref, state: 'healthy', fault: state.degraded_fault, reason: recovered });
+      continue;
+    }
+    const assessment = assess(probes, key);
+    if (assessment.verdict === 'send' || assessment.verdict === 'receive') decisions.push({ ...ref, state: 'degraded', fault: assessment.verdict, reason: assessment.reason });
+  }
+  return decisions;
+}
+
+/** Why a degraded SIM recovered, or null while it has not. */
+function recovery(probes: readonly ProbeRow[], sim: string, state: DegradedRow): string | null {
+  const since = state.degraded_since!.getTime();
+  const ownSide = state.degraded_fault === 'receive' ? receiverKey : senderKey;
+  const passed = probes.find((p) => p.result === 'passed' && ownSide(p) === sim && (p.ended_at ?? p.created_at).getTime() > since);
+  if (!passed) return null;
+  return state.degraded_fault === 'receive' ? `a canary SMS sent to it arrived again (round ${passed.round_number})` : `a canary SMS it sent arrived again (round ${passed.round_number})`;
+}
