@@ -98,6 +98,50 @@ export interface paths {
         patch: operations["updateDeviceSettings"];
         trace?: never;
     };
+    "/api/ext/v1/devices/{id}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a device's health and its SIMs'
+         * @description state is degraded when a SIM is (the canary rounds found it failing to send or to receive, or over the last window_hours fewer than half of at least 10 sends succeeded, or 3 or more failed and none succeeded) or when its radio says it cannot send; healthy when a SIM showed it works (an SMS sent or received, a canary passed) and nothing says otherwise; unknown without evidence either way. reasons says why, per SIM (sim_slot) or for the whole device (null). The figures leave out canary SMS. canary lists the last canary probes the device took part in, as sender or receiver, newest first (at most 20).
+         *
+         *     Permission: `devices:read`.
+         */
+        get: operations["getDeviceHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/devices/{id}/health/mark-healthy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a device's SIMs healthy again
+         * @description Clears the degraded state the canary rounds gave the SIM sim_slot (every SIM of the device when absent): a SIM that did not send is given work again at once. Each SIM that was degraded is announced (device.recovered, reason "marked healthy by the owner"). The next canary rounds judge it again. Answers the health after.
+         *
+         *     Permission: `devices:write`.
+         */
+        post: operations["markDeviceHealthy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ext/v1/sms/encrypted": {
         parameters: {
             query?: never;
@@ -891,11 +935,33 @@ export interface paths {
         };
         /**
          * Dashboard summary: devices online, SMS by status, sent and failed per hour, failing webhooks
-         * @description Needs sms:read; devices is null unless the caller also holds devices:read (a viewer holds both). SMS counts cover SMS created since `since` (default: today's UTC midnight), by status now; hourly has 24 UTC hours, oldest first, counting SMS that became sent, and that became failed_send or failed_delivery, in each hour. Only reads.
+         * @description Needs sms:read; devices is null unless the caller also holds devices:read (a viewer holds both). SMS counts cover SMS created since `since` (default: today's UTC midnight), by status now; hourly has 24 UTC hours, oldest first, counting SMS that became sent, and that became failed_send or failed_delivery, in each hour; degraded_devices names the devices with a SIM the canary rounds found degraded (null without devices:read). Canary SMS (kind canary) are not counted. Only reads.
          *
          *     Permission: `sms:read`.
          */
         get: operations["getStatsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/stats/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per device and SIM over a range: SMS sent, failed, delivered, timings, canary pass rate (JSON or CSV)
+         * @description Counts the SMS created in [from, to) (default: the last 7 days; at most 366 days) that were handed to a phone and ended, by the device that had them and the SIM it sent from (the one asked for when the phone did not say). sent: the phone sent it (sent, delivered, undelivered, failed_delivery); failed_send; delivered; undelivered; delivery_ratio = delivered / (delivered + undelivered). Timings run from the hand-out to the phone (the last one, for a send retried) to the sent report and to the delivery report: median and 95th percentile in ms. Canary SMS are counted only in the canary figures: the probes the device sent whose result came in the range (canary_ended, canary_passed, canary_pass_rate). Each device has its own figures over all its SIMs and a row per SIM. CSV with format=csv (or an Accept header preferring text/csv): a header row, a row per device (sim_slot "all") then per SIM, null figures empty, sent as an attachment.
+         *
+         *     Permission: `devices:read`.
+         */
+        get: operations["getDeviceStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3029,6 +3095,343 @@ export interface operations {
             };
         };
     };
+    getDeviceHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description device id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the device's health and its SIMs' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        device_id: string;
+                        /**
+                         * @description degraded: something the gateway saw says it does not work; healthy: it showed that it works, and nothing says otherwise; unknown: no evidence either way in the window
+                         * @enum {string}
+                         */
+                        state: "healthy" | "degraded" | "unknown";
+                        /** @description every reason of the device and of its SIMs */
+                        reasons: {
+                            /** @description canary_send_failed, canary_receive_failed (degraded by the canary rounds), canary_failed_as_sender, canary_failed_as_receiver, canary_undecided, low_send_ratio, no_successful_send, low_delivery_ratio, radio_cannot_send, or another of this form */
+                            code: string;
+                            /** @description in words an owner reads */
+                            detail: string;
+                            /** @description the SIM it is about; null: the whole device */
+                            sim_slot: number | null;
+                        }[];
+                        radio: {
+                            can_send: boolean;
+                            problem: string | null;
+                            detail: string | null;
+                        } | null;
+                        sims: {
+                            sim_slot: number;
+                            /** @description the SIM's own number (the owner's, else the phone's) */
+                            phone_number: string | null;
+                            /**
+                             * @description degraded: something the gateway saw says it does not work; healthy: it showed that it works, and nothing says otherwise; unknown: no evidence either way in the window
+                             * @enum {string}
+                             */
+                            state: "healthy" | "degraded" | "unknown";
+                            /** @description which side the canary rounds found failing: send (the gateway gives the SIM no new work), receive (shown and announced only); null: not degraded by the canary rounds */
+                            fault: ("send" | "receive") | null;
+                            /** @description when the canary rounds found it at fault */
+                            degraded_since: string | null;
+                            reasons: {
+                                /** @description canary_send_failed, canary_receive_failed (degraded by the canary rounds), canary_failed_as_sender, canary_failed_as_receiver, canary_undecided, low_send_ratio, no_successful_send, low_delivery_ratio, radio_cannot_send, or another of this form */
+                                code: string;
+                                /** @description in words an owner reads */
+                                detail: string;
+                                /** @description the SIM it is about; null: the whole device */
+                                sim_slot: number | null;
+                            }[];
+                            /** @description SMS the phone sent from this SIM in the window (canary SMS not counted) */
+                            sent: number;
+                            /** @description SMS whose send failed */
+                            failed_send: number;
+                            delivered: number;
+                            undelivered: number;
+                            /** @description sent / (sent + failed_send); null without either */
+                            send_ratio: number | null;
+                            /** @description delivered / (delivered + undelivered); null without either */
+                            delivery_ratio: number | null;
+                            /** @description the last SMS sent from it in the window (when its status last changed) */
+                            last_sent_at: string | null;
+                            /** @description the last SMS it received in the window */
+                            last_received_at: string | null;
+                        }[];
+                        /** @description the device's last canary results, newest first, at most 20 */
+                        canary: {
+                            round: number;
+                            /** @enum {string} */
+                            role: "sender" | "receiver";
+                            sim_slot: number;
+                            /** Format: uuid */
+                            partner_device_id: string;
+                            partner_sim_slot: number;
+                            /** @enum {string} */
+                            result: "pending" | "passed" | "failed";
+                            failure: string | null;
+                            round_trip_ms: number | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                        }[];
+                        /** @description the window the figures and reasons cover */
+                        window_hours: number;
+                    };
+                };
+            };
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_not_found`: device not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    markDeviceHealthy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description device id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the SIM to mark healthy; absent: every SIM of the device */
+                    sim_slot?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the device's health and its SIMs' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        device_id: string;
+                        /**
+                         * @description degraded: something the gateway saw says it does not work; healthy: it showed that it works, and nothing says otherwise; unknown: no evidence either way in the window
+                         * @enum {string}
+                         */
+                        state: "healthy" | "degraded" | "unknown";
+                        /** @description every reason of the device and of its SIMs */
+                        reasons: {
+                            /** @description canary_send_failed, canary_receive_failed (degraded by the canary rounds), canary_failed_as_sender, canary_failed_as_receiver, canary_undecided, low_send_ratio, no_successful_send, low_delivery_ratio, radio_cannot_send, or another of this form */
+                            code: string;
+                            /** @description in words an owner reads */
+                            detail: string;
+                            /** @description the SIM it is about; null: the whole device */
+                            sim_slot: number | null;
+                        }[];
+                        radio: {
+                            can_send: boolean;
+                            problem: string | null;
+                            detail: string | null;
+                        } | null;
+                        sims: {
+                            sim_slot: number;
+                            /** @description the SIM's own number (the owner's, else the phone's) */
+                            phone_number: string | null;
+                            /**
+                             * @description degraded: something the gateway saw says it does not work; healthy: it showed that it works, and nothing says otherwise; unknown: no evidence either way in the window
+                             * @enum {string}
+                             */
+                            state: "healthy" | "degraded" | "unknown";
+                            /** @description which side the canary rounds found failing: send (the gateway gives the SIM no new work), receive (shown and announced only); null: not degraded by the canary rounds */
+                            fault: ("send" | "receive") | null;
+                            /** @description when the canary rounds found it at fault */
+                            degraded_since: string | null;
+                            reasons: {
+                                /** @description canary_send_failed, canary_receive_failed (degraded by the canary rounds), canary_failed_as_sender, canary_failed_as_receiver, canary_undecided, low_send_ratio, no_successful_send, low_delivery_ratio, radio_cannot_send, or another of this form */
+                                code: string;
+                                /** @description in words an owner reads */
+                                detail: string;
+                                /** @description the SIM it is about; null: the whole device */
+                                sim_slot: number | null;
+                            }[];
+                            /** @description SMS the phone sent from this SIM in the window (canary SMS not counted) */
+                            sent: number;
+                            /** @description SMS whose send failed */
+                            failed_send: number;
+                            delivered: number;
+                            undelivered: number;
+                            /** @description sent / (sent + failed_send); null without either */
+                            send_ratio: number | null;
+                            /** @description delivered / (delivered + undelivered); null without either */
+                            delivery_ratio: number | null;
+                            /** @description the last SMS sent from it in the window (when its status last changed) */
+                            last_sent_at: string | null;
+                            /** @description the last SMS it received in the window */
+                            last_received_at: string | null;
+                        }[];
+                        /** @description the device's last canary results, newest first, at most 20 */
+                        canary: {
+                            round: number;
+                            /** @enum {string} */
+                            role: "sender" | "receiver";
+                            sim_slot: number;
+                            /** Format: uuid */
+                            partner_device_id: string;
+                            partner_sim_slot: number;
+                            /** @enum {string} */
+                            result: "pending" | "passed" | "failed";
+                            failure: string | null;
+                            round_trip_ms: number | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                        }[];
+                        /** @description the window the figures and reasons cover */
+                        window_hours: number;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_not_found`: device not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createEncryptedSms: {
         parameters: {
             query?: never;
@@ -3129,10 +3532,10 @@ export interface operations {
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: ("gsm7" | "ucs2") | null;
                         /**
-                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), mms (GET /mms/{id} shows its subject and parts), or canary (a health check the gateway sent between the account's own SIMs, docs/fleet-health.md; listed only when asked for)
                          * @enum {string}
                          */
-                        kind?: "data" | "mms";
+                        kind?: "data" | "mms" | "canary";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
                          * @constant
@@ -3337,10 +3740,10 @@ export interface operations {
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: ("gsm7" | "ucs2") | null;
                         /**
-                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), mms (GET /mms/{id} shows its subject and parts), or canary (a health check the gateway sent between the account's own SIMs, docs/fleet-health.md; listed only when asked for)
                          * @enum {string}
                          */
-                        kind?: "data" | "mms";
+                        kind?: "data" | "mms" | "canary";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
                          * @constant
@@ -3463,6 +3866,8 @@ export interface operations {
                 search?: string;
                 /** @description only SMS to this recipient (normalized as when sending) */
                 phone?: string;
+                /** @description canary: only the fleet health checks the gateway sent between the account's own SIMs, which the list leaves out otherwise */
+                kind?: "canary";
             };
             header?: never;
             path?: never;
@@ -3517,10 +3922,10 @@ export interface operations {
                             /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                             encoding: ("gsm7" | "ucs2") | null;
                             /**
-                             * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                             * @description present only when the message is not a plain text SMS: data (POST /sms/data), mms (GET /mms/{id} shows its subject and parts), or canary (a health check the gateway sent between the account's own SIMs, docs/fleet-health.md; listed only when asked for)
                              * @enum {string}
                              */
-                            kind?: "data" | "mms";
+                            kind?: "data" | "mms" | "canary";
                             /**
                              * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
                              * @constant
@@ -3681,10 +4086,10 @@ export interface operations {
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: ("gsm7" | "ucs2") | null;
                         /**
-                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), mms (GET /mms/{id} shows its subject and parts), or canary (a health check the gateway sent between the account's own SIMs, docs/fleet-health.md; listed only when asked for)
                          * @enum {string}
                          */
-                        kind?: "data" | "mms";
+                        kind?: "data" | "mms" | "canary";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
                          * @constant
@@ -3931,10 +4336,10 @@ export interface operations {
                             /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                             encoding: ("gsm7" | "ucs2") | null;
                             /**
-                             * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                             * @description present only when the message is not a plain text SMS: data (POST /sms/data), mms (GET /mms/{id} shows its subject and parts), or canary (a health check the gateway sent between the account's own SIMs, docs/fleet-health.md; listed only when asked for)
                              * @enum {string}
                              */
-                            kind?: "data" | "mms";
+                            kind?: "data" | "mms" | "canary";
                             /**
                              * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
                              * @constant
@@ -4115,10 +4520,10 @@ export interface operations {
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: ("gsm7" | "ucs2") | null;
                         /**
-                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), mms (GET /mms/{id} shows its subject and parts), or canary (a health check the gateway sent between the account's own SIMs, docs/fleet-health.md; listed only when asked for)
                          * @enum {string}
                          */
-                        kind?: "data" | "mms";
+                        kind?: "data" | "mms" | "canary";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
                          * @constant
@@ -4254,10 +4659,10 @@ export interface operations {
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: ("gsm7" | "ucs2") | null;
                         /**
-                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), mms (GET /mms/{id} shows its subject and parts), or canary (a health check the gateway sent between the account's own SIMs, docs/fleet-health.md; listed only when asked for)
                          * @enum {string}
                          */
-                        kind?: "data" | "mms";
+                        kind?: "data" | "mms" | "canary";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
                          * @constant
@@ -5273,10 +5678,10 @@ export interface operations {
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: ("gsm7" | "ucs2") | null;
                         /**
-                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), mms (GET /mms/{id} shows its subject and parts), or canary (a health check the gateway sent between the account's own SIMs, docs/fleet-health.md; listed only when asked for)
                          * @enum {string}
                          */
-                        kind?: "data" | "mms";
+                        kind?: "data" | "mms" | "canary";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
                          * @constant
@@ -5707,10 +6112,10 @@ export interface operations {
                         /** @description gsm7 when every character is in the GSM 03.38 basic or extension table; ucs2 otherwise; null for a data SMS (8-bit binary) and an end-to-end encrypted one */
                         encoding: ("gsm7" | "ucs2") | null;
                         /**
-                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), or mms (GET /mms/{id} shows its subject and parts)
+                         * @description present only when the message is not a plain text SMS: data (POST /sms/data), mms (GET /mms/{id} shows its subject and parts), or canary (a health check the gateway sent between the account's own SIMs, docs/fleet-health.md; listed only when asked for)
                          * @enum {string}
                          */
-                        kind?: "data" | "mms";
+                        kind?: "data" | "mms" | "canary";
                         /**
                          * @description present only on an end-to-end encrypted SMS (POST /sms/encrypted): phone and message are ciphertext only the client and the phone can read (docs/encryption.md)
                          * @constant
@@ -5820,7 +6225,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "device.degraded" | "device.recovered" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, every attempt failing for longer than WEBHOOK_DISABLE_AFTER, or a signing secret this gateway cannot decrypt (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR: rotate the secret, then switch it back on); null while enabled */
                             disabled_reason: string | null;
@@ -5900,7 +6305,7 @@ export interface operations {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url: string;
                     /** @description events this webhook receives */
-                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                    events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "device.degraded" | "device.recovered" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                     description?: string;
                 };
             };
@@ -5921,7 +6326,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "device.degraded" | "device.recovered" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, every attempt failing for longer than WEBHOOK_DISABLE_AFTER, or a signing secret this gateway cannot decrypt (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR: rotate the secret, then switch it back on); null while enabled */
                             disabled_reason: string | null;
@@ -6031,7 +6436,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "device.degraded" | "device.recovered" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, every attempt failing for longer than WEBHOOK_DISABLE_AFTER, or a signing secret this gateway cannot decrypt (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR: rotate the secret, then switch it back on); null while enabled */
                         disabled_reason: string | null;
@@ -6192,7 +6597,7 @@ export interface operations {
                 "application/json": {
                     /** @description http or https; private, loopback and link-local destinations are refused */
                     url?: string;
-                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                    events?: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "device.degraded" | "device.recovered" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                     /** @description true switches a disabled webhook back on, resets its failure streak and sends the events it missed (within their retry window) */
                     enabled?: boolean;
                     description?: string;
@@ -6214,7 +6619,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                        events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "device.degraded" | "device.recovered" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                         enabled: boolean;
                         /** @description why it is disabled: through the API, 410 Gone, every attempt failing for longer than WEBHOOK_DISABLE_AFTER, or a signing secret this gateway cannot decrypt (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR: rotate the secret, then switch it back on); null while enabled */
                         disabled_reason: string | null;
@@ -6331,7 +6736,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
+                            events: ("sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "device.degraded" | "device.recovered" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in")[];
                             enabled: boolean;
                             /** @description why it is disabled: through the API, 410 Gone, every attempt failing for longer than WEBHOOK_DISABLE_AFTER, or a signing secret this gateway cannot decrypt (sealed under another WEBHOOK_SECRET_KEY or DATA_DIR: rotate the secret, then switch it back on); null while enabled */
                             disabled_reason: string | null;
@@ -6442,7 +6847,7 @@ export interface operations {
                              * @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test)
                              * @enum {string}
                              */
-                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
+                            event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "device.degraded" | "device.recovered" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                             /**
                              * @description pending: will be (re)sent; delivered; failed: given up
                              * @enum {string}
@@ -6559,7 +6964,7 @@ export interface operations {
                          * @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test)
                          * @enum {string}
                          */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "device.degraded" | "device.recovered" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                         /**
                          * @description pending: will be (re)sent; delivered; failed: given up
                          * @enum {string}
@@ -6672,7 +7077,7 @@ export interface operations {
                          * @description an event the webhook subscribes to, or webhook.test: a test sent on request (POST /webhooks/{id}/test)
                          * @enum {string}
                          */
-                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
+                        event_type: "sms.status_changed" | "sms.received" | "device.online" | "device.offline" | "device.battery_low" | "device.paused" | "device.resumed" | "device.degraded" | "device.recovered" | "sim.paused" | "call.missed" | "call.recorded" | "ussd.completed" | "ussd.failed" | "mms.received" | "contact.opted_out" | "contact.opted_in" | "webhook.test";
                         /**
                          * @description pending: will be (re)sent; delivered; failed: given up
                          * @enum {string}
@@ -8625,6 +9030,145 @@ export interface operations {
                             failing: number;
                             ids: string[];
                         };
+                        /** @description devices not deleted with at least one SIM the canary rounds found degraded; null unless the caller holds devices:read */
+                        degraded_devices: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            degraded_sims: number;
+                        }[] | null;
+                    };
+                };
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDeviceStats: {
+        parameters: {
+            query?: {
+                /** @description count SMS and canaries created at or after this time; default: 7 days before `to` */
+                from?: string;
+                /** @description and before this time; default: now. After `from`, at most 366 days after it */
+                to?: string;
+                /** @description json or csv; without it, text/csv when the Accept header prefers it to JSON, else json */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the report (text/csv with format=csv) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                        /** @description the devices not deleted (oldest first), and deleted ones with figures */
+                        devices: {
+                            /** Format: uuid */
+                            device_id: string;
+                            name: string;
+                            /** @description a deleted device is listed only when it has figures in the range */
+                            deleted: boolean;
+                            /** @description SMS its phone sent (now sent, delivered, undelivered or failed_delivery) */
+                            sent: number;
+                            /** @description SMS handed to it that ended failed_send */
+                            failed_send: number;
+                            delivered: number;
+                            undelivered: number;
+                            /** @description delivered / (delivered + undelivered); null when neither */
+                            delivery_ratio: number | null;
+                            /** @description median time from hand-out (the last, when a send was retried) to the phone reporting sent; null when none */
+                            to_sent_median_ms: number | null;
+                            /** @description 95th percentile of the same */
+                            to_sent_p95_ms: number | null;
+                            /** @description median time from hand-out to the delivery report; null when none */
+                            to_delivered_median_ms: number | null;
+                            /** @description 95th percentile of the same */
+                            to_delivered_p95_ms: number | null;
+                            /** @description canaries it sent whose probe ended (passed or failed) */
+                            canary_ended: number;
+                            canary_passed: number;
+                            /** @description canary_passed / canary_ended; null when none ended */
+                            canary_pass_rate: number | null;
+                            /** @description the SIMs with any figure in the range, by slot */
+                            sims: {
+                                /** @description null: SMS whose SIM was never known */
+                                sim_slot: number | null;
+                                /** @description SMS its phone sent (now sent, delivered, undelivered or failed_delivery) */
+                                sent: number;
+                                /** @description SMS handed to it that ended failed_send */
+                                failed_send: number;
+                                delivered: number;
+                                undelivered: number;
+                                /** @description delivered / (delivered + undelivered); null when neither */
+                                delivery_ratio: number | null;
+                                /** @description median time from hand-out (the last, when a send was retried) to the phone reporting sent; null when none */
+                                to_sent_median_ms: number | null;
+                                /** @description 95th percentile of the same */
+                                to_sent_p95_ms: number | null;
+                                /** @description median time from hand-out to the delivery report; null when none */
+                                to_delivered_median_ms: number | null;
+                                /** @description 95th percentile of the same */
+                                to_delivered_p95_ms: number | null;
+                                /** @description canaries it sent whose probe ended (passed or failed) */
+                                canary_ended: number;
+                                canary_passed: number;
+                                /** @description canary_passed / canary_ended; null when none ended */
+                                canary_pass_rate: number | null;
+                            }[];
+                        }[];
                     };
                 };
             };

@@ -40,4 +40,69 @@ export const SummaryView = Type.Object({
     failing: Type.Integer({ minimum: 0, description: 'webhooks failing now (failing_since set) or disabled' }),
     ids: Type.Array(Type.String({ format: 'uuid' })),
   }),
+  degraded_devices: Type.Union(
+    [
+      Type.Array(
+        Type.Object({
+          id: Type.String({ format: 'uuid' }),
+          name: Type.String(),
+          degraded_sims: Type.Integer({ minimum: 1 }),
+        }),
+      ),
+      Type.Null(),
+    ],
+    { description: 'devices not deleted with at least one SIM the canary rounds found degraded; null unless the caller holds devices:read' },
+  ),
+});
+
+export const DeviceReportQuery = Type.Object(
+  {
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'count SMS and canaries created at or after this time; default: 7 days before `to`' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'and before this time; default: now. After `from`, at most 366 days after it' })),
+    format: Type.Optional(
+      Type.Union([Type.Literal('json'), Type.Literal('csv')], {
+        description: 'json or csv; without it, text/csv when the Accept header prefers it to JSON, else json',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const milliseconds = (description: string) => Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description });
+const ratio = (description: string) => Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description });
+
+const figures = {
+  sent: Type.Integer({ minimum: 0, description: 'SMS its phone sent (now sent, delivered, undelivered or failed_delivery)' }),
+  failed_send: Type.Integer({ minimum: 0, description: 'SMS handed to it that ended failed_send' }),
+  delivered: Count,
+  undelivered: Count,
+  delivery_ratio: ratio('delivered / (delivered + undelivered); null when neither'),
+  to_sent_median_ms: milliseconds('median time from hand-out (the last, when a send was retried) to the phone reporting sent; null when none'),
+  to_sent_p95_ms: milliseconds('95th percentile of the same'),
+  to_delivered_median_ms: milliseconds('median time from hand-out to the delivery report; null when none'),
+  to_delivered_p95_ms: milliseconds('95th percentile of the same'),
+  canary_ended: Type.Integer({ minimum: 0, description: 'canaries it sent whose probe ended (passed or failed)' }),
+  canary_passed: Count,
+  canary_pass_rate: ratio('canary_passed / canary_ended; null when none ended'),
+};
+
+export const DeviceReportView = Type.Object({
+  from: Type.String({ format: 'date-time' }),
+  to: Type.String({ format: 'date-time' }),
+  devices: Type.Array(
+    Type.Object({
+      device_id: Type.String({ format: 'uuid' }),
+      name: Type.String(),
+      deleted: Type.Boolean({ description: 'a deleted device is listed only when it has figures in the range' }),
+      ...figures,
+      sims: Type.Array(
+        Type.Object({
+          sim_slot: Type.Union([Type.Integer({ minimum: 0, maximum: 7 }), Type.Null()], { description: 'null: SMS whose SIM was never known' }),
+          ...figures,
+        }),
+        { description: 'the SIMs with any figure in the range, by slot' },
+      ),
+    }),
+    { description: 'the devices not deleted (oldest first), and deleted ones with figures' },
+  ),
 });

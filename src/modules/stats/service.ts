@@ -7,11 +7,18 @@ import type { Database } from '../../storage/database.ts';
 import type { DevicePresence } from '../devices/presence.ts';
 import { EXTENDED_STATUSES, toExtendedStatus, type ExtendedStatus, type SmsStatus } from '../messages/status.ts';
 import { liveDeviceIds } from '../devices/shared-queries.ts';
-import { countOutcomesPerHour, countSmsByStatus } from '../messages/stats-queries.ts';
+import { countHandledSmsPerSim, countOutcomesPerHour, countSmsByStatus } from '../messages/stats-queries.ts';
 import { failingWebhookIds } from '../webhooks/failing-webhooks.ts';
+import { invalidField } from '../../common/errors.ts';
+import { buildDeviceReport, type DeviceReport, type Range } from './device-report.ts';
+import { countCanariesPerSender, degradedDevices, devicesToReport } from './fleet-queries.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
+/** The device report's range when none is asked for: the last 7 days. */
+const DEFAULT_REPORT_DAYS = 7;
+/** A longer range would read a year and more of SMS in one request. */
+const MAX_REPORT_DAYS = 366;
 const SENT: readonly SmsStatus[] = ['sent'];
 const FAILED: readonly SmsStatus[] = ['failed_send', 'failed_delivery'];
 
@@ -22,6 +29,8 @@ export interface Summary {
   /** Oldest first; the last bucket is the hour under way. */
   hourly: { hour: Date; sent: number; failed: number }[];
   webhooks: { failing: number; ids: string[] };
+  /** The live devices with a degraded SIM; null when the caller may not read devices. */
+  degradedDevices: { id: string; name: string; degradedSims: number }[] | null;
 }
 
 export class StatsService {
@@ -36,8 +45,9 @@ export class StatsService {
     const now = this.clock.now();
     const from = options.since ?? startOfUtcDay(now);
     const firstHour = Math.floor(now / HOUR_MS) - 23;
-    const [deviceIds, byStatus, outcomes, failingWebhooks] = await Promise.all([
+    const [deviceIds, degraded, byStatus, outcomes, failingWebhooks] = await Promise.all([
       options.devices ? liveDeviceIds(this.db, accountId) : undefined,
+      options.devices ? degradedDevices(this.db, accountId) : undefined,
       countSmsByStatus(this.db, accountId, from),
       countOutcomesPerHour(this.db, accountId, new Date(firstHour * HOUR_MS), [...SENT, ...FAILED]),
       failingWebhookIds(this.db, accountId),
@@ -60,8 +70,34 @@ export class StatsService {
       sms: { since: from, by_status: counts },
       hourly,
       webhooks: { failing: failingWebhooks.length, ids: failingWebhooks },
+      degradedDevices: degraded ? degraded.map(({ id, name, degradedSims }) => ({ id, name, degradedSims })) : null,
     };
   }
+
+  /**
+   * Per device and SIM over [from, to): the SMS handed to it that ended, their timings, and its
+   * canaries. `to` defaults to now, `from` to 7 days before `to`; to must be after from, and the
+   * range at most 366 days (400 otherwise).
+   */
+  async deviceReport(accountId: string, asked: { from?: Date; to?: Date }): Promise<{ range: Range; devices: DeviceReport[] }> {
+    const range = reportRange(asked, this.clock.now());
+    const [sms, canaries] = await Promise.all([
+      countHandledSmsPerSim(this.db, accountId, range.from, range.to),
+      countCanariesPerSender(this.db, accountId, range.from, range.to),
+    ]);
+    // Deleted devices are listed only when they have figures in the range.
+    const withFigures = [...new Set([...sms, ...canaries].map((row) => row.deviceId))];
+    const devices = await devicesToReport(this.db, accountId, withFigures);
+    return { range, devices: buildDeviceReport(devices, sms, canaries) };
+  }
+}
+
+function reportRange(asked: { from?: Date; to?: Date }, now: number): Range {
+  const to = asked.to ?? new Date(now);
+  const from = asked.from ?? new Date(to.getTime() - DEFAULT_REPORT_DAYS * DAY_MS);
+  if (to.getTime() <= from.getTime()) throw invalidField('to', 'to must be after from');
+  if (to.getTime() - from.getTime() > MAX_REPORT_DAYS * DAY_MS) throw invalidField('to', `from and to may be at most ${MAX_REPORT_DAYS} days apart`);
+  return { from, to };
 }
 
 function startOfUtcDay(now: number): Date {

@@ -1,9 +1,10 @@
 // Extended API v1: the dashboard's summary. It needs sms:read; its device counts are shown only
 // to a caller that also holds devices:read (null otherwise), so one permission still opens the
 // route, as with every other operation, and nothing is shown that the caller may not read.
+// The device report (per device and SIM, over a range) is a report on devices: devices:read.
 import { defineRoute } from '../../../http/route.ts';
-import { presentSummary } from '../../../modules/stats/presenter.ts';
-import { SummaryQuery, SummaryView } from '../../../modules/stats/schema.ts';
+import { deviceReportCsv, presentDeviceReport, presentSummary } from '../../../modules/stats/presenter.ts';
+import { DeviceReportQuery, DeviceReportView, SummaryQuery, SummaryView } from '../../../modules/stats/schema.ts';
 import type { StatsService } from '../../../modules/stats/service.ts';
 
 export function statsRoutes(stats: StatsService) {
@@ -16,7 +17,8 @@ export function statsRoutes(stats: StatsService) {
       description:
         'Needs sms:read; devices is null unless the caller also holds devices:read (a viewer holds both). SMS counts cover SMS created since `since` (default: today\'s UTC midnight), by ' +
         'status now; hourly has 24 UTC hours, oldest first, counting SMS that became sent, and that became failed_send or ' +
-        'failed_delivery, in each hour. Only reads.',
+        'failed_delivery, in each hour; degraded_devices names the devices with a SIM the canary rounds found degraded ' +
+        '(null without devices:read). Canary SMS (kind canary) are not counted. Only reads.',
       tag: 'Stats',
       permission: 'sms:read',
       query: SummaryQuery,
@@ -27,6 +29,48 @@ export function statsRoutes(stats: StatsService) {
           devices: auth.permissions.has('devices:read'),
         });
         return { status: 200, body: presentSummary(summary) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/stats/devices',
+      operationId: 'getDeviceStats',
+      summary: 'Per device and SIM over a range: SMS sent, failed, delivered, timings, canary pass rate (JSON or CSV)',
+      description:
+        'Counts the SMS created in [from, to) (default: the last 7 days; at most 366 days) that were handed to a phone and ' +
+        'ended, by the device that had them and the SIM it sent from (the one asked for when the phone did not say). sent: ' +
+        'the phone sent it (sent, delivered, undelivered, failed_delivery); failed_send; delivered; undelivered; ' +
+        'delivery_ratio = delivered / (delivered + undelivered). Timings run from the hand-out to the phone (the last one, ' +
+        'for a send retried) to the sent report and to the delivery report: median and 95th percentile in ms. Canary SMS ' +
+        'are counted only in the canary figures: the probes the device sent whose result came in the range (canary_ended, ' +
+        'canary_passed, canary_pass_rate). Each device has its own figures over all its SIMs and a row per SIM. ' +
+        'CSV with format=csv (or an Accept header preferring text/csv): a header row, a row per device (sim_slot "all") ' +
+        'then per SIM, null figures empty, sent as an attachment.',
+      tag: 'Stats',
+      permission: 'devices:read',
+      query: DeviceReportQuery,
+      responses: {
+        200: { description: 'the report (text/csv with format=csv)', schema: DeviceReportView },
+      },
+      errors: ['validation_failed'],
+      async handle({ auth, query, ctx }) {
+        const report = presentDeviceReport(
+          await stats.deviceReport(auth.accountId, {
+            ...(query.from ? { from: new Date(query.from) } : {}),
+            ...(query.to ? { to: new Date(query.to) } : {}),
+          }),
+        );
+        const csv = query.format ? query.format === 'csv' : ctx.accepts('application/json', 'text/csv') === 'text/csv';
+        if (!csv) return { status: 200, body: report };
+        return {
+          status: 200,
+          headers: {
+            'Content-Type': 'text/csv; charset=utf-8',
+            'Content-Disposition': `attachment; filename="device-stats-${report.from.slice(0, 10)}-${report.to.slice(0, 10)}.csv"`,
+            'Cache-Control': 'no-store',
+          },
+          body: deviceReportCsv(report),
+        };
       },
     }),
   ];
