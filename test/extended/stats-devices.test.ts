@@ -187,6 +187,20 @@ describe('extended API: device report (stats per device and SIM)', () => {
     expect(sent, 's1, s2 and s4 became sent; the canary is not counted').to.equal(3);
   });
 
+  it('names the devices with a degraded SIM on the dashboard summary (null without devices:read)', async () => {
+    const { device: sick } = await fx.registerDevice('sick');
+    const { device: well } = await fx.registerDevice('well');
+    const db = fx.gateway.services.db;
+    await db('sim_health').insert([
+      { device_id: sick.id, sim_slot: 0, degraded_since: new Date(T0), degraded_reason: 'canaries to two receivers failed', degraded_fault: 'send' },
+      { device_id: sick.id, sim_slot: 1, degraded_since: new Date(T0), degraded_reason: 'canaries from two senders missing', degraded_fault: 'receive' },
+      { device_id: well.id, sim_slot: 0 },
+    ]);
+    const summary = await fx.tenant.api.get('/stats/summary');
+    expect(summary.body.degraded_devices).to.deep.equal([{ id: sick.id, name: 'sick', degraded_sims: 2 }]);
+    expect((await (await fx.keyWith(['sms:read'])).get('/stats/summary')).body.degraded_devices).to.equal(null);
+  });
+
   it('answers CSV with format=csv or Accept: text/csv, as an attachment: a row per device, then per SIM', async () => {
     const { a, b } = await traffic();
     const csv = await fx.tenant.api.get(`/stats/devices?${RANGE}&format=csv`);
