@@ -31,7 +31,8 @@ describe('fleet health: the judge', () => {
   let c: string;
 
   beforeEach(async () => {
-    [a, b, c] = await Promise.all(['A', 'B', 'C'].map(async (name) => (await fx.registerDevice(name)).device.id));
+    const ids = await Promise.all(['A', 'B', 'C'].map(async (name) => (await fx.registerDevice(name)).device.id));
+    [a, b, c] = [ids[0]!, ids[1]!, ids[2]!];
   });
   afterEach(() => dropWebhooks(fx.gateway, [fx.tenant.accountId]));
 
@@ -174,7 +175,9 @@ describe('fleet health: the judge', () => {
     expect((await simHealth(a))[0]).to.include({ degraded_fault: 'send' });
     await probes({ round: 4, from: [a, 0], to: [c, 0], result: 'passed', ago: 1 }, { round: 4, from: [b, 0], to: [a, 0], result: 'passed', ago: 1 });
     await judge();
-    expect((await simHealth(a))[0]).to.include({ degraded_since: null, degraded_reason: null, degraded_fault: null });
+    const [cleared] = await simHealth(a);
+    expect(cleared).to.include({ degraded_since: null, degraded_fault: null });
+    expect(cleared.degraded_reason).to.equal(`cleared ${new Date(clock.now()).toISOString()}: a canary SMS it sent arrived again (round 4)`);
 
     const [recovered] = await receiver.waitFor(1, ofType('device.recovered'));
     expect(recovered!.json.data).to.deep.include({ device_id: a, sim_slot: 0, fault: 'send', reason: 'a canary SMS it sent arrived again (round 4)' });
@@ -217,6 +220,22 @@ describe('fleet health: the judge', () => {
     expect((await fx.tenant.api.post(`/devices/${a}/health/mark-healthy`, {})).status).to.equal(200);
     expect((await fx.tenant.api.post(`/devices/${b}/health/mark-healthy`, {})).status).to.equal(200);
     expect(await eventsOf(webhookId, 'device.recovered')).to.have.length(1);
+
+    // The failures the owner answered are not weighed again when the next probe ends...
+    clock.advance(60_000);
+    await probes({ round: 3, from: [b, 0], to: [c, 0], result: 'passed', ago: 0 });
+    await judge();
+    expect((await simHealth(a))[0]).to.include({ degraded_fault: null });
+    // ...but new ones are.
+    clock.advance(60_000);
+    await probes({ round: 4, from: [a, 0], to: [b, 0], result: 'failed', ago: 0 }, { round: 4, from: [c, 0], to: [b, 0], result: 'passed', ago: 0 });
+    await judge();
+    expect((await simHealth(a))[0]).to.include({ degraded_fault: null });
+    clock.advance(60_000);
+    await probes({ round: 5, from: [a, 0], to: [c, 0], result: 'failed', ago: 0 }, { round: 5, from: [b, 0], to: [c, 0], result: 'passed', ago: 0 });
+    await judge();
+    expect((await simHealth(a))[0]).to.include({ degraded_fault: 'send' });
+    expect(await eventsOf(webhookId, 'device.degraded')).to.have.length(2);
   });
 
   it('when the body or the device is wrong, then mark-healthy is a 400 or a 404 and changes nothing', async () => {

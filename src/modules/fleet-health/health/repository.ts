@@ -88,21 +88,38 @@ export async function markDegraded(trx: Executor, sim: { deviceId: string; simSl
 
 /**
  * Clears the degraded state of the device's SIMs (`simSlot` one of them; undefined: every one);
- * answers the SIMs it changed with the fault they had.
+ * answers the SIMs it changed with the fault they had. The SIM's degraded_reason keeps when and
+ * why it was cleared (clearedNote): failures of canaries sent before then are not weighed again,
+ * so an owner's word is not overturned by the evidence it answered.
  */
-export async function clearDegraded(trx: Executor, deviceId: string, simSlot?: number): Promise<{ sim_slot: number; fault: 'send' | 'receive' | null }[]> {
+export async function clearDegraded(trx: Executor, deviceId: string, at: Date, reason: string, simSlot?: number): Promise<{ sim_slot: number; fault: 'send' | 'receive' | null }[]> {
   const { rows } = await trx.raw<{ rows: { sim_slot: number; fault: 'send' | 'receive' | null }[] }>(
     `with old as (
        select sim_slot, degraded_fault as fault from sim_health
         where device_id = ? and degraded_since is not null ${simSlot === undefined ? '' : 'and sim_slot = ?'}
         for update)
-     update sim_health h set degraded_since = null, degraded_reason = null, degraded_fault = null
+     update sim_health h set degraded_since = null, degraded_reason = ?, degraded_fault = null
        from old
       where h.device_id = ? and h.sim_slot = old.sim_slot
      returning h.sim_slot, old.fault`,
-    simSlot === undefined ? [deviceId, deviceId] : [deviceId, simSlot, deviceId],
+    simSlot === undefined ? [deviceId, clearedNote(at, reason), deviceId] : [deviceId, simSlot, clearedNote(at, reason), deviceId],
   );
   return rows.map((row) => ({ sim_slot: Number(row.sim_slot), fault: row.fault }));
+}
+
+const CLEARED = /^cleared (\S+): /;
+
+/** What degraded_reason says of a SIM no longer degraded: when it was cleared, and why. */
+export function clearedNote(at: Date, reason: string): string {
+  return `cleared ${at.toISOString()}: ${reason}`;
+}
+
+/** When a SIM that is not degraded was last cleared (undefined: never, or it is degraded). */
+export function clearedAt(row: Pick<DegradedRow, 'degraded_since' | 'degraded_reason'>): number | undefined {
+  if (row.degraded_since !== null || row.degraded_reason === null) return undefined;
+  const at = CLEARED.exec(row.degraded_reason)?.[1];
+  const ms = at === undefined ? NaN : Date.parse(at);
+  return Number.isNaN(ms) ? undefined : ms;
 }
 
 /** What the device's SMS say of one SIM over the window (canary SMS not counted). */

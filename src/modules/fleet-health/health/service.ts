@@ -8,6 +8,7 @@ import { inTransaction, type Database, type Executor } from '../../../storage/da
 import type { DeviceService } from '../../devices/service.ts';
 import type { FleetHealthEvents, SimHealthChange } from '../domain-events.ts';
 import * as repository from './repository.ts';
+import { clearedAt } from './repository.ts';
 import { CANARY_SHOWN, presentHealth, WINDOW_HOURS, type DeviceHealthView } from './presenter.ts';
 import { assess, decide, simKey, type Assessment } from './verdict.ts';
 
@@ -41,7 +42,7 @@ export class FleetHealthService {
       const changed =
         decision.state === 'degraded'
           ? await repository.markDegraded(trx, { deviceId: decision.deviceId, simSlot: decision.simSlot, fault: decision.fault!, reason: decision.reason, at: new Date(now) })
-          : (await repository.clearDegraded(trx, decision.deviceId, decision.simSlot)).length > 0;
+          : (await repository.clearDegraded(trx, decision.deviceId, new Date(now), decision.reason, decision.simSlot)).length > 0;
       if (changed) changes.push({ accountId, deviceId: decision.deviceId, simSlot: decision.simSlot, state: decision.state, fault: decision.fault, reason: decision.reason });
     }
     await this.events.written(trx, 'fleet.health_changed', changes);
@@ -60,7 +61,10 @@ export class FleetHealthService {
     ]);
     const assessments = new Map<number, Assessment>();
     const slots = new Set(accountProbes.flatMap((p) => [p.sender_device_id === device.id ? p.sender_sim : -1, p.receiver_device_id === device.id ? p.receiver_sim : -1]));
-    for (const slot of slots) if (slot >= 0) assessments.set(slot, assess(accountProbes, simKey(device.id, slot)));
+    for (const slot of slots) {
+      const state = degraded.find((row) => row.sim_slot === slot);
+      if (slot >= 0) assessments.set(slot, assess(accountProbes, simKey(device.id, slot), state ? clearedAt(state) : undefined));
+    }
     return presentHealth({ device, degraded, figures, received, probes, assessments });
   }
 
@@ -68,7 +72,7 @@ export class FleetHealthService {
   async markHealthy(accountId: string, deviceId: string, simSlot?: number): Promise<DeviceHealthView> {
     const device = await this.devices.get(accountId, deviceId);
     await inTransaction(this.db, async (trx) => {
-      const cleared = await repository.clearDegraded(trx, device.id, simSlot);
+      const cleared = await repository.clearDegraded(trx, device.id, new Date(this.clock.now()), MARKED_HEALTHY, simSlot);
       await this.events.written(
         trx,
         'fleet.health_changed',

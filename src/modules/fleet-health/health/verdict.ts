@@ -7,14 +7,15 @@
 //   another SIM's canary, is degraded with fault 'send';
 // - a SIM that failed to receive from two different senders, each of which did reach another
 //   SIM, is degraded with fault 'receive'.
-// Only failures since the SIM last passed in that role count: once a canary it sent (or received)
-// arrives, older failures are forgiven. With fewer partners than that the verdict is "cannot
+// Only failures since the SIM last passed in that role, and since it was last cleared (recovered or
+// marked healthy by its owner), count: once a canary it sent (or received) arrives, older failures
+// are forgiven. With fewer partners than that the verdict is "cannot
 // tell", which the health answer says and which degrades nothing (an account of two SIMs can
 // never pin a failure on one of them).
 //
 // A degraded SIM recovers when a canary it sent (fault send) or received (fault receive) passes
 // after it was degraded.
-import type { DegradedRow, ProbeRow } from './repository.ts';
+import { clearedAt, type DegradedRow, type ProbeRow } from './repository.ts';
 
 /** Two different partners, each vouched for by a third SIM: the evidence that pins a failure. */
 export const PARTNERS_TO_PIN = 2;
@@ -34,12 +35,12 @@ export type Assessment =
   | { verdict: 'fine' };
 
 /** What the probes say of one SIM (not degraded now): at fault on one side, cannot tell, or nothing against it. */
-export function assess(probes: readonly ProbeRow[], sim: string): Assessment {
-  const asSender = blame(probes, sim, senderKey, receiverKey);
+export function assess(probes: readonly ProbeRow[], sim: string, clearedAtMs = -Infinity): Assessment {
+  const asSender = blame(probes, sim, senderKey, receiverKey, clearedAtMs);
   if (asSender.pinned.length >= PARTNERS_TO_PIN) {
     return { verdict: 'send', reason: `its canary SMS did not reach ${asSender.pinned.length} SIMs that received other SIMs' canary SMS (rounds ${rounds(asSender.rounds)})` };
   }
-  const asReceiver = blame(probes, sim, receiverKey, senderKey);
+  const asReceiver = blame(probes, sim, receiverKey, senderKey, clearedAtMs);
   if (asReceiver.pinned.length >= PARTNERS_TO_PIN) {
     return { verdict: 'receive', reason: `it did not receive the canary SMS of ${asReceiver.pinned.length} SIMs whose canary SMS reached other SIMs (rounds ${rounds(asReceiver.rounds)})` };
   }
@@ -56,9 +57,9 @@ export function assess(probes: readonly ProbeRow[], sim: string): Assessment {
  * The partners a SIM failed with, in one role (`own` names the SIM's side of a probe, `other` the
  * partner's), since it last passed in that role, that a third SIM vouches for.
  */
-function blame(probes: readonly ProbeRow[], sim: string, own: (p: ProbeRow) => string, other: (p: ProbeRow) => string) {
+function blame(probes: readonly ProbeRow[], sim: string, own: (p: ProbeRow) => string, other: (p: ProbeRow) => string, clearedAtMs: number) {
   const mine = probes.filter((p) => own(p) === sim);
-  const lastPass = Math.max(-Infinity, ...mine.filter((p) => p.result === 'passed').map((p) => p.created_at.getTime()));
+  const lastPass = Math.max(clearedAtMs, ...mine.filter((p) => p.result === 'passed').map((p) => p.created_at.getTime()));
   const failures = mine.filter((p) => p.result === 'failed' && p.created_at.getTime() > lastPass);
   const pinned = new Set<string>();
   const seenRounds = new Set<number>();
@@ -85,6 +86,7 @@ export interface Decision extends SimRef {
 /** Every SIM the probes name, judged: those to degrade, and degraded ones to recover. */
 export function decide(probes: readonly ProbeRow[], degraded: readonly DegradedRow[]): Decision[] {
   const states = new Map(degraded.filter((row) => row.degraded_since !== null).map((row) => [simKey(row.device_id, row.sim_slot), row]));
+  const cleared = new Map(degraded.map((row) => [simKey(row.device_id, row.sim_slot), clearedAt(row)]));
   const sims = new Map<string, SimRef>();
   for (const p of probes) {
     sims.set(senderKey(p), { deviceId: p.sender_device_id, simSlot: p.sender_sim });
@@ -98,7 +100,7 @@ export function decide(probes: readonly ProbeRow[], degraded: readonly DegradedR
       if (recovered) decisions.push({ ...ref, state: 'healthy', fault: state.degraded_fault, reason: recovered });
       continue;
     }
-    const assessment = assess(probes, key);
+    const assessment = assess(probes, key, cleared.get(key));
     if (assessment.verdict === 'send' || assessment.verdict === 'receive') decisions.push({ ...ref, state: 'degraded', fault: assessment.verdict, reason: assessment.reason });
   }
   return decisions;
