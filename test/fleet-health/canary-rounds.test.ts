@@ -120,6 +120,7 @@ describe('fleet health: canary rounds', () => {
       const sms = await smsRow(fx, probe.sms_id);
       expect(sms).to.include({ kind: 'canary', device_id: probe.sender_device_id, device_named: true, transactional: true, phone: task.phone });
       expect(Number(sms.sim_slot)).to.equal(probe.sender_sim_slot);
+      expect(Number(sms.priority), 'first in its device\'s queue').to.equal(100);
       expect(new Date(sms.expires_at).toISOString()).to.equal(probe.deadline_at);
     }
     expect(c.mqtt.messages.filter((each) => each.topic === topic(c.id, 'tasks'))).to.have.length(0);

@@ -116,6 +116,12 @@ export async function failProbesOfSms(db: Executor, smsIds: string[], at: Date, 
   return [...new Set(rows.map((row) => row.account_id))];
 }
 
+/** Whether a pending probe is past its deadline (canary_probes_deadline). */
+export async function anyOverdue(db: Executor, now: Date): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(`select 1 from canary_probes where result = 'pending' and deadline_at <= ? limit 1`, [now]);
+  return rows.length > 0;
+}
+
 /**
  * Fails up to `limit` pending probes past their deadline (canary_probes_deadline), skipping those
  * another node holds; answers their accounts.

@@ -23,6 +23,8 @@ import type { CanaryProbeRow, CanarySettings, SkippedSim } from './types.ts';
 const DUE_PER_RUN = 20;
 /** Overdue probes ended per statement. */
 const OVERDUE_PER_STATEMENT = 500;
+/** The highest an SMS may have (POST /sms priority: -100 to 100). */
+const CANARY_PRIORITY = 100;
 
 export interface SettingsPatch {
   enabled?: boolean | undefined;
@@ -99,6 +101,8 @@ export class CanaryService {
 
   /** Fails the probes past their deadline; answers how many accounts had some. */
   async endOverdue(): Promise<number> {
+    // Nothing overdue (the usual case) costs one read of canary_probes_deadline, no transaction.
+    if (!(await canary.anyOverdue(this.db, new Date(this.clock.now())))) return 0;
     let accounts = 0;
     for (;;) {
       const ended = await this.db.transaction(async (trx) => {
@@ -174,10 +178,21 @@ export class CanaryService {
       while (codes.has(code)) code = newCanaryCode();
       codes.add(code);
       // Past the opt-out list (transactional): the recipient is the account's own SIM. Valid until
-      // the deadline: a canary no phone took by then has failed, and must not go out later.
+      // the deadline: a canary no phone took by then has failed, and must not go out later. First
+      // in its device's queue (highest priority): a SIM that sends is not to fail its canary for
+      // waiting behind the account's own backlog; it is one SMS per SIM and round.
       const prepared = await this.messages.prepare(
         accountId,
-        { phone: receiver.phone, message: canaryText(code), deviceId: sender.deviceId, simSlot: sender.simSlot, transactional: true, validUntil: deadline.toISOString(), canary: true },
+        {
+          phone: receiver.phone,
+          message: canaryText(code),
+          deviceId: sender.deviceId,
+          simSlot: sender.simSlot,
+          transactional: true,
+          validUntil: deadline.toISOString(),
+          priority: CANARY_PRIORITY,
+          canary: true,
+        },
         shared,
       );
       planned.push({ prepared, sender, receiver, code });
