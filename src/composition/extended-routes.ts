@@ -31,6 +31,7 @@ import { mailRoutes } from '../api/extended/mail/routes.ts';
 import { contactSendRoutes } from '../api/extended/contacts/send-routes.ts';
 import { contactRoutes } from '../api/extended/contacts/routes.ts';
 import { fleetHealthRoutes } from '../api/extended/fleet-health/routes.ts';
+import { canaryRoutes } from '../api/extended/canary/routes.ts';
 
 /**
  * What the running gateway serves under /api/ext/v1, and what the API types of the SDK and the
@@ -64,6 +65,7 @@ export function extendedRoutes(services: Services, { broker, session }: RouteOpt
     ...mailRoutes(services.mail),
     ...contactSendRoutes(services),
     ...contactRoutes(services.contacts),
+    ...canaryRoutes(services.canary),
   ];
 }
 

@@ -32,6 +32,7 @@ import { mailListenerFeature } from '../modules/mail/listener-feature.ts';
 import { contactsFeature } from '../modules/contacts/feature.ts';
 import { idempotencyFeature } from '../modules/idempotency/feature.ts';
 import { fleetHealthFeature } from '../modules/fleet-health/health-feature.ts';
+import { canaryFeature } from '../modules/fleet-health/feature.ts';
 
 export const GATEWAY_FEATURES: readonly SomeFeature[] = [
   coreFeature,
@@ -62,6 +63,7 @@ export const GATEWAY_FEATURES: readonly SomeFeature[] = [
   mailListenerFeature,
   contactsFeature,
   idempotencyFeature,
+  canaryFeature,
   fleetHealthFeature,
 ];
 

@@ -4,7 +4,6 @@ import { defineFeature } from '../../composition/feature.ts';
 import { PeriodicRun } from '../../common/periodic-run.ts';
 import { newStatus } from '../delivery/status-change.ts';
 import { CanaryService } from './canary/service.ts';
-import { NO_JUDGE } from './canary/health-judge.ts';
 
 declare module '../../composition/feature.ts' {
   interface Services {
@@ -20,9 +19,8 @@ export const canaryFeature = defineFeature({
   name: 'canary',
   provides: ['canary'],
   make: ({ db, clock, logger }, need) => ({
-    // The health judge decides from the probes, in the transaction that ends them: need('fleetHealth')
-    // once the fleet health feature provides it.
-    canary: new CanaryService(db, need('devices'), need('messages'), NO_JUDGE, clock, logger.child({ component: 'canary' })),
+    // The health judge decides from the probes, in the transaction that ends them.
+    canary: new CanaryService(db, need('devices'), need('messages'), need('fleetHealth'), clock, logger.child({ component: 'canary' })),
   }),
   listens: [
     {

@@ -6,6 +6,3 @@ import type { Executor } from '../../../storage/database.ts';
 export interface HealthJudge {
   judge(trx: Executor, accountId: string): Promise<void>;
 }
-
-/** While no judge is wired, probes end and nothing is decided from them. */
-export const NO_JUDGE: HealthJudge = { judge: async () => undefined };
