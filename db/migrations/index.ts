@@ -43,6 +43,7 @@ import * as smsWayIn from './20261203_039_sms_way_in.ts';
 import * as simNumbers from './20261203_040_sim_numbers.ts';
 import * as deviceRadio from './20261203_041_device_radio.ts';
 import * as fleetHealth from './20261204_042_fleet_health.ts';
+import * as simLimitsStickySender from './20261204_043_sim_limits_sticky_sender.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -92,4 +93,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261203_040_sim_numbers', simNumbers],
   ['20261203_041_device_radio', deviceRadio],
   ['20261204_042_fleet_health', fleetHealth],
+  ['20261204_043_sim_limits_sticky_sender', simLimitsStickySender],
 ];

@@ -71,6 +71,11 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   // 042 fleet health: canary rounds and their probes
   canary_settings: 'src/modules/fleet-health/',
   canary_probes: 'src/modules/fleet-health/',
+  // 043 per-SIM limits and sticky sender
+  sim_month_usage: 'src/modules/delivery/',
+  sim_month_recipients: 'src/modules/delivery/',
+  sticky_senders: 'src/modules/delivery/',
+  delivery_settings: 'src/modules/delivery/',
 };
 
 export interface SharedTable {

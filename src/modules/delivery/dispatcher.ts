@@ -37,8 +37,14 @@ import type { SmsRecord } from '../messages/types.ts';
 import { ENDED_BY_GATEWAY, IN_FLIGHT_STATUSES } from '../messages/status.ts';
 import { newStatus, type SmsStatusChange } from './status-change.ts';
 import {
+  accountDeviceIds,
   claimSms,
   deviceUsage,
+  everySimDegraded,
+  putBack,
+  recipientsSims,
+  recordSimDispatches,
+  type ClaimingDevice,
   LIMIT_GRACE_MS,
   lockDevice,
   devicesWithUnacknowledged,
@@ -58,6 +64,8 @@ import { pauseDevice, recordRetriedFailures, recordSendOutcomes, type BreakerOpt
 import { recordSimOutcomes, type PausedSim, type SimBreakerOptions } from './sim-breaker.ts';
 import { failedSims, type AttemptEnded } from './attempts.ts';
 import { deviceOrder } from './device-order.ts';
+import { claimPlan } from './claim-plan.ts';
+import { chooseSims, type SimState } from './sim-caps.ts';
 import { buildTask, type SendTask, type TaskRouting } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
 import { OutageNotice } from '../../common/outage-notice.ts';
@@ -83,6 +91,14 @@ export interface TransientHandOff {
   candidates(accountId: string, deviceId?: string): string[];
   /** Hands the SMS, reserved on a phone of another node, to that node. */
   hand(sms: HandedOverSms): void;
+}
+
+/** A SIM's health changed (fleet health's "fleet.health_changed", as delivery reads it). */
+export interface HealthChange {
+  deviceId: string;
+  accountId: string;
+  state: 'degraded' | 'healthy';
+  fault: 'send' | 'receive' | null;
 }
 
 /** What the dispatcher knows of a device that subscribed to its tasks. */
@@ -122,6 +138,8 @@ interface ReadyDevice {
   reach?: string;
   /** Its radio said it cannot send (the last claim or heartbeat): no claim until a heartbeat says it can. */
   radioDown?: boolean;
+  /** Every SIM it reported is degraded (fault send), as the last claim or health change said: offered no pool work. */
+  degraded?: boolean;
 }
 
 export interface ClaimResult {
@@ -274,7 +292,7 @@ export class Dispatcher {
   private async pass(accountId: string): Promise<void> {
     const now = this.clock.now();
     const candidates = [...this.devices]
-      .filter(([id, device]) => device.accountId === accountId && this.mayHaveRoom(device, now) && this.reachable(id, now))
+      .filter(([id, device]) => device.accountId === accountId && !device.degraded && this.mayHaveRoom(device, now) && this.reachable(id, now))
       .map(([id, device]) => ({ id, in_flight: device.inFlight }));
     // Parts of the pool found empty in this pass: a device that sees only what another found
     // empty is not asked. A device that cannot send some of it (MMS, data, encrypted SMS) sees
@@ -332,11 +350,15 @@ export class Dispatcher {
         return { result: { claimed: 0, room: 0, blockedBy: 'cannot_send' as const }, claimed: [], inFlight: 0, retryAt: undefined };
       }
       const room = roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS);
-      const { taken, refused } = room.room > 0 ? await claimSms(trx, usage, room.room, now) : { taken: [], refused: [] };
+      const away = usage.stickySender && room.room > 0 ? await this.awayDevices(trx, usage.account_id, now) : [];
+      const plan = claimPlan(usage, room, now, LIMIT_GRACE_MS, away);
+      const { taken: took, refused } = plan.want > 0 ? await claimSms(trx, usage, plan.want, now, plan.filters) : { taken: [], refused: [] };
       // SMS whose recipient opted out while they waited ended in the claim: announced with it.
       if (refused.length > 0) await this.events.written(trx, 'sms.status_changed', refused);
-      device.pausedSims = usage.pausedSims;
+      const taken = plan.sims ? await this.chooseSims(trx, usage, plan.sims, took, now) : took;
+      device.pausedSims = [...new Set([...usage.pausedSims, ...usage.degradedSims])];
       device.countingSims = new Set(usage.countingSims);
+      device.degraded = plan.canaryOnly;
       // send_jitter: the next task waits a pause drawn now; the sweep hands it out then.
       let spacedUntil: number | undefined;
       if (taken.length > 0 && usage.settings.send_jitter) {
@@ -344,10 +366,16 @@ export class Dispatcher {
         await spaceNextSend(trx, deviceId, spacedUntil);
       }
       return {
-        result: { claimed: taken.length, room: room.room, reach: poolReach(usage.capabilities), ...(room.blockedBy ? { blockedBy: room.blockedBy } : {}) },
+        result: {
+          claimed: taken.length,
+          // A device taking canaries only, or seeing a pool of its own, says nothing of what others would find.
+          room: plan.canaryOnly ? 0 : plan.want,
+          reach: plan.ownPool ? `own:${deviceId}` : poolReach(usage.capabilities),
+          ...(plan.blockedBy ? { blockedBy: plan.blockedBy } : {}),
+        },
         claimed: taken,
         inFlight: usage.usage.inFlight + taken.length,
-        retryAt: spacedUntil ?? room.retryAt,
+        retryAt: spacedUntil ?? plan.retryAt,
       };
     });
     device.inFlight = inFlight;
@@ -358,6 +386,42 @@ export class Dispatcher {
     if (result.blockedBy === 'cannot_send' || device.radioDown) device.blockedUntil = Number.POSITIVE_INFINITY;
     for (const sms of claimed) await this.publish(sms);
     return result;
+  }
+
+  /**
+   * The SIM each SMS a claim took is handed to (sim-caps.ts), written with the dispatch log rows
+   * and the SIMs' counters; SMS no SIM may take now go back where they waited. Only for a device
+   * with SIM limits or of an account with sticky sender.
+   */
+  private async chooseSims(trx: Executor, usage: ClaimingDevice, sims: SimState[], taken: SmsRecord[], now: number): Promise<SmsRecord[]> {
+    if (taken.length === 0) return taken;
+    const { known, sticky } = await recipientsSims(trx, usage, [...new Set(taken.map((sms) => sms.phone))], now, usage.stickySender);
+    // A retry keeps away from the SIMs of this device that failed it (rare: one look per retry).
+    const avoid = new Map<string, number[]>();
+    for (const sms of taken) if ((sms.attempt ?? 1) > 1) avoid.set(sms.id, await failedSims(trx, sms.id, usage.id));
+    const choice = chooseSims(taken, sims, { selectedSim: usage.selectedSim, sticky, known, avoid });
+    const placed = taken.filter((sms) => choice.chosen.has(sms.id));
+    await recordSimDispatches(
+      trx,
+      usage,
+      placed.map((sms) => ({ smsId: sms.id, slot: choice.chosen.get(sms.id)!, phone: sms.phone, sticky: usage.stickySender && sms.kind !== 'canary' && !sms.is_encrypted })),
+      now,
+    );
+    await putBack(trx, choice.unplaced);
+    return placed.map((sms) => ({ ...sms, dispatch_sim_slot: choice.chosen.get(sms.id)! }) as SmsRecord);
+  }
+
+  /**
+   * Sticky sender: the account's devices offline for longer than FAILOVER_AFTER, whose SIMs no
+   * longer keep their recipients (they go to any device, as an offline device's tasks do).
+   */
+  private async awayDevices(trx: Executor, accountId: string, now: number): Promise<string[]> {
+    const ids = await accountDeviceIds(trx, accountId);
+    return ids.filter((id) => {
+      if (this.presence.isOnline(id, now)) return false;
+      const offlineSince = this.presence.offlineSince(id, now) ?? this.startedAt;
+      return now - offlineSince >= this.options.failoverAfterMs;
+    });
   }
 
   /**
@@ -560,6 +624,50 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * SIMs became degraded or recovered (fleet health, once committed). A device whose every SIM
+   * is now degraded with fault send gives back the pool SMS its phone has not acknowledged: they
+   * go back to the pool for other devices, and its phone is told to drop them ("tasks.withdrawn",
+   * reason device_degraded); SMS named for it, canaries among them, stay. A device with a SIM that
+   * recovered claims again, and its account's pool is offered again.
+   */
+  async healthChanged(changes: readonly HealthChange[]): Promise<void> {
+    const degraded = new Map<string, string>();
+    const recovered = new Map<string, string>();
+    for (const change of changes) {
+      if (change.state === 'degraded' && change.fault === 'send') degraded.set(change.deviceId, change.accountId);
+      else if (change.state === 'healthy') recovered.set(change.deviceId, change.accountId);
+    }
+    const accounts = new Set<string>();
+    for (const [deviceId, accountId] of degraded) {
+      try {
+        const withdrawn = await this.db.transaction(async (trx) => {
+          // Under the device's lock: no claim of it runs meanwhile.
+          if (!(await lockDevice(trx, deviceId)) || !(await everySimDegraded(trx, deviceId))) return undefined;
+          const { returned } = await releaseUnacknowledged(trx, deviceId, { named: 'keep', reason: 'device_degraded', now: this.clock.now() });
+          if (returned.length > 0) await this.events.written(trx, 'tasks.withdrawn', { deviceId, smsIds: returned, reason: 'device_degraded' });
+          return returned;
+        });
+        if (!withdrawn) continue;
+        const device = this.devices.get(deviceId);
+        if (device) device.degraded = true;
+        if (withdrawn.length > 0) this.logger.info({ deviceId, returned: withdrawn.length }, 'every SIM of a device degraded: its unacknowledged pool tasks went back to the pool');
+        accounts.add(accountId);
+      } catch (error) {
+        if (!this.outage.failed(error)) this.logger.error({ err: error, deviceId }, 'taking back the tasks of a degraded device failed');
+      }
+    }
+    for (const [deviceId, accountId] of recovered) {
+      const device = this.devices.get(deviceId);
+      if (device) {
+        device.degraded = false;
+        void this.claimFor(deviceId);
+      }
+      accounts.add(accountId);
+    }
+    for (const accountId of accounts) await this.offerPool(accountId);
+  }
+
   /** The phone reconnects with its new token and is handed its tasks again then. */
   tokenReplaced(device: DeviceRow): void {
     this.link?.disconnect(device.id);
@@ -715,6 +823,9 @@ export class Dispatcher {
    */
   private async routing(sms: SmsRecord, deviceId: string, device: ReadyDevice): Promise<TaskRouting | undefined> {
     const attempt = sms.attempt ?? 1;
+    // The claim chose the SIM (SIM limits, sticky sender): the task names it, every time it is published.
+    const chosen = (sms as SmsRecord & { dispatch_sim_slot?: number | null }).dispatch_sim_slot;
+    if (chosen !== null && chosen !== undefined) return { attempt, sim: chosen };
     if (attempt <= 1 && device.pausedSims.length === 0) return undefined;
     if (sms.retry_sim_slot !== null && sms.retry_sim_slot !== undefined) return { attempt, sim: sms.retry_sim_slot };
     const avoid = new Set(device.pausedSims);

@@ -56,6 +56,8 @@ export const deliveryFeature = defineFeature({
         events.on('device.deleted', (device) => dispatcher.deviceDeleted(device));
         events.on('device.token_replaced', (device) => dispatcher.tokenReplaced(device));
         events.on('tasks.withdrawn', (withdrawn) => dispatcher.revokeWithdrawn(withdrawn));
+        // A device whose every SIM is degraded (send) gives back its unacknowledged pool tasks; one that recovered claims again.
+        events.on('fleet.health_changed', (changes) => dispatcher.healthChanged(changes));
       },
     },
     { register: (events, need) => void events.listenAll(transitionCounting(need('metrics'))) },

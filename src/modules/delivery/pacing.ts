@@ -39,7 +39,19 @@ export interface DeviceUsage {
   oldestInDay: Date | null;
 }
 
-export type Blocker = 'radio' | 'paused' | 'quiet_hours' | 'jitter' | 'window' | 'per_minute' | 'per_hour' | 'per_day';
+export type Blocker =
+  | 'radio'
+  | 'degraded'
+  | 'paused'
+  | 'quiet_hours'
+  | 'jitter'
+  | 'window'
+  | 'per_minute'
+  | 'per_hour'
+  | 'per_day'
+  | 'sim_per_day'
+  | 'sim_per_month'
+  | 'sim_recipients_per_month';
 
 export interface Room {
   /** Tasks the device may take now. */

@@ -6,7 +6,8 @@ import type { SmsRecord } from '../messages/types.ts';
 import type { SmsStatus } from '../messages/status.ts';
 import type { SmsSnapshot, SmsStatusChange } from './status-change.ts';
 import type { DeviceUsage, PacingSettings, QuietHours, SendJitter } from './pacing.ts';
-import type { SimCard } from '../devices/types.ts';
+import type { SimCard, SimLimits } from '../devices/types.ts';
+import { monthOf, type SimUsage } from './sim-caps.ts';
 import type { DeviceCapabilities } from '../devices/capabilities.ts';
 import { radioCannotSend, type DeviceRadio } from '../devices/radio.ts';
 import { lockLiveDevice, setNextSendAt } from '../devices/shared-queries.ts';
@@ -31,6 +32,16 @@ export interface ClaimingDevice {
   countingSims: number[];
   /** What it said it can do; null: it never says, and is handed anything. */
   capabilities: DeviceCapabilities | null;
+  /** SIM slots the health judge found degraded with fault send: no task names them, and a device with no other takes only canaries. */
+  degradedSims: number[];
+  /** The SIM slots it reported in its last heartbeat. */
+  reportedSims: number[];
+  selectedSim: number;
+  /** Its SIMs' carrier limits, and their usage (read only for a device with limits). */
+  simLimits: SimLimits;
+  simUsage: SimUsage[];
+  /** Its account keeps each recipient on the SIM it last got an SMS from. */
+  stickySender: boolean;
 }
 
 interface DeviceUsageRow {
@@ -47,6 +58,12 @@ interface DeviceUsageRow {
   next_send_at: Date | null;
   paused_sims: number[] | null;
   counting_sims: number[] | null;
+  degraded_sims: number[] | null;
+  sim_cards: SimCard[] | null;
+  selected_sim: number;
+  sim_limits: SimLimits | null;
+  sim_usage: { slot: number; day: number; oldest_day: string | null; month_sent: number; month_recipients: number }[] | null;
+  sticky_sender: boolean | null;
   capabilities: DeviceCapabilities | null;
   radio: Pick<DeviceRadio, 'can_send'> | null;
   in_flight: number;
@@ -87,21 +104,40 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
                        where x.device_id = d.id and x.dispatched_at > ?::timestamptz
                        order by x.dispatched_at desc
                        ${exact ? '' : `limit coalesce(d.${column}, 0)`}) w) ${name}`;
+  // One look at the device's sim_health rows: paused, counting and degraded SIMs. A device with
+  // SIM limits also reads each limited SIM's day (at most per_day rows) and month counters; one
+  // without reads none of that (the case is not entered). The account's sticky sender is one
+  // probe of delivery_settings' key.
   const { rows } = await db.raw<{ rows: DeviceUsageRow[] }>(
     `select d.id, d.account_id, d.can_send_sms, d.send_window, d.limit_per_minute, d.limit_per_hour, d.limit_per_day,
-            d.quiet_hours, d.paused_until, d.send_jitter, d.next_send_at, d.capabilities, d.radio,
-            (select array_agg(h.sim_slot) from sim_health h where h.device_id = d.id and h.paused_until > ?::timestamptz) as paused_sims,
-            (select array_agg(h.sim_slot) from sim_health h where h.device_id = d.id and h.consecutive_failures > 0) as counting_sims,
+            d.quiet_hours, d.paused_until, d.send_jitter, d.next_send_at, d.capabilities, d.radio, d.sim_cards, d.selected_sim, d.sim_limits,
+            sh.paused as paused_sims, sh.counting as counting_sims, sh.degraded as degraded_sims,
+            (select ds.sticky_sender from delivery_settings ds where ds.account_id = d.account_id) as sticky_sender,
+            case when d.sim_limits <> '{}'::jsonb then
+              (select json_agg(json_build_object('slot', l.key::int, 'day', sd.n, 'oldest_day', sd.oldest,
+                                                 'month_sent', coalesce(u.sent, 0), 'month_recipients', coalesce(u.recipients, 0)))
+                 from jsonb_each(d.sim_limits) l
+                 left join sim_month_usage u on u.device_id = d.id and u.sim_slot = l.key::int and u.month = ?::date
+                 cross join lateral (select count(*)::int as n, min(w.at) as oldest
+                                       from (select x.dispatched_at as at from device_dispatches x
+                                              where x.device_id = d.id and x.sim_slot = l.key::int and x.dispatched_at > ?::timestamptz
+                                              order by x.dispatched_at desc
+                                              ${exact ? '' : `limit coalesce((l.value->>'per_day')::int, 0)`}) w) sd)
+            end as sim_usage,
             (select count(*) from sms s
               where s.device_id = d.id and s.dispatched_at is not null and s.status in ('pending','processing'))::int as in_flight,
             m.n as last_minute, h.n as last_hour, dd.n as last_day,
             m.oldest as oldest_minute, h.oldest as oldest_hour, dd.oldest as oldest_day
        from devices d,
+            lateral (select array_agg(x.sim_slot) filter (where x.paused_until > ?::timestamptz) as paused,
+                            array_agg(x.sim_slot) filter (where x.consecutive_failures > 0) as counting,
+                            array_agg(x.sim_slot) filter (where x.degraded_since is not null and x.degraded_fault = 'send') as degraded
+                       from sim_health x where x.device_id = d.id) sh,
             ${window('m', 'limit_per_minute')},
             ${window('h', 'limit_per_hour')},
             ${window('dd', 'limit_per_day')}
       where d.id = ? and d.deleted_at is null`,
-    [new Date(now), since(60_000), since(3_600_000), since(DAY_MS), deviceId],
+    [monthOf(now), since(DAY_MS), new Date(now), since(60_000), since(3_600_000), since(DAY_MS), deviceId],
   );
   const row = rows[0];
   if (!row) return undefined;
@@ -120,6 +156,18 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
     },
     pausedSims: (row.paused_sims ?? []).map(Number),
     countingSims: (row.counting_sims ?? []).map(Number),
+    degradedSims: (row.degraded_sims ?? []).map(Number),
+    reportedSims: (row.sim_cards ?? []).map((card) => card.index),
+    selectedSim: row.selected_sim,
+    simLimits: row.sim_limits ?? {},
+    simUsage: (row.sim_usage ?? []).map((sim) => ({
+      slot: Number(sim.slot),
+      day: Number(sim.day),
+      oldestDay: sim.oldest_day ? new Date(sim.oldest_day) : null,
+      monthSent: Number(sim.month_sent),
+      monthRecipients: Number(sim.month_recipients),
+    })),
+    stickySender: row.sticky_sender === true,
     capabilities: row.capabilities,
     usage: {
       inFlight: row.in_flight,
@@ -165,10 +213,10 @@ export interface Claimed {
  * whose recipient is on the suppression list is not taken: it ends in the same statement as
  * failed_send, reason recipient_opted_out, and the next SMS is claimed in its place.
  */
-export async function claimSms(db: Executor, device: ClaimantDevice, room: number, now: number): Promise<Claimed> {
+export async function claimSms(db: Executor, device: ClaimantDevice, room: number, now: number, filters: ClaimFilters = {}): Promise<Claimed> {
   const claimed: Claimed = { taken: [], refused: [] };
   for (let want = room; want > 0; ) {
-    const once = await claimOnce(db, device, want, now);
+    const once = await claimOnce(db, device, want, now, filters);
     claimed.taken.push(...once.taken);
     claimed.refused.push(...once.refused);
     // Nobody opted out (the usual case: one statement), or the queue had no more than this.
@@ -176,6 +224,70 @@ export async function claimSms(db: Executor, device: ClaimantDevice, room: numbe
     want -= once.taken.length;
   }
   return claimed;
+}
+
+/** SQL added to a claim's conditions on sms rows, with its bindings. */
+export interface SqlPart {
+  sql: string;
+  bindings: unknown[];
+}
+
+/**
+ * What a claim leaves out besides what is not due: nothing in the usual case. A device whose every
+ * SIM is degraded takes only the canaries named for it; a device with SIM limits, or of an account
+ * with sticky sender, leaves out what its SIMs may not take or what waits for another device's SIM,
+ * and writes its dispatch log rows once it chose their SIMs (recordSimDispatches).
+ */
+export interface ClaimFilters {
+  canaryOnly?: boolean;
+  named?: SqlPart[];
+  pool?: SqlPart[];
+  /** The dispatch log rows are written after, with their SIMs. */
+  logLater?: boolean;
+}
+
+function joined(parts: SqlPart[] | undefined): SqlPart {
+  return { sql: (parts ?? []).map((part) => ` and ${part.sql}`).join(''), bindings: (parts ?? []).flatMap((part) => part.bindings) };
+}
+
+/** SMS naming a SIM leave out those that name one of these (at a limit); canaries keep theirs. */
+export function namedSimsWithin(slots: number[]): SqlPart {
+  return { sql: `(sim_slot is null or sim_slot = any(?::int2[]) or kind = 'canary')`, bindings: [slots] };
+}
+
+/** Only SMS to recipients one of these SIMs of the device sent to this month (every SIM at its recipients limit). */
+export function knownRecipientsOf(deviceId: string, month: string, slots: number[]): SqlPart {
+  return {
+    sql: `(kind = 'canary' or exists (select 1 from sim_month_recipients r where r.device_id = ? and r.month = ?::date and r.phone = sms.phone and r.sim_slot = any(?::int2[])))`,
+    bindings: [deviceId, month, slots],
+  };
+}
+
+/**
+ * Sticky sender: a pool SMS whose recipient last got an SMS from a SIM of another device waits for
+ * that device while the SIM can send: the device is live, may send, is not paused, its radio can
+ * send, it is not in `away` (offline past the bound), and the SIM is still reported, not paused,
+ * not degraded (send) and not at its day or month limit. Otherwise any device takes it.
+ */
+export function notStickyElsewhere(deviceId: string, away: string[], now: number): SqlPart {
+  const at = new Date(now);
+  const limit = (name: string) => `(kd.sim_limits->(k.sim_slot::text)->>'${name}')::int`;
+  return {
+    sql: `not exists (
+      select 1 from sticky_senders k join devices kd on kd.id = k.device_id
+       where k.account_id = sms.account_id and k.phone = sms.phone and k.device_id <> ?::uuid and not (k.device_id = any(?::uuid[]))
+         and kd.deleted_at is null and kd.can_send_sms and (kd.paused_until is null or kd.paused_until <= ?::timestamptz)
+         and coalesce((kd.radio->>'can_send')::boolean, true)
+         and kd.sim_cards @> jsonb_build_array(jsonb_build_object('index', k.sim_slot))
+         and not exists (select 1 from sim_health h where h.device_id = k.device_id and h.sim_slot = k.sim_slot
+                          and (h.paused_until > ?::timestamptz or (h.degraded_since is not null and h.degraded_fault = 'send')))
+         and (${limit('per_month')} is null or coalesce((select u.sent from sim_month_usage u
+                                                          where u.device_id = k.device_id and u.sim_slot = k.sim_slot and u.month = ?::date), 0) < ${limit('per_month')})
+         and (${limit('per_day')} is null or (select count(*) from (select 1 from device_dispatches x
+                                                                      where x.device_id = k.device_id and x.sim_slot = k.sim_slot and x.dispatched_at > ?::timestamptz
+                                                                      limit ${limit('per_day')}) w) < ${limit('per_day')}))`,
+    bindings: [deviceId, away, at, at, monthOf(now), new Date(now - DAY_MS - LIMIT_GRACE_MS)],
+  };
 }
 
 /** The device a claim is for: whose pool, and what of it the device can be handed. */
@@ -207,9 +319,16 @@ export function poolReach(capabilities: DeviceCapabilities | null): string {
   return `mms=${capabilities.mms} data=${capabilities.data_sms} passphrase=${capabilities.passphrase_fingerprint ?? 'none'}`;
 }
 
-async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now: number): Promise<Claimed> {
+async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now: number, filters: ClaimFilters): Promise<Claimed> {
   const at = new Date(now);
   const reach = outOfReach(device.capabilities);
+  const named = joined(filters.canaryOnly ? [{ sql: `kind = 'canary'`, bindings: [] }, ...(filters.named ?? [])] : filters.named);
+  const pool = joined(filters.canaryOnly ? [{ sql: 'false', bindings: [] }] : filters.pool);
+  const logged = filters.logLater
+    ? ''
+    : `,
+     logged as (
+       insert into device_dispatches (device_id, dispatched_at) select ?::uuid, ?::timestamptz from claimed where not refused)`;
   // Each queue is read in index order; the slack lets a claim skip rows locked by another.
   const slack = room * 2 + 10;
   // A retry waits for its retry_at, and for another phone when the one that failed it has no SIM left to try.
@@ -220,11 +339,11 @@ async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now
   // more statement, only when there are some.
   const { rows } = await db.raw<{ rows: (SmsRecord & { refused: boolean })[] }>(
     `with candidates as (
-       (select id, priority, created_at from sms where device_id = ? and ${due}
+       (select id, priority, created_at from sms where device_id = ? and ${due}${named.sql}
          order by priority desc, created_at, id limit ?)
        union all
        (select id, priority, created_at from sms where account_id = ? and device_id is null and ${due}
-           and (avoid_device_id is null or avoid_device_id <> ?)${reach.sql}
+           and (avoid_device_id is null or avoid_device_id <> ?)${reach.sql}${pool.sql}
          order by priority desc, created_at, id limit ?)),
      picked as (
        select s.id, ${OPTED_OUT('s')} as opted_out from sms s join candidates c on c.id = s.id
@@ -237,13 +356,17 @@ async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now
                       dispatched_at = case when picked.opted_out then null else ?::timestamptz end,
                       status = case when picked.opted_out then 'failed_send' else sms.status end,
                       reason = case when picked.opted_out then ? else sms.reason end,
-                      updated_at = case when picked.opted_out then ?::timestamptz else sms.updated_at end
+                      updated_at = case when picked.opted_out then ?::timestamptz else sms.updated_at end,
+                      dispatch_sim_slot = null
          from picked where sms.id = picked.id
-       returning sms.*, picked.opted_out as refused),
-     logged as (
-       insert into device_dispatches (device_id, dispatched_at) select ?::uuid, ?::timestamptz from claimed where not refused)
+       returning sms.*, picked.opted_out as refused)${logged}
      select * from claimed order by priority desc, created_at, id`,
-    [device.id, at, at, at, slack, device.account_id, at, at, at, device.id, ...reach.bindings, slack, device.id, room, device.id, at, OPTED_OUT_REASON, at, device.id, at],
+    [
+      device.id, at, at, at, ...named.bindings, slack,
+      device.account_id, at, at, at, device.id, ...reach.bindings, ...pool.bindings, slack,
+      device.id, room, device.id, at, OPTED_OUT_REASON, at,
+      ...(filters.logLater ? [] : [device.id, at]),
+    ] as never,
   );
   const claimed: Claimed = { taken: [], refused: [] };
   const refused: SmsRecord[] = [];
@@ -563,12 +686,132 @@ export async function recordSentSimSlots(db: Executor, slots: ReadonlyMap<string
   );
 }
 
-/** Forgets dispatch log rows older than any rate limit looks back. */
+/** Forgets dispatch log rows older than any rate limit looks back, and the recipients of months past. */
 export async function pruneDispatchLog(db: Executor, now: number): Promise<void> {
   await db.raw(
     `delete from device_dispatches where id in (select id from device_dispatches where dispatched_at < ? limit 10000)`,
     [new Date(now - DAY_MS - 60_000)],
   );
+  await db.raw(
+    `delete from sim_month_recipients where ctid in (select ctid from sim_month_recipients where month < ?::date limit 10000)`,
+    [monthOf(now)],
+  );
+}
+
+/**
+ * For the SMS a claim took (their recipients): the SIMs of the device that sent to each this
+ * month, and with sticky sender, the SIM of the device each last got an SMS from. One statement.
+ */
+export async function recipientsSims(
+  db: Executor,
+  device: { id: string; account_id: string },
+  phones: string[],
+  now: number,
+  sticky: boolean,
+): Promise<{ known: Map<string, Set<number>>; sticky: Map<string, number> }> {
+  const { rows } = await db.raw<{ rows: { what: string; phone: string; sim_slot: number }[] }>(
+    `select 'known' as what, phone, sim_slot from sim_month_recipients where device_id = ? and month = ?::date and phone = any(?::text[])
+     union all
+     select 'sticky', phone, sim_slot from sticky_senders where ? and account_id = ? and device_id = ? and phone = any(?::text[])`,
+    [device.id, monthOf(now), phones, sticky, device.account_id, device.id, phones],
+  );
+  const found = { known: new Map<string, Set<number>>(), sticky: new Map<string, number>() };
+  for (const row of rows) {
+    if (row.what === 'sticky') found.sticky.set(row.phone, Number(row.sim_slot));
+    else found.known.set(row.phone, (found.known.get(row.phone) ?? new Set()).add(Number(row.sim_slot)));
+  }
+  return found;
+}
+
+/** One SMS handed to a SIM by a claim that chose its SIM. */
+export interface SimDispatch {
+  smsId: string;
+  slot: number;
+  phone: string;
+  /** Its recipient is kept on this SIM (sticky sender; not for a canary or an encrypted SMS). */
+  sticky: boolean;
+}
+
+/**
+ * What a claim that chose the SIMs writes, in one statement: each SMS's SIM (the task names it,
+ * whenever it is published), the dispatch log rows with their SIM, the month's counters (a
+ * recipient counted once per SIM and month), and the recipients' sticky SIMs.
+ */
+export async function recordSimDispatches(db: Executor, device: { id: string; account_id: string }, dispatches: SimDispatch[], now: number): Promise<void> {
+  if (dispatches.length === 0) return;
+  const at = new Date(now);
+  const month = monthOf(now);
+  const sticky = dispatches.filter((dispatch) => dispatch.sticky);
+  await db.raw(
+    `with v as (select * from unnest(?::uuid[], ?::int2[], ?::text[]) as v(id, slot, phone)),
+     chosen as (update sms set dispatch_sim_slot = v.slot from v where sms.id = v.id),
+     logged as (insert into device_dispatches (device_id, dispatched_at, sim_slot) select ?::uuid, ?::timestamptz, slot from v),
+     reached as (
+       insert into sim_month_recipients (device_id, sim_slot, month, phone)
+       select distinct ?::uuid, slot, ?::date, phone from v
+       on conflict do nothing
+       returning sim_slot),
+     counted as (
+       insert into sim_month_usage (device_id, sim_slot, month, sent, recipients)
+       select ?::uuid, v.slot, ?::date, count(*), (select count(*) from reached r where r.sim_slot = v.slot) from v group by v.slot
+       on conflict (device_id, sim_slot, month) do update
+         set sent = sim_month_usage.sent + excluded.sent, recipients = sim_month_usage.recipients + excluded.recipients)
+     insert into sticky_senders (account_id, phone, device_id, sim_slot, updated_at)
+     select distinct on (phone) ?::uuid, phone, ?::uuid, slot, ?::timestamptz from unnest(?::text[], ?::int2[]) as s(phone, slot)
+     on conflict (account_id, phone) do update set device_id = excluded.device_id, sim_slot = excluded.sim_slot, updated_at = excluded.updated_at`,
+    [
+      dispatches.map((d) => d.smsId),
+      dispatches.map((d) => d.slot),
+      dispatches.map((d) => d.phone),
+      device.id, at,
+      device.id, month,
+      device.id, month,
+      device.account_id, device.id, at, sticky.map((d) => d.phone), sticky.map((d) => d.slot),
+    ] as never,
+  );
+}
+
+/** SMS a claim took that no SIM of the device may take now: back where they waited, handed to no one. */
+export async function putBack(db: Executor, smsIds: string[]): Promise<void> {
+  if (smsIds.length === 0) return;
+  await db.raw(
+    `update sms set device_id = case when device_named then device_id else null end, dispatched_at = null where id = any(?::uuid[])`,
+    [smsIds],
+  );
+}
+
+/** The account's live devices (sticky sender: which of them are away is the caller's to say). */
+export async function accountDeviceIds(db: Executor, accountId: string): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(`select id from devices where account_id = ? and deleted_at is null`, [accountId]);
+  return rows.map((row) => row.id);
+}
+
+/** Whether the account keeps each recipient on the SIM it last got an SMS from. */
+export async function stickySender(db: Executor, accountId: string): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: { sticky_sender: boolean }[] }>(`select sticky_sender from delivery_settings where account_id = ?`, [accountId]);
+  return rows[0]?.sticky_sender ?? false;
+}
+
+/** Sets the account's sticky sender. */
+export async function setStickySender(db: Executor, accountId: string, on: boolean, now: number): Promise<void> {
+  await db.raw(
+    `insert into delivery_settings (account_id, sticky_sender, updated_at) values (?, ?, ?)
+     on conflict (account_id) do update set sticky_sender = excluded.sticky_sender, updated_at = excluded.updated_at`,
+    [accountId, on, new Date(now)],
+  );
+}
+
+/** Whether every SIM the device reported is degraded with fault send (none reported: false). */
+export async function everySimDegraded(db: Executor, deviceId: string): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: { all_degraded: boolean }[] }>(
+    `select coalesce(bool_and(h.degraded_since is not null and h.degraded_fault = 'send'), false) as all_degraded
+       from devices d
+       cross join lateral jsonb_array_elements(d.sim_cards) card
+       left join sim_health h on h.device_id = d.id and h.sim_slot = (card->>'index')::int
+      where d.id = ? and d.deleted_at is null`,
+    [deviceId],
+  );
+  return Boolean(rows[0]?.all_degraded);
 }
 
 /** What GET /devices/{id} shows of the device's queue. */

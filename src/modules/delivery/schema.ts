@@ -20,3 +20,21 @@ export const SmsAttempt = Type.Object(
 );
 
 export const SmsAttempts = Type.Object({ data: Type.Array(SmsAttempt) }, { additionalProperties: false });
+
+/** The account's delivery choices (docs/delivery.md, "Sticky sender"). */
+export const DeliverySettingsView = Type.Object(
+  {
+    sticky_sender: Type.Boolean({
+      description:
+        'true: a recipient keeps getting SMS from the SIM (device and slot) it last got one from, so that its replies come back ' +
+        'to the same number, as long as that SIM can send (not degraded or paused, its device live, online or offline for less than ' +
+        'FAILOVER_AFTER, and not at a SIM limit); otherwise any device takes it, and the recipient keeps the new SIM. false (the default): any device',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const DeliverySettingsPatch = Type.Object(
+  { sticky_sender: Type.Optional(DeliverySettingsView.properties.sticky_sender) },
+  { additionalProperties: false },
+);

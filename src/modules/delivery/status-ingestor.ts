@@ -375,6 +375,8 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
    */
   private async retryOf(trx: Executor, row: LockedSms, report: StatusReportInput, simSlot: number | null, at: Date): Promise<RetryWrite | undefined> {
     if (!isRetryable(report.errorCode) || row.attempt >= row.max_attempts) return undefined;
+    // A canary's failure is what its round measures: never tried again, on this SIM or another.
+    if (row.kind === 'canary') return undefined;
     const facts = await retryFacts(trx, row, report.deviceId, at);
     const tried = [...facts.failed, ...facts.paused, ...(simSlot !== null ? [simSlot] : [])];
     const untried = untriedSims(row.device_sim_cards ?? [], tried);

@@ -10,7 +10,11 @@ import type { DeliveryEvents } from './domain-events.ts';
 import type { MessagesEvents } from '../messages/domain-events.ts';
 import type { DeviceRow } from '../devices/types.ts';
 import type { DeviceQueue } from '../devices/schema.ts';
+import type { DeliverySettingsView } from './schema.ts';
+
+export type DeliverySettings = Static<typeof DeliverySettingsView>;
 import { roomFor } from './pacing.ts';
+import { queueBlocker } from './claim-plan.ts';
 import type { SmsRecord } from '../messages/types.ts';
 import { invalidField } from '../../common/errors.ts';
 import {
@@ -20,7 +24,9 @@ import {
   LIMIT_GRACE_MS,
   lockForReplacement,
   releaseUnacknowledged,
+  setStickySender,
   spaceNextSend,
+  stickySender,
   waitingForDevice,
   writeReplacement,
   type SmsReplacement,
@@ -113,13 +119,14 @@ export class TaskService {
       pausedSims(this.db, device.id, now),
     ]);
     const room = usage && device.can_send_sms ? roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS) : undefined;
+    const blockedBy = usage && room ? queueBlocker(usage, room, now, LIMIT_GRACE_MS) : 'cannot_send';
     return {
       in_flight: usage?.usage.inFlight ?? 0,
       waiting,
       sent_last_minute: usage?.usage.lastMinute ?? 0,
       sent_last_hour: usage?.usage.lastHour ?? 0,
       sent_last_day: usage?.usage.lastDay ?? 0,
-      blocked_by: room ? (room.blockedBy ?? null) : 'cannot_send',
+      blocked_by: blockedBy,
       paused_sims: paused.map((sim) => ({ sim_slot: sim.sim_slot, paused_until: sim.paused_until.toISOString(), reason: sim.paused_reason })),
     };
   }
@@ -132,6 +139,17 @@ export class TaskService {
   /** Forgets the pause drawn from the device's previous send_jitter, in `trx`. */
   resetSpacing(trx: Executor, deviceId: string): Promise<void> {
     return spaceNextSend(trx, deviceId, null);
+  }
+
+  /** The account's delivery choices. */
+  async deliverySettings(accountId: string): Promise<DeliverySettings> {
+    return { sticky_sender: await stickySender(this.db, accountId) };
+  }
+
+  /** Changes the account's delivery choices; fields left out stay. */
+  async updateDeliverySettings(accountId: string, patch: Partial<DeliverySettings>): Promise<DeliverySettings> {
+    if (patch.sticky_sender !== undefined) await setStickySender(this.db, accountId, patch.sticky_sender, this.clock.now());
+    return this.deliverySettings(accountId);
   }
 
   /** An SMS's send attempts, first first; undefined when the account has no such SMS. */

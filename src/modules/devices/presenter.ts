@@ -6,6 +6,7 @@ import type { DeviceDetail, DeviceQueue, DeviceRegistration, DeviceView } from '
 import { agentInstallCommand } from './install-command.ts';
 import { brokerUrl, pairingUrl, type PairingAddress } from './pairing-url.ts';
 import { simCardsWithNumbers } from './sim-numbers.ts';
+import type { SimLimits } from './types.ts';
 
 export function presentDevice(device: DeviceRow, isOnline: boolean): Static<typeof DeviceView> {
   return {
@@ -28,6 +29,7 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
     record_calls: device.record_calls,
     sim_cards: simCardsWithNumbers(device.sim_cards, device.sim_numbers),
     sim_numbers: device.sim_numbers ?? {},
+    sim_limits: presentSimLimits(device.sim_limits),
     send_window: device.send_window,
     limits: { per_minute: device.limit_per_minute, per_hour: device.limit_per_hour, per_day: device.limit_per_day },
     quiet_hours: device.quiet_hours,
@@ -40,6 +42,16 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
     created_at: device.created_at.toISOString(),
     updated_at: device.updated_at.toISOString(),
   };
+}
+
+/** Every limit of each slot set, null where the slot has none. */
+function presentSimLimits(limits: SimLimits | undefined): Static<typeof DeviceView>['sim_limits'] {
+  return Object.fromEntries(
+    Object.entries(limits ?? {}).map(([slot, limit]) => [
+      slot,
+      { per_day: limit.per_day ?? null, per_month: limit.per_month ?? null, recipients_per_month: limit.recipients_per_month ?? null },
+    ]),
+  );
 }
 
 export function presentDeviceDetail(device: DeviceRow, isOnline: boolean, queue: Static<typeof DeviceQueue>): Static<typeof DeviceDetail> {

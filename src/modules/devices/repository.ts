@@ -3,7 +3,7 @@ import type { Database, Executor } from '../../storage/database.ts';
 import { newObjectId } from '../../common/object-id.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { QuietHours, SendJitter } from './types.ts';
-import type { SimCard, DeviceRow } from './types.ts';
+import type { SimCard, DeviceRow, SimLimit } from './types.ts';
 import type { CapabilityNeed, DeviceCapabilities } from './capabilities.ts';
 import { storedRadio, type DeviceRadio, type RadioHealth } from './radio.ts';
 
@@ -27,6 +27,8 @@ export interface DeviceSettings {
   paused_reason?: null;
   /** The owner's SIM numbers to change, by slot: a number sets it, null clears it; slots left out stay. */
   sim_numbers?: Record<string, string | null>;
+  /** The SIM limits to change, by slot: an object replaces the slot's limits, null removes them; slots left out stay. */
+  sim_limits?: Record<string, SimLimit | null>;
 }
 
 export async function insertDevice(
@@ -72,7 +74,7 @@ export async function updateDeviceSettings(
   id: string,
   settings: DeviceSettings,
 ): Promise<DeviceRow | undefined> {
-  const { sim_numbers, ...columns } = settings;
+  const { sim_numbers, sim_limits, ...columns } = settings;
   const [row] = await db<DeviceRow>('devices')
     .where({ account_id: accountId, id })
     .whereNull('deleted_at')
@@ -80,6 +82,8 @@ export async function updateDeviceSettings(
       ...columns,
       // Merged into the numbers set before; a null clears its slot.
       ...(sim_numbers !== undefined ? { sim_numbers: db.raw('jsonb_strip_nulls(sim_numbers || ?::jsonb)', [JSON.stringify(sim_numbers)]) as never } : {}),
+      // Each slot given replaces that slot's limits; a null removes the slot.
+      ...(sim_limits !== undefined ? { sim_limits: db.raw('jsonb_strip_nulls(sim_limits || ?::jsonb)', [JSON.stringify(sim_limits)]) as never } : {}),
       ...(settings.quiet_hours !== undefined ? { quiet_hours: settings.quiet_hours && (JSON.stringify(settings.quiet_hours) as never) } : {}),
       ...(settings.send_jitter !== undefined ? { send_jitter: settings.send_jitter && (JSON.stringify(settings.send_jitter) as never) } : {}),
       updated_at: new Date(),

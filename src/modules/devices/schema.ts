@@ -92,6 +92,55 @@ const SimNumbersPatch = Type.Object(
   },
 );
 
+const SimLimitValue = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], { description: 'null: no such limit' });
+
+/** One SIM's carrier limits (docs/delivery.md, "Limits of a SIM"). */
+const SimLimit = Type.Object(
+  {
+    per_day: SimLimitValue,
+    per_month: SimLimitValue,
+    recipients_per_month: SimLimitValue,
+  },
+  {
+    additionalProperties: false,
+    description:
+      'per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); ' +
+      'recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more',
+  },
+);
+
+const SimLimitsView = Type.Object(
+  Object.fromEntries(SIM_SLOTS.map((slot) => [slot, Type.Optional(SimLimit)])),
+  { additionalProperties: false, description: 'the limits carriers put on each SIM, by slot ("0"-"7"); a slot left out has none' },
+);
+
+const SimLimitsPatch = Type.Object(
+  Object.fromEntries(
+    SIM_SLOTS.map((slot) => [
+      slot,
+      Type.Optional(
+        Type.Union(
+          [
+            Type.Object(
+              { per_day: Type.Optional(SimLimitValue), per_month: Type.Optional(SimLimitValue), recipients_per_month: Type.Optional(SimLimitValue) },
+              { additionalProperties: false },
+            ),
+            Type.Null(),
+          ],
+          { description: `SIM slot ${slot}'s limits: they replace the slot's (a limit left out or null: none); null removes them` },
+        ),
+      ),
+    ]),
+  ),
+  {
+    additionalProperties: false,
+    description:
+      'the limits carriers put on each SIM, by slot from 0 ("0"-"7"): per_day (rolling 24 hours), per_month and ' +
+      'recipients_per_month (calendar month, UTC), each 1-1,000,000 or null. A SIM at a limit is handed no task it would count against; ' +
+      'slots not sent stay unchanged',
+  },
+);
+
 // A device as the Extended API shows it.
 export const DeviceView = Type.Object(
   {
@@ -158,6 +207,7 @@ export const DeviceView = Type.Object(
     ),
     sim_cards: Type.Array(SimCard, { description: 'the SIMs the phone reported in its last heartbeat, each with its number' }),
     sim_numbers: OwnerSimNumbers,
+    sim_limits: SimLimitsView,
     ...Pacing,
     paused_until: Type.Union([Timestamp, Type.Null()], {
       description:
@@ -174,7 +224,21 @@ export const DeviceView = Type.Object(
   { additionalProperties: false },
 );
 
-const BLOCKERS = ['cannot_send', 'radio', 'paused', 'quiet_hours', 'jitter', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
+const BLOCKERS = [
+  'cannot_send',
+  'radio',
+  'degraded',
+  'paused',
+  'quiet_hours',
+  'jitter',
+  'window',
+  'per_minute',
+  'per_hour',
+  'per_day',
+  'sim_per_day',
+  'sim_per_month',
+  'sim_recipients_per_month',
+] as const;
 
 export const DeviceQueue = Type.Object(
   {
@@ -184,7 +248,10 @@ export const DeviceQueue = Type.Object(
     sent_last_hour: Type.Integer(),
     sent_last_day: Type.Integer(),
     blocked_by: Type.Union([...BLOCKERS.map((name) => Type.Literal(name)), Type.Null()], {
-      description: 'why the device may take no task now (the first reason found); null when it may',
+      description:
+        'why the device may take no task now (the first reason found); null when it may. degraded: every SIM it reported is ' +
+        'degraded (fault send), it takes only canary SMS; sim_per_day, sim_per_month, sim_recipients_per_month: every SIM that may ' +
+        'send is at that limit (sim_limits)',
     }),
     paused_sims: Type.Array(
       Type.Object(
@@ -235,6 +302,7 @@ export const DeviceSettingsPatch = Type.Object(
     max_send_attempts: Type.Optional(MaxSendAttempts),
     paused: Type.Optional(Type.Literal(false, { description: 'false: end a circuit-breaker pause now, the device\'s and its SIMs\'' })),
     sim_numbers: Type.Optional(SimNumbersPatch),
+    sim_limits: Type.Optional(SimLimitsPatch),
   },
   { additionalProperties: false },
 );

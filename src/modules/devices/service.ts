@@ -21,8 +21,10 @@ import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 import { ConnectLookup } from './connect-lookup.ts';
 import { LastSeenWriter } from './last-seen.ts';
 import { canDo, describeNeed, type CapabilityNeed } from './capabilities.ts';
+import type { SimLimit } from './types.ts';
 
 export type SettingsPatch = Static<typeof DeviceSettingsPatch>;
+type SimLimitPatch = Partial<Record<keyof SimLimit, number | null>>;
 
 /** Below this battery level a device with notify_low_battery on raises device.battery_low. */
 export const LOW_BATTERY_PERCENT = 20;
@@ -257,7 +259,7 @@ function newDeviceToken(): string {
 
 /** The columns a settings patch changes; checks what the schema cannot. */
 function toSettings(patch: SettingsPatch, defaultPhoneRegion: string | undefined): devices.DeviceSettings {
-  const { limits, paused, name_custom, sim_numbers, ...rest } = patch;
+  const { limits, paused, name_custom, sim_numbers, sim_limits, ...rest } = patch;
   if (patch.quiet_hours) {
     if (!isValidTimeZone(patch.quiet_hours.timezone)) {
       throw invalidField('quiet_hours.timezone', `quiet_hours.timezone must be an IANA time zone name such as Europe/Berlin, got "${patch.quiet_hours.timezone}"`);
@@ -276,7 +278,19 @@ function toSettings(patch: SettingsPatch, defaultPhoneRegion: string | undefined
     ...(limits?.per_day !== undefined ? { limit_per_day: limits.per_day } : {}),
     ...(paused === false ? { paused_until: null, paused_reason: null } : {}),
     ...(sim_numbers !== undefined ? { sim_numbers: ownerSimNumbers(sim_numbers, defaultPhoneRegion) } : {}),
+    ...(sim_limits !== undefined ? { sim_limits: simLimitChanges(sim_limits) } : {}),
   };
+}
+
+/** Each slot's new limits, without the nulls (no limit); a slot left with none is removed. */
+function simLimitChanges(patch: Record<string, SimLimitPatch | null | undefined>): Record<string, SimLimit | null> {
+  const changes: Record<string, SimLimit | null> = {};
+  for (const [slot, limits] of Object.entries(patch)) {
+    if (limits === undefined) continue;
+    const kept = Object.fromEntries(Object.entries(limits ?? {}).filter(([, value]) => value !== null && value !== undefined)) as SimLimit;
+    changes[slot] = Object.keys(kept).length > 0 ? kept : null;
+  }
+  return changes;
 }
 
 /** The owner's SIM numbers in E.164; a number that is none is refused, naming its slot. */

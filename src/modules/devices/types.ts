@@ -27,6 +27,19 @@ export interface SimCard {
 /** The owner's number for each SIM slot ("0"-"7"), E.164: it wins over the one the phone reports. */
 export type SimNumbers = Record<string, string>;
 
+/**
+ * What a carrier lets one SIM send: tasks handed to it in the last 24 hours (rolling) and in the
+ * calendar month (UTC), and distinct recipients in the calendar month. Absent: no such limit.
+ */
+export interface SimLimit {
+  per_day?: number;
+  per_month?: number;
+  recipients_per_month?: number;
+}
+
+/** The owner's limits by SIM slot ("0"-"7"); {} when none was set. */
+export type SimLimits = Record<string, SimLimit>;
+
 export interface DeviceRow {
   id: string;
   object_id: string;
@@ -53,6 +66,8 @@ export interface DeviceRow {
   sim_cards: SimCard[];
   /** The owner's SIM numbers, by slot; {} when none was set. */
   sim_numbers: SimNumbers;
+  /** Limits carriers put on each SIM, by slot; {} when none was set. */
+  sim_limits: SimLimits;
   token_hash: string;
   /** Pacing (README "Delivery"): tasks in flight at once, sends per minute/hour/day, quiet hours. */
   send_window: number;

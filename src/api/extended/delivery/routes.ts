@@ -1,13 +1,40 @@
-// Extended API v1: an SMS's send attempts (docs/delivery.md, "Retrying failed sends").
+// Extended API v1: an SMS's send attempts (docs/delivery.md, "Retrying failed sends"), and the
+// account's delivery choices (sticky sender).
 import type { Static } from '@sinclair/typebox';
 import { AppError } from '../../../common/errors.ts';
 import { defineRoute } from '../../../http/route.ts';
+import { settingsRoutes } from '../../../http/resource-routes.ts';
 import type { TaskService } from '../../../modules/delivery/task-service.ts';
 import type { AttemptRow } from '../../../modules/delivery/attempts.ts';
-import { SmsAttempts, SmsAttemptsParams, type SmsAttempt } from '../../../modules/delivery/schema.ts';
+import { DeliverySettingsPatch, DeliverySettingsView, SmsAttempts, SmsAttemptsParams, type SmsAttempt } from '../../../modules/delivery/schema.ts';
 
 export function deliveryRoutes(tasks: TaskService) {
+  // How the account's SMS are spread over its devices: the permission device settings take.
+  const settings = settingsRoutes({
+    tag: 'Devices',
+    read: 'devices:read',
+    write: 'devices:settings',
+    one: { description: 'the account\'s delivery choices', schema: DeliverySettingsView },
+    present: (row: Static<typeof DeliverySettingsView>) => row,
+  });
   return [
+    settings.get({
+      path: '/account/delivery',
+      operationId: 'getDeliverySettings',
+      summary: 'How the account\'s SMS are spread over its devices (sticky sender)',
+      read: ({ auth }) => tasks.deliverySettings(auth.accountId),
+    }),
+    settings.update({
+      path: '/account/delivery',
+      operationId: 'updateDeliverySettings',
+      summary: 'Keep each recipient on the SIM it last got an SMS from (sticky_sender), or not',
+      description:
+        'With sticky_sender a pool SMS waits for the device holding the SIM its recipient last got an SMS from, and that ' +
+        'device names the SIM, while the SIM can send; otherwise it goes to any device as before. Fields left out stay.',
+      body: DeliverySettingsPatch,
+      errors: ['validation_failed'],
+      update: ({ auth, body }) => tasks.updateDeliverySettings(auth.accountId, body),
+    }),
     defineRoute({
       method: 'get',
       path: '/sms/:id/attempts',
