@@ -48,12 +48,18 @@ interface RoundFigures {
   probes: number;
   passed: number;
   failed: number;
+  /** Until POST .../run answered: the round's SMS and probes written. */
+  startS: number;
   wallS: number;
+  /** This process's: the simulated phones and the radio network between them, during the round. */
+  simulatorCpuS: number;
   cpuS: number;
   tailCpuS: number;
   netCpuS: number;
   postgresNetCpuS: number;
-  roundTrip: ReturnType<typeof stats>;
+  roundTrip: ReturnType<typeof stats> & { min: number };
+  /** p50/p99 ms from the round's start until its SMS reached each status. */
+  stages: Record<string, string>;
 }
 
 async function main(): Promise<void> {
@@ -136,13 +142,15 @@ async function main(): Promise<void> {
         round: round.round,
         probes: round.probes,
         'passed/failed': `${round.passed}/${round.failed}`,
+        'POST answered s': round.startS.toFixed(1),
         'wall s': round.wallS.toFixed(1),
         'gateway CPU s (round)': round.cpuS.toFixed(2),
         'gateway CPU s (after)': round.tailCpuS.toFixed(2),
         'gateway CPU s less idle': round.netCpuS.toFixed(2),
         'share of a core at 60 min': `${(share(round.netCpuS) * 100).toFixed(3)}%`,
         'PostgreSQL CPU s less idle': round.postgresNetCpuS.toFixed(2),
-        'round trip p50/p99 ms': `${round.roundTrip.p50}/${round.roundTrip.p99}`,
+        'simulator CPU s': round.simulatorCpuS.toFixed(2),
+        'round trip min/p50/p99 ms': `${round.roundTrip.min}/${round.roundTrip.p50}/${round.roundTrip.p99}`,
       })),
     ]);
     const worst = Math.max(...rounds.map((round) => round.netCpuS));
@@ -168,10 +176,11 @@ async function oneRound(
   idlePgRate: number,
 ): Promise<RoundFigures> {
   const [{ last }] = (await db('canary_probes').where({ account_id: accountId }).max({ last: 'round_number' })) as [{ last: number | null }];
-  const start = { at: performance.now(), cpu: cpuS(), pg: postgresS() };
+  const start = { at: performance.now(), cpu: cpuS(), pg: postgresS(), simulator: process.cpuUsage() };
   const started = await api('/account/canary/run', 'POST');
   if (started.status !== 202) throw new Error(`round not started: ${started.status} ${await started.text()}`);
   await started.arrayBuffer();
+  const startS = (performance.now() - start.at) / 1000;
   let tally: Tally = { probes: 0, pending: 0, passed: 0, failed: 0, round: -1 };
   await untilTrue('every probe of the round ended', ROUND_LIMIT_MS, async () => {
     tally = await roundTally(db, accountId, last ?? -1);
@@ -180,6 +189,7 @@ async function oneRound(
   const wallS = (performance.now() - start.at) / 1000;
   const roundCpuS = cpuS() - start.cpu;
   const roundPgS = postgresS() - start.pg;
+  const simulator = process.cpuUsage(start.simulator);
   // What the gateway still does for the round once its probes ended (the canary SMS' last
   // reports), over a window of the same length.
   const tailStart = { cpu: cpuS(), pg: postgresS(), at: performance.now() };
@@ -187,21 +197,40 @@ async function oneRound(
   const tailWallS = (performance.now() - tailStart.at) / 1000;
   const tailCpuS = cpuS() - tailStart.cpu;
   const tailPgS = postgresS() - tailStart.pg;
+  const stages = await stageTimes(db, accountId, tally.round);
   const trips = (await db('canary_probes').where({ account_id: accountId, round_number: tally.round, result: 'passed' }).pluck('round_trip_ms')) as number[];
   const figures: RoundFigures = {
     round: tally.round,
     probes: tally.probes,
     passed: tally.passed,
     failed: tally.failed,
+    startS,
     wallS,
+    simulatorCpuS: (simulator.user + simulator.system) / 1e6,
     cpuS: roundCpuS,
     tailCpuS,
     netCpuS: Math.max(0, roundCpuS - idleRate * wallS) + Math.max(0, tailCpuS - idleRate * tailWallS),
     postgresNetCpuS: Math.max(0, roundPgS - idlePgRate * wallS) + Math.max(0, tailPgS - idlePgRate * tailWallS),
-    roundTrip: stats(trips.map(Number)),
+    roundTrip: { ...stats(trips.map(Number)), min: Math.min(...trips.map(Number)) },
+    stages,
   };
+  log(`round ${figures.round}: ms from its start (p50/p99) to the SMS ${Object.entries(stages).map(([status, ms]) => `${status} ${ms}`).join(', ')}, code back ${figures.roundTrip.p50}/${figures.roundTrip.p99}`);
   log(`round ${figures.round}: ${figures.probes} probes (${figures.passed} passed, ${figures.failed} failed) in ${wallS.toFixed(1)} s; gateway CPU ${roundCpuS.toFixed(2)} s + ${tailCpuS.toFixed(2)} s after`);
   return figures;
+}
+
+/** Where a round's time goes: from the probes' start until each canary SMS was processing (at the phone), sent, delivered. */
+async function stageTimes(db: knexModule.Knex, accountId: string, round: number): Promise<Record<string, string>> {
+  const { rows } = await db.raw<{ rows: { status: string; p50: number; p99: number }[] }>(
+    `select h.status,
+            percentile_cont(0.5) within group (order by extract(epoch from h.created_at - p.created_at) * 1000) as p50,
+            percentile_cont(0.99) within group (order by extract(epoch from h.created_at - p.created_at) * 1000) as p99
+       from canary_probes p join sms_status_history h on h.sms_id = p.sms_id
+      where p.account_id = ? and p.round_number = ? and h.status in ('processing', 'sent', 'delivered')
+      group by h.status`,
+    [accountId, round],
+  );
+  return Object.fromEntries(rows.map((row) => [row.status, `${Math.round(row.p50)}/${Math.round(row.p99)}`]));
 }
 
 interface Tally {
