@@ -250,6 +250,24 @@ describe('fleet health: canary rounds', () => {
     }
   });
 
+  it('when one SIM\'s canaries never arrive at two receivers that others reach, then the health judge, asked as its probes end, degrades it for sending', async () => {
+    expect((await fx.tenant.api.patch('/account/canary', { timeout_seconds: 10 })).status).to.equal(200);
+    const a = await phone('A', [0, 1]);
+    const b = await phone('B', [0, 1]);
+    const broken = (probe: any) => probe.sender_device_id === a.id && probe.sender_sim_slot === 0;
+    const degraded = () => fx.gateway.services.db('sim_health').where({ device_id: a.id, sim_slot: 0 }).first();
+    for (let r = 0; r < 2; r++) {
+      const round = await run();
+      await carry([a, b], round.probes, broken);
+      clock.advance(10_000);
+      await fx.gateway.services.canary.endOverdue();
+      if (r === 0) expect((await degraded())?.degraded_fault ?? null, 'one receiver missed is not enough').to.equal(null);
+    }
+    expect(await degraded()).to.include({ degraded_fault: 'send' });
+    const others = await fx.gateway.services.db('sim_health').whereIn('device_id', [a.id, b.id]).whereNotNull('degraded_fault');
+    expect(others).to.have.length(1);
+  });
+
   it('when rounds are on and one is due, then the periodic run starts it once, and not again before the next interval', async () => {
     await phone('A', [0, 1]);
     expect((await fx.tenant.api.patch('/account/canary', { enabled: true, interval_minutes: 1 })).status).to.equal(200);
