@@ -8,6 +8,7 @@ import { DashboardPage } from './pages/dashboard.tsx';
 import { DeviceDetailPage } from './pages/device-detail.tsx';
 import { DeviceRegisterPage } from './pages/device-register.tsx';
 import { DevicesPage } from './pages/devices.tsx';
+import { FleetPage } from './pages/fleet.tsx';
 import { IncomingPage } from './pages/incoming.tsx';
 import { InboxPage } from './pages/inbox/conversations.tsx';
 import { ThreadPage } from './pages/inbox/thread.tsx';
@@ -34,6 +35,7 @@ export const ROUTES: [pattern: string, page: FunctionComponent<any>][] = [
   ['/devices', DevicesPage],
   ['/devices/new', DeviceRegisterPage],
   ['/devices/:id', DeviceDetailPage],
+  ['/fleet', FleetPage],
   ['/incoming', IncomingPage],
   ['/inbox', InboxPage],
   ['/inbox/:phone', ThreadPage],

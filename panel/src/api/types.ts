@@ -76,3 +76,27 @@ export type AccountView = Row<'listAccounts'>;
 export type OpenedAccount = Answer<'createAccount', 201>;
 
 export type SmsAttempt = Answer<'listSmsAttempts'>['data'][number];
+
+/** GET /stats/devices: per device and SIM over a range. */
+export type DeviceStats = Answer<'getDeviceStats'>;
+export type DeviceStatsRow = DeviceStats['devices'][number];
+export type SimStatsRow = DeviceStatsRow['sims'][number];
+export type DegradedDevice = NonNullable<Summary['degraded_devices']>[number];
+
+export type DeviceHealth = Answer<'getDeviceHealth'>;
+export type HealthState = DeviceHealth['state'];
+export type SimHealth = DeviceHealth['sims'][number];
+export type HealthReason = DeviceHealth['reasons'][number];
+export type CanaryResult = DeviceHealth['canary'][number];
+
+/**
+ * GET/PATCH /account/canary. Written out here because the SDK's schema.ts does not carry the
+ * canary operations yet; the fields are the API's.
+ */
+export interface CanarySettings {
+  enabled: boolean;
+  interval_minutes: number;
+  timeout_seconds: number;
+  next_round_at: string | null;
+  last_round_at: string | null;
+}

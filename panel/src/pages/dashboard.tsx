@@ -1,6 +1,6 @@
-// The dashboard: devices online and offline, today's SMS by status, sent and failed per hour,
-// webhooks in trouble, and the devices' batteries. Live events reload the summary at most every
-// 2 s, the devices as their list does.
+// The dashboard: devices online and offline, devices with a degraded SIM, today's SMS by status,
+// sent and failed per hour, webhooks in trouble, and the devices' batteries. Live events reload
+// the summary at most every 2 s, the devices as their list does.
 import { get } from '../api.ts';
 import type { Device, Summary } from '../api/types.ts';
 import { useLiveEvents } from '../live/use-live-events.ts';
@@ -10,6 +10,7 @@ import { formatTime } from '../ui/format.ts';
 import { Loading, Page } from '../ui/page.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { usePagedList } from '../ui/use-paged-list.ts';
+import { DegradedDevices } from './dashboard/degraded-devices.tsx';
 import { DevicesGlance } from './dashboard/devices-glance.tsx';
 import { HourlyChart } from './dashboard/hourly-chart.tsx';
 import { useThrottled } from '../ui/use-throttled.ts';
@@ -41,6 +42,8 @@ export function DashboardPage() {
               )}
               <StatCard title="Webhooks failing" value={loaded.webhooks.failing} link={href('/webhooks')} linkText="See the webhooks" />
             </div>
+            {/* null for a caller who may not read devices; absent from a gateway without fleet health. */}
+            {loaded.degraded_devices !== null && <DegradedDevices devices={loaded.degraded_devices} />}
             <Card title="SMS today">
               <p class="hint">Created since {formatTime(loaded.sms.since)}, by their status now.</p>
               <ul class="status-counts">

@@ -13,6 +13,7 @@ import { useAction } from '../ui/use-action.ts';
 import { useLoad } from '../ui/use-load.ts';
 import { useThrottled } from '../ui/use-throttled.ts';
 import { DeviceFacts } from './devices/device-facts.tsx';
+import { DeviceHealthCard } from './devices/device-health.tsx';
 import { DevicePairing } from './devices/device-pairing.tsx';
 import type { DeviceDetail, IssuedCredentials } from '../api/types.ts';
 import { SettingsForm } from './devices/settings-form.tsx';
@@ -44,6 +45,7 @@ export function DeviceDetailPage({ id }: { id: string }) {
         {(loaded) => (
           <>
             <DeviceFacts device={loaded} offlineSince={offlineSince} />
+            <DeviceHealthCard key={loaded.id} deviceId={loaded.id} canChange={session.canChange} />
             <SettingsForm key={loaded.id} device={loaded} canChange={session.canChange} onSaved={device.reload} />
             {/* A phone that says it dials no USSD for the gateway (a modem) would only be refused: no console for it. */}
             {session.canChange && loaded.capabilities?.ussd !== false && <UssdConsole key={loaded.id} device={loaded} />}

@@ -16,6 +16,7 @@ const NAV: NavItem[] = [
   { href: '#/sms', label: 'SMS' },
   { href: '#/send', label: 'Send' },
   { href: '#/devices', label: 'Devices' },
+  { href: '#/fleet', label: 'Fleet' },
   { href: '#/inbox', label: 'Inbox' },
   { href: '#/contacts', label: 'Contacts' },
   { href: '#/incoming', label: 'Incoming' },
