@@ -11,17 +11,9 @@ import { useGateway } from '../support/use-gateway.ts';
 import { createWebhook, dropWebhooks, webhookConfig } from '../support/webhooks.ts';
 import { deliveryRowsOf } from '../support/test-data.ts';
 import type { Received } from '../support/receiver.ts';
+import { aCannotSend as probesWhereACannotSend, judge as judgeProbes, writeProbes, type Probe } from './health-probes.ts';
 
 const ofType = (type: string) => (received: Received) => received.json?.type === type;
-
-interface Probe {
-  round: number;
-  from: [string, number];
-  to: [string, number];
-  result: 'passed' | 'failed' | 'pending';
-  /** Minutes before now the probe was created. */
-  ago?: number;
-}
 
 describe('fleet health: the judge', () => {
   const clock = new ManualClock(Date.parse('2026-12-05T10:00:00Z'));
@@ -38,35 +30,8 @@ describe('fleet health: the judge', () => {
 
   const db = () => fx.gateway.services.db;
 
-  /** Writes probes as ended rounds leave them (round trip 4 s for a pass, failed by the deadline). */
-  async function probes(...list: Probe[]): Promise<void> {
-    const now = clock.now();
-    await db()('canary_probes').insert(
-      list.map((p) => {
-        const created = new Date(now - (p.ago ?? (10 - p.round) * 10) * 60_000);
-        return {
-          id: randomUUID(),
-          account_id: fx.tenant.accountId,
-          round_id: randomUUID(),
-          round_number: p.round,
-          sender_device_id: p.from[0],
-          sender_sim: p.from[1],
-          receiver_device_id: p.to[0],
-          receiver_sim: p.to[1],
-          code: randomUUID().slice(0, 8),
-          created_at: created,
-          deadline_at: new Date(created.getTime() + 300_000),
-          result: p.result,
-          failure: p.result === 'failed' ? 'timeout' : null,
-          ended_at: p.result === 'pending' ? null : new Date(created.getTime() + (p.result === 'passed' ? 4_000 : 300_000)),
-          round_trip_ms: p.result === 'passed' ? 4_000 : null,
-        };
-      }),
-    );
-  }
-
-  /** The judge, in a transaction of its own as the canary service gives it. */
-  const judge = () => db().transaction((trx) => fx.gateway.services.fleetHealth.judge(trx, fx.tenant.accountId));
+  const probes = (...list: Probe[]) => writeProbes(fx, clock, ...list);
+  const judge = () => judgeProbes(fx);
   const simHealth = (deviceId: string) => db()('sim_health').where({ device_id: deviceId }).orderBy('sim_slot');
   const health = async (deviceId: string) => {
     const reply = await fx.tenant.api.get(`/devices/${deviceId}/health`);
@@ -75,15 +40,7 @@ describe('fleet health: the judge', () => {
   };
   const eventsOf = async (webhookId: string, type: string) => (await deliveryRowsOf(fx, webhookId)).filter((row) => row.event_type === type);
 
-  /** A's canaries fail to reach B then C, while B and C reach each other and A reaches nobody. */
-  const aCannotSend = (): Probe[] => [
-    { round: 1, from: [a, 0], to: [b, 0], result: 'failed' },
-    { round: 1, from: [b, 0], to: [c, 0], result: 'passed' },
-    { round: 1, from: [c, 0], to: [a, 0], result: 'passed' },
-    { round: 2, from: [a, 0], to: [c, 0], result: 'failed' },
-    { round: 2, from: [b, 0], to: [a, 0], result: 'passed' },
-    { round: 2, from: [c, 0], to: [b, 0], result: 'passed' },
-  ];
+  const aCannotSend = () => probesWhereACannotSend(a, b, c);
 
   it('when a SIM failed to reach two receivers that others reached, then it is degraded with fault send, once, and the others stay as they were', async () => {
     const receiver = await fx.receiver();
