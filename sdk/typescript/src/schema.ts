@@ -276,6 +276,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/account/delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the account's SMS are spread over its devices (sticky sender)
+         * @description Permission: `devices:read`.
+         */
+        get: operations["getDeliverySettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Keep each recipient on the SIM it last got an SMS from (sticky_sender), or not
+         * @description With sticky_sender a pool SMS waits for the device holding the SIM its recipient last got an SMS from, and that device names the SIM, while the SIM can send; otherwise it goes to any device as before. Fields left out stay.
+         *
+         *     Permission: `devices:settings`.
+         */
+        patch: operations["updateDeliverySettings"];
+        trace?: never;
+    };
     "/api/ext/v1/sms/{id}/attempts": {
         parameters: {
             query?: never;
@@ -1784,6 +1810,54 @@ export interface paths {
         patch: operations["updateTemplate"];
         trace?: never;
     };
+    "/api/ext/v1/account/canary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's canary rounds: whether they run, how often, how long a probe waits, and when the next one starts
+         * @description Permission: `devices:read`.
+         */
+        get: operations["getCanarySettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Switch the account's canary rounds on or off, or change how often they run and how long a probe waits
+         * @description In a round each eligible SIM (its number known, its device online with can_send_sms and forward_incoming_sms on) sends one SMS "Gateway check <code>" to another SIM of the account, partners rotating from round to round. A probe passes when the receiving phone reports the code within timeout_seconds, and fails at its deadline or when its SMS ends failed_send. Canary SMS are ordinary SMS of kind canary (they count against pacing), listed only with GET /sms?kind=canary, and in no webhook or conversation; the code received is not stored as a received SMS.
+         *
+         *     Permission: `devices:write`.
+         */
+        patch: operations["updateCanarySettings"];
+        trace?: never;
+    };
+    "/api/ext/v1/account/canary/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a canary round now, whether or not rounds are on
+         * @description 202 with the round's probes (pending: read them again through the device health) and the SIMs left out with why. 409 conflict when fewer than two SIMs are eligible; its message says what each left-out SIM lacks.
+         *
+         *     Permission: `devices:write`.
+         */
+        post: operations["runCanaryRound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1913,6 +1987,81 @@ export interface operations {
                                 6?: string;
                                 /** @description SIM slot 7's number, E.164 */
                                 7?: string;
+                            };
+                            /** @description the limits carriers put on each SIM, by slot ("0"-"7"); a slot left out has none */
+                            sim_limits: {
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                0?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                1?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                2?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                3?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                4?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                5?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                6?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                7?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
                             };
                             /** @description tasks the device may hold in flight at once (handed out, not yet sent) */
                             send_window: number;
@@ -2114,6 +2263,81 @@ export interface operations {
                                 6?: string;
                                 /** @description SIM slot 7's number, E.164 */
                                 7?: string;
+                            };
+                            /** @description the limits carriers put on each SIM, by slot ("0"-"7"); a slot left out has none */
+                            sim_limits: {
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                0?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                1?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                2?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                3?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                4?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                5?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                6?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                7?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
                             };
                             /** @description tasks the device may hold in flight at once (handed out, not yet sent) */
                             send_window: number;
@@ -2354,6 +2578,81 @@ export interface operations {
                                 /** @description SIM slot 7's number, E.164 */
                                 7?: string;
                             };
+                            /** @description the limits carriers put on each SIM, by slot ("0"-"7"); a slot left out has none */
+                            sim_limits: {
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                0?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                1?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                2?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                3?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                4?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                5?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                6?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                                /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                                7?: {
+                                    /** @description null: no such limit */
+                                    per_day: number | null;
+                                    /** @description null: no such limit */
+                                    per_month: number | null;
+                                    /** @description null: no such limit */
+                                    recipients_per_month: number | null;
+                                };
+                            };
                             /** @description tasks the device may hold in flight at once (handed out, not yet sent) */
                             send_window: number;
                             /** @description sends handed to the device in the last minute / hour / day (rolling); the gateway never hands it more */
@@ -2583,6 +2882,81 @@ export interface operations {
                             /** @description SIM slot 7's number, E.164 */
                             7?: string;
                         };
+                        /** @description the limits carriers put on each SIM, by slot ("0"-"7"); a slot left out has none */
+                        sim_limits: {
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            0?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            1?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            2?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            3?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            4?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            5?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            6?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            7?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                        };
                         /** @description tasks the device may hold in flight at once (handed out, not yet sent) */
                         send_window: number;
                         /** @description sends handed to the device in the last minute / hour / day (rolling); the gateway never hands it more */
@@ -2637,8 +3011,8 @@ export interface operations {
                             sent_last_minute: number;
                             sent_last_hour: number;
                             sent_last_day: number;
-                            /** @description why the device may take no task now (the first reason found); null when it may */
-                            blocked_by: ("cannot_send" | "radio" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day") | null;
+                            /** @description why the device may take no task now (the first reason found); null when it may. degraded: every SIM it reported is degraded (fault send), it takes only canary SMS; sim_per_day, sim_per_month, sim_recipients_per_month: every SIM that may send is at that limit (sim_limits) */
+                            blocked_by: ("cannot_send" | "radio" | "degraded" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day" | "sim_per_day" | "sim_per_month" | "sim_recipients_per_month") | null;
                             /** @description SIMs the SIM breaker paused after failed sends in a row with the same error: no task names them until paused_until */
                             paused_sims: {
                                 sim_slot: number;
@@ -2860,6 +3234,81 @@ export interface operations {
                         /** @description SIM slot 7's number; null clears the owner's */
                         7?: string | null;
                     };
+                    /** @description the limits carriers put on each SIM, by slot from 0 ("0"-"7"): per_day (rolling 24 hours), per_month and recipients_per_month (calendar month, UTC), each 1-1,000,000 or null. A SIM at a limit is handed no task it would count against; slots not sent stay unchanged */
+                    sim_limits?: {
+                        /** @description SIM slot 0's limits: they replace the slot's (a limit left out or null: none); null removes them */
+                        0?: {
+                            /** @description null: no such limit */
+                            per_day?: number | null;
+                            /** @description null: no such limit */
+                            per_month?: number | null;
+                            /** @description null: no such limit */
+                            recipients_per_month?: number | null;
+                        } | null;
+                        /** @description SIM slot 1's limits: they replace the slot's (a limit left out or null: none); null removes them */
+                        1?: {
+                            /** @description null: no such limit */
+                            per_day?: number | null;
+                            /** @description null: no such limit */
+                            per_month?: number | null;
+                            /** @description null: no such limit */
+                            recipients_per_month?: number | null;
+                        } | null;
+                        /** @description SIM slot 2's limits: they replace the slot's (a limit left out or null: none); null removes them */
+                        2?: {
+                            /** @description null: no such limit */
+                            per_day?: number | null;
+                            /** @description null: no such limit */
+                            per_month?: number | null;
+                            /** @description null: no such limit */
+                            recipients_per_month?: number | null;
+                        } | null;
+                        /** @description SIM slot 3's limits: they replace the slot's (a limit left out or null: none); null removes them */
+                        3?: {
+                            /** @description null: no such limit */
+                            per_day?: number | null;
+                            /** @description null: no such limit */
+                            per_month?: number | null;
+                            /** @description null: no such limit */
+                            recipients_per_month?: number | null;
+                        } | null;
+                        /** @description SIM slot 4's limits: they replace the slot's (a limit left out or null: none); null removes them */
+                        4?: {
+                            /** @description null: no such limit */
+                            per_day?: number | null;
+                            /** @description null: no such limit */
+                            per_month?: number | null;
+                            /** @description null: no such limit */
+                            recipients_per_month?: number | null;
+                        } | null;
+                        /** @description SIM slot 5's limits: they replace the slot's (a limit left out or null: none); null removes them */
+                        5?: {
+                            /** @description null: no such limit */
+                            per_day?: number | null;
+                            /** @description null: no such limit */
+                            per_month?: number | null;
+                            /** @description null: no such limit */
+                            recipients_per_month?: number | null;
+                        } | null;
+                        /** @description SIM slot 6's limits: they replace the slot's (a limit left out or null: none); null removes them */
+                        6?: {
+                            /** @description null: no such limit */
+                            per_day?: number | null;
+                            /** @description null: no such limit */
+                            per_month?: number | null;
+                            /** @description null: no such limit */
+                            recipients_per_month?: number | null;
+                        } | null;
+                        /** @description SIM slot 7's limits: they replace the slot's (a limit left out or null: none); null removes them */
+                        7?: {
+                            /** @description null: no such limit */
+                            per_day?: number | null;
+                            /** @description null: no such limit */
+                            per_month?: number | null;
+                            /** @description null: no such limit */
+                            recipients_per_month?: number | null;
+                        } | null;
+                    };
                 };
             };
         };
@@ -2950,6 +3399,81 @@ export interface operations {
                             /** @description SIM slot 7's number, E.164 */
                             7?: string;
                         };
+                        /** @description the limits carriers put on each SIM, by slot ("0"-"7"); a slot left out has none */
+                        sim_limits: {
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            0?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            1?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            2?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            3?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            4?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            5?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            6?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                            /** @description per_day: tasks handed to this SIM in the last 24 hours (rolling); per_month: in the calendar month (UTC); recipients_per_month: distinct recipients it sent to in the calendar month (UTC), a recipient already counted counting no more */
+                            7?: {
+                                /** @description null: no such limit */
+                                per_day: number | null;
+                                /** @description null: no such limit */
+                                per_month: number | null;
+                                /** @description null: no such limit */
+                                recipients_per_month: number | null;
+                            };
+                        };
                         /** @description tasks the device may hold in flight at once (handed out, not yet sent) */
                         send_window: number;
                         /** @description sends handed to the device in the last minute / hour / day (rolling); the gateway never hands it more */
@@ -3004,8 +3528,8 @@ export interface operations {
                             sent_last_minute: number;
                             sent_last_hour: number;
                             sent_last_day: number;
-                            /** @description why the device may take no task now (the first reason found); null when it may */
-                            blocked_by: ("cannot_send" | "radio" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day") | null;
+                            /** @description why the device may take no task now (the first reason found); null when it may. degraded: every SIM it reported is degraded (fault send), it takes only canary SMS; sim_per_day, sim_per_month, sim_recipients_per_month: every SIM that may send is at that limit (sim_limits) */
+                            blocked_by: ("cannot_send" | "radio" | "degraded" | "paused" | "quiet_hours" | "jitter" | "window" | "per_minute" | "per_hour" | "per_day" | "sim_per_day" | "sim_per_month" | "sim_recipients_per_month") | null;
                             /** @description SIMs the SIM breaker paused after failed sends in a row with the same error: no task names them until paused_until */
                             paused_sims: {
                                 sim_slot: number;
@@ -4725,6 +5249,158 @@ export interface operations {
             };
             /** @description `sms_not_found`: SMS not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDeliverySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the account's delivery choices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true: a recipient keeps getting SMS from the SIM (device and slot) it last got one from, so that its replies come back to the same number, as long as that SIM can send (not degraded or paused, its device live, online or offline for less than FAILOVER_AFTER, and not at a SIM limit); otherwise any device takes it, and the recipient keeps the new SIM. false (the default): any device */
+                        sticky_sender: boolean;
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDeliverySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: a recipient keeps getting SMS from the SIM (device and slot) it last got one from, so that its replies come back to the same number, as long as that SIM can send (not degraded or paused, its device live, online or offline for less than FAILOVER_AFTER, and not at a SIM limit); otherwise any device takes it, and the recipient keeps the new SIM. false (the default): any device */
+                    sticky_sender?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the account's delivery choices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true: a recipient keeps getting SMS from the SIM (device and slot) it last got one from, so that its replies come back to the same number, as long as that SIM can send (not degraded or paused, its device live, online or offline for less than FAILOVER_AFTER, and not at a SIM limit); otherwise any device takes it, and the recipient keeps the new SIM. false (the default): any device */
+                        sticky_sender: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15067,6 +15743,300 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCanarySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description whether rounds run on their own, every interval_minutes; off by default */
+                        enabled: boolean;
+                        /** @description minutes between two scheduled rounds */
+                        interval_minutes: number;
+                        /** @description how long a probe waits for its receiver to report the code before it fails */
+                        timeout_seconds: number;
+                        /** @description when the next scheduled round starts; null while rounds are off */
+                        next_round_at: string | null;
+                        /** @description when the last round started (scheduled or run by hand); null: never */
+                        last_round_at: string | null;
+                        /** @description rounds started so far; the round number rotates who sends to whom */
+                        rounds_run: number;
+                        /** @description null: never set (the defaults) */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCanarySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: rounds run every interval_minutes, the first an interval from now */
+                    enabled?: boolean;
+                    /** @description 1-1440; the next round is then an interval from now */
+                    interval_minutes?: number;
+                    /** @description 10-3600; applies to rounds started from now */
+                    timeout_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the settings now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description whether rounds run on their own, every interval_minutes; off by default */
+                        enabled: boolean;
+                        /** @description minutes between two scheduled rounds */
+                        interval_minutes: number;
+                        /** @description how long a probe waits for its receiver to report the code before it fails */
+                        timeout_seconds: number;
+                        /** @description when the next scheduled round starts; null while rounds are off */
+                        next_round_at: string | null;
+                        /** @description when the last round started (scheduled or run by hand); null: never */
+                        last_round_at: string | null;
+                        /** @description rounds started so far; the round number rotates who sends to whom */
+                        rounds_run: number;
+                        /** @description null: never set (the defaults) */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runCanaryRound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the round started */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the round's number (0 for the first) */
+                        round: number;
+                        /** @description one per eligible SIM: the canary it sends */
+                        probes: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description the canary SMS (GET /sms/{id}; listed with GET /sms?kind=canary) */
+                            sms_id: string | null;
+                            /** Format: uuid */
+                            sender_device_id: string;
+                            sender_sim_slot: number;
+                            /** Format: uuid */
+                            receiver_device_id: string;
+                            receiver_sim_slot: number;
+                            /** @description what the SMS carries: "Gateway check <code>" */
+                            code: string;
+                            /** @enum {string} */
+                            result: "pending" | "passed" | "failed";
+                            /** @description why it failed: timeout, send_failed (with the SMS's reason after a colon), received_elsewhere; null otherwise */
+                            failure: string | null;
+                            /** @description from the SMS's creation to the receiver's report, for a passed probe */
+                            round_trip_ms: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            deadline_at: string;
+                        }[];
+                        /** @description the account's devices and SIMs left out of the round, and why */
+                        skipped: {
+                            /** Format: uuid */
+                            device_id: string;
+                            /** @description null: the whole device */
+                            sim_slot: number | null;
+                            /**
+                             * @description offline; cannot_send (can_send_sms off); forwarding_off (forward_incoming_sms off: the code it receives would never reach the gateway); no_number (neither the owner's sim_numbers nor its heartbeat gives the SIM's number); number_shared (another SIM has the same number)
+                             * @enum {string}
+                             */
+                            reason: "offline" | "cannot_send" | "forwarding_off" | "no_number" | "number_shared";
+                        }[];
+                    };
+                };
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
