@@ -144,6 +144,17 @@ describe('fleet health: the judge', () => {
     expect((await health(a)).sims[0]).to.include({ state: 'healthy', fault: null });
   });
 
+  it('when a canary sent before the failures that degraded a SIM arrives late, then it does not recover it', async () => {
+    await probes(...aCannotSend());
+    await judge();
+    clock.advance(60_000);
+    // Sent in round 0, before both failures, and arriving only now.
+    await probes({ round: 0, from: [a, 0], to: [b, 0], result: 'passed', ago: 120 });
+    await db()('canary_probes').where({ account_id: fx.tenant.accountId, round_number: 0 }).update({ ended_at: new Date(clock.now()) });
+    await judge();
+    expect((await simHealth(a))[0]).to.include({ degraded_fault: 'send' });
+  });
+
   it('when a degraded receiver is sent a canary that passes, then it recovers', async () => {
     await probes(
       { round: 1, from: [a, 0], to: [b, 0], result: 'failed' },

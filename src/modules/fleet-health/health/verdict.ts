@@ -14,7 +14,7 @@
 // never pin a failure on one of them).
 //
 // A degraded SIM recovers when a canary it sent (fault send) or received (fault receive) passes
-// after it was degraded.
+// after it was degraded, and that canary is newer than its last failed one.
 import { clearedAt, type DegradedRow, type ProbeRow } from './repository.ts';
 
 /** Two different partners, each vouched for by a third SIM: the evidence that pins a failure. */
@@ -106,11 +106,17 @@ export function decide(probes: readonly ProbeRow[], degraded: readonly DegradedR
   return decisions;
 }
 
-/** Why a degraded SIM recovered, or null while it has not. */
+/**
+ * Why a degraded SIM recovered, or null while it has not: a canary of its own side passed once it
+ * was degraded (or at that very moment), and was sent after the last one that failed, so that an
+ * old canary arriving late does not undo what newer failures decided.
+ */
 function recovery(probes: readonly ProbeRow[], sim: string, state: DegradedRow): string | null {
   const since = state.degraded_since!.getTime();
   const ownSide = state.degraded_fault === 'receive' ? receiverKey : senderKey;
-  const passed = probes.find((p) => p.result === 'passed' && ownSide(p) === sim && (p.ended_at ?? p.created_at).getTime() > since);
+  const mine = probes.filter((p) => ownSide(p) === sim);
+  const lastFailure = Math.max(-Infinity, ...mine.filter((p) => p.result === 'failed').map((p) => p.created_at.getTime()));
+  const passed = mine.find((p) => p.result === 'passed' && (p.ended_at ?? p.created_at).getTime() >= since && p.created_at.getTime() > lastFailure);
   if (!passed) return null;
   return state.degraded_fault === 'receive' ? `a canary SMS sent to it arrived again (round ${passed.round_number})` : `a canary SMS it sent arrived again (round ${passed.round_number})`;
 }
