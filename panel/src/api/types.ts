@@ -89,14 +89,5 @@ export type SimHealth = DeviceHealth['sims'][number];
 export type HealthReason = DeviceHealth['reasons'][number];
 export type CanaryResult = DeviceHealth['canary'][number];
 
-/**
- * GET/PATCH /account/canary. Written out here because the SDK's schema.ts does not carry the
- * canary operations yet; the fields are the API's.
- */
-export interface CanarySettings {
-  enabled: boolean;
-  interval_minutes: number;
-  timeout_seconds: number;
-  next_round_at: string | null;
-  last_round_at: string | null;
-}
+/** GET/PATCH /account/canary: the account's canary rounds. */
+export type CanarySettings = Answer<'getCanarySettings'>;

@@ -16,6 +16,10 @@ const BLOCKED_BY: Record<NonNullable<DeviceQueue['blocked_by']>, string> = {
   per_minute: 'its limit per minute is reached',
   per_hour: 'its limit per hour is reached',
   per_day: 'its limit per day is reached',
+  degraded: 'every SIM it reported is degraded (it does not send); it takes only canary SMS until one passes or it is marked healthy',
+  sim_per_day: 'every SIM that may send has reached its limit per day',
+  sim_per_month: 'every SIM that may send has reached its limit per month',
+  sim_recipients_per_month: 'every SIM that may send has reached its limit of recipients per month',
 };
 
 /** What the phone's agent said of its radio in its last heartbeat. */
