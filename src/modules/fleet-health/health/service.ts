@@ -8,7 +8,6 @@ import { inTransaction, type Database, type Executor } from '../../../storage/da
 import type { DeviceService } from '../../devices/service.ts';
 import type { FleetHealthEvents, SimHealthChange } from '../domain-events.ts';
 import * as repository from './repository.ts';
-import { clearedAt } from './repository.ts';
 import { CANARY_SHOWN, presentHealth, WINDOW_HOURS, type DeviceHealthView } from './presenter.ts';
 import { assess, decide, simKey, type Assessment } from './verdict.ts';
 
@@ -59,11 +58,14 @@ export class FleetHealthService {
       repository.probesOfDevice(this.db, accountId, device.id, since, CANARY_SHOWN),
       repository.endedProbes(this.db, accountId, since, ROUNDS_JUDGED),
     ]);
+    // What the account's last rounds say of each SIM of this device that took part in them.
     const assessments = new Map<number, Assessment>();
-    const slots = new Set(accountProbes.flatMap((p) => [p.sender_device_id === device.id ? p.sender_sim : -1, p.receiver_device_id === device.id ? p.receiver_sim : -1]));
-    for (const slot of slots) {
-      const state = degraded.find((row) => row.sim_slot === slot);
-      if (slot >= 0) assessments.set(slot, assess(accountProbes, simKey(device.id, slot), state ? clearedAt(state) : undefined));
+    for (const p of accountProbes) {
+      for (const [deviceOf, slot] of [[p.sender_device_id, p.sender_sim], [p.receiver_device_id, p.receiver_sim]] as const) {
+        if (deviceOf !== device.id || assessments.has(slot)) continue;
+        const state = degraded.find((row) => row.sim_slot === slot);
+        assessments.set(slot, assess(accountProbes, simKey(device.id, slot), state ? repository.clearedAt(state) : undefined));
+      }
     }
     return presentHealth({ device, degraded, figures, received, probes, assessments });
   }
