@@ -10,7 +10,7 @@
 //   sender leaves out pool SMS whose recipient waits for another device's SIM.
 // - Any other device claims as it always has: nothing here costs it a statement.
 import type { ClaimFilters, ClaimingDevice, SqlPart } from './repository.ts';
-import { knownRecipientsOf, namedSimsWithin, notStickyElsewhere } from './repository.ts';
+import { knownRecipientsOf, namedSimsNotIn, notStickyElsewhere } from './repository.ts';
 import type { Blocker, Room } from './pacing.ts';
 import { hasSimLimits, monthOf, simRoom, type SimState } from './sim-caps.ts';
 
@@ -69,7 +69,8 @@ export function claimPlan(usage: ClaimingDevice, room: Room, now: number, graceM
   const named: SqlPart[] = [];
   const pool: SqlPart[] = [];
   const withRoom = sims.sims.filter((sim) => sim.room > 0).map((sim) => sim.slot);
-  if (withRoom.length < usage.reportedSims.length) named.push(namedSimsWithin(withRoom));
+  const atLimit = sims.sims.filter((sim) => sim.room === 0).map((sim) => sim.slot);
+  if (atLimit.length > 0) named.push(namedSimsNotIn(atLimit));
   if (sims.knownRecipientsOnly) {
     const known = knownRecipientsOf(usage.id, monthOf(now), withRoom);
     named.push(known);

@@ -370,7 +370,8 @@ export class Dispatcher {
           claimed: taken.length,
           // A device taking canaries only, or seeing a pool of its own, says nothing of what others would find.
           room: plan.canaryOnly ? 0 : plan.want,
-          reach: plan.ownPool ? `own:${deviceId}` : poolReach(usage.capabilities),
+          // SMS no SIM of it could take went back: other devices may take them.
+          reach: plan.ownPool || taken.length < took.length ? `own:${deviceId}` : poolReach(usage.capabilities),
           ...(plan.blockedBy ? { blockedBy: plan.blockedBy } : {}),
         },
         claimed: taken,

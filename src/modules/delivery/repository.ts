@@ -250,9 +250,9 @@ function joined(parts: SqlPart[] | undefined): SqlPart {
   return { sql: (parts ?? []).map((part) => ` and ${part.sql}`).join(''), bindings: (parts ?? []).flatMap((part) => part.bindings) };
 }
 
-/** SMS naming a SIM leave out those that name one of these (at a limit); canaries keep theirs. */
-export function namedSimsWithin(slots: number[]): SqlPart {
-  return { sql: `(sim_slot is null or sim_slot = any(?::int2[]) or kind = 'canary')`, bindings: [slots] };
+/** SMS naming one of these SIMs (at a limit) wait; canaries keep theirs. */
+export function namedSimsNotIn(slots: number[]): SqlPart {
+  return { sql: `(sim_slot is null or not (sim_slot = any(?::int2[])) or kind = 'canary')`, bindings: [slots] };
 }
 
 /** Only SMS to recipients one of these SIMs of the device sent to this month (every SIM at its recipients limit). */

@@ -147,7 +147,8 @@ export function chooseSims(
     };
     const named = sms.sim_slot ?? sms.retry_sim_slot ?? null;
     if (named !== null) {
-      if (fits(named)) take(named);
+      // A SIM its client named that may not be chosen (paused, degraded) stays named, as ever.
+      if (!state.has(named) || fits(named)) take(named);
       else choice.unplaced.push(sms.id);
       continue;
     }
