@@ -167,4 +167,36 @@ export const SHARED_TABLES: readonly SharedTable[] = [
     by: 'src/modules/mms/service.ts',
     why: 'a received MMS is stored under a share lock of its device row, so a deletion cannot miss it',
   },
+{
+    // The SIM breaker's row carries the SIM's degraded state too, so that a claim reads pauses
+    // and degradation in the one sim_health read it already makes.
+    table: 'sim_health',
+    by: 'src/modules/fleet-health/health/repository.ts',
+    why: "the health judge writes a SIM's degraded state on the row the claim already reads for its pause",
+  },
+  {
+    table: 'sms',
+    by: 'src/modules/fleet-health/health/repository.ts',
+    why: "a device's health counts its SMS per SIM over a day in one aggregate, off the send path",
+  },
+  {
+    table: 'incoming_sms',
+    by: 'src/modules/fleet-health/health/repository.ts',
+    why: "a device's health reads when each SIM last received an SMS with its other figures",
+  },
+  {
+    table: 'canary_probes',
+    by: 'src/modules/stats/fleet-queries.ts',
+    why: "the device report joins each SIM's figures to its canary pass rate in one statement over the range",
+  },
+  {
+    table: 'devices',
+    by: 'src/modules/stats/fleet-queries.ts',
+    why: 'the device report and the fleet gauge name and count the account devices in the statement that sums them',
+  },
+  {
+    table: 'sim_health',
+    by: 'src/modules/stats/fleet-queries.ts',
+    why: "the fleet gauge counts each account's SIMs healthy and degraded in one statement at scrape time",
+  },
 ];
