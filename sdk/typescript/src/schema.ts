@@ -9807,11 +9807,11 @@ export interface operations {
                             delivery_ratio: number | null;
                             /** @description median time from hand-out (the last, when a send was retried) to the phone reporting sent; null when none */
                             to_sent_median_ms: number | null;
-                            /** @description 95th percentile of the same */
+                            /** @description 95th percentile of the same; null when none */
                             to_sent_p95_ms: number | null;
                             /** @description median time from hand-out to the delivery report; null when none */
                             to_delivered_median_ms: number | null;
-                            /** @description 95th percentile of the same */
+                            /** @description 95th percentile of the same; null when none */
                             to_delivered_p95_ms: number | null;
                             /** @description canaries it sent whose probe ended (passed or failed) */
                             canary_ended: number;
@@ -9832,11 +9832,11 @@ export interface operations {
                                 delivery_ratio: number | null;
                                 /** @description median time from hand-out (the last, when a send was retried) to the phone reporting sent; null when none */
                                 to_sent_median_ms: number | null;
-                                /** @description 95th percentile of the same */
+                                /** @description 95th percentile of the same; null when none */
                                 to_sent_p95_ms: number | null;
                                 /** @description median time from hand-out to the delivery report; null when none */
                                 to_delivered_median_ms: number | null;
-                                /** @description 95th percentile of the same */
+                                /** @description 95th percentile of the same; null when none */
                                 to_delivered_p95_ms: number | null;
                                 /** @description canaries it sent whose probe ended (passed or failed) */
                                 canary_ended: number;
