@@ -60,9 +60,13 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`alter table sim_health add column degraded_since timestamptz`);
   await knex.raw(`alter table sim_health add column degraded_reason text`);
   await knex.raw(`alter table sim_health add column degraded_fault text check (degraded_fault in ('send', 'receive'))`);
+  // When the SIM last stopped being degraded (it recovered, or the owner marked it healthy): the
+  // canary failures before then were answered, and are not weighed again.
+  await knex.raw(`alter table sim_health add column cleared_at timestamptz`);
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`alter table sim_health drop column cleared_at`);
   await knex.raw(`alter table sim_health drop column degraded_fault`);
   await knex.raw(`alter table sim_health drop column degraded_reason`);
   await knex.raw(`alter table sim_health drop column degraded_since`);

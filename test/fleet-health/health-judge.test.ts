@@ -134,7 +134,8 @@ describe('fleet health: the judge', () => {
     await judge();
     const [cleared] = await simHealth(a);
     expect(cleared).to.include({ degraded_since: null, degraded_fault: null });
-    expect(cleared.degraded_reason).to.equal(`cleared ${new Date(clock.now()).toISOString()}: a canary SMS it sent arrived again (round 4)`);
+    expect(cleared.degraded_reason).to.equal('a canary SMS it sent arrived again (round 4)');
+    expect(new Date(cleared.cleared_at).getTime()).to.equal(clock.now());
 
     const [recovered] = await receiver.waitFor(1, ofType('device.recovered'));
     expect(recovered!.json.data).to.deep.include({ device_id: a, sim_slot: 0, fault: 'send', reason: 'a canary SMS it sent arrived again (round 4)' });

@@ -25,6 +25,8 @@ export interface DegradedRow {
   degraded_since: Date | null;
   degraded_reason: string | null;
   degraded_fault: 'send' | 'receive' | null;
+  /** When it last stopped being degraded; null: never. */
+  cleared_at: Date | null;
 }
 
 const PROBE_COLUMNS = `round_number, sender_device_id, sender_sim, receiver_device_id, receiver_sim, created_at, result, failure, ended_at, round_trip_ms`;
@@ -64,7 +66,7 @@ export async function probesOfDevice(db: Executor, accountId: string, deviceId: 
 export async function degradedStates(db: Executor, deviceIds: readonly string[]): Promise<DegradedRow[]> {
   if (deviceIds.length === 0) return [];
   const { rows } = await db.raw<{ rows: DegradedRow[] }>(
-    `select device_id, sim_slot, degraded_since, degraded_reason, degraded_fault from sim_health where device_id = any(?::uuid[]) order by device_id, sim_slot`,
+    `select device_id, sim_slot, degraded_since, degraded_reason, degraded_fault, cleared_at from sim_health where device_id = any(?::uuid[]) order by device_id, sim_slot`,
     [[...deviceIds]] as never,
   );
   return rows.map((row) => ({ ...row, sim_slot: Number(row.sim_slot) }));
@@ -88,9 +90,9 @@ export async function markDegraded(trx: Executor, sim: { deviceId: string; simSl
 
 /**
  * Clears the degraded state of the device's SIMs (`simSlot` one of them; undefined: every one);
- * answers the SIMs it changed with the fault they had. The SIM's degraded_reason keeps when and
- * why it was cleared (clearedNote): failures of canaries sent before then are not weighed again,
- * so an owner's word is not overturned by the evidence it answered.
+ * answers the SIMs it changed with the fault they had. cleared_at keeps when: failures of canaries
+ * sent before then are not weighed again, so an owner's word is not overturned by the evidence it
+ * answered; degraded_reason says why it was cleared.
  */
 export async function clearDegraded(trx: Executor, deviceId: string, at: Date, reason: string, simSlot?: number): Promise<{ sim_slot: number; fault: 'send' | 'receive' | null }[]> {
   const { rows } = await trx.raw<{ rows: { sim_slot: number; fault: 'send' | 'receive' | null }[] }>(
@@ -98,28 +100,19 @@ export async function clearDegraded(trx: Executor, deviceId: string, at: Date, r
        select sim_slot, degraded_fault as fault from sim_health
         where device_id = ? and degraded_since is not null ${simSlot === undefined ? '' : 'and sim_slot = ?'}
         for update)
-     update sim_health h set degraded_since = null, degraded_reason = ?, degraded_fault = null
+     update sim_health h set degraded_since = null, degraded_reason = ?, degraded_fault = null, cleared_at = ?
        from old
       where h.device_id = ? and h.sim_slot = old.sim_slot
      returning h.sim_slot, old.fault`,
-    simSlot === undefined ? [deviceId, clearedNote(at, reason), deviceId] : [deviceId, simSlot, clearedNote(at, reason), deviceId],
+    simSlot === undefined ? [deviceId, reason, at, deviceId] : [deviceId, simSlot, reason, at, deviceId],
   );
   return rows.map((row) => ({ sim_slot: Number(row.sim_slot), fault: row.fault }));
 }
 
-const CLEARED = /^cleared (\S+): /;
-
-/** What degraded_reason says of a SIM no longer degraded: when it was cleared, and why. */
-export function clearedNote(at: Date, reason: string): string {
-  return `cleared ${at.toISOString()}: ${reason}`;
-}
-
-/** When a SIM that is not degraded was last cleared (undefined: never, or it is degraded). */
-export function clearedAt(row: Pick<DegradedRow, 'degraded_since' | 'degraded_reason'>): number | undefined {
-  if (row.degraded_since !== null || row.degraded_reason === null) return undefined;
-  const at = CLEARED.exec(row.degraded_reason)?.[1];
-  const ms = at === undefined ? NaN : Date.parse(at);
-  return Number.isNaN(ms) ? undefined : ms;
+/** When a SIM that is not degraded was last cleared (undefined: never, or it is degraded now). */
+export function clearedAt(row: Pick<DegradedRow, 'degraded_since' | 'cleared_at'>): number | undefined {
+  if (row.degraded_since !== null || row.cleared_at === null) return undefined;
+  return row.cleared_at.getTime();
 }
 
 /** What the device's SMS say of one SIM over the window (canary SMS not counted). */
