@@ -22,8 +22,8 @@ export function liveListeners(hub: LiveHub): EventListeners<LiveEvents> {
     'sms.status_changed': {
       committed: (changes) => {
         for (const change of changes) {
-          // A no_store SMS has no row the panel could open.
-          if (change.transient || !hub.listening(change.sms.account_id)) continue;
+          // A no_store SMS has no row the panel could open; a canary is not one of the account's SMS lists.
+          if (change.transient || change.sms.kind === 'canary' || !hub.listening(change.sms.account_id)) continue;
           hub.publish(change.sms.account_id, {
             type: 'sms.status',
             permission: 'sms:read',
@@ -44,7 +44,7 @@ export function liveListeners(hub: LiveHub): EventListeners<LiveEvents> {
     // elsewhere, hears of an SMS created by another client or tab without waiting for a phone.
     'sms.queued': {
       committed: (sms) => {
-        if (!hub.listening(sms.account_id)) return;
+        if (sms.kind === 'canary' || !hub.listening(sms.account_id)) return;
         hub.publish(sms.account_id, {
           type: 'sms.status',
           permission: 'sms:read',
