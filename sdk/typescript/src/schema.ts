@@ -9799,7 +9799,7 @@ export interface operations {
                             deleted: boolean;
                             /** @description SMS its phone sent (now sent, delivered, undelivered or failed_delivery) */
                             sent: number;
-                            /** @description SMS handed to it that ended failed_send */
+                            /** @description SMS handed to it that its phone failed to send (a failed_send the gateway decided: cancelled, expired, device switched off or deleted, recipient opted out, is not counted) */
                             failed_send: number;
                             delivered: number;
                             undelivered: number;
@@ -9824,7 +9824,7 @@ export interface operations {
                                 sim_slot: number | null;
                                 /** @description SMS its phone sent (now sent, delivered, undelivered or failed_delivery) */
                                 sent: number;
-                                /** @description SMS handed to it that ended failed_send */
+                                /** @description SMS handed to it that its phone failed to send (a failed_send the gateway decided: cancelled, expired, device switched off or deleted, recipient opted out, is not counted) */
                                 failed_send: number;
                                 delivered: number;
                                 undelivered: number;

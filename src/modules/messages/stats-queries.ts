@@ -2,7 +2,7 @@
 // one statement on an index of this module's tables. Canary SMS (kind 'canary', the fleet's own
 // test messages) are left out of every count here: they are reported as canary figures only.
 import type { Executor } from '../../storage/database.ts';
-import type { SmsStatus } from './status.ts';
+import { ENDED_BY_GATEWAY, type SmsStatus } from './status.ts';
 
 /** SMS created since `since`, counted by internal status (index sms_account_status_created). */
 export async function countSmsByStatus(db: Executor, accountId: string, since: Date): Promise<Map<SmsStatus, number>> {
@@ -65,7 +65,9 @@ export interface HandledSmsFigures {
  * statement over the range of sms_account_created; each SMS's sent and delivered times come from
  * its own history through sms_status_history's (sms_id, id) index. The SIM is the one the phone
  * said it used, else the one asked for. dispatched_at is the last hand-out, so a send retried
- * after a failure is timed from the hand-out that worked.
+ * after a failure is timed from the hand-out that worked. A failed_send the gateway decided
+ * (cancelled, expired, its device switched off or deleted, its recipient opted out) is no failure
+ * of the phone's and is not counted.
  */
 export async function countHandledSmsPerSim(db: Executor, accountId: string, from: Date, to: Date): Promise<HandledSmsFigures[]> {
   const { rows } = await db.raw<{ rows: HandledRow[] }>(
@@ -77,6 +79,7 @@ export async function countHandledSmsPerSim(db: Executor, accountId: string, fro
         where s.account_id = ? and s.created_at >= ? and s.created_at < ?
           and s.device_id is not null and s.dispatched_at is not null and s.kind <> 'canary'
           and s.status in ('sent', 'delivered', 'undelivered', 'failed_send', 'failed_delivery')
+          and not (s.status = 'failed_send' and s.reason = any(?::text[]))
      )
      select device_id, sim_slot, grouping(sim_slot) = 1 as whole_device,
             count(*) filter (where status <> 'failed_send')::int as sent,
@@ -89,7 +92,7 @@ export async function countHandledSmsPerSim(db: Executor, accountId: string, fro
             percentile_cont(0.95) within group (order by to_delivered_ms) as to_delivered_p95
        from handled
       group by grouping sets ((device_id, sim_slot), (device_id))`,
-    [accountId, from, to],
+    [accountId, from, to, [...ENDED_BY_GATEWAY]],
   );
   const ms = (value: number | string | null) => (value === null ? null : Math.max(0, Math.round(Number(value))));
   return rows.map((row) => ({

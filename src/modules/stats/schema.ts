@@ -73,7 +73,10 @@ const ratio = (description: string) => Type.Union([Type.Number({ minimum: 0, max
 
 const figures = {
   sent: Type.Integer({ minimum: 0, description: 'SMS its phone sent (now sent, delivered, undelivered or failed_delivery)' }),
-  failed_send: Type.Integer({ minimum: 0, description: 'SMS handed to it that ended failed_send' }),
+  failed_send: Type.Integer({
+    minimum: 0,
+    description: 'SMS handed to it that its phone failed to send (a failed_send the gateway decided: cancelled, expired, device switched off or deleted, recipient opted out, is not counted)',
+  }),
   delivered: Count,
   undelivered: Count,
   delivery_ratio: ratio('delivered / (delivered + undelivered); null when neither'),
