@@ -15,6 +15,9 @@ import { CanaryCard } from './fleet/canary-card.tsx';
 import { instantsOf, lastDays, type DayRange } from './fleet/range.ts';
 import { StatsTable } from './fleet/stats-table.tsx';
 
+/** Health reads in flight at once. */
+const HEALTH_READS_AT_ONCE = 6;
+
 export function FleetPage(_props: Record<string, string>) {
   const session = useSession();
   // The days being picked, and those shown: both days are chosen before the report is asked for.
@@ -70,6 +73,12 @@ export function FleetPage(_props: Record<string, string>) {
  * serves none answers 404), so one device's trouble does not blank the others'.
  */
 async function healthOf(ids: string[]): Promise<Map<string, DeviceHealth | null>> {
-  const read = await Promise.all(ids.map((id) => unlessAbsent(() => get<DeviceHealth>(`/devices/${encodeURIComponent(id)}/health`)).catch(() => null)));
-  return new Map(ids.map((id, index) => [id, read[index] ?? null]));
+  const health = new Map<string, DeviceHealth | null>();
+  // A few at a time: a fleet of hundreds must not open hundreds of requests at once.
+  for (let start = 0; start < ids.length; start += HEALTH_READS_AT_ONCE) {
+    const batch = ids.slice(start, start + HEALTH_READS_AT_ONCE);
+    const read = await Promise.all(batch.map((id) => unlessAbsent(() => get<DeviceHealth>(`/devices/${encodeURIComponent(id)}/health`)).catch(() => null)));
+    batch.forEach((id, index) => health.set(id, read[index] ?? null));
+  }
+  return health;
 }
