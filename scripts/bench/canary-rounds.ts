@@ -3,8 +3,9 @@
 // radio network between them (src/simulator/radio-network.ts): a canary SMS one phone sends
 // arrives at the phone that owns the number and is forwarded, as on real phones. Canary rounds
 // are switched on for the account (every 60 minutes, probes wait 60 s); then:
-// - the gateway's CPU over an idle window (IDLE_SECONDS, default 30), with the phones connected
-//   and heartbeating, rounds on but none running;
+// - the gateway's CPU over an idle window (IDLE_SECONDS, default 60), with the phones connected
+//   and heartbeating, rounds on but none running (a whole heartbeat period, so that it holds as
+//   many heartbeats as any span of the same length);
 // - ROUNDS rounds (default 3), each started with POST /api/ext/v1/account/canary/run and timed
 //   until every probe of the round has ended (read from the database, not through the gateway,
 //   so the waiting costs the gateway nothing), then a window of the same length after it for what
@@ -20,7 +21,7 @@
 //
 // COUNT, ROUNDS, IDLE_SECONDS, CANARY_BROKEN (phones whose canaries never arrive, default 0: a
 // drill; their probes fail at the 60 s timeout, so each round lasts that long),
-// CANARY_LIMIT_S (the whole run, default 900). Targets 127.0.0.1 only, stops by itself.
+// CANARY_LIMIT_S (the whole run, default 1,200). Targets 127.0.0.1 only, stops by itself.
 import knexModule from 'knex';
 import { loadavg, cpus } from 'node:os';
 import { Fleet } from '../../src/simulator/fleet.ts';
@@ -28,9 +29,9 @@ import { CpuOfProcesses, freshDatabase, positiveIntegerSetting, prepareTenant, p
 
 const COUNT = positiveIntegerSetting('COUNT', 1_000);
 const ROUNDS = positiveIntegerSetting('ROUNDS', 3);
-const IDLE_SECONDS = positiveIntegerSetting('IDLE_SECONDS', 30);
+const IDLE_SECONDS = positiveIntegerSetting('IDLE_SECONDS', 60);
 const BROKEN = process.env.CANARY_BROKEN === undefined || process.env.CANARY_BROKEN === '0' ? 0 : positiveIntegerSetting('CANARY_BROKEN', 0);
-const LIMIT_S = positiveIntegerSetting('CANARY_LIMIT_S', 900);
+const LIMIT_S = positiveIntegerSetting('CANARY_LIMIT_S', 1200);
 const INTERVAL_MINUTES = 60;
 const TIMEOUT_SECONDS = 60;
 /** Share of one core a round may cost, spread over its interval. */
@@ -198,6 +199,12 @@ async function oneRound(
   const tailCpuS = cpuS() - tailStart.cpu;
   const tailPgS = postgresS() - tailStart.pg;
   const stages = await stageTimes(db, accountId, tally.round);
+  const failures = (await db('canary_probes')
+    .where({ account_id: accountId, round_number: tally.round, result: 'failed' })
+    .select('failure')
+    .count({ n: '*' })
+    .groupBy('failure')) as { failure: string | null; n: string }[];
+  if (failures.length > 0) log(`round ${tally.round}: failed probes by why: ${failures.map((row) => `${row.failure ?? '(none)'} ${row.n}`).join(', ')}`);
   const trips = (await db('canary_probes').where({ account_id: accountId, round_number: tally.round, result: 'passed' }).pluck('round_trip_ms')) as number[];
   const figures: RoundFigures = {
     round: tally.round,
