@@ -36,7 +36,7 @@ export async function up(knex: Knex): Promise<void> {
       receiver_device_id uuid not null references devices(id) on delete cascade,
       receiver_sim smallint not null,
       code text not null,
-      sms_id uuid,
+      sms_id uuid not null,
       created_at timestamptz not null,
       deadline_at timestamptz not null,
       result text not null default 'pending' check (result in ('pending', 'passed', 'failed')),

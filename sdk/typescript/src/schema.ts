@@ -3654,14 +3654,17 @@ export interface operations {
                             /** @description the SIM it is about; null: the whole device */
                             sim_slot: number | null;
                         }[];
+                        /** @description what the device's agent last said of its radio; null until it says (an agent that never does) */
                         radio: {
                             can_send: boolean;
+                            /** @description what stops it (the agent's word, e.g. not_registered); null while it can send */
                             problem: string | null;
+                            /** @description more in words; null when the agent gave none */
                             detail: string | null;
                         } | null;
                         sims: {
                             sim_slot: number;
-                            /** @description the SIM's own number (the owner's, else the phone's) */
+                            /** @description the SIM's own number (the owner's, else the phone's); null while neither is known */
                             phone_number: string | null;
                             /**
                              * @description degraded: something the gateway saw says it does not work; healthy: it showed that it works, and nothing says otherwise; unknown: no evidence either way in the window
@@ -3670,7 +3673,7 @@ export interface operations {
                             state: "healthy" | "degraded" | "unknown";
                             /** @description which side the canary rounds found failing: send (the gateway gives the SIM no new work), receive (shown and announced only); null: not degraded by the canary rounds */
                             fault: ("send" | "receive") | null;
-                            /** @description when the canary rounds found it at fault */
+                            /** @description when the canary rounds found it at fault; null while it is not degraded */
                             degraded_since: string | null;
                             reasons: {
                                 /** @description canary_send_failed, canary_receive_failed (degraded by the canary rounds), canary_failed_as_sender, canary_failed_as_receiver, canary_undecided, low_send_ratio, no_successful_send, low_delivery_ratio, radio_cannot_send, or another of this form */
@@ -3690,9 +3693,9 @@ export interface operations {
                             send_ratio: number | null;
                             /** @description delivered / (delivered + undelivered); null without either */
                             delivery_ratio: number | null;
-                            /** @description the last SMS sent from it in the window (when its status last changed) */
+                            /** @description the last SMS sent from it in the window (when its status last changed); null: none in the window */
                             last_sent_at: string | null;
-                            /** @description the last SMS it received in the window */
+                            /** @description the last SMS it received in the window; null: none in the window */
                             last_received_at: string | null;
                         }[];
                         /** @description the device's last canary results, newest first, at most 20 */
@@ -3706,7 +3709,9 @@ export interface operations {
                             partner_sim_slot: number;
                             /** @enum {string} */
                             result: "pending" | "passed" | "failed";
+                            /** @description why it failed: timeout, send_failed: <reason>, received_elsewhere; null unless it failed */
                             failure: string | null;
+                            /** @description from the canary SMS's creation to the receiver's report; null unless it passed */
                             round_trip_ms: number | null;
                             /**
                              * Format: date-time
@@ -3817,14 +3822,17 @@ export interface operations {
                             /** @description the SIM it is about; null: the whole device */
                             sim_slot: number | null;
                         }[];
+                        /** @description what the device's agent last said of its radio; null until it says (an agent that never does) */
                         radio: {
                             can_send: boolean;
+                            /** @description what stops it (the agent's word, e.g. not_registered); null while it can send */
                             problem: string | null;
+                            /** @description more in words; null when the agent gave none */
                             detail: string | null;
                         } | null;
                         sims: {
                             sim_slot: number;
-                            /** @description the SIM's own number (the owner's, else the phone's) */
+                            /** @description the SIM's own number (the owner's, else the phone's); null while neither is known */
                             phone_number: string | null;
                             /**
                              * @description degraded: something the gateway saw says it does not work; healthy: it showed that it works, and nothing says otherwise; unknown: no evidence either way in the window
@@ -3833,7 +3841,7 @@ export interface operations {
                             state: "healthy" | "degraded" | "unknown";
                             /** @description which side the canary rounds found failing: send (the gateway gives the SIM no new work), receive (shown and announced only); null: not degraded by the canary rounds */
                             fault: ("send" | "receive") | null;
-                            /** @description when the canary rounds found it at fault */
+                            /** @description when the canary rounds found it at fault; null while it is not degraded */
                             degraded_since: string | null;
                             reasons: {
                                 /** @description canary_send_failed, canary_receive_failed (degraded by the canary rounds), canary_failed_as_sender, canary_failed_as_receiver, canary_undecided, low_send_ratio, no_successful_send, low_delivery_ratio, radio_cannot_send, or another of this form */
@@ -3853,9 +3861,9 @@ export interface operations {
                             send_ratio: number | null;
                             /** @description delivered / (delivered + undelivered); null without either */
                             delivery_ratio: number | null;
-                            /** @description the last SMS sent from it in the window (when its status last changed) */
+                            /** @description the last SMS sent from it in the window (when its status last changed); null: none in the window */
                             last_sent_at: string | null;
-                            /** @description the last SMS it received in the window */
+                            /** @description the last SMS it received in the window; null: none in the window */
                             last_received_at: string | null;
                         }[];
                         /** @description the device's last canary results, newest first, at most 20 */
@@ -3869,7 +3877,9 @@ export interface operations {
                             partner_sim_slot: number;
                             /** @enum {string} */
                             result: "pending" | "passed" | "failed";
+                            /** @description why it failed: timeout, send_failed: <reason>, received_elsewhere; null unless it failed */
                             failure: string | null;
+                            /** @description from the canary SMS's creation to the receiver's report; null unless it passed */
                             round_trip_ms: number | null;
                             /**
                              * Format: date-time
@@ -15972,8 +15982,11 @@ export interface operations {
                         probes: {
                             /** Format: uuid */
                             id: string;
-                            /** @description the canary SMS (GET /sms/{id}; listed with GET /sms?kind=canary) */
-                            sms_id: string | null;
+                            /**
+                             * Format: uuid
+                             * @description the canary SMS (GET /sms/{id}; listed with GET /sms?kind=canary)
+                             */
+                            sms_id: string;
                             /** Format: uuid */
                             sender_device_id: string;
                             sender_sim_slot: number;
@@ -15986,7 +15999,7 @@ export interface operations {
                             result: "pending" | "passed" | "failed";
                             /** @description why it failed: timeout, send_failed (with the SMS's reason after a colon), received_elsewhere; null otherwise */
                             failure: string | null;
-                            /** @description from the SMS's creation to the receiver's report, for a passed probe */
+                            /** @description from the SMS's creation to the receiver's report; null unless the probe passed */
                             round_trip_ms: number | null;
                             /** Format: date-time */
                             created_at: string;

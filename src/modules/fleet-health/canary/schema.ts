@@ -31,7 +31,7 @@ const SimRef = {
 export const CanaryProbeView = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
-    sms_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'the canary SMS (GET /sms/{id}; listed with GET /sms?kind=canary)' }),
+    sms_id: Type.String({ format: 'uuid', description: 'the canary SMS (GET /sms/{id}; listed with GET /sms?kind=canary)' }),
     sender_device_id: SimRef.device_id,
     sender_sim_slot: Type.Integer({ minimum: 0, maximum: 7 }),
     receiver_device_id: SimRef.device_id,
@@ -41,7 +41,7 @@ export const CanaryProbeView = Type.Object(
     failure: Type.Union([Type.String(), Type.Null()], {
       description: 'why it failed: timeout, send_failed (with the SMS\'s reason after a colon), received_elsewhere; null otherwise',
     }),
-    round_trip_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'from the SMS\'s creation to the receiver\'s report, for a passed probe' }),
+    round_trip_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'from the SMS\'s creation to the receiver\'s report; null unless the probe passed' }),
     created_at: Timestamp,
     deadline_at: Timestamp,
   },

@@ -34,7 +34,7 @@ export interface CanaryProbeRow {
   receiver_device_id: string;
   receiver_sim: number;
   code: string;
-  sms_id: string | null;
+  sms_id: string;
   created_at: Date;
   deadline_at: Date;
   result: ProbeResult;

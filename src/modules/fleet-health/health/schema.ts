@@ -27,10 +27,10 @@ export const HealthReason = Type.Object(
 export const SimHealthView = Type.Object(
   {
     sim_slot: Type.Integer({ minimum: 0, maximum: 7 }),
-    phone_number: Type.Union([Type.String(), Type.Null()], { description: "the SIM's own number (the owner's, else the phone's)" }),
+    phone_number: Type.Union([Type.String(), Type.Null()], { description: "the SIM's own number (the owner's, else the phone's); null while neither is known" }),
     state: State,
     fault: Fault,
-    degraded_since: nullableTimestamp('when the canary rounds found it at fault'),
+    degraded_since: nullableTimestamp('when the canary rounds found it at fault; null while it is not degraded'),
     reasons: Type.Array(HealthReason),
     sent: Type.Integer({ minimum: 0, description: 'SMS the phone sent from this SIM in the window (canary SMS not counted)' }),
     failed_send: Type.Integer({ minimum: 0, description: 'SMS whose send failed' }),
@@ -38,8 +38,8 @@ export const SimHealthView = Type.Object(
     undelivered: Type.Integer({ minimum: 0 }),
     send_ratio: ratio('sent / (sent + failed_send); null without either'),
     delivery_ratio: ratio('delivered / (delivered + undelivered); null without either'),
-    last_sent_at: nullableTimestamp('the last SMS sent from it in the window (when its status last changed)'),
-    last_received_at: nullableTimestamp('the last SMS it received in the window'),
+    last_sent_at: nullableTimestamp('the last SMS sent from it in the window (when its status last changed); null: none in the window'),
+    last_received_at: nullableTimestamp('the last SMS it received in the window; null: none in the window'),
   },
   { additionalProperties: false },
 );
@@ -52,8 +52,8 @@ export const CanaryResult = Type.Object(
     partner_device_id: Type.String({ format: 'uuid' }),
     partner_sim_slot: Type.Integer({ minimum: 0, maximum: 7 }),
     result: Type.Union([Type.Literal('pending'), Type.Literal('passed'), Type.Literal('failed')]),
-    failure: Type.Union([Type.String(), Type.Null()]),
-    round_trip_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    failure: Type.Union([Type.String(), Type.Null()], { description: 'why it failed: timeout, send_failed: <reason>, received_elsewhere; null unless it failed' }),
+    round_trip_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "from the canary SMS's creation to the receiver's report; null unless it passed" }),
     at: Timestamp,
   },
   { additionalProperties: false },
@@ -66,11 +66,15 @@ export const DeviceHealth = Type.Object(
     reasons: Type.Array(HealthReason, { description: 'every reason of the device and of its SIMs' }),
     radio: Type.Union([
       Type.Object(
-        { can_send: Type.Boolean(), problem: Type.Union([Type.String(), Type.Null()]), detail: Type.Union([Type.String(), Type.Null()]) },
+        {
+          can_send: Type.Boolean(),
+          problem: Type.Union([Type.String(), Type.Null()], { description: 'what stops it (the agent\'s word, e.g. not_registered); null while it can send' }),
+          detail: Type.Union([Type.String(), Type.Null()], { description: 'more in words; null when the agent gave none' }),
+        },
         { additionalProperties: false },
       ),
       Type.Null(),
-    ]),
+    ], { description: "what the device's agent last said of its radio; null until it says (an agent that never does)" }),
     sims: Type.Array(SimHealthView),
     canary: Type.Array(CanaryResult, { description: "the device's last canary results, newest first, at most 20" }),
     window_hours: Type.Integer({ description: 'the window the figures and reasons cover' }),
