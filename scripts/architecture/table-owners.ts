@@ -197,6 +197,6 @@ export const SHARED_TABLES: readonly SharedTable[] = [
   {
     table: 'sim_health',
     by: 'src/modules/stats/fleet-queries.ts',
-    why: "the fleet gauge counts each account's SIMs healthy and degraded in one statement at scrape time",
+    why: "the fleet gauge counts each account's SIMs healthy and degraded at scrape time, and the dashboard names the devices with a degraded SIM, one statement each",
   },
 ];
