@@ -86,7 +86,7 @@ describe('delivery: degraded SIMs', () => {
     expect(single.tasks[0]!.sim).to.equal(0);
   });
 
-  it('when every SIM of a phone is degraded, then pool SMS go to another phone, SMS named for it wait (blocked_by degraded), and its canary is handed to it on the degraded SIM it names', async () => {
+  it('when every SIM of a phone is degraded, then pool and no_store SMS go to another phone, SMS named for it wait (blocked_by degraded), and its canary is handed to it on the degraded SIM it names', async () => {
     const sick = await phone([0, 1]);
     await degrade(sick, [0, 1]);
     const well = await phone([0]);
@@ -94,6 +94,10 @@ describe('delivery: degraded SIMs', () => {
     const pooled = await send();
     await well.until(1);
     expect(well.tasks.map((task) => task.sms_id)).to.deep.equal([pooled]);
+    // A no_store SMS is pool work too, whichever phone is less busy.
+    const transient = await send({ no_store: true });
+    await well.until(2);
+    expect(well.tasks[1]!.sms_id).to.equal(transient);
 
     const named = await send({ device_id: sick.id });
     await sick.settle();

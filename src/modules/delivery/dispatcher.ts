@@ -64,7 +64,7 @@ import { pauseDevice, recordRetriedFailures, recordSendOutcomes, type BreakerOpt
 import { recordSimOutcomes, type PausedSim, type SimBreakerOptions } from './sim-breaker.ts';
 import { failedSims, type AttemptEnded } from './attempts.ts';
 import { deviceOrder } from './device-order.ts';
-import { claimPlan } from './claim-plan.ts';
+import { claimPlan, everySimDegraded as everySimDegradedOf } from './claim-plan.ts';
 import { chooseSims, type SimState } from './sim-caps.ts';
 import { buildTask, type SendTask, type TaskRouting } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
@@ -433,12 +433,14 @@ export class Dispatcher {
   async takeTransient(accountId: string, deviceId?: string, trx?: Executor, need?: CapabilityNeed): Promise<string | undefined> {
     const now = this.clock.now();
     const candidates = [...this.devices]
-      .filter(([id, device]) => device.accountId === accountId && (!deviceId || id === deviceId) && device.blockedUntil <= now && this.reachable(id, now))
+      .filter(([id, device]) => device.accountId === accountId && (!deviceId || id === deviceId) && !device.degraded && device.blockedUntil <= now && this.reachable(id, now))
       .map(([id, device]) => ({ id, in_flight: device.inFlight }));
     const take = async (id: string) => {
       const reserve = async (executor: Executor) => {
         const usage = await deviceUsage(executor, id, now, true);
         if (!usage?.can_send_sms || (need && !canDo(usage.capabilities, need))) return false;
+        // Every SIM degraded: a no_store SMS is pool work, and goes to a phone whose SIMs send.
+        if (everySimDegradedOf(usage)) return false;
         if (roomFor(usage.settings, usage.usage, now, LIMIT_GRACE_MS).room <= 0) return false;
         await logDispatch(executor, id, now);
         if (usage.settings.send_jitter) await spaceNextSend(executor, id, now + jitterDelayMs(usage.settings.send_jitter));
@@ -770,7 +772,14 @@ export class Dispatcher {
   private async offerDueWork(recheckFull: boolean): Promise<void> {
     if (this.devices.size === 0) return;
     const now = this.clock.now();
-    if (recheckFull) for (const device of this.devices.values()) device.full = false;
+    // A device's health may have changed on another node (its health event is heard there): its
+    // next claim reads it afresh.
+    if (recheckFull) {
+      for (const device of this.devices.values()) {
+        device.full = false;
+        device.degraded = false;
+      }
+    }
     const work = await dueWork(this.db, now);
     const runs: Promise<void>[] = [];
     for (const [deviceId, device] of this.devices) {
