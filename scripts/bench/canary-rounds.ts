@@ -154,11 +154,20 @@ async function main(): Promise<void> {
         'round trip min/p50/p99 ms': `${round.roundTrip.min}/${round.roundTrip.p50}/${round.roundTrip.p99}`,
       })),
     ]);
+    const degraded = (await db('sim_health')
+      .join('devices', 'devices.id', 'sim_health.device_id')
+      .where('devices.account_id', tenant.accountId)
+      .whereNotNull('sim_health.degraded_since')
+      .select('sim_health.degraded_fault as fault')
+      .count({ n: '*' })
+      .groupBy('sim_health.degraded_fault')) as { fault: string; n: string }[];
     const worst = Math.max(...rounds.map((round) => round.netCpuS));
     process.stdout.write(
       `\nidle: gateway ${(idleRate * 100).toFixed(2)}% of a core, PostgreSQL ${(idlePgRate * 100).toFixed(2)}% (${idleWallS.toFixed(1)} s window, ${COUNT} phones heartbeating every 60 s)\n` +
         `worst round: ${worst.toFixed(2)} gateway CPU s = ${(share(worst) * 100).toFixed(3)}% of a core at a ${INTERVAL_MINUTES}-minute interval ` +
         `(target < ${TARGET_SHARE * 100}%): ${share(worst) < TARGET_SHARE ? 'PASS' : 'FAIL'}\n` +
+        `SIMs degraded after the rounds: ${degraded.length === 0 ? 'none' : degraded.map((row) => `${row.n} (${row.fault})`).join(', ')}` +
+        `${BROKEN > 0 ? ` (${BROKEN} phones' canaries never arrived)` : ''}\n` +
         `radio network: ${JSON.stringify(fleet.network!.stats)}; load average at the end ${loadavg().map((n) => n.toFixed(2)).join(' ')}\n`,
     );
   } finally {
