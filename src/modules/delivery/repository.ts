@@ -7,7 +7,7 @@ import type { SmsStatus } from '../messages/status.ts';
 import type { SmsSnapshot, SmsStatusChange } from './status-change.ts';
 import type { DeviceUsage, PacingSettings, QuietHours, SendJitter } from './pacing.ts';
 import type { SimCard, SimLimits } from '../devices/types.ts';
-import { monthOf, type SimUsage } from './sim-caps.ts';
+import { hasSimLimits, monthOf, type SimUsage } from './sim-caps.ts';
 import type { DeviceCapabilities } from '../devices/capabilities.ts';
 import { radioCannotSend, type DeviceRadio } from '../devices/radio.ts';
 import { lockLiveDevice, setNextSendAt } from '../devices/shared-queries.ts';
@@ -62,7 +62,6 @@ interface DeviceUsageRow {
   sim_cards: SimCard[] | null;
   selected_sim: number;
   sim_limits: SimLimits | null;
-  sim_usage: { slot: number; day: number; oldest_day: string | null; month_sent: number; month_recipients: number }[] | null;
   sticky_sender: boolean | null;
   capabilities: DeviceCapabilities | null;
   radio: Pick<DeviceRadio, 'can_send'> | null;
@@ -104,26 +103,15 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
                        where x.device_id = d.id and x.dispatched_at > ?::timestamptz
                        order by x.dispatched_at desc
                        ${exact ? '' : `limit coalesce(d.${column}, 0)`}) w) ${name}`;
-  // One look at the device's sim_health rows: paused, counting and degraded SIMs. A device with
-  // SIM limits also reads each limited SIM's day (at most per_day rows) and month counters; one
-  // without reads none of that (the case is not entered). The account's sticky sender is one
-  // probe of delivery_settings' key.
+  // One look at the device's sim_health rows: paused, counting and degraded SIMs. The account's
+  // sticky sender is one probe of delivery_settings' key. Only a device with SIM limits reads its
+  // SIMs' usage, by a statement of its own (simUsageOf): one without pays nothing for it, not
+  // even the planning of it.
   const { rows } = await db.raw<{ rows: DeviceUsageRow[] }>(
     `select d.id, d.account_id, d.can_send_sms, d.send_window, d.limit_per_minute, d.limit_per_hour, d.limit_per_day,
             d.quiet_hours, d.paused_until, d.send_jitter, d.next_send_at, d.capabilities, d.radio, d.sim_cards, d.selected_sim, d.sim_limits,
             sh.paused as paused_sims, sh.counting as counting_sims, sh.degraded as degraded_sims,
             (select ds.sticky_sender from delivery_settings ds where ds.account_id = d.account_id) as sticky_sender,
-            case when d.sim_limits <> '{}'::jsonb then
-              (select json_agg(json_build_object('slot', l.key::int, 'day', sd.n, 'oldest_day', sd.oldest,
-                                                 'month_sent', coalesce(u.sent, 0), 'month_recipients', coalesce(u.recipients, 0)))
-                 from jsonb_each(d.sim_limits) l
-                 left join sim_month_usage u on u.device_id = d.id and u.sim_slot = l.key::int and u.month = ?::date
-                 cross join lateral (select count(*)::int as n, min(w.at) as oldest
-                                       from (select x.dispatched_at as at from device_dispatches x
-                                              where x.device_id = d.id and x.sim_slot = l.key::int and x.dispatched_at > ?::timestamptz
-                                              order by x.dispatched_at desc
-                                              ${exact ? '' : `limit coalesce((l.value->>'per_day')::int, 0)`}) w) sd)
-            end as sim_usage,
             (select count(*) from sms s
               where s.device_id = d.id and s.dispatched_at is not null and s.status in ('pending','processing'))::int as in_flight,
             m.n as last_minute, h.n as last_hour, dd.n as last_day,
@@ -137,10 +125,11 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
             ${window('h', 'limit_per_hour')},
             ${window('dd', 'limit_per_day')}
       where d.id = ? and d.deleted_at is null`,
-    [monthOf(now), since(DAY_MS), new Date(now), since(60_000), since(3_600_000), since(DAY_MS), deviceId],
+    [new Date(now), since(60_000), since(3_600_000), since(DAY_MS), deviceId],
   );
   const row = rows[0];
   if (!row) return undefined;
+  const simUsage = hasSimLimits(row.sim_limits) ? await simUsageOf(db, deviceId, now, exact) : [];
   return {
     id: row.id,
     account_id: row.account_id,
@@ -160,13 +149,7 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
     reportedSims: (row.sim_cards ?? []).map((card) => card.index),
     selectedSim: row.selected_sim,
     simLimits: row.sim_limits ?? {},
-    simUsage: (row.sim_usage ?? []).map((sim) => ({
-      slot: Number(sim.slot),
-      day: Number(sim.day),
-      oldestDay: sim.oldest_day ? new Date(sim.oldest_day) : null,
-      monthSent: Number(sim.month_sent),
-      monthRecipients: Number(sim.month_recipients),
-    })),
+    simUsage,
     stickySender: row.sticky_sender === true,
     capabilities: row.capabilities,
     usage: {
@@ -179,6 +162,33 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
       oldestInDay: row.oldest_day,
     },
   };
+}
+
+/**
+ * Each limited SIM's usage: tasks handed to it in the last 24 hours (for a claim, at most its
+ * per_day of the newest rows; `exact` counts them all) and the calendar month's counters.
+ */
+async function simUsageOf(db: Executor, deviceId: string, now: number, exact: boolean): Promise<SimUsage[]> {
+  const { rows } = await db.raw<{ rows: { slot: number; day: number; oldest_day: Date | null; month_sent: number; month_recipients: number }[] }>(
+    `select l.key::int as slot, sd.n as day, sd.oldest as oldest_day, coalesce(u.sent, 0) as month_sent, coalesce(u.recipients, 0) as month_recipients
+       from devices d
+       cross join lateral jsonb_each(d.sim_limits) l
+       left join sim_month_usage u on u.device_id = d.id and u.sim_slot = l.key::int and u.month = ?::date
+       cross join lateral (select count(*)::int as n, min(w.at) as oldest
+                             from (select x.dispatched_at as at from device_dispatches x
+                                    where x.device_id = d.id and x.sim_slot = l.key::int and x.dispatched_at > ?::timestamptz
+                                    order by x.dispatched_at desc
+                                    ${exact ? '' : `limit coalesce((l.value->>'per_day')::int, 0)`}) w) sd
+      where d.id = ?`,
+    [monthOf(now), new Date(now - DAY_MS - LIMIT_GRACE_MS), deviceId],
+  );
+  return rows.map((row) => ({
+    slot: Number(row.slot),
+    day: Number(row.day),
+    oldestDay: row.oldest_day,
+    monthSent: Number(row.month_sent),
+    monthRecipients: Number(row.month_recipients),
+  }));
 }
 
 /** Why an SMS ends before any phone is handed it, when its recipient is on the suppression list. */
