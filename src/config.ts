@@ -7,6 +7,8 @@ import ipaddr from 'ipaddr.js';
 import { TrustedProxies } from './common/client-address.ts';
 import { readCertificatePair } from './tls/certificate-pair.ts';
 import type { DatabaseConnections } from './storage/database.ts';
+import { readRedisSentinel, type RedisSentinelSettings } from './cluster/redis-options.ts';
+import { parseDatabaseUrl } from './storage/database-hosts.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type LogFormat = 'json' | 'pretty';
@@ -39,8 +41,10 @@ export interface Config {
   database: DatabaseConnections;
   /** The gateway's own files: the embedded database, the webhook key file, first-start.txt. */
   dataDir: string;
-  /** Redis that several nodes share; none: a single node, no Redis connection at all. */
+  /** Redis that several nodes share; none (and no redisSentinel): a single node, no Redis connection at all. */
   redisUrl: string | undefined;
+  /** REDIS_SENTINELS: the shared Redis is the master of a Sentinel group instead (never with redisUrl). */
+  redisSentinel: RedisSentinelSettings | undefined;
   /** This node's name in logs (`node`) and metrics (label `node`): NODE_ID, or host name and pid. */
   nodeId: string;
   /** Start of every Redis channel name, so that several deployments (or test runs) can share one Redis. */
@@ -329,7 +333,7 @@ export function loadConfig(env: Env = process.env): Config {
     mqttPort: mqttPortOff ? 1883 : read('MQTT_PORT', 1883, (raw) => portOr(raw, 'off')),
     plainMqtt: !mqttPortOff,
     tls,
-    databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems),
+    databaseUrl: readDatabaseUrl(env, problems),
     database: {
       // 0 turns the statement timeout off; the migrations never have one.
       statementTimeoutMs: read('DATABASE_STATEMENT_TIMEOUT', 30, (raw) => wholeNumber(raw, 0, 86_400)) * 1000,
@@ -338,6 +342,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     dataDir: read('DATA_DIR', './data', text),
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], problems),
+    redisSentinel: readRedisSentinel(env, problems),
     nodeId: read('NODE_ID', defaultNodeId(), nodeId),
     redisPrefix: read('REDIS_PREFIX', 'sms-gateway', redisPrefix),
     presenceLeaseMs: read('PRESENCE_LEASE', 15, presenceLeaseSeconds) * 1000,
@@ -445,10 +450,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
   if (config.smtp.port !== undefined && !config.smtp.domain) problems.push('SMTP_DOMAIN: required with SMTP_PORT (mail to <number>@<SMTP_DOMAIN> becomes SMS), such as sms.example.com');
+  // The shared Redis' variable, as the two rules below name it.
+  const sharedRedis = config.redisSentinel ? 'REDIS_SENTINELS' : config.redisUrl ? 'REDIS_URL' : undefined;
   // Several nodes share their work through PostgreSQL; the embedded database belongs to one process.
-  if (config.redisUrl && !config.databaseUrl && !env.DATABASE_URL?.trim()) problems.push(EMBEDDED_WITH_REDIS);
+  if (sharedRedis && !config.databaseUrl && !env.DATABASE_URL?.trim()) problems.push(EMBEDDED_WITH_REDIS.replaceAll('REDIS_URL', sharedRedis));
   // Each node would make a key file of its own, and could not sign the webhooks another node created.
-  if (config.redisUrl && !config.webhooks.secretKey && !env.WEBHOOK_SECRET_KEY?.trim()) problems.push(REDIS_WITHOUT_SHARED_KEY);
+  if (sharedRedis && !config.webhooks.secretKey && !env.WEBHOOK_SECRET_KEY?.trim()) problems.push(REDIS_WITHOUT_SHARED_KEY.replace('REDIS_URL', sharedRedis));
   if (tls && tls.mqttsPort !== 0) {
     // Two listeners on one port: the second would fail at start with a less helpful EADDRINUSE.
     if (tls.mqttsPort === config.port) problems.push(`MQTTS_PORT: ${tls.mqttsPort} is PORT's too; choose another`);
@@ -807,6 +814,20 @@ function choice<T extends string>(raw: string, choices: readonly T[]): T {
 function region(raw: string): string {
   if (!/^[A-Za-z]{2}$/.test(raw)) throw new Error(`must be a two-letter ISO 3166 region such as RU or DE, got "${raw}"`);
   return raw.toUpperCase();
+}
+
+/** DATABASE_URL: one PostgreSQL server, or several as libpq lists them (storage/database-hosts.ts). */
+function readDatabaseUrl(env: Env, problems: string[]): string | undefined {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return undefined;
+  try {
+    parseDatabaseUrl(raw);
+    return raw;
+  } catch (error) {
+    // The message never holds the value, which may hold a password.
+    problems.push(`DATABASE_URL: ${(error as Error).message}`);
+    return undefined;
+  }
 }
 
 function readUrl(env: Env, name: string, protocols: string[], problems: string[]): string | undefined {
