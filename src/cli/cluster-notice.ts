@@ -1,6 +1,6 @@
 // A command runs in a process of its own, whose services no gateway listens to. A change the
 // gateways must act on at once is told to them the way one node tells the others: over Redis,
-// when the deployment has one (REDIS_URL). Those changes are a device's token replaced (the node
+// when the deployment has one (REDIS_URL or REDIS_SENTINELS). Those changes are a device's token replaced (the node
 // holding the phone's connection closes it), an API key revoked (every node drops it from its
 // cache), an SMPP credential revoked (its sessions are unbound) and a webhook created or deleted
 // (every node asks again whether the account listens for device events). Without Redis a gateway
@@ -9,6 +9,7 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../common/logger.ts';
 import { CacheInvalidation } from '../cluster/invalidation.ts';
+import { redisTarget } from '../cluster/redis-options.ts';
 import type { AccountServices } from '../composition/command-features.ts';
 import { withAccountServices } from './context.ts';
 
@@ -18,11 +19,12 @@ import { withAccountServices } from './context.ts';
  */
 export async function withAccountServicesToldToTheCluster<T>(run: (services: AccountServices) => Promise<T>, overHttp?: (api: string) => string): Promise<T> {
   const config = loadConfig();
-  if (!config.redisUrl) return withAccountServices(run, overHttp);
+  const target = redisTarget(config);
+  if (!target) return withAccountServices(run, overHttp);
   const logger = createLogger('warn', process.stderr as never, undefined, config.logFormat);
   // Loaded only here: a deployment without Redis does not pay for its client at every command.
   const { RedisLink } = await import('../cluster/redis.ts');
-  const link = new RedisLink(config.redisUrl, logger);
+  const link = new RedisLink(target, logger);
   try {
     // Redis down: the change is made all the same, and the outage is logged on stderr.
     await link.started();

@@ -20,6 +20,7 @@ import type { HandedOverSms, TransientHandOff } from '../modules/delivery/dispat
 import type { LiveRelay } from '../modules/live/hub.ts';
 import { CacheInvalidation } from './invalidation.ts';
 import { RedisLink } from './redis.ts';
+import { redisTarget } from './redis-options.ts';
 import { ClusterPresence, type LocalPresence } from './presence.ts';
 import { ClusterWakeUps, type QueuedSms, type WorkArrived } from './wake-ups.ts';
 import { createClusterEmitter } from './mqtt-emitter.ts';
@@ -62,13 +63,14 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-/** Connects to Redis when REDIS_URL is set; undefined for a single node. */
+/** Connects to Redis when REDIS_URL or REDIS_SENTINELS is set; undefined for a single node. */
 export async function connectCluster(config: Config, clock: Clock, metrics: Metrics, logger: Logger): Promise<Cluster | undefined> {
-  if (!config.redisUrl) return undefined;
+  const target = redisTarget(config);
+  if (!target) return undefined;
   // loadConfig refuses this already; a gateway started from a Config built some other way too.
   if (!config.databaseUrl) throw new ConfigError([EMBEDDED_WITH_REDIS]);
-  const { redisUrl, redisPrefix } = config;
-  const link = new RedisLink(redisUrl, logger);
+  const { redisPrefix } = config;
+  const link = new RedisLink(target, logger);
   await link.started();
   const invalidation = new CacheInvalidation(logger, { link, prefix: redisPrefix });
   const presence = new ClusterPresence(link, redisPrefix, config.nodeId, config.presenceLeaseMs, clock, logger);
@@ -82,7 +84,7 @@ export async function connectCluster(config: Config, clock: Clock, metrics: Metr
     live,
     wakeUps,
     broker: () => ({
-      mq: createClusterEmitter({ url: redisUrl, prefix: redisPrefix, concurrency: EMITTER_CONCURRENCY }, metrics, logger),
+      mq: createClusterEmitter({ target, prefix: redisPrefix, concurrency: EMITTER_CONCURRENCY }, metrics, logger),
       retained: { redis: link.client, key: `${redisPrefix}:mqtt:retained` },
       ownership: presence,
     }),

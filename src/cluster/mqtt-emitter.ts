@@ -19,10 +19,11 @@
 // the packet's topic after `<REDIS_PREFIX>:mqtt:`.
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../common/logger.ts';
 import type { Metrics } from '../common/metrics.ts';
-import { redisOptions } from './redis.ts';
+import { openRedisConnection } from './redis.ts';
+import type { RedisTarget } from './redis-options.ts';
 
 const require = createRequire(import.meta.url);
 const MQEmitter = require('mqemitter') as { prototype: { emit(message: Packet, done?: (error?: Error) => void): void } };
@@ -53,7 +54,8 @@ const ORIGIN = 'sgwOrigin';
 const DEDUPLICATE = 10_000;
 
 export interface ClusterEmitterOptions {
-  url: string;
+  /** The deployment's Redis (one server, or a Sentinel group's master), as RedisLink's. */
+  target: RedisTarget;
   /** REDIS_PREFIX: the channels are `<prefix>:mqtt:<topic>`. */
   prefix: string;
   /** Same as Aedes' own default emitter: how many listeners run at once per message. */
@@ -63,11 +65,11 @@ export interface ClusterEmitterOptions {
 /** Creates the emitter Aedes is given as `mq`. `close()` it after the broker (Aedes does). */
 export function createClusterEmitter(options: ClusterEmitterOptions, metrics: Metrics, logger: Logger): RedisEmitter {
   const origin = randomUUID();
-  const base = redisOptions();
   // Publishing never queues while Redis is down (the message would arrive stale, long after the
   // sweep did its work); the subscriber queues its SUBSCRIBEs and repeats them after a reconnect.
-  const pubConn = new Redis(options.url, base);
-  const subConn = new Redis(options.url, { ...base, enableOfflineQueue: true, maxRetriesPerRequest: null });
+  // Both follow a Sentinel failover as RedisLink's connections do.
+  const pubConn = openRedisConnection(options.target, 'commands');
+  const subConn = openRedisConnection(options.target, 'subscriber');
   const emitter = new MQEmitterRedis.MQEmitterRedisPrefix(`${options.prefix}:mqtt:`, {
     pubConn,
     subConn,

@@ -1,5 +1,6 @@
-// The node's connection to the Redis that several nodes share (REDIS_URL). Only made when
-// REDIS_URL is set: a single node never connects to Redis.
+// The node's connection to the Redis that several nodes share (REDIS_URL, or the master of a
+// Sentinel group: REDIS_SENTINELS, see redis-options.ts). Only made when one is set: a single node
+// never connects to Redis.
 //
 // ioredis rather than node-redis: the broker's cluster emitter (mqemitter-redis, see
 // mqtt-emitter.ts) is built on ioredis, so one client library, one set of reconnect rules and one set of
@@ -10,23 +11,22 @@
 // thrown back at a request, and the outage is logged once when it starts and once when it ends.
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../common/logger.ts';
+import { describeRedisTarget, redisConnectionOptions, type RedisRole, type RedisTarget } from './redis-options.ts';
 
-/** Reconnect delays: doubling from 250 ms up to 5 s, and never giving up. */
-const FIRST_RETRY_MS = 250;
-const MAX_RETRY_MS = 5_000;
-/** The longest wait between two reconnect attempts: nodes back after an outage are at most this far apart. */
-export const RECONNECT_MAX_MS = MAX_RETRY_MS;
+export { RECONNECT_MAX_MS } from './redis-options.ts';
+
 /** How long a start waits for Redis before it goes on without it (it keeps trying meanwhile). */
 const START_WAIT_MS = 3_000;
 
-/** How every connection of a node to Redis behaves: reconnects forever, never queues a command while down. */
+/** The options of a commands connection to one server by URL, for a connection made elsewhere (benchmarks). */
 export function redisOptions(): RedisOptions {
-  return {
-    retryStrategy: (times) => Math.min(FIRST_RETRY_MS * 2 ** Math.min(times - 1, 10), MAX_RETRY_MS),
-    // A command while Redis is down fails now instead of waiting for a reconnect that may be minutes away.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-  };
+  return redisConnectionOptions({ url: '' }, 'commands');
+}
+
+/** A connection to the deployment's Redis: reconnects forever, follows a Sentinel failover, never queues a command while down (the subscriber queues its SUBSCRIBEs). */
+export function openRedisConnection(target: RedisTarget, role: RedisRole): Redis {
+  const options = redisConnectionOptions(target, role);
+  return 'url' in target ? new Redis(target.url, options) : new Redis(options);
 }
 
 export type MessageHandler = (channel: string, message: string) => void;
@@ -44,13 +44,12 @@ export class RedisLink {
   private readonly messageListeners: MessageHandler[] = [];
 
   constructor(
-    url: string,
+    private readonly target: RedisTarget,
     private readonly logger: Logger,
   ) {
-    const options = redisOptions();
-    this.commands = new Redis(url, options);
+    this.commands = openRedisConnection(target, 'commands');
     // The subscriber queues its SUBSCRIBE until the first connection is made; ioredis repeats it after every reconnect.
-    this.subscriber = new Redis(url, { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null });
+    this.subscriber = openRedisConnection(target, 'subscriber');
     for (const connection of [this.commands, this.subscriber]) this.watch(connection);
     this.subscriber.on('message', (channel: string, message: string) => {
       for (const listener of this.messageListeners) listener(channel, message);
@@ -145,7 +144,7 @@ export class RedisLink {
     if (!this.everUp) {
       this.everUp = true;
       if (wasDown === undefined) {
-        this.logger.info('Redis connected');
+        this.logger.info(describeRedisTarget(this.target), 'Redis connected');
         return;
       }
     }
