@@ -8,6 +8,7 @@ import { TrustedProxies } from './common/client-address.ts';
 import { readCertificatePair } from './tls/certificate-pair.ts';
 import type { DatabaseConnections } from './storage/database.ts';
 import { readRedisSentinel, type RedisSentinelSettings } from './cluster/redis-options.ts';
+import { parseDatabaseUrl } from './storage/database-hosts.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type LogFormat = 'json' | 'pretty';
@@ -332,7 +333,7 @@ export function loadConfig(env: Env = process.env): Config {
     mqttPort: mqttPortOff ? 1883 : read('MQTT_PORT', 1883, (raw) => portOr(raw, 'off')),
     plainMqtt: !mqttPortOff,
     tls,
-    databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems),
+    databaseUrl: readDatabaseUrl(env, problems),
     database: {
       // 0 turns the statement timeout off; the migrations never have one.
       statementTimeoutMs: read('DATABASE_STATEMENT_TIMEOUT', 30, (raw) => wholeNumber(raw, 0, 86_400)) * 1000,
@@ -813,6 +814,20 @@ function choice<T extends string>(raw: string, choices: readonly T[]): T {
 function region(raw: string): string {
   if (!/^[A-Za-z]{2}$/.test(raw)) throw new Error(`must be a two-letter ISO 3166 region such as RU or DE, got "${raw}"`);
   return raw.toUpperCase();
+}
+
+/** DATABASE_URL: one PostgreSQL server, or several as libpq lists them (storage/database-hosts.ts). */
+function readDatabaseUrl(env: Env, problems: string[]): string | undefined {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return undefined;
+  try {
+    parseDatabaseUrl(raw);
+    return raw;
+  } catch (error) {
+    // The message never holds the value, which may hold a password.
+    problems.push(`DATABASE_URL: ${(error as Error).message}`);
+    return undefined;
+  }
 }
 
 function readUrl(env: Env, name: string, protocols: string[], problems: string[]): string | undefined {
