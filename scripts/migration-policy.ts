@@ -19,6 +19,7 @@
 // It prints every refusal and exits 1 if there is one.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { CONTRACT_STEP } from '../src/storage/newer-database.ts';
 
 export interface MigrationText {
   /** As listed in db/migrations/index.ts, e.g. 20261204_042_fleet_health. */
@@ -47,7 +48,7 @@ export interface Judgement {
 }
 
 /** A migration's name that announces a contract step; older nodes read it from knex_migrations. */
-export const CONTRACT_NAME = /^\d{8}_\d{3}_contract_/;
+export const CONTRACT_NAME = CONTRACT_STEP;
 
 /**
  * Migrations that ran before this policy and take something away in `up`. Each statement is
