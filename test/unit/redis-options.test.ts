@@ -80,7 +80,7 @@ describe('Redis Sentinel settings', () => {
       ['redis://10.0.0.1:26379', 'a URL'],
       ['10.0.0.1:26379,10.0.0.1:26379', 'listed twice'],
       ['::1:26379', 'IPv6 without brackets'],
-    ]) {
+    ] as const) {
       it(`when it is "${raw}" (${why}), then the start is refused naming REDIS_SENTINELS`, () => {
         const problems = configProblems({ ...SENTINELS, REDIS_SENTINELS: raw });
         expect(problems).to.have.length(1);

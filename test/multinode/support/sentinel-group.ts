@@ -49,7 +49,7 @@ export class SentinelGroup {
     try {
       const master = await group.startServer([]);
       const replica = await group.startServer(['--replicaof', '127.0.0.1', String(master.port)]);
-      await group.until('the replica in sync with the master', async () => (await group.command(replica.port, 'info', 'replication')).includes('master_link_status:up'));
+      await group.until('the replica in sync with the master', async () => String(await group.command(replica.port, 'info', 'replication')).includes('master_link_status:up'));
       for (let i = 0; i < SENTINELS; i++) group.sentinels.push(await group.startSentinel(i, master.port));
       // Sentinels find the replica in the master's INFO and each other on the master's hello
       // channel; only then can a quorum agree and a replica be promoted.
