@@ -77,6 +77,17 @@ describe('delivery: degraded SIMs', () => {
     expect((await queueOf(dual)).blocked_by).to.equal(null);
   });
 
+  it('when a send fails on a named phone whose other SIM is degraded, then no retry names the degraded SIM', async () => {
+    const dual = await phone([0, 1], { selected_sim: 0, max_send_attempts: 2 });
+    await degrade(dual, [1]);
+    const id = await send({ device_id: dual.id });
+    await dual.settle();
+    await dual.until(1);
+    await dual.report(id, 'processing');
+    await dual.reportWith(id, 'failed_send', { error_code: 'no_service', sim_slot: 0 });
+    expect(await smsRow(fx, id)).to.include({ status: 'failed_send', attempt: 1 });
+  });
+
   it('when one SIM is degraded with fault receive, then it is still named', async () => {
     const single = await phone([0], { selected_sim: 0 });
     await fx.gateway.services.db.raw(`insert into sim_health (device_id, sim_slot, degraded_since, degraded_fault) values (?, 0, now(), 'receive')`, [single.id]);

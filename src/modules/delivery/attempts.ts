@@ -95,7 +95,7 @@ export async function failedSims(db: Executor, smsId: string, deviceId: string):
 export interface RetryFacts {
   /** SIM slots of the device that failed this SMS (this attempt's included, when known). */
   failed: number[];
-  /** SIM slots of the device paused by the SIM breaker now. */
+  /** SIM slots of the device paused by the SIM breaker now, or degraded with fault send. */
   paused: number[];
   /** Another live device of the account may send. */
   otherDevice: boolean;
@@ -105,7 +105,8 @@ export async function retryFacts(db: Executor, sms: { id: string; account_id: st
   const { rows } = await db.raw<{ rows: { failed: number[] | null; paused: number[] | null; other: boolean }[] }>(
     `select (select array_agg(distinct sim_slot) from sms_attempts
               where sms_id = ? and device_id = ? and result = 'failed' and sim_slot is not null) as failed,
-            (select array_agg(sim_slot) from sim_health where device_id = ? and paused_until > ?) as paused,
+            (select array_agg(sim_slot) from sim_health where device_id = ?
+                and (paused_until > ? or (degraded_since is not null and degraded_fault = 'send'))) as paused,
             ? as other`,
     [sms.id, deviceId, deviceId, now, otherSendingDeviceExists(db, sms.account_id, deviceId)],
   );
@@ -113,7 +114,7 @@ export async function retryFacts(db: Executor, sms: { id: string; account_id: st
   return { failed: (row?.failed ?? []).map(Number), paused: (row?.paused ?? []).map(Number), otherDevice: Boolean(row?.other) };
 }
 
-/** SIM slots of the device that a retry may use: reported, not failed for this SMS, not paused. */
+/** SIM slots of the device that a retry may use: reported, not failed for this SMS, not paused or degraded. */
 export function untriedSims(simCards: SimCard[], avoid: Iterable<number>): number[] {
   const skip = new Set(avoid);
   return simCards.map((card) => card.index).filter((slot) => !skip.has(slot));
