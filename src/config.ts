@@ -818,7 +818,7 @@ function region(raw: string): string {
 
 /** DATABASE_URL: one PostgreSQL server, or several as libpq lists them (storage/database-hosts.ts). */
 function readDatabaseUrl(env: Env, problems: string[]): string | undefined {
-  const raw = env.DATABASE_URL?.trim();
+  const raw = env['DATABASE_URL']?.trim();
   if (!raw) return undefined;
   try {
     parseDatabaseUrl(raw);

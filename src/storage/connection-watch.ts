@@ -34,8 +34,8 @@ interface Watched {
 }
 
 export interface ConnectionWatchSettings {
-  /** How a connection of the watch's own is made (the pool's settings). */
-  connection: pg.ClientConfig;
+  /** How a connection of the watch's own is made (the pool's settings; with several hosts, the primary's). */
+  connection: pg.ClientConfig | (() => Promise<pg.ClientConfig>);
   /** A query silent this long has its backend looked at. */
   stallTimeoutMs: number;
   /** A query silent this long is dead without asking (the statement timeout and a margin); 0: never. */
@@ -132,9 +132,12 @@ export class ConnectionWatch {
    */
   private async backends(pids: number[]): Promise<Map<number, { state: string | null; quietMs: number }> | undefined> {
     const timeoutMs = this.settings.stallTimeoutMs;
-    const client = new pg.Client({ ...this.settings.connection, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
-    client.on('error', () => {});
+    let client: pg.Client | undefined;
     try {
+      // After a failover the server asked is the new primary: it knows none of the old backends.
+      const connection = typeof this.settings.connection === 'function' ? await this.settings.connection() : this.settings.connection;
+      client = new pg.Client({ ...connection, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+      client.on('error', () => {});
       await client.connect();
       const { rows } = await client.query<{ pid: number; state: string | null; quiet_ms: number | null }>(
         `select pid, state, (extract(epoch from clock_timestamp() - state_change) * 1000)::int8 as quiet_ms
@@ -146,7 +149,7 @@ export class ConnectionWatch {
       return undefined;
     } finally {
       // A connection whose query timed out is closed outright (pg ends it so when a query is on the wire).
-      void client.end().catch(() => {});
+      void client?.end().catch(() => {});
     }
   }
 }

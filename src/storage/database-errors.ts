@@ -87,3 +87,19 @@ export class Backoff {
     this.next = this.first;
   }
 }
+
+/** Socket errors of a connection the server end dropped. */
+const DROPPED_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED']);
+
+/**
+ * Whether an error may mean the server it came from is no longer the primary, so that the
+ * gateway looks for the one that is (database-primary.ts): a write refused on a server now read
+ * only (25006, the old primary turned standby), a server shutting down or restarting (57P01 to
+ * 57P03), a connection reset or ended under a statement. Pure.
+ */
+export function mayMeanFailover(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (code === '25006' || /^57P0[1-3]$/.test(code) || DROPPED_CODES.has(code))) return true;
+  return typeof message === 'string' && /Connection terminated/i.test(message);
+}

@@ -10,6 +10,10 @@ import { migrations, type Migration } from '../../db/migrations/index.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { tightenDataDir } from './data-dir-permissions.ts';
 import { ConnectionWatch } from './connection-watch.ts';
+import { databaseLocation, parseDatabaseUrl, type DatabaseHost } from './database-hosts.ts';
+import { mayMeanFailover } from './database-errors.ts';
+import { PrimaryFinder } from './database-primary.ts';
+import { warnIfStandbysLag } from './standby-durability.ts';
 import { describeEnvironmentError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
 
@@ -53,37 +57,51 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     const settings = options.connections ?? DEFAULT_CONNECTIONS;
     const connection = connectionSettings(options.databaseUrl, settings);
+    const target = parseDatabaseUrl(options.databaseUrl);
+    const logger = options.logger?.child({ component: 'database' });
+    const finder = target && new PrimaryFinder(target, connection, settings.stallTimeoutMs, logger);
     const watch = new ConnectionWatch(
       {
-        connection,
+        connection: finder ? async () => finder.settingsFor(await finder.primary()) : connection,
         stallTimeoutMs: settings.stallTimeoutMs,
         deadAfterMs: settings.statementTimeoutMs > 0 ? settings.statementTimeoutMs + CANCEL_MARGIN_MS : 0,
       },
-      options.logger?.child({ component: 'database' }),
+      logger,
     );
     const db = knexModule.knex({
       client: 'pg',
-      connection,
+      connection: finder ? primaryConnection(finder, connection) : connection,
       pool: {
         min: 0,
         max: options.poolMax ?? 10,
-        afterCreate: (client: Parameters<ConnectionWatch['watch']>[0], done: (error: Error | null, client: unknown) => void) => {
+        afterCreate: (client: PooledClient, done: (error: Error | null, client: unknown) => void) => {
           watch.watch(client);
+          if (finder) followPrimary(finder, client);
           done(null, client);
         },
+        // A connection to a server that is no longer the primary leaves the pool when next taken.
+        ...(finder ? { validate: (client: PooledClient) => finder.isCurrent(hostOf.get(client)) } : {}),
       },
       acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
       // knex would print its warnings with console.log, onto a CLI's --json output.
       log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     });
+    if (finder) {
+      unboundedConnection.set(db, primaryConnection(finder, withoutTimeout(connection)));
+      // A statement refused by a server now read only, or cut by its shutdown: look again.
+      db.on('query-error', (error: unknown, statement: { __knexUid?: string }) => {
+        if (mayMeanFailover(error)) finder.lost(statement.__knexUid ? hostOfUid.get(statement.__knexUid) : undefined, error);
+      });
+    }
     afterClose.set(db, () => watch.stop());
     // Fail at open, with a clear message, rather than at the first query.
     try {
       await db.raw('select 1');
     } catch (error) {
       await closeDatabase(db);
-      throw describeEnvironmentError(error, { database: safeLocation(options.databaseUrl) });
+      throw describeEnvironmentError(error, { database: databaseLocation(options.databaseUrl) });
     }
+    if (logger) await warnIfStandbysLag(db, logger);
     return db;
   }
   const { PGlite } = await import('@electric-sql/pglite');
@@ -267,11 +285,11 @@ export async function migrate(db: Database, logger?: Logger): Promise<string[]> 
  */
 function withoutStatementTimeout(db: Database): Database {
   const connection = db.client.config.connection as PgSettings | string;
-  if (db.client.config.client !== 'pg' || typeof connection !== 'object' || !connection.statement_timeout) return db;
-  const { statement_timeout: _bounded, ...unbounded } = connection;
+  const primary = unboundedConnection.get(db);
+  if (db.client.config.client !== 'pg' || (!primary && (typeof connection !== 'object' || !connection.statement_timeout))) return db;
   return knexModule.knex({
     client: 'pg',
-    connection: unbounded,
+    connection: primary ?? withoutTimeout(connection as PgSettings),
     // The advisory lock's connection, knex's migration lock and a migration's transaction.
     pool: { min: 0, max: 4 },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
@@ -334,8 +352,44 @@ function connectionSettings(databaseUrl: string, settings: DatabaseConnections):
   };
 }
 
-/** host:port/database of a connection string, without the credentials. */
-function safeLocation(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  return `${url.hostname}:${url.port || 5432}${url.pathname}`;
+function withoutTimeout(settings: PgSettings): PgSettings {
+  const { statement_timeout: _bounded, ...unbounded } = settings;
+  return unbounded;
+}
+
+/** What the pool holds of pg's Client: the watch's view of it, and the id knex gives it. */
+type PooledClient = Parameters<ConnectionWatch['watch']>[0] & { __knexUid?: string; on(event: 'error', listener: (error: Error) => void): unknown };
+
+/** The server each pooled connection of a DATABASE_URL with several hosts is on, by client and by knex's id. */
+const hostOf = new WeakMap<object, DatabaseHost>();
+const hostOfUid = new Map<string, DatabaseHost>();
+/** The migrations' connections (no statement timeout) to the primary of a database with several hosts. */
+const unboundedConnection = new WeakMap<Database, Knex.Config['connection']>();
+
+/**
+ * knex's settings for a new connection: to the primary as last found, until it is lost (then
+ * knex asks again before the next new connection).
+ */
+function primaryConnection(finder: PrimaryFinder, settings: PgSettings): Knex.Config['connection'] {
+  return (async () => {
+    const host = await finder.primary();
+    return { ...finder.settingsFor(host, settings), expirationChecker: () => !finder.isCurrent(host) };
+  }) as unknown as Knex.Config['connection'];
+}
+
+/** Notes which server a new pooled connection is on, and has its failure tell the finder. */
+function followPrimary(finder: PrimaryFinder, client: PooledClient): void {
+  const host = (client as unknown as { connectionParameters?: { host?: string; port?: number } }).connectionParameters;
+  const known = host && finder.hostAt(host.host, host.port);
+  if (!known) return;
+  hostOf.set(client, known);
+  const uid = client.__knexUid;
+  if (uid) hostOfUid.set(uid, known);
+  // An idle connection told of its server's shutdown, or reset: the server may be going.
+  client.on('error', (error) => {
+    if (mayMeanFailover(error)) finder.lost(known, error);
+  });
+  client.once('end', () => {
+    if (uid) hostOfUid.delete(uid);
+  });
 }
