@@ -64,12 +64,26 @@ describe('delivery: sticky sender', () => {
     expect(await stickyRow()).to.deep.include({ device_id: holder.id, sim_slot: slot });
 
     const idle = await phone([0]);
-    const again = [await send(RECIPIENT), await send(RECIPIENT), await send(RECIPIENT)];
+    // The least busy phone is asked first: it takes the SMS to another recipient, and leaves these.
     const elsewhere = await send(OTHER);
+    const again = [await send(RECIPIENT), await send(RECIPIENT), await send(RECIPIENT)];
     await holder.until(4);
     await idle.until(1);
     expect(holder.tasks.slice(1).map((task) => [task.sms_id, task.sim])).to.deep.equal(again.map((id) => [id, slot]));
     expect(idle.tasks.map((task) => task.sms_id)).to.deep.equal([elsewhere]);
+  });
+
+  it('when the less busy phone has reported no SIM, then it still leaves the recipient to its SIM', async () => {
+    await sticky(true);
+    const holder = await phone([0]);
+    await send(RECIPIENT);
+    await holder.until(1);
+    const bare = await phone([]);
+    const again = await send(RECIPIENT);
+    await holder.until(2);
+    expect(holder.tasks[1]!.sms_id).to.equal(again);
+    await bare.settle();
+    expect(bare.total).to.equal(0);
   });
 
   it('when the SIM it last got one from is degraded, then another phone takes it, and the recipient keeps the new SIM', async () => {

@@ -61,10 +61,18 @@ export function claimPlan(usage: ClaimingDevice, room: Room, now: number, graceM
     plan.blockedBy ??= 'degraded';
     return plan;
   }
-  if (!choosesSims(usage)) return plan;
+  // A recipient held by another device's SIM waits for it, whatever SIMs this device has.
+  const stickyElsewhere = usage.stickySender ? [notStickyElsewhere(usage.id, away, now)] : [];
   const open = openSims(usage);
-  // Every SIM paused: the SIM breaker paused the device too; the claim names whatever the task asks.
-  if (open.length === 0) return plan;
+  // No SIM reported, or every one paused (the SIM breaker paused the device too): the claim names
+  // no SIM, the task names what it asks.
+  if (!choosesSims(usage) || open.length === 0) {
+    if (stickyElsewhere.length > 0) {
+      plan.filters = { pool: stickyElsewhere };
+      plan.ownPool = true;
+    }
+    return plan;
+  }
   const sims = simRoom(open, usage.simLimits, usage.simUsage, now, graceMs);
   const named: SqlPart[] = [];
   const pool: SqlPart[] = [];
@@ -77,8 +85,8 @@ export function claimPlan(usage: ClaimingDevice, room: Room, now: number, graceM
     pool.push(known);
     plan.ownPool = true;
   }
-  if (usage.stickySender) {
-    pool.push(notStickyElsewhere(usage.id, away, now));
+  if (stickyElsewhere.length > 0) {
+    pool.push(...stickyElsewhere);
     plan.ownPool = true;
   }
   plan.sims = sims.sims;
