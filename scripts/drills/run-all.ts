@@ -14,6 +14,8 @@
 // So does database-blackhole (the database's open connections go silent while new ones work),
 // which prints how long after the fault the API answered every request again, the longest
 // request meanwhile and the load average.
+// postgres-failover: the primary of a synchronous pair is killed and its standby promoted under
+// load; prints the gap (kill to the first 201 after it), SMS lost and sent twice.
 // hostile-smpp-bind-guessing: wrong binds for a real system_id from 40 addresses are throttled
 // while its ESME, binding from its own address, binds every time. hostile-smtp-slow-and-huge:
 // slow DATA cut by SMTP_DATA_TIMEOUT, connections past SMTP_MAX_CLIENTS greeted 421, a 60 MB mail
