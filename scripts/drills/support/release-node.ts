@@ -3,7 +3,8 @@
 // run side by side as they do during an upgrade. Its settings come from the environment as a
 // deployed node's do (DATABASE_URL, REDIS_URL, REDIS_PREFIX, NODE_ID, WEBHOOK_SECRET_KEY), on
 // ports of its own choosing. It answers {port, mqttPort, key} over IPC once listening (`key`: a
-// new account's API key when RELEASE_NODE names a `tenant`), and stops on SIGTERM.
+// new account's API key when RELEASE_NODE names a `tenant`), or {error} when it cannot start, and
+// stops on SIGTERM.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -16,7 +17,11 @@ const { PERMISSIONS } = await load('src/modules/api-keys/permissions.ts');
 
 const logLevel = process.env.ROLLING_UPGRADE_LOG_LEVEL ?? 'silent';
 const config = { ...loadConfig(process.env), port: 0, mqttPort: 0, host: '127.0.0.1', dataDir: ':memory:', logLevel: 'warn' };
-const gateway = await Gateway.start(config, logLevel === 'silent' ? createLogger('silent') : createLogger(logLevel, process.stderr, config.nodeId));
+const gateway = await Gateway.start(config, logLevel === 'silent' ? createLogger('silent') : createLogger(logLevel, process.stderr, config.nodeId)).catch((error: Error) => {
+  // Why it did not start, for the drill to print: its first line.
+  process.send!({ error: error.message.split('\n')[0] }, () => process.exit(1));
+  return new Promise<never>(() => {});
+});
 let key: string | undefined;
 if (tenant) {
   const account = await gateway.services.accounts.create(tenant);
