@@ -23,6 +23,9 @@
 // secret-key-mismatch: commands run with another DATA_DIR refuse to seal secrets; a webhook
 // secret or Twilio token the gateway's key cannot open is disabled or marked, and logged, once,
 // with no 5xx to its requests.
+// redis-sentinel-failover: two nodes on a Redis Sentinel group whose master is killed twice under
+// load follow the promoted replica; prints each promotion and each node's gap, nothing lost or
+// sent twice, no phone moved.
 // rolling-upgrade: a node of the previous release (a git worktree of the commit before the newest
 // migration) and nodes of this one on one database across that migration, under load: 0 lost, 0 twice.
 import { spawn } from 'node:child_process';

@@ -119,6 +119,31 @@ export class SentinelGroup {
     return port;
   }
 
+  /**
+   * Starts a killed server again on its port, as a machine coming back with its old settings: an
+   * empty master until the sentinels make it a replica of the promoted one. Resolves once it is
+   * in sync as a replica, so that the group could fail over to it.
+   */
+  async restart(port: number): Promise<void> {
+    const index = this.servers.findIndex((server) => server.port === port);
+    if (index < 0) throw new Error(`127.0.0.1:${port} is none of this group's servers`);
+    if (this.servers[index]!.child.exitCode === null && this.servers[index]!.child.signalCode === null) throw new Error(`127.0.0.1:${port} is still running`);
+    this.servers.splice(index, 1);
+    await this.startServer([], port);
+    await this.until(`127.0.0.1:${port} in sync as a replica`, async () => {
+      const replication = String(await this.command(port, 'info', 'replication'));
+      return replication.includes('role:slave') && replication.includes('master_link_status:up');
+    });
+    await this.until(`the sentinels seeing 127.0.0.1:${port} as a replica`, async () => {
+      for (const sentinel of this.sentinels) {
+        const replicas = (await this.command(sentinel.port, 'sentinel', 'replicas', GROUP)) as string[][];
+        const entry = replicas.map((fields) => Object.fromEntries(pairs(fields))).find((fields) => fields.port === String(port));
+        if (!entry || /s_down|disconnected/.test(entry.flags ?? '') || entry['master-link-status'] !== 'ok') return false;
+      }
+      return true;
+    });
+  }
+
   /** Kills every process and removes the directory; safe to call twice. */
   stop(): void {
     for (const { child } of [...this.sentinels, ...this.servers]) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -126,8 +151,8 @@ export class SentinelGroup {
     directories.delete(this.dir);
   }
 
-  private async startServer(extra: string[]): Promise<Server> {
-    const port = await freePort();
+  private async startServer(extra: string[], port?: number): Promise<Server> {
+    port ??= await freePort();
     const child = await launch(['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir, ...extra], 'Ready to accept connections');
     const server = { port, child };
     this.servers.push(server);
@@ -175,6 +200,13 @@ export class SentinelGroup {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
+}
+
+/** A flat list of fields and values (as Sentinel answers) as pairs. */
+function pairs(fields: string[]): [string, string][] {
+  const result: [string, string][] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) result.push([fields[i]!, fields[i + 1]!]);
+  return result;
 }
 
 /** Starts `redis-server args`; resolves once its output says `ready`. */
