@@ -96,9 +96,11 @@ export function redisConnectionOptions(target: RedisTarget, role: RedisRole): Re
     sentinelPassword: sentinel.sentinelPassword,
     password: sentinel.password,
     connectTimeout: SENTINEL_CONNECT_TIMEOUT_MS,
-    // Ask the sentinels again as soon as they announce a new master (+switch-master), even while
-    // the connection to the old one still stands (a master cut off from the sentinels, not from us).
-    failoverDetector: true,
+    // Not ioredis' failoverDetector (leave at +switch-master): when the announcement lands while
+    // the connection is asking a sentinel for the master, ioredis ends the connection for good,
+    // and the node would never find the new master. A demoted master is left all the same:
+    // Sentinel closes its clients when it makes it a replica, and READONLY is handled above.
+    failoverDetector: false,
     // While no sentinel answers, ask again every second (ioredis' own default grows to that too).
     sentinelRetryStrategy: (times) => Math.min(times * 100, MAX_SENTINEL_RETRY_MS),
   };

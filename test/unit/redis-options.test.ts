@@ -99,10 +99,10 @@ describe('Redis Sentinel settings', () => {
   describe('connection options', () => {
     const sentinel = { sentinels: [{ host: '10.0.0.1', port: 26379 }], name: 'mymaster', sentinelPassword: 's', password: 'm' };
 
-    it('when the target is a Sentinel group, then every connection asks the sentinels for the master, with both passwords, and watches for a switch of master', () => {
+    it('when the target is a Sentinel group, then every connection asks the sentinels for the master, with both passwords, and never ends itself at a switch of master', () => {
       for (const role of ['commands', 'subscriber'] as const) {
         const options = redisConnectionOptions({ sentinel }, role);
-        expect(options, role).to.include({ name: 'mymaster', role: 'master', sentinelPassword: 's', password: 'm', failoverDetector: true });
+        expect(options, role).to.include({ name: 'mymaster', role: 'master', sentinelPassword: 's', password: 'm', failoverDetector: false });
         expect(options.sentinels, role).to.deep.equal([{ host: '10.0.0.1', port: 26379 }]);
       }
     });
