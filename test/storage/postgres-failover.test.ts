@@ -5,7 +5,8 @@
 // is sent twice or handed to two phones, all are sent soon after the gap, and the only refusals
 // are 503 database_unavailable with Retry-After during the gap. The short version of
 // scripts/drills/postgres-failover.ts (support/failover-scenario.ts is shared). And the start-up
-// warning of a standby that is asynchronous: given only where a 201 may be lost.
+// warning of a standby that is asynchronous: given only where a 201 may be lost. And the hosts'
+// order: the first that is the primary, whatever its place in the list.
 // PostgreSQL only: the clusters are made with the server's own binaries, as the postgres user.
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
@@ -43,6 +44,26 @@ describe('storage: PostgreSQL primary switchover', function () {
     expect(figures.refused.get('503 database_unavailable') ?? 0).to.be.greaterThan(0);
     expect(figures.warnings.get('database primary lost: looking for the server that accepts writes')).to.be.at.least(1);
     expect(figures.warnedAsync, 'no warning: the standby is synchronous').to.equal(false);
+  });
+
+  it('when DATABASE_URL names the standby first, then the gateway connects to the primary (read-write and primary), and to the first that answers with any', async () => {
+    const pair = await StandbyPair.create('host-order', 'sms_gateway');
+    try {
+      const serverPort = async (attrs: string) => {
+        const db = await openDatabase({ databaseUrl: `postgres://postgres@127.0.0.1:${pair.standbyPort},127.0.0.1:${pair.primaryPort}/sms_gateway?target_session_attrs=${attrs}`, dataDir: ':memory:' });
+        try {
+          const { rows } = (await db.raw('select inet_server_port() as port')) as { rows: { port: number }[] };
+          return Number(rows[0]!.port);
+        } finally {
+          await closeDatabase(db);
+        }
+      };
+      expect(await serverPort('read-write')).to.equal(pair.primaryPort);
+      expect(await serverPort('primary')).to.equal(pair.primaryPort);
+      expect(await serverPort('any')).to.equal(pair.standbyPort);
+    } finally {
+      pair.removeNow();
+    }
   });
 
   it('when the primary streams to its standby asynchronously, then the gateway warns at start that a 201 may be lost, and says nothing while it is synchronous', async () => {
