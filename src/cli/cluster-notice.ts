@@ -1,11 +1,11 @@
 // A command runs in a process of its own, whose services no gateway listens to. A change the
 // gateways must act on at once is told to them the way one node tells the others: over Redis,
-// when the deployment has one (REDIS_URL or REDIS_SENTINELS). Those changes are a device's token replaced (the node
-// holding the phone's connection closes it), an API key revoked (every node drops it from its
-// cache), an SMPP credential revoked (its sessions are unbound) and a webhook created or deleted
-// (every node asks again whether the account listens for device events). Without Redis a gateway
-// running beside the command is not told: it finds out at the phone's next heartbeat, when its
-// caches expire (5 s), or at the session's next enquire_link.
+// when the deployment has one (REDIS_URL or REDIS_SENTINELS). Those changes are a device's token
+// replaced (the node holding the phone's connection closes it), an API key revoked (every node
+// drops it from its cache), an SMPP credential revoked (its sessions are unbound) and a webhook
+// created or deleted (every node asks again whether the account listens for device events).
+// Without Redis a gateway running beside the command is not told: it finds out at the phone's
+// next heartbeat, when its caches expire (5 s), or at the session's next enquire_link.
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../common/logger.ts';
 import { CacheInvalidation } from '../cluster/invalidation.ts';
