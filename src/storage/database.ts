@@ -1,5 +1,7 @@
 // Opens the database: PostgreSQL through pg when DATABASE_URL is set, otherwise the embedded
 // PGlite in DATA_DIR (architecture decision 4). Same migrations, same queries on both.
+// A DATABASE_URL naming several servers (database-hosts.ts) has its new connections go to the
+// one that accepts writes, found again after a failover (database-primary.ts).
 //
 // PGlite has exactly one connection: code that holds a transaction must do all its work on
 // that transaction object, never on the top-level knex, or it waits for itself.
