@@ -6,7 +6,8 @@
 // and refuses a destructive statement:
 //   drop table / column / constraint / index / view / function / trigger / sequence / type,
 //   rename column / table (`rename ... to`), alter column ... set not null, alter column ... type,
-//   and knex's builder equivalents (dropTable, dropColumn, renameColumn, .alter(), dropIndex ...),
+//   and knex's builder equivalents (dropTable, dropColumn, renameColumn, .alter(), dropIndex ...);
+//   and `add column ... not null` without a default, which the previous release's inserts break on;
 // unless
 // - the migration is a contract step: it exports
 //     export const contract = { expandedIn: '<an earlier migration>', why: '<what no node needs any more>' };
@@ -197,6 +198,12 @@ export function destructiveStatements(up: string): Destructive[] {
     found.push({ kind: m[3] === 'set not null' ? 'set not null' : 'alter column type', text: words(m[0]) });
   }
   for (const [pattern, kind] of KNEX_CALLS) for (const m of text.matchAll(pattern)) found.push({ kind, text: words(m[0]) });
+  // A column the previous release's inserts do not write must take a value without them. The
+  // column's definition is read up to its statement's next clause or string (a default's quoted
+  // value comes after the word default, which is what matters).
+  for (const m of text.matchAll(new RegExp(`\\badd column (?:if not exists )?(${IDENT})([^,;'\`]*)`, 'g'))) {
+    if (/\bnot null\b/.test(m[2]!) && !/\b(default|generated)\b/.test(m[2]!)) found.push({ kind: 'not null without default', text: words(`add column ${m[1]} not null`) });
+  }
   return found;
 }
 

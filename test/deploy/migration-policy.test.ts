@@ -73,6 +73,7 @@ describe('migration policy: expand now, contract in a later release', function (
     ["await knex.schema.alterTable('sms', (t) => t.dropColumn('phone'));", 'drop column'],
     ["await knex.schema.alterTable('sms', (t) => t.text('phone').notNullable().alter());", 'alter column'],
     ["await knex.schema.renameTable('sms', 'messages');", 'rename table'],
+    ['await knex.raw(`alter table sms add column campaign_id uuid not null`);', 'not null without default'],
   ] as const) {
     it(`when a new migration runs "${statement}", then it is refused as ${kind}`, () => {
       const judgement = judgeAfterShipped(migration('20270101_050_made_up', `  ${statement}`));
