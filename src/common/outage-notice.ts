@@ -10,9 +10,11 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT
  * SQLSTATEs of a server that cannot serve now: class 08 (connection exception), 57P01-57P03
  * (shut down by an administrator, crash restart, not accepting connections yet), 53300 (too
  * many connections) and 57014 (a statement cancelled, by DATABASE_STATEMENT_TIMEOUT or by an
- * administrator: a server too slow to answer in time, which a client is told to retry, 503).
+ * administrator: a server too slow to answer in time, which a client is told to retry, 503),
+ * and 25006 (a write refused as read-only: the server was the primary and is a standby now, or an
+ * address names a standby; the gateway looks for the primary meanwhile).
  */
-const UNAVAILABLE_SQLSTATES = /^(08...|57P0[1-3]|57014|53300)$/;
+const UNAVAILABLE_SQLSTATES = /^(08...|57P0[1-3]|57014|53300|25006)$/;
 
 /**
  * What pg and knex say, without a code, when a connection died or none could be had (knex puts

@@ -44,7 +44,7 @@ describe('device channel: telling a database outage from a bad statement', () =>
 
   it('when the server shuts down, restarts or a connection dies, then the error is an outage', () => {
     // 57014: a statement cancelled by the statement timeout, on a server too slow to answer in time.
-    for (const code of ['57P01', '57P02', '57P03', '57014', '08006', '08001', '53300', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']) {
+    for (const code of ['57P01', '57P02', '57P03', '57014', '08006', '08001', '53300', '25006', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']) {
       expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code })), code).to.equal(true);
     }
     // knex puts the statement in front of pg's message.
