@@ -3,13 +3,14 @@
 // quorum 2); the master is killed, the sentinels promote the replica, and the nodes find it by
 // themselves, without a restart. Meanwhile the nodes serve as through any Redis outage, and once
 // on the new master they converge as after one: every SMS accepted is delivered once, by the phone
-// it was meant for, phones stay on the node they are connected to, presence is shared again and
-// wake-ups across nodes are as fast as before. The gap (master killed to "Redis back") is printed.
+// it was meant for, phones stay on the node they are connected to, presence is shared again, an
+// operator on one node sees a phone on the other, and wake-ups across nodes are as fast as before. The gap (master killed to "Redis back") is printed.
 import { expect } from 'chai';
 import { useDeployment } from './support/deployment.ts';
+import { watch } from './support/operator.ts';
 import { isOnline, phoneOn, registerPhone } from './support/phones.ts';
 import { SentinelGroup } from './support/sentinel-group.ts';
-import { allDelivered, compareWakeUps, expectDeliveredOnce, smsState, statusSummary, timeToTask } from './support/sms.ts';
+import { allDelivered, compareWakeUps, expectDeliveredOnce, sendSms, smsState, statusSummary, timeToTask } from './support/sms.ts';
 import { SmsLoad } from './support/sms-load.ts';
 import { ms, until } from './support/waits.ts';
 
@@ -91,6 +92,15 @@ describe('multi-node: the Redis Sentinel master dies under load', function () {
     // Phones stay where they are: no connection closed by a node that wrongly thought it held the phone.
     expect({ a: onA.reconnects, b: onB.reconnects }, 'phone reconnects').to.deep.equal({ a: 0, b: 0 });
     await until('each node showing both phones online again', async () => (await isOnline(tenant.on('a'), onB.id)) && (await isOnline(tenant.on('b'), onA.id)), 10_000);
+
+    // The broker's bus follows too: an operator on A is sent the retained presence of the phone on
+    // B and its live status reports.
+    const { seen } = await watch(deployment, a, tenant.key, onB.id, ['presence', 'status']);
+    await until('the retained presence of the phone on B, on A', async () => seen.some((m) => m.kind === 'presence' && m.retain && m.payload === 'online'), 5_000);
+    const watched = await sendSms(tenant.on('b'), 'watched from A after the failover', onB.id);
+    const statuses = () => seen.filter((m) => m.kind === 'status' && JSON.parse(m.payload).sms_id === watched).map((m) => JSON.parse(m.payload).status as string);
+    await until('the status reports of the phone on B, live on A', async () => statuses().includes('delivered'), 5_000, () => statuses().join(', '));
+    expect(statuses()).to.deep.equal(['processing', 'sent', 'delivered']);
 
     // Wake-ups cross nodes through the new master: about as fast as within a node.
     const times = await compareWakeUps(
