@@ -19,7 +19,7 @@
 // Settings (environment): ROLLING_UPGRADE_RATE (SMS a second, 10), ROLLING_UPGRADE_PHONES (20),
 // ROLLING_UPGRADE_PHASE_SECONDS (each phase's length, 15), ROLLING_UPGRADE_DRAIN_SECONDS (the bound
 // for every SMS to be final once posting stops, 60), ROLLING_UPGRADE_LOG_LEVEL (the nodes' log on
-// stderr, default silent), DRILL_PG_URL, DRILL_REDIS_URL (redis://127.0.0.1:6379).
+// stderr, default error: a 500 shows its cause), DRILL_PG_URL, DRILL_REDIS_URL (redis://127.0.0.1:6379).
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, symlinkSync, existsSync, rmSync } from 'node:fs';

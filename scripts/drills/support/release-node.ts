@@ -15,7 +15,7 @@ const { createLogger } = await load('src/common/logger.ts');
 const { Gateway } = await load('src/gateway.ts');
 const { PERMISSIONS } = await load('src/modules/api-keys/permissions.ts');
 
-const logLevel = process.env.ROLLING_UPGRADE_LOG_LEVEL ?? 'silent';
+const logLevel = process.env.ROLLING_UPGRADE_LOG_LEVEL ?? 'error';
 const config = { ...loadConfig(process.env), port: 0, mqttPort: 0, host: '127.0.0.1', dataDir: ':memory:', logLevel: 'warn' };
 const gateway = await Gateway.start(config, logLevel === 'silent' ? createLogger('silent') : createLogger(logLevel, process.stderr, config.nodeId)).catch((error: Error) => {
   // Why it did not start, for the drill to print: its first line.
