@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../common/logger.ts';
 import type { Metrics } from '../common/metrics.ts';
-import { openRedisConnection } from './redis.ts';
+import { openRedisConnection, redisErrorForLog } from './redis.ts';
 import type { RedisTarget } from './redis-options.ts';
 
 const require = createRequire(import.meta.url);
@@ -81,7 +81,7 @@ export function createClusterEmitter(options: ClusterEmitterOptions, metrics: Me
   const dropped = (reason: string) => metrics.count('cluster_mqtt_messages_dropped_total', 'Messages from other nodes dropped undelivered', { reason });
   // Errors are the connections' (RedisLink logs the outage for the node); without a listener
   // the emitter's state 'error' event would end the process.
-  (emitter as unknown as { state: NodeJS.EventEmitter }).state.on('error', (error: unknown) => logger.debug({ err: error }, 'cluster emitter connection error'));
+  (emitter as unknown as { state: NodeJS.EventEmitter }).state.on('error', (error: unknown) => logger.debug({ err: redisErrorForLog(error) }, 'cluster emitter connection error'));
   for (const connection of [pubConn, subConn]) connection.on('error', () => undefined);
 
   // Replaces the stock handler: decode guarded, drop this node's own echoes.

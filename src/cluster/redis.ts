@@ -29,6 +29,16 @@ export function openRedisConnection(target: RedisTarget, role: RedisRole): Redis
   return 'url' in target ? new Redis(target.url, options) : new Redis(options);
 }
 
+/**
+ * An error of a Redis connection as a log may carry it: its kind and message only. ioredis hangs
+ * the failed command on the error, and for a refused login that is HELLO or AUTH with the password.
+ */
+export function redisErrorForLog(error: unknown): { type: string; message: string; code?: string } | undefined {
+  if (!(error instanceof Error)) return error === undefined ? undefined : { type: typeof error, message: String(error) };
+  const code = (error as { code?: unknown }).code;
+  return { type: error.name, message: error.message, ...(typeof code === 'string' ? { code } : {}) };
+}
+
 export type MessageHandler = (channel: string, message: string) => void;
 
 export class RedisLink {
@@ -134,8 +144,8 @@ export class RedisLink {
   private markDown(error: unknown): void {
     if (this.closing || this.downSince !== undefined) return;
     this.downSince = Date.now();
-    // The error names host and port at most, never the URL (which may carry the password).
-    this.logger.warn({ err: error }, 'Redis unavailable: caches of other nodes are not told of changes; serving goes on');
+    // The error names host and port at most, never the URL (which may carry the password), nor the failed command (a login carries it).
+    this.logger.warn({ err: redisErrorForLog(error) }, 'Redis unavailable: caches of other nodes are not told of changes; serving goes on');
   }
 
   private markUp(): void {

@@ -3,7 +3,13 @@
 // naming the variable and never a password; and the options every connection of a node is made
 // with (it follows a failover: asks the sentinels again, reconnects on READONLY).
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/common/logger.ts';
+import { RedisLink } from '../../src/cluster/redis.ts';
+import { freePort } from '../support/ports.ts';
 import { parseSentinels, redisConnectionOptions, redisTarget } from '../../src/cluster/redis-options.ts';
 import { configProblems } from '../support/config-problems.ts';
 
@@ -121,6 +127,35 @@ describe('Redis Sentinel settings', () => {
       expect(redisConnectionOptions({ sentinel }, 'commands').retryStrategy!(20)).to.equal(1_000);
       expect(redisConnectionOptions({ url: 'redis://127.0.0.1:6379' }, 'commands').retryStrategy!(20)).to.equal(5_000);
       expect(redisConnectionOptions({ url: 'redis://127.0.0.1:6379' }, 'commands').retryStrategy!(1)).to.equal(250);
+    });
+  });
+
+  describe('a refused login', () => {
+    it('when Redis refuses the password, then "Redis unavailable" is logged with the reason and never the password', async function () {
+      this.timeout(15_000);
+      const port = await freePort();
+      const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--requirepass', 'the-right-one'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      });
+      let link: RedisLink | undefined;
+      try {
+        await new Promise<void>((resolve) => server.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('Ready to accept connections') && resolve()));
+        link = new RedisLink({ url: `redis://:WRONG-SECRET-42@127.0.0.1:${port}` }, createLogger('info', sink));
+        await link.started();
+        const logged = lines.join('');
+        expect(logged).to.include('Redis unavailable');
+        expect(logged).to.match(/WRONGPASS|invalid/i);
+        expect(logged, 'the password').not.to.include('WRONG-SECRET-42');
+      } finally {
+        await link?.close();
+        server.kill('SIGKILL');
+        await once(server, 'exit');
+      }
     });
   });
 });
