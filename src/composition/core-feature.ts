@@ -30,7 +30,7 @@ declare module './feature.ts' {
 
 /** The metrics of a node; several nodes scraped into one Prometheus must be told apart. */
 export function createMetrics(config: Config): Metrics {
-  return new Metrics(config.redisUrl ? { node: config.nodeId } : {});
+  return new Metrics(config.redisUrl || config.redisSentinel ? { node: config.nodeId } : {});
 }
 
 export const coreFeature = defineFeature({
