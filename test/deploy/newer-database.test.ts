@@ -49,6 +49,10 @@ describe('a node on a database migrated by a newer release', function () {
     expect(warnings[0]![0]).to.deep.equal({ migrations: ['20270101_050_sms_campaign', '20270101_051_campaign_index'] });
   });
 
+  it('when the node starts on it (the migrations run), then it applies nothing and goes on', async () => {
+    expect(await migrate(db)).to.deep.equal([]);
+  });
+
   it('when a release after that added a contract step, then the node refuses to start, naming it', async () => {
     await record('20270201_052_contract_sms_phone');
     const refusal = await admitNewerDatabase(db, KNOWN).then(
@@ -58,6 +62,11 @@ describe('a node on a database migrated by a newer release', function () {
     expect(refusal).to.be.instanceOf(DatabaseTooNewError);
     expect((refusal as DatabaseTooNewError).contracts).to.deep.equal(['20270201_052_contract_sms_phone']);
     expect((refusal as Error).message).to.contain('20270201_052_contract_sms_phone');
+    const started = await migrate(db).then(
+      () => 'started',
+      (error: unknown) => error,
+    );
+    expect(started, 'the node starting on it').to.be.instanceOf(DatabaseTooNewError);
   });
 
   it('when the node knows the contract step, then it has nothing to refuse', async () => {
