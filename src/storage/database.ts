@@ -86,6 +86,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         ...(finder ? { validate: (client: PooledClient) => finder.isCurrent(hostOf.get(client)) } : {}),
       },
       acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
+      // A failed statement's error quotes the SQL without its values: by default knex writes the
+      // values into the message (phone numbers, SMS text), and error messages are logged.
+      compileSqlOnError: false,
       // knex would print its warnings with console.log, onto a CLI's --json output.
       log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     });
@@ -142,6 +145,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // knex-pglite accepts a ready PGlite instance through a connection function.
     connection: (() => ({ pglite })) as unknown as Knex.Config['connection'],
     acquireConnectionTimeout: 30_000,
+    compileSqlOnError: false,
   });
   // Closes PGlite if knex-pglite has not, then releases the directory lock.
   afterClose.set(db, async () => {
@@ -299,6 +303,7 @@ function withoutStatementTimeout(db: Database): Database {
     // The advisory lock's connection, knex's migration lock and a migration's transaction.
     pool: { min: 0, max: 4 },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
+    compileSqlOnError: false,
     log: { warn() {}, error() {}, deprecate() {}, debug() {} },
   });
 }

@@ -8,10 +8,12 @@ import type { Context, Next } from 'koa';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../common/errors.ts';
 import type { Logger } from '../../common/logger.ts';
 import { OutageNotice } from '../../common/outage-notice.ts';
-import { endOutageWhenAnswered } from '../../storage/database-errors.ts';
+import { endOutageWhenAnswered, isLostLockRace } from '../../storage/database-errors.ts';
 
 /** Seconds a client waits before retrying while the database is unreachable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** Seconds a client waits before retrying a request that lost a race for locks. */
+const LOCK_RACE_RETRY_AFTER_SECONDS = 1;
 
 /** `database`: whose answered statements end an outage; without it an outage is logged as it starts only. */
 export function errorHandler(fallbackLogger: Logger, database?: Knex) {
@@ -28,6 +30,17 @@ export function errorHandler(fallbackLogger: Logger, database?: Knex) {
         ctx.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
         ctx.status = 503;
         ctx.body = new AppError('database_unavailable').toBody();
+        return;
+      }
+      // A deadlock or a serialization failure rolled the request's transaction back whole: nothing
+      // was written, and the same request succeeds when retried (a migration of a rolling upgrade
+      // locking tables in another order than a request, for one). Not a bug of the request's.
+      if (isLostLockRace(error)) {
+        // The code alone: the failed statement, as the driver quotes it, carries the request's values.
+        ((ctx.state.logger as Logger | undefined) ?? fallbackLogger).warn({ sqlState: (error as { code?: unknown }).code }, 'request lost a race for database locks; answered 503 to retry');
+        ctx.set('Retry-After', String(LOCK_RACE_RETRY_AFTER_SECONDS));
+        ctx.status = 503;
+        ctx.body = new AppError('overloaded').toBody();
         return;
       }
       const appError = toAppError(error);
