@@ -44,6 +44,7 @@ describe('extended API: device report (stats per device and SIM)', () => {
       id: randomUUID(),
       account_id: fx.tenant.accountId,
       round_id: randomUUID(),
+      sms_id: randomUUID(),
       round_number: 1,
       sender_device_id: sender.id,
       sender_sim: senderSim,

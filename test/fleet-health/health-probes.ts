@@ -23,6 +23,7 @@ export async function writeProbes(fx: GatewayFixture, clock: Clock, ...list: Pro
         id: randomUUID(),
         account_id: fx.tenant.accountId,
         round_id: randomUUID(),
+        sms_id: randomUUID(),
         round_number: p.round,
         sender_device_id: p.from[0],
         sender_sim: p.from[1],

@@ -9,7 +9,7 @@ import type { DeviceService } from '../../devices/service.ts';
 import type { FleetHealthEvents, SimHealthChange } from '../domain-events.ts';
 import * as repository from './repository.ts';
 import { CANARY_SHOWN, presentHealth, WINDOW_HOURS, type DeviceHealthView } from './presenter.ts';
-import { assess, decide, simKey, type Assessment } from './verdict.ts';
+import { assess, decide, ProbeIndex, simKey, type Assessment } from './verdict.ts';
 
 /** The judge weighs the probes of the account's last rounds within the window, no older. */
 export const ROUNDS_JUDGED = 6;
@@ -60,11 +60,12 @@ export class FleetHealthService {
     ]);
     // What the account's last rounds say of each SIM of this device that took part in them.
     const assessments = new Map<number, Assessment>();
+    const index = new ProbeIndex(accountProbes);
     for (const p of accountProbes) {
       for (const [deviceOf, slot] of [[p.sender_device_id, p.sender_sim], [p.receiver_device_id, p.receiver_sim]] as const) {
         if (deviceOf !== device.id || assessments.has(slot)) continue;
         const state = degraded.find((row) => row.sim_slot === slot);
-        assessments.set(slot, assess(accountProbes, simKey(device.id, slot), state ? repository.clearedAt(state) : undefined));
+        assessments.set(slot, assess(index, simKey(device.id, slot), state ? repository.clearedAt(state) : undefined));
       }
     }
     return presentHealth({ device, degraded, figures, received, probes, assessments });

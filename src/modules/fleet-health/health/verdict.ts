@@ -34,13 +34,67 @@ export type Assessment =
   | { verdict: 'undecided'; role: 'sender' | 'receiver'; reason: string }
   | { verdict: 'fine' };
 
+/**
+ * The probes of the account's last rounds, read once into what the rule asks of them: each SIM's
+ * probes in each role, and who each SIM passed with. Judging every SIM is then linear in the
+ * probes, not probes times SIMs (a round of 1,000 SIMs is 1,000 probes; six rounds are weighed).
+ */
+export class ProbeIndex {
+  readonly sims = new Map<string, SimRef>();
+  private readonly asSender = new Map<string, ProbeRow[]>();
+  private readonly asReceiver = new Map<string, ProbeRow[]>();
+  /** For each receiver, the senders whose canaries reached it; for each sender, the receivers it reached. */
+  private readonly reachedBy = new Map<string, Set<string>>();
+  private readonly reached = new Map<string, Set<string>>();
+
+  constructor(readonly probes: readonly ProbeRow[]) {
+    for (const p of probes) {
+      const sender = senderKey(p);
+      const receiver = receiverKey(p);
+      this.sims.set(sender, { deviceId: p.sender_device_id, simSlot: p.sender_sim });
+      this.sims.set(receiver, { deviceId: p.receiver_device_id, simSlot: p.receiver_sim });
+      push(this.asSender, sender, p);
+      push(this.asReceiver, receiver, p);
+      if (p.result !== 'passed') continue;
+      add(this.reachedBy, receiver, sender);
+      add(this.reached, sender, receiver);
+    }
+  }
+
+  /** The SIM's probes in one role. */
+  of(sim: string, role: 'sender' | 'receiver'): readonly ProbeRow[] {
+    return (role === 'sender' ? this.asSender : this.asReceiver).get(sim) ?? [];
+  }
+
+  /**
+   * Whether a SIM other than `sim` worked with `partner` in the role `sim` failed in: another
+   * sender reached the receiver `partner`, or the sender `partner` reached another receiver.
+   */
+  vouchedFor(partner: string, sim: string, role: 'sender' | 'receiver'): boolean {
+    const worked = (role === 'sender' ? this.reachedBy : this.reached).get(partner);
+    return worked !== undefined && (worked.size > 1 || (worked.size === 1 && !worked.has(sim)));
+  }
+}
+
+function push(map: Map<string, ProbeRow[]>, key: string, probe: ProbeRow): void {
+  const list = map.get(key);
+  if (list) list.push(probe);
+  else map.set(key, [probe]);
+}
+
+function add(map: Map<string, Set<string>>, key: string, value: string): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
+}
+
 /** What the probes say of one SIM (not degraded now): at fault on one side, cannot tell, or nothing against it. */
-export function assess(probes: readonly ProbeRow[], sim: string, clearedAtMs = -Infinity): Assessment {
-  const asSender = blame(probes, sim, senderKey, receiverKey, clearedAtMs);
+export function assess(index: ProbeIndex, sim: string, clearedAtMs = -Infinity): Assessment {
+  const asSender = blame(index, sim, 'sender', clearedAtMs);
   if (asSender.pinned.length >= PARTNERS_TO_PIN) {
     return { verdict: 'send', reason: `its canary SMS did not reach ${asSender.pinned.length} SIMs that received other SIMs' canary SMS (rounds ${rounds(asSender.rounds)})` };
   }
-  const asReceiver = blame(probes, sim, receiverKey, senderKey, clearedAtMs);
+  const asReceiver = blame(index, sim, 'receiver', clearedAtMs);
   if (asReceiver.pinned.length >= PARTNERS_TO_PIN) {
     return { verdict: 'receive', reason: `it did not receive the canary SMS of ${asReceiver.pinned.length} SIMs whose canary SMS reached other SIMs (rounds ${rounds(asReceiver.rounds)})` };
   }
@@ -54,24 +108,26 @@ export function assess(probes: readonly ProbeRow[], sim: string, clearedAtMs = -
 }
 
 /**
- * The partners a SIM failed with, in one role (`own` names the SIM's side of a probe, `other` the
- * partner's), since it last passed in that role, that a third SIM vouches for.
+ * The partners a SIM failed with, in one role, since it last passed in that role, that a third
+ * SIM vouches for.
  */
-function blame(probes: readonly ProbeRow[], sim: string, own: (p: ProbeRow) => string, other: (p: ProbeRow) => string, clearedAtMs: number) {
-  const mine = probes.filter((p) => own(p) === sim);
-  const lastPass = Math.max(clearedAtMs, ...mine.filter((p) => p.result === 'passed').map((p) => p.created_at.getTime()));
-  const failures = mine.filter((p) => p.result === 'failed' && p.created_at.getTime() > lastPass);
+function blame(index: ProbeIndex, sim: string, role: 'sender' | 'receiver', clearedAtMs: number) {
+  const mine = index.of(sim, role);
+  const partnerOf = role === 'sender' ? receiverKey : senderKey;
+  let lastPass = clearedAtMs;
+  for (const p of mine) if (p.result === 'passed') lastPass = Math.max(lastPass, p.created_at.getTime());
   const pinned = new Set<string>();
   const seenRounds = new Set<number>();
-  for (const failure of failures) {
-    const partner = other(failure);
-    // The partner worked with some SIM other than this one, in the same role this SIM failed in.
-    const vouched = probes.some((p) => p.result === 'passed' && other(p) === partner && own(p) !== sim);
-    if (!vouched) continue;
+  let failed = 0;
+  for (const failure of mine) {
+    if (failure.result !== 'failed' || failure.created_at.getTime() <= lastPass) continue;
+    failed += 1;
+    const partner = partnerOf(failure);
+    if (!index.vouchedFor(partner, sim, role)) continue;
     pinned.add(partner);
     seenRounds.add(failure.round_number);
   }
-  return { pinned: [...pinned], failed: failures.length, rounds: [...seenRounds].sort((a, b) => a - b) };
+  return { pinned: [...pinned], failed, rounds: [...seenRounds].sort((a, b) => a - b) };
 }
 
 const rounds = (numbers: number[]) => numbers.join(', ');
@@ -85,22 +141,18 @@ export interface Decision extends SimRef {
 
 /** Every SIM the probes name, judged: those to degrade, and degraded ones to recover. */
 export function decide(probes: readonly ProbeRow[], degraded: readonly DegradedRow[]): Decision[] {
+  const index = new ProbeIndex(probes);
   const states = new Map(degraded.filter((row) => row.degraded_since !== null).map((row) => [simKey(row.device_id, row.sim_slot), row]));
   const cleared = new Map(degraded.map((row) => [simKey(row.device_id, row.sim_slot), clearedAt(row)]));
-  const sims = new Map<string, SimRef>();
-  for (const p of probes) {
-    sims.set(senderKey(p), { deviceId: p.sender_device_id, simSlot: p.sender_sim });
-    sims.set(receiverKey(p), { deviceId: p.receiver_device_id, simSlot: p.receiver_sim });
-  }
   const decisions: Decision[] = [];
-  for (const [key, ref] of [...sims].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [key, ref] of [...index.sims].sort(([a], [b]) => a.localeCompare(b))) {
     const state = states.get(key);
     if (state) {
-      const recovered = recovery(probes, key, state);
+      const recovered = recovery(index, key, state);
       if (recovered) decisions.push({ ...ref, state: 'healthy', fault: state.degraded_fault, reason: recovered });
       continue;
     }
-    const assessment = assess(probes, key, cleared.get(key));
+    const assessment = assess(index, key, cleared.get(key));
     if (assessment.verdict === 'send' || assessment.verdict === 'receive') decisions.push({ ...ref, state: 'degraded', fault: assessment.verdict, reason: assessment.reason });
   }
   return decisions;
@@ -111,11 +163,11 @@ export function decide(probes: readonly ProbeRow[], degraded: readonly DegradedR
  * was degraded (or at that very moment), and was sent after the last one that failed, so that an
  * old canary arriving late does not undo what newer failures decided.
  */
-function recovery(probes: readonly ProbeRow[], sim: string, state: DegradedRow): string | null {
+function recovery(index: ProbeIndex, sim: string, state: DegradedRow): string | null {
   const since = state.degraded_since!.getTime();
-  const ownSide = state.degraded_fault === 'receive' ? receiverKey : senderKey;
-  const mine = probes.filter((p) => ownSide(p) === sim);
-  const lastFailure = Math.max(-Infinity, ...mine.filter((p) => p.result === 'failed').map((p) => p.created_at.getTime()));
+  const mine = index.of(sim, state.degraded_fault === 'receive' ? 'receiver' : 'sender');
+  let lastFailure = -Infinity;
+  for (const p of mine) if (p.result === 'failed') lastFailure = Math.max(lastFailure, p.created_at.getTime());
   const passed = mine.find((p) => p.result === 'passed' && (p.ended_at ?? p.created_at).getTime() >= since && p.created_at.getTime() > lastFailure);
   if (!passed) return null;
   return state.degraded_fault === 'receive' ? `a canary SMS sent to it arrived again (round ${passed.round_number})` : `a canary SMS it sent arrived again (round ${passed.round_number})`;
