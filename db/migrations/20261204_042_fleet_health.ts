@@ -50,6 +50,8 @@ export async function up(knex: Knex): Promise<void> {
   // gateway's own check, never a received SMS: looked up whatever the probe's result.
   await knex.raw(`create index canary_probes_code on canary_probes (account_id, code)`);
   await knex.raw(`create index canary_probes_sms on canary_probes (sms_id) where result = 'pending'`);
+  // Whether a round still has probes under way: the judge weighs a round once its last probe ends.
+  await knex.raw(`create index canary_probes_round_pending on canary_probes (round_id) where result = 'pending'`);
   await knex.raw(`create index canary_probes_sender on canary_probes (sender_device_id, created_at desc)`);
   await knex.raw(`create index canary_probes_receiver on canary_probes (receiver_device_id, created_at desc)`);
   await knex.raw(`create index canary_probes_account on canary_probes (account_id, created_at)`);

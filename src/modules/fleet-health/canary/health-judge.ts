@@ -5,4 +5,6 @@ import type { Executor } from '../../../storage/database.ts';
 
 export interface HealthJudge {
   judge(trx: Executor, accountId: string): Promise<void>;
+  /** Whether one of these SIMs is degraded now: a canary it passed may recover it at once. */
+  anyDegraded(trx: Executor, sims: readonly { deviceId: string; simSlot: number }[]): Promise<boolean>;
 }

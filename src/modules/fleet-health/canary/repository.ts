@@ -105,37 +105,59 @@ export async function failProbe(db: Executor, id: string, at: Date, failure: str
   await db.raw(`update canary_probes set result = 'failed', ended_at = ?, failure = ? where id = ? and result = 'pending'`, [at, failure, id]);
 }
 
-/** Fails the pending probes of these canary SMS (canary_probes_sms); answers their accounts. */
-export async function failProbesOfSms(db: Executor, smsIds: string[], at: Date, failure: string): Promise<string[]> {
-  const { rows } = await db.raw<{ rows: { account_id: string }[] }>(
-    `update canary_probes set result = 'failed', ended_at = ?, failure = ?
-      where sms_id = any(?::uuid[]) and result = 'pending'
-      returning account_id`,
-    [at, failure, smsIds],
-  );
-  return [...new Set(rows.map((row) => row.account_id))];
+/**
+ * Serialises the ends of the account's probes until the transaction ends (its canary_settings row,
+ * made when its first round was counted): the transaction that ends a round's last probe then sees
+ * every other end committed, and judges the round.
+ */
+export async function lockAccount(db: Executor, accountId: string): Promise<void> {
+  await db.raw(`select 1 from canary_settings where account_id = ? for update`, [accountId]);
 }
 
-/** Whether a pending probe is past its deadline (canary_probes_deadline). */
-export async function anyOverdue(db: Executor, now: Date): Promise<boolean> {
-  const { rows } = await db.raw<{ rows: unknown[] }>(`select 1 from canary_probes where result = 'pending' and deadline_at <= ? limit 1`, [now]);
+/** Whether the round has probes under way (canary_probes_round_pending). */
+export async function roundUnderWay(db: Executor, roundId: string): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(`select 1 from canary_probes where round_id = ? and result = 'pending' limit 1`, [roundId]);
   return rows.length > 0;
 }
 
-/**
- * Fails up to `limit` pending probes past their deadline (canary_probes_deadline), skipping those
- * another node holds; answers their accounts.
- */
-export async function failOverdue(db: Executor, now: Date, limit: number): Promise<string[]> {
+/** The accounts of the pending probes of these canary SMS (canary_probes_sms). */
+export async function accountsOfSms(db: Executor, smsIds: string[]): Promise<string[]> {
   const { rows } = await db.raw<{ rows: { account_id: string }[] }>(
-    `update canary_probes p set result = 'failed', ended_at = ?, failure = 'timeout'
-      where p.id in (select id from canary_probes where result = 'pending' and deadline_at <= ?
-                      order by deadline_at limit ? for update skip locked)
-        and p.result = 'pending'
-      returning p.account_id`,
-    [now, now, limit],
+    `select distinct account_id from canary_probes where sms_id = any(?::uuid[]) and result = 'pending' order by account_id`,
+    [smsIds],
   );
-  return [...new Set(rows.map((row) => row.account_id))];
+  return rows.map((row) => row.account_id);
+}
+
+/** Fails the account's pending probes of these canary SMS (canary_probes_sms); answers their rounds. */
+export async function failProbesOfSms(db: Executor, accountId: string, smsIds: string[], at: Date, failure: string): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { round_id: string }[] }>(
+    `update canary_probes set result = 'failed', ended_at = ?, failure = ?
+      where sms_id = any(?::uuid[]) and account_id = ? and result = 'pending'
+      returning round_id`,
+    [at, failure, smsIds, accountId],
+  );
+  return [...new Set(rows.map((row) => row.round_id))];
+}
+
+/** Up to `limit` accounts with a pending probe past its deadline (canary_probes_deadline). */
+export async function accountsOverdue(db: Executor, now: Date, limit: number): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { account_id: string }[] }>(
+    `select distinct account_id from (select account_id from canary_probes where result = 'pending' and deadline_at <= ? order by deadline_at limit ?) o`,
+    [now, limit],
+  );
+  return rows.map((row) => row.account_id);
+}
+
+/** Fails the account's pending probes past their deadline; answers their rounds. */
+export async function failOverdue(db: Executor, accountId: string, now: Date): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { round_id: string }[] }>(
+    `update canary_probes set result = 'failed', ended_at = ?, failure = 'timeout'
+      where account_id = ? and result = 'pending' and deadline_at <= ?
+      returning round_id`,
+    [now, accountId, now],
+  );
+  return [...new Set(rows.map((row) => row.round_id))];
 }
 
 export async function findProbes(db: Executor, ids: string[]): Promise<CanaryProbeRow[]> {

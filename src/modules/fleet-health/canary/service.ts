@@ -21,8 +21,8 @@ import type { CanaryProbeRow, CanarySettings, SkippedSim } from './types.ts';
 
 /** Accounts whose round a run starts at most (the rest are taken by the next run, or another node). */
 const DUE_PER_RUN = 20;
-/** Overdue probes ended per statement. */
-const OVERDUE_PER_STATEMENT = 500;
+/** Accounts whose overdue probes a sweep ends at most (the rest are taken by the next sweep). */
+const OVERDUE_ACCOUNTS_PER_RUN = 50;
 /** The highest an SMS may have (POST /sms priority: -100 to 100). */
 const CANARY_PRIORITY = 100;
 
@@ -102,17 +102,15 @@ export class CanaryService {
   /** Fails the probes past their deadline; answers how many accounts had some. */
   async endOverdue(): Promise<number> {
     // Nothing overdue (the usual case) costs one read of canary_probes_deadline, no transaction.
-    if (!(await canary.anyOverdue(this.db, new Date(this.clock.now())))) return 0;
-    let accounts = 0;
-    for (;;) {
-      const ended = await this.db.transaction(async (trx) => {
-        const accountIds = await canary.failOverdue(trx, new Date(this.clock.now()), OVERDUE_PER_STATEMENT);
-        for (const accountId of accountIds) await this.judge.judge(trx, accountId);
-        return accountIds;
+    const accountIds = await canary.accountsOverdue(this.db, new Date(this.clock.now()), OVERDUE_ACCOUNTS_PER_RUN);
+    for (const accountId of accountIds) {
+      await this.db.transaction(async (trx) => {
+        await canary.lockAccount(trx, accountId);
+        const rounds = await canary.failOverdue(trx, accountId, new Date(this.clock.now()));
+        await this.judgeIfDecided(trx, accountId, rounds, []);
       });
-      accounts += ended.length;
-      if (ended.length === 0) return accounts;
     }
+    return accountIds.length;
   }
 
   /**
@@ -127,9 +125,12 @@ export class CanaryService {
       const key = failure.reason ? `send_failed: ${failure.reason}` : 'send_failed';
       byReason.set(key, [...(byReason.get(key) ?? []), failure.smsId]);
     }
-    const accounts = new Set<string>();
-    for (const [failure, smsIds] of byReason) for (const accountId of await canary.failProbesOfSms(trx, smsIds, at, failure)) accounts.add(accountId);
-    for (const accountId of accounts) await this.judge.judge(trx, accountId);
+    for (const accountId of await canary.accountsOfSms(trx, failures.map((failure) => failure.smsId))) {
+      await canary.lockAccount(trx, accountId);
+      const rounds = new Set<string>();
+      for (const [failure, smsIds] of byReason) for (const round of await canary.failProbesOfSms(trx, accountId, smsIds, at, failure)) rounds.add(round);
+      await this.judgeIfDecided(trx, accountId, [...rounds], []);
+    }
   }
 
   /**
@@ -143,6 +144,7 @@ export class CanaryService {
     const code = canaryCodeIn(sms.message);
     if (code === undefined) return false;
     return this.db.transaction(async (trx) => {
+      await canary.lockAccount(trx, accountId);
       const probe = await canary.lockProbeByCode(trx, accountId, code);
       if (!probe) return false;
       if (probe.result !== 'pending') return true;
@@ -150,9 +152,27 @@ export class CanaryService {
       const reachedIt = probe.receiver_device_id === deviceId && (sms.simSlot === null || sms.simSlot === Number(probe.receiver_sim));
       if (reachedIt) await canary.passProbe(trx, probe.id, new Date(now), Math.max(0, now - new Date(probe.created_at).getTime()));
       else await canary.failProbe(trx, probe.id, new Date(now), 'received_elsewhere');
-      await this.judge.judge(trx, accountId);
+      const passedWith = reachedIt
+        ? [
+            { deviceId: probe.sender_device_id, simSlot: Number(probe.sender_sim) },
+            { deviceId: probe.receiver_device_id, simSlot: Number(probe.receiver_sim) },
+          ]
+        : [];
+      await this.judgeIfDecided(trx, accountId, [probe.round_id], passedWith);
       return true;
     });
+  }
+
+  /**
+   * Asks the judge once a round's last probe ended (the account's probe ends are serialised by
+   * lockAccount, so exactly one transaction sees it), and at once when a canary passed with a SIM
+   * that is degraded now (it may recover). A round of N SIMs is judged once, not N times: each
+   * judgement weighs the account's last rounds, thousands of probes on a large fleet.
+   */
+  private async judgeIfDecided(trx: Executor, accountId: string, rounds: readonly string[], passedWith: readonly { deviceId: string; simSlot: number }[]): Promise<void> {
+    let decided = false;
+    for (const round of rounds) if (!(await canary.roundUnderWay(trx, round))) decided = true;
+    if (decided || (passedWith.length > 0 && (await this.judge.anyDegraded(trx, passedWith)))) await this.judge.judge(trx, accountId);
   }
 
   /**

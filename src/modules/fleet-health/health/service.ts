@@ -47,6 +47,12 @@ export class FleetHealthService {
     await this.events.written(trx, 'fleet.health_changed', changes);
   }
 
+  /** Whether one of these SIMs is degraded now (one read of their sim_health rows). */
+  async anyDegraded(trx: Executor, sims: readonly { deviceId: string; simSlot: number }[]): Promise<boolean> {
+    const states = await repository.degradedStates(trx, [...new Set(sims.map((sim) => sim.deviceId))]);
+    return states.some((row) => row.degraded_since !== null && sims.some((sim) => sim.deviceId === row.device_id && sim.simSlot === row.sim_slot));
+  }
+
   /** The device's health (404 device_not_found for another account's device or none). */
   async healthOf(accountId: string, deviceId: string): Promise<DeviceHealthView> {
     const device = await this.devices.get(accountId, deviceId);
