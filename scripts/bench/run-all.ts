@@ -30,6 +30,9 @@ const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
   // A baseline, then 3,000 and 20,000 SMS at 300/s with one webhook, 3,000 with three, and 20,000
   // held back then drained: each posted, answered by the phones and every webhook delivered.
   ['11. The whole path at speed', 'scripts/bench/whole-path.ts', 900_000],
+  // 1,000 simulated phones texting each other: an idle window, then three canary rounds, each timed
+  // until its last probe ends and followed by a window as long.
+  ['14. Canary rounds', 'scripts/bench/canary-rounds.ts', 1_300_000],
 ];
 
 const only = process.argv.slice(2);
