@@ -10,9 +10,13 @@ const COMMANDS = ['serve', 'migrate', 'accounts', 'keys', 'users', 'devices', 'w
 
 /** Every environment variable src/config.ts reads, found in its source. */
 function configVariables(): string[] {
-  const source = readFileSync(join(REPO_ROOT, 'src', 'config.ts'), 'utf8');
   const names = new Set<string>();
-  for (const match of source.matchAll(/\bread(?:<[^>]*>)?\('([A-Z][A-Z0-9_]*)'|readUrl\(env, '([A-Z][A-Z0-9_]*)'/g)) names.add((match[1] ?? match[2])!);
+  // The configuration, and the Redis Sentinel settings it reads through redis-options.ts.
+  for (const file of [['src', 'config.ts'], ['src', 'cluster', 'redis-options.ts']]) {
+    const source = readFileSync(join(REPO_ROOT, ...file), 'utf8');
+    const reads = /\bread(?:<[^>]*>)?\('([A-Z][A-Z0-9_]*)'|readUrl\(env, '([A-Z][A-Z0-9_]*)'|\benv\['([A-Z][A-Z0-9_]*)'\]|\bvalue\('([A-Z][A-Z0-9_]*)'\)/g;
+    for (const match of source.matchAll(reads)) names.add((match[1] ?? match[2] ?? match[3] ?? match[4])!);
+  }
   return [...names];
 }
 
@@ -50,7 +54,7 @@ describe('cli: help and version', function () {
     const result = await runCli(['serve', '--help'], {});
     expectOk(result);
     const variables = configVariables();
-    expect(variables).to.include.members(['PORT', 'DATA_DIR', 'DATABASE_URL', 'LOG_FORMAT']);
+    expect(variables).to.include.members(['PORT', 'DATA_DIR', 'DATABASE_URL', 'LOG_FORMAT', 'REDIS_SENTINELS']);
     const lines = result.stdout.split('\n');
     for (const name of variables) {
       const listed = lines.filter((line) => new RegExp(`^  ${name} `).test(line));

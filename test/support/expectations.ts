@@ -40,6 +40,7 @@ export const DEVICE_KEYS = [
   'radio',
   'sim_cards',
   'sim_numbers',
+  'sim_limits',
   'send_window',
   'limits',
   'quiet_hours',
@@ -56,7 +57,21 @@ export const DEVICE_KEYS = [
 export const DEVICE_QUEUE_KEYS = ['in_flight', 'waiting', 'sent_last_minute', 'sent_last_hour', 'sent_last_day', 'blocked_by', 'paused_sims'] as const;
 
 /** Why a device may take no task now (queue.blocked_by), besides null. */
-export const BLOCKERS = ['cannot_send', 'radio', 'paused', 'quiet_hours', 'jitter', 'window', 'per_minute', 'per_hour', 'per_day'] as const;
+export const BLOCKERS = [
+  'cannot_send',
+  'radio',
+  'degraded',
+  'paused',
+  'quiet_hours',
+  'jitter',
+  'window',
+  'per_minute',
+  'per_hour',
+  'per_day',
+  'sim_per_day',
+  'sim_per_month',
+  'sim_recipients_per_month',
+] as const;
 
 /** The pacing of a newly registered device: 5 tasks in flight, 20 / 300 / 2000 sends a minute / hour / day. */
 export const DEFAULT_PACING = {
@@ -140,6 +155,11 @@ export function expectDevice(body: any, options: { queue?: boolean } = {}): void
   for (const [slot, phone] of Object.entries(body.sim_numbers)) {
     expect(slot).to.match(/^[0-7]$/);
     expect(phone).to.match(/^\+[1-9][0-9]{6,14}$/);
+  }
+  expect(body.sim_limits).to.be.an('object');
+  for (const [slot, limits] of Object.entries(body.sim_limits as Record<string, object>)) {
+    expect(slot).to.match(/^[0-7]$/);
+    expect(limits).to.have.all.keys('per_day', 'per_month', 'recipients_per_month');
   }
   expectPacing(body);
   expectIsoTimestamp(body.created_at, 'created_at');

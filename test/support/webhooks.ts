@@ -14,7 +14,7 @@ import { emptyDatabase, type EmptyDatabase } from './empty-database.ts';
 import { POSTGRES_ADMIN_URL } from './environment.ts';
 import { startGateway } from './gateway.ts';
 
-export const ALL_EVENTS = ['sms.status_changed', 'sms.received', 'device.online', 'device.offline', 'device.battery_low', 'call.missed', 'call.recorded', 'ussd.completed', 'ussd.failed', 'mms.received', 'contact.opted_out', 'contact.opted_in', 'sim.paused', 'device.paused', 'device.resumed'] as const;
+export const ALL_EVENTS = ['sms.status_changed', 'sms.received', 'device.online', 'device.offline', 'device.battery_low', 'call.missed', 'call.recorded', 'ussd.completed', 'ussd.failed', 'mms.received', 'contact.opted_out', 'contact.opted_in', 'sim.paused', 'device.paused', 'device.resumed', 'device.degraded', 'device.recovered'] as const;
 
 /** Every member of the webhook object, no more (never a secret). */
 export const WEBHOOK_KEYS = [
