@@ -5,53 +5,32 @@
 // fsync off: nothing worth keeping; both are stopped and deleted on exit, failure and Ctrl-C.
 //
 // initdb refuses to run as root: as root the clusters are made and run as the "postgres" user.
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { promisify } from 'node:util';
-import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../../test/support/ports.ts';
+import { PostgresTools } from './postgres-tools.ts';
 
-const CLUSTER_USER = 'postgres';
 /** The wait for the standby to stream, for a server to start or stop. */
 const WAIT_S = 60;
-
-/** The newest PostgreSQL server binaries installed the Debian/Ubuntu way, or PG_BIN. */
-export function postgresBinDir(): string {
-  if (process.env.PG_BIN) return process.env.PG_BIN;
-  const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((name) => existsSync(join(root, name, 'bin', 'pg_basebackup'))) : [];
-  if (versions.length === 0) throw new Error(`no PostgreSQL server binaries under ${root} (set PG_BIN to the directory holding initdb, pg_ctl and pg_basebackup)`);
-  versions.sort((a, b) => Number(b) - Number(a));
-  return join(root, versions[0]!, 'bin');
-}
 
 export class StandbyPair {
   private removed = false;
   private readonly exitHandler = () => this.removeNow();
 
   private constructor(
-    private readonly bin: string,
-    private readonly dir: string,
+    private readonly tools: PostgresTools,
     readonly primaryPort: number,
     readonly standbyPort: number,
-    private readonly asRoot: boolean,
   ) {}
 
   /** Makes both clusters and `database` on them, starts them, and waits until the standby streams. */
   static async create(label: string, database: string): Promise<StandbyPair> {
-    const bin = postgresBinDir();
-    const dir = mkdtempSync(join(tmpdir(), `sgw-${label}-pg-`));
-    const asRoot = userInfo().uid === 0;
-    const pair = new StandbyPair(bin, dir, await freePort(), await freePort(), asRoot);
+    const pair = new StandbyPair(PostgresTools.inNewDirectory(label), await freePort(), await freePort());
     process.once('exit', pair.exitHandler);
     try {
-      if (asRoot) {
-        const { uid, gid } = userIds(CLUSTER_USER);
-        chownSync(dir, uid, gid);
-      }
-      await pair.run('initdb', ['-D', pair.dataDir('primary'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+      await pair.tools.run('initdb', ['-D', pair.dataDir('primary'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
       appendFileSync(
         join(pair.dataDir('primary'), 'postgresql.conf'),
         ['wal_level = replica', 'max_wal_senders = 10', 'synchronous_commit = on', ''].join('\n'),
@@ -60,7 +39,7 @@ export class StandbyPair {
       await pair.start('primary');
       await pair.onPrimary(`create database ${database}`);
       // -R: the copy starts as a standby of the primary (standby.signal and primary_conninfo).
-      await pair.run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(pair.primaryPort), '-U', 'postgres', '-D', pair.dataDir('standby'), '-R', '-X', 'stream', '--no-sync', '--checkpoint=fast']);
+      await pair.tools.run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(pair.primaryPort), '-U', 'postgres', '-D', pair.dataDir('standby'), '-R', '-X', 'stream', '--no-sync', '--checkpoint=fast']);
       // Promoted, the standby must not wait for a standby of its own, which it has not.
       appendFileSync(join(pair.dataDir('standby'), 'postgresql.conf'), "synchronous_standby_names = ''\n");
       await pair.start('standby');
@@ -80,12 +59,12 @@ export class StandbyPair {
 
   /** The primary dies at once, as in a crash: its sessions are cut without a goodbye. */
   async killPrimary(): Promise<void> {
-    await this.run('pg_ctl', ['-D', this.dataDir('primary'), '-m', 'immediate', '-w', '-t', String(WAIT_S), 'stop']);
+    await this.tools.run('pg_ctl', ['-D', this.dataDir('primary'), '-m', 'immediate', '-w', '-t', String(WAIT_S), 'stop']);
   }
 
   /** The standby stops replaying and accepts writes; resolves once it does. */
   async promoteStandby(): Promise<void> {
-    await this.run('pg_ctl', ['-D', this.dataDir('standby'), '-w', '-t', String(WAIT_S), 'promote']);
+    await this.tools.run('pg_ctl', ['-D', this.dataDir('standby'), '-w', '-t', String(WAIT_S), 'promote']);
   }
 
   /** Stops both servers at once and deletes the clusters (synchronous: also runs on process exit). */
@@ -95,24 +74,24 @@ export class StandbyPair {
     process.off('exit', this.exitHandler);
     for (const server of ['primary', 'standby'] as const) {
       if (existsSync(join(this.dataDir(server), 'postmaster.pid'))) {
-        spawnSync(...this.command('pg_ctl', ['-D', this.dataDir(server), '-m', 'immediate', '-w', 'stop']), { stdio: 'ignore' });
+        spawnSync(...this.tools.command('pg_ctl', ['-D', this.dataDir(server), '-m', 'immediate', '-w', 'stop']), { stdio: 'ignore' });
       }
     }
-    rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.tools.dir, { recursive: true, force: true });
   }
 
   private async start(server: 'primary' | 'standby'): Promise<void> {
     const port = server === 'primary' ? this.primaryPort : this.standbyPort;
-    await this.run('pg_ctl', [
+    await this.tools.run('pg_ctl', [
       '-D',
       this.dataDir(server),
       '-l',
-      join(this.dir, `${server}.log`),
+      join(this.tools.dir, `${server}.log`),
       '-w',
       '-t',
       String(WAIT_S),
       '-o',
-      `-p ${port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`,
+      `-p ${port} -k ${this.tools.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`,
       'start',
     ]);
   }
@@ -137,7 +116,7 @@ export class StandbyPair {
       for (;;) {
         const { rows } = await client.query<{ n: number }>("select count(*)::int as n from pg_stat_replication where state = 'streaming' and sync_state = 'sync'");
         if (rows[0]!.n > 0) return;
-        if (Date.now() > deadline) throw new Error(`the standby did not stream within ${WAIT_S} s (see ${this.dir}/standby.log)`);
+        if (Date.now() > deadline) throw new Error(`the standby did not stream within ${WAIT_S} s (see ${this.tools.dir}/standby.log)`);
         // The walsender announces nothing: asked again shortly.
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -147,27 +126,6 @@ export class StandbyPair {
   }
 
   private dataDir(server: 'primary' | 'standby'): string {
-    return join(this.dir, server);
+    return join(this.tools.dir, server);
   }
-
-  private command(tool: string, args: string[]): [string, string[]] {
-    const path = join(this.bin, tool);
-    return this.asRoot ? ['runuser', ['-u', CLUSTER_USER, '--', path, ...args]] : [path, args];
-  }
-
-  private async run(tool: string, args: string[]): Promise<void> {
-    const [file, argv] = this.command(tool, args);
-    try {
-      await promisify(execFile)(file, argv, { cwd: this.dir });
-    } catch (error) {
-      const stderr = (error as { stderr?: string }).stderr?.toString().trim();
-      throw new Error(`${tool} failed: ${stderr || (error as Error).message}`);
-    }
-  }
-}
-
-function userIds(name: string): { uid: number; gid: number } {
-  const uid = Number(execFileSync('id', ['-u', name]).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', name]).toString().trim());
-  return { uid, gid };
 }
