@@ -133,12 +133,15 @@ export async function runFailover(settings: FailoverSettings): Promise<FailoverF
     await new Promise((resolve) => setTimeout(resolve, settings.warmupMs));
     const killedAt = Date.now();
     await pair.killPrimary();
+    // A request that started while pg_ctl was stopping the server may still have committed on it:
+    // the first SMS accepted after the kill is one that started once the server was surely gone.
+    const goneAt = Date.now();
     say(`primary killed after ${load.answers.length} answers`);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, settings.promoteAfterMs - (Date.now() - killedAt))));
     await pair.promoteStandby();
     const promotedAfterMs = Date.now() - killedAt;
     say(`standby promoted ${promotedAfterMs} ms after the kill`);
-    const firstAfter = () => load.answers.find((answer) => answer.status === 201 && answer.startedAt >= killedAt);
+    const firstAfter = () => load.answers.find((answer) => answer.status === 201 && answer.startedAt >= goneAt);
     const gapDeadline = Date.now() + settings.drainMs;
     while (!firstAfter() && Date.now() < gapDeadline) await load.nextAnswer();
     const first = firstAfter();
