@@ -159,8 +159,3 @@ export async function failOverdue(db: Executor, accountId: string, now: Date): P
   );
   return [...new Set(rows.map((row) => row.round_id))];
 }
-
-export async function findProbes(db: Executor, ids: string[]): Promise<CanaryProbeRow[]> {
-  if (ids.length === 0) return [];
-  return db<CanaryProbeRow>('canary_probes').whereIn('id', ids).orderBy([{ column: 'created_at' }, { column: 'id' }]);
-}
