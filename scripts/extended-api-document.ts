@@ -3,7 +3,7 @@
 // schemas, so no database, broker or configuration is needed. scripts/generate-sdk-types.ts turns
 // it into the types the TypeScript SDK and the control panel read.
 import { EXTENDED_PREFIX } from '../src/http/extended-prefix.ts';
-import { extendedRoutes } from '../src/composition/extended-routes.ts';
+import { extendedRoutes } from '../src/composition/features.ts';
 import { buildOpenApi } from '../src/http/openapi.ts';
 import { PACKAGE_VERSION } from '../src/common/package-info.ts';
 

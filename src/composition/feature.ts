@@ -14,9 +14,9 @@
 // What a feature needs it asks for by name (`need('devices')`); the composition makes the feature
 // that provides it first. A feature therefore never says in which order features are made.
 //
-// Its routes are a way in, declared under src/api/extended/<feature>/ and handed their services in
-// src/composition/extended-routes.ts, in the order of the OpenAPI document: a one-shot command
-// loads the account features, and must not load every route's schemas with them.
+// Its routes are a way in above the domain, declared under src/api/extended/<feature>/ and named on
+// the feature's line of src/composition/features.ts: a one-shot command loads the account
+// features, and must not load every route's schemas with them.
 import type { Config } from '../config.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Clock } from '../common/clock.ts';

@@ -1,8 +1,15 @@
-// The gateway's features. Their listeners are registered, and what they run is started, in this
-// order; what one needs of another is made first whatever the order. Adding a feature is
-// one line here, besides its folder and its migration (and, if it serves routes, one line in
-// extended-routes.ts).
-import type { SomeFeature } from './feature.ts';
+// The gateway's features, each with the ways in it serves: its Extended API routes (under
+// src/api/extended/<feature>/) and the phones' own endpoints. Adding a feature is one line here,
+// besides its folders and its migration.
+//
+// The order is the order listeners are registered and running parts started, and the order of the
+// Extended API's OpenAPI document; what one feature needs of another is made first whatever the
+// order. A one-shot command registers none of these (src/composition/command-features.ts): it
+// makes the account features only, and loads no route's schemas.
+import type { RouteDefinition } from '../http/route.ts';
+import type { BrokerAddress } from '../api/extended/devices/routes.ts';
+import type { SessionRouteOptions } from '../api/extended/sessions/routes.ts';
+import type { SomeFeature, Services } from './feature.ts';
 import { coreFeature } from './core-feature.ts';
 import { devicesFeature } from '../modules/devices/feature.ts';
 import { messagesFeature } from '../modules/messages/feature.ts';
@@ -33,37 +40,98 @@ import { contactsFeature } from '../modules/contacts/feature.ts';
 import { idempotencyFeature } from '../modules/idempotency/feature.ts';
 import { fleetHealthFeature } from '../modules/fleet-health/health-feature.ts';
 import { canaryFeature } from '../modules/fleet-health/feature.ts';
+import { deviceRoutes } from '../api/extended/devices/routes.ts';
+import { fleetHealthRoutes } from '../api/extended/fleet-health/routes.ts';
+import { messageRoutes } from '../api/extended/messages/routes.ts';
+import { deliveryRoutes } from '../api/extended/delivery/routes.ts';
+import { incomingRoutes } from '../api/extended/incoming/routes.ts';
+import { callRoutes } from '../api/extended/calls/routes.ts';
+import { deviceRecordingRoutes, recordingRoutes } from '../api/extended/calls/recordings/routes.ts';
+import { mmsRoutes } from '../api/extended/mms/routes.ts';
+import { deviceMmsRoutes } from '../api/extended/mms/device-routes.ts';
+import { webhookRoutes } from '../api/extended/webhooks/registration/routes.ts';
+import { sessionRoutes } from '../api/extended/sessions/routes.ts';
+import { apiKeyRoutes } from '../api/extended/api-keys/routes.ts';
+import { liveRoutes } from '../api/extended/live/routes.ts';
+import { userRoutes } from '../api/extended/users/routes.ts';
+import { accountRoutes } from '../api/extended/accounts/routes.ts';
+import { statsRoutes } from '../api/extended/stats/routes.ts';
+import { twilioCredentialRoutes } from '../api/extended/twilio/routes.ts';
+import { smppRoutes } from '../api/extended/smpp/routes.ts';
+import { ussdRoutes } from '../api/extended/ussd/routes.ts';
+import { optOutRoutes } from '../api/extended/opt-out/routes.ts';
+import { inboundRuleRoutes } from '../api/extended/inbound-rules/routes.ts';
+import { conversationRoutes } from '../api/extended/conversations/routes.ts';
+import { retentionRoutes } from '../api/extended/retention/routes.ts';
+import { mailRoutes } from '../api/extended/mail/routes.ts';
+import { contactSendRoutes } from '../api/extended/contacts/send-routes.ts';
+import { contactRoutes } from '../api/extended/contacts/routes.ts';
+import { canaryRoutes } from '../api/extended/canary/routes.ts';
 
-export const GATEWAY_FEATURES: readonly SomeFeature[] = [
-  coreFeature,
-  devicesFeature,
-  messagesFeature,
-  deliveryFeature,
-  incomingFeature,
-  callsFeature,
-  mmsFeature,
-  webhooksFeature,
-  webhookSenderFeature,
-  sessionsFeature,
-  apiKeysFeature,
-  liveFeature,
-  usersFeature,
-  accountsFeature,
-  statsFeature,
-  twilioFeature,
-  twilioRepliesFeature,
-  smppFeature,
-  smppListenerFeature,
-  ussdFeature,
-  optOutFeature,
-  inboundRulesFeature,
-  conversationsFeature,
-  retentionFeature,
-  mailFeature,
-  mailListenerFeature,
-  contactsFeature,
-  idempotencyFeature,
-  canaryFeature,
-  fleetHealthFeature,
+/** What routes need to know of the running gateway beyond its services. */
+export interface RouteOptions {
+  /** Where phones reach the broker (pairing answers). */
+  broker: BrokerAddress;
+  /** How session cookies are set. */
+  session: SessionRouteOptions;
+}
+
+/** A feature as the running gateway has it: the feature, and the ways in it serves. */
+export interface GatewayFeature {
+  feature: SomeFeature;
+  /** Its routes under /api/ext/v1, handed the services they call. */
+  routes?: (services: Services, options: RouteOptions) => RouteDefinition[];
+  /** Its endpoints under /api/device/v1, with device credentials, not API keys. */
+  phoneRoutes?: (services: Services) => RouteDefinition[];
+}
+
+export const GATEWAY_FEATURES: readonly GatewayFeature[] = [
+  { feature: coreFeature },
+  { feature: devicesFeature, routes: (s, { broker }) => deviceRoutes(s, broker) },
+  { feature: fleetHealthFeature, routes: (s) => fleetHealthRoutes(s.fleetHealth) },
+  { feature: messagesFeature, routes: (s) => messageRoutes(s) },
+  { feature: deliveryFeature, routes: (s) => deliveryRoutes(s.tasks) },
+  { feature: incomingFeature, routes: (s) => incomingRoutes(s.incoming) },
+  {
+    feature: callsFeature,
+    routes: (s) => [...callRoutes(s.calls), ...recordingRoutes(s.recordings)],
+    phoneRoutes: (s) => deviceRecordingRoutes(s.recordings, s.devices, s.authThrottle),
+  },
+  { feature: mmsFeature, routes: (s) => mmsRoutes(s), phoneRoutes: (s) => deviceMmsRoutes(s.media, s.mms, s.devices, s.authThrottle) },
+  { feature: webhooksFeature, routes: (s) => webhookRoutes(s.webhooks) },
+  { feature: webhookSenderFeature },
+  { feature: sessionsFeature, routes: (s, { session }) => sessionRoutes(s.sessions, s.loginThrottle, session) },
+  { feature: apiKeysFeature, routes: (s) => apiKeyRoutes(s.apiKeys) },
+  { feature: liveFeature, routes: (s) => liveRoutes(s.live) },
+  { feature: usersFeature, routes: (s) => userRoutes(s.users) },
+  // Deleting an account takes everything it owns along: the route is handed every service.
+  { feature: accountsFeature, routes: (s) => accountRoutes(s.accounts, s.users, s) },
+  { feature: statsFeature, routes: (s) => statsRoutes(s.stats) },
+  { feature: twilioFeature, routes: (s) => twilioCredentialRoutes(s.twilio) },
+  { feature: twilioRepliesFeature },
+  { feature: smppFeature, routes: (s) => smppRoutes(s.smpp) },
+  { feature: smppListenerFeature },
+  { feature: ussdFeature, routes: (s) => ussdRoutes(s.ussd) },
+  { feature: optOutFeature, routes: (s) => optOutRoutes(s.optOut) },
+  { feature: inboundRulesFeature, routes: (s) => inboundRuleRoutes(s.inboundRules) },
+  { feature: conversationsFeature, routes: (s) => conversationRoutes(s) },
+  { feature: retentionFeature, routes: (s) => retentionRoutes(s) },
+  { feature: mailFeature, routes: (s) => mailRoutes(s.mail) },
+  { feature: mailListenerFeature },
+  { feature: contactsFeature, routes: (s) => [...contactSendRoutes(s), ...contactRoutes(s.contacts)] },
+  { feature: idempotencyFeature },
+  { feature: canaryFeature, routes: (s) => canaryRoutes(s.canary) },
 ];
 
+/**
+ * What the running gateway serves under /api/ext/v1, and what the API types of the SDK and the
+ * panel are generated from (scripts/generate-sdk-types.ts), so they cannot differ.
+ */
+export function extendedRoutes(services: Services, options: RouteOptions): RouteDefinition[] {
+  return GATEWAY_FEATURES.flatMap(({ routes }) => routes?.(services, options) ?? []);
+}
+
+/** The phones' own endpoints (uploads with device credentials), under /api/device/v1. */
+export function phoneRoutes(services: Services): RouteDefinition[] {
+  return GATEWAY_FEATURES.flatMap((each) => each.phoneRoutes?.(services) ?? []);
+}
