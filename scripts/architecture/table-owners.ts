@@ -14,6 +14,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   sms_status_history: 'src/modules/messages/',
   // 038 each account's SMS count, kept by triggers on sms
   sms_counts: 'src/modules/messages/',
+  // 044 the text the legacy search reads, kept by triggers on sms
+  sms_search: 'src/modules/messages/',
   // 002 device channel
   incoming_sms: 'src/modules/incoming/',
   // 004 webhooks; 033 the check that the secret key still opens what it sealed
