@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, type Config } from './config.ts';
+import type { Config } from './config.ts';
 import { closeDatabase, migrate, openDatabase } from './storage/database.ts';
 import { SecretBox } from './modules/webhooks/outbound/secret-box.ts';
 import { verifySecretKey } from './modules/webhooks/outbound/secret-key-check.ts';
@@ -24,10 +24,10 @@ import { OptedOutLists } from './modules/opt-out/device-list.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
 import { ensurePortsFree, plannedPorts } from './common/ports-free.ts';
 import { connectCluster, type Cluster } from './cluster/cluster.ts';
-import { readCertificatePair, type CertificatePair } from './tls/certificate-pair.ts';
-import { CertificateReloader, type ReloadOutcome } from './tls/certificate-reloader.ts';
+import type { CertificatePair } from './tls/certificate-pair.ts';
+import type { ReloadOutcome } from './tls/certificate-reloader.ts';
+import { readFirstPair, ServedCertificates } from './tls/served-certificates.ts';
 import { MetricsEndpoint } from './http/metrics-endpoint.ts';
-import { reloadSmppCertificate } from './api/smpp/certificate-reload.ts';
 import { defaultConnectionBudget, listenerShares } from './common/file-descriptors.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
@@ -45,47 +45,27 @@ export class Gateway {
     /** What this node shares with others over Redis; none without REDIS_URL. */
     private readonly cluster: Cluster | undefined,
     private readonly markDraining: () => void,
-    /** Keeps HTTPS and MQTTS on the current certificate; none without TLS. */
-    private readonly certificates: CertificateReloader | undefined,
+    /** What HTTPS, MQTTS and SMPP over TLS serve, reloaded on SIGHUP. */
+    private readonly certificates: ServedCertificates,
     /** What the features run while the gateway runs, stopped phase by phase. */
     private readonly running: readonly Running[],
     /** /metrics, on the API port with METRICS_TOKEN or on its own with METRICS_PORT. */
     private readonly metricsEndpoint: MetricsEndpoint,
-  ) {
-    if (certificates || config.smpp.tls) process.on('SIGHUP', this.onHangup);
-  }
+  ) {}
 
-  /** SIGHUP reloads the certificates (a certbot deploy hook sends it); a bound function, so that stop() can remove it. */
-  private readonly onHangup = (): void => {
-    if (this.certificates) this.reloadCertificate('SIGHUP');
-    if (this.config.smpp.tls) this.reloadSmppCertificate('SIGHUP');
-  };
-
-  /**
-   * Reads SMPP_TLS_CERT and SMPP_TLS_KEY again and serves the new pair to new SMPP connections
-   * when it is good; else keeps the old one and logs why. Never throws.
-   */
+  /** Reads SMPP_TLS_CERT and SMPP_TLS_KEY again (what SIGHUP does); keeps the old pair when the new one is bad. Never throws. */
   reloadSmppCertificate(reason = 'SIGHUP'): ReloadOutcome {
-    const files = this.config.smpp.tls;
-    const smpp = this.services.smppServer?.current;
-    return files && smpp ? reloadSmppCertificate(files, smpp, this.logger, reason) : 'unchanged';
+    return this.certificates.reloadSmpp(reason);
   }
 
-  /**
-   * Reads TLS_CERT and TLS_KEY again and serves the new pair to new connections, over HTTPS and
-   * MQTTS, when it is good; else keeps the old one and logs why. What SIGHUP does. Never throws.
-   */
+  /** Reads TLS_CERT and TLS_KEY again for HTTPS and MQTTS (what SIGHUP does); keeps the old pair when the new one is bad. Never throws. */
   reloadCertificate(reason = 'SIGHUP'): ReloadOutcome {
-    if (!this.certificates) {
-      this.logger.warn({ reason }, 'no TLS certificate to reload: TLS_CERT and TLS_KEY are not set');
-      return 'unchanged';
-    }
     return this.certificates.reload(reason);
   }
 
   /** The certificate served now; none without TLS. */
   get certificate(): CertificatePair | undefined {
-    return this.certificates?.pair;
+    return this.certificates.reloader?.pair;
   }
 
   /**
@@ -100,20 +80,14 @@ export class Gateway {
   static async start(config: Config, givenLogger: Logger, clock?: Clock): Promise<Gateway> {
     // Every line names its node (NODE_ID), so that the logs of several nodes can be told apart.
     const logger = withNode(givenLogger, config.nodeId);
-    // Read before anything else is opened: a bad pair stops the start with the reason, naming the variable.
-    let firstPair: CertificatePair | undefined;
-    if (config.tls) {
-      const reading = readCertificatePair(config.tls);
-      if ('problems' in reading) throw new ConfigError(reading.problems);
-      firstPair = reading.pair;
-    }
+    const firstPair = readFirstPair(config);
     await ensurePortsFree(plannedPorts(config));
     const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connections: config.database, logger });
     let http: Server | undefined;
     let https: HttpsServer | undefined;
     let cluster: Cluster | undefined;
     let broker: DeviceBroker | undefined;
-    let certificates: CertificateReloader | undefined;
+    let certificates: ServedCertificates | undefined;
     let metricsEndpoint: MetricsEndpoint | undefined;
     try {
       await migrate(db, logger);
@@ -138,7 +112,8 @@ export class Gateway {
       });
       const shared = cluster;
       composition.meter();
-      if (config.tls && firstPair) certificates = new CertificateReloader(config.tls, firstPair, logger.child({ component: 'tls' }), services.metrics);
+      certificates = new ServedCertificates(config, firstPair, logger, services.metrics, () => services.smppServer?.current);
+      const { reloader } = certificates;
       let channel: DeviceChannel | undefined;
       let draining = false;
       metricsEndpoint = new MetricsEndpoint(config.metrics, services.metrics, logger.child({ component: 'metrics' }));
@@ -151,7 +126,7 @@ export class Gateway {
             // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
             mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
             mqttTls: config.tls !== undefined,
-            tlsPin: () => certificates?.pair.pin,
+            tlsPin: () => reloader?.pair.pin,
             mqttPublicUrl: config.mqttPublicUrl,
             publicUrl: config.publicUrl,
             trustedProxies: config.trustedProxies,
@@ -161,7 +136,7 @@ export class Gateway {
         phoneRoutes: phoneRoutes(services),
         health: { brokerListening: () => channel?.listening === true, ...(shared ? { redis: () => shared.check() } : {}), draining: () => draining },
         metricsEndpoint,
-        certificates,
+        certificates: reloader,
       });
       const server = (http = created.server);
       https = created.https;
@@ -170,7 +145,7 @@ export class Gateway {
       });
       channel = await DeviceChannel.start(broker, brokerPorts(services), services.metrics, logger.child({ component: 'broker' }), {
         port: config.plainMqtt ? config.mqttPort : undefined,
-        ...(config.tls && certificates ? { tls: { port: config.tls.mqttsPort, secureContext: certificates.secureContext } } : {}),
+        ...(config.tls && reloader ? { tls: { port: config.tls.mqttsPort, secureContext: reloader.secureContext } } : {}),
         host: config.host,
         http: server,
         limits: { ...config.mqtt, maxConnections: config.mqtt.maxConnections ?? listenerShares(config.connectionBudget ?? defaultConnectionBudget()).mqtt },
@@ -185,20 +160,16 @@ export class Gateway {
       // Listeners of other protocols, timers and sweeps, feature by feature.
       const running = composition.running();
       await startAll(running);
-      if (certificates) {
-        if (https) certificates.serve(https);
-        if (channel.tlsServer) certificates.serve(channel.tlsServer);
-        certificates.watch();
-      }
+      certificates.start([https, channel.tlsServer]);
       const gateway = new Gateway(config, logger, services, channel, server, cluster, () => (draining = true), certificates, running, metricsEndpoint);
       const smpp = services.smppServer?.current;
       const mail = services.mailServer?.current;
       logger.info(
         {
           port: gateway.httpPort,
-          tls: certificates !== undefined,
+          tls: reloader !== undefined,
           mqttPort: channel.port ?? 'off',
-          ...(certificates ? { mqttsPort: channel.tlsPort } : {}),
+          ...(reloader ? { mqttsPort: channel.tlsPort } : {}),
           ...(smpp ? { smppPort: smpp.port ?? 'off', smppTlsPort: smpp.tlsPort ?? 'off' } : {}),
           ...(mail ? { smtpPort: mail.port, smtpDomain: config.smtp.domain, smtpStartTls: config.smtp.tls !== undefined } : {}),
           database: config.databaseUrl ? 'postgresql' : 'embedded',
@@ -263,8 +234,7 @@ export class Gateway {
 
   /** Stops accepting, lets in-flight requests finish, closes device connections and the database. */
   async stop(): Promise<void> {
-    process.off('SIGHUP', this.onHangup);
-    this.certificates?.close();
+    this.certificates.close();
     await this.metricsEndpoint.close();
     await stopAll(this.running, 'ways-in');
     await stopAll(this.running, 'requests');
