@@ -44,6 +44,8 @@ import * as simNumbers from './20261203_040_sim_numbers.ts';
 import * as deviceRadio from './20261203_041_device_radio.ts';
 import * as fleetHealth from './20261204_042_fleet_health.ts';
 import * as simLimitsStickySender from './20261204_043_sim_limits_sticky_sender.ts';
+import * as smsSearch from './20261205_044_sms_search.ts';
+import * as contractSmsTrigramIndexes from './20261205_045_contract_sms_trigram_indexes.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -94,4 +96,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261203_041_device_radio', deviceRadio],
   ['20261204_042_fleet_health', fleetHealth],
   ['20261204_043_sim_limits_sticky_sender', simLimitsStickySender],
+  ['20261205_044_sms_search', smsSearch],
+  ['20261205_045_contract_sms_trigram_indexes', contractSmsTrigramIndexes],
 ];

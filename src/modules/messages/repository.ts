@@ -144,34 +144,67 @@ export interface SmsSearch {
 const E164_PART = /^[+0-9]+$/;
 
 /**
- * Keeps the SMS whose message or phone contains the search text (case-insensitively, on the
- * trigram indexes of migration 003) or whose status is one the search named. The legacy list
- * and the Extended list both search through here.
+ * The condition on sms_search (aliased `s`) that its message or phone contains the search text,
+ * case-insensitively: the trigram indexes of migration 044 serve it.
+ */
+function textMatch(text: string): { sql: string; bindings: string[] } {
+  // % _ and \ in the search are literal characters, not patterns.
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  // Phones are stored in E.164 (common/phone.ts): text with anything but digits and + is never
+  // part of one. Not testing it saves a third of what a broad word search costs per row read.
+  return E164_PART.test(text)
+    ? { sql: `(s.message ilike ? escape '\\' or s.phone ilike ? escape '\\')`, bindings: [pattern, pattern] }
+    : { sql: `s.message ilike ? escape '\\'`, bindings: [pattern] };
+}
+
+/** A search matching on text alone, whose matches sms_search finds without reading sms. */
+function textOnly(search: SmsSearch): search is { text: string } {
+  return search.text !== undefined && !search.statuses?.length;
+}
+
+/**
+ * Keeps the SMS whose message or phone contains the search text (in sms_search, migration 044) or
+ * whose status is one the search named. The Extended list searches through here, and the legacy
+ * list when a status label matched too.
  */
 export function whereSearchMatches<Q extends Knex.QueryBuilder>(query: Q, search: SmsSearch): Q {
   if (search.text === undefined) return query;
-  // % _ and \ in the search are literal characters, not patterns.
-  const pattern = `%${search.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const text = textMatch(search.text);
+  const found = `exists (select 1 from sms_search s where s.sms_id = sms.id and s.account_id = sms.account_id and ${text.sql})`;
+  // Alone, the exists is a semi-join: PostgreSQL may start from the trigram indexes.
+  if (!search.statuses?.length) {
+    query.whereRaw(found, text.bindings);
+    return query;
+  }
   query.where((or) => {
-    or.whereRaw(`sms.message ilike ? escape '\\'`, [pattern]);
-    // Phones are stored in E.164 (common/phone.ts): text with anything but digits and + is never
-    // part of one. Not testing it saves a third of what a broad word search costs per row read.
-    if (E164_PART.test(search.text!)) or.orWhereRaw(`sms.phone ilike ? escape '\\'`, [pattern]);
-    if (search.statuses?.length) or.orWhereIn('sms.status', search.statuses);
+    or.whereIn('sms.status', search.statuses!);
+    or.orWhereRaw(found, text.bindings);
   });
   return query;
 }
 
+/** The account's SMS whose text matches (no canary SMS among them: sms_search has none). */
+function textMatchesOf(db: Executor, accountId: string, text: string): Knex.QueryBuilder {
+  const match = textMatch(text);
+  return db('sms_search as s').where('s.account_id', accountId).whereRaw(match.sql, match.bindings);
+}
+
 /**
- * One page of the account's matching SMS, newest first. For a broad search PostgreSQL reads
- * sms_account_created newest first and stops once it has the page; for a selective one it takes
- * the matches from the trigram indexes and sorts them.
+ * One page of the account's matching SMS, newest first. A search on text alone reads sms_search:
+ * for a broad one PostgreSQL walks sms_search_account_created newest first and stops once it has
+ * the page, reading sms only for the matches; for a selective one it takes the matches from the
+ * trigram indexes and sorts them. A search that also names statuses reads sms newest first.
  */
 export async function searchSms(db: Executor, accountId: string, search: SmsSearch, limit: number, offset: number): Promise<SmsWithDevice[]> {
-  return whereSearchMatches(db('sms').where('sms.account_id', accountId).whereNot('sms.kind', 'canary'), search)
+  const query: Knex.QueryBuilder = textOnly(search)
+    ? textMatchesOf(db, accountId, search.text)
+        .join('sms', 'sms.id', 's.sms_id')
+        .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.sms_id', order: 'desc' }])
+    : whereSearchMatches(db('sms').where('sms.account_id', accountId).whereNot('sms.kind', 'canary'), search)
+        .orderBy([{ column: 'sms.created_at', order: 'desc' }, { column: 'sms.id', order: 'desc' }]);
+  return query
     .select('sms.*')
     .modify(withDeviceObjectId('sms.device_id'))
-    .orderBy([{ column: 'sms.created_at', order: 'desc' }, { column: 'sms.id', order: 'desc' }])
     .limit(limit)
     .offset(offset) as Promise<SmsWithDevice[]>;
 }
@@ -179,12 +212,14 @@ export async function searchSms(db: Executor, accountId: string, search: SmsSear
 /**
  * How many of the account's SMS match, counting no further than `atMost`: the scan stops there,
  * so a broad search costs what its first `atMost` matches cost, not what all of them do.
- * Deliberately without an order: with one, PostgreSQL walks sms_account_created newest first for
- * a word it takes for common, and on 1,000,000 rows a word in 1 SMS of 540 that it took for 1 in
- * 100 read the whole history (790 ms); without, it took the trigram indexes (13 ms).
+ * Deliberately without an order: with one, PostgreSQL walks the index by creation newest first
+ * for a word it takes for common, and on 1,000,000 rows a word in 1 SMS of 540 that it took for
+ * 1 in 100 read the whole history (790 ms); without, it took the trigram indexes (13 ms).
  */
 export async function countSmsUpTo(db: Executor, accountId: string, search: SmsSearch, atMost: number | undefined): Promise<number> {
-  const matches = whereSearchMatches(db('sms').where('sms.account_id', accountId).whereNot('sms.kind', 'canary'), search).select(db.raw('1'));
+  const matches = textOnly(search)
+    ? textMatchesOf(db, accountId, search.text).select(db.raw('1'))
+    : whereSearchMatches(db('sms').where('sms.account_id', accountId).whereNot('sms.kind', 'canary'), search).select(db.raw('1'));
   if (atMost !== undefined) matches.limit(atMost);
   const row = await db.from(matches.as('matches')).count<{ n: number | string }[]>({ n: '*' }).first();
   return Number(row?.n ?? 0);
