@@ -9,9 +9,9 @@
 //
 // Triggers keep the table, not the code that writes SMS: every writer (this release, a node of the
 // previous release during a rolling upgrade, a bulk fill in SQL) is covered in the same
-// transaction, and a status update, which sets neither column, fires nothing. Fleet health checks
-// (kind 'canary') are in no search, so they are not copied. created_at (never updated) is copied
-// so that a broad search walks this table newest first and reads sms only for the matches.
+// transaction, and a status update, which sets none of these columns, fires nothing. Fleet health
+// checks (kind 'canary') are in no search, so they are not copied. created_at is copied so that a
+// broad search walks this table newest first and reads sms only for the matches.
 //
 // The SMS already stored are copied under the triggers' lock, which holds SMS writes back until
 // the migration commits: on a large history, migrate at a quiet hour. The indexes are built after
@@ -38,7 +38,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     create function sms_search_on_change() returns trigger language plpgsql as $$
     begin
-      update sms_search set message = new.message, phone = new.phone where sms_id = new.id;
+      update sms_search set message = new.message, phone = new.phone, created_at = new.created_at where sms_id = new.id;
       return null;
     end $$`);
   // Deleting an account deletes its SMS, and with them their text here.
@@ -49,10 +49,11 @@ export async function up(knex: Knex): Promise<void> {
       return null;
     end $$`);
   await knex.raw(`create trigger sms_searched_on_insert after insert on sms referencing new table as inserted for each statement execute function sms_search_on_insert()`);
-  // Only a statement that sets message or phone fires it, and only for rows it changed.
+  // Only a statement that sets message, phone or created_at fires it, and only for rows it changed.
   await knex.raw(`
-    create trigger sms_searched_on_change after update of message, phone on sms
-      for each row when (old.message is distinct from new.message or old.phone is distinct from new.phone)
+    create trigger sms_searched_on_change after update of message, phone, created_at on sms
+      for each row when (old.message is distinct from new.message or old.phone is distinct from new.phone
+                         or old.created_at is distinct from new.created_at)
       execute function sms_search_on_change()`);
   await knex.raw(`create trigger sms_searched_on_delete after delete on sms referencing old table as deleted for each statement execute function sms_search_on_delete()`);
   await knex.raw(`
