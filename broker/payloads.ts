@@ -162,7 +162,16 @@ export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 function decoder<S extends TSchema>(schema: S) {
   const validate = compile(schema, 'body');
+  // A payload is decoded when the broker decides whether to take it (acl.ts) and again when it is
+  // consumed (device-messages.ts), the same Buffer both times: parsed and checked once.
+  const decoded = new WeakMap<Buffer, Decoded<Static<S>>>();
   return (payload: Buffer): Decoded<Static<S>> => {
+    let result = decoded.get(payload);
+    if (result === undefined) decoded.set(payload, (result = decode(payload)));
+    return result;
+  };
+
+  function decode(payload: Buffer): Decoded<Static<S>> {
     if (payload.length > MAX_DEVICE_PAYLOAD_BYTES) return { ok: false, reason: 'payload too large' };
     let value: unknown;
     try {
@@ -178,7 +187,7 @@ function decoder<S extends TSchema>(schema: S) {
       return { ok: false, reason: `invalid payload: ${first?.message ?? 'does not match its schema'}` };
     }
     return { ok: true, value: value as Static<S> };
-  };
+  }
 }
 
 export const decodeStatusReport = decoder(StatusReport);

@@ -99,12 +99,15 @@ async function main(): Promise<void> {
 
   const files = result
     .filter((script) => script.url.startsWith('file://'))
-    .map((script) => ({ path: relative(ROOT, fileURLToPath(script.url)), ran: script.functions.some((fn) => fn.functionName !== '' && fn.ranges[0]!.count > 0) }))
-    .filter((file) => file.ran && /^(src|broker)\//.test(file.path) && !file.path.startsWith('src/simulator/'))
-    .map((file) => file.path)
-    .sort();
+    .map((script) => ({
+      path: relative(ROOT, fileURLToPath(script.url)),
+      called: script.functions.filter((fn) => fn.functionName !== '' && fn.ranges[0]!.count > 0).map((fn) => `${fn.functionName} x${fn.ranges[0]!.count}`),
+    }))
+    .filter((file) => file.called.length > 0 && /^(src|broker)\//.test(file.path) && !file.path.startsWith('src/simulator/'))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+  if (process.env.SHOW_FUNCTIONS) for (const file of files) console.log(`${file.path}: ${file.called.join(', ')}`);
   const byFolder = new Map<string, string[]>();
-  for (const path of files) {
+  for (const { path } of files) {
     const parts = path.split('/');
     const folder = parts.slice(0, Math.min(path.startsWith('src/modules/') ? 3 : 2, parts.length - 1)).join('/');
     byFolder.set(folder, [...(byFolder.get(folder) ?? []), path.slice(folder.length + 1)]);

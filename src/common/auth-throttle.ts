@@ -88,16 +88,21 @@ export class AuthThrottle {
   private readonly byCredential: Tables;
   /** Per credential and address, in the channels locked for failed addresses only: one failure marks the pair for the credential window. */
   private readonly failedPairs: FailureCounts;
+  /** When each channel last had a failure (the clock's ms); absent: never. */
+  private readonly lastFailureAt: Partial<Record<AuthChannel, number>> = {};
+  /** No block or lock outlasts the failure that set it by more than this. */
+  private readonly longestBlockMs: number;
 
   constructor(
     limits: AuthThrottleLimits,
-    clock: Clock,
+    private readonly clock: Clock,
     private readonly observe: { metrics: Metrics; logger: Logger },
     maxTracked = MAX_TRACKED,
   ) {
     const hardLimit = limits.hardLimit ?? DEFAULT_HARD_LIMIT_FACTOR * limits.failureLimit;
     const credentialLimit = limits.credentialFailureLimit ?? DEFAULT_CREDENTIAL_FAILURE_LIMIT;
     const credentialWindowMs = limits.credentialWindowMs ?? DEFAULT_CREDENTIAL_WINDOW_MS;
+    this.longestBlockMs = Math.max(limits.windowMs, credentialWindowMs);
     const tables = (make: (channel: AuthChannel) => FailureCounts): Tables =>
       Object.fromEntries(AUTH_CHANNELS.map((channel) => [channel, make(channel)])) as Tables;
     this.byAddress = tables(() => new FailureCounts({ limit: limits.failureLimit, blockAt: Math.max(hardLimit, limits.failureLimit), windowMs: limits.windowMs }, clock, maxTracked));
@@ -118,6 +123,11 @@ export class AuthThrottle {
    * address is blocked or its login locked; 0 when it is to be checked. Counts a refusal.
    */
   refusedFor(attempt: AuthAttempt): number {
+    // Every request asks, and nearly always nothing in its channel has failed lately: then nothing
+    // there can be blocked (a block lasts a window from the failure that set it), and the client's
+    // address need not even be worked out.
+    const last = this.lastFailureAt[attempt.channel];
+    if (last === undefined || this.clock.now() - last >= this.longestBlockMs) return 0;
     const address = this.byAddress[attempt.channel].blockedFor(clientAddressKey(attempt.address));
     const credential = this.lockedFor(attempt);
     if (address === 0 && credential === 0) return 0;
@@ -135,6 +145,7 @@ export class AuthThrottle {
    */
   failed(attempt: AuthAttempt): number {
     const { channel } = attempt;
+    this.lastFailureAt[channel] = this.clock.now();
     const addressKey = clientAddressKey(attempt.address);
     this.observe.metrics.count('auth_failures_total', 'failed authentications (wrong or unknown key, token or password)', { channel });
     this.announce(this.byAddress[channel].add(addressKey), channel, 'address', addressKey);

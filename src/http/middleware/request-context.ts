@@ -12,23 +12,36 @@ export function requestContext(logger: Logger) {
     const given = ctx.get('x-request-id');
     const requestId = SANE_REQUEST_ID.test(given) ? given : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.logger = logger.child({ requestId });
+    // Most requests log nothing: the child logger carrying the id is made when something logs.
+    let child: Logger | undefined;
+    Object.defineProperty(ctx.state, 'logger', {
+      get: () => (child ??= logger.child({ requestId })),
+      set: (replaced: Logger) => void (child = replaced),
+      enumerable: true,
+      configurable: true,
+    });
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
     try {
       await next();
     } finally {
-      const line = {
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-        accountId: ctx.state.accountId as string | undefined,
-      };
       // A 503 is the gateway protecting itself (overload, database outage): expected under
       // stress, logged once per episode where it is decided, so not an error line per request.
-      if (ctx.status >= 500 && ctx.status !== 503) ctx.state.logger.error(line, 'request failed');
-      else ctx.state.logger.debug(line, 'request');
+      const failed = ctx.status >= 500 && ctx.status !== 503;
+      if (failed || logger.isLevelEnabled('debug')) writeAccessLine(ctx, started, failed);
     }
   };
+}
+
+/** The access line: at debug, or as an error for a failed request. */
+function writeAccessLine(ctx: Context, started: number, failed: boolean): void {
+  const line = {
+    method: ctx.method,
+    path: ctx.path,
+    status: ctx.status,
+    ms: Math.round((performance.now() - started) * 10) / 10,
+    accountId: ctx.state.accountId as string | undefined,
+  };
+  if (failed) (ctx.state.logger as Logger).error(line, 'request failed');
+  else (ctx.state.logger as Logger).debug(line, 'request');
 }

@@ -685,17 +685,6 @@ async function endByGateway(
   return toChanges(rows, what.source);
 }
 
-/** Keeps the SIM slot each phone reported sending from (SMS id -> slot), in the transaction that applies its reports. */
-export async function recordSentSimSlots(db: Executor, slots: ReadonlyMap<string, number>): Promise<void> {
-  if (slots.size === 0) return;
-  await db.raw(
-    `update sms set sent_sim_slot = v.slot
-       from (select unnest(?::uuid[]) as id, unnest(?::int2[]) as slot) v
-      where sms.id = v.id`,
-    [[...slots.keys()], [...slots.values()]] as never,
-  );
-}
-
 /** Forgets dispatch log rows older than any rate limit looks back, and the recipients of months past. */
 export async function pruneDispatchLog(db: Executor, now: number): Promise<void> {
   await db.raw(
@@ -870,7 +859,12 @@ export async function lockSms(db: Executor, ids: string[]): Promise<LockedSms[]>
 const ENDS_WITH_REASON: ReadonlySet<SmsStatus> = new Set(['failed_send', 'failed_delivery', 'undelivered']);
 
 /** Writes a batch of status changes: the new statuses and their history, in one statement. */
-export async function writeStatusChanges(db: Executor, changes: SmsStatusChange[]): Promise<void> {
+/**
+ * `sentFrom`: the SIM slot each SMS was sent from, where its report said (sms.sent_sim_slot),
+ * written by the same update: every SMS in it has a change here, and one statement rewrites its
+ * row once instead of twice.
+ */
+export async function writeStatusChanges(db: Executor, changes: SmsStatusChange[], sentFrom: ReadonlyMap<string, number> = new Map()): Promise<void> {
   if (changes.length === 0) return;
   const last = new Map<string, SmsStatusChange>();
   for (const change of changes) last.set(change.sms.id, change);
@@ -887,9 +881,10 @@ export async function writeStatusChanges(db: Executor, changes: SmsStatusChange[
   await db.raw(
     `with updated as (
        update sms set status = v.status, updated_at = v.at,
-                      reason = case when v.status = any(?::text[]) then v.reason else sms.reason end
+                      reason = case when v.status = any(?::text[]) then v.reason else sms.reason end,
+                      sent_sim_slot = coalesce(v.slot, sms.sent_sim_slot)
          from (select unnest(?::uuid[]) as id, unnest(?::text[]) as status, unnest(?::timestamptz[]) as at,
-                      unnest(?::text[]) as reason) v
+                      unnest(?::text[]) as reason, unnest(?::int2[]) as slot) v
         where sms.id = v.id
         returning sms.id)
      insert into sms_status_history (sms_id, status, source, reason, created_at)
@@ -900,6 +895,7 @@ export async function writeStatusChanges(db: Executor, changes: SmsStatusChange[
       finals.map((c) => c.path[c.path.length - 1]!),
       finals.map((c) => c.at),
       finals.map((c) => c.reason),
+      finals.map((c) => sentFrom.get(c.sms.id) ?? null),
       ...columnsOf(history, ['smsId', 'status', 'source', 'reason', 'at']),
     ] as never,
   );

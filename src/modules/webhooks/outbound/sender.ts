@@ -15,8 +15,9 @@
 //   written: ordering/outbox.ts, ordering/parking.ts), and go out when it is switched back on;
 //   those whose retry window closes first are given up by the sweep here.
 //   Disabling is logged as a warning and emitted as "disabled".
-// - The destination is checked again at every send (DestinationGuard): literal addresses here,
-//   resolved names in the connection's own DNS lookup.
+// - The destination is checked again at every send (DestinationGuard): literal addresses here
+//   (once per URL: the guard's answer for one never changes), resolved names in each
+//   connection's own DNS lookup.
 // - The deliveries of one SMS to one webhook go out in order: the claim takes only the head of
 //   each (webhook, SMS) chain, the next becomes the head when the outcome of the previous one is
 //   recorded as delivered or given up, and the sender is woken then to send it
@@ -103,6 +104,7 @@ export class WebhookSender extends EventEmitter<{
 }> {
   private readonly agent: Agent;
   private readonly opened = new Map<string, string>();
+  private readonly targets = new Map<string, { url: URL; refused: boolean }>();
   /** The claim being made, if any: one at a time. */
   private claiming: Promise<void> | undefined;
   /** Something may be due that no claim has looked for yet (woken while claiming, or while full). */
@@ -301,12 +303,8 @@ export class WebhookSender extends EventEmitter<{
 
   private async attempt(delivery: ClaimedDelivery): Promise<Outcome> {
     try {
-      const url = new URL(delivery.url);
-      const host = url.hostname.replace(/^\[|\]$/g, '');
-      // Literal addresses never reach the DNS lookup where names are checked: check them here.
-      if (isIP(host) && !this.guard.allowsName(host) && !this.guard.addressAllowed(host)) {
-        return { code: null, error: 'destination address is not allowed', answer: null };
-      }
+      const { url, refused } = this.target(delivery.url);
+      if (refused) return { code: null, error: 'destination address is not allowed', answer: null };
       const response = await request(url, {
         method: 'POST',
         dispatcher: this.agent,
@@ -373,6 +371,24 @@ export class WebhookSender extends EventEmitter<{
       this.emit('disabled', [disabled]);
     }
     return { code: null, error: error.message, answer: null };
+  }
+
+  /**
+   * The URL to send to, and whether its host is a literal address the guard refuses (literal
+   * addresses never reach the DNS lookup where names are checked). Worked out once per URL, not
+   * once per delivery: the guard's allowed hosts are fixed when it is made, so its answer for a
+   * literal address never changes; names are still checked at every connection, by the lookup.
+   */
+  private target(rawUrl: string): { url: URL; refused: boolean } {
+    let target = this.targets.get(rawUrl);
+    if (target === undefined) {
+      const url = new URL(rawUrl);
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      target = { url, refused: isIP(host) !== 0 && !this.guard.allowsName(host) && !this.guard.addressAllowed(host) };
+      if (this.targets.size > 10_000) this.targets.clear();
+      this.targets.set(rawUrl, target);
+    }
+    return target;
   }
 
   /** Decrypts a sealed secret once, not once per delivery (keyed by the sealed text itself). */
