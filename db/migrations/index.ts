@@ -46,6 +46,7 @@ import * as fleetHealth from './20261204_042_fleet_health.ts';
 import * as simLimitsStickySender from './20261204_043_sim_limits_sticky_sender.ts';
 import * as smsSearch from './20261205_044_sms_search.ts';
 import * as contractSmsTrigramIndexes from './20261205_045_contract_sms_trigram_indexes.ts';
+import * as deviceAvailability from './20261205_046_device_availability.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -98,4 +99,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261204_043_sim_limits_sticky_sender', simLimitsStickySender],
   ['20261205_044_sms_search', smsSearch],
   ['20261205_045_contract_sms_trigram_indexes', contractSmsTrigramIndexes],
+  ['20261205_046_device_availability', deviceAvailability],
 ];

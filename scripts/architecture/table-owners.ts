@@ -78,6 +78,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   sim_month_recipients: 'src/modules/delivery/',
   sticky_senders: 'src/modules/delivery/',
   delivery_settings: 'src/modules/delivery/',
+  // 046 each device's changes between online and offline
+  device_availability: 'src/modules/availability/',
 };
 
 export interface SharedTable {

@@ -40,6 +40,7 @@ import { contactsFeature } from '../modules/contacts/feature.ts';
 import { idempotencyFeature } from '../modules/idempotency/feature.ts';
 import { fleetHealthFeature } from '../modules/fleet-health/health-feature.ts';
 import { canaryFeature } from '../modules/fleet-health/feature.ts';
+import { availabilityFeature } from '../modules/availability/feature.ts';
 import { deviceRoutes } from '../api/extended/devices/routes.ts';
 import { fleetHealthRoutes } from '../api/extended/fleet-health/routes.ts';
 import { messageRoutes } from '../api/extended/messages/routes.ts';
@@ -67,6 +68,7 @@ import { mailRoutes } from '../api/extended/mail/routes.ts';
 import { contactSendRoutes } from '../api/extended/contacts/send-routes.ts';
 import { contactRoutes } from '../api/extended/contacts/routes.ts';
 import { canaryRoutes } from '../api/extended/canary/routes.ts';
+import { availabilityRoutes } from '../api/extended/availability/routes.ts';
 
 /** What routes need to know of the running gateway beyond its services. */
 export interface RouteOptions {
@@ -89,6 +91,7 @@ export const GATEWAY_FEATURES: readonly GatewayFeature[] = [
   { feature: coreFeature },
   { feature: devicesFeature, routes: (s, { broker }) => deviceRoutes(s, broker) },
   { feature: fleetHealthFeature, routes: (s) => fleetHealthRoutes(s.fleetHealth) },
+  { feature: availabilityFeature, routes: (s) => availabilityRoutes(s.availability) },
   { feature: messagesFeature, routes: (s) => messageRoutes(s) },
   { feature: deliveryFeature, routes: (s) => deliveryRoutes(s.tasks) },
   { feature: incomingFeature, routes: (s) => incomingRoutes(s.incoming) },

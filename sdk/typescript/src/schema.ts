@@ -142,6 +142,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/devices/{id}/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How long a device was online over a range, and its outages
+         * @description Online is the gateway's view: the phone holds its MQTT connection and showed activity within DEVICE_OFFLINE_AFTER. Counted from the changes between online and offline the gateway recorded as it announced them (device.online, device.offline); changes are kept 90 days. Time before the first recorded change, and the part of the range still to come, is unknown and left out of availability. Default range: the last 24 hours; at most 31 days.
+         *
+         *     Permission: `devices:read`.
+         */
+        get: operations["getDeviceAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ext/v1/sms/encrypted": {
         parameters: {
             query?: never;
@@ -3939,6 +3961,125 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDeviceAvailability: {
+        parameters: {
+            query?: {
+                /** @description start of the range; default: a day before `to`. No earlier than 90 days before now */
+                from?: string;
+                /** @description end of the range (not included); default: now. After `from`, at most 31 days after it */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description device id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the device's availability */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        device_id: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        to: string;
+                        /** @description time online in the range */
+                        online_seconds: number;
+                        /** @description time offline in the range */
+                        offline_seconds: number;
+                        /** @description time before the first change the gateway recorded for the device (registered later, or recorded only since then), and the part of the range still to come */
+                        unknown_seconds: number;
+                        /** @description online / (online + offline), 4 decimals; null when neither is known */
+                        availability: number | null;
+                        /** @description changes between online and offline in the range */
+                        changes: number;
+                        /** @description its offline periods in the range, oldest first; the last 100 when there were more */
+                        outages: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            from: string;
+                            /** @description when it came back; null: still offline */
+                            to: string | null;
+                            /** @description how long it lasted within the range (so far, while it lasts) */
+                            seconds: number;
+                        }[];
+                        /** @description how many offline periods the range had */
+                        outages_total: number;
+                    };
+                };
+            };
+            /** @description `validation_failed`: request is invalid; `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `device_not_found`: device not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
