@@ -11,8 +11,8 @@ import type { Authenticator } from './middleware/authenticate.ts';
 import { mountRoutes } from './route.ts';
 import { buildOpenApi, type ApiFamily } from './openapi.ts';
 import { mountDocs } from './docs/routes.ts';
-import { clientAddress } from './middleware/client-address.ts';
-import { TrustedProxies } from '../common/client-address.ts';
+import { trustClientAddresses } from './middleware/client-address.ts';
+import type { TrustedProxies } from '../common/client-address.ts';
 import { EXTENDED_PREFIX } from './extended-prefix.ts';
 
 export interface AppParts {
@@ -58,9 +58,9 @@ export function createApp(parts: AppParts): Koa {
   mountDocs(router);
   parts.mountExtra?.(router);
 
+  if (parts.trustedProxies) trustClientAddresses(app, parts.trustedProxies);
   if (parts.measure) app.use(parts.measure);
   app.use(requestContext(parts.logger));
-  app.use(clientAddress(parts.trustedProxies ?? TrustedProxies.none()));
   app.use(errorHandler(parts.logger, parts.database));
   // The router's Allow for /sms/bulk would also name GET, which /sms/:id serves: a fixed path
   // allows what it serves.

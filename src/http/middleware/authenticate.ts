@@ -38,11 +38,17 @@ const REALM = 'Bearer realm="sms-gateway"';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export async function authenticateRequest(ctx: Context, authenticator: Authenticator): Promise<RequestAuth> {
-  // The socket's peer, or the client a trusted load balancer names (never Koa's app.proxy, which trusts anyone).
-  const address = addressOf(ctx);
   const header = ctx.get('authorization');
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  const attempt: AuthAttempt = { channel: 'api_key', address, credential: match ? keyPrefix(match[1]!) : undefined };
+  const attempt: AuthAttempt = {
+    channel: 'api_key',
+    // The socket's peer, or the client a trusted load balancer names (never Koa's app.proxy, which
+    // trusts anyone); read by the throttle only once a client has failed.
+    get address() {
+      return addressOf(ctx);
+    },
+    credential: match ? keyPrefix(match[1]!) : undefined,
+  };
   // A blocked address is refused before anything else, its session cookie included.
   refuseIfThrottled(ctx, authenticator.throttle?.refusedFor(attempt) ?? 0);
   const cookie = header ? undefined : ctx.cookies.get(SESSION_COOKIE);

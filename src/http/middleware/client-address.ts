@@ -1,16 +1,20 @@
 // Which client a request comes from, for the limits counted per client address: the socket's
-// peer, or, behind a trusted load balancer (TRUSTED_PROXIES), the address it forwards.
-import type { Context, Next } from 'koa';
+// peer, or, behind a trusted load balancer (TRUSTED_PROXIES), the address it forwards. Worked
+// out when something asks (the auth throttle once a client has failed, a login, a phone's
+// upload), not for every request: most never need it.
+import type Koa from 'koa';
+import type { Context } from 'koa';
 import type { TrustedProxies } from '../../common/client-address.ts';
 
-export function clientAddress(proxies: TrustedProxies) {
-  return function clientAddressMiddleware(ctx: Context, next: Next) {
-    ctx.state.clientAddress = proxies.clientOf(ctx.request.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
-    return next();
-  };
+/** Has the app's requests take their client address from what `proxies` forward. */
+export function trustClientAddresses(app: Koa, proxies: TrustedProxies): void {
+  (app.context as { trustedProxies?: TrustedProxies }).trustedProxies = proxies;
 }
 
-/** The request's client address, as clientAddress() decided it. */
+/** The request's client address, as the app's trusted proxies say; the socket's peer in an app that names none. */
 export function addressOf(ctx: Context): string | undefined {
-  return (ctx.state.clientAddress as string | undefined) ?? ctx.request.socket.remoteAddress;
+  const peer = ctx.request.socket.remoteAddress;
+  const proxies = (ctx as { trustedProxies?: TrustedProxies }).trustedProxies;
+  if (!proxies) return peer;
+  return (ctx.state.clientAddress ??= proxies.clientOf(peer, ctx.req.headers['x-forwarded-for'])) as string | undefined;
 }
