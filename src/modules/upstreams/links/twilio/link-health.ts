@@ -28,7 +28,7 @@ export class LinkHealth {
   private probing = false;
   private failuresInARow = 0;
   private lastCredentialsCode = '20003';
-  private throttle: { timer: NodeJS.Timeout; resume: LinkState; detail: string | null } | undefined;
+  private throttle: { timer: NodeJS.Timeout | undefined; resume: LinkState; detail: string | null } | undefined;
 
   constructor(
     private readonly changed: (status: LinkStatus) => void,
@@ -88,11 +88,13 @@ export class LinkHealth {
     const resume = this.throttle?.resume ?? this.current.state;
     const resumeDetail = this.throttle?.detail ?? this.current.detail;
     clearTimeout(this.throttle?.timer);
-    const timer = setTimeout(() => {
+    const throttle = { timer: undefined as NodeJS.Timeout | undefined, resume, detail: resumeDetail };
+    // What it resumes is read when the throttle ends: a success meanwhile changes it (settle).
+    throttle.timer = setTimeout(() => {
       this.throttle = undefined;
-      if (this.current.state === 'throttled') this.set(resume, resumeDetail);
+      if (this.current.state === 'throttled') this.set(throttle.resume, throttle.detail);
     }, waitMs);
-    this.throttle = { timer, resume, detail: resumeDetail };
+    this.throttle = throttle;
     this.set('throttled', detail);
   }
 
