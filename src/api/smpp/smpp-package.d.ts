@@ -16,12 +16,17 @@ declare module 'smpp' {
     sar_segment_seqnum?: number;
     isResponse(): boolean;
     response(options?: Record<string, unknown>): PDU;
+    /** The PDU's octets, its fields encoded. */
+    toBuffer(): Buffer;
+    /** Reads a whole PDU's octets into this one (what `new PDU(buffer)` does). */
+    fromBuffer(buffer: Buffer): void;
     [field: string]: any;
   }
 
   export const PDU: {
     /** A command name with its fields, or the bytes of a whole PDU to read. */
     new (command: string | Buffer, options?: Record<string, unknown>): PDU;
+    prototype: PDU;
     maxLength: number;
   };
 
