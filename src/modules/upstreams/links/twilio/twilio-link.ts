@@ -59,6 +59,7 @@ export class TwilioLink implements UpstreamLink {
   /** The guard's answer for a literal address in baseUrl, asked once; undefined for a host name. */
   private readonly destination: Promise<string | undefined>;
   private readonly requests = new Set<Promise<unknown>>();
+  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly settings: TwilioLinkSettings,
@@ -137,12 +138,16 @@ export class TwilioLink implements UpstreamLink {
     return 'taken';
   }
 
-  async close(): Promise<void> {
-    this.health.close();
-    this.pacer.close();
-    // Requests on their way end by their answer or their timeout: their outcomes still count.
-    await Promise.allSettled([...this.requests]);
-    await this.agent.close();
+  /** Idempotent: a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.health.close();
+      this.pacer.close();
+      // Requests on their way end by their answer or their timeout: their outcomes still count.
+      await Promise.allSettled([...this.requests]);
+      await this.agent.close();
+    })();
+    return this.closing;
   }
 
   private async send(submission: UpstreamSubmission): Promise<SubmitOutcome> {
