@@ -10,6 +10,8 @@ import { createLogger } from '../../src/common/logger.ts';
 import type { LinkStatus, UpstreamIncoming, UpstreamReceipt, UpstreamSubmission } from '../../src/modules/upstreams/links/link.ts';
 import { SmppLink, type SmppLinkOptions, type SmppLinkSettings } from '../../src/modules/upstreams/links/smpp/index.ts';
 import { eventually } from '../support/eventually.ts';
+import { issueCredential, SMPP_ON } from '../support/smpp-client.ts';
+import { useGateway } from '../support/use-gateway.ts';
 
 const ESME_RINVPASWD = 0x0e;
 const ESME_RINVDSTADR = 0x0b;
@@ -372,5 +374,41 @@ describe('SMPP upstream link against an SMSC', function () {
     const log = logLines.join('\n');
     expect(log).to.include('submitted to the SMSC');
     for (const secret of ['a secret text', 'incoming secret', '79161234567', '"secret"']) expect(log).not.to.include(secret);
+  });
+});
+
+describe('SMPP upstream link against the gateway\'s own SMPP listener', function () {
+  this.timeout(20_000);
+  const fx = useGateway({ config: { smpp: SMPP_ON } });
+  const logger = createLogger('silent');
+
+  it('submits SMS the gateway creates (one in parts joined into one), and hears their receipts once a phone there delivers them', async () => {
+    await fx.connectDevice();
+    const credential = await issueCredential(fx.tenant);
+    const heard = new Heard();
+    const link = new SmppLink({ host: '127.0.0.1', port: fx.gateway.smppPort, tls: false, systemId: credential.system_id, password: credential.password, sourceAddr: 'MyShop' }, heard.events, logger);
+    try {
+      await eventually('the link is ready', () => link.status.state === 'ready');
+      const short = await link.submit({ smsId: 'upstream-1', phone: '+79161234567', text: 'Hello from upstream €', wantsReceipt: true });
+      expect(short).to.deep.include({ accepted: true, segments: 1 });
+      const shortId = (short as { providerIds: string[] }).providerIds[0]!;
+      const created = await fx.tenant.api.get(`/sms/${shortId}`);
+      expect(created.status).to.equal(200);
+      expect(created.body.message).to.equal('Hello from upstream €');
+
+      const longText = 'Привет! '.repeat(20).trim();
+      const long = await link.submit({ smsId: 'upstream-2', phone: '+79161234567', text: longText, wantsReceipt: true });
+      expect(long).to.deep.include({ accepted: true, segments: 3 });
+      const longIds = (long as { providerIds: string[] }).providerIds;
+      expect(new Set(longIds).size, 'the gateway answers every part with its SMS id').to.equal(1);
+      expect((await fx.tenant.api.get(`/sms/${longIds[0]}`)).body.message).to.equal(longText);
+
+      await eventually('both receipts', () => heard.receipts.length >= 2, 15_000);
+      const byId = new Map(heard.receipts.map((receipt) => [receipt.providerId, receipt]));
+      expect(byId.get(shortId)).to.deep.include({ outcome: 'delivered', providerStatus: 'DELIVRD' });
+      expect(byId.get(longIds[0]!)).to.deep.include({ outcome: 'delivered', providerStatus: 'DELIVRD' });
+    } finally {
+      await link.close();
+    }
   });
 });
