@@ -117,4 +117,13 @@ describe('Twilio link pace', () => {
     expect(Date.now() - paused).to.be.at.least(75);
     pacer.close();
   });
+
+  it('holds a fast link to its own rate, not to one start per timer tick', async () => {
+    const pacer = new Pacer(1_000, 100_000);
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 300 }, () => pacer.acquire().then((release) => release!())));
+    // Waiting a millisecond per start would take 300 ms.
+    expect(Date.now() - started).to.be.below(150);
+    pacer.close();
+  });
 });

@@ -52,15 +52,20 @@ export class Pacer {
     if (this.timer || this.closed) return;
     while (this.waiting.length > 0 && this.inFlight < this.maxConcurrent) {
       const now = this.now();
-      const startAt = Math.max(this.nextStartAt, this.pausedUntil);
-      if (startAt > now) {
+      // Starts due within the coming millisecond go now: a timer cannot wait less, and waiting
+      // a whole one per start would hold a fast link to a thousand a second.
+      const waitMs = Math.max(this.pausedUntil - now, this.nextStartAt - now >= 1 ? this.nextStartAt - now : 0);
+      if (waitMs > 0) {
         this.timer = setTimeout(() => {
           this.timer = undefined;
           this.pump();
-        }, startAt - now);
+        }, waitMs);
         return;
       }
-      this.nextStartAt = now + this.spacingMs;
+      // The schedule advances from where it stood while a timer's lateness (under one spacing)
+      // is all that put it behind, so the rate over time is the one asked for; an idle link
+      // starts afresh, with no burst saved up.
+      this.nextStartAt = (now - this.nextStartAt < this.spacingMs ? this.nextStartAt : now) + this.spacingMs;
       this.inFlight++;
       this.waiting.shift()!(this.releaser());
     }
