@@ -94,6 +94,8 @@ export class LinkHealth {
       this.throttle = undefined;
       if (this.current.state === 'throttled') this.set(throttle.resume, throttle.detail);
     }, waitMs);
+    // Only the state waits on it (the pacer holds the submissions): it keeps no process alive.
+    throttle.timer.unref();
     this.throttle = throttle;
     this.set('throttled', detail);
   }
