@@ -8,6 +8,7 @@ import { freshDatabase, printTable, startBenchGateway, stats, timeSequential } f
 
 const ROWS = Number(process.env.SMS_ROWS ?? 1_000_000);
 const REQUESTS = Number(process.env.SEARCH_REQUESTS ?? 200);
+const FILL_CHUNK = 100_000;
 
 const database = await freshDatabase('search');
 const { gateway, accountId, key, baseUrl } = await startBenchGateway(database.url, {
@@ -17,24 +18,27 @@ try {
   const db = gateway.services.db;
   const fillStarted = performance.now();
   // Messages from a small vocabulary with a serial number, phones spread over 10 million numbers,
-  // statuses as a busy gateway has them (mostly delivered).
-  await db.raw(
-    `insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, created_at, updated_at)
-     select gen_random_uuid(),
-            lpad(to_hex(i), 24, '0'),
-            ?,
-            null, false,
-            '+7916' || lpad((i::bigint * 7919 % 10000000)::text, 7, '0'),
-            (array['Your code is','Order','Delivery of parcel','Reminder: appointment','Invoice','Welcome to'])[1 + i % 6]
-              || ' ' || (i * 31 % 1000000)::text
-              || ' ' || (array['Moscow','Berlin','Paris','Lisbon','Oslo','Madrid','Rome','Vienna'])[1 + i % 8],
-            (array['delivered','delivered','delivered','delivered','delivered','delivered','delivered','delivered','sent','failed_send'])[1 + i % 10],
-            now() - (i || ' seconds')::interval,
-            now() - (i || ' seconds')::interval
-       from generate_series(1, ?) as i`,
-    [accountId, ROWS],
-  );
-  // The triggers of migration 044 copied the text to sms_search in the same statement.
+  // statuses as a busy gateway has them (mostly delivered). In statements of FILL_CHUNK rows, each
+  // well within the gateway's statement timeout on a loaded machine.
+  for (let first = 1; first <= ROWS; first += FILL_CHUNK) {
+    await db.raw(
+      `insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, created_at, updated_at)
+       select gen_random_uuid(),
+              lpad(to_hex(i), 24, '0'),
+              ?,
+              null, false,
+              '+7916' || lpad((i::bigint * 7919 % 10000000)::text, 7, '0'),
+              (array['Your code is','Order','Delivery of parcel','Reminder: appointment','Invoice','Welcome to'])[1 + i % 6]
+                || ' ' || (i * 31 % 1000000)::text
+                || ' ' || (array['Moscow','Berlin','Paris','Lisbon','Oslo','Madrid','Rome','Vienna'])[1 + i % 8],
+              (array['delivered','delivered','delivered','delivered','delivered','delivered','delivered','delivered','sent','failed_send'])[1 + i % 10],
+              now() - (i || ' seconds')::interval,
+              now() - (i || ' seconds')::interval
+         from generate_series(?::int, ?::int) as i`,
+      [accountId, first, Math.min(ROWS, first + FILL_CHUNK - 1)],
+    );
+  }
+  // The triggers of migration 044 copied the text to sms_search in the same statements.
   await db.raw('analyze sms');
   await db.raw('analyze sms_search');
   const fillSeconds = (performance.now() - fillStarted) / 1000;
