@@ -33,6 +33,8 @@ const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
   // 1,000 simulated phones texting each other: an idle window, then three canary rounds, each timed
   // until its last probe ends and followed by a window as long.
   ['14. Canary rounds', 'scripts/bench/canary-rounds.ts', 1_300_000],
+  // One SmppLink submitting 200 SMS/s for 20 s to an SMSC in a child process, beside the smpp package's own client.
+  ['15. Upstream SMPP link', 'scripts/bench/smpp-upstream.ts', 180_000],
 ];
 
 const only = process.argv.slice(2);
