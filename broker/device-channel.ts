@@ -16,6 +16,7 @@ import type { Metrics } from '../src/common/metrics.ts';
 import { DeviceMessages } from './device-messages.ts';
 import { meterBroker } from './metrics.ts';
 import { indexRetainedMessages } from './retained-store.ts';
+import { indexSubscriptions } from './subscription-index.ts';
 import { shareRetainedMessages } from './shared-retained-store.ts';
 import { deliverMessagesFromOtherNodes } from './node-local-sessions.ts';
 import { RefusalLog } from './refusal-log.ts';
@@ -68,6 +69,8 @@ export async function createBroker(
   } else {
     indexRetainedMessages(aedes);
   }
+  // Each device's exact topics in one Map, not in two topic trees (a few KB per device).
+  indexSubscriptions(aedes);
   return {
     aedes,
     sessions: new DeviceSessions(aedes, options.settings),

@@ -16,6 +16,7 @@ import { clientAddressKey, type TrustedProxies } from '../src/common/client-addr
 import { describeEnvironmentError } from '../src/common/errors.ts';
 import { readProxyHeader } from './proxy-protocol.ts';
 import { guardIncoming, PacketSizeGuard } from './packet-guard.ts';
+import { useParserBuffer } from './parser-buffer.ts';
 import { ConnectionCap, ConnectionsPerAddress, defaultMaxMqttConnections } from './connection-limits.ts';
 import type { ConnectionRefusal, RefusalLog } from './refusal-log.ts';
 import type { DeviceSessions } from './sessions.ts';
@@ -255,6 +256,7 @@ export class Listeners {
     if (place) guard.whenFirstPacketArrives(() => place.leave());
     guardIncoming(stream, guard, refused);
     const client = this.aedes.handle(stream, request);
+    useParserBuffer(client);
     this.sessions.connectionsOf.set(client, { address, guard });
   }
 }
