@@ -9,7 +9,9 @@ import { ManualClock } from '../../src/common/clock.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import type { LinkStatus, UpstreamIncoming, UpstreamReceipt, UpstreamSubmission } from '../../src/modules/upstreams/links/link.ts';
 import { SmppLink, type SmppLinkOptions, type SmppLinkSettings } from '../../src/modules/upstreams/links/smpp/index.ts';
+import { readFileSync } from 'node:fs';
 import { eventually } from '../support/eventually.ts';
+import { certificateDirectory, makeCertificate } from '../tls/tls-support.ts';
 import { issueCredential, SMPP_ON } from '../support/smpp-client.ts';
 import { useGateway } from '../support/use-gateway.ts';
 
@@ -37,9 +39,10 @@ class TestSmsc {
 
   private constructor(readonly server: Server) {}
 
-  static async start(): Promise<TestSmsc> {
+  /** `tls`: SMPP over TLS with this key and certificate. */
+  static async start(tls: { key?: Buffer; cert?: Buffer } = {}): Promise<TestSmsc> {
     const smsc = new TestSmsc(undefined as never);
-    const server = smpp.createServer({}, (session) => smsc.accept(session));
+    const server = smpp.createServer(tls, (session) => smsc.accept(session));
     (smsc as { server: Server }).server = server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     return smsc;
@@ -353,6 +356,28 @@ describe('SMPP upstream link against an SMSC', function () {
     expect(link.status.detail).to.include('cannot connect');
     expect(await link.submit(sms('x'))).to.deep.include({ accepted: false, retry: 'later', code: 'not_bound' });
     smsc = await TestSmsc.start();
+  });
+
+  it('binds over TLS to an SMSC whose certificate it is given, and refuses one it cannot trust', async () => {
+    const certificates = certificateDirectory();
+    const plain = smsc;
+    try {
+      const certificate = makeCertificate(certificates.directory, 'smsc');
+      smsc = await TestSmsc.start({ key: readFileSync(certificate.keyFile), cert: readFileSync(certificate.certFile) });
+      const untrusting = new SmppLink(settings({ tls: true, host: 'localhost' }), new Heard().events, logger);
+      links.push(untrusting);
+      await eventually('down', () => untrusting.status.state === 'down');
+      expect(untrusting.status.detail).to.match(/certificate/i);
+      expect(smsc.binds).to.have.length(0);
+      const { link } = await ready({ tls: true, host: 'localhost', ca: certificate.pem });
+      expect(await link.submit(sms('over TLS'))).to.deep.include({ accepted: true });
+      expect(messageOf(smsc.submits[0]!)).to.equal('over TLS');
+    } finally {
+      await Promise.all(links.splice(0).map((link) => link.close()));
+      await smsc.stop();
+      smsc = plain;
+      certificates.remove();
+    }
   });
 
   it('close() unbinds, stops binding again and answers later submissions "later"', async () => {
