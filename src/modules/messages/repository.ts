@@ -190,23 +190,32 @@ function textMatchesOf(db: Executor, accountId: string, text: string): Knex.Quer
 }
 
 /**
- * One page of the account's matching SMS, newest first. A search on text alone reads sms_search:
- * for a broad one PostgreSQL walks sms_search_account_created newest first and stops once it has
- * the page, reading sms only for the matches; for a selective one it takes the matches from the
- * trigram indexes and sorts them. A search that also names statuses reads sms newest first.
+ * One page of the account's matching SMS, newest first. A search on text alone takes the page
+ * from sms_search and reads sms for its rows only (each sms_search row has its SMS, none a canary
+ * one): for a broad search PostgreSQL walks sms_search_account_created newest first and stops
+ * once it has the page; for a selective one it takes the matches from the trigram indexes and
+ * sorts them. A search that also names statuses reads sms newest first.
  */
 export async function searchSms(db: Executor, accountId: string, search: SmsSearch, limit: number, offset: number): Promise<SmsWithDevice[]> {
-  const query: Knex.QueryBuilder = textOnly(search)
-    ? textMatchesOf(db, accountId, search.text)
-        .join('sms', 'sms.id', 's.sms_id')
-        .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.sms_id', order: 'desc' }])
-    : whereSearchMatches(db('sms').where('sms.account_id', accountId).whereNot('sms.kind', 'canary'), search)
-        .orderBy([{ column: 'sms.created_at', order: 'desc' }, { column: 'sms.id', order: 'desc' }]);
-  return query
+  if (!textOnly(search)) {
+    return whereSearchMatches(db('sms').where('sms.account_id', accountId).whereNot('sms.kind', 'canary'), search)
+      .select('sms.*')
+      .modify(withDeviceObjectId('sms.device_id'))
+      .orderBy([{ column: 'sms.created_at', order: 'desc' }, { column: 'sms.id', order: 'desc' }])
+      .limit(limit)
+      .offset(offset) as Promise<SmsWithDevice[]>;
+  }
+  const page = textMatchesOf(db, accountId, search.text)
+    .select('s.sms_id', 's.created_at')
+    .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.sms_id', order: 'desc' }])
+    .limit(limit)
+    .offset(offset);
+  return db
+    .from(page.as('page'))
+    .join('sms', 'sms.id', 'page.sms_id')
     .select('sms.*')
     .modify(withDeviceObjectId('sms.device_id'))
-    .limit(limit)
-    .offset(offset) as Promise<SmsWithDevice[]>;
+    .orderBy([{ column: 'page.created_at', order: 'desc' }, { column: 'page.sms_id', order: 'desc' }]) as Promise<SmsWithDevice[]>;
 }
 
 /**
