@@ -62,9 +62,15 @@ export async function endOpenAttempts(db: Executor, smsIds: string[], at: Date, 
  */
 export async function writeAttempts(db: Executor, writes: AttemptWrite[]): Promise<void> {
   if (writes.length === 0) return;
+  const { sql, bindings } = attemptsUpsert(writes);
+  await db.raw(sql, bindings as never);
+}
+
+/** writeAttempts' statement, for a caller that runs it as part of one of its own (a data-modifying WITH). */
+export function attemptsUpsert(writes: AttemptWrite[]): { sql: string; bindings: unknown[] } {
   const ended = (w: AttemptWrite) => (w.result === 'sending' ? null : w.at);
-  await db.raw(
-    `insert into sms_attempts (sms_id, attempt, device_id, sim_slot, started_at, ended_at, result, error_code, error, retried)
+  return {
+    sql: `insert into sms_attempts (sms_id, attempt, device_id, sim_slot, started_at, ended_at, result, error_code, error, retried)
      select * from unnest(?::uuid[], ?::int2[], ?::uuid[], ?::int2[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::text[], ?::bool[])
      on conflict (sms_id, attempt) do update set
        device_id = coalesce(sms_attempts.device_id, excluded.device_id),
@@ -74,12 +80,12 @@ export async function writeAttempts(db: Executor, writes: AttemptWrite[]): Promi
        error_code = coalesce(excluded.error_code, sms_attempts.error_code),
        error = coalesce(excluded.error, sms_attempts.error),
        retried = sms_attempts.retried or excluded.retried`,
-    [
+    bindings: [
       ...columnsOf(writes, ['smsId', 'attempt', 'deviceId', 'simSlot', 'at']),
       writes.map(ended),
       ...columnsOf(writes, ['result', 'errorCode', 'error', 'retried']),
-    ] as never,
-  );
+    ],
+  };
 }
 
 /** The SIM slots of `deviceId` that failed this SMS in an earlier attempt. */

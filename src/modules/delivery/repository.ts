@@ -11,6 +11,7 @@ import { hasSimLimits, monthOf, type SimUsage } from './sim-caps.ts';
 import type { DeviceCapabilities } from '../devices/capabilities.ts';
 import { radioCannotSend, type DeviceRadio } from '../devices/radio.ts';
 import { lockLiveDevice, setNextSendAt } from '../devices/shared-queries.ts';
+import { attemptsUpsert, writeAttempts, type AttemptWrite } from './attempts.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
@@ -860,12 +861,19 @@ const ENDS_WITH_REASON: ReadonlySet<SmsStatus> = new Set(['failed_send', 'failed
 
 /** Writes a batch of status changes: the new statuses and their history, in one statement. */
 /**
- * `sentFrom`: the SIM slot each SMS was sent from, where its report said (sms.sent_sim_slot),
- * written by the same update: every SMS in it has a change here, and one statement rewrites its
- * row once instead of twice.
+ * Also written by the same statement, to spare the batch a round trip each:
+ * - `sentFrom`: the SIM slot each SMS was sent from, where its report said (sms.sent_sim_slot):
+ *   every SMS in it has a change here, and its row is rewritten once instead of twice;
+ * - `attempts`: the attempts the reports open, update or end (attempts.ts writeAttempts).
  */
-export async function writeStatusChanges(db: Executor, changes: SmsStatusChange[], sentFrom: ReadonlyMap<string, number> = new Map()): Promise<void> {
-  if (changes.length === 0) return;
+export async function writeStatusChanges(
+  db: Executor,
+  changes: SmsStatusChange[],
+  sentFrom: ReadonlyMap<string, number> = new Map(),
+  attempts: AttemptWrite[] = [],
+): Promise<void> {
+  if (changes.length === 0) return writeAttempts(db, attempts);
+  const upsert = attempts.length > 0 ? attemptsUpsert(attempts) : undefined;
   const last = new Map<string, SmsStatusChange>();
   for (const change of changes) last.set(change.sms.id, change);
   const finals = [...last.values()];
@@ -886,7 +894,8 @@ export async function writeStatusChanges(db: Executor, changes: SmsStatusChange[
          from (select unnest(?::uuid[]) as id, unnest(?::text[]) as status, unnest(?::timestamptz[]) as at,
                       unnest(?::text[]) as reason, unnest(?::int2[]) as slot) v
         where sms.id = v.id
-        returning sms.id)
+        returning sms.id)${upsert ? `,
+     attempts as (${upsert.sql})` : ''}
      insert into sms_status_history (sms_id, status, source, reason, created_at)
      select * from unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[])`,
     [
@@ -896,6 +905,7 @@ export async function writeStatusChanges(db: Executor, changes: SmsStatusChange[
       finals.map((c) => c.at),
       finals.map((c) => c.reason),
       finals.map((c) => sentFrom.get(c.sms.id) ?? null),
+      ...(upsert?.bindings ?? []),
       ...columnsOf(history, ['smsId', 'status', 'source', 'reason', 'at']),
     ] as never,
   );

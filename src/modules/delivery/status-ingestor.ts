@@ -19,7 +19,7 @@ import type { SmsStatusChange } from './status-change.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import type { DeliveryEvents } from './domain-events.ts';
 import { lockSms, writeStatusChanges, type LockedSms } from './repository.ts';
-import { retryFacts, scheduleRetries, untriedSims, writeAttempts, type AttemptEnded, type AttemptWrite, type RetryWrite } from './attempts.ts';
+import { retryFacts, scheduleRetries, untriedSims, type AttemptEnded, type AttemptWrite, type RetryWrite } from './attempts.ts';
 import { isRetryable, retryDelayMs } from './send-errors.ts';
 import type { TransientStore } from './transient-store.ts';
 import { OutageNotice } from '../../common/outage-notice.ts';
@@ -258,10 +258,9 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
       const ended: AttemptEnded[] = [];
       const outcomes: ReportResult[] = [];
       for (const report of reports) outcomes.push(await this.applyOne(trx, report, rows, at, { changes, sentFrom, attempts, retries, ended }));
-      await writeStatusChanges(trx, changes, sentFrom);
+      await writeStatusChanges(trx, changes, sentFrom, [...attempts.values()]);
       // After the status changes: a retry leaves the SMS waiting (pending), whatever this batch said before.
       await scheduleRetries(trx, retries);
-      await writeAttempts(trx, [...attempts.values()]);
       // The committed listeners run after the devices are answered (runBatch), not on commit.
       await this.events.inTransaction(trx, 'sms.status_changed', changes);
       return { outcomes, changes, ended };

@@ -88,10 +88,15 @@ export interface AttemptResult {
  * The rows are still readable, and deliveries are written for them meanwhile (the foreign key
  * check takes a KEY SHARE lock, which this does not block).
  */
-export async function lockWebhooks(db: Executor, ids: string[]): Promise<Map<string, Date | null>> {
+export async function lockWebhooks(db: Executor, ids: string[], relaxedCommit = false): Promise<Map<string, Date | null>> {
   if (ids.length === 0) return new Map();
+  // relaxedCommit: the transaction's commit need not wait for the WAL flush, said by this
+  // statement (set_config(..., true), as the claim does) instead of a SET LOCAL of its own.
   const { rows } = await db.raw<{ rows: { id: string; recovered_at: Date | null }[] }>(
-    `select id, recovered_at from webhooks where id = any(?::uuid[]) order by id for no key update`,
+    relaxedCommit
+      ? `with relaxed as materialized (select set_config('synchronous_commit', 'off', true))
+         select w.id, w.recovered_at from webhooks w, relaxed where w.id = any(?::uuid[]) order by w.id for no key update of w`
+      : `select id, recovered_at from webhooks where id = any(?::uuid[]) order by id for no key update`,
     [ids] as never,
   );
   // When each last recovered (see endStreaks).

@@ -30,7 +30,7 @@ import { OutageNotice } from '../../../common/outage-notice.ts';
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import { withRelaxedCommit, type Database } from '../../../storage/database.ts';
+import type { Database } from '../../../storage/database.ts';
 import type { Logger } from '../../../common/logger.ts';
 import type { Metrics } from '../../../common/metrics.ts';
 import { meterWebhookAttempt } from './attempt-metrics.ts';
@@ -432,11 +432,12 @@ export class WebhookSender extends EventEmitter<{
     });
     // A chain's head delivered or given up lets its next delivery go.
     const released = claimed.some((delivery, i) => delivery.ordering_key !== null && results[i]!.status !== 'pending');
-    // Losing this record in a database crash only means the delivery is sent again. The webhooks
+    // Losing this record in a database crash only means the delivery is sent again: its commit
+    // does not wait for the WAL flush (the lock's statement says so). The webhooks
     // are locked first, as a webhook's deletion locks them (the row, then its deliveries by
     // cascade): a deletion meanwhile waits for this record, or this record for it, never both.
-    const disabled = await withRelaxedCommit(this.db, async (trx) => {
-      const recoveredAt = await lockWebhooks(trx, [...new Set(claimed.map((delivery) => delivery.webhook_id))]);
+    const disabled = await this.db.transaction(async (trx) => {
+      const recoveredAt = await lockWebhooks(trx, [...new Set(claimed.map((delivery) => delivery.webhook_id))], true);
       // Asked of every webhook with a success, never skipped on what the lock read: that read does
       // not wait for a failure being recorded by another worker right now, the update does.
       const streaksEnded = await endStreaks(trx, [...succeeded], new Date(now));
