@@ -313,6 +313,27 @@ describe('SMPP upstream link against an SMSC', function () {
     await eventually('every deliver_sm answered', () => smsc.deliverResponses.length === 5);
   });
 
+  it('answers a PDU it cannot read and one it does not know, and goes on reading', async () => {
+    const { heard } = await ready();
+    const nacks: PDU[] = [];
+    smsc.session.on('generic_nack', (pdu: PDU) => nacks.push(pdu));
+    // A deliver_sm whose last TLV (sar_total_segments, one octet) says it is there and is not.
+    const good = new smpp.PDU('deliver_sm', { sequence_number: 90, source_addr: '1', destination_addr: '2', short_message: 'x' }).toBuffer();
+    const broken = Buffer.concat([good, Buffer.from([0x02, 0x0e, 0x00, 0x01])]);
+    broken.writeUInt32BE(broken.length, 0);
+    const unknown = Buffer.alloc(16);
+    unknown.writeUInt32BE(16, 0);
+    unknown.writeUInt32BE(0x00000077, 4);
+    unknown.writeUInt32BE(91, 12);
+    smsc.session.socket.write(Buffer.concat([broken, unknown]));
+    smsc.deliver({ short_message: 'still heard' });
+    await eventually('the SMS after them', () => heard.incoming.length === 1);
+    expect(heard.incoming[0]!.text).to.equal('still heard');
+    await eventually('both answered', () => smsc.deliverResponses.some((pdu) => pdu.sequence_number === 90) && nacks.length === 1);
+    expect(smsc.deliverResponses.find((pdu) => pdu.sequence_number === 90)!.command_status).to.equal(0x02);
+    expect(nacks[0]).to.include({ sequence_number: 91, command_status: 0x03 });
+  });
+
   it('is down naming a refused bind, and binds once the SMSC takes its password', async () => {
     smsc.password = 'other';
     const heard = new Heard();

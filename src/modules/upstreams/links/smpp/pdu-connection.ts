@@ -179,20 +179,20 @@ export class PduConnection {
  * text. A body the codec cannot read leaves the header, marked unreadable.
  */
 function readRaw(raw: Buffer): PDU {
-  const pdu = Object.create(smpp.PDU.prototype) as PDU & { _filter(direction: string): void };
-  pdu._filter = () => undefined;
   try {
-    pdu.fromBuffer(raw);
-    delete (pdu as Partial<typeof pdu>)._filter;
-    return pdu;
+    return undecoded(raw);
   } catch {
-    const header = Object.create(smpp.PDU.prototype) as PDU & { _filter(direction: string): void };
-    header._filter = () => undefined;
-    const headerOnly = Buffer.from(raw.subarray(0, HEADER_OCTETS));
-    headerOnly.writeUInt32BE(HEADER_OCTETS, 0);
-    header.fromBuffer(headerOnly);
-    delete (header as Partial<typeof header>)._filter;
-    header.unreadable = true;
-    return header;
+    const header = Buffer.from(raw.subarray(0, HEADER_OCTETS));
+    header.writeUInt32BE(HEADER_OCTETS, 0);
+    return Object.assign(undecoded(header), { unreadable: true });
   }
+}
+
+/** The codec's reading of the octets with its decode filters turned off for this one PDU. */
+function undecoded(raw: Buffer): PDU {
+  const pdu = Object.create(smpp.PDU.prototype) as PDU & { _filter?: (direction: string) => void };
+  pdu._filter = () => undefined;
+  pdu.fromBuffer(raw);
+  delete pdu._filter;
+  return pdu;
 }
