@@ -35,6 +35,8 @@ class TestSmsc {
   /** How each submit_sm is answered: a command_status, or held until release(). */
   answer: (pdu: PDU, index: number) => SubmitAnswer = () => 0;
   mostOutstanding = 0;
+  /** Send each accepted SMS's DELIVRD receipt in the same write as its submit_sm_resp. */
+  receiptWithResponse = false;
   private messageIds = 0;
 
   private constructor(readonly server: Server) {}
@@ -80,7 +82,12 @@ class TestSmsc {
         this.mostOutstanding = Math.max(this.mostOutstanding, this.held.length);
         return;
       }
-      session.send(pdu.response(answer === 0 ? { message_id: `m${++this.messageIds}` } : { command_status: answer }));
+      if (answer !== 0) return session.send(pdu.response({ command_status: answer }));
+      const id = `m${++this.messageIds}`;
+      const response = pdu.response({ message_id: id });
+      if (!this.receiptWithResponse) return session.send(response);
+      const receipt = new smpp.PDU('deliver_sm', { sequence_number: 1000 + this.messageIds, esm_class: 4, receipted_message_id: id, message_state: 2 });
+      session.socket.write(Buffer.concat([response.toBuffer(), receipt.toBuffer()]));
     });
   }
 
@@ -291,6 +298,18 @@ describe('SMPP upstream link against an SMSC', function () {
     ]);
     await eventually('every deliver_sm answered', () => smsc.deliverResponses.length === 5);
     expect(smsc.deliverResponses.every((pdu) => pdu.command_status === 0)).to.equal(true);
+  });
+
+  it('answers submit() before it tells the receipt that came in the same read as the submit_sm_resp', async () => {
+    const { link, heard } = await ready();
+    smsc.receiptWithResponse = true;
+    const order: string[] = [];
+    const told = heard.events.receipt;
+    heard.events.receipt = (receipt) => (order.push(`receipt ${receipt.providerId}`), told(receipt));
+    const outcome = await link.submit(sms('fast')).then((answer) => (order.push('answered'), answer));
+    expect(outcome).to.deep.include({ accepted: true, providerIds: ['m1'] });
+    await eventually('the receipt', () => heard.receipts.length === 1);
+    expect(order).to.deep.equal(['answered', 'receipt m1']);
   });
 
   it('tells an incoming SMS, single and in parts (by header and by sar TLVs), once whole', async () => {

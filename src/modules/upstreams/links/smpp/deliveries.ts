@@ -61,6 +61,9 @@ export class Deliveries {
   }
 
   private async take(pdu: PDU): Promise<number> {
+    // A receipt can come in the same read as the submit_sm_resp of its SMS: the turn taken here
+    // lets that submit() answer its caller first, so the owner knows the id before its receipt.
+    await new Promise((resolve) => setImmediate(resolve));
     const esmClass = (pdu.esm_class as number | undefined) ?? 0;
     const isReceipt = (esmClass & (ESM_RECEIPT | ESM_INTERMEDIATE)) !== 0 || pdu.receipted_message_id !== undefined || pdu.message_state !== undefined;
     return isReceipt ? this.takeReceipt(pdu) : this.takeIncoming(pdu);
