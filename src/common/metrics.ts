@@ -160,6 +160,10 @@ function processRegistry(): Registry {
 }
 
 function sampleKey(name: string, labels: Labels): string {
+  // Most counts carry no label or one (several per SMS): those need no sorting.
+  const names = Object.keys(labels);
+  if (names.length === 0) return `${name}{}`;
+  if (names.length === 1) return `${name}{${names[0]}=${JSON.stringify(labels[names[0]!])}}`;
   const pairs = Object.entries(labels)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([label, value]) => `${label}=${JSON.stringify(value)}`);
