@@ -8,6 +8,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import smpp, { type PDU } from 'smpp';
+import defs from 'smpp/lib/defs.js';
 
 const HEADER_OCTETS = 16;
 /** command_id bit 31: the PDU answers a request. */
@@ -107,7 +108,8 @@ export class PduConnection {
   /** Answers a request of the SMSC's. */
   respond(request: PDU, status = 0, fields: Record<string, unknown> = {}): void {
     if (this.closedFor !== undefined) return;
-    const command = request.command === 'unknown' ? 'generic_nack' : `${request.command}_resp`;
+    // A request with no response of its own (outbind, or one the codec does not know) is answered generic_nack.
+    const command = defs.commands[`${request.command}_resp`] ? `${request.command}_resp` : 'generic_nack';
     this.socket.write(new smpp.PDU(command, { ...fields, command_status: status, sequence_number: request.sequence_number }).toBuffer());
   }
 
