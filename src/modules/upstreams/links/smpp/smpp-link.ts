@@ -10,7 +10,7 @@ import { BindSession, type BindRole, type SessionState } from './bind-session.ts
 import { describeStatus, isThrottling, retryOf, statusCode, STATUS } from './command-status.ts';
 import { Deliveries } from './deliveries.ts';
 import { encodeOutgoingText } from './outgoing-text.ts';
-import { ConnectionClosed, ResponseTimeout } from './pdu-connection.ts';
+import { ConnectionClosed, ResponseTimeout, type PduConnection } from './pdu-connection.ts';
 import { isAlphanumericSender, withDefaults, type ResolvedSmppLinkSettings, type SmppLinkSettings } from './settings.ts';
 import { absoluteSmppTime } from './smpp-time.ts';
 import { SubmitGate } from './submit-gate.ts';
@@ -56,7 +56,7 @@ export class SmppLink implements UpstreamLink {
     this.deliveries = new Deliveries(events, this.logger, this.clock, this.settings.responseTimeoutMs);
     const listener = {
       changed: (role: BindRole, state: SessionState) => this.sessionChanged(role, state),
-      request: (pdu: PDU, connection: Parameters<Deliveries['handle']>[1]) => this.deliveries.handle(pdu, connection),
+      request: (pdu: PDU, connection: PduConnection) => this.deliveries.handle(pdu, connection),
     };
     const twoBinds = this.settings.bindMode === 'transmitter_receiver';
     this.sender = new BindSession(twoBinds ? 'transmitter' : 'transceiver', this.settings, listener, this.logger);
