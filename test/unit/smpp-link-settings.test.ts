@@ -56,6 +56,8 @@ describe('SMPP link: settings', () => {
       'password: is required',
     ]);
     expect(checkSmppLinkSettings('nope')).to.deep.equal(['settings: must be an object']);
+    const snake = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    expect(checkSmppLinkSettings({ ...GOOD, systemId: '', windowSize: 0 }, snake)).to.deep.equal(['system_id: must have 1 to 15 characters', 'window_size: must be a whole number from 1 to 1000']);
     expect(checkSmppLinkSettings({ ...GOOD, sourceAddr: '+447700900123' })).to.deep.equal([]);
     expect(checkSmppLinkSettings({ ...GOOD, ca: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----' })).to.deep.equal(['ca: is only used with tls: true']);
   });

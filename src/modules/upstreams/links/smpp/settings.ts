@@ -72,12 +72,16 @@ const KNOWN_FIELDS = new Set([
   'destTon', 'destNpi', 'throughputPerSecond', 'windowSize', 'enquireLinkSeconds', 'responseTimeoutMs',
 ]);
 
-/** What is wrong with `input` as SMPP link settings, one line per problem, each naming its field; none: they will do. */
-export function checkSmppLinkSettings(input: unknown): string[] {
+/**
+ * What is wrong with `input` as SMPP link settings, one line per problem, each naming its field;
+ * none: they will do. `fieldName`: how the caller's own API spells a field (system_id for
+ * systemId), so that the owner reads the names they posted.
+ */
+export function checkSmppLinkSettings(input: unknown, fieldName: (field: string) => string = (field) => field): string[] {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return ['settings: must be an object'];
   const given = input as Record<string, unknown>;
   const problems: string[] = [];
-  const problem = (field: string, text: string) => problems.push(`${field}: ${text}`);
+  const problem = (field: string, text: string) => problems.push(`${fieldName(field)}: ${text}`);
 
   for (const field of Object.keys(given)) if (!KNOWN_FIELDS.has(field)) problem(field, 'is not a setting of an SMPP link');
 
