@@ -13,6 +13,7 @@
 //
 //   npx tsx scripts/bench/sms-path-files.ts            (prints the count, the files by folder, and the queries)
 //   SHOW_SQL=1 npx tsx scripts/bench/sms-path-files.ts (also each transaction's statements, cut to 90 characters)
+//   SHOW_FUNCTIONS=1 npx tsx scripts/bench/sms-path-files.ts (also each file's named functions that ran, with their calls)
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { relative } from 'node:path';
