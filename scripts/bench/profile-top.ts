@@ -2,7 +2,10 @@
 // write) and prints where the time went: the functions with the most self time, and the self time
 // summed by package (or by our own top-level folder), as shares of the profile's samples.
 //
-//   npx tsx scripts/bench/profile-top.ts .tmp/prof/CPU.*.cpuprofile [--top 25]
+//   npx tsx scripts/bench/profile-top.ts .tmp/prof/CPU.*.cpuprofile [--top 25] [--from sendOneSms]
+//
+// --from NAME counts only the samples from the first one whose stack holds a function of that name:
+// the gateway's start (module loading, schema compiling) left out of a benchmark's profile.
 import { readFileSync } from 'node:fs';
 
 interface ProfileNode {
@@ -19,7 +22,9 @@ interface Profile {
 const args = process.argv.slice(2);
 const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args[topAt + 1]) : 25;
-const files = args.filter((arg, i) => !arg.startsWith('--') && (topAt < 0 || i !== topAt + 1));
+const fromAt = args.indexOf('--from');
+const from = fromAt >= 0 ? args[fromAt + 1] : undefined;
+const files = args.filter((arg, i) => !arg.startsWith('--') && (topAt < 0 || i !== topAt + 1) && (fromAt < 0 || i !== fromAt + 1));
 if (files.length === 0 || !Number.isInteger(top) || top < 1) {
   process.stderr.write('usage: profile-top.ts <file.cpuprofile>... [--top N]\n');
   process.exit(2);
@@ -28,8 +33,18 @@ if (files.length === 0 || !Number.isInteger(top) || top < 1) {
 for (const file of files) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const holds = (id: number | undefined, name: string): boolean => {
+    for (; id !== undefined; id = parentOf.get(id)) if (byId.get(id)!.callFrame.functionName === name) return true;
+    return false;
+  };
+  const firstCounted = from === undefined ? 0 : profile.samples.findIndex((id) => holds(id, from));
+  if (firstCounted < 0) process.stderr.write(`${file}: no sample holds ${from}\n`);
   const selfMs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  profile.samples.forEach((id, i) => {
+    if (firstCounted >= 0 && i >= firstCounted) selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
   const total = [...selfMs.values()].reduce((sum, ms) => sum + ms, 0);
   const byFunction = new Map<string, number>();
   const byPlace = new Map<string, number>();
