@@ -45,8 +45,8 @@ import * as deviceRadio from './20261203_041_device_radio.ts';
 import * as fleetHealth from './20261204_042_fleet_health.ts';
 import * as simLimitsStickySender from './20261204_043_sim_limits_sticky_sender.ts';
 import * as smsSearch from './20261205_044_sms_search.ts';
-import * as contractSmsTrigramIndexes from './20261205_045_contract_sms_trigram_indexes.ts';
 import * as deviceAvailability from './20261205_046_device_availability.ts';
+import * as upstreams from './20261206_047_upstreams.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -98,6 +98,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261204_042_fleet_health', fleetHealth],
   ['20261204_043_sim_limits_sticky_sender', simLimitsStickySender],
   ['20261205_044_sms_search', smsSearch],
-  ['20261205_045_contract_sms_trigram_indexes', contractSmsTrigramIndexes],
   ['20261205_046_device_availability', deviceAvailability],
+  ['20261206_047_upstreams', upstreams],
 ];
