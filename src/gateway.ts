@@ -15,7 +15,7 @@ import { describeEnvironmentError } from './common/errors.ts';
 import { createMetrics, gatewayComposition, type Services } from './services.ts';
 import { createHttpServer } from './api/http-server.ts';
 import { startAll, stopAll } from './composition/composition.ts';
-import { extendedRoutes, phoneRoutes } from './composition/features.ts';
+import { extendedRoutes, featureMounts, phoneRoutes } from './composition/features.ts';
 import type { Running } from './composition/feature.ts';
 import { LISTEN_BACKLOG } from './http/server-limits.ts';
 import { createBroker, DeviceChannel, type DeviceBroker } from '../broker/device-channel.ts';
@@ -134,6 +134,7 @@ export class Gateway {
           session: { secure: config.sessions.secureCookie, maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000) },
         }),
         phoneRoutes: phoneRoutes(services),
+        mounts: featureMounts(services, config),
         health: { brokerListening: () => channel?.listening === true, ...(shared ? { redis: () => shared.check() } : {}), draining: () => draining },
         metricsEndpoint,
         certificates: reloader,

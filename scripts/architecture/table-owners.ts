@@ -80,6 +80,11 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   delivery_settings: 'src/modules/delivery/',
   // 046 each device's changes between online and offline
   device_availability: 'src/modules/availability/',
+  // 047 upstream providers and routes
+  upstreams: 'src/modules/upstreams/',
+  account_routes: 'src/modules/upstreams/',
+  upstream_submissions: 'src/modules/upstreams/',
+  upstream_month_usage: 'src/modules/upstreams/',
 };
 
 export interface SharedTable {
@@ -95,6 +100,16 @@ export interface SharedTable {
  * split one consistent read into two.
  */
 export const SHARED_TABLES: readonly SharedTable[] = [
+  {
+    table: 'sms',
+    by: 'src/modules/upstreams/routing/handout.ts',
+    why: 'the router hands SMS to upstreams and back as the dispatcher hands them to phones: one statement on rows it locks, so that a phone report and the router never both move one SMS',
+  },
+  {
+    table: 'sms_status_history',
+    by: 'src/modules/upstreams/routing/handout.ts',
+    why: 'an SMS an upstream refused goes back to the phones with its history entry in the statement that moves it',
+  },
   {
     table: 'accounts',
     by: 'src/storage/account-name.ts',

@@ -2,6 +2,7 @@
 // families; the panel, the agent download, MCP, the Twilio-compatible API, health and metrics
 // mounted beside them; behind the deadlines, connection limits and admission control that bound
 // hostile clients before any of it runs. Made here, listened on by the gateway.
+import type Router from '@koa/router';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Config } from '../config.ts';
@@ -50,6 +51,8 @@ export interface HttpServerOptions {
   extendedRoutes: RouteDefinition[];
   /** The phones' own endpoints (uploads), with device credentials, not API keys. */
   phoneRoutes: RouteDefinition[];
+  /** What features mount outside the API families (providers' callbacks). */
+  mounts: ((router: Router) => void)[];
   health: {
     brokerListening: () => boolean;
     /** Without Redis a node keeps serving what it holds: reported, not required. */
@@ -114,6 +117,7 @@ export function createHttpServer(parts: HttpServerParts, options: HttpServerOpti
         health.draining,
       );
       options.metricsEndpoint.mount(router);
+      for (const mount of options.mounts) mount(router);
     },
   });
   // Hostile clients are bounded before the application: header and body deadlines,

@@ -6,6 +6,8 @@
 // Extended API's OpenAPI document; what one feature needs of another is made first whatever the
 // order. A one-shot command registers none of these (src/composition/command-features.ts): it
 // makes the account features only, and loads no route's schemas.
+import type Router from '@koa/router';
+import type { Config } from '../config.ts';
 import type { RouteDefinition } from '../http/route.ts';
 import type { BrokerAddress } from '../api/extended/devices/routes.ts';
 import type { SessionRouteOptions } from '../api/extended/sessions/routes.ts';
@@ -41,6 +43,7 @@ import { idempotencyFeature } from '../modules/idempotency/feature.ts';
 import { fleetHealthFeature } from '../modules/fleet-health/health-feature.ts';
 import { canaryFeature } from '../modules/fleet-health/feature.ts';
 import { availabilityFeature } from '../modules/availability/feature.ts';
+import { upstreamsFeature } from '../modules/upstreams/feature.ts';
 import { deviceRoutes } from '../api/extended/devices/routes.ts';
 import { fleetHealthRoutes } from '../api/extended/fleet-health/routes.ts';
 import { messageRoutes } from '../api/extended/messages/routes.ts';
@@ -69,6 +72,8 @@ import { contactSendRoutes } from '../api/extended/contacts/send-routes.ts';
 import { contactRoutes } from '../api/extended/contacts/routes.ts';
 import { canaryRoutes } from '../api/extended/canary/routes.ts';
 import { availabilityRoutes } from '../api/extended/availability/routes.ts';
+import { upstreamRoutes } from '../api/extended/upstreams/routes.ts';
+import { mountUpstreamCallbacks } from '../api/upstream-callbacks/routes.ts';
 
 /** What routes need to know of the running gateway beyond its services. */
 export interface RouteOptions {
@@ -85,6 +90,8 @@ export interface GatewayFeature {
   routes?: (services: Services, options: RouteOptions) => RouteDefinition[];
   /** Its endpoints under /api/device/v1, with device credentials, not API keys. */
   phoneRoutes?: (services: Services) => RouteDefinition[];
+  /** Endpoints outside the API families, which prove their callers otherwise (a provider's signature). */
+  mount?: (router: Router, services: Services, config: Config) => void;
 }
 
 export const GATEWAY_FEATURES: readonly GatewayFeature[] = [
@@ -124,6 +131,11 @@ export const GATEWAY_FEATURES: readonly GatewayFeature[] = [
   { feature: contactsFeature, routes: (s) => [...contactSendRoutes(s), ...contactRoutes(s.contacts)] },
   { feature: idempotencyFeature },
   { feature: canaryFeature, routes: (s) => canaryRoutes(s.canary) },
+  {
+    feature: upstreamsFeature,
+    routes: (s) => upstreamRoutes(s.upstreams),
+    mount: (router, s, config) => mountUpstreamCallbacks(router, { links: s.upstreamLinks, publicUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes }),
+  },
 ];
 
 /**
@@ -132,6 +144,11 @@ export const GATEWAY_FEATURES: readonly GatewayFeature[] = [
  */
 export function extendedRoutes(services: Services, options: RouteOptions): RouteDefinition[] {
   return GATEWAY_FEATURES.flatMap(({ routes }) => routes?.(services, options) ?? []);
+}
+
+/** What the features mount outside the API families. */
+export function featureMounts(services: Services, config: Config): ((router: Router) => void)[] {
+  return GATEWAY_FEATURES.flatMap(({ mount }) => (mount ? [(router: Router) => mount(router, services, config)] : []));
 }
 
 /** The phones' own endpoints (uploads with device credentials), under /api/device/v1. */

@@ -120,11 +120,14 @@ describe('GET /api/ext/v1/openapi.json', () => {
       // The Twilio-compatible API is Twilio's own interface (form-encoded, HTTP Basic with the
       // AccountSid), described in a document of its own (/api/ext/v1/openapi-twilio.json, held to
       // these routes by test/http/openapi-for-generators.test.ts); the MCP endpoint speaks
-      // JSON-RPC as the Model Context Protocol defines it (docs/api-clients.md says why it has none).
+      // JSON-RPC as the Model Context Protocol defines it (docs/api-clients.md says why it has none);
+      // upstream providers post their callbacks in Twilio's callback format, signed (docs/routes.md).
       const twilio = (operation: string) => operation.split(' ')[1]!.startsWith('/2010-04-01/');
       const mcp = (operation: string) => operation === 'POST /api/ext/v1/mcp';
+      const provider = (operation: string) => operation.split(' ')[1]!.startsWith('/api/upstream/v1/');
       const served = servedOperations(routers);
-      expect(documentedOperations(doc)).to.deep.equal(served.filter((operation) => !twilio(operation) && !mcp(operation)));
+      expect(documentedOperations(doc)).to.deep.equal(served.filter((operation) => !twilio(operation) && !mcp(operation) && !provider(operation)));
+      expect(served.filter(provider)).to.deep.equal(['POST /api/upstream/v1/{id}/twilio/incoming', 'POST /api/upstream/v1/{id}/twilio/status']);
       expect(served.filter(mcp)).to.deep.equal(['POST /api/ext/v1/mcp']);
       expect(served.filter(twilio)).to.deep.equal([
         'DELETE /2010-04-01/Accounts/{accountSid}/Messages/{file}',

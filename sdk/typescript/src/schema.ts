@@ -1880,6 +1880,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/upstreams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's upstreams, oldest first
+         * @description Permission: `upstreams:read`.
+         */
+        get: operations["listUpstreams"];
+        put?: never;
+        /**
+         * Add an upstream provider (an SMSC over SMPP, or a service speaking Twilio's Messages API)
+         * @description kind smpp needs host, port, system_id and password; kind twilio needs base_url, account_sid, auth_token and from or messaging_service_sid. The secret is kept encrypted and never shown. Each gateway node connects (binds) to it once it is made and enabled; link says how that went on the node that answers. A provider's address on a private network is refused unless WEBHOOK_ALLOWED_HOSTS lets it through.
+         *
+         *     Permission: `upstreams:write`.
+         */
+        post: operations["createUpstream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ext/v1/upstreams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one upstream, with its figures this month and its link
+         * @description Permission: `upstreams:read`.
+         */
+        get: operations["getUpstream"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an upstream the routes do not name; its link closes
+         * @description Permission: `upstreams:write`.
+         */
+        delete: operations["deleteUpstream"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an upstream; its link connects again with the new settings
+         * @description Permission: `upstreams:write`.
+         */
+        patch: operations["updateUpstream"];
+        trace?: never;
+    };
+    "/api/ext/v1/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the account's routes
+         * @description An ordered list of rules. Each rule names a target, "phones" (the account's phones) or an upstream's id, and may apply only to destinations starting with one of prefixes, or to SMS of at least min_priority. An SMS goes through the rules that apply to it, in order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the account is online (unless skip_when_offline is false); an upstream rule submits it there, and moves it on when the upstream is disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, upstream_refused), unless that rule is the phones'. An SMS no rule applies to goes to the phones. A phone that has acknowledged an SMS keeps it: an SMS is never sent by two routes. Only plain text SMS without a named device are routed. An empty list sends every SMS to the phones again.
+         *
+         *     Permission: `upstreams:read`.
+         */
+        get: operations["getRoutes"];
+        /**
+         * Replace the account's routes
+         * @description An ordered list of rules. Each rule names a target, "phones" (the account's phones) or an upstream's id, and may apply only to destinations starting with one of prefixes, or to SMS of at least min_priority. An SMS goes through the rules that apply to it, in order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the account is online (unless skip_when_offline is false); an upstream rule submits it there, and moves it on when the upstream is disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, upstream_refused), unless that rule is the phones'. An SMS no rule applies to goes to the phones. A phone that has acknowledged an SMS keeps it: an SMS is never sent by two routes. Only plain text SMS without a named device are routed. An empty list sends every SMS to the phones again.
+         *
+         *     Permission: `upstreams:write`.
+         */
+        put: operations["setRoutes"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1892,7 +1974,7 @@ export interface components {
                  * @description stable; for programs
                  * @enum {string}
                  */
-                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "invalid_ciphertext" | "invalid_data" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "media_not_found" | "mms_not_found" | "mms_part_not_expected" | "suppression_not_found" | "inbound_rule_not_found" | "conversation_not_found" | "contact_not_found" | "group_not_found" | "template_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_not_capable" | "no_capable_device" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "recipient_opted_out" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "media_type_refused" | "mms_too_large" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
+                code: "invalid_json" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "invalid_ciphertext" | "invalid_data" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "upstream_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "media_not_found" | "mms_not_found" | "mms_part_not_expected" | "suppression_not_found" | "inbound_rule_not_found" | "conversation_not_found" | "contact_not_found" | "group_not_found" | "template_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "upstream_name_taken" | "upstream_in_routes" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_not_capable" | "no_capable_device" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "recipient_opted_out" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "media_type_refused" | "mms_too_large" | "range_not_satisfiable" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
                 details?: {
                     field: string;
                     in?: string;
@@ -8407,7 +8489,7 @@ export interface operations {
                             /** @description the visible, non-secret start of the key (sgw_ and 10 hex digits) */
                             prefix: string;
                             name: string;
-                            permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write")[];
+                            permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write" | "upstreams:read" | "upstreams:write")[];
                             /** Format: date-time */
                             created_at: string;
                             /** @description last successful use; updated at most once a minute; null until the key is first used */
@@ -8480,7 +8562,7 @@ export interface operations {
                     /** @description a label for people, such as where the key is used */
                     name?: string;
                     /** @description what the new key may do; only permissions the calling key holds itself */
-                    permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write")[];
+                    permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write" | "upstreams:read" | "upstreams:write")[];
                 };
             };
         };
@@ -8499,7 +8581,7 @@ export interface operations {
                         /** @description the visible, non-secret start of the key (sgw_ and 10 hex digits) */
                         prefix: string;
                         name: string;
-                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write")[];
+                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write" | "upstreams:read" | "upstreams:write")[];
                         /** Format: date-time */
                         created_at: string;
                         /** @description last successful use; updated at most once a minute; null until the key is first used */
@@ -8597,7 +8679,7 @@ export interface operations {
                         /** @description the visible, non-secret start of the key (sgw_ and 10 hex digits) */
                         prefix: string;
                         name: string;
-                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write")[];
+                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write" | "upstreams:read" | "upstreams:write")[];
                         /** Format: date-time */
                         created_at: string;
                         /** @description last successful use; updated at most once a minute; null until the key is first used */
@@ -8686,7 +8768,7 @@ export interface operations {
                         /** @description the visible, non-secret start of the key (sgw_ and 10 hex digits) */
                         prefix: string;
                         name: string;
-                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write")[];
+                        permissions: ("sms:send" | "sms:read" | "sms:delete" | "devices:read" | "devices:settings" | "devices:write" | "devices:monitor" | "webhooks:read" | "webhooks:write" | "keys:manage" | "users:manage" | "calls:read" | "calls:delete" | "sms:send_transactional" | "suppressions:read" | "suppressions:write" | "inbound_rules:read" | "inbound_rules:write" | "upstreams:read" | "upstreams:write")[];
                         /** Format: date-time */
                         created_at: string;
                         /** @description last successful use; updated at most once a minute; null until the key is first used */
@@ -16191,6 +16273,1084 @@ export interface operations {
             };
             /** @description `conflict`: conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUpstreams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every upstream of the account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "smpp" | "twilio";
+                            /** @description unique in the account */
+                            name: string;
+                            /** @description a disabled upstream is skipped by the routes and holds no connection; default true */
+                            enabled: boolean;
+                            /** @description what one segment costs through it, in the account's own currency; null: no price */
+                            price_per_segment: number | null;
+                            /** @description prices for destinations starting with a prefix; the longest match wins over price_per_segment */
+                            prefix_prices: {
+                                /** @description the start of a destination in E.164, e.g. "+44" */
+                                prefix: string;
+                                price: number;
+                            }[];
+                            /** @description past this spend in a calendar month (UTC) the routes skip it until the month ends; null: no budget */
+                            monthly_budget: number | null;
+                            /** @description smpp: the SMSC host name or address */
+                            host?: string;
+                            /** @description smpp: the SMSC port */
+                            port?: number;
+                            /** @description smpp: connect over TLS (the certificate is checked); default false */
+                            tls?: boolean;
+                            /** @description smpp: the system_id to bind with */
+                            system_id?: string;
+                            /** @description smpp: the system_type to bind with; default empty */
+                            system_type?: string;
+                            /**
+                             * @description smpp: one transceiver bind (default), or a transmitter and a receiver
+                             * @enum {string}
+                             */
+                            bind_mode?: "transceiver" | "transmitter_receiver";
+                            /** @description smpp: who SMS are from (a number or an alphanumeric sender); default empty (the SMSC decides) */
+                            source_addr?: string;
+                            /** @description submissions a second at most; default 50 */
+                            throughput_per_second?: number;
+                            /** @description smpp: submit_sm awaiting an answer at once; default 10 */
+                            window_size?: number;
+                            /** @description smpp: seconds between enquire_link; default 30 */
+                            enquire_link_seconds?: number;
+                            /**
+                             * Format: uri
+                             * @description twilio: the API root, e.g. https://api.twilio.com
+                             */
+                            base_url?: string;
+                            /** @description twilio: the account SID */
+                            account_sid?: string;
+                            /** @description twilio: the sender (From); this or messaging_service_sid */
+                            from?: string | null;
+                            /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                            messaging_service_sid?: string | null;
+                            /** @description twilio: requests in flight at once; default 10 */
+                            max_concurrent?: number;
+                            month: {
+                                /** @description the calendar month (UTC), YYYY-MM */
+                                month: string;
+                                /** @description segments it took this month */
+                                segments: number;
+                                /** @description their price */
+                                spent: number;
+                                /** @description monthly_budget less spent (0 when spent); null without a budget */
+                                budget_left: number | null;
+                            };
+                            link: {
+                                /**
+                                 * @description on the node that answers: connecting (binding), ready, throttled (the provider asked to slow down), down (lost or refused: retrying), closed (disabled)
+                                 * @enum {string}
+                                 */
+                                state: "connecting" | "ready" | "throttled" | "down" | "closed";
+                                /** @description why it is down, in words */
+                                detail: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                since: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description unique in the account */
+                    name: string;
+                    /** @description a disabled upstream is skipped by the routes and holds no connection; default true */
+                    enabled?: boolean;
+                    /** @description what one segment costs through it, in the account's own currency; null: no price */
+                    price_per_segment?: number | null;
+                    /** @description prices for destinations starting with a prefix; the longest match wins over price_per_segment */
+                    prefix_prices?: {
+                        /** @description the start of a destination in E.164, e.g. "+44" */
+                        prefix: string;
+                        price: number;
+                    }[];
+                    /** @description past this spend in a calendar month (UTC) the routes skip it until the month ends; null: no budget */
+                    monthly_budget?: number | null;
+                    /** @enum {string} */
+                    kind: "smpp" | "twilio";
+                    /** @description smpp: the SMSC host name or address */
+                    host?: string;
+                    /** @description smpp: the SMSC port */
+                    port?: number;
+                    /** @description smpp: connect over TLS (the certificate is checked); default false */
+                    tls?: boolean;
+                    /** @description smpp: the system_id to bind with */
+                    system_id?: string;
+                    /** @description smpp: the system_type to bind with; default empty */
+                    system_type?: string;
+                    /**
+                     * @description smpp: one transceiver bind (default), or a transmitter and a receiver
+                     * @enum {string}
+                     */
+                    bind_mode?: "transceiver" | "transmitter_receiver";
+                    /** @description smpp: who SMS are from (a number or an alphanumeric sender); default empty (the SMSC decides) */
+                    source_addr?: string;
+                    /** @description submissions a second at most; default 50 */
+                    throughput_per_second?: number;
+                    /** @description smpp: submit_sm awaiting an answer at once; default 10 */
+                    window_size?: number;
+                    /** @description smpp: seconds between enquire_link; default 30 */
+                    enquire_link_seconds?: number;
+                    /**
+                     * Format: uri
+                     * @description twilio: the API root, e.g. https://api.twilio.com
+                     */
+                    base_url?: string;
+                    /** @description twilio: the account SID */
+                    account_sid?: string;
+                    /** @description twilio: the sender (From); this or messaging_service_sid */
+                    from?: string | null;
+                    /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                    messaging_service_sid?: string | null;
+                    /** @description twilio: requests in flight at once; default 10 */
+                    max_concurrent?: number;
+                    /** @description smpp: the password to bind with; kept encrypted, never shown */
+                    password?: string;
+                    /** @description twilio: the auth token; kept encrypted, never shown */
+                    auth_token?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the upstream, its figures this month and its link on the node that answers */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "smpp" | "twilio";
+                        /** @description unique in the account */
+                        name: string;
+                        /** @description a disabled upstream is skipped by the routes and holds no connection; default true */
+                        enabled: boolean;
+                        /** @description what one segment costs through it, in the account's own currency; null: no price */
+                        price_per_segment: number | null;
+                        /** @description prices for destinations starting with a prefix; the longest match wins over price_per_segment */
+                        prefix_prices: {
+                            /** @description the start of a destination in E.164, e.g. "+44" */
+                            prefix: string;
+                            price: number;
+                        }[];
+                        /** @description past this spend in a calendar month (UTC) the routes skip it until the month ends; null: no budget */
+                        monthly_budget: number | null;
+                        /** @description smpp: the SMSC host name or address */
+                        host?: string;
+                        /** @description smpp: the SMSC port */
+                        port?: number;
+                        /** @description smpp: connect over TLS (the certificate is checked); default false */
+                        tls?: boolean;
+                        /** @description smpp: the system_id to bind with */
+                        system_id?: string;
+                        /** @description smpp: the system_type to bind with; default empty */
+                        system_type?: string;
+                        /**
+                         * @description smpp: one transceiver bind (default), or a transmitter and a receiver
+                         * @enum {string}
+                         */
+                        bind_mode?: "transceiver" | "transmitter_receiver";
+                        /** @description smpp: who SMS are from (a number or an alphanumeric sender); default empty (the SMSC decides) */
+                        source_addr?: string;
+                        /** @description submissions a second at most; default 50 */
+                        throughput_per_second?: number;
+                        /** @description smpp: submit_sm awaiting an answer at once; default 10 */
+                        window_size?: number;
+                        /** @description smpp: seconds between enquire_link; default 30 */
+                        enquire_link_seconds?: number;
+                        /**
+                         * Format: uri
+                         * @description twilio: the API root, e.g. https://api.twilio.com
+                         */
+                        base_url?: string;
+                        /** @description twilio: the account SID */
+                        account_sid?: string;
+                        /** @description twilio: the sender (From); this or messaging_service_sid */
+                        from?: string | null;
+                        /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                        messaging_service_sid?: string | null;
+                        /** @description twilio: requests in flight at once; default 10 */
+                        max_concurrent?: number;
+                        month: {
+                            /** @description the calendar month (UTC), YYYY-MM */
+                            month: string;
+                            /** @description segments it took this month */
+                            segments: number;
+                            /** @description their price */
+                            spent: number;
+                            /** @description monthly_budget less spent (0 when spent); null without a budget */
+                            budget_left: number | null;
+                        };
+                        link: {
+                            /**
+                             * @description on the node that answers: connecting (binding), ready, throttled (the provider asked to slow down), down (lost or refused: retrying), closed (disabled)
+                             * @enum {string}
+                             */
+                            state: "connecting" | "ready" | "throttled" | "down" | "closed";
+                            /** @description why it is down, in words */
+                            detail: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            since: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_name_taken`: the account already has an upstream of this name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description upstream id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the upstream, its figures this month and its link on the node that answers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "smpp" | "twilio";
+                        /** @description unique in the account */
+                        name: string;
+                        /** @description a disabled upstream is skipped by the routes and holds no connection; default true */
+                        enabled: boolean;
+                        /** @description what one segment costs through it, in the account's own currency; null: no price */
+                        price_per_segment: number | null;
+                        /** @description prices for destinations starting with a prefix; the longest match wins over price_per_segment */
+                        prefix_prices: {
+                            /** @description the start of a destination in E.164, e.g. "+44" */
+                            prefix: string;
+                            price: number;
+                        }[];
+                        /** @description past this spend in a calendar month (UTC) the routes skip it until the month ends; null: no budget */
+                        monthly_budget: number | null;
+                        /** @description smpp: the SMSC host name or address */
+                        host?: string;
+                        /** @description smpp: the SMSC port */
+                        port?: number;
+                        /** @description smpp: connect over TLS (the certificate is checked); default false */
+                        tls?: boolean;
+                        /** @description smpp: the system_id to bind with */
+                        system_id?: string;
+                        /** @description smpp: the system_type to bind with; default empty */
+                        system_type?: string;
+                        /**
+                         * @description smpp: one transceiver bind (default), or a transmitter and a receiver
+                         * @enum {string}
+                         */
+                        bind_mode?: "transceiver" | "transmitter_receiver";
+                        /** @description smpp: who SMS are from (a number or an alphanumeric sender); default empty (the SMSC decides) */
+                        source_addr?: string;
+                        /** @description submissions a second at most; default 50 */
+                        throughput_per_second?: number;
+                        /** @description smpp: submit_sm awaiting an answer at once; default 10 */
+                        window_size?: number;
+                        /** @description smpp: seconds between enquire_link; default 30 */
+                        enquire_link_seconds?: number;
+                        /**
+                         * Format: uri
+                         * @description twilio: the API root, e.g. https://api.twilio.com
+                         */
+                        base_url?: string;
+                        /** @description twilio: the account SID */
+                        account_sid?: string;
+                        /** @description twilio: the sender (From); this or messaging_service_sid */
+                        from?: string | null;
+                        /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                        messaging_service_sid?: string | null;
+                        /** @description twilio: requests in flight at once; default 10 */
+                        max_concurrent?: number;
+                        month: {
+                            /** @description the calendar month (UTC), YYYY-MM */
+                            month: string;
+                            /** @description segments it took this month */
+                            segments: number;
+                            /** @description their price */
+                            spent: number;
+                            /** @description monthly_budget less spent (0 when spent); null without a budget */
+                            budget_left: number | null;
+                        };
+                        link: {
+                            /**
+                             * @description on the node that answers: connecting (binding), ready, throttled (the provider asked to slow down), down (lost or refused: retrying), closed (disabled)
+                             * @enum {string}
+                             */
+                            state: "connecting" | "ready" | "throttled" | "down" | "closed";
+                            /** @description why it is down, in words */
+                            detail: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            since: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_not_found`: upstream not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description upstream id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_id`: id is malformed; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_not_found`: upstream not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_in_routes`: the account's routes name this upstream: take it out of the routes first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateUpstream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description upstream id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description unique in the account */
+                    name?: string;
+                    /** @description a disabled upstream is skipped by the routes and holds no connection; default true */
+                    enabled?: boolean;
+                    /** @description what one segment costs through it, in the account's own currency; null: no price */
+                    price_per_segment?: number | null;
+                    /** @description prices for destinations starting with a prefix; the longest match wins over price_per_segment */
+                    prefix_prices?: {
+                        /** @description the start of a destination in E.164, e.g. "+44" */
+                        prefix: string;
+                        price: number;
+                    }[];
+                    /** @description past this spend in a calendar month (UTC) the routes skip it until the month ends; null: no budget */
+                    monthly_budget?: number | null;
+                    /** @description smpp: the SMSC host name or address */
+                    host?: string;
+                    /** @description smpp: the SMSC port */
+                    port?: number;
+                    /** @description smpp: connect over TLS (the certificate is checked); default false */
+                    tls?: boolean;
+                    /** @description smpp: the system_id to bind with */
+                    system_id?: string;
+                    /** @description smpp: the system_type to bind with; default empty */
+                    system_type?: string;
+                    /**
+                     * @description smpp: one transceiver bind (default), or a transmitter and a receiver
+                     * @enum {string}
+                     */
+                    bind_mode?: "transceiver" | "transmitter_receiver";
+                    /** @description smpp: who SMS are from (a number or an alphanumeric sender); default empty (the SMSC decides) */
+                    source_addr?: string;
+                    /** @description submissions a second at most; default 50 */
+                    throughput_per_second?: number;
+                    /** @description smpp: submit_sm awaiting an answer at once; default 10 */
+                    window_size?: number;
+                    /** @description smpp: seconds between enquire_link; default 30 */
+                    enquire_link_seconds?: number;
+                    /**
+                     * Format: uri
+                     * @description twilio: the API root, e.g. https://api.twilio.com
+                     */
+                    base_url?: string;
+                    /** @description twilio: the account SID */
+                    account_sid?: string;
+                    /** @description twilio: the sender (From); this or messaging_service_sid */
+                    from?: string | null;
+                    /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                    messaging_service_sid?: string | null;
+                    /** @description twilio: requests in flight at once; default 10 */
+                    max_concurrent?: number;
+                    /** @description smpp: the password to bind with; kept encrypted, never shown */
+                    password?: string;
+                    /** @description twilio: the auth token; kept encrypted, never shown */
+                    auth_token?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the upstream, its figures this month and its link on the node that answers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "smpp" | "twilio";
+                        /** @description unique in the account */
+                        name: string;
+                        /** @description a disabled upstream is skipped by the routes and holds no connection; default true */
+                        enabled: boolean;
+                        /** @description what one segment costs through it, in the account's own currency; null: no price */
+                        price_per_segment: number | null;
+                        /** @description prices for destinations starting with a prefix; the longest match wins over price_per_segment */
+                        prefix_prices: {
+                            /** @description the start of a destination in E.164, e.g. "+44" */
+                            prefix: string;
+                            price: number;
+                        }[];
+                        /** @description past this spend in a calendar month (UTC) the routes skip it until the month ends; null: no budget */
+                        monthly_budget: number | null;
+                        /** @description smpp: the SMSC host name or address */
+                        host?: string;
+                        /** @description smpp: the SMSC port */
+                        port?: number;
+                        /** @description smpp: connect over TLS (the certificate is checked); default false */
+                        tls?: boolean;
+                        /** @description smpp: the system_id to bind with */
+                        system_id?: string;
+                        /** @description smpp: the system_type to bind with; default empty */
+                        system_type?: string;
+                        /**
+                         * @description smpp: one transceiver bind (default), or a transmitter and a receiver
+                         * @enum {string}
+                         */
+                        bind_mode?: "transceiver" | "transmitter_receiver";
+                        /** @description smpp: who SMS are from (a number or an alphanumeric sender); default empty (the SMSC decides) */
+                        source_addr?: string;
+                        /** @description submissions a second at most; default 50 */
+                        throughput_per_second?: number;
+                        /** @description smpp: submit_sm awaiting an answer at once; default 10 */
+                        window_size?: number;
+                        /** @description smpp: seconds between enquire_link; default 30 */
+                        enquire_link_seconds?: number;
+                        /**
+                         * Format: uri
+                         * @description twilio: the API root, e.g. https://api.twilio.com
+                         */
+                        base_url?: string;
+                        /** @description twilio: the account SID */
+                        account_sid?: string;
+                        /** @description twilio: the sender (From); this or messaging_service_sid */
+                        from?: string | null;
+                        /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                        messaging_service_sid?: string | null;
+                        /** @description twilio: requests in flight at once; default 10 */
+                        max_concurrent?: number;
+                        month: {
+                            /** @description the calendar month (UTC), YYYY-MM */
+                            month: string;
+                            /** @description segments it took this month */
+                            segments: number;
+                            /** @description their price */
+                            spent: number;
+                            /** @description monthly_budget less spent (0 when spent); null without a budget */
+                            budget_left: number | null;
+                        };
+                        link: {
+                            /**
+                             * @description on the node that answers: connecting (binding), ready, throttled (the provider asked to slow down), down (lost or refused: retrying), closed (disabled)
+                             * @enum {string}
+                             */
+                            state: "connecting" | "ready" | "throttled" | "down" | "closed";
+                            /** @description why it is down, in words */
+                            detail: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            since: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid; `invalid_id`: id is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_not_found`: upstream not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_name_taken`: the account already has an upstream of this name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRoutes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the account's routes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        routes: {
+                            /** @description "phones" (the account's phones) or an upstream's id */
+                            target: string;
+                            /** @description the rule applies only to destinations starting with one of these */
+                            prefixes?: string[];
+                            /** @description the rule applies only to SMS of at least this priority */
+                            min_priority?: number;
+                            /** @description phones only: how long phones have to take the SMS before the next rule; no limit when absent */
+                            after_seconds?: number;
+                            /** @description phones only: move on at once when no phone of the account is online; default true */
+                            skip_when_offline?: boolean;
+                        }[];
+                        /** @description null: never set */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setRoutes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description in order; an empty list sends every SMS to the phones */
+                    routes: {
+                        /** @description "phones" (the account's phones) or an upstream's id */
+                        target: string;
+                        /** @description the rule applies only to destinations starting with one of these */
+                        prefixes?: string[];
+                        /** @description the rule applies only to SMS of at least this priority */
+                        min_priority?: number;
+                        /** @description phones only: how long phones have to take the SMS before the next rule; no limit when absent */
+                        after_seconds?: number;
+                        /** @description phones only: move on at once when no phone of the account is online; default true */
+                        skip_when_offline?: boolean;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description the account's routes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        routes: {
+                            /** @description "phones" (the account's phones) or an upstream's id */
+                            target: string;
+                            /** @description the rule applies only to destinations starting with one of these */
+                            prefixes?: string[];
+                            /** @description the rule applies only to SMS of at least this priority */
+                            min_priority?: number;
+                            /** @description phones only: how long phones have to take the SMS before the next rule; no limit when absent */
+                            after_seconds?: number;
+                            /** @description phones only: move on at once when no phone of the account is online; default true */
+                            skip_when_offline?: boolean;
+                        }[];
+                        /** @description null: never set */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_json`: request body is not valid JSON; `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: request body must be JSON (Content-Type: application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -26,6 +26,10 @@ export const PERMISSIONS = [
   // Rules applied to received SMS: read them (with their hit counts), and change or reorder them.
   'inbound_rules:read',
   'inbound_rules:write',
+  // The account's upstream providers and its routes (when SMS leave through a provider instead of
+  // its phones): read them, and change them. The providers' secrets are never shown.
+  'upstreams:read',
+  'upstreams:write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -29,10 +29,13 @@ import {
   stickySender,
   waitingForDevice,
   writeReplacement,
+  writeStatusChanges,
   type SmsReplacement,
 } from './repository.ts';
 import { pausedSims, resumeSims } from './sim-breaker.ts';
 import { attemptsOf, endOpenAttempts, type AttemptRow } from './attempts.ts';
+import type { SmsStatusChange } from './status-change.ts';
+import { writeUpstreamAttempt, type UpstreamAttempt } from './upstream-outcomes.ts';
 
 export class TaskService {
   constructor(
@@ -155,5 +158,25 @@ export class TaskService {
   /** An SMS's send attempts, first first; undefined when the account has no such SMS. */
   attemptsOf(accountId: string, smsId: string): Promise<AttemptRow[] | undefined> {
     return attemptsOf(this.db, accountId, smsId);
+  }
+
+  /**
+   * Writes, in `trx`, status changes the gateway decided for SMS no phone holds (a provider's
+   * answer or receipt) and announces them as a phone's report would be: history, webhooks, the rest.
+   */
+  async recordChanges(trx: Executor, changes: SmsStatusChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    await writeStatusChanges(trx, changes);
+    await this.events.written(trx, 'sms.status_changed', changes);
+  }
+
+  /** Logs, in `trx`, an attempt through a provider beside the phones' attempts. */
+  recordUpstreamAttempt(trx: Executor, attempt: UpstreamAttempt): Promise<void> {
+    return writeUpstreamAttempt(trx, attempt);
+  }
+
+  /** Tells, once `trx` commits, the phone that held these SMS unacknowledged that they went elsewhere. */
+  async withdrawn(trx: Executor, deviceId: string, smsIds: string[], reason: string): Promise<void> {
+    if (smsIds.length > 0) await this.events.written(trx, 'tasks.withdrawn', { deviceId, smsIds, reason });
   }
 }

@@ -1,0 +1,52 @@
+// Upstream routes: providers (an SMSC over SMPP, a service speaking Twilio's Messages API) that
+// carry an account's SMS when its rules say its phones cannot. It provides the upstreams and the
+// routes behind /upstreams and /routes, keeps this node's links to the providers, and routes the
+// SMS of accounts that have routes (routing/router.ts); the SMS of others it never looks at.
+import { defineFeature } from '../../composition/feature.ts';
+import { linkFactory } from './links/factory.ts';
+import { UpstreamLinks } from './links/manager.ts';
+import { UpstreamRouter } from './routing/router.ts';
+import { UpstreamService } from './service.ts';
+
+declare module '../../composition/feature.ts' {
+  interface Services {
+    /** The account's upstreams and routes. */
+    upstreams: UpstreamService;
+    /** Carries the SMS of accounts with routes along their rules. */
+    upstreamRouter: UpstreamRouter;
+    /** This node's links to the providers. */
+    upstreamLinks: UpstreamLinks;
+  }
+}
+
+export const upstreamsFeature = defineFeature({
+  name: 'upstreams',
+  provides: ['upstreams', 'upstreamRouter', 'upstreamLinks'],
+  make: ({ config, db, clock, logger: parent }, need) => {
+    const logger = parent.child({ component: 'upstreams' });
+    const devices = need('devices');
+    const presence = need('presence');
+    let router: UpstreamRouter | undefined;
+    const links = new UpstreamLinks(
+      linkFactory({ guard: need('guard'), publicUrl: config.publicUrl, clock, logger }),
+      need('secrets'),
+      {
+        receipt: (upstream, receipt) => router!.receipt(upstream, receipt),
+        incoming: (upstream, message) => router!.incoming(upstream, message),
+      },
+      logger,
+    );
+    router = new UpstreamRouter({
+      db,
+      clock,
+      links,
+      tasks: need('tasks'),
+      anyPhoneOnline: async (accountId) => (await devices.liveIds(accountId)).some((id) => presence.isOnline(id)),
+      storeIncoming: async (upstream) => logger.warn({ upstreamId: upstream.id }, 'an SMS sent to the account through an upstream is not stored: not supported yet'),
+      logger,
+    });
+    return { upstreamLinks: links, upstreamRouter: router, upstreams: new UpstreamService(db, need('secrets'), links, clock, router) };
+  },
+  listens: [{ register: (events, need) => void events.on('sms.queued', (sms) => need('upstreamRouter').queued(sms)) }],
+  runs: ({ upstreamRouter }) => [{ name: 'upstream routing', start: () => upstreamRouter.start(), stop: () => upstreamRouter.stop(), stopsIn: 'work' }],
+});

@@ -1,0 +1,141 @@
+// The router's statements over the SMS it routes: which SMS to look at, keeping one for the phones
+// under a rule, handing one to an upstream (taking it back from a phone that had not acknowledged
+// it), and what follows a provider's answer. Each is one statement on rows the router locks, so
+// that a phone's report and the router never both move one SMS.
+import type { Executor } from '../../../storage/database.ts';
+import type { SmsSnapshot } from '../../delivery/status-change.ts';
+
+/** What the router reads of an SMS it decides on, and what a status change of it needs. */
+export interface RoutedRow extends Omit<SmsSnapshot, 'device_object_id'> {
+  status: string;
+  priority: number;
+  created_at: Date;
+  dispatched_at: Date | null;
+  upstream_id: string | null;
+  route_rule: number | null;
+  route_since: Date | null;
+  upstream_tries: number;
+  attempt: number;
+  expires_at: Date | null;
+}
+
+/**
+ * What routes may carry: text SMS, plain (a provider cannot carry ciphertext it cannot read, nor
+ * an MMS or data SMS), for any phone (one whose client named a phone goes to that phone only).
+ */
+const ROUTABLE = `kind = 'text' and not is_encrypted and not device_named`;
+
+/** SMS of routed accounts the router has not looked at yet (route_rule null), oldest first. */
+export async function unrouted(db: Executor, accountIds: string[], limit: number): Promise<string[]> {
+  if (accountIds.length === 0) return [];
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
+    `select id from sms where account_id = any(?::uuid[]) and status = 'pending' and route_rule is null and ${ROUTABLE}
+      order by created_at limit ?`,
+    [accountIds, limit],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** SMS whose rule's wait or upstream's retry is due. */
+export async function due(db: Executor, now: Date, limit: number): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(`select id from sms where route_check_at <= ? order by route_check_at limit ?`, [now, limit]);
+  return rows.map((row) => row.id);
+}
+
+export async function accountOf(db: Executor, id: string): Promise<string | undefined> {
+  const { rows } = await db.raw<{ rows: { account_id: string }[] }>(`select account_id from sms where id = ?`, [id]);
+  return rows[0]?.account_id;
+}
+
+/** Locks one SMS to decide on it; undefined when another holds it (it is decided there) or it is gone. */
+export async function lockRouted(db: Executor, id: string): Promise<RoutedRow | undefined> {
+  const { rows } = await db.raw<{ rows: RoutedRow[] }>(
+    `select id, object_id, account_id, phone, message, callback_id, device_id, is_encrypted, kind, way_in, status, priority, created_at,
+            dispatched_at, upstream_id, route_rule, route_since, upstream_tries, attempt, expires_at
+       from sms where id = ? and ${ROUTABLE} for update skip locked`,
+    [id],
+  );
+  return rows[0];
+}
+
+/** No rule applies, or the phones keep it for good: the router looks no more. */
+export async function settle(db: Executor, id: string, rule: number): Promise<void> {
+  await db.raw(`update sms set route_rule = ?, route_check_at = null where id = ?`, [rule, id]);
+}
+
+/** The phones keep it under `rule` until `checkAt` (none: for good). */
+export async function keepForPhones(db: Executor, id: string, rule: number, since: Date, checkAt: Date | null): Promise<void> {
+  await db.raw(`update sms set route_rule = ?, route_since = ?, route_check_at = ? where id = ?`, [rule, since, checkAt, id]);
+}
+
+// While an upstream holds an SMS, route_since says when its submission began (null: none is under
+// way, it waits for a retry) and route_check_at when the router looks again: the retry, or the
+// watchdog of a submission that never answered.
+
+/**
+ * Hands a pending SMS to an upstream under `rule`, its submission beginning now: no phone holds
+ * it any more (one that had it unacknowledged is told, by the caller), processing, on its next
+ * attempt.
+ */
+export async function takeForUpstream(db: Executor, id: string, upstreamId: string, rule: number, now: Date, watchdogAt: Date): Promise<void> {
+  await db.raw(
+    `update sms set status = 'processing', device_id = null, dispatched_at = ?, updated_at = ?, upstream_id = ?, route_rule = ?, route_since = ?,
+                    route_check_at = ?, upstream_tries = 0, attempt = attempt + 1
+      where id = ? and status = 'pending'`,
+    [now, now, upstreamId, rule, now, watchdogAt, id],
+  );
+}
+
+/**
+ * The next look at an SMS an upstream holds: at `at`, with `tries` answers of "later" so far;
+ * `submitting`: a submission is under way (`at` is its watchdog), else it waits for a retry.
+ */
+export async function retryAt(db: Executor, id: string, tries: number, at: Date, submitting: boolean): Promise<void> {
+  await db.raw(`update sms set upstream_tries = ?, route_check_at = ?, route_since = case when ? then coalesce(route_since, now()) else null end where id = ?`, [
+    tries,
+    at,
+    submitting,
+    id,
+  ]);
+}
+
+/** On to another upstream under `rule`, submitted at the router's next look. */
+export async function moveToUpstream(db: Executor, id: string, upstreamId: string, rule: number, now: Date): Promise<void> {
+  await db.raw(
+    `update sms set upstream_id = ?, route_rule = ?, route_since = null, route_check_at = ?, upstream_tries = 0, attempt = attempt + 1 where id = ?`,
+    [upstreamId, rule, now, id],
+  );
+}
+
+/**
+ * Back to the phones under `rule` after the upstreams before it could not take it: pending again,
+ * for any phone, looked at again at once (the rule's wait starts now). Processing is the gateway's
+ * own step (the API shows it as pending), so going back is no status a client sees change; the
+ * history says why.
+ */
+export async function returnToPhones(db: Executor, id: string, rule: number, now: Date, why: string): Promise<void> {
+  await db.raw(
+    `with back as (
+       update sms set status = 'pending', upstream_id = null, dispatched_at = null, updated_at = ?, route_rule = ?, route_since = ?, route_check_at = ?
+        where id = ? and status = 'processing' returning id)
+     insert into sms_status_history (sms_id, status, source, reason, created_at) select id, 'pending', 'system', ?, ? from back`,
+    [now, rule, now, now, id, why, now],
+  );
+}
+
+/** Locks an SMS an upstream holds, to apply what the provider answered; undefined when it is no longer that upstream's. */
+export async function lockHeldBy(db: Executor, id: string, upstreamId: string): Promise<RoutedRow | undefined> {
+  const row = await lockForOutcome(db, id);
+  return row && row.upstream_id === upstreamId ? row : undefined;
+}
+
+/** Locks an SMS (waiting for others: a receipt must not be lost) to apply a provider's answer. */
+export async function lockForOutcome(db: Executor, id: string): Promise<RoutedRow | undefined> {
+  const { rows } = await db.raw<{ rows: RoutedRow[] }>(
+    `select id, object_id, account_id, phone, message, callback_id, device_id, is_encrypted, kind, way_in, status, priority, created_at,
+            dispatched_at, upstream_id, route_rule, route_since, upstream_tries, attempt, expires_at
+       from sms where id = ? for update`,
+    [id],
+  );
+  return rows[0];
+}

@@ -1,0 +1,342 @@
+// The router: carries each SMS of an account with routes along its rules. It keeps an SMS for the
+// phones while a phones rule says so, hands it to an upstream when a rule says so (taking it back
+// from a phone that had not acknowledged it: the phone is told, and refused if it reports it
+// later), submits it through this node's link, and applies what the provider answers: sent, a
+// retry later, or the next rule. Receipts from the provider move it on as a phone's reports do.
+//
+// Never sent by two routes: a phone sends only once its acknowledgement is accepted, which
+// happens only while the SMS is still pending and its own; the router takes only pending SMS,
+// under the row's lock. Once taken, the SMS is the upstream's (processing) until the provider
+// refuses it, and goes back to the phones only then.
+//
+// Accounts without routes cost nothing per SMS: the one listener checks a map. The router looks
+// at SMS once a second (those new of routed accounts, and those whose wait or retry is due), and
+// rereads every account's routes and every upstream every 5 seconds, so that a change made on
+// another node applies here within that time (at once on the node that made it).
+import type { Clock } from '../../../common/clock.ts';
+import type { Logger } from '../../../common/logger.ts';
+import { PeriodicRun } from '../../../common/periodic-run.ts';
+import type { Database, Executor } from '../../../storage/database.ts';
+import type { TaskService } from '../../delivery/task-service.ts';
+import type { SmsStatusChange } from '../../delivery/status-change.ts';
+import type { SmsRecord } from '../../messages/types.ts';
+import type { SmsStatus } from '../../messages/status.ts';
+import { transitionPath } from '../../messages/transitions.ts';
+import type { LinkListener, UpstreamLinks } from '../links/manager.ts';
+import type { UpstreamIncoming, UpstreamLink, UpstreamReceipt } from '../links/link.ts';
+import { budgetSpent, pricePerSegment } from '../pricing.ts';
+import * as repository from '../repository.ts';
+import type { RoutingChanges } from '../service.ts';
+import type { RouteRule, UpstreamRow } from '../types.ts';
+import * as handout from './handout.ts';
+import type { RoutedRow } from './handout.ts';
+import { applies, nextApplicable, phonesVerdict, PHONES } from './rules.ts';
+
+/** Tries through one upstream for answers of "later" (throttled, a temporary error) before the next rule. */
+export const MAX_TRIES = 5;
+/** A submission with no answer after this is taken for lost with its node; its outcome is unknown. */
+export const SUBMIT_WATCHDOG_MS = 10 * 60_000;
+const PASS_EVERY_MS = 1_000;
+const REFRESH_EVERY_MS = 5_000;
+const PAGE = 200;
+
+export interface RouterParts {
+  db: Database;
+  clock: Clock;
+  links: UpstreamLinks;
+  /** Whether a phone of the account is online, on this node or another. */
+  anyPhoneOnline(accountId: string): Promise<boolean>;
+  tasks: Pick<TaskService, 'recordChanges' | 'recordUpstreamAttempt' | 'withdrawn'>;
+  /** Stores an SMS a provider passed on to the account. */
+  storeIncoming(upstream: UpstreamRow, message: UpstreamIncoming): Promise<void>;
+  logger: Logger;
+}
+
+interface Submission {
+  row: RoutedRow;
+  upstream: UpstreamRow;
+  link: UpstreamLink;
+}
+
+export class UpstreamRouter implements RoutingChanges, LinkListener {
+  private routes = new Map<string, RouteRule[]>();
+  private upstreams = new Map<string, UpstreamRow>();
+  /** SMS this node is submitting now: a watchdog that fires for one of them waits. */
+  private readonly submitting = new Map<string, Promise<void>>();
+  private readonly passes: PeriodicRun<void>;
+  private readonly refreshes: PeriodicRun<void>;
+  private wakeQueued = false;
+
+  constructor(private readonly parts: RouterParts) {
+    const failures = (what: string) => ({ logger: parts.logger, whileDatabaseDown: `${what} waits for the database`, message: `${what} failed` });
+    this.passes = new PeriodicRun(() => this.pass(), { everyMs: PASS_EVERY_MS, runAtStart: false, failures: failures('upstream routing') });
+    this.refreshes = new PeriodicRun(() => this.refresh(), { everyMs: REFRESH_EVERY_MS, runAtStart: false, failures: failures('reading the routes') });
+  }
+
+  async start(): Promise<void> {
+    await this.refresh();
+    this.refreshes.start();
+    this.passes.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.refreshes.stop();
+    await this.passes.stop();
+    await Promise.allSettled([...this.submitting.values()]);
+    await this.parts.links.closeAll();
+  }
+
+  /** A stored SMS was committed: one of a routed account is looked at now rather than within a second. */
+  queued(sms: SmsRecord): void {
+    if (this.routes.has(sms.account_id) && sms.kind === 'text' && !sms.is_encrypted && !sms.device_named) this.wake();
+  }
+
+  routesChanged(accountId: string, rules: RouteRule[]): void {
+    if (rules.length === 0) this.routes.delete(accountId);
+    else this.routes.set(accountId, rules);
+    this.wake();
+  }
+
+  async upstreamChanged(row: UpstreamRow | { id: string; deleted: true }): Promise<void> {
+    if ('deleted' in row || !row.enabled) {
+      this.upstreams.delete(row.id);
+      await this.parts.links.drop(row.id);
+      return;
+    }
+    this.upstreams.set(row.id, row);
+    await this.parts.links.refresh(row);
+  }
+
+  /** Rereads every account's routes and every enabled upstream, and opens or closes links to match. */
+  async refresh(): Promise<void> {
+    const [routes, enabled] = await Promise.all([repository.allRoutes(this.parts.db), repository.enabledUpstreams(this.parts.db)]);
+    this.routes = new Map(routes.filter((each) => each.rules.length > 0).map((each) => [each.account_id, each.rules]));
+    this.upstreams = new Map(enabled.map((row) => [row.id, row]));
+    await this.parts.links.sync(enabled);
+  }
+
+  private wake(): void {
+    if (this.wakeQueued) return;
+    this.wakeQueued = true;
+    setImmediate(() => {
+      this.wakeQueued = false;
+      void this.passes.runOnce().catch(() => undefined);
+    });
+  }
+
+  /** One look at the SMS that need one: new ones of routed accounts, and those whose time is due. */
+  async pass(): Promise<void> {
+    if (this.routes.size === 0 && this.upstreams.size === 0) return;
+    const { db, clock } = this.parts;
+    const ids = new Set([...(await handout.unrouted(db, [...this.routes.keys()], PAGE)), ...(await handout.due(db, new Date(clock.now()), PAGE))]);
+    for (const id of ids) await this.decide(id);
+  }
+
+  private async decide(id: string): Promise<void> {
+    // Asked before the row is locked: presence reads the account's devices on a connection of its
+    // own, which the embedded database (one connection) could not give inside the transaction.
+    const accountId = await handout.accountOf(this.parts.db, id);
+    if (!accountId) return;
+    const phoneOnline = this.routes.has(accountId) ? await this.parts.anyPhoneOnline(accountId) : false;
+    let submission: Submission | undefined;
+    await this.parts.db.transaction(async (trx) => {
+      const row = await handout.lockRouted(trx, id);
+      if (!row) return;
+      const now = new Date(this.parts.clock.now());
+      if (row.status === 'pending' && row.upstream_id === null) submission = await this.route(trx, row, now, phoneOnline);
+      else if (row.status === 'processing' && row.upstream_id !== null) submission = await this.resume(trx, row, now);
+      // A phone acknowledged it, or it ended: the router has nothing left to do for it.
+      else await handout.settle(trx, id, row.route_rule ?? -1);
+    });
+    if (submission) this.submit(submission);
+  }
+
+  /** An SMS still waiting for a phone: keep it there, or hand it to the next rule's upstream. */
+  private async route(trx: Executor, row: RoutedRow, now: Date, phoneOnline: boolean): Promise<Submission | undefined> {
+    const rules = this.routes.get(row.account_id) ?? [];
+    let index: number | undefined;
+    let since: Date;
+    if (row.route_rule === null || row.route_rule < 0) {
+      index = nextApplicable(rules, row, 0);
+      since = row.created_at;
+    } else {
+      // The routes may have changed since: the rule it was under, if it still applies, else the next.
+      index = row.route_rule < rules.length && applies(rules[row.route_rule]!, row) ? row.route_rule : nextApplicable(rules, row, row.route_rule);
+      since = row.route_since ?? row.created_at;
+    }
+    while (index !== undefined) {
+      const rule = rules[index]!;
+      if (rule.target === PHONES) {
+        const verdict = phonesVerdict(rule, since, now, phoneOnline);
+        if (verdict.stay) {
+          await handout.keepForPhones(trx, row.id, index, since, verdict.checkAt);
+          return undefined;
+        }
+        const next = nextApplicable(rules, row, index + 1);
+        // The last rule is the phones': they keep it, however long it waits.
+        if (next === undefined) {
+          await handout.settle(trx, row.id, index);
+          return undefined;
+        }
+        index = next;
+        since = now;
+        continue;
+      }
+      const usable = await this.usable(trx, rule.target);
+      if (usable) {
+        await handout.takeForUpstream(trx, row.id, usable.upstream.id, index, now, new Date(now.getTime() + SUBMIT_WATCHDOG_MS));
+        if (row.device_id && row.dispatched_at) await this.parts.tasks.withdrawn(trx, row.device_id, [row.id], 'moved_upstream');
+        await this.parts.tasks.recordChanges(trx, [statusChange(row, 'pending', ['processing'], now, null)]);
+        return { row: { ...row, upstream_id: usable.upstream.id, attempt: row.attempt + 1, status: 'processing' }, ...usable };
+      }
+      index = nextApplicable(rules, row, index + 1);
+      since = now;
+    }
+    // No rule applies, or none can carry it now: the phones keep it, as without routes.
+    await handout.settle(trx, row.id, -1);
+    return undefined;
+  }
+
+  /** An SMS an upstream holds whose time came: a retry, or a submission that never answered. */
+  private async resume(trx: Executor, row: RoutedRow, now: Date): Promise<Submission | undefined> {
+    if (this.submitting.has(row.id)) {
+      await handout.retryAt(trx, row.id, row.upstream_tries, new Date(now.getTime() + SUBMIT_WATCHDOG_MS), true);
+      return undefined;
+    }
+    if (row.route_since !== null) {
+      // Submitted, and no answer was ever applied: the node that submitted it is gone. The
+      // provider may have it; trying again could send it twice.
+      await this.fail(trx, row, now, 'upstream_outcome_unknown', null, 'no answer from the provider was recorded (the node submitting it stopped)');
+      return undefined;
+    }
+    const usable = await this.usable(trx, row.upstream_id!);
+    if (!usable) {
+      await this.moveOn(trx, row, now, 'the upstream can no longer take it');
+      return undefined;
+    }
+    await handout.retryAt(trx, row.id, row.upstream_tries, new Date(now.getTime() + SUBMIT_WATCHDOG_MS), true);
+    return { row, ...usable };
+  }
+
+  /** The upstream and this node's link to it, when it can take an SMS to `phone` now. */
+  private async usable(db: Executor, upstreamId: string): Promise<{ upstream: UpstreamRow; link: UpstreamLink } | undefined> {
+    const upstream = this.upstreams.get(upstreamId);
+    const link = this.parts.links.get(upstreamId);
+    if (!upstream || !link || link.status.state === 'down' || link.status.state === 'closed') return undefined;
+    if (upstream.monthly_budget !== null) {
+      const spent = (await repository.monthSpend(db, [upstream.id], repository.monthOf(new Date(this.parts.clock.now())))).get(upstream.id) ?? 0;
+      if (budgetSpent(upstream, spent)) return undefined;
+    }
+    return { upstream, link };
+  }
+
+  private submit({ row, upstream, link }: Submission): void {
+    const work = link
+      .submit({ smsId: row.id, phone: row.phone, text: row.message ?? '', wantsReceipt: true, ...(row.expires_at ? { validUntil: row.expires_at } : {}) })
+      .then((outcome) => this.parts.db.transaction((trx) => this.answered(trx, row.id, upstream, outcome)))
+      .catch((error: unknown) => this.parts.logger.error({ err: error, smsId: row.id, upstreamId: upstream.id }, 'upstream answer not applied'))
+      .finally(() => this.submitting.delete(row.id));
+    this.submitting.set(row.id, work);
+  }
+
+  private async answered(trx: Executor, smsId: string, upstream: UpstreamRow, outcome: Awaited<ReturnType<UpstreamLink['submit']>>): Promise<void> {
+    const row = await handout.lockHeldBy(trx, smsId, upstream.id);
+    if (!row || row.status !== 'processing') return;
+    const now = new Date(this.parts.clock.now());
+    if (outcome.accepted) {
+      await repository.recordSubmission(trx, upstream.id, smsId, outcome.providerIds, now);
+      await repository.addUsage(trx, upstream.id, repository.monthOf(now), outcome.segments, pricePerSegment(upstream, row.phone) * outcome.segments);
+      await this.parts.tasks.recordUpstreamAttempt(trx, { smsId, attempt: row.attempt, upstreamId: upstream.id, at: now, result: 'sent', errorCode: null, error: null, retried: false });
+      await handout.settle(trx, smsId, row.route_rule ?? -1);
+      await this.parts.tasks.recordChanges(trx, [statusChange(row, 'processing', ['sent'], now, null)]);
+      return;
+    }
+    const tries = row.upstream_tries + 1;
+    if (outcome.retry === 'later' && tries < MAX_TRIES) {
+      const wait = outcome.retryAfterMs ?? Math.min(60_000, 1_000 * 2 ** (tries - 1));
+      await handout.retryAt(trx, smsId, tries, new Date(now.getTime() + wait), false);
+      this.wakeAt(wait);
+      return;
+    }
+    const detail = `${upstream.name}: ${outcome.code} ${outcome.detail}`;
+    const moved = await this.moveOn(trx, row, now, `refused by upstream ${detail}`);
+    await this.parts.tasks.recordUpstreamAttempt(trx, { smsId, attempt: row.attempt, upstreamId: upstream.id, at: now, result: 'failed', errorCode: outcome.code, error: outcome.detail, retried: moved });
+  }
+
+  /** On to the next rule that can carry it; answers whether there was one (else it failed). */
+  private async moveOn(trx: Executor, row: RoutedRow, now: Date, why: string): Promise<boolean> {
+    const rules = this.routes.get(row.account_id) ?? [];
+    for (let index = nextApplicable(rules, row, (row.route_rule ?? -1) + 1); index !== undefined; index = nextApplicable(rules, row, index + 1)) {
+      const rule = rules[index]!;
+      if (rule.target === PHONES) {
+        await handout.returnToPhones(trx, row.id, index, now, why);
+        this.wake();
+        return true;
+      }
+      if (await this.usable(trx, rule.target)) {
+        await handout.moveToUpstream(trx, row.id, rule.target, index, now);
+        this.wake();
+        return true;
+      }
+    }
+    await this.fail(trx, row, now, 'upstream_refused', null, why);
+    return false;
+  }
+
+  private async fail(trx: Executor, row: RoutedRow, now: Date, reason: string, code: string | null, detail: string): Promise<void> {
+    await handout.settle(trx, row.id, row.route_rule ?? -1);
+    await this.parts.tasks.recordChanges(trx, [statusChange(row, 'processing', ['failed_send'], now, reason)]);
+    this.parts.logger.warn({ smsId: row.id, upstreamId: row.upstream_id, reason, code }, `upstream SMS failed: ${detail.slice(0, 200)}`);
+  }
+
+  private wakeAt(ms: number): void {
+    setTimeout(() => this.wake(), ms).unref();
+  }
+
+  /** A provider's receipt: the SMS it names moves on as a phone's report would move it. */
+  async receipt(upstream: UpstreamRow, receipt: UpstreamReceipt): Promise<void> {
+    const smsId = await repository.smsOfSubmission(this.parts.db, upstream.id, receipt.providerId);
+    if (!smsId) {
+      this.parts.logger.info({ upstreamId: upstream.id, providerStatus: receipt.providerStatus }, 'receipt for no SMS this gateway submitted: dropped');
+      return;
+    }
+    await this.parts.db.transaction(async (trx) => {
+      const row = await handout.lockForOutcome(trx, smsId);
+      if (!row || row.upstream_id !== upstream.id) return;
+      const path = transitionPath(row.status as SmsStatus, receipt.outcome);
+      if (path.length === 0) return;
+      const failed = receipt.outcome === 'undelivered' || receipt.outcome === 'failed_delivery';
+      const reason = failed ? [receipt.providerStatus, receipt.errorCode].filter(Boolean).join(' ') || 'provider' : null;
+      await this.parts.tasks.recordChanges(trx, [statusChange(row, row.status as SmsStatus, path, receipt.at, reason)]);
+    });
+  }
+
+  async incoming(upstream: UpstreamRow, message: UpstreamIncoming): Promise<void> {
+    await this.parts.storeIncoming(upstream, message);
+  }
+}
+
+function statusChange(row: RoutedRow, from: SmsStatus, path: SmsStatus[], at: Date, reason: string | null): SmsStatusChange {
+  return {
+    sms: {
+      id: row.id,
+      object_id: row.object_id,
+      account_id: row.account_id,
+      phone: row.phone,
+      message: row.message,
+      callback_id: row.callback_id,
+      device_id: null,
+      device_object_id: null,
+      is_encrypted: row.is_encrypted ?? false,
+      kind: row.kind ?? 'text',
+      attempt: row.attempt,
+      way_in: row.way_in,
+    },
+    from,
+    path,
+    at,
+    reason,
+    source: 'system',
+    transient: false,
+  };
+}
