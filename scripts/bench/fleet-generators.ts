@@ -109,6 +109,12 @@ export class FleetGenerators {
     }
   }
 
+  /** Devices connected now (a device still connecting when its phase ended may have come since). */
+  async connected(): Promise<number> {
+    const answers = await Promise.all(this.children.map((child) => this.request(child, { type: 'count' }, 'count', 10_000)));
+    return answers.reduce((sum, answer) => sum + answer.connected, 0);
+  }
+
   /** Ends every device's connection: DISCONNECT first (no will), or cut. */
   async stop(graceful: boolean): Promise<void> {
     await Promise.all(this.children.map((child) => this.request(child, { type: 'stop', graceful }, 'stopped', 30_000).catch(() => undefined)));

@@ -4,8 +4,9 @@
 // split over several of these. Told what to do over the IPC channel; answers there too.
 //
 // Messages in: connect (devices, broker URL, connects in flight, phase limit), restarted (the
-// gateway went away: count re-announcements from now on), stop (graceful or not), exit.
-// Messages out: progress, connected (the phase's outcome), storm (re-announced so far), stopped.
+// gateway went away: count re-announcements from now on), count (devices connected now), stop
+// (graceful or not), exit. Messages out: progress, connected (the phase's outcome), storm
+// (re-announced so far), count, stopped.
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 
 export interface WorkerDevice {
@@ -17,6 +18,7 @@ export interface WorkerDevice {
 export type WorkerCommand =
   | { type: 'connect'; brokerUrl: string; devices: WorkerDevice[]; concurrency: number; phaseLimitMs: number }
   | { type: 'restarted' }
+  | { type: 'count' }
   | { type: 'stop'; graceful: boolean }
   | { type: 'exit' };
 
@@ -25,6 +27,7 @@ export type WorkerReport =
   | { type: 'connected'; online: number; failed: number; firstConnectAt: number; lastOnlineAt: number; cpuMs: number }
   | { type: 'restarted'; onlineAtRestart: number }
   | { type: 'storm'; reannounced: number; lastAt: number }
+  | { type: 'count'; connected: number }
   | { type: 'stopped' }
   | { type: 'failure'; message: string };
 
@@ -118,6 +121,9 @@ process.on('message', (command: WorkerCommand) => {
       stormTimer = setInterval(() => send({ type: 'storm', reannounced, lastAt: lastReannounceAt }), 200);
       break;
     }
+    case 'count':
+      send({ type: 'count', connected: devices.filter((device) => device.connected).length });
+      break;
     case 'stop':
       stop(command.graceful).catch(failed);
       break;

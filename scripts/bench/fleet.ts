@@ -479,7 +479,10 @@ try {
   log(`gateway: ${ours.online}/${N} online in ${seconds(ours.allOnlineMs ?? ours.elapsedMs)} s`);
   await sleep(SETTLE_MS);
   const ourAfter = await first.memory();
-  const perDevice = (after: number | undefined, before: number | undefined) => (ours.online && after !== undefined && before !== undefined ? (after - before) / ours.online : undefined);
+  // Divided by the devices connected when memory was measured: some may have come after the phase ended.
+  const measuredWith = await generators.connected();
+  log(`gateway: ${measuredWith} devices connected when its memory was measured`);
+  const perDevice = (after: number | undefined, before: number | undefined) => (measuredWith && after !== undefined && before !== undefined ? (after - before) / measuredWith : undefined);
   const ourRssPerDevice = perDevice(ourAfter.rssKb, ourBefore.rssKb);
   const ourCompactedPerDevice = perDevice(ourAfter.compactedRssKb, ourBefore.compactedRssKb);
   const ourHeapPerDevice = perDevice(ourAfter.heapUsedKb, ourBefore.heapUsedKb);
@@ -528,6 +531,7 @@ try {
     `Fleet: ${N} devices (connect + subscribe tasks/settings/revoke/ussd + retained presence + retained heartbeat, QoS 1), ${CONCURRENCY} connects in flight from ${generators.processes} processes, 127.0.0.1`,
     [
       row('devices online', `${ours.online}/${N}`, (b) => (b.result ? `${b.result.online}/${N}` : b.note ?? 'n/a'), '', ''),
+      row('  connected when memory was measured', String(measuredWith), () => '', '', ''),
       row('time until all online (s)', seconds(ours.allOnlineMs), (b) => seconds(onlineMs(b)), ratio(ours.allOnlineMs, reference && onlineMs(reference)),
         `< ${TARGETS.onlineSeconds} s: ${verdict(ours.allOnlineMs === undefined ? undefined : ours.allOnlineMs / 1000, TARGETS.onlineSeconds)}`),
       row('load generator CPU per device (ms)', (ours.generatorCpuMs / Math.max(1, ours.online)).toFixed(2), (b) => (b.result ? (b.result.generatorCpuMs / Math.max(1, b.result.online)).toFixed(2) : 'n/a'), '', ''),
@@ -546,7 +550,7 @@ try {
     ],
   );
   process.stdout.write(
-    '\nMemory is measured after a full GC in the gateway (VmRSS from /proc, heap from process.memoryUsage); per device = (after - before) / online.\n' +
+    '\nMemory is measured after a full GC in the gateway (VmRSS from /proc, heap from process.memoryUsage); per device = (after - before) / devices connected then.\n' +
       '"After compacting GCs": the same once full GCs have also compacted the heap, as V8 does to an idle process in time.\n' +
       'All connections come from 127.0.0.1 (mqtt.js does not pass localAddress); the storm is timed from the "gateway listening" line to the last device re-announced.\n',
   );
