@@ -106,6 +106,11 @@ export const SHARED_TABLES: readonly SharedTable[] = [
     why: 'the router hands SMS to upstreams and back as the dispatcher hands them to phones: one statement on rows it locks, so that a phone report and the router never both move one SMS',
   },
   {
+    table: 'suppressions',
+    by: 'src/modules/upstreams/routing/handout.ts',
+    why: 'the router checks the recipient against the suppression list in the statement that locks the SMS, as the phones\' claim does',
+  },
+  {
     table: 'sms_status_history',
     by: 'src/modules/upstreams/routing/handout.ts',
     why: 'an SMS an upstream refused goes back to the phones with its history entry in the statement that moves it',

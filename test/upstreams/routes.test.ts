@@ -10,6 +10,7 @@ import { eventually } from '../support/eventually.ts';
 import { rawDevice, nextMessage } from '../support/raw-device.ts';
 import { ESME_RINVDSTADR, ESME_RTHROTTLED, TestSmsc } from '../support/test-smsc.ts';
 import type { ApiClient } from '../support/tenant.ts';
+import { ALL_ORDINARY } from '../../src/modules/api-keys/permissions.ts';
 
 const PHONE = '+447911123456';
 
@@ -140,6 +141,30 @@ describe('upstream routes: phones first, an SMSC as fallback', function () {
     await eventually('failed', async () => (await status(refused)) === 'failed_send');
     const attempts = (await fx.tenant.api.get(`/sms/${refused}/attempts`)).body;
     expect(JSON.stringify(attempts)).to.contain('0x0000000b');
+  });
+
+  it('sends nothing upstream to a recipient who opted out while the SMS waited for the phones', async () => {
+    const { device, token } = await fx.registerDevice('silent');
+    const phone = await rawDevice(fx.gateway.mqttPort, device.id, token);
+    try {
+      const id = await upstream(fx.tenant.api, smsc);
+      await eventually('the link bound', async () => (await linkState(fx.tenant.api, id)) === 'ready');
+      await setRoutes(fx.tenant.api, [{ target: 'phones', after_seconds: 1 }, { target: id }]);
+      const task = nextMessage(phone, deviceTopic(device.id, 'tasks'));
+      // A key that cannot send past the suppression list (one holding sms:send_transactional can).
+      const key = await fx.keyWith([...ALL_ORDINARY]);
+      const created = await key.post('/sms', { phone: PHONE, message: 'offer' });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const smsId = created.body.id as string;
+      await task;
+      const stop = await fx.tenant.api.post('/suppressions', { phone: PHONE });
+      expect(stop.status, JSON.stringify(stop.body)).to.be.oneOf([200, 201]);
+      await eventually('failed for the opt-out', async () => (await status(smsId)) === 'failed_send', 10_000);
+      expect((await fx.tenant.api.get(`/sms/${smsId}`)).body.reason).to.equal('recipient_opted_out');
+      expect(smsc.submits).to.have.length(0);
+    } finally {
+      await phone.endAsync();
+    }
   });
 
   it('validates upstreams and routes, naming the field, and keeps an upstream the routes name', async () => {

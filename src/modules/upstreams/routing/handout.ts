@@ -17,7 +17,15 @@ export interface RoutedRow extends Omit<SmsSnapshot, 'device_object_id'> {
   upstream_tries: number;
   attempt: number;
   expires_at: Date | null;
+  /** Its recipient is on the account's suppression list and it was not sent past the list. */
+  opted_out: boolean;
 }
+
+/** The SMS's recipient opted out since it was made (STOP while it waited), as the phones' claim checks it. */
+const OPTED_OUT = `(not transactional and exists (select 1 from suppressions x where x.account_id = sms.account_id and x.phone = sms.phone))`;
+
+const COLUMNS = `id, object_id, account_id, phone, message, callback_id, device_id, is_encrypted, kind, way_in, status, priority, created_at,
+            dispatched_at, upstream_id, route_rule, route_since, upstream_tries, attempt, expires_at, ${OPTED_OUT} as opted_out`;
 
 /**
  * What routes may carry: text SMS, plain (a provider cannot carry ciphertext it cannot read, nor
@@ -50,9 +58,7 @@ export async function accountOf(db: Executor, id: string): Promise<string | unde
 /** Locks one SMS to decide on it; undefined when another holds it (it is decided there) or it is gone. */
 export async function lockRouted(db: Executor, id: string): Promise<RoutedRow | undefined> {
   const { rows } = await db.raw<{ rows: RoutedRow[] }>(
-    `select id, object_id, account_id, phone, message, callback_id, device_id, is_encrypted, kind, way_in, status, priority, created_at,
-            dispatched_at, upstream_id, route_rule, route_since, upstream_tries, attempt, expires_at
-       from sms where id = ? and ${ROUTABLE} for update skip locked`,
+    `select ${COLUMNS} from sms where id = ? and ${ROUTABLE} for update skip locked`,
     [id],
   );
   return rows[0];
@@ -132,9 +138,7 @@ export async function lockHeldBy(db: Executor, id: string, upstreamId: string): 
 /** Locks an SMS (waiting for others: a receipt must not be lost) to apply a provider's answer. */
 export async function lockForOutcome(db: Executor, id: string): Promise<RoutedRow | undefined> {
   const { rows } = await db.raw<{ rows: RoutedRow[] }>(
-    `select id, object_id, account_id, phone, message, callback_id, device_id, is_encrypted, kind, way_in, status, priority, created_at,
-            dispatched_at, upstream_id, route_rule, route_since, upstream_tries, attempt, expires_at
-       from sms where id = ? for update`,
+    `select ${COLUMNS} from sms where id = ? for update`,
     [id],
   );
   return rows[0];

@@ -39,6 +39,8 @@ export const SUBMIT_WATCHDOG_MS = 10 * 60_000;
 const PASS_EVERY_MS = 1_000;
 const REFRESH_EVERY_MS = 5_000;
 const PAGE = 200;
+/** The reason an SMS ends with when its recipient opted out before any route sent it (as the phones' claim says it). */
+const OPTED_OUT = 'recipient_opted_out';
 
 export interface RouterParts {
   db: Database;
@@ -183,6 +185,13 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
         continue;
       }
       const usable = await this.usable(trx, rule.target);
+      if (usable && row.opted_out) {
+        // The recipient sent STOP while it waited: no route sends it, as no phone would.
+        await handout.settle(trx, row.id, index);
+        if (row.device_id && row.dispatched_at) await this.parts.tasks.withdrawn(trx, row.device_id, [row.id], OPTED_OUT);
+        await this.parts.tasks.recordChanges(trx, [statusChange(row, 'pending', ['failed_send'], now, OPTED_OUT)]);
+        return undefined;
+      }
       if (usable) {
         await handout.takeForUpstream(trx, row.id, usable.upstream.id, index, now, new Date(now.getTime() + SUBMIT_WATCHDOG_MS));
         if (row.device_id && row.dispatched_at) await this.parts.tasks.withdrawn(trx, row.device_id, [row.id], 'moved_upstream');
@@ -199,6 +208,10 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
 
   /** An SMS an upstream holds whose time came: a retry, or a submission that never answered. */
   private async resume(trx: Executor, row: RoutedRow, now: Date): Promise<Submission | undefined> {
+    if (row.opted_out && row.route_since === null) {
+      await this.fail(trx, row, now, OPTED_OUT, null, 'the recipient opted out while it waited for a retry');
+      return undefined;
+    }
     if (this.submitting.has(row.id)) {
       await handout.retryAt(trx, row.id, row.upstream_tries, new Date(now.getTime() + SUBMIT_WATCHDOG_MS), true);
       return undefined;
