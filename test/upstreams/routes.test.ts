@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { deviceTopic } from '../../broker/topics.ts';
 import { useGateway } from '../support/use-gateway.ts';
+import { webhookConfig } from '../support/webhooks.ts';
 import { eventually } from '../support/eventually.ts';
 import { rawDevice, nextMessage } from '../support/raw-device.ts';
 import { ESME_RINVDSTADR, ESME_RTHROTTLED, TestSmsc } from '../support/test-smsc.ts';
@@ -16,7 +17,8 @@ const PHONE = '+447911123456';
 
 describe('upstream routes: phones first, an SMSC as fallback', function () {
   this.timeout(30_000);
-  const fx = useGateway();
+  // The SMSC listens on 127.0.0.1, which the outbound destination guard refuses unless allowed.
+  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: ['127.0.0.1'] }) } });
   let smsc: TestSmsc;
 
   beforeEach(async () => {

@@ -9,6 +9,7 @@ import { ManualClock } from '../../src/common/clock.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import type { LinkStatus, UpstreamIncoming, UpstreamReceipt, UpstreamSubmission } from '../../src/modules/upstreams/links/link.ts';
 import { SmppLink, type SmppLinkOptions, type SmppLinkSettings } from '../../src/modules/upstreams/links/smpp/index.ts';
+import { DestinationGuard } from '../../src/modules/webhooks/outbound/destination-guard.ts';
 import { readFileSync } from 'node:fs';
 import { eventually } from '../support/eventually.ts';
 import { certificateDirectory, makeCertificate } from '../tls/tls-support.ts';
@@ -418,6 +419,32 @@ describe('SMPP upstream link against an SMSC', function () {
       smsc = plain;
       certificates.remove();
     }
+  });
+
+  it('refuses a loopback SMSC, by address and by host name, unless WEBHOOK_ALLOWED_HOSTS allows it, and keeps trying', async () => {
+    const unallowed = new DestinationGuard([]);
+    const byAddress = new SmppLink(settings(), new Heard().events, logger, { guard: unallowed });
+    const byName = new SmppLink(settings({ host: 'localhost' }), new Heard().events, logger, { guard: unallowed });
+    links.push(byAddress, byName);
+    await eventually('both down', () => byAddress.status.state === 'down' && byName.status.state === 'down');
+    for (const link of [byAddress, byName]) {
+      expect(link.status.detail).to.include('WEBHOOK_ALLOWED_HOSTS');
+      expect(await link.submit(sms('x'))).to.deep.include({ accepted: false, retry: 'later', code: 'not_bound' });
+    }
+    expect(smsc.sessions, 'no connection reached the SMSC').to.have.length(0);
+
+    // The guard is asked at every attempt: once it allows the address, the next one binds.
+    let allowed = false;
+    const changing = { lookup: unallowed.lookup, addressAllowed: (address: string) => allowed || unallowed.addressAllowed(address) };
+    const heard = new Heard();
+    const link = new SmppLink(settings(), heard.events, logger, { guard: changing });
+    links.push(link);
+    await eventually('down', () => link.status.state === 'down');
+    allowed = true;
+    await eventually('bound once allowed', () => link.status.state === 'ready', 5_000);
+
+    const { link: allowedLink } = await ready({}, { guard: new DestinationGuard(['127.0.0.1']) });
+    expect(allowedLink.status.state).to.equal('ready');
   });
 
   it('close() unbinds, stops binding again and answers later submissions "later"', async () => {

@@ -3,7 +3,7 @@ import type { Clock } from '../../../common/clock.ts';
 import type { Logger } from '../../../common/logger.ts';
 import type { SmppUpstreamSettings, TwilioUpstreamSettings, UpstreamKind, UpstreamRow } from '../types.ts';
 import type { OpenLink } from './manager.ts';
-import { checkSmppLinkSettings, SmppLink, type SmppLinkSettings } from './smpp/index.ts';
+import { checkSmppLinkSettings, SmppLink, type SmppDestinationGuard, type SmppLinkSettings } from './smpp/index.ts';
 import { checkTwilioLinkSettings, TwilioLink, type LinkDestinationGuard, type TwilioLinkSettings } from './twilio/index.ts';
 
 /** Where a Twilio-compatible provider posts an upstream's status callbacks, under PUBLIC_URL. */
@@ -51,10 +51,10 @@ export function linkSettingsProblems(kind: UpstreamKind, settings: SmppUpstreamS
     : checkTwilioLinkSettings(twilioLinkSettings(settings as TwilioUpstreamSettings, secret));
 }
 
-export function linkFactory(parts: { guard: LinkDestinationGuard; publicUrl: string | undefined; clock: Clock; logger: Logger }): OpenLink {
+export function linkFactory(parts: { guard: LinkDestinationGuard & SmppDestinationGuard; publicUrl: string | undefined; clock: Clock; logger: Logger }): OpenLink {
   return (upstream: UpstreamRow, secret, events) => {
     if (upstream.kind === 'smpp') {
-      return new SmppLink(smppLinkSettings(upstream.settings as SmppUpstreamSettings, secret), events, parts.logger, { clock: parts.clock });
+      return new SmppLink(smppLinkSettings(upstream.settings as SmppUpstreamSettings, secret), events, parts.logger, { clock: parts.clock, guard: parts.guard });
     }
     return new TwilioLink(twilioLinkSettings(upstream.settings as TwilioUpstreamSettings, secret), events, parts.logger, {
       guard: parts.guard,

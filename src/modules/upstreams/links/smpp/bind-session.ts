@@ -6,6 +6,7 @@ import type { PDU } from 'smpp';
 import type { Logger } from '../../../../common/logger.ts';
 import { Backoff } from './backoff.ts';
 import { describeStatus, STATUS } from './command-status.ts';
+import type { SmppDestinationGuard } from './destination.ts';
 import { PduConnection } from './pdu-connection.ts';
 import type { ResolvedSmppLinkSettings } from './settings.ts';
 
@@ -37,6 +38,7 @@ export class BindSession {
     private readonly settings: ResolvedSmppLinkSettings,
     private readonly listener: SessionListener,
     private readonly logger: Logger,
+    private readonly guard?: SmppDestinationGuard,
     random?: () => number,
   ) {
     this.backoff = new Backoff(random);
@@ -80,7 +82,7 @@ export class BindSession {
     let connection: PduConnection;
     try {
       connection = await PduConnection.open(
-        { host: this.settings.host, port: this.settings.port, tls: this.settings.tls, ca: this.settings.ca, connectTimeoutMs: this.settings.responseTimeoutMs },
+        { host: this.settings.host, port: this.settings.port, tls: this.settings.tls, ca: this.settings.ca, connectTimeoutMs: this.settings.responseTimeoutMs, guard: this.guard },
         { request: (pdu) => this.heard(pdu, connection), closed: (reason) => this.lost(connection, reason) },
       );
     } catch (error) {

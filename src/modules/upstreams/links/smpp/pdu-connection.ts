@@ -9,6 +9,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import smpp, { type PDU } from 'smpp';
 import defs from 'smpp/lib/defs.js';
+import { connectError, guardedLookup, literalRefusal, type SmppDestinationGuard } from './destination.ts';
 
 const HEADER_OCTETS = 16;
 /** command_id bit 31: the PDU answers a request. */
@@ -24,6 +25,8 @@ export interface ConnectTarget {
   tls: boolean;
   ca?: string;
   connectTimeoutMs: number;
+  /** The outbound destination guard; without it any address is connected to. */
+  guard?: SmppDestinationGuard;
 }
 
 export interface ConnectionListener {
@@ -59,21 +62,25 @@ export class PduConnection {
 
   /** Opens a connection; rejects when the SMSC cannot be reached (or its certificate is not trusted) in time. */
   static open(target: ConnectTarget, listener: ConnectionListener): Promise<PduConnection> {
+    const refused = literalRefusal(target.guard, target.host);
+    if (refused) return Promise.reject(refused);
     return new Promise((resolve, reject) => {
+      const lookup = guardedLookup(target.guard);
       const socket = target.tls
         ? tls.connect({
             host: target.host,
             port: target.port,
+            ...lookup,
             rejectUnauthorized: true,
             ...(target.ca ? { ca: [...tls.rootCertificates, target.ca] } : {}),
             ...(net.isIP(target.host) ? {} : { servername: target.host }),
           })
-        : net.connect({ host: target.host, port: target.port });
+        : net.connect({ host: target.host, port: target.port, ...lookup });
       socket.setNoDelay(true);
       const fail = (error: Error) => {
         clearTimeout(timer);
         socket.destroy();
-        reject(error);
+        reject(connectError(error, target.host));
       };
       const timer = setTimeout(() => fail(new Error(`no connection within ${target.connectTimeoutMs} ms`)), target.connectTimeoutMs);
       socket.once('error', fail);

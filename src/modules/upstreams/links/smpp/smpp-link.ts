@@ -9,6 +9,7 @@ import type { LinkEvents, LinkState, LinkStatus, SubmitOutcome, UpstreamLink, Up
 import { BindSession, type BindRole, type SessionState } from './bind-session.ts';
 import { describeStatus, isThrottling, retryOf, statusCode, STATUS } from './command-status.ts';
 import { Deliveries } from './deliveries.ts';
+import type { SmppDestinationGuard } from './destination.ts';
 import { encodeOutgoingText } from './outgoing-text.ts';
 import { ConnectionClosed, ResponseTimeout, type PduConnection } from './pdu-connection.ts';
 import { isAlphanumericSender, withDefaults, type ResolvedSmppLinkSettings, type SmppLinkSettings } from './settings.ts';
@@ -23,6 +24,8 @@ const SWEEP_EVERY_MS = 10_000;
 
 export interface SmppLinkOptions {
   clock?: Clock;
+  /** The gateway's outbound destination guard: the SMSC's address must pass it (destination.ts). */
+  guard?: SmppDestinationGuard;
 }
 
 type Refusal = Extract<SubmitOutcome, { accepted: false }>;
@@ -59,8 +62,8 @@ export class SmppLink implements UpstreamLink {
       request: (pdu: PDU, connection: PduConnection) => this.deliveries.handle(pdu, connection),
     };
     const twoBinds = this.settings.bindMode === 'transmitter_receiver';
-    this.sender = new BindSession(twoBinds ? 'transmitter' : 'transceiver', this.settings, listener, this.logger);
-    this.receiver = twoBinds ? new BindSession('receiver', this.settings, listener, this.logger) : undefined;
+    this.sender = new BindSession(twoBinds ? 'transmitter' : 'transceiver', this.settings, listener, this.logger, options.guard);
+    this.receiver = twoBinds ? new BindSession('receiver', this.settings, listener, this.logger, options.guard) : undefined;
     this.sweepTimer = setInterval(() => this.deliveries.sweep(), SWEEP_EVERY_MS);
     this.sweepTimer.unref();
     this.sender.start();
