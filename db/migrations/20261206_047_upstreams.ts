@@ -60,9 +60,15 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`alter table sms add column upstream_tries smallint not null default 0`);
   await knex.raw(`create index sms_route_due on sms (route_check_at) where route_check_at is not null`);
   await knex.raw(`alter table sms_attempts add column upstream_id uuid`);
+  // An SMS sent to the account through a provider is received by no phone.
+  await knex.raw(`alter table incoming_sms alter column device_id drop not null`);
+  await knex.raw(`alter table incoming_sms add column upstream_id uuid references upstreams(id) on delete set null`);
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`alter table incoming_sms drop column upstream_id`);
+  await knex.raw(`delete from incoming_sms where device_id is null`);
+  await knex.raw(`alter table incoming_sms alter column device_id set not null`);
   await knex.raw(`alter table sms_attempts drop column upstream_id`);
   await knex.raw(`drop index sms_route_due`);
   for (const column of ['upstream_tries', 'route_since', 'route_rule', 'route_check_at', 'upstream_id']) await knex.raw(`alter table sms drop column ${column}`);

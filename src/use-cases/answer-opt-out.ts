@@ -16,7 +16,7 @@ export async function answerOptOut(parts: CreateSmsParts, reply: OptOutReply): P
       await parts.messages.prepare(reply.accountId, {
         phone: reply.phone,
         message: text,
-        deviceId: reply.deviceId,
+        ...(reply.deviceId ? { deviceId: reply.deviceId } : {}),
         simSlot: reply.simSlot,
         transactional: true,
         wayIn: 'opt-out',

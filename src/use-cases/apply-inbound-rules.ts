@@ -66,7 +66,7 @@ async function send(parts: ApplyInboundRulesParts, rule: InboundRuleRow, sms: In
     parts,
     sms.account_id,
     { key: `rule:${rule.id}:${sms.id}`, operation: 'inbound rule', body: { to, message } },
-    async () => [await parts.messages.prepare(sms.account_id, { phone: to, message, deviceId: sms.device_id, simSlot: sms.sim_slot, wayIn: 'rule' })],
+    async () => [await parts.messages.prepare(sms.account_id, { phone: to, message, ...(sms.device_id ? { deviceId: sms.device_id } : {}), simSlot: sms.sim_slot, wayIn: 'rule' })],
     () => ({ status: 201, body: null }),
   );
 }

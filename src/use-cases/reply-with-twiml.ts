@@ -22,7 +22,7 @@ export async function replyWithTwiml(parts: ReplyWithTwimlParts, { accountId, in
       parts,
       accountId,
       { key: `twiml:${deliveryId}:${index}`, operation: 'TwiML reply', body: reply },
-      async () => [await parts.messages.prepare(accountId, { phone: reply.to ?? received.phone, message: reply.body, deviceId: received.device_id, phoneField: 'to', wayIn: 'twiml' })],
+      async () => [await parts.messages.prepare(accountId, { phone: reply.to ?? received.phone, message: reply.body, ...(received.device_id ? { deviceId: received.device_id } : {}), phoneField: 'to', wayIn: 'twiml' })],
       () => ({ status: 201, body: null }),
     );
     sent++;

@@ -169,6 +169,17 @@ describe('upstream routes: phones first, an SMSC as fallback', function () {
     }
   });
 
+  it('stores an SMS sent to the account through the upstream as a received SMS, with no device and the upstream named', async () => {
+    const id = await upstream(fx.tenant.api, smsc);
+    await eventually('the link bound', async () => (await linkState(fx.tenant.api, id)) === 'ready');
+    smsc.deliver({ source_addr: '447911123456', short_message: 'STATUS please' });
+    const received = await eventually('received', async () => {
+      const list = (await fx.tenant.api.get('/incoming')).body.data as { message: string }[];
+      return list.find((sms) => sms.message === 'STATUS please');
+    });
+    expect(received).to.include({ phone: '+447911123456', device_id: null, upstream_id: id, sim_slot: null });
+  });
+
   it('validates upstreams and routes, naming the field, and keeps an upstream the routes name', async () => {
     const bad = await fx.tenant.api.post('/upstreams', { name: 'x', kind: 'smpp', host: '127.0.0.1', port: 2775 });
     expect(bad.status).to.equal(400);

@@ -5787,11 +5787,8 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /**
-                             * Format: uuid
-                             * @description the device that received it
-                             */
-                            device_id: string;
+                            /** @description the device that received it; null when it came through an upstream provider (upstream_id) */
+                            device_id: string | null;
                             /** @description sender, as the phone reported it */
                             phone: string;
                             message: string;
@@ -5807,6 +5804,11 @@ export interface operations {
                              * @description when the gateway stored it
                              */
                             created_at: string;
+                            /**
+                             * Format: uuid
+                             * @description present only when it came through an upstream provider (docs/routes.md), not a phone
+                             */
+                            upstream_id?: string;
                             /**
                              * @description present only when the phone forwarded it end-to-end encrypted: phone and message are ciphertext (docs/encryption.md), kept as they came
                              * @constant

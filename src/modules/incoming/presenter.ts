@@ -13,5 +13,7 @@ export function presentIncoming(row: IncomingSmsRow): Static<typeof IncomingSmsV
     created_at: row.created_at.toISOString(),
     // Present only when true, so that a plain received SMS reads as it always has.
     ...(row.is_encrypted ? { is_encrypted: true as const } : {}),
+    // Present only for an SMS that came through an upstream provider (device_id is null then).
+    ...(row.upstream_id ? { upstream_id: row.upstream_id } : {}),
   };
 }

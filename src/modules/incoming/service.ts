@@ -1,4 +1,5 @@
 // SMS received by the account's phones (forwarded only when forward_incoming_sms is on).
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../../storage/database.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
@@ -45,6 +46,29 @@ export class IncomingService {
         sim_slot: sms.simSlot,
         received_at: sms.receivedAt,
         is_encrypted: sms.isEncrypted ?? false,
+      });
+      if (row) await this.events.written(trx, 'incoming.stored', row);
+      return row;
+    });
+  }
+
+  /**
+   * Stores an SMS sent to the account through an upstream provider (no phone received it) and
+   * announces it as a phone's would be: webhooks, inbound rules, conversations, opt-out keywords.
+   * A provider gives no id to tell a repeat by, so each is stored as it comes.
+   */
+  async storeFromUpstream(accountId: string, upstreamId: string, sms: { from: string; text: string; at: Date }): Promise<incoming.IncomingSmsRow | undefined> {
+    return this.db.transaction(async (trx) => {
+      const row = await incoming.insertIncoming(trx, {
+        account_id: accountId,
+        device_id: null,
+        device_message_id: `upstream:${randomUUID()}`,
+        phone: sms.from,
+        message: sms.text,
+        sim_slot: null,
+        received_at: sms.at,
+        is_encrypted: false,
+        upstream_id: upstreamId,
       });
       if (row) await this.events.written(trx, 'incoming.stored', row);
       return row;

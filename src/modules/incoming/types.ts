@@ -2,7 +2,8 @@
 export interface IncomingSmsRow {
   id: string;
   account_id: string;
-  device_id: string;
+  /** null: it came through an upstream provider (upstream_id), not a phone. */
+  device_id: string | null;
   device_message_id: string;
   phone: string;
   message: string;
@@ -11,4 +12,6 @@ export interface IncomingSmsRow {
   created_at: Date;
   /** phone and message are end-to-end ciphertext only the client and the phone can read. */
   is_encrypted: boolean;
+  /** The upstream provider it came through; null when a phone received it. */
+  upstream_id?: string | null;
 }

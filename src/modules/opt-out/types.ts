@@ -38,7 +38,8 @@ export interface SuppressionChange {
 export interface OptOutReply {
   accountId: string;
   incomingId: string;
-  deviceId: string;
+  /** null: it came through an upstream; the answer goes as any SMS of the account (its routes decide). */
+  deviceId: string | null;
   simSlot: number | null;
   phone: string;
   text: string;

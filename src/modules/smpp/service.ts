@@ -206,11 +206,11 @@ export class SmppService {
     // SMPP can carry (at most 20 characters). Its readers take it through the API or webhooks.
     if (sms.is_encrypted) return 0;
     const credentials = (await smpp.listCredentials(trx, sms.account_id)).filter(
-      (row) => row.revoked_at === null && (row.device_ids.length === 0 || row.device_ids.includes(sms.device_id)),
+      (row) => row.revoked_at === null && (row.device_ids.length === 0 || (sms.device_id !== null && row.device_ids.includes(sms.device_id))),
     );
     if (credentials.length === 0) return 0;
-    const device = await this.devices.get(sms.account_id, sms.device_id, trx).catch(() => undefined);
-    const receivedBy = receivingAddress(device ? (device.name_custom ?? device.name) : sms.device_id, sms.sim_slot);
+    const device = sms.device_id === null ? undefined : await this.devices.get(sms.account_id, sms.device_id, trx).catch(() => undefined);
+    const receivedBy = receivingAddress(device ? (device.name_custom ?? device.name) : (sms.device_id ?? 'upstream'), sms.sim_slot);
     await smpp.insertPending(
       trx,
       credentials.map((credential) => ({

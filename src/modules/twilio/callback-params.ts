@@ -54,7 +54,7 @@ export function inboundParams(accountSid: string, sms: IncomingSmsRow): URLSearc
     SmsSid: sid,
     SmsMessageSid: sid,
     From: sms.phone,
-    To: sms.device_id,
+    To: sms.device_id ?? '',
     Body: sms.message,
     NumMedia: '0',
     NumSegments: String(countSegments(sms.message).segments),

@@ -88,13 +88,14 @@ export function trackedSms(db: Executor, smsIds: string[]): Promise<TrackedSms[]
 }
 
 /** The account's credentials with an inbound URL that hear the device, with the webhook it is delivered through. */
-export function inboundTargets(db: Executor, accountId: string, deviceId: string): Promise<{ sid: string; webhook_id: string }[]> {
+/** `deviceId` null (an SMS through an upstream): only the credentials that hear every phone. */
+export function inboundTargets(db: Executor, accountId: string, deviceId: string | null): Promise<{ sid: string; webhook_id: string }[]> {
   return db('twilio_credentials as c')
     .join('twilio_callbacks as b', function () {
       this.on('b.credential_sid', '=', 'c.sid').andOn('b.url', '=', 'c.sms_url');
     })
     .where('c.account_id', accountId)
-    .andWhere((scope) => scope.whereRaw('cardinality(c.device_ids) = 0').orWhereRaw('? = any(c.device_ids)', [deviceId]))
+    .andWhere((scope) => (deviceId === null ? scope.whereRaw('cardinality(c.device_ids) = 0') : scope.whereRaw('cardinality(c.device_ids) = 0').orWhereRaw('? = any(c.device_ids)', [deviceId])))
     .select('c.sid', 'b.webhook_id');
 }
 

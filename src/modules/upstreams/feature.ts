@@ -42,7 +42,7 @@ export const upstreamsFeature = defineFeature({
       links,
       tasks: need('tasks'),
       anyPhoneOnline: async (accountId) => (await devices.liveIds(accountId)).some((id) => presence.isOnline(id)),
-      storeIncoming: async (upstream) => logger.warn({ upstreamId: upstream.id }, 'an SMS sent to the account through an upstream is not stored: not supported yet'),
+      storeIncoming: async (upstream, message) => void (await need('incoming').storeFromUpstream(upstream.account_id, upstream.id, { from: message.from, text: message.text, at: message.at })),
       logger,
     });
     return { upstreamLinks: links, upstreamRouter: router, upstreams: new UpstreamService(db, need('secrets'), links, clock, router) };

@@ -8,15 +8,18 @@ export function timeColumn<Row>(header: string, at: (row: Row) => string): Colum
   return { header, class: 'sms-nowrap', cell: (row) => <time dateTime={at(row)}>{formatTime(at(row))}</time> };
 }
 
-/** `nameOf` names a device by its id (useDevices). */
-export function deviceColumn<Row extends { device_id: string; sim_slot: number | null }>(nameOf: (id: string) => string): Column<Row> {
+/** `nameOf` names a device by its id (useDevices). An SMS that came through an upstream provider names no device. */
+export function deviceColumn<Row extends { device_id: string | null; sim_slot: number | null }>(nameOf: (id: string) => string): Column<Row> {
   return {
     header: 'Device',
-    cell: (row) => (
-      <>
-        <a href={href(`/devices/${row.device_id}`)}>{nameOf(row.device_id)}</a>
-        {row.sim_slot !== null && <span class="muted"> SIM {row.sim_slot + 1}</span>}
-      </>
-    ),
+    cell: (row) =>
+      row.device_id === null ? (
+        <span class="muted">through an upstream</span>
+      ) : (
+        <>
+          <a href={href(`/devices/${row.device_id}`)}>{nameOf(row.device_id)}</a>
+          {row.sim_slot !== null && <span class="muted"> SIM {row.sim_slot + 1}</span>}
+        </>
+      ),
   };
 }
