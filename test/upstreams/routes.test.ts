@@ -97,6 +97,21 @@ describe('upstream routes: phones first, an SMSC as fallback', function () {
     }
   });
 
+  it('moves the SMS a phone held upstream at once when the account\'s last phone goes offline', async () => {
+    const { device, token } = await fx.registerDevice('leaving');
+    const phone = await rawDevice(fx.gateway.mqttPort, device.id, token);
+    const id = await upstream(fx.tenant.api, smsc);
+    await eventually('the link bound', async () => (await linkState(fx.tenant.api, id)) === 'ready');
+    await setRoutes(fx.tenant.api, [{ target: 'phones' }, { target: id }]);
+    const task = nextMessage(phone, deviceTopic(device.id, 'tasks'));
+    const smsId = await send();
+    await task;
+    expect(smsc.submits).to.have.length(0);
+    await phone.endAsync(true);
+    await eventually('sent through the upstream', async () => (await status(smsId)) === 'sent', 10_000);
+    expect(smsc.submits).to.have.length(1);
+  });
+
   it('passes an SMS the first upstream refuses, or cannot reach, to the next rule', async () => {
     const refusing = smsc;
     refusing.answer = () => ESME_RINVDSTADR;

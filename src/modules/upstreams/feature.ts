@@ -47,6 +47,16 @@ export const upstreamsFeature = defineFeature({
     });
     return { upstreamLinks: links, upstreamRouter: router, upstreams: new UpstreamService(db, need('secrets'), links, clock, router) };
   },
-  listens: [{ register: (events, need) => void events.on('sms.queued', (sms) => need('upstreamRouter').queued(sms)) }],
+  listens: [
+    {
+      register: (events, need, { logger }) => {
+        const router = need('upstreamRouter');
+        events.on('sms.queued', (sms) => router.queued(sms));
+        events.on('device.offline', ({ accountId }) =>
+          router.phonesLeft(accountId).catch((error: unknown) => logger.warn({ err: error, accountId }, 'routes not looked at again after the phones went offline')),
+        );
+      },
+    },
+  ],
   runs: ({ upstreamRouter }) => [{ name: 'upstream routing', start: () => upstreamRouter.start(), stop: () => upstreamRouter.stop(), stopsIn: 'work' }],
 });

@@ -64,6 +64,20 @@ export async function lockRouted(db: Executor, id: string): Promise<RoutedRow | 
   return rows[0];
 }
 
+/**
+ * The account's SMS waiting for its phones under a rule are to be looked at now (its phones went
+ * offline): those due later or never come due at once.
+ */
+export async function lookAgainAtWaiting(db: Executor, accountId: string, now: Date): Promise<number> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(
+    `update sms set route_check_at = ?
+      where account_id = ? and status = 'pending' and upstream_id is null and route_rule >= 0 and (route_check_at is null or route_check_at > ?)
+      returning id`,
+    [now, accountId, now],
+  );
+  return rows.length;
+}
+
 /** No rule applies, or the phones keep it for good: the router looks no more. */
 export async function settle(db: Executor, id: string, rule: number): Promise<void> {
   await db.raw(`update sms set route_rule = ?, route_check_at = null where id = ?`, [rule, id]);

@@ -39,6 +39,8 @@ export const SUBMIT_WATCHDOG_MS = 10 * 60_000;
 const PASS_EVERY_MS = 1_000;
 const REFRESH_EVERY_MS = 5_000;
 const PAGE = 200;
+/** A pass looks again while there is more, up to this many times, so that the timer's passes still get their turn. */
+const MAX_LOOKS_PER_PASS = 20;
 /** The reason an SMS ends with when its recipient opted out before any route sent it (as the phones' claim says it). */
 const OPTED_OUT = 'recipient_opted_out';
 
@@ -68,6 +70,7 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
   private readonly passes: PeriodicRun<void>;
   private readonly refreshes: PeriodicRun<void>;
   private wakeQueued = false;
+  private wokenDuringPass = false;
 
   constructor(private readonly parts: RouterParts) {
     const failures = (what: string) => ({ logger: parts.logger, whileDatabaseDown: `${what} waits for the database`, message: `${what} failed` });
@@ -91,6 +94,15 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
   /** A stored SMS was committed: one of a routed account is looked at now rather than within a second. */
   queued(sms: SmsRecord): void {
     if (this.routes.has(sms.account_id) && sms.kind === 'text' && !sms.is_encrypted && !sms.device_named) this.wake();
+  }
+
+  /**
+   * A phone of the account went offline: if it was the last one online, the SMS its phones rules
+   * keep are looked at again now (a rule moves on when no phone is online).
+   */
+  async phonesLeft(accountId: string): Promise<void> {
+    if (!this.routes.has(accountId) || (await this.parts.anyPhoneOnline(accountId))) return;
+    if ((await handout.lookAgainAtWaiting(this.parts.db, accountId, new Date(this.parts.clock.now()))) > 0) this.wake();
   }
 
   routesChanged(accountId: string, rules: RouteRule[]): void {
@@ -118,6 +130,8 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
   }
 
   private wake(): void {
+    // Asked during a pass: that pass looks again before it ends (it may have read its page before).
+    this.wokenDuringPass = true;
     if (this.wakeQueued) return;
     this.wakeQueued = true;
     setImmediate(() => {
@@ -130,8 +144,13 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
   async pass(): Promise<void> {
     if (this.routes.size === 0 && this.upstreams.size === 0) return;
     const { db, clock } = this.parts;
-    const ids = new Set([...(await handout.unrouted(db, [...this.routes.keys()], PAGE)), ...(await handout.due(db, new Date(clock.now()), PAGE))]);
-    for (const id of ids) await this.decide(id);
+    for (let looks = 0; looks < MAX_LOOKS_PER_PASS; looks++) {
+      this.wokenDuringPass = false;
+      const ids = new Set([...(await handout.unrouted(db, [...this.routes.keys()], PAGE)), ...(await handout.due(db, new Date(clock.now()), PAGE))]);
+      for (const id of ids) await this.decide(id);
+      // Done unless more came (a full page, or SMS queued meanwhile); the timer's next pass gets the rest otherwise.
+      if (ids.size < PAGE && !this.wokenDuringPass) return;
+    }
   }
 
   private async decide(id: string): Promise<void> {

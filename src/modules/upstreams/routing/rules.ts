@@ -28,13 +28,13 @@ export function nextApplicable(rules: readonly RouteRule[], sms: RoutedSms, from
 }
 
 export type PhonesVerdict =
-  /** Keep it for the phones; look again at `checkAt` (the wait's end, or a while later, since phones may all go). */
+  /**
+   * Keep it for the phones; look again at `checkAt`, the wait's end (none: no wait). The account's
+   * last phone going offline makes the router look again sooner (router.phonesLeft).
+   */
   | { stay: true; checkAt: Date | null }
   /** Move on to the next rule. */
   | { stay: false; why: 'waited' | 'no_phone_online' };
-
-/** How often an SMS waiting for phones under a rule that moves on when none is online is looked at again. */
-export const OFFLINE_RECHECK_MS = 5_000;
 
 /**
  * Whether a phones rule keeps an SMS still waiting for a phone (not yet acknowledged by one).
@@ -43,9 +43,6 @@ export const OFFLINE_RECHECK_MS = 5_000;
 export function phonesVerdict(rule: RouteRule, since: Date, now: Date, anyPhoneOnline: boolean): PhonesVerdict {
   const deadline = rule.after_seconds === undefined ? undefined : since.getTime() + rule.after_seconds * 1000;
   if (deadline !== undefined && now.getTime() >= deadline) return { stay: false, why: 'waited' };
-  const watchOffline = rule.skip_when_offline !== false;
-  if (watchOffline && !anyPhoneOnline) return { stay: false, why: 'no_phone_online' };
-  const recheck = watchOffline ? now.getTime() + OFFLINE_RECHECK_MS : undefined;
-  const checkAt = [deadline, recheck].filter((at): at is number => at !== undefined);
-  return { stay: true, checkAt: checkAt.length > 0 ? new Date(Math.min(...checkAt)) : null };
+  if (rule.skip_when_offline !== false && !anyPhoneOnline) return { stay: false, why: 'no_phone_online' };
+  return { stay: true, checkAt: deadline === undefined ? null : new Date(deadline) };
 }
