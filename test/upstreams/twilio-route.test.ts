@@ -35,8 +35,12 @@ interface Provider {
   phone: SimulatedDevice;
 }
 
-/** Makes the account, its Twilio credential and its phone with the command line, then serves. */
-async function startProvider(env: Env): Promise<Provider> {
+/**
+ * Makes the account, its Twilio credential and its phone with the command line, then serves.
+ * `onCleanup` hears how to end each thing as soon as it runs, so that a start failing half-way
+ * leaves no child process behind.
+ */
+async function startProvider(env: Env, onCleanup: (cleanup: () => Promise<unknown>) => void): Promise<Provider> {
   const account = 'provider';
   const created = await runCli(['accounts', 'create', account], env, 90_000);
   expect(created.code, created.transcript).to.equal(0);
@@ -45,8 +49,12 @@ async function startProvider(env: Env): Promise<Provider> {
     device_id: string;
     credentials: { password: string };
   };
-  const process = new GatewayProcess(['serve'], env);
-  const listening = await process.waitForLog('gateway listening', 60_000);
+  const serving = new GatewayProcess(['serve'], env);
+  onCleanup(async () => {
+    serving.kill();
+    await serving.waitForExit().catch(() => undefined);
+  });
+  const listening = await serving.waitForLog('gateway listening', 60_000);
   const phone = new SimulatedDevice({
     brokerUrl: `mqtt://127.0.0.1:${listening.mqttPort as number}`,
     deviceId: device.device_id,
@@ -54,8 +62,9 @@ async function startProvider(env: Env): Promise<Provider> {
     reconnectPeriodMs: 100,
     delays: { processing: 0, sent: 0, delivered: DELIVERED_AFTER_MS },
   });
+  onCleanup(() => phone.stop().catch(() => undefined));
   await phone.connect();
-  return { process, url: `http://127.0.0.1:${listening.port as number}`, accountSid: credential.account_sid, authToken: credential.auth_token, phone };
+  return { process: serving, url: `http://127.0.0.1:${listening.port as number}`, accountSid: credential.account_sid, authToken: credential.auth_token, phone };
 }
 
 describe('upstream routes: a Twilio-compatible provider (a second gateway process)', function () {
@@ -70,6 +79,7 @@ describe('upstream routes: a Twilio-compatible provider (a second gateway proces
     },
   });
   let provider: Provider | undefined;
+  /** Ended in the reverse order of their start: the phone, the child process, its database. */
   const cleanups: (() => unknown)[] = [];
 
   before(async function () {
@@ -92,17 +102,12 @@ describe('upstream routes: a Twilio-compatible provider (a second gateway proces
       cleanups.push(() => dataDir.remove());
       env.DATA_DIR = dataDir.dir;
     }
-    provider = await startProvider(env);
+    provider = await startProvider(env, (cleanup) => cleanups.push(cleanup));
   });
 
+  // Runs even when a test, or the start itself, failed.
   after(async () => {
-    // The child is killed even when a test (or the start itself) failed; then its database goes.
-    await provider?.phone.stop().catch(() => undefined);
-    if (provider) {
-      provider.process.kill();
-      await provider.process.waitForExit().catch(() => undefined);
-    }
-    for (const cleanup of cleanups.reverse()) await cleanup();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
   function given(): Provider {
