@@ -33,26 +33,27 @@ const COLUMNS = `id, object_id, account_id, phone, message, callback_id, device_
  */
 const ROUTABLE = `kind = 'text' and not is_encrypted and not device_named`;
 
+/** An SMS to look at, and its account. */
+export interface ToLookAt {
+  id: string;
+  account_id: string;
+}
+
 /** SMS of routed accounts the router has not looked at yet (route_rule null), oldest first. */
-export async function unrouted(db: Executor, accountIds: string[], limit: number): Promise<string[]> {
+export async function unrouted(db: Executor, accountIds: string[], limit: number): Promise<ToLookAt[]> {
   if (accountIds.length === 0) return [];
-  const { rows } = await db.raw<{ rows: { id: string }[] }>(
-    `select id from sms where account_id = any(?::uuid[]) and status = 'pending' and route_rule is null and ${ROUTABLE}
+  const { rows } = await db.raw<{ rows: ToLookAt[] }>(
+    `select id, account_id from sms where account_id = any(?::uuid[]) and status = 'pending' and route_rule is null and ${ROUTABLE}
       order by created_at limit ?`,
     [accountIds, limit],
   );
-  return rows.map((row) => row.id);
+  return rows;
 }
 
 /** SMS whose rule's wait or upstream's retry is due. */
-export async function due(db: Executor, now: Date, limit: number): Promise<string[]> {
-  const { rows } = await db.raw<{ rows: { id: string }[] }>(`select id from sms where route_check_at <= ? order by route_check_at limit ?`, [now, limit]);
-  return rows.map((row) => row.id);
-}
-
-export async function accountOf(db: Executor, id: string): Promise<string | undefined> {
-  const { rows } = await db.raw<{ rows: { account_id: string }[] }>(`select account_id from sms where id = ?`, [id]);
-  return rows[0]?.account_id;
+export async function due(db: Executor, now: Date, limit: number): Promise<ToLookAt[]> {
+  const { rows } = await db.raw<{ rows: ToLookAt[] }>(`select id, account_id from sms where route_check_at <= ? order by route_check_at limit ?`, [now, limit]);
+  return rows;
 }
 
 /** Locks one SMS to decide on it; undefined when another holds it (it is decided there) or it is gone. */

@@ -41,6 +41,8 @@ const REFRESH_EVERY_MS = 5_000;
 const PAGE = 200;
 /** A pass looks again while there is more, up to this many times, so that the timer's passes still get their turn. */
 const MAX_LOOKS_PER_PASS = 20;
+/** SMS decided at once, each in its transaction (a few of the pool's connections; the rest stay for requests). */
+const DECISIONS_AT_ONCE = 4;
 /** The reason an SMS ends with when its recipient opted out before any route sent it (as the phones' claim says it). */
 const OPTED_OUT = 'recipient_opted_out';
 
@@ -67,6 +69,8 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
   private upstreams = new Map<string, UpstreamRow>();
   /** SMS this node is submitting now: a watchdog that fires for one of them waits. */
   private readonly submitting = new Map<string, Promise<void>>();
+  /** Provider ids (upstream:id) whose SMS is being stored with them: a receipt for one waits. */
+  private readonly recording = new Map<string, Promise<void>>();
   private readonly passes: PeriodicRun<void>;
   private readonly refreshes: PeriodicRun<void>;
   private wakeQueued = false;
@@ -146,19 +150,28 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     const { db, clock } = this.parts;
     for (let looks = 0; looks < MAX_LOOKS_PER_PASS; looks++) {
       this.wokenDuringPass = false;
-      const ids = new Set([...(await handout.unrouted(db, [...this.routes.keys()], PAGE)), ...(await handout.due(db, new Date(clock.now()), PAGE))]);
-      for (const id of ids) await this.decide(id);
+      const page = [...(await handout.unrouted(db, [...this.routes.keys()], PAGE)), ...(await handout.due(db, new Date(clock.now()), PAGE))];
+      const seen = new Set<string>();
+      const sms = page.filter((each) => !seen.has(each.id) && seen.add(each.id));
+      // Whether each account has a phone online, asked once a look: every SMS of the page is decided on the same view.
+      const online = new Map<string, Promise<boolean>>();
+      const phoneOnline = (accountId: string) => {
+        if (!this.routes.has(accountId)) return Promise.resolve(false);
+        if (!online.has(accountId)) online.set(accountId, this.parts.anyPhoneOnline(accountId));
+        return online.get(accountId)!;
+      };
+      await inParallel(sms, DECISIONS_AT_ONCE, async (each) => this.decide(each.id, await phoneOnline(each.account_id)));
       // Done unless more came (a full page, or SMS queued meanwhile); the timer's next pass gets the rest otherwise.
-      if (ids.size < PAGE && !this.wokenDuringPass) return;
+      if (sms.length < PAGE && !this.wokenDuringPass) return;
     }
   }
 
-  private async decide(id: string): Promise<void> {
-    // Asked before the row is locked: presence reads the account's devices on a connection of its
-    // own, which the embedded database (one connection) could not give inside the transaction.
-    const accountId = await handout.accountOf(this.parts.db, id);
-    if (!accountId) return;
-    const phoneOnline = this.routes.has(accountId) ? await this.parts.anyPhoneOnline(accountId) : false;
+  /**
+   * `phoneOnline` is asked before the row is locked: presence reads the account's devices on a
+   * connection of its own, which the embedded database (one connection) could not give inside the
+   * transaction.
+   */
+  private async decide(id: string, phoneOnline: boolean): Promise<void> {
     let submission: Submission | undefined;
     await this.parts.db.transaction(async (trx) => {
       const row = await handout.lockRouted(trx, id);
@@ -265,7 +278,17 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
   private submit({ row, upstream, link }: Submission): void {
     const work = link
       .submit({ smsId: row.id, phone: row.phone, text: row.message ?? '', wantsReceipt: true, ...(row.expires_at ? { validUntil: row.expires_at } : {}) })
-      .then((outcome) => this.parts.db.transaction((trx) => this.answered(trx, row.id, upstream, outcome)))
+      .then((outcome) => {
+        const applied = this.parts.db.transaction((trx) => this.answered(trx, row.id, upstream, outcome));
+        // A receipt may come before the provider's ids are stored (an SMSC sends it right after its
+        // answer): until they are, a receipt naming one of them waits for this.
+        if (outcome.accepted) {
+          const keys = outcome.providerIds.map((id) => `${upstream.id}:${id}`);
+          for (const key of keys) this.recording.set(key, applied.then(() => undefined, () => undefined));
+          void applied.finally(() => keys.forEach((key) => this.recording.delete(key))).catch(() => undefined);
+        }
+        return applied;
+      })
       .catch((error: unknown) => this.parts.logger.error({ err: error, smsId: row.id, upstreamId: upstream.id }, 'upstream answer not applied'))
       .finally(() => this.submitting.delete(row.id));
     this.submitting.set(row.id, work);
@@ -327,6 +350,7 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
 
   /** A provider's receipt: the SMS it names moves on as a phone's report would move it. */
   async receipt(upstream: UpstreamRow, receipt: UpstreamReceipt): Promise<void> {
+    await this.recording.get(`${upstream.id}:${receipt.providerId}`);
     const smsId = await repository.smsOfSubmission(this.parts.db, upstream.id, receipt.providerId);
     if (!smsId) {
       this.parts.logger.info({ upstreamId: upstream.id, providerStatus: receipt.providerStatus }, 'receipt for no SMS this gateway submitted: dropped');
@@ -371,4 +395,13 @@ function statusChange(row: RoutedRow, from: SmsStatus, path: SmsStatus[], at: Da
     source: 'system',
     transient: false,
   };
+}
+
+/** Runs `work` for every item, at most `limit` at once. */
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -37,7 +37,16 @@ export class LinkHealth {
     this.current = { state: 'connecting', detail: null, since: new Date(this.now()) };
   }
 
+  /**
+   * The state as routing reads it: a down link whose backoff has passed (and that is not down for
+   * its destination, which only new settings change) shows as connecting, so that the next SMS
+   * routed to it is let out as its probe; routing passes a down link by.
+   */
   get status(): LinkStatus {
+    const { state, detail, since } = this.current;
+    if (state === 'down' && this.downFor !== 'destination' && !this.probing && this.now() >= this.retryAt) {
+      return { state: 'connecting', detail: `trying again: ${detail ?? 'the link was down'}`, since };
+    }
     return this.current;
   }
 
