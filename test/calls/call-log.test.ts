@@ -366,7 +366,7 @@ describe('calls: the call log', () => {
       expect(await permissionsOf(everything.row.id)).to.have.members([...ALL_BEFORE, 'calls:read', 'calls:delete']);
       expect(await permissionsOf(chosen.row.id)).to.have.members(['sms:read', 'users:manage']);
       // Newer permissions, with the migrations that gave them to such keys (sms:send_transactional is never given).
-      const newer = ['sms:send_transactional', 'suppressions:read', 'suppressions:write', 'inbound_rules:read', 'inbound_rules:write'];
+      const newer = ['sms:send_transactional', 'suppressions:read', 'suppressions:write', 'inbound_rules:read', 'inbound_rules:write', 'upstreams:read', 'upstreams:write'];
       expect([...ALL_BEFORE, 'calls:read', 'calls:delete', ...newer]).to.have.members([...PERMISSIONS]);
     });
   });

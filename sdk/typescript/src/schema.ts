@@ -16367,9 +16367,9 @@ export interface operations {
                             base_url?: string;
                             /** @description twilio: the account SID */
                             account_sid?: string;
-                            /** @description twilio: the sender (From); this or messaging_service_sid */
+                            /** @description twilio: the sender (From); this or messaging_service_sid; null when the messaging service picks the sender */
                             from?: string | null;
-                            /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                            /** @description twilio: the messaging service (MessagingServiceSid); this or from; null when from is the sender */
                             messaging_service_sid?: string | null;
                             /** @description twilio: requests in flight at once; default 10 */
                             max_concurrent?: number;
@@ -16389,7 +16389,7 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 state: "connecting" | "ready" | "throttled" | "down" | "closed";
-                                /** @description why it is down, in words */
+                                /** @description why it is down or being tried again, in words; null while nothing is wrong */
                                 detail: string | null;
                                 /**
                                  * Format: date-time
@@ -16505,9 +16505,9 @@ export interface operations {
                     base_url?: string;
                     /** @description twilio: the account SID */
                     account_sid?: string;
-                    /** @description twilio: the sender (From); this or messaging_service_sid */
+                    /** @description twilio: the sender (From); this or messaging_service_sid; null when the messaging service picks the sender */
                     from?: string | null;
-                    /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                    /** @description twilio: the messaging service (MessagingServiceSid); this or from; null when from is the sender */
                     messaging_service_sid?: string | null;
                     /** @description twilio: requests in flight at once; default 10 */
                     max_concurrent?: number;
@@ -16574,9 +16574,9 @@ export interface operations {
                         base_url?: string;
                         /** @description twilio: the account SID */
                         account_sid?: string;
-                        /** @description twilio: the sender (From); this or messaging_service_sid */
+                        /** @description twilio: the sender (From); this or messaging_service_sid; null when the messaging service picks the sender */
                         from?: string | null;
-                        /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                        /** @description twilio: the messaging service (MessagingServiceSid); this or from; null when from is the sender */
                         messaging_service_sid?: string | null;
                         /** @description twilio: requests in flight at once; default 10 */
                         max_concurrent?: number;
@@ -16596,7 +16596,7 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "connecting" | "ready" | "throttled" | "down" | "closed";
-                            /** @description why it is down, in words */
+                            /** @description why it is down or being tried again, in words; null while nothing is wrong */
                             detail: string | null;
                             /**
                              * Format: date-time
@@ -16758,9 +16758,9 @@ export interface operations {
                         base_url?: string;
                         /** @description twilio: the account SID */
                         account_sid?: string;
-                        /** @description twilio: the sender (From); this or messaging_service_sid */
+                        /** @description twilio: the sender (From); this or messaging_service_sid; null when the messaging service picks the sender */
                         from?: string | null;
-                        /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                        /** @description twilio: the messaging service (MessagingServiceSid); this or from; null when from is the sender */
                         messaging_service_sid?: string | null;
                         /** @description twilio: requests in flight at once; default 10 */
                         max_concurrent?: number;
@@ -16780,7 +16780,7 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "connecting" | "ready" | "throttled" | "down" | "closed";
-                            /** @description why it is down, in words */
+                            /** @description why it is down or being tried again, in words; null while nothing is wrong */
                             detail: string | null;
                             /**
                              * Format: date-time
@@ -16998,9 +16998,9 @@ export interface operations {
                     base_url?: string;
                     /** @description twilio: the account SID */
                     account_sid?: string;
-                    /** @description twilio: the sender (From); this or messaging_service_sid */
+                    /** @description twilio: the sender (From); this or messaging_service_sid; null when the messaging service picks the sender */
                     from?: string | null;
-                    /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                    /** @description twilio: the messaging service (MessagingServiceSid); this or from; null when from is the sender */
                     messaging_service_sid?: string | null;
                     /** @description twilio: requests in flight at once; default 10 */
                     max_concurrent?: number;
@@ -17067,9 +17067,9 @@ export interface operations {
                         base_url?: string;
                         /** @description twilio: the account SID */
                         account_sid?: string;
-                        /** @description twilio: the sender (From); this or messaging_service_sid */
+                        /** @description twilio: the sender (From); this or messaging_service_sid; null when the messaging service picks the sender */
                         from?: string | null;
-                        /** @description twilio: the messaging service (MessagingServiceSid); this or from */
+                        /** @description twilio: the messaging service (MessagingServiceSid); this or from; null when from is the sender */
                         messaging_service_sid?: string | null;
                         /** @description twilio: requests in flight at once; default 10 */
                         max_concurrent?: number;
@@ -17089,7 +17089,7 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "connecting" | "ready" | "throttled" | "down" | "closed";
-                            /** @description why it is down, in words */
+                            /** @description why it is down or being tried again, in words; null while nothing is wrong */
                             detail: string | null;
                             /**
                              * Format: date-time

@@ -26,8 +26,8 @@ const SMPP_FIELDS = {
 const TWILIO_FIELDS = {
   base_url: Type.String({ format: 'uri', maxLength: 2048, description: 'twilio: the API root, e.g. https://api.twilio.com' }),
   account_sid: Type.String({ minLength: 1, maxLength: 64, description: 'twilio: the account SID' }),
-  from: Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Null()], { description: 'twilio: the sender (From); this or messaging_service_sid' }),
-  messaging_service_sid: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], { description: 'twilio: the messaging service (MessagingServiceSid); this or from' }),
+  from: Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Null()], { description: 'twilio: the sender (From); this or messaging_service_sid; null when the messaging service picks the sender' }),
+  messaging_service_sid: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], { description: 'twilio: the messaging service (MessagingServiceSid); this or from; null when from is the sender' }),
   max_concurrent: Type.Integer({ minimum: 1, maximum: 100, description: 'twilio: requests in flight at once; default 10' }),
 };
 
@@ -65,7 +65,7 @@ const LinkStateView = Type.Object(
     state: Type.Union(['connecting', 'ready', 'throttled', 'down', 'closed'].map((state) => Type.Literal(state)), {
       description: 'on the node that answers: connecting (binding), ready, throttled (the provider asked to slow down), down (lost or refused: retrying), closed (disabled)',
     }),
-    detail: Type.Union([Type.String(), Type.Null()], { description: 'why it is down, in words' }),
+    detail: Type.Union([Type.String(), Type.Null()], { description: 'why it is down or being tried again, in words; null while nothing is wrong' }),
     since: Timestamp,
   },
   { additionalProperties: false },
