@@ -35,6 +35,8 @@ const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
   ['14. Canary rounds', 'scripts/bench/canary-rounds.ts', 1_300_000],
   // One SmppLink submitting 200 SMS/s for 20 s to an SMSC in a child process, beside the smpp package's own client.
   ['15. Upstream SMPP link', 'scripts/bench/smpp-upstream.ts', 180_000],
+  // POST /sms at 200/s for 20 s to a gateway whose routes send every SMS through one SMPP bind.
+  ['16. Upstream routes, whole path', 'scripts/bench/upstream-route.ts', 240_000],
 ];
 
 const only = process.argv.slice(2);
