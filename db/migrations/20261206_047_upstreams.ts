@@ -59,6 +59,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`alter table sms add column route_since timestamptz`);
   await knex.raw(`alter table sms add column upstream_tries smallint not null default 0`);
   await knex.raw(`create index sms_route_due on sms (route_check_at) where route_check_at is not null`);
+  // Submissions under way, oldest first: one that never answered is found by its age.
+  await knex.raw(`create index sms_upstream_in_flight on sms (route_since) where status = 'processing' and upstream_id is not null`);
   await knex.raw(`alter table sms_attempts add column upstream_id uuid`);
   // An SMS sent to the account through a provider is received by no phone.
   await knex.raw(`alter table incoming_sms alter column device_id drop not null`);
@@ -70,6 +72,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`delete from incoming_sms where device_id is null`);
   await knex.raw(`alter table incoming_sms alter column device_id set not null`);
   await knex.raw(`alter table sms_attempts drop column upstream_id`);
+  await knex.raw(`drop index sms_upstream_in_flight`);
   await knex.raw(`drop index sms_route_due`);
   for (const column of ['upstream_tries', 'route_since', 'route_rule', 'route_check_at', 'upstream_id']) await knex.raw(`alter table sms drop column ${column}`);
   for (const table of ['upstream_month_usage', 'upstream_submissions', 'account_routes', 'upstreams']) await knex.raw(`drop table ${table}`);

@@ -90,34 +90,40 @@ export async function keepForPhones(db: Executor, id: string, rule: number, sinc
 }
 
 // While an upstream holds an SMS, route_since says when its submission began (null: none is under
-// way, it waits for a retry) and route_check_at when the router looks again: the retry, or the
-// watchdog of a submission that never answered.
+// way, it waits for a retry at route_check_at). A submission that never answered is found by its
+// age (stalled), so that the busy path writes no watchdog.
 
 /**
  * Hands a pending SMS to an upstream under `rule`, its submission beginning now: no phone holds
  * it any more (one that had it unacknowledged is told, by the caller), processing, on its next
  * attempt.
  */
-export async function takeForUpstream(db: Executor, id: string, upstreamId: string, rule: number, now: Date, watchdogAt: Date): Promise<void> {
+export async function takeForUpstream(db: Executor, id: string, upstreamId: string, rule: number, now: Date): Promise<void> {
   await db.raw(
     `update sms set status = 'processing', device_id = null, dispatched_at = ?, updated_at = ?, upstream_id = ?, route_rule = ?, route_since = ?,
-                    route_check_at = ?, upstream_tries = 0, attempt = attempt + 1
+                    route_check_at = null, upstream_tries = 0, attempt = attempt + 1
       where id = ? and status = 'pending'`,
-    [now, now, upstreamId, rule, now, watchdogAt, id],
+    [now, now, upstreamId, rule, now, id],
   );
 }
 
-/**
- * The next look at an SMS an upstream holds: at `at`, with `tries` answers of "later" so far;
- * `submitting`: a submission is under way (`at` is its watchdog), else it waits for a retry.
- */
-export async function retryAt(db: Executor, id: string, tries: number, at: Date, submitting: boolean): Promise<void> {
-  await db.raw(`update sms set upstream_tries = ?, route_check_at = ?, route_since = case when ? then coalesce(route_since, now()) else null end where id = ?`, [
-    tries,
-    at,
-    submitting,
-    id,
-  ]);
+/** SMS an upstream holds whose submission began before `before` and was never answered. */
+export async function stalled(db: Executor, before: Date, limit: number): Promise<ToLookAt[]> {
+  const { rows } = await db.raw<{ rows: ToLookAt[] }>(
+    `select id, account_id from sms where status = 'processing' and upstream_id is not null and route_since < ? order by route_since limit ?`,
+    [before, limit],
+  );
+  return rows;
+}
+
+/** A submission through the upstream begins now (a retry's). */
+export async function submitting(db: Executor, id: string, now: Date): Promise<void> {
+  await db.raw(`update sms set route_since = ?, route_check_at = null where id = ?`, [now, id]);
+}
+
+/** Another try through the same upstream at `at`, after `tries` answers of "later"; no submission is under way meanwhile. */
+export async function retryAt(db: Executor, id: string, tries: number, at: Date): Promise<void> {
+  await db.raw(`update sms set upstream_tries = ?, route_check_at = ?, route_since = null where id = ?`, [tries, at, id]);
 }
 
 /** On to another upstream under `rule`, submitted at the router's next look. */

@@ -150,7 +150,12 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     const { db, clock } = this.parts;
     for (let looks = 0; looks < MAX_LOOKS_PER_PASS; looks++) {
       this.wokenDuringPass = false;
-      const page = [...(await handout.unrouted(db, [...this.routes.keys()], PAGE)), ...(await handout.due(db, new Date(clock.now()), PAGE))];
+      const now = clock.now();
+      const page = [
+        ...(await handout.unrouted(db, [...this.routes.keys()], PAGE)),
+        ...(await handout.due(db, new Date(now), PAGE)),
+        ...(await handout.stalled(db, new Date(now - SUBMIT_WATCHDOG_MS), PAGE)),
+      ];
       const seen = new Set<string>();
       const sms = page.filter((each) => !seen.has(each.id) && seen.add(each.id));
       // Whether each account has a phone online, asked once a look: every SMS of the page is decided on the same view.
@@ -225,7 +230,7 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
         return undefined;
       }
       if (usable) {
-        await handout.takeForUpstream(trx, row.id, usable.upstream.id, index, now, new Date(now.getTime() + SUBMIT_WATCHDOG_MS));
+        await handout.takeForUpstream(trx, row.id, usable.upstream.id, index, now);
         if (row.device_id && row.dispatched_at) await this.parts.tasks.withdrawn(trx, row.device_id, [row.id], 'moved_upstream');
         await this.parts.tasks.recordChanges(trx, [statusChange(row, 'pending', ['processing'], now, null)]);
         return { row: { ...row, upstream_id: usable.upstream.id, attempt: row.attempt + 1, status: 'processing' }, ...usable };
@@ -244,13 +249,11 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
       await this.fail(trx, row, now, OPTED_OUT, null, 'the recipient opted out while it waited for a retry');
       return undefined;
     }
-    if (this.submitting.has(row.id)) {
-      await handout.retryAt(trx, row.id, row.upstream_tries, new Date(now.getTime() + SUBMIT_WATCHDOG_MS), true);
-      return undefined;
-    }
+    if (this.submitting.has(row.id)) return undefined;
     if (row.route_since !== null) {
-      // Submitted, and no answer was ever applied: the node that submitted it is gone. The
-      // provider may have it; trying again could send it twice.
+      // A submission is under way somewhere. Past the watchdog, no answer was ever applied: the
+      // node that submitted it is gone. The provider may have it; trying again could send it twice.
+      if (now.getTime() - row.route_since.getTime() < SUBMIT_WATCHDOG_MS) return undefined;
       await this.fail(trx, row, now, 'upstream_outcome_unknown', null, 'no answer from the provider was recorded (the node submitting it stopped)');
       return undefined;
     }
@@ -259,7 +262,7 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
       await this.moveOn(trx, row, now, 'the upstream can no longer take it');
       return undefined;
     }
-    await handout.retryAt(trx, row.id, row.upstream_tries, new Date(now.getTime() + SUBMIT_WATCHDOG_MS), true);
+    await handout.submitting(trx, row.id, now);
     return { row, ...usable };
   }
 
@@ -302,15 +305,13 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
       await repository.recordSubmission(trx, upstream.id, smsId, outcome.providerIds, now);
       await repository.addUsage(trx, upstream.id, repository.monthOf(now), outcome.segments, pricePerSegment(upstream, row.phone) * outcome.segments);
       await this.parts.tasks.recordUpstreamAttempt(trx, { smsId, attempt: row.attempt, upstreamId: upstream.id, at: now, result: 'sent', errorCode: null, error: null, retried: false });
-      // Its submission's watchdog is left to come due: the router then finds it sent and settles
-      // it, one write ten minutes later rather than one more now on the busy path.
       await this.parts.tasks.recordChanges(trx, [statusChange(row, 'processing', ['sent'], now, null)]);
       return;
     }
     const tries = row.upstream_tries + 1;
     if (outcome.retry === 'later' && tries < MAX_TRIES) {
       const wait = outcome.retryAfterMs ?? Math.min(60_000, 1_000 * 2 ** (tries - 1));
-      await handout.retryAt(trx, smsId, tries, new Date(now.getTime() + wait), false);
+      await handout.retryAt(trx, smsId, tries, new Date(now.getTime() + wait));
       this.wakeAt(wait);
       return;
     }
