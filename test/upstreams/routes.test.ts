@@ -143,6 +143,33 @@ describe('upstream routes: phones first, an SMSC as fallback', function () {
     }
   });
 
+  it('prices what an upstream took by the longest matching prefix, and passes it by once its monthly budget is spent', async () => {
+    const second = await TestSmsc.start();
+    try {
+      const created = await fx.tenant.api.post('/upstreams', {
+        name: 'budgeted', kind: 'smpp', host: '127.0.0.1', port: smsc.port, system_id: 'gateway', password: smsc.password,
+        price_per_segment: 0.01, prefix_prices: [{ prefix: '+44', price: 0.02 }, { prefix: '+4479', price: 0.05 }], monthly_budget: 0.05,
+      });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const budgeted = created.body.id as string;
+      const backup = await upstream(fx.tenant.api, second, 'backup');
+      await eventually('both bound', async () => (await linkState(fx.tenant.api, budgeted)) === 'ready' && (await linkState(fx.tenant.api, backup)) === 'ready');
+      await setRoutes(fx.tenant.api, [{ target: budgeted }, { target: backup }]);
+
+      const first = await send('first');
+      await eventually('sent', async () => (await status(first)) === 'sent');
+      const month = (await fx.tenant.api.get(`/upstreams/${budgeted}`)).body.month;
+      expect(month).to.include({ segments: 1, spent: 0.05, budget_left: 0 });
+
+      const next = await send('second');
+      await eventually('sent by the backup', async () => (await status(next)) === 'sent');
+      expect(smsc.submits).to.have.length(1);
+      expect(second.submits).to.have.length(1);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('tries a throttled upstream again later, and fails the SMS when the last rule refuses it', async () => {
     let throttled = 1;
     smsc.answer = () => (throttled-- > 0 ? ESME_RTHROTTLED : 0);
@@ -202,6 +229,10 @@ describe('upstream routes: phones first, an SMSC as fallback', function () {
     const foreign = await fx.tenant.api.post('/upstreams', { name: 'x', kind: 'smpp', host: '127.0.0.1', port: 2775, system_id: 'a', password: 'b', base_url: 'https://x' });
     expect(foreign.status).to.equal(400);
     expect(JSON.stringify(foreign.body)).to.contain('base_url');
+    // What the link itself refuses is named as the API spells the field.
+    const sid = await fx.tenant.api.post('/upstreams', { name: 'x', kind: 'twilio', base_url: 'https://example.com', account_sid: 'AC...', auth_token: 't', from: '+15005550006' });
+    expect(sid.status).to.equal(400);
+    expect(sid.body.error.details[0].field).to.equal('account_sid');
     const id = await upstream(fx.tenant.api, smsc);
     expect((await fx.tenant.api.post('/upstreams', { name: 'CARRIER', kind: 'smpp', host: '127.0.0.1', port: 1, system_id: 'a', password: 'b' })).status).to.equal(409);
 

@@ -141,10 +141,10 @@ export class UpstreamService {
   }
 }
 
-/** 400 with every problem the link would find in the settings. */
-function refuseProblems(problems: string[]): void {
+/** 400 with every problem the link would find in the settings, each naming its field. */
+function refuseProblems(problems: { field: string; message: string }[]): void {
   if (problems.length === 0) return;
-  throw new AppError('validation_failed', `the upstream's settings cannot be used: ${problems.join('; ')}`, problems.map((message) => ({ field: 'settings', message })));
+  throw new AppError('validation_failed', `the upstream's settings cannot be used: ${problems.map((problem) => problem.message).join('; ')}`, problems);
 }
 
 function nameTaken(error: unknown): never {

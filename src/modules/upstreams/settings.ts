@@ -1,6 +1,6 @@
 // An upstream's settings as stored, from what a client posted: the kind's required fields
 // present, its defaults filled in, and no field of the other kind. Every problem names its field.
-import { AppError, invalidField } from '../../common/errors.ts';
+import { invalidField } from '../../common/errors.ts';
 import type { SmppUpstreamSettings, TwilioUpstreamSettings, UpstreamKind } from './types.ts';
 
 const SMPP_DEFAULTS = { tls: false, system_type: '', bind_mode: 'transceiver', source_addr: '', throughput_per_second: 50, window_size: 10, enquire_link_seconds: 30 } as const;
@@ -44,8 +44,4 @@ export function requiredSecret(kind: UpstreamKind, posted: Posted): string {
   const secret = posted[SECRET_FIELD[kind]];
   if (typeof secret !== 'string' || secret.length === 0) throw invalidField(SECRET_FIELD[kind], `${SECRET_FIELD[kind]} is required for a ${kind} upstream`);
   return secret;
-}
-
-export function upstreamNameTaken(): AppError {
-  return new AppError('upstream_name_taken');
 }

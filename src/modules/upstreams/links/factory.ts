@@ -44,11 +44,21 @@ function twilioLinkSettings(settings: TwilioUpstreamSettings, authToken: string)
   };
 }
 
-/** What the link of this kind would refuse in these settings, in words an owner reads; empty when it can be made. */
-export function linkSettingsProblems(kind: UpstreamKind, settings: SmppUpstreamSettings | TwilioUpstreamSettings, secret: string): string[] {
-  return kind === 'smpp'
-    ? checkSmppLinkSettings(smppLinkSettings(settings as SmppUpstreamSettings, secret))
-    : checkTwilioLinkSettings(twilioLinkSettings(settings as TwilioUpstreamSettings, secret));
+/**
+ * What the link of this kind would refuse in these settings, each problem named by the field as
+ * the API spells it (system_id, not the link's systemId); empty when it can be made.
+ */
+export function linkSettingsProblems(kind: UpstreamKind, settings: SmppUpstreamSettings | TwilioUpstreamSettings, secret: string): { field: string; message: string }[] {
+  const problems =
+    kind === 'smpp'
+      ? checkSmppLinkSettings(smppLinkSettings(settings as SmppUpstreamSettings, secret))
+      : checkTwilioLinkSettings(twilioLinkSettings(settings as TwilioUpstreamSettings, secret));
+  return problems.map((problem) => {
+    // Each problem begins with the link's name of its field.
+    const named = /^[a-z][A-Za-z]*/.exec(problem)?.[0] ?? 'settings';
+    const field = named.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    return { field, message: field + problem.slice(named.length) };
+  });
 }
 
 export function linkFactory(parts: { guard: LinkDestinationGuard & SmppDestinationGuard; publicUrl: string | undefined; clock: Clock; logger: Logger }): OpenLink {

@@ -266,7 +266,7 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     return { row, ...usable };
   }
 
-  /** The upstream and this node's link to it, when it can take an SMS to `phone` now. */
+  /** The upstream and this node's link to it, when it can take an SMS now (enabled, its link not down, its budget not spent). */
   private async usable(db: Executor, upstreamId: string): Promise<{ upstream: UpstreamRow; link: UpstreamLink } | undefined> {
     const upstream = this.upstreams.get(upstreamId);
     const link = this.parts.links.get(upstreamId);
