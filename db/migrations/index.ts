@@ -47,6 +47,7 @@ import * as simLimitsStickySender from './20261204_043_sim_limits_sticky_sender.
 import * as smsSearch from './20261205_044_sms_search.ts';
 import * as deviceAvailability from './20261205_046_device_availability.ts';
 import * as upstreams from './20261206_047_upstreams.ts';
+import * as contractSmsTrigramIndexes from './20261206_048_contract_sms_trigram_indexes.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -100,4 +101,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261205_044_sms_search', smsSearch],
   ['20261205_046_device_availability', deviceAvailability],
   ['20261206_047_upstreams', upstreams],
+  ['20261206_048_contract_sms_trigram_indexes', contractSmsTrigramIndexes],
 ];
