@@ -27,6 +27,8 @@ const COMMANDS: Record<string, { help: string; load: () => Promise<LoadedCommand
   devices: { help: 'devices register|token|list: a device\'s credentials and pairing URL, the phones and who is online', load: () => import('./commands/devices.ts').then((m) => ({ run: m.devicesCommand, usage: () => m.USAGE })) },
   sms: { help: 'sms send|list: send an SMS or list the latest, through a running gateway (SMS_GATEWAY_KEY)', load: () => import('./commands/sms.ts').then((m) => ({ run: m.smsCommand, usage: () => m.USAGE })) },
   webhooks: { help: 'webhooks create|list|delete: webhook endpoints', load: () => import('./commands/webhooks.ts').then((m) => ({ run: m.webhooksCommand, usage: () => m.USAGE })) },
+  upstreams: { help: 'upstreams create|list|show|update|enable|disable|delete: providers that carry an account\'s SMS', load: () => import('./commands/upstreams.ts').then((m) => ({ run: m.upstreamsCommand, usage: () => m.USAGE })) },
+  routes: { help: 'routes show|set|clear: when an account\'s SMS go to its phones or an upstream', load: () => import('./commands/routes.ts').then((m) => ({ run: m.routesCommand, usage: () => m.USAGE })) },
   twilio: { help: 'twilio credentials create|list|delete: credentials for the Twilio-compatible API', load: () => import('./commands/twilio.ts').then((m) => ({ run: m.twilioCommand, usage: () => m.USAGE })) },
   smpp: { help: 'smpp credentials create|list|delete: what ESMEs bind with', load: () => import('./commands/smpp.ts').then((m) => ({ run: m.smppCommand, usage: () => m.USAGE })) },
   simulate: { help: 'simulate --devices N | --pairing URL: run simulated phones against a gateway', load: () => import('./commands/simulate.ts').then((m) => ({ run: m.simulateCommand, usage: () => m.USAGE })) },
