@@ -21,6 +21,7 @@ import { TwilioPage } from './pages/twilio.tsx';
 import { SendPage } from './pages/send.tsx';
 import { SmsDetailPage } from './pages/sms-detail.tsx';
 import { SmsListPage } from './pages/sms-list.tsx';
+import { UpstreamsPage } from './pages/upstreams/index.tsx';
 import { UsersPage } from './pages/users.tsx';
 import { WebhookDetailPage } from './pages/webhook-detail.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
@@ -48,6 +49,7 @@ export const ROUTES: [pattern: string, page: FunctionComponent<any>][] = [
   ['/smpp', SmppPage],
   ['/opt-out', OptOutPage],
   ['/inbound-rules', InboundRulesPage],
+  ['/upstreams', UpstreamsPage],
   ['/users', UsersPage],
   ['/accounts', AccountsPage],
   ['/password', ChangePasswordPage],

@@ -24,6 +24,7 @@ const NAV: NavItem[] = [
   { href: '#/opt-out', label: 'Opt-out' },
   { href: '#/inbound-rules', label: 'Rules' },
   { href: '#/webhooks', label: 'Webhooks' },
+  { href: '#/upstreams', label: 'Upstreams' },
   { href: '#/keys', label: 'API keys', when: (session) => session.canChange },
   { href: '#/twilio', label: 'Twilio', when: (session) => session.canChange },
   { href: '#/smpp', label: 'SMPP', when: (session) => session.canChange },
