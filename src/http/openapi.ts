@@ -113,7 +113,7 @@ export function buildOpenApi(families: ApiFamily[], version: string, options: Do
 const OWN_SECURITY = { public: [], session: [{ session: [] }], admin: [{ session: [] }], device: [{ device: [] }] } as const;
 
 const CSV_DESCRIPTION =
-  'A header row naming the columns (phone and message required; device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority optional), ' +
+  'A header row naming the columns (phone and message required; device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority, category optional), ' +
   'then one SMS per row. RFC 4180 quoting; empty optional cells are "not given". Rows are validated like the JSON messages ' +
   '(a bad row is reported as messages.{index}, counting from 0 after the header).';
 

@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Send an SMS
-         * @description Answers 201 once the SMS is stored (status pending). Without device_id the SMS joins the account's pool and the first online device with room takes it (README "Delivery"); with device_id only that device sends it. send_at schedules it, valid_until or ttl make it expire (failed_send, reason expired) unless a phone took it by then, priority orders the queue. With no_store true nothing is stored, and the request is refused with 503 when no online device has room now. A recipient on the account's suppression list (it sent STOP) is refused with 422 recipient_opted_out, unless the API key holds sms:send_transactional (docs/opt-out.md). An Idempotency-Key header makes a retry replay the first response (header Idempotent-Replayed: true).
+         * @description Answers 201 once the SMS is stored (status pending). Without device_id the SMS joins the account's pool and the first online device with room takes it (README "Delivery"); with device_id only that device sends it. send_at schedules it, valid_until or ttl make it expire (failed_send, reason expired) unless a phone took it by then, priority orders the queue, category says what it is for the account's routes (docs/routes.md). With no_store true nothing is stored, and the request is refused with 503 when no online device has room now. A recipient on the account's suppression list (it sent STOP) is refused with 422 recipient_opted_out, unless the API key holds sms:send_transactional (docs/opt-out.md). An Idempotency-Key header makes a retry replay the first response (header Idempotent-Replayed: true).
          *
          *     Permission: `sms:send`.
          */
@@ -245,7 +245,7 @@ export interface paths {
         put?: never;
         /**
          * Send up to 1,000 SMS in one call
-         * @description Takes JSON {"messages": [...]} with the fields of POST /sms (no_store excepted), or text/csv with a header row (columns phone, message, and optionally device_id, send_at, valid_until, ttl, priority). Every message is checked first: if any is invalid the answer is 400 with a detail for each bad message (field messages.{index}...), and nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes Idempotency-Key like POST /sms. A message to a number on the account's suppression list is a bad message (its detail says recipient_opted_out; the numbers are looked up once for the whole call). Bodies up to 2 MiB. With ?partial=true the valid messages are created and the bad ones left out: the answer is 201 with the created SMS in data and, in errors, each bad row's index, recipient, error code and problems (400 as above when no message is valid); a replay with the same Idempotency-Key answers the same and sends nothing again. With ?dry_run=true every message is checked the same way but nothing is created: the answer is 200 with one result per message, valid with the SMS as it would be sent or invalid with its errors, so a preview can show each row's problems (an Idempotency-Key is not recorded). A CSV is refused with 400 at the first cell past a limit no valid send comes near, naming its row and column: a header of more than 16 columns, a message cell of more than 4080 characters, any other cell of more than 256. An account may have 2 bulk sends under way at once; another is answered 429 too_many_bulk_requests with Retry-After.
+         * @description Takes JSON {"messages": [...]} with the fields of POST /sms (no_store excepted), or text/csv with a header row (columns phone, message, and optionally device_id, send_at, valid_until, ttl, priority, category). Every message is checked first: if any is invalid the answer is 400 with a detail for each bad message (field messages.{index}...), and nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes Idempotency-Key like POST /sms. A message to a number on the account's suppression list is a bad message (its detail says recipient_opted_out; the numbers are looked up once for the whole call). Bodies up to 2 MiB. With ?partial=true the valid messages are created and the bad ones left out: the answer is 201 with the created SMS in data and, in errors, each bad row's index, recipient, error code and problems (400 as above when no message is valid); a replay with the same Idempotency-Key answers the same and sends nothing again. With ?dry_run=true every message is checked the same way but nothing is created: the answer is 200 with one result per message, valid with the SMS as it would be sent or invalid with its errors, so a preview can show each row's problems (an Idempotency-Key is not recorded). A CSV is refused with 400 at the first cell past a limit no valid send comes near, naming its row and column: a header of more than 17 columns, a message cell of more than 4080 characters, any other cell of more than 256. An account may have 2 bulk sends under way at once; another is answered 429 too_many_bulk_requests with Retry-After.
          *
          *     Permission: `sms:send`.
          */
@@ -1943,14 +1943,14 @@ export interface paths {
         };
         /**
          * Read the account's routes
-         * @description An ordered list of rules. Each rule names a target, "phones" (the account's phones) or an upstream's id, and may apply only to destinations starting with one of prefixes, or to SMS of at least min_priority. An SMS goes through the rules that apply to it, in order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the account is online (unless skip_when_offline is false); an upstream rule submits it there, and moves it on when the upstream is disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, upstream_refused), unless that rule is the phones'. An SMS no rule applies to goes to the phones. A phone that has acknowledged an SMS keeps it: an SMS is never sent by two routes. Only plain text SMS without a named device are routed. An empty list sends every SMS to the phones again.
+         * @description An ordered list of rules. Each rule names a target, "phones" (the account's phones) or an upstream's id, and may apply only to destinations starting with one of prefixes, to SMS of at least min_priority, or to SMS sent with one of categories. An SMS goes through the rules that apply to it, in order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the account is online (unless skip_when_offline is false); an upstream rule submits it there, and moves it on when the upstream is disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, upstream_refused), unless that rule is the phones'. An SMS no rule applies to goes to the phones. A phone that has acknowledged an SMS keeps it: an SMS is never sent by two routes. Only plain text SMS without a named device are routed. An empty list sends every SMS to the phones again.
          *
          *     Permission: `upstreams:read`.
          */
         get: operations["getRoutes"];
         /**
          * Replace the account's routes
-         * @description An ordered list of rules. Each rule names a target, "phones" (the account's phones) or an upstream's id, and may apply only to destinations starting with one of prefixes, or to SMS of at least min_priority. An SMS goes through the rules that apply to it, in order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the account is online (unless skip_when_offline is false); an upstream rule submits it there, and moves it on when the upstream is disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, upstream_refused), unless that rule is the phones'. An SMS no rule applies to goes to the phones. A phone that has acknowledged an SMS keeps it: an SMS is never sent by two routes. Only plain text SMS without a named device are routed. An empty list sends every SMS to the phones again.
+         * @description An ordered list of rules. Each rule names a target, "phones" (the account's phones) or an upstream's id, and may apply only to destinations starting with one of prefixes, to SMS of at least min_priority, or to SMS sent with one of categories. An SMS goes through the rules that apply to it, in order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the account is online (unless skip_when_offline is false); an upstream rule submits it there, and moves it on when the upstream is disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, upstream_refused), unless that rule is the phones'. An SMS no rule applies to goes to the phones. A phone that has acknowledged an SMS keeps it: an SMS is never sent by two routes. Only plain text SMS without a named device are routed. An empty list sends every SMS to the phones again.
          *
          *     Permission: `upstreams:write`.
          */
@@ -4223,6 +4223,11 @@ export interface operations {
                      */
                     no_store?: boolean;
                     /**
+                     * @description what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list; absent: none
+                     * @enum {string}
+                     */
+                    category?: "otp" | "transactional" | "marketing";
+                    /**
                      * Format: date-time
                      * @description not sent before this time (ISO 8601); at most a year ahead
                      */
@@ -4302,6 +4307,11 @@ export interface operations {
                         data?: string;
                         /** @description a data SMS's application port */
                         port?: number;
+                        /**
+                         * @description present only when its client gave one: what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list
+                         * @enum {string}
+                         */
+                        category?: "otp" | "transactional" | "marketing";
                     };
                 };
             };
@@ -4431,6 +4441,11 @@ export interface operations {
                      */
                     no_store?: boolean;
                     /**
+                     * @description what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list; absent: none
+                     * @enum {string}
+                     */
+                    category?: "otp" | "transactional" | "marketing";
+                    /**
                      * Format: date-time
                      * @description not sent before this time (ISO 8601); at most a year ahead
                      */
@@ -4510,6 +4525,11 @@ export interface operations {
                         data?: string;
                         /** @description a data SMS's application port */
                         port?: number;
+                        /**
+                         * @description present only when its client gave one: what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list
+                         * @enum {string}
+                         */
+                        category?: "otp" | "transactional" | "marketing";
                     };
                 };
             };
@@ -4625,6 +4645,8 @@ export interface operations {
                 phone?: string;
                 /** @description canary: only the fleet health checks the gateway sent between the account's own SIMs, which the list leaves out otherwise */
                 kind?: "canary";
+                /** @description only SMS sent with this category */
+                category?: "otp" | "transactional" | "marketing";
             };
             header?: never;
             path?: never;
@@ -4692,6 +4714,11 @@ export interface operations {
                             data?: string;
                             /** @description a data SMS's application port */
                             port?: number;
+                            /**
+                             * @description present only when its client gave one: what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list
+                             * @enum {string}
+                             */
+                            category?: "otp" | "transactional" | "marketing";
                         }[];
                         /** @description pass as cursor for the next page; null on the last page */
                         next_cursor: string | null;
@@ -4777,6 +4804,11 @@ export interface operations {
                      */
                     no_store?: boolean;
                     /**
+                     * @description what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list; absent: none
+                     * @enum {string}
+                     */
+                    category?: "otp" | "transactional" | "marketing";
+                    /**
                      * Format: date-time
                      * @description not sent before this time (ISO 8601); at most a year ahead
                      */
@@ -4856,6 +4888,11 @@ export interface operations {
                         data?: string;
                         /** @description a data SMS's application port */
                         port?: number;
+                        /**
+                         * @description present only when its client gave one: what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list
+                         * @enum {string}
+                         */
+                        category?: "otp" | "transactional" | "marketing";
                     };
                 };
             };
@@ -4985,6 +5022,11 @@ export interface operations {
                         /** @description id of the webhook that gets this SMS's events (as the legacy callback_id); "" or absent: every webhook with SMS events */
                         callback_id?: string;
                         /**
+                         * @description what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list; absent: none
+                         * @enum {string}
+                         */
+                        category?: "otp" | "transactional" | "marketing";
+                        /**
                          * Format: date-time
                          * @description not sent before this time (ISO 8601); at most a year ahead
                          */
@@ -5106,6 +5148,11 @@ export interface operations {
                             data?: string;
                             /** @description a data SMS's application port */
                             port?: number;
+                            /**
+                             * @description present only when its client gave one: what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list
+                             * @enum {string}
+                             */
+                            category?: "otp" | "transactional" | "marketing";
                         }[];
                         /** @description only with ?partial=true: each row not sent, in the order given (empty when all were sent) */
                         errors?: {
@@ -5290,6 +5337,11 @@ export interface operations {
                         data?: string;
                         /** @description a data SMS's application port */
                         port?: number;
+                        /**
+                         * @description present only when its client gave one: what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list
+                         * @enum {string}
+                         */
+                        category?: "otp" | "transactional" | "marketing";
                     };
                 };
             };
@@ -5429,6 +5481,11 @@ export interface operations {
                         data?: string;
                         /** @description a data SMS's application port */
                         port?: number;
+                        /**
+                         * @description present only when its client gave one: what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list
+                         * @enum {string}
+                         */
+                        category?: "otp" | "transactional" | "marketing";
                         history: {
                             /**
                              * @description a task the device has taken but not yet sent still shows as pending
@@ -6602,6 +6659,11 @@ export interface operations {
                         data?: string;
                         /** @description a data SMS's application port */
                         port?: number;
+                        /**
+                         * @description present only when its client gave one: what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list
+                         * @enum {string}
+                         */
+                        category?: "otp" | "transactional" | "marketing";
                         /** @description the subject given to POST /mms; null when it was sent without one */
                         subject: string | null;
                         /** @description every recipient, phone first; more than one: a group MMS */
@@ -7036,6 +7098,11 @@ export interface operations {
                         data?: string;
                         /** @description a data SMS's application port */
                         port?: number;
+                        /**
+                         * @description present only when its client gave one: what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list
+                         * @enum {string}
+                         */
+                        category?: "otp" | "transactional" | "marketing";
                         /** @description the subject given to POST /mms; null when it was sent without one */
                         subject: string | null;
                         /** @description every recipient, phone first; more than one: a group MMS */
@@ -17216,6 +17283,8 @@ export interface operations {
                             prefixes?: string[];
                             /** @description the rule applies only to SMS of at least this priority */
                             min_priority?: number;
+                            /** @description the rule applies only to SMS sent with one of these categories (POST /sms category); an SMS without a category matches none */
+                            categories?: ("otp" | "transactional" | "marketing")[];
                             /** @description phones only: how long phones have to take the SMS before the next rule; no limit when absent */
                             after_seconds?: number;
                             /** @description phones only: move on at once when no phone of the account is online; default true */
@@ -17282,6 +17351,8 @@ export interface operations {
                         prefixes?: string[];
                         /** @description the rule applies only to SMS of at least this priority */
                         min_priority?: number;
+                        /** @description the rule applies only to SMS sent with one of these categories (POST /sms category); an SMS without a category matches none */
+                        categories?: ("otp" | "transactional" | "marketing")[];
                         /** @description phones only: how long phones have to take the SMS before the next rule; no limit when absent */
                         after_seconds?: number;
                         /** @description phones only: move on at once when no phone of the account is online; default true */
@@ -17305,6 +17376,8 @@ export interface operations {
                             prefixes?: string[];
                             /** @description the rule applies only to SMS of at least this priority */
                             min_priority?: number;
+                            /** @description the rule applies only to SMS sent with one of these categories (POST /sms category); an SMS without a category matches none */
+                            categories?: ("otp" | "transactional" | "marketing")[];
                             /** @description phones only: how long phones have to take the SMS before the next rule; no limit when absent */
                             after_seconds?: number;
                             /** @description phones only: move on at once when no phone of the account is online; default true */

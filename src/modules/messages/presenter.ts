@@ -28,6 +28,7 @@ export function presentSms(sms: SmsRecord): Static<typeof SmsView> {
     ...(sms.kind && sms.kind !== 'text' ? { kind: sms.kind } : {}),
     ...(sms.is_encrypted ? { is_encrypted: true as const } : {}),
     ...(sms.kind === 'data' && sms.data !== null && sms.data_port !== null ? { data: sms.data, port: sms.data_port } : {}),
+    ...(sms.category ? { category: sms.category } : {}),
   };
 }
 

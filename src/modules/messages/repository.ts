@@ -4,6 +4,7 @@ import { withDeviceObjectId } from '../devices/shared-queries.ts';
 import { redactMessagesBefore } from '../../storage/message-redaction.ts';
 import { oldestFirstAfter, type Cursor } from '../../storage/paging.ts';
 import { columnsOf } from '../../storage/unnest-columns.ts';
+import type { SmsCategory } from './category.ts';
 import type { SmsStatus } from './status.ts';
 import type { SmsRecord, SmsWithDevice } from './types.ts';
 
@@ -24,10 +25,10 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
     `with created as (
        insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, sim_slot, callback_id,
                         send_at, expires_at, priority, created_at, updated_at, kind, is_encrypted, data, data_port, transactional,
-                        passphrase_fingerprint, way_in)
+                        passphrase_fingerprint, way_in, category)
        select * from unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::bool[], ?::text[], ?::text[], ?::text[], ?::int2[], ?::uuid[],
                             ?::timestamptz[], ?::timestamptz[], ?::int2[], ?::timestamptz[], ?::timestamptz[],
-                            ?::text[], ?::bool[], ?::text[], ?::int4[], ?::bool[], ?::text[], ?::text[])
+                            ?::text[], ?::bool[], ?::text[], ?::int4[], ?::bool[], ?::text[], ?::text[], ?::text[])
        returning id, status, created_at)
      insert into sms_status_history (sms_id, status, source, created_at)
      select id, status, ?, created_at from created`,
@@ -39,6 +40,7 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
       batch.map((sms) => sms.transactional ?? false),
       batch.map((sms) => sms.passphrase_fingerprint ?? null),
       batch.map((sms) => sms.way_in ?? 'api'),
+      batch.map((sms) => sms.category ?? null),
       source,
     ] as never,
   );
@@ -59,6 +61,8 @@ export interface SmsFilter {
   search?: SmsSearch;
   /** 'canary': only the fleet health checks, which every other list leaves out. */
   kind?: 'canary';
+  /** Only SMS sent with this category. */
+  category?: SmsCategory;
 }
 
 export async function listSms(db: Executor, accountId: string, filter: SmsFilter, limit: number, cursor?: Cursor): Promise<SmsRecord[]> {
@@ -71,6 +75,7 @@ export async function listSms(db: Executor, accountId: string, filter: SmsFilter
   if (filter.from) query.where('created_at', '>=', filter.from);
   if (filter.to) query.where('created_at', '<', filter.to);
   if (filter.phone) query.where({ phone: filter.phone });
+  if (filter.category) query.where({ category: filter.category });
   if (filter.search) whereSearchMatches(query, filter.search);
   // Fleet health checks are the gateway's own SMS: in no list but the one asking for them.
   if (filter.kind === 'canary') query.where({ kind: 'canary' });

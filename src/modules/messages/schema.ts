@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { EXTENDED_STATUSES, SMS_STATUSES } from './status.ts';
+import { SMS_CATEGORIES } from './category.ts';
 
 import { MESSAGE_MAX_CHARACTERS } from '../../common/characters.ts';
 
@@ -32,6 +33,11 @@ const Scheduling = {
   priority: Type.Optional(Type.Integer({ minimum: -100, maximum: 100, default: 0, description: 'higher first; equal priority goes oldest first' })),
 };
 
+const Category = (description: string) => Type.Union(SMS_CATEGORIES.map((category) => Type.Literal(category)), { description });
+const CATEGORY_MEANING =
+  'what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account\'s routes may send ' +
+  'it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list';
+
 // POST /api/ext/v1/sms
 export const CreateSmsBody = Type.Object(
   {
@@ -58,6 +64,7 @@ export const CreateSmsBody = Type.Object(
         description: 'true: keep no record. Answered 503 when no online device can take the SMS right now.',
       }),
     ),
+    category: Type.Optional(Category(`${CATEGORY_MEANING}; absent: none`)),
     ...Scheduling,
   },
   { additionalProperties: false },
@@ -130,6 +137,7 @@ export const SmsView = Type.Object(
     ),
     data: Type.Optional(Type.String({ description: 'a data SMS\'s payload, base64' })),
     port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'a data SMS\'s application port' })),
+    category: Type.Optional(Category(`present only when its client gave one: ${CATEGORY_MEANING}`)),
   },
   { additionalProperties: false },
 );
@@ -223,6 +231,7 @@ export const SmsListQuery = Type.Object(
     kind: Type.Optional(
       Type.Literal('canary', { description: 'canary: only the fleet health checks the gateway sent between the account\'s own SIMs, which the list leaves out otherwise' }),
     ),
+    category: Type.Optional(Category('only SMS sent with this category')),
   },
   { additionalProperties: false },
 );

@@ -20,6 +20,7 @@ import { checkCiphertext, checkDataPayload } from './special-payloads.ts';
 import { capabilityNeedOf } from './capability-need.ts';
 import type { CapabilityNeed } from '../devices/capabilities.ts';
 import type { SmsWayIn } from './types.ts';
+import type { SmsCategory } from './category.ts';
 
 export interface NewSms {
   phone: string;
@@ -35,6 +36,8 @@ export interface NewSms {
   /** Seconds from now; the alternative to validUntil. */
   ttl?: number | undefined;
   priority?: number | undefined;
+  /** What the client says the SMS is, for the routes. */
+  category?: SmsCategory | undefined;
   /** Name of the phone field in the caller's API, for error messages. */
   phoneField?: string;
   /**
@@ -366,6 +369,7 @@ export class MessageService {
       data_port: input.data?.port ?? null,
       transactional: Boolean(input.transactional),
       way_in: input.wayIn ?? 'api',
+      category: input.category ?? null,
       ...(input.encrypted && input.passphraseFingerprint !== undefined ? { passphrase_fingerprint: input.passphraseFingerprint } : {}),
     };
     return { sms, noStore: Boolean(input.noStore) };

@@ -1,4 +1,5 @@
 // An SMS as other modules see it: its row, as the messages module stores it.
+import type { SmsCategory } from './category.ts';
 import type { SmsStatus } from './status.ts';
 
 export interface SmsRecord {
@@ -51,6 +52,8 @@ export interface SmsRecord {
    * own SMS, and tell them by this alone. Absent: api.
    */
   way_in?: SmsWayIn;
+  /** What its client said it is (otp, transactional, marketing), for the routes. Absent or null: not said. */
+  category?: SmsCategory | null;
 }
 
 /**

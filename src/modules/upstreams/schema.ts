@@ -2,6 +2,7 @@
 // fields are flat, those of its kind only: what was posted is what is read back, less the secret
 // (password, auth_token), which is never shown.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { SMS_CATEGORIES } from '../messages/category.ts';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 const Money = (description: string) => Type.Union([Type.Number({ minimum: 0, maximum: 1e9 }), Type.Null()], { description });
@@ -101,6 +102,14 @@ export const RouteRuleSchema = Type.Object(
     target: Type.String({ minLength: 1, maxLength: 64, description: '"phones" (the account\'s phones) or an upstream\'s id' }),
     prefixes: Type.Optional(Type.Array(E164Prefix, { minItems: 1, maxItems: 100, description: 'the rule applies only to destinations starting with one of these' })),
     min_priority: Type.Optional(Type.Integer({ minimum: -100, maximum: 100, description: 'the rule applies only to SMS of at least this priority' })),
+    categories: Type.Optional(
+      Type.Array(Type.Union(SMS_CATEGORIES.map((category) => Type.Literal(category))), {
+        minItems: 1,
+        maxItems: SMS_CATEGORIES.length,
+        uniqueItems: true,
+        description: 'the rule applies only to SMS sent with one of these categories (POST /sms category); an SMS without a category matches none',
+      }),
+    ),
     after_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604_800, description: 'phones only: how long phones have to take the SMS before the next rule; no limit when absent' })),
     skip_when_offline: Type.Optional(Type.Boolean({ description: 'phones only: move on at once when no phone of the account is online; default true' })),
   },

@@ -1,4 +1,5 @@
 // The upstreams module's records: an account's providers and its routes.
+import type { SmsCategory } from '../messages/category.ts';
 
 export type UpstreamKind = 'smpp' | 'twilio';
 
@@ -65,6 +66,8 @@ export interface RouteRule {
   prefixes?: string[];
   /** The SMS's priority is at least this (e.g. one-time codes sent with priority 50); any when absent. */
   min_priority?: number;
+  /** The SMS was sent with one of these categories (an SMS without one matches none); any SMS when absent. */
+  categories?: SmsCategory[];
   /** Phones only: how long the phones have to take the SMS before the next rule. Forever when absent. */
   after_seconds?: number;
   /** Phones only: move on at once when no phone of the account is online. On when absent. */

@@ -10,7 +10,7 @@ import { AppError, type ErrorDetail } from '../../../common/errors.ts';
 import { BULK_MAX_MESSAGES, MESSAGE_MAX_CHARACTERS } from '../../../modules/messages/schema.ts';
 import { CsvProblem, csvRecords, type CsvLimits } from './csv-rows.ts';
 
-const COLUMNS = ['phone', 'message', 'device_id', 'sim_slot', 'callback_id', 'send_at', 'valid_until', 'ttl', 'priority'] as const;
+const COLUMNS = ['phone', 'message', 'device_id', 'sim_slot', 'callback_id', 'send_at', 'valid_until', 'ttl', 'priority', 'category'] as const;
 const WHOLE_NUMBERS: ReadonlySet<string> = new Set(['sim_slot', 'ttl', 'priority']);
 
 /** Header cells beyond the known columns that are still read, so the answer can name a few unknown ones. */

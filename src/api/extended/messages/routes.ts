@@ -65,7 +65,7 @@ export function messageRoutes(parts: MessageRouteParts) {
         'Answers 201 once the SMS is stored (status pending). Without device_id the SMS joins the account\'s pool and ' +
         'the first online device with room takes it (README "Delivery"); with device_id only that device sends it. send_at ' +
         'schedules it, valid_until or ttl make it expire (failed_send, reason expired) unless a phone took it by then, priority ' +
-        'orders the queue. With no_store true nothing is stored, and the request is refused with 503 when no online device ' +
+        'orders the queue, category says what it is for the account\'s routes (docs/routes.md). With no_store true nothing is stored, and the request is refused with 503 when no online device ' +
         'has room now. A recipient on the account\'s suppression list (it sent STOP) is refused with 422 recipient_opted_out, ' +
         'unless the API key holds sms:send_transactional (docs/opt-out.md). An Idempotency-Key header makes a retry replay the first response (header Idempotent-Replayed: true).',
       body: CreateSmsBody,
@@ -95,7 +95,7 @@ export function messageRoutes(parts: MessageRouteParts) {
       summary: 'Send up to 1,000 SMS in one call',
       description:
         'Takes JSON {"messages": [...]} with the fields of POST /sms (no_store excepted), or text/csv with a header row ' +
-        '(columns phone, message, and optionally device_id, send_at, valid_until, ttl, priority). Every message is checked ' +
+        '(columns phone, message, and optionally device_id, send_at, valid_until, ttl, priority, category). Every message is checked ' +
         'first: if any is invalid the answer is 400 with a detail for each bad message (field messages.{index}...), and ' +
         'nothing is created. Otherwise all are created in one transaction and answered in the order given. Takes ' +
         'Idempotency-Key like POST /sms. A message to a number on the account\'s suppression list is a bad message ' +
@@ -185,6 +185,7 @@ export function messageRoutes(parts: MessageRouteParts) {
             ...(query.to ? { to: new Date(query.to) } : {}),
             ...(query.phone ? { phone: query.phone } : {}),
             ...(query.kind ? { kind: query.kind } : {}),
+            ...(query.category ? { category: query.category } : {}),
             // An empty search is no search (as in the legacy list).
             ...(query.search ? { search: { text: query.search, statuses: [...new Set([...statusesMatching(query.search), ...statusesNamed(query.search)])] } } : {}),
           },

@@ -6,7 +6,7 @@ import type { UpstreamService } from '../../../modules/upstreams/service.ts';
 
 const ROUTES_DESCRIPTION =
   'An ordered list of rules. Each rule names a target, "phones" (the account\'s phones) or an upstream\'s id, and may apply only to ' +
-  'destinations starting with one of prefixes, or to SMS of at least min_priority. An SMS goes through the rules that apply to it, in ' +
+  'destinations starting with one of prefixes, to SMS of at least min_priority, or to SMS sent with one of categories. An SMS goes through the rules that apply to it, in ' +
   'order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the ' +
   'account is online (unless skip_when_offline is false); an upstream rule submits it there, and moves it on when the upstream is ' +
   'disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, ' +

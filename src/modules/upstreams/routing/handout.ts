@@ -4,11 +4,13 @@
 // that a phone's report and the router never both move one SMS.
 import type { Executor } from '../../../storage/database.ts';
 import type { SmsSnapshot } from '../../delivery/status-change.ts';
+import type { SmsCategory } from '../../messages/category.ts';
 
 /** What the router reads of an SMS it decides on, and what a status change of it needs. */
 export interface RoutedRow extends Omit<SmsSnapshot, 'device_object_id'> {
   status: string;
   priority: number;
+  category: SmsCategory | null;
   created_at: Date;
   dispatched_at: Date | null;
   upstream_id: string | null;
@@ -24,7 +26,7 @@ export interface RoutedRow extends Omit<SmsSnapshot, 'device_object_id'> {
 /** The SMS's recipient opted out since it was made (STOP while it waited), as the phones' claim checks it. */
 const OPTED_OUT = `(not transactional and exists (select 1 from suppressions x where x.account_id = sms.account_id and x.phone = sms.phone))`;
 
-const COLUMNS = `id, object_id, account_id, phone, message, callback_id, device_id, is_encrypted, kind, way_in, status, priority, created_at,
+const COLUMNS = `id, object_id, account_id, phone, message, callback_id, device_id, is_encrypted, kind, way_in, status, priority, category, created_at,
             dispatched_at, upstream_id, route_rule, route_since, upstream_tries, attempt, expires_at, ${OPTED_OUT} as opted_out`;
 
 /**

@@ -1,11 +1,12 @@
 // Which rule of an account's routes carries an SMS, decided from the rules alone: pure, so that
 // the router's every decision can be tested without a database or a provider.
 //
-// An SMS goes through the rules that apply to it (prefix and priority conditions hold), in order.
+// An SMS goes through the rules that apply to it (prefix, priority and category conditions hold), in order.
 // A phones rule keeps it for the phones until its wait (after_seconds) ends, or at once when no
 // phone of the account is online (unless skip_when_offline is false); an upstream rule hands it
 // to that upstream, and moves on when the upstream cannot take it (disabled, over budget,
 // refused it). An SMS no rule applies to stays with the phones, as without routes.
+import type { SmsCategory } from '../../messages/category.ts';
 import type { RouteRule } from '../types.ts';
 
 export const PHONES = 'phones';
@@ -13,11 +14,14 @@ export const PHONES = 'phones';
 export interface RoutedSms {
   phone: string;
   priority: number;
+  /** What its client said it is; null: nothing (a categories condition then never holds). */
+  category: SmsCategory | null;
 }
 
 export function applies(rule: RouteRule, sms: RoutedSms): boolean {
   if (rule.prefixes && rule.prefixes.length > 0 && !rule.prefixes.some((prefix) => sms.phone.startsWith(prefix))) return false;
   if (rule.min_priority !== undefined && sms.priority < rule.min_priority) return false;
+  if (rule.categories && rule.categories.length > 0 && (sms.category === null || !rule.categories.includes(sms.category))) return false;
   return true;
 }
 

@@ -1,0 +1,123 @@
+// Route conditions beyond destination and priority, end to end: an SMS's category (one-time codes
+// upstream at once while the rest stay with the phones), checked as a client would see it.
+import { expect } from 'chai';
+import { deviceTopic } from '../../broker/topics.ts';
+import { useGateway } from '../support/use-gateway.ts';
+import { webhookConfig } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
+import { rawDevice, nextMessage } from '../support/raw-device.ts';
+import { TestSmsc } from '../support/test-smsc.ts';
+import type { ApiClient } from '../support/tenant.ts';
+import { applies } from '../../src/modules/upstreams/routing/rules.ts';
+
+const PHONE = '+447911123456';
+
+describe('route conditions: the rule applies only to SMS of these categories', () => {
+  const sms = { phone: PHONE, priority: 0 };
+
+  it('holds for an SMS of one of the categories, and never for one without a category', () => {
+    const rule = { target: 'phones', categories: ['otp' as const] };
+    expect(applies(rule, { ...sms, category: 'otp' })).to.equal(true);
+    expect(applies(rule, { ...sms, category: 'marketing' })).to.equal(false);
+    expect(applies(rule, { ...sms, category: null })).to.equal(false);
+    expect(applies({ target: 'phones' }, { ...sms, category: null })).to.equal(true);
+  });
+
+  it('combines with the other conditions: each must hold', () => {
+    const rule = { target: 'phones', categories: ['otp' as const], prefixes: ['+1'] };
+    expect(applies(rule, { ...sms, category: 'otp' })).to.equal(false);
+    expect(applies(rule, { ...sms, phone: '+15005550006', category: 'otp' })).to.equal(true);
+  });
+});
+
+describe('route conditions end to end', function () {
+  this.timeout(30_000);
+  // The SMSC listens on 127.0.0.1, which the outbound destination guard refuses unless allowed.
+  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: ['127.0.0.1'] }) } });
+  let smsc: TestSmsc;
+
+  beforeEach(async () => {
+    smsc = await TestSmsc.start();
+  });
+  afterEach(async () => {
+    await smsc.stop();
+  });
+
+  async function upstream(api: ApiClient): Promise<string> {
+    const created = await api.post('/upstreams', { name: 'carrier', kind: 'smpp', host: '127.0.0.1', port: smsc.port, system_id: 'gateway', password: smsc.password });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const id = created.body.id as string;
+    await eventually('the link bound', async () => (await api.get(`/upstreams/${id}`)).body.link.state === 'ready');
+    return id;
+  }
+  async function setRoutes(api: ApiClient, routes: object[]) {
+    const reply = await api.request('PUT', '/routes', { routes });
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+    return reply.body;
+  }
+  const status = async (id: string) => (await fx.tenant.api.get(`/sms/${id}`)).body.status as string;
+  async function send(body: object) {
+    const created = await fx.tenant.api.post('/sms', { phone: PHONE, ...body });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    return created.body;
+  }
+
+  it('sends an otp SMS upstream at once while an SMS of another category, or none, stays with the online phone', async () => {
+    const { device, token } = await fx.registerDevice('online');
+    const phone = await rawDevice(fx.gateway.mqttPort, device.id, token);
+    try {
+      const id = await upstream(fx.tenant.api);
+      const set = await setRoutes(fx.tenant.api, [{ target: id, categories: ['otp'] }, { target: 'phones' }]);
+      expect(set.routes[0].categories).to.deep.equal(['otp']);
+
+      const marketing = nextMessage(phone, deviceTopic(device.id, 'tasks'));
+      const offer = await send({ message: 'Sale today', category: 'marketing' });
+      expect(offer.category).to.equal('marketing');
+      expect(JSON.parse((await marketing).toString()).sms_id).to.equal(offer.id);
+      const plain = nextMessage(phone, deviceTopic(device.id, 'tasks'));
+      const note = await send({ message: 'Hello' });
+      expect(note).to.not.have.property('category');
+      expect(JSON.parse((await plain).toString()).sms_id).to.equal(note.id);
+
+      const code = await send({ message: 'Your code is 123456', category: 'otp' });
+      await eventually('the SMSC got the code', () => smsc.submits.length === 1);
+      await eventually('the code was sent upstream', async () => (await status(code.id)) === 'sent');
+      const text = smsc.submits[0]!.short_message as { message?: unknown } | string;
+      expect(String(typeof text === 'object' ? text.message : text)).to.contain('123456');
+      // The two others are the phone's: handed to it, not to the SMSC.
+      for (const other of [offer.id, note.id]) expect((await fx.tenant.api.get(`/sms/${other}`)).body.device_id).to.equal(device.id);
+      expect(smsc.submits).to.have.length(1);
+    } finally {
+      await phone.endAsync();
+    }
+  });
+
+  it('shows the category on the SMS, lists by it, and takes it in a bulk send', async () => {
+    const bulk = await fx.tenant.api.post('/sms/bulk', {
+      messages: [{ phone: PHONE, message: 'one', category: 'transactional' }, { phone: PHONE, message: 'two' }],
+    });
+    expect(bulk.status, JSON.stringify(bulk.body)).to.equal(201);
+    const [receipt, plain] = bulk.body.data;
+    expect(receipt.category).to.equal('transactional');
+    expect(plain).to.not.have.property('category');
+    expect((await fx.tenant.api.get(`/sms/${receipt.id}`)).body.category).to.equal('transactional');
+    const listed = (await fx.tenant.api.get('/sms?category=transactional')).body.data as { id: string }[];
+    expect(listed.map((each) => each.id)).to.deep.equal([receipt.id]);
+  });
+
+  it('refuses an unknown category on a send and in a rule, naming the field and what it takes', async () => {
+    const bad = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'x', category: 'urgent' });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.code).to.equal('validation_failed');
+    expect(bad.body.error.message).to.equal('category must be one of: otp, transactional, marketing');
+    const list = await fx.tenant.api.get('/sms?category=urgent');
+    expect(list.status).to.equal(400);
+
+    const rule = await fx.tenant.api.request('PUT', '/routes', { routes: [{ target: 'phones', categories: ['urgent'] }] });
+    expect(rule.status).to.equal(400);
+    expect(rule.body.error.message).to.equal('routes.0.categories.0 must be one of: otp, transactional, marketing');
+    const empty = await fx.tenant.api.request('PUT', '/routes', { routes: [{ target: 'phones', categories: [] }] });
+    expect(empty.status).to.equal(400);
+    expect(JSON.stringify(empty.body)).to.contain('routes.0.categories');
+  });
+});
