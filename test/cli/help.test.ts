@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { expectOk, expectRefused, REPO_ROOT, runCli } from '../support/cli.ts';
 
-const COMMANDS = ['serve', 'migrate', 'accounts', 'keys', 'users', 'devices', 'webhooks', 'simulate'];
+const COMMANDS = ['serve', 'migrate', 'accounts', 'keys', 'users', 'devices', 'webhooks', 'upstreams', 'routes', 'simulate'];
 
 /** Every environment variable src/config.ts reads, found in its source. */
 function configVariables(): string[] {
