@@ -49,6 +49,7 @@ import * as deviceAvailability from './20261205_046_device_availability.ts';
 import * as upstreams from './20261206_047_upstreams.ts';
 import * as contractSmsTrigramIndexes from './20261206_048_contract_sms_trigram_indexes.ts';
 import * as smsCategoryDeviceGroups from './20261206_049_sms_category_device_groups.ts';
+import * as upstreamSubmissionCosts from './20261206_050_upstream_submission_costs.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -104,4 +105,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261206_047_upstreams', upstreams],
   ['20261206_048_contract_sms_trigram_indexes', contractSmsTrigramIndexes],
   ['20261206_049_sms_category_device_groups', smsCategoryDeviceGroups],
+  ['20261206_050_upstream_submission_costs', upstreamSubmissionCosts],
 ];

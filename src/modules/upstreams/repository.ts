@@ -111,16 +111,56 @@ export async function monthSpend(db: Executor, upstreamIds: string[], month: str
   return new Map(rows.map((row) => [row.upstream_id, Number(row.spent)]));
 }
 
-/** What a provider named each part of an SMS it took: a receipt finds its SMS by one of them. */
-export async function recordSubmission(db: Executor, upstreamId: string, smsId: string, providerIds: string[], at: Date): Promise<void> {
+/** What one accepted submission was charged: its segments at the upstream's price of the moment. */
+export interface Charge {
+  segments: number;
+  pricePerSegment: number;
+}
+
+/**
+ * What a provider named each part of an SMS it took, with what each part cost then: a receipt
+ * finds its SMS by one of them, and the account's reports sum the costs, which a later change of
+ * price leaves as they were. The segments are spread over the ids (one each for SMPP parts; all of
+ * them on a Twilio-compatible provider's one id).
+ */
+export async function recordSubmission(db: Executor, upstreamId: string, smsId: string, providerIds: string[], charge: Charge, at: Date): Promise<void> {
   if (providerIds.length === 0) return;
+  const share = Math.floor(charge.segments / providerIds.length);
+  const rest = charge.segments % providerIds.length;
   await db('upstream_submissions')
-    .insert(providerIds.map((providerId) => ({ upstream_id: upstreamId, provider_id: providerId, sms_id: smsId, created_at: at })))
+    .insert(
+      providerIds.map((providerId, index) => {
+        const segments = share + (index < rest ? 1 : 0);
+        return { upstream_id: upstreamId, provider_id: providerId, sms_id: smsId, created_at: at, segments, cost: roundCost(segments * charge.pricePerSegment) };
+      }),
+    )
     .onConflict(['upstream_id', 'provider_id'])
     .ignore();
+}
+
+/** numeric(14, 6): a price times segments without a float's noise. */
+function roundCost(cost: number): number {
+  return Math.round(cost * 1e6) / 1e6;
 }
 
 export async function smsOfSubmission(db: Executor, upstreamId: string, providerId: string): Promise<string | undefined> {
   const { rows } = await db.raw<{ rows: { sms_id: string }[] }>(`select sms_id from upstream_submissions where upstream_id = ? and provider_id = ?`, [upstreamId, providerId]);
   return rows[0]?.sms_id;
+}
+
+/**
+ * Records a part's final receipt (its first: one sent again, or a later different one, changes
+ * nothing) and answers the final receipts of every part of that SMS through the upstream, this
+ * one's included; null for a part with none yet. Run under the SMS's lock, so that two parts'
+ * receipts are counted one after the other.
+ */
+export async function recordPartOutcome(db: Executor, upstreamId: string, providerId: string, outcome: string): Promise<(string | null)[]> {
+  const { rows: updated } = await db.raw<{ rows: { sms_id: string }[] }>(
+    `update upstream_submissions set outcome = coalesce(outcome, ?) where upstream_id = ? and provider_id = ? returning sms_id`,
+    [outcome, upstreamId, providerId],
+  );
+  const smsId = updated[0]?.sms_id;
+  if (!smsId) return [];
+  const { rows } = await db.raw<{ rows: { outcome: string | null }[] }>(`select outcome from upstream_submissions where upstream_id = ? and sms_id = ?`, [upstreamId, smsId]);
+  return rows.map((row) => row.outcome);
 }

@@ -26,6 +26,7 @@ import type { LinkListener, UpstreamLinks } from '../links/manager.ts';
 import type { UpstreamIncoming, UpstreamLink, UpstreamReceipt } from '../links/link.ts';
 import { budgetSpent, pricePerSegment } from '../pricing.ts';
 import * as repository from '../repository.ts';
+import { outcomeAfterReceipt } from '../receipt-parts.ts';
 import type { RoutingChanges } from '../service.ts';
 import type { RouteRule, UpstreamRow } from '../types.ts';
 import * as handout from './handout.ts';
@@ -254,6 +255,10 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
       // A submission is under way somewhere. Past the watchdog, no answer was ever applied: the
       // node that submitted it is gone. The provider may have it; trying again could send it twice.
       if (now.getTime() - row.route_since.getTime() < SUBMIT_WATCHDOG_MS) return undefined;
+      // The attempt is listed with the verdict, as one the provider answered would be.
+      await this.parts.tasks.recordUpstreamAttempt(trx, {
+        smsId: row.id, attempt: row.attempt, upstreamId: row.upstream_id!, at: now, result: 'failed', errorCode: 'upstream_outcome_unknown', error: 'no answer from the provider was recorded', retried: false,
+      });
       await this.fail(trx, row, now, 'upstream_outcome_unknown', null, 'no answer from the provider was recorded (the node submitting it stopped)');
       return undefined;
     }
@@ -302,8 +307,10 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     if (!row || row.status !== 'processing') return;
     const now = new Date(this.parts.clock.now());
     if (outcome.accepted) {
-      await repository.recordSubmission(trx, upstream.id, smsId, outcome.providerIds, now);
-      await repository.addUsage(trx, upstream.id, repository.monthOf(now), outcome.segments, pricePerSegment(upstream, row.phone) * outcome.segments);
+      // Priced now, per SMS: a later change of price leaves what it cost as it was.
+      const price = pricePerSegment(upstream, row.phone);
+      await repository.recordSubmission(trx, upstream.id, smsId, outcome.providerIds, { segments: outcome.segments, pricePerSegment: price }, now);
+      await repository.addUsage(trx, upstream.id, repository.monthOf(now), outcome.segments, price * outcome.segments);
       await this.parts.tasks.recordUpstreamAttempt(trx, { smsId, attempt: row.attempt, upstreamId: upstream.id, at: now, result: 'sent', errorCode: null, error: null, retried: false });
       await this.parts.tasks.recordChanges(trx, [statusChange(row, 'processing', ['sent'], now, null)]);
       return;
@@ -361,9 +368,12 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     await this.parts.db.transaction(async (trx) => {
       const row = await handout.lockForOutcome(trx, smsId);
       if (!row || row.upstream_id !== upstream.id) return;
-      const path = transitionPath(row.status as SmsStatus, receipt.outcome);
+      // An SMS in parts moves on when its parts' receipts together say so (receipt-parts.ts).
+      const outcome = await outcomeAfterReceipt(trx, upstream.id, receipt);
+      if (!outcome) return;
+      const path = transitionPath(row.status as SmsStatus, outcome);
       if (path.length === 0) return;
-      const failed = receipt.outcome === 'undelivered' || receipt.outcome === 'failed_delivery';
+      const failed = outcome === 'undelivered' || outcome === 'failed_delivery';
       const reason = failed ? [receipt.providerStatus, receipt.errorCode].filter(Boolean).join(' ') || 'provider' : null;
       await this.parts.tasks.recordChanges(trx, [statusChange(row, row.status as SmsStatus, path, receipt.at, reason)]);
     });
