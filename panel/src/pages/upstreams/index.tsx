@@ -47,7 +47,7 @@ export function UpstreamsPage(_props: Record<string, string>) {
   // The gateway's 409 says what to do in general words; here the upstream has a name and the routes are on this page.
   const problem =
     change.error?.code === 'upstream_in_routes' && subject
-      ? `${subject.name} cannot be deleted while the routes name it: take it out of the routes below and save them, then delete it.`
+      ? `${subject.name} cannot be deleted while the routes name it: take it out of the routes above and save them, then delete it.`
       : change.error;
 
   return (
@@ -88,13 +88,13 @@ export function UpstreamsPage(_props: Record<string, string>) {
           },
         ]}
       />
+      {list.data && <RoutesEditor upstreams={upstreams} canChange={session.canChange} />}
       {session.canChange &&
         (beingEdited ? (
           <UpstreamEditor key={beingEdited.id} upstream={beingEdited} onSaved={(upstream) => saved(upstream, 'saved')} onCancel={() => setEditing(undefined)} />
         ) : (
           <UpstreamEditor key="new" onSaved={(upstream) => saved(upstream, 'added')} />
         ))}
-      {list.data && <RoutesEditor upstreams={upstreams} canChange={session.canChange} />}
       {!session.canChange && <p class="muted">Viewers see upstreams and routes; owners add and change them.</p>}
     </Page>
   );

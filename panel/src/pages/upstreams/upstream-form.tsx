@@ -134,7 +134,7 @@ export function UpstreamFields({ form, editing }: { form: Form; editing: boolean
           {(aria) => <textarea {...aria} name="prefix_prices" rows={3} value={values.prefix_prices} onInput={(event) => set('prefix_prices')(event.currentTarget.value)} />}
         </Field>
       </fieldset>
-      <CheckboxField label="Enabled (a disabled upstream is skipped by the routes and holds no connection)" name="enabled" checked={values.enabled} onChecked={set('enabled')} />
+      <CheckboxField label="Enabled" name="enabled" checked={values.enabled} onChecked={set('enabled')} hint="A disabled upstream is skipped by the routes and holds no connection." />
     </>
   );
 }
