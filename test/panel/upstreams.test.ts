@@ -165,23 +165,24 @@ describe('panel: upstreams and routes', () => {
     await page.getByRole('button', { name: 'Save routes' }).click();
     await page.getByRole('alert').filter({ hasText: 'Check rules 1, 2 below.' }).waitFor();
     expect(await rule(page, 1).locator('.field-invalid .field-error').textContent()).to.match(/^Seconds the phones have /);
-    expect(await rule(page, 2).locator('.field-invalid .field-error').textContent()).to.match(/^Prefixes/);
+    expect(await rule(page, 2).locator('.field-invalid .field-error').textContent()).to.match(/^Prefix 1 is not in the expected form/);
     expect(await routes()).to.deep.equal([]);
 
     // Moved up, the carrier comes first; fixed, both are saved in that order.
     await page.getByRole('button', { name: 'Move rule 2 up' }).click();
     await rule(page, 1).getByLabel('Prefixes').fill('+44');
+    await rule(page, 1).getByLabel('otp', { exact: true }).check();
     await rule(page, 2).getByLabel('Seconds the phones have').fill('30');
     await rule(page, 2).getByLabel('Move on at once when no phone is online').uncheck();
     await page.getByRole('button', { name: 'Save routes' }).click();
     await page.getByRole('status').filter({ hasText: 'Routes saved.' }).waitFor();
-    expect(await routes()).to.deep.equal([{ target: carrier!.id, prefixes: ['+44'] }, { target: 'phones', after_seconds: 30, skip_when_offline: false }]);
+    expect(await routes()).to.deep.equal([{ target: carrier!.id, prefixes: ['+44'], categories: ['otp'] }, { target: 'phones', after_seconds: 30, skip_when_offline: false }]);
   });
 
   browser.scenario('a viewer finds Upstreams in the navigation and reads upstreams and routes without a way to change them', async (page) => {
     const created = await gw.tenant.api.post('/upstreams', { name: 'Read-only carrier', kind: 'smpp', host: '127.0.0.1', port: 9, system_id: 'acme', password: 's3cret', enabled: false });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    await setRoutes([{ target: 'phones', after_seconds: 45 }, { target: created.body.id }]);
+    await setRoutes([{ target: 'phones', after_seconds: 45 }, { target: created.body.id, categories: ['otp', 'marketing'] }]);
     await viewer.enter(page);
     await openPanel(page, '/');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Upstreams', exact: true }).click();
@@ -191,6 +192,8 @@ describe('panel: upstreams and routes', () => {
     expect(await rule(page, 1).getByLabel('Seconds the phones have').inputValue()).to.equal('45');
     expect(await rule(page, 1).getByLabel('Seconds the phones have').isDisabled()).to.equal(true);
     expect(await rule(page, 2).getByLabel('Target').inputValue()).to.equal(created.body.id);
+    expect(await rule(page, 2).getByLabel('marketing', { exact: true }).isChecked()).to.equal(true);
+    expect(await rule(page, 2).getByLabel('transactional', { exact: true }).isChecked()).to.equal(false);
     for (const name of ['Add upstream', 'Save routes', 'Add a rule', 'Delete Read-only carrier', 'Change Read-only carrier', 'Remove rule 1']) {
       expect(await page.getByRole('button', { name, exact: true }).count(), name).to.equal(0);
     }

@@ -7,6 +7,13 @@ import type { AsTyped, RouteRule } from './types.ts';
 
 export const PHONES = 'phones';
 
+export type Category = NonNullable<RouteRule['categories']>[number];
+/** The categories a client may send an SMS with (POST /sms category), in the API's order. */
+export const CATEGORIES = ['otp', 'transactional', 'marketing'] as const satisfies readonly Category[];
+// A category the API adds and this list lacks is a type error here, not a rule the editor cannot show.
+const everyCategory: Exclude<Category, (typeof CATEGORIES)[number]> extends never ? true : never = true;
+void everyCategory;
+
 export interface RuleValues {
   /** Tells the rows apart while they move (a rule has no id of its own). */
   key: number;
@@ -14,6 +21,8 @@ export interface RuleValues {
   /** "+44, +33": as typed. */
   prefixes: string;
   min_priority: string;
+  /** None ticked: any SMS. */
+  categories: Category[];
   after_seconds: string;
   skip_when_offline: boolean;
   /** The rule's other settings, as read. */
@@ -23,15 +32,16 @@ export interface RuleValues {
 let nextKey = 0;
 
 export function newRule(target = PHONES): RuleValues {
-  return { key: nextKey++, target, prefixes: '', min_priority: '', after_seconds: '', skip_when_offline: true, kept: {} };
+  return { key: nextKey++, target, prefixes: '', min_priority: '', categories: [], after_seconds: '', skip_when_offline: true, kept: {} };
 }
 
 export function ruleValues(rule: RouteRule): RuleValues {
-  const { target, prefixes, min_priority, after_seconds, skip_when_offline, ...kept } = rule;
+  const { target, prefixes, min_priority, categories, after_seconds, skip_when_offline, ...kept } = rule;
   return {
     ...newRule(target),
     prefixes: (prefixes ?? []).join(', '),
     min_priority: min_priority === undefined ? '' : String(min_priority),
+    categories: categories ?? [],
     after_seconds: after_seconds === undefined ? '' : String(after_seconds),
     skip_when_offline: skip_when_offline ?? true,
     kept,
@@ -46,6 +56,7 @@ export function ruleBody(values: RuleValues): AsTyped<RouteRule> {
     target: values.target,
     ...(prefixes.length > 0 ? { prefixes } : {}),
     ...(values.min_priority.trim() !== '' ? { min_priority: numberOrText(values.min_priority) } : {}),
+    ...(values.categories.length > 0 ? { categories: values.categories } : {}),
     ...(phones && values.after_seconds.trim() !== '' ? { after_seconds: numberOrText(values.after_seconds) } : {}),
     ...(phones && !values.skip_when_offline ? { skip_when_offline: false } : {}),
   };

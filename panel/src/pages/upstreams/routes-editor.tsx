@@ -7,12 +7,13 @@ import { useState } from 'preact/hooks';
 import { ApiError, get, request } from '../../api.ts';
 import { inWords } from '../../ui/form-errors.ts';
 import { CheckboxField, SelectField, TextField } from '../../ui/fields.tsx';
+import { ChoiceBoxes } from '../admin/choice-boxes.tsx';
 import { formatTime } from '../../ui/format.ts';
 import { ErrorNotice, SuccessNotice } from '../../ui/notice.tsx';
 import { Loading } from '../../ui/page.tsx';
 import { useAction } from '../../ui/use-action.ts';
 import { useLoad } from '../../ui/use-load.ts';
-import { moved, newRule, PHONES, ruleBody, ruleValues, type RuleValues } from './route-values.ts';
+import { CATEGORIES, moved, newRule, PHONES, ruleBody, ruleValues, type RuleValues } from './route-values.ts';
 import type { AsTyped, RoutesChange, RoutesView, Upstream } from './types.ts';
 
 /** As many rules as the gateway keeps for an account. */
@@ -22,6 +23,7 @@ const RULE_LABELS: Record<string, string> = {
   target: 'Target',
   prefixes: 'Prefixes',
   min_priority: 'Minimum priority',
+  categories: 'Categories',
   after_seconds: 'Seconds the phones have',
   skip_when_offline: 'Move on at once when no phone is online',
 };
@@ -35,8 +37,13 @@ function ruleError(error: ApiError | undefined, index: number, field: string): s
       const found = RULE_FIELD.exec(detail.field);
       return found && Number(found[1]) === index && found[2] === field;
     })
-    .map((detail) => inWords(detail.message.replace(/^(?:body\.)?routes\.\d+\./, ''), RULE_LABELS));
+    .map((detail) => inWords(itemsByNumber(detail.message.replace(/^(?:body\.)?routes\.\d+\./, '')), RULE_LABELS));
   return messages.length > 0 ? [...new Set(messages)].join(' ') : undefined;
+}
+
+/** "prefixes.0 is not in the expected form" is about the first prefix typed: "Prefix 1 is ...". */
+function itemsByNumber(message: string): string {
+  return message.replace(/^prefixes\.(\d+)/, (_, index: string) => `Prefix ${Number(index) + 1}`);
 }
 
 /** What the notice above the rules says: the problems no rule's field shows, or where to look. */
@@ -57,7 +64,7 @@ export function RoutesEditor({ upstreams, canChange }: { upstreams: Upstream[]; 
         Routes
       </h2>
       <p class="muted">
-        Each SMS goes through the rules that apply to it, from the top: the phones keep it for their seconds (or pass it on at once when none is online), an upstream takes it or passes it on when it is
+        Each SMS goes through the rules that apply to it (by its destination's prefix, its priority, its category), from the top: the phones keep it for their seconds (or pass it on at once when none is online), an upstream takes it or passes it on when it is
         disabled, over budget, down or refuses it. After the last rule it fails, unless that rule is the phones'. An SMS no rule applies to, and every SMS while there is no rule, goes to the phones.
       </p>
       <Loading data={routes.data} error={routes.error}>
@@ -94,7 +101,7 @@ function RulesForm({ view, upstreams, canChange }: { view: RoutesView; upstreams
     { value: PHONES, label: "The account's phones" },
     ...upstreams.map((upstream) => ({ value: upstream.id, label: `${upstream.name}${upstream.enabled ? '' : ' (disabled)'}` })),
   ];
-  const optionsFor = (target: string) => (targets.some((option) => option.value === target) ? targets : [...targets, { value: target, label: `an upstream no longer listed (${target})` }]);
+  const optionsFor = (target: string) => (targets.some((option) => option.value === target) ? targets : [...targets, { value: target, label: `${target} (not an upstream listed here)` }]);
   return (
     <form onSubmit={(event) => void submit(event)} noValidate aria-label="Routes">
       {!canChange && <p class="muted">Viewers see the routes; owners change them.</p>}
@@ -121,6 +128,13 @@ function RulesForm({ view, upstreams, canChange }: { view: RoutesView; upstreams
                 <TextField {...field('prefixes')} hint="Only destinations starting with one of these, e.g. +44, +33; empty: every one." />
                 <TextField {...field('min_priority')} type="number" inputMode="numeric" hint="Only SMS sent with at least this priority; empty: every one." />
               </div>
+              <ChoiceBoxes
+                legend="Categories (none ticked: every SMS)"
+                choices={[...CATEGORIES]}
+                chosen={rule.categories}
+                onChosen={(chosen) => setField(index, 'categories')(chosen as RuleValues['categories'])}
+                error={ruleError(save.error, index, 'categories')}
+              />
               {rule.target === PHONES && (
                 <div class="form-row">
                   <TextField {...field('after_seconds')} type="number" inputMode="numeric" hint="Before the next rule; empty: no limit." />
