@@ -39,6 +39,7 @@ describe('panel: every page is accessible', () => {
     ['keys', () => '/keys'],
     ['twilio', () => '/twilio'],
     ['smpp', () => '/smpp'],
+    ['upstreams', () => '/upstreams'],
     ['opt-out', () => '/opt-out'],
     ['inbound-rules', () => '/inbound-rules'],
     ['users', () => '/users'],
