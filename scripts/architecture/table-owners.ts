@@ -223,4 +223,24 @@ export const SHARED_TABLES: readonly SharedTable[] = [
     by: 'src/modules/stats/fleet-queries.ts',
     why: "the fleet gauge counts each account's SIMs healthy and degraded at scrape time, and the dashboard names the devices with a degraded SIM, one statement each",
   },
+  {
+    table: 'sms',
+    by: 'src/modules/stats/upstream-queries.ts',
+    why: "the upstream report counts the account's SMS of a range by the route that carried them, each figure one statement over the range",
+  },
+  {
+    table: 'sms_attempts',
+    by: 'src/modules/stats/upstream-queries.ts',
+    why: 'the upstream report counts the SMS handed to each upstream, accepted or not, from their attempts through it, joined to the SMS of the range',
+  },
+  {
+    table: 'upstream_submissions',
+    by: 'src/modules/stats/upstream-queries.ts',
+    why: 'the upstream report sums the segments and the cost recorded per part, joined to the SMS of the range',
+  },
+  {
+    table: 'upstreams',
+    by: 'src/modules/stats/upstream-queries.ts',
+    why: "the upstream report names the account's upstreams beside their figures",
+  },
 ];

@@ -1,7 +1,8 @@
 import type { Static } from '@sinclair/typebox';
-import type { DeviceReportView, SummaryView } from './schema.ts';
+import type { DeviceReportView, SummaryView, UpstreamReportView } from './schema.ts';
 import type { Summary } from './service.ts';
 import type { DeviceReport, Figures, Range } from './device-report.ts';
+import type { RouteReport, UpstreamReport } from './upstream-report.ts';
 
 export function presentSummary(summary: Summary): Static<typeof SummaryView> {
   return {
@@ -87,4 +88,50 @@ function csvCell(value: string): string {
   // A device name starting with = + - @ would run as a formula in a spreadsheet: a leading ' stops it.
   const safe = /^[=+\-@]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+type UpstreamReportBody = Static<typeof UpstreamReportView>;
+type RouteFiguresView = UpstreamReportBody['phones'];
+
+export function presentUpstreamReport(report: UpstreamReport): UpstreamReportBody {
+  return {
+    from: report.range.from.toISOString(),
+    to: report.range.to.toISOString(),
+    phones: presentRouteFigures(report.phones),
+    upstreams: report.upstreams.map((upstream) => ({
+      upstream_id: upstream.upstreamId,
+      name: upstream.name,
+      kind: upstream.kind as 'smpp' | 'twilio',
+      ...presentRouteFigures(upstream),
+      segments: upstream.segments,
+      cost: upstream.cost,
+    })),
+  };
+}
+
+function presentRouteFigures(figures: RouteReport): RouteFiguresView {
+  return {
+    handed_over: figures.handedOver,
+    sent: figures.sent,
+    failed_send: figures.failedSend,
+    delivered: figures.delivered,
+    undelivered: figures.undelivered,
+    failed_delivery: figures.failedDelivery,
+    delivery_ratio: figures.deliveryRatio,
+  };
+}
+
+const ROUTE_COLUMNS = ['handed_over', 'sent', 'failed_send', 'delivered', 'undelivered', 'failed_delivery', 'delivery_ratio'] as const satisfies readonly (keyof RouteFiguresView)[];
+
+/**
+ * The upstream report as CSV: a header row, the phones' row (route "phones", no upstream, segments
+ * and cost empty), then a row per upstream (route "upstream"). A null figure is an empty cell.
+ */
+export function upstreamReportCsv(body: UpstreamReportBody): string {
+  const lines = [['route', 'upstream_id', 'name', 'kind', ...ROUTE_COLUMNS, 'segments', 'cost'].join(',')];
+  lines.push(csvRow(['phones', null, null, null, ...ROUTE_COLUMNS.map((column) => body.phones[column]), null, null]));
+  for (const upstream of body.upstreams) {
+    lines.push(csvRow(['upstream', upstream.upstream_id, upstream.name, upstream.kind, ...ROUTE_COLUMNS.map((column) => upstream[column]), upstream.segments, upstream.cost]));
+  }
+  return lines.join('\r\n') + '\r\n';
 }

@@ -109,3 +109,45 @@ export const DeviceReportView = Type.Object({
     { description: 'the devices not deleted (oldest first), and deleted ones with figures' },
   ),
 });
+
+export const UpstreamReportQuery = Type.Object(
+  {
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'count SMS created at or after this time; default: 7 days before `to`' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'and before this time; default: now. After `from`, at most 366 days after it' })),
+    format: DeviceReportQuery.properties.format,
+  },
+  { additionalProperties: false },
+);
+
+const routeFigures = {
+  handed_over: Type.Integer({
+    minimum: 0,
+    description: 'SMS handed to it: for an upstream, those it accepted, refused, or never answered (the watchdog\'s upstream_outcome_unknown); for the phones, those a phone took that ended, as in the device report',
+  }),
+  sent: Type.Integer({ minimum: 0, description: 'of those, SMS it took: the upstream accepted it, the phone sent it (now sent, delivered, undelivered or failed_delivery)' }),
+  failed_send: Type.Integer({ minimum: 0, description: 'handed over and not taken: refused by the upstream or never answered; for the phones, a failed_send of the phone\'s' }),
+  delivered: Count,
+  undelivered: Count,
+  failed_delivery: Count,
+  delivery_ratio: ratio('delivered / (delivered + undelivered + failed_delivery); null when none of them'),
+};
+
+export const UpstreamReportView = Type.Object({
+  from: Type.String({ format: 'date-time' }),
+  to: Type.String({ format: 'date-time' }),
+  phones: Type.Object(routeFigures, { description: "the account's phones as a whole, for comparison (no segments or cost: the gateway knows no price for them)" }),
+  upstreams: Type.Array(
+    Type.Object({
+      upstream_id: Type.String({ format: 'uuid' }),
+      name: Type.String(),
+      kind: Type.Union([Type.Literal('smpp'), Type.Literal('twilio')]),
+      ...routeFigures,
+      segments: Type.Integer({ minimum: 0, description: 'the segments of the SMS it took, as the link counted them' }),
+      cost: Type.Number({
+        minimum: 0,
+        description: "what the SMS it took cost, in the account's currency: each SMS at the upstream's price when it was handed over (a later change of price does not change it); 0 without a price",
+      }),
+    }),
+    { description: "the account's upstreams, oldest first, each listed with or without figures (a deleted upstream's figures went with it)" },
+  ),
+});

@@ -12,6 +12,8 @@ import { failingWebhookIds } from '../webhooks/failing-webhooks.ts';
 import { invalidField } from '../../common/errors.ts';
 import { buildDeviceReport, type DeviceReport, type Range } from './device-report.ts';
 import { countCanariesPerSender, degradedDevices, devicesToReport } from './fleet-queries.ts';
+import { buildUpstreamReport, type UpstreamReport } from './upstream-report.ts';
+import { countSmsOfPhones, countSmsPerUpstream, sumCostPerUpstream, upstreamsToReport } from './upstream-queries.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -89,6 +91,22 @@ export class StatsService {
     const withFigures = [...new Set([...sms, ...canaries].map((row) => row.deviceId))];
     const devices = await devicesToReport(this.db, accountId, withFigures);
     return { range, devices: buildDeviceReport(devices, sms, canaries) };
+  }
+
+  /**
+   * Per upstream over [from, to), and for the phones as a whole: the SMS created in the range that
+   * were handed over, what became of them, and (upstreams) their segments and cost as charged when
+   * each was handed over. The range as for the device report.
+   */
+  async upstreamReport(accountId: string, asked: { from?: Date; to?: Date }): Promise<UpstreamReport> {
+    const range = reportRange(asked, this.clock.now());
+    const [upstreams, figures, costs, phones] = await Promise.all([
+      upstreamsToReport(this.db, accountId),
+      countSmsPerUpstream(this.db, accountId, range.from, range.to),
+      sumCostPerUpstream(this.db, accountId, range.from, range.to),
+      countSmsOfPhones(this.db, accountId, range.from, range.to),
+    ]);
+    return buildUpstreamReport(range, upstreams, figures, costs, phones);
   }
 }
 

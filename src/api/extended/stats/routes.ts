@@ -1,10 +1,12 @@
 // Extended API v1: the dashboard's summary. It needs sms:read; its device counts are shown only
 // to a caller that also holds devices:read (null otherwise), so one permission still opens the
 // route, as with every other operation, and nothing is shown that the caller may not read.
-// The device report (per device and SIM, over a range) is a report on devices: devices:read.
+// The device report (per device and SIM, over a range) is a report on devices: devices:read. The
+// upstream report names the account's upstreams and what they cost, as GET /upstreams shows their
+// month's spend: upstreams:read (a viewer holds it).
 import { defineRoute } from '../../../http/route.ts';
-import { deviceReportCsv, presentDeviceReport, presentSummary } from '../../../modules/stats/presenter.ts';
-import { DeviceReportQuery, DeviceReportView, SummaryQuery, SummaryView } from '../../../modules/stats/schema.ts';
+import { deviceReportCsv, presentDeviceReport, presentSummary, presentUpstreamReport, upstreamReportCsv } from '../../../modules/stats/presenter.ts';
+import { DeviceReportQuery, DeviceReportView, SummaryQuery, SummaryView, UpstreamReportQuery, UpstreamReportView } from '../../../modules/stats/schema.ts';
 import type { StatsService } from '../../../modules/stats/service.ts';
 
 export function statsRoutes(stats: StatsService) {
@@ -70,6 +72,48 @@ export function statsRoutes(stats: StatsService) {
             'Cache-Control': 'no-store',
           },
           body: deviceReportCsv(report),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/stats/upstreams',
+      operationId: 'getUpstreamStats',
+      summary: 'Per upstream over a range, beside the phones: SMS handed over, sent, delivered, failed, segments and cost (JSON or CSV)',
+      description:
+        'Counts the SMS created in [from, to) (default: the last 7 days; at most 366 days) by the route that carried them. ' +
+        'Per upstream of the account: handed_over (SMS handed to it, accepted, refused or never answered), sent (it accepted ' +
+        'them), failed_send (refused, or no answer: upstream_outcome_unknown), delivered, undelivered and failed_delivery (their ' +
+        'status now, as its receipts said), delivery_ratio = delivered / (delivered + undelivered + failed_delivery), segments ' +
+        'and cost: the sum of what each SMS was charged when the upstream took it, at the price per segment or prefix of that ' +
+        'moment (a later change of price leaves it as it was). An SMS refused by one upstream and taken by the next counts in ' +
+        'both, as refused and as sent. phones: the same figures for the SMS a phone took and that ended, as the device report ' +
+        'counts them (no segments or cost). Canary SMS are not counted. CSV with format=csv (or an Accept header preferring ' +
+        'text/csv): a header row, the phones\' row, then a row per upstream, sent as an attachment.',
+      tag: 'Stats',
+      permission: 'upstreams:read',
+      query: UpstreamReportQuery,
+      responses: {
+        200: { description: 'the report (text/csv with format=csv)', schema: UpstreamReportView },
+      },
+      errors: ['validation_failed'],
+      async handle({ auth, query, ctx }) {
+        const report = presentUpstreamReport(
+          await stats.upstreamReport(auth.accountId, {
+            ...(query.from ? { from: new Date(query.from) } : {}),
+            ...(query.to ? { to: new Date(query.to) } : {}),
+          }),
+        );
+        const csv = query.format ? query.format === 'csv' : ctx.accepts('application/json', 'text/csv') === 'text/csv';
+        if (!csv) return { status: 200, body: report };
+        return {
+          status: 200,
+          headers: {
+            'Content-Type': 'text/csv; charset=utf-8',
+            'Content-Disposition': `attachment; filename="upstream-stats-${report.from.slice(0, 10)}-${report.to.slice(0, 10)}.csv"`,
+            'Cache-Control': 'no-store',
+          },
+          body: upstreamReportCsv(report),
         };
       },
     }),
