@@ -100,7 +100,7 @@ describe('upstream report: costs and counts per upstream beside the phones', fun
 
     const csv = await fx.tenant.api.get(`/stats/upstreams?${range}&format=csv`);
     expect(csv.status).to.equal(200);
-    const lines = String(csv.text ?? csv.body).trim().split('\r\n');
+    const lines = String(csv.body).trim().split('\r\n');
     expect(lines[0]).to.equal('route,upstream_id,name,kind,handed_over,sent,failed_send,delivered,undelivered,failed_delivery,delivery_ratio,segments,cost');
     expect(lines[1]).to.equal('phones,,,,1,1,0,1,0,0,1,,');
     expect(lines[3]).to.equal(`upstream,${second},carrier,smpp,2,2,0,1,1,0,0.5,4,1.52`);
