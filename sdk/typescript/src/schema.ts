@@ -1018,6 +1018,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ext/v1/stats/upstreams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per upstream over a range, beside the phones: SMS handed over, sent, delivered, failed, segments and cost (JSON or CSV)
+         * @description Counts the SMS created in [from, to) (default: the last 7 days; at most 366 days) by the route that carried them. Per upstream of the account: handed_over (SMS handed to it, accepted, refused or never answered), sent (it accepted them), failed_send (refused, or no answer: upstream_outcome_unknown), delivered, undelivered and failed_delivery (their status now, as its receipts said), delivery_ratio = delivered / (delivered + undelivered + failed_delivery), segments and cost: the sum of what each SMS was charged when the upstream took it, at the price per segment or prefix of that moment (a later change of price leaves it as it was). An SMS refused by one upstream and taken by the next counts in both, as refused and as sent. phones: the same figures for the SMS a phone took and that ended, as the device report counts them (no segments or cost). Canary SMS are not counted. CSV with format=csv (or an Accept header preferring text/csv): a header row, the phones' row, then a row per upstream, sent as an attachment.
+         *
+         *     Permission: `upstreams:read`.
+         */
+        get: operations["getUpstreamStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ext/v1/twilio/credentials": {
         parameters: {
             query?: never;
@@ -10146,6 +10168,120 @@ export interface operations {
                                 /** @description canary_passed / canary_ended; null when none ended */
                                 canary_pass_rate: number | null;
                             }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description `validation_failed`: request is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a valid API key is required: Authorization: Bearer <key> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the API key lacks the permission this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_many_auth_failures`: too many failed authentications from this address or with this credential; retry after the time Retry-After gives */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `overloaded`: the gateway is at capacity; retry after the time Retry-After gives; `database_unavailable`: the database is unreachable; retry after the time Retry-After gives */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUpstreamStats: {
+        parameters: {
+            query?: {
+                /** @description count SMS created at or after this time; default: 7 days before `to` */
+                from?: string;
+                /** @description and before this time; default: now. After `from`, at most 366 days after it */
+                to?: string;
+                /** @description json or csv; without it, text/csv when the Accept header prefers it to JSON, else json */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the report (text/csv with format=csv) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                        /** @description the account's phones as a whole, for comparison (no segments or cost: the gateway knows no price for them) */
+                        phones: {
+                            /** @description SMS handed to it: for an upstream, those it accepted, refused, or never answered (the watchdog's upstream_outcome_unknown); for the phones, those a phone took that ended, as in the device report */
+                            handed_over: number;
+                            /** @description of those, SMS it took: the upstream accepted it, the phone sent it (now sent, delivered, undelivered or failed_delivery) */
+                            sent: number;
+                            /** @description handed over and not taken: refused by the upstream or never answered; for the phones, a failed_send of the phone's */
+                            failed_send: number;
+                            delivered: number;
+                            undelivered: number;
+                            failed_delivery: number;
+                            /** @description delivered / (delivered + undelivered + failed_delivery); null when none of them */
+                            delivery_ratio: number | null;
+                        };
+                        /** @description the account's upstreams, oldest first, each listed with or without figures (a deleted upstream's figures went with it) */
+                        upstreams: {
+                            /** Format: uuid */
+                            upstream_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            kind: "smpp" | "twilio";
+                            /** @description SMS handed to it: for an upstream, those it accepted, refused, or never answered (the watchdog's upstream_outcome_unknown); for the phones, those a phone took that ended, as in the device report */
+                            handed_over: number;
+                            /** @description of those, SMS it took: the upstream accepted it, the phone sent it (now sent, delivered, undelivered or failed_delivery) */
+                            sent: number;
+                            /** @description handed over and not taken: refused by the upstream or never answered; for the phones, a failed_send of the phone's */
+                            failed_send: number;
+                            delivered: number;
+                            undelivered: number;
+                            failed_delivery: number;
+                            /** @description delivered / (delivered + undelivered + failed_delivery); null when none of them */
+                            delivery_ratio: number | null;
+                            /** @description the segments of the SMS it took, as the link counted them */
+                            segments: number;
+                            /** @description what the SMS it took cost, in the account's currency: each SMS at the upstream's price when it was handed over (a later change of price does not change it); 0 without a price */
+                            cost: number;
                         }[];
                     };
                 };
