@@ -39,6 +39,7 @@ describe('bulk CSV: the columns docs/delivery.md names are the ones the gateway 
       valid_until: new Date(Date.now() + 7_200_000).toISOString(),
       ttl: '',
       priority: '5',
+      category: 'otp',
     };
     const columns = documentedColumns();
     expect(Object.keys(cells).sort()).to.deep.equal([...columns].sort());
@@ -49,7 +50,7 @@ describe('bulk CSV: the columns docs/delivery.md names are the ones the gateway 
     const created = await fx.tenant.api.request('POST', '/sms/bulk', csv, { 'content-type': 'text/csv' });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     for (const sms of created.body.data) {
-      expect(sms, JSON.stringify(sms)).to.include({ phone: cells.phone, device_id: phone.id, sim_slot: 1, callback_id: callback, priority: 5, send_at: cells.send_at });
+      expect(sms, JSON.stringify(sms)).to.include({ phone: cells.phone, device_id: phone.id, sim_slot: 1, callback_id: callback, priority: 5, send_at: cells.send_at, category: 'otp' });
     }
     const [untilRow, ttlRow] = created.body.data;
     expect([untilRow.message, ttlRow.message]).to.deep.equal(['every column', 'with a ttl']);
