@@ -193,17 +193,17 @@ describe('sms-gateway upstreams and routes', function () {
   });
 
   it('routes set and show: a rule naming the upstream, read back as set and told by its name', async () => {
-    const routes = [{ target: 'phones', after_seconds: 60 }, { target: carrier.toUpperCase(), prefixes: ['+44'] }];
+    const routes = [{ target: 'phones', after_seconds: 60 }, { target: carrier.toUpperCase(), prefixes: ['+44'], categories: ['otp'] }];
     const set = await cli('routes', 'set', '--account', account, '--file', file('routes.json', { routes }), '--json');
     expectOk(set);
-    expect(jsonOf(set).routes).to.deep.equal([{ target: 'phones', after_seconds: 60 }, { target: carrier, prefixes: ['+44'] }]);
+    expect(jsonOf(set).routes).to.deep.equal([{ target: 'phones', after_seconds: 60 }, { target: carrier, prefixes: ['+44'], categories: ['otp'] }]);
     const json = await cli('routes', 'show', '--account', account, '--json');
     expectOk(json);
     expect(jsonOf(json).routes).to.deep.equal(jsonOf(set).routes);
     expect(jsonOf(json).updated_at).to.be.a('string');
     const text = await cli('routes', 'show', '--account', account);
     expectOk(text);
-    expect(text.stdout).to.equal(`1. phones: for 60 s\n2. upstream carrier (${carrier}): to +44\n`);
+    expect(text.stdout).to.equal(`1. phones: for 60 s\n2. upstream carrier (${carrier}): to +44, category otp\n`);
   });
 
   it('upstreams delete: refused while the routes name it, allowed once they are cleared', async () => {
@@ -237,7 +237,7 @@ describe('sms-gateway upstreams and routes', function () {
       ['an id that is no UUID', () => ['upstreams', 'show', '--account', account, 'carrier'], /"carrier" is not an upstream id \(a UUID\)/],
       ['an unknown id', () => ['upstreams', 'update', '--account', account, randomId, '--settings', '{"port": 2}'], new RegExp(`has no upstream ${randomId}`)],
       ['an unknown account', () => ['upstreams', 'list', '--account', `${account}-nobody`], /no account named/],
-      ['a route to no upstream of the account', () => ['routes', 'set', '--account', account, '--file', file('unknown-target.json', { routes: [{ target: randomId }] })], /routes\.0\.target: "[^"]+" is neither "phones" nor an upstream of the account/],
+      ['a route to no upstream of the account', () => ['routes', 'set', '--account', account, '--file', file('unknown-target.json', { routes: [{ target: randomId }] })], /routes\.0\.target: "7d3c9a52-0b6e-4f4b-9a39-3f1f2f0b4c11" is neither "phones".* nor an upstream of the account/],
       ['a route field the API does not know', () => ['routes', 'set', '--account', account, '--file', file('unknown-field.json', { routes: [{ target: 'phones', after: 5 }] })], /routes\.0\.after is not a known field/],
       ['routes that are not JSON', () => ['routes', 'set', '--account', account, '--file', file('broken.json', '{"routes": [')], /is not valid JSON/],
     ];

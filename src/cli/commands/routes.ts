@@ -1,6 +1,7 @@
 // `sms-gateway routes show|set|clear`: an account's routes (when its SMS go to its phones and when
 // to one of its upstreams) without the HTTP API. set takes the body of PUT /api/ext/v1/routes,
 // checked by the API's own schema and then by the service (each target "phones" or an upstream).
+import { isUuid } from '../../common/object-id.ts';
 import { RoutesBody } from '../../modules/upstreams/schema.ts';
 import type { RouteRule } from '../../modules/upstreams/types.ts';
 import { parseFlags, withActions } from '../flags.ts';
@@ -15,7 +16,8 @@ export const USAGE = `usage:
 The file holds the body of PUT /api/ext/v1/routes (--file - reads it from stdin), e.g.
   {"routes": [{"target": "phones", "after_seconds": 60}, {"target": "<upstream id>"}]}
 Each rule's target is "phones" or an upstream's id (sms-gateway upstreams list shows them); it may
-have prefixes, min_priority, and for phones after_seconds and skip_when_offline (docs/routes.md).
+have prefixes, categories, min_priority, and for phones after_seconds and skip_when_offline;
+docs/routes.md tells every target and condition.
 set replaces every rule; clear removes them all, and the account's SMS all go to its phones again.
 ${TAKES_EFFECT}`;
 
@@ -68,9 +70,11 @@ function accountOf(action: string, args: string[]): string {
 
 /** One rule in words: its target (an upstream by its name as well) and its conditions. */
 function describe(rule: RouteRule, names: Map<string, string>): string {
-  const target = rule.target === 'phones' ? 'phones' : `upstream ${names.get(rule.target) ?? '(deleted)'} (${rule.target})`;
+  // A target that is no upstream id ("phones", or another the routes may name) reads as it is written.
+  const target = isUuid(rule.target) ? `upstream ${names.get(rule.target) ?? '(deleted)'} (${rule.target})` : rule.target;
   const conditions = [
     rule.prefixes ? `to ${rule.prefixes.join(', ')}` : undefined,
+    rule.categories ? `category ${rule.categories.join(' or ')}` : undefined,
     rule.min_priority !== undefined ? `priority ${rule.min_priority} or more` : undefined,
     rule.after_seconds !== undefined ? `for ${rule.after_seconds} s` : undefined,
     rule.skip_when_offline === false ? 'even with no phone online' : undefined,
