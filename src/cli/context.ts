@@ -33,13 +33,15 @@ export async function withDatabase<T>(run: (db: Database, logger: Logger, applie
  * the same through the running gateway (given the Extended API's base URL), and the refusal shows
  * it. `invalidation`: how the changes are told to the other gateways (cluster-notice.ts).
  */
-export async function withAccountServices<T>(run: (services: AccountServices) => Promise<T>, overHttp?: (api: string) => string, invalidation?: CacheInvalidation): Promise<T> {
+export async function withAccountServices<T>(
+  run: (services: AccountServices, db: Database, logger: Logger) => Promise<T>,
+  overHttp?: (api: string) => string, invalidation?: CacheInvalidation): Promise<T> {
   try {
     return await withDatabase(async (db, logger) => {
       const services = commandServices(db, logger, invalidation);
       // Before anything is sealed: a command with another DATA_DIR must not seal with a key of its own.
       await verifySecretKey(db, services.secrets);
-      return run(services);
+      return run(services, db, logger);
     });
   } catch (error) {
     if (!(error instanceof DataDirLockedError) || !overHttp) throw error;

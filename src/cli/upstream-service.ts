@@ -2,18 +2,12 @@
 // no link to any provider and routing nothing. A running gateway needs no notice of what a
 // command changes here: its router rereads every upstream and every account's routes every
 // 5 seconds, and opens, opens again or closes its links to match.
-import { loadConfig } from '../config.ts';
 import { systemClock } from '../common/clock.ts';
 import type { Logger } from '../common/logger.ts';
-import { CacheInvalidation } from '../cluster/invalidation.ts';
-import { accountServices, type AccountServices } from '../composition/command-features.ts';
+import type { AccountServices } from '../composition/command-features.ts';
 import { UpstreamLinks } from '../modules/upstreams/links/manager.ts';
 import { UpstreamService, type RoutingChanges } from '../modules/upstreams/service.ts';
-import { verifySecretKey } from '../modules/webhooks/outbound/secret-key-check.ts';
-import { DataDirLockedError } from '../storage/data-dir-lock.ts';
-import { extendedApiBaseUrl } from './gateway-address.ts';
-import { withDatabase } from './context.ts';
-import { CliError } from './output.ts';
+import { withAccountServices } from './context.ts';
 
 /** How long a running gateway may take to act on a change a command made (its router's reread). */
 export const TAKES_EFFECT = 'A running gateway applies a change within 5 seconds (it rereads upstreams and routes that often).';
@@ -34,18 +28,10 @@ export interface UpstreamCommandServices {
  * database, `overHttp` (given the Extended API's base URL) shows the same done through it.
  */
 export async function withUpstreamServices<T>(run: (services: UpstreamCommandServices) => Promise<T>, overHttp?: (api: string) => string): Promise<T> {
-  try {
-    return await withDatabase(async (db, logger) => {
-      const services = accountServices({ config: loadConfig(), db, logger, clock: systemClock, parts: { invalidation: new CacheInvalidation(logger.child({ component: 'cluster' })) } });
-      // Before a secret is sealed: a command with another DATA_DIR must not seal with a key of its own.
-      await verifySecretKey(db, services.secrets);
-      const upstreams = new UpstreamService(db, services.secrets, linksHeldByNoOne(services.secrets, logger), systemClock, NO_ROUTER);
-      return run({ accounts: services.accounts, upstreams });
-    });
-  } catch (error) {
-    if (!(error instanceof DataDirLockedError) || !overHttp) throw error;
-    throw new CliError(`${error.message}\nThrough the running gateway instead:\n  ${overHttp(extendedApiBaseUrl(loadConfig()))}`, 1);
-  }
+  return withAccountServices((services, db, logger) => {
+    const upstreams = new UpstreamService(db, services.secrets, linksHeldByNoOne(services.secrets, logger), systemClock, NO_ROUTER);
+    return run({ accounts: services.accounts, upstreams });
+  }, overHttp);
 }
 
 /** A command opens no link: the service only asks it for states, and every one is "not connected here". */
