@@ -45,11 +45,14 @@ export type SubmitOutcome =
   | { accepted: true; providerIds: string[]; segments: number }
   /**
    * Refused. `retry`: "later" when the same link may take it after a wait (throttled, a
-   * temporary error, the link went down under it), "never" when this link will not take it at
-   * all (an invalid number, refused credentials, a permanent error): routing moves to the next
-   * rule then. `code`: the provider's (e.g. "0x00000058", "21211"); `detail` in words.
+   * temporary error, the link went down before it went out), "never" when this link will not
+   * take it at all (an invalid number, refused credentials, a permanent error): routing moves to
+   * the next rule then. "unknown" when it went out and no answer came (an SMPP submit_sm whose
+   * response never came, or whose connection ended first): the provider may have it, and neither
+   * another try nor the next rule may send it again; routing leaves it to the watchdog. `code`:
+   * the provider's (e.g. "0x00000058", "21211"); `detail` in words.
    */
-  | { accepted: false; retry: 'later' | 'never'; code: string; detail: string; retryAfterMs?: number };
+  | { accepted: false; retry: 'later' | 'never' | 'unknown'; code: string; detail: string; retryAfterMs?: number };
 
 /** What a receipt says became of a submitted SMS, in the gateway's words. */
 export type ReceiptOutcome = 'delivered' | 'undelivered' | 'failed_delivery' | 'sent';

@@ -253,13 +253,14 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     if (this.submitting.has(row.id)) return undefined;
     if (row.route_since !== null) {
       // A submission is under way somewhere. Past the watchdog, no answer was ever applied: the
-      // node that submitted it is gone. The provider may have it; trying again could send it twice.
+      // node that submitted it is gone, or the provider never answered. The provider may have it;
+      // trying again could send it twice.
       if (now.getTime() - row.route_since.getTime() < SUBMIT_WATCHDOG_MS) return undefined;
       // The attempt is listed with the verdict, as one the provider answered would be.
       await this.parts.tasks.recordUpstreamAttempt(trx, {
         smsId: row.id, attempt: row.attempt, upstreamId: row.upstream_id!, at: now, result: 'failed', errorCode: 'upstream_outcome_unknown', error: 'no answer from the provider was recorded', retried: false,
       });
-      await this.fail(trx, row, now, 'upstream_outcome_unknown', null, 'no answer from the provider was recorded (the node submitting it stopped)');
+      await this.fail(trx, row, now, 'upstream_outcome_unknown', null, 'no answer from the provider was recorded (it never answered, or the node submitting it stopped)');
       return undefined;
     }
     const usable = await this.usable(trx, row.upstream_id!);
@@ -313,6 +314,12 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
       await repository.addUsage(trx, upstream.id, repository.monthOf(now), outcome.segments, price * outcome.segments);
       await this.parts.tasks.recordUpstreamAttempt(trx, { smsId, attempt: row.attempt, upstreamId: upstream.id, at: now, result: 'sent', errorCode: null, error: null, retried: false });
       await this.parts.tasks.recordChanges(trx, [statusChange(row, 'processing', ['sent'], now, null)]);
+      return;
+    }
+    if (outcome.retry === 'unknown') {
+      // It went out and no answer came: the provider may have it. Neither another try nor the next
+      // rule may send it again; its submission stays under way, and the watchdog settles it.
+      this.parts.logger.warn({ smsId, upstreamId: upstream.id, code: outcome.code }, `upstream submission without an answer: ${outcome.detail.slice(0, 200)}`);
       return;
     }
     const tries = row.upstream_tries + 1;

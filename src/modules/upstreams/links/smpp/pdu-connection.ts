@@ -37,7 +37,15 @@ export interface ConnectionListener {
 }
 
 export class ResponseTimeout extends Error {}
-export class ConnectionClosed extends Error {}
+export class ConnectionClosed extends Error {
+  /** `written`: the request had gone out (the peer may have acted on it) before the connection ended. */
+  constructor(
+    reason: string,
+    readonly written: boolean,
+  ) {
+    super(reason);
+  }
+}
 
 interface Pending {
   resolve(pdu: PDU): void;
@@ -98,7 +106,7 @@ export class PduConnection {
 
   /** Sends a request; resolves with its response, rejects on timeout or when the connection ends first. */
   request(command: string, fields: Record<string, unknown>, timeoutMs: number): Promise<PDU> {
-    if (this.closedFor !== undefined) return Promise.reject(new ConnectionClosed(this.closedFor));
+    if (this.closedFor !== undefined) return Promise.reject(new ConnectionClosed(this.closedFor, false));
     this.sequence = this.sequence >= 0x7fffffff ? 1 : this.sequence + 1;
     const sequence = this.sequence;
     const pdu = new smpp.PDU(command, { ...fields, sequence_number: sequence });
@@ -138,7 +146,7 @@ export class PduConnection {
     this.closedFor = reason;
     for (const [sequence, waiting] of this.pending) {
       clearTimeout(waiting.timer);
-      waiting.reject(new ConnectionClosed(reason));
+      waiting.reject(new ConnectionClosed(reason, true));
       this.pending.delete(sequence);
     }
     if (destroy) this.socket.destroy();

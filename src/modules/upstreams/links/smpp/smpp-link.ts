@@ -117,8 +117,12 @@ export class SmppLink implements UpstreamLink {
         if (!connection) return this.halfSent(this.unavailable() ?? refusal('later', 'link_down', 'the link went down'), providerIds);
         response = await connection.request('submit_sm', { ...fields, esm_class: text.esmClass, data_coding: text.dataCoding, short_message: part }, this.settings.responseTimeoutMs);
       } catch (error) {
-        if (error instanceof ResponseTimeout) return this.halfSent(refusal('later', 'timeout', `${error.message}; the SMSC may have taken it`), providerIds);
-        if (error instanceof ConnectionClosed) return this.halfSent(refusal('later', 'link_down', `the connection ended before the SMSC answered (${error.message})`), providerIds);
+        // Gone out without an answer: the SMSC may have taken it, and a second submit_sm could send it twice.
+        if (error instanceof ResponseTimeout) return this.halfSent(refusal('unknown', 'timeout', `${error.message}; the SMSC may have taken it`), providerIds);
+        if (error instanceof ConnectionClosed) {
+          const detail = `the connection ended before the SMSC answered (${error.message})`;
+          return this.halfSent(error.written ? refusal('unknown', 'link_down', `${detail}; the SMSC may have taken it`) : refusal('later', 'link_down', detail), providerIds);
+        }
         throw error;
       } finally {
         slot.release();
@@ -221,6 +225,6 @@ export class SmppLink implements UpstreamLink {
   }
 }
 
-function refusal(retry: 'later' | 'never', code: string, detail: string, retryAfterMs?: number): Refusal {
+function refusal(retry: Refusal['retry'], code: string, detail: string, retryAfterMs?: number): Refusal {
   return retryAfterMs === undefined ? { accepted: false, retry, code, detail } : { accepted: false, retry, code, detail, retryAfterMs };
 }
