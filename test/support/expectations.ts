@@ -26,6 +26,7 @@ export const DEVICE_KEYS = [
   'type',
   'name',
   'name_custom',
+  'group',
   'is_online',
   'is_charging',
   'battery_level',

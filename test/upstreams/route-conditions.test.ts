@@ -121,3 +121,131 @@ describe('route conditions end to end', function () {
     expect(JSON.stringify(empty.body)).to.contain('routes.0.categories');
   });
 });
+
+describe('route targets: device groups', function () {
+  this.timeout(30_000);
+  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: ['127.0.0.1'] }) } });
+  let smsc: TestSmsc;
+
+  beforeEach(async () => {
+    smsc = await TestSmsc.start();
+  });
+  afterEach(async () => {
+    await smsc.stop();
+  });
+
+  async function setRoutes(routes: object[]) {
+    const reply = await fx.tenant.api.request('PUT', '/routes', { routes });
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+  }
+  async function setGroup(deviceId: string, group: string | null) {
+    const reply = await fx.tenant.api.request('PATCH', `/devices/${deviceId}/settings`, { group });
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+    expect(reply.body.group).to.equal(group);
+  }
+  async function send(body: object = {}) {
+    const created = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'Your code is 123456', ...body });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    return created.body.id as string;
+  }
+  /** A connected phone, and every task it was handed. */
+  async function phone(name: string) {
+    const { device, token } = await fx.registerDevice(name);
+    const client = await rawDevice(fx.gateway.mqttPort, device.id, token);
+    const tasks: string[] = [];
+    client.on('message', (topic, payload) => {
+      if (topic === deviceTopic(device.id, 'tasks')) tasks.push(JSON.parse(payload.toString()).sms_id);
+    });
+    return { id: device.id as string, client, tasks };
+  }
+  const holder = async (smsId: string) => (await fx.tenant.api.get(`/sms/${smsId}`)).body.device_id as string | null;
+
+  it('hands an SMS a group rule keeps only to the phones of that group, and one naming a device to that device', async () => {
+    const outside = await phone('outside');
+    const inside = await phone('inside');
+    try {
+      await setGroup(inside.id, 'g');
+      await setRoutes([{ target: 'group:g' }]);
+      const ids = [await send(), await send(), await send()];
+      await eventually('the group phone took all three', () => ids.every((id) => inside.tasks.includes(id)));
+      for (const id of ids) expect(await holder(id)).to.equal(inside.id);
+      expect(outside.tasks).to.deep.equal([]);
+
+      // A device the client named is never kept for a group.
+      const named = await send({ device_id: outside.id });
+      await eventually('the named phone got it', () => outside.tasks.includes(named));
+      expect(outside.tasks).to.deep.equal([named]);
+    } finally {
+      await outside.client.endAsync();
+      await inside.client.endAsync();
+    }
+  });
+
+  it('moves on to the next rule when no phone of the group is online, lifting the group for a phones rule', async () => {
+    const outside = await phone('outside');
+    const inside = await phone('inside');
+    try {
+      await setGroup(inside.id, 'g');
+      const created = await fx.tenant.api.post('/upstreams', { name: 'carrier', kind: 'smpp', host: '127.0.0.1', port: smsc.port, system_id: 'gateway', password: smsc.password });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const upstream = created.body.id as string;
+      await eventually('the link bound', async () => (await fx.tenant.api.get(`/upstreams/${upstream}`)).body.link.state === 'ready');
+
+      await inside.client.endAsync(true);
+      await eventually('the group phone is offline', async () => (await fx.tenant.api.get(`/devices/${inside.id}`)).body.is_online === false);
+      await setRoutes([{ target: 'group:g', skip_when_offline: true }, { target: upstream }]);
+      const upstreamed = await send();
+      await eventually('the SMSC got it', () => smsc.submits.length === 1);
+      await eventually('sent upstream', async () => (await fx.tenant.api.get(`/sms/${upstreamed}`)).body.status === 'sent');
+      expect(outside.tasks).to.deep.equal([]);
+
+      // Next rule the account's phones: the group's restriction is lifted, and the phone outside it takes it.
+      await setRoutes([{ target: 'group:g' }, { target: 'phones' }]);
+      const lifted = await send();
+      await eventually('the phone outside the group took it', () => outside.tasks.includes(lifted));
+      expect(await holder(lifted)).to.equal(outside.id);
+      expect(smsc.submits).to.have.length(1);
+    } finally {
+      await outside.client.endAsync();
+    }
+  });
+
+  it('moves the SMS a group keeps on when the group\'s last phone goes offline while another phone stays online', async () => {
+    const outside = await phone('outside');
+    const inside = await phone('inside');
+    try {
+      await setGroup(inside.id, 'g');
+      // The group phone has no room: the SMS waits, kept for the group.
+      await fx.tenant.api.request('PATCH', `/devices/${inside.id}/settings`, { can_send_sms: false });
+      await setRoutes([{ target: 'group:g' }, { target: 'phones' }]);
+      const id = await send();
+      // The router has kept it for the group (the API does not show the restriction; the row does).
+      await eventually('kept for the group', async () => {
+        const [row] = await fx.gateway.services.db('sms').where({ id }).select('route_rule', 'device_group', 'status');
+        return row?.route_rule === 0 && row.device_group === 'g' && row.status === 'pending';
+      });
+      await inside.client.endAsync(true);
+      await eventually('the phone outside the group took it', () => outside.tasks.includes(id), 10_000);
+      expect(inside.tasks).to.deep.equal([]);
+    } finally {
+      await outside.client.endAsync();
+    }
+  });
+
+  it('validates group names on devices and in routes; a group with no device yet is allowed', async () => {
+    const { device } = await fx.registerDevice('phone');
+    const bad = await fx.tenant.api.request('PATCH', `/devices/${device.id}/settings`, { group: 'UK Sims' });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.message).to.equal('group is not in the expected form: 1-32 lowercase letters, digits, "-" or "_", starting with a letter or digit');
+    expect((await fx.tenant.api.get(`/devices/${device.id}`)).body.group).to.equal(null);
+    await setGroup(device.id, 'uk-sims');
+    await setGroup(device.id, null);
+
+    const target = await fx.tenant.api.request('PUT', '/routes', { routes: [{ target: 'group:UK' }] });
+    expect(target.status).to.equal(400);
+    expect(target.body.error.details[0].field).to.equal('routes.0.target');
+    expect(target.body.error.message).to.contain('after "group:", 1-32 lowercase letters');
+    await setRoutes([{ target: 'group:nobody-yet', after_seconds: 30 }, { target: 'phones' }]);
+    expect((await fx.tenant.api.get('/routes')).body.routes[0]).to.deep.equal({ target: 'group:nobody-yet', after_seconds: 30 });
+  });
+});

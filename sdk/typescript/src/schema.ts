@@ -91,7 +91,7 @@ export interface paths {
         head?: never;
         /**
          * Change device settings
-         * @description Partial update: fields not sent stay unchanged. An empty name_custom resets to the system name. send_window, limits and quiet_hours pace the device (README "Delivery"); paused false ends a circuit-breaker pause. can_send_sms false gives the tasks the phone has not acknowledged back to the pool, and fails the SMS whose client named this device. sim_numbers sets the SIMs' own numbers by slot from 0 (national ones read in DEFAULT_PHONE_REGION, stored in E.164; null clears one): they win over the numbers the phone reports, and sim_cards shows the result; a number that is none is a 400 naming sim_numbers.<slot>.
+         * @description Partial update: fields not sent stay unchanged. An empty name_custom resets to the system name. send_window, limits and quiet_hours pace the device (README "Delivery"); paused false ends a circuit-breaker pause. can_send_sms false gives the tasks the phone has not acknowledged back to the pool, and fails the SMS whose client named this device. sim_numbers sets the SIMs' own numbers by slot from 0 (national ones read in DEFAULT_PHONE_REGION, stored in E.164; null clears one): they win over the numbers the phone reports, and sim_cards shows the result; a number that is none is a 400 naming sim_numbers.<slot>. group puts the device in a device group (null: none), which routes may target as "group:<name>" (docs/routes.md).
          *
          *     Permission: `devices:settings`.
          */
@@ -1965,14 +1965,14 @@ export interface paths {
         };
         /**
          * Read the account's routes
-         * @description An ordered list of rules. Each rule names a target, "phones" (the account's phones) or an upstream's id, and may apply only to destinations starting with one of prefixes, to SMS of at least min_priority, or to SMS sent with one of categories. An SMS goes through the rules that apply to it, in order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the account is online (unless skip_when_offline is false); an upstream rule submits it there, and moves it on when the upstream is disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, upstream_refused), unless that rule is the phones'. An SMS no rule applies to goes to the phones. A phone that has acknowledged an SMS keeps it: an SMS is never sent by two routes. Only plain text SMS without a named device are routed. An empty list sends every SMS to the phones again.
+         * @description An ordered list of rules. Each rule names a target, "phones" (the account's phones), "group:<name>" (the phones of a device group) or an upstream's id, and may apply only to destinations starting with one of prefixes, to SMS of at least min_priority, or to SMS sent with one of categories. An SMS goes through the rules that apply to it, in order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the account is online (unless skip_when_offline is false); a group rule does the same for the phones of its group only; an upstream rule submits it there, and moves it on when the upstream is disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, upstream_refused), unless that rule is the phones'. An SMS no rule applies to goes to the phones. A phone that has acknowledged an SMS keeps it: an SMS is never sent by two routes. Only plain text SMS without a named device are routed. An empty list sends every SMS to the phones again.
          *
          *     Permission: `upstreams:read`.
          */
         get: operations["getRoutes"];
         /**
          * Replace the account's routes
-         * @description An ordered list of rules. Each rule names a target, "phones" (the account's phones) or an upstream's id, and may apply only to destinations starting with one of prefixes, to SMS of at least min_priority, or to SMS sent with one of categories. An SMS goes through the rules that apply to it, in order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the account is online (unless skip_when_offline is false); an upstream rule submits it there, and moves it on when the upstream is disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, upstream_refused), unless that rule is the phones'. An SMS no rule applies to goes to the phones. A phone that has acknowledged an SMS keeps it: an SMS is never sent by two routes. Only plain text SMS without a named device are routed. An empty list sends every SMS to the phones again.
+         * @description An ordered list of rules. Each rule names a target, "phones" (the account's phones), "group:<name>" (the phones of a device group) or an upstream's id, and may apply only to destinations starting with one of prefixes, to SMS of at least min_priority, or to SMS sent with one of categories. An SMS goes through the rules that apply to it, in order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the account is online (unless skip_when_offline is false); a group rule does the same for the phones of its group only; an upstream rule submits it there, and moves it on when the upstream is disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, upstream_refused), unless that rule is the phones'. An SMS no rule applies to goes to the phones. A phone that has acknowledged an SMS keeps it: an SMS is never sent by two routes. Only plain text SMS without a named device are routed. An empty list sends every SMS to the phones again.
          *
          *     Permission: `upstreams:write`.
          */
@@ -2043,6 +2043,8 @@ export interface operations {
                             name: string;
                             /** @description name chosen by the user; the system name when none was chosen */
                             name_custom: string;
+                            /** @description the device group it is in: a route whose target is "group:<name>" keeps an SMS for the phones of that group only (docs/routes.md). null: in no group */
+                            group: string | null;
                             /** @description connected and active within DEVICE_OFFLINE_AFTER; only an online device is handed SMS (a silent one gets none until it speaks again) */
                             is_online: boolean;
                             is_charging: boolean;
@@ -2319,6 +2321,8 @@ export interface operations {
                             name: string;
                             /** @description name chosen by the user; the system name when none was chosen */
                             name_custom: string;
+                            /** @description the device group it is in: a route whose target is "group:<name>" keeps an SMS for the phones of that group only (docs/routes.md). null: in no group */
+                            group: string | null;
                             /** @description connected and active within DEVICE_OFFLINE_AFTER; only an online device is handed SMS (a silent one gets none until it speaks again) */
                             is_online: boolean;
                             is_charging: boolean;
@@ -2633,6 +2637,8 @@ export interface operations {
                             name: string;
                             /** @description name chosen by the user; the system name when none was chosen */
                             name_custom: string;
+                            /** @description the device group it is in: a route whose target is "group:<name>" keeps an SMS for the phones of that group only (docs/routes.md). null: in no group */
+                            group: string | null;
                             /** @description connected and active within DEVICE_OFFLINE_AFTER; only an online device is handed SMS (a silent one gets none until it speaks again) */
                             is_online: boolean;
                             is_charging: boolean;
@@ -2937,6 +2943,8 @@ export interface operations {
                         name: string;
                         /** @description name chosen by the user; the system name when none was chosen */
                         name_custom: string;
+                        /** @description the device group it is in: a route whose target is "group:<name>" keeps an SMS for the phones of that group only (docs/routes.md). null: in no group */
+                        group: string | null;
                         /** @description connected and active within DEVICE_OFFLINE_AFTER; only an online device is handed SMS (a silent one gets none until it speaks again) */
                         is_online: boolean;
                         is_charging: boolean;
@@ -3435,6 +3443,8 @@ export interface operations {
                             recipients_per_month?: number | null;
                         } | null;
                     };
+                    /** @description put the device in this group (1-32 lowercase letters, digits, "-" or "_", starting with a letter or digit), for routes that target "group:<name>"; null takes it out of its group */
+                    group?: string | null;
                 };
             };
         };
@@ -3454,6 +3464,8 @@ export interface operations {
                         name: string;
                         /** @description name chosen by the user; the system name when none was chosen */
                         name_custom: string;
+                        /** @description the device group it is in: a route whose target is "group:<name>" keeps an SMS for the phones of that group only (docs/routes.md). null: in no group */
+                        group: string | null;
                         /** @description connected and active within DEVICE_OFFLINE_AFTER; only an online device is handed SMS (a silent one gets none until it speaks again) */
                         is_online: boolean;
                         is_charging: boolean;
@@ -17413,7 +17425,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         routes: {
-                            /** @description "phones" (the account's phones) or an upstream's id */
+                            /** @description "phones" (the account's phones), "group:<name>" (the phones of that device group: PATCH /devices/{id}/settings group) or an upstream's id */
                             target: string;
                             /** @description the rule applies only to destinations starting with one of these */
                             prefixes?: string[];
@@ -17421,9 +17433,9 @@ export interface operations {
                             min_priority?: number;
                             /** @description the rule applies only to SMS sent with one of these categories (POST /sms category); an SMS without a category matches none */
                             categories?: ("otp" | "transactional" | "marketing")[];
-                            /** @description phones only: how long phones have to take the SMS before the next rule; no limit when absent */
+                            /** @description phones and group rules only: how long phones have to take the SMS before the next rule; no limit when absent */
                             after_seconds?: number;
-                            /** @description phones only: move on at once when no phone of the account is online; default true */
+                            /** @description phones and group rules only: move on at once when no phone of the account (of the group) is online; default true */
                             skip_when_offline?: boolean;
                         }[];
                         /** @description null: never set */
@@ -17481,7 +17493,7 @@ export interface operations {
                 "application/json": {
                     /** @description in order; an empty list sends every SMS to the phones */
                     routes: {
-                        /** @description "phones" (the account's phones) or an upstream's id */
+                        /** @description "phones" (the account's phones), "group:<name>" (the phones of that device group: PATCH /devices/{id}/settings group) or an upstream's id */
                         target: string;
                         /** @description the rule applies only to destinations starting with one of these */
                         prefixes?: string[];
@@ -17489,9 +17501,9 @@ export interface operations {
                         min_priority?: number;
                         /** @description the rule applies only to SMS sent with one of these categories (POST /sms category); an SMS without a category matches none */
                         categories?: ("otp" | "transactional" | "marketing")[];
-                        /** @description phones only: how long phones have to take the SMS before the next rule; no limit when absent */
+                        /** @description phones and group rules only: how long phones have to take the SMS before the next rule; no limit when absent */
                         after_seconds?: number;
-                        /** @description phones only: move on at once when no phone of the account is online; default true */
+                        /** @description phones and group rules only: move on at once when no phone of the account (of the group) is online; default true */
                         skip_when_offline?: boolean;
                     }[];
                 };
@@ -17506,7 +17518,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         routes: {
-                            /** @description "phones" (the account's phones) or an upstream's id */
+                            /** @description "phones" (the account's phones), "group:<name>" (the phones of that device group: PATCH /devices/{id}/settings group) or an upstream's id */
                             target: string;
                             /** @description the rule applies only to destinations starting with one of these */
                             prefixes?: string[];
@@ -17514,9 +17526,9 @@ export interface operations {
                             min_priority?: number;
                             /** @description the rule applies only to SMS sent with one of these categories (POST /sms category); an SMS without a category matches none */
                             categories?: ("otp" | "transactional" | "marketing")[];
-                            /** @description phones only: how long phones have to take the SMS before the next rule; no limit when absent */
+                            /** @description phones and group rules only: how long phones have to take the SMS before the next rule; no limit when absent */
                             after_seconds?: number;
-                            /** @description phones only: move on at once when no phone of the account is online; default true */
+                            /** @description phones and group rules only: move on at once when no phone of the account (of the group) is online; default true */
                             skip_when_offline?: boolean;
                         }[];
                         /** @description null: never set */

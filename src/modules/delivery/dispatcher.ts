@@ -53,6 +53,8 @@ import {
   logDispatch,
   openTasks,
   poolReach,
+  ownReach,
+  inDeviceGroup,
   pruneDispatchLog,
   refuseOptedOut,
   releaseUnacknowledged,
@@ -296,17 +298,21 @@ export class Dispatcher {
       .map(([id, device]) => ({ id, in_flight: device.inFlight }));
     // Parts of the pool found empty in this pass: a device that sees only what another found
     // empty is not asked. A device that cannot send some of it (MMS, data, encrypted SMS) sees
-    // only a part, so the devices after it may still find work.
+    // only a part, so the devices after it may still find work. Once a device that sees all of
+    // it found it empty, only devices in a device group may find more: what routes keep for it.
     const emptied = new Set<string>();
+    const whole = poolReach(null);
+    let wholeEmptied = false;
     for (const deviceId of deviceOrder(candidates, this.previous.get(accountId))) {
       const known = this.devices.get(deviceId)?.reach;
       if (known !== undefined && emptied.has(known)) continue;
+      if (wholeEmptied && !inDeviceGroup(known)) continue;
       this.previous.set(accountId, deviceId);
       const result = await this.claim(deviceId);
       // It had room and found less work than that: the part of the pool it sees is empty.
       if (result && result.room > 0 && result.claimed < result.room) {
-        if (result.reach === poolReach(null)) return;
-        if (result.reach !== undefined) emptied.add(result.reach);
+        if (result.reach === whole) wholeEmptied = true;
+        else if (result.reach !== undefined) emptied.add(result.reach);
       }
     }
   }
@@ -371,7 +377,7 @@ export class Dispatcher {
           // A device taking canaries only, or seeing a pool of its own, says nothing of what others would find.
           room: plan.canaryOnly ? 0 : plan.want,
           // SMS no SIM of it could take went back: other devices may take them.
-          reach: plan.ownPool || taken.length < took.length ? `own:${deviceId}` : poolReach(usage.capabilities),
+          reach: plan.ownPool || taken.length < took.length ? ownReach(deviceId, usage.group) : poolReach(usage.capabilities, usage.group),
           ...(plan.blockedBy ? { blockedBy: plan.blockedBy } : {}),
         },
         claimed: taken,

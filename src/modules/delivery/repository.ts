@@ -43,6 +43,8 @@ export interface ClaimingDevice {
   simUsage: SimUsage[];
   /** Its account keeps each recipient on the SIM it last got an SMS from. */
   stickySender: boolean;
+  /** The device group it is in: of the pool it takes SMS kept for no group, and those kept for this one. */
+  group: string | null;
 }
 
 interface DeviceUsageRow {
@@ -66,6 +68,7 @@ interface DeviceUsageRow {
   sticky_sender: boolean | null;
   capabilities: DeviceCapabilities | null;
   radio: Pick<DeviceRadio, 'can_send'> | null;
+  group_name: string | null;
   in_flight: number;
   last_minute: number;
   last_hour: number;
@@ -111,7 +114,7 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
   const { rows } = await db.raw<{ rows: DeviceUsageRow[] }>(
     `select d.id, d.account_id, d.can_send_sms, d.send_window, d.limit_per_minute, d.limit_per_hour, d.limit_per_day,
             d.quiet_hours, d.paused_until, d.send_jitter, d.next_send_at, d.capabilities, d.radio, d.sim_cards, d.selected_sim, d.sim_limits,
-            sh.paused as paused_sims, sh.counting as counting_sims, sh.degraded as degraded_sims,
+            d.group_name, sh.paused as paused_sims, sh.counting as counting_sims, sh.degraded as degraded_sims,
             (select ds.sticky_sender from delivery_settings ds where ds.account_id = d.account_id) as sticky_sender,
             (select count(*) from sms s
               where s.device_id = d.id and s.dispatched_at is not null and s.status in ('pending','processing'))::int as in_flight,
@@ -153,6 +156,7 @@ export async function deviceUsage(db: Executor, deviceId: string, now: number, l
     simUsage,
     stickySender: row.sticky_sender === true,
     capabilities: row.capabilities,
+    group: row.group_name ?? null,
     usage: {
       inFlight: row.in_flight,
       lastMinute: row.last_minute,
@@ -302,7 +306,7 @@ export function notStickyElsewhere(deviceId: string, away: string[], now: number
 }
 
 /** The device a claim is for: whose pool, and what of it the device can be handed. */
-export type ClaimantDevice = Pick<ClaimingDevice, 'id' | 'account_id' | 'capabilities'>;
+export type ClaimantDevice = Pick<ClaimingDevice, 'id' | 'account_id' | 'capabilities' | 'group'>;
 
 /**
  * What of its account's pool a device that said what it can do is never handed: the MMS, data SMS
@@ -322,17 +326,39 @@ function outOfReach(capabilities: DeviceCapabilities | null): { sql: string; bin
 }
 
 /**
- * Devices whose claims see the same part of the pool share this: once one found it empty, the
- * others need not look (dispatcher.ts). `everything` for a device that sees all of it.
+ * Of the pool, what a route keeps for a device group goes to that group's devices only: a device
+ * in no group skips those SMS, one in a group skips those of other groups. A condition on the
+ * rows the pool's index already yields (no join): SMS kept for no group pass it at once.
  */
-export function poolReach(capabilities: DeviceCapabilities | null): string {
-  if (!capabilities) return 'everything';
-  return `mms=${capabilities.mms} data=${capabilities.data_sms} passphrase=${capabilities.passphrase_fingerprint ?? 'none'}`;
+function groupReach(group: string | null): { sql: string; bindings: string[] } {
+  if (group === null) return { sql: ' and device_group is null', bindings: [] };
+  return { sql: ' and (device_group is null or device_group = ?)', bindings: [group] };
+}
+
+/**
+ * Devices whose claims see the same part of the pool share this: once one found it empty, the
+ * others need not look (dispatcher.ts). `everything` for a device that sees all of it but what
+ * routes keep for device groups (SMS none of the account's devices may take unless in the group).
+ */
+export function poolReach(capabilities: DeviceCapabilities | null, group: string | null = null): string {
+  const kinds = capabilities ? `mms=${capabilities.mms} data=${capabilities.data_sms} passphrase=${capabilities.passphrase_fingerprint ?? 'none'}` : 'everything';
+  return group === null ? kinds : `${kinds} group=${group}`;
+}
+
+/** The reach of a device whose claims see a pool of their own (sticky sender, SIM limits); its group still tells. */
+export function ownReach(deviceId: string, group: string | null): string {
+  return group === null ? `own:${deviceId}` : `own:${deviceId} group=${group}`;
+}
+
+/** Whether a reach is a device group's: it may see SMS a device in no group never does. Unknown (undefined): no. */
+export function inDeviceGroup(reach: string | undefined): boolean {
+  return reach !== undefined && reach.includes(' group=');
 }
 
 async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now: number, filters: ClaimFilters): Promise<Claimed> {
   const at = new Date(now);
   const reach = outOfReach(device.capabilities);
+  const group = groupReach(device.group);
   const named = joined(filters.canaryOnly ? [{ sql: `kind = 'canary'`, bindings: [] }, ...(filters.named ?? [])] : filters.named);
   const pool = joined(filters.canaryOnly ? [{ sql: 'false', bindings: [] }] : filters.pool);
   const logged = filters.logLater
@@ -354,7 +380,7 @@ async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now
          order by priority desc, created_at, id limit ?)
        union all
        (select id, priority, created_at from sms where account_id = ? and device_id is null and ${due}
-           and (avoid_device_id is null or avoid_device_id <> ?)${reach.sql}${pool.sql}
+           and (avoid_device_id is null or avoid_device_id <> ?)${group.sql}${reach.sql}${pool.sql}
          order by priority desc, created_at, id limit ?)),
      picked as (
        select s.id, ${OPTED_OUT('s')} as opted_out from sms s join candidates c on c.id = s.id
@@ -374,7 +400,7 @@ async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now
      select * from claimed order by priority desc, created_at, id`,
     [
       device.id, at, at, at, ...named.bindings, slack,
-      device.account_id, at, at, at, device.id, ...reach.bindings, ...pool.bindings, slack,
+      device.account_id, at, at, at, device.id, ...group.bindings, ...reach.bindings, ...pool.bindings, slack,
       device.id, room, device.id, at, OPTED_OUT_REASON, at,
       ...(filters.logLater ? [] : [device.id, at]),
     ] as never,

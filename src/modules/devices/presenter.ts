@@ -15,6 +15,7 @@ export function presentDevice(device: DeviceRow, isOnline: boolean): Static<type
     name: device.name,
     // An empty name_custom resets to the system name.
     name_custom: device.name_custom || device.name,
+    group: device.group_name ?? null,
     is_online: isOnline,
     is_charging: device.is_charging,
     battery_level: device.battery_level,

@@ -16,6 +16,7 @@ export interface DeviceSettings {
   forward_incoming_sms?: boolean;
   record_calls?: boolean;
   name_custom?: string | null;
+  group_name?: string | null;
   send_window?: number;
   limit_per_minute?: number | null;
   limit_per_hour?: number | null;
@@ -149,6 +150,11 @@ export async function recordLastSeen(db: Database, seen: [id: string, at: Date][
 
 export async function liveDeviceIds(db: Executor, accountId: string): Promise<string[]> {
   return db('devices').where({ account_id: accountId }).whereNull('deleted_at').pluck('id');
+}
+
+/** The account's live devices and the group each is in (null: none). */
+export async function liveDeviceGroups(db: Executor, accountId: string): Promise<{ id: string; group_name: string | null }[]> {
+  return db('devices').where({ account_id: accountId }).whereNull('deleted_at').select('id', 'group_name');
 }
 
 export interface HeartbeatValues {

@@ -3,6 +3,7 @@ import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { DeviceCapabilities } from './capabilities.ts';
 import { RADIO_PROBLEMS, RADIO_PROBLEM_PATTERN } from './radio.ts';
 import { SIM_SLOTS } from './sim-numbers.ts';
+import { DEVICE_GROUP_PATTERN, DEVICE_GROUP_RULE } from './group-name.ts';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 
@@ -148,6 +149,9 @@ export const DeviceView = Type.Object(
     type: Type.String({ description: 'device kind, such as android' }),
     name: Type.String({ description: 'name the device reports about itself' }),
     name_custom: Type.String({ description: 'name chosen by the user; the system name when none was chosen' }),
+    group: Type.Union([Type.String(), Type.Null()], {
+      description: 'the device group it is in: a route whose target is "group:<name>" keeps an SMS for the phones of that group only (docs/routes.md). null: in no group',
+    }),
     is_online: Type.Boolean({
       description: 'connected and active within DEVICE_OFFLINE_AFTER; only an online device is handed SMS (a silent one gets none until it speaks again)',
     }),
@@ -303,6 +307,11 @@ export const DeviceSettingsPatch = Type.Object(
     paused: Type.Optional(Type.Literal(false, { description: 'false: end a circuit-breaker pause now, the device\'s and its SIMs\'' })),
     sim_numbers: Type.Optional(SimNumbersPatch),
     sim_limits: Type.Optional(SimLimitsPatch),
+    group: Type.Optional(
+      Type.Union([Type.String({ pattern: DEVICE_GROUP_PATTERN, description: DEVICE_GROUP_RULE }), Type.Null()], {
+        description: `put the device in this group (${DEVICE_GROUP_RULE}), for routes that target "group:<name>"; null takes it out of its group`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -210,6 +210,11 @@ export class DeviceService {
     return devices.liveDeviceIds(this.db, accountId);
   }
 
+  /** The account's live devices, each with its group (null: none). */
+  liveGroups(accountId: string): Promise<{ id: string; group_name: string | null }[]> {
+    return devices.liveDeviceGroups(this.db, accountId);
+  }
+
   /** The account's live devices that are online now, on this node or another: the phones a change of what settings carry must reach. */
   async online(accountId: string): Promise<devices.DeviceRow[]> {
     const ids = (await devices.liveDeviceIds(this.db, accountId)).filter((id) => this.presence.isOnline(id));
@@ -259,7 +264,7 @@ function newDeviceToken(): string {
 
 /** The columns a settings patch changes; checks what the schema cannot. */
 function toSettings(patch: SettingsPatch, defaultPhoneRegion: string | undefined): devices.DeviceSettings {
-  const { limits, paused, name_custom, sim_numbers, sim_limits, ...rest } = patch;
+  const { limits, paused, name_custom, sim_numbers, sim_limits, group, ...rest } = patch;
   if (patch.quiet_hours) {
     if (!isValidTimeZone(patch.quiet_hours.timezone)) {
       throw invalidField('quiet_hours.timezone', `quiet_hours.timezone must be an IANA time zone name such as Europe/Berlin, got "${patch.quiet_hours.timezone}"`);
@@ -273,6 +278,7 @@ function toSettings(patch: SettingsPatch, defaultPhoneRegion: string | undefined
     ...rest,
     // An empty name_custom resets to the system name, which we store as "no custom name".
     ...(name_custom !== undefined ? { name_custom: name_custom === '' ? null : name_custom } : {}),
+    ...(group !== undefined ? { group_name: group } : {}),
     ...(limits?.per_minute !== undefined ? { limit_per_minute: limits.per_minute } : {}),
     ...(limits?.per_hour !== undefined ? { limit_per_hour: limits.per_hour } : {}),
     ...(limits?.per_day !== undefined ? { limit_per_day: limits.per_day } : {}),

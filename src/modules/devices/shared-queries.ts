@@ -129,3 +129,12 @@ export function otherSendingDeviceExists(db: Executor, accountId: string, device
 export function reportedSimSlots(db: Executor, deviceId: string): Knex.Raw {
   return db.raw(`select (card->>'index')::int as slot from devices d cross join lateral jsonb_array_elements(d.sim_cards) card where d.id = ?`, [deviceId]);
 }
+
+/**
+ * SQL: the device whose id is in `deviceColumn` is in the device group bound as the one `?` (a
+ * piece of the caller's statement: the router takes an SMS back from a phone outside the group
+ * its rule keeps it for, in the statement that keeps it).
+ */
+export function deviceInGroup(deviceColumn: string): string {
+  return `exists (select 1 from devices g where g.id = ${deviceColumn} and g.group_name = ?::text)`;
+}

@@ -46,6 +46,8 @@ export interface DeviceRow {
   account_id: string;
   name: string;
   name_custom: string | null;
+  /** The device group the account put it in (routes may target it); null: none. */
+  group_name: string | null;
   type: string;
   app_version: string | null;
   can_send_sms: boolean;

@@ -117,6 +117,14 @@ export class MessageService {
     private readonly suppressions: SuppressionCheck = { suppressedAmong: async () => new Set() },
   ) {}
 
+  /** The device group a new SMS is kept for at first; null: any phone (no routes, or none says a group). */
+  private groupOfNewSms: (sms: messages.SmsRecord) => string | null = () => null;
+
+  /** Told by the routes, which are wired after this service: which device group a new SMS is kept for at first. */
+  keepNewSmsFor(groupOf: (sms: messages.SmsRecord) => string | null): void {
+    this.groupOfNewSms = groupOf;
+  }
+
   /** Creates one SMS (or, with no_store, hands it to a device now). */
   async create(accountId: string, input: NewSms): Promise<messages.SmsRecord> {
     const [sms] = await this.commit([await this.prepare(accountId, input)]);
@@ -372,6 +380,9 @@ export class MessageService {
       category: input.category ?? null,
       ...(input.encrypted && input.passphraseFingerprint !== undefined ? { passphrase_fingerprint: input.passphraseFingerprint } : {}),
     };
+    // Kept for a device group from the start when the account's routes say so: a phone outside it
+    // could otherwise take it before the router first looks (an in-memory look; none without routes).
+    if (!input.noStore) sms.device_group = this.groupOfNewSms(sms);
     return { sms, noStore: Boolean(input.noStore) };
   }
 

@@ -54,6 +54,8 @@ export interface SmsRecord {
   way_in?: SmsWayIn;
   /** What its client said it is (otp, transactional, marketing), for the routes. Absent or null: not said. */
   category?: SmsCategory | null;
+  /** The device group a route keeps it for: only that group's phones may take it. Absent or null: any phone. */
+  device_group?: string | null;
 }
 
 /**

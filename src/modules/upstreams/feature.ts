@@ -41,10 +41,16 @@ export const upstreamsFeature = defineFeature({
       clock,
       links,
       tasks: need('tasks'),
-      anyPhoneOnline: async (accountId) => (await devices.liveIds(accountId)).some((id) => presence.isOnline(id)),
+      phonesOnline: async (accountId) => {
+        const online = (await devices.liveGroups(accountId)).filter((device) => presence.isOnline(device.id));
+        return { any: online.length > 0, groups: new Set(online.flatMap((device) => (device.group_name ? [device.group_name] : []))) };
+      },
       storeIncoming: async (upstream, message) => void (await need('incoming').storeFromUpstream(upstream.account_id, upstream.id, { from: message.from, text: message.text, at: message.at })),
       logger,
     });
+    // A new SMS the routes keep for a device group is stored kept for it: no phone outside the
+    // group can take it before the router first looks at it.
+    need('messages').keepNewSmsFor((sms) => router!.groupOfNewSms(sms));
     return { upstreamLinks: links, upstreamRouter: router, upstreams: new UpstreamService(db, need('secrets'), links, clock, router) };
   },
   listens: [

@@ -99,7 +99,11 @@ export const UpstreamList = Type.Object({ data: Type.Array(UpstreamView) }, { ad
 
 export const RouteRuleSchema = Type.Object(
   {
-    target: Type.String({ minLength: 1, maxLength: 64, description: '"phones" (the account\'s phones) or an upstream\'s id' }),
+    target: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: '"phones" (the account\'s phones), "group:<name>" (the phones of that device group: PATCH /devices/{id}/settings group) or an upstream\'s id',
+    }),
     prefixes: Type.Optional(Type.Array(E164Prefix, { minItems: 1, maxItems: 100, description: 'the rule applies only to destinations starting with one of these' })),
     min_priority: Type.Optional(Type.Integer({ minimum: -100, maximum: 100, description: 'the rule applies only to SMS of at least this priority' })),
     categories: Type.Optional(
@@ -110,8 +114,8 @@ export const RouteRuleSchema = Type.Object(
         description: 'the rule applies only to SMS sent with one of these categories (POST /sms category); an SMS without a category matches none',
       }),
     ),
-    after_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604_800, description: 'phones only: how long phones have to take the SMS before the next rule; no limit when absent' })),
-    skip_when_offline: Type.Optional(Type.Boolean({ description: 'phones only: move on at once when no phone of the account is online; default true' })),
+    after_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604_800, description: 'phones and group rules only: how long phones have to take the SMS before the next rule; no limit when absent' })),
+    skip_when_offline: Type.Optional(Type.Boolean({ description: 'phones and group rules only: move on at once when no phone of the account (of the group) is online; default true' })),
   },
   { additionalProperties: false },
 );

@@ -13,7 +13,8 @@ import * as repository from './repository.ts';
 import type { CreateUpstreamBody, RoutesView, UpdateUpstreamBody, UpstreamView } from './schema.ts';
 import { requiredSecret, secretField, upstreamSettings } from './settings.ts';
 import { linkSettingsProblems } from './links/factory.ts';
-import { PHONES } from './routing/rules.ts';
+import { GROUP_PREFIX, groupOf, PHONES } from './routing/rules.ts';
+import { DEVICE_GROUP_RULE, isDeviceGroupName } from '../devices/group-name.ts';
 import type { RouteRule, UpstreamRow } from './types.ts';
 
 type View = Static<typeof UpstreamView>;
@@ -118,18 +119,24 @@ export class UpstreamService {
   }
 
   /**
-   * Replaces the account's routes: every target "phones" or one of its upstreams, phone-only
-   * fields on phones rules only (400 naming `routes.<i>.<field>` otherwise). An empty list sends
-   * every SMS to the phones again.
+   * Replaces the account's routes: every target "phones", "group:<name>" (a device group, which
+   * need not have a device yet) or one of its upstreams, phone-only fields on phones and group
+   * rules only (400 naming `routes.<i>.<field>` otherwise). An empty list sends every SMS to the
+   * phones again.
    */
   async setRoutes(accountId: string, rules: RouteRule[]): Promise<Static<typeof RoutesView>> {
     const upstreams = new Set((await repository.listUpstreams(this.db, accountId, this.month())).map((row) => row.id));
     const normalised = rules.map((rule, index) => {
       const target = rule.target.toLowerCase();
       if (target === PHONES) return { ...rule, target };
-      if (!upstreams.has(target)) throw invalidField(`routes.${index}.target`, `"${rule.target}" is neither "phones" nor an upstream of the account`);
+      const group = groupOf(rule.target);
+      if (group !== undefined) {
+        if (!isDeviceGroupName(group)) throw invalidField(`routes.${index}.target`, `"${rule.target}" names no valid device group: after "${GROUP_PREFIX}", ${DEVICE_GROUP_RULE}`);
+        return rule;
+      }
+      if (!upstreams.has(target)) throw invalidField(`routes.${index}.target`, `"${rule.target}" is neither "phones", "group:<name>" nor an upstream of the account`);
       for (const field of ['after_seconds', 'skip_when_offline'] as const) {
-        if (rule[field] !== undefined) throw invalidField(`routes.${index}.${field}`, `${field} is for phones rules only`);
+        if (rule[field] !== undefined) throw invalidField(`routes.${index}.${field}`, `${field} is for phones and group rules only`);
       }
       return { ...rule, target };
     });

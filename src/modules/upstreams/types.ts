@@ -56,8 +56,8 @@ export interface UpstreamWithUsage extends UpstreamRow {
 }
 
 /**
- * One rule of an account's routes. `target` is "phones" (the account's phones) or an upstream's
- * id. A rule applies to an SMS when each condition it has holds; an SMS goes through the rules
+ * One rule of an account's routes. `target` is "phones" (the account's phones), "group:<name>"
+ * (the phones of that device group) or an upstream's id. A rule applies to an SMS when each condition it has holds; an SMS goes through the rules
  * that apply to it, in order, until one carries it.
  */
 export interface RouteRule {
@@ -68,8 +68,8 @@ export interface RouteRule {
   min_priority?: number;
   /** The SMS was sent with one of these categories (an SMS without one matches none); any SMS when absent. */
   categories?: SmsCategory[];
-  /** Phones only: how long the phones have to take the SMS before the next rule. Forever when absent. */
+  /** Phones and groups only: how long the phones have to take the SMS before the next rule. Forever when absent. */
   after_seconds?: number;
-  /** Phones only: move on at once when no phone of the account is online. On when absent. */
+  /** Phones and groups only: move on at once when no phone of the account (of the group) is online. On when absent. */
   skip_when_offline?: boolean;
 }

@@ -159,7 +159,8 @@ export function deviceRoutes(parts: DeviceRouteParts, broker: BrokerAddress) {
         'send_window, limits and quiet_hours pace the device (README "Delivery"); paused false ends a circuit-breaker pause. ' +
         'can_send_sms false gives the tasks the phone has not acknowledged back to the pool, and fails the SMS whose client named this device. ' +
         'sim_numbers sets the SIMs\' own numbers by slot from 0 (national ones read in DEFAULT_PHONE_REGION, stored in E.164; null clears one): ' +
-        'they win over the numbers the phone reports, and sim_cards shows the result; a number that is none is a 400 naming sim_numbers.<slot>.',
+        'they win over the numbers the phone reports, and sim_cards shows the result; a number that is none is a 400 naming sim_numbers.<slot>. ' +
+        'group puts the device in a device group (null: none), which routes may target as "group:<name>" (docs/routes.md).',
       permission: 'devices:settings',
       params: DeviceIdParams,
       body: DeviceSettingsPatch,

@@ -5,10 +5,11 @@ import { CreateUpstreamBody, RoutesBody, RoutesView, UpdateUpstreamBody, Upstrea
 import type { UpstreamService } from '../../../modules/upstreams/service.ts';
 
 const ROUTES_DESCRIPTION =
-  'An ordered list of rules. Each rule names a target, "phones" (the account\'s phones) or an upstream\'s id, and may apply only to ' +
+  'An ordered list of rules. Each rule names a target, "phones" (the account\'s phones), "group:<name>" (the phones of a device group) ' +
+  'or an upstream\'s id, and may apply only to ' +
   'destinations starting with one of prefixes, to SMS of at least min_priority, or to SMS sent with one of categories. An SMS goes through the rules that apply to it, in ' +
   'order: a phones rule keeps it for the phones for after_seconds (no limit when absent), or moves it on at once when no phone of the ' +
-  'account is online (unless skip_when_offline is false); an upstream rule submits it there, and moves it on when the upstream is ' +
+  'account is online (unless skip_when_offline is false); a group rule does the same for the phones of its group only; an upstream rule submits it there, and moves it on when the upstream is ' +
   'disabled, over its monthly budget, down, or refuses it (after 5 answers of "try later"). After the last rule it fails (failed_send, ' +
   'upstream_refused), unless that rule is the phones\'. An SMS no rule applies to goes to the phones. A phone that has acknowledged an SMS ' +
   'keeps it: an SMS is never sent by two routes. Only plain text SMS without a named device are routed. An empty list sends every SMS to ' +

@@ -5,6 +5,7 @@
 import type { Executor } from '../../../storage/database.ts';
 import type { SmsSnapshot } from '../../delivery/status-change.ts';
 import type { SmsCategory } from '../../messages/category.ts';
+import { deviceInGroup } from '../../devices/shared-queries.ts';
 
 /** What the router reads of an SMS it decides on, and what a status change of it needs. */
 export interface RoutedRow extends Omit<SmsSnapshot, 'device_object_id'> {
@@ -69,26 +70,49 @@ export async function lockRouted(db: Executor, id: string): Promise<RoutedRow | 
 
 /**
  * The account's SMS waiting for its phones under a rule are to be looked at now (its phones went
- * offline): those due later or never come due at once.
+ * offline): those due later or never come due at once. With `groupsOnline`, only those kept for a
+ * device group with no phone online (a group's last phone went offline, others are still online).
  */
-export async function lookAgainAtWaiting(db: Executor, accountId: string, now: Date): Promise<number> {
+export async function lookAgainAtWaiting(db: Executor, accountId: string, now: Date, groupsOnline?: string[]): Promise<number> {
+  const groups = groupsOnline ? `and device_group is not null and not (device_group = any(?::text[]))` : '';
   const { rows } = await db.raw<{ rows: unknown[] }>(
     `update sms set route_check_at = ?
-      where account_id = ? and status = 'pending' and upstream_id is null and route_rule >= 0 and (route_check_at is null or route_check_at > ?)
+      where account_id = ? and status = 'pending' and upstream_id is null and route_rule >= 0 and (route_check_at is null or route_check_at > ?) ${groups}
       returning id`,
-    [now, accountId, now],
+    [now, accountId, now, ...(groupsOnline ? [groupsOnline] : [])],
   );
   return rows.length;
 }
 
-/** No rule applies, or the phones keep it for good: the router looks no more. */
-export async function settle(db: Executor, id: string, rule: number): Promise<void> {
-  await db.raw(`update sms set route_rule = ?, route_check_at = null where id = ?`, [rule, id]);
+/**
+ * No rule applies (`group` null: any phone may take it), a phone acknowledged it or it ended
+ * (`group` undefined: left as it is): the router looks no more.
+ */
+export async function settle(db: Executor, id: string, rule: number, group?: null): Promise<void> {
+  if (group === undefined) await db.raw(`update sms set route_rule = ?, route_check_at = null where id = ?`, [rule, id]);
+  else await db.raw(`update sms set route_rule = ?, route_check_at = null, device_group = null where id = ?`, [rule, id]);
 }
 
-/** The phones keep it under `rule` until `checkAt` (none: for good). */
-export async function keepForPhones(db: Executor, id: string, rule: number, since: Date, checkAt: Date | null): Promise<void> {
-  await db.raw(`update sms set route_rule = ?, route_since = ?, route_check_at = ? where id = ?`, [rule, since, checkAt, id]);
+/**
+ * The phones keep it under `rule` until `checkAt` (none: for good): those of device group `group`
+ * only, or any (null). Kept for a group, it is taken back, in the same statement, from a phone
+ * outside the group that had it and had not acknowledged it: that phone's id is answered, to be
+ * told. A phone that acknowledged it is not here: the router no longer routes it.
+ */
+export async function keepForPhones(db: Executor, id: string, rule: number, since: Date, checkAt: Date | null, group: string | null): Promise<{ takenFrom: string | null }> {
+  const { rows } = await db.raw<{ rows: { taken_from: string | null }[] }>(
+    `update sms s set route_rule = ?, route_since = ?, route_check_at = ?, device_group = ?::text,
+                      device_id = case when t.take_back then null else s.device_id end,
+                      dispatched_at = case when t.take_back then null else s.dispatched_at end
+       from (select x.id, x.device_id,
+                    (?::text is not null and x.device_id is not null and x.dispatched_at is not null
+                     and not ${deviceInGroup('x.device_id')}) as take_back
+               from sms x where x.id = ?) t
+      where s.id = t.id
+      returning case when t.take_back then t.device_id end as taken_from`,
+    [rule, since, checkAt, group, group, group, id],
+  );
+  return { takenFrom: rows[0]?.taken_from ?? null };
 }
 
 // While an upstream holds an SMS, route_since says when its submission began (null: none is under
@@ -102,8 +126,8 @@ export async function keepForPhones(db: Executor, id: string, rule: number, sinc
  */
 export async function takeForUpstream(db: Executor, id: string, upstreamId: string, rule: number, now: Date): Promise<void> {
   await db.raw(
-    `update sms set status = 'processing', device_id = null, dispatched_at = ?, updated_at = ?, upstream_id = ?, route_rule = ?, route_since = ?,
-                    route_check_at = null, upstream_tries = 0, attempt = attempt + 1
+    `update sms set status = 'processing', device_id = null, device_group = null, dispatched_at = ?, updated_at = ?, upstream_id = ?, route_rule = ?,
+                    route_since = ?, route_check_at = null, upstream_tries = 0, attempt = attempt + 1
       where id = ? and status = 'pending'`,
     [now, now, upstreamId, rule, now, id],
   );
@@ -138,17 +162,18 @@ export async function moveToUpstream(db: Executor, id: string, upstreamId: strin
 
 /**
  * Back to the phones under `rule` after the upstreams before it could not take it: pending again,
- * for any phone, looked at again at once (the rule's wait starts now). Processing is the gateway's
- * own step (the API shows it as pending), so going back is no status a client sees change; the
- * history says why.
+ * for any phone (`group` null) or those of a device group, looked at again at once (the rule's
+ * wait starts now). Processing is the gateway's own step (the API shows it as pending), so going
+ * back is no status a client sees change; the history says why.
  */
-export async function returnToPhones(db: Executor, id: string, rule: number, now: Date, why: string): Promise<void> {
+export async function returnToPhones(db: Executor, id: string, rule: number, now: Date, why: string, group: string | null): Promise<void> {
   await db.raw(
     `with back as (
-       update sms set status = 'pending', upstream_id = null, dispatched_at = null, updated_at = ?, route_rule = ?, route_since = ?, route_check_at = ?
+       update sms set status = 'pending', upstream_id = null, dispatched_at = null, updated_at = ?, route_rule = ?, route_since = ?, route_check_at = ?,
+                      device_group = ?::text
         where id = ? and status = 'processing' returning id)
      insert into sms_status_history (sms_id, status, source, reason, created_at) select id, 'pending', 'system', ?, ? from back`,
-    [now, rule, now, now, id, why, now],
+    [now, rule, now, now, group, id, why, now],
   );
 }
 

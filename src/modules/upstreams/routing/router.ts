@@ -31,7 +31,7 @@ import type { RoutingChanges } from '../service.ts';
 import type { RouteRule, UpstreamRow } from '../types.ts';
 import * as handout from './handout.ts';
 import type { RoutedRow } from './handout.ts';
-import { applies, nextApplicable, phonesVerdict, PHONES } from './rules.ts';
+import { applies, forPhones, groupAtCreation, groupOf, nextApplicable, NONE_ONLINE, onlineFor, phonesVerdict, type PhonesOnline } from './rules.ts';
 
 /** Tries through one upstream for answers of "later" (throttled, a temporary error) before the next rule. */
 export const MAX_TRIES = 5;
@@ -51,8 +51,8 @@ export interface RouterParts {
   db: Database;
   clock: Clock;
   links: UpstreamLinks;
-  /** Whether a phone of the account is online, on this node or another. */
-  anyPhoneOnline(accountId: string): Promise<boolean>;
+  /** Whether a phone of the account is online, on this node or another, and the device groups with one online. */
+  phonesOnline(accountId: string): Promise<PhonesOnline>;
   tasks: Pick<TaskService, 'recordChanges' | 'recordUpstreamAttempt' | 'withdrawn'>;
   /** Stores an SMS a provider passed on to the account. */
   storeIncoming(upstream: UpstreamRow, message: UpstreamIncoming): Promise<void>;
@@ -76,6 +76,8 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
   private readonly refreshes: PeriodicRun<void>;
   private wakeQueued = false;
   private wokenDuringPass = false;
+  /** Accounts a phone of which went offline since the last look began. */
+  private phonesGone = new Set<string>();
 
   constructor(private readonly parts: RouterParts) {
     const failures = (what: string) => ({ logger: parts.logger, whileDatabaseDown: `${what} waits for the database`, message: `${what} failed` });
@@ -102,12 +104,40 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
   }
 
   /**
-   * A phone of the account went offline: if it was the last one online, the SMS its phones rules
-   * keep are looked at again now (a rule moves on when no phone is online).
+   * Which device group a new SMS is kept for until the router first looks at it (the messages
+   * module asks before storing it): that of the first rule applying to it, when a group's. An
+   * in-memory look; null for accounts without routes and for SMS routes do not carry.
+   */
+  groupOfNewSms(sms: SmsRecord): string | null {
+    const rules = this.routes.get(sms.account_id);
+    if (!rules || sms.kind !== 'text' || sms.is_encrypted || sms.device_named) return null;
+    return groupAtCreation(rules, { phone: sms.phone, priority: sms.priority, category: sms.category ?? null });
+  }
+
+  /**
+   * A phone of the account went offline: the router's next look checks whether it was the last one
+   * online, or the last of a device group (lookAgainAfterPhonesLeft). Not here: a look under way
+   * may be deciding on the account's SMS from what it saw before, and would keep them for phones
+   * gone; the next look begins after those decisions are written.
    */
   async phonesLeft(accountId: string): Promise<void> {
-    if (!this.routes.has(accountId) || (await this.parts.anyPhoneOnline(accountId))) return;
-    if ((await handout.lookAgainAtWaiting(this.parts.db, accountId, new Date(this.parts.clock.now()))) > 0) this.wake();
+    if (!this.routes.has(accountId)) return;
+    this.phonesGone.add(accountId);
+    this.wake();
+  }
+
+  /**
+   * If the account has no phone online, the SMS its phones rules keep are looked at again now (a
+   * rule moves on when no phone is online); else those kept for device groups with no phone online.
+   */
+  private async lookAgainAfterPhonesLeft(accountId: string): Promise<void> {
+    const rules = this.routes.get(accountId);
+    if (!rules) return;
+    const online = await this.parts.phonesOnline(accountId);
+    const hasGroups = rules.some((rule) => groupOf(rule.target) !== undefined);
+    if (online.any && !hasGroups) return;
+    const now = new Date(this.parts.clock.now());
+    await handout.lookAgainAtWaiting(this.parts.db, accountId, now, online.any ? [...online.groups] : undefined);
   }
 
   routesChanged(accountId: string, rules: RouteRule[]): void {
@@ -151,6 +181,15 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     const { db, clock } = this.parts;
     for (let looks = 0; looks < MAX_LOOKS_PER_PASS; looks++) {
       this.wokenDuringPass = false;
+      const gone = this.phonesGone;
+      this.phonesGone = new Set();
+      try {
+        for (const accountId of gone) await this.lookAgainAfterPhonesLeft(accountId);
+      } catch (error) {
+        // The database is away: the next pass looks for them.
+        for (const accountId of gone) this.phonesGone.add(accountId);
+        throw error;
+      }
       const now = clock.now();
       const page = [
         ...(await handout.unrouted(db, [...this.routes.keys()], PAGE)),
@@ -159,11 +198,11 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
       ];
       const seen = new Set<string>();
       const sms = page.filter((each) => !seen.has(each.id) && seen.add(each.id));
-      // Whether each account has a phone online, asked once a look: every SMS of the page is decided on the same view.
-      const online = new Map<string, Promise<boolean>>();
+      // Which phones of each account are online, asked once a look: every SMS of the page is decided on the same view.
+      const online = new Map<string, Promise<PhonesOnline>>();
       const phoneOnline = (accountId: string) => {
-        if (!this.routes.has(accountId)) return Promise.resolve(false);
-        if (!online.has(accountId)) online.set(accountId, this.parts.anyPhoneOnline(accountId));
+        if (!this.routes.has(accountId)) return Promise.resolve(NONE_ONLINE);
+        if (!online.has(accountId)) online.set(accountId, this.parts.phonesOnline(accountId));
         return online.get(accountId)!;
       };
       await inParallel(sms, DECISIONS_AT_ONCE, async (each) => this.decide(each.id, await phoneOnline(each.account_id)));
@@ -177,7 +216,7 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
    * connection of its own, which the embedded database (one connection) could not give inside the
    * transaction.
    */
-  private async decide(id: string, phoneOnline: boolean): Promise<void> {
+  private async decide(id: string, phoneOnline: PhonesOnline): Promise<void> {
     let submission: Submission | undefined;
     await this.parts.db.transaction(async (trx) => {
       const row = await handout.lockRouted(trx, id);
@@ -191,8 +230,8 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     if (submission) this.submit(submission);
   }
 
-  /** An SMS still waiting for a phone: keep it there, or hand it to the next rule's upstream. */
-  private async route(trx: Executor, row: RoutedRow, now: Date, phoneOnline: boolean): Promise<Submission | undefined> {
+  /** An SMS still waiting for a phone: keep it there (any phone, or a device group's), or hand it to the next rule's upstream. */
+  private async route(trx: Executor, row: RoutedRow, now: Date, phoneOnline: PhonesOnline): Promise<Submission | undefined> {
     const rules = this.routes.get(row.account_id) ?? [];
     let index: number | undefined;
     let since: Date;
@@ -206,16 +245,16 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     }
     while (index !== undefined) {
       const rule = rules[index]!;
-      if (rule.target === PHONES) {
-        const verdict = phonesVerdict(rule, since, now, phoneOnline);
+      if (forPhones(rule)) {
+        const verdict = phonesVerdict(rule, since, now, onlineFor(rule, phoneOnline));
         if (verdict.stay) {
-          await handout.keepForPhones(trx, row.id, index, since, verdict.checkAt);
+          await this.keepForPhones(trx, row, rule, index, since, verdict.checkAt);
           return undefined;
         }
         const next = nextApplicable(rules, row, index + 1);
-        // The last rule is the phones': they keep it, however long it waits.
+        // The last rule is the phones' (or a group's): they keep it, however long it waits.
         if (next === undefined) {
-          await handout.settle(trx, row.id, index);
+          await this.keepForPhones(trx, row, rule, index, since, null);
           return undefined;
         }
         index = next;
@@ -239,9 +278,18 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
       index = nextApplicable(rules, row, index + 1);
       since = now;
     }
-    // No rule applies, or none can carry it now: the phones keep it, as without routes.
-    await handout.settle(trx, row.id, -1);
+    // No rule applies, or none can carry it now: the phones keep it, as without routes (any phone).
+    await handout.settle(trx, row.id, -1, null);
     return undefined;
+  }
+
+  /**
+   * Keeps it for the rule's phones: a device group's, or any. Kept for a group, a phone outside it
+   * that had it unacknowledged gives it back, and is told.
+   */
+  private async keepForPhones(trx: Executor, row: RoutedRow, rule: RouteRule, index: number, since: Date, checkAt: Date | null): Promise<void> {
+    const { takenFrom } = await handout.keepForPhones(trx, row.id, index, since, checkAt, groupOf(rule.target) ?? null);
+    if (takenFrom) await this.parts.tasks.withdrawn(trx, takenFrom, [row.id], 'moved_to_group');
   }
 
   /** An SMS an upstream holds whose time came: a retry, or a submission that never answered. */
@@ -339,8 +387,8 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     const rules = this.routes.get(row.account_id) ?? [];
     for (let index = nextApplicable(rules, row, (row.route_rule ?? -1) + 1); index !== undefined; index = nextApplicable(rules, row, index + 1)) {
       const rule = rules[index]!;
-      if (rule.target === PHONES) {
-        await handout.returnToPhones(trx, row.id, index, now, why);
+      if (forPhones(rule)) {
+        await handout.returnToPhones(trx, row.id, index, now, why, groupOf(rule.target) ?? null);
         this.wake();
         return true;
       }

@@ -3,13 +3,40 @@
 //
 // An SMS goes through the rules that apply to it (prefix, priority and category conditions hold), in order.
 // A phones rule keeps it for the phones until its wait (after_seconds) ends, or at once when no
-// phone of the account is online (unless skip_when_offline is false); an upstream rule hands it
+// phone of the account is online (unless skip_when_offline is false); a device group's rule
+// ("group:<name>") does the same for the phones of that group only; an upstream rule hands it
 // to that upstream, and moves on when the upstream cannot take it (disabled, over budget,
 // refused it). An SMS no rule applies to stays with the phones, as without routes.
 import type { SmsCategory } from '../../messages/category.ts';
 import type { RouteRule } from '../types.ts';
 
 export const PHONES = 'phones';
+/** A target "group:uk-sims" keeps the SMS for the phones of the device group uk-sims. */
+export const GROUP_PREFIX = 'group:';
+
+/** The device group a target names; undefined for "phones" or an upstream. */
+export function groupOf(target: string): string | undefined {
+  return target.startsWith(GROUP_PREFIX) ? target.slice(GROUP_PREFIX.length) : undefined;
+}
+
+/** Whether a rule keeps the SMS for phones: any of the account's, or a device group's. */
+export function forPhones(rule: RouteRule): boolean {
+  return rule.target === PHONES || groupOf(rule.target) !== undefined;
+}
+
+/** Which of the account's phones are online: any, and the device groups with one online. */
+export interface PhonesOnline {
+  any: boolean;
+  groups: ReadonlySet<string>;
+}
+
+export const NONE_ONLINE: PhonesOnline = { any: false, groups: new Set() };
+
+/** Whether a phones rule has a phone online to take the SMS: any phone, or one of its group. */
+export function onlineFor(rule: RouteRule, online: PhonesOnline): boolean {
+  const group = groupOf(rule.target);
+  return group === undefined ? online.any : online.groups.has(group);
+}
 
 export interface RoutedSms {
   phone: string;
@@ -23,6 +50,15 @@ export function applies(rule: RouteRule, sms: RoutedSms): boolean {
   if (rule.min_priority !== undefined && sms.priority < rule.min_priority) return false;
   if (rule.categories && rule.categories.length > 0 && (sms.category === null || !rule.categories.includes(sms.category))) return false;
   return true;
+}
+
+/**
+ * The device group a new SMS is kept for until the router first looks at it: that of the first
+ * rule applying to it, when that rule is a group's (else null: any phone may take it meanwhile).
+ */
+export function groupAtCreation(rules: readonly RouteRule[], sms: RoutedSms): string | null {
+  const index = nextApplicable(rules, sms, 0);
+  return index === undefined ? null : (groupOf(rules[index]!.target) ?? null);
 }
 
 /** The index of the first rule at or after `from` that applies to the SMS; undefined when none is left. */
@@ -41,8 +77,9 @@ export type PhonesVerdict =
   | { stay: false; why: 'waited' | 'no_phone_online' };
 
 /**
- * Whether a phones rule keeps an SMS still waiting for a phone (not yet acknowledged by one).
- * `since`: when the SMS came to this rule.
+ * Whether a phones rule (the account's phones, or a device group's) keeps an SMS still waiting
+ * for a phone (not yet acknowledged by one). `since`: when the SMS came to this rule.
+ * `anyPhoneOnline`: of those the rule keeps it for (onlineFor).
  */
 export function phonesVerdict(rule: RouteRule, since: Date, now: Date, anyPhoneOnline: boolean): PhonesVerdict {
   const deadline = rule.after_seconds === undefined ? undefined : since.getTime() + rule.after_seconds * 1000;
