@@ -232,6 +232,69 @@ describe('route targets: device groups', function () {
     }
   });
 
+  it('takes an SMS back from a phone outside the group that had not acknowledged it when a group rule comes to keep it, and the group\'s phone sends it', async () => {
+    const { device: outsideDevice, token: outsideToken } = await fx.registerDevice('outside');
+    const outside = await rawDevice(fx.gateway.mqttPort, outsideDevice.id, outsideToken);
+    await outside.subscribeAsync(deviceTopic(outsideDevice.id, 'revoke'), { qos: 1 });
+    const { device: insideDevice, token: insideToken } = await fx.registerDevice('inside');
+    await setGroup(insideDevice.id, 'g');
+    try {
+      // The group's phone is not connected yet: the group rule keeps the SMS for it all the same.
+      await setRoutes([{ target: 'phones', after_seconds: 1 }, { target: 'group:g', skip_when_offline: false }]);
+      const task = nextMessage(outside, deviceTopic(outsideDevice.id, 'tasks'));
+      const smsId = await send();
+      expect(JSON.parse((await task).toString()).sms_id).to.equal(smsId);
+      const revoke = nextMessage(outside, deviceTopic(outsideDevice.id, 'revoke'), 10_000);
+      expect(JSON.parse((await revoke).toString()).sms_id).to.equal(smsId);
+      await eventually('back in the pool, kept for the group', async () => (await holder(smsId)) === null);
+
+      // A late acknowledgement from the phone outside is refused: the SMS is no longer its own.
+      const refused = nextMessage(outside, deviceTopic(outsideDevice.id, 'revoke'));
+      await outside.publishAsync(deviceTopic(outsideDevice.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'processing' }), { qos: 2 });
+      expect(JSON.parse((await refused).toString()).sms_id).to.equal(smsId);
+
+      const inside = await rawDevice(fx.gateway.mqttPort, insideDevice.id, insideToken);
+      try {
+        const handed = await nextMessage(inside, deviceTopic(insideDevice.id, 'tasks'));
+        expect(JSON.parse(handed.toString()).sms_id).to.equal(smsId);
+        expect(await holder(smsId)).to.equal(insideDevice.id);
+      } finally {
+        await inside.endAsync();
+      }
+    } finally {
+      await outside.endAsync();
+    }
+  });
+
+  it('leaves an SMS with the phone outside the group that acknowledged it', async () => {
+    const { device, token } = await fx.registerDevice('outside');
+    const outside = await rawDevice(fx.gateway.mqttPort, device.id, token);
+    await outside.subscribeAsync(deviceTopic(device.id, 'revoke'), { qos: 1 });
+    const revokes: string[] = [];
+    outside.on('message', (topic, payload) => {
+      if (topic === deviceTopic(device.id, 'revoke')) revokes.push(JSON.parse(payload.toString()).sms_id);
+    });
+    const { device: insideDevice } = await fx.registerDevice('inside');
+    await setGroup(insideDevice.id, 'g');
+    try {
+      await setRoutes([{ target: 'phones', after_seconds: 1 }, { target: 'group:g', skip_when_offline: false }]);
+      const task = nextMessage(outside, deviceTopic(device.id, 'tasks'));
+      const smsId = await send();
+      await task;
+      await outside.publishAsync(deviceTopic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'processing' }), { qos: 2 });
+      // Acknowledged: the router looks no more (before its first look, or at the rule's wait's end).
+      await eventually('left with the phone', async () => {
+        const [row] = await fx.gateway.services.db('sms').where({ id: smsId }).select('status', 'route_check_at', 'device_id');
+        return row?.status === 'processing' && row.route_check_at === null && row.device_id === device.id;
+      }, 10_000);
+      await outside.publishAsync(deviceTopic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'sent' }), { qos: 2 });
+      await eventually('sent by the phone outside the group', async () => (await fx.tenant.api.get(`/sms/${smsId}`)).body.status === 'sent');
+      expect(revokes).to.deep.equal([]);
+    } finally {
+      await outside.endAsync();
+    }
+  });
+
   it('validates group names on devices and in routes; a group with no device yet is allowed', async () => {
     const { device } = await fx.registerDevice('phone');
     const bad = await fx.tenant.api.request('PATCH', `/devices/${device.id}/settings`, { group: 'UK Sims' });
