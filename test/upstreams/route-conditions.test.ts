@@ -295,6 +295,23 @@ describe('route targets: device groups', function () {
     }
   });
 
+  it('hands an SMS a group with no device keeps for good to any phone once the routes no longer name the group', async () => {
+    const outside = await phone('outside');
+    try {
+      await setRoutes([{ target: 'group:nobody-yet', skip_when_offline: false }]);
+      const id = await send();
+      await eventually('kept for the group', async () => {
+        const [row] = await fx.gateway.services.db('sms').where({ id }).select('route_rule', 'device_group');
+        return row?.route_rule === 0 && row.device_group === 'nobody-yet';
+      });
+      expect(outside.tasks).to.deep.equal([]);
+      await setRoutes([]);
+      await eventually('the phone took it', () => outside.tasks.includes(id));
+    } finally {
+      await outside.client.endAsync();
+    }
+  });
+
   it('validates group names on devices and in routes; a group with no device yet is allowed', async () => {
     const { device } = await fx.registerDevice('phone');
     const bad = await fx.tenant.api.request('PATCH', `/devices/${device.id}/settings`, { group: 'UK Sims' });

@@ -85,6 +85,18 @@ export async function lookAgainAtWaiting(db: Executor, accountId: string, now: D
 }
 
 /**
+ * The account's routes changed: its SMS waiting for a device group's phones are looked at again
+ * now (`routed`), or, with no routes left, handed back to any phone.
+ */
+export async function groupsChanged(db: Executor, accountId: string, routed: boolean, now: Date): Promise<void> {
+  const change = routed ? `route_check_at = ?` : `device_group = null, route_check_at = null`;
+  await db.raw(
+    `update sms set ${change} where account_id = ? and status = 'pending' and upstream_id is null and device_group is not null`,
+    [...(routed ? [now] : []), accountId],
+  );
+}
+
+/**
  * No rule applies (`group` null: any phone may take it), a phone acknowledged it or it ended
  * (`group` undefined: left as it is): the router looks no more.
  */

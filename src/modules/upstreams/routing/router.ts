@@ -143,7 +143,13 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
   routesChanged(accountId: string, rules: RouteRule[]): void {
     if (rules.length === 0) this.routes.delete(accountId);
     else this.routes.set(accountId, rules);
-    this.wake();
+    // SMS kept for a device group may be kept for good (the last rule was the group's): the new
+    // routes decide on them again, and without routes any phone may take them.
+    const now = new Date(this.parts.clock.now());
+    void handout
+      .groupsChanged(this.parts.db, accountId, rules.length > 0, now)
+      .catch((error: unknown) => this.parts.logger.warn({ err: error, accountId }, 'SMS kept for device groups not looked at again after the routes changed'))
+      .finally(() => this.wake());
   }
 
   async upstreamChanged(row: UpstreamRow | { id: string; deleted: true }): Promise<void> {
