@@ -8,7 +8,7 @@ import { eventually } from '../support/eventually.ts';
 import { rawDevice, nextMessage } from '../support/raw-device.ts';
 import { TestSmsc } from '../support/test-smsc.ts';
 import type { ApiClient } from '../support/tenant.ts';
-import { applies } from '../../src/modules/upstreams/routing/rules.ts';
+import { applies, groupAtCreation, groupOf, onlineFor } from '../../src/modules/upstreams/routing/rules.ts';
 
 const PHONE = '+447911123456';
 
@@ -27,6 +27,31 @@ describe('route conditions: the rule applies only to SMS of these categories', (
     const rule = { target: 'phones', categories: ['otp' as const], prefixes: ['+1'] };
     expect(applies(rule, { ...sms, category: 'otp' })).to.equal(false);
     expect(applies(rule, { ...sms, phone: '+15005550006', category: 'otp' })).to.equal(true);
+  });
+});
+
+describe('route targets: device groups, the rules alone', () => {
+  const sms = { phone: PHONE, priority: 0, category: null };
+
+  it('reads the group a target names, and none for phones or an upstream', () => {
+    expect(groupOf('group:uk-sims')).to.equal('uk-sims');
+    expect(groupOf('phones')).to.equal(undefined);
+    expect(groupOf('00000000-0000-4000-8000-000000000000')).to.equal(undefined);
+  });
+
+  it('counts only the group\'s phones as online for a group rule, any phone for a phones rule', () => {
+    const online = { any: true, groups: new Set(['other']) };
+    expect(onlineFor({ target: 'group:g' }, online)).to.equal(false);
+    expect(onlineFor({ target: 'group:other' }, online)).to.equal(true);
+    expect(onlineFor({ target: 'phones' }, online)).to.equal(true);
+  });
+
+  it('keeps a new SMS for a group only when the first rule applying to it is the group\'s', () => {
+    const rules = [{ target: 'group:uk', prefixes: ['+44'] }, { target: 'group:rest' }];
+    expect(groupAtCreation(rules, sms)).to.equal('uk');
+    expect(groupAtCreation(rules, { ...sms, phone: '+15005550006' })).to.equal('rest');
+    expect(groupAtCreation([{ target: 'phones' }, { target: 'group:uk' }], sms)).to.equal(null);
+    expect(groupAtCreation([{ target: 'group:uk', categories: ['otp'] }], sms)).to.equal(null);
   });
 });
 
