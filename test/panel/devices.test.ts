@@ -113,6 +113,47 @@ describe('panel: devices', () => {
     expect((await gw.tenant.api.get(`/devices/${device.id}`)).body.limits.per_hour).to.equal(300);
   });
 
+  browser.scenario('the device group is set, refused beside its field when misnamed, shown on the device and in the list, and cleared', async (page) => {
+    const { device } = await gw.registerDevice('Grouped phone');
+    await owner.enter(page);
+    await openPanel(page, `/devices/${device.id}`);
+    const group = page.getByLabel('Device group');
+    const save = () => page.getByRole('button', { name: 'Save settings' }).click();
+    const saved = page.getByRole('status').filter({ hasText: 'Settings saved.' });
+    expect(await group.inputValue(), 'a new device is in no group').to.equal('');
+    expect(await page.getByTestId('device-group').textContent()).to.equal('none');
+
+    await group.fill('uk-sims');
+    await save();
+    await saved.waitFor();
+    expect((await gw.tenant.api.get(`/devices/${device.id}`)).body.group).to.equal('uk-sims');
+    await page.getByTestId('device-group').filter({ hasText: /^uk-sims$/ }).waitFor();
+
+    // A name the API refuses: its message under the field, tied to the input; the group stays.
+    await group.fill('UK Sims');
+    await save();
+    const invalid = page.locator('.field-invalid').filter({ has: group });
+    await invalid.waitFor();
+    expect(await group.getAttribute('aria-invalid')).to.equal('true');
+    expect(await invalid.locator('.field-error').textContent()).to.contain('lowercase letters');
+    expect(await saved.count()).to.equal(0);
+    expect((await gw.tenant.api.get(`/devices/${device.id}`)).body.group).to.equal('uk-sims');
+
+    await openPanel(page, '/devices');
+    const row = page.locator(`tr[data-device-id="${device.id}"]`);
+    await row.getByRole('cell', { name: 'uk-sims', exact: true }).waitFor();
+
+    // Emptied: the device leaves its group.
+    await openPanel(page, `/devices/${device.id}`);
+    expect(await group.inputValue()).to.equal('uk-sims');
+    await group.fill('');
+    await save();
+    await saved.waitFor();
+    expect((await gw.tenant.api.get(`/devices/${device.id}`)).body.group).to.equal(null);
+    await page.getByTestId('device-group').filter({ hasText: /^none$/ }).waitFor();
+    await checkA11y(page, 'device page after a group change');
+  });
+
   browser.scenario('"New token" asks first, disconnects the phone using the old token, and shows the new pairing URL, with which a phone connects', async (page) => {
     const { device, token } = await gw.registerDevice('Token phone');
     const brokerUrl = `mqtt://127.0.0.1:${gw.gateway.mqttPort}`;

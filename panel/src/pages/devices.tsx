@@ -1,4 +1,4 @@
-// The account's phones: which are online, their battery, when they were last heard from.
+// The account's phones: which are online, their battery, when they were last heard from, the group each is in.
 // Presence events update the list as phones come and go.
 import { useState } from 'preact/hooks';
 import type { Device } from '../api/types.ts';
@@ -33,6 +33,7 @@ export function DevicesPage() {
           deviceName('Name'),
           ...powerColumns,
           { header: 'Last seen', cell: (device) => <LastSeen device={device} offlineSince={offlineSince[device.id]} /> },
+          { header: 'Group', cell: (device) => device.group ?? <span class="muted">none</span> },
           {
             header: 'SIMs',
             cell: (device) =>

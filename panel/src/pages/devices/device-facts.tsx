@@ -87,6 +87,8 @@ export function DeviceFacts({ device, offlineSince }: { device: DeviceDetail; of
           <dd>{queue.waiting}</dd>
           <dt>Handed out</dt>
           <dd>{handedOut(queue, device.limits)}</dd>
+          <dt>Device group</dt>
+          <dd data-testid="device-group">{device.group ?? 'none'}</dd>
           <dt>Quiet hours</dt>
           <dd>{device.quiet_hours ? `${device.quiet_hours.from}–${device.quiet_hours.to} (${device.quiet_hours.timezone})` : 'none'}</dd>
           <dt>Paused</dt>

@@ -105,6 +105,16 @@ export function SettingsForm({ device, canChange, onSaved }: { device: DeviceDet
           {/* A phone that says it uploads no recordings (a modem) is not offered them; one switched on already can still be switched off. */}
           {(device.capabilities?.call_recording !== false || device.record_calls) && <CheckboxField label="Record calls" {...box('record_calls')} />}
         </fieldset>
+        <fieldset>
+          <legend>Routing</legend>
+          <TextField
+            label="Device group"
+            autoComplete="off"
+            spellcheck={false}
+            {...text('group')}
+            hint={'1-32 lowercase letters, digits, "-" or "_", starting with a letter or digit. A route whose target is "group:<name>" keeps its SMS for the phones of that group. Empty: in no group.'}
+          />
+        </fieldset>
         {simSlotsOf(device).length > 0 && (
           <fieldset>
             <legend>SIM numbers</legend>

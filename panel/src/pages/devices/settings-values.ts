@@ -26,6 +26,8 @@ export interface SettingsValues {
   end_pause: boolean;
   /** The owner's number per SIM slot ("0", "1"...), as typed; empty: none of the owner's. */
   sim_numbers: Record<string, string>;
+  /** The device group routes may target as "group:<name>"; empty: in no group. */
+  group: string;
 }
 
 export type SettingsPatch = Record<string, unknown>;
@@ -58,6 +60,7 @@ export function settingsValues(device: Device): SettingsValues {
     max_send_attempts: device.max_send_attempts === null ? '' : String(device.max_send_attempts),
     end_pause: false,
     sim_numbers: Object.fromEntries(simSlotsOf(device).map((slot) => [slot, ownerNumber(device, slot)])),
+    group: device.group ?? '',
   };
 }
 
@@ -104,6 +107,8 @@ export function settingsPatch(initial: SettingsValues, values: SettingsValues): 
     if (typed.trim() !== (initial.sim_numbers[slot] ?? '').trim()) simNumbers[slot] = typed.trim() === '' ? null : typed.trim();
   }
   if (Object.keys(simNumbers).length > 0) patch.sim_numbers = simNumbers;
+  // Emptied: the device leaves its group (null). A name is sent as typed, for the API to judge.
+  if (values.group.trim() !== initial.group.trim()) patch.group = values.group.trim() === '' ? null : values.group.trim();
   return patch;
 }
 
