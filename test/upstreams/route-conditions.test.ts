@@ -8,7 +8,8 @@ import { eventually } from '../support/eventually.ts';
 import { rawDevice, nextMessage } from '../support/raw-device.ts';
 import { TestSmsc } from '../support/test-smsc.ts';
 import type { ApiClient } from '../support/tenant.ts';
-import { applies, groupAtCreation, groupOf, onlineFor } from '../../src/modules/upstreams/routing/rules.ts';
+import { applies, groupAtCreation, groupOf, HELD_FOR_UPSTREAM, onlineFor } from '../../src/modules/upstreams/routing/rules.ts';
+import { connectDevice } from '../support/devices.ts';
 
 const PHONE = '+447911123456';
 
@@ -52,6 +53,14 @@ describe('route targets: device groups, the rules alone', () => {
     expect(groupAtCreation(rules, { ...sms, phone: '+15005550006' })).to.equal('rest');
     expect(groupAtCreation([{ target: 'phones' }, { target: 'group:uk' }], sms)).to.equal(null);
     expect(groupAtCreation([{ target: 'group:uk', categories: ['otp'] }], sms)).to.equal(null);
+  });
+
+  it('keeps a new SMS from every phone when the first rule applying to it is an upstream\'s', () => {
+    const upstreamId = '0d9c1f4e-3a52-4c1b-9b7e-2f0a6c8d4e11';
+    expect(groupAtCreation([{ target: upstreamId, prefixes: ['+44'] }, { target: 'phones' }], sms)).to.equal(HELD_FOR_UPSTREAM);
+    expect(groupAtCreation([{ target: upstreamId, prefixes: ['+1'] }, { target: 'phones' }], sms)).to.equal(null);
+    // No device group can be named so: the claim's group condition never lets a phone take it.
+    expect(HELD_FOR_UPSTREAM).to.not.match(/^[a-z0-9_-]{1,32}$/);
   });
 });
 
@@ -115,6 +124,25 @@ describe('route conditions end to end', function () {
     } finally {
       await phone.endAsync();
     }
+  });
+
+  it('sends upstream every SMS whose first rule is the upstream\'s, though an online phone would take and send it at once', async () => {
+    // A phone that acknowledges a task the moment it comes: were the SMS offered to the phones
+    // before the router's first look, this phone would send some of them.
+    fx.track(await connectDevice(fx.gateway, fx.tenant));
+    const id = await upstream(fx.tenant.api);
+    await setRoutes(fx.tenant.api, [{ target: id, categories: ['otp'] }, { target: 'phones' }]);
+    const codes: { id: string }[] = [];
+    for (let n = 0; n < 5; n++) codes.push(await send({ message: `Your code is 12345${n}`, category: 'otp' }));
+    await eventually('every code was sent upstream', async () => {
+      for (const code of codes) if ((await status(code.id)) !== 'sent') return false;
+      return true;
+    });
+    expect(smsc.submits).to.have.length(5);
+    for (const code of codes) expect((await fx.tenant.api.get(`/sms/${code.id}`)).body.device_id).to.equal(null);
+    // The phone is there and takes what the routes leave to it.
+    const note = await send({ message: 'Hello' });
+    await eventually('the phone sent the plain one', async () => (await fx.tenant.api.get(`/sms/${note.id}`)).body.device_id !== null);
   });
 
   it('shows the category on the SMS, lists by it, and takes it in a bulk send', async () => {

@@ -3,6 +3,7 @@ import { defineFeature } from '../../composition/feature.ts';
 import { gaugeReadFailed } from '../../common/metrics.ts';
 import { MessageService } from './service.ts';
 import { SmsWriter } from './sms-writer.ts';
+import type { SmsRecord } from './types.ts';
 import { IN_FLIGHT_DEVICE_SERIES, inFlightSms, waitingSms } from './queue-gauges.ts';
 
 declare module '../../composition/feature.ts' {
@@ -14,10 +15,15 @@ declare module '../../composition/feature.ts' {
 export const messagesFeature = defineFeature({
   name: 'messages',
   provides: ['messages'],
-  make: ({ db, config, clock }, need) => ({
-    // A callback_id must name one of the account's webhooks; a recipient must not have opted out.
-    messages: new MessageService(db, need('devices'), need('dispatcher'), new SmsWriter(db), need('events'), clock, config.defaultPhoneRegion, need('webhooks'), need('optOut')),
-  }),
+  make: ({ db, config, clock }, need) => {
+    const router = need('upstreamRouter');
+    // A callback_id must name one of the account's webhooks; a recipient must not have opted out;
+    // the routes say which phones may take a new SMS first.
+    const firstHold = { groupOf: (sms: SmsRecord) => router.groupOfNewSms(sms) };
+    return {
+      messages: new MessageService(db, need('devices'), need('dispatcher'), new SmsWriter(db), need('events'), clock, config.defaultPhoneRegion, need('webhooks'), need('optOut'), firstHold),
+    };
+  },
   // The queue, read from the sms rows when Prometheus scrapes: the rows are the queue, so the
   // figures stay right across restarts and with several gateway processes on one database.
   meters: ({ metrics, db }, { logger }) => {

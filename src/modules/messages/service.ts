@@ -99,6 +99,15 @@ function batchRefused(bad: CheckedSms[], total: number): AppError {
 /** Why a row to a suppressed number is refused, for people (clients branch on recipient_opted_out). */
 export const OPTED_OUT_DETAIL = 'recipient_opted_out: the recipient has opted out (sent STOP or was added to the suppression list)';
 
+/**
+ * The device group a new SMS is kept for until the account's routes first look at it (null: any
+ * phone may take it at once): the routes' first rule for it may be a device group's or an
+ * upstream's, and a phone outside it must not take the SMS in the moment before that look.
+ */
+export interface FirstHold {
+  groupOf(sms: messages.SmsRecord): string | null;
+}
+
 /** The furthest ahead an SMS may be scheduled or kept valid. */
 const MAX_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
 
@@ -115,15 +124,9 @@ export class MessageService {
     private readonly callbacks: CallbackDirectory = { exists: async () => false },
     /** Who opted out; without opt-out nobody did. */
     private readonly suppressions: SuppressionCheck = { suppressedAmong: async () => new Set() },
+    /** Which phones may take a new SMS before the account's routes first look at it; without routes any. */
+    private readonly firstHold: FirstHold = { groupOf: () => null },
   ) {}
-
-  /** The device group a new SMS is kept for at first; null: any phone (no routes, or none says a group). */
-  private groupOfNewSms: (sms: messages.SmsRecord) => string | null = () => null;
-
-  /** Told by the routes, which are wired after this service: which device group a new SMS is kept for at first. */
-  keepNewSmsFor(groupOf: (sms: messages.SmsRecord) => string | null): void {
-    this.groupOfNewSms = groupOf;
-  }
 
   /** Creates one SMS (or, with no_store, hands it to a device now). */
   async create(accountId: string, input: NewSms): Promise<messages.SmsRecord> {
@@ -382,7 +385,7 @@ export class MessageService {
     };
     // Kept for a device group from the start when the account's routes say so: a phone outside it
     // could otherwise take it before the router first looks (an in-memory look; none without routes).
-    if (!input.noStore) sms.device_group = this.groupOfNewSms(sms);
+    if (!input.noStore) sms.device_group = this.firstHold.groupOf(sms);
     return { sms, noStore: Boolean(input.noStore) };
   }
 

@@ -48,9 +48,6 @@ export const upstreamsFeature = defineFeature({
       storeIncoming: async (upstream, message) => void (await need('incoming').storeFromUpstream(upstream.account_id, upstream.id, { from: message.from, text: message.text, at: message.at })),
       logger,
     });
-    // A new SMS the routes keep for a device group is stored kept for it: no phone outside the
-    // group can take it before the router first looks at it.
-    need('messages').keepNewSmsFor((sms) => router!.groupOfNewSms(sms));
     return { upstreamLinks: links, upstreamRouter: router, upstreams: new UpstreamService(db, need('secrets'), links, clock, router) };
   },
   listens: [

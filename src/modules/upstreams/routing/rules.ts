@@ -53,12 +53,24 @@ export function applies(rule: RouteRule, sms: RoutedSms): boolean {
 }
 
 /**
- * The device group a new SMS is kept for until the router first looks at it: that of the first
- * rule applying to it, when that rule is a group's (else null: any phone may take it meanwhile).
+ * Kept for this "group" when the first rule applying to a new SMS is an upstream's: no device can
+ * be in it (a device group's name is lowercase letters, digits, - and _), so no phone takes the
+ * SMS before the router hands it to that upstream; a later rule for the phones lifts it.
+ */
+export const HELD_FOR_UPSTREAM = '~upstream';
+
+/**
+ * The device group a new SMS is kept for until the router first looks at it, from the first rule
+ * applying to it: a group's rule keeps it for that group, an upstream's from every phone
+ * (HELD_FOR_UPSTREAM), a phones rule or none for any phone (null). Without it a phone could take
+ * the SMS in the moment before the router's first look, against the rules' order.
  */
 export function groupAtCreation(rules: readonly RouteRule[], sms: RoutedSms): string | null {
   const index = nextApplicable(rules, sms, 0);
-  return index === undefined ? null : (groupOf(rules[index]!.target) ?? null);
+  if (index === undefined) return null;
+  const target = rules[index]!.target;
+  if (target === PHONES) return null;
+  return groupOf(target) ?? HELD_FOR_UPSTREAM;
 }
 
 /** The index of the first rule at or after `from` that applies to the SMS; undefined when none is left. */
