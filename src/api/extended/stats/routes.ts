@@ -4,6 +4,7 @@
 // The device report (per device and SIM, over a range) is a report on devices: devices:read. The
 // upstream report names the account's upstreams and what they cost, as GET /upstreams shows their
 // month's spend: upstreams:read (a viewer holds it).
+import type { Context } from 'koa';
 import { defineRoute } from '../../../http/route.ts';
 import { deviceReportCsv, presentDeviceReport, presentSummary, presentUpstreamReport, upstreamReportCsv } from '../../../modules/stats/presenter.ts';
 import { DeviceReportQuery, DeviceReportView, SummaryQuery, SummaryView, UpstreamReportQuery, UpstreamReportView } from '../../../modules/stats/schema.ts';
@@ -56,23 +57,8 @@ export function statsRoutes(stats: StatsService) {
       },
       errors: ['validation_failed'],
       async handle({ auth, query, ctx }) {
-        const report = presentDeviceReport(
-          await stats.deviceReport(auth.accountId, {
-            ...(query.from ? { from: new Date(query.from) } : {}),
-            ...(query.to ? { to: new Date(query.to) } : {}),
-          }),
-        );
-        const csv = query.format ? query.format === 'csv' : ctx.accepts('application/json', 'text/csv') === 'text/csv';
-        if (!csv) return { status: 200, body: report };
-        return {
-          status: 200,
-          headers: {
-            'Content-Type': 'text/csv; charset=utf-8',
-            'Content-Disposition': `attachment; filename="device-stats-${report.from.slice(0, 10)}-${report.to.slice(0, 10)}.csv"`,
-            'Cache-Control': 'no-store',
-          },
-          body: deviceReportCsv(report),
-        };
+        const report = presentDeviceReport(await stats.deviceReport(auth.accountId, rangeOf(query)));
+        return reportAnswer(ctx, query.format, report, `device-stats-${report.from.slice(0, 10)}-${report.to.slice(0, 10)}.csv`, deviceReportCsv);
       },
     }),
     defineRoute({
@@ -98,24 +84,28 @@ export function statsRoutes(stats: StatsService) {
       },
       errors: ['validation_failed'],
       async handle({ auth, query, ctx }) {
-        const report = presentUpstreamReport(
-          await stats.upstreamReport(auth.accountId, {
-            ...(query.from ? { from: new Date(query.from) } : {}),
-            ...(query.to ? { to: new Date(query.to) } : {}),
-          }),
-        );
-        const csv = query.format ? query.format === 'csv' : ctx.accepts('application/json', 'text/csv') === 'text/csv';
-        if (!csv) return { status: 200, body: report };
-        return {
-          status: 200,
-          headers: {
-            'Content-Type': 'text/csv; charset=utf-8',
-            'Content-Disposition': `attachment; filename="upstream-stats-${report.from.slice(0, 10)}-${report.to.slice(0, 10)}.csv"`,
-            'Cache-Control': 'no-store',
-          },
-          body: upstreamReportCsv(report),
-        };
+        const report = presentUpstreamReport(await stats.upstreamReport(auth.accountId, rangeOf(query)));
+        return reportAnswer(ctx, query.format, report, `upstream-stats-${report.from.slice(0, 10)}-${report.to.slice(0, 10)}.csv`, upstreamReportCsv);
       },
     }),
   ];
+}
+
+/** A report's range as asked; what is not given the service defaults. */
+function rangeOf(query: { from?: string; to?: string }): { from?: Date; to?: Date } {
+  return { ...(query.from ? { from: new Date(query.from) } : {}), ...(query.to ? { to: new Date(query.to) } : {}) };
+}
+
+/**
+ * A report as JSON, or as a CSV attachment with format=csv (or an Accept header preferring
+ * text/csv, for a spreadsheet's web import that cannot add a query parameter).
+ */
+function reportAnswer<R>(ctx: Context, format: 'json' | 'csv' | undefined, report: R, filename: string, toCsv: (report: R) => string) {
+  const csv = format ? format === 'csv' : ctx.accepts('application/json', 'text/csv') === 'text/csv';
+  if (!csv) return { status: 200, body: report };
+  return {
+    status: 200,
+    headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${filename}"`, 'Cache-Control': 'no-store' },
+    body: toCsv(report),
+  };
 }
