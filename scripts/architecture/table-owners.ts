@@ -230,6 +230,11 @@ export const SHARED_TABLES: readonly SharedTable[] = [
   },
   {
     table: 'sms_attempts',
+    by: 'src/modules/upstreams/routing/handout.ts',
+    why: 'handing an SMS to an upstream moves its attempt number on only when the attempt it is on was tried (has a row), in the statement that hands it over',
+  },
+  {
+    table: 'sms_attempts',
     by: 'src/modules/stats/upstream-queries.ts',
     why: 'the upstream report counts the SMS handed to each upstream, accepted or not, from their attempts through it, joined to the SMS of the range',
   },

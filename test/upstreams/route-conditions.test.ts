@@ -10,6 +10,8 @@ import { TestSmsc } from '../support/test-smsc.ts';
 import type { ApiClient } from '../support/tenant.ts';
 import { applies, groupAtCreation, groupOf, HELD_FOR_UPSTREAM, onlineFor } from '../../src/modules/upstreams/routing/rules.ts';
 import { connectDevice } from '../support/devices.ts';
+import { UpstreamService } from '../../src/modules/upstreams/service.ts';
+import { systemClock } from '../../src/common/clock.ts';
 
 const PHONE = '+447911123456';
 
@@ -359,6 +361,27 @@ describe('route targets: device groups', function () {
       });
       expect(outside.tasks).to.deep.equal([]);
       await setRoutes([]);
+      await eventually('the phone took it', () => outside.tasks.includes(id));
+    } finally {
+      await outside.client.endAsync();
+    }
+  });
+
+  it('hands them to any phone too when the routes are cleared where no router hears it (a command)', async () => {
+    const outside = await phone('outside');
+    try {
+      await setRoutes([{ target: 'group:nobody-yet', skip_when_offline: false }]);
+      const id = await send();
+      // Once the router looked (route_rule set): before it, a router not yet told of the change
+      // would keep it for the group again, until its next reread of the routes.
+      await eventually('kept for the group', async () => {
+        const [row] = await fx.gateway.services.db('sms').where({ id }).select('route_rule', 'device_group');
+        return row?.route_rule === 0 && row.device_group === 'nobody-yet';
+      });
+      // The upstreams service as `sms-gateway routes clear` makes it: no router of this process is told.
+      const { db, secrets, upstreamLinks } = fx.gateway.services;
+      const asCommand = new UpstreamService(db, secrets, upstreamLinks, systemClock, { routesChanged: () => undefined, upstreamChanged: async () => undefined });
+      await asCommand.setRoutes(fx.tenant.accountId, []);
       await eventually('the phone took it', () => outside.tasks.includes(id));
     } finally {
       await outside.client.endAsync();

@@ -61,8 +61,10 @@ describe('upstream routes: phones first, an SMSC as fallback', function () {
 
     smsc.receipt(smsc.givenIds[0]!, 'DELIVRD', 2);
     await eventually('delivered', async () => (await status(smsId)) === 'delivered');
+    // No phone tried it: the upstream's is its first attempt, and names the upstream.
     const attempts = (await fx.tenant.api.get(`/sms/${smsId}/attempts`)).body;
-    expect(JSON.stringify(attempts)).to.contain('sent');
+    expect(attempts.data).to.have.length(1);
+    expect(attempts.data[0]).to.include({ attempt: 1, upstream_id: id, device_id: null, result: 'sent' });
 
     const shown = (await fx.tenant.api.get(`/upstreams/${id}`)).body;
     expect(shown.month.segments).to.equal(1);

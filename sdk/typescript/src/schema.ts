@@ -5774,8 +5774,10 @@ export interface operations {
                         data: {
                             /** @description 1 for the first; a send failed with a retryable error is tried again, up to max_send_attempts */
                             attempt: number;
-                            /** @description the device that tried it; null only when it is not known */
+                            /** @description the device that tried it; null when an upstream tried it (upstream_id), or when it is not known */
                             device_id: string | null;
+                            /** @description the upstream a route handed it to (GET /upstreams/{id}; docs/routes.md); null when a phone tried it */
+                            upstream_id: string | null;
                             /** @description the SIM slot it was tried from; null when neither the task nor the phone named one */
                             sim_slot: number | null;
                             /**

@@ -38,6 +38,8 @@ export interface AttemptRow {
   sms_id: string;
   attempt: number;
   device_id: string | null;
+  /** The upstream that tried it, when a route handed it to one (then no device did). */
+  upstream_id: string | null;
   sim_slot: number | null;
   started_at: Date;
   ended_at: Date | null;

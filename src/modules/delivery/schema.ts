@@ -7,7 +7,10 @@ export const SmsAttemptsParams = Type.Object({ id: Type.String({ format: 'uuid',
 export const SmsAttempt = Type.Object(
   {
     attempt: Type.Integer({ minimum: 1, description: '1 for the first; a send failed with a retryable error is tried again, up to max_send_attempts' }),
-    device_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'the device that tried it; null only when it is not known' }),
+    device_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'the device that tried it; null when an upstream tried it (upstream_id), or when it is not known' }),
+    upstream_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'the upstream a route handed it to (GET /upstreams/{id}; docs/routes.md); null when a phone tried it',
+    }),
     sim_slot: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'the SIM slot it was tried from; null when neither the task nor the phone named one' }),
     started_at: Timestamp,
     ended_at: Type.Union([Timestamp, Type.Null()], { description: 'null while the attempt is under way' }),

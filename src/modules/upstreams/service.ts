@@ -14,6 +14,7 @@ import type { CreateUpstreamBody, RoutesView, UpdateUpstreamBody, UpstreamView }
 import { requiredSecret, secretField, upstreamSettings } from './settings.ts';
 import { linkSettingsProblems } from './links/factory.ts';
 import { GROUP_PREFIX, groupOf, PHONES } from './routing/rules.ts';
+import { groupsChanged } from './routing/handout.ts';
 import { DEVICE_GROUP_RULE, isDeviceGroupName } from '../devices/group-name.ts';
 import type { RouteRule, UpstreamRow } from './types.ts';
 
@@ -144,6 +145,11 @@ export class UpstreamService {
     if (normalised.length === 0) await repository.deleteRoutes(this.db, accountId);
     else await repository.saveRoutes(this.db, accountId, normalised, at);
     this.changes.routesChanged(accountId, normalised);
+    // SMS kept for a device group may be kept for good (the last rule was the group's): the new
+    // routes decide on them again (this node's router knows them now), and without routes any
+    // phone may take them at once. Here, with the change, so that it holds wherever the routes
+    // were changed from, a command included.
+    await groupsChanged(this.db, accountId, normalised.length > 0, at);
     return this.routes(accountId);
   }
 }

@@ -62,6 +62,7 @@ function presentAttempt(row: AttemptRow): Static<typeof SmsAttempt> {
   return {
     attempt: Number(row.attempt),
     device_id: row.device_id,
+    upstream_id: row.upstream_id,
     sim_slot: row.sim_slot === null ? null : Number(row.sim_slot),
     started_at: row.started_at.toISOString(),
     ended_at: row.ended_at?.toISOString() ?? null,

@@ -133,16 +133,20 @@ export async function keepForPhones(db: Executor, id: string, rule: number, sinc
 
 /**
  * Hands a pending SMS to an upstream under `rule`, its submission beginning now: no phone holds
- * it any more (one that had it unacknowledged is told, by the caller), processing, on its next
- * attempt.
+ * it any more (one that had it unacknowledged is told, by the caller), processing. Its attempt
+ * number moves on only if the one it is on was tried (it has a row): an SMS no phone reported on
+ * goes upstream as its first attempt. Answers the attempt the upstream makes.
  */
-export async function takeForUpstream(db: Executor, id: string, upstreamId: string, rule: number, now: Date): Promise<void> {
-  await db.raw(
+export async function takeForUpstream(db: Executor, id: string, upstreamId: string, rule: number, now: Date): Promise<number> {
+  const { rows } = await db.raw<{ rows: { attempt: number }[] }>(
     `update sms set status = 'processing', device_id = null, device_group = null, dispatched_at = ?, updated_at = ?, upstream_id = ?, route_rule = ?,
-                    route_since = ?, route_check_at = null, upstream_tries = 0, attempt = attempt + 1
-      where id = ? and status = 'pending'`,
+                    route_since = ?, route_check_at = null, upstream_tries = 0,
+                    attempt = attempt + (exists (select 1 from sms_attempts a where a.sms_id = sms.id and a.attempt = sms.attempt))::int
+      where id = ? and status = 'pending'
+      returning attempt`,
     [now, now, upstreamId, rule, now, id],
   );
+  return Number(rows[0]!.attempt);
 }
 
 /** SMS an upstream holds whose submission began before `before` and was never answered. */

@@ -76,6 +76,8 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
   private readonly refreshes: PeriodicRun<void>;
   private wakeQueued = false;
   private wokenDuringPass = false;
+  /** Whether the routes were read once: the first read finds nothing changed. */
+  private refreshed = false;
   /** Accounts a phone of which went offline since the last look began. */
   private phonesGone = new Set<string>();
 
@@ -143,13 +145,7 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
   routesChanged(accountId: string, rules: RouteRule[]): void {
     if (rules.length === 0) this.routes.delete(accountId);
     else this.routes.set(accountId, rules);
-    // SMS kept for a device group may be kept for good (the last rule was the group's): the new
-    // routes decide on them again, and without routes any phone may take them.
-    const now = new Date(this.parts.clock.now());
-    void handout
-      .groupsChanged(this.parts.db, accountId, rules.length > 0, now)
-      .catch((error: unknown) => this.parts.logger.warn({ err: error, accountId }, 'SMS kept for device groups not looked at again after the routes changed'))
-      .finally(() => this.wake());
+    this.wake();
   }
 
   async upstreamChanged(row: UpstreamRow | { id: string; deleted: true }): Promise<void> {
@@ -162,12 +158,28 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     await this.parts.links.refresh(row);
   }
 
-  /** Rereads every account's routes and every enabled upstream, and opens or closes links to match. */
+  /**
+   * Rereads every account's routes and every enabled upstream, and opens or closes links to match.
+   * An account whose routes changed elsewhere (another node, a command) has its SMS kept for
+   * device groups looked at again once this node knows the new routes: a look by a node that
+   * still had the old ones may have kept them for good.
+   */
   async refresh(): Promise<void> {
     const [routes, enabled] = await Promise.all([repository.allRoutes(this.parts.db), repository.enabledUpstreams(this.parts.db)]);
+    const before = this.routes;
     this.routes = new Map(routes.filter((each) => each.rules.length > 0).map((each) => [each.account_id, each.rules]));
     this.upstreams = new Map(enabled.map((row) => [row.id, row]));
     await this.parts.links.sync(enabled);
+    if (!this.refreshed) {
+      this.refreshed = true;
+      return;
+    }
+    const changed = [...new Set([...before.keys(), ...this.routes.keys()])].filter(
+      (accountId) => JSON.stringify(before.get(accountId) ?? []) !== JSON.stringify(this.routes.get(accountId) ?? []),
+    );
+    const now = new Date(this.parts.clock.now());
+    for (const accountId of changed) await handout.groupsChanged(this.parts.db, accountId, this.routes.has(accountId), now);
+    if (changed.length > 0) this.wake();
   }
 
   private wake(): void {
@@ -276,10 +288,10 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
         return undefined;
       }
       if (usable) {
-        await handout.takeForUpstream(trx, row.id, usable.upstream.id, index, now);
+        const attempt = await handout.takeForUpstream(trx, row.id, usable.upstream.id, index, now);
         if (row.device_id && row.dispatched_at) await this.parts.tasks.withdrawn(trx, row.device_id, [row.id], 'moved_upstream');
         await this.parts.tasks.recordChanges(trx, [statusChange(row, 'pending', ['processing'], now, null)]);
-        return { row: { ...row, upstream_id: usable.upstream.id, attempt: row.attempt + 1, status: 'processing' }, ...usable };
+        return { row: { ...row, upstream_id: usable.upstream.id, attempt, status: 'processing' }, ...usable };
       }
       index = nextApplicable(rules, row, index + 1);
       since = now;
