@@ -15,7 +15,7 @@ describe('extended API: bulk send dry run', () => {
   it('answers 200 with each message\'s result, valid or with its errors, and creates nothing', async () => {
     const reply = await fx.tenant.api.post('/sms/bulk?dry_run=true', {
       messages: [
-        { phone: '+7 916 123-45-67', message: 'hello', priority: 5 },
+        { phone: '+7 916 123-45-67', message: 'hello', priority: 5, category: 'otp' },
         { phone: 'nope', message: '' },
         { phone: '+79161234567', message: 'x'.repeat(171) },
         { phone: '+79161234567', message: 'to a stranger', device_id: UNKNOWN_ID },
@@ -27,6 +27,7 @@ describe('extended API: bulk send dry run', () => {
     const [valid, ...invalid] = reply.body.data;
     expect(valid).to.deep.equal({
       index: 0, valid: true, phone: '+79161234567', message: 'hello', device_id: null, send_at: null, valid_until: null, priority: 5, segments: 1, encoding: 'gsm7',
+      category: 'otp',
     });
     expect(invalid.map((result: { index: number; valid: boolean }) => [result.index, result.valid])).to.deep.equal([[1, false], [2, false], [3, false], [4, false], [5, false]]);
     const fieldsOf = (index: number) => reply.body.data[index].errors.map((error: { field: string }) => error.field);

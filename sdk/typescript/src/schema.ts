@@ -5108,6 +5108,11 @@ export interface operations {
                             segments: number;
                             /** @enum {string} */
                             encoding: "gsm7" | "ucs2";
+                            /**
+                             * @description present only when the message gives one: what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account's routes may send it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list
+                             * @enum {string}
+                             */
+                            category?: "otp" | "transactional" | "marketing";
                         } | {
                             index: number;
                             /** @constant */

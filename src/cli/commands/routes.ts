@@ -1,6 +1,7 @@
 // `sms-gateway routes show|set|clear`: an account's routes (when its SMS go to its phones and when
 // to one of its upstreams) without the HTTP API. set takes the body of PUT /api/ext/v1/routes,
-// checked by the API's own schema and then by the service (each target "phones" or an upstream).
+// checked by the API's own schema and then by the service (each target "phones", a device group
+// or an upstream).
 import { isUuid } from '../../common/object-id.ts';
 import { RoutesBody } from '../../modules/upstreams/schema.ts';
 import type { RouteRule } from '../../modules/upstreams/types.ts';
@@ -15,9 +16,10 @@ export const USAGE = `usage:
   sms-gateway routes clear --account NAME [--json]
 The file holds the body of PUT /api/ext/v1/routes (--file - reads it from stdin), e.g.
   {"routes": [{"target": "phones", "after_seconds": 60}, {"target": "<upstream id>"}]}
-Each rule's target is "phones" or an upstream's id (sms-gateway upstreams list shows them); it may
-have prefixes, categories, min_priority, and for phones after_seconds and skip_when_offline;
-docs/routes.md tells every target and condition.
+Each rule's target is "phones", "group:<name>" (the phones of a device group) or an upstream's id
+(sms-gateway upstreams list shows them); it may have prefixes, categories, min_priority, and for
+phones and group rules after_seconds and skip_when_offline; docs/routes.md tells every target and
+condition.
 set replaces every rule; clear removes them all, and the account's SMS all go to its phones again.
 ${TAKES_EFFECT}`;
 

@@ -58,9 +58,9 @@ export function presentSmsDetail(sms: SmsRecord, history: SmsHistoryRow[]): Stat
 /** One message of a bulk dry run: the SMS as it would be sent, or what is wrong with it. */
 export function presentChecked(checked: CheckedSms): Static<typeof BulkDryRun>['data'][number] {
   if (checked.errors) return { index: checked.index, valid: false, errors: checked.errors };
-  const { phone, message, device_id, send_at, valid_until, priority, segments, encoding } = presentSms(checked.prepared.sms);
+  const { phone, message, device_id, send_at, valid_until, priority, segments, encoding, category } = presentSms(checked.prepared.sms);
   // Bulk sends are plain text, whose parts and encoding are always known.
-  return { index: checked.index, valid: true, phone, message, device_id, send_at, valid_until, priority, segments: segments!, encoding: encoding! };
+  return { index: checked.index, valid: true, phone, message, device_id, send_at, valid_until, priority, segments: segments!, encoding: encoding!, ...(category ? { category } : {}) };
 }
 
 /** A row a partial send left out: its index, the recipient as given, the code a single send would answer and its problems. */

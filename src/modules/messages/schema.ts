@@ -182,6 +182,7 @@ export const BulkDryRun = Type.Object({
         priority: Type.Integer(),
         segments: Type.Integer({ minimum: 1 }),
         encoding: Type.Union([Type.Literal('gsm7'), Type.Literal('ucs2')]),
+        category: Type.Optional(Category(`present only when the message gives one: ${CATEGORY_MEANING}`)),
       }),
       Type.Object({ index: Type.Integer({ minimum: 0 }), valid: Type.Literal(false), errors: Type.Array(FieldError, { minItems: 1 }) }),
     ]),
