@@ -377,9 +377,12 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
       // Priced now, per SMS: a later change of price leaves what it cost as it was.
       const price = pricePerSegment(upstream, row.phone);
       await repository.recordSubmission(trx, upstream.id, smsId, outcome.providerIds, { segments: outcome.segments, pricePerSegment: price }, now);
-      await repository.addUsage(trx, upstream.id, repository.monthOf(now), outcome.segments, price * outcome.segments);
       await this.parts.tasks.recordUpstreamAttempt(trx, { smsId, attempt: row.attempt, upstreamId: upstream.id, at: now, result: 'sent', errorCode: null, error: null, retried: false });
       await this.parts.tasks.recordChanges(trx, [statusChange(row, 'processing', ['sent'], now, null)]);
+      // Last: every answer through the upstream counts on this one row, whose lock is then held
+      // only until the commit, not through the writes above (which made it the queue every
+      // accepted submission waited in, one at a time).
+      await repository.addUsage(trx, upstream.id, repository.monthOf(now), outcome.segments, price * outcome.segments);
       return;
     }
     if (outcome.retry === 'unknown') {
