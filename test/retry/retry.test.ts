@@ -280,6 +280,25 @@ describe('delivery: retrying failed sends', () => {
     });
   });
 
+  describe('when the only phone of a device group the routes keep an SMS for fails it with a retryable error', () => {
+    afterEach(async () => {
+      await fx.tenant.api.request('PUT', '/routes', { routes: [] });
+    });
+
+    it('then it ends failed_send, rather than waiting in the pool for a phone outside the group that may never take it', async () => {
+      const inGroup = await phone([0], { group: 'g' });
+      await phone([0]);
+      const routed = await fx.tenant.api.request('PUT', '/routes', { routes: [{ target: 'group:g', skip_when_offline: false }] });
+      expect(routed.status, JSON.stringify(routed.body)).to.equal(200);
+      const id = await send();
+      await inGroup.until(1);
+      await inGroup.report(id, 'processing');
+      await fail(inGroup, id, 'no_service', 0);
+      expect(await status(id)).to.equal('failed_send');
+      expect((await attempts(id)).map((attempt) => [attempt.device_id, attempt.result, attempt.retried])).to.deep.equal([[inGroup.id, 'failed', false]]);
+    });
+  });
+
   describe('when a phone reports a malformed error_code', () => {
     for (const bad of ['No Service', 42, '', 'x'.repeat(65)]) {
       it(`then ${JSON.stringify(bad).slice(0, 20)} is rejected and counted, and the SMS does not move`, async () => {

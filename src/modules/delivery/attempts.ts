@@ -116,7 +116,7 @@ export async function retryFacts(db: Executor, sms: { id: string; account_id: st
             (select array_agg(sim_slot) from sim_health where device_id = ?
                 and (paused_until > ? or (degraded_since is not null and degraded_fault = 'send'))) as paused,
             ? as other`,
-    [sms.id, deviceId, deviceId, now, otherSendingDeviceExists(db, sms.account_id, deviceId)],
+    [sms.id, deviceId, deviceId, now, otherSendingDeviceExists(db, sms.account_id, deviceId, db.raw('(select device_group from sms where id = ?)', [sms.id]))],
   );
   const row = rows[0];
   return { failed: (row?.failed ?? []).map(Number), paused: (row?.paused ?? []).map(Number), otherDevice: Boolean(row?.other) };

@@ -611,9 +611,10 @@ export class Dispatcher {
     const known = this.devices.get(device.id);
     if (known) {
       known.sim = { selected_sim: device.selected_sim, sim_cards: device.sim_cards };
-      // New limits or window: find out afresh.
+      // New limits, window or device group: find out afresh (what part of the pool it sees too).
       known.blockedUntil = 0;
       known.full = false;
+      known.reach = undefined;
     }
     await this.link?.sendSettings(device);
     if (known) await this.claimFor(device.id);

@@ -330,9 +330,9 @@ function outOfReach(capabilities: DeviceCapabilities | null): { sql: string; bin
  * in no group skips those SMS, one in a group skips those of other groups. A condition on the
  * rows the pool's index already yields (no join): SMS kept for no group pass it at once.
  */
-function groupReach(group: string | null): { sql: string; bindings: string[] } {
-  if (group === null) return { sql: ' and device_group is null', bindings: [] };
-  return { sql: ' and (device_group is null or device_group = ?)', bindings: [group] };
+function groupReach(group: string | null, alias = ''): { sql: string; bindings: string[] } {
+  if (group === null) return { sql: ` and ${alias}device_group is null`, bindings: [] };
+  return { sql: ` and (${alias}device_group is null or ${alias}device_group = ?)`, bindings: [group] };
 }
 
 /**
@@ -359,6 +359,8 @@ async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now
   const at = new Date(now);
   const reach = outOfReach(device.capabilities);
   const group = groupReach(device.group);
+  // Again on the locked row: a route may have kept it for a group since the candidates were read.
+  const lockedGroup = groupReach(device.group, 's.');
   const named = joined(filters.canaryOnly ? [{ sql: `kind = 'canary'`, bindings: [] }, ...(filters.named ?? [])] : filters.named);
   const pool = joined(filters.canaryOnly ? [{ sql: 'false', bindings: [] }] : filters.pool);
   const logged = filters.logLater
@@ -384,7 +386,7 @@ async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now
          order by priority desc, created_at, id limit ?)),
      picked as (
        select s.id, ${OPTED_OUT('s')} as opted_out from sms s join candidates c on c.id = s.id
-        where s.status = 'pending' and s.dispatched_at is null and (s.device_id = ? or s.device_id is null)
+        where s.status = 'pending' and s.dispatched_at is null and (s.device_id = ? or (s.device_id is null${lockedGroup.sql}))
         order by c.priority desc, c.created_at, c.id
         limit ?
           for update of s skip locked),
@@ -401,7 +403,7 @@ async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now
     [
       device.id, at, at, at, ...named.bindings, slack,
       device.account_id, at, at, at, device.id, ...group.bindings, ...reach.bindings, ...pool.bindings, slack,
-      device.id, room, device.id, at, OPTED_OUT_REASON, at,
+      device.id, ...lockedGroup.bindings, room, device.id, at, OPTED_OUT_REASON, at,
       ...(filters.logLater ? [] : [device.id, at]),
     ] as never,
   );

@@ -120,9 +120,16 @@ export function withDeviceObjectId(deviceIdColumn: string): (query: Knex.QueryBu
   };
 }
 
-/** Whether the account has a live device able to send SMS other than `deviceId`: an `exists` for the caller's select list. */
-export function otherSendingDeviceExists(db: Executor, accountId: string, deviceId: string): Knex.Raw {
-  return db.raw(`exists (select 1 from devices where account_id = ? and id <> ? and deleted_at is null and can_send_sms)`, [accountId, deviceId]);
+/** Whether the account has a live device able to send the SMS other than `deviceId`: an `exists` for the caller's select list. */
+export function otherSendingDeviceExists(db: Executor, accountId: string, deviceId: string, group: Knex.Raw): Knex.Raw {
+  // An SMS the routes keep for a device group (`group`, the caller's expression; null: none) may
+  // go only to another phone of that group: one outside it could never take it, and the SMS would
+  // wait in the pool for no one.
+  return db.raw(
+    `exists (select 1 from devices d where d.account_id = ? and d.id <> ? and d.deleted_at is null and d.can_send_sms
+                and (? is null or d.group_name = ?))`,
+    [accountId, deviceId, group, group],
+  );
 }
 
 /** The SIM slots the device last reported (a subquery with one column, `slot`), for the caller's from clause. */
