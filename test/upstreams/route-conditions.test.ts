@@ -147,6 +147,36 @@ describe('route conditions end to end', function () {
     await eventually('the phone sent the plain one', async () => (await fx.tenant.api.get(`/sms/${note.id}`)).body.device_id !== null);
   });
 
+  it('lets any phone take an SMS kept from the phones for routes cleared before the router looked at it, once it comes due', async () => {
+    // The state a send leaves when the routes are cleared between its hold and its commit: kept
+    // from every phone, never looked at, for an account without routes.
+    const { db, upstreamRouter, dispatcher } = fx.gateway.services;
+    const { id } = await send({ message: 'held' });
+    await db('sms').where({ id }).update({ device_group: HELD_FOR_UPSTREAM, route_check_at: new Date(Date.now() - 1_000) });
+    const phone = fx.track(await connectDevice(fx.gateway, fx.tenant));
+    const tasks: string[] = [];
+    phone.on('task', (task) => tasks.push(task.sms_id));
+    await dispatcher.sweep();
+    expect(tasks, 'kept from the phone').to.deep.equal([]);
+
+    await upstreamRouter.pass();
+    const [row] = await db('sms').where({ id }).select('device_group', 'route_rule');
+    expect(row).to.deep.equal({ device_group: null, route_rule: -1 });
+    await eventually('the phone took it', () => tasks.includes(id));
+  });
+
+  it('sends upstream a scheduled SMS only once its time comes', async () => {
+    const id = await upstream(fx.tenant.api);
+    await setRoutes(fx.tenant.api, [{ target: id }]);
+    const sendAt = new Date(Date.now() + 2_500);
+    const scheduled = await send({ message: 'Tomorrow\'s reminder', send_at: sendAt.toISOString() });
+    await fx.gateway.services.upstreamRouter.pass();
+    expect(smsc.submits, 'nothing before send_at').to.have.length(0);
+    await eventually('submitted once its time came', () => smsc.submits.length === 1, 10_000);
+    expect(Date.now()).to.be.at.least(sendAt.getTime());
+    await eventually('sent', async () => (await status(scheduled.id)) === 'sent');
+  });
+
   it('shows the category on the SMS, lists by it, and takes it in a bulk send', async () => {
     const bulk = await fx.tenant.api.post('/sms/bulk', {
       messages: [{ phone: PHONE, message: 'one', category: 'transactional' }, { phone: PHONE, message: 'two' }],
@@ -284,6 +314,27 @@ describe('route targets: device groups', function () {
       expect(inside.tasks).to.deep.equal([]);
     } finally {
       await outside.client.endAsync();
+    }
+  });
+
+  it('moves the SMS a group keeps on when the group\'s last phone is moved out of the group while online', async () => {
+    const outside = await phone('outside');
+    const inside = await phone('inside');
+    try {
+      await setGroup(inside.id, 'g');
+      await fx.tenant.api.request('PATCH', `/devices/${inside.id}/settings`, { can_send_sms: false });
+      await setRoutes([{ target: 'group:g' }, { target: 'phones' }]);
+      const id = await send();
+      await eventually('kept for the group', async () => {
+        const [row] = await fx.gateway.services.db('sms').where({ id }).select('route_rule', 'device_group', 'status');
+        return row?.route_rule === 0 && row.device_group === 'g' && row.status === 'pending';
+      });
+      // Still online, in no group now: group g has no phone left.
+      await setGroup(inside.id, null);
+      await eventually('the phone outside the group took it', () => outside.tasks.includes(id), 10_000);
+    } finally {
+      await outside.client.endAsync();
+      await inside.client.endAsync();
     }
   });
 

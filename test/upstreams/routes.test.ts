@@ -12,6 +12,7 @@ import { rawDevice, nextMessage } from '../support/raw-device.ts';
 import { ESME_RINVDSTADR, ESME_RTHROTTLED, TestSmsc } from '../support/test-smsc.ts';
 import type { ApiClient } from '../support/tenant.ts';
 import { ALL_ORDINARY } from '../../src/modules/api-keys/permissions.ts';
+import { connectDevice } from '../support/devices.ts';
 
 const PHONE = '+447911123456';
 
@@ -143,6 +144,23 @@ describe('upstream routes: phones first, an SMSC as fallback', function () {
     } finally {
       await second.stop();
     }
+  });
+
+  it('gives an SMS the upstream refused back to the phones as its next attempt, each attempt naming who tried it', async () => {
+    smsc.answer = () => ESME_RINVDSTADR;
+    const refusing = await upstream(fx.tenant.api, smsc, 'refusing');
+    await eventually('bound', async () => (await linkState(fx.tenant.api, refusing)) === 'ready');
+    await setRoutes(fx.tenant.api, [{ target: refusing }, { target: 'phones' }]);
+    const smsId = await send();
+    await eventually('refused upstream', async () => ((await fx.tenant.api.get(`/sms/${smsId}/attempts`)).body.data as unknown[]).length === 1);
+
+    const phone = fx.track(await connectDevice(fx.gateway, fx.tenant));
+    await eventually('the phone delivered it', async () => (await status(smsId)) === 'delivered', 10_000);
+    const attempts = (await fx.tenant.api.get(`/sms/${smsId}/attempts`)).body.data;
+    expect(attempts.map((each: { attempt: number; upstream_id: string | null; device_id: string | null; result: string }) => [each.attempt, each.upstream_id, each.device_id, each.result])).to.deep.equal([
+      [1, refusing, null, 'failed'],
+      [2, null, phone.id, 'sent'],
+    ]);
   });
 
   it('prices what an upstream took by the longest matching prefix, and passes it by once its monthly budget is spent', async () => {

@@ -19,7 +19,7 @@ export const messagesFeature = defineFeature({
     const router = need('upstreamRouter');
     // A callback_id must name one of the account's webhooks; a recipient must not have opted out;
     // the routes say which phones may take a new SMS first.
-    const firstHold = { groupOf: (sms: SmsRecord) => router.groupOfNewSms(sms) };
+    const firstHold = { of: (sms: SmsRecord) => router.firstHold(sms) };
     return {
       messages: new MessageService(db, need('devices'), need('dispatcher'), new SmsWriter(db), need('events'), clock, config.defaultPhoneRegion, need('webhooks'), need('optOut'), firstHold),
     };

@@ -25,10 +25,10 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
     `with created as (
        insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, sim_slot, callback_id,
                         send_at, expires_at, priority, created_at, updated_at, kind, is_encrypted, data, data_port, transactional,
-                        passphrase_fingerprint, way_in, category, device_group)
+                        passphrase_fingerprint, way_in, category, device_group, route_check_at)
        select * from unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::bool[], ?::text[], ?::text[], ?::text[], ?::int2[], ?::uuid[],
                             ?::timestamptz[], ?::timestamptz[], ?::int2[], ?::timestamptz[], ?::timestamptz[],
-                            ?::text[], ?::bool[], ?::text[], ?::int4[], ?::bool[], ?::text[], ?::text[], ?::text[], ?::text[])
+                            ?::text[], ?::bool[], ?::text[], ?::int4[], ?::bool[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[])
        returning id, status, created_at)
      insert into sms_status_history (sms_id, status, source, created_at)
      select id, status, ?, created_at from created`,
@@ -42,6 +42,7 @@ export async function insertSms(db: Executor, batch: SmsRecord[], source: SmsHis
       batch.map((sms) => sms.way_in ?? 'api'),
       batch.map((sms) => sms.category ?? null),
       batch.map((sms) => sms.device_group ?? null),
+      batch.map((sms) => sms.route_check_at ?? null),
       source,
     ] as never,
   );

@@ -100,12 +100,13 @@ function batchRefused(bad: CheckedSms[], total: number): AppError {
 export const OPTED_OUT_DETAIL = 'recipient_opted_out: the recipient has opted out (sent STOP or was added to the suppression list)';
 
 /**
- * The device group a new SMS is kept for until the account's routes first look at it (null: any
- * phone may take it at once): the routes' first rule for it may be a device group's or an
- * upstream's, and a phone outside it must not take the SMS in the moment before that look.
+ * The device group a new SMS is kept for until the account's routes first look at it, and by when
+ * they are to look (null: any phone may take it at once): the routes' first rule for it may be a
+ * device group's or an upstream's, and a phone outside it must not take the SMS in the moment
+ * before that look.
  */
 export interface FirstHold {
-  groupOf(sms: messages.SmsRecord): string | null;
+  of(sms: messages.SmsRecord): { group: string; lookBy: Date } | null;
 }
 
 /** The furthest ahead an SMS may be scheduled or kept valid. */
@@ -125,7 +126,7 @@ export class MessageService {
     /** Who opted out; without opt-out nobody did. */
     private readonly suppressions: SuppressionCheck = { suppressedAmong: async () => new Set() },
     /** Which phones may take a new SMS before the account's routes first look at it; without routes any. */
-    private readonly firstHold: FirstHold = { groupOf: () => null },
+    private readonly firstHold: FirstHold = { of: () => null },
   ) {}
 
   /** Creates one SMS (or, with no_store, hands it to a device now). */
@@ -385,7 +386,11 @@ export class MessageService {
     };
     // Kept for a device group from the start when the account's routes say so: a phone outside it
     // could otherwise take it before the router first looks (an in-memory look; none without routes).
-    if (!input.noStore) sms.device_group = this.firstHold.groupOf(sms);
+    const hold = input.noStore ? null : this.firstHold.of(sms);
+    if (hold) {
+      sms.device_group = hold.group;
+      sms.route_check_at = hold.lookBy;
+    }
     return { sms, noStore: Boolean(input.noStore) };
   }
 

@@ -56,6 +56,8 @@ export interface SmsRecord {
   category?: SmsCategory | null;
   /** The device group a route keeps it for: only that group's phones may take it. Absent or null: any phone. */
   device_group?: string | null;
+  /** When the routes are to look at it at the latest, while they keep it from the phones (null: no such look). */
+  route_check_at?: Date | null;
 }
 
 /**

@@ -55,9 +55,12 @@ export const upstreamsFeature = defineFeature({
       register: (events, need, { logger }) => {
         const router = need('upstreamRouter');
         events.on('sms.queued', (sms) => router.queued(sms));
-        events.on('device.offline', ({ accountId }) =>
-          router.phonesLeft(accountId).catch((error: unknown) => logger.warn({ err: error, accountId }, 'routes not looked at again after the phones went offline')),
-        );
+        const phonesLeft = (accountId: string) =>
+          router.phonesLeft(accountId).catch((error: unknown) => logger.warn({ err: error, accountId }, 'routes not looked at again after the phones went offline'));
+        events.on('device.offline', ({ accountId }) => phonesLeft(accountId));
+        // A phone moved out of a device group, or deleted, may have been the group's last online.
+        events.on('device.settings_changed', (device) => phonesLeft(device.account_id));
+        events.on('device.deleted', (device) => phonesLeft(device.account_id));
       },
     },
   ],

@@ -13,6 +13,8 @@ export interface RoutedRow extends Omit<SmsSnapshot, 'device_object_id'> {
   priority: number;
   category: SmsCategory | null;
   created_at: Date;
+  /** Not to be sent before (null: at once). */
+  send_at: Date | null;
   dispatched_at: Date | null;
   upstream_id: string | null;
   route_rule: number | null;
@@ -27,7 +29,7 @@ export interface RoutedRow extends Omit<SmsSnapshot, 'device_object_id'> {
 /** The SMS's recipient opted out since it was made (STOP while it waited), as the phones' claim checks it. */
 const OPTED_OUT = `(not transactional and exists (select 1 from suppressions x where x.account_id = sms.account_id and x.phone = sms.phone))`;
 
-const COLUMNS = `id, object_id, account_id, phone, message, callback_id, device_id, is_encrypted, kind, way_in, status, priority, category, created_at,
+const COLUMNS = `id, object_id, account_id, phone, message, callback_id, device_id, is_encrypted, kind, way_in, status, priority, category, created_at, send_at,
             dispatched_at, upstream_id, route_rule, route_since, upstream_tries, attempt, expires_at, ${OPTED_OUT} as opted_out`;
 
 /**
@@ -42,13 +44,17 @@ export interface ToLookAt {
   account_id: string;
 }
 
-/** SMS of routed accounts the router has not looked at yet (route_rule null), oldest first. */
-export async function unrouted(db: Executor, accountIds: string[], limit: number): Promise<ToLookAt[]> {
+/**
+ * SMS of routed accounts the router has not looked at yet (route_rule null), oldest first; one
+ * scheduled for later only once its time came (a route must not send it early).
+ */
+export async function unrouted(db: Executor, accountIds: string[], now: Date, limit: number): Promise<ToLookAt[]> {
   if (accountIds.length === 0) return [];
   const { rows } = await db.raw<{ rows: ToLookAt[] }>(
     `select id, account_id from sms where account_id = any(?::uuid[]) and status = 'pending' and route_rule is null and ${ROUTABLE}
+        and (send_at is null or send_at <= ?)
       order by created_at limit ?`,
-    [accountIds, limit],
+    [accountIds, now, limit],
   );
   return rows;
 }
@@ -179,14 +185,14 @@ export async function moveToUpstream(db: Executor, id: string, upstreamId: strin
 /**
  * Back to the phones under `rule` after the upstreams before it could not take it: pending again,
  * for any phone (`group` null) or those of a device group, looked at again at once (the rule's
- * wait starts now). Processing is the gateway's own step (the API shows it as pending), so going
+ * wait starts now), on its next attempt (the upstream's has its row). Processing is the gateway's own step (the API shows it as pending), so going
  * back is no status a client sees change; the history says why.
  */
 export async function returnToPhones(db: Executor, id: string, rule: number, now: Date, why: string, group: string | null): Promise<void> {
   await db.raw(
     `with back as (
        update sms set status = 'pending', upstream_id = null, dispatched_at = null, updated_at = ?, route_rule = ?, route_since = ?, route_check_at = ?,
-                      device_group = ?::text
+                      device_group = ?::text, attempt = attempt + 1
         where id = ? and status = 'processing' returning id)
      insert into sms_status_history (sms_id, status, source, reason, created_at) select id, 'pending', 'system', ?, ? from back`,
     [now, rule, now, now, group, id, why, now],

@@ -38,6 +38,8 @@ export const MAX_TRIES = 5;
 /** A submission with no answer after this is taken for lost with its node; its outcome is unknown. */
 export const SUBMIT_WATCHDOG_MS = 10 * 60_000;
 const PASS_EVERY_MS = 1_000;
+/** A new SMS kept from the phones for the routes is looked at by then at the latest (firstHold). */
+const FIRST_LOOK_WITHIN_MS = 5_000;
 const REFRESH_EVERY_MS = 5_000;
 const PAGE = 200;
 /** A pass looks again while there is more, up to this many times, so that the timer's passes still get their turn. */
@@ -107,13 +109,19 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
 
   /**
    * Which device group a new SMS is kept for until the router first looks at it (the messages
-   * module asks before storing it): that of the first rule applying to it, when a group's. An
-   * in-memory look; null for accounts without routes and for SMS routes do not carry.
+   * module asks before storing it): that of the first rule applying to it, when a group's or an
+   * upstream's, and by when the router is to look at it whatever happens meanwhile. An in-memory
+   * look; null for accounts without routes and for SMS routes do not carry.
    */
-  groupOfNewSms(sms: SmsRecord): string | null {
+  firstHold(sms: SmsRecord): { group: string; lookBy: Date } | null {
     const rules = this.routes.get(sms.account_id);
     if (!rules || sms.kind !== 'text' || sms.is_encrypted || sms.device_named) return null;
-    return groupAtCreation(rules, { phone: sms.phone, priority: sms.priority, category: sms.category ?? null });
+    const group = groupAtCreation(rules, { phone: sms.phone, priority: sms.priority, category: sms.category ?? null });
+    if (group === null) return null;
+    // The routes may be cleared before this SMS is committed, and no look of an account without
+    // routes would find it: it comes due by itself, and a look with no rules lets any phone take it.
+    const from = Math.max(this.parts.clock.now(), sms.send_at?.getTime() ?? 0);
+    return { group, lookBy: new Date(from + FIRST_LOOK_WITHIN_MS) };
   }
 
   /**
@@ -195,7 +203,9 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
 
   /** One look at the SMS that need one: new ones of routed accounts, and those whose time is due. */
   async pass(): Promise<void> {
-    if (this.routes.size === 0 && this.upstreams.size === 0) return;
+    // Even with no routes and no upstream here: an SMS kept from the phones while routes were
+    // cleared comes due (firstHold), and one an upstream since deleted held may be stalled. Both
+    // reads use small partial indexes.
     const { db, clock } = this.parts;
     for (let looks = 0; looks < MAX_LOOKS_PER_PASS; looks++) {
       this.wokenDuringPass = false;
@@ -210,7 +220,7 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
       }
       const now = clock.now();
       const page = [
-        ...(await handout.unrouted(db, [...this.routes.keys()], PAGE)),
+        ...(await handout.unrouted(db, [...this.routes.keys()], new Date(now), PAGE)),
         ...(await handout.due(db, new Date(now), PAGE)),
         ...(await handout.stalled(db, new Date(now - SUBMIT_WATCHDOG_MS), PAGE)),
       ];
@@ -255,11 +265,11 @@ export class UpstreamRouter implements RoutingChanges, LinkListener {
     let since: Date;
     if (row.route_rule === null || row.route_rule < 0) {
       index = nextApplicable(rules, row, 0);
-      since = row.created_at;
+      since = laterOf(row.created_at, row.send_at);
     } else {
       // The routes may have changed since: the rule it was under, if it still applies, else the next.
       index = row.route_rule < rules.length && applies(rules[row.route_rule]!, row) ? row.route_rule : nextApplicable(rules, row, row.route_rule);
-      since = row.route_since ?? row.created_at;
+      since = row.route_since ?? laterOf(row.created_at, row.send_at);
     }
     while (index !== undefined) {
       const rule = rules[index]!;
@@ -492,4 +502,9 @@ async function inParallel<T>(items: readonly T[], limit: number, work: (item: T)
     while (next < items.length) await work(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** A phones rule's wait starts when the SMS may first be sent: made, or scheduled for later. */
+function laterOf(createdAt: Date, sendAt: Date | null): Date {
+  return sendAt && sendAt.getTime() > createdAt.getTime() ? sendAt : createdAt;
 }
