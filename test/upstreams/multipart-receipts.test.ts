@@ -60,6 +60,9 @@ describe('upstream routes: receipts of an SMS sent in parts', function () {
     // The same part's receipt again does not stand for another part.
     await receipt(parts[0]!, 'DELIVRD');
     expect((await sms(id)).status, 'after the first part again').to.equal('sent');
+    // A later, different receipt for a part already delivered: the part's first receipt stands.
+    await receipt(parts[0]!, 'UNDELIV');
+    expect((await sms(id)).status, 'after a different receipt for the first part').to.equal('sent');
     await receipt(parts[1]!, 'DELIVRD');
     expect((await sms(id)).status, 'after every part').to.equal('delivered');
   });

@@ -28,6 +28,8 @@ export function outcomeOfParts(latest: ReceiptOutcome, parts: readonly (string |
 export async function outcomeAfterReceipt(db: Executor, upstreamId: string, receipt: UpstreamReceipt): Promise<ReceiptOutcome | undefined> {
   // An intermediate receipt (ENROUTE, ACCEPTD) says no more than sent, of any part.
   if (receipt.outcome === 'sent') return 'sent';
-  const parts = await recordPartOutcome(db, upstreamId, receipt.providerId, receipt.outcome);
-  return outcomeOfParts(receipt.outcome, parts);
+  const { kept, parts } = await recordPartOutcome(db, upstreamId, receipt.providerId, receipt.outcome);
+  // The part's first final receipt is what it says: a later, different one for the same part
+  // (a provider's correction or a replay) changes nothing.
+  return outcomeOfParts((kept ?? receipt.outcome) as ReceiptOutcome, parts);
 }

@@ -150,17 +150,23 @@ export async function smsOfSubmission(db: Executor, upstreamId: string, provider
 
 /**
  * Records a part's final receipt (its first: one sent again, or a later different one, changes
- * nothing) and answers the final receipts of every part of that SMS through the upstream, this
- * one's included; null for a part with none yet. Run under the SMS's lock, so that two parts'
- * receipts are counted one after the other.
+ * nothing) and answers what the part keeps (`kept`, that first) and the final receipts of every
+ * part of that SMS through the upstream, this one's included (null for a part with none yet);
+ * `kept` null when no part has the id. Run under the SMS's lock, so that two parts' receipts are
+ * counted one after the other.
  */
-export async function recordPartOutcome(db: Executor, upstreamId: string, providerId: string, outcome: string): Promise<(string | null)[]> {
-  const { rows: updated } = await db.raw<{ rows: { sms_id: string }[] }>(
-    `update upstream_submissions set outcome = coalesce(outcome, ?) where upstream_id = ? and provider_id = ? returning sms_id`,
+export async function recordPartOutcome(
+  db: Executor,
+  upstreamId: string,
+  providerId: string,
+  outcome: string,
+): Promise<{ kept: string | null; parts: (string | null)[] }> {
+  const { rows: updated } = await db.raw<{ rows: { sms_id: string; outcome: string }[] }>(
+    `update upstream_submissions set outcome = coalesce(outcome, ?) where upstream_id = ? and provider_id = ? returning sms_id, outcome`,
     [outcome, upstreamId, providerId],
   );
-  const smsId = updated[0]?.sms_id;
-  if (!smsId) return [];
-  const { rows } = await db.raw<{ rows: { outcome: string | null }[] }>(`select outcome from upstream_submissions where upstream_id = ? and sms_id = ?`, [upstreamId, smsId]);
-  return rows.map((row) => row.outcome);
+  const part = updated[0];
+  if (!part) return { kept: null, parts: [] };
+  const { rows } = await db.raw<{ rows: { outcome: string | null }[] }>(`select outcome from upstream_submissions where upstream_id = ? and sms_id = ?`, [upstreamId, part.sms_id]);
+  return { kept: part.outcome, parts: rows.map((row) => row.outcome) };
 }

@@ -152,9 +152,14 @@ export class SmppLink implements UpstreamLink {
   }
 
   /** A refusal after some parts were taken names them: the SMSC may deliver those. */
+  /**
+   * A long text whose later part failed after earlier parts were accepted: the SMSC is sending
+   * those parts, so the SMS may not go again, through this link or the next rule (the recipient
+   * would get them twice). Its outcome is unknown, and the watchdog settles it.
+   */
   private halfSent(outcome: Refusal, acceptedIds: string[]): Refusal {
     if (acceptedIds.length === 0) return outcome;
-    return { ...outcome, detail: `${outcome.detail}; parts already accepted: ${acceptedIds.join(', ')}` };
+    return { ...outcome, retry: 'unknown', detail: `${outcome.detail}; parts already accepted: ${acceptedIds.join(', ')}` };
   }
 
   private fieldsOf(submission: UpstreamSubmission): Record<string, unknown> {
