@@ -32,7 +32,10 @@ export function parseJson(source: string, raw: string): unknown {
   try {
     return JSON.parse(raw) as unknown;
   } catch (error) {
-    throw new CliError(`${source} is not valid JSON: ${(error as Error).message}`);
+    // Only where it broke: the parser's own message quotes the text around it, which may be a
+    // password in a settings file.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new CliError(`${source} is not valid JSON${position === undefined ? '' : ` (at character ${position})`}`);
   }
 }
 

@@ -231,7 +231,9 @@ describe('sms-gateway upstreams and routes', function () {
       ['an unknown kind', () => ['upstreams', 'create', '--account', account, '--settings', '{"name": "x", "kind": "mms"}'], /^error: --settings refused: kind must be one of: smpp, twilio$/m],
       ['a required setting missing, as the API names it', () => ['upstreams', 'create', '--account', account, '--settings', '{"name": "x", "kind": "smpp", "port": 1, "system_id": "a"}', '--secret-file', passwordFile], /host is required for a smpp upstream/],
       ['a wrong type', () => ['upstreams', 'create', '--account', account, '--settings', '{"name": "x", "kind": "smpp", "port": "2775"}'], /port must be an integer/],
-      ['settings that are not JSON', () => ['upstreams', 'create', '--account', account, '--settings', '{"name": '], /^error: --settings is not valid JSON: /m],
+      ['settings that are not JSON', () => ['upstreams', 'create', '--account', account, '--settings', '{"name": '], /^error: --settings is not valid JSON/m],
+      // The parser's message quotes the text where it broke: the password must not reach the terminal.
+      ['a settings file broken right at its password', () => ['upstreams', 'create', '--account', account, '--settings-file', file('broken-secret.json', `{"name": "x", "kind": "smpp", "password": ${password}"}`)], /is not valid JSON/],
       ['a settings file that is not there', () => ['upstreams', 'create', '--account', account, '--settings-file', join(files.dir, 'absent.json')], /absent\.json: no such file/],
       ['a password on the command line', () => ['upstreams', 'create', '--account', account, '--settings', `{"name": "x", "kind": "smpp", "password": "${password}"}`], /--settings may not carry password/],
       ['an id that is no UUID', () => ['upstreams', 'show', '--account', account, 'carrier'], /"carrier" is not an upstream id \(a UUID\)/],

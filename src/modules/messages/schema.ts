@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { EXTENDED_STATUSES, SMS_STATUSES } from './status.ts';
-import { SMS_CATEGORIES } from './category.ts';
+import { smsCategorySchema } from './category.ts';
 
 import { MESSAGE_MAX_CHARACTERS } from '../../common/characters.ts';
 
@@ -33,7 +33,7 @@ const Scheduling = {
   priority: Type.Optional(Type.Integer({ minimum: -100, maximum: 100, default: 0, description: 'higher first; equal priority goes oldest first' })),
 };
 
-const Category = (description: string) => Type.Union(SMS_CATEGORIES.map((category) => Type.Literal(category)), { description });
+const Category = (description: string) => smsCategorySchema({ description });
 const CATEGORY_MEANING =
   'what the SMS is: otp (a one-time code), transactional (an account notice, a receipt), marketing; the account\'s routes may send ' +
   'it by this (docs/routes.md). Not the sms:send_transactional permission: a category never lets an SMS past the suppression list';

@@ -2,7 +2,7 @@
 // fields are flat, those of its kind only: what was posted is what is read back, less the secret
 // (password, auth_token), which is never shown.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { SMS_CATEGORIES } from '../messages/category.ts';
+import { SMS_CATEGORIES, smsCategorySchema } from '../messages/category.ts';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 const Money = (description: string) => Type.Union([Type.Number({ minimum: 0, maximum: 1e9 }), Type.Null()], { description });
@@ -107,7 +107,7 @@ export const RouteRuleSchema = Type.Object(
     prefixes: Type.Optional(Type.Array(E164Prefix, { minItems: 1, maxItems: 100, description: 'the rule applies only to destinations starting with one of these' })),
     min_priority: Type.Optional(Type.Integer({ minimum: -100, maximum: 100, description: 'the rule applies only to SMS of at least this priority' })),
     categories: Type.Optional(
-      Type.Array(Type.Union(SMS_CATEGORIES.map((category) => Type.Literal(category))), {
+      Type.Array(smsCategorySchema(), {
         minItems: 1,
         maxItems: SMS_CATEGORIES.length,
         uniqueItems: true,
