@@ -80,7 +80,7 @@ export async function dispatchLatency(): Promise<Record<string, string | number>
 }
 
 /** Runs `send(i)` for i < total at `rate` per second, without waiting for each to finish. */
-async function paced(total: number, rate: number, send: (i: number) => Promise<void>): Promise<void> {
+export async function paced(total: number, rate: number, send: (i: number) => Promise<void>): Promise<void> {
   const started = performance.now();
   const inFlight: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {

@@ -5,6 +5,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { WorkerCommand, WorkerDevice, WorkerReport } from './fleet-worker.ts';
+import { randomUUID } from 'node:crypto';
+import { hashSecret, randomToken } from '../../src/common/secrets.ts';
+import { newObjectId } from '../../src/common/object-id.ts';
+import type { Database } from '../../src/storage/database.ts';
 
 const WORKER = fileURLToPath(new URL('./fleet-worker.ts', import.meta.url));
 
@@ -159,4 +163,23 @@ export class FleetGenerators {
       child.send(command);
     });
   }
+}
+
+/** N devices with random tokens, stored the way registration stores them (token hash only). */
+export async function registerFleetDevices(database: Database, count: number): Promise<{ id: string; token: string }[]> {
+  const accountId = randomUUID();
+  await database('accounts').insert({ id: accountId, name: `bench-fleet-${accountId.slice(0, 8)}` });
+  const credentials = Array.from({ length: count }, () => ({ id: randomUUID(), token: `sgd_${randomToken(32)}` }));
+  const now = new Date();
+  const rows = credentials.map((device, i) => ({
+    id: device.id,
+    object_id: newObjectId(now.getTime()),
+    account_id: accountId,
+    name: `fleet-${i + 1}`,
+    token_hash: hashSecret(device.token),
+    created_at: now,
+    updated_at: now,
+  }));
+  await database.batchInsert('devices', rows, 1000);
+  return credentials;
 }

@@ -35,12 +35,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
-import { hashSecret, randomToken } from '../../src/common/secrets.ts';
-import { newObjectId } from '../../src/common/object-id.ts';
+import { randomToken } from '../../src/common/secrets.ts';
 import { closeDatabase, migrate, openDatabase, type Database } from '../../src/storage/database.ts';
 import { deviceTopic } from '../../broker/topics.ts';
 import { freePort, freshDatabase, printTable } from './support.ts';
-import { FleetGenerators, type FleetConnectResult } from './fleet-generators.ts';
+import { FleetGenerators, registerFleetDevices, type FleetConnectResult } from './fleet-generators.ts';
 
 const N = Number(process.env.FLEET_DEVICES ?? 10_000);
 const CONCURRENCY = Number(process.env.FLEET_CONCURRENCY ?? 300);
@@ -301,25 +300,6 @@ function mosquittoPid(): number | undefined {
   }
 }
 
-/** N devices with random tokens, stored the way registration stores them (token hash only). */
-async function registerDevices(database: Database, count: number): Promise<Credentials[]> {
-  const accountId = randomUUID();
-  await database('accounts').insert({ id: accountId, name: `bench-fleet-${accountId.slice(0, 8)}` });
-  const credentials = Array.from({ length: count }, () => ({ id: randomUUID(), token: `sgd_${randomToken(32)}` }));
-  const now = new Date();
-  const rows = credentials.map((device, i) => ({
-    id: device.id,
-    object_id: newObjectId(now.getTime()),
-    account_id: accountId,
-    name: `fleet-${i + 1}`,
-    token_hash: hashSecret(device.token),
-    created_at: now,
-    updated_at: now,
-  }));
-  await database.batchInsert('devices', rows, 1000);
-  return credentials;
-}
-
 /** Connects the devices through the generator processes, logging progress. */
 function connectFleet(label: string, brokerUrl: string, credentials: Credentials[]): Promise<FleetConnectResult> {
   return generators!.connect(brokerUrl, credentials.map(({ id, token }, i) => ({ id, token, name: `fleet-${i + 1}` })), {
@@ -462,7 +442,7 @@ try {
   db = await openDatabase({ databaseUrl: database.url, dataDir: join(work, 'unused'), poolMax: 2 });
   await migrate(db);
   const registerStarted = Date.now();
-  const registered = await registerDevices(db, N + WARMUP);
+  const registered = await registerFleetDevices(db, N + WARMUP);
   const credentials = registered.slice(0, N);
   log(`registered ${N} + ${WARMUP} warm-up devices in ${((Date.now() - registerStarted) / 1000).toFixed(1)} s`);
 

@@ -9,6 +9,7 @@ const SCENARIOS: [title: string, script: string, timeoutMs: number][] = [
   ['1. Accept rate', 'scripts/bench/accept-rate.ts', 120_000],
   ['2. Dispatch latency', 'scripts/bench/dispatch-latency.ts', 150_000],
   ['3. Fleet', 'scripts/bench/fleet.ts', 420_000],
+  ['3b. Fleet: dispatch latency beside it', 'scripts/bench/fleet-latency.ts', 420_000],
   ['4. Status ingestion', 'scripts/bench/status-ingestion.ts', 240_000],
   ['5a. Legacy search', 'scripts/bench/legacy-search.ts', 300_000],
   ['5b. Webhook delivery', 'scripts/bench/webhooks.ts', 150_000],
