@@ -295,48 +295,36 @@ describe('route targets: device groups', function () {
     }
   });
 
-  it('moves the SMS a group keeps on when the group\'s last phone goes offline while another phone stays online', async () => {
-    const outside = await phone('outside');
-    const inside = await phone('inside');
-    try {
-      await setGroup(inside.id, 'g');
-      // The group phone has no room: the SMS waits, kept for the group.
-      await fx.tenant.api.request('PATCH', `/devices/${inside.id}/settings`, { can_send_sms: false });
-      await setRoutes([{ target: 'group:g' }, { target: 'phones' }]);
-      const id = await send();
-      // The router has kept it for the group (the API does not show the restriction; the row does).
-      await eventually('kept for the group', async () => {
-        const [row] = await fx.gateway.services.db('sms').where({ id }).select('route_rule', 'device_group', 'status');
-        return row?.route_rule === 0 && row.device_group === 'g' && row.status === 'pending';
-      });
-      await inside.client.endAsync(true);
-      await eventually('the phone outside the group took it', () => outside.tasks.includes(id), 10_000);
-      expect(inside.tasks).to.deep.equal([]);
-    } finally {
-      await outside.client.endAsync();
-    }
-  });
-
-  it('moves the SMS a group keeps on when the group\'s last phone is moved out of the group while online', async () => {
-    const outside = await phone('outside');
-    const inside = await phone('inside');
-    try {
-      await setGroup(inside.id, 'g');
-      await fx.tenant.api.request('PATCH', `/devices/${inside.id}/settings`, { can_send_sms: false });
-      await setRoutes([{ target: 'group:g' }, { target: 'phones' }]);
-      const id = await send();
-      await eventually('kept for the group', async () => {
-        const [row] = await fx.gateway.services.db('sms').where({ id }).select('route_rule', 'device_group', 'status');
-        return row?.route_rule === 0 && row.device_group === 'g' && row.status === 'pending';
-      });
-      // Still online, in no group now: group g has no phone left.
-      await setGroup(inside.id, null);
-      await eventually('the phone outside the group took it', () => outside.tasks.includes(id), 10_000);
-    } finally {
-      await outside.client.endAsync();
-      await inside.client.endAsync();
-    }
-  });
+  // The group's last phone leaves the group while another phone of the account stays online: the
+  // SMS the group keeps moves on to the next rule, and that phone takes it.
+  const groupPhoneGoes: [string, (inside: Awaited<ReturnType<typeof phone>>) => Promise<unknown>][] = [
+    ['goes offline', (inside) => inside.client.endAsync(true)],
+    ['is moved out of the group while online', (inside) => setGroup(inside.id, null)],
+  ];
+  for (const [how, leave] of groupPhoneGoes) {
+    it(`moves the SMS a group keeps on when the group's last phone ${how}, another phone staying online`, async () => {
+      const outside = await phone('outside');
+      const inside = await phone('inside');
+      try {
+        await setGroup(inside.id, 'g');
+        // The group phone has no room: the SMS waits, kept for the group.
+        await fx.tenant.api.request('PATCH', `/devices/${inside.id}/settings`, { can_send_sms: false });
+        await setRoutes([{ target: 'group:g' }, { target: 'phones' }]);
+        const id = await send();
+        // The router has kept it for the group (the API does not show the restriction; the row does).
+        await eventually('kept for the group', async () => {
+          const [row] = await fx.gateway.services.db('sms').where({ id }).select('route_rule', 'device_group', 'status');
+          return row?.route_rule === 0 && row.device_group === 'g' && row.status === 'pending';
+        });
+        await leave(inside);
+        await eventually('the phone outside the group took it', () => outside.tasks.includes(id), 10_000);
+        expect(inside.tasks).to.deep.equal([]);
+      } finally {
+        await outside.client.endAsync();
+        await inside.client.endAsync();
+      }
+    });
+  }
 
   it('takes an SMS back from a phone outside the group that had not acknowledged it when a group rule comes to keep it, and the group\'s phone sends it', async () => {
     const { device: outsideDevice, token: outsideToken } = await fx.registerDevice('outside');
