@@ -8,6 +8,7 @@ import { webhookConfig } from '../support/webhooks.ts';
 import { eventually } from '../support/eventually.ts';
 import { connectDevice } from '../support/devices.ts';
 import { ESME_RINVDSTADR, TestSmsc } from '../support/test-smsc.ts';
+import { LOOPBACK_PROVIDERS, smppUpstream } from '../support/smpp-upstream.ts';
 import type { ApiClient } from '../support/tenant.ts';
 
 const UK = '+447911123456';
@@ -17,7 +18,7 @@ const LONG_TEXT = 'Ваша посылка в пути. '.repeat(8);
 
 describe('upstream report: costs and counts per upstream beside the phones', function () {
   this.timeout(30_000);
-  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: ['127.0.0.1'] }) } });
+  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: LOOPBACK_PROVIDERS }) } });
   let refusing: TestSmsc;
   let carrier: TestSmsc;
 
@@ -31,13 +32,7 @@ describe('upstream report: costs and counts per upstream beside the phones', fun
     await carrier.stop();
   });
 
-  async function upstream(api: ApiClient, smsc: TestSmsc, name: string, prices: object = {}): Promise<string> {
-    const created = await api.post('/upstreams', { name, kind: 'smpp', host: '127.0.0.1', port: smsc.port, system_id: 'gateway', password: smsc.password, ...prices });
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    const id = created.body.id as string;
-    await eventually(`${name} bound`, async () => (await api.get(`/upstreams/${id}`)).body.link.state === 'ready');
-    return id;
-  }
+  const upstream = (api: ApiClient, smsc: TestSmsc, name: string, prices: object = {}) => smppUpstream(api, smsc, { name, ...prices });
   const sms = async (id: string) => (await fx.tenant.api.get(`/sms/${id}`)).body as { status: string };
   async function send(phone: string, message: string): Promise<string> {
     const created = await fx.tenant.api.post('/sms', { phone, message });

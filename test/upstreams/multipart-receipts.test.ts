@@ -7,6 +7,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { webhookConfig } from '../support/webhooks.ts';
 import { eventually } from '../support/eventually.ts';
 import { TestSmsc } from '../support/test-smsc.ts';
+import { LOOPBACK_PROVIDERS, smppUpstream } from '../support/smpp-upstream.ts';
 
 const PHONE = '+447911123456';
 /** 168 characters outside the GSM alphabet: UCS-2 in parts of 67, three parts (an SMS has at most 170 characters). */
@@ -15,15 +16,12 @@ const STATE = { DELIVRD: 2, EXPIRED: 3, UNDELIV: 5 } as const;
 
 describe('upstream routes: receipts of an SMS sent in parts', function () {
   this.timeout(30_000);
-  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: ['127.0.0.1'] }) } });
+  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: LOOPBACK_PROVIDERS }) } });
   let smsc: TestSmsc;
 
   beforeEach(async () => {
     smsc = await TestSmsc.start();
-    const created = await fx.tenant.api.post('/upstreams', { name: 'carrier', kind: 'smpp', host: '127.0.0.1', port: smsc.port, system_id: 'gateway', password: smsc.password });
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    const id = created.body.id as string;
-    await eventually('the link bound', async () => (await fx.tenant.api.get(`/upstreams/${id}`)).body.link.state === 'ready');
+    const id = await smppUpstream(fx.tenant.api, smsc);
     const routes = await fx.tenant.api.request('PUT', '/routes', { routes: [{ target: id }] });
     expect(routes.status, JSON.stringify(routes.body)).to.equal(200);
   });

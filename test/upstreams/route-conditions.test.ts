@@ -7,6 +7,7 @@ import { webhookConfig } from '../support/webhooks.ts';
 import { eventually } from '../support/eventually.ts';
 import { rawDevice, nextMessage } from '../support/raw-device.ts';
 import { TestSmsc } from '../support/test-smsc.ts';
+import { LOOPBACK_PROVIDERS, smppUpstream } from '../support/smpp-upstream.ts';
 import type { ApiClient } from '../support/tenant.ts';
 import { applies, groupAtCreation, groupOf, HELD_FOR_UPSTREAM, onlineFor } from '../../src/modules/upstreams/routing/rules.ts';
 import { connectDevice } from '../support/devices.ts';
@@ -69,7 +70,7 @@ describe('route targets: device groups, the rules alone', () => {
 describe('route conditions end to end', function () {
   this.timeout(30_000);
   // The SMSC listens on 127.0.0.1, which the outbound destination guard refuses unless allowed.
-  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: ['127.0.0.1'] }) } });
+  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: LOOPBACK_PROVIDERS }) } });
   let smsc: TestSmsc;
 
   beforeEach(async () => {
@@ -79,13 +80,7 @@ describe('route conditions end to end', function () {
     await smsc.stop();
   });
 
-  async function upstream(api: ApiClient): Promise<string> {
-    const created = await api.post('/upstreams', { name: 'carrier', kind: 'smpp', host: '127.0.0.1', port: smsc.port, system_id: 'gateway', password: smsc.password });
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    const id = created.body.id as string;
-    await eventually('the link bound', async () => (await api.get(`/upstreams/${id}`)).body.link.state === 'ready');
-    return id;
-  }
+  const upstream = (api: ApiClient) => smppUpstream(api, smsc);
   async function setRoutes(api: ApiClient, routes: object[]) {
     const reply = await api.request('PUT', '/routes', { routes });
     expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
@@ -209,7 +204,7 @@ describe('route conditions end to end', function () {
 
 describe('route targets: device groups', function () {
   this.timeout(30_000);
-  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: ['127.0.0.1'] }) } });
+  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: LOOPBACK_PROVIDERS }) } });
   let smsc: TestSmsc;
 
   beforeEach(async () => {
@@ -271,10 +266,7 @@ describe('route targets: device groups', function () {
     const inside = await phone('inside');
     try {
       await setGroup(inside.id, 'g');
-      const created = await fx.tenant.api.post('/upstreams', { name: 'carrier', kind: 'smpp', host: '127.0.0.1', port: smsc.port, system_id: 'gateway', password: smsc.password });
-      expect(created.status, JSON.stringify(created.body)).to.equal(201);
-      const upstream = created.body.id as string;
-      await eventually('the link bound', async () => (await fx.tenant.api.get(`/upstreams/${upstream}`)).body.link.state === 'ready');
+      const upstream = await smppUpstream(fx.tenant.api, smsc);
 
       await inside.client.endAsync(true);
       await eventually('the group phone is offline', async () => (await fx.tenant.api.get(`/devices/${inside.id}`)).body.is_online === false);

@@ -10,6 +10,7 @@ import { webhookConfig } from '../support/webhooks.ts';
 import { eventually } from '../support/eventually.ts';
 import { rawDevice, nextMessage } from '../support/raw-device.ts';
 import { ESME_RINVDSTADR, ESME_RTHROTTLED, TestSmsc } from '../support/test-smsc.ts';
+import { LOOPBACK_PROVIDERS, smppUpstream } from '../support/smpp-upstream.ts';
 import type { ApiClient } from '../support/tenant.ts';
 import { ALL_ORDINARY } from '../../src/modules/api-keys/permissions.ts';
 import { connectDevice } from '../support/devices.ts';
@@ -19,7 +20,7 @@ const PHONE = '+447911123456';
 describe('upstream routes: phones first, an SMSC as fallback', function () {
   this.timeout(30_000);
   // The SMSC listens on 127.0.0.1, which the outbound destination guard refuses unless allowed.
-  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: ['127.0.0.1'] }) } });
+  const fx = useGateway({ config: { webhooks: webhookConfig({ allowedHosts: LOOPBACK_PROVIDERS }) } });
   let smsc: TestSmsc;
 
   beforeEach(async () => {
@@ -29,11 +30,8 @@ describe('upstream routes: phones first, an SMSC as fallback', function () {
     await smsc.stop();
   });
 
-  async function upstream(api: ApiClient, server: TestSmsc, name = 'carrier', password = server.password): Promise<string> {
-    const created = await api.post('/upstreams', { name, kind: 'smpp', host: '127.0.0.1', port: server.port, system_id: 'gateway', password });
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    return created.body.id;
-  }
+  // Not waited for: some tests want a link that never binds.
+  const upstream = (api: ApiClient, server: TestSmsc, name = 'carrier', password = server.password) => smppUpstream(api, server, { name, password }, { bound: false });
   const linkState = async (api: ApiClient, id: string) => (await api.get(`/upstreams/${id}`)).body.link.state as string;
   async function setRoutes(api: ApiClient, routes: object[]) {
     const reply = await api.request('PUT', '/routes', { routes });
