@@ -1,28 +1,18 @@
 // A request body given to a command as JSON (inline, in a file, or on stdin), checked by the very
 // schema the HTTP API checks it with, so that a refusal names the same fields in the same words.
-import { readFileSync } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { AppError } from '../common/errors.ts';
 import { check, compile, refuseNul } from '../http/validation.ts';
 import { CliError } from './output.ts';
+import { textOfFile } from './secret-file.ts';
 
 /** Larger than any body the API takes (its routes and upstreams are a few kilobytes). */
 const MAX_BYTES = 1024 * 1024;
 
 /** The text of `file`, or of stdin when it is "-"; `flag` names the option in errors. */
 export async function readInput(flag: string, file: string): Promise<string> {
-  let body: string;
-  if (file === '-') {
-    body = await text(process.stdin);
-  } else {
-    try {
-      body = readFileSync(file, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new CliError(`${flag} ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by this user' : code === 'EISDIR' ? 'is a directory' : (code ?? 'cannot be read')}`);
-    }
-  }
+  const body = file === '-' ? await text(process.stdin) : textOfFile(flag, file);
   if (Buffer.byteLength(body) > MAX_BYTES) throw new CliError(`${flag} ${file}: larger than ${MAX_BYTES} bytes`);
   return body;
 }

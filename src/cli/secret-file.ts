@@ -8,12 +8,15 @@ import { CliError } from './output.ts';
  * error when the file cannot be read, with the reason in words a person acts on.
  */
 export function firstLineOfFile(flag: string, file: string): string {
-  let text: string;
+  return textOfFile(flag, file).split(/\r?\n/, 1)[0]!;
+}
+
+/** The whole of `file`, or a CliError naming `flag` and why it cannot be read. */
+export function textOfFile(flag: string, file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(`${flag} ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by this user' : code === 'EISDIR' ? 'is a directory' : (code ?? 'cannot be read')}`);
   }
-  return text.split(/\r?\n/, 1)[0]!;
 }

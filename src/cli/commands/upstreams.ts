@@ -7,7 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import { AppError } from '../../common/errors.ts';
 import { isUuid } from '../../common/object-id.ts';
 import { CreateUpstreamBody, UpdateUpstreamBody, type UpstreamView } from '../../modules/upstreams/schema.ts';
-import { secretField } from '../../modules/upstreams/settings.ts';
+import { SECRET_FIELDS, secretField } from '../../modules/upstreams/settings.ts';
 import type { UpstreamKind } from '../../modules/upstreams/types.ts';
 import { parseFlags, withActions } from '../flags.ts';
 import { bodyChecker, parseJson, readInput, refusal } from '../json-body.ts';
@@ -48,8 +48,6 @@ const checkCreate = bodyChecker(CreateUpstreamBody);
 const checkUpdate = bodyChecker(UpdateUpstreamBody);
 
 const SETTINGS_FLAGS = { 'settings-file': { type: 'string' }, settings: { type: 'string' }, 'secret-file': { type: 'string' }, 'secret-stdin': { type: 'boolean' } } as const;
-const SECRET_FIELDS = ['password', 'auth_token'];
-
 async function create(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' }, ...SETTINGS_FLAGS }, USAGE);
   if (!values.account || (values.settings === undefined && values['settings-file'] === undefined)) {

@@ -9,6 +9,8 @@ const TWILIO_DEFAULTS = { from: null, messaging_service_sid: null, max_concurren
 export const SMPP_SETTING_FIELDS = ['host', 'port', 'tls', 'system_id', 'system_type', 'bind_mode', 'source_addr', 'throughput_per_second', 'window_size', 'enquire_link_seconds'] as const;
 export const TWILIO_SETTING_FIELDS = ['base_url', 'account_sid', 'from', 'messaging_service_sid', 'max_concurrent', 'throughput_per_second'] as const;
 const SECRET_FIELD: Record<UpstreamKind, string> = { smpp: 'password', twilio: 'auth_token' };
+/** The secret of every kind: what a body may carry that must stay out of logs and process lists. */
+export const SECRET_FIELDS: readonly string[] = Object.values(SECRET_FIELD);
 const REQUIRED: Record<UpstreamKind, readonly string[]> = { smpp: ['host', 'port', 'system_id'], twilio: ['base_url', 'account_sid'] };
 
 type Posted = Record<string, unknown>;
