@@ -7,6 +7,7 @@ import type { DeviceRow } from '../../src/modules/devices/types.ts';
 import { updateDeviceSettings } from '../../src/use-cases/update-device-settings.ts';
 import { SimulatedDevice, type SimulatedDeviceOptions } from '../../src/simulator/device.ts';
 import type { Tenant } from './tenant.ts';
+import { eventually } from './eventually.ts';
 
 /**
  * Settings that let a device take as much as a test gives it: the largest send window and no
@@ -37,6 +38,13 @@ export async function connectDevice(
     ...options,
   });
   await simulated.connect();
+  // The phone's SIM cards reach the gateway in its first heartbeat, acknowledged by the broker
+  // before the gateway has stored them. A test that sends at once would otherwise race them:
+  // an SMS failed on one SIM is retried on another only once the gateway knows the other.
+  const simCount = options.simCards?.length ?? 0;
+  if (simCount > 0) {
+    await eventually(`the SIM cards of ${device.id} stored`, async () => ((await gateway.services.devices.get(tenant.accountId, device.id)).sim_cards?.length === simCount ? true : undefined));
+  }
   return simulated;
 }
 
