@@ -3,7 +3,7 @@
 // schemas, so no database, broker or configuration is needed. scripts/generate-sdk-types.ts turns
 // it into the types the TypeScript SDK and the control panel read.
 import { EXTENDED_PREFIX } from '../src/http/extended-prefix.ts';
-import { extendedRoutes } from '../src/composition/features.ts';
+import { FeatureWaysIn } from '../src/composition/features.ts';
 import { buildOpenApi } from '../src/http/openapi.ts';
 import { PACKAGE_VERSION } from '../src/common/package-info.ts';
 
@@ -20,8 +20,8 @@ const unused: never = new Proxy<() => void>(function standIn() {}, {
 }) as never;
 
 /** The Extended API's document, as the gateway serves it at /api/ext/v1/openapi.json less its other families. */
-export function extendedDocument(): Record<string, unknown> {
+export async function extendedDocument(): Promise<Record<string, unknown>> {
   const broker = { mqttPort: () => 1883, mqttTls: false, mqttPublicUrl: undefined, publicUrl: undefined };
-  const routes = extendedRoutes(unused, { broker, session: { secure: false, maxAgeSeconds: 0 } });
+  const routes = (await FeatureWaysIn.load()).extendedRoutes(unused, { broker, session: { secure: false, maxAgeSeconds: 0 } });
   return buildOpenApi([{ prefix: EXTENDED_PREFIX, routes }], PACKAGE_VERSION);
 }

@@ -23,7 +23,7 @@ const HEADER =
   '/* eslint-disable */\n';
 
 export async function generatedSdkSchema(): Promise<string> {
-  const ast = await openapiTS(extendedDocument() as unknown as OpenAPI3);
+  const ast = await openapiTS((await extendedDocument()) as unknown as OpenAPI3);
   return HEADER + astToString(ast);
 }
 

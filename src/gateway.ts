@@ -11,24 +11,20 @@ import { SecretBox } from './modules/webhooks/outbound/secret-box.ts';
 import { verifySecretKey } from './modules/webhooks/outbound/secret-key-check.ts';
 import { withNode, type Logger } from './common/logger.ts';
 import { systemClock, type Clock } from './common/clock.ts';
-import { describeEnvironmentError } from './common/errors.ts';
 import { createMetrics, gatewayComposition, type Services } from './services.ts';
-import { createHttpServer } from './api/http-server.ts';
+import { createHttpServer, listenHttp } from './api/http-server.ts';
 import { startAll, stopAll } from './composition/composition.ts';
-import { extendedRoutes, featureMounts, phoneRoutes } from './composition/features.ts';
+import { FeatureWaysIn } from './composition/features.ts';
 import type { Running } from './composition/feature.ts';
-import { LISTEN_BACKLOG } from './http/server-limits.ts';
-import { createBroker, DeviceChannel, type DeviceBroker } from '../broker/device-channel.ts';
-import { brokerPorts } from './api/mqtt/broker-ports.ts';
+import { createBroker, type DeviceChannel, type DeviceBroker } from '../broker/device-channel.ts';
+import { openDeviceChannel } from './api/mqtt/device-channel.ts';
+import { extendedRouteOptions } from './api/extended/route-options.ts';
 import { OptedOutLists } from './modules/opt-out/device-list.ts';
 import { PACKAGE_VERSION } from './common/package-info.ts';
 import { ensurePortsFree, plannedPorts } from './common/ports-free.ts';
 import { connectCluster, type Cluster } from './cluster/cluster.ts';
-import type { CertificatePair } from './tls/certificate-pair.ts';
-import type { ReloadOutcome } from './tls/certificate-reloader.ts';
 import { readFirstPair, ServedCertificates } from './tls/served-certificates.ts';
 import { MetricsEndpoint } from './http/metrics-endpoint.ts';
-import { defaultConnectionBudget, listenerShares } from './common/file-descriptors.ts';
 
 export const VERSION: string = PACKAGE_VERSION;
 
@@ -45,28 +41,13 @@ export class Gateway {
     /** What this node shares with others over Redis; none without REDIS_URL. */
     private readonly cluster: Cluster | undefined,
     private readonly markDraining: () => void,
-    /** What HTTPS, MQTTS and SMPP over TLS serve, reloaded on SIGHUP. */
-    private readonly certificates: ServedCertificates,
+    /** What HTTPS, MQTTS and SMPP over TLS serve, reloaded on SIGHUP (or when asked: reload, reloadSmpp). */
+    readonly certificates: ServedCertificates,
     /** What the features run while the gateway runs, stopped phase by phase. */
     private readonly running: readonly Running[],
     /** /metrics, on the API port with METRICS_TOKEN or on its own with METRICS_PORT. */
     private readonly metricsEndpoint: MetricsEndpoint,
   ) {}
-
-  /** Reads SMPP_TLS_CERT and SMPP_TLS_KEY again (what SIGHUP does); keeps the old pair when the new one is bad. Never throws. */
-  reloadSmppCertificate(reason = 'SIGHUP'): ReloadOutcome {
-    return this.certificates.reloadSmpp(reason);
-  }
-
-  /** Reads TLS_CERT and TLS_KEY again for HTTPS and MQTTS (what SIGHUP does); keeps the old pair when the new one is bad. Never throws. */
-  reloadCertificate(reason = 'SIGHUP'): ReloadOutcome {
-    return this.certificates.reload(reason);
-  }
-
-  /** The certificate served now; none without TLS. */
-  get certificate(): CertificatePair | undefined {
-    return this.certificates.reloader?.pair;
-  }
 
   /**
    * Answers /readyz 503 ("draining") from now on while serving everything as before: a load
@@ -104,12 +85,7 @@ export class Gateway {
       broker = await createBroker({ connectTimeoutMs: config.mqtt.connectTimeoutMs, cluster: cluster?.broker(), settings: { optedOut: (accountId) => optedOutLists.of(accountId) } }, metrics);
       const composition = gatewayComposition(config, db, logger, clock, { metrics, deviceLink: broker.sessions, ussdLink: broker.sessions, cluster, invalidation: cluster?.invalidation, optedOutLists });
       const services = composition.makeAll();
-      await cluster?.start({
-        presence: services.presence,
-        live: services.live,
-        work: { arrived: (work) => services.dispatcher.workArrived(work) },
-        acceptTransient: (sms) => services.dispatcher.acceptTransient(sms),
-      });
+      await cluster?.start(services);
       const shared = cluster;
       composition.meter();
       certificates = new ServedCertificates(config, firstPair, logger, services.metrics, () => services.smppServer?.current);
@@ -117,66 +93,31 @@ export class Gateway {
       let channel: DeviceChannel | undefined;
       let draining = false;
       metricsEndpoint = new MetricsEndpoint(config.metrics, services.metrics, logger.child({ component: 'metrics' }));
+      const waysIn = await FeatureWaysIn.load();
       const created = createHttpServer(services, {
         config,
         logger,
         version: VERSION,
-        extendedRoutes: extendedRoutes(services, {
-          broker: {
-            // With TLS, phones are paired to MQTTS: a token never crosses the network in clear.
-            mqttPort: () => (config.tls ? (channel?.tlsPort ?? config.tls.mqttsPort) : (channel?.port ?? config.mqttPort)),
-            mqttTls: config.tls !== undefined,
-            tlsPin: () => reloader?.pair.pin,
-            mqttPublicUrl: config.mqttPublicUrl,
-            publicUrl: config.publicUrl,
-            trustedProxies: config.trustedProxies,
-          },
-          session: { secure: config.sessions.secureCookie, maxAgeSeconds: Math.floor(config.sessions.maxAgeMs / 1000) },
-        }),
-        phoneRoutes: phoneRoutes(services),
-        mounts: featureMounts(services, config),
+        extendedRoutes: waysIn.extendedRoutes(services, extendedRouteOptions(config, () => channel, () => reloader?.pair.pin)),
+        phoneRoutes: waysIn.phoneRoutes(services),
+        mounts: waysIn.mounts(services, config),
         health: { brokerListening: () => channel?.listening === true, ...(shared ? { redis: () => shared.check() } : {}), draining: () => draining },
         metricsEndpoint,
         certificates: reloader,
       });
       const server = (http = created.server);
       https = created.https;
-      await listen(server, config.port, config.host).catch((error: unknown) => {
-        throw describeEnvironmentError(error, { port: ['PORT', config.port, config.host] });
-      });
-      channel = await DeviceChannel.start(broker, brokerPorts(services), services.metrics, logger.child({ component: 'broker' }), {
-        port: config.plainMqtt ? config.mqttPort : undefined,
-        ...(config.tls && reloader ? { tls: { port: config.tls.mqttsPort, secureContext: reloader.secureContext } } : {}),
-        host: config.host,
-        http: server,
-        limits: { ...config.mqtt, maxConnections: config.mqtt.maxConnections ?? listenerShares(config.connectionBudget ?? defaultConnectionBudget()).mqtt },
-        refusalDelayMs: config.authThrottle.mqttRefusalDelayMs,
-        trustedProxies: config.trustedProxies,
-      }).catch((error: unknown) => {
-        throw describeEnvironmentError(error, { port: ['MQTT_PORT', config.mqttPort, config.host] });
-      });
-      await metricsEndpoint.listen().catch((error: unknown) => {
-        throw describeEnvironmentError(error, { port: ['METRICS_PORT', config.metrics.port ?? 0, config.metrics.host] });
-      });
+      await listenHttp(server, config);
+      channel = await openDeviceChannel(broker, services, config, { http: server, reloader, logger: logger.child({ component: 'broker' }) });
+      await metricsEndpoint.listen();
       // Listeners of other protocols, timers and sweeps, feature by feature.
       const running = composition.running();
       await startAll(running);
       certificates.start([https, channel.tlsServer]);
       const gateway = new Gateway(config, logger, services, channel, server, cluster, () => (draining = true), certificates, running, metricsEndpoint);
-      const smpp = services.smppServer?.current;
-      const mail = services.mailServer?.current;
-      logger.info(
-        {
-          port: gateway.httpPort,
-          tls: reloader !== undefined,
-          mqttPort: channel.port ?? 'off',
-          ...(reloader ? { mqttsPort: channel.tlsPort } : {}),
-          ...(smpp ? { smppPort: smpp.port ?? 'off', smppTlsPort: smpp.tlsPort ?? 'off' } : {}),
-          ...(mail ? { smtpPort: mail.port, smtpDomain: config.smtp.domain, smtpStartTls: config.smtp.tls !== undefined } : {}),
-          database: config.databaseUrl ? 'postgresql' : 'embedded',
-        },
-        'gateway listening',
-      );
+      const mqtt = { mqttPort: channel.port ?? 'off', ...(reloader ? { mqttsPort: channel.tlsPort } : {}) };
+      const database = config.databaseUrl ? 'postgresql' : 'embedded';
+      logger.info({ port: gateway.httpPort, tls: reloader !== undefined, ...mqtt, ...gateway.listening(), database }, 'gateway listening');
       return gateway;
     } catch (error) {
       certificates?.close();
@@ -214,23 +155,28 @@ export class Gateway {
 
   /** The plain SMPP port as listening; throws when SMPP_PORT is not set. */
   get smppPort(): number {
-    const port = this.services.smppServer?.current?.port;
-    if (port === undefined) throw new Error('SMPP is off (SMPP_PORT is not set)');
-    return port;
+    return this.portOf('smppPort', 'SMPP is off (SMPP_PORT is not set)');
   }
 
   /** The SMPP over TLS port as listening; throws when SMPP_TLS_PORT is not set. */
   get smppTlsPort(): number {
-    const port = this.services.smppServer?.current?.tlsPort;
-    if (port === undefined) throw new Error('SMPP over TLS is off (SMPP_TLS_PORT is not set)');
-    return port;
+    return this.portOf('smppTlsPort', 'SMPP over TLS is off (SMPP_TLS_PORT is not set)');
   }
 
   /** The SMTP port as listening; throws when SMTP_PORT is not set. */
   get smtpPort(): number {
-    const mail = this.services.mailServer?.current;
-    if (!mail) throw new Error('email to SMS is off (SMTP_PORT is not set)');
-    return mail.port;
+    return this.portOf('smtpPort', 'email to SMS is off (SMTP_PORT is not set)');
+  }
+
+  /** Where the features' listeners of other protocols listen (SMPP, SMTP), as they say. */
+  listening(): Record<string, string | number | boolean> {
+    return Object.assign({}, ...this.running.map((part) => part.listening?.() ?? {}));
+  }
+
+  private portOf(name: string, off: string): number {
+    const port = this.listening()[name];
+    if (typeof port !== 'number') throw new Error(off);
+    return port;
   }
 
   /** Stops accepting, lets in-flight requests finish, closes device connections and the database. */
@@ -253,14 +199,4 @@ export class Gateway {
     await closeDatabase(this.services.db);
     this.logger.info('gateway stopped');
   }
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
 }

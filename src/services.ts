@@ -20,5 +20,5 @@ export function createServices(config: Config, db: Database, logger: Logger, clo
 
 /** The gateway's features on one database, to be made (the gateway also gathers their routes and what they run). */
 export function gatewayComposition(config: Config, db: Database, logger: Logger, clock: Clock = systemClock, parts: ServiceParts = {}): Composition {
-  return new Composition(GATEWAY_FEATURES.map(({ feature }) => feature), { config, db, logger, clock, parts }, 'gateway');
+  return new Composition(GATEWAY_FEATURES, { config, db, logger, clock, parts }, 'gateway');
 }

@@ -25,7 +25,8 @@ import { httpMetrics } from '../http/middleware/http-metrics.ts';
 import { mountAgentDownload } from '../http/agent/routes.ts';
 import { mountPanel } from '../http/panel/routes.ts';
 import type { RouteDefinition } from '../http/route.ts';
-import { httpServerOptions, limitConnections } from '../http/server-limits.ts';
+import { httpServerOptions, limitConnections, LISTEN_BACKLOG } from '../http/server-limits.ts';
+import { describeEnvironmentError } from '../common/errors.ts';
 import { DEVICE_PREFIX } from './extended/calls/recordings/routes.ts';
 import { mountHealth } from './extended/health/routes.ts';
 import { legacyRoutes, type LegacyParts } from './legacy/routes.ts';
@@ -135,4 +136,17 @@ export function createHttpServer(parts: HttpServerParts, options: HttpServerOpti
   const share = listenerShares(config.connectionBudget ?? defaultConnectionBudget()).http;
   limitConnections(server, { ...config.httpLimits, maxConnections: config.httpLimits.maxConnections ?? share }, config.trustedProxies, { metrics: parts.metrics, logger });
   return https ? { server, https } : { server };
+}
+
+/** Listens on PORT; a port already taken fails the start with the setting to change. */
+export function listenHttp(server: Server, { port, host }: Pick<Config, 'port' | 'host'>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: unknown) => {
+    throw describeEnvironmentError(error, { port: ['PORT', port, host] });
+  });
 }

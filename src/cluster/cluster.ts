@@ -36,10 +36,13 @@ export interface ClusterRelays {
   presence: LocalPresence;
   /** This node's live streams. */
   live: LocalLiveStreams;
-  /** Where the other nodes' new work goes. */
-  work: { arrived(work: WorkArrived): void };
-  /** A no_store SMS another node handed to a phone of this one; false if the phone is no longer here. */
-  acceptTransient(sms: HandedOverSms): boolean;
+  /** Delivery on this node. */
+  dispatcher: {
+    /** Where the other nodes' new work goes. */
+    workArrived(work: WorkArrived): void;
+    /** A no_store SMS another node handed to a phone of this one; false if the phone is no longer here. */
+    acceptTransient(sms: HandedOverSms): boolean;
+  };
 }
 
 export interface Cluster {
@@ -55,7 +58,7 @@ export interface Cluster {
   wakeUps: { queued(sms: QueuedSms): void };
   /** What the broker shares; call once, before the broker is made. */
   broker(): BrokerCluster;
-  /** Starts relaying, once the services exist (before the broker listens). */
+  /** Starts relaying to the services, once they exist (before the broker listens). */
   start(relays: ClusterRelays): Promise<void>;
   /** For /readyz (checks.redis): resolves when Redis answers now. */
   check(): Promise<void>;
@@ -93,8 +96,9 @@ export async function connectCluster(config: Config, clock: Clock, metrics: Metr
       await presence.start(relays.presence);
       metrics.gauge('cluster_nodes', 'Nodes of the deployment whose presence lease was alive at the last check', () => presence.counts.nodes);
       metrics.gauge('cluster_devices_elsewhere', 'Phones connected to the other nodes, as this node knows', () => presence.counts.phonesElsewhere);
-      await wakeUps.start(relays.work.arrived);
-      await handOff.start(relays.acceptTransient);
+      const { dispatcher } = relays;
+      await wakeUps.start((work) => dispatcher.workArrived(work));
+      await handOff.start((sms) => dispatcher.acceptTransient(sms));
       await live.start(relays.live);
       logger.info({ instance: presence.instance, leaseMs: config.presenceLeaseMs }, 'joined the cluster');
     },

@@ -14,15 +14,19 @@
 // What a feature needs it asks for by name (`need('devices')`); the composition makes the feature
 // that provides it first. A feature therefore never says in which order features are made.
 //
-// Its routes are a way in above the domain, declared under src/api/extended/<feature>/ and named on
-// the feature's line of src/composition/features.ts: a one-shot command loads the account
-// features, and must not load every route's schemas with them.
+// - its ways in (its routes under src/api/extended/<feature>/, its endpoints elsewhere), imported
+//   only when the running gateway asks: a one-shot command makes the account features, and must
+//   not load every route's schemas with them.
+import type Router from '@koa/router';
 import type { Config } from '../config.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Clock } from '../common/clock.ts';
 import type { Database } from '../storage/database.ts';
 import type { GatewayEvents } from '../event-catalog.ts';
 import type { ServiceParts } from './service-parts.ts';
+import type { RouteDefinition } from '../http/route.ts';
+import type { BrokerAddress } from '../api/extended/devices/routes.ts';
+import type { SessionRouteOptions } from '../api/extended/sessions/routes.ts';
 
 /**
  * Every service of the gateway, by name. Empty here: each feature adds the members it provides
@@ -64,6 +68,8 @@ export interface Running {
   start(): void | Promise<void>;
   stop(): void | Promise<void>;
   stopsIn: StopPhase;
+  /** Where it listens, by the names the start's log line gives (`smppPort: 2775`, or 'off'); asked once started. */
+  listening?(): Record<string, string | number | boolean>;
 }
 
 /** A set of listeners on the seam, registered once the feature is made. */
@@ -93,6 +99,26 @@ export interface Feature<Provided extends ServiceName = ServiceName> {
   meters?(services: Services, context: FeatureContext): void;
   /** What it runs while the gateway runs, started in the order features are declared; asked once every feature is made. */
   runs?(services: Services, context: FeatureContext): Running[];
+  /** Its ways in, imported when the running gateway (or the API document's generator) asks. */
+  waysIn?(): Promise<WaysIn>;
+}
+
+/** What routes need to know of the running gateway beyond its services. */
+export interface RouteOptions {
+  /** Where phones reach the broker (pairing answers). */
+  broker: BrokerAddress;
+  /** How session cookies are set. */
+  session: SessionRouteOptions;
+}
+
+/** The ways in a feature serves. */
+export interface WaysIn {
+  /** Its routes under /api/ext/v1, handed the services they call. */
+  routes?(services: Services, options: RouteOptions): RouteDefinition[];
+  /** Its endpoints under /api/device/v1, with device credentials, not API keys. */
+  phoneRoutes?(services: Services): RouteDefinition[];
+  /** Endpoints outside the API families, which prove their callers otherwise (a provider's signature). */
+  mount?(router: Router, services: Services, config: Config): void;
 }
 
 /** Any feature, whatever it provides: what lists of features hold. */

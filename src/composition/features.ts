@@ -1,6 +1,6 @@
-// The gateway's features, each with the ways in it serves: its Extended API routes (under
-// src/api/extended/<feature>/) and the phones' own endpoints. Adding a feature is one line here,
-// besides its folders and its migration.
+// The gateway's features, in order. Each says what it makes, what it hears on the seam, what it
+// runs, and the ways in it serves (src/modules/<name>/feature.ts): adding a feature is one line
+// here, besides its folders and its migration.
 //
 // The order is the order listeners are registered and running parts started, and the order of the
 // Extended API's OpenAPI document; what one feature needs of another is made first whatever the
@@ -9,9 +9,7 @@
 import type Router from '@koa/router';
 import type { Config } from '../config.ts';
 import type { RouteDefinition } from '../http/route.ts';
-import type { BrokerAddress } from '../api/extended/devices/routes.ts';
-import type { SessionRouteOptions } from '../api/extended/sessions/routes.ts';
-import type { SomeFeature, Services } from './feature.ts';
+import type { RouteOptions, Services, SomeFeature, WaysIn } from './feature.ts';
 import { coreFeature } from './core-feature.ts';
 import { devicesFeature } from '../modules/devices/feature.ts';
 import { messagesFeature } from '../modules/messages/feature.ts';
@@ -44,114 +42,65 @@ import { fleetHealthFeature } from '../modules/fleet-health/health-feature.ts';
 import { canaryFeature } from '../modules/fleet-health/feature.ts';
 import { availabilityFeature } from '../modules/availability/feature.ts';
 import { upstreamsFeature } from '../modules/upstreams/feature.ts';
-import { deviceRoutes } from '../api/extended/devices/routes.ts';
-import { fleetHealthRoutes } from '../api/extended/fleet-health/routes.ts';
-import { messageRoutes } from '../api/extended/messages/routes.ts';
-import { deliveryRoutes } from '../api/extended/delivery/routes.ts';
-import { incomingRoutes } from '../api/extended/incoming/routes.ts';
-import { callRoutes } from '../api/extended/calls/routes.ts';
-import { deviceRecordingRoutes, recordingRoutes } from '../api/extended/calls/recordings/routes.ts';
-import { mmsRoutes } from '../api/extended/mms/routes.ts';
-import { deviceMmsRoutes } from '../api/extended/mms/device-routes.ts';
-import { webhookRoutes } from '../api/extended/webhooks/registration/routes.ts';
-import { sessionRoutes } from '../api/extended/sessions/routes.ts';
-import { apiKeyRoutes } from '../api/extended/api-keys/routes.ts';
-import { liveRoutes } from '../api/extended/live/routes.ts';
-import { userRoutes } from '../api/extended/users/routes.ts';
-import { accountRoutes } from '../api/extended/accounts/routes.ts';
-import { statsRoutes } from '../api/extended/stats/routes.ts';
-import { twilioCredentialRoutes } from '../api/extended/twilio/routes.ts';
-import { smppRoutes } from '../api/extended/smpp/routes.ts';
-import { ussdRoutes } from '../api/extended/ussd/routes.ts';
-import { optOutRoutes } from '../api/extended/opt-out/routes.ts';
-import { inboundRuleRoutes } from '../api/extended/inbound-rules/routes.ts';
-import { conversationRoutes } from '../api/extended/conversations/routes.ts';
-import { retentionRoutes } from '../api/extended/retention/routes.ts';
-import { mailRoutes } from '../api/extended/mail/routes.ts';
-import { contactSendRoutes } from '../api/extended/contacts/send-routes.ts';
-import { contactRoutes } from '../api/extended/contacts/routes.ts';
-import { canaryRoutes } from '../api/extended/canary/routes.ts';
-import { availabilityRoutes } from '../api/extended/availability/routes.ts';
-import { upstreamRoutes } from '../api/extended/upstreams/routes.ts';
-import { mountUpstreamCallbacks } from '../api/upstream-callbacks/routes.ts';
 
-/** What routes need to know of the running gateway beyond its services. */
-export interface RouteOptions {
-  /** Where phones reach the broker (pairing answers). */
-  broker: BrokerAddress;
-  /** How session cookies are set. */
-  session: SessionRouteOptions;
-}
-
-/** A feature as the running gateway has it: the feature, and the ways in it serves. */
-export interface GatewayFeature {
-  feature: SomeFeature;
-  /** Its routes under /api/ext/v1, handed the services they call. */
-  routes?: (services: Services, options: RouteOptions) => RouteDefinition[];
-  /** Its endpoints under /api/device/v1, with device credentials, not API keys. */
-  phoneRoutes?: (services: Services) => RouteDefinition[];
-  /** Endpoints outside the API families, which prove their callers otherwise (a provider's signature). */
-  mount?: (router: Router, services: Services, config: Config) => void;
-}
-
-export const GATEWAY_FEATURES: readonly GatewayFeature[] = [
-  { feature: coreFeature },
-  { feature: devicesFeature, routes: (s, { broker }) => deviceRoutes(s, broker) },
-  { feature: fleetHealthFeature, routes: (s) => fleetHealthRoutes(s.fleetHealth) },
-  { feature: availabilityFeature, routes: (s) => availabilityRoutes(s.availability) },
-  { feature: messagesFeature, routes: (s) => messageRoutes(s) },
-  { feature: deliveryFeature, routes: (s) => deliveryRoutes(s.tasks) },
-  { feature: incomingFeature, routes: (s) => incomingRoutes(s.incoming) },
-  {
-    feature: callsFeature,
-    routes: (s) => [...callRoutes(s.calls), ...recordingRoutes(s.recordings)],
-    phoneRoutes: (s) => deviceRecordingRoutes(s.recordings, s.devices, s.authThrottle),
-  },
-  { feature: mmsFeature, routes: (s) => mmsRoutes(s), phoneRoutes: (s) => deviceMmsRoutes(s.media, s.mms, s.devices, s.authThrottle) },
-  { feature: webhooksFeature, routes: (s) => webhookRoutes(s.webhooks) },
-  { feature: webhookSenderFeature },
-  { feature: sessionsFeature, routes: (s, { session }) => sessionRoutes(s.sessions, s.loginThrottle, session) },
-  { feature: apiKeysFeature, routes: (s) => apiKeyRoutes(s.apiKeys) },
-  { feature: liveFeature, routes: (s) => liveRoutes(s.live) },
-  { feature: usersFeature, routes: (s) => userRoutes(s.users) },
-  // Deleting an account takes everything it owns along: the route is handed every service.
-  { feature: accountsFeature, routes: (s) => accountRoutes(s.accounts, s.users, s) },
-  { feature: statsFeature, routes: (s) => statsRoutes(s.stats) },
-  { feature: twilioFeature, routes: (s) => twilioCredentialRoutes(s.twilio) },
-  { feature: twilioRepliesFeature },
-  { feature: smppFeature, routes: (s) => smppRoutes(s.smpp) },
-  { feature: smppListenerFeature },
-  { feature: ussdFeature, routes: (s) => ussdRoutes(s.ussd) },
-  { feature: optOutFeature, routes: (s) => optOutRoutes(s.optOut) },
-  { feature: inboundRulesFeature, routes: (s) => inboundRuleRoutes(s.inboundRules) },
-  { feature: conversationsFeature, routes: (s) => conversationRoutes(s) },
-  { feature: retentionFeature, routes: (s) => retentionRoutes(s) },
-  { feature: mailFeature, routes: (s) => mailRoutes(s.mail) },
-  { feature: mailListenerFeature },
-  { feature: contactsFeature, routes: (s) => [...contactSendRoutes(s), ...contactRoutes(s.contacts)] },
-  { feature: idempotencyFeature },
-  { feature: canaryFeature, routes: (s) => canaryRoutes(s.canary) },
-  {
-    feature: upstreamsFeature,
-    routes: (s) => upstreamRoutes(s.upstreams),
-    mount: (router, s, config) => mountUpstreamCallbacks(router, { links: s.upstreamLinks, publicUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes }),
-  },
+export const GATEWAY_FEATURES: readonly SomeFeature[] = [
+  coreFeature,
+  devicesFeature,
+  fleetHealthFeature,
+  availabilityFeature,
+  messagesFeature,
+  deliveryFeature,
+  incomingFeature,
+  callsFeature,
+  mmsFeature,
+  webhooksFeature,
+  webhookSenderFeature,
+  sessionsFeature,
+  apiKeysFeature,
+  liveFeature,
+  usersFeature,
+  accountsFeature,
+  statsFeature,
+  twilioFeature,
+  twilioRepliesFeature,
+  smppFeature,
+  smppListenerFeature,
+  ussdFeature,
+  optOutFeature,
+  inboundRulesFeature,
+  conversationsFeature,
+  retentionFeature,
+  mailFeature,
+  mailListenerFeature,
+  contactsFeature,
+  idempotencyFeature,
+  canaryFeature,
+  upstreamsFeature,
 ];
 
-/**
- * What the running gateway serves under /api/ext/v1, and what the API types of the SDK and the
- * panel are generated from (scripts/generate-sdk-types.ts), so they cannot differ.
- */
-export function extendedRoutes(services: Services, options: RouteOptions): RouteDefinition[] {
-  return GATEWAY_FEATURES.flatMap(({ routes }) => routes?.(services, options) ?? []);
-}
+/** What the features serve, their ways in imported (once the gateway runs: never by a command). */
+export class FeatureWaysIn {
+  private constructor(private readonly served: readonly WaysIn[]) {}
 
-/** What the features mount outside the API families. */
-export function featureMounts(services: Services, config: Config): ((router: Router) => void)[] {
-  return GATEWAY_FEATURES.flatMap(({ mount }) => (mount ? [(router: Router) => mount(router, services, config)] : []));
-}
+  static async load(features: readonly SomeFeature[] = GATEWAY_FEATURES): Promise<FeatureWaysIn> {
+    return new FeatureWaysIn(await Promise.all(features.map(async (feature) => (await feature.waysIn?.()) ?? {})));
+  }
 
-/** The phones' own endpoints (uploads with device credentials), under /api/device/v1. */
-export function phoneRoutes(services: Services): RouteDefinition[] {
-  return GATEWAY_FEATURES.flatMap((each) => each.phoneRoutes?.(services) ?? []);
+  /**
+   * What the running gateway serves under /api/ext/v1, and what the API types of the SDK and the
+   * panel are generated from (scripts/generate-sdk-types.ts), so they cannot differ.
+   */
+  extendedRoutes(services: Services, options: RouteOptions): RouteDefinition[] {
+    return this.served.flatMap(({ routes }) => routes?.(services, options) ?? []);
+  }
+
+  /** The phones' own endpoints (uploads with device credentials), under /api/device/v1. */
+  phoneRoutes(services: Services): RouteDefinition[] {
+    return this.served.flatMap(({ phoneRoutes }) => phoneRoutes?.(services) ?? []);
+  }
+
+  /** What the features mount outside the API families. */
+  mounts(services: Services, config: Config): ((router: Router) => void)[] {
+    return this.served.flatMap(({ mount }) => (mount ? [(router: Router) => mount(router, services, config)] : []));
+  }
 }

@@ -10,6 +10,7 @@ import type Router from '@koa/router';
 import type { MetricsConfig } from '../config.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Metrics } from '../common/metrics.ts';
+import { describeEnvironmentError } from '../common/errors.ts';
 
 export const METRICS_PATH = '/metrics';
 
@@ -64,6 +65,8 @@ export class MetricsEndpoint {
         server.off('error', reject);
         resolve();
       });
+    }).catch((error: unknown) => {
+      throw describeEnvironmentError(error, { port: ['METRICS_PORT', port, host] });
     });
     this.server = server;
     this.logger.info({ metricsPort: this.port, host, token: token !== undefined }, '/metrics served on its own port');

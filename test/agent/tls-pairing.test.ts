@@ -101,7 +101,7 @@ function tlsGateway(first: (directory: string) => MadeCertificate) {
     /** Serves `certificate` from now on, as a renewal and its SIGHUP do. */
     renew(certificate: MadeCertificate): void {
       state.certificate = certificate;
-      expect(fx.gateway.reloadCertificate('SIGHUP')).to.equal('applied');
+      expect(fx.gateway.certificates.reload('SIGHUP')).to.equal('applied');
     },
   };
 }

@@ -35,11 +35,11 @@ describe('SMPP: over TLS', () => {
   it('serves a renewed certificate after reloadSmppCertificate (SIGHUP), and keeps the old one when the new files are bad', async () => {
     const renewed = makeCertificate(certificates.directory, 'renewed');
     writeFileSync(certificate.certFile, 'not a certificate');
-    expect(fx.gateway.reloadSmppCertificate('test')).to.equal('refused');
+    expect(fx.gateway.certificates.reloadSmpp('test')).to.equal('refused');
     expect(await servedSerial(fx.gateway.smppTlsPort)).to.equal(certificate.serialNumber);
     copyFileSync(renewed.certFile, certificate.certFile);
     copyFileSync(renewed.keyFile, certificate.keyFile);
-    expect(fx.gateway.reloadSmppCertificate('test')).to.equal('applied');
+    expect(fx.gateway.certificates.reloadSmpp('test')).to.equal('applied');
     expect(await servedSerial(fx.gateway.smppTlsPort)).to.equal(renewed.serialNumber);
   });
 });

@@ -40,31 +40,31 @@ describe('TLS: the certificate is reloaded without a restart', function () {
   // In order: each test starts from the certificate the one before left served.
   it('when the gateway starts, then HTTPS and MQTTS serve the configured certificate', async () => {
     expect(await served()).to.deep.equal([first.serialNumber, first.serialNumber]);
-    expect(fx.gateway.certificate?.serialNumber).to.equal(first.serialNumber);
+    expect(fx.gateway.certificates.reloader?.pair.serialNumber).to.equal(first.serialNumber);
   });
 
   it('when a new pair is in place and SIGHUP arrives, then new connections over HTTPS and MQTTS get the new certificate', async () => {
     install(spare.second);
     // What the SIGHUP handler does; the process signal itself is checked below.
-    expect(fx.gateway.reloadCertificate('SIGHUP')).to.equal('applied');
+    expect(fx.gateway.certificates.reload('SIGHUP')).to.equal('applied');
     expect(await served()).to.deep.equal([spare.second.serialNumber, spare.second.serialNumber]);
   });
 
   it('when SIGHUP arrives and the files are unchanged, then nothing changes', async () => {
-    expect(fx.gateway.reloadCertificate('SIGHUP')).to.equal('unchanged');
+    expect(fx.gateway.certificates.reload('SIGHUP')).to.equal('unchanged');
     expect(await served()).to.deep.equal([spare.second.serialNumber, spare.second.serialNumber]);
   });
 
   it('when the new key is not the certificate\'s, then the reload is refused and the old certificate is still served', async () => {
     copyFileSync(spare.third.certFile, live.certFile);
     copyFileSync(first.keyFile, live.keyFile);
-    expect(fx.gateway.reloadCertificate('SIGHUP')).to.equal('refused');
+    expect(fx.gateway.certificates.reload('SIGHUP')).to.equal('refused');
     expect(await served()).to.deep.equal([spare.second.serialNumber, spare.second.serialNumber]);
   });
 
   it('when the certificate file is not PEM, then the reload is refused and the old certificate is still served', async () => {
     writeFileSync(live.certFile, 'not a certificate\n');
-    expect(fx.gateway.reloadCertificate('SIGHUP')).to.equal('refused');
+    expect(fx.gateway.certificates.reload('SIGHUP')).to.equal('refused');
     expect(await served()).to.deep.equal([spare.second.serialNumber, spare.second.serialNumber]);
   });
 

@@ -21,4 +21,9 @@ export const accountsFeature = defineFeature({
       },
     },
   ],
+  waysIn: async () => {
+    const { accountRoutes } = await import('../../api/extended/accounts/routes.ts');
+    // Deleting an account takes everything it owns along: the route is handed every service.
+    return { routes: (s) => accountRoutes(s.accounts, s.users, s) };
+  },
 });

@@ -21,4 +21,8 @@ export const apiKeysFeature = defineFeature({
       },
     },
   ],
+  waysIn: async () => {
+    const { apiKeyRoutes } = await import('../../api/extended/api-keys/routes.ts');
+    return { routes: (s) => apiKeyRoutes(s.apiKeys) };
+  },
 });

@@ -35,4 +35,8 @@ export const availabilityFeature = defineFeature({
     });
     return [{ name: 'availability pruning', start: () => prune.start(), stop: () => prune.stop(), stopsIn: 'phones-gone' }];
   },
+  waysIn: async () => {
+    const { availabilityRoutes } = await import('../../api/extended/availability/routes.ts');
+    return { routes: (s) => availabilityRoutes(s.availability) };
+  },
 });

@@ -40,4 +40,12 @@ export const callsFeature = defineFeature({
     },
   ],
   runs: ({ recordingRetention }) => [{ name: 'recording retention', start: () => recordingRetention.start(), stop: () => recordingRetention.stop(), stopsIn: 'phones-gone' }],
+  waysIn: async () => {
+    const { callRoutes } = await import('../../api/extended/calls/routes.ts');
+    const { recordingRoutes, deviceRecordingRoutes } = await import('../../api/extended/calls/recordings/routes.ts');
+    return {
+      routes: (s) => [...callRoutes(s.calls), ...recordingRoutes(s.recordings)],
+      phoneRoutes: (s) => deviceRecordingRoutes(s.recordings, s.devices, s.authThrottle),
+    };
+  },
 });

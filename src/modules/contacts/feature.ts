@@ -13,4 +13,9 @@ export const contactsFeature = defineFeature({
   name: 'contacts',
   provides: ['contacts'],
   make: ({ db, config, clock }) => ({ contacts: new ContactService(db, clock, config.defaultPhoneRegion) }),
+  waysIn: async () => {
+    const { contactSendRoutes } = await import('../../api/extended/contacts/send-routes.ts');
+    const { contactRoutes } = await import('../../api/extended/contacts/routes.ts');
+    return { routes: (s) => [...contactSendRoutes(s), ...contactRoutes(s.contacts)] };
+  },
 });

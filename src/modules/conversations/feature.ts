@@ -28,4 +28,8 @@ export const conversationsFeature = defineFeature({
   ],
   // Conversations moved by the last requests' SMS are written before the database closes.
   runs: ({ conversations }) => [{ name: 'conversations', start: () => {}, stop: () => conversations.stop(), stopsIn: 'last' }],
+  waysIn: async () => {
+    const { conversationRoutes } = await import('../../api/extended/conversations/routes.ts');
+    return { routes: (s) => conversationRoutes(s) };
+  },
 });

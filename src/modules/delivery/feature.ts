@@ -82,4 +82,8 @@ export const deliveryFeature = defineFeature({
     // Reports that arrived before the broker closed are applied before the database closes.
     { name: 'status ingestor', start: () => {}, stop: () => statusIngestor.idle(), stopsIn: 'phones-gone' },
   ],
+  waysIn: async () => {
+    const { deliveryRoutes } = await import('../../api/extended/delivery/routes.ts');
+    return { routes: (s) => deliveryRoutes(s.tasks) };
+  },
 });

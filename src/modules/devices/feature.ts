@@ -42,4 +42,8 @@ export const devicesFeature = defineFeature({
     // Last-seen times of the connections just closed are written before the database closes.
     { name: 'last-seen times', start: () => {}, stop: () => devices.stop(), stopsIn: 'phones-gone' },
   ],
+  waysIn: async () => {
+    const { deviceRoutes } = await import('../../api/extended/devices/routes.ts');
+    return { routes: (s, { broker }) => deviceRoutes(s, broker) };
+  },
 });

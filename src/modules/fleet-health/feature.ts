@@ -49,4 +49,8 @@ export const canaryFeature = defineFeature({
     );
     return [{ name: 'canary rounds', start: () => run.start(), stop: () => run.stop(), stopsIn: 'phones-gone' }];
   },
+  waysIn: async () => {
+    const { canaryRoutes } = await import('../../api/extended/canary/routes.ts');
+    return { routes: (s) => canaryRoutes(s.canary) };
+  },
 });

@@ -50,4 +50,8 @@ export const fleetHealthFeature = defineFeature({
       },
     },
   ],
+  waysIn: async () => {
+    const { fleetHealthRoutes } = await import('../../api/extended/fleet-health/routes.ts');
+    return { routes: (s) => fleetHealthRoutes(s.fleetHealth) };
+  },
 });

@@ -42,4 +42,8 @@ export const inboundRulesFeature = defineFeature({
       },
     },
   ],
+  waysIn: async () => {
+    const { inboundRuleRoutes } = await import('../../api/extended/inbound-rules/routes.ts');
+    return { routes: (s) => inboundRuleRoutes(s.inboundRules) };
+  },
 });

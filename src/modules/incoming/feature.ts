@@ -18,4 +18,8 @@ export const incomingFeature = defineFeature({
     incoming: new IncomingService(db, need('events'), { caught: (accountId, deviceId, sms) => need('canary').caught(accountId, deviceId, sms) }),
   }),
   listens: [{ register: (events, need) => void events.listenAll(incomingWebhookListeners(need('outbox'), need('webhookSender'))) }],
+  waysIn: async () => {
+    const { incomingRoutes } = await import('../../api/extended/incoming/routes.ts');
+    return { routes: (s) => incomingRoutes(s.incoming) };
+  },
 });

@@ -25,4 +25,8 @@ export const liveFeature = defineFeature({
   ],
   // Event streams never end by themselves: they end as the server closes, or closing it waits for them.
   runs: ({ live }) => [{ name: 'live streams', start: () => {}, stop: () => live.endAll(), stopsIn: 'requests' }],
+  waysIn: async () => {
+    const { liveRoutes } = await import('../../api/extended/live/routes.ts');
+    return { routes: (s) => liveRoutes(s.live) };
+  },
 });

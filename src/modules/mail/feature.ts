@@ -23,4 +23,8 @@ export const mailFeature = defineFeature({
       },
     },
   ],
+  waysIn: async () => {
+    const { mailRoutes } = await import('../../api/extended/mail/routes.ts');
+    return { routes: (s) => mailRoutes(s.mail) };
+  },
 });

@@ -53,5 +53,13 @@ export const mailListenerFeature = defineFeature({
       });
     return { mailServer: new Started(open) };
   },
-  runs: ({ mailServer }) => [{ name: 'SMTP listener', start: () => mailServer!.start(), stop: () => mailServer!.stop(), stopsIn: 'ways-in' }],
+  runs: ({ mailServer }, { config }) => [
+    {
+      name: 'SMTP listener',
+      start: () => mailServer!.start(),
+      stop: () => mailServer!.stop(),
+      stopsIn: 'ways-in',
+      listening: () => ({ smtpPort: mailServer!.current?.port ?? 'off', smtpDomain: config.smtp.domain!, smtpStartTls: config.smtp.tls !== undefined }),
+    },
+  ],
 });

@@ -43,4 +43,8 @@ export const messagesFeature = defineFeature({
       failed('sms_in_flight'),
     );
   },
+  waysIn: async () => {
+    const { messageRoutes } = await import('../../api/extended/messages/routes.ts');
+    return { routes: (s) => messageRoutes(s) };
+  },
 });

@@ -45,4 +45,9 @@ export const mmsFeature = defineFeature({
     { name: 'media retention', start: () => mediaRetention.start(), stop: () => mediaRetention.stop(), stopsIn: 'phones-gone' },
     { name: 'overdue MMS sweep', start: () => overdueMms.start(), stop: () => overdueMms.stop(), stopsIn: 'phones-gone' },
   ],
+  waysIn: async () => {
+    const { mmsRoutes } = await import('../../api/extended/mms/routes.ts');
+    const { deviceMmsRoutes } = await import('../../api/extended/mms/device-routes.ts');
+    return { routes: (s) => mmsRoutes(s), phoneRoutes: (s) => deviceMmsRoutes(s.media, s.mms, s.devices, s.authThrottle) };
+  },
 });

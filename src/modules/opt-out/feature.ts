@@ -48,4 +48,8 @@ export const optOutFeature = defineFeature({
         })),
     },
   ],
+  waysIn: async () => {
+    const { optOutRoutes } = await import('../../api/extended/opt-out/routes.ts');
+    return { routes: (s) => optOutRoutes(s.optOut) };
+  },
 });

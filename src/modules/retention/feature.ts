@@ -32,4 +32,8 @@ export const retentionFeature = defineFeature({
     return { retention, retentionSweep: new RetentionSweep(sweeping, clock, logger.child({ component: 'retention' })) };
   },
   runs: ({ retentionSweep }) => [{ name: 'retention sweep', start: () => retentionSweep.start(), stop: () => retentionSweep.stop(), stopsIn: 'phones-gone' }],
+  waysIn: async () => {
+    const { retentionRoutes } = await import('../../api/extended/retention/routes.ts');
+    return { routes: (s) => retentionRoutes(s) };
+  },
 });

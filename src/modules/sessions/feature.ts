@@ -26,4 +26,8 @@ export const sessionsFeature = defineFeature({
       inCommands: true,
     },
   ],
+  waysIn: async () => {
+    const { sessionRoutes } = await import('../../api/extended/sessions/routes.ts');
+    return { routes: (s, { session }) => sessionRoutes(s.sessions, s.loginThrottle, session) };
+  },
 });

@@ -27,4 +27,8 @@ export const smppFeature = defineFeature({
       },
     },
   ],
+  waysIn: async () => {
+    const { smppRoutes } = await import('../../api/extended/smpp/routes.ts');
+    return { routes: (s) => smppRoutes(s.smpp) };
+  },
 });

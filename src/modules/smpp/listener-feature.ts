@@ -88,5 +88,13 @@ export const smppListenerFeature = defineFeature({
       },
     },
   ],
-  runs: ({ smppServer }) => [{ name: 'SMPP listener', start: () => smppServer!.start(), stop: () => smppServer!.stop(), stopsIn: 'ways-in' }],
+  runs: ({ smppServer }) => [
+    {
+      name: 'SMPP listener',
+      start: () => smppServer!.start(),
+      stop: () => smppServer!.stop(),
+      stopsIn: 'ways-in',
+      listening: () => ({ smppPort: smppServer!.current?.port ?? 'off', smppTlsPort: smppServer!.current?.tlsPort ?? 'off' }),
+    },
+  ],
 });

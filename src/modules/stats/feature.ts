@@ -27,4 +27,8 @@ export const statsFeature = defineFeature({
       gaugeReadFailed(logger)('fleet_sims'),
     );
   },
+  waysIn: async () => {
+    const { statsRoutes } = await import('../../api/extended/stats/routes.ts');
+    return { routes: (s) => statsRoutes(s.stats) };
+  },
 });

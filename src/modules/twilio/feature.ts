@@ -17,4 +17,8 @@ export const twilioFeature = defineFeature({
     // Incoming SMS go to the sms_url of the account's Twilio credentials ("twilio" format deliveries).
     { register: (events, need) => void events.listen('incoming.stored', need('twilio').incomingStored) },
   ],
+  waysIn: async () => {
+    const { twilioCredentialRoutes } = await import('../../api/extended/twilio/routes.ts');
+    return { routes: (s) => twilioCredentialRoutes(s.twilio) };
+  },
 });

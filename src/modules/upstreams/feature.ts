@@ -65,4 +65,12 @@ export const upstreamsFeature = defineFeature({
     },
   ],
   runs: ({ upstreamRouter }) => [{ name: 'upstream routing', start: () => upstreamRouter.start(), stop: () => upstreamRouter.stop(), stopsIn: 'work' }],
+  waysIn: async () => {
+    const { upstreamRoutes } = await import('../../api/extended/upstreams/routes.ts');
+    const { mountUpstreamCallbacks } = await import('../../api/upstream-callbacks/routes.ts');
+    return {
+      routes: (s) => upstreamRoutes(s.upstreams),
+      mount: (router, s, config) => mountUpstreamCallbacks(router, { links: s.upstreamLinks, publicUrl: config.publicUrl, bodyLimitBytes: config.bodyLimitBytes }),
+    };
+  },
 });

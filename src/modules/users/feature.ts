@@ -12,4 +12,8 @@ export const usersFeature = defineFeature({
   name: 'users',
   provides: ['users'],
   make: ({ db, logger, config }, need) => ({ users: new UserService(db, logger.child({ component: 'users' }), need('events'), config.sessions.passwordHashCost) }),
+  waysIn: async () => {
+    const { userRoutes } = await import('../../api/extended/users/routes.ts');
+    return { routes: (s) => userRoutes(s.users) };
+  },
 });

@@ -18,4 +18,8 @@ export const ussdFeature = defineFeature({
   }),
   listens: [{ register: (events, need) => void events.listenAll(ussdWebhookListeners(need('outbox'), need('webhookSender'))) }],
   runs: ({ ussd }) => [{ name: 'USSD expiry', start: () => ussd.startExpiry(), stop: () => ussd.stopExpiry(), stopsIn: 'phones-gone' }],
+  waysIn: async () => {
+    const { ussdRoutes } = await import('../../api/extended/ussd/routes.ts');
+    return { routes: (s) => ussdRoutes(s.ussd) };
+  },
 });

@@ -36,4 +36,8 @@ export const webhooksFeature = defineFeature({
       inCommands: true,
     },
   ],
+  waysIn: async () => {
+    const { webhookRoutes } = await import('../../api/extended/webhooks/registration/routes.ts');
+    return { routes: (s) => webhookRoutes(s.webhooks) };
+  },
 });
