@@ -160,6 +160,11 @@ const EXPIRE_BATCH = 1000;
 
 export class Dispatcher {
   private readonly devices = new Map<string, ReadyDevice>();
+  /**
+   * The ready devices of each account: choosing a device for an SMS looks at its account's
+   * phones only, never at the whole fleet this node holds.
+   */
+  private readonly byAccount = new Map<string, Map<string, ReadyDevice>>();
   private readonly lastPublished = new Map<string, number>();
   private readonly claims = new SingleFlight<string>(
     (deviceId) => this.claim(deviceId),
@@ -228,7 +233,8 @@ export class Dispatcher {
 
   /** The device subscribed to its tasks: send everything it holds, then let it claim more. */
   async deviceReady(device: ReadyDeviceRow): Promise<void> {
-    this.devices.set(device.id, {
+    this.deviceGone(device.id);
+    const ready: ReadyDevice = {
       accountId: device.account_id,
       sim: { selected_sim: device.selected_sim, sim_cards: device.sim_cards },
       inFlight: 0,
@@ -236,7 +242,11 @@ export class Dispatcher {
       full: false,
       pausedSims: [],
       countingSims: new Set(),
-    });
+    };
+    this.devices.set(device.id, ready);
+    let ofAccount = this.byAccount.get(device.account_id);
+    if (!ofAccount) this.byAccount.set(device.account_id, (ofAccount = new Map()));
+    ofAccount.set(device.id, ready);
     let after: { dispatchedAt: Date; id: string } | undefined;
     for (;;) {
       const tasks = await openTasks(this.db, device.id, PAGE, after);
@@ -273,7 +283,12 @@ export class Dispatcher {
   }
 
   deviceGone(deviceId: string): void {
+    const device = this.devices.get(deviceId);
+    if (!device) return;
     this.devices.delete(deviceId);
+    const ofAccount = this.byAccount.get(device.accountId);
+    ofAccount?.delete(deviceId);
+    if (ofAccount?.size === 0) this.byAccount.delete(device.accountId);
   }
 
   // Claiming ---------------------------------------------------------------------------------
@@ -293,8 +308,8 @@ export class Dispatcher {
 
   private async pass(accountId: string): Promise<void> {
     const now = this.clock.now();
-    const candidates = [...this.devices]
-      .filter(([id, device]) => device.accountId === accountId && !device.degraded && this.mayHaveRoom(device, now) && this.reachable(id, now))
+    const candidates = [...(this.byAccount.get(accountId) ?? [])]
+      .filter(([id, device]) => !device.degraded && this.mayHaveRoom(device, now) && this.reachable(id, now))
       .map(([id, device]) => ({ id, in_flight: device.inFlight }));
     // Parts of the pool found empty in this pass: a device that sees only what another found
     // empty is not asked. A device that cannot send some of it (MMS, data, encrypted SMS) sees
@@ -438,8 +453,8 @@ export class Dispatcher {
    */
   async takeTransient(accountId: string, deviceId?: string, trx?: Executor, need?: CapabilityNeed): Promise<string | undefined> {
     const now = this.clock.now();
-    const candidates = [...this.devices]
-      .filter(([id, device]) => device.accountId === accountId && (!deviceId || id === deviceId) && !device.degraded && device.blockedUntil <= now && this.reachable(id, now))
+    const candidates = [...(this.byAccount.get(accountId) ?? [])]
+      .filter(([id, device]) => (!deviceId || id === deviceId) && !device.degraded && device.blockedUntil <= now && this.reachable(id, now))
       .map(([id, device]) => ({ id, in_flight: device.inFlight }));
     const take = async (id: string) => {
       const reserve = async (executor: Executor) => {
@@ -769,9 +784,12 @@ export class Dispatcher {
   private async republish(): Promise<void> {
     const now = this.clock.now();
     for (const [smsId, at] of this.lastPublished) if (now - at > this.options.ackTimeoutMs * 10) this.lastPublished.delete(smsId);
+    const before = new Date(now - this.options.ackTimeoutMs);
+    // Asked from the few devices holding overdue tasks, not from every device held here: the sweep
+    // runs each second, and a statement naming the whole fleet costs in proportion to it.
     // A silent device is not sent its tasks again: it gets them once it speaks (the next sweep).
-    const ready = [...this.devices.keys()].filter((id) => this.reachable(id, now));
-    const stale = await unacknowledgedSince(this.db, ready, new Date(now - this.options.ackTimeoutMs), 10 * PAGE);
+    const ready = (await devicesWithUnacknowledged(this.db, before)).filter((id) => this.devices.has(id) && this.reachable(id, now));
+    const stale = await unacknowledgedSince(this.db, ready, before, 10 * PAGE);
     const due = stale.filter((sms) => now - (this.lastPublished.get(sms.id) ?? 0) >= this.options.ackTimeoutMs);
     for (const sms of await this.withoutOptedOut(due)) await this.publish(sms);
   }
@@ -789,8 +807,9 @@ export class Dispatcher {
     }
     const work = await dueWork(this.db, now);
     const runs: Promise<void>[] = [];
-    for (const [deviceId, device] of this.devices) {
-      if (work.devices.has(deviceId) && this.mayHaveRoom(device, now)) runs.push(this.claimFor(deviceId));
+    for (const deviceId of work.devices) {
+      const device = this.devices.get(deviceId);
+      if (device && this.mayHaveRoom(device, now)) runs.push(this.claimFor(deviceId));
     }
     for (const accountId of work.accounts) runs.push(this.offerPool(accountId));
     await Promise.all(runs);

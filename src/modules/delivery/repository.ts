@@ -502,10 +502,11 @@ export async function unacknowledgedSince(db: Executor, deviceIds: string[], bef
     .limit(limit);
 }
 
-/** Devices holding tasks no phone acknowledged yet: failover candidates. */
-export async function devicesWithUnacknowledged(db: Executor): Promise<string[]> {
+/** Devices holding tasks no phone acknowledged yet (handed out before `before`, if given): failover and re-publishing candidates. */
+export async function devicesWithUnacknowledged(db: Executor, before?: Date): Promise<string[]> {
   const { rows } = await db.raw<{ rows: { device_id: string }[] }>(
-    `select distinct device_id from sms where dispatched_at is not null and status = 'pending'`,
+    `select distinct device_id from sms where dispatched_at is not null and status = 'pending'${before ? ' and dispatched_at < ?' : ''}`,
+    before ? [before] : [],
   );
   return rows.map((row) => row.device_id);
 }
