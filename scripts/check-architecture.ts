@@ -37,7 +37,10 @@ const COMPOSITION = [/^src\/services\.ts$/, /^src\/gateway\.ts$/, /^src\/cli\//,
 export interface SourceFile {
   path: string;
   text: string;
+  /** Every file it imports, at the top or with `import()`. */
   imports: string[];
+  /** Those it imports only with `import()`, when the code asks. */
+  lazyImports?: string[];
 }
 
 function listTs(dir: string): string[] {
@@ -51,10 +54,11 @@ function listTs(dir: string): string[] {
 }
 
 /** Every relative import or re-export of a file, resolved to a path from the repository root. */
-function importsOf(path: string, text: string): string[] {
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]/g)].map((m) => m[1]!);
-  specifiers.push(...[...text.matchAll(/import\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((m) => m[1]!));
-  return specifiers.map((specifier) => relative(root, resolve(root, dirname(path), specifier)));
+function importsOf(path: string, text: string): Pick<SourceFile, 'imports' | 'lazyImports'> {
+  const inRoot = (specifier: string) => relative(root, resolve(root, dirname(path), specifier));
+  const eager = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]/g)].map((m) => inRoot(m[1]!));
+  const lazy = [...text.matchAll(/import\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((m) => inRoot(m[1]!));
+  return { imports: [...eager, ...lazy], lazyImports: lazy };
 }
 
 /** The migrations' text, to learn the tables they make. */
@@ -65,7 +69,7 @@ export function readMigrations(dir = 'db/migrations'): SourceFile[] {
 export function readSources(dirs = ['src', 'broker']): SourceFile[] {
   return dirs.flatMap(listTs).map((path) => {
     const text = readFileSync(join(root, path), 'utf8');
-    return { path, text, imports: importsOf(path, text) };
+    return { path, text, ...importsOf(path, text) };
   });
 }
 
@@ -117,6 +121,11 @@ export function checkArchitecture(files: SourceFile[], { migrations = [], owners
       }
       if (/^src\/(services\.ts|composition\/)/.test(target) && !COMPOSITION.some((pattern) => pattern.test(file.path))) {
         breaches.push(`${file.path}: imports Services outside composition`);
+      }
+      // A one-shot command imports the account features: a route file imported at the top of a
+      // feature would load every schema of its routes into each command.
+      if (FEATURE_FILE.test(file.path) && target.startsWith('src/api/extended/') && !file.lazyImports?.includes(target)) {
+        breaches.push(`${file.path}: imports ${target} at the top; a feature imports its routes inside waysIn`);
       }
     }
     if (file.path.startsWith('broker/')) {

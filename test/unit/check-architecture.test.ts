@@ -42,6 +42,15 @@ describe('check-architecture', () => {
     expect(breaches).to.deep.equal(['src/cluster/cluster.ts: imports Services outside composition']);
   });
 
+  it('when a feature file imports a route file at the top, then that is a breach; inside waysIn (import()) it is not', () => {
+    const route = 'src/api/extended/a/routes.ts';
+    const breaches = checkArchitecture([
+      file('src/modules/a/feature.ts', '', [route]),
+      { path: 'src/modules/b/feature.ts', text: '', imports: ['src/api/extended/b/routes.ts'], lazyImports: ['src/api/extended/b/routes.ts'] },
+    ]);
+    expect(breaches).to.deep.equal([`src/modules/a/feature.ts: imports ${route} at the top; a feature imports its routes inside waysIn`]);
+  });
+
   it('when a callback field is assigned or pushed to from outside, then that is a breach; on `this` it is not', () => {
     const breaches = checkArchitecture([
       file('src/wiring.ts', 'incoming.onStored = (row) => send(row);\ncalls.onDeleted.push(remove);\nthis.onReady = ready;\nif (a.onX == b) {}'),
