@@ -46,7 +46,7 @@ describe('check-architecture', () => {
     const route = 'src/api/extended/a/routes.ts';
     const breaches = checkArchitecture([
       file('src/modules/a/feature.ts', '', [route]),
-      { path: 'src/modules/b/feature.ts', text: '', imports: ['src/api/extended/b/routes.ts'], lazyImports: ['src/api/extended/b/routes.ts'] },
+      { path: 'src/modules/b/feature.ts', text: '', imports: ['src/api/extended/b/routes.ts'], eagerImports: [] },
     ]);
     expect(breaches).to.deep.equal([`src/modules/a/feature.ts: imports ${route} at the top; a feature imports its routes inside waysIn`]);
   });
