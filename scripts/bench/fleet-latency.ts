@@ -5,7 +5,10 @@
 // alone; with FLEET_DEVICES idle phones of another account connected (default 10,000: connected,
 // subscribed, presence and heartbeat as the app, from generator processes, fleet-generators.ts);
 // alone again once they are gone. Printed per phase: POST -> task at the phone and POST -> 201,
-// p50 / p99 / max, and the p99 against the mean of the two phases alone (target: within 20%).
+// p50 / p99 / max, and the p99 against the mean of the two phases alone (target: within 20%);
+// and what the phase cost (fleet-phase-load.ts): the gateway's event-loop delay, CPU and garbage
+// collection, PostgreSQL's CPU and how busy the machine's cores were, so that a slower phase shows
+// whether the gateway paused or the machine ran short.
 // FLEET_SETTLE_S (default 10) passes after the fleet came and after it left, before measuring.
 //
 //   npx tsx scripts/bench/fleet-latency.ts        FLEET_DEVICES=2000 for a quick look
@@ -14,6 +17,7 @@ import { request } from 'undici';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
 import { closeDatabase, openDatabase, type Database } from '../../src/storage/database.ts';
 import { FleetGenerators, registerFleetDevices } from './fleet-generators.ts';
+import { PhaseLoadMeter, type PhaseLoad } from './fleet-phase-load.ts';
 import { paced } from './dispatch-latency.ts';
 import { freshDatabase, liftDeviceLimits, positiveIntegerSetting, prepareTenant, printTable, spawnGateway, stats } from './support.ts';
 
@@ -32,6 +36,7 @@ interface Phase {
   name: string;
   toTask: number[];
   accepted: number[];
+  load?: PhaseLoad;
 }
 
 const database = await freshDatabase('fleet_latency');
@@ -49,6 +54,7 @@ let generators: FleetGenerators | undefined;
 let db: Database | undefined;
 const phases: Phase[] = [];
 let online = 0;
+const meter = new PhaseLoadMeter(`http://127.0.0.1:${gateway.port}`, gateway.child.pid!, new URL(database.url).pathname.slice(1));
 try {
   await liftDeviceLimits(`http://127.0.0.1:${gateway.port}`, tenant.key, tenant.devices.map((device) => device.id));
   await Promise.all(phones.map((phone) => phone.connect()));
@@ -66,6 +72,7 @@ try {
     const phase: Phase = { name, toTask: [], accepted: [] };
     current = phase;
     log(`${name}: ${RATE * SECONDS} SMS at ${RATE}/s`);
+    const phaseLoad = await meter.start();
     await paced(RATE * SECONDS, RATE, async (i) => {
       const message = `${name} ${i}`;
       const started = performance.now();
@@ -77,6 +84,7 @@ try {
     // The last tasks are on their way: a moment for them before the phase ends.
     const deadline = Date.now() + 10_000;
     while (phase.toTask.length < phase.accepted.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    phase.load = await phaseLoad();
     phases.push(phase);
   };
 
@@ -102,6 +110,7 @@ try {
   await settle();
   await measure('alone again');
 } finally {
+  meter.stop();
   await generators?.close();
   await Promise.all(phones.map((phone) => phone.stop()));
   await gateway.stop();
@@ -122,8 +131,16 @@ printTable(
       'POST -> task p50 / p99 / max ms': `${task.p50} / ${task.p99} / ${task.max}`,
       'POST -> 201 p50 / p99 ms': `${accepted.p50} / ${accepted.p99}`,
       'task p99 / alone': aloneP99 ? (task.p99 / aloneP99).toFixed(2) : 'n/a',
+      'gateway loop delay p99 / max ms': phase.load ? `${phase.load.loopDelayP99Ms.toFixed(1)} / ${phase.load.loopDelayMaxMs.toFixed(1)}` : 'n/a',
+      'gateway CPU / GC time': phase.load ? `${percent(phase.load.gatewayCpu)} / ${percent(phase.load.gcShare)}` : 'n/a',
+      'PostgreSQL CPU': phase.load ? percent(phase.load.postgresCpu) : 'n/a',
+      'machine busy': phase.load ? percent(phase.load.machineBusy) : 'n/a',
     };
   }),
 );
+function percent(share: number): string {
+  return `${Math.round(share * 100)}%`;
+}
+
 // Whatever a stopped generator left open, a benchmark ends when it is done.
 process.exit(0);
