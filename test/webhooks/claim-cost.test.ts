@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Gateway } from '../../src/gateway.ts';
 import type { EventEnvelope } from '../../src/modules/webhooks/event-contract.ts';
 import { WebhookOutbox } from '../../src/modules/webhooks/ordering/outbox.ts';
-import { claimDueDeliveries, claimStatement } from '../../src/modules/webhooks/repository.ts';
+import { claimDueDeliveries, claimStatement, recordAttempts } from '../../src/modules/webhooks/repository.ts';
 import { parkDisabled } from '../../src/modules/webhooks/ordering/repository.ts';
 import { ownDatabase, type EmptyDatabase } from '../support/empty-database.ts';
 import { testDatabaseUrl } from '../support/environment.ts';
@@ -19,12 +19,16 @@ import { createWebhook, webhookConfig } from '../support/webhooks.ts';
 const BLOCKED = 10_000;
 const CLAIMABLE = 100;
 const BATCH = 128;
+const CHURNED = 5_000;
 
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  'Index Name'?: string;
   'Actual Rows': number;
   'Actual Loops': number;
+  'Shared Hit Blocks': number;
+  'Shared Read Blocks': number;
   Plans?: PlanNode[];
 }
 
@@ -34,14 +38,24 @@ function deliveryRowsRead(node: PlanNode): number {
   return own + (node.Plans ?? []).reduce((sum, child) => sum + deliveryRowsRead(child), 0);
 }
 
-/** The claim's plan as it ran (EXPLAIN ANALYZE), its leases undone. */
+/** Pages read by the scans of the index of ready deliveries (an index scan, or a bitmap scan with its heap pages). */
+function readyIndexPagesRead(node: PlanNode): number {
+  const scansReady = (scan: PlanNode): boolean => scan['Index Name'] === 'webhook_deliveries_ready' || (scan.Plans ?? []).some(scansReady);
+  if (node['Relation Name'] === 'webhook_deliveries' && /Scan/.test(node['Node Type']) && scansReady(node)) {
+    return node['Shared Hit Blocks'] + node['Shared Read Blocks'];
+  }
+  return (node.Plans ?? []).reduce((sum, child) => sum + readyIndexPagesRead(child), 0);
+}
+
+/** The claim's plan as it ran (EXPLAIN ANALYZE), with the settings the claim runs with, its leases undone. */
 async function explainClaim(gateway: Gateway): Promise<PlanNode | undefined> {
-  const { sql, bindings } = claimStatement(BATCH, 60_000);
+  const { settings, sql, bindings } = claimStatement(BATCH, 60_000);
   let plan: PlanNode | undefined;
   const undo = new Error('undo the claim');
   await gateway.services.db
     .transaction(async (trx) => {
-      const { rows } = await trx.raw<{ rows: { 'QUERY PLAN': { Plan: PlanNode }[] }[] }>(`explain (analyze, format json) ${sql}`, bindings);
+      await trx.raw(settings);
+      const { rows } = await trx.raw<{ rows: { 'QUERY PLAN': { Plan: PlanNode }[] }[] }>(`explain (analyze, buffers, format json) ${sql}`, bindings);
       plan = rows[0]!['QUERY PLAN'][0]!.Plan;
       throw undo;
     })
@@ -51,8 +65,8 @@ async function explainClaim(gateway: Gateway): Promise<PlanNode | undefined> {
   return plan;
 }
 
-function statusEvent(accountId: string, smsId: string, status: string): EventEnvelope {
-  return { id: randomUUID(), type: 'sms.status_changed', timestamp: new Date().toISOString(), account_id: accountId, data: { sms: { id: smsId, status } } };
+function statusEvent(accountId: string, smsId: string, status: string, message?: string): EventEnvelope {
+  return { id: randomUUID(), type: 'sms.status_changed', timestamp: new Date().toISOString(), account_id: accountId, data: { sms: { id: smsId, status, ...(message ? { message } : {}) } } };
 }
 
 describe('webhooks: the cost of a claim', () => {
@@ -145,5 +159,38 @@ describe('webhooks: the cost of a claim', () => {
     expect((await other.api.patch(`/webhooks/${webhook.id}`, { enabled: true })).status).to.equal(200);
     const claimed = await claimDueDeliveries(db, 2_000, 60_000);
     expect(claimed.filter((delivery) => delivery.webhook_id === webhook.id)).to.have.length(1_000);
+  });
+
+  it(`when ${CHURNED.toLocaleString('en')} deliveries were claimed and delivered since the last vacuum, then a claim does not read their rows again`, async function () {
+    this.timeout(120_000);
+    const { db } = gateway.services;
+    const outbox = new WebhookOutbox(3_600_000);
+    await claimDueDeliveries(db, BLOCKED * 4, 3_600_000);
+    // Bodies the size of an SMS's event: a few deliveries a page, as in a burst.
+    const message = 'x'.repeat(600);
+    for (let i = 0; i < CHURNED; i += 1_000) {
+      await outbox.record(db, Array.from({ length: 1_000 }, () => ({ envelope: statusEvent(tenant.accountId, randomUUID(), 'processing', message) })));
+    }
+    // Claimed and delivered as the sender does, a batch at a time: each leaves dead versions
+    // behind the due ones in the index of ready rows.
+    for (;;) {
+      const claimed = await claimDueDeliveries(db, BATCH, 60_000);
+      if (claimed.length === 0) break;
+      const results = claimed.map((delivery) => ({
+        id: delivery.id,
+        webhookId: delivery.webhook_id,
+        status: 'delivered' as const,
+        statusCode: 200,
+        error: null,
+        answer: null,
+        nextAttemptAt: new Date(),
+      }));
+      await db.transaction((trx) => recordAttempts(trx, results, claimed));
+    }
+    await outbox.record(db, Array.from({ length: CLAIMABLE }, () => ({ envelope: statusEvent(tenant.accountId, randomUUID(), 'processing', message) })));
+
+    const plan = await explainClaim(gateway);
+    expect(plan!['Actual Rows'], 'the claim took every claimable delivery').to.equal(CLAIMABLE);
+    expect(readyIndexPagesRead(plan!), `pages read through the index of ready rows (${CHURNED} delivered before, ${CLAIMABLE} claimable)`).to.be.at.most(CLAIMABLE);
   });
 });
