@@ -18,7 +18,7 @@
 // WHOLE_PATH_RUNS: "<sms>x<webhooks>[held]" (default "3000x1,20000x1,3000x3,20000x1held"); WHOLE_PATH_RATE: SMS
 // posted a second (default 300); BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=.tmp/prof"
 // profiles the gateway; WHOLE_PATH_EXPLAIN_MS=20 logs the plans of slower statements to PostgreSQL's
-// server log.
+// server log; WHOLE_PATH_STATEMENT_CPU=1 logs every statement there with the CPU it took.
 import knexModule from 'knex';
 import { request } from 'undici';
 import { Worker } from 'node:worker_threads';
@@ -35,6 +35,8 @@ const RUNS = (process.env.WHOLE_PATH_RUNS ?? '3000x1,20000x1,3000x3,20000x1held'
   }
   return { sms, webhooks, held: match[3] !== undefined };
 });
+/** WHOLE_PATH_STATEMENT_CPU=1: log every statement of the run's database with the CPU it took (log_statement_stats). */
+const STATEMENT_CPU = process.env.WHOLE_PATH_STATEMENT_CPU === '1';
 /** WHOLE_PATH_EXPLAIN_MS: log the plans of statements slower than this to PostgreSQL's log (auto_explain). */
 const AUTO_EXPLAIN_MS = process.env.WHOLE_PATH_EXPLAIN_MS === undefined ? undefined : positive('WHOLE_PATH_EXPLAIN_MS', 1);
 const DEVICES = 4;
@@ -56,6 +58,8 @@ interface RunFigures {
   backlogAtLastAccept: number;
   backlogDrainPerS: number;
   topStatements: string[];
+  /** The indexes of the tables the path writes, with how often the run read each. */
+  indexes: string[];
 }
 
 async function koaCpuPerRequest(count: number): Promise<number> {
@@ -95,6 +99,7 @@ async function wholePath(sms: number, webhooks: number, held: boolean): Promise<
   const database = await freshDatabase('whole_path');
   const dbName = new URL(database.url).pathname.slice(1);
   if (AUTO_EXPLAIN_MS !== undefined) await explainSlowStatements(dbName, AUTO_EXPLAIN_MS);
+  if (STATEMENT_CPU) await logStatementCpu(dbName);
   const receivers = await Promise.all(Array.from({ length: webhooks }, async () => {
     const receiver = new Receiver();
     await receiver.start();
@@ -183,6 +188,7 @@ async function wholePath(sms: number, webhooks: number, held: boolean): Promise<
     const [open] = (await db('sms').whereNotIn('status', ['delivered']).count({ n: '*' })) as { n: string }[];
     if (Number(open!.n) > 0) throw new Error(`${open!.n} SMS not delivered`);
     const counted = await statements.read();
+    const indexes = await indexUse(db);
     // Our own two counting queries ran on another database: nothing to subtract.
     const transactionsRun = (await transactions(admin, dbName)) - transactionsBefore;
     return {
@@ -197,6 +203,7 @@ async function wholePath(sms: number, webhooks: number, held: boolean): Promise<
       backlogAtLastAccept,
       backlogDrainPerS: firstDeliveredSpan > 0 ? backlogAtLastAccept / firstDeliveredSpan : Infinity,
       topStatements: counted?.top ?? [],
+      indexes,
     };
   } finally {
     await Promise.all(phones.map((phone) => phone.kill()));
@@ -216,6 +223,21 @@ async function everySmsDelivered(db: knexModule.Knex): Promise<void> {
     if (Date.now() > until) throw new Error(`${open!.n} SMS not delivered`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/**
+ * The indexes of the tables the path writes most, with the scans the run made of each: every
+ * index costs each insert (and each update that is not HOT), so one the path never reads is paid
+ * for by every SMS. (Whether any other query reads it is for the reader to check.)
+ */
+async function indexUse(db: knexModule.Knex): Promise<string[]> {
+  await db.raw('select pg_stat_clear_snapshot()');
+  const { rows } = await db.raw<{ rows: { relname: string; indexrelname: string; idx_scan: string; bytes: string }[] }>(
+    `select relname, indexrelname, idx_scan, pg_relation_size(indexrelid) as bytes from pg_stat_user_indexes
+      where relname in ('sms', 'sms_status_history', 'sms_attempts', 'sms_search', 'webhook_deliveries', 'device_dispatches', 'conversations')
+      order by relname, idx_scan, indexrelname`,
+  );
+  return rows.map((row) => `${row.relname.padEnd(20)} ${row.indexrelname.padEnd(48)} ${String(row.idx_scan).padStart(8)} scans  ${(Number(row.bytes) / 1024).toFixed(0).padStart(6)} kB`);
 }
 
 async function transactions(admin: knexModule.Knex, dbName: string): Promise<number> {
@@ -259,6 +281,23 @@ async function explainSlowStatements(dbName: string, ms: number): Promise<void> 
     await admin.raw(`alter database ${dbName} set session_preload_libraries = 'auto_explain'`);
     await admin.raw(`alter database ${dbName} set auto_explain.log_min_duration = ${Math.round(ms)}`);
     await admin.raw(`alter database ${dbName} set auto_explain.log_analyze = on`);
+    await admin.raw(`alter database ${dbName} set auto_explain.log_buffers = on`);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+/**
+ * Has PostgreSQL log every statement on `dbName` with its duration and, after each phase (parse,
+ * bind with its planning, execute), the CPU the backend used for it: what a statement costs
+ * without the lock waits its duration includes. Set on the run's database alone, which is dropped
+ * after the run.
+ */
+async function logStatementCpu(dbName: string): Promise<void> {
+  const admin = knexModule.knex({ client: 'pg', connection: ADMIN_URL, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(`alter database ${dbName} set log_min_duration_statement = 0`);
+    await admin.raw(`alter database ${dbName} set log_statement_stats = on`);
   } finally {
     await admin.destroy();
   }
@@ -292,6 +331,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       'backlog drained/s': Number.isFinite(run.backlogDrainPerS) ? Math.round(run.backlogDrainPerS) : '-',
     });
     details.push(`${run.label}: the statements that took the most time in PostgreSQL\n${run.topStatements.join('\n') || '(pg_stat_statements not loaded)'}`);
+    details.push(`${run.label}: the indexes of the tables the path writes, and the run's scans of each\n${run.indexes.join('\n')}`);
   }
   process.stdout.write(`\n${details.join('\n\n')}\n`);
   printTable(
