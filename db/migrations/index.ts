@@ -50,6 +50,7 @@ import * as upstreams from './20261206_047_upstreams.ts';
 import * as contractSmsTrigramIndexes from './20261206_048_contract_sms_trigram_indexes.ts';
 import * as smsCategoryDeviceGroups from './20261206_049_sms_category_device_groups.ts';
 import * as upstreamSubmissionCosts from './20261206_050_upstream_submission_costs.ts';
+import * as webhookChainsBySms from './20261207_051_webhook_chains_by_sms.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -106,4 +107,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261206_048_contract_sms_trigram_indexes', contractSmsTrigramIndexes],
   ['20261206_049_sms_category_device_groups', smsCategoryDeviceGroups],
   ['20261206_050_upstream_submission_costs', upstreamSubmissionCosts],
+  ['20261207_051_webhook_chains_by_sms', webhookChainsBySms],
 ];

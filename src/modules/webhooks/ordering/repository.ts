@@ -5,6 +5,17 @@ import type { Database, Executor } from '../../../storage/database.ts';
 import { chainsOf, type Chain } from './chain-heads.ts';
 import { PARKED } from './parking.ts';
 
+/**
+ * The condition of a probe of one chain's pending deliveries (`row` of webhook_deliveries, `chain`
+ * giving webhook_id and ordering_key). The SMS (ordering_key) is the only part an index can take:
+ * webhook_deliveries_chain_by_sms, which holds the few pending deliveries of an SMS. The webhook is
+ * compared on the rows found, written so that no index takes it ("is true"): taken by
+ * webhook_deliveries_waiting, which a young table's statistics made look as cheap, a probe read
+ * every pending delivery of the webhook, once per chain.
+ */
+const CHAIN_PROBE = (row: string, chain: string) =>
+  `${row}.ordering_key = ${chain}.ordering_key and ${row}.status = 'pending' and (${row}.webhook_id = ${chain}.webhook_id) is true`;
+
 /** One delivery to write, for every webhook its event goes to. */
 export interface DeliveryToWrite {
   accountId: string;
@@ -28,10 +39,8 @@ export async function insertDeliveries(db: Executor, rows: DeliveryToWrite[], re
   // A delivery is its chain's head (ready) when nothing of its chain is pending and it is the
   // first of its chain in this call. The pending rows it finds are locked in chain order so that
   // a head being recorded as done right now is waited for, then read as done (chain-heads.ts).
-  // They are found chain by chain through the chain index ("offset 0" keeps each lateral probe
-  // apart; "order by seq" is what only the chain index gives), then each row by its id. A young
-  // table's statistics can still make webhook_deliveries_waiting look as cheap (a probe then reads
-  // the webhook's pending deliveries): BENCHMARKS.md section 11 measured it.
+  // They are found chain by chain through the SMS's pending deliveries, whatever the table's
+  // statistics say (CHAIN_PROBE), then each row by its id.
   // nextval is volatile, so it is computed after the sort: seq follows the order of `rows`.
   const { rows: written } = await db.raw<{ rows: { n: number }[] }>(
     `with targets as materialized (
@@ -46,7 +55,7 @@ export async function insertDeliveries(db: Executor, rows: DeliveryToWrite[], re
            from (select distinct t.webhook_id, t.ordering_key from targets t where t.ordering_key is not null) c
            cross join lateral (
                  select p.id from webhook_deliveries p
-                  where p.webhook_id = c.webhook_id and p.ordering_key = c.ordering_key and p.status = 'pending'
+                  where ${CHAIN_PROBE('p', 'c')}
                   order by p.seq
                  offset 0) chain
            -- Checked again on the locked row: a head recorded as done meanwhile is not pending.
@@ -79,23 +88,22 @@ export async function insertDeliveries(db: Executor, rows: DeliveryToWrite[], re
 
 /**
  * Makes the pending delivery of lowest seq in each chain its only ready one. Reads the pending
- * rows of those chains alone (the chain index), writes only rows whose flag changes. The caller
+ * rows of those chains alone (through their SMS), writes only rows whose flag changes. The caller
  * holds the chains' webhook rows (chain-heads.ts). Answers the chains it gave a new head.
  */
 export async function advanceChains(db: Executor, chains: Chain[]): Promise<Chain[]> {
   const unique = new Map(chains.map((chain) => [`${chain.webhookId}/${chain.orderingKey}`, chain]));
   if (unique.size === 0) return [];
   const list = [...unique.values()];
-  // Driven from the chains, whatever the statistics say: each chain's pending rows through the
-  // chain index (the lateral subquery is kept apart by "offset 0", and only that index gives its
-  // "order by seq"), each of those by its id.
+  // Driven from the chains, whatever the statistics say: each chain's pending rows through its
+  // SMS's (CHAIN_PROBE; the lateral subquery is kept apart by "offset 0"), each of those by its id.
   const { rows } = await db.raw<{ rows: { webhook_id: string; ordering_key: string; ready: boolean }[] }>(
     `update webhook_deliveries t set ready = f.head
        from (select q.id, q.ready, q.id = first_value(q.id) over (partition by c.webhook_id, c.ordering_key order by q.seq) as head
                from unnest(?::uuid[], ?::uuid[]) as c(webhook_id, ordering_key)
                cross join lateral (
                      select q.id, q.seq, q.ready from webhook_deliveries q
-                      where q.webhook_id = c.webhook_id and q.ordering_key = c.ordering_key and q.status = 'pending'
+                      where ${CHAIN_PROBE('q', 'c')}
                       order by q.seq
                      offset 0) q) f
       where t.id = f.id and f.ready is distinct from f.head and t.status = 'pending'
