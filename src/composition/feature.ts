@@ -9,14 +9,13 @@
 // - its figures on /metrics;
 // - what runs while the gateway runs (timers, sweeps, listeners of other protocols), and in which
 //   phase of a stop each part stops;
-// - whether it is on in this configuration: a feature that is off makes and registers nothing.
-//
-// What a feature needs it asks for by name (`need('devices')`); the composition makes the feature
-// that provides it first. A feature therefore never says in which order features are made.
-//
+// - whether it is on in this configuration: a feature that is off makes and registers nothing;
 // - its ways in (its routes under src/api/extended/<feature>/, its endpoints elsewhere), imported
 //   only when the running gateway asks: a one-shot command makes the account features, and must
 //   not load every route's schemas with them.
+//
+// What a feature needs it asks for by name (`need('devices')`); the composition makes the feature
+// that provides it first. A feature therefore never says in which order features are made.
 import type Router from '@koa/router';
 import type { Config } from '../config.ts';
 import type { Logger } from '../common/logger.ts';
