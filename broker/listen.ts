@@ -22,6 +22,7 @@ import type { ConnectionRefusal, RefusalLog } from './refusal-log.ts';
 import type { DeviceSessions } from './sessions.ts';
 import { WaitingRoom, type WaitingPlace } from '../src/common/waiting-room.ts';
 import { waitingPlaces } from '../src/common/file-descriptors.ts';
+import { listen } from '../src/common/listen.ts';
 
 export const WEBSOCKET_PATH = '/mqtt';
 /** A WebSocket message may carry this many packets of the largest size (see listen()). */
@@ -143,7 +144,7 @@ export class Listeners {
         },
       );
     });
-    await listenOn(tcp, port, options.host);
+    await listen(tcp, { port, host: options.host });
     this.tcp = tcp;
   }
 
@@ -187,7 +188,7 @@ export class Listeners {
       this.metrics.count('mqtt_tls_handshake_failures_total', 'MQTT over TLS connections closed before their handshake completed');
       socket.destroy();
     });
-    await listenOn(mqtts, tls.port, this.options.host);
+    await listen(mqtts, { port: tls.port, host: this.options.host });
     this.mqtts = mqtts;
   }
 
@@ -261,12 +262,3 @@ export class Listeners {
   }
 }
 
-function listenOn(server: Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-}

@@ -26,7 +26,7 @@ import { mountAgentDownload } from '../http/agent/routes.ts';
 import { mountPanel } from '../http/panel/routes.ts';
 import type { RouteDefinition } from '../http/route.ts';
 import { httpServerOptions, limitConnections, LISTEN_BACKLOG } from '../http/server-limits.ts';
-import { describeEnvironmentError } from '../common/errors.ts';
+import { listen } from '../common/listen.ts';
 import { DEVICE_PREFIX } from './extended/calls/recordings/routes.ts';
 import { mountHealth } from './extended/health/routes.ts';
 import { legacyRoutes, type LegacyParts } from './legacy/routes.ts';
@@ -140,13 +140,5 @@ export function createHttpServer(parts: HttpServerParts, options: HttpServerOpti
 
 /** Listens on PORT; a port already taken fails the start with the setting to change. */
 export function listenHttp(server: Server, { port, host }: Pick<Config, 'port' | 'host'>): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((error: unknown) => {
-    throw describeEnvironmentError(error, { port: ['PORT', port, host] });
-  });
+  return listen(server, { port, host, backlog: LISTEN_BACKLOG }, 'PORT');
 }

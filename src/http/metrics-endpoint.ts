@@ -10,7 +10,7 @@ import type Router from '@koa/router';
 import type { MetricsConfig } from '../config.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Metrics } from '../common/metrics.ts';
-import { describeEnvironmentError } from '../common/errors.ts';
+import { listen } from '../common/listen.ts';
 
 export const METRICS_PATH = '/metrics';
 
@@ -59,15 +59,7 @@ export class MetricsEndpoint {
     }
     const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (request, response) => void this.answer(request, response));
     server.maxConnections = MAX_SCRAPER_CONNECTIONS;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ port, host }, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    }).catch((error: unknown) => {
-      throw describeEnvironmentError(error, { port: ['METRICS_PORT', port, host] });
-    });
+    await listen(server, { port, host }, 'METRICS_PORT');
     this.server = server;
     this.logger.info({ metricsPort: this.port, host, token: token !== undefined }, '/metrics served on its own port');
   }
