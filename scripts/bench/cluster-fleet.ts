@@ -12,7 +12,10 @@
 // and after all are online and idle.
 //
 // Every connection comes from 127.0.0.1 (mqtt.js does not pass localAddress through), so the
-// per-address connection cap is lifted, and 10,000 connections fit the ephemeral port range.
+// per-address connection cap is lifted. The phones run in several generator processes
+// (fleet-generators.ts), as in the one-node fleet benchmark: one process holds no more sockets than
+// its open-file limit (20,000 here), which bounds what one node holds too; two nodes on ports of
+// their own each have the ephemeral port range to themselves, so 2 x 19,000 fit.
 //
 // CLUSTER_FLEET_CONCURRENCY (connects in flight, 300), CLUSTER_FLEET_PHASE_LIMIT_S (each wait, 90),
 // CLUSTER_FLEET_SETTLE_S (5), CLUSTER_FLEET_TIMEOUT_S (whole run, 400).
@@ -25,6 +28,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
+import { closeDatabase, openDatabase } from '../../src/storage/database.ts';
+import { FleetGenerators, registerFleetDevices } from './fleet-generators.ts';
 import { CpuOfProcesses, freshDatabase, METRICS_SCRAPE_HEADERS, prepareTenant, printTable, processCpuMs, ratio, spawnGateway } from './support.ts';
 
 export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -53,10 +58,10 @@ export async function spawnNode(
   env: Record<string, string> = {},
   nodeArgs?: string[],
 ): Promise<GatewayNode> {
-  const cluster: Record<string, string> = redisPrefix
-    ? { REDIS_URL: BENCH_REDIS_URL, REDIS_PREFIX: redisPrefix, WEBHOOK_SECRET_KEY: SHARED_SECRET_KEY }
-    : {};
-  const node = await spawnGateway(databaseUrl, { NODE_ID: nodeId, ...cluster, ...env }, nodeArgs);
+  const cluster: Record<string, string> = redisPrefix ? { REDIS_URL: BENCH_REDIS_URL, REDIS_PREFIX: redisPrefix } : {};
+  // The key every node of the run shares, the single node's too: the database remembers which key
+  // sealed its secrets, and refuses a node with another.
+  const node = await spawnGateway(databaseUrl, { NODE_ID: nodeId, WEBHOOK_SECRET_KEY: SHARED_SECRET_KEY, ...cluster, ...env }, nodeArgs);
   return { ...node, nodeId };
 }
 
@@ -137,6 +142,7 @@ const log = (message: string) => process.stderr.write(`[cluster-fleet ${new Date
 let work = '';
 const nodes: GatewayNode[] = [];
 const fleets: SimulatedDevice[][] = [];
+let generators: FleetGenerators | undefined;
 const prefixes: string[] = [];
 let database: { url: string; drop: () => Promise<void> } | undefined;
 
@@ -186,12 +192,6 @@ async function memoryOf(node: GatewayNode): Promise<Memory> {
   return { rssKb: vmRssKb(pid), heapUsedKb: undefined };
 }
 
-/** CPU (ms) this process (the simulated phones) used so far. */
-function clientCpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
-
 /** The node's mqtt_connected_clients (with or without a node label). */
 async function connectedClients(node: GatewayNode): Promise<number> {
   const response = await fetch(`http://127.0.0.1:${node.port}/metrics`, { headers: METRICS_SCRAPE_HEADERS });
@@ -219,9 +219,9 @@ async function onlineInList(node: GatewayNode, key: string): Promise<number> {
 }
 
 /**
- * Connects one SimulatedDevice per credential to `brokerUrlOf(i)`, CONCURRENCY in flight, adding
- * each to `devices` (the caller stops them, even when it stops waiting); resolves with the number
- * that failed when every connect settled.
+ * The warm-up's few devices, in this process: connects one SimulatedDevice per credential to
+ * `brokerUrlOf(i)`, CONCURRENCY in flight, adding each to `devices` (the caller stops them, even
+ * when it stops waiting); resolves with the number that failed when every connect settled.
  */
 async function connectFleet(credentials: Credentials[], brokerUrlOf: (index: number) => string, devices: SimulatedDevice[] = []): Promise<number> {
   fleets.push(devices);
@@ -309,7 +309,7 @@ async function runConfiguration(
     // whatever else uses it; PostgreSQL's backends of this database only).
     const redisCpu = new CpuOfProcesses('redis-server');
     const postgresCpu = new CpuOfProcesses('postgres', new URL(databaseUrl).pathname.slice(1));
-    const cpuAtStart = { redis: redisCpu.totalMs(), postgres: postgresCpu.totalMs(), clients: clientCpuMs() };
+    const cpuAtStart = { redis: redisCpu.totalMs(), postgres: postgresCpu.totalMs() };
     const nodeCpuAtStart = started.map((node) => processCpuMs(node.child.pid!) ?? 0);
     const nodeCpuUsed = started.map(() => 0);
     const t0 = performance.now();
@@ -334,20 +334,20 @@ async function runConfiguration(
         () => {},
       );
     }, 5_000);
-    const fleet: SimulatedDevice[] = [];
-    const failed = await Promise.race([connectFleet(credentials, urlOf, fleet), sleep(PHASE_LIMIT_MS).then(() => undefined)]);
-    const clientsDoneMs = performance.now() - t0;
+    const devices = credentials.map(({ id, token }, index) => ({ id, token, name: `fleet-${index + 1}`, brokerUrl: urlOf(index) }));
+    const connected = await generators!.connect(urlOf(0), devices, { concurrency: CONCURRENCY, phaseLimitMs: PHASE_LIMIT_MS });
+    const clientsDoneMs = connected.allOnlineMs ?? connected.elapsedMs;
     await poll;
     polling = false;
     const cpuMs = {
       redis: redisCpu.totalMs() - cpuAtStart.redis,
       postgres: postgresCpu.totalMs() - cpuAtStart.postgres,
-      clients: clientCpuMs() - cpuAtStart.clients,
+      clients: connected.generatorCpuMs,
     };
     redisCpu.stop();
     postgresCpu.stop();
     clearInterval(progress);
-    if (failed === undefined) log(`${label}: the phase limit of ${PHASE_LIMIT_MS / 1000} s struck before every device connected`);
+    if (connected.allOnlineMs === undefined) log(`${label}: the phase limit of ${PHASE_LIMIT_MS / 1000} s struck before every device connected`);
     const allSeenMs = seenAt.every((at) => at !== undefined) ? Math.max(...(seenAt as number[])) : undefined;
     log(`${label}: all ${N} seen by the gateway ${allSeenMs === undefined ? 'NOT within the phase limit' : `in ${(allSeenMs / 1000).toFixed(2)} s`}`);
 
@@ -355,7 +355,7 @@ async function runConfiguration(
     const after = await Promise.all(started.map(memoryOf));
     const redisAfter = prefix ? await redisBytes(prefix) : 0;
     const listed = await Promise.all(started.map((node) => onlineInList(node, key)));
-    await stopFleet(fleet, true);
+    await generators!.stop(true);
     return {
       nodes: started.map((node, i) => ({
         nodeId: node.nodeId,
@@ -370,7 +370,7 @@ async function runConfiguration(
       allSeenMs,
       clientsDoneMs,
       redisKb: (redisAfter - redisBefore) / 1024,
-      failed: failed ?? N - fleet.filter((device) => device.connected).length,
+      failed: N - connected.online,
     };
   } finally {
     for (const node of started) await node.stop();
@@ -381,6 +381,7 @@ let cleaning: Promise<void> | undefined;
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     for (const devices of fleets) await stopFleet(devices, false);
+    await generators?.close();
     await Promise.all(nodes.map((node) => node.stop()));
     for (const prefix of prefixes) {
       await dropRedisKeys(prefix).catch((error: unknown) => log(`could not remove the Redis keys ${prefix}:*: ${(error as Error).message}`));
@@ -402,11 +403,16 @@ async function main(): Promise<void> {
     work = mkdtempSync(join(tmpdir(), 'sms-gateway-cluster-fleet-'));
     database = await freshDatabase('cluster_fleet');
     const registering = Date.now();
-    // Two warm-up sets per configuration side: one for each node of the pair, one for the single node.
-    const tenant = await prepareTenant(database.url, N + 3 * WARMUP);
+    // Three warm-up sets: one for each node of the pair, one for the single node; registered as
+    // the API registers them. The fleet itself is written straight into the table (token hashes
+    // as registration stores them): tens of thousands registered one by one would take minutes.
+    const tenant = await prepareTenant(database.url, 3 * WARMUP);
+    const db = await openDatabase({ databaseUrl: database.url, dataDir: ':memory:' });
+    const credentials = await registerFleetDevices(db, N, tenant.accountId).finally(() => closeDatabase(db));
     log(`registered ${N} + ${3 * WARMUP} warm-up devices in ${((Date.now() - registering) / 1000).toFixed(1)} s`);
-    const credentials = tenant.devices.slice(0, N);
-    const warm = (i: number) => tenant.devices.slice(N + i * WARMUP, N + (i + 1) * WARMUP);
+    const warm = (i: number) => tenant.devices.slice(i * WARMUP, (i + 1) * WARMUP);
+    generators = FleetGenerators.start(N, 2);
+    log(`load generator: ${generators.processes} processes`);
 
     const single = await runConfiguration('1 node', database.url, tenant.key, ['bench-single'], credentials, [warm(0)]);
     const pair = await runConfiguration('2 nodes', database.url, tenant.key, ['bench-a', 'bench-b'], credentials, [warm(1), warm(2)]);

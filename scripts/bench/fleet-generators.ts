@@ -165,10 +165,15 @@ export class FleetGenerators {
   }
 }
 
-/** N devices with random tokens, stored the way registration stores them (token hash only). */
-export async function registerFleetDevices(database: Database, count: number): Promise<{ id: string; token: string }[]> {
-  const accountId = randomUUID();
-  await database('accounts').insert({ id: accountId, name: `bench-fleet-${accountId.slice(0, 8)}` });
+/**
+ * N devices with random tokens, stored the way registration stores them (token hash only), in a
+ * new account or in `accountId`'s.
+ */
+export async function registerFleetDevices(database: Database, count: number, accountId?: string): Promise<{ id: string; token: string }[]> {
+  if (!accountId) {
+    accountId = randomUUID();
+    await database('accounts').insert({ id: accountId, name: `bench-fleet-${accountId.slice(0, 8)}` });
+  }
   const credentials = Array.from({ length: count }, () => ({ id: randomUUID(), token: `sgd_${randomToken(32)}` }));
   const now = new Date();
   const rows = credentials.map((device, i) => ({

@@ -13,6 +13,8 @@ export interface WorkerDevice {
   id: string;
   token: string;
   name: string;
+  /** The node this device connects to, when not the phase's broker (a fleet spread over nodes). */
+  brokerUrl?: string;
 }
 
 export type WorkerCommand =
@@ -54,9 +56,9 @@ async function connect(command: Extract<WorkerCommand, { type: 'connect' }>): Pr
   const worker = async () => {
     while (!stopped && next < command.devices.length) {
       const index = next++;
-      const { id, token, name } = command.devices[index]!;
+      const { id, token, name, brokerUrl } = command.devices[index]!;
       const device = new SimulatedDevice({
-        brokerUrl: command.brokerUrl,
+        brokerUrl: brokerUrl ?? command.brokerUrl,
         deviceId: id,
         token,
         name,
