@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { expectError } from '../support/expectations.ts';
+import { deletedSmsRows, smsRow } from '../support/test-data.ts';
 import type { ApiClient, Reply } from '../support/tenant.ts';
 import { deviceRow, legacyGet, legacySend, UNKNOWN_OBJECT_ID, UNKNOWN_UUID, uuidOfMessage } from '../support/legacy.ts';
 
@@ -56,11 +57,11 @@ describe('legacy API: a delete said again', () => {
       const objectId = await legacySend(fx.tenant, { message: 'private words' });
       const uuid = await uuidOfMessage(fx.tenant, 'private words');
       expectNoContent(await fx.tenant.root.delete(`/sms/del?id=${objectId}`));
-      const rows = await fx.gateway.services.db('deleted_sms').where({ id: uuid });
+      const rows = await deletedSmsRows(fx, uuid);
       expect(rows).to.have.length(1);
       expect(Object.keys(rows[0]).sort()).to.deep.equal(['account_id', 'deleted_at', 'id', 'object_id']);
       expect(rows[0]).to.include({ id: uuid, object_id: objectId, account_id: fx.tenant.accountId });
-      expect(await fx.gateway.services.db('sms').where({ id: uuid })).to.deep.equal([]);
+      expect(await smsRow(fx, uuid)).to.equal(undefined);
     });
   });
 

@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import { decrypt, encrypt } from '../../sdk/typescript/src/end-to-end.ts';
 import { liftLimits, nextEvent } from '../support/devices.ts';
 import { useGateway } from '../support/use-gateway.ts';
+import { smsRow } from '../support/test-data.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
 
 function run(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -121,7 +122,7 @@ describe('Python SDK against a real gateway', () => {
     expect(smsId).to.equal(answer.id);
     // Over the air went the plaintext the phone decrypted; the gateway kept only ciphertext.
     expect(device.sent.get(answer.id)).to.include({ phone: '+79161234567', message: 'Tresor 4711' });
-    const row = await fx.gateway.services.db('sms').where({ id: answer.id }).first();
+    const row = await smsRow(fx, answer.id);
     // The word, not the digits alone: four digits can turn up in an id by chance.
     expect(JSON.stringify(row)).to.not.contain('Tresor');
     expect(await decrypt(row.message, passphrase)).to.equal('Tresor 4711');

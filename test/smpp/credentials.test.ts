@@ -3,6 +3,7 @@
 // passwords count in the login throttle until the system_id is locked.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
+import { storedSmppCredential } from '../support/test-data.ts';
 import { bindEsme, issueCredential, SMPP_ON, TestEsme } from '../support/smpp-client.ts';
 import { STATUS } from '../../src/api/smpp/command-status.ts';
 
@@ -23,7 +24,7 @@ describe('SMPP: credentials', () => {
     expect(JSON.stringify(list.body)).not.to.contain(created.body.password);
     expect(JSON.stringify(list.body)).not.to.match(/password|hash/);
     // Stored hashed: the row holds no password.
-    const row = await fx.gateway.services.db('smpp_credentials').where({ id: created.body.id }).first();
+    const row = await storedSmppCredential(fx, created.body.id);
     expect(JSON.stringify(row)).not.to.contain(created.body.password);
   });
 

@@ -7,6 +7,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { bindEsme, issueCredential, SMPP_ON, TestEsme, type IssuedCredential } from '../support/smpp-client.ts';
 import { testDatabaseUrl } from '../support/environment.ts';
 import { eventually } from '../support/eventually.ts';
+import { smppReceiptKept } from '../support/test-data.ts';
 import { STATUS } from '../../src/api/smpp/command-status.ts';
 import { MESSAGE_STATE } from '../../src/modules/smpp/message-state.ts';
 import { receivingAddress } from '../../src/modules/smpp/receiving-address.ts';
@@ -100,7 +101,7 @@ describe('SMPP: delivery receipts and incoming SMS', () => {
     const credential = await issueCredential(fx.tenant);
     const transmitter = await bound(credential, 'bind_transmitter');
     const id = await submit(transmitter, 'nobody listens');
-    await eventually('the receipt is stored', async () => ((await fx.gateway.services.db('smpp_receipts').where({ receipted_message_id: id }).first()) ? true : undefined));
+    await eventually('the receipt is stored', async () => ((await smppReceiptKept(fx, id)) ? true : undefined));
     await fx.gateway.services.smpp.purge(0);
     const receiver = await bound(credential, 'bind_receiver');
     // Receipts go out oldest first: had the dropped one been kept, it would arrive before this one.

@@ -74,3 +74,40 @@ export async function sessionCountOf(target: WithDatabase, userId: string): Prom
   const [row] = await db(target)('sessions').where({ user_id: userId }).count({ n: '*' });
   return Number(row!.n);
 }
+
+/** The SMS row `id` once deleted: what the gateway keeps of it (ids and time), or none. */
+export async function deletedSmsRows(target: WithDatabase, id: string): Promise<Row[]> {
+  return db(target)('deleted_sms').where({ id });
+}
+
+/** The SMPP credential row `id` as stored (a test looks for the password in it). */
+export async function storedSmppCredential(target: WithDatabase, id: string): Promise<Row | undefined> {
+  return db(target)('smpp_credentials').where({ id }).first();
+}
+
+/** Whether a delivery receipt for the SMPP message `messageId` waits to be handed to an ESME. */
+export async function smppReceiptKept(target: WithDatabase, messageId: string): Promise<boolean> {
+  return (await db(target)('smpp_receipts').where({ receipted_message_id: messageId }).first()) !== undefined;
+}
+
+/** The Twilio credential's auth token exactly as its column holds it at rest (sealed, never the token). */
+export async function storedTwilioTokenColumn(target: WithDatabase, sid: string): Promise<string> {
+  const row = await db(target)('twilio_credentials').where({ sid }).first('auth_token_encrypted');
+  if (!row) throw new Error(`no Twilio credential ${sid}`);
+  return row.auth_token_encrypted;
+}
+
+/** Puts `sealed` in place of the credential's stored auth token (a token sealed with another key). */
+export async function replaceStoredTwilioToken(target: WithDatabase, sid: string, sealed: string): Promise<void> {
+  await db(target)('twilio_credentials').where({ sid }).update({ auth_token_encrypted: sealed });
+}
+
+/** Puts `sealed` in place of the webhook's stored signing secret (a secret sealed with another key). */
+export async function replaceStoredWebhookSecret(target: WithDatabase, webhookId: string, sealed: string): Promise<void> {
+  await db(target)('webhooks').where({ id: webhookId }).update({ secret_encrypted: sealed });
+}
+
+/** Whether the account has a Twilio StatusCallback webhook the gateway disabled. */
+export async function hasDisabledTwilioCallback(target: WithDatabase, accountId: string): Promise<boolean> {
+  return (await db(target)('webhooks').where({ account_id: accountId, format: 'twilio', enabled: false }).first()) !== undefined;
+}

@@ -9,6 +9,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import type { Received, Receiver } from '../support/receiver.ts';
 import { webhookConfig } from '../support/webhooks.ts';
 import { eventually } from '../support/eventually.ts';
+import { hasDisabledTwilioCallback } from '../support/test-data.ts';
 import { createCredential, twilioClient, type Credential } from './support.ts';
 
 const TO = '+79161234567';
@@ -86,7 +87,7 @@ describe('twilio: status callbacks and incoming SMS', () => {
     const client = twilioClient(fx.baseUrl, credential);
     await client.messages.create({ to: TO, body: 'gone', statusCallback: receiver.url });
     await eventually('the callback disabled', async () =>
-      (await fx.gateway.services.db('webhooks').where({ account_id: fx.tenant.accountId, format: 'twilio', enabled: false }).first()) ? true : undefined,
+      (await hasDisabledTwilioCallback(fx, fx.tenant.accountId)) ? true : undefined,
     );
     const next = await client.messages.create({ to: TO, body: 'back', statusCallback: receiver.url });
     const [queued] = await receiver.waitFor(1, (received) => received.status === 204 && paramsOf(received).MessageSid === next.sid);

@@ -3,6 +3,7 @@
 // once) and deleted.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
+import { storedTwilioTokenColumn } from '../support/test-data.ts';
 import { createCredential, messagesPath, twilioRequest } from './support.ts';
 
 describe('twilio: credentials', () => {
@@ -12,9 +13,9 @@ describe('twilio: credentials', () => {
     const credential = await createCredential(fx.tenant, { friendly_name: 'migration' });
     expect(credential.account_sid).to.match(/^AC[0-9a-f]{32}$/);
     expect(credential.auth_token).to.match(/^[0-9a-f]{32}$/);
-    const row = await fx.gateway.services.db('twilio_credentials').where({ sid: credential.account_sid }).first();
-    expect(row.auth_token_encrypted).to.match(/^v1:/);
-    expect(row.auth_token_encrypted).not.to.include(credential.auth_token);
+    const atRest = await storedTwilioTokenColumn(fx, credential.account_sid);
+    expect(atRest).to.match(/^v1:/);
+    expect(atRest).not.to.include(credential.auth_token);
 
     const list = await fx.tenant.api.get('/twilio/credentials');
     expect(list.status).to.equal(200);

@@ -9,6 +9,7 @@ import { SecretBox } from '../../src/modules/webhooks/outbound/secret-box.ts';
 import { startGateway } from '../support/gateway.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { eventually } from '../support/eventually.ts';
+import { replaceStoredTwilioToken } from '../support/test-data.ts';
 import { createCredential, messagesPath, twilioRequest } from './support.ts';
 
 const UNUSABLE = "twilio credential unusable: its auth token cannot be decrypted with this gateway's key; rotate it";
@@ -25,7 +26,7 @@ describe('twilio: an auth token the key cannot decrypt', () => {
 
   it('when a request presents it, then 401 20003 says to rotate the token, the credential shows auth_token_unreadable once logged, and a rotated token works', async () => {
     const credential = await createCredential(fx.tenant);
-    await fx.gateway.services.db('twilio_credentials').where({ sid: credential.account_sid }).update({ auth_token_encrypted: new SecretBox(randomBytes(32)).seal(credential.auth_token) });
+    await replaceStoredTwilioToken(fx, credential.account_sid, new SecretBox(randomBytes(32)).seal(credential.auth_token));
     const list = (token: string) => twilioRequest(fx.baseUrl, 'GET', `${messagesPath(credential.account_sid)}.json`, { sid: credential.account_sid, token });
 
     for (let i = 0; i < 3; i++) {

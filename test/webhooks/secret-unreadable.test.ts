@@ -13,6 +13,7 @@ import { startGateway } from '../support/gateway.ts';
 import { Receiver } from '../support/receiver.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { eventually } from '../support/eventually.ts';
+import { replaceStoredWebhookSecret } from '../support/test-data.ts';
 import { createWebhook, deliveryLog, dropWebhooks, readWebhook, webhookConfig } from '../support/webhooks.ts';
 
 const UNREADABLE = "webhook disabled: its signing secret cannot be decrypted with this gateway's key";
@@ -51,7 +52,7 @@ describe('webhooks: a signing secret the key cannot decrypt', () => {
     const { db } = gateway.services;
     const { webhook } = await createWebhook(tenant, receiver.url, ['sms.status_changed']);
     // Its secret as a command with another key would have sealed it.
-    await db('webhooks').where({ id: webhook.id }).update({ secret_encrypted: new SecretBox(randomBytes(32)).seal('whsec_elsewhere') });
+    await replaceStoredWebhookSecret(gateway, webhook.id, new SecretBox(randomBytes(32)).seal('whsec_elsewhere'));
     // Three events of three SMS, all due at once.
     await db.transaction((trx) => new WebhookOutbox(60_000).record(trx, [statusEvent(tenant.accountId), statusEvent(tenant.accountId), statusEvent(tenant.accountId)]));
     gateway.services.webhookSender.wake();
