@@ -15,6 +15,7 @@ import { MAX_DEVICE_PAYLOAD_BYTES } from '../../broker/payloads.ts';
 import { PERMISSIONS, type Permission } from '../../src/modules/api-keys/permissions.ts';
 import type { CallRow, RecordingRow } from '../../src/modules/calls/types.ts';
 import { ALL_BEFORE, grantCallPermissions } from '../../db/migrations/20261123_012_calls.ts';
+import { callRowsOf, insertRecording, recordingRowsOf } from '../support/test-data.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 const CALL_KEYS = ['id', 'device_id', 'device_call_id', 'direction', 'phone', 'sim_slot', 'started_at', 'duration_seconds', 'created_at', 'recording'];
@@ -51,7 +52,7 @@ describe('calls: the call log', () => {
     return reported;
   }
 
-  const storedRows = (accountId: string = fx.tenant.accountId): Promise<CallRow[]> => fx.gateway.services.db('calls').where({ account_id: accountId }).orderBy('id');
+  const storedRows = (accountId: string = fx.tenant.accountId): Promise<CallRow[]> => callRowsOf(fx, accountId);
 
   /** Listens for "call.deleted" on the gateway's event seam for the rest of the test. */
   function hearDeletions(): { heard: { call: CallRow; recording: RecordingRow | undefined }[]; next(): Promise<void> } {
@@ -67,7 +68,7 @@ describe('calls: the call log', () => {
 
   async function withRecording(callId: string): Promise<RecordingRow> {
     const row = { call_id: callId, storage_key: `test/${callId}`, size_bytes: 1234, content_type: 'audio/wav', duration_seconds: 1.5, sha256: 'a'.repeat(64), created_at: new Date(T0) };
-    await fx.gateway.services.db('call_recordings').insert(row);
+    await insertRecording(fx, row);
     return row;
   }
 
@@ -286,7 +287,7 @@ describe('calls: the call log', () => {
       expect(deletions.heard[0]!.call).to.include({ id: row!.id, device_id: device.id });
       expect(deletions.heard[0]!.recording).to.include({ call_id: row!.id, storage_key: recording.storage_key });
       expectError(await fx.tenant.api.get(`/calls/${row!.id}`), 404, 'call_not_found');
-      expect(await fx.gateway.services.db('call_recordings').where({ call_id: row!.id })).to.deep.equal([]);
+      expect(await recordingRowsOf(fx, row!.id)).to.deep.equal([]);
       expect((await storedRows()).map((call) => call.device_call_id)).to.deep.equal([kept.id]);
       expectError(await fx.tenant.api.delete(`/calls/${row!.id}`), 404, 'call_not_found');
       expect(deletions.heard).to.have.length(1);
@@ -360,7 +361,7 @@ describe('calls: the call log', () => {
       const { apiKeys, db } = fx.gateway.services;
       const everything = await apiKeys.create(fx.tenant.accountId, ALL_BEFORE as Permission[], 'old all');
       const chosen = await apiKeys.create(fx.tenant.accountId, ['sms:read', 'users:manage'], 'chosen');
-      const permissionsOf = async (id: string) => ((await db('api_keys').where({ id }).first()) as { permissions: string[] }).permissions;
+      const permissionsOf = async (id: string) => (await apiKeys.get(fx.tenant.accountId, id)).permissions;
       await grantCallPermissions(db);
       await grantCallPermissions(db);
       expect(await permissionsOf(everything.row.id)).to.have.members([...ALL_BEFORE, 'calls:read', 'calls:delete']);

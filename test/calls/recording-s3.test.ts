@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { audioSample } from './recording-samples.ts';
 import { RecordingPhone } from './recording-fixture.ts';
+import { callIdOf, recordingRowsOf } from '../support/test-data.ts';
 
 describe('calls: recordings in an S3 bucket', () => {
   let directory: string;
@@ -35,8 +36,8 @@ describe('calls: recordings in an S3 bucket', () => {
     const upload = await phone.upload(deviceCallId, audio);
     expect(upload.status, JSON.stringify(upload.body)).to.equal(201);
     expect(upload.body.content_type).to.equal('audio/amr');
-    const { id } = await fx.gateway.services.db('calls').where({ device_id: phone.id, device_call_id: deviceCallId }).first('id');
-    const { storage_key: key } = await fx.gateway.services.db('call_recordings').where({ call_id: id }).first('storage_key');
+    const id = await callIdOf(fx, phone.id, deviceCallId);
+    const [{ storage_key: key }] = await recordingRowsOf(fx, id);
 
     // In the bucket under its key (s3rver keeps objects as files in its directory).
     const inBucket = await fetch(`${url.replace(/^s3:\/\/[^@]+@/, 'http://').replace(/\?.*$/, '')}/${key}`);

@@ -12,6 +12,7 @@ import { expectIsoTimestamp, UNKNOWN_ID } from '../support/expectations.ts';
 import { eventually } from '../support/eventually.ts';
 import { audioSample, filler, SERVED_TYPE, wav, type SampleType } from './recording-samples.ts';
 import { partialFiles, put, RecordingPhone, recordingConfig, storedFiles, streamedWav } from './recording-fixture.ts';
+import { callIdOf as storedCallIdOf, recordingRowsOf } from '../support/test-data.ts';
 
 const MAX_BYTES = 1024 * 1024;
 const RECORDING_KEYS = ['size_bytes', 'content_type', 'duration_seconds', 'sha256', 'created_at', 'download_path'];
@@ -26,9 +27,8 @@ describe('calls: recording upload', () => {
     earlier = new Set(await storedFiles(directory()));
   });
   const newFiles = async () => (await storedFiles(directory())).filter((file) => !earlier.has(file));
-  const recordingRows = (callIds: string[]) => fx.gateway.services.db('call_recordings').whereIn('call_id', callIds);
-  const callIdOf = async (phone: RecordingPhone, deviceCallId: string): Promise<string> =>
-    (await fx.gateway.services.db('calls').where({ device_id: phone.id, device_call_id: deviceCallId }).first('id')).id;
+  const recordingRows = (callIds: string[]) => recordingRowsOf(fx, callIds);
+  const callIdOf = (phone: RecordingPhone, deviceCallId: string): Promise<string> => storedCallIdOf(fx, phone.id, deviceCallId);
 
   it('is refused with 403 while record_calls is off, and stored once PATCH settings turns it on', async () => {
     const phone = await RecordingPhone.connect(fx, { recordCalls: false });

@@ -224,7 +224,7 @@ describe('device capabilities: work goes only to devices that can do it', () => 
       const dialled = await fx.tenant.api.post(`/devices/${device.id}/ussd`, { code: '*100#' });
       expect(dialled.status, JSON.stringify(dialled.body)).to.equal(409);
       expect(dialled.body.error.code).to.equal('device_not_capable');
-      expect(await fx.gateway.services.db('ussd_sessions').where({ device_id: device.id })).to.deep.equal([]);
+      expect(await fx.gateway.services.ussd.listForDevice(fx.tenant.accountId, device.id, 10)).to.deep.equal([]);
     });
   });
 

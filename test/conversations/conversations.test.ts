@@ -10,6 +10,7 @@ import { expectError } from '../support/expectations.ts';
 import { eventually } from '../support/eventually.ts';
 import type { SmsRecord } from '../../src/modules/messages/types.ts';
 import { backfillConversations } from '../../db/migrations/20261129_026_conversations_contacts.ts';
+import { removeConversationsOf } from '../support/test-data.ts';
 
 const CUSTOMER = '+79005550101';
 const OTHER = '+79005550102';
@@ -192,7 +193,7 @@ describe('conversations', () => {
     queued(send(randomUUID()));
     queued(kept);
     const row = await eventually('the conversation moved', async () =>
-      (await fx.gateway.services.db('conversations').where({ account_id: fx.tenant.accountId, phone: number }).first()) as { last_sms_id: string } | undefined);
+      fx.gateway.services.conversations.get(fx.tenant.accountId, number).catch(() => undefined));
     expect(row.last_sms_id).to.equal(kept.id);
   });
 
@@ -202,7 +203,7 @@ describe('conversations', () => {
     await receive(device, CUSTOMER, 'old in');
     await send(device, OTHER, 'other out');
     const { db } = fx.gateway.services;
-    await db('conversations').where({ account_id: fx.tenant.accountId }).delete();
+    await removeConversationsOf(fx, fx.tenant.accountId);
 
     await backfillConversations(db);
     await backfillConversations(db);

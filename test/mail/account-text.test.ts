@@ -8,6 +8,7 @@ import { receivingPhone } from '../opt-out/support.ts';
 import type { TaskPhone } from '../support/task-phone.ts';
 import type { Tenant } from '../support/tenant.ts';
 import { DOMAIN, mailClient, refusalOf, smtpOn } from './support.ts';
+import { mailSettingsRowsOf } from '../support/test-data.ts';
 
 const NUMBER = '+491701234567';
 const MAIL = { from: 'alice@example.org', to: `${NUMBER}@${DOMAIN}`, subject: 'Server down', text: 'db-1 stopped answering at 03:12\n\n-- \nmonitoring' };
@@ -96,9 +97,8 @@ describe('email to SMS: the SMS text is the account\'s choice', () => {
   it('forgets the choice with the account', async () => {
     const other = await fx.newTenant();
     await other.api.patch('/account/mail', { text: 'subject' });
-    const db = fx.gateway.services.db;
-    expect(await db('mail_settings').where({ account_id: other.accountId }).select('text')).to.deep.equal([{ text: 'subject' }]);
-    await db('accounts').where({ id: other.accountId }).delete();
-    expect(await db('mail_settings').where({ account_id: other.accountId })).to.deep.equal([]);
+    expect(await mailSettingsRowsOf(fx, other.accountId)).to.deep.equal([{ text: 'subject' }]);
+    await fx.gateway.services.accounts.remove(other.accountId);
+    expect(await mailSettingsRowsOf(fx, other.accountId)).to.deep.equal([]);
   });
 });

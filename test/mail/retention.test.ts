@@ -6,6 +6,7 @@ import { ManualClock } from '../../src/common/clock.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { receivingPhone } from '../opt-out/support.ts';
 import { DOMAIN, mailClient, smtpOn } from './support.ts';
+import { mailSendersOf } from '../support/test-data.ts';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -13,7 +14,7 @@ describe('email to SMS: retention', () => {
   const clock = new ManualClock();
   const fx = useGateway({ clock, config: { smtp: smtpOn() } });
 
-  const senders = () => fx.gateway.services.db('mail_senders').where({ account_id: fx.tenant.accountId }).select('phone', 'sender');
+  const senders = () => mailSendersOf(fx, fx.tenant.accountId);
 
   it('forgets a sender quiet longer than the account keeps text', async () => {
     const phone = await receivingPhone(fx);

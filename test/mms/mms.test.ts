@@ -15,7 +15,7 @@ import type { Received } from '../support/receiver.ts';
 import type { SendTask } from '../../src/modules/delivery/task.ts';
 import { topic } from '../support/mqtt.ts';
 import { basic, download, jpeg, mmsConfig, png, sha256, uploadMedia, VCARD } from './mms-fixture.ts';
-import { smsRowsOf, mmsRowsOf } from '../support/test-data.ts';
+import { smsRowsOf, mmsRowsOf, mediaRowsOf, incomingMmsRowsOf, incomingMmsPartRowsOf } from '../support/test-data.ts';
 
 const PART_MAX = 600 * 1024;
 const MESSAGE_MAX = 1024 * 1024;
@@ -25,7 +25,7 @@ const ofType = (type: string) => (request: Received) => request.json?.type === t
 describe('mms', () => {
   const fx = useGateway({ config: mmsConfig(() => fx, { maxPartBytes: PART_MAX, maxMessageBytes: MESSAGE_MAX }, { webhooks: webhookConfig() }) });
   const bearer = () => `Bearer ${fx.tenant.key}`;
-  const mediaRows = () => fx.gateway.services.db('media').where({ account_id: fx.tenant.accountId });
+  const mediaRows = () => mediaRowsOf(fx, fx.tenant.accountId);
 
   async function upload(bytes: Buffer, type: string): Promise<any> {
     const reply = await uploadMedia(fx, fx.tenant.key!, bytes, type);
@@ -275,7 +275,7 @@ describe('mms', () => {
       // Reported and uploaded once more: one MMS, one webhook, the parts answered as stored.
       const third = await phone.receiveMms({ id, phone: '+79990001122', parts });
       expect(third.uploads.map((u) => u.status)).to.deep.equal([200, 200]);
-      expect(await fx.gateway.services.db('incoming_mms').where({ device_id: phone.id })).to.have.length(1);
+      expect(await incomingMmsRowsOf(fx, phone.id)).to.have.length(1);
       const detail = await fx.tenant.api.get(`/mms/incoming/${mms.id}`);
       expect(detail.body).to.deep.equal(mms);
       await phone.receiveMms({ phone: '+79990003344', parts: [{ contentType: 'image/jpeg', bytes: jpeg(1000) }] });
@@ -293,10 +293,10 @@ describe('mms', () => {
         await client.publish(topic(device.id, 'mms'), bad, { qos: 2 });
       }
       await client.publish(topic(device.id, 'mms'), report('good', [part('a'), { id: 'layout', content_type: 'application/smil', size: 300 }]), { qos: 2 });
-      const rows = await fx.gateway.services.db('incoming_mms').where({ device_id: device.id });
+      const rows = await incomingMmsRowsOf(fx, device.id);
       expect(rows.map((row: { device_mms_id: string }) => row.device_mms_id)).to.deep.equal(['good']);
       // The SMIL layout is no media: left out, so that the MMS can be completed.
-      const parts = await fx.gateway.services.db('incoming_mms_parts').where({ mms_id: rows[0].id });
+      const parts = await incomingMmsPartRowsOf(fx, rows[0].id);
       expect(parts.map((row: { part_id: string }) => row.part_id)).to.deep.equal(['a']);
     });
 

@@ -111,3 +111,60 @@ export async function replaceStoredWebhookSecret(target: WithDatabase, webhookId
 export async function hasDisabledTwilioCallback(target: WithDatabase, accountId: string): Promise<boolean> {
   return (await db(target)('webhooks').where({ account_id: accountId, format: 'twilio', enabled: false }).first()) !== undefined;
 }
+
+/** The uploaded media rows of the account. */
+export async function mediaRowsOf(target: WithDatabase, accountId: string): Promise<Row[]> {
+  return db(target)('media').where({ account_id: accountId });
+}
+
+/** The received MMS rows the device reported. */
+export async function incomingMmsRowsOf(target: WithDatabase, deviceId: string): Promise<Row[]> {
+  return db(target)('incoming_mms').where({ device_id: deviceId });
+}
+
+/** The parts stored for the received MMS `mmsId`. */
+export async function incomingMmsPartRowsOf(target: WithDatabase, mmsId: string): Promise<Row[]> {
+  return db(target)('incoming_mms_parts').where({ mms_id: mmsId });
+}
+
+/** Every call row of the account, in id order. */
+export async function callRowsOf(target: WithDatabase, accountId: string): Promise<Row[]> {
+  return db(target)('calls').where({ account_id: accountId }).orderBy('id');
+}
+
+/** The gateway's id of the call the device reported as `deviceCallId`. */
+export async function callIdOf(target: WithDatabase, deviceId: string, deviceCallId: string): Promise<string> {
+  const row = await db(target)('calls').where({ device_id: deviceId, device_call_id: deviceCallId }).first('id');
+  if (!row) throw new Error(`device ${deviceId} reported no call ${deviceCallId}`);
+  return row.id;
+}
+
+/** The recording rows of the calls `callIds` (one or several). */
+export async function recordingRowsOf(target: WithDatabase, callIds: string | string[]): Promise<Row[]> {
+  return db(target)('call_recordings').whereIn('call_id', typeof callIds === 'string' ? [callIds] : callIds);
+}
+
+/** Stores a recording row as an upload would have left it (the test names its file and sizes). */
+export async function insertRecording(target: WithDatabase, row: Row): Promise<void> {
+  await db(target)('call_recordings').insert(row);
+}
+
+/** The account's delivery rows of one event type, in the order they were written. */
+export async function deliveryRowsOfType(target: WithDatabase, accountId: string, eventType: string): Promise<Row[]> {
+  return db(target)('webhook_deliveries').where({ account_id: accountId, event_type: eventType }).orderBy('seq');
+}
+
+/** Removes the account's conversations, as before conversations existed (what their backfill starts from). */
+export async function removeConversationsOf(target: WithDatabase, accountId: string): Promise<void> {
+  await db(target)('conversations').where({ account_id: accountId }).delete();
+}
+
+/** The account's email-to-SMS choice as stored (the text rows it keeps). */
+export async function mailSettingsRowsOf(target: WithDatabase, accountId: string): Promise<Row[]> {
+  return db(target)('mail_settings').where({ account_id: accountId }).select('text');
+}
+
+/** Who wrote to which number by email, as the account keeps it. */
+export async function mailSendersOf(target: WithDatabase, accountId: string): Promise<Row[]> {
+  return db(target)('mail_senders').where({ account_id: accountId }).select('phone', 'sender');
+}

@@ -16,6 +16,7 @@ import type { UssdSessionRow } from '../../src/modules/ussd/types.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import { testDatabase } from '../support/environment.ts';
 import { ManualClock } from '../../src/common/clock.ts';
+import { deliveryRowsOfType } from '../support/test-data.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 const REPORTS = 'ussd_reports_total';
@@ -220,7 +221,7 @@ describe('ussd: codes dialled on the account\'s phones', () => {
       expect(event.data).to.deep.equal({ ussd: (await fx.tenant.api.get(`/ussd/${session.id}`)).body });
       expect(event.data.ussd).to.include({ status: 'completed', message: 'Balance: 1.00 EUR' });
       // The repeated answer made no second delivery: the log has one.
-      const log = await fx.gateway.services.db('webhook_deliveries').where({ account_id: fx.tenant.accountId, event_type: 'ussd.completed' });
+      const log = await deliveryRowsOfType(fx, fx.tenant.accountId, 'ussd.completed');
       expect(log).to.have.length(1);
     });
   });
@@ -245,7 +246,7 @@ describe('ussd: codes dialled on the account\'s phones', () => {
         const reply = await dial(device.id, bad.body);
         expectError(reply, 400, 'validation_failed');
         expect(JSON.stringify(reply.body.error.details)).to.include(bad.field);
-        expect(await fx.gateway.services.db('ussd_sessions').where({ device_id: device.id })).to.have.length(0);
+        expect(await fx.gateway.services.ussd.listForDevice(fx.tenant.accountId, device.id, 10)).to.have.length(0);
         expect(device.requests()).to.deep.equal([]);
       });
     }
@@ -276,7 +277,7 @@ describe('ussd: codes dialled on the account\'s phones', () => {
     it('then a phone that is not connected is 409 device_offline, and nothing is stored', async () => {
       const { device } = await fx.registerDevice();
       expectError(await dial(device.id, { code: '*100#' }), 409, 'device_offline');
-      expect(await fx.gateway.services.db('ussd_sessions').where({ device_id: device.id })).to.have.length(0);
+      expect(await fx.gateway.services.ussd.listForDevice(fx.tenant.accountId, device.id, 10)).to.have.length(0);
     });
 
     it('then a second code while one session is open on the phone is 409 ussd_busy; once it ended, another may start', async () => {
