@@ -7,8 +7,8 @@
 // Through a database outage nothing here fails the hook (a failed hook makes Aedes close the
 // device's connection): reports, received SMS and calls are held and retried until they commit, up to
 // MAX_HOLD_MS; heartbeats, acknowledged already, are dropped (the next one replaces them).
-// Heartbeats are written a few at a time (heartbeat-writes.ts), never with every connection of
-// the pool.
+// Heartbeats are written many devices at a time, a few writes at once (the devices' port), never
+// with every connection of the pool.
 import type { Logger } from '../src/common/logger.ts';
 import type { Metrics } from '../src/common/metrics.ts';
 import { OutageNotice } from '../src/common/outage-notice.ts';
@@ -19,20 +19,11 @@ import { decodeCallReport, decodeHeartbeat, decodeIncomingSms, decodeMmsReport, 
 import type { DeviceIdentity } from './identity.ts';
 import { checkSimNumbers } from './heartbeat-numbers.ts';
 import { checkRadio } from './heartbeat-radio.ts';
-import { HeartbeatWrites } from './heartbeat-writes.ts';
 import type { DeviceToGateway } from './topics.ts';
 
 export const REJECTED_METRIC = 'device_messages_rejected_total';
 const REJECTED_HELP = 'device messages refused or ignored, by reason';
-/**
- * Heartbeats written at once: two of the pool's connections (ten by default), so that the rest
- * stay free for the SMS. At a few milliseconds a write that is hundreds a second, far more than
- * a fleet of 50,000 phones sends at one heartbeat every five minutes (about 170).
- */
-const HEARTBEAT_WRITES_AT_ONCE = 2;
-
 export class DeviceMessages {
-  private readonly heartbeats = new HeartbeatWrites(HEARTBEAT_WRITES_AT_ONCE);
   private readonly outage: OutageNotice;
 
   constructor(
@@ -93,8 +84,8 @@ export class DeviceMessages {
 
   /**
    * Heartbeats are acknowledged on receipt (QoS 1), so two of one device can be in hand at once;
-   * their writes take their turn (heartbeat-writes.ts) one at a time per device, so the newest
-   * one wins.
+   * their writes take their turn one at a time per device, and of those that waited meanwhile only
+   * the newest is written and acted on. A QoS 2 heartbeat's hook ends once it is written.
    */
   private async heartbeat(identity: DeviceIdentity, payload: Buffer): Promise<void> {
     const decoded = decodeHeartbeat(payload);
@@ -104,14 +95,11 @@ export class DeviceMessages {
     const radio = checkRadio(numbered);
     if (radio.dropped) this.rejected(identity.deviceId, 'invalid_field', radio.dropped);
     const heartbeat = { ...numbered, radio: radio.radio };
-    return this.heartbeats.add(identity.deviceId, () => this.recordHeartbeat(identity, heartbeat, radio.radio?.can_send !== false));
-  }
-
-  private async recordHeartbeat(identity: DeviceIdentity, heartbeat: Parameters<DeviceRecords['heartbeat']>[1], canSend: boolean): Promise<void> {
+    const canSend = radio.radio?.can_send !== false;
     let outcome: Awaited<ReturnType<DeviceRecords['heartbeat']>>;
     const startedAt = Date.now();
     try {
-      outcome = await this.ports.devices.heartbeat(identity.deviceId, heartbeat, identity.tokenHash, identity.device.battery_level);
+      outcome = await this.ports.devices.heartbeat(identity.deviceId, heartbeat, identity.tokenHash, () => identity.device.battery_level);
       this.outage.succeeded(startedAt);
     } catch (error) {
       if (!this.outage.failed(error)) throw error;
@@ -119,7 +107,7 @@ export class DeviceMessages {
       this.metrics.count(REJECTED_METRIC, REJECTED_HELP, { reason: 'database_unavailable' });
       return;
     }
-    if (!outcome) return;
+    if (!outcome || 'superseded' in outcome) return;
     if ('tokenReplaced' in outcome) return this.onTokenReplaced(identity);
     const device = outcome.recorded;
     identity.device = device;

@@ -102,10 +102,18 @@ export interface DeviceRecords {
   /** Ids of the account's live devices: what an operator may watch. */
   ofAccount(accountId: string): Promise<string[]>;
   /**
-   * Records a heartbeat of the connection that logged in with `tokenHash`; `batteryBefore` is the
-   * level as that connection last knew it. Undefined once the device is deleted.
+   * Records a heartbeat of the connection that logged in with `tokenHash`, in its turn: one write
+   * at a time per device, with other devices' heartbeats. `batteryBefore` is asked once it is
+   * written: the level as that connection knows it then. Superseded when a newer heartbeat of the
+   * device came before it was written and was written in its place (that one's caller acts on
+   * the outcome); undefined once the device is deleted. Resolves once written, or superseded.
    */
-  heartbeat(deviceId: string, values: HeartbeatValues, tokenHash: string, batteryBefore: number | null): Promise<{ recorded: DeviceRecord } | { tokenReplaced: true } | undefined>;
+  heartbeat(
+    deviceId: string,
+    values: HeartbeatValues,
+    tokenHash: string,
+    batteryBefore: () => number | null,
+  ): Promise<{ recorded: DeviceRecord } | { tokenReplaced: true } | { superseded: true } | undefined>;
   /** Whether the device forwards the SMS it receives, as its settings say now. */
   forwardsIncoming(accountId: string, deviceId: string): Promise<boolean>;
   /** The device connected or disconnected now (last_seen_at). */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, Executor } from '../../storage/database.ts';
+import { withRelaxedCommit, type Database, type Executor } from '../../storage/database.ts';
 import { newObjectId } from '../../common/object-id.ts';
 import type { Cursor } from '../../storage/paging.ts';
 import type { QuietHours, SendJitter } from './types.ts';
 import type { SimCard, DeviceRow, SimLimit } from './types.ts';
 import type { CapabilityNeed, DeviceCapabilities } from './capabilities.ts';
-import { storedRadio, type DeviceRadio, type RadioHealth } from './radio.ts';
+import { storedRadio, type RadioHealth } from './radio.ts';
 
 export type { SimCard, DeviceRow };
 
@@ -173,34 +173,69 @@ export interface HeartbeatValues {
   radio?: RadioHealth | undefined;
 }
 
+/** One device's heartbeat, as a batch of them is written. */
+export interface HeartbeatToWrite {
+  id: string;
+  values: HeartbeatValues;
+}
+
 /**
- * Records what the device reports about itself; updated_at and last_seen_at follow. Its `name` is
- * the system name: the name the user chose (name_custom) is never touched here.
+ * Records what each device reports about itself, many devices in one transaction (heartbeat-writer.ts);
+ * updated_at and last_seen_at follow. Answers the rows written: a deleted device's is not among
+ * them. A device's `name` is the system name: the name the user chose (name_custom) is never
+ * touched here. One device per heartbeat: the caller sends no device twice in a batch.
+ *
+ * Its commit does not wait for the WAL flush: a heartbeat lost in a database crash is replaced by
+ * the device's next one.
  */
-export async function recordHeartbeat(db: Executor, id: string, values: HeartbeatValues): Promise<DeviceRow | undefined> {
+export async function recordHeartbeats(db: Database, heartbeats: HeartbeatToWrite[]): Promise<DeviceRow[]> {
   const now = new Date();
-  const [row] = await db<DeviceRow>('devices')
-    .where({ id })
-    .whereNull('deleted_at')
-    .update({
-      battery_level: values.battery_level,
-      is_charging: values.is_charging,
-      // A reading is a moment's: a heartbeat without one leaves none rather than an old one.
-      signal_percent: values.signal_percent ?? null,
-      incoming_held: values.incoming_held ?? null,
-      // Each heartbeat says it afresh: one without (an app downgraded) is an app that does not say.
-      capabilities: (values.capabilities ? JSON.stringify(values.capabilities) : null) as unknown as DeviceCapabilities | null,
-      // Said afresh each time too: a heartbeat without it is an agent that does not say.
-      radio: (values.radio ? JSON.stringify(storedRadio(values.radio, now)) : null) as unknown as DeviceRadio | null,
-      sim_cards: JSON.stringify(values.sim_cards) as unknown as SimCard[],
-      ...(values.type ? { type: values.type } : {}),
-      ...(values.name ? { name: values.name } : {}),
-      ...(values.app_version ? { app_version: values.app_version } : {}),
-      last_seen_at: now,
-      updated_at: now,
-    })
-    .returning('*');
-  return row;
+  const rows = heartbeats.map(({ id, values }) => ({
+    id,
+    battery_level: values.battery_level,
+    is_charging: values.is_charging,
+    // A reading is a moment's: a heartbeat without one leaves none rather than an old one.
+    signal_percent: values.signal_percent ?? null,
+    incoming_held: values.incoming_held ?? null,
+    // Each heartbeat says it afresh: one without (an app downgraded) is an app that does not say.
+    capabilities: values.capabilities ?? null,
+    // Said afresh each time too: a heartbeat without it is an agent that does not say.
+    radio: values.radio ? storedRadio(values.radio, now) : null,
+    sim_cards: values.sim_cards,
+    // Kept as they are when the heartbeat leaves them out (or empty).
+    type: values.type || null,
+    name: values.name || null,
+    app_version: values.app_version || null,
+  }));
+  return withRelaxedCommit(db, async (trx) => {
+    // The rows are locked in id order first, as a batch of status reports and the last-seen
+    // writes lock them (recordLastSeen): an update joined to a list takes its rows in whatever
+    // order the plan reads them, and two writers taking the same rows in different orders
+    // deadlock. One row alone has no order to keep.
+    if (rows.length > 1) await trx.raw(`select id from devices where id = any(?::uuid[]) order by id for no key update`, [rows.map((row) => row.id)]);
+    const { rows: written } = await trx.raw<{ rows: DeviceRow[] }>(
+      `update devices set
+         battery_level = heartbeat.battery_level,
+         is_charging = heartbeat.is_charging,
+         signal_percent = heartbeat.signal_percent,
+         incoming_held = heartbeat.incoming_held,
+         capabilities = heartbeat.capabilities,
+         radio = heartbeat.radio,
+         sim_cards = heartbeat.sim_cards,
+         type = coalesce(heartbeat.type, devices.type),
+         name = coalesce(heartbeat.name, devices.name),
+         app_version = coalesce(heartbeat.app_version, devices.app_version),
+         last_seen_at = ?,
+         updated_at = ?
+       from json_to_recordset(?::json) as heartbeat(
+         id uuid, battery_level smallint, is_charging boolean, signal_percent smallint, incoming_held integer,
+         capabilities jsonb, radio jsonb, sim_cards jsonb, type text, name text, app_version text)
+       where devices.id = heartbeat.id and devices.deleted_at is null
+       returning devices.*`,
+      [now, now, JSON.stringify(rows)],
+    );
+    return written;
+  });
 }
 
 /** A live device of the account by UUID or legacy object id; with includeDeleted, a deleted one too. */

@@ -4,7 +4,7 @@
 // What a change means for the device's tasks is delivery's; the use cases that do both are
 // src/use-cases/update-device-settings.ts and delete-device.ts.
 import type { Static } from '@sinclair/typebox';
-import { afterCommit, withRelaxedCommit, type Database, type Executor } from '../../storage/database.ts';
+import { afterCommit, type Database, type Executor } from '../../storage/database.ts';
 import type { Logger } from '../../common/logger.ts';
 import { AppError, invalidField, orNotFound } from '../../common/errors.ts';
 import { exceedsCharacters } from '../../common/characters.ts';
@@ -20,6 +20,7 @@ import { normalizePhone } from '../../common/phone.ts';
 import type { CacheInvalidation } from '../../cluster/invalidation.ts';
 import { ConnectLookup } from './connect-lookup.ts';
 import { LastSeenWriter } from './last-seen.ts';
+import { HeartbeatWriter } from './heartbeat-writer.ts';
 import { canDo, describeNeed, type CapabilityNeed } from './capabilities.ts';
 import type { SimLimit } from './types.ts';
 
@@ -29,18 +30,31 @@ type SimLimitPatch = Partial<Record<keyof SimLimit, number | null>>;
 /** Below this battery level a device with notify_low_battery on raises device.battery_low. */
 export const LOW_BATTERY_PERCENT = 20;
 
+/**
+ * Heartbeat writes at once: two of the pool's connections (ten by default), so that the rest stay
+ * free for the SMS. Each takes the heartbeats of up to HEARTBEATS_PER_WRITE devices that waited
+ * meanwhile: a fleet reconnecting at once is written a hundred phones to a transaction.
+ */
+const HEARTBEAT_WRITES_AT_ONCE = 2;
+const HEARTBEATS_PER_WRITE = 100;
+/** How long a heartbeat waits for others to share its write: a phone hears its acknowledgement (QoS 2) that much later. */
+const HEARTBEAT_GATHER_MS = 20;
+
 /** What a heartbeat changed, for the connection that sent it. */
 export type HeartbeatOutcome =
   | { recorded: devices.DeviceRow }
   /** The row names a token other than the one the connection logged in with. */
   | { tokenReplaced: true }
+  /** A newer heartbeat of the device came before this one was written, and was written in its place: the outcome is that one's. */
+  | { superseded: true }
   /** The device is deleted. */
   | undefined;
 
 export class DeviceService {
-  /** CONNECT lookups and last-seen writes, many devices per statement (reconnect storms). */
+  /** CONNECT lookups, last-seen and heartbeat writes, many devices per statement (reconnect storms). */
   private readonly connectLookup: ConnectLookup;
   private readonly lastSeen: LastSeenWriter;
+  private readonly heartbeats: HeartbeatWriter;
 
   constructor(
     private readonly db: Database,
@@ -53,6 +67,11 @@ export class DeviceService {
   ) {
     this.connectLookup = new ConnectLookup(db);
     this.lastSeen = new LastSeenWriter(db, logger);
+    this.heartbeats = new HeartbeatWriter((batch) => devices.recordHeartbeats(db, batch), {
+      atOnce: HEARTBEAT_WRITES_AT_ONCE,
+      maxBatch: HEARTBEATS_PER_WRITE,
+      delayMs: HEARTBEAT_GATHER_MS,
+    });
   }
 
   /**
@@ -238,16 +257,21 @@ export class DeviceService {
   }
 
   /**
-   * Records a heartbeat of a connection that logged in with `tokenHash`, when the battery stood at
-   * `batteryBefore`; raises device.battery_low once, as the level crosses LOW_BATTERY_PERCENT
-   * downwards (not on every heartbeat). A heartbeat lost in a database crash is replaced by the
-   * next one: its commit does not wait for the flush.
+   * Records a heartbeat of a connection that logged in with `tokenHash`, with many devices' in one
+   * write (heartbeat-writer.ts); raises device.battery_low once, as the level crosses
+   * LOW_BATTERY_PERCENT downwards from `batteryBefore` (not on every heartbeat). `batteryBefore`
+   * is asked once the heartbeat is written: the level as the connection knows it then, after the
+   * device's heartbeats written before this one. A heartbeat lost in a database crash is replaced
+   * by the next one: its commit does not wait for the flush.
    */
-  async recordHeartbeat(id: string, values: devices.HeartbeatValues, tokenHash: string, batteryBefore: number | null): Promise<HeartbeatOutcome> {
-    const device = await withRelaxedCommit(this.db, (trx) => devices.recordHeartbeat(trx, id, values));
+  async recordHeartbeat(id: string, values: devices.HeartbeatValues, tokenHash: string, batteryBefore: () => number | null): Promise<HeartbeatOutcome> {
+    const written = await this.heartbeats.add(id, values);
+    if ('superseded' in written) return written;
+    const device = written.row;
     if (!device) return undefined;
     if (device.token_hash !== tokenHash) return { tokenReplaced: true };
-    const crossed = device.battery_level !== null && device.battery_level < LOW_BATTERY_PERCENT && (batteryBefore === null || batteryBefore >= LOW_BATTERY_PERCENT);
+    const before = batteryBefore();
+    const crossed = device.battery_level !== null && device.battery_level < LOW_BATTERY_PERCENT && (before === null || before >= LOW_BATTERY_PERCENT);
     if (crossed && device.notify_low_battery && !device.is_charging) this.events.emit('device.battery_low', device);
     return { recorded: device };
   }
