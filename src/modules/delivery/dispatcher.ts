@@ -56,6 +56,8 @@ import {
   ownReach,
   inDeviceGroup,
   pruneDispatchLog,
+  readyWork,
+  type ReadyWork,
   refuseOptedOut,
   releaseUnacknowledged,
   spaceNextSend,
@@ -71,6 +73,7 @@ import { chooseSims, type SimState } from './sim-caps.ts';
 import { buildTask, type SendTask, type TaskRouting } from './task.ts';
 import type { TransientStore } from './transient-store.ts';
 import { OutageNotice } from '../../common/outage-notice.ts';
+import { GatheredReads } from '../../common/gathered-reads.ts';
 import { SingleFlight } from '../../common/single-flight.ts';
 
 /** What the dispatcher needs from the broker. */
@@ -153,6 +156,15 @@ export interface ClaimResult {
 }
 
 const PAGE = 500;
+/** Of a device that just became ready, the tasks in flight read with its group's; the rest page by PAGE. */
+const FIRST_PAGE = 100;
+/**
+ * Devices that become ready together share one read, at most this many; in a storm (another read
+ * within READY_BUSY_MS) the read waits READY_GATHER_MS for more of them.
+ */
+const READY_GROUP = 200;
+const READY_GATHER_MS = 5;
+const READY_BUSY_MS = 100;
 /** Every this many sweeps, devices believed full are asked again (a lost report, another node). */
 const FULL_RECHECK_SWEEPS = 10;
 const PRUNE_EVERY_SWEEPS = 60;
@@ -180,6 +192,12 @@ export class Dispatcher {
     },
   );
   private readonly previous = new Map<string, string>();
+  /** What devices that just became ready hold and may find, one read for those that became ready together. */
+  private readonly readyReads = new GatheredReads<string, ReadyWork & { toPublish: SmsRecord[] }>((deviceIds) => this.readyWorkOf(deviceIds), {
+    maxKeys: READY_GROUP,
+    gatherMs: READY_GATHER_MS,
+    busyWithinMs: READY_BUSY_MS,
+  });
   /** Devices tripped by the breaker in a batch, paused once it commits. */
   private readonly tripped = new WeakMap<SmsStatusChange[], Tripped[]>();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -231,7 +249,13 @@ export class Dispatcher {
 
   // What the broker tells -------------------------------------------------------------------
 
-  /** The device subscribed to its tasks: send everything it holds, then let it claim more. */
+  /**
+   * The device subscribed to its tasks: send everything it holds, then let it claim more. Devices
+   * that become ready at about the same time (a reconnect storm) share one read of what they hold
+   * and whether a claim may find anything (repository.readyWork); only those that may take a claim
+   * transaction. The device is registered as ready before that read: an SMS queued after it is
+   * offered to the device by the queued path, as to any ready device.
+   */
   async deviceReady(device: ReadyDeviceRow): Promise<void> {
     this.deviceGone(device.id);
     const ready: ReadyDevice = {
@@ -247,15 +271,30 @@ export class Dispatcher {
     let ofAccount = this.byAccount.get(device.account_id);
     if (!ofAccount) this.byAccount.set(device.account_id, (ofAccount = new Map()));
     ofAccount.set(device.id, ready);
-    let after: { dispatchedAt: Date; id: string } | undefined;
-    for (;;) {
-      const tasks = await openTasks(this.db, device.id, PAGE, after);
-      for (const sms of await this.withoutOptedOut(tasks)) await this.publish(sms);
-      if (tasks.length < PAGE) break;
-      const last = tasks[tasks.length - 1]!;
-      after = { dispatchedAt: last.dispatched_at!, id: last.id };
+    const work = await this.readyReads.get(device.id);
+    let page = work?.openTasks ?? [];
+    let open = page.length;
+    for (const sms of work?.toPublish ?? []) await this.publish(sms);
+    for (let limit = FIRST_PAGE; page.length === limit; limit = PAGE) {
+      const last = page[page.length - 1]!;
+      page = await openTasks(this.db, device.id, PAGE, { dispatchedAt: last.dispatched_at!, id: last.id });
+      open += page.length;
+      for (const sms of await this.withoutOptedOut(page)) await this.publish(sms);
     }
-    await this.claimFor(device.id);
+    // Until a claim reads it, what it holds is what it has in flight (least busy devices are offered the pool first).
+    ready.inFlight = Math.max(ready.inFlight, open);
+    if (!work || work.claimable) await this.claimFor(device.id);
+  }
+
+  /**
+   * What these devices that just became ready hold and may find; of the tasks they hold, those to
+   * publish: the ones whose recipient opted out since are ended for the whole group at once.
+   */
+  private async readyWorkOf(deviceIds: string[]): Promise<Map<string, ReadyWork & { toPublish: SmsRecord[] }>> {
+    const work = await readyWork(this.db, deviceIds, this.clock.now(), FIRST_PAGE);
+    const held = [...work.values()].flatMap((device) => device.openTasks);
+    const kept = new Set((await this.withoutOptedOut(held)).map((sms) => sms.id));
+    return new Map([...work].map(([deviceId, device]) => [deviceId, { ...device, toPublish: device.openTasks.filter((sms) => kept.has(sms.id)) }]));
   }
 
   /** The device reported its SIM cards: -1 ("random SIM") chooses among these from now on. */

@@ -490,6 +490,71 @@ export async function openTasks(db: Executor, deviceId: string, limit: number, a
   return query;
 }
 
+/**
+ * What devices that just became ready hold and may find, read for a group of them by one lock-free
+ * statement (dispatcher.deviceReady): a gateway restart brings the whole fleet back within
+ * seconds, and most phones then hold nothing and find nothing. Without this read each one would
+ * take a claim transaction (the device row locked FOR UPDATE, its usage read, the claim, a commit
+ * flushed to disk) only to learn that.
+ */
+export interface ReadyWork {
+  /** Its tasks in flight (handed out, not finished), oldest first, at most a first page of them: to publish again. */
+  openTasks: SmsRecord[];
+  /**
+   * A claim may take something: SMS named for it, or pool SMS of its account, due now and not
+   * kept for another device group or away from it. A hint, looser than the claim where matching
+   * it would cost (what it can send, its pacing): when it says no, the claim would have found
+   * nothing. Also yes when its SIMs have a state the claim reads for the dispatcher (paused,
+   * degraded, failures in a row counted).
+   */
+  claimable: boolean;
+}
+
+type ReadyRow = SmsRecord & { ready_device: string; ready_claimable: boolean };
+
+/**
+ * For each device: its first `firstPage` tasks in flight and whether a claim may take anything.
+ * Read after the devices were registered as ready: an SMS queued after this statement's
+ * snapshot is offered to them by the queued path (dispatcher.queued, the pool offer, another
+ * node's wake-up), so a "no" here never leaves one of them without work it should be handed.
+ */
+export async function readyWork(db: Executor, deviceIds: string[], now: number, firstPage: number): Promise<Map<string, ReadyWork>> {
+  const at = new Date(now);
+  // As the claim's own condition (claimOnce): what is due now.
+  const due = `s.status = 'pending' and s.dispatched_at is null and (s.send_at is null or s.send_at <= ?) and (s.expires_at is null or s.expires_at > ?)
+               and (s.retry_at is null or s.retry_at <= ?)`;
+  // Materialised: each device's hint is computed once, not once per task the join returns.
+  const { rows } = await db.raw<{ rows: ReadyRow[] }>(
+    `with ready as materialized (
+       select g.id as ready_device,
+              (exists (select 1 from sms s where s.device_id = g.id and ${due})
+               or exists (select 1 from devices d join sms s on s.account_id = d.account_id
+                           where d.id = g.id and d.deleted_at is null and s.device_id is null and ${due}
+                             and (s.avoid_device_id is null or s.avoid_device_id <> d.id)
+                             and (s.device_group is null or s.device_group = d.group_name))
+               or exists (select 1 from sim_health h
+                           where h.device_id = g.id
+                             and (h.consecutive_failures > 0 or h.paused_until > ?::timestamptz
+                                  or (h.degraded_since is not null and h.degraded_fault = 'send')))) as ready_claimable
+         from unnest(?::uuid[]) as g(id))
+     select r.ready_device, r.ready_claimable, t.*
+       from ready r
+       left join lateral (select * from sms
+                           where sms.device_id = r.ready_device and sms.dispatched_at is not null and sms.status in ('pending', 'processing')
+                           order by sms.dispatched_at, sms.id
+                           limit ?) t on true
+      order by r.ready_device, t.dispatched_at, t.id`,
+    [at, at, at, at, at, at, at, deviceIds, firstPage] as never,
+  );
+  const work = new Map<string, ReadyWork>();
+  for (const { ready_device: deviceId, ready_claimable: claimable, ...sms } of rows) {
+    let entry = work.get(deviceId);
+    if (!entry) work.set(deviceId, (entry = { openTasks: [], claimable }));
+    if (sms.id) entry.openTasks.push(sms as SmsRecord);
+  }
+  return work;
+}
+
 /** Tasks handed to these devices that no phone acknowledged since `before`. */
 export async function unacknowledgedSince(db: Executor, deviceIds: string[], before: Date, limit: number): Promise<SmsRecord[]> {
   if (deviceIds.length === 0) return [];
