@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { ManualClock } from '../../src/common/clock.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { eventually } from '../support/eventually.ts';
+import { recordChanges } from '../../src/modules/availability/repository.ts';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -89,6 +90,33 @@ describe('availability: how long a device was online', () => {
     const body = await report(phone.id);
     expect(body).to.include({ online_seconds: 86_400, offline_seconds: 0, unknown_seconds: 0, availability: 1, changes: 0 });
     await phone.stop();
+  });
+
+  it('writes many changes in one statement, each only where it differs from the state before it: the device\'s last row, or its change just before in the same write', async () => {
+    const [first, second] = [(await fx.registerDevice()).device.id, (await fx.registerDevice()).device.id];
+    const db = fx.gateway.services.db;
+    const at = clock.now() + DAY;
+    const change = (deviceId: string, online: boolean, offset: number) => ({ accountId: fx.tenant.accountId, deviceId, online, at: new Date(at + offset * MINUTE) });
+    expect(await recordChanges(db, [change(first, true, 0)])).to.equal(1);
+    const written = await recordChanges(db, [
+      // Online already: no change.
+      change(first, true, 1),
+      change(second, false, 1),
+      change(first, false, 2),
+      change(second, false, 2),
+      change(first, false, 3),
+      change(first, true, 4),
+      change(second, true, 4),
+    ]);
+    expect(written).to.equal(4);
+    const rows = await db('device_availability').whereIn('device_id', [first, second]).where('at', '>=', new Date(at)).orderBy('id').select('device_id', 'online', 'at');
+    expect(rows.map((row) => [row.device_id === first ? 'first' : 'second', row.online, (row.at.getTime() - at) / MINUTE])).to.deep.equal([
+      ['first', true, 0],
+      ['second', false, 1],
+      ['first', false, 2],
+      ['first', true, 4],
+      ['second', true, 4],
+    ]);
   });
 
   it('answers 404 for a device of another account and 400 for a range it cannot count, naming the field', async () => {

@@ -7,20 +7,36 @@ export interface AvailabilityChange {
   at: Date;
 }
 
+/** A device going online or offline, as announced. */
+export interface AnnouncedChange {
+  accountId: string;
+  deviceId: string;
+  online: boolean;
+  at: Date;
+}
+
 /**
- * Records that a device went online or offline, unless its last recorded state is already that
- * one: another node may announce a phone online again that this one already announced (after a
- * lost sight of each other), and a repeat is no change. False when nothing was written.
+ * Records that devices went online or offline, many changes in one statement, in the order
+ * given. A change is written only when it differs from the device's state before it: the
+ * device's change just before it in the list, or for the first of the device's in the list its
+ * last recorded row. Another node may announce a phone online again that this one already
+ * announced (after a lost sight of each other), and a repeat is no change. Answers how many
+ * were written.
  */
-export async function recordChange(db: Executor, change: { accountId: string; deviceId: string; online: boolean; at: Date }): Promise<boolean> {
+export async function recordChanges(db: Executor, changes: AnnouncedChange[]): Promise<number> {
   const { rows } = await db.raw<{ rows: unknown[] }>(
     `insert into device_availability (account_id, device_id, online, at)
-     select ?, ?, ?, ?
-     where (select online from device_availability where device_id = ? order by at desc, id desc limit 1) is distinct from ?
+     select change.account_id, change.device_id, change.online, change.at
+       from (select given.*, lag(given.online) over (partition by given.device_id order by given.place) as online_before
+               from unnest(?::uuid[], ?::uuid[], ?::boolean[], ?::timestamptz[]) with ordinality as given(account_id, device_id, online, at, place)) change
+      where change.online is distinct from coalesce(
+              change.online_before,
+              (select online from device_availability latest where latest.device_id = change.device_id order by latest.at desc, latest.id desc limit 1))
+      order by change.place
      returning id`,
-    [change.accountId, change.deviceId, change.online, change.at, change.deviceId, change.online],
+    [changes.map((change) => change.accountId), changes.map((change) => change.deviceId), changes.map((change) => change.online), changes.map((change) => change.at.toISOString())],
   );
-  return rows.length > 0;
+  return rows.length;
 }
 
 /** The device's changes in [from, to), oldest first, after the last change before `from` (the state it started the range in), if any. */

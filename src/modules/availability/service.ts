@@ -5,9 +5,11 @@
 import type { Clock } from '../../common/clock.ts';
 import type { Logger } from '../../common/logger.ts';
 import { invalidField } from '../../common/errors.ts';
+import type { Metrics } from '../../common/metrics.ts';
 import type { Database } from '../../storage/database.ts';
 import type { DeviceService } from '../devices/service.ts';
-import { changesIn, pruneBefore, recordChange } from './repository.ts';
+import { changesIn, pruneBefore, recordChanges } from './repository.ts';
+import { ChangeWriter } from './change-writer.ts';
 import { availabilityReport, type AvailabilityReport } from './report.ts';
 
 /** How long changes are kept: a report may start no earlier than this before now. */
@@ -16,29 +18,44 @@ export const KEEP_DAYS = 90;
 export const MAX_RANGE_DAYS = 31;
 const DEFAULT_RANGE_MS = 86_400_000;
 const DAY_MS = 86_400_000;
-const FOREIGN_KEY_VIOLATION = '23503';
+/** How long a change waits for others to share its insert (a fleet connecting at once). */
+const GATHER_MS = 10;
+/** Changes per insert. */
+const CHANGES_PER_WRITE = 500;
+export const NOT_RECORDED_METRIC = 'availability_changes_not_recorded_total';
+export const NOT_RECORDED_HELP = 'changes between online and offline that could not be written (the reports show the state before them until the next change)';
 
 export class AvailabilityService {
+  private readonly changes: ChangeWriter;
+
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly devices: Pick<DeviceService, 'get'>,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+    metrics: Pick<Metrics, 'count'>,
+  ) {
+    this.changes = new ChangeWriter((changes) => recordChanges(db, changes), {
+      delayMs: GATHER_MS,
+      maxBatch: CHANGES_PER_WRITE,
+      logger,
+      notRecorded: (changes) => metrics.count(NOT_RECORDED_METRIC, NOT_RECORDED_HELP, {}, changes),
+    });
+  }
 
   /**
-   * Records a change announced by presence. Never throws: a change that cannot be written (the
-   * database is out of reach) is logged and missing from the reports, which then show the state
-   * before it until the next change.
+   * Records a change announced by presence, at the time it is announced, with others announced
+   * within a few milliseconds (change-writer.ts). Never throws: a change that cannot be written
+   * (the database is out of reach) is logged, counted and missing from the reports, which then
+   * show the state before it until the next change.
    */
-  async record(accountId: string, deviceId: string, online: boolean): Promise<void> {
-    try {
-      await recordChange(this.db, { accountId, deviceId, online, at: new Date(this.clock.now()) });
-    } catch (error) {
-      // A device deleted with its account a moment ago has nowhere to keep its changes.
-      if ((error as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION) return;
-      this.logger.warn({ err: error, deviceId, online }, 'availability change not recorded');
-    }
+  record(accountId: string, deviceId: string, online: boolean): void {
+    this.changes.add({ accountId, deviceId, online, at: new Date(this.clock.now()) });
+  }
+
+  /** Writes the changes still waiting and takes no more: the database is about to close. */
+  stop(): Promise<void> {
+    return this.changes.close();
   }
 
   /**
