@@ -20,6 +20,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { TEST_TIMINGS } from './support/modem-fixture.ts';
 import { ModemStandin } from './support/modem-standin.ts';
 import { ScriptedRadio } from './support/scripted-radio.ts';
+import { incomingRowsOfDevice } from '../support/test-data.ts';
 
 const SENDER = '+491701234567';
 const REJECTED = 'device_messages_rejected_total';
@@ -83,7 +84,7 @@ describe('device agent: received SMS kept while forwarding is off', function () 
     return () => count;
   }
 
-  const stored = (deviceId: string) => fx.gateway.services.db('incoming_sms').where({ device_id: deviceId }).orderBy('created_at', 'asc');
+  const stored = (deviceId: string) => incomingRowsOfDevice(fx, deviceId);
   const heldShown = async (deviceId: string) => (await fx.tenant.api.get(`/devices/${deviceId}`)).body.incoming_held as number | null;
 
   function sms(n: number): ReceivedSms {

@@ -8,7 +8,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { nextTask, takeTasks, topic, type RawClient } from '../support/mqtt.ts';
 import { eventually } from '../support/eventually.ts';
 import { MAX_DEVICE_PAYLOAD_BYTES } from '../../broker/payloads.ts';
-import { deviceRow } from '../support/test-data.ts';
+import { deviceRow, deviceTouchedRowsOf } from '../support/test-data.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 
@@ -89,15 +89,8 @@ describe('device channel: bad input from devices', () => {
   }
 
   /** Every row of the account that a device message could touch. */
-  async function snapshot(): Promise<Record<string, unknown[]>> {
-    const db = fx.gateway.services.db;
-    const smsIds = db('sms').select('id').where({ account_id: fx.tenant.accountId });
-    return {
-      devices: await db('devices').where({ account_id: fx.tenant.accountId }).orderBy('id'),
-      sms: await db('sms').where({ account_id: fx.tenant.accountId }).orderBy('id'),
-      history: await db('sms_status_history').whereIn('sms_id', smsIds).orderBy('id'),
-      incoming: await db('incoming_sms').where({ account_id: fx.tenant.accountId }).orderBy('id'),
-    };
+  function snapshot(): Promise<Record<string, unknown[]>> {
+    return deviceTouchedRowsOf(fx, fx.tenant.accountId);
   }
 
   async function statusOf(smsId: string): Promise<{ status: string; history: string[] }> {

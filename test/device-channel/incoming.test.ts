@@ -7,7 +7,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { registerDevice, type Tenant } from '../support/tenant.ts';
 import { expectError, expectIsoTimestamp, UUID } from '../support/expectations.ts';
 import { topic, type RawClient } from '../support/mqtt.ts';
-import { incomingRowsOf } from '../support/test-data.ts';
+import { incomingRowsOf, stampIncoming } from '../support/test-data.ts';
 
 const REJECTED = 'device_messages_rejected_total';
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
@@ -142,7 +142,7 @@ describe('device channel: incoming SMS', () => {
       for (let i = 0; i < 5; i++) sent.push((await receive(device, { message: `m${i}` })).message);
       // Stored in the order received; stamped a minute apart so that newest first is unambiguous.
       for (let i = 0; i < 5; i++) {
-        await fx.gateway.services.db('incoming_sms').where({ account_id: fx.tenant.accountId, message: `m${i}` }).update({ created_at: new Date(T0 + i * 60_000) });
+        await stampIncoming(fx, fx.tenant.accountId, `m${i}`, new Date(T0 + i * 60_000));
       }
       const messages: string[] = [];
       let cursor: string | null = null;

@@ -8,6 +8,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { statementWaitsForLock } from '../support/lock-waits.ts';
 import { recordLastSeen } from '../../src/modules/devices/repository.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
+import { deviceRow, updateDevices } from '../support/test-data.ts';
 
 describe('device channel: last-seen writes beside a batch of status reports', function () {
   // Several connections locking rows against each other: PGlite has one connection and no deadlocks.
@@ -22,7 +23,7 @@ describe('device channel: last-seen writes beside a batch of status reports', fu
     const seenAt = new Date();
     // A row's new version goes to the end of the table: the higher row now comes first in a
     // scan, the order a write that locks rows as it reads them would take.
-    await db('devices').where({ id: lower }).update({ updated_at: db.fn.now() });
+    await updateDevices(fx, lower, { updated_at: new Date() });
 
     const trx = await db.transaction();
     let written: Promise<void> = Promise.resolve();
@@ -42,7 +43,6 @@ describe('device channel: last-seen writes beside a batch of status reports', fu
     }
     await written;
 
-    const rows = await db('devices').whereIn('id', ids).select('id', 'last_seen_at');
-    for (const row of rows) expect((row.last_seen_at as Date).getTime(), row.id).to.be.at.least(seenAt.getTime());
+    for (const id of ids) expect(((await deviceRow(fx, id)).last_seen_at as Date).getTime(), id).to.be.at.least(seenAt.getTime());
   });
 });

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { topic, type RawClient } from '../support/mqtt.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
-import { deliveryRowsOf, incomingRowsOf, smsRow, type Row } from '../support/test-data.ts';
+import { canaryProbesOfRound, degradedSimsOf, deliveryRowsOf, incomingRowsOf, simHealthOf, smsRow, type Row } from '../support/test-data.ts';
 import { ManualClock } from '../../src/common/clock.ts';
 import { CANARY_TEXT } from '../../src/modules/fleet-health/canary/code.ts';
 
@@ -85,8 +85,7 @@ describe('fleet health: canary rounds', () => {
     return tasks;
   }
 
-  const probesOf = (roundNumber: number): Promise<Row[]> =>
-    fx.gateway.services.db('canary_probes').where({ account_id: fx.tenant.accountId, round_number: roundNumber }).orderBy([{ column: 'sender_device_id' }, { column: 'sender_sim' }]);
+  const probesOf = (roundNumber: number): Promise<Row[]> => canaryProbesOfRound(fx, fx.tenant.accountId, roundNumber);
 
   it('when a round runs, then each eligible SIM is given one canary to another SIM of the account, named for its device and SIM; SIMs left out are said with why', async () => {
     const a = await phone('A', [0, 1]);
@@ -255,7 +254,7 @@ describe('fleet health: canary rounds', () => {
     const a = await phone('A', [0, 1]);
     const b = await phone('B', [0, 1]);
     const broken = (probe: any) => probe.sender_device_id === a.id && probe.sender_sim_slot === 0;
-    const degraded = () => fx.gateway.services.db('sim_health').where({ device_id: a.id, sim_slot: 0 }).first();
+    const degraded = () => simHealthOf(fx, a.id, 0);
     for (let r = 0; r < 2; r++) {
       const round = await run();
       await carry([a, b], round.probes, broken);
@@ -264,7 +263,7 @@ describe('fleet health: canary rounds', () => {
       if (r === 0) expect((await degraded())?.degraded_fault ?? null, 'one receiver missed is not enough').to.equal(null);
     }
     expect(await degraded()).to.include({ degraded_fault: 'send' });
-    const others = await fx.gateway.services.db('sim_health').whereIn('device_id', [a.id, b.id]).whereNotNull('degraded_fault');
+    const others = await degradedSimsOf(fx, [a.id, b.id]);
     expect(others).to.have.length(1);
   });
 

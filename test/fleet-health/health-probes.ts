@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../src/common/clock.ts';
 import type { GatewayFixture } from '../support/use-gateway.ts';
+import { insertCanaryProbes } from '../support/test-data.ts';
 
 export interface Probe {
   round: number;
@@ -16,7 +17,8 @@ export interface Probe {
 /** Writes the probes of the fixture's tenant (a pass took 4 s; a failure ended at its 5-minute deadline). */
 export async function writeProbes(fx: GatewayFixture, clock: Clock, ...list: Probe[]): Promise<void> {
   const now = clock.now();
-  await fx.gateway.services.db('canary_probes').insert(
+  await insertCanaryProbes(
+    fx,
     list.map((p) => {
       const created = new Date(now - (p.ago ?? (10 - p.round) * 10) * 60_000);
       return {

@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { scrapeMetrics } from '../support/metrics.ts';
+import { degradeSim, healthySim, recoverSim } from '../support/test-data.ts';
 
 interface Sample {
   labels: Record<string, string>;
@@ -26,14 +27,8 @@ describe('metrics: SIMs by health per account', () => {
   const fx = useGateway();
 
   async function sim(deviceId: string, slot: number, degraded: boolean): Promise<void> {
-    await fx.gateway.services.db('sim_health').insert({
-      device_id: deviceId,
-      sim_slot: slot,
-      consecutive_failures: 0,
-      degraded_since: degraded ? new Date() : null,
-      degraded_reason: degraded ? 'canaries to two receivers failed' : null,
-      degraded_fault: degraded ? 'send' : null,
-    });
+    if (degraded) await degradeSim(fx, deviceId, slot, 'send', 'canaries to two receivers failed');
+    else await healthySim(fx, deviceId, slot);
   }
 
   it('counts degraded and healthy SIMs per account, 0 included, with no device label', async () => {
@@ -62,7 +57,7 @@ describe('metrics: SIMs by health per account', () => {
     for (const sample of samples) expect(Object.keys(sample.labels)).to.not.include.members(['device', 'device_id']);
 
     // Recovery moves the SIM from one state to the other at the next scrape.
-    await fx.gateway.services.db('sim_health').where({ device_id: one.id, sim_slot: 0 }).update({ degraded_since: null, degraded_reason: null, degraded_fault: null });
+    await recoverSim(fx, one.id, 0);
     const after = fleetSims(await (await scrapeMetrics(fx.baseUrl)).text());
     expect(after.find((sample) => sample.labels.account === fx.tenant.accountId && sample.labels.state === 'degraded')?.value).to.equal(0);
     expect(after.find((sample) => sample.labels.account === fx.tenant.accountId && sample.labels.state === 'healthy')?.value).to.equal(3);

@@ -12,6 +12,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import type { TaskPhone } from '../support/task-phone.ts';
 import { checkA11y, openPanel, screenshot, settled, useBrowser } from './support/browser.ts';
 import { useLoggedIn } from './support/logged-in.ts';
+import { degradeSim } from '../support/test-data.ts';
 
 const NO_LIMITS = { per_minute: null, per_hour: null, per_day: null };
 
@@ -40,11 +41,7 @@ describe('panel: fleet', () => {
   }
 
   async function degrade(deviceId: string, slot: number): Promise<void> {
-    await gw.gateway.services
-      .db('sim_health')
-      .insert({ device_id: deviceId, sim_slot: slot, degraded_since: new Date(), degraded_reason: 'its canaries did not reach two receivers that others reached', degraded_fault: 'send' })
-      .onConflict(['device_id', 'sim_slot'])
-      .merge();
+    await degradeSim(gw.gateway, deviceId, slot, 'send', 'its canaries did not reach two receivers that others reached');
   }
 
   function cellsOf(page: Page, deviceId: string, sim: string) {

@@ -10,6 +10,7 @@ import { userSession } from '../support/session-client.ts';
 import type { Tenant } from '../support/tenant.ts';
 import { jpeg, mmsConfig, uploadMedia } from '../mms/mms-fixture.ts';
 import { recordingConfig } from '../calls/recording-fixture.ts';
+import { fileRemovalsSince, lastQueuedFileRemoval } from '../support/test-data.ts';
 
 const CALLER = '+79005550141';
 
@@ -25,8 +26,8 @@ describe('account deletion: its files go with its rows', () => {
   const directories = () => [fx.gateway.config.mms.directory, fx.gateway.config.recordings.directory];
   // The removal queue is the database's, which other suites' gateways (with stores of their own)
   // may share: only the rows queued after `since` are this test's.
-  const lastQueued = async (): Promise<number> => Number((await fx.gateway.services.db('file_removals').max<{ id: number | string | null }[]>({ id: 'id' }))[0]?.id ?? 0);
-  const queuedSince = (since: number) => fx.gateway.services.db('file_removals').where('id', '>', since).orderBy('id');
+  const lastQueued = (): Promise<number> => lastQueuedFileRemoval(fx);
+  const queuedSince = (since: number) => fileRemovalsSince(fx, since);
 
   /** An account with an upload, a received MMS part and a call recording on disk. */
   async function accountWithFiles(): Promise<Tenant> {

@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { ManualClock } from '../../src/common/clock.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { UNPACED } from '../support/task-phone.ts';
-import { recipientSalt } from '../support/test-data.ts';
+import { recipientSalt, searchRowsOf, smsRow, smsWriters } from '../support/test-data.ts';
 import { PhoneTraffic } from './phone-traffic.ts';
 
 const DAY = 24 * 3600 * 1000;
@@ -20,8 +20,7 @@ describe('retention: the searched text goes with the SMS text', () => {
     return new PhoneTraffic(fx.tenant, await fx.taskPhone(UNPACED));
   }
 
-  const searchRows = (accountId = fx.tenant.accountId) =>
-    fx.gateway.services.db('sms_search').where({ account_id: accountId }).orderBy('created_at').select('sms_id', 'message', 'phone');
+  const searchRows = (accountId = fx.tenant.accountId) => searchRowsOf(fx, accountId);
 
   /** Ids of the legacy GET /sms?search= answer. */
   async function legacySearch(text: string): Promise<string[]> {
@@ -31,21 +30,18 @@ describe('retention: the searched text goes with the SMS text', () => {
   }
 
   /** The legacy answer's ids are object ids: the SMS's own, for comparing. */
-  const objectIdOf = async (id: string) => (await fx.gateway.services.db('sms').where({ id }).first('object_id')).object_id as string;
+  const objectIdOf = async (id: string) => (await smsRow(fx, id)).object_id as string;
 
   it('copies an SMS\'s text once: its status changes to sent leave the row as it was written', async () => {
     const phone = await traffic();
     const id = await phone.send(CUSTOMER, 'parcel 4711 is on its way');
-    const db = fx.gateway.services.db;
-    const [row] = await db('sms_search').where({ sms_id: id }).select('message', 'phone', db.raw('xmin::text as written_by'));
-    expect(row).to.include({ message: 'parcel 4711 is on its way', phone: CUSTOMER });
     // The SMS row was rewritten by its reports (processing, sent); the searched text was written
     // by the transaction that stored the SMS and its first history entry, and never again.
-    expect((await db('sms').where({ id }).first('status')).status).to.equal('sent');
-    const [first] = await db('sms_status_history').where({ sms_id: id }).orderBy('id').limit(1).select(db.raw('xmin::text as written_by'));
-    const sms = await db('sms').where({ id }).first(db.raw('xmin::text as written_by'));
-    expect(row.written_by).to.equal(first.written_by);
-    expect(sms.written_by).not.to.equal(row.written_by);
+    expect((await smsRow(fx, id)).status).to.equal('sent');
+    const writers = await smsWriters(fx, id);
+    expect(writers.search).to.include({ message: 'parcel 4711 is on its way', phone: CUSTOMER });
+    expect(writers.search.written_by).to.equal(writers.firstHistory);
+    expect(writers.sms).not.to.equal(writers.search.written_by);
     expect(await legacySearch('4711')).to.deep.equal([await objectIdOf(id)]);
   });
 
@@ -81,7 +77,7 @@ describe('retention: the searched text goes with the SMS text', () => {
     const other = await fx.newTenant();
     const elsewhere = await other.api.post('/sms', { phone: CUSTOMER, message: 'another account' });
     expect(elsewhere.status).to.equal(201);
-    await fx.gateway.services.db('accounts').where({ id: fx.tenant.accountId }).delete();
+    await fx.gateway.services.accounts.remove(fx.tenant.accountId);
     expect(await searchRows()).to.deep.equal([]);
     expect((await searchRows(other.accountId)).map((row) => row.message)).to.deep.equal(['another account']);
   });

@@ -10,6 +10,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import type { TaskPhone } from '../support/task-phone.ts';
 import { createWebhook, dropWebhooks, webhookConfig } from '../support/webhooks.ts';
 import { eventually } from '../support/eventually.ts';
+import { dispatchTimesOf, dispatchTimesOfDevice } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 const NO_LIMITS = { per_minute: null, per_hour: null, per_day: null };
@@ -191,11 +192,10 @@ describe('delivery: the SIM breaker and send_jitter', () => {
       await later(45_000);
       await jittery.until(3);
 
-      const rows = await fx.gateway.services.db('sms').whereIn('id', forJittery).orderBy('dispatched_at').select('dispatched_at');
-      const times = rows.map((row: { dispatched_at: Date }) => row.dispatched_at.getTime());
+      const times = await dispatchTimesOf(fx, forJittery);
       expect([times[1]! - times[0]!, times[2]! - times[1]!]).to.deep.equal([45_000, 45_000]);
-      const steadyTimes = await fx.gateway.services.db('sms').where({ device_id: steady.id }).pluck('dispatched_at');
-      expect(new Set(steadyTimes.map((at: Date) => at.getTime())).size, 'the other phone was handed all three at once').to.equal(1);
+      const steadyTimes = await dispatchTimesOfDevice(fx, steady.id);
+      expect(new Set(steadyTimes).size, 'the other phone was handed all three at once').to.equal(1);
     });
 
     it('then a pause drawn between min_seconds and max_seconds spaces pool sends too, and null turns it off', async () => {

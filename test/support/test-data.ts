@@ -168,3 +168,108 @@ export async function mailSettingsRowsOf(target: WithDatabase, accountId: string
 export async function mailSendersOf(target: WithDatabase, accountId: string): Promise<Row[]> {
   return db(target)('mail_senders').where({ account_id: accountId }).select('phone', 'sender');
 }
+
+/** The account's received SMS rows a device reported, oldest first. */
+export async function incomingRowsOfDevice(target: WithDatabase, deviceId: string): Promise<Row[]> {
+  return db(target)('incoming_sms').where({ device_id: deviceId }).orderBy('created_at', 'asc');
+}
+
+/** Sets when the account's received SMS with this text was stored (received a known time apart). */
+export async function stampIncoming(target: WithDatabase, accountId: string, message: string, createdAt: Date): Promise<number> {
+  return db(target)('incoming_sms').where({ account_id: accountId, message }).update({ created_at: createdAt });
+}
+
+/** Every row of the account a device message could touch (its devices, SMS, their history, received SMS), each in id order. */
+export async function deviceTouchedRowsOf(target: WithDatabase, accountId: string): Promise<Record<string, Row[]>> {
+  const smsIds = db(target)('sms').select('id').where({ account_id: accountId });
+  return {
+    devices: await db(target)('devices').where({ account_id: accountId }).orderBy('id'),
+    sms: await db(target)('sms').where({ account_id: accountId }).orderBy('id'),
+    history: await db(target)('sms_status_history').whereIn('sms_id', smsIds).orderBy('id'),
+    incoming: await db(target)('incoming_sms').where({ account_id: accountId }).orderBy('id'),
+  };
+}
+
+/** When the SMS `ids` were handed to a phone, in ms, earliest first. */
+export async function dispatchTimesOf(target: WithDatabase, ids: string[]): Promise<number[]> {
+  const rows = await db(target)('sms').whereIn('id', ids).orderBy('dispatched_at').select('dispatched_at');
+  return rows.map((row: Row) => (row.dispatched_at as Date).getTime());
+}
+
+/** When the SMS given to the device were handed to it, in ms, earliest first. */
+export async function dispatchTimesOfDevice(target: WithDatabase, deviceId: string): Promise<number[]> {
+  const rows = await db(target)('sms').where({ device_id: deviceId }).orderBy('dispatched_at').select('dispatched_at');
+  return rows.map((row: Row) => (row.dispatched_at as Date).getTime());
+}
+
+/** The rows of the account's search text (what was copied for searching), oldest first. */
+export async function searchRowsOf(target: WithDatabase, accountId: string): Promise<Row[]> {
+  return db(target)('sms_search').where({ account_id: accountId }).orderBy('created_at').select('sms_id', 'message', 'phone');
+}
+
+/**
+ * What the database holds about who wrote an SMS: its search text with the transaction that last
+ * wrote it, the transaction of its first history entry, and the one that last wrote the SMS row.
+ */
+export async function smsWriters(target: WithDatabase, id: string): Promise<{ search: Row; firstHistory: string; sms: string }> {
+  const database = db(target);
+  const writer = database.raw('xmin::text as written_by');
+  const [search] = await database('sms_search').where({ sms_id: id }).select('message', 'phone', writer);
+  const [first] = await database('sms_status_history').where({ sms_id: id }).orderBy('id').limit(1).select(writer);
+  const sms = await database('sms').where({ id }).first(writer);
+  return { search, firstHistory: first.written_by, sms: sms.written_by };
+}
+
+/** The highest id in the queue of files to remove (0 when none was ever queued). */
+export async function lastQueuedFileRemoval(target: WithDatabase): Promise<number> {
+  const [row] = await db(target)('file_removals').max<{ id: number | string | null }[]>({ id: 'id' });
+  return Number(row?.id ?? 0);
+}
+
+/** The files queued for removal after the id `since`, in queue order. */
+export async function fileRemovalsSince(target: WithDatabase, since: number): Promise<Row[]> {
+  return db(target)('file_removals').where('id', '>', since).orderBy('id');
+}
+
+/** Stores canary probe rows as rounds would have left them. */
+export async function insertCanaryProbes(target: WithDatabase, rows: Row[]): Promise<void> {
+  await db(target)('canary_probes').insert(rows);
+}
+
+/** The account's canary probes of one round, by sending device and SIM. */
+export async function canaryProbesOfRound(target: WithDatabase, accountId: string, roundNumber: number): Promise<Row[]> {
+  return db(target)('canary_probes')
+    .where({ account_id: accountId, round_number: roundNumber })
+    .orderBy([{ column: 'sender_device_id' }, { column: 'sender_sim' }]);
+}
+
+/** The health row of the device's SIM `slot`, or undefined when it has none. */
+export async function simHealthOf(target: WithDatabase, deviceId: string, slot: number): Promise<Row | undefined> {
+  return db(target)('sim_health').where({ device_id: deviceId, sim_slot: slot }).first();
+}
+
+/** The degraded SIMs' health rows of the devices. */
+export async function degradedSimsOf(target: WithDatabase, deviceIds: string[]): Promise<Row[]> {
+  return db(target)('sim_health').whereIn('device_id', deviceIds).whereNotNull('degraded_fault');
+}
+
+/** Marks the device's SIM `slot` degraded from now, at fault for `fault`, as the health judge would. */
+export async function degradeSim(target: WithDatabase, deviceId: string, slot: number, fault: 'send' | 'receive', reason: string | null = null): Promise<void> {
+  await db(target)('sim_health')
+    .insert({ device_id: deviceId, sim_slot: slot, degraded_since: new Date(), degraded_reason: reason, degraded_fault: fault })
+    .onConflict(['device_id', 'sim_slot'])
+    .merge();
+}
+
+/** Gives the device's SIM `slot` a health row that says it is healthy. */
+export async function healthySim(target: WithDatabase, deviceId: string, slot: number): Promise<void> {
+  await db(target)('sim_health')
+    .insert({ device_id: deviceId, sim_slot: slot, consecutive_failures: 0, degraded_since: null, degraded_reason: null, degraded_fault: null })
+    .onConflict(['device_id', 'sim_slot'])
+    .merge();
+}
+
+/** Clears the degraded state of the device's SIM `slot`, as its recovery would. */
+export async function recoverSim(target: WithDatabase, deviceId: string, slot: number): Promise<void> {
+  await db(target)('sim_health').where({ device_id: deviceId, sim_slot: slot }).update({ degraded_since: null, degraded_reason: null, degraded_fault: null });
+}
