@@ -283,7 +283,7 @@ export class Dispatcher {
     }
     // Until a claim reads it, what it holds is what it has in flight (least busy devices are offered the pool first).
     ready.inFlight = Math.max(ready.inFlight, open);
-    if (!work || work.claimable) await this.claimFor(device.id);
+    if (work?.claimable) await this.claimFor(device.id);
   }
 
   /**
@@ -291,6 +291,8 @@ export class Dispatcher {
    * publish: the ones whose recipient opted out since are ended for the whole group at once.
    */
   private async readyWorkOf(deviceIds: string[]): Promise<Map<string, ReadyWork & { toPublish: SmsRecord[] }>> {
+    // Stopped meanwhile: nothing more is published, and the database may be closing.
+    if (this.stopped) return new Map();
     const work = await readyWork(this.db, deviceIds, this.clock.now(), FIRST_PAGE);
     const held = [...work.values()].flatMap((device) => device.openTasks);
     const kept = new Set((await this.withoutOptedOut(held)).map((sms) => sms.id));
