@@ -13,6 +13,7 @@ import { nextEvent } from '../support/devices.ts';
 import { OptedOutLists } from '../../src/modules/opt-out/device-list.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import { OptedOutNumbers } from '../../agent/src/protocol/opted-out.ts';
+import { insertSuppressions } from '../support/test-data.ts';
 
 type OptedOut = { scheme: string; key: string; hashes: string; count: number; complete: boolean };
 type Settings = Record<string, unknown> & { opted_out?: OptedOut };
@@ -66,7 +67,8 @@ describe('the suppression list in the settings phones get', () => {
       const phones = ['+79161234561', '+79161234562', '+79161234563', '+79161234564', '+79161234565'];
       // Listed a minute apart, oldest first: which are the newest does not hang on a clock's millisecond.
       const start = Date.now() - 3_600_000;
-      await fx.gateway.services.db('suppressions').insert(
+      await insertSuppressions(
+        fx,
         phones.map((phone, index) => ({ id: randomUUID(), account_id: fx.tenant.accountId, phone, source: 'api', keyword: null, created_at: new Date(start + index * 60_000) })),
       );
       const lists = new OptedOutLists(fx.gateway.services.db, createLogger('silent'), 3);

@@ -13,7 +13,7 @@ describe('migration 010: keys:manage for the keys that held every permission', (
     const { apiKeys, db } = fx.gateway.services;
     const everything = await apiKeys.create(fx.tenant.accountId, ALL_BEFORE as Permission[], 'old all');
     const chosen = await apiKeys.create(fx.tenant.accountId, ['sms:send', 'sms:read'], 'chosen');
-    const permissionsOf = async (id: string) => ((await db('api_keys').where({ id }).first()) as { permissions: string[] }).permissions;
+    const permissionsOf = async (id: string) => (await apiKeys.get(fx.tenant.accountId, id)).permissions;
 
     await up(db);
     await up(db);

@@ -9,6 +9,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { SmsWriter } from '../../src/modules/messages/sms-writer.ts';
 import type { SmsRecord } from '../../src/modules/messages/types.ts';
 import { newObjectId } from '../../src/common/object-id.ts';
+import { storedSmsIdsAmong } from '../support/test-data.ts';
 
 const REFUSED = 'refused by the check';
 
@@ -86,7 +87,7 @@ describe('POST /sms: SMS written together, one refused', () => {
     });
     expect(results.map((result) => result.status)).to.deep.equal(rows.map((_, i) => (i === 5 ? 'rejected' : 'fulfilled')));
     expect(((results[5] as PromiseRejectedResult).reason as { code?: string }).code).to.equal('23514');
-    const stored = await fx.gateway.services.db('sms').whereIn('id', rows.map((row) => row.id)).pluck('id');
+    const stored = await storedSmsIdsAmong(fx, rows.map((row) => row.id));
     expect(stored.sort()).to.deep.equal(rows.filter((_, i) => i !== 5).map((row) => row.id).sort());
     // The sixteen, then halves down to the refused row (8, 4, 2, 1) and their other halves (1, 2, 4, 8).
     expect(statements).to.equal(9);

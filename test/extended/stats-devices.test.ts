@@ -11,7 +11,7 @@ import { deviceTopic } from '../../broker/topics.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import type { TaskPhone } from '../support/task-phone.ts';
 import { expectError } from '../support/expectations.ts';
-import { updateSms } from '../support/test-data.ts';
+import { degradeSim, healthySim, insertCanaryProbes, updateSms } from '../support/test-data.ts';
 import { userSession } from '../support/session-client.ts';
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
@@ -40,7 +40,7 @@ describe('extended API: device report (stats per device and SIM)', () => {
 
   /** Test setup: a canary probe of the fleet-health rounds, as its module writes them. */
   async function probe(sender: TaskPhone, senderSim: number, receiver: TaskPhone, result: 'pending' | 'passed' | 'failed', createdAt = T0): Promise<void> {
-    await fx.gateway.services.db('canary_probes').insert({
+    await insertCanaryProbes(fx, [{
       id: randomUUID(),
       account_id: fx.tenant.accountId,
       round_id: randomUUID(),
@@ -56,7 +56,7 @@ describe('extended API: device report (stats per device and SIM)', () => {
       result,
       ended_at: result === 'pending' ? null : new Date(createdAt + 20_000),
       round_trip_ms: result === 'passed' ? 20_000 : null,
-    });
+    }]);
   }
 
   /**
@@ -195,12 +195,9 @@ describe('extended API: device report (stats per device and SIM)', () => {
   it('names the devices with a degraded SIM on the dashboard summary (null without devices:read)', async () => {
     const { device: sick } = await fx.registerDevice('sick');
     const { device: well } = await fx.registerDevice('well');
-    const db = fx.gateway.services.db;
-    await db('sim_health').insert([
-      { device_id: sick.id, sim_slot: 0, degraded_since: new Date(T0), degraded_reason: 'canaries to two receivers failed', degraded_fault: 'send' },
-      { device_id: sick.id, sim_slot: 1, degraded_since: new Date(T0), degraded_reason: 'canaries from two senders missing', degraded_fault: 'receive' },
-      { device_id: well.id, sim_slot: 0 },
-    ]);
+    await degradeSim(fx, sick.id, 0, 'send', 'canaries to two receivers failed', new Date(T0));
+    await degradeSim(fx, sick.id, 1, 'receive', 'canaries from two senders missing', new Date(T0));
+    await healthySim(fx, well.id, 0);
     const summary = await fx.tenant.api.get('/stats/summary');
     expect(summary.body.degraded_devices).to.deep.equal([{ id: sick.id, name: 'sick', degraded_sims: 2 }]);
     expect((await (await fx.keyWith(['sms:read'])).get('/stats/summary')).body.degraded_devices).to.equal(null);

@@ -11,7 +11,7 @@ import type { Tenant } from '../support/tenant.ts';
 import { expectError } from '../support/expectations.ts';
 import { userSession } from '../support/session-client.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
-import { updateSms } from '../support/test-data.ts';
+import { markWebhookFailing, recordStatusHistory, updateSms } from '../support/test-data.ts';
 
 const NOW = Date.parse('2026-03-02T10:30:00.000Z');
 const at = (iso: string) => new Date(iso);
@@ -33,7 +33,7 @@ describe('extended API: dashboard summary', () => {
 
   /** Test setup: a status the SMS went through at `when`, as a device report would record it. */
   async function history(smsId: string, status: SmsStatus, when: string): Promise<void> {
-    await fx.gateway.services.db('sms_status_history').insert({ sms_id: smsId, status, source: 'device', created_at: at(when) });
+    await recordStatusHistory(fx, smsId, status, at(when));
   }
 
   it('counts today\'s SMS by Extended status, or those since ?since=', async () => {
@@ -88,7 +88,7 @@ describe('extended API: dashboard summary', () => {
     const { webhook: healthy } = await createWebhook(fx.tenant, 'http://127.0.0.1:9/healthy', ['sms.received']);
     const { webhook: failing } = await createWebhook(fx.tenant, 'http://127.0.0.1:9/failing', ['sms.received']);
     const { webhook: disabled } = await createWebhook(fx.tenant, 'http://127.0.0.1:9/disabled', ['sms.received']);
-    await fx.gateway.services.db('webhooks').where({ id: failing.id }).update({ failing_since: at('2026-03-02T10:00:00Z'), consecutive_failures: 3 });
+    await markWebhookFailing(fx, failing.id, at('2026-03-02T10:00:00Z'), 3);
     expect((await fx.tenant.api.patch(`/webhooks/${disabled.id}`, { enabled: false })).status).to.equal(200);
 
     const { devices, webhooks } = (await fx.tenant.api.get('/stats/summary')).body;

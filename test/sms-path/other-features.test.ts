@@ -19,6 +19,7 @@ import { newObjectId } from '../../src/common/object-id.ts';
 import type { Executor } from '../../src/storage/database.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import type { Tenant } from '../support/tenant.ts';
+import { recordTwilioMessage, smsRow, smsRowsOf } from '../support/test-data.ts';
 
 interface Query {
   sql: string;
@@ -161,7 +162,7 @@ describe('how an SMS came in, on its row', () => {
     } finally {
       esme.close();
     }
-    const rows: { message: string; way_in: string }[] = await fx.gateway.services.db('sms').where({ account_id: fx.tenant.accountId }).select('message', 'way_in');
+    const rows: { message: string; way_in: string }[] = await smsRowsOf(fx, fx.tenant.accountId);
     expect(Object.fromEntries(rows.map((row) => [row.message, row.way_in]))).to.deep.equal({
       'by api': 'api',
       'by legacy': 'legacy',
@@ -206,7 +207,7 @@ describe('SMS written by a node of the previous version, which does not name the
     return id;
   }
 
-  const wayInOf = async (db: Executor, id: string) => ((await db('sms').where({ id }).first('way_in')) as { way_in: string }).way_in;
+  const wayInOf = async (id: string) => (await smsRow(fx, id)).way_in as string;
 
   it('come in by SMPP when submit_sm recorded their submission first, as it does', async () => {
     const { db } = fx.gateway.services;
@@ -214,15 +215,15 @@ describe('SMS written by a node of the previous version, which does not name the
     const smsId = randomUUID();
     await insertSubmission(db, { smsId, credentialId: credential.id, sourceAddr: 'MyShop', registeredDelivery: 1, dataCoding: 0 });
     await insertLikeThePreviousVersion(db, fx.tenant.accountId, smsId);
-    expect(await wayInOf(db, smsId)).to.equal('smpp');
-    expect(await wayInOf(db, await insertLikeThePreviousVersion(db, fx.tenant.accountId))).to.equal('api');
+    expect(await wayInOf(smsId)).to.equal('smpp');
+    expect(await wayInOf(await insertLikeThePreviousVersion(db, fx.tenant.accountId))).to.equal('api');
   });
 
   it('come in by the Twilio API when a StatusCallback was recorded for them, as the Twilio API does in their transaction', async () => {
     const { db } = fx.gateway.services;
     const credential = await createCredential(fx.tenant);
     const smsId = await insertLikeThePreviousVersion(db, fx.tenant.accountId);
-    await db('twilio_messages').insert({ sms_id: smsId, credential_sid: credential.account_sid, callback_webhook_id: null });
-    expect(await wayInOf(db, smsId)).to.equal('twilio');
+    await recordTwilioMessage(fx, smsId, credential.account_sid);
+    expect(await wayInOf(smsId)).to.equal('twilio');
   });
 });

@@ -253,10 +253,10 @@ export async function degradedSimsOf(target: WithDatabase, deviceIds: string[]):
   return db(target)('sim_health').whereIn('device_id', deviceIds).whereNotNull('degraded_fault');
 }
 
-/** Marks the device's SIM `slot` degraded from now, at fault for `fault`, as the health judge would. */
-export async function degradeSim(target: WithDatabase, deviceId: string, slot: number, fault: 'send' | 'receive', reason: string | null = null): Promise<void> {
+/** Marks the device's SIM `slot` degraded since `since` (now by default), at fault for `fault`, as the health judge would. */
+export async function degradeSim(target: WithDatabase, deviceId: string, slot: number, fault: 'send' | 'receive', reason: string | null = null, since = new Date()): Promise<void> {
   await db(target)('sim_health')
-    .insert({ device_id: deviceId, sim_slot: slot, degraded_since: new Date(), degraded_reason: reason, degraded_fault: fault })
+    .insert({ device_id: deviceId, sim_slot: slot, degraded_since: since, degraded_reason: reason, degraded_fault: fault })
     .onConflict(['device_id', 'sim_slot'])
     .merge();
 }
@@ -272,4 +272,75 @@ export async function healthySim(target: WithDatabase, deviceId: string, slot: n
 /** Clears the degraded state of the device's SIM `slot`, as its recovery would. */
 export async function recoverSim(target: WithDatabase, deviceId: string, slot: number): Promise<void> {
   await db(target)('sim_health').where({ device_id: deviceId, sim_slot: slot }).update({ degraded_since: null, degraded_reason: null, degraded_fault: null });
+}
+
+/** How many SMS rows the database holds, of every account. */
+export async function allSmsCount(target: WithDatabase): Promise<number> {
+  const [row] = await db(target)('sms').count({ n: '*' });
+  return Number(row!.n);
+}
+
+/** How many status history rows the database holds, of every account's SMS. */
+export async function allStatusHistoryCount(target: WithDatabase): Promise<number> {
+  const [row] = await db(target)('sms_status_history').count({ n: '*' });
+  return Number(row!.n);
+}
+
+/** Which of the SMS `ids` are stored. */
+export async function storedSmsIdsAmong(target: WithDatabase, ids: string[]): Promise<string[]> {
+  return db(target)('sms').whereIn('id', ids).pluck('id');
+}
+
+/** Adds a status the SMS went through at `at`, as a device report would have recorded it. */
+export async function recordStatusHistory(target: WithDatabase, smsId: string, status: string, at: Date): Promise<void> {
+  await db(target)('sms_status_history').insert({ sms_id: smsId, status, source: 'device', created_at: at });
+}
+
+/** Marks the webhook failing since `since`, after `failures` failures in a row, as its deliveries would have. */
+export async function markWebhookFailing(target: WithDatabase, webhookId: string, since: Date, failures: number): Promise<void> {
+  await db(target)('webhooks').where({ id: webhookId }).update({ failing_since: since, consecutive_failures: failures });
+}
+
+/** Stores suppression rows (opted-out numbers) as the opt-out module would have. */
+export async function insertSuppressions(target: WithDatabase, rows: Row[]): Promise<void> {
+  await db(target)('suppressions').insert(rows);
+}
+
+/** The SMS a Twilio credential sent and the StatusCallback webhook it named (its first message). */
+export async function twilioMessageOf(target: WithDatabase, credentialSid: string): Promise<{ smsId: string; callbackWebhookId: string | null }> {
+  const row = await db(target)('twilio_messages').where({ credential_sid: credentialSid }).first();
+  if (!row) throw new Error(`credential ${credentialSid} sent no message`);
+  return { smsId: row.sms_id, callbackWebhookId: row.callback_webhook_id };
+}
+
+/** Links the SMS to the Twilio credential that sent it, with no StatusCallback. */
+export async function recordTwilioMessage(target: WithDatabase, smsId: string, credentialSid: string): Promise<void> {
+  await db(target)('twilio_messages').insert({ sms_id: smsId, credential_sid: credentialSid, callback_webhook_id: null });
+}
+
+/** The answers to Twilio replies of the account's received SMS: whether each was sent. */
+export async function twilioRepliesOf(target: WithDatabase, accountId: string): Promise<{ sent: boolean }[]> {
+  return db(target)('twilio_replies as r').join('incoming_sms as i', 'i.id', 'r.incoming_id').where('i.account_id', accountId).select('r.sent');
+}
+
+/** The webhook's pending deliveries of one ordering key (an SMS id). */
+export async function pendingDeliveriesOf(target: WithDatabase, webhookId: string, orderingKey: string): Promise<Row[]> {
+  return db(target)('webhook_deliveries').where({ webhook_id: webhookId, ordering_key: orderingKey, status: 'pending' });
+}
+
+/** Whether any delivery of the account is still pending. */
+export async function hasPendingDelivery(target: WithDatabase, accountId: string): Promise<boolean> {
+  return (await db(target)('webhook_deliveries').where({ account_id: accountId, status: 'pending' }).first()) !== undefined;
+}
+
+/** Every webhook's delivery rows of one ordering key (an SMS id), in the order written. */
+export async function deliveryRowsOfKey(target: WithDatabase, orderingKey: string): Promise<Row[]> {
+  return db(target)('webhook_deliveries').where({ ordering_key: orderingKey }).orderBy('seq');
+}
+
+/** The ordering key (an SMS id, or the event's own) of the delivery `id`. */
+export async function orderingKeyOf(target: WithDatabase, deliveryId: string): Promise<string> {
+  const row = await db(target)('webhook_deliveries').where({ id: deliveryId }).first('ordering_key');
+  if (!row) throw new Error(`no delivery ${deliveryId}`);
+  return row.ordering_key;
 }

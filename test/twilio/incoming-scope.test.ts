@@ -8,6 +8,7 @@ import type { Received } from '../support/receiver.ts';
 import { webhookConfig } from '../support/webhooks.ts';
 import { eventually } from '../support/eventually.ts';
 import { createCredential } from './support.ts';
+import { hasPendingDelivery, twilioRepliesOf } from '../support/test-data.ts';
 
 const SENDER = '+79005550101';
 /** A receiver's TwiML answer, as twilio-node writes it. */
@@ -43,11 +44,7 @@ describe('twilio: which sms_url hears an incoming SMS, and one reply to it', () 
     // Both answers were acted on: each is recorded, one of them sent. (Only this account's: the
     // database may hold other suites' answers.)
     const answers = await eventually('both answers recorded', async () => {
-      const rows = await fx.gateway.services
-        .db('twilio_replies as r')
-        .join('incoming_sms as i', 'i.id', 'r.incoming_id')
-        .where('i.account_id', fx.tenant.accountId)
-        .select('r.sent');
+      const rows = await twilioRepliesOf(fx, fx.tenant.accountId);
       return rows.length === 2 ? rows : undefined;
     });
     expect(answers.filter((row: { sent: boolean }) => row.sent)).to.have.length(1);
@@ -79,8 +76,7 @@ describe('twilio: which sms_url hears an incoming SMS, and one reply to it', () 
     expect(paramsOf(heardByA!)).to.include({ Body: 'to A', To: phoneA.id });
     expect(paramsOf(heardByB!)).to.include({ Body: 'to B', To: phoneB.id });
     // Every delivery has been sent by now (toAll heard both): a scoped one heard nothing else.
-    const pending = () => fx.gateway.services.db('webhook_deliveries').where({ account_id: fx.tenant.accountId, status: 'pending' }).first();
-    await eventually('no delivery of the account left pending', async () => ((await pending()) ? undefined : true));
+    await eventually('no delivery of the account left pending', async () => ((await hasPendingDelivery(fx, fx.tenant.accountId)) ? undefined : true));
     expect(toA.received).to.have.length(1);
     expect(toB.received).to.have.length(1);
   });

@@ -13,6 +13,7 @@ import { eventually } from '../support/eventually.ts';
 import { testDatabase } from '../support/environment.ts';
 import { statementWaitsForLock } from '../support/lock-waits.ts';
 import { createCredential, twilioClient } from './support.ts';
+import { deliveryRowsOfKey, pendingDeliveriesOf, twilioMessageOf } from '../support/test-data.ts';
 
 describe('twilio: a StatusCallback and a standard webhook event written beside a sender', function () {
   // Several connections locking rows against each other: PGlite has one connection and no deadlocks.
@@ -31,7 +32,9 @@ describe('twilio: a StatusCallback and a standard webhook event written beside a
 
     const credential = await createCredential(fx.tenant);
     const message = await twilioClient(fx.baseUrl, credential).messages.create({ to: '+79161234567', body: 'lock order', statusCallback: receiver.url });
-    const { sms_id: smsId, callback_webhook_id: callbackWebhook } = await db('twilio_messages').where({ credential_sid: credential.account_sid }).first();
+    const { smsId, callbackWebhookId } = await twilioMessageOf(fx, credential.account_sid);
+    // The message named a StatusCallback: its webhook is there.
+    const callbackWebhook = callbackWebhookId!;
     // The crossing is sharpest with the standard webhook after the StatusCallback's in chain order
     // (a report written in two passes, standard first, would then deadlock). Ids are random: when
     // the StatusCallback's is near the top, twenty tries may find none after it (one run in 21),
@@ -41,11 +44,11 @@ describe('twilio: a StatusCallback and a standard webhook event written beside a
       if (standard) await fx.tenant.api.delete(`/webhooks/${standard}`);
       standard = (await createWebhook(fx.tenant, receiver.url, ['sms.status_changed'])).webhook.id;
     }
-    const [lower, higher] = [callbackWebhook, standard].sort();
+    const [lower, higher] = [callbackWebhook, standard].sort() as [string, string];
 
     await nextTask(raw, device.id, smsId);
     await raw.publish(topic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'processing' }));
-    const pendingOf = (webhookId: string) => db('webhook_deliveries').where({ webhook_id: webhookId, ordering_key: smsId, status: 'pending' });
+    const pendingOf = (webhookId: string) => pendingDeliveriesOf(fx, webhookId, smsId);
     await eventually('both chains pending', async () => ((await pendingOf(standard)).length > 0 ? true : undefined));
 
     const sender = await db.transaction();
@@ -65,7 +68,7 @@ describe('twilio: a StatusCallback and a standard webhook event written beside a
     }
 
     const written = async () => {
-      const rows: { webhook_id: string; body: string }[] = await db('webhook_deliveries').where({ ordering_key: smsId }).orderBy('seq').select('webhook_id', 'body');
+      const rows: { webhook_id: string; body: string }[] = await deliveryRowsOfKey(fx, smsId);
       return {
         standard: rows.filter((row) => row.webhook_id === standard).map((row) => JSON.parse(row.body).data.sms.internal_status),
         callback: rows.filter((row) => row.webhook_id === callbackWebhook).map((row) => new URLSearchParams(row.body).get('MessageStatus')),

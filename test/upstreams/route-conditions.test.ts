@@ -13,6 +13,7 @@ import { applies, groupAtCreation, groupOf, HELD_FOR_UPSTREAM, onlineFor } from 
 import { connectDevice } from '../support/devices.ts';
 import { UpstreamService } from '../../src/modules/upstreams/service.ts';
 import { systemClock } from '../../src/common/clock.ts';
+import { smsRow, updateSms } from '../support/test-data.ts';
 
 const PHONE = '+447911123456';
 
@@ -145,9 +146,9 @@ describe('route conditions end to end', function () {
   it('lets any phone take an SMS kept from the phones for routes cleared before the router looked at it, once it comes due', async () => {
     // The state a send leaves when the routes are cleared between its hold and its commit: kept
     // from every phone, never looked at, for an account without routes.
-    const { db, upstreamRouter, dispatcher } = fx.gateway.services;
+    const { upstreamRouter, dispatcher } = fx.gateway.services;
     const { id } = await send({ message: 'held' });
-    await db('sms').where({ id }).update({ device_group: HELD_FOR_UPSTREAM, route_check_at: new Date(Date.now() - 1_000) });
+    await updateSms(fx, id, { device_group: HELD_FOR_UPSTREAM, route_check_at: new Date(Date.now() - 1_000) });
     const phone = fx.track(await connectDevice(fx.gateway, fx.tenant));
     const tasks: string[] = [];
     phone.on('task', (task) => tasks.push(task.sms_id));
@@ -155,8 +156,7 @@ describe('route conditions end to end', function () {
     expect(tasks, 'kept from the phone').to.deep.equal([]);
 
     await upstreamRouter.pass();
-    const [row] = await db('sms').where({ id }).select('device_group', 'route_rule');
-    expect(row).to.deep.equal({ device_group: null, route_rule: -1 });
+    expect(await smsRow(fx, id)).to.include({ device_group: null, route_rule: -1 });
     await eventually('the phone took it', () => tasks.includes(id));
   });
 
@@ -305,7 +305,7 @@ describe('route targets: device groups', function () {
         const id = await send();
         // The router has kept it for the group (the API does not show the restriction; the row does).
         await eventually('kept for the group', async () => {
-          const [row] = await fx.gateway.services.db('sms').where({ id }).select('route_rule', 'device_group', 'status');
+          const row = await smsRow(fx, id);
           return row?.route_rule === 0 && row.device_group === 'g' && row.status === 'pending';
         });
         await leave(inside);
@@ -370,7 +370,7 @@ describe('route targets: device groups', function () {
       await outside.publishAsync(deviceTopic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'processing' }), { qos: 2 });
       // Acknowledged: the router looks no more (before its first look, or at the rule's wait's end).
       await eventually('left with the phone', async () => {
-        const [row] = await fx.gateway.services.db('sms').where({ id: smsId }).select('status', 'route_check_at', 'device_id');
+        const row = await smsRow(fx, smsId);
         return row?.status === 'processing' && row.route_check_at === null && row.device_id === device.id;
       }, 10_000);
       await outside.publishAsync(deviceTopic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'sent' }), { qos: 2 });
@@ -387,7 +387,7 @@ describe('route targets: device groups', function () {
       await setRoutes([{ target: 'group:nobody-yet', skip_when_offline: false }]);
       const id = await send();
       await eventually('kept for the group', async () => {
-        const [row] = await fx.gateway.services.db('sms').where({ id }).select('route_rule', 'device_group');
+        const row = await smsRow(fx, id);
         return row?.route_rule === 0 && row.device_group === 'nobody-yet';
       });
       expect(outside.tasks).to.deep.equal([]);
@@ -406,7 +406,7 @@ describe('route targets: device groups', function () {
       // Once the router looked (route_rule set): before it, a router not yet told of the change
       // would keep it for the group again, until its next reread of the routes.
       await eventually('kept for the group', async () => {
-        const [row] = await fx.gateway.services.db('sms').where({ id }).select('route_rule', 'device_group');
+        const row = await smsRow(fx, id);
         return row?.route_rule === 0 && row.device_group === 'nobody-yet';
       });
       // The upstreams service as `sms-gateway routes clear` makes it: no router of this process is told.

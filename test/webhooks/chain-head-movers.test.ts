@@ -22,7 +22,7 @@ import { backendWaitsForLock } from '../support/lock-waits.ts';
 import type { Tenant } from '../support/tenant.ts';
 import { createWebhook, gatewayWithSenderStopped, webhookConfig } from '../support/webhooks.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
-import { deliveryRowsOf } from '../support/test-data.ts';
+import { deliveryRowsOf, orderingKeyOf } from '../support/test-data.ts';
 
 function statusEvent(accountId: string, smsId: string, status: string): { envelope: EventEnvelope } {
   return { envelope: { id: randomUUID(), type: 'sms.status_changed', timestamp: new Date().toISOString(), account_id: accountId, data: { sms: { id: smsId, status } } } };
@@ -57,7 +57,7 @@ describe('webhooks: a chain keeps one head while two transactions move it', () =
     const { webhook } = await createWebhook(tenant, 'http://127.0.0.1:9/hook', ['sms.status_changed']);
     const smsId = randomUUID();
     await outbox.record(db, ['processing', 'sent', 'delivered'].map((status) => statusEvent(tenant.accountId, smsId, status)));
-    const rows: { id: string }[] = await db('webhook_deliveries').where({ webhook_id: webhook.id }).orderBy('seq').select('id');
+    const rows: { id: string }[] = await deliveryRowsOf(gateway, webhook.id);
     return { webhookId: webhook.id, smsId, ids: rows.map((row) => row.id) as [string, string, string] };
   }
 
@@ -117,7 +117,7 @@ describe('webhooks: a chain keeps one head while two transactions move it', () =
     // ...while the head's success is recorded as the sender records it.
     const failure = await recordBeside(db, sweep, async (trx) => {
       await lockWebhooks(trx, [webhookId]);
-      await recordAttempts(trx, [delivered(head, webhookId)], [{ id: head, webhook_id: webhookId, ordering_key: await orderingKeyOf(db, head) }]);
+      await recordAttempts(trx, [delivered(head, webhookId)], [{ id: head, webhook_id: webhookId, ordering_key: await orderingKeyOf(gateway, head) }]);
     });
     expect(failure, 'the recording failed').to.equal(null);
 
@@ -138,7 +138,7 @@ describe('webhooks: a chain keeps one head while two transactions move it', () =
     const recording = await db.transaction();
     try {
       await lockWebhooks(recording, [webhookId]);
-      await recordAttempts(recording, [delivered(head, webhookId)], [{ id: head, webhook_id: webhookId, ordering_key: await orderingKeyOf(db, head) }]);
+      await recordAttempts(recording, [delivered(head, webhookId)], [{ id: head, webhook_id: webhookId, ordering_key: await orderingKeyOf(gateway, head) }]);
     } catch (error) {
       await recording.rollback();
       throw error;
@@ -153,7 +153,3 @@ describe('webhooks: a chain keeps one head while two transactions move it', () =
     expect(await chainState(webhookId)).to.deep.equal(['pending head', 'delivered', 'pending waiting']);
   });
 });
-
-async function orderingKeyOf(db: Knex, id: string): Promise<string> {
-  return (await db('webhook_deliveries').where({ id }).first('ordering_key')).ordering_key;
-}

@@ -16,7 +16,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { connectDevice, nextEvent } from '../support/devices.ts';
 import { createWebhook, deliveryLog, dropWebhooks, webhookConfig } from '../support/webhooks.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
-import { deliveryRowsOf } from '../support/test-data.ts';
+import { deliveryRowsOf, smsRow } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 const STATUSES = ['processing', 'sent', 'delivered'] as const;
@@ -164,11 +164,11 @@ async function whatIsMissing(gateway: Gateway, receiver: OrderingReceiver, webho
   let missing = smsIds.filter((id) => STATUSES.some((status) => !accepted.has(`${id}/${status}`)));
   const { db } = gateway.services;
   if (missing.length === 0) {
-    missing = (await db('webhook_deliveries').where({ webhook_id: webhookId }).whereNot({ status: 'delivered' }).distinct('ordering_key')).map((row: { ordering_key: string }) => row.ordering_key);
+    missing = [...new Set((await deliveryRowsOf(gateway, webhookId)).filter((row) => row.status !== 'delivered').map((row) => row.ordering_key as string))];
   }
   const lines = [`${missing.length} SMS still waiting, the first ones:`];
   for (const id of missing.slice(0, 5)) {
-    const sms = await db('sms').where({ id }).first('status');
+    const sms = await smsRow(gateway, id);
     const { rows } = await db.raw<{ rows: { seq: string; status: string; ready: boolean; attempts: number; due_in: number | null; leased_for: number | null; last_error: string | null }[] }>(
       `select seq, status, ready, attempts, last_error,
               round(extract(epoch from next_attempt_at - now())::numeric, 1)::float as due_in,

@@ -17,6 +17,7 @@ import { backendWaitsForLock } from '../support/lock-waits.ts';
 import type { Tenant } from '../support/tenant.ts';
 import { createWebhook, gatewayWithSenderStopped, webhookConfig } from '../support/webhooks.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
+import { deliveryRowsOf } from '../support/test-data.ts';
 
 function statusEvent(accountId: string, smsId: string, status: string): { envelope: EventEnvelope } {
   return { envelope: { id: randomUUID(), type: 'sms.status_changed', timestamp: new Date().toISOString(), account_id: accountId, data: { sms: { id: smsId, status } } } };
@@ -47,7 +48,7 @@ describe('webhooks: recording outcomes while the next events are written', () =>
     // Chain order is by SMS id: "earlier" sorts first.
     const [earlier, later] = [randomUUID(), randomUUID()].sort() as [string, string];
     await outbox.record(db, [statusEvent(tenant.accountId, earlier, 'processing'), statusEvent(tenant.accountId, later, 'processing')]);
-    const first = async (smsId: string): Promise<string> => (await db('webhook_deliveries').where({ webhook_id: webhook.id, ordering_key: smsId }).first('id')).id;
+    const first = async (smsId: string): Promise<string> => (await deliveryRowsOf(gateway, webhook.id)).find((row) => row.ordering_key === smsId).id;
     const inFlight = await first(earlier);
     const waiting = await first(later);
     // The earlier SMS's first event is in flight (claimed, leased); the later one's failed and
