@@ -9,6 +9,7 @@ import knexModule from 'knex';
 import { GatewayProcess, expectRefused, jsonOf, killChildren, runCli, tempDataDir, type Env } from '../support/cli.ts';
 import { testDatabase } from '../support/environment.ts';
 import { ownDatabase, type EmptyDatabase } from '../support/empty-database.ts';
+import { removeSecretKeyCheck, secretKeyCheckCount } from '../support/test-data.ts';
 
 describe('cli: the secret key is checked against the database', function () {
   this.timeout(90_000);
@@ -71,9 +72,9 @@ describe('cli: the secret key is checked against the database', function () {
     const made = await runCli(['twilio', 'credentials', 'create', '--account', account, '--name', 'before the check'], env);
     expect(made.code, made.transcript).to.equal(0);
     const db = knexModule.knex({ client: 'pg', connection: database!.url, pool: { min: 0, max: 1 } });
-    const checks = async () => Number((await db('secret_key_check').count({ n: '*' }).first())?.n);
+    const checks = () => secretKeyCheckCount(db);
     try {
-      await db('secret_key_check').delete();
+      await removeSecretKeyCheck(db);
       expectKeyRefusal(await runCli(['twilio', 'credentials', 'list', '--account', account], { ...env, DATA_DIR: other.dir }));
       expect(await checks()).to.equal(0);
       const listed = await runCli(['twilio', 'credentials', 'list', '--account', account], env);

@@ -4,6 +4,7 @@
 // schema is migrated once, and there is one first account with one key, announced by one node.
 import { expect } from 'chai';
 import { useDeployment } from './support/deployment.ts';
+import { allAccountNames, allApiKeyCount, allUserCount } from '../support/test-data.ts';
 
 const NODES = ['a', 'b', 'c'];
 
@@ -21,10 +22,9 @@ describe('multi-node: first start of several nodes at once on an empty database'
     // later): counted before its announcement, the users table was still empty once.
     await Promise.any(NODES.map((name) => deployment.node(name).nextMessage('first start', 30_000)));
 
-    const accounts = await deployment.db('accounts').select('name');
-    expect(accounts.map((account) => account.name)).to.deep.equal(['default']);
-    expect(Number((await deployment.db('api_keys').count({ n: '*' }).first())!.n), 'API keys').to.equal(1);
-    expect(Number((await deployment.db('users').count({ n: '*' }).first())!.n), 'users').to.equal(1);
+    expect(await allAccountNames(deployment.db)).to.deep.equal(['default']);
+    expect(await allApiKeyCount(deployment.db), 'API keys').to.equal(1);
+    expect(await allUserCount(deployment.db), 'users').to.equal(1);
     const announcing = NODES.filter((name) => deployment.node(name).count('first start') > 0);
     expect(announcing, 'nodes that wrote the first-start file').to.have.length(1);
     for (const name of NODES) {

@@ -6,13 +6,14 @@ import type { Database } from '../../src/storage/database.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import { GatewayFixture } from './use-gateway.ts';
 
-/** A gateway, or the fixture whose gateway it is. */
-export type WithDatabase = Gateway | GatewayFixture;
+/** A gateway, the fixture whose gateway it is, or a database of the test's own (a deployment's, a command's). */
+export type WithDatabase = Gateway | GatewayFixture | Database;
 
 /** A stored row, typed as loosely as the database driver returns it: each test reads the columns it checks. */
 export type Row = any;
 
 function db(target: WithDatabase): Database {
+  if (typeof target === 'function') return target;
   return (target instanceof GatewayFixture ? target.gateway : target).services.db;
 }
 
@@ -343,4 +344,32 @@ export async function orderingKeyOf(target: WithDatabase, deliveryId: string): P
   const row = await db(target)('webhook_deliveries').where({ id: deliveryId }).first('ordering_key');
   if (!row) throw new Error(`no delivery ${deliveryId}`);
   return row.ordering_key;
+}
+
+/** The names of every account, of the whole database. */
+export async function allAccountNames(target: WithDatabase): Promise<string[]> {
+  return db(target)('accounts').pluck('name');
+}
+
+/** How many API keys the database holds, of every account. */
+export async function allApiKeyCount(target: WithDatabase): Promise<number> {
+  const [row] = await db(target)('api_keys').count({ n: '*' });
+  return Number(row!.n);
+}
+
+/** How many users the database holds, of every account. */
+export async function allUserCount(target: WithDatabase): Promise<number> {
+  const [row] = await db(target)('users').count({ n: '*' });
+  return Number(row!.n);
+}
+
+/** How many records of the key the secrets are sealed with the database holds (none before the check existed). */
+export async function secretKeyCheckCount(target: WithDatabase): Promise<number> {
+  const [row] = await db(target)('secret_key_check').count({ n: '*' });
+  return Number(row!.n);
+}
+
+/** Forgets which key the secrets are sealed with, as a database from before the check. */
+export async function removeSecretKeyCheck(target: WithDatabase): Promise<void> {
+  await db(target)('secret_key_check').delete();
 }
