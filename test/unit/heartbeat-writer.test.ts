@@ -128,6 +128,22 @@ describe('HeartbeatWriter', () => {
     expect(await later).to.deep.equal({ row: { id: phone, battery_level: 28 } });
   });
 
+  it('drain() writes what waits at once, without its wait for others, and ends once every write has ended', async () => {
+    const held = heldWrites();
+    const writer = new HeartbeatWriter(held.write, { atOnce: 1, maxBatch: 10, delayMs: 60_000 });
+    const [phone, other] = ids(2) as [string, string];
+    const first = writer.add(phone, values(20));
+    const second = writer.add(other, values(21));
+    let drained = false;
+    const draining = writer.drain().then(() => (drained = true));
+    await held.startedCount(1);
+    expect(held.writes[0]!.batch.map((heartbeat) => heartbeat.id)).to.deep.equal([phone, other]);
+    expect(drained).to.equal(false);
+    held.writes[0]!.finish();
+    await draining;
+    expect(await Promise.all([first, second])).to.deep.equal([{ row: { id: phone, battery_level: 20 } }, { row: { id: other, battery_level: 21 } }]);
+  });
+
   it('refuses to be made with no write at once', () => {
     expect(() => new HeartbeatWriter(async () => [], { atOnce: 0, maxBatch: 10, delayMs: 0 })).to.throw(RangeError);
   });

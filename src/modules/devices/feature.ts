@@ -39,8 +39,8 @@ export const devicesFeature = defineFeature({
   runs: ({ presence, devices }) => [
     // Finds phones gone silent; stops while phones are still connected, before they are all closed.
     { name: 'presence', start: () => presence.start(), stop: () => presence.stop(), stopsIn: 'work' },
-    // Last-seen times of the connections just closed are written before the database closes.
-    { name: 'last-seen times', start: () => {}, stop: () => devices.stop(), stopsIn: 'phones-gone' },
+    // Heartbeats and last-seen times of the connections just closed are written before the database closes.
+    { name: 'heartbeats and last-seen times', start: () => {}, stop: () => devices.stop(), stopsIn: 'phones-gone' },
   ],
   waysIn: async () => {
     const { deviceRoutes } = await import('../../api/extended/devices/routes.ts');

@@ -49,7 +49,8 @@ export class HeartbeatWriter {
   private readonly waiting = new Map<string, Waiting>();
   /** Devices whose heartbeat is being written now. */
   private readonly writing = new Set<string>();
-  private running = 0;
+  /** The writes under way. */
+  private readonly running = new Set<Promise<void>>();
   private scheduled = false;
 
   constructor(
@@ -82,12 +83,20 @@ export class HeartbeatWriter {
     });
   }
 
+  /** Writes what waits now, at once, and waits for every write under way: the database is about to close. */
+  async drain(): Promise<void> {
+    while (this.waiting.size > 0 || this.running.size > 0) {
+      this.startWrites();
+      await Promise.race(this.running);
+    }
+  }
+
   /**
    * The next writes start a moment later (at once when a write's worth waits): heartbeats that
    * come within it go in one write.
    */
   private schedule(): void {
-    if (this.scheduled || this.running >= this.options.atOnce || this.waiting.size === 0) return;
+    if (this.scheduled || this.running.size >= this.options.atOnce || this.waiting.size === 0) return;
     this.scheduled = true;
     const start = () => {
       this.scheduled = false;
@@ -98,16 +107,16 @@ export class HeartbeatWriter {
   }
 
   private startWrites(): void {
-    while (this.running < this.options.atOnce) {
+    while (this.running.size < this.options.atOnce) {
       const batch = this.nextBatch();
       if (batch.length === 0) return;
-      this.running++;
       for (const [deviceId] of batch) this.writing.add(deviceId);
-      void this.writeBatch(batch).finally(() => {
-        this.running--;
+      const written: Promise<void> = this.writeBatch(batch).finally(() => {
+        this.running.delete(written);
         for (const [deviceId] of batch) this.writing.delete(deviceId);
         this.schedule();
       });
+      this.running.add(written);
     }
   }
 

@@ -251,9 +251,9 @@ export class DeviceService {
     this.lastSeen.touch(id);
   }
 
-  /** Writes the last-seen times still waiting and takes no more: the database is about to close. */
+  /** Writes the heartbeats and last-seen times still waiting: the database is about to close. */
   async stop(): Promise<void> {
-    await this.lastSeen.close();
+    await Promise.all([this.heartbeats.drain(), this.lastSeen.close()]);
   }
 
   /**
