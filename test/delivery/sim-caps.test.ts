@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { deviceTopic } from '../../broker/topics.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import type { TaskPhone } from '../support/task-phone.ts';
-import { smsRow } from '../support/test-data.ts';
+import { simMonthUsageCount, smsRow } from '../support/test-data.ts';
 import { expectError } from '../support/expectations.ts';
 import { simRoom } from '../../src/modules/delivery/sim-caps.ts';
 
@@ -144,8 +144,7 @@ describe('delivery: SIM limits', () => {
     await plain.settle();
     await plain.until(1);
     expect(plain.tasks[0]!.sim).to.equal(1);
-    const counted = await fx.gateway.services.db.raw(`select count(*)::int as n from sim_month_usage where device_id = ?`, [plain.id]);
-    expect(counted.rows[0].n).to.equal(0);
+    expect(await simMonthUsageCount(fx, plain.id)).to.equal(0);
     expect(await smsRow(fx, id)).to.include({ dispatch_sim_slot: null });
   });
 

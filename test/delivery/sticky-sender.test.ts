@@ -8,6 +8,7 @@ import { deviceTopic } from '../../broker/topics.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import type { TaskPhone } from '../support/task-phone.ts';
 import { expectError } from '../support/expectations.ts';
+import { degradeSim, stickySenderOf } from '../support/test-data.ts';
 
 const UNPACED = { send_window: 20, limits: { per_minute: null, per_hour: null, per_day: null } };
 const RECIPIENT = '+79161110001';
@@ -31,7 +32,7 @@ describe('delivery: sticky sender', () => {
   }
 
   const sticky = async (on: boolean) => expect((await fx.tenant.api.patch('/account/delivery', { sticky_sender: on })).body).to.deep.equal({ sticky_sender: on });
-  const stickyRow = async () => (await fx.gateway.services.db.raw(`select device_id, sim_slot from sticky_senders where account_id = ? and phone = ?`, [fx.tenant.accountId, RECIPIENT])).rows[0];
+  const stickyRow = () => stickySenderOf(fx, fx.tenant.accountId, RECIPIENT);
 
   it('when the account reads and sets sticky_sender, then it is off by default, set, and a bad body is refused with 400', async () => {
     expect((await fx.tenant.api.get('/account/delivery')).body).to.deep.equal({ sticky_sender: false });
@@ -92,7 +93,7 @@ describe('delivery: sticky sender', () => {
     await send(RECIPIENT);
     await holder.until(1);
     const other = await phone([0]);
-    await fx.gateway.services.db.raw(`insert into sim_health (device_id, sim_slot, degraded_since, degraded_fault) values (?, 0, now(), 'send')`, [holder.id]);
+    await degradeSim(fx, holder.id, 0, 'send');
     const moved = await send(RECIPIENT);
     await other.until(1);
     expect(other.tasks[0]!.sms_id).to.equal(moved);

@@ -7,21 +7,15 @@ import { expect } from 'chai';
 import { useGateway, type GatewayFixture } from '../support/use-gateway.ts';
 import type { Tenant } from '../support/tenant.ts';
 import { legacySend } from '../support/legacy.ts';
+import { fillSmsHistory } from '../support/test-data.ts';
 
 const EXACT = 'x-total-records-exact';
 /** SMS written straight into the table, as an import or a busy month would leave them. */
 const HISTORY = 1_200;
 
 /** `count` SMS of the tenant in one INSERT ("order {i}", one in three also "urgent"); the writers' counting applies to any insert. */
-async function fillHistory(fx: GatewayFixture, tenant: Tenant, count: number): Promise<void> {
-  await fx.gateway.services.db.raw(
-    `insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, created_at, updated_at)
-     select gen_random_uuid(), substr(md5(random()::text || i), 1, 24), ?, null, false, '+79160000000',
-            'order ' || i || case when i % 3 = 0 then ' urgent' else '' end, 'delivered',
-            now() - (i || ' seconds')::interval, now() - (i || ' seconds')::interval
-       from generate_series(1, ?) as i`,
-    [tenant.accountId, count],
-  );
+function fillHistory(fx: GatewayFixture, tenant: Tenant, count: number): Promise<void> {
+  return fillSmsHistory(fx, tenant.accountId, count);
 }
 
 /** total_records and the exactness header of GET /sms with these parameters. */

@@ -373,3 +373,29 @@ export async function secretKeyCheckCount(target: WithDatabase): Promise<number>
 export async function removeSecretKeyCheck(target: WithDatabase): Promise<void> {
   await db(target)('secret_key_check').delete();
 }
+
+/**
+ * Writes `count` delivered SMS of the account in one insert, as an import or a busy month would
+ * leave them: "order {i}", one in three also "urgent", each a second older than the one before.
+ */
+export async function fillSmsHistory(target: WithDatabase, accountId: string, count: number): Promise<void> {
+  await db(target).raw(
+    `insert into sms (id, object_id, account_id, device_id, device_named, phone, message, status, created_at, updated_at)
+     select gen_random_uuid(), substr(md5(random()::text || i), 1, 24), ?, null, false, '+79160000000',
+            'order ' || i || case when i % 3 = 0 then ' urgent' else '' end, 'delivered',
+            now() - (i || ' seconds')::interval, now() - (i || ' seconds')::interval
+       from generate_series(1, ?) as i`,
+    [accountId, count],
+  );
+}
+
+/** The device and SIM the account's sticky sender keeps for the number, or undefined when none. */
+export async function stickySenderOf(target: WithDatabase, accountId: string, phone: string): Promise<{ device_id: string; sim_slot: number } | undefined> {
+  return db(target)('sticky_senders').where({ account_id: accountId, phone }).first('device_id', 'sim_slot');
+}
+
+/** How many monthly usage rows (SMS counted against a SIM's limit) the device has. */
+export async function simMonthUsageCount(target: WithDatabase, deviceId: string): Promise<number> {
+  const [row] = await db(target)('sim_month_usage').where({ device_id: deviceId }).count({ n: '*' });
+  return Number(row!.n);
+}
