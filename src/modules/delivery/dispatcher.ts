@@ -252,8 +252,8 @@ export class Dispatcher {
   /**
    * The device subscribed to its tasks: send everything it holds, then let it claim more. Devices
    * that become ready at about the same time (a reconnect storm) share one read of what they hold
-   * and whether a claim may find anything (repository.readyWork); only those that may take a claim
-   * transaction. The device is registered as ready before that read: an SMS queued after it is
+   * and whether a claim may find anything (repository.readyWork); only those that may find
+   * something take a claim transaction. The device is registered as ready before that read: an SMS queued after it is
    * offered to the device by the queued path, as to any ready device.
    */
   async deviceReady(device: ReadyDeviceRow): Promise<void> {
