@@ -12,12 +12,12 @@ import { createWebhook, expectEnvelope, verified, webhookConfig } from '../suppo
 import { ApiClient } from '../support/tenant.ts';
 import { audioSample } from './recording-samples.ts';
 import { RecordingPhone, recordingConfig } from './recording-fixture.ts';
+import { callIdOf, recordingRowsOf, stampRecording } from '../support/test-data.ts';
 
 const RETENTION_DAYS = 30;
 
 describe('calls: recording download, deletion and retention', () => {
   const fx = useGateway({ config: recordingConfig(() => fx, { retentionDays: RETENTION_DAYS }, { webhooks: webhookConfig() }) });
-  const db = () => fx.gateway.services.db;
 
   /** A phone of the tenant that reported a call and uploaded `audio` for it; answers the call's id. */
   async function recordedCall(audio: Buffer, phone?: RecordingPhone): Promise<{ id: string; phone: RecordingPhone; upload: any }> {
@@ -25,7 +25,7 @@ describe('calls: recording download, deletion and retention', () => {
     const deviceCallId = await phone.reportCall();
     const upload = await phone.upload(deviceCallId, audio);
     expect(upload.status, JSON.stringify(upload.body)).to.equal(201);
-    const { id } = await db()('calls').where({ device_id: phone.id, device_call_id: deviceCallId }).first('id');
+    const id = await callIdOf(fx, phone.id, deviceCallId);
     return { id, phone, upload: upload.body };
   }
 
@@ -35,7 +35,7 @@ describe('calls: recording download, deletion and retention', () => {
   }
 
   const fileOf = async (callId: string) => {
-    const row = await db()('call_recordings').where({ call_id: callId }).first('storage_key');
+    const [row] = await recordingRowsOf(fx, callId);
     return join(fx.gateway.config.recordings.directory, row.storage_key);
   };
 
@@ -93,9 +93,8 @@ describe('calls: recording download, deletion and retention', () => {
     expect(JSON.parse(foreign.bytes.toString()).error.code).to.equal('call_not_found');
 
     const phone = await RecordingPhone.connect(fx);
-    await phone.reportCall();
-    const bare = await db()('calls').where({ device_id: phone.id }).first('id');
-    expect(JSON.parse((await download(`/calls/${bare.id}/recording`)).bytes.toString()).error.code).to.equal('recording_not_found');
+    const bare = await callIdOf(fx, phone.id, await phone.reportCall());
+    expect(JSON.parse((await download(`/calls/${bare}/recording`)).bytes.toString()).error.code).to.equal('recording_not_found');
     expect((await download(`/calls/${UNKNOWN_ID}/recording`)).status).to.equal(404);
     expect((await download('/calls/not-a-uuid/recording')).status).to.equal(400);
 
@@ -134,8 +133,8 @@ describe('calls: recording download, deletion and retention', () => {
     const oldFile = await fileOf(old.id);
     const recentFile = await fileOf(recent.id);
     const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 3600 * 1000);
-    await db()('call_recordings').where({ call_id: old.id }).update({ created_at: daysAgo(RETENTION_DAYS + 1) });
-    await db()('call_recordings').where({ call_id: recent.id }).update({ created_at: daysAgo(RETENTION_DAYS - 1) });
+    await stampRecording(fx, old.id, daysAgo(RETENTION_DAYS + 1));
+    await stampRecording(fx, recent.id, daysAgo(RETENTION_DAYS - 1));
 
     // At least the old one (the database may hold other old rows from other suites' runs).
     expect(await fx.gateway.services.recordings.expire()).to.be.at.least(1);

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { ManualClock } from '../../src/common/clock.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { createWebhook, dropWebhooks, webhookConfig } from '../support/webhooks.ts';
-import { deliveryRowsOf } from '../support/test-data.ts';
+import { deliveryRowsOf, endCanaryRound, simHealthRowsOf } from '../support/test-data.ts';
 import type { Received } from '../support/receiver.ts';
 import { aCannotSend as probesWhereACannotSend, judge as judgeProbes, writeProbes, type Probe } from './health-probes.ts';
 
@@ -28,11 +28,9 @@ describe('fleet health: the judge', () => {
   });
   afterEach(() => dropWebhooks(fx.gateway, [fx.tenant.accountId]));
 
-  const db = () => fx.gateway.services.db;
-
   const probes = (...list: Probe[]) => writeProbes(fx, clock, ...list);
   const judge = () => judgeProbes(fx);
-  const simHealth = (deviceId: string) => db()('sim_health').where({ device_id: deviceId }).orderBy('sim_slot');
+  const simHealth = (deviceId: string) => simHealthRowsOf(fx, deviceId);
   const health = async (deviceId: string) => {
     const reply = await fx.tenant.api.get(`/devices/${deviceId}/health`);
     expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
@@ -151,7 +149,7 @@ describe('fleet health: the judge', () => {
     clock.advance(60_000);
     // Sent in round 0, before both failures, and arriving only now.
     await probes({ round: 0, from: [a, 0], to: [b, 0], result: 'passed', ago: 120 });
-    await db()('canary_probes').where({ account_id: fx.tenant.accountId, round_number: 0 }).update({ ended_at: new Date(clock.now()) });
+    await endCanaryRound(fx, fx.tenant.accountId, 0, new Date(clock.now()));
     await judge();
     expect((await simHealth(a))[0]).to.include({ degraded_fault: 'send' });
   });

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/common/logger.ts';
 import { FilesystemRecordingStore } from '../../src/modules/calls/recordings/filesystem-store.ts';
 import { FAILURES_THAT_STOP, removeQueuedFiles } from '../../src/storage/file-removals.ts';
 import { useGateway } from '../support/use-gateway.ts';
+import { queuedFileRemovals, queueFileRemovals } from '../support/test-data.ts';
 
 const quiet = createLogger('silent');
 
@@ -32,14 +33,10 @@ describe('retention: the queue of files to remove', () => {
   /** Queues keys for the media store; answers them, each unique to this test. */
   async function queue(...labels: string[]): Promise<string[]> {
     const keys = labels.map((label) => `${label}-${randomUUID()}`);
-    await db()('file_removals').insert(keys.map((storage_key) => ({ store: 'media', storage_key })));
+    await queueFileRemovals(db(), 'media', keys);
     return keys;
   }
-  const stillQueued = async (keys: string[]) =>
-    (await db()('file_removals').whereIn('storage_key', keys).orderBy('id').select('storage_key', 'attempts')).map((row) => ({
-      key: row.storage_key as string,
-      attempts: Number(row.attempts),
-    }));
+  const stillQueued = (keys: string[]) => queuedFileRemovals(db(), keys);
 
   it('when one file cannot be removed, then the files after it are removed, and it stays queued with its attempt counted', async () => {
     const [stuck, ...others] = await queue('stuck', 'next', 'last');

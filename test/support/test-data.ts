@@ -399,3 +399,34 @@ export async function simMonthUsageCount(target: WithDatabase, deviceId: string)
   const [row] = await db(target)('sim_month_usage').where({ device_id: deviceId }).count({ n: '*' });
   return Number(row!.n);
 }
+
+/** Leaves none of the webhook's deliveries next in its chain (none ready), as a lost write could; `target` may be a transaction. */
+export async function leaveChainWithoutHead(target: WithDatabase, webhookId: string): Promise<void> {
+  await db(target)('webhook_deliveries').where({ webhook_id: webhookId }).update({ ready: false });
+}
+
+/** Sets when the recording of the call `callId` was stored (older or newer than retention keeps). */
+export async function stampRecording(target: WithDatabase, callId: string, createdAt: Date): Promise<number> {
+  return db(target)('call_recordings').where({ call_id: callId }).update({ created_at: createdAt });
+}
+
+/** Queues files of `store` for removal by their keys; `target` may be a transaction. */
+export async function queueFileRemovals(target: WithDatabase, store: 'media' | 'recordings', keys: string[]): Promise<void> {
+  await db(target)('file_removals').insert(keys.map((storage_key) => ({ store, storage_key })));
+}
+
+/** The files of these keys still queued for removal, with the attempts made, in queue order. */
+export async function queuedFileRemovals(target: WithDatabase, keys: string[]): Promise<{ key: string; attempts: number }[]> {
+  const rows = await db(target)('file_removals').whereIn('storage_key', keys).orderBy('id').select('storage_key', 'attempts');
+  return rows.map((row: Row) => ({ key: row.storage_key as string, attempts: Number(row.attempts) }));
+}
+
+/** The health rows of the device's SIMs, by slot. */
+export async function simHealthRowsOf(target: WithDatabase, deviceId: string): Promise<Row[]> {
+  return db(target)('sim_health').where({ device_id: deviceId }).orderBy('sim_slot');
+}
+
+/** Sets when the account's canary probes of one round ended (an answer arriving late). */
+export async function endCanaryRound(target: WithDatabase, accountId: string, roundNumber: number, endedAt: Date): Promise<number> {
+  return db(target)('canary_probes').where({ account_id: accountId, round_number: roundNumber }).update({ ended_at: endedAt });
+}

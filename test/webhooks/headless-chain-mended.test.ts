@@ -15,6 +15,7 @@ import { startGateway } from '../support/gateway.ts';
 import { Receiver } from '../support/receiver.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { createWebhook, webhookConfig } from '../support/webhooks.ts';
+import { leaveChainWithoutHead } from '../support/test-data.ts';
 
 /** A retry window of 20 s: the sweep that gives up and mends runs every second (a twentieth of it). */
 const RETRY_FOR_MS = 20_000;
@@ -59,7 +60,7 @@ describe('webhooks: a chain left with no head is mended by the sweep', () => {
     // Three events of one SMS, committed with none of them the head.
     await db.transaction(async (trx) => {
       await new WebhookOutbox(RETRY_FOR_MS).record(trx, ['processing', 'sent', 'delivered'].map((status) => statusEvent(tenant.accountId, smsId, status)));
-      await trx('webhook_deliveries').where({ webhook_id: webhook.id }).update({ ready: false });
+      await leaveChainWithoutHead(trx, webhook.id);
     });
 
     const received = await receiver.waitFor(3, (request) => request.json?.data?.sms?.id === smsId, 10_000);
