@@ -1,10 +1,10 @@
 // In-memory embedded databases (tests, the demo) start from a copy of the first one's cluster,
 // taken once it was migrated: a later one must find every migration applied, and nothing that
 // the first one wrote after its migration.
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { closeDatabase, migrate, openDatabase, type Database } from '../../src/storage/database.ts';
 import { migrations } from '../../db/migrations/index.ts';
+import { allAccountNames, insertAccount } from '../support/test-data.ts';
 
 describe('storage: in-memory databases', () => {
   const opened: Database[] = [];
@@ -22,12 +22,12 @@ describe('storage: in-memory databases', () => {
     this.timeout(120_000);
     const first = await open();
     await migrate(first);
-    await first('accounts').insert({ id: randomUUID(), name: 'written after the migration' });
+    await insertAccount(first, 'written after the migration');
 
     const second = await open();
     expect(await migrate(second)).to.deep.equal([]);
     const applied = await second('knex_migrations').count<{ count: number }[]>({ count: '*' });
     expect(Number(applied[0]!.count)).to.equal(migrations.length);
-    expect(await second('accounts').where({ name: 'written after the migration' })).to.deep.equal([]);
+    expect(await allAccountNames(second)).to.not.include('written after the migration');
   });
 });

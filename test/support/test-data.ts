@@ -2,6 +2,7 @@
 // column it never returns, a row it must not leave behind) or cannot put a row in the state a test
 // needs (created an hour ago, last seen yesterday). The tables and their columns are named here
 // only: a schema change is made here, not in every test that looks at a row.
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../../src/storage/database.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import { GatewayFixture } from './use-gateway.ts';
@@ -429,4 +430,51 @@ export async function simHealthRowsOf(target: WithDatabase, deviceId: string): P
 /** Sets when the account's canary probes of one round ended (an answer arriving late). */
 export async function endCanaryRound(target: WithDatabase, accountId: string, roundNumber: number, endedAt: Date): Promise<number> {
   return db(target)('canary_probes').where({ account_id: accountId, round_number: roundNumber }).update({ ended_at: endedAt });
+}
+
+/** Writes an account row (no key, no user); answers its id. */
+export async function insertAccount(target: WithDatabase, name: string): Promise<string> {
+  const id = randomUUID();
+  await db(target)('accounts').insert({ id, name });
+  return id;
+}
+
+/** Makes the delivery the head of its chain with an attempt under way: one attempt made, leased and due again in a minute. */
+export async function leaseDelivery(target: WithDatabase, id: string): Promise<void> {
+  await db(target).raw(
+    `update webhook_deliveries set ready = true, attempts = 1, next_attempt_at = now() + interval '1 minute', leased_until = now() + interval '1 minute' where id = ?`,
+    [id],
+  );
+}
+
+/** The delivery's one attempt failed: it is due again in a minute. */
+export async function delayDelivery(target: WithDatabase, id: string): Promise<void> {
+  await db(target).raw(`update webhook_deliveries set attempts = 1, next_attempt_at = now() + interval '1 minute' where id = ?`, [id]);
+}
+
+/** The delivery's retry window closed a second ago. */
+export async function closeDeliveryRetries(target: WithDatabase, id: string): Promise<void> {
+  await db(target).raw(`update webhook_deliveries set retry_until = now() - interval '1 second' where id = ?`, [id]);
+}
+
+/** The delivery was given up after `attempts` attempts: failed, no longer the head. */
+export async function giveUpDelivery(target: WithDatabase, id: string, attempts: number): Promise<void> {
+  await db(target)('webhook_deliveries').where({ id }).update({ status: 'failed', ready: false, attempts });
+}
+
+/** Disables the webhook with `reason`, as its row would read, without telling the gateway's sender. */
+export async function markWebhookDisabled(target: WithDatabase, webhookId: string, reason: string): Promise<void> {
+  await db(target).raw(`update webhooks set enabled = false, disabled_reason = ?, disabled_at = now() where id = ?`, [reason, webhookId]);
+}
+
+/** The state of each of the webhook's deliveries (due: its next attempt's time has come), by ordering key, then in chain order. */
+export async function deliveryStatesOf(
+  target: WithDatabase,
+  webhookId: string,
+): Promise<{ ordering_key: string; status: string; ready: boolean; attempts: number; due: boolean }[]> {
+  const { rows } = await db(target).raw(
+    `select ordering_key, status, ready, attempts, next_attempt_at <= now() as due from webhook_deliveries where webhook_id = ? order by ordering_key, seq`,
+    [webhookId],
+  );
+  return rows;
 }

@@ -22,7 +22,7 @@ import { backendWaitsForLock } from '../support/lock-waits.ts';
 import type { Tenant } from '../support/tenant.ts';
 import { createWebhook, gatewayWithSenderStopped, webhookConfig } from '../support/webhooks.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
-import { deliveryRowsOf, orderingKeyOf } from '../support/test-data.ts';
+import { closeDeliveryRetries, deliveryRowsOf, giveUpDelivery, leaseDelivery, markWebhookDisabled, orderingKeyOf } from '../support/test-data.ts';
 
 function statusEvent(accountId: string, smsId: string, status: string): { envelope: EventEnvelope } {
   return { envelope: { id: randomUUID(), type: 'sms.status_changed', timestamp: new Date().toISOString(), account_id: accountId, data: { sms: { id: smsId, status } } } };
@@ -100,9 +100,9 @@ describe('webhooks: a chain keeps one head while two transactions move it', () =
     const [head, second] = ids;
     // The head is on its way (claimed before the webhook was switched off through the API); the
     // second event's retry window has closed, the third's has not.
-    await db.raw(`update webhook_deliveries set attempts = 1, next_attempt_at = now() + interval '1 minute', leased_until = now() + interval '1 minute' where id = ?`, [head]);
-    await db.raw(`update webhooks set enabled = false, disabled_reason = 'disabled through the API', disabled_at = now() where id = ?`, [webhookId]);
-    await db.raw(`update webhook_deliveries set retry_until = now() - interval '1 second' where id = ?`, [second]);
+    await leaseDelivery(gateway, head);
+    await markWebhookDisabled(gateway, webhookId, 'disabled through the API');
+    await closeDeliveryRetries(gateway, second);
 
     // The sweep gives the second up (its transaction still open)...
     const sweep = await db.transaction();
@@ -130,8 +130,8 @@ describe('webhooks: a chain keeps one head while two transactions move it', () =
     const { webhookId, ids } = await chainOfThree();
     const [first, head] = ids;
     // The first event was given up, which made the second the head; the second is on its way.
-    await db.raw(`update webhook_deliveries set status = 'failed', ready = false, attempts = 3 where id = ?`, [first]);
-    await db.raw(`update webhook_deliveries set ready = true, attempts = 1, next_attempt_at = now() + interval '1 minute', leased_until = now() + interval '1 minute' where id = ?`, [head]);
+    await giveUpDelivery(gateway, first, 3);
+    await leaseDelivery(gateway, head);
     expect(await chainState(webhookId)).to.deep.equal(['failed', 'pending head', 'pending waiting']);
 
     // The second's success is being recorded (its transaction still open: it made the third the head)...

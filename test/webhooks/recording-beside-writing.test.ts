@@ -17,7 +17,7 @@ import { backendWaitsForLock } from '../support/lock-waits.ts';
 import type { Tenant } from '../support/tenant.ts';
 import { createWebhook, gatewayWithSenderStopped, webhookConfig } from '../support/webhooks.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
-import { deliveryRowsOf } from '../support/test-data.ts';
+import { delayDelivery, deliveryRowsOf, deliveryStatesOf, leaseDelivery, markWebhookFailing } from '../support/test-data.ts';
 
 function statusEvent(accountId: string, smsId: string, status: string): { envelope: EventEnvelope } {
   return { envelope: { id: randomUUID(), type: 'sms.status_changed', timestamp: new Date().toISOString(), account_id: accountId, data: { sms: { id: smsId, status } } } };
@@ -53,9 +53,9 @@ describe('webhooks: recording outcomes while the next events are written', () =>
     const waiting = await first(later);
     // The earlier SMS's first event is in flight (claimed, leased); the later one's failed and
     // waits out its backoff; the webhook's failure streak runs.
-    await db.raw(`update webhook_deliveries set attempts = 1, next_attempt_at = now() + interval '1 minute', leased_until = now() + interval '1 minute' where id = ?`, [inFlight]);
-    await db.raw(`update webhook_deliveries set attempts = 1, next_attempt_at = now() + interval '1 minute' where id = ?`, [waiting]);
-    await db.raw(`update webhooks set consecutive_failures = 1, failing_since = now() where id = ?`, [webhook.id]);
+    await leaseDelivery(gateway, inFlight);
+    await delayDelivery(gateway, waiting);
+    await markWebhookFailing(gateway, webhook.id, new Date(), 1);
 
     // Status reports of both SMS in one transaction: the earlier SMS's event is written first
     // (its chain's rows held), the later one's is still to come.
@@ -87,12 +87,7 @@ describe('webhooks: recording outcomes while the next events are written', () =>
     }
     expect(await recording, 'the recording failed').to.equal(null);
 
-    const rows: { ordering_key: string; status: string; ready: boolean; attempts: number; due: boolean }[] = (
-      await db.raw(
-        `select ordering_key, status, ready, attempts, next_attempt_at <= now() as due from webhook_deliveries where webhook_id = ? order by ordering_key, seq`,
-        [webhook.id],
-      )
-    ).rows;
+    const rows = await deliveryStatesOf(gateway, webhook.id);
     const state = (row: (typeof rows)[number]) => `${row.ordering_key === earlier ? 'earlier' : 'later'} ${row.status}${row.ready ? ' head' : ''}${row.due ? ' due' : ''}`;
     expect(rows.map((row) => (row.status === 'pending' ? state(row) : `${row.ordering_key === earlier ? 'earlier' : 'later'} ${row.status}`))).to.deep.equal([
       'earlier delivered',
