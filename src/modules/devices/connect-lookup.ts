@@ -8,62 +8,31 @@
 import type { Database } from '../../storage/database.ts';
 import { findLiveDevices, type DeviceRow } from './repository.ts';
 import { isUuid } from '../../common/object-id.ts';
+import { GatheredReads } from '../../common/gathered-reads.ts';
 
-/** Ids per query. */
+/**
+ * Ids per query; in a storm (another query within BUSY_WITHIN_MS) a query waits GATHER_MS for
+ * more CONNECTs. A lone CONNECT on a quiet gateway is looked up at the next turn of the loop.
+ */
 const MAX_BATCH = 1000;
-
-interface Waiting {
-  resolve: (device: DeviceRow | undefined) => void;
-  reject: (error: unknown) => void;
-}
+const GATHER_MS = 5;
+const BUSY_WITHIN_MS = 100;
 
 export class ConnectLookup {
-  private waiting = new Map<string, Waiting[]>();
-  private running = false;
+  private readonly reads: GatheredReads<string, DeviceRow>;
 
-  constructor(private readonly db: Database) {}
+  constructor(db: Database) {
+    this.reads = new GatheredReads(
+      async (ids) => new Map((await findLiveDevices(db, ids)).map((row) => [row.id.toLowerCase(), row])),
+      { maxKeys: MAX_BATCH, gatherMs: GATHER_MS, busyWithinMs: BUSY_WITHIN_MS },
+    );
+  }
 
   /** The live (not deleted) device with this id, as findLiveDevice answers it. */
-  find(id: string): Promise<DeviceRow | undefined> {
-    if (!isUuid(id)) return Promise.resolve(undefined);
-    return new Promise((resolve, reject) => {
-      const key = id.toLowerCase();
-      const entry = this.waiting.get(key);
-      if (entry) entry.push({ resolve, reject });
-      else this.waiting.set(key, [{ resolve, reject }]);
-      if (!this.running) void this.run();
-    });
-  }
-
-  /**
-   * One query at a time: a lookup asked for while a query runs waits for the next one, which
-   * takes everything that arrived meanwhile. An idle gateway answers each CONNECT at once; a busy
-   * one answers hundreds with a query, and the busier it is the larger the batches.
-   */
-  private async run(): Promise<void> {
-    this.running = true;
-    try {
-      while (this.waiting.size > 0) {
-        const batch = [...this.waiting].slice(0, MAX_BATCH);
-        for (const [id] of batch) this.waiting.delete(id);
-        await this.query(batch);
-      }
-    } finally {
-      this.running = false;
-    }
-  }
-
-  private async query(batch: [string, Waiting[]][]): Promise<void> {
-    try {
-      const rows = await findLiveDevices(this.db, batch.map(([id]) => id));
-      const byId = new Map(rows.map((row) => [row.id.toLowerCase(), row]));
-      for (const [id, waiters] of batch) {
-        const row = byId.get(id);
-        // Two CONNECTs of one device (a takeover) each get their own copy of the row.
-        waiters.forEach((waiter, i) => waiter.resolve(row && i > 0 ? { ...row } : row));
-      }
-    } catch (error) {
-      for (const [, waiters] of batch) for (const waiter of waiters) waiter.reject(error);
-    }
+  async find(id: string): Promise<DeviceRow | undefined> {
+    if (!isUuid(id)) return undefined;
+    const row = await this.reads.get(id.toLowerCase());
+    // Two CONNECTs of one device (a takeover) may share a read: each gets a row of its own.
+    return row && { ...row };
   }
 }
