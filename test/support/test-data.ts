@@ -478,3 +478,8 @@ export async function deliveryStatesOf(
   );
   return rows;
 }
+
+/** Deletes every webhook of these accounts (and, by cascade, their deliveries). */
+export async function removeWebhooksOf(target: WithDatabase, accountIds: string[]): Promise<void> {
+  await db(target)('webhooks').whereIn('account_id', accountIds).delete();
+}

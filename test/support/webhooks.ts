@@ -13,6 +13,7 @@ import { createTenant, type Tenant } from './tenant.ts';
 import { emptyDatabase, type EmptyDatabase } from './empty-database.ts';
 import { POSTGRES_ADMIN_URL } from './environment.ts';
 import { startGateway } from './gateway.ts';
+import { removeWebhooksOf } from './test-data.ts';
 
 export const ALL_EVENTS = ['sms.status_changed', 'sms.received', 'device.online', 'device.offline', 'device.battery_low', 'call.missed', 'call.recorded', 'ussd.completed', 'ussd.failed', 'mms.received', 'contact.opted_out', 'contact.opted_in', 'sim.paused', 'device.paused', 'device.resumed', 'device.degraded', 'device.recovered'] as const;
 
@@ -192,7 +193,7 @@ export async function recorded(
 /** Deletes every webhook of these accounts (and, by cascade, their deliveries): no retries linger. */
 export async function dropWebhooks(gateway: Gateway, accountIds: string[]): Promise<void> {
   if (accountIds.length === 0) return;
-  await gateway.services.db('webhooks').whereIn('account_id', accountIds).delete();
+  await removeWebhooksOf(gateway, accountIds);
 }
 
 /**
