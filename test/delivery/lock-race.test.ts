@@ -9,6 +9,7 @@ import { nextTask, takeTasks, topic } from '../support/mqtt.ts';
 import { eventually } from '../support/eventually.ts';
 import { statementWaitsForLock } from '../support/lock-waits.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
+import { lockSmsAttempts, lockSmsRow } from '../support/test-data.ts';
 
 describe('delivery: a status batch rolled back to break a deadlock', function () {
   // Several connections locking rows against each other: PGlite has one connection and no deadlocks.
@@ -33,13 +34,13 @@ describe('delivery: a status batch rolled back to break a deadlock', function ()
     const trx = await db.transaction();
     let reported: Promise<unknown> = Promise.resolve();
     try {
-      await trx.raw('select 1 from sms_attempts where sms_id = ? for update', [smsId]);
+      await lockSmsAttempts(trx, smsId);
       // The batch locks the SMS row, then waits for the attempt row this transaction holds. (The
       // broker acknowledges the report once it is applied: not awaited here, it is what waits.)
       reported = raw.publish(topic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'sent' }));
       await statementWaitsForLock(db, 'sms_attempts');
       // Now this transaction wants the SMS row the batch holds: a deadlock, which the batch (waiting longer) loses.
-      await trx.raw('select 1 from sms where id = ? for update', [smsId]);
+      await lockSmsRow(trx, smsId);
       await trx.commit();
       await reported;
     } catch (error) {

@@ -8,7 +8,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { statementWaitsForLock } from '../support/lock-waits.ts';
 import { recordLastSeen } from '../../src/modules/devices/repository.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
-import { deviceRow, updateDevices } from '../support/test-data.ts';
+import { deviceRow, lockDeviceRow, updateDevices } from '../support/test-data.ts';
 
 describe('device channel: last-seen writes beside a batch of status reports', function () {
   // Several connections locking rows against each other: PGlite has one connection and no deadlocks.
@@ -28,14 +28,14 @@ describe('device channel: last-seen writes beside a batch of status reports', fu
     const trx = await db.transaction();
     let written: Promise<void> = Promise.resolve();
     try {
-      await trx.raw('update devices set consecutive_failures = consecutive_failures where id = ?', [lower]);
+      await lockDeviceRow(trx, lower);
       // Listed highest first: the order the rows are listed in must not be the order they are locked in.
       written = recordLastSeen(db, [
         [higher, seenAt],
         [lower, seenAt],
       ]);
       await statementWaitsForLock(db, 'devices');
-      await trx.raw('update devices set consecutive_failures = consecutive_failures where id = ?', [higher]);
+      await lockDeviceRow(trx, higher);
       await trx.commit();
     } catch (error) {
       await trx.rollback();

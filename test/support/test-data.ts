@@ -483,3 +483,23 @@ export async function deliveryStatesOf(
 export async function removeWebhooksOf(target: WithDatabase, accountIds: string[]): Promise<void> {
   await db(target)('webhooks').whereIn('account_id', accountIds).delete();
 }
+
+/** Takes the lock on the SMS's attempt rows in the transaction `trx`, as a status report's batch would. */
+export async function lockSmsAttempts(trx: WithDatabase, smsId: string): Promise<void> {
+  await db(trx).raw('select 1 from sms_attempts where sms_id = ? for update', [smsId]);
+}
+
+/** Takes the lock on the SMS row in the transaction `trx`. */
+export async function lockSmsRow(trx: WithDatabase, id: string): Promise<void> {
+  await db(trx).raw('select 1 from sms where id = ? for update', [id]);
+}
+
+/** Takes the write lock on the device row in the transaction `trx`, changing nothing in it. */
+export async function lockDeviceRow(trx: WithDatabase, id: string): Promise<void> {
+  await db(trx).raw('update devices set consecutive_failures = consecutive_failures where id = ?', [id]);
+}
+
+/** Takes the locks on the webhook's pending deliveries of one ordering key in the transaction `trx`, in chain order, as the sender does. */
+export async function lockPendingDeliveries(trx: WithDatabase, webhookId: string, orderingKey: string): Promise<void> {
+  await db(trx).raw(`select 1 from webhook_deliveries where webhook_id = ? and ordering_key = ? and status = 'pending' order by seq for update`, [webhookId, orderingKey]);
+}

@@ -13,7 +13,7 @@ import { eventually } from '../support/eventually.ts';
 import { testDatabase } from '../support/environment.ts';
 import { statementWaitsForLock } from '../support/lock-waits.ts';
 import { createCredential, twilioClient } from './support.ts';
-import { deliveryRowsOfKey, pendingDeliveriesOf, twilioMessageOf } from '../support/test-data.ts';
+import { deliveryRowsOfKey, lockPendingDeliveries, pendingDeliveriesOf, twilioMessageOf } from '../support/test-data.ts';
 
 describe('twilio: a StatusCallback and a standard webhook event written beside a sender', function () {
   // Several connections locking rows against each other: PGlite has one connection and no deadlocks.
@@ -56,10 +56,10 @@ describe('twilio: a StatusCallback and a standard webhook event written beside a
     try {
       // Found at once if this side is the one in a circle (PostgreSQL then rolls it back).
       await sender.raw(`set local deadlock_timeout = '100ms'`);
-      await sender.raw(`select 1 from webhook_deliveries where webhook_id = ? and ordering_key = ? and status = 'pending' order by seq for update`, [lower, smsId]);
+      await lockPendingDeliveries(sender, lower, smsId);
       reported = raw.publish(topic(device.id, 'status'), JSON.stringify({ sms_id: smsId, status: 'sent' }));
       await statementWaitsForLock(db, 'webhook_deliveries');
-      await sender.raw(`select 1 from webhook_deliveries where webhook_id = ? and ordering_key = ? and status = 'pending' order by seq for update`, [higher, smsId]);
+      await lockPendingDeliveries(sender, higher, smsId);
       await sender.commit();
       await reported;
     } catch (error) {
