@@ -503,3 +503,19 @@ export async function lockDeviceRow(trx: WithDatabase, id: string): Promise<void
 export async function lockPendingDeliveries(trx: WithDatabase, webhookId: string, orderingKey: string): Promise<void> {
   await db(trx).raw(`select 1 from webhook_deliveries where webhook_id = ? and ordering_key = ? and status = 'pending' order by seq for update`, [webhookId, orderingKey]);
 }
+
+/** A chain's deliveries as a stuck test explains them: each one's state, seconds until due and leased for (negative: past), last error; in chain order. */
+export async function deliveryChainOf(
+  target: WithDatabase,
+  webhookId: string,
+  orderingKey: string,
+): Promise<{ seq: string; status: string; ready: boolean; attempts: number; due_in: number | null; leased_for: number | null; last_error: string | null }[]> {
+  const { rows } = await db(target).raw(
+    `select seq, status, ready, attempts, last_error,
+            round(extract(epoch from next_attempt_at - now())::numeric, 1)::float as due_in,
+            round(extract(epoch from leased_until - now())::numeric, 1)::float as leased_for
+       from webhook_deliveries where webhook_id = ? and ordering_key = ? order by seq`,
+    [webhookId, orderingKey],
+  );
+  return rows;
+}

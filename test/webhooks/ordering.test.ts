@@ -16,7 +16,7 @@ import { useGateway } from '../support/use-gateway.ts';
 import { connectDevice, nextEvent } from '../support/devices.ts';
 import { createWebhook, deliveryLog, dropWebhooks, webhookConfig } from '../support/webhooks.ts';
 import { onlyOnPostgres } from '../support/postgres-only.ts';
-import { deliveryRowsOf, smsRow } from '../support/test-data.ts';
+import { deliveryChainOf, deliveryRowsOf, smsRow } from '../support/test-data.ts';
 
 const PHONE = '+79161234567';
 const STATUSES = ['processing', 'sent', 'delivered'] as const;
@@ -162,20 +162,13 @@ function recordedDelivered(gateways: Gateway[], webhookId: string, count: number
 async function whatIsMissing(gateway: Gateway, receiver: OrderingReceiver, webhookId: string, smsIds: string[]): Promise<string> {
   const accepted = new Set(receiver.accepted().map((arrival) => `${arrival.smsId}/${arrival.status}`));
   let missing = smsIds.filter((id) => STATUSES.some((status) => !accepted.has(`${id}/${status}`)));
-  const { db } = gateway.services;
   if (missing.length === 0) {
     missing = [...new Set((await deliveryRowsOf(gateway, webhookId)).filter((row) => row.status !== 'delivered').map((row) => row.ordering_key as string))];
   }
   const lines = [`${missing.length} SMS still waiting, the first ones:`];
   for (const id of missing.slice(0, 5)) {
     const sms = await smsRow(gateway, id);
-    const { rows } = await db.raw<{ rows: { seq: string; status: string; ready: boolean; attempts: number; due_in: number | null; leased_for: number | null; last_error: string | null }[] }>(
-      `select seq, status, ready, attempts, last_error,
-              round(extract(epoch from next_attempt_at - now())::numeric, 1)::float as due_in,
-              round(extract(epoch from leased_until - now())::numeric, 1)::float as leased_for
-         from webhook_deliveries where webhook_id = ? and ordering_key = ? order by seq`,
-      [webhookId, id],
-    );
+    const rows = await deliveryChainOf(gateway, webhookId, id);
     const deliveries = rows.map((row) =>
       row.status === 'pending'
         ? `pending ${row.ready ? 'head' : 'waiting'} (attempts ${row.attempts}, due in ${row.due_in} s${row.leased_for !== null && row.leased_for > 0 ? `, leased for ${row.leased_for} s` : ''}${row.last_error ? `, last: ${row.last_error}` : ''})`
