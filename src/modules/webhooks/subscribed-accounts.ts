@@ -12,6 +12,12 @@ const BELIEVED_MS = 5_000;
 
 export class SubscribedAccounts {
   private readonly known = new Map<string, { yes: boolean; until: number }>();
+  /**
+   * Reads under way: a storm asks about one account a thousand times within the same moment, and
+   * one read answers them all. A change heard meanwhile drops it, so the answer it brings is used
+   * by those who asked before the change and never kept.
+   */
+  private readonly asking = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly db: Executor,
@@ -21,20 +27,32 @@ export class SubscribedAccounts {
   /** One of the account's webhooks changed, here or on another node. */
   forget(accountId: string): void {
     this.known.delete(accountId);
+    this.asking.delete(accountId);
   }
 
   /** News from other nodes may have been missed. */
   forgetAll(): void {
     this.known.clear();
+    this.asking.clear();
   }
 
   /** Whether one of the account's webhooks subscribes to one of the events. */
   async has(accountId: string): Promise<boolean> {
     const cached = this.known.get(accountId);
     if (cached && cached.until > Date.now()) return cached.yes;
-    const yes = await hasWebhookFor(this.db, accountId, this.subscribedTo);
-    if (this.known.size > 100_000) this.known.clear();
-    this.known.set(accountId, { yes, until: Date.now() + BELIEVED_MS });
-    return yes;
+    const asking = this.asking.get(accountId);
+    if (asking) return asking;
+    const read = hasWebhookFor(this.db, accountId, this.subscribedTo);
+    this.asking.set(accountId, read);
+    try {
+      const yes = await read;
+      if (this.asking.get(accountId) === read) {
+        if (this.known.size > 100_000) this.known.clear();
+        this.known.set(accountId, { yes, until: Date.now() + BELIEVED_MS });
+      }
+      return yes;
+    } finally {
+      if (this.asking.get(accountId) === read) this.asking.delete(accountId);
+    }
   }
 }
