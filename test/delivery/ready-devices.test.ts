@@ -19,6 +19,7 @@ import { systemClock } from '../../src/common/clock.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import type { DeviceRow } from '../../src/modules/devices/types.ts';
 import { eventually } from '../support/eventually.ts';
+import { statementsDuring as statementsSent } from '../support/statements.ts';
 
 const PHONE = '+79161234567';
 
@@ -79,15 +80,7 @@ describe('delivery: devices becoming ready', () => {
 
   /** Statements run on the gateway's database while `work` runs. */
   async function statementsDuring(work: () => Promise<void>): Promise<string[]> {
-    const seen: string[] = [];
-    const heard = (query: { sql: string }) => void seen.push(query.sql);
-    fx.gateway.services.db.on('query', heard);
-    try {
-      await work();
-    } finally {
-      fx.gateway.services.db.off('query', heard);
-    }
-    return seen;
+    return (await statementsSent(fx.gateway.services.db, work)).map((statement) => statement.sql);
   }
 
   const locksOfDevices = (statements: string[]) => statements.filter((sql) => /^select 1 from devices where id = (\?|\$1) and deleted_at is null for update$/.test(sql)).length;

@@ -20,11 +20,7 @@ import type { Executor } from '../../src/storage/database.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import type { Tenant } from '../support/tenant.ts';
 import { recordTwilioMessage, smsRow, smsRowsOf } from '../support/test-data.ts';
-
-interface Query {
-  sql: string;
-  __knexTxId?: string;
-}
+import { statementsDuring } from '../support/statements.ts';
 
 /** The tables of the two ways in an API SMS does not use. */
 const SMPP_OR_TWILIO = /"?(smpp_[a-z_]+|twilio_[a-z_]+)"?/;
@@ -43,14 +39,7 @@ function reached(gateway: Gateway, smsId: () => string | undefined, status: stri
 
 /** The queries of each status-change transaction `run` causes (BEGIN and COMMIT left out). */
 async function statusBatchQueries(gateway: Gateway, run: () => Promise<void>): Promise<string[][]> {
-  const queries: Query[] = [];
-  const heard = (query: Query) => void queries.push(query);
-  gateway.services.db.on('query', heard);
-  try {
-    await run();
-  } finally {
-    gateway.services.db.off('query', heard);
-  }
+  const queries = await statementsDuring(gateway.services.db, run);
   const byTransaction = new Map<string, string[]>();
   for (const query of queries) {
     if (!query.__knexTxId || /^(BEGIN|COMMIT|ROLLBACK)/i.test(query.sql)) continue;

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { SubscribedAccounts } from '../../src/modules/webhooks/subscribed-accounts.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { testDatabase } from '../support/environment.ts';
+import { statementsDuring } from '../support/statements.ts';
 import { createWebhook, dropWebhooks, webhookConfig } from '../support/webhooks.ts';
 
 describe('webhooks: whether an account subscribes to device events', () => {
@@ -14,17 +15,7 @@ describe('webhooks: whether an account subscribes to device events', () => {
 
   /** Statements on the webhooks table while `run` runs. */
   async function webhookReads(run: () => Promise<unknown>): Promise<number> {
-    let reads = 0;
-    const heard = (query: { sql: string }) => {
-      if (/from "webhooks"/.test(query.sql)) reads++;
-    };
-    fx.gateway.services.db.on('query', heard);
-    try {
-      await run();
-    } finally {
-      fx.gateway.services.db.off('query', heard);
-    }
-    return reads;
+    return (await statementsDuring(fx.gateway.services.db, run)).filter((statement) => /from "webhooks"/.test(statement.sql)).length;
   }
 
   it('answers a thousand asks made at once with one read', async () => {
