@@ -60,7 +60,8 @@ describe('device agent: a radio that cannot send gets no work', function () {
 
     const other = await fx.connectDevice({ name: 'other' });
     const pooled = (await fx.tenant.api.post('/sms', { phone: PHONE, message: 'any phone' })).body;
-    await nextEvent(other, 'report', (id, status) => id === pooled.id && status === 'delivered');
+    // A whole path on the embedded database, beside a loaded test run: more than the default 5 s.
+    await nextEvent(other, 'report', (id, status) => id === pooled.id && status === 'delivered', 15_000);
     expect((await fx.tenant.api.get(`/sms/${pooled.id}`)).body.device_id).to.equal(other.id);
 
     const named = (await fx.tenant.api.post('/sms', { phone: PHONE, message: 'only this phone', device_id: device.id })).body;

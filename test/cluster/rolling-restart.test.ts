@@ -34,7 +34,9 @@ describe('rolling restart across nodes', function () {
     const [offline] = await receiver.waitFor(1, (received) => received.json?.type === 'device.offline', 10_000);
     const took = performance.now() - stoppedAt;
     expect(offline!.json.data.device.id, 'only the phone that did not come back').to.equal(leaver.device.id);
-    expect(took, 'after the 3 s lease').to.be.above(2_500);
+    // The lease runs 3 s from the node's last renewal, which comes every second (a third of the
+    // lease): it may have been renewed up to a second before the stop began.
+    expect(took, 'not before the 3 s lease since its last renewal').to.be.above(2_000);
     expect(took, 'soon after it').to.be.below(8_000);
     expect((await fx.tenant.api.get(`/devices/${mover.device.id}`)).body.is_online).to.equal(true);
     await within(2_000, async () => (await fx.tenant.api.get(`/devices/${leaver.device.id}`)).body.is_online === false);
