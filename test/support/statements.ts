@@ -5,6 +5,7 @@ import type { Database } from '../../src/storage/database.ts';
 /** A statement as knex's 'query' event gives it: its text, and its transaction's id when inside one. */
 export interface SentStatement {
   sql: string;
+  bindings?: unknown[];
   __knexTxId?: string;
 }
 
