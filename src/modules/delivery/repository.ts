@@ -370,9 +370,7 @@ async function claimOnce(db: Executor, device: ClaimantDevice, room: number, now
        insert into device_dispatches (device_id, dispatched_at) select ?::uuid, ?::timestamptz from claimed where not refused)`;
   // Each queue is read in index order; the slack lets a claim skip rows locked by another.
   const slack = room * 2 + 10;
-  // A retry waits for its retry_at, and for another phone when the one that failed it has no SIM left to try.
-  const due = `status = 'pending' and dispatched_at is null and (send_at is null or send_at <= ?) and (expires_at is null or expires_at > ?)
-               and (retry_at is null or retry_at <= ?)`;
+  const due = dueNow();
   // One update takes the SMS and ends those whose recipient opted out: every statement the claim
   // adds is planned on every claim, and refusals are rare. Their history is written after, by one
   // more statement, only when there are some.
@@ -478,6 +476,19 @@ export async function logDispatch(db: Executor, deviceId: string, now: number): 
   await db('device_dispatches').insert({ device_id: deviceId, dispatched_at: new Date(now) });
 }
 
+/**
+ * Queued SMS a claim may take now, with three bindings (the time each): not yet handed out, past
+ * its send_at, before its expires_at, and past its retry_at (a retry waits for it, and for another
+ * phone when the one that failed it has no SIM left to try). One condition for the claim, the
+ * sweep's due work and the hint of devices that become ready: a "no" from either of the latter
+ * must mean the claim would find nothing. `alias` names the sms table's alias ("s.").
+ */
+function dueNow(alias = ''): string {
+  const c = (column: string) => `${alias}${column}`;
+  return `${c('status')} = 'pending' and ${c('dispatched_at')} is null and (${c('send_at')} is null or ${c('send_at')} <= ?)
+          and (${c('expires_at')} is null or ${c('expires_at')} > ?) and (${c('retry_at')} is null or ${c('retry_at')} <= ?)`;
+}
+
 /** A device's tasks in flight, handed out and not finished, oldest first: to publish again. */
 export async function openTasks(db: Executor, deviceId: string, limit: number, after?: { dispatchedAt: Date; id: string }): Promise<SmsRecord[]> {
   const query = db<SmsRecord>('sms')
@@ -520,9 +531,8 @@ type ReadyRow = SmsRecord & { ready_device: string; ready_claimable: boolean };
  */
 export async function readyWork(db: Executor, deviceIds: string[], now: number, firstPage: number): Promise<Map<string, ReadyWork>> {
   const at = new Date(now);
-  // As the claim's own condition (claimOnce): what is due now.
-  const due = `s.status = 'pending' and s.dispatched_at is null and (s.send_at is null or s.send_at <= ?) and (s.expires_at is null or s.expires_at > ?)
-               and (s.retry_at is null or s.retry_at <= ?)`;
+  // The claim's own condition: a "no" here must mean the claim would find nothing.
+  const due = dueNow('s.');
   // Materialised: each device's hint is computed once, not once per task the join returns.
   const { rows } = await db.raw<{ rows: ReadyRow[] }>(
     `with ready as materialized (
@@ -579,8 +589,7 @@ export async function devicesWithUnacknowledged(db: Executor, before?: Date): Pr
 /** Where queued work is due now: accounts with a pool, devices with SMS named for them. */
 export async function dueWork(db: Executor, now: number): Promise<{ accounts: Set<string>; devices: Set<string> }> {
   const at = new Date(now);
-  const due = `status = 'pending' and dispatched_at is null and (send_at is null or send_at <= ?) and (expires_at is null or expires_at > ?)
-               and (retry_at is null or retry_at <= ?)`;
+  const due = dueNow();
   const { rows } = await db.raw<{ rows: { account_id: string | null; device_id: string | null }[] }>(
     `select distinct account_id, null::uuid as device_id from sms where device_id is null and ${due}
      union
