@@ -25,7 +25,7 @@ import { httpMetrics } from '../http/middleware/http-metrics.ts';
 import { mountAgentDownload } from '../http/agent/routes.ts';
 import { mountPanel } from '../http/panel/routes.ts';
 import type { RouteDefinition } from '../http/route.ts';
-import { httpServerOptions, limitConnections, LISTEN_BACKLOG } from '../http/server-limits.ts';
+import { httpServerOptions, limitConnections } from '../http/server-limits.ts';
 import { listen } from '../common/listen.ts';
 import { DEVICE_PREFIX } from './extended/calls/recordings/routes.ts';
 import { mountHealth } from './extended/health/routes.ts';
@@ -140,5 +140,5 @@ export function createHttpServer(parts: HttpServerParts, options: HttpServerOpti
 
 /** Listens on PORT; a port already taken fails the start with the setting to change. */
 export function listenHttp(server: Server, { port, host }: Pick<Config, 'port' | 'host'>): Promise<void> {
-  return listen(server, { port, host, backlog: LISTEN_BACKLOG }, 'PORT');
+  return listen(server, { port, host }, 'PORT');
 }

@@ -29,13 +29,6 @@ export { FD_RESERVE, openFileLimit } from '../common/file-descriptors.ts';
  * (HTTP_BODY_TIMEOUT); this bounds the phones' recording uploads, which may be large and slow.
  */
 export const REQUEST_TIMEOUT_MS = 15 * 60_000;
-/**
- * Connections the kernel may hold for the server before it accepts them. Node's default (511)
- * overflows under a flood of connects, and the kernel then drops the SYNs of everyone else
- * (health checks, other tenants), who retry only a second or more later. Linux caps it at
- * net.core.somaxconn (4096 on current kernels).
- */
-export const LISTEN_BACKLOG = 4_096;
 /** How often Node looks for connections past their header or request timeout. */
 const CHECK_EVERY_MS = 1_000;
 

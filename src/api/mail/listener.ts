@@ -15,6 +15,7 @@ import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } fro
 import { simpleParser } from 'mailparser';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
+import { listen } from '../../common/listen.ts';
 import { maskPhone } from '../../common/logger.ts';
 import { keyPrefix } from '../../modules/api-keys/key-format.ts';
 import type { MailListenerOptions, MailPorts, MailUser } from './ports.ts';
@@ -72,13 +73,7 @@ export class MailListener {
     listener = new MailListener(server, ports, options.maxClients);
     server.server.on('connection', (socket: Socket) => listener!.arrived(socket));
     server.on('error', (error) => ports.logger.warn({ err: error }, 'SMTP connection error'));
-    await new Promise<void>((resolve, reject) => {
-      server.server.once('error', reject);
-      server.listen(options.port, options.host, () => {
-        server.server.off('error', reject);
-        resolve();
-      });
-    });
+    await listen(server.server, { port: options.port, host: options.host }, 'SMTP_PORT');
     return listener;
   }
 

@@ -15,6 +15,7 @@ import { OutageNotice } from '../../common/outage-notice.ts';
 import type { SmppListenerOptions, SmppPorts } from './ports.ts';
 import { WaitingRoom, type WaitingPlace } from '../../common/waiting-room.ts';
 import { waitingPlaces } from '../../common/file-descriptors.ts';
+import { listen } from '../../common/listen.ts';
 
 /** How often stored deliver_sm are looked for without being woken. */
 const TICK_MS = 2_000;
@@ -57,8 +58,8 @@ export class SmppListener implements SessionHost {
     const secure = options.tls ? smpp.createServer({ cert: options.tls.cert, key: options.tls.key }, accept) : undefined;
     listener = new SmppListener(ports, options, plain, secure);
     try {
-      if (plain) await listen(plain, options.port!, options.host);
-      if (secure) await listen(secure, options.tls!.port, options.host);
+      if (plain) await listen(plain, { port: options.port!, host: options.host }, 'SMPP_PORT');
+      if (secure) await listen(secure, { port: options.tls!.port, host: options.host }, 'SMPP_TLS_PORT');
     } catch (error) {
       plain?.close();
       secure?.close();
@@ -220,14 +221,4 @@ export class SmppListener implements SessionHost {
     for (const set of this.sessions.values()) count += set.size;
     return count;
   }
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
 }
