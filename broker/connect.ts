@@ -11,7 +11,8 @@ import { secretMatches } from '../src/common/secrets.ts';
 import { isUuid } from '../src/common/object-id.ts';
 import { keyPrefix } from '../src/modules/api-keys/key-format.ts';
 import { OutageNotice } from '../src/common/outage-notice.ts';
-import { canonicalDeviceId, OPERATOR_CLIENT_PREFIX, setIdentity } from './identity.ts';
+import { canonicalDeviceId, DeviceIdentity, OPERATOR_CLIENT_PREFIX, setIdentity } from './identity.ts';
+import { keepLessOfConnect } from './connect-leftovers.ts';
 import { applyKeepaliveLimit } from './keepalive.ts';
 import type { RefusalLog } from './refusal-log.ts';
 import type { DeviceSessions } from './sessions.ts';
@@ -44,7 +45,10 @@ export class ConnectHandler {
   }
 
   install(aedes: Aedes): void {
-    aedes.preConnect = (_client, packet, done) => {
+    aedes.preConnect = (client, packet, done) => {
+      // Neither the parser nor the will keeps this CONNECT's bytes, the device's token among them,
+      // for as long as the connection lasts (connect-leftovers.ts).
+      keepLessOfConnect(client, packet);
       const { keepalive, adjusted } = applyKeepaliveLimit(packet.keepalive ?? 0);
       if (adjusted) {
         this.metrics.count('mqtt_keepalive_adjusted_total', 'CONNECTs whose keepalive the gateway replaced with its own limit', { requested: adjusted });
@@ -136,7 +140,8 @@ export class ConnectHandler {
     // One client id per device, whatever its case: Aedes then closes a live connection of the
     // device when it registers this one ([MQTT-3.1.4-2]), and keeps one session's state.
     client.id = deviceId;
-    setIdentity(client, { kind: 'device', deviceId, accountId: device.account_id, device, tokenHash: device.token_hash });
+    // The identity keeps a small record of the row, not the row itself (identity.ts).
+    setIdentity(client, new DeviceIdentity(deviceId, device.account_id, device.token_hash, device));
     const { cluster } = this.options;
     if (cluster) {
       // Written before Aedes announces the new client: the node holding the device's older
