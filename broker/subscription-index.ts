@@ -13,6 +13,7 @@ import { Readable } from 'node:stream';
 import { Qlobber } from 'qlobber';
 import QlobberSub from 'qlobber/aedes/qlobber-sub.js';
 import type { Aedes } from 'aedes';
+import { deleteEntry, entriesOf, entryCount, getEntry, hasEntry, setEntry, type FewEntries } from './few-entries.ts';
 
 const TREE_OPTIONS = { separator: '/', wildcard_one: '+', wildcard_some: '#' };
 
@@ -117,7 +118,24 @@ function qosOf(value: Stored): number {
 }
 
 /** The subscriber of an exact topic with QoS > 0, or several by client id. */
-type TopicEntry = { clientId: string; sub: Stored } | Map<string, Stored>;
+type TopicEntry = string | { clientId: string; sub: Stored } | Map<string, Stored>;
+
+/**
+ * The entry of one subscriber: its client id alone when it subscribed with QoS 1 and nothing
+ * else, as every device does to each of its own topics (no object per subscription, about 150
+ * bytes a device); an object otherwise.
+ */
+function single(clientId: string, sub: Stored): TopicEntry {
+  return sub === 1 ? clientId : { clientId, sub };
+}
+
+function singleClient(entry: string | { clientId: string }): string {
+  return typeof entry === 'string' ? entry : entry.clientId;
+}
+
+function singleSub(entry: string | { sub: Stored }): Stored {
+  return typeof entry === 'string' ? 1 : entry.sub;
+}
 
 /**
  * The subscription half of aedes-persistence's in-memory store, with the same answers: each
@@ -125,48 +143,52 @@ type TopicEntry = { clientId: string; sub: Stored } | Map<string, Stored>;
  * subscribed with QoS > 0 to what a topic matches (for messages queued for stored sessions).
  */
 export class SubscriptionStore {
-  private readonly byClient = new Map<string, Map<string, Stored>>();
+  /**
+   * Each client's subscriptions by filter. A device has four, for as long as it stays connected:
+   * kept as few entries (few-entries.ts), not a Map each (about 120 bytes less a device).
+   */
+  private readonly byClient = new Map<string, FewEntries<Stored>>();
   private readonly exact = new Map<string, TopicEntry>();
   private readonly wildcards = new QlobberSub(TREE_OPTIONS);
   /** Exact subscriptions with QoS > 0 (QlobberSub counts the wildcard ones). */
   private exactCount = 0;
 
   add(clientId: string, subs: readonly Subscription[]): void {
-    let own = this.byClient.get(clientId);
-    if (!own) this.byClient.set(clientId, (own = new Map()));
+    let own = this.byClient.get(clientId) ?? [];
     for (const sub of subs) {
-      const before = own.get(sub.topic);
+      const before = getEntry(own, sub.topic);
       const value = stored(sub);
       if (sub.qos > 0) this.index(clientId, sub, value);
       else if (before !== undefined && qosOf(before) > 0) this.unindex(clientId, sub.topic);
-      own.set(sub.topic, value);
+      own = setEntry(own, sub.topic, value);
     }
+    this.byClient.set(clientId, own);
   }
 
   remove(clientId: string, topics: readonly string[]): void {
     const own = this.byClient.get(clientId);
     if (!own) return;
     for (const topic of topics) {
-      const before = own.get(topic);
+      const before = getEntry(own, topic);
       if (before === undefined) continue;
       if (qosOf(before) > 0) this.unindex(clientId, topic);
-      own.delete(topic);
+      deleteEntry(own, topic);
     }
-    if (own.size === 0) this.byClient.delete(clientId);
+    if (entryCount(own) === 0) this.byClient.delete(clientId);
   }
 
   /** Forgets every subscription of the client (a clean session). */
   clean(clientId: string): void {
     const own = this.byClient.get(clientId);
     if (!own) return;
-    for (const [topic, value] of own) if (qosOf(value) > 0) this.unindex(clientId, topic);
+    for (const [topic, value] of entriesOf(own)) if (qosOf(value) > 0) this.unindex(clientId, topic);
     this.byClient.delete(clientId);
   }
 
   ofClient(clientId: string): Subscription[] {
     const own = this.byClient.get(clientId);
     if (!own) return [];
-    return Array.from(own, ([topic, value]) => (typeof value === 'number' ? { topic, qos: value, rh: undefined, rap: undefined, nl: undefined } : { topic, ...value }));
+    return Array.from(entriesOf(own), ([topic, value]) => (typeof value === 'number' ? { topic, qos: value, rh: undefined, rap: undefined, nl: undefined } : { topic, ...value }));
   }
 
   /** Subscriptions with QoS > 0 whose filter matches the topic, one per client and filter. */
@@ -181,13 +203,13 @@ export class SubscriptionStore {
       else found.push({ clientId, topic, qos: value.qos, rh: value.rh, rap: value.rap, nl: value.nl });
     };
     if (entry instanceof Map) for (const [clientId, value] of entry) push(clientId, value);
-    else push(entry.clientId, entry.sub);
+    else push(singleClient(entry), singleSub(entry));
     return found.concat(matched);
   }
 
   /** Clients with a subscription to exactly this filter. */
   *clientsOf(topic: string): Generator<string> {
-    for (const [clientId, own] of this.byClient) if (own.has(topic)) yield clientId;
+    for (const [clientId, own] of this.byClient) if (hasEntry(own, topic)) yield clientId;
   }
 
   get counts(): { subsCount: number; clientsCount: number } {
@@ -201,15 +223,15 @@ export class SubscriptionStore {
     }
     const entry = this.exact.get(sub.topic);
     if (entry === undefined) {
-      this.exact.set(sub.topic, { clientId, sub: value });
+      this.exact.set(sub.topic, single(clientId, value));
       this.exactCount++;
     } else if (entry instanceof Map) {
       if (!entry.has(clientId)) this.exactCount++;
       entry.set(clientId, value);
-    } else if (entry.clientId === clientId) {
-      entry.sub = value;
+    } else if (singleClient(entry) === clientId) {
+      this.exact.set(sub.topic, single(clientId, value));
     } else {
-      this.exact.set(sub.topic, new Map([[entry.clientId, entry.sub], [clientId, value]]));
+      this.exact.set(sub.topic, new Map([[singleClient(entry), singleSub(entry)], [clientId, value]]));
       this.exactCount++;
     }
   }
@@ -223,9 +245,9 @@ export class SubscriptionStore {
       this.exactCount--;
       if (entry.size === 1) {
         const [onlyClient, sub] = entry.entries().next().value!;
-        this.exact.set(topic, { clientId: onlyClient, sub });
+        this.exact.set(topic, single(onlyClient, sub));
       }
-    } else if (entry.clientId === clientId) {
+    } else if (singleClient(entry) === clientId) {
       this.exact.delete(topic);
       this.exactCount--;
     }
