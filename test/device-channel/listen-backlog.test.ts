@@ -16,7 +16,7 @@ function acceptQueueOf(port: number): number {
   const lines = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).trim().split('\n');
   expect(lines, `one listener on port ${port}`).to.have.length(1);
   // State Recv-Q Send-Q Local Peer: for a listener Send-Q is the queue's length.
-  return Number(lines[0].trim().split(/\s+/)[2]);
+  return Number(lines[0]!.trim().split(/\s+/)[2]);
 }
 
 describe('listeners: the queue of connections not yet accepted', () => {
