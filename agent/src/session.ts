@@ -99,7 +99,10 @@ export class DeviceSession extends EventEmitter<SessionEvents> {
       reconnectOnConnackError: firstMs > 0,
       // announce() subscribes on every connect; no second subscription.
       resubscribe: false,
-      connectTimeout: 10_000,
+      // After a restart the whole fleet connects at once and waits in the gateway's accept queue
+      // (up to 4096 deep), answered in order at a few hundred a second. A phone that gives up
+      // sooner loses its place, doubles its backoff and comes back behind everyone else.
+      connectTimeout: 30_000,
       will: { topic: deviceTopic(deviceId, 'presence'), payload: Buffer.from('offline'), qos: 1, retain: true },
       ...(this.options.ca ? { ca: this.options.ca } : {}),
     };
