@@ -178,6 +178,13 @@ export class Dispatcher {
    */
   private readonly byAccount = new Map<string, Map<string, ReadyDevice>>();
   private readonly lastPublished = new Map<string, number>();
+  /**
+   * Of each device whose ready work is being read and re-sent, the SMS published to it since it
+   * became ready. A claim may publish an SMS to the device while that read waits to be gathered
+   * with other devices'; the read then finds the SMS among the tasks the device holds and would
+   * send it a second time. Kept only while the device's ready work is handled.
+   */
+  private readonly sentSinceReady = new Map<string, Set<string>>();
   private readonly claims = new SingleFlight<string>(
     (deviceId) => this.claim(deviceId),
     (error, deviceId) => {
@@ -271,19 +278,26 @@ export class Dispatcher {
     let ofAccount = this.byAccount.get(device.account_id);
     if (!ofAccount) this.byAccount.set(device.account_id, (ofAccount = new Map()));
     ofAccount.set(device.id, ready);
-    const work = await this.readyReads.get(device.id);
-    let page = work?.openTasks ?? [];
-    let open = page.length;
-    for (const sms of work?.toPublish ?? []) await this.publish(sms);
-    for (let limit = FIRST_PAGE; page.length === limit; limit = PAGE) {
-      const last = page[page.length - 1]!;
-      page = await openTasks(this.db, device.id, PAGE, { dispatchedAt: last.dispatched_at!, id: last.id });
-      open += page.length;
-      for (const sms of await this.withoutOptedOut(page)) await this.publish(sms);
+    const sent = new Set<string>();
+    this.sentSinceReady.set(device.id, sent);
+    try {
+      const work = await this.readyReads.get(device.id);
+      let page = work?.openTasks ?? [];
+      let open = page.length;
+      for (const sms of work?.toPublish ?? []) await this.publish(sms);
+      for (let limit = FIRST_PAGE; page.length === limit; limit = PAGE) {
+        const last = page[page.length - 1]!;
+        page = await openTasks(this.db, device.id, PAGE, { dispatchedAt: last.dispatched_at!, id: last.id });
+        open += page.length;
+        for (const sms of await this.withoutOptedOut(page)) await this.publish(sms);
+      }
+      // Until a claim reads it, what it holds is what it has in flight (least busy devices are offered the pool first).
+      ready.inFlight = Math.max(ready.inFlight, open);
+      if (work?.claimable) await this.claimFor(device.id);
+    } finally {
+      // A newer connection of the device may have begun its own.
+      if (this.sentSinceReady.get(device.id) === sent) this.sentSinceReady.delete(device.id);
     }
-    // Until a claim reads it, what it holds is what it has in flight (least busy devices are offered the pool first).
-    ready.inFlight = Math.max(ready.inFlight, open);
-    if (work?.claimable) await this.claimFor(device.id);
   }
 
   /**
@@ -889,6 +903,12 @@ export class Dispatcher {
     if (!deviceId || !this.link?.isReady(deviceId)) return;
     const device = this.devices.get(deviceId);
     if (!device) return;
+    const sent = this.sentSinceReady.get(deviceId);
+    if (sent) {
+      // Sent to this connection already while its ready work was read: once is enough.
+      if (sent.has(sms.id)) return;
+      sent.add(sms.id);
+    }
     this.lastPublished.set(sms.id, this.clock.now());
     await this.link.sendTask(deviceId, buildTask(sms, device.sim, await this.routing(sms, deviceId, device)));
   }
