@@ -260,8 +260,9 @@ export class Dispatcher {
    * The device subscribed to its tasks: send everything it holds, then let it claim more. Devices
    * that become ready at about the same time (a reconnect storm) share one read of what they hold
    * and whether a claim may find anything (repository.readyWork); only those that may find
-   * something take a claim transaction. The device is registered as ready before that read: an SMS queued after it is
-   * offered to the device by the queued path, as to any ready device.
+   * something take a claim transaction. The device is registered as ready before that read: an
+   * SMS queued after it is offered to the device by the queued path, as to any ready device, and
+   * is sent once even when the read then finds it among the tasks the device holds.
    */
   async deviceReady(device: ReadyDeviceRow): Promise<void> {
     this.deviceGone(device.id);

@@ -31,8 +31,8 @@ export class ConnectLookup {
   /** The live (not deleted) device with this id, as findLiveDevice answers it. */
   async find(id: string): Promise<DeviceRow | undefined> {
     if (!isUuid(id)) return undefined;
-    const row = await this.reads.get(id.toLowerCase());
-    // Two CONNECTs of one device (a takeover) may share a read: each gets a row of its own.
-    return row && { ...row };
+    // Two CONNECTs of one device (a takeover) may share a read and so the row: the CONNECT only
+    // reads it, and the connection keeps a frozen record of its own (broker/identity.ts).
+    return this.reads.get(id.toLowerCase());
   }
 }
