@@ -7,7 +7,9 @@
 // The dispatcher here is one of the test's own on the gateway's database, never started: no sweep
 // runs, so what reaches the device came by the connect path or the queued path, not by the sweep
 // that would otherwise mend a miss a second later. Its link to the device records what it is sent.
-// The end-to-end part below reconnects real phones to the gateway.
+// One test holds up the read of what a device holds, to see that an SMS the queued path sent
+// meanwhile is not sent again when the read finds it. The end-to-end part below reconnects real
+// phones to the gateway.
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { TaskPhone } from '../support/task-phone.ts';
@@ -18,6 +20,7 @@ import type { SendTask } from '../../src/modules/delivery/task.ts';
 import { systemClock } from '../../src/common/clock.ts';
 import { createLogger } from '../../src/common/logger.ts';
 import type { DeviceRow } from '../../src/modules/devices/types.ts';
+import type { Database } from '../../src/storage/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { statementsDuring as statementsSent } from '../support/statements.ts';
 
@@ -47,7 +50,7 @@ describe('delivery: devices becoming ready', () => {
   /** Every device counts as heard from: what is tested is readiness, not silence. */
   const online = { current: true, isOnline: () => true, offlineSince: () => undefined } as unknown as DevicePresence;
 
-  function dispatcher(link: RecordingLink): Dispatcher {
+  function dispatcher(link: RecordingLink, db: Database = fx.gateway.services.db): Dispatcher {
     const options = {
       ackTimeoutMs: 60_000,
       failoverAfterMs: 600_000,
@@ -55,7 +58,7 @@ describe('delivery: devices becoming ready', () => {
       breaker: { failures: 5, pauseMs: 60_000 },
       simBreaker: { failures: 5, pauseMs: 60_000 },
     };
-    const own = new Dispatcher(fx.gateway.services.db, online, new TransientStore(), fx.gateway.services.events, systemClock, createLogger('silent'), options, link);
+    const own = new Dispatcher(db, online, new TransientStore(), fx.gateway.services.events, systemClock, createLogger('silent'), options, link);
     // SMS the API queues are offered to the devices it holds, as the gateway's own dispatcher is told.
     const stop = fx.gateway.services.events.on('sms.queued', (sms) => own.queued(sms));
     fx.onCleanup(async () => {
@@ -181,6 +184,47 @@ describe('delivery: devices becoming ready', () => {
       const smsId = await created!;
 
       await eventually('the SMS handed to the device', () => link.of(phone.id).includes(smsId));
+      expect(link.of(phone.id)).to.deep.equal([smsId]);
+    });
+  });
+
+  describe('when an SMS is claimed for a device while the read of what it holds is held up', () => {
+    it('then the device is sent it once, not again when the read finds it among its tasks', async () => {
+      const link = new RecordingLink();
+      // The gateway's database, except that the read of ready devices' work waits for the test.
+      let readStarted!: () => void;
+      const started = new Promise<void>((resolve) => (readStarted = resolve));
+      let openGate!: () => void;
+      const gate = new Promise<void>((resolve) => (openGate = resolve));
+      const real = fx.gateway.services.db;
+      const held = new Proxy(real, {
+        get(target, property) {
+          if (property === 'raw') {
+            return async (sql: string, bindings: unknown) => {
+              if (sql.includes('ready_device')) {
+                readStarted();
+                await gate;
+              }
+              return target.raw(sql, bindings as never);
+            };
+          }
+          const value = Reflect.get(target, property, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const own = dispatcher(link, held);
+      const phone = await device('held-read');
+
+      link.ready.add(phone.id);
+      const readying = own.deviceReady(phone);
+      await started;
+      // Ready, its read not run yet: an SMS queued now is claimed and sent by the queued path.
+      const smsId = await send();
+      await eventually('the SMS sent by the queued path', () => link.of(phone.id).includes(smsId));
+      // Then the read runs, and finds the SMS among the tasks the device holds.
+      openGate();
+      await readying;
+
       expect(link.of(phone.id)).to.deep.equal([smsId]);
     });
   });
