@@ -210,7 +210,7 @@ export function resourceRoutes<P extends TSchema, Row>(resource: Resource<P, Row
     },
     /** Do something to one (POST, or a DELETE that keeps it, as a revocation): 200 with it after. */
     act<B extends TSchema | undefined = undefined>(
-      route: Named & OwnErrors & OwnAnswer & { method: 'post' | 'delete'; body?: B; act(input: OneInput<B, P>): Promise<Row> },
+      route: Named & OwnErrors & OwnAnswer & Pick<RouteDefinition, 'bodyOptional'> & { method: 'post' | 'delete'; body?: B; act(input: OneInput<B, P>): Promise<Row> },
     ): RouteDefinition {
       const { act, answer, ...rest } = route;
       return defineRoute<B, undefined, P>({

@@ -33,7 +33,7 @@ describe('opt-out: the suppressions API', () => {
     expectError(await fx.tenant.api.get('/suppressions?limit=0'), 400, 'validation_failed');
   });
 
-  it('imports CSV and JSON, reporting the lines that are no number, and exports the list as CSV', async () => {
+  it('imports CSV and JSON, reporting the lines of the file (header counted) that are no number, and exports the list as CSV', async () => {
     const csv = 'phone\n+79161230001\n"+79161230002"\nnonsense\n\n+79161230001\n';
     const response = await fetch(`${fx.tenant.api.baseUrl}/suppressions/import`, {
       method: 'POST',
@@ -41,7 +41,7 @@ describe('opt-out: the suppressions API', () => {
       body: csv,
     });
     expect(response.status).to.equal(200);
-    expect(await response.json()).to.deep.equal({ added: 2, already: 0, invalid: [{ line: 3, message: 'not a valid phone number' }] });
+    expect(await response.json()).to.deep.equal({ added: 2, already: 0, invalid: [{ line: 4, message: 'not a valid phone number' }] });
     const json = await fx.tenant.api.post('/suppressions/import', { phones: ['+79161230002', '+79161230003'] });
     expect(json.body).to.deep.equal({ added: 1, already: 1, invalid: [] });
     expect(await suppressed(fx.tenant)).to.deep.equal(['+79161230001', '+79161230002', '+79161230003']);

@@ -3928,7 +3928,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description the SIM to mark healthy; absent: every SIM of the device */

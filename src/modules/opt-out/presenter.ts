@@ -19,14 +19,30 @@ function csvCell(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
+/**
+ * The file's line of each number a CSV import read, by its array: the header and blank lines are
+ * skipped, so a number's position is not its line, and an error must name the line the user sees.
+ * Kept beside the body, which its schema allows no other field in.
+ */
+const csvLines = new WeakMap<string[], number[]>();
+
 /** The numbers of an import's CSV text: the first cell of each line, past an optional "phone" header. */
 export function phonesOfCsv(text: string): { phones: string[] } {
   const lines = text.replace(/^\ufeff/, '').split(/\r\n|\n|\r/);
   const phones: string[] = [];
+  const lineNumbers: number[] = [];
   for (const [index, line] of lines.entries()) {
     const first = line.split(',')[0]!.trim().replace(/^"(.*)"$/, '$1').trim();
     if (index === 0 && first.toLowerCase() === 'phone') continue;
-    if (first !== '') phones.push(first.slice(0, 64));
+    if (first === '') continue;
+    phones.push(first.slice(0, 64));
+    lineNumbers.push(index + 1);
   }
+  csvLines.set(phones, lineNumbers);
   return { phones };
+}
+
+/** The 1-based line of each entry of an import: its line in the CSV file, or its position in JSON. */
+export function importLines(phones: string[]): number[] {
+  return csvLines.get(phones) ?? phones.map((_, index) => index + 1);
 }

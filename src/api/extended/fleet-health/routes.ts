@@ -41,6 +41,8 @@ export function fleetHealthRoutes(fleetHealth: FleetHealthService) {
         'work again at once. Each SIM that was degraded is announced (device.recovered, reason "marked healthy by the owner"). The next canary ' +
         'rounds judge it again. Answers the health after.',
       body: MarkHealthyBody,
+      // Every field is optional: a POST with no body at all marks every SIM.
+      bodyOptional: true,
       errors: ['validation_failed'],
       act: ({ auth, params, body }) => fleetHealth.markHealthy(auth.accountId, params.id, body.sim_slot),
     }),

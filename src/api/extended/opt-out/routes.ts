@@ -1,7 +1,7 @@
 // Extended API v1: the account's suppression list (numbers that opted out) and its opt-out settings.
 import { Readable } from 'node:stream';
 import { resourceRoutes } from '../../../http/resource-routes.ts';
-import { phonesOfCsv, presentSuppression, SUPPRESSION_CSV_HEADER, suppressionCsvLine } from '../../../modules/opt-out/presenter.ts';
+import { importLines, phonesOfCsv, presentSuppression, SUPPRESSION_CSV_HEADER, suppressionCsvLine } from '../../../modules/opt-out/presenter.ts';
 import {
   AddSuppressionBody,
   IMPORT_BODY_LIMIT,
@@ -75,7 +75,8 @@ export function optOutRoutes(optOut: OptOutService) {
       responses: { 200: { description: 'what was added', schema: ImportResultView } },
       errors: ['payload_too_large'],
       async handle({ auth, body }) {
-        const result = await optOut.import(auth.accountId, body.phones.map((value, index) => ({ line: index + 1, value })));
+        const lines = importLines(body.phones);
+        const result = await optOut.import(auth.accountId, body.phones.map((value, index) => ({ line: lines[index]!, value })));
         return { status: 200, body: result };
       },
     }),
