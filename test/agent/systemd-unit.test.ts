@@ -15,6 +15,7 @@ import { eventually } from '../support/eventually.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { docBlock, filledIn } from './support/doc-blocks.ts';
 import { ModemStandin } from './support/modem-standin.ts';
+import { EXIT_NEEDS_OPERATOR } from '../../agent/src/cli/main.ts';
 
 const UNIT = 'deploy/agent/sms-gateway-agent@.service';
 const GUIDE = 'docs/agent-modem.md';
@@ -106,12 +107,8 @@ describe('device agent: the systemd unit for a modem, as systemd runs it', () =>
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('when the guide\'s environment file names the modem, then ExecStart runs the agent paired, it sends an SMS through the modem, and started again it sends the next one', async function () {
-    this.timeout(90_000);
-    const registered = await fx.tenant.api.post('/devices', { name: 'modem on a Pi' });
-    const deviceId = registered.body.device.id as string;
-    await liftLimits(fx.gateway, fx.tenant, deviceId);
-
+  /** The unit's ExecStart and the environment systemd gives it, with the guide's environment file. */
+  function service(pairingUrl: string, overrides: Record<string, string> = {}) {
     const settings = serviceSettings(readFileSync(UNIT, 'utf8'));
     const [execStart] = settings.get('ExecStart') ?? [];
     expect(execStart, 'one ExecStart').to.be.a('string');
@@ -121,7 +118,7 @@ describe('device agent: the systemd unit for a modem, as systemd runs it', () =>
     const envBlock = /<<'ENV'\n([\s\S]*?)\nENV\n/.exec(setup)?.[1];
     expect(envBlock, 'the guide writes the environment file with a heredoc').to.be.a('string');
     const envFileText = filledIn(envBlock!, [
-      ['<pairing URL from the gateway>', registered.body.pairing_url as string],
+      ['<pairing URL from the gateway>', pairingUrl],
       ['/dev/serial/by-id/usb-HUAWEI_Mobile-if02-port0', standin.agentPath],
     ]);
     const envFiles = (settings.get('EnvironmentFile') ?? []).map((value) => expanded(value, false));
@@ -132,7 +129,7 @@ describe('device agent: the systemd unit for a modem, as systemd runs it', () =>
     const stateDir = join(root, 'var', 'lib', expanded(stateDirectory!, false));
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const bin = join(root, 'bin');
-    mkdirSync(bin);
+    mkdirSync(bin, { recursive: true });
     writeFileSync(join(bin, 'sms-gateway-agent'), `#!/bin/sh\nexec '${process.execPath}' --import '${TSX}' '${RUNNER}' "$@"\n`);
     chmodSync(join(bin, 'sms-gateway-agent'), 0o755);
     const environment: NodeJS.ProcessEnv = {
@@ -140,13 +137,24 @@ describe('device agent: the systemd unit for a modem, as systemd runs it', () =>
       HOME: stateDir,
       ...Object.fromEntries((settings.get('Environment') ?? []).flatMap((value) => words(expanded(value, false))).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
       ...environmentFile(envFileText),
+      ...overrides,
       STATE_DIRECTORY: stateDir,
     };
     const [command, ...args] = words(expanded(execStart!, true));
+    return { command: command!, args, environment, stateDir, settings };
+  }
+
+  it('when the guide\'s environment file names the modem, then ExecStart runs the agent paired, it sends an SMS through the modem, and started again it sends the next one', async function () {
+    this.timeout(90_000);
+    const registered = await fx.tenant.api.post('/devices', { name: 'modem on a Pi' });
+    const deviceId = registered.body.device.id as string;
+    await liftLimits(fx.gateway, fx.tenant, deviceId);
+
+    const { command, args, environment, stateDir } = service(registered.body.pairing_url as string);
 
     const online = async () => (await fx.tenant.api.get(`/devices/${deviceId}`)).body.is_online === true;
     const startService = () => {
-      const child = spawn(command!, args, { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(command, args, { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -179,5 +187,23 @@ describe('device agent: the systemd unit for a modem, as systemd runs it', () =>
     await sendOne('after a restart', 1);
     second.child.kill('SIGTERM');
     expect(await second.exited).to.equal(0);
+  });
+
+  it('when the environment file holds a wrong PIN, then the agent tries it once and exits with a status the unit does not restart on', async function () {
+    this.timeout(60_000);
+    const registered = await fx.tenant.api.post('/devices', { name: 'modem with a wrong PIN' });
+    const { command, args, environment, settings } = service(registered.body.pairing_url as string, { SMS_GATEWAY_AGENT_PIN: '9999' });
+    const child = spawn(command, args, { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.push(child);
+    let output = '';
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+    expect(output).to.match(/refused the PIN/);
+    expect(standin.commands.filter((sent) => sent.startsWith('AT+CPIN='))).to.deep.equal(['AT+CPIN="9999"']);
+    // Restart=always would otherwise try it again every RestartSec, and the third try locks the card.
+    const prevented = (settings.get('RestartPreventExitStatus') ?? []).flatMap((value) => words(value));
+    expect(prevented, `exit status ${code} is not restarted`).to.include(String(code));
+    expect(code).to.equal(EXIT_NEEDS_OPERATOR);
   });
 });

@@ -1,7 +1,8 @@
 // `sms-gateway-agent`: reads the command line, opens each device's journal and radio, runs the
 // agents until SIGINT or SIGTERM, then stops them cleanly (a send on the radio is finished, its
 // outcome journaled). Exit codes: 0 after a clean stop, 1 when a device cannot start, 2 for a
-// command line that cannot be run.
+// command line that cannot be run, 3 when a device cannot start until someone acts (a PIN the SIM
+// refused): the systemd unit does not restart on 3, since every start would try the PIN again.
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +10,13 @@ import { DeviceAgent } from '../agent.ts';
 import { Journal } from '../journal/journal.ts';
 import { consoleLogger, maskPhone, type AgentLogger } from '../log.ts';
 import { agentVersion } from '../version.ts';
+import { RadioNeedsOperatorError } from '../radio/radio.ts';
 import { createRadio } from './backends.ts';
 import { lockStateDir } from './state-lock.ts';
 import { HELP, readCommand, SAVED_DEVICE_FILE, savedForm, UsageError, type AgentCommand, type DeviceConfig } from './options.ts';
+
+/** Also in deploy/agent/sms-gateway-agent@.service, as RestartPreventExitStatus. */
+export const EXIT_NEEDS_OPERATOR = 3;
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let command: AgentCommand;
@@ -51,7 +56,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   } catch (error) {
     process.stderr.write(`sms-gateway-agent: ${(error as Error).message}\n`);
     await stop();
-    return 1;
+    return error instanceof RadioNeedsOperatorError ? EXIT_NEEDS_OPERATOR : 1;
   }
   // Runs until a signal ends the process.
   await new Promise(() => {});

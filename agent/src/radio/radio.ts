@@ -3,6 +3,14 @@
 // journal and the order of things; a radio only sends, receives and describes itself.
 import type { MmsTaskFields } from '../protocol/mms.ts';
 
+/**
+ * A radio that cannot start until someone acts: its SIM refused the PIN, asks for its PUK, or is
+ * not there. Starting it again changes nothing, and with a wrong PIN each start costs one of the
+ * SIM's three tries, so the command exits with a code of its own that a supervisor must not
+ * restart on.
+ */
+export class RadioNeedsOperatorError extends Error {}
+
 /** An SMS to hand to the radio. The radio sends it once per call; the agent never calls twice. */
 export interface OutgoingSms {
   /** The gateway's SMS id, for logs and for a radio that tracks its own sends. */

@@ -18,7 +18,8 @@ export function smtpMailer(url: string | undefined, from: string): Mailer {
   if (!url) {
     return {
       send: async () => {
-        throw new Error('SMTP_URL is not set: rules cannot forward by email');
+        // The same mailer sends rule forwards, email-to-SMS replies and SIM health notices.
+        throw new Error('SMTP_URL is not set: the gateway sends no email');
       },
     };
   }

@@ -110,7 +110,9 @@ class ModemRadio implements Radio {
       await this.connect();
     } catch (error) {
       this.state = 'stopped';
-      throw new Error(`the modem on ${this.options.path} could not be set up: ${message(error)}`);
+      const text = `the modem on ${this.options.path} could not be set up: ${message(error)}`;
+      // Kept apart: the command exits so that a supervisor does not start it again.
+      throw error instanceof ModemSetupError ? new ModemSetupError(text) : new Error(text);
     }
     this.setState('ready');
     this.pollNow();

@@ -2,6 +2,7 @@
 // the SIM unlocked, PDU mode, new SMS stored and announced (+CMTI), status reports handed over
 // (+CDS), and registered to a network (waited for, within a bound).
 import type { AtChannel } from './at-channel.ts';
+import { RadioNeedsOperatorError } from '../radio.ts';
 import { AtCommandError } from './at-errors.ts';
 import { fieldsOf, findLine, parseReadStorage, parseRegistration, REGISTRATION_STATES } from './responses.ts';
 
@@ -25,7 +26,7 @@ export interface ModemSetup {
 }
 
 /** A setup failure a retry cannot fix (the SIM's PIN): the operator must act. */
-export class ModemSetupError extends Error {
+export class ModemSetupError extends RadioNeedsOperatorError {
   override readonly name = 'ModemSetupError';
 }
 
