@@ -51,6 +51,7 @@ import * as contractSmsTrigramIndexes from './20261206_048_contract_sms_trigram_
 import * as smsCategoryDeviceGroups from './20261206_049_sms_category_device_groups.ts';
 import * as upstreamSubmissionCosts from './20261206_050_upstream_submission_costs.ts';
 import * as webhookChainsBySms from './20261207_051_webhook_chains_by_sms.ts';
+import * as idempotencyResponseText from './20261208_052_idempotency_response_text.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -108,4 +109,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261206_049_sms_category_device_groups', smsCategoryDeviceGroups],
   ['20261206_050_upstream_submission_costs', upstreamSubmissionCosts],
   ['20261207_051_webhook_chains_by_sms', webhookChainsBySms],
+  ['20261208_052_idempotency_response_text', idempotencyResponseText],
 ];
