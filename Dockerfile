@@ -26,8 +26,9 @@ COPY bin bin
 COPY scripts/build.js scripts/agent-pack.js scripts/panel-build.js scripts/source-files.js scripts/
 COPY --from=build /app/dist dist
 COPY README.md ./
-# DATA_DIR private to the user the gateway runs as; the gateway keeps what it creates so.
-RUN mkdir -p data/recordings \
+# DATA_DIR private to the user the gateway runs as; the gateway keeps what it creates so. The
+# directories a volume is mounted on exist here already, so that a new volume is the user's too.
+RUN mkdir -p data/recordings data/media \
  && chown -R node:node data \
  && chmod -R go-rwx data
 

@@ -8,6 +8,11 @@ try {
   await ensureBuilt();
 } catch (error) {
   process.stderr.write(`sms-gateway: ${error.message}\n`);
+  // A service's user may not write the checkout (root's, and read-only under the systemd unit):
+  // the sources changed since the last build, which only the checkout's owner can redo.
+  if (['EROFS', 'EACCES', 'EPERM'].includes(error.code)) {
+    process.stderr.write('sms-gateway: dist/ is older than the sources and this user cannot rebuild it: run `npm ci && npm run build` in the checkout as its owner, then start again\n');
+  }
   process.exit(1);
 }
 await import('../dist/src/cli/index.js');

@@ -384,7 +384,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: {
       allowedHosts: read('WEBHOOK_ALLOWED_HOSTS', [], hostList),
       secretKey: read<Buffer | undefined>('WEBHOOK_SECRET_KEY', undefined, encryptionKey),
-      retryForMs: read('WEBHOOK_RETRY_FOR', 86_400, positiveSeconds) * 1000,
+      // Up to a week: a receiver down over a long weekend gets its events once it is back.
+      retryForMs: read('WEBHOOK_RETRY_FOR', 86_400, (raw) => wholeNumber(raw, 1, 604_800)) * 1000,
       retryBaseMs: read('WEBHOOK_RETRY_BASE_MS', 5_000, (raw) => wholeNumber(raw, 10, 3_600_000)),
       // Seconds (up to a year), no longer a count of attempts: 5 days by default.
       disableAfterMs: read('WEBHOOK_DISABLE_AFTER', 432_000, (raw) => wholeNumber(raw, 1, 31_536_000)) * 1000,

@@ -61,7 +61,8 @@ export class MetricsEndpoint {
     server.maxConnections = MAX_SCRAPER_CONNECTIONS;
     await listen(server, { port, host }, 'METRICS_PORT');
     this.server = server;
-    this.logger.info({ metricsPort: this.port, host, token: token !== undefined }, '/metrics served on its own port');
+    // Not "token": the logger redacts every field of that name, a yes or no included.
+    this.logger.info({ metricsPort: this.port, host, tokenRequired: token !== undefined }, '/metrics served on its own port');
   }
 
   /** The metrics listener's port as listening; none without METRICS_PORT. */

@@ -113,6 +113,21 @@ describe('deployment: docker-compose.yml and deploy/cluster/haproxy.cfg', functi
       expect(Object.keys(compose.volumes ?? {})).to.include(data!.source);
     });
 
+    it('then every node shares one volume for call recordings and one for MMS media (an upload to one node is read from another)', () => {
+      // The image makes each mount point, owned by its user: a new volume starts as a copy of it.
+      const made = /^RUN mkdir -p ([^\\&\n]+)/m.exec(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'))?.[1]?.trim().split(/\s+/) ?? [];
+      for (const target of ['/app/data/recordings', '/app/data/media']) {
+        expect(made, `the Dockerfile makes ${target}`).to.include(target.replace('/app/', ''));
+        const sources = gateways.map(([node, service]) => {
+          const mount = mounts(service).find((volume) => volume.target === target);
+          expect(mount?.source, `${node}: a volume on ${target}`).to.be.a('string');
+          return mount!.source;
+        });
+        expect(new Set(sources).size, `the nodes share the volume on ${target}`).to.equal(1);
+        expect(Object.keys(compose.volumes ?? {})).to.include(sources[0]);
+      }
+    });
+
     it('then HAProxy publishes HTTPS on 443, the redirect on 80 and MQTT over TLS on 8883, and nothing else, with deploy/cluster/haproxy.cfg as its configuration', () => {
       const haproxy = compose.services.haproxy!;
       const published = (haproxy.ports ?? []).map((port) => `${port.published}:${port.target}`);

@@ -1,9 +1,9 @@
 // The TypeScript SDK as an integrator gets it from the repository: `npm pack ./sdk/typescript`
-// builds dist/ (its prepare script), the tarball installs into a project of its own without the
+// builds dist/ (its prepack script), the tarball installs into a project of its own without the
 // registry (it has no dependencies), and a script there imports it by name and calls a running
 // gateway. Its types resolve too: a consumer in TypeScript checks against the installed package.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
@@ -73,11 +73,16 @@ describe('TypeScript SDK installed from its packed tarball', function () {
       'package.json',
     ]);
 
+    // The integrator's npm would list a script it runs at install (prepare included) as one to
+    // review, though a tarball's prepare never runs: building belongs to prepack.
+    const { scripts } = JSON.parse(readFileSync(resolve('sdk/typescript/package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    expect(Object.keys(scripts ?? {})).to.not.include.any.members(['preinstall', 'install', 'postinstall', 'prepare']);
+
     const project = join(directory, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'integrator', version: '1.0.0', private: true, type: 'module' }));
     const tarball = join(directory, readdirSync(directory).find((name) => name.endsWith('.tgz'))!);
-    const installed = await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], project);
+    const installed = await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund'], project);
     expect(installed.code, installed.output).to.equal(0);
 
     writeFileSync(join(project, 'script.mjs'), SCRIPT);

@@ -80,6 +80,11 @@ describe('loadConfig', () => {
       for (const seconds of [5, 45, 300]) expect(loadConfig({ USSD_TIMEOUT: String(seconds) }).ussdTimeoutMs).to.equal(seconds * 1000);
     });
 
+    it('then WEBHOOK_RETRY_FOR takes whole seconds up to a week, a day by default', () => {
+      expect(loadConfig({}).webhooks.retryForMs).to.equal(86_400_000);
+      for (const seconds of [1, 259_200, 604_800]) expect(loadConfig({ WEBHOOK_RETRY_FOR: String(seconds) }).webhooks.retryForMs).to.equal(seconds * 1000);
+    });
+
     it('then every log level pino knows is accepted', () => {
       for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) {
         expect(loadConfig({ LOG_LEVEL: level }).logLevel).to.equal(level);
@@ -126,6 +131,8 @@ describe('loadConfig', () => {
       ['USSD_TIMEOUT', '301'],
       ['USSD_TIMEOUT', '30s'],
       ['USSD_TIMEOUT', '7.5'],
+      ['WEBHOOK_RETRY_FOR', '0'],
+      ['WEBHOOK_RETRY_FOR', '604801'],
     ];
     for (const [name, value] of cases) {
       it(`then ${name}=${JSON.stringify(value)} is refused with a ConfigError naming ${name}`, () => {

@@ -15,7 +15,7 @@ export const USAGE = `usage:
 ${DEVICES_LIST_USAGE}
 token issues a new token for a device (the old one stops working) and prints it once with the
 pairing URL. The pairing URL names MQTT_PUBLIC_URL, else PUBLIC_URL's host, else --host, with
-MQTT_PORT.`;
+MQTT_PORT (MQTTS_PORT, tls=1 and the certificate's pin with TLS_CERT).`;
 
 export const devicesCommand = withActions({ register, token, list: (args, out) => listDevices(args, out, USAGE) }, USAGE);
 
