@@ -42,13 +42,13 @@ pglite_only=(test/http/bad-input-sweep.test.ts test/storage/in-memory-reuse.test
 # nothing of the database either. Nor do the SDKs and the MCP server (sdk, mcp: clients of the
 # API), and the clients we did not write (Kannel and Net::SMPP for SMPP, swaks for SMTP), which
 # speak protocols whose storage the suites of those protocols cover on both databases. The command
-# line on the embedded database is covered by its own suites (cli); the webhooks, SMPP and Twilio
-# commands go through the same opening of the database, and each start of a process on PGlite
-# costs seconds.
+# line on the embedded database is covered by its own suites (cli); the webhooks, SMPP, Twilio,
+# upstreams and users commands go through the same opening of the database, and each start of a
+# process on PGlite costs seconds (those two suites took 135 and 99 s there, the most of any).
 postgres_only=(test/cluster test/multinode test/deploy test/panel test/hostile test/sdk test/mcp
   test/lifecycle/compiled.test.ts test/lifecycle/serve.test.ts test/lifecycle/demo.test.ts test/lifecycle/shutdown-drain.test.ts
   test/smpp/kannel.test.ts test/smpp/perl-esme.test.ts test/mail/swaks.test.ts
-  test/webhooks/cli.test.ts test/smpp/cli.test.ts test/twilio/cli.test.ts)
+  test/webhooks/cli.test.ts test/smpp/cli.test.ts test/twilio/cli.test.ts test/cli/upstreams.test.ts test/cli/users.test.ts)
 
 all_files=$(find test -name '*.test.ts' | sort)
 names=()
