@@ -5,6 +5,7 @@
 import type Router from '@koa/router';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { answerClientErrors } from '../http/client-errors.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Admission } from '../common/admission.ts';
@@ -132,6 +133,8 @@ export function createHttpServer(parts: HttpServerParts, options: HttpServerOpti
   // a plain request there fails its handshake rather than sending a key or a cookie in clear.
   const https = certificates && createHttpsServer({ ...serverOptions, ...certificates.secureContext, handshakeTimeout: 10_000 }, handler);
   const server = https ?? createServer(serverOptions, handler);
+  // What the HTTP parser refuses is answered in the API's error shape too.
+  answerClientErrors(server);
   // One connection budget for the process, shared out among the listeners (src/common/file-descriptors.ts).
   const share = listenerShares(config.connectionBudget ?? defaultConnectionBudget()).http;
   limitConnections(server, { ...config.httpLimits, maxConnections: config.httpLimits.maxConnections ?? share }, config.trustedProxies, { metrics: parts.metrics, logger });

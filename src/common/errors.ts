@@ -4,6 +4,7 @@
 
 export const ERROR_CATALOG = {
   invalid_json: { status: 400, message: 'request body is not valid JSON' },
+  malformed_request: { status: 400, message: 'the request is not valid HTTP/1.1' },
   validation_failed: { status: 400, message: 'request is invalid' },
   message_too_long: { status: 400, message: 'message must not exceed 170 characters' },
   invalid_phone: { status: 400, message: 'phone is not a valid phone number' },
@@ -68,6 +69,7 @@ export const ERROR_CATALOG = {
   media_type_refused: { status: 415, message: 'the body is not media of an accepted type, or not the type its Content-Type names (docs/mms.md)' },
   mms_too_large: { status: 413, message: 'the MMS\'s parts together exceed MMS_MAX_MESSAGE_BYTES' },
   range_not_satisfiable: { status: 416, message: 'the Range does not overlap the recording; Content-Range gives its size' },
+  headers_too_large: { status: 431, message: "the request's headers are too large" },
   unsupported_media_type: { status: 415, message: 'request body must be JSON (Content-Type: application/json)' },
   too_many_streams: { status: 429, message: 'this account has too many live event streams open; close one (a panel tab) and retry' },
   too_many_bulk_requests: { status: 429, message: 'this account has too many bulk sends under way; retry after the time Retry-After gives' },

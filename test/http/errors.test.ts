@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { ApiClient } from '../support/tenant.ts';
 import { detailFields, expectError, expectErrorBody } from '../support/expectations.ts';
+import { openSocket, untilClosed } from '../support/raw-http.ts';
 
 const PHONE = '+79161234567';
 const BODY_LIMIT = 64 * 1024;
@@ -239,6 +240,44 @@ describe('the error model of the Extended API', () => {
     it('then a compressed body that is not compressed is a 4xx', async () => {
       expectErrorBody(await fx.tenant.api.request('POST', '/sms', '{"phone": "x"}', { 'content-encoding': 'gzip' }));
       expectErrorBody(await fx.tenant.api.request('POST', '/sms', '{"phone": "x"}', { 'content-encoding': 'compress-me-not' }));
+    });
+  });
+
+  describe('when the HTTP parser refuses the request before the application sees it', () => {
+    /** Sends `raw` on a connection of its own and reads the answer until the gateway closes it. */
+    async function answerTo(raw: Buffer | string): Promise<{ status: number; contentType: string | undefined; body: any }> {
+      const socket = await openSocket(fx.gateway);
+      socket.write(raw);
+      const text = await untilClosed(socket, 5_000);
+      const [head = '', ...rest] = text.split('\r\n\r\n');
+      const [statusLine = '', ...headers] = head.split('\r\n');
+      const contentType = headers.find((line) => /^content-type:/i.test(line))?.replace(/^content-type:\s*/i, '');
+      return { status: Number(statusLine.split(' ')[1]), contentType, body: JSON.parse(rest.join('\r\n\r\n') || 'null') };
+    }
+
+    function expectRefusal(answer: Awaited<ReturnType<typeof answerTo>>, status: number, code: string): void {
+      expect(answer.status).to.equal(status);
+      expect(answer.contentType ?? '').to.match(/^application\/json\b/);
+      expect(Object.keys(answer.body)).to.deep.equal(['error']);
+      expect(answer.body.error.code).to.equal(code);
+      expect(answer.body.error.message).to.be.a('string').and.not.empty;
+    }
+
+    it('then a search typed in Cyrillic, not percent-encoded (as curl sends it), is a 400 in the error shape that says to encode it', async () => {
+      const key = fx.tenant.key;
+      for (const path of ['/api/ext/v1/sms?search=Привет', '/sms?limit=10&search=Привет']) {
+        const answer = await answerTo(Buffer.from(`GET ${path} HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${key}\r\n\r\n`, 'utf8'));
+        expectRefusal(answer, 400, 'malformed_request');
+        expect(answer.body.error.message).to.include('percent-encode');
+      }
+    });
+
+    it('then a malformed header is a 400 malformed_request', async () => {
+      expectRefusal(await answerTo('GET /api/ext/v1/sms HTTP/1.1\r\nHost: gateway\r\nX Bad: 1\r\n\r\n'), 400, 'malformed_request');
+    });
+
+    it('then headers over the size Node reads are a 431 headers_too_large', async () => {
+      expectRefusal(await answerTo(`GET /api/ext/v1/sms HTTP/1.1\r\nHost: gateway\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431, 'headers_too_large');
     });
   });
 

@@ -278,6 +278,29 @@ describe('delivery: retrying failed sends', () => {
       expect(cancelled.status).to.equal(200);
       expect(cancelled.body.status).to.equal('failed_send');
     });
+
+    it('then a search finds it by the label it shows, processing, and not by waiting; the Extended list by pending too', async () => {
+      const first = await phone([0]);
+      const id = await send();
+      await first.until(1);
+      await phone([0]);
+      await first.report(id, 'processing');
+      await fail(first, id, 'no_service', 0);
+      const objectId = (await smsRow(fx, id))!.object_id;
+      const legacyIds = async (search: string) => ((await fx.tenant.root.get(`/sms?limit=100&search=${search}`)).body.sms_list as Array<{ id: string }>).map((sms) => sms.id);
+      const extendedIds = async (search: string) => ((await fx.tenant.api.get(`/sms?limit=100&search=${search}`)).body.data as Array<{ id: string }>).map((sms) => sms.id);
+      expect(await legacyIds('processing')).to.include(objectId);
+      expect(await legacyIds('PROCESS')).to.include(objectId);
+      expect(await legacyIds('waiting')).to.not.include(objectId);
+      expect(await extendedIds('processing')).to.include(id);
+      expect(await extendedIds('pending')).to.include(id);
+      expect(await extendedIds('waiting')).to.not.include(id);
+      // One on its first attempt is still found by waiting, and not by processing.
+      const waiting = await send();
+      const waitingObjectId = (await smsRow(fx, waiting))!.object_id;
+      expect(await legacyIds('waiting')).to.include(waitingObjectId);
+      expect(await legacyIds('processing')).to.not.include(waitingObjectId);
+    });
   });
 
   describe('when the only phone of a device group the routes keep an SMS for fails it with a retryable error', () => {

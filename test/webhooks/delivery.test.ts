@@ -82,6 +82,16 @@ describe('webhooks: delivery', () => {
         await other.stop();
       }
     });
+
+    it('then the named webhook gets them even when its list of events does not hold sms.status_changed', async () => {
+      const named = await createWebhook(['device.offline']);
+      phone = await fx.connectDevice();
+      const device = await fx.gateway.services.devices.get(fx.tenant.accountId, phone.id);
+      const sent = await fx.tenant.root.post('/sms/send', { message: 'named', phone_number: PHONE, callback_id: named.webhook.id, device_id: device.object_id });
+      expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
+      const events = await receiver.waitFor(3, (r) => r.json?.data?.sms?.object_id === sent.body.id);
+      expect(events.map((r) => r.json.data.sms.internal_status)).to.deep.equal(['processing', 'sent', 'delivered']);
+    });
   });
 
   describe('when the receiver fails the first attempts', () => {

@@ -7,11 +7,10 @@ import type { Static } from '@sinclair/typebox';
 import type { DeviceRow } from '../../modules/devices/types.ts';
 import type { SmsWithDevice } from '../../modules/messages/types.ts';
 import type { LegacyDevice, LegacySms } from './schema.ts';
-import { LEGACY_STATUS, legacyLabel } from '../../modules/messages/legacy-status-codes.ts';
+import { LEGACY_STATUS, legacyLabel, legacyStatusOf } from '../../modules/messages/legacy-status-codes.ts';
 
 export function presentLegacySms(sms: SmsWithDevice): Static<typeof LegacySms> {
-  // Waiting for another attempt after a phone had taken it (1): a status never moves back.
-  const status = sms.status === 'pending' && (sms.attempt ?? 1) > 1 ? 'processing' : sms.status;
+  const status = legacyStatusOf(sms);
   return {
     id: sms.object_id,
     message: sms.message,

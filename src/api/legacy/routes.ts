@@ -29,7 +29,7 @@ import {
   SmsIdBody,
   SmsIdQuery,
 } from './schema.ts';
-import { statusesMatching } from '../../modules/messages/legacy-status-codes.ts';
+import { labelsMatching } from '../../modules/messages/legacy-status-codes.ts';
 
 const TAG = 'Legacy API';
 /** On GET /sms: whether total_records counts every match ("true") or is a lower bound ("false"). */
@@ -170,7 +170,7 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
       },
       async handle({ auth, query }) {
         // An empty search is no search.
-        const search = query.search ? { text: query.search, statuses: statusesMatching(query.search) } : {};
+        const search = query.search ? { text: query.search, ...labelsMatching(query.search) } : {};
         // Page 0 is the first page too: clients that count from 0 ask for it first.
         const page = Math.max(query.offset, 1);
         const { rows, total } = await messages.search(auth.accountId, search, {

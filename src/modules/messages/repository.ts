@@ -145,6 +145,12 @@ export interface SmsSearch {
   text?: string;
   /** Statuses whose label matched the search. */
   statuses?: SmsStatus[];
+  /**
+   * Set when pending SMS are told apart by attempt, as the legacy labels tell them: pending in
+   * statuses is then an SMS on its first attempt only, and this says whether one waiting for
+   * another attempt (attempt above 1, labelled processing) matches.
+   */
+  retrying?: boolean;
 }
 
 /** Text that can be part of a phone number as stored: + and digits. */
@@ -166,7 +172,11 @@ function textMatch(text: string): { sql: string; bindings: string[] } {
 
 /** A search matching on text alone, whose matches sms_search finds without reading sms. */
 function textOnly(search: SmsSearch): search is { text: string } {
-  return search.text !== undefined && !search.statuses?.length;
+  return search.text !== undefined && !namesStatuses(search);
+}
+
+function namesStatuses(search: SmsSearch): boolean {
+  return Boolean(search.statuses?.length) || search.retrying === true;
 }
 
 /**
@@ -179,15 +189,30 @@ export function whereSearchMatches<Q extends Knex.QueryBuilder>(query: Q, search
   const text = textMatch(search.text);
   const found = `exists (select 1 from sms_search s where s.sms_id = sms.id and s.account_id = sms.account_id and ${text.sql})`;
   // Alone, the exists is a semi-join: PostgreSQL may start from the trigram indexes.
-  if (!search.statuses?.length) {
+  if (!namesStatuses(search)) {
     query.whereRaw(found, text.bindings);
     return query;
   }
   query.where((or) => {
-    or.whereIn('sms.status', search.statuses!);
+    orStatusMatches(or, search);
     or.orWhereRaw(found, text.bindings);
   });
   return query;
+}
+
+/** Adds, as alternatives, the statuses the search named; pending ones by attempt when it tells them apart. */
+function orStatusMatches(or: Knex.QueryBuilder, search: SmsSearch): void {
+  const statuses = search.statuses ?? [];
+  if (search.retrying === undefined) {
+    if (statuses.length) or.orWhereIn('sms.status', statuses);
+    return;
+  }
+  const others = statuses.filter((status) => status !== 'pending');
+  if (others.length) or.orWhereIn('sms.status', others);
+  const firstAttempt = statuses.includes('pending');
+  if (firstAttempt && search.retrying) or.orWhere('sms.status', 'pending');
+  else if (firstAttempt) or.orWhere((pending) => pending.where('sms.status', 'pending').where('sms.attempt', '<=', 1));
+  else if (search.retrying) or.orWhere((pending) => pending.where('sms.status', 'pending').where('sms.attempt', '>', 1));
 }
 
 /** The account's SMS whose text matches (no canary SMS among them: sms_search has none). */

@@ -46,5 +46,5 @@ export async function searchWithTotal(db: Executor, accountId: string, search: S
 
 /** Whether the search keeps only some SMS (an empty one lists them all). */
 function searches(search: SmsSearch): boolean {
-  return search.text !== undefined || (search.statuses?.length ?? 0) > 0;
+  return search.text !== undefined || (search.statuses?.length ?? 0) > 0 || search.retrying === true;
 }

@@ -27,12 +27,23 @@ import type { Database } from '../../../storage/database.ts';
 import { cancelSms, type CancelSmsParts } from '../../../use-cases/cancel-sms.ts';
 import { createSms, type CreateSmsParts } from '../../../use-cases/create-sms.ts';
 import { fromExtendedStatus, statusesNamed } from '../../../modules/messages/status.ts';
-import { statusesMatching } from '../../../modules/messages/legacy-status-codes.ts';
+import { labelsMatching } from '../../../modules/messages/legacy-status-codes.ts';
 import { specialSmsRoutes } from './special-routes.ts';
 import { sendOneSms } from './send-one.ts';
 import { sendOptionsOf } from './send-options.ts';
 
 const validateBulkMessage = compile(BulkSmsMessage, 'body');
+
+/**
+ * A search of the list: text, a status by its name here or by its legacy label. A pending SMS
+ * waiting for another attempt is pending here and processing in the legacy family, so either
+ * word finds it; "waiting" finds only those on their first attempt, as the legacy list does.
+ */
+function searchOf(text: string) {
+  const labels = labelsMatching(text);
+  const named = statusesNamed(text);
+  return { text, statuses: [...new Set([...labels.statuses, ...named])], retrying: labels.retrying || named.includes('pending') };
+}
 
 /** Bulk bodies may be larger than BODY_LIMIT: 1,000 messages of 170 characters. */
 const BULK_BODY_LIMIT = 2 * 1024 * 1024;
@@ -187,7 +198,7 @@ export function messageRoutes(parts: MessageRouteParts) {
             ...(query.kind ? { kind: query.kind } : {}),
             ...(query.category ? { category: query.category } : {}),
             // An empty search is no search (as in the legacy list).
-            ...(query.search ? { search: { text: query.search, statuses: [...new Set([...statusesMatching(query.search), ...statusesNamed(query.search)])] } } : {}),
+            ...(query.search ? { search: searchOf(query.search) } : {}),
           },
           query.limit,
           cursor,
