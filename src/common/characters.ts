@@ -15,7 +15,16 @@ export function countCharacters(text: string, stopAfter = Number.POSITIVE_INFINI
   return count;
 }
 
+/**
+ * UTF-16 units one character may take, on average over a text. Real characters take a few (a
+ * family emoji 11, a subdivision flag 14); a grapheme cluster has no bound of its own, and "a"
+ * with 30,000 combining accents is one. Past this a text is too long by its size alone: it would
+ * otherwise be one character and hundreds of SMS parts, more than a concatenated SMS can number.
+ */
+export const MAX_UNITS_PER_CHARACTER = 24;
+
 export function exceedsCharacters(text: string, limit: number): boolean {
+  if (text.length > limit * MAX_UNITS_PER_CHARACTER) return true;
   // A character is at least one UTF-16 unit, and at least one code point: a string no longer than
   // the limit in either fits. Both are cheap to count; the grapheme segmenter costs microseconds
   // a character, so emoji text (two units a code point, two code points a character) is spared it.

@@ -76,6 +76,12 @@ describe('POST /api/ext/v1/sms', () => {
         expect(reply.body.error.message).to.equal('message must not exceed 170 characters');
       });
     }
+
+    it('then one letter with 32,000 combining accents, one character but hundreds of SMS parts, is refused as too long', async () => {
+      const reply = await fx.tenant.api.post('/sms', { phone: PHONE, message: 'a' + '\u0301'.repeat(32_000) });
+      expect(reply.status, JSON.stringify(reply.body).slice(0, 300)).to.equal(400);
+      expect(reply.body.error.code).to.equal('message_too_long');
+    });
   });
 
   describe('when a field is missing, of the wrong type, or unknown', () => {

@@ -45,6 +45,10 @@ describe('exceedsCharacters', () => {
     ['100 emoji at a limit of 100', '👍🏽'.repeat(100), 100, false],
     ['the empty string at a limit of 0', '', 0, false],
     ['one letter at a limit of 0', 'a', 0, true],
+    ['170 subdivision flags (14 units each)', '🏴󠁧󠁢󠁥󠁮󠁧󠁿'.repeat(170), 170, false],
+    // One grapheme cluster, and 32,001 units: hundreds of SMS parts, more than a concatenated SMS can number.
+    ['one letter with 32,000 combining accents', 'a' + '\u0301'.repeat(32_000), 170, true],
+    ['169 letters and one with 4,000 combining accents (past 24 units a character)', 'a'.repeat(169) + 'e' + '\u0301'.repeat(4_000), 170, true],
   ];
   for (const [name, text, limit, exceeds] of cases) {
     it(`when the text is ${name}, then it ${exceeds ? 'exceeds' : 'does not exceed'} ${limit}`, () => {

@@ -6,7 +6,6 @@ import { exceedsCharacters } from '../../common/characters.ts';
 import { MESSAGE_MAX_CHARACTERS } from '../../modules/messages/schema.ts';
 import { SmppRefusal, STATUS } from './command-status.ts';
 import { readSmppTime } from './smpp-time.ts';
-import { MESSAGE_MAX_UNITS } from './message-limits.ts';
 
 export interface SubmissionFields {
   sourceAddr: string;
@@ -108,7 +107,7 @@ export function readDestination(ton: unknown, npi: unknown, address: unknown, re
  * the process's CPU and hundreds of megabytes for a message refused anyway.
  */
 export function checkLength(text: string): void {
-  if (text.length > MESSAGE_MAX_UNITS || exceedsCharacters(text, MESSAGE_MAX_CHARACTERS)) {
+  if (exceedsCharacters(text, MESSAGE_MAX_CHARACTERS)) {
     throw new SmppRefusal(STATUS.ESME_RINVMSGLEN, `the message has more than ${MESSAGE_MAX_CHARACTERS} characters; the gateway takes at most ${MESSAGE_MAX_CHARACTERS}`);
   }
 }

@@ -7,6 +7,7 @@
 // row more than the most a bulk send takes. Each is refused with a 400 at the first character
 // past its limit, naming the line, row and column, instead of after reading megabytes of it.
 import { AppError, type ErrorDetail } from '../../../common/errors.ts';
+import { MAX_UNITS_PER_CHARACTER } from '../../../common/characters.ts';
 import { BULK_MAX_MESSAGES, MESSAGE_MAX_CHARACTERS } from '../../../modules/messages/schema.ts';
 import { CsvProblem, csvRecords, type CsvLimits } from './csv-rows.ts';
 
@@ -18,11 +19,8 @@ const HEADER_MARGIN = 7;
 export const MAX_HEADER_COLUMNS = COLUMNS.length + HEADER_MARGIN;
 /** No column is named anything near this long. */
 const MAX_HEADER_CELL = 64;
-/**
- * A message cell: 170 characters as a person counts them, and one such character can take many
- * UTF-16 units (a family emoji takes 11, a subdivision flag 14); 24 each is more than any real text needs.
- */
-export const MAX_MESSAGE_CELL = MESSAGE_MAX_CHARACTERS * 24;
+/** A message cell: as long as a message may be (common/characters.ts). */
+export const MAX_MESSAGE_CELL = MESSAGE_MAX_CHARACTERS * MAX_UNITS_PER_CHARACTER;
 /** Every other field is a phone number, an id, a time or a number: none is longer than 64 characters. */
 export const MAX_OTHER_CELL = 256;
 
