@@ -157,6 +157,29 @@ describe('delivery: retrying failed sends', () => {
       ]);
     });
 
+    for (const [simSlot, meaning] of [[-1, 'a random SIM'], [-2, 'the phone\'s default SIM']] as const) {
+      it(`then one its client sent with sim_slot ${simSlot} (${meaning}, no SIM in particular) is tried again on the other SIM`, async () => {
+        const named = await phone([0, 1]);
+        const id = await send({ device_id: named.id, sim_slot: simSlot });
+        await named.until(1);
+        await named.report(id, 'processing');
+        await fail(named, id, 'radio_off', 0);
+        expect(await status(id)).to.equal('pending');
+        await later(BACKOFF_MS);
+        await named.until(2);
+        expect(named.tasks[1]).to.include({ sms_id: id, sim: 1, attempt: 2 });
+      });
+    }
+
+    it('then one its client sent from a SIM it named is not tried on another SIM: it fails, as the phone said', async () => {
+      const named = await phone([0, 1]);
+      const id = await send({ device_id: named.id, sim_slot: 0 });
+      await named.until(1);
+      await named.report(id, 'processing');
+      await fail(named, id, 'radio_off', 0);
+      expect(await status(id)).to.equal('failed_send');
+    });
+
     it('then with no other SIM left it fails at once, as the phone said', async () => {
       const named = await phone([0]);
       await phone([0]);

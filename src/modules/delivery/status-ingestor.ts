@@ -380,7 +380,8 @@ export class StatusIngestor extends EventEmitter<{ held: [reports: number] }> {
     const untried = untriedSims(row.device_sim_cards ?? [], tried);
     const base = { smsId: row.id, attempt: row.attempt + 1, retryAt: new Date(at.getTime() + retryDelayMs(this.retry.backoffMs, row.attempt)), at };
     if (row.device_named) {
-      if (row.sim_slot !== null || untried.length === 0) return undefined;
+      // A slot named (0 and up) is the client's choice; -1 (random) and -2 (the phone's default) name none.
+      if ((row.sim_slot !== null && row.sim_slot >= 0) || untried.length === 0) return undefined;
       return { ...base, deviceId: report.deviceId, retrySimSlot: untried[0]!, avoidDeviceId: null };
     }
     if (untried.length > 0) return { ...base, deviceId: null, retrySimSlot: null, avoidDeviceId: null };
