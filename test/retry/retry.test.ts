@@ -287,13 +287,19 @@ describe('delivery: retrying failed sends', () => {
   });
 
   describe('while an SMS waits for its next attempt', () => {
-    it('then the legacy API shows it taken (1), never back at 0, and it can still be cancelled', async () => {
+    /** An SMS a phone took and failed with a retryable error, while another phone waits to try it. */
+    async function waitingForRetry(): Promise<string> {
       const first = await phone([0]);
       const id = await send();
       await first.until(1);
       await phone([0]);
       await first.report(id, 'processing');
       await fail(first, id, 'no_service', 0);
+      return id;
+    }
+
+    it('then the legacy API shows it taken (1), never back at 0, and it can still be cancelled', async () => {
+      const id = await waitingForRetry();
       const row = await smsRow(fx, id);
       const legacy = await fx.tenant.root.post('/sms/get', { id: row!.object_id });
       expect(legacy.body).to.include({ status: 1, message_status: 'processing' });
@@ -303,12 +309,7 @@ describe('delivery: retrying failed sends', () => {
     });
 
     it('then a search finds it by the label it shows, processing, and not by waiting; the Extended list by pending too', async () => {
-      const first = await phone([0]);
-      const id = await send();
-      await first.until(1);
-      await phone([0]);
-      await first.report(id, 'processing');
-      await fail(first, id, 'no_service', 0);
+      const id = await waitingForRetry();
       const objectId = (await smsRow(fx, id))!.object_id;
       const legacyIds = async (search: string) => ((await fx.tenant.root.get(`/sms?limit=100&search=${search}`)).body.sms_list as Array<{ id: string }>).map((sms) => sms.id);
       const extendedIds = async (search: string) => ((await fx.tenant.api.get(`/sms?limit=100&search=${search}`)).body.data as Array<{ id: string }>).map((sms) => sms.id);
