@@ -30,7 +30,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  * itself, and the broker's ports (the MQTT way in hears presence to restate it to phones and
  * operators as retained messages, for as long as the broker asks).
  */
-const LISTENS_ON_THE_SEAM = [FEATURE_FILE, /^src\/composition\//, /^src\/events\//, /^src\/cluster\/invalidation\.ts$/, /^src\/api\/mqtt\/broker-ports\.ts$/];
+const LISTENS_ON_THE_SEAM = [FEATURE_FILE, /^src\/composition\//, /^src\/events\//, /^src\/api\/mqtt\/broker-ports\.ts$/];
 
 const COMPOSITION = [/^src\/services\.ts$/, /^src\/gateway\.ts$/, /^src\/cli\//, /^src\/composition\//, FEATURE_FILE];
 

@@ -72,6 +72,11 @@ describe('check-architecture', () => {
     ]);
   });
 
+  it('when the cluster registers a listener on other nodes\' news, then that is a breach: the news enters the seam through the core feature only', () => {
+    const breaches = checkArchitecture([file('src/cluster/invalidation.ts', "invalidation.on('api_key', drop);")]);
+    expect(breaches).to.deep.equal(['src/cluster/invalidation.ts: registers a listener with invalidation.on, which only feature files do']);
+  });
+
   describe('tables', () => {
     const ownership: Ownership = {
       owners: { devices: 'src/modules/devices/', sms: 'src/modules/messages/' },
