@@ -18,8 +18,16 @@ type Action = (args: string[], out: Output) => Promise<void>;
 export function withActions(actions: Record<string, Action>, usage: string): Action {
   return (args, out) => {
     const [name, ...rest] = args;
-    const action = name === undefined ? undefined : actions[name];
-    if (!action) throw new CliError(usage);
+    const action = name === undefined ? undefined : Object.hasOwn(actions, name) ? actions[name] : undefined;
+    if (!action) throw new CliError(`${actionProblem(name, Object.keys(actions))}\n${usage}`);
     return action(rest, out);
   };
+}
+
+/** What is wrong with the word where an action belongs: the usage alone leaves a typo to be found. */
+export function actionProblem(name: string | undefined, actions: string[]): string {
+  const known = actions.join(', ');
+  if (name === undefined) return `an action is needed: ${known}`;
+  if (name.startsWith('-')) return `the action (${known}) comes first, before ${name}`;
+  return `unknown action "${name}": ${known}`;
 }

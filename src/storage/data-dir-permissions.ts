@@ -36,12 +36,20 @@ export function tightenDataDir(dir: string, { create }: { create: boolean }): Ti
   const tightened: string[] = [];
   if (process.platform === 'win32' || dir === ':memory:') return { tightened };
   const root = resolve(dir);
-  // stat, not lstat: DATA_DIR itself may well be a link to a mounted volume.
-  let rootStats = statSync(root, { throwIfNoEntry: false });
-  if (!rootStats) {
-    if (!create) return { tightened };
-    mkdirSync(root, { recursive: true, mode: 0o700 });
-    rootStats = statSync(root);
+  let rootStats: Stats | undefined;
+  try {
+    // stat, not lstat: DATA_DIR itself may well be a link to a mounted volume.
+    rootStats = statSync(root, { throwIfNoEntry: false });
+    if (!rootStats) {
+      if (!create) return { tightened };
+      mkdirSync(root, { recursive: true, mode: 0o700 });
+      rootStats = statSync(root);
+    }
+  } catch (error) {
+    // A path through a file, or a parent this user may not enter or write: a setting to fix,
+    // said in one line, not a stack trace.
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new StartupError(`DATA_DIR ${root} cannot be used (${code ?? message}): set DATA_DIR to a directory this user may create or write`);
   }
   if (!rootStats.isDirectory()) throw new StartupError(`DATA_DIR ${root} is not a directory`);
   tighten(root, rootStats, tightened);

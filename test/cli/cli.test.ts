@@ -5,6 +5,8 @@
 // directory; a gateway cannot share it while it is locked, so the HTTP checks exist on
 // PostgreSQL only.
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
@@ -427,6 +429,24 @@ describe('sms-gateway command line', function () {
       for (const command of ['serve', 'migrate', 'accounts', 'keys', 'devices']) expect(result.stderr).to.contain(command);
     });
 
+    it('when the action is unknown, then it exits 2 naming it and the actions there are', async () => {
+      const keys = await cli('keys', 'frob');
+      expectRefused(keys, 2);
+      expect(keys.stderr).to.contain('unknown action "frob": create, list, revoke');
+      const twilio = await cli('twilio', 'credentials', 'frob');
+      expectRefused(twilio, 2);
+      expect(twilio.stderr).to.contain('unknown action "frob": create, list, delete');
+      const accounts = await cli('accounts', 'list');
+      expectRefused(accounts, 2);
+      expect(accounts.stderr).to.contain('unknown action "list": create');
+    });
+
+    it('when accounts create is given an unknown flag, then it exits 2 naming the flag', async () => {
+      const result = await cli('accounts', 'create', uniqueName('flag'), '--bogus');
+      expectRefused(result, 2);
+      expect(result.stderr).to.contain("'--bogus'");
+    });
+
     it('when PORT is not a port number, then it exits non-zero with a message naming PORT', async () => {
       const result = await runCli(['keys', 'list'], { ...env, PORT: 'abc' });
       expectRefused(result);
@@ -438,6 +458,19 @@ describe('sms-gateway command line', function () {
       expectRefused(result);
       expect(result.stderr).to.contain('DATABASE_URL');
       expect(result.stderr).not.to.contain('hunter2secret');
+    });
+
+    it('when DATA_DIR lies under a file, then it exits non-zero naming DATA_DIR, without a stack trace', async () => {
+      const dataDir = tempDataDir('cli-file');
+      try {
+        const file = join(dataDir.dir, 'a-file');
+        writeFileSync(file, '');
+        const result = await runCli(['keys', 'list'], { ...env, DATA_DIR: join(file, 'data') });
+        expectRefused(result);
+        expect(result.stderr).to.contain(`DATA_DIR ${join(file, 'data')} cannot be used (ENOTDIR)`);
+      } finally {
+        dataDir.remove();
+      }
     });
 
     it('when the database cannot be reached, then it exits non-zero saying so, without a stack trace or the password', async () => {

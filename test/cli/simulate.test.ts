@@ -77,6 +77,19 @@ describe('cli: simulate', function () {
     );
   });
 
+  it('when --state cannot be written, then one line names it (exit 2) and no device is registered', async () => {
+    const file = join(state.dir, 'a-file');
+    writeFileSync(file, '');
+    const before = (await tenant.api.get('/devices')).body.data.length;
+    const result = await runCli(['simulate', '--devices', '1', '--key', tenant.key, '--duration', '2', '--state', join(file, 'devices.json')], {
+      PORT: String(gateway.httpPort),
+      MQTT_PORT: String(gateway.mqttPort),
+    });
+    expectRefused(result, 2);
+    expect(oneLine(result.stderr)).to.contain(`--state ${join(file, 'devices.json')} cannot be used (ENOTDIR)`);
+    expect((await tenant.api.get('/devices')).body.data).to.have.length(before);
+  });
+
   for (const [name, value] of [
     ['PORT', 'abc'],
     ['MQTT_PORT', '70000'],

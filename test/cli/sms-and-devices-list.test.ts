@@ -35,6 +35,15 @@ describe('sms-gateway sms send|list and devices list, against a running gateway'
     expect(result.stderr).to.contain('400 invalid_phone');
   });
 
+  it('sms list with a status the API does not have is refused naming the statuses there are, exit 2', async () => {
+    const result = await cli(['sms', 'list', '--status', 'failed']);
+    expectRefused(result, 2);
+    expect(result.stderr).to.contain('--status must be one of pending, sent, delivered, undelivered, failed_send, failed_delivery, got "failed"');
+    const help = await cli(['sms', '--help']);
+    expect(help.stdout).to.contain('failed_send');
+    expect(help.stdout).not.to.contain('failed...');
+  });
+
   it('devices list shows each phone of the account and whether it is online', async () => {
     const phone = await fx.connectDevice({ name: 'Counter phone' });
     await fx.tenant.api.post('/devices', { name: 'Drawer phone' });

@@ -1,5 +1,7 @@
 // `sms-gateway simulate`: runs simulated devices against a gateway, for demos, tests and load.
+import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
+import { dirname } from 'node:path';
 import { Fleet, type GivenDevice } from '../../simulator/fleet.ts';
 import { apiKey, givenDevices } from '../simulate-devices.ts';
 import { ConfigError, loadConfig } from '../../config.ts';
@@ -106,13 +108,16 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
   const sims = values.sims === undefined ? (failSims.size > 0 ? 2 : 1) : integer(values.sims, '--sims', 1, 3);
   for (const slot of failSims.keys()) if (slot >= sims) throw new CliError(`--fail-sim ${slot}:...: the devices have SIM slots 0-${sims - 1} (--sims ${sims})`);
 
+  const stateFile = values.state ?? './data/simulator-devices.json';
+  if (count > 0) checkStateFile(stateFile);
+
   const fleet = new Fleet({
     count,
     given,
     apiUrl,
     apiKey: key,
     brokerUrl,
-    stateFile: values.state ?? './data/simulator-devices.json',
+    stateFile,
     device: {
       delays: { processing: delay, sent: delay, delivered: delay },
       failSendRate: fraction(values['fail-send-rate'], '--fail-send-rate'),
@@ -264,6 +269,29 @@ function describe(error: unknown, target: string): string {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `unknown host ${new URL(target).hostname} (${HINT})`;
   if (typeof code === 'string') return `${code} (${HINT})`;
   return (error as Error)?.message ?? String(error);
+}
+
+/**
+ * The state file is written only after the devices are registered, and their tokens are shown
+ * nowhere else: one it cannot read or write would leave devices on the gateway that no run can
+ * connect, more at every try. So it is checked before anything is registered.
+ */
+function checkStateFile(path: string): void {
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false });
+    if (stats) {
+      if (!stats.isFile()) throw new Error('not a file');
+      accessSync(path, constants.R_OK | constants.W_OK);
+      const remembered: unknown = JSON.parse(readFileSync(path, 'utf8'));
+      if (!Array.isArray(remembered)) throw new Error('not a list of devices');
+    } else {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      accessSync(dirname(path), constants.W_OK);
+    }
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? 'not JSON' : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+    throw new CliError(`--state ${path} cannot be used (${reason}): the devices registered are remembered there; name another file with --state`);
+  }
 }
 
 function url(raw: string, flag: string, protocols: string[]): string {

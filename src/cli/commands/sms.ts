@@ -3,11 +3,14 @@
 import { API_CLIENT_ENVIRONMENT, calling, gatewayClient } from '../api-client.ts';
 import { parseFlags, withActions } from '../flags.ts';
 import { CliError, type Output } from '../output.ts';
+import { EXTENDED_STATUSES } from '../../modules/messages/status.ts';
 
 export const USAGE = `usage:
   sms-gateway sms send --phone NUMBER --message TEXT [--device DEVICE_ID] [--json]
-  sms-gateway sms list [--status pending|sent|delivered|failed...] [--limit N] [--json]
-send queues an SMS (it waits as pending until a phone takes it); list shows the latest, newest first.
+  sms-gateway sms list [--status STATUS] [--limit N] [--json]
+send queues an SMS (it waits as pending until a phone takes it); list shows the latest, newest first:
+N of them (1-100, default 20), and only those of STATUS when given, one of
+${EXTENDED_STATUSES.join(', ')}.
 ${API_CLIENT_ENVIRONMENT}`;
 
 export const smsCommand = withActions({ send, list }, USAGE);
@@ -34,6 +37,11 @@ async function list(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { status: { type: 'string' }, limit: { type: 'string' } }, USAGE);
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new CliError('--limit must be a whole number from 1 to 100');
+  // Checked here as well as by the API: the gateway's refusal would come after a round trip, and
+  // only once a key and a running gateway are at hand.
+  if (values.status !== undefined && !(EXTENDED_STATUSES as readonly string[]).includes(values.status)) {
+    throw new CliError(`--status must be one of ${EXTENDED_STATUSES.join(', ')}, got "${values.status}"`);
+  }
   const client = gatewayClient();
   const page = await calling(() => client.get<{ data: SmsAnswer[] }>('/sms', { limit, status: values.status }));
   out.rows(page.data, (sms) => ({ ID: sms.id, PHONE: sms.phone, STATUS: sms.status, DEVICE: sms.device_id ?? '-', UPDATED: sms.updated_at }));
