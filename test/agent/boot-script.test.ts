@@ -22,7 +22,8 @@ describe('device agent: the Termux guide\'s pairing, then its boot script', () =
   afterEach(() => sandbox.remove());
 
   it('when the phone lost power with the agent running, and after the reboot another process has its id, then the boot script still starts it', async function () {
-    this.timeout(150_000);
+    // Each wait below has its own bound; together, on a machine running four test processes, they may take minutes.
+    this.timeout(300_000);
     const registered = await fx.tenant.api.post('/devices', { name: 'termux phone' });
     const deviceId = registered.body.device.id as string;
     const pair = filledIn(docBlock(GUIDE, 'pair'), [[GUIDE_PAIRING, registered.body.pairing_url as string]]);
@@ -53,7 +54,7 @@ describe('device agent: the Termux guide\'s pairing, then its boot script', () =
   ];
   for (const [how, extra] of pairings) {
     it(`when paired as section 4 shows (${how}) and stopped, then the boot script of section 6 starts it paired, and the device comes online`, async function () {
-      this.timeout(150_000);
+      this.timeout(300_000);
       const registered = await fx.tenant.api.post('/devices', { name: 'termux phone' });
       const deviceId = registered.body.device.id as string;
       const online = async () => (await fx.tenant.api.get(`/devices/${deviceId}`)).body.is_online === true;
