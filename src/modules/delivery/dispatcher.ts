@@ -179,8 +179,8 @@ export class Dispatcher {
   private readonly byAccount = new Map<string, Map<string, ReadyDevice>>();
   private readonly lastPublished = new Map<string, number>();
   /**
-   * Of each device whose ready work is being read and re-sent, the SMS published to it since it
-   * became ready. A claim may publish an SMS to the device while that read waits to be gathered
+   * Of each device whose ready work is being read and re-sent, the tasks (SMS id and attempt)
+   * published to it since it became ready. A claim may publish an SMS to the device while that read waits to be gathered
    * with other devices'; the read then finds the SMS among the tasks the device holds and would
    * send it a second time. Kept only while the device's ready work is handled.
    */
@@ -906,9 +906,11 @@ export class Dispatcher {
     if (!device) return;
     const sent = this.sentSinceReady.get(deviceId);
     if (sent) {
-      // Sent to this connection already while its ready work was read: once is enough.
-      if (sent.has(sms.id)) return;
-      sent.add(sms.id);
+      // Sent to this connection already while its ready work was read: once is enough. A retry
+      // (a higher attempt) is a new task, as the phone takes it.
+      const task = `${sms.id}#${sms.attempt ?? 1}`;
+      if (sent.has(task)) return;
+      sent.add(task);
     }
     this.lastPublished.set(sms.id, this.clock.now());
     await this.link.sendTask(deviceId, buildTask(sms, device.sim, await this.routing(sms, deviceId, device)));
