@@ -3,10 +3,11 @@
 // and keeps counts of what they did. Used by `sms-gateway simulate`, the demo and the benchmarks.
 // With `radioNetwork`, SMS its phones send to each other's numbers arrive as received SMS
 // (src/simulator/radio-network.ts).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SimulatedDevice, type SimulatedDeviceOptions } from './device.ts';
 import { RadioNetwork, type RadioNetworkOptions } from './radio-network.ts';
+import { makeDirectory } from '../common/make-directory.ts';
 
 export interface DeviceCredentials {
   device_id: string;
@@ -127,7 +128,7 @@ export class Fleet {
     const result = known.slice(0, count);
     for (let i = result.length; i < count && !this.stopped; i++) result.push(await this.register(`simulated-${i + 1}`));
     if (stateFile && result.length > known.length) {
-      mkdirSync(dirname(stateFile), { recursive: true });
+      makeDirectory(dirname(stateFile));
       writeFileSync(stateFile, JSON.stringify(result, null, 2), { mode: 0o600 });
     }
     return result;

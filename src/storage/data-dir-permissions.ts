@@ -2,10 +2,11 @@
 // banner with a live API key: nothing in it is anyone else's business. Files are made private
 // whatever umask the gateway was started with, and an existing directory that others can read is
 // tightened before it is used, or the start is refused when it cannot be.
-import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { StartupError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
+import { makeDirectory } from '../common/make-directory.ts';
 
 /** Group and others: no bit of theirs may be set on anything in DATA_DIR. */
 const OTHERS = 0o077;
@@ -42,7 +43,7 @@ export function tightenDataDir(dir: string, { create }: { create: boolean }): Ti
     rootStats = statSync(root, { throwIfNoEntry: false });
     if (!rootStats) {
       if (!create) return { tightened };
-      mkdirSync(root, { recursive: true, mode: 0o700 });
+      makeDirectory(root, 0o700);
       rootStats = statSync(root);
     }
   } catch (error) {

@@ -5,7 +5,6 @@
 //
 // PGlite has exactly one connection: code that holds a transaction must do all its work on
 // that transaction object, never on the top-level knex, or it waits for itself.
-import { mkdirSync } from 'node:fs';
 import knexModule, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrations, type Migration } from '../../db/migrations/index.ts';
@@ -19,6 +18,7 @@ import { PrimaryFinder } from './database-primary.ts';
 import { warnIfStandbysLag } from './standby-durability.ts';
 import { describeEnvironmentError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
+import { makeDirectory } from '../common/make-directory.ts';
 
 export type Database = Knex;
 /** Anything that runs queries: the database itself or an open transaction. */
@@ -121,7 +121,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.dataDir === ':memory:') {
     pglite = await openInMemory(PGlite, extensions);
   } else {
-    mkdirSync(options.dataDir, { recursive: true });
+    makeDirectory(options.dataDir);
     unlock = lockDataDir(options.dataDir);
     pglite = new PGlite(options.dataDir, { extensions });
   }

@@ -473,6 +473,13 @@ describe('sms-gateway command line', function () {
       }
     });
 
+    it('when DATA_DIR lies where nothing can be made (under /proc), then it exits non-zero naming DATA_DIR instead of hanging', async function () {
+      if (process.platform !== 'linux') this.skip();
+      const result = await runCli(['keys', 'list'], { ...env, DATA_DIR: '/proc/sms-gateway-test/data' });
+      expectRefused(result);
+      expect(result.stderr).to.contain('DATA_DIR /proc/sms-gateway-test/data cannot be used (ENOENT)');
+    });
+
     it('when the database cannot be reached, then it exits non-zero saying so, without a stack trace or the password', async () => {
       // Port 1 on the loopback refuses at once: the database is down.
       const result = await runCli(['keys', 'list'], { ...env, DATABASE_URL: 'postgres://sgw:hunter2secret@127.0.0.1:1/sms' });

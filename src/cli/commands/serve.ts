@@ -1,5 +1,5 @@
 // `sms-gateway serve`: runs the gateway until SIGINT/SIGTERM, then drains and closes cleanly.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { loadConfig } from '../../config.ts';
 import { createLogger, type Logger } from '../../common/logger.ts';
@@ -12,6 +12,7 @@ import { settingsHelp } from '../settings-help.ts';
 import { gatewayBaseUrl } from '../gateway-address.ts';
 import { EXTENDED_PREFIX } from '../../http/extended-prefix.ts';
 import type { Output } from '../output.ts';
+import { makeDirectory } from '../../common/make-directory.ts';
 
 const USAGE = 'usage: sms-gateway serve   (configured through environment variables: sms-gateway serve --help lists them)';
 
@@ -109,7 +110,7 @@ function showFirstStart(banner: string, dataDir: string, logger: Logger): void {
   const directory = resolvePath(dataDir === ':memory:' ? '.' : dataDir);
   const file = resolvePath(directory, FIRST_START_FILE);
   try {
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    makeDirectory(directory, 0o700);
     // An older file (from a database since emptied) may have looser permissions: replace it.
     rmSync(file, { force: true });
     writeFileSync(file, banner, { mode: 0o600, flag: 'wx' });

@@ -1,5 +1,5 @@
 // `sms-gateway simulate`: runs simulated devices against a gateway, for demos, tests and load.
-import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { Fleet, type GivenDevice } from '../../simulator/fleet.ts';
@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../../config.ts';
 import { CliError, type Output } from '../output.ts';
 import { parseFlags } from '../flags.ts';
 import { passphraseFrom } from '../passphrase.ts';
+import { makeDirectory } from '../../common/make-directory.ts';
 
 export const USAGE = `usage: sms-gateway simulate --devices N | --pairing URL... | --device ID --token TOKEN [options]
 Runs simulated phones: each "sends" the SMS it is given and reports it sent and delivered, without
@@ -285,7 +286,7 @@ function checkStateFile(path: string): void {
       const remembered: unknown = JSON.parse(readFileSync(path, 'utf8'));
       if (!Array.isArray(remembered)) throw new Error('not a list of devices');
     } else {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      makeDirectory(dirname(path), 0o700);
       accessSync(dirname(path), constants.W_OK);
     }
   } catch (error) {

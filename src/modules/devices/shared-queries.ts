@@ -48,6 +48,13 @@ export async function setNextSendAt(db: Executor, deviceId: string, at: number |
  * `failed`; else add `failed` to the count); answers the failures in a row now.
  */
 export async function countSendFailures(db: Executor, deviceId: string, reset: boolean, failed: number): Promise<number> {
+  if (reset && failed === 0) {
+    // The common case, a send that worked on a phone that was not failing: writing the zero again
+    // would lock the device row (which the dispatcher's claims wait on) and leave a dead row version
+    // for every report batch, to change nothing.
+    await db.raw(`update devices set consecutive_failures = 0 where id = ? and consecutive_failures <> 0`, [deviceId]);
+    return 0;
+  }
   const { rows } = await db.raw<{ rows: { consecutive_failures: number }[] }>(
     `update devices set consecutive_failures = case when ? then ? else consecutive_failures + ? end
       where id = ? returning consecutive_failures`,

@@ -4,7 +4,7 @@
 // file in .partial/; the next start removes those older than a day (not younger ones: another
 // gateway sharing DATA_DIR may be writing them).
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { MeasuringStream } from './measure.ts';
 import type { ByteRange, PutLimits, RecordingStore, StoredObject } from './store.ts';
+import { makeDirectoryAsync } from '../../../common/make-directory.ts';
 
 /** Keys are made by recordingKey(); anything else (a path with ..) is refused, whatever the database says. */
 const KEY_PATTERN = /^[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f-]{36}$/;
@@ -43,7 +44,7 @@ export class FilesystemRecordingStore implements RecordingStore {
       await written;
       // Renamed only once the bytes are on disk: after a power cut the key holds all or nothing.
       await syncFile(partial);
-      await mkdir(dirname(target), { recursive: true });
+      await makeDirectoryAsync(dirname(target));
       await rename(partial, target);
       await syncFile(dirname(target)).catch(() => undefined);
       return measure.result();
@@ -83,7 +84,7 @@ export class FilesystemRecordingStore implements RecordingStore {
   /** Once per process: the partial directory exists, without what a crash left there long ago. */
   private prepare(): Promise<void> {
     this.prepared ??= (async () => {
-      await mkdir(this.partialDir, { recursive: true, mode: 0o700 });
+      await makeDirectoryAsync(this.partialDir, 0o700);
       const cutoff = Date.now() - STALE_PARTIAL_MS;
       for (const name of await readdir(this.partialDir)) {
         const path = join(this.partialDir, name);

@@ -4,8 +4,10 @@
 // Which key a process holds is checked against the database at start (secret-key-check.ts): a
 // command run with another DATA_DIR would otherwise make a key of its own and seal with it.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { StartupError } from '../../../common/errors.ts';
+import { makeDirectory } from '../../../common/make-directory.ts';
 
 /**
  * Where a process's key came from, as its refusal names it. A key file not there yet is made in
@@ -53,11 +55,17 @@ export class SecretBox {
   saveKeyFile(): void {
     if (this.source.kind !== 'file' || this.source.written) return;
     const { file } = this.source;
-    mkdirSync(dirname(file), { recursive: true });
     try {
+      makeDirectory(dirname(file));
       writeFileSync(file, this.key.toString('hex'), { mode: 0o600, flag: 'wx' });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !readKeyFile(file).equals(this.key)) throw error;
+      const { code, message } = error as NodeJS.ErrnoException;
+      if (code === 'EEXIST') {
+        if (!readKeyFile(file).equals(this.key)) throw error;
+      } else {
+        // A DATA_DIR this user cannot make or write: a setting to fix, said in one line.
+        throw new StartupError(`DATA_DIR ${dirname(file)} cannot be used (${code ?? message}): the webhook secret key file is kept there; set DATA_DIR to a directory this user may create or write`);
+      }
     }
     this.source = { kind: 'file', file, written: true };
   }
