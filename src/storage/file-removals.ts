@@ -59,3 +59,23 @@ export async function removeQueuedFiles(db: Executor, store: FileStoreName, remo
     if (rows.length < BATCH) return removed;
   }
 }
+
+/** Rows an expiry deletes per statement: a long-unrun job catches up in bounded steps. */
+const EXPIRY_BATCH = 500;
+
+/**
+ * Deletes expired rows whose deletion queues their files (`deleteBatch` deletes at most `limit`
+ * and answers what it deleted) a batch at a time, then removes the files so queued: the queue is
+ * the one way a file goes, so a removal that fails is tried again like any other. Answers how many
+ * rows were deleted.
+ */
+export async function expireWithFiles(deleteBatch: (limit: number) => Promise<unknown[]>, removeQueued: () => Promise<number>): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const rows = await deleteBatch(EXPIRY_BATCH);
+    deleted += rows.length;
+    if (rows.length < EXPIRY_BATCH) break;
+  }
+  if (deleted > 0) await removeQueued();
+  return deleted;
+}

@@ -236,6 +236,11 @@ export async function mediaRowsOf(target: WithDatabase, accountId: string): Prom
   return db(target)('media').where({ account_id: accountId });
 }
 
+/** Dates a stored media item as if uploaded at `createdAt` (retention reads the row's date). */
+export async function stampMedia(target: WithDatabase, mediaId: string, createdAt: Date): Promise<number> {
+  return db(target)('media').where({ id: mediaId }).update({ created_at: createdAt });
+}
+
 // Calls and their recordings
 
 /** Every call row of the account, in id order. */

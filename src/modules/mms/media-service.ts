@@ -10,7 +10,7 @@ import type { Clock } from '../../common/clock.ts';
 import type { Logger } from '../../common/logger.ts';
 import { AppError } from '../../common/errors.ts';
 import { isUuid } from '../../common/object-id.ts';
-import { removeQueuedFiles } from '../../storage/file-removals.ts';
+import { expireWithFiles, removeQueuedFiles } from '../../storage/file-removals.ts';
 import { peek } from '../calls/recordings/peek.ts';
 import { openRange, type RangedFile } from '../calls/recordings/range.ts';
 import { RecordingTooLarge, recordingKey, type RecordingStore } from '../calls/recordings/store.ts';
@@ -29,9 +29,6 @@ export interface MediaOptions {
 export interface MediaDownload extends RangedFile {
   media: MediaRow;
 }
-
-/** Media removed per retention statement: a long-unrun job catches up in bounded steps. */
-const RETENTION_BATCH = 500;
 
 export class MediaService {
   constructor(
@@ -121,14 +118,7 @@ export class MediaService {
   async expire(): Promise<number> {
     if (this.options.retentionDays === undefined) return 0;
     const cutoff = new Date(this.clock.now() - this.options.retentionDays * 24 * 3600 * 1000);
-    let removed = 0;
-    for (;;) {
-      const rows = await repository.deleteMediaOlderThan(this.db, cutoff, RETENTION_BATCH);
-      // A file left behind by a failure here is unreachable (no row names it) and costs only space.
-      for (const row of rows) await this.store.remove(row.storage_key).catch((error: unknown) => this.logger.warn({ err: error, mediaId: row.id }, 'expired media file not removed'));
-      removed += rows.length;
-      if (rows.length < RETENTION_BATCH) break;
-    }
+    const removed = await expireWithFiles((limit) => repository.deleteMediaOlderThan(this.db, cutoff, limit), () => this.removeQueuedFiles());
     if (removed > 0) this.logger.info({ removed, retentionDays: this.options.retentionDays }, 'expired media removed');
     return removed;
   }

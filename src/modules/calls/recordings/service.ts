@@ -10,7 +10,7 @@ import type { CallsEvents } from '../domain-events.ts';
 import type { Clock } from '../../../common/clock.ts';
 import type { Logger } from '../../../common/logger.ts';
 import { AppError } from '../../../common/errors.ts';
-import { removeQueuedFiles } from '../../../storage/file-removals.ts';
+import { expireWithFiles, removeQueuedFiles } from '../../../storage/file-removals.ts';
 import type { DeviceRow } from '../../devices/types.ts';
 import * as calls from '../repository.ts';
 import { detectAudioType, SNIFF_BYTES, wavDurationSeconds } from './audio-type.ts';
@@ -29,9 +29,6 @@ export interface UploadResult {
 export interface Download extends RangedFile {
   recording: calls.RecordingRow;
 }
-
-/** Recordings removed per retention statement: a long-unrun job catches up in bounded steps. */
-const RETENTION_BATCH = 500;
 
 export class RecordingService {
   constructor(
@@ -123,14 +120,7 @@ export class RecordingService {
   async expire(): Promise<number> {
     if (this.options.retentionDays === undefined) return 0;
     const cutoff = new Date(this.clock.now() - this.options.retentionDays * 24 * 3600 * 1000);
-    let removed = 0;
-    for (;;) {
-      const rows = await deleteRecordingsOlderThan(this.db, cutoff, RETENTION_BATCH);
-      // A file left behind by a failure here is unreachable (no row names it) and costs only space.
-      for (const row of rows) await this.store.remove(row.storage_key).catch((error: unknown) => this.logger.warn({ err: error, callId: row.call_id }, 'expired recording file not removed'));
-      removed += rows.length;
-      if (rows.length < RETENTION_BATCH) break;
-    }
+    const removed = await expireWithFiles((limit) => deleteRecordingsOlderThan(this.db, cutoff, limit), () => this.removeQueuedFiles());
     if (removed > 0) this.logger.info({ removed, retentionDays: this.options.retentionDays }, 'expired call recordings removed');
     return removed;
   }
