@@ -52,6 +52,7 @@ import * as smsCategoryDeviceGroups from './20261206_049_sms_category_device_gro
 import * as upstreamSubmissionCosts from './20261206_050_upstream_submission_costs.ts';
 import * as webhookChainsBySms from './20261207_051_webhook_chains_by_sms.ts';
 import * as idempotencyResponseText from './20261208_052_idempotency_response_text.ts';
+import * as contractWebhookDeliveriesChain from './20261209_053_contract_webhook_deliveries_chain.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -110,4 +111,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261206_050_upstream_submission_costs', upstreamSubmissionCosts],
   ['20261207_051_webhook_chains_by_sms', webhookChainsBySms],
   ['20261208_052_idempotency_response_text', idempotencyResponseText],
+  ['20261209_053_contract_webhook_deliveries_chain', contractWebhookDeliveriesChain],
 ];
