@@ -53,6 +53,7 @@ import * as upstreamSubmissionCosts from './20261206_050_upstream_submission_cos
 import * as webhookChainsBySms from './20261207_051_webhook_chains_by_sms.ts';
 import * as idempotencyResponseText from './20261208_052_idempotency_response_text.ts';
 import * as contractWebhookDeliveriesChain from './20261209_053_contract_webhook_deliveries_chain.ts';
+import * as upstreamsForAllKeys from './20261210_054_upstreams_for_all_keys.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -112,4 +113,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261207_051_webhook_chains_by_sms', webhookChainsBySms],
   ['20261208_052_idempotency_response_text', idempotencyResponseText],
   ['20261209_053_contract_webhook_deliveries_chain', contractWebhookDeliveriesChain],
+  ['20261210_054_upstreams_for_all_keys', upstreamsForAllKeys],
 ];
