@@ -87,7 +87,11 @@ export type ErrorCode = keyof typeof ERROR_CATALOG;
 export interface ErrorDetail {
   /** JSON pointer-ish path of the offending input, such as "/phone" or "query.limit". */
   field: string;
-  /** Which part of the request holds the field, when it is not obvious. */
+  /**
+   * Which part of the request holds the field. Every detail the HTTP API answers names it; a
+   * service that does not know how its input came may leave it out, and the route then names the
+   * part that declares the field (src/http/detail-places.ts).
+   */
   in?: 'body' | 'query' | 'path' | 'header';
   message: string;
 }
@@ -109,9 +113,9 @@ export class AppError extends Error {
   }
 }
 
-/** A 400 about one field, the most common client error. */
-export function invalidField(field: string, message: string, code: ErrorCode = 'validation_failed'): AppError {
-  return new AppError(code, message, [{ field, message }]);
+/** A 400 about one field, the most common client error; `part` where the caller knows it. */
+export function invalidField(field: string, message: string, code: ErrorCode = 'validation_failed', part?: ErrorDetail['in']): AppError {
+  return new AppError(code, message, [{ field, ...(part ? { in: part } : {}), message }]);
 }
 
 /** The gateway cannot start or a command cannot run for a reason an operator must fix. */

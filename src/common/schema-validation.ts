@@ -8,6 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { ErrorDetail } from './errors.ts';
 import { exceedsCharacters } from './characters.ts';
 import { UUID_PATTERN } from './object-id.ts';
+import { checkingTextNumbers, type TextProblem } from './text-numbers.ts';
 
 // ajv-formats is CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -69,41 +70,7 @@ const bodyAjv = createAjv(false);
 const textAjv = createAjv(true);
 
 export function compile(schema: TSchema, part: RequestPart): ValidateFunction {
-  return part === 'body' ? bodyAjv.compile(schema) : refusingOverflow(textAjv.compile(schema), schema);
-}
-
-/**
- * Text that reads as a number too large for one ("1e309", "-1e400") is coerced to Infinity, and
- * ajv then lets it through: its integer and number checks, minimum and maximum included, skip a
- * value that is not finite. A page of ?limit=1e309 would be the whole table. So after coercion a
- * value that is not a finite number is refused as not a number of the declared type. (A JSON body
- * needs no such check: ajv's type check refuses Infinity there.)
- */
-function refusingOverflow(validate: ValidateFunction, schema: TSchema): ValidateFunction {
-  type Declared = { type?: unknown; items?: Declared };
-  const properties = (schema as { properties?: Record<string, Declared> }).properties ?? {};
-  // The type an overflowed value was meant to have: the property's own, or its items' for an array.
-  const typeOf = (declared: Declared | undefined): string => (typeof declared?.type === 'string' ? declared.type : 'number');
-  const check: ((data: unknown) => boolean) & { errors?: ValidateFunction['errors'] } = (data) => {
-    const valid = validate(data);
-    const overflowed: ErrorObject[] = [];
-    if (data !== null && typeof data === 'object') {
-      for (const [key, value] of Object.entries(data)) {
-        const declared = properties[key];
-        const values = Array.isArray(value)
-          ? value.map((item: unknown, index) => ({ item, instancePath: `/${key}/${index}`, schemaPath: `#/properties/${key}/items/type`, type: typeOf(declared?.items) }))
-          : [{ item: value, instancePath: `/${key}`, schemaPath: `#/properties/${key}/type`, type: typeOf(declared) }];
-        for (const { item, instancePath, schemaPath, type } of values) {
-          if (typeof item === 'number' && !Number.isFinite(item)) {
-            overflowed.push({ keyword: 'type', instancePath, schemaPath, params: { type }, message: `must be ${type}` });
-          }
-        }
-      }
-    }
-    check.errors = overflowed.length ? [...(validate.errors ?? []), ...overflowed] : validate.errors;
-    return valid && overflowed.length === 0;
-  };
-  return Object.assign(check, { schema: validate.schema, schemaEnv: validate.schemaEnv, errors: validate.errors }) as ValidateFunction;
+  return part === 'body' ? bodyAjv.compile(schema) : checkingTextNumbers(textAjv.compile(schema), schema);
 }
 
 /**
@@ -182,6 +149,9 @@ function describe(error: ErrorObject, part: RequestPart): ErrorDetail {
   const subject = subjectOf(error, part);
   const params = error.params as Record<string, unknown>;
   const detail = (message: string): ErrorDetail => ({ field: subject, in: part, message: `${subject} ${message}` });
+  if (params.problem === 'repeated') return detail('is given more than once; give it once');
+  const textNumber = part !== 'body' && numberSchema(error);
+  if (textNumber) return detail(textNumberMessage(textNumber, params.problem as TextProblem | undefined));
   switch (error.keyword) {
     case 'required':
       return { field: field(String(params.missingProperty)), in: part, message: `${field(String(params.missingProperty))} is required` };
@@ -222,6 +192,23 @@ function describe(error: ErrorObject, part: RequestPart): ErrorDetail {
     default:
       return detail(error.message ?? 'is invalid');
   }
+}
+
+/**
+ * A number given as text (query string, path) that is not one, or is out of range, is told with
+ * the whole of what is taken, in the words the Twilio-compatible family uses too: "limit must be
+ * a whole number from 1 to 100", rather than the one bound it broke or "an integer".
+ */
+function numberSchema(error: ErrorObject): Schema | undefined {
+  const schema = error.parentSchema as Schema | undefined;
+  const numeric = schema?.type === 'integer' || schema?.type === 'number';
+  return numeric && ['type', 'minimum', 'maximum'].includes(error.keyword) ? schema : undefined;
+}
+
+function textNumberMessage(schema: Schema, problem: TextProblem | undefined): string {
+  const wanted = inWords(schema).replace(/^an integer/, 'a whole number');
+  if (problem === 'blank') return `is blank; it must be ${wanted}`;
+  return `must be ${wanted}`;
 }
 
 function article(type: string): string {

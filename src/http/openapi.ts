@@ -41,8 +41,12 @@ const ErrorBody = {
           type: 'array',
           items: {
             type: 'object',
-            required: ['field', 'message'],
-            properties: { field: { type: 'string' }, in: { type: 'string' }, message: { type: 'string' } },
+            required: ['field', 'in', 'message'],
+            properties: {
+              field: { type: 'string', description: 'the input at fault, as a dotted path (messages.3.phone); empty for the request as a whole' },
+              in: { type: 'string', enum: ['body', 'query', 'path', 'header'], description: 'the part of the request that holds the field' },
+              message: { type: 'string' },
+            },
           },
         },
       },

@@ -9,6 +9,7 @@ import type { ValidateFunction } from 'ajv';
 import { AppError, type ErrorCode } from '../common/errors.ts';
 import type { Permission } from '../modules/api-keys/permissions.ts';
 import { check, compile, refuseNul } from './validation.ts';
+import { placingDetails } from './detail-places.ts';
 import { authenticateRequest, type Authenticator, type RequestAuth } from './middleware/authenticate.ts';
 import { createCsvReader, type BodyReader } from './middleware/json-body.ts';
 
@@ -127,6 +128,12 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
     // Where unknown parameters are refused, a route that declares no query string takes none.
     const querySchema = route.query ?? (strictQuery ? NO_QUERY : undefined);
     const declaredQuery = new Set(Object.keys((route.query as { properties?: object } | undefined)?.properties ?? {}));
+    const placeDetails = placingDetails({
+      params: route.params,
+      query: route.documentedQuery ?? route.query,
+      body: route.documentedBody ?? route.body,
+      takesBody: Boolean(route.body ?? route.documentedBody ?? route.rawBody),
+    });
     const validators: Partial<Record<'body' | 'query' | 'path', ValidateFunction>> = {
       ...(route.body ? { body: compile(route.body, 'body') } : {}),
       ...(querySchema ? { query: compile(querySchema, 'query') } : {}),
@@ -160,6 +167,9 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], { prefix,
         ctx.status = result.status;
         if (result.headers) ctx.set(result.headers);
         if (result.body !== undefined) ctx.body = result.body;
+      } catch (error) {
+        placeDetails(error);
+        throw error;
       } finally {
         release?.();
       }

@@ -129,7 +129,7 @@ describe('contacts, groups and templates', () => {
     const refused = await fx.tenant.api.post('/contacts/send', { tag: 'vip', template_id: template.id });
     expectError(refused, 400, 'validation_failed');
     expect(refused.body.error.details).to.deep.equal([
-      { field: 'recipients.1.message', message: `+491701234502 (contact ${bob.id}): the contact has no value for {{fields.company}}` },
+      { field: 'recipients.1.message', in: 'body', message: `+491701234502 (contact ${bob.id}): the contact has no value for {{fields.company}}` },
     ]);
     expect((await fx.tenant.api.get('/sms')).body.data).to.deep.equal([]);
     expectError(await fx.tenant.api.post('/contacts/send', { tag: 'vip', group_id: UNKNOWN_ID, message: 'x' }), 400, 'validation_failed');

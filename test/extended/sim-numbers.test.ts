@@ -108,7 +108,7 @@ describe('SIM numbers: reported by the phone, set by the owner', () => {
       const reply = await patch({ sim_numbers: { '0': bad, '1': null }, record_calls: true });
       expectError(reply, 400, 'validation_failed');
       expect(reply.body.error.message).to.contain('sim_numbers.0');
-      expect(reply.body.error.details).to.deep.equal([{ field: 'sim_numbers.0', message: reply.body.error.message }]);
+      expect(reply.body.error.details).to.deep.equal([{ field: 'sim_numbers.0', in: 'body', message: reply.body.error.message }]);
       expect(await read()).to.deep.include({ sim_numbers: { '1': PHONE_SIM_1 }, record_calls: false });
     });
   }

@@ -93,7 +93,8 @@ describe('agent download: with PUBLIC_URL', () => {
     expect(script.body).to.contain("GATEWAY='https://sms.example.com/gateway'\n");
     const registered = await fx.tenant.api.post('/devices', { name: 'phone' });
     expect(registered.body.install_command).to.equal(
-      `history -d -1 2>/dev/null; curl -fsSL 'https://sms.example.com/gateway/agent/install.sh' | sh -s -- '${registered.body.pairing_url}'`,
+      `history -d -1 2>/dev/null; (f=$(mktemp) && trap 'rm -f "$f"' EXIT && curl -fsSL -o "$f" 'https://sms.example.com/gateway/agent/install.sh' || ` +
+        `{ echo 'sms-gateway-agent: the installer did not download (curl says why above); nothing was installed' >&2; exit 1; }; sh "$f" '${registered.body.pairing_url}')`,
     );
   });
 });

@@ -184,7 +184,7 @@ describe('mms', () => {
       const foreign = await fx.tenant.api.post('/mms', { phone: '+79161234567', media_ids: [mine.id, theirs.body.id] });
       expect(foreign.status).to.equal(404);
       expect(foreign.body.error.code).to.equal('media_not_found');
-      expect(foreign.body.error.details).to.deep.equal([{ field: 'media_ids/1', message: 'names no media of this account' }]);
+      expect(foreign.body.error.details).to.deep.equal([{ field: 'media_ids/1', in: 'body', message: 'names no media of this account' }]);
       expect((await fx.tenant.api.post('/mms', { phone: '+79161234567', media_ids: [UNKNOWN_ID] })).status).to.equal(404);
 
       const eleven = await fx.tenant.api.post('/mms', { phone: '+79161234567', media_ids: Array.from({ length: 11 }, () => mine.id) });

@@ -2,6 +2,7 @@
 // presence changing live in the list, its settings saved through the API, and deleting it.
 import { expect } from 'chai';
 import { SimulatedDevice } from '../../src/simulator/device.ts';
+import { agentInstallCommand } from '../../src/modules/devices/install-command.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { eventually } from '../support/eventually.ts';
 import { checkA11y, openPanel, screenshot, useBrowser } from './support/browser.ts';
@@ -36,7 +37,7 @@ describe('panel: devices', () => {
     expect(pairing).to.match(new RegExp(`^smsgw://127\\.0\\.0\\.1:${gw.gateway.mqttPort}\\?v=1&device=${device!.id}&token=`));
     expect(await page.getByTestId('agent-command').textContent()).to.equal(`sms-gateway-agent --pairing '${pairing}'`);
     // On a phone, one line for Termux installs the agent from this gateway and pairs it with the same URL.
-    const installLine = `history -d -1 2>/dev/null; curl -fsSL '${gw.baseUrl}/agent/install.sh' | sh -s -- '${pairing}'`;
+    const installLine = agentInstallCommand(gw.baseUrl, pairing);
     expect((await page.getByTestId('install-command').textContent())!.trim()).to.equal(installLine);
     // A corrected broker address rebuilds the URL around it; a wrong one says how to write it.
     await page.getByLabel('Broker address').fill('mqtts://phones.example.com:8883');

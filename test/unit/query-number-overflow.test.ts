@@ -26,17 +26,17 @@ function refusal(query: Record<string, unknown>): AppError {
 
 describe('query numbers that overflow', () => {
   for (const text of ['1e309', '-1e309', '1e400']) {
-    it(`then limit=${text} is a 400 naming limit as an integer`, () => {
+    it(`then limit=${text} is a 400 naming limit as a whole number in its range`, () => {
       const error = refusal({ limit: text });
       expect(error.code).to.equal('validation_failed');
-      expect(error.details).to.deep.equal([{ field: 'limit', in: 'query', message: 'limit must be an integer' }]);
+      expect(error.details).to.deep.equal([{ field: 'limit', in: 'query', message: 'limit must be a whole number from 1 to 100' }]);
     });
   }
 
   it('then a number field and an array item are refused the same way', () => {
-    expect(refusal({ since: '1e309' }).details).to.deep.equal([{ field: 'since', in: 'query', message: 'since must be a number' }]);
-    // The item is named, with its items' type: an integer, not the array it stands in.
-    expect(refusal({ ids: ['1', '1e309'] }).details).to.deep.equal([{ field: 'ids.1', in: 'query', message: 'ids.1 must be an integer' }]);
+    expect(refusal({ since: '1e309' }).details).to.deep.equal([{ field: 'since', in: 'query', message: 'since must be a number of at least 0' }]);
+    // The item is named, with its items' type: a whole number, not the array it stands in.
+    expect(refusal({ ids: ['1', '1e309'] }).details).to.deep.equal([{ field: 'ids.1', in: 'query', message: 'ids.1 must be a whole number' }]);
   });
 
   it('then numbers that fit are still coerced and taken, and the default still applies', () => {

@@ -5,11 +5,11 @@ import { OBJECT_ID_PATTERN, isUuid } from '../../common/object-id.ts';
 
 export type AnyId = { uuid: string } | { objectId: string };
 
-export function parseAnyId(value: string, field: string): AnyId {
+export function parseAnyId(value: string, field: string, part: IdSource['in'] = 'body'): AnyId {
   const id = value.trim().toLowerCase();
   if (OBJECT_ID_PATTERN.test(id)) return { objectId: id };
   if (isUuid(id)) return { uuid: id };
-  throw invalidField(field, `${field} must be a 24-character object id or a UUID`, 'invalid_id');
+  throw invalidField(field, `${field} must be a 24-character object id or a UUID`, 'invalid_id', part);
 }
 
 /** One place a request may carry an id: `id` in the query string, `device_id` in the body... */

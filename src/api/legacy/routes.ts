@@ -52,8 +52,8 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
       { field: 'device_id', in: 'body', value: body.device_id },
       { field: 'id', in: 'body', value: body.id },
     ]);
-    if (!named) throw invalidField('device_id', 'device_id is required');
-    return parseAnyId(named.value!, named.field);
+    if (!named) throw invalidField('device_id', 'device_id is required', 'validation_failed', 'body');
+    return parseAnyId(named.value!, named.field, named.in);
   };
   const deviceOf = (accountId: string, body: { device_id?: string | undefined; id?: string | undefined }) =>
     devices.getByAnyId(accountId, deviceIdIn(body));
@@ -135,8 +135,9 @@ export function legacyRoutes(parts: LegacyParts, options: LegacyOptions) {
           { field: 'id', in: 'query', value: query.id },
           { field: 'id', in: 'body', value: body.id },
         ]);
-        if (!named) throw invalidField('id', 'id is required, in the query string or the JSON body');
-        await messages.delete(auth.accountId, parseAnyId(named.value!, 'id'));
+        // Missing from both: told as the query string's, where the docs name it first.
+        if (!named) throw invalidField('id', 'id is required, in the query string or the JSON body', 'validation_failed', 'query');
+        await messages.delete(auth.accountId, parseAnyId(named.value!, 'id', named.in));
         return { status: 204 };
       },
     }),

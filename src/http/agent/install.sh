@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs the SMS gateway's device agent on an Android phone in Termux, pairs it with the
 # gateway and starts it, and makes Termux:Boot start it after a reboot (docs/agent-termux.md).
-# The gateway serves this script with its own address filled in:
-#   curl -fsSL https://gateway.example.com/agent/install.sh | sh -s -- 'smsgw://...'
+# The gateway serves this script with its own address filled in; the line it gives saves it to a
+# file and runs it with the pairing URL (src/modules/devices/install-command.ts):
+#   curl -fsSL -o "$f" https://gateway.example.com/agent/install.sh && sh "$f" 'smsgw://...'
 # Without the pairing URL as its argument it asks for it, so that the URL (it holds the device's
 # token) stays out of the shell's history.
 set -eu
@@ -18,14 +19,14 @@ fail() {
 }
 
 pairing=${1:-}
-# Asked on the terminal: standard input is this script itself, coming through the pipe.
+# Asked on the terminal: piped into sh (curl ... | sh), standard input is this script itself.
 if [ -z "$pairing" ] && (: </dev/tty) 2>/dev/null; then
   printf 'Pairing URL (smsgw://..., from the gateway): ' >/dev/tty
   IFS= read -r pairing </dev/tty || true
 fi
 case "$pairing" in
   smsgw://*) ;;
-  '') fail 'the pairing URL is missing: sh -s -- '"'"'smsgw://...'"'"' (the control panel shows the whole line)' ;;
+  '') fail 'the pairing URL is missing: give it as the argument, sh install.sh '"'"'smsgw://...'"'"' (the control panel shows the whole line)' ;;
   *) fail 'the pairing URL starts with smsgw:// (the control panel shows it next to the QR code)' ;;
 esac
 if [ -z "${PREFIX:-}" ] || ! command -v pkg >/dev/null 2>&1; then
@@ -47,7 +48,7 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-$PREFIX/tmp}/sms-gateway-agent.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 say "downloading the agent from $GATEWAY"
-curl -fsSL "$GATEWAY/agent/sms-gateway-agent.tgz" -o "$tmp/sms-gateway-agent.tgz"
+curl -fsSL "$GATEWAY/agent/sms-gateway-agent.tgz" -o "$tmp/sms-gateway-agent.tgz" || fail "the agent did not download from $GATEWAY (curl says why above); nothing was installed"
 npm install -g --no-audit --no-fund --loglevel=error "$tmp/sms-gateway-agent.tgz" >&2
 
 # An agent already running (installed before, or a new token for this phone) gives way: one
