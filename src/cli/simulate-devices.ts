@@ -6,12 +6,16 @@ import type { GivenDevice } from '../simulator/fleet.ts';
 import { CliError } from './output.ts';
 import { firstLineOfFile } from './secret-file.ts';
 
-/** The devices named by --pairing (each) and --device with --token; errors never repeat a token. */
+/**
+ * The devices named by --pairing (each) and --device with --token; errors never repeat a token.
+ * They carry no name: running a registered device must not rename it (docs/pairing.md: a device
+ * keeps its id, settings and SMS), so its heartbeats report none.
+ */
 export function givenDevices(pairings: string[], deviceId: string | undefined, token: string | undefined): GivenDevice[] {
   const devices: GivenDevice[] = pairings.map((text, i) => {
     try {
       const pairing = parsePairingUrl(text);
-      return { device_id: pairing.deviceId, token: pairing.token, name: `paired-${i + 1}`, brokerUrl: pairing.brokerUrl, apiUrl: pairing.apiUrl, pin: pairing.pin };
+      return { device_id: pairing.deviceId, token: pairing.token, brokerUrl: pairing.brokerUrl, apiUrl: pairing.apiUrl, pin: pairing.pin };
     } catch (error) {
       throw new CliError(`--pairing${pairings.length > 1 ? ` (the ${ordinal(i + 1)})` : ''}: ${(error as Error).message}`);
     }
@@ -20,7 +24,7 @@ export function givenDevices(pairings: string[], deviceId: string | undefined, t
   if (deviceId !== undefined && token !== undefined) {
     if (!isUuid(deviceId)) throw new CliError(`--device must be a device id (a UUID, as devices register shows it), got "${deviceId}"`);
     if (token.trim() === '') throw new CliError('--token is empty');
-    devices.push({ device_id: deviceId.toLowerCase(), token, name: 'given' });
+    devices.push({ device_id: deviceId.toLowerCase(), token });
   }
   const seen = new Set<string>();
   for (const device of devices) {

@@ -26,7 +26,8 @@ export interface SimulatedDeviceOptions {
   apiUrl?: string;
   deviceId: string;
   token: string;
-  name?: string;
+  /** The name its heartbeats report; null: none, as a phone that does not say (the gateway keeps the registered one). */
+  name?: string | null;
   /** Milliseconds before each report; 0 reports at once. */
   delays?: { processing?: number; sent?: number; delivered?: number };
   /** Fractions 0..1 of tasks that fail to send, or are reported undelivered. */
@@ -101,7 +102,7 @@ export class SimulatedDevice extends EventEmitter<SimulatedDeviceEvents> {
       get simCards() {
         return withSimulatedNumbers(options.simCards ?? [{ index: 0, name_operator: 'Simulated Mobile' }], options.deviceId);
       },
-      name: options.name ?? `sim-${options.deviceId.slice(0, 8)}`,
+      ...(options.name === null ? {} : { name: options.name ?? `sim-${options.deviceId.slice(0, 8)}` }),
       ...(options.apiUrl
         ? {
             fetchMms: async (sms) => {

@@ -15,8 +15,12 @@ export interface DeviceCredentials {
   name: string;
 }
 
-/** A device registered beforehand (`devices register`, the panel, a pairing URL). */
-export interface GivenDevice extends DeviceCredentials {
+/**
+ * A device registered beforehand (`devices register`, the panel, a pairing URL). Without a name it
+ * reports none in its heartbeats, so the gateway keeps the one its owner registered it with.
+ */
+export interface GivenDevice extends Omit<DeviceCredentials, 'name'> {
+  name?: string | undefined;
   /** Its own broker (a pairing URL names one); none: the fleet's. */
   brokerUrl?: string | undefined;
   /** Its own gateway HTTP base, for recording uploads; none: the fleet's. */
@@ -89,7 +93,7 @@ export class Fleet {
           ...(entry.pin ? { pin: entry.pin } : {}),
           deviceId: entry.device_id,
           token: entry.token,
-          name: entry.name,
+          name: entry.name ?? null,
         });
         device.on('task', (_task, again) => {
           this.stats.tasks++;

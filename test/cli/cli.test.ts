@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Gateway } from '../../src/gateway.ts';
 import { PERMISSIONS } from '../../src/modules/api-keys/permissions.ts';
-import { API_KEY, expectRefused, jsonOf, killChildren, runCli, STACK_FRAME, tempDataDir, type CliResult, type Env } from '../support/cli.ts';
+import { API_KEY, expectOk, expectRefused, jsonOf, killChildren, runCli, STACK_FRAME, tempDataDir, type CliResult, type Env } from '../support/cli.ts';
 import { testDatabase, testDatabaseUrl } from '../support/environment.ts';
 import { startGateway } from '../support/gateway.ts';
 import { ApiClient } from '../support/tenant.ts';
@@ -295,6 +295,42 @@ describe('sms-gateway command line', function () {
       });
     });
   }
+
+  describe('twilio and smpp credentials list', () => {
+    it('when listed without --account, then each credential names the account it belongs to, in the text and in the JSON', async function () {
+      this.timeout(60_000);
+      const accounts = [uniqueName('creds-a'), uniqueName('creds-b')];
+      const twilioSids: string[] = [];
+      const smppIds: string[] = [];
+      for (const account of accounts) {
+        expectOk(await cli('accounts', 'create', account));
+        const twilio = await cli('twilio', 'credentials', 'create', '--account', account, '--json');
+        expectOk(twilio);
+        twilioSids.push(jsonOf(twilio).account_sid);
+        const smpp = await cli('smpp', 'credentials', 'create', '--account', account, '--json');
+        expectOk(smpp);
+        smppIds.push(jsonOf(smpp).id);
+      }
+      const lists: [string, string[]][] = [
+        ['twilio', twilioSids],
+        ['smpp', smppIds],
+      ];
+      for (const [command, ids] of lists) {
+        const text = await cli(command, 'credentials', 'list');
+        expectOk(text);
+        expect(text.stdout.split('\n')[0], text.transcript).to.match(/\sACCOUNT\s/);
+        const json = await cli(command, 'credentials', 'list', '--json');
+        expectOk(json);
+        const rows = jsonOf(json) as Record<string, string>[];
+        ids.forEach((id, i) => {
+          const line = text.stdout.split('\n').find((row) => row.startsWith(id));
+          expect(line, text.transcript).to.be.a('string');
+          expect(line!.split(/\s+/), `${command}: ${line}`).to.include(accounts[i]);
+          expect(rows.find((row) => row.account_sid === id || row.id === id)?.account, `${command} --json`).to.equal(accounts[i]);
+        });
+      }
+    });
+  });
 
   describe('devices register', () => {
     it("when --account and --name are given, then it prints the device's id and its token", async () => {

@@ -40,6 +40,16 @@ describe('cli: help and version', function () {
     expect(result.stdout).to.contain('sms-gateway keys create --account NAME');
   });
 
+  it('when "e2e --help" is run, then its usage lists --json, which both its actions take', async () => {
+    const help = await runCli(['e2e', '--help'], {});
+    expectOk(help);
+    expect(help.stdout).to.match(/sms-gateway e2e encrypt TEXT .*\[--json\]/).and.to.match(/sms-gateway e2e decrypt CIPHERTEXT .*\[--json\]/);
+    expect(help.stdout).to.match(/^ {2}--json /m);
+    const encrypted = await runCli(['e2e', 'encrypt', 'hello', '--json'], { SMS_GATEWAY_PASSPHRASE: 'correct horse battery' });
+    expectOk(encrypted);
+    expect(JSON.parse(encrypted.stdout)).to.have.all.keys('ciphertext');
+  });
+
   it('when "help simulate" is run, then it prints the usage of simulate', async () => {
     const result = await runCli(['help', 'simulate'], {});
     expectOk(result);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { formatPairingUrl } from '../../agent/src/pairing.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import { expectRefused, GatewayProcess, jsonOf, killChildren, runCli, tempDataDir, type Env } from '../support/cli.ts';
+import { eventually } from '../support/eventually.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, registerDevice, type Tenant } from '../support/tenant.ts';
 
@@ -58,6 +59,21 @@ describe('cli: simulate with devices registered beforehand', function () {
     const summary = await runUntilOnline(['--device', device.id, '--token', token]);
     expect(summary.devices).to.deep.equal([device.id]);
     expect(summary.connected).to.equal(1);
+  });
+
+  it('when registered devices run from a pairing URL or their token, then their heartbeats leave the names they were registered with', async () => {
+    const paired = await registerDevice(gateway, tenant, 'office phone');
+    const byToken = await registerDevice(gateway, tenant, 'drawer phone');
+    const url = formatPairingUrl({ host: '127.0.0.1', port: gateway.mqttPort, deviceId: paired.device.id, token: paired.token });
+    await runUntilOnline(['--pairing', url, '--device', byToken.device.id, '--token', byToken.token]);
+    for (const [{ device }, name] of [[paired, 'office phone'], [byToken, 'drawer phone']] as const) {
+      // The heartbeat is written once its battery shows: the name is read after it.
+      const view = await eventually(`the heartbeat of ${name}`, async () => {
+        const body = (await tenant.api.get(`/devices/${device.id}`)).body;
+        return body.battery_level !== null ? body : undefined;
+      }, 10_000, 100);
+      expect({ name: view.name, name_custom: view.name_custom }).to.deep.equal({ name, name_custom: name });
+    }
   });
 
   it('when the key is in SMS_GATEWAY_KEY, then --devices registers with it', async () => {

@@ -35,6 +35,17 @@ describe('sms-gateway sms send|list and devices list, against a running gateway'
     expect(result.stderr).to.contain('400 invalid_phone');
   });
 
+  it('a refusal whose details repeat its message prints it once; details that add something are kept', async () => {
+    const badPhone = await cli(['sms', 'send', '--phone', '12', '--message', 'x']);
+    expectRefused(badPhone, 1);
+    expect(badPhone.stderr.split('must be a valid phone number').length - 1, badPhone.transcript).to.equal(1);
+    expect(badPhone.stderr).to.match(/^error: the gateway answered 400 invalid_phone: phone must be a valid phone number[^()\n]*$/m);
+
+    const noDevice = await cli(['sms', 'send', '--phone', '+79161234567', '--message', 'x', '--device', '7d3c9a52-0b6e-4f4b-9a39-3f1f2f0b4c11']);
+    expectRefused(noDevice, 1);
+    expect(noDevice.stderr).to.match(/^error: the gateway answered 404 device_not_found: device not found \(device_id names no device of this account\)$/m);
+  });
+
   it('sms list with a status the API does not have is refused naming the statuses there are, exit 2', async () => {
     const result = await cli(['sms', 'list', '--status', 'failed']);
     expectRefused(result, 2);
@@ -42,6 +53,14 @@ describe('sms-gateway sms send|list and devices list, against a running gateway'
     const help = await cli(['sms', '--help']);
     expect(help.stdout).to.contain('failed_send');
     expect(help.stdout).not.to.contain('failed...');
+  });
+
+  it('sms list with a negative --limit, after a space or an equals sign, is refused with the range it takes, exit 2', async () => {
+    for (const args of [['--limit', '-1'], ['--limit=-1']]) {
+      const result = await cli(['sms', 'list', ...args]);
+      expectRefused(result, 2);
+      expect(result.stderr, result.transcript).to.match(/^error: --limit must be a whole number from 1 to 100$/m).and.not.to.contain('ambiguous');
+    }
   });
 
   it('devices list shows each phone of the account and whether it is online', async () => {

@@ -235,6 +235,9 @@ describe('sms-gateway upstreams and routes', function () {
       // The parser's message quotes the text where it broke: the password must not reach the terminal.
       ['a settings file broken right at its password', () => ['upstreams', 'create', '--account', account, '--settings-file', file('broken-secret.json', `{"name": "x", "kind": "smpp", "password": ${password}"}`)], /is not valid JSON/],
       ['a settings file that is not there', () => ['upstreams', 'create', '--account', account, '--settings-file', join(files.dir, 'absent.json')], /absent\.json: no such file/],
+      // The secret comes apart from the settings: its refusal names the flag that gave it.
+      ['a password too long in --secret-file', () => ['upstreams', 'create', '--account', account, '--settings-file', file('carrier-no-secret.json', { name: 'long', kind: 'smpp', host: 'smsc.example.net', port: 2775, system_id: 'a' }), '--secret-file', file('long-password', `${'p'.repeat(65)}\n`)], /^error: --secret-file \S+long-password refused: password must be at most 64 characters$/m],
+      ['a new auth token too long in --secret-file', () => ['upstreams', 'update', '--account', account, twilio, '--secret-file', file('long-token', `${'t'.repeat(129)}\n`)], /^error: --secret-file \S+long-token refused: auth_token must be at most 128 characters$/m],
       ['a password on the command line', () => ['upstreams', 'create', '--account', account, '--settings', `{"name": "x", "kind": "smpp", "password": "${password}"}`], /--settings may not carry password/],
       ['an id that is no UUID', () => ['upstreams', 'show', '--account', account, 'carrier'], /"carrier" is not an upstream id \(a UUID\)/],
       ['an unknown id', () => ['upstreams', 'update', '--account', account, randomId, '--settings', '{"port": 2}'], new RegExp(`has no upstream ${randomId}`)],

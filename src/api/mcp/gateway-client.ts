@@ -58,9 +58,29 @@ export class GatewayApiClient {
     }
     if (!response.ok) {
       const error = parsed?.error ?? {};
-      const details = Array.isArray(error.details) && error.details.length > 0 ? ` (${error.details.map((d: any) => [d.field, d.message].filter(Boolean).join(': ')).join('; ')})` : '';
-      throw new GatewayApiError(response.status, String(error.code ?? `http_${response.status}`), `${error.message ?? `HTTP ${response.status}`}${details}`);
+      const message = String(error.message ?? `HTTP ${response.status}`);
+      const details = detailsBeyond(message, Array.isArray(error.details) ? error.details : []);
+      throw new GatewayApiError(response.status, String(error.code ?? `http_${response.status}`), details.length > 0 ? `${message} (${details.join('; ')})` : message);
     }
     return parsed as T;
   }
+}
+
+/**
+ * The details of a refusal that say more than its message: a refusal of one field often carries
+ * that field's problem as its message too, and a reader should not be told it twice. Each names
+ * its field, unless its words begin with it already.
+ */
+function detailsBeyond(message: string, details: { field?: unknown; message?: unknown }[]): string[] {
+  const said = new Set([message]);
+  const beyond: string[] = [];
+  for (const detail of details) {
+    const field = typeof detail?.field === 'string' ? detail.field : '';
+    const text = typeof detail?.message === 'string' ? detail.message : '';
+    const told = !text ? field : !field || text.startsWith(field) ? text : `${field}: ${text}`;
+    if (!told || said.has(text) || said.has(told)) continue;
+    said.add(told);
+    beyond.push(told);
+  }
+  return beyond;
 }

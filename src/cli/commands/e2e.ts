@@ -6,14 +6,15 @@ import { parseFlags, withActions } from '../flags.ts';
 import { CliError, type Output } from '../output.ts';
 import { passphraseFrom } from '../passphrase.ts';
 
-export const USAGE = `usage: sms-gateway e2e encrypt TEXT [--passphrase-file PATH]
-       sms-gateway e2e decrypt CIPHERTEXT [--passphrase-file PATH]
+export const USAGE = `usage: sms-gateway e2e encrypt TEXT [--passphrase-file PATH] [--json]
+       sms-gateway e2e decrypt CIPHERTEXT [--passphrase-file PATH] [--json]
 Encrypts a recipient or a text for POST /api/ext/v1/sms/encrypted (AES-256-GCM, PBKDF2-SHA256,
 the format of docs/encryption.md), or decrypts what GET /sms or GET /incoming shows. Works
 offline: nothing is sent anywhere.
   --passphrase-file PATH  the passphrase is this file's first line
   --passphrase P          the passphrase itself; visible to other users in the process list, so
                           prefer SMS_GATEWAY_PASSPHRASE or --passphrase-file
+  --json                  print {"ciphertext": ...} or {"plaintext": ...} instead of the value alone
 environment: SMS_GATEWAY_PASSPHRASE (the passphrase, when neither flag is given)`;
 
 const FLAGS = { passphrase: { type: 'string' }, 'passphrase-file': { type: 'string' } } as const;

@@ -53,12 +53,18 @@ function defaultAlphabet(value: string | undefined): DefaultAlphabet | undefined
 async function list(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
   const rows = await withAccountServices(
-    async (services) => services.smpp.list(values.account ? (await services.accounts.require(values.account)).id : undefined),
+    async (services) => {
+      const credentials = await services.smpp.list(values.account ? (await services.accounts.require(values.account)).id : undefined);
+      // Without --account the rows are every account's: each names its own.
+      const accountNames = await services.accounts.namesById(credentials.map((row) => row.account_id));
+      return credentials.map((row) => ({ ...row, account: accountNames.get(row.account_id) ?? row.account_id }));
+    },
     (api) => `KEY=...   # a key of the account that holds keys:manage\n  curl -s '${api}/smpp/credentials' -H "Authorization: Bearer $KEY"`,
   );
   out.rows(rows, (row) => ({
     ID: row.id,
     SYSTEM_ID: row.system_id,
+    ACCOUNT: row.account,
     NAME: row.name,
     THROUGHPUT: String(row.throughput_per_second),
     WINDOW: String(row.window_size),

@@ -34,13 +34,18 @@ async function create(args: string[], out: Output): Promise<void> {
 
 async function list(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
-  const rows = await withAccountServices(
-    async (services) => services.twilio.list(values.account ? (await services.accounts.require(values.account)).id : undefined),
+  const { rows, accountNames } = await withAccountServices(
+    async (services) => {
+      const rows = await services.twilio.list(values.account ? (await services.accounts.require(values.account)).id : undefined);
+      // Without --account the rows are every account's: each names its own.
+      return { rows, accountNames: await services.accounts.namesById(rows.map((row) => row.account_id)) };
+    },
     (api) => curl('GET', `${api}/twilio/credentials`, values.account),
   );
   const data = rows.map((row) => ({
     account_sid: row.sid,
     account_id: row.account_id,
+    account: accountNames.get(row.account_id) ?? row.account_id,
     friendly_name: row.friendly_name,
     sms_url: row.sms_url,
     // Its token cannot be decrypted with the gateway's key: every request is refused until it is rotated.
@@ -49,6 +54,7 @@ async function list(args: string[], out: Output): Promise<void> {
   }));
   out.rows(data, (row) => ({
     ACCOUNT_SID: row.account_sid,
+    ACCOUNT: row.account,
     NAME: row.friendly_name,
     SMS_URL: row.sms_url ?? '-',
     TOKEN: row.auth_token_unreadable ? 'unreadable: rotate it' : 'ok',

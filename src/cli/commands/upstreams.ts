@@ -153,8 +153,14 @@ async function settingsFrom(values: { settings?: string; 'settings-file'?: strin
   return { body: body as Posted, source };
 }
 
+/** A secret given apart from the settings, and the flag (with its file) that gave it, for its refusals. */
+interface GivenSecret {
+  secret: string;
+  source: string;
+}
+
 /** The secret from --secret-file or --secret-stdin (the first line), if either is given. */
-async function secretFrom(values: { 'secret-file'?: string; 'secret-stdin'?: boolean }): Promise<string | undefined> {
+async function secretFrom(values: { 'secret-file'?: string; 'secret-stdin'?: boolean }): Promise<GivenSecret | undefined> {
   if (values['secret-file'] !== undefined && values['secret-stdin']) throw new CliError('give the secret once: --secret-file or --secret-stdin, not both');
   let secret: string;
   let source: string;
@@ -162,13 +168,18 @@ async function secretFrom(values: { 'secret-file'?: string; 'secret-stdin'?: boo
   else if (values['secret-stdin']) [secret, source] = [(await text(process.stdin)).split(/\r?\n/, 1)[0] ?? '', '--secret-stdin'];
   else return undefined;
   if (secret === '') throw new CliError(`${source}: the secret is empty (its first line is used)`);
-  return secret;
+  return { secret, source };
 }
 
-function putSecret(body: Posted, kind: UpstreamKind, secret: string, source: string): void {
+/**
+ * Puts the secret in the body as its kind's field, checked alone first: a secret the API would
+ * refuse (too long) is told as a problem of the flag that gave it, not of the settings.
+ */
+function putSecret(body: Posted, kind: UpstreamKind, given: GivenSecret, settingsSource: string): void {
   const field = secretField(kind);
-  if (body[field] !== undefined) throw new CliError(`${source} carries ${field} and a secret was given as well: give it once`);
-  body[field] = secret;
+  if (body[field] !== undefined) throw new CliError(`${settingsSource} carries ${field} and a secret was given as well: give it once`);
+  checkUpdate(given.source, { [field]: given.secret });
+  body[field] = given.secret;
 }
 
 function isKind(value: unknown): value is UpstreamKind {

@@ -38,6 +38,11 @@ export function findAccountById(db: Executor, id: string): Promise<AccountRow | 
   return db<AccountRow>('accounts').where({ id }).first();
 }
 
+/** The id and name of each of these accounts that exists. */
+export function findAccountNames(db: Executor, ids: readonly string[]): Promise<Pick<AccountRow, 'id' | 'name'>[]> {
+  return db<AccountRow>('accounts').select('id', 'name').whereIn('id', [...ids]);
+}
+
 export async function updateAccount(db: Executor, id: string, changes: { name?: string; disabled_at?: Date | null; max_send_attempts?: number }): Promise<AccountRow | undefined> {
   const [row] = await db<AccountRow>('accounts').where({ id }).update(changes).returning('*');
   return row;

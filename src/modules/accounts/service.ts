@@ -75,6 +75,13 @@ export class AccountService {
     return account;
   }
 
+  /** Each account's name by its id, for lists that span accounts and name each row's owner. */
+  async namesById(ids: readonly string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    return new Map((await accounts.findAccountNames(this.db, unique)).map((account) => [account.id, account.name]));
+  }
+
   count(): Promise<number> {
     return accounts.countAccounts(this.db);
   }
