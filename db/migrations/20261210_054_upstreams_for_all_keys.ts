@@ -13,7 +13,8 @@ export const ALL_BEFORE = [
   'suppressions:read', 'suppressions:write', 'inbound_rules:read', 'inbound_rules:write',
 ];
 
-const NEW_PERMISSIONS = ['upstreams:read', 'upstreams:write'];
+/** What this step grants them. */
+export const NEW_PERMISSIONS = ['upstreams:read', 'upstreams:write'];
 
 export async function up(knex: Knex): Promise<void> {
   for (const permission of NEW_PERMISSIONS) {
