@@ -15,6 +15,7 @@
 //
 //   npx tsx scripts/drills/rolling-upgrade.ts
 //   ROLLING_UPGRADE_PHASE_SECONDS=5 npx tsx scripts/drills/rolling-upgrade.ts   (quick)
+//   ROLLING_UPGRADE_PREVIOUS=<commit> npx tsx scripts/drills/rolling-upgrade.ts (from the release you run)
 //
 // Settings (environment): ROLLING_UPGRADE_RATE (SMS a second, 10), ROLLING_UPGRADE_PHONES (20),
 // ROLLING_UPGRADE_PHASE_SECONDS (each phase's length, 15), ROLLING_UPGRADE_DRAIN_SECONDS (the bound
@@ -128,11 +129,13 @@ async function startNode(name: string, release: string, root: string, env: Recor
   };
 }
 
-/** The last commit before the newest migration was added, checked out beside this one. */
+/**
+ * The release to upgrade from, checked out beside this one: ROLLING_UPGRADE_PREVIOUS when set (an
+ * upgrade may cross several migrations, a contract step among them), else the last commit before
+ * the newest migration was added.
+ */
 function previousRelease(newest: string): { commit: string; root: string; remove: () => void } {
-  const added = git('log', '--diff-filter=A', '--format=%H', '--', `db/migrations/${newest}.ts`).split('\n').pop();
-  if (!added) throw new Error(`no commit adds db/migrations/${newest}.ts`);
-  const commit = git('rev-parse', '--short', `${added}^`);
+  const commit = process.env.ROLLING_UPGRADE_PREVIOUS ? chosenCommit(process.env.ROLLING_UPGRADE_PREVIOUS) : commitBefore(newest);
   const parent = mkdtempSync(join(tmpdir(), 'rolling-upgrade-'));
   const root = join(parent, 'previous');
   git('worktree', 'add', '--detach', root, commit);
@@ -150,6 +153,20 @@ function previousRelease(newest: string): { commit: string; root: string; remove
       rmSync(parent, { recursive: true, force: true });
     },
   };
+}
+
+function commitBefore(migration: string): string {
+  const added = git('log', '--diff-filter=A', '--format=%H', '--', `db/migrations/${migration}.ts`).split('\n').pop();
+  if (!added) throw new Error(`no commit adds db/migrations/${migration}.ts`);
+  return git('rev-parse', '--short', `${added}^`);
+}
+
+function chosenCommit(revision: string): string {
+  try {
+    return git('rev-parse', '--short', '--verify', '--end-of-options', `${revision}^{commit}`);
+  } catch {
+    throw new Error(`ROLLING_UPGRADE_PREVIOUS: "${revision}" is not a commit of this repository`);
+  }
 }
 
 async function main(): Promise<{ pass: boolean; summary: string }> {
