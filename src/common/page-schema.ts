@@ -8,7 +8,12 @@ export const MAX_PAGE_SIZE = 100;
 
 export const PageQuery = {
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'rows per page, 1-100' }),
-  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: 'next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page',
+    }),
+  ),
 };
 
 export const PageOf = <T extends ReturnType<typeof Type.Object>>(item: T) =>

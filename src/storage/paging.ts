@@ -14,8 +14,19 @@ export function encodeCursor(row: { created_at: Date; id: string }): string {
   return Buffer.from(JSON.stringify([row.created_at.toISOString(), row.id])).toString('base64url');
 }
 
+/**
+ * A blank cursor (`?cursor=`, or spaces) is what a client sends when it filled in the previous
+ * page's next_cursor and there was none: that page was the last. Read as the first page it would
+ * send such a client round the list forever, so it is refused as blank; the first page is asked
+ * for by leaving cursor out.
+ */
+export const BLANK_CURSOR = 'cursor is blank; leave it out for the first page, or give the next_cursor of the previous page (null on the last page)';
+
 export function decodeCursor(raw: string | undefined): Cursor | undefined {
   if (raw === undefined) return undefined;
+  if (raw.trim() === '') {
+    throw new AppError('validation_failed', BLANK_CURSOR, [{ field: 'cursor', in: 'query', message: BLANK_CURSOR }]);
+  }
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as [unknown, unknown];
     const date = new Date(String(createdAt));

@@ -38,7 +38,7 @@ export function createMms(
     // Each recipient is checked (and normalized) as an SMS's phone is; the row carries the first.
     const rows = [];
     for (const [index, phone] of input.phones.entries()) {
-      const field = input.phones.length > 1 || input.phoneField === 'phones' ? `phones/${index}` : input.phoneField;
+      const field = input.phones.length > 1 || input.phoneField === 'phones' ? `phones.${index}` : input.phoneField;
       rows.push(await messages.prepare(accountId, { ...input.sms, phone, message: input.message ?? '', phoneField: field, mms: true }));
     }
     const first = rows[0]!;

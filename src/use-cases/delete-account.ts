@@ -30,7 +30,7 @@ export async function deleteAccount(parts: DeleteAccountParts, id: string, confi
   const account = await parts.accounts.summary(id);
   if (confirmName !== account.name) {
     throw new AppError('validation_failed', 'confirm must repeat the account\'s name exactly', [
-      { field: 'confirm', in: 'query', message: 'must repeat the account\'s name exactly' },
+      { field: 'confirm', in: 'query', message: 'confirm must repeat the account\'s name exactly' },
     ]);
   }
   for (const deviceId of await parts.devices.liveIds(id)) {

@@ -242,7 +242,7 @@ describe('sms-gateway upstreams and routes', function () {
       ['an id that is no UUID', () => ['upstreams', 'show', '--account', account, 'carrier'], /"carrier" is not an upstream id \(a UUID\)/],
       ['an unknown id', () => ['upstreams', 'update', '--account', account, randomId, '--settings', '{"port": 2}'], new RegExp(`has no upstream ${randomId}`)],
       ['an unknown account', () => ['upstreams', 'list', '--account', `${account}-nobody`], /no account named/],
-      ['a route to no upstream of the account', () => ['routes', 'set', '--account', account, '--file', file('unknown-target.json', { routes: [{ target: randomId }] })], /routes\.0\.target: "7d3c9a52-0b6e-4f4b-9a39-3f1f2f0b4c11" is neither "phones".* nor an upstream of the account/],
+      ['a route to no upstream of the account', () => ['routes', 'set', '--account', account, '--file', file('unknown-target.json', { routes: [{ target: randomId }] })], /routes\.0\.target is "7d3c9a52-0b6e-4f4b-9a39-3f1f2f0b4c11", which is neither "phones".* nor an upstream of the account/],
       ['a route field the API does not know', () => ['routes', 'set', '--account', account, '--file', file('unknown-field.json', { routes: [{ target: 'phones', after: 5 }] })], /routes\.0\.after is not a known field/],
       ['routes that are not JSON', () => ['routes', 'set', '--account', account, '--file', file('broken.json', '{"routes": [')], /is not valid JSON/],
     ];

@@ -65,7 +65,7 @@ describe('contacts, groups and templates', () => {
     expect(rows[1].fields).to.deep.equal({});
     expect(rows[2]).to.include({ valid: false });
     expect(rows[2].errors[0].field).to.equal('phone');
-    expect(rows[3].errors[0].message).to.equal('the same number as row 1');
+    expect(rows[3].errors[0].message).to.equal('phone is the same number as row 1');
     // Nothing was written by the preview.
     expect((await fx.tenant.api.get('/contacts')).body.data).to.have.length(1);
 

@@ -177,14 +177,15 @@ describe('mms', () => {
       expect(plainTask).not.to.have.property('parts');
     });
 
-    it('refuses another account\'s media (404), 11 parts (400), too many bytes together (413) and phone with phones (400)', async () => {
+    it('refuses another account\'s media (404), 11 parts (400), too many bytes together (413), phone with phones or neither (400); details name list items dotted', async () => {
       const other = await fx.newTenant();
       const theirs = await uploadMedia(fx, other.key!, jpeg(1000), 'image/jpeg');
       const mine = await upload(jpeg(1000), 'image/jpeg');
       const foreign = await fx.tenant.api.post('/mms', { phone: '+79161234567', media_ids: [mine.id, theirs.body.id] });
       expect(foreign.status).to.equal(404);
       expect(foreign.body.error.code).to.equal('media_not_found');
-      expect(foreign.body.error.details).to.deep.equal([{ field: 'media_ids/1', in: 'body', message: 'names no media of this account' }]);
+      // Dotted, as every other detail names an item of a list (messages.3.phone).
+      expect(foreign.body.error.details).to.deep.equal([{ field: 'media_ids.1', in: 'body', message: 'media_ids.1 names no media of this account' }]);
       expect((await fx.tenant.api.post('/mms', { phone: '+79161234567', media_ids: [UNKNOWN_ID] })).status).to.equal(404);
 
       const eleven = await fx.tenant.api.post('/mms', { phone: '+79161234567', media_ids: Array.from({ length: 11 }, () => mine.id) });
@@ -198,6 +199,12 @@ describe('mms', () => {
 
       const both = await fx.tenant.api.post('/mms', { phone: '+79161234567', phones: ['+79161234568'], media_ids: [mine.id] });
       expect(both.status).to.equal(400);
+      const neither = await fx.tenant.api.post('/mms', { media_ids: [mine.id] });
+      expect(neither.body.error.details).to.deep.equal([{ field: 'phone', in: 'body', message: 'phone or phones is required' }]);
+      const badSecond = await fx.tenant.api.post('/mms', { phones: ['+79161234568', '12'], media_ids: [mine.id] });
+      expect(badSecond.body.error.code).to.equal('invalid_phone');
+      expect(badSecond.body.error.details.map((detail: { field: string }) => detail.field)).to.deep.equal(['phones.1']);
+      expect(badSecond.body.error.details[0].message).to.match(/^phones\.1 must be a valid phone number/);
       expect(await smsRowsOf(fx, fx.tenant.accountId)).to.deep.equal([]);
     });
 

@@ -38,6 +38,6 @@ describe('a text-only MMS', () => {
     const empty = await fx.tenant.api.post('/mms', { phone: '+79161234567', message: '' });
     expect(empty.status).to.equal(400);
     expect(empty.body.error.code).to.equal('validation_failed');
-    expect(empty.body.error.details).to.deep.equal([{ field: 'media_ids', in: 'body', message: 'empty, and no message nor subject' }]);
+    expect(empty.body.error.details).to.deep.equal([{ field: 'media_ids', in: 'body', message: 'media_ids is empty, and there is no message nor subject' }]);
   });
 });

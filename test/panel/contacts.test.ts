@@ -30,7 +30,7 @@ describe('panel: contacts', () => {
     // A bad tag is its row's problem too, beside the other rows' results.
     writeFileSync(bad, 'name,phone,company,tags\nBob,+491701234502,ACME,\nCarla,not a number,,\nDan,+491701234503,,has space\n');
     await page.getByLabel('CSV file').setInputFiles(bad);
-    await page.locator('.contact-import-preview tr[data-valid=false]', { hasText: 'not a valid phone number' }).waitFor();
+    await page.locator('.contact-import-preview tr[data-valid=false]', { hasText: 'phone must be a valid phone number' }).waitFor();
     await page.locator('.contact-import-preview tr[data-valid=false]', { hasText: 'tags.0 is not in the expected form' }).waitFor();
     await page.locator('.contact-import-preview tr[data-valid=true]', { hasText: 'New' }).waitFor();
     expect(await page.getByRole('button', { name: /^Import \d+ contacts$/ }).isDisabled()).to.equal(true);

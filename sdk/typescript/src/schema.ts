@@ -2023,7 +2023,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
             };
             header?: never;
@@ -2544,7 +2544,7 @@ export interface operations {
                         };
                         /** @description everything the device needs in one URL, for a QR code or the device agent (sms-gateway-agent --pairing): smsgw://host:port?v=1&device=<id>&token=<token>[&tls=1][&api=<HTTP base>], values percent-encoded. It holds the token: treat it as a password; it is shown once too */
                         pairing_url: string;
-                        /** @description one line to paste into Termux on an Android phone: it installs Node.js and termux-api with pkg when missing, the device agent from this gateway (GET /agent/sms-gateway-agent.tgz, through GET /agent/install.sh), pairs it with pairing_url and sets up Termux:Boot (docs/agent-termux.md). It carries pairing_url, so the same care applies. Absent when the gateway knows no HTTP address of its own (no PUBLIC_URL and no request origin) */
+                        /** @description one shell line to paste into Termux on the Android phone that is to send the SMS (not on the gateway's machine; docs/agent-termux.md, section 3). Its shape: history -d -1 2>/dev/null; (f=$(mktemp) && trap 'rm -f "$f"' EXIT && curl -fsSL -o "$f" '<gateway>/agent/install.sh' || { echo '...' >&2; exit 1; }; sh "$f" '<pairing_url>'). It takes itself out of bash's history (it holds the token), downloads the installer (GET /agent/install.sh) to a temporary file and runs it with pairing_url as its argument, in a subshell, so the Termux session stays open. When the download fails it prints curl's error and "sms-gateway-agent: the installer did not download (curl says why above); nothing was installed", installs nothing and exits 1; otherwise its exit status is the installer's. The installer installs Node.js and termux-api with pkg when missing and the device agent from this gateway (GET /agent/sms-gateway-agent.tgz), pairs it with pairing_url, starts it and sets up Termux:Boot. It carries pairing_url, so the same care applies; shown once too. Absent when the gateway knows no HTTP address of its own (no PUBLIC_URL and no request origin) */
                         install_command?: string;
                     };
                 };
@@ -2860,7 +2860,7 @@ export interface operations {
                         };
                         /** @description everything the device needs in one URL, for a QR code or the device agent (sms-gateway-agent --pairing): smsgw://host:port?v=1&device=<id>&token=<token>[&tls=1][&api=<HTTP base>], values percent-encoded. It holds the token: treat it as a password; it is shown once too */
                         pairing_url: string;
-                        /** @description one line to paste into Termux on an Android phone: it installs Node.js and termux-api with pkg when missing, the device agent from this gateway (GET /agent/sms-gateway-agent.tgz, through GET /agent/install.sh), pairs it with pairing_url and sets up Termux:Boot (docs/agent-termux.md). It carries pairing_url, so the same care applies. Absent when the gateway knows no HTTP address of its own (no PUBLIC_URL and no request origin) */
+                        /** @description one shell line to paste into Termux on the Android phone that is to send the SMS (not on the gateway's machine; docs/agent-termux.md, section 3). Its shape: history -d -1 2>/dev/null; (f=$(mktemp) && trap 'rm -f "$f"' EXIT && curl -fsSL -o "$f" '<gateway>/agent/install.sh' || { echo '...' >&2; exit 1; }; sh "$f" '<pairing_url>'). It takes itself out of bash's history (it holds the token), downloads the installer (GET /agent/install.sh) to a temporary file and runs it with pairing_url as its argument, in a subshell, so the Termux session stays open. When the download fails it prints curl's error and "sms-gateway-agent: the installer did not download (curl says why above); nothing was installed", installs nothing and exits 1; otherwise its exit status is the installer's. The installer installs Node.js and termux-api with pkg when missing and the device agent from this gateway (GET /agent/sms-gateway-agent.tgz), pairs it with pairing_url, starts it and sets up Termux:Boot. It carries pairing_url, so the same care applies; shown once too. Absent when the gateway knows no HTTP address of its own (no PUBLIC_URL and no request origin) */
                         install_command?: string;
                     };
                 };
@@ -4669,7 +4669,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
                 /** @description a task the device has taken but not yet sent still shows as pending */
                 status?: "pending" | "sent" | "delivered" | "undelivered" | "failed_send" | "failed_delivery";
@@ -5870,7 +5870,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
                 device_id?: string;
             };
@@ -5975,7 +5975,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
                 device_id?: string;
                 direction?: "incoming" | "outgoing" | "missed";
@@ -6822,7 +6822,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
                 device_id?: string;
             };
@@ -7225,7 +7225,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
             };
             header?: never;
@@ -7841,7 +7841,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
             };
             header?: never;
@@ -8580,7 +8580,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
                 /** @description false: only keys that work; true: only revoked ones; absent: both */
                 revoked?: boolean;
@@ -9546,7 +9546,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
             };
             header?: never;
@@ -11155,7 +11155,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
             };
             header?: never;
@@ -11715,7 +11715,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
                 /** @description only numbers containing these digits */
                 phone?: string;
@@ -13307,7 +13307,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
                 /** @description true: only conversations with unread SMS */
                 unread?: boolean;
@@ -13552,7 +13552,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
             };
             header?: never;
@@ -14448,7 +14448,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
                 /** @description 1-32 letters, digits, _ . - */
                 tag?: string;
@@ -15092,7 +15092,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
             };
             header?: never;
@@ -15766,7 +15766,7 @@ export interface operations {
             query?: {
                 /** @description rows per page, 1-100 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page; left out for the first page. A blank cursor is refused (400): a null next_cursor means there is no next page */
                 cursor?: string;
             };
             header?: never;

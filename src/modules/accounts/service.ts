@@ -159,7 +159,7 @@ function checkName(name: string): string {
   const trimmed = name.trim();
   if (!/^[\w.@-]{1,64}$/.test(trimmed)) {
     throw new AppError('validation_failed', 'account name must be 1-64 letters, digits, or . _ - @', [
-      { field: 'name', message: 'must be 1-64 letters, digits, or . _ - @' },
+      { field: 'name', message: 'name must be 1-64 letters, digits, or . _ - @' },
     ]);
   }
   return trimmed;

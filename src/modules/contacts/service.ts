@@ -2,7 +2,7 @@
 // and its message templates. Sending to them is a bulk send (src/use-cases/send-to-contacts.ts).
 import type { Database } from '../../storage/database.ts';
 import type { Clock } from '../../common/clock.ts';
-import { AppError, orNotFound, type ErrorDetail } from '../../common/errors.ts';
+import { AppError, invalidField, orNotFound, type ErrorDetail } from '../../common/errors.ts';
 import { isPostgresError } from '../../storage/database.ts';
 import { normalizePhone } from '../../common/phone.ts';
 import type { Cursor } from '../../storage/paging.ts';
@@ -38,7 +38,7 @@ export class ContactService {
   /** A contact's values, checked (the schema already bounded lengths): the number in E.164, tags without repeats. */
   values(input: ContactInput, field = 'phone'): contacts.ContactValues {
     const phone = normalizePhone(input.phone, this.defaultPhoneRegion);
-    if (!phone) throw new AppError('invalid_phone', 'phone is not a valid phone number', [{ field, message: 'is not a valid phone number (international format such as +491701234567)' }]);
+    if (!phone) throw invalidField(field, `${field} must be a valid phone number (international format such as +491701234567)`, 'invalid_phone');
     return { name: (input.name ?? '').trim(), phone, tags: uniqueTags(input.tags ?? []), fields: input.fields ?? {} };
   }
 
@@ -46,7 +46,7 @@ export class ContactService {
     try {
       return await contacts.insertContact(this.db, accountId, this.values(input), this.now());
     } catch (error) {
-      if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a contact with this number', [{ field: 'phone', message: 'already a contact' }]);
+      if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a contact with this number', [{ field: 'phone', message: 'phone is already the number of another contact of this account' }]);
       throw error;
     }
   }
@@ -64,7 +64,7 @@ export class ContactService {
     try {
       return await orNotFound(contacts.updateContact(this.db, accountId, id, checked, this.now()), 'contact_not_found');
     } catch (error) {
-      if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a contact with this number', [{ field: 'phone', message: 'already a contact' }]);
+      if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a contact with this number', [{ field: 'phone', message: 'phone is already the number of another contact of this account' }]);
       throw error;
     }
   }
@@ -94,7 +94,7 @@ export class ContactService {
       try {
         const values = this.values(read(input));
         const earlier = seen.get(values.phone);
-        if (earlier !== undefined) return { index, errors: [{ field: 'phone', message: `the same number as row ${earlier + 1}` }] };
+        if (earlier !== undefined) return { index, errors: [{ field: 'phone', message: `phone is the same number as row ${earlier + 1}` }] };
         seen.set(values.phone, index);
         return { index, values, action: 'create' as const };
       } catch (error) {
@@ -142,7 +142,7 @@ export class ContactService {
       try {
         created = await contacts.insertGroup(trx, accountId, name.trim(), this.now());
       } catch (error) {
-        if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a group with this name', [{ field: 'name', message: 'already taken' }]);
+        if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a group with this name', [{ field: 'name', message: 'name is already taken by another group of this account' }]);
         throw error;
       }
       await contacts.addMembers(trx, created.id, await this.ownContacts(trx, accountId, contactIds));
@@ -163,7 +163,7 @@ export class ContactService {
     try {
       if (!(await contacts.renameGroup(this.db, accountId, id, name.trim()))) throw new AppError('group_not_found');
     } catch (error) {
-      if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a group with this name', [{ field: 'name', message: 'already taken' }]);
+      if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a group with this name', [{ field: 'name', message: 'name is already taken by another group of this account' }]);
       throw error;
     }
     return this.getGroup(accountId, id);
@@ -189,7 +189,8 @@ export class ContactService {
     const own = new Set(await contacts.contactIdsOf(db, accountId, unique));
     const unknown = unique.filter((id) => !own.has(id));
     if (unknown.length > 0) {
-      throw new AppError('validation_failed', `${unknown.length} of the contact ids are not contacts of this account`, unknown.map((id) => ({ field: 'contact_ids', message: `${id} is not a contact of this account` })));
+      const details = ids.flatMap((id, index) => (own.has(id.toLowerCase()) ? [] : [{ field: `contact_ids.${index}`, message: `contact_ids.${index} names no contact of this account` }]));
+      throw new AppError('validation_failed', `${unknown.length} of the contact ids are not contacts of this account`, details);
     }
     return unique;
   }
@@ -201,7 +202,7 @@ export class ContactService {
     try {
       return await contacts.insertTemplate(this.db, accountId, name.trim(), text, this.now());
     } catch (error) {
-      if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a template with this name', [{ field: 'name', message: 'already taken' }]);
+      if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a template with this name', [{ field: 'name', message: 'name is already taken by another template of this account' }]);
       throw error;
     }
   }
@@ -222,7 +223,7 @@ export class ContactService {
         'template_not_found',
       );
     } catch (error) {
-      if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a template with this name', [{ field: 'name', message: 'already taken' }]);
+      if (isPostgresError(error, '23505')) throw new AppError('conflict', 'the account already has a template with this name', [{ field: 'name', message: 'name is already taken by another template of this account' }]);
       throw error;
     }
   }

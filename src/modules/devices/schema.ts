@@ -4,6 +4,7 @@ import { DeviceCapabilities } from './capabilities.ts';
 import { RADIO_PROBLEMS, RADIO_PROBLEM_PATTERN } from './radio.ts';
 import { SIM_SLOTS } from './sim-numbers.ts';
 import { DEVICE_GROUP_PATTERN, DEVICE_GROUP_RULE } from './group-name.ts';
+import { INSTALLER_NOT_DOWNLOADED } from './install-command.ts';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 
@@ -348,9 +349,15 @@ export const DeviceRegistration = Type.Object({
   install_command: Type.Optional(
     Type.String({
       description:
-        'one line to paste into Termux on an Android phone: it installs Node.js and termux-api with pkg when missing, the device agent ' +
-        'from this gateway (GET /agent/sms-gateway-agent.tgz, through GET /agent/install.sh), pairs it with pairing_url and sets up ' +
-        'Termux:Boot (docs/agent-termux.md). It carries pairing_url, so the same care applies. Absent when the gateway knows no HTTP ' +
+        'one shell line to paste into Termux on the Android phone that is to send the SMS (not on the gateway\'s machine; ' +
+        'docs/agent-termux.md, section 3). Its shape: history -d -1 2>/dev/null; (f=$(mktemp) && trap \'rm -f "$f"\' EXIT && ' +
+        'curl -fsSL -o "$f" \'<gateway>/agent/install.sh\' || { echo \'...\' >&2; exit 1; }; sh "$f" \'<pairing_url>\'). ' +
+        'It takes itself out of bash\'s history (it holds the token), downloads the installer (GET /agent/install.sh) to a ' +
+        'temporary file and runs it with pairing_url as its argument, in a subshell, so the Termux session stays open. When the ' +
+        `download fails it prints curl's error and "${INSTALLER_NOT_DOWNLOADED}", installs nothing and exits 1; ` +
+        'otherwise its exit status is the installer\'s. The installer installs Node.js and termux-api with pkg when missing and the ' +
+        'device agent from this gateway (GET /agent/sms-gateway-agent.tgz), pairs it with pairing_url, starts it and sets up ' +
+        'Termux:Boot. It carries pairing_url, so the same care applies; shown once too. Absent when the gateway knows no HTTP ' +
         'address of its own (no PUBLIC_URL and no request origin)',
     }),
   ),

@@ -185,7 +185,7 @@ export class InboundRuleService {
       throw invalidField('match_device_id', 'match_device_id names no device of this account', 'device_not_found');
     }
     const need = (field: 'reply_text' | 'forward_to' | 'email_to', ok: boolean) => {
-      if (!ok) throw invalidField(field, `a rule with action ${rule.action} needs ${field}`);
+      if (!ok) throw invalidField(field, `${field} is required for a rule with action ${rule.action}`);
     };
     let forwardTo = rule.forward_to;
     if (rule.action === 'auto_reply') need('reply_text', Boolean(rule.reply_text));
@@ -195,7 +195,7 @@ export class InboundRuleService {
       if (!forwardTo) throw invalidField('forward_to', 'forward_to must be a valid phone number', 'invalid_phone');
     }
     if (rule.action === 'forward_email') need('email_to', Boolean(rule.email_to));
-    if (rule.action === 'tag' && rule.tags.length === 0) throw invalidField('tags', 'a rule with action tag needs at least one tag');
+    if (rule.action === 'tag' && rule.tags.length === 0) throw invalidField('tags', 'tags must hold at least one tag for a rule with action tag');
     return {
       name: rule.name,
       enabled: rule.enabled,

@@ -269,7 +269,7 @@ export class MessageService {
   list(accountId: string, filter: messages.SmsFilter, limit: number, cursor?: Cursor) {
     if (filter.phone !== undefined) {
       const phone = normalizePhone(filter.phone, this.defaultPhoneRegion);
-      if (!phone) throw new AppError('invalid_phone', 'phone must be a valid phone number', [{ field: 'phone', in: 'query', message: 'must be a valid phone number' }]);
+      if (!phone) throw new AppError('invalid_phone', 'phone must be a valid phone number', [{ field: 'phone', in: 'query', message: 'phone must be a valid phone number' }]);
       filter = { ...filter, phone };
     }
     return messages.listSms(this.db, accountId, filter, limit, cursor);

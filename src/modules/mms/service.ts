@@ -94,7 +94,9 @@ export class MmsService {
   async prepare(accountId: string, input: { recipients: string[]; subject: string | undefined; mediaIds: string[] }): Promise<PreparedMms> {
     const ids = input.mediaIds.map((id) => id.toLowerCase());
     const found = new Map((await this.media.findMany(accountId, ids.filter(isUuid))).map((row) => [row.id, row]));
-    const missing: ErrorDetail[] = ids.flatMap((id, index) => (found.has(id) ? [] : [{ field: `media_ids/${index}`, message: 'names no media of this account' }]));
+    const missing: ErrorDetail[] = ids.flatMap((id, index) =>
+      found.has(id) ? [] : [{ field: `media_ids.${index}`, message: `media_ids.${index} names no media of this account` }],
+    );
     if (missing.length > 0) throw new AppError('media_not_found', 'media_ids must name media this account uploaded (POST /api/ext/v1/media)', missing);
     const media = ids.map((id) => found.get(id)!);
     const total = media.reduce((sum, row) => sum + Number(row.size_bytes), 0);

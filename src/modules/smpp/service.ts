@@ -63,9 +63,10 @@ export class SmppService {
       throw invalidField('default_data_coding', `default_data_coding must be one of ${DEFAULT_ALPHABETS.join(', ')}`);
     }
     const deviceIds: string[] = [];
-    for (const deviceId of request.deviceIds ?? []) {
+    for (const [index, deviceId] of (request.deviceIds ?? []).entries()) {
       const device = await this.devices.get(accountId, deviceId).catch((error: unknown) => {
-        throw error instanceof AppError ? new AppError(error.code, error.message, [{ field: 'device_ids', message: `${deviceId} names no device of this account` }]) : error;
+        const field = `device_ids.${index}`;
+        throw error instanceof AppError ? new AppError(error.code, error.message, [{ field, message: `${field} names no device of this account` }]) : error;
       });
       deviceIds.push(device.id);
     }

@@ -55,9 +55,13 @@ export class TwilioService {
     input: { friendlyName?: string | undefined; smsUrl?: string | undefined; deviceIds?: string[] | undefined },
   ): Promise<{ credential: CredentialRow; authToken: string }> {
     const deviceIds: string[] = [];
-    for (const deviceId of new Set(input.deviceIds ?? [])) {
+    const given = input.deviceIds ?? [];
+    for (const [index, deviceId] of given.entries()) {
+      // A device named twice is taken once.
+      if (given.indexOf(deviceId) !== index) continue;
       const device = await this.devices.get(accountId, deviceId).catch((error: unknown) => {
-        throw error instanceof AppError ? new AppError(error.code, error.message, [{ field: 'device_ids', message: `${deviceId} names no device of this account` }]) : error;
+        const field = `device_ids.${index}`;
+        throw error instanceof AppError ? new AppError(error.code, error.message, [{ field, message: `${field} names no device of this account` }]) : error;
       });
       deviceIds.push(device.id);
     }

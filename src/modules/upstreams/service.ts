@@ -132,12 +132,12 @@ export class UpstreamService {
       if (target === PHONES) return { ...rule, target };
       const group = groupOf(rule.target);
       if (group !== undefined) {
-        if (!isDeviceGroupName(group)) throw invalidField(`routes.${index}.target`, `"${rule.target}" names no valid device group: after "${GROUP_PREFIX}", ${DEVICE_GROUP_RULE}`);
+        if (!isDeviceGroupName(group)) throw invalidField(`routes.${index}.target`, `routes.${index}.target is "${rule.target}", which names no valid device group: after "${GROUP_PREFIX}", ${DEVICE_GROUP_RULE}`);
         return rule;
       }
-      if (!upstreams.has(target)) throw invalidField(`routes.${index}.target`, `"${rule.target}" is neither "phones", "group:<name>" nor an upstream of the account`);
+      if (!upstreams.has(target)) throw invalidField(`routes.${index}.target`, `routes.${index}.target is "${rule.target}", which is neither "phones", "group:<name>" nor an upstream of the account`);
       for (const field of ['after_seconds', 'skip_when_offline'] as const) {
-        if (rule[field] !== undefined) throw invalidField(`routes.${index}.${field}`, `${field} is for phones and group rules only`);
+        if (rule[field] !== undefined) throw invalidField(`routes.${index}.${field}`, `routes.${index}.${field} is for phones and group rules only`);
       }
       return { ...rule, target };
     });

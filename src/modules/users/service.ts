@@ -179,11 +179,11 @@ export class UserService {
   async changePassword(userId: string, currentPassword: string, newPassword: string): Promise<void> {
     const user = await this.findById(userId);
     if (!user || !(await verifyPassword(currentPassword, user.password_hash))) {
-      throw new AppError('validation_failed', 'current_password is wrong', [{ field: 'current_password', message: 'is wrong' }]);
+      throw new AppError('validation_failed', 'current_password is wrong', [{ field: 'current_password', message: 'current_password is wrong' }]);
     }
     checkNewPassword(newPassword, 'new_password');
     if (currentPassword === newPassword) {
-      throw new AppError('validation_failed', 'new_password must differ from the current one', [{ field: 'new_password', message: 'must differ from the current one' }]);
+      throw new AppError('validation_failed', 'new_password must differ from the current one', [{ field: 'new_password', message: 'new_password must differ from the current one' }]);
     }
     await users.setPassword(this.db, user.id, await hashPassword(newPassword, this.passwordHashCost), false);
     this.logger.info({ userId: user.id }, 'user changed their password');

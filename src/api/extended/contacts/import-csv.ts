@@ -21,10 +21,11 @@ export async function importBodyFromCsv(text: string): Promise<{ contacts: Recor
         continue;
       }
       if (rows.length === IMPORT_MAX_CONTACTS) {
-        throw new AppError('validation_failed', `an import takes at most ${IMPORT_MAX_CONTACTS} contacts; the CSV has more`, [{ field: 'contacts', message: `more than ${IMPORT_MAX_CONTACTS} rows` }]);
+        const message = `an import takes at most ${IMPORT_MAX_CONTACTS} contacts; the CSV has more`;
+        throw new AppError('validation_failed', message, [{ field: 'contacts', message: `contacts has more than ${IMPORT_MAX_CONTACTS} rows: ${message}` }]);
       }
       if (record.length !== columns.length) {
-        const message = `row ${rows.length + 1} has ${record.length} cells; the header has ${columns.length}`;
+        const message = `row ${rows.length + 1} (contacts.${rows.length}) has ${record.length} cells; the header has ${columns.length}`;
         throw new AppError('validation_failed', `the CSV cannot be read: ${message}`, [{ field: `contacts.${rows.length}`, message }]);
       }
       rows.push(toContact(columns, record));
@@ -32,14 +33,13 @@ export async function importBodyFromCsv(text: string): Promise<{ contacts: Recor
   } catch (error) {
     if (error instanceof CsvProblem) {
       const where = error.record === 0 ? 'the header' : `row ${error.record} (contacts.${error.record - 1})`;
-      throw new AppError('validation_failed', `the CSV cannot be read: ${where}, line ${error.line}: ${error.message}`, [
-        { field: error.record === 0 ? 'header' : `contacts.${error.record - 1}`, message: error.message },
-      ]);
+      const message = `the CSV cannot be read: ${where}, line ${error.line}: ${error.message}`;
+      throw new AppError('validation_failed', message, [{ field: error.record === 0 ? 'header' : `contacts.${error.record - 1}`, message }]);
     }
     throw error;
   }
   if (!columns) throw new AppError('validation_failed', 'the CSV is empty: it needs a header row and at least one contact');
-  if (rows.length === 0) throw new AppError('validation_failed', 'the CSV has a header row but no contact', [{ field: 'contacts', message: 'no rows' }]);
+  if (rows.length === 0) throw new AppError('validation_failed', 'the CSV has a header row but no contact', [{ field: 'contacts', message: 'contacts is empty: the CSV has a header row but no contact' }]);
   return { contacts: rows };
 }
 
@@ -51,11 +51,9 @@ function readHeader(header: string[]): string[] {
     return name.startsWith('fields.') ? name : `fields.${name}`;
   });
   const badField = columns.find((column) => column.startsWith('fields.') && !FIELD_NAME.test(column.slice('fields.'.length)));
-  if (badField !== undefined) {
-    throw new AppError('validation_failed', `the CSV header is invalid: "${badField.slice('fields.'.length)}" cannot name a custom field (1-32 letters, digits, _ or -)`, [{ field: 'header', message: 'bad column name' }]);
-  }
-  if (!columns.includes('phone')) throw new AppError('validation_failed', 'the CSV header is invalid: the column phone is required', [{ field: 'header', message: 'no phone column' }]);
-  if (new Set(columns).size !== columns.length) throw new AppError('validation_failed', 'the CSV header names a column twice', [{ field: 'header', message: 'a column twice' }]);
+  if (badField !== undefined) throw headerProblem(`the CSV header is invalid: "${badField.slice('fields.'.length)}" cannot name a custom field (1-32 letters, digits, _ or -)`);
+  if (!columns.includes('phone')) throw headerProblem('the CSV header is invalid: the column phone is required');
+  if (new Set(columns).size !== columns.length) throw headerProblem('the CSV header names a column twice');
   return columns;
 }
 
@@ -71,4 +69,9 @@ function toContact(columns: string[], record: string[]): Record<string, unknown>
   });
   contact['fields'] = fields;
   return contact;
+}
+
+/** The header is wrong: its detail says so in the same words, naming the header as every detail names its field. */
+function headerProblem(message: string): AppError {
+  return new AppError('validation_failed', message, [{ field: 'header', message }]);
 }

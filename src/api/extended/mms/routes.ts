@@ -110,12 +110,13 @@ export function mmsRoutes(parts: MmsRouteParts) {
       errors: ['validation_failed', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'device_not_capable', 'no_capable_device', 'media_not_found', 'mms_too_large', 'idempotency_key_reused', 'unknown_callback'],
       async handle({ auth, body, ctx }) {
         if ((body.phone === undefined) === (body.phones === undefined)) {
-          throw new AppError('validation_failed', 'give phone or phones, not both', [{ field: 'phone', message: 'give phone or phones, not both' }]);
+          const message = body.phone === undefined ? 'phone or phones is required' : 'give phone or phones, not both';
+          throw new AppError('validation_failed', message, [{ field: 'phone', message }]);
         }
         const mediaIds = body.media_ids ?? [];
         // A text-only MMS is an MMS: a group text, a subject line, a text longer than an SMS.
         if (mediaIds.length === 0 && !body.message && !body.subject) {
-          throw new AppError('validation_failed', 'an MMS needs media_ids, a message or a subject', [{ field: 'media_ids', message: 'empty, and no message nor subject' }]);
+          throw new AppError('validation_failed', 'an MMS needs media_ids, a message or a subject', [{ field: 'media_ids', message: 'media_ids is empty, and there is no message nor subject' }]);
         }
         const result = await createMms(
           parts,
