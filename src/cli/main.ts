@@ -47,8 +47,8 @@ ${Object.entries(COMMANDS)
   .map(([name, command]) => `  ${name.padEnd(10)} ${command.help}`)
   .join('\n')}
 
---json prints one JSON document, for scripts. Configuration comes from environment variables:
-sms-gateway serve --help lists them.`;
+--json prints one JSON document, for scripts (mcp, whose stdout is the protocol, takes none).
+Configuration comes from environment variables: sms-gateway serve --help lists them.`;
 
 const HELP_FLAGS = new Set(['--help', '-h']);
 

@@ -12,7 +12,7 @@ import { Agent, fetch } from 'undici';
 import { DeviceAgent } from '../../agent/src/agent.ts';
 import type { AgentLogger } from '../../agent/src/log.ts';
 import { parsePairingUrl } from '../../agent/src/pairing.ts';
-import { givenDevices } from '../../src/cli/simulate-devices.ts';
+import { givenDevices, pairingFlags } from '../../src/cli/simulate-devices.ts';
 import { Fleet } from '../../src/simulator/fleet.ts';
 import { liftLimits, nextEvent } from '../support/devices.ts';
 import { useGateway } from '../support/use-gateway.ts';
@@ -133,7 +133,7 @@ describe('device agent: TLS from the pairing URL alone, with a self-signed certi
 
   it('when the simulator is given the pairing URL (npm run cli -- simulate --pairing), then it trusts the gateway by the pin too', async () => {
     const url = await gateway.pairingUrl();
-    const fleet = new Fleet({ count: 0, given: givenDevices([url], undefined, undefined), apiUrl: `https://127.0.0.1:${fx.gateway.httpPort}`, brokerUrl: 'mqtt://127.0.0.1:1' });
+    const fleet = new Fleet({ count: 0, given: givenDevices(pairingFlags([url]), undefined, undefined), apiUrl: `https://127.0.0.1:${fx.gateway.httpPort}`, brokerUrl: 'mqtt://127.0.0.1:1' });
     fx.onCleanup(() => fleet.stop());
     // Resolves once every given device is connected and announced.
     await fleet.start();

@@ -400,6 +400,20 @@ describe('sms-gateway command line', function () {
       expect(result.stderr, 'the token never reaches the log on stderr').not.to.contain(token!);
     });
 
+    it('when the pairing URL takes its port from the environment, then the output says which host and port it took, from where, and how to give the gateway\'s', async () => {
+      const assumed = await cli('devices', 'token', registered.device_id, '--host', 'gateway.lan');
+      expect(assumed.code, assumed.transcript).to.equal(0);
+      expect(assumed.stdout).to.contain("broker in the URL:                       gateway.lan:1883: the host from --host, the port from this command's MQTT_PORT (unset, so its default 1883)\n");
+      expect(assumed.stdout).to.contain("run this command with the gateway's MQTT_PORT, or with MQTT_PUBLIC_URL=mqtt://HOST:PORT");
+      const given = await runCli(['devices', 'token', registered.device_id], { ...env, PUBLIC_URL: 'https://sms.example.com', MQTT_PORT: '1884' });
+      expect(given.code, given.transcript).to.equal(0);
+      expect(given.stdout).to.match(/pairing URL \(holds the token\): +smsgw:\/\/sms\.example\.com:1884\?/);
+      expect(given.stdout).to.contain("sms.example.com:1884: the host from PUBLIC_URL, the port from this command's MQTT_PORT\n");
+      const configured = await runCli(['devices', 'token', registered.device_id], { ...env, MQTT_PUBLIC_URL: 'mqtt://mqtt.example.com:2883' });
+      expect(configured.code, configured.transcript).to.equal(0);
+      expect(configured.stdout).to.contain('mqtt.example.com:2883: the host and the port from MQTT_PUBLIC_URL\n').and.not.to.contain('another port');
+    });
+
     it('when --json is given with MQTT_PUBLIC_URL and PUBLIC_URL, then the pairing URL names them, with tls=1 and api', async () => {
       const id = registered.device_id;
       const result = await runCli(['devices', 'token', id, '--json'], { ...env, MQTT_PUBLIC_URL: 'mqtts://mqtt.example.com', PUBLIC_URL: 'https://sms.example.com' });
@@ -475,6 +489,21 @@ describe('sms-gateway command line', function () {
       const accounts = await cli('accounts', 'list');
       expectRefused(accounts, 2);
       expect(accounts.stderr).to.contain('unknown action "list": create');
+    });
+
+    it('when a numeric flag is out of its range, then every command says the range and quotes what was given (exit 2)', async () => {
+      const cases: [string[], string][] = [
+        [['sms', 'list', '--limit', '0'], '--limit must be a whole number from 1 to 100, got "0"'],
+        [['sms', 'list', '--limit=ten'], '--limit must be a whole number from 1 to 100, got "ten"'],
+        [['smpp', 'credentials', 'create', '--account', owner, '--window', '0'], '--window must be a whole number from 1 to 1000, got "0"'],
+        [['simulate', '--devices', '1', '--key', 'sgw_0123456789_x', '--delay', 'soon'], '--delay must be a whole number from 0 to 600000, got "soon"'],
+        [['simulate', '--devices', '1', '--key', 'sgw_0123456789_x', '--undelivered-rate', '2'], '--undelivered-rate must be a number from 0 to 1, got "2"'],
+      ];
+      for (const [args, message] of cases) {
+        const result = await cli(...args);
+        expectRefused(result, 2);
+        expect(result.stderr, result.transcript).to.contain(`error: ${message}\n`);
+      }
     });
 
     it('when accounts create is given an unknown flag, then it exits 2 naming the flag', async () => {

@@ -50,6 +50,27 @@ describe('cli: help and version', function () {
     expect(JSON.parse(encrypted.stdout)).to.have.all.keys('ciphertext');
   });
 
+  it('when "serve --help" is run, then its usage lists --json and says what it prints: the first-start banner', async () => {
+    const help = await runCli(['serve', '--help'], {});
+    expectOk(help);
+    expect(help.stdout, help.transcript).to.match(/^usage: sms-gateway serve \[--json\]$/m).and.to.match(/first-start banner/);
+  });
+
+  it('when "simulate --help" is run, then its options list --json and say what it prints when the run ends', async () => {
+    const help = await runCli(['simulate', '--help'], {});
+    expectOk(help);
+    expect(help.stdout, help.transcript).to.match(/^ {2}--json +when the run ends, print the devices run/m);
+  });
+
+  it('when "mcp --json" is run, then it is refused, saying its stdout is the protocol already (exit 2), and its usage says so', async () => {
+    const result = await runCli(['mcp', '--json'], { SMS_GATEWAY_KEY: 'sgw_0123456789_x', SMS_GATEWAY_URL: 'http://127.0.0.1:9' });
+    expectRefused(result, 2);
+    expect(result.stderr, result.transcript).to.contain('mcp takes no --json: its stdout is the MCP protocol');
+    const help = await runCli(['mcp', '--help'], {});
+    expectOk(help);
+    expect(help.stdout).to.contain('so mcp takes no --json');
+  });
+
   it('when "help simulate" is run, then it prints the usage of simulate', async () => {
     const result = await runCli(['help', 'simulate'], {});
     expectOk(result);

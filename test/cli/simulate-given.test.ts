@@ -54,6 +54,17 @@ describe('cli: simulate with devices registered beforehand', function () {
     expect((await tenant.api.get('/devices')).body.data.length).to.equal(before);
   });
 
+  it('when given the pairing URLs in --pairing-file, one a line, then it runs those devices, their tokens never on its command line', async () => {
+    const first = await registerDevice(gateway, tenant, 'phone five');
+    const second = await registerDevice(gateway, tenant, 'phone six');
+    const pairing = (device: typeof first) => formatPairingUrl({ host: '127.0.0.1', port: gateway.mqttPort, deviceId: device.device.id, token: device.token });
+    const file = join(scratch.dir, 'pairing.txt');
+    writeFileSync(file, `# the office phones\n${pairing(first)}\n\n  ${pairing(second)}\r\n`, { mode: 0o600 });
+    const summary = await runUntilOnline(['--pairing-file', file]);
+    expect(summary.devices.sort()).to.deep.equal([first.device.id, second.device.id].sort());
+    expect(summary.connected).to.equal(2);
+  });
+
   it('when given --device and --token, then that device connects', async () => {
     const { device, token } = await registerDevice(gateway, tenant, 'phone three');
     const summary = await runUntilOnline(['--device', device.id, '--token', token]);
@@ -102,7 +113,11 @@ describe('cli: simulate with devices registered beforehand', function () {
     ['--device that is not an id', ['--device', 'phone', '--token', 'secret-token'], '--device must be a device id'],
     ['no devices at all', [], 'say which devices to run'],
     ['--key-file that does not exist', ['--devices', '1', '--key-file', '/nonexistent/key'], '--key-file /nonexistent/key: no such file'],
+    ['--pairing-file that does not exist', ['--pairing-file', '/nonexistent/pairing'], '--pairing-file /nonexistent/pairing: no such file'],
+    ['--pairing-file - with nothing on stdin', ['--pairing-file', '-'], '--pairing-file - (stdin): no pairing URL in it'],
+    ['--pairing-file with a line that is no pairing URL', ['--pairing-file', join(scratch.dir, 'bad-pairing.txt')], `--pairing-file ${join(scratch.dir, 'bad-pairing.txt')}, line 2: the pairing URL has no device id`],
   ];
+  before(() => writeFileSync(join(scratch.dir, 'bad-pairing.txt'), '# one phone\nsmsgw://127.0.0.1:1883?v=1&token=secret-token\n'));
   for (const [what, args, message] of refusals) {
     it(`when given ${what}, then it refuses in a message that never repeats the token (exit 2)`, async () => {
       const result = await runCli(['simulate', ...args], env);

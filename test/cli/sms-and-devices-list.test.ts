@@ -59,8 +59,25 @@ describe('sms-gateway sms send|list and devices list, against a running gateway'
     for (const args of [['--limit', '-1'], ['--limit=-1']]) {
       const result = await cli(['sms', 'list', ...args]);
       expectRefused(result, 2);
-      expect(result.stderr, result.transcript).to.match(/^error: --limit must be a whole number from 1 to 100$/m).and.not.to.contain('ambiguous');
+      expect(result.stderr, result.transcript).to.match(/^error: --limit must be a whole number from 1 to 100, got "-1"$/m).and.not.to.contain('ambiguous');
     }
+  });
+
+  it('a value that begins with a dash but is no number is refused in the command\'s own words, saying how to write it, exit 2', async () => {
+    const cases: [string[], string][] = [
+      [['sms', 'send', '--phone', '+79161234567', '--message', '-hello'], 'error: --message: a value that begins with a dash is written joined to its flag, --message=-hello\n'],
+      [['sms', 'send', '--message', '--phone', '+79161234567'], 'error: --message needs a value, but --phone follows it (a value that begins with a dash is written --message=--phone)\n'],
+      // A secret is not printed back.
+      [['simulate', '--device', '0b0c5e9e-5d8e-4a53-9d5f-3c1f0e9b8a11', '--token', '-sgd_secret'], 'error: --token: a value that begins with a dash is written joined to its flag, --token=VALUE\n'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli(args);
+      expectRefused(result, 2);
+      expect(result.stderr, result.transcript).to.contain(message).and.not.to.contain('ambiguous').and.not.to.contain('sgd_secret');
+    }
+    const joined = await cli(['sms', 'send', '--phone', '+79161234567', '--message=-hello', '--json']);
+    expect(joined.code, joined.transcript).to.equal(0);
+    expect((await fx.tenant.api.get(`/sms/${jsonOf(joined).id}`)).body.message).to.equal('-hello');
   });
 
   it('devices list shows each phone of the account and whether it is online', async () => {

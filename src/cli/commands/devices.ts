@@ -1,10 +1,10 @@
 import { CliError, type Output } from '../output.ts';
 import { withAccountServices } from '../context.ts';
 import { parseFlags, withActions } from '../flags.ts';
-import { loadConfig } from '../../config.ts';
+import { loadConfig, type Config } from '../../config.ts';
 import { isUuid } from '../../common/object-id.ts';
 import type { DeviceRow } from '../../modules/devices/types.ts';
-import { pairingAddress, pairingUrl } from '../../modules/devices/pairing-url.ts';
+import { hostAndPort, pairingAddress, pairingUrl, type PairingAddress } from '../../modules/devices/pairing-url.ts';
 import { readCertificatePair, type CertificateFiles } from '../../tls/certificate-pair.ts';
 import { withAccountServicesToldToTheCluster } from '../cluster-notice.ts';
 import { DEVICES_LIST_USAGE, listDevices } from './devices-list.ts';
@@ -15,7 +15,9 @@ export const USAGE = `usage:
 ${DEVICES_LIST_USAGE}
 token issues a new token for a device (the old one stops working) and prints it once with the
 pairing URL. The pairing URL names MQTT_PUBLIC_URL, else PUBLIC_URL's host, else --host, with
-MQTT_PORT (MQTTS_PORT, tls=1 and the certificate's pin with TLS_CERT).`;
+MQTT_PORT (MQTTS_PORT, tls=1 and the certificate's pin with TLS_CERT). These are read from this
+command's environment, not asked of the running gateway: give it the gateway's settings. The
+output says which broker address the URL names, and where each part of it came from.`;
 
 export const devicesCommand = withActions({ register, token, list: (args, out) => listDevices(args, out, USAGE) }, USAGE);
 
@@ -48,8 +50,11 @@ async function token(args: string[], out: Output): Promise<void> {
   print(out, device, token, pairing, `device "${device.name_custom ?? device.name}" has a new token; the old one no longer works`);
 }
 
-/** Builds the pairing URL once the token is known; undefined when no address is known. */
-type Pairing = ((deviceId: string, token: string) => string) | undefined;
+/**
+ * Builds the pairing URL once the token is known, and says where its broker address came from;
+ * undefined when no address is known.
+ */
+type Pairing = { url: (deviceId: string, token: string) => string; broker: string; origin: string; hint: string | undefined } | undefined;
 
 /**
  * The configured addresses, else --host for the broker (a command has no request whose host it
@@ -70,7 +75,25 @@ function pairingFor(host: string | undefined): Pairing {
   };
   const address = pairingAddress(known, host ? { hostname: host.replace(/^\[(.*)\]$/, '$1') } : undefined);
   if (!address) return undefined;
-  return (deviceId, token) => pairingUrl(address, deviceId, token);
+  return { url: (deviceId, token) => pairingUrl(address, deviceId, token), ...brokerOrigin(address, config) };
+}
+
+/**
+ * Where the broker address of the URL came from. This command reads its own environment and never
+ * the gateway's: a gateway whose broker listens on another port than this environment says would
+ * be handed to phones at the wrong port, with nothing to show it but this line.
+ */
+function brokerOrigin(address: PairingAddress, config: Config): { broker: string; origin: string; hint: string | undefined } {
+  const broker = hostAndPort(address.broker);
+  if (config.mqttPublicUrl) return { broker, origin: 'the host and the port from MQTT_PUBLIC_URL', hint: undefined };
+  const tls = config.tls !== undefined;
+  const portVariable = tls ? 'MQTTS_PORT' : 'MQTT_PORT';
+  const portSet = (process.env[portVariable] ?? '').trim() !== '';
+  return {
+    broker,
+    origin: `the host from ${config.publicUrl ? 'PUBLIC_URL' : '--host'}, the port from this command's ${portVariable}${portSet ? '' : ` (unset, so its default ${address.broker.port})`}`,
+    hint: `if the running gateway's broker listens on another port, run this command with the gateway's ${portVariable}, or with MQTT_PUBLIC_URL=${tls ? 'mqtts' : 'mqtt'}://HOST:PORT where phones reach it`,
+  };
 }
 
 /** The pin of the certificate the gateway serves, read as the gateway reads it (loadConfig checked the pair). */
@@ -82,7 +105,7 @@ function tlsPinOf(files: CertificateFiles | undefined): string | undefined {
 
 function print(out: Output, device: DeviceRow, token: string, pairing: Pairing, headline: string): void {
   const credentials = { client_id: device.id, username: device.id, password: token };
-  const url = pairing?.(device.id, token) ?? null;
+  const url = pairing?.url(device.id, token) ?? null;
   const forwards = device.forward_incoming_sms;
   out.result({ device_id: device.id, object_id: device.object_id, name: device.name, forward_incoming_sms: forwards, credentials, pairing_url: url }, () =>
     [
@@ -92,8 +115,13 @@ function print(out: Output, device: DeviceRow, token: string, pairing: Pairing, 
       `  token (MQTT password, shown once):       ${token}`,
       // Off, the phone keeps what it receives (replies, STOP opt-outs) and the gateway shows none.
       `  forwards received SMS:                   ${forwards ? 'yes' : 'no (the phone keeps them until forward_incoming_sms is on)'}`,
-      url
-        ? `  pairing URL (holds the token):           ${url}\n  on the device:  sms-gateway-agent --pairing '${url}'`
+      url && pairing
+        ? [
+            `  pairing URL (holds the token):           ${url}`,
+            `  broker in the URL:                       ${pairing.broker}: ${pairing.origin}`,
+            ...(pairing.hint ? [`    ${pairing.hint}`] : []),
+            `  on the device:  sms-gateway-agent --pairing '${url}'`,
+          ].join('\n')
         : '  no pairing URL: set MQTT_PUBLIC_URL or PUBLIC_URL, or pass --host with the host phones reach the broker at',
     ].join('\n'),
   );

@@ -17,10 +17,13 @@ environment:
   SMS_GATEWAY_KEY   the API key the tools act with (sms-gateway keys create)
   SMS_GATEWAY_URL   the gateway's base URL, such as http://localhost:3000
 
+stdout carries the protocol's JSON-RPC messages and nothing else, so mcp takes no --json.
 docs/mcp.md shows how to add it to an assistant's configuration.`;
 
-export async function mcpCommand(args: string[], _out: Output): Promise<void> {
+export async function mcpCommand(args: string[], out: Output): Promise<void> {
   parseFlags(args, {}, USAGE);
+  // Taken silently, --json would promise a JSON document the protocol never prints.
+  if (out.json) throw new CliError('mcp takes no --json: its stdout is the MCP protocol, JSON-RPC messages already');
   let settings;
   try {
     settings = readMcpSettings(process.env);

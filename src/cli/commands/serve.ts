@@ -14,13 +14,15 @@ import { EXTENDED_PREFIX } from '../../http/extended-prefix.ts';
 import type { Output } from '../output.ts';
 import { makeDirectory } from '../../common/make-directory.ts';
 
-const USAGE = 'usage: sms-gateway serve   (configured through environment variables: sms-gateway serve --help lists them)';
+const USAGE = 'usage: sms-gateway serve [--json]   (configured through environment variables: sms-gateway serve --help lists them)';
 
 /** `serve --help`: what it does and every setting, with its default. */
 export function serveUsage(): string {
   return [
-    'usage: sms-gateway serve',
+    'usage: sms-gateway serve [--json]',
     'Runs the gateway (HTTP API, control panel, MQTT broker for the phones) until SIGINT or SIGTERM.',
+    '--json writes the first-start banner (the first API key, the administrator\'s one-time password)',
+    'as one JSON document, and a failure to start as {"error": ...}; the log is JSON either way (LOG_FORMAT).',
     'It is configured through these environment variables (default, then meaning):',
     '',
     settingsHelp(),

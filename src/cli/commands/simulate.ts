@@ -3,14 +3,14 @@ import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { Fleet, type GivenDevice } from '../../simulator/fleet.ts';
-import { apiKey, givenDevices } from '../simulate-devices.ts';
+import { apiKey, givenDevices, pairingFile, pairingFlags } from '../simulate-devices.ts';
 import { ConfigError, loadConfig } from '../../config.ts';
 import { CliError, type Output } from '../output.ts';
-import { parseFlags } from '../flags.ts';
+import { fractionFlag, parseFlags, wholeNumberFlag } from '../flags.ts';
 import { passphraseFrom } from '../passphrase.ts';
 import { makeDirectory } from '../../common/make-directory.ts';
 
-export const USAGE = `usage: sms-gateway simulate --devices N | --pairing URL... | --device ID --token TOKEN [options]
+export const USAGE = `usage: sms-gateway simulate --devices N | --pairing-file FILE | --pairing URL... | --device ID --token TOKEN [options]
 Runs simulated phones: each "sends" the SMS it is given and reports it sent and delivered, without
 a radio. Each also answers USSD (POST /api/ext/v1/devices/{id}/ussd): *100# with a balance, *111#
 with a menu that asks for a reply; other codes fail.
@@ -18,8 +18,11 @@ with a menu that asks for a reply; other codes fail.
                          --state remembers; needs an API key with devices:write
   --pairing URL          run the device this pairing URL names (smsgw://host:port?v=1&device=...&token=...,
                          as devices register, the panel or the API give it); repeat for several.
-                         Its broker is the URL's host and port unless --mqtt is given. No API key needed
-  --device ID --token T  run this registered device with its token (MQTT password). No API key needed
+                         Its broker is the URL's host and port unless --mqtt is given. No API key needed.
+                         It holds the token, which the process list shows every user: prefer --pairing-file
+  --pairing-file FILE    run the devices of the pairing URLs in FILE, one a line (- reads them from stdin)
+  --device ID --token T  run this registered device with its token (MQTT password). No API key needed;
+                         the token is visible in the process list too
   --api URL              gateway HTTP base URL (default http://127.0.0.1:$PORT, PORT defaulting to 3000)
   --mqtt URL             broker URL (default mqtt://127.0.0.1:$MQTT_PORT, MQTT_PORT defaulting to 1883;
                          ws://host:port/mqtt works too)
@@ -49,6 +52,8 @@ with a menu that asks for a reply; other codes fail.
   --passphrase P         the passphrase itself; visible in the process list, so prefer
                          SMS_GATEWAY_PASSPHRASE or --passphrase-file
   --encrypt-incoming     with a passphrase: received SMS (--incoming-every) are forwarded encrypted
+  --json                 when the run ends, print the devices run and the counts of tasks and reports
+                         as one JSON document on stdout; the progress lines stay text, on stderr
 environment: SMS_GATEWAY_KEY (the API key, when neither --key nor --key-file is given),
              SMS_GATEWAY_PASSPHRASE (the passphrase, when neither flag gives it), PORT, MQTT_PORT`;
 
@@ -58,6 +63,7 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
     {
       devices: { type: 'string' },
       pairing: { type: 'string', multiple: true },
+      'pairing-file': { type: 'string' },
       device: { type: 'string' },
       token: { type: 'string' },
       api: { type: 'string' },
@@ -84,29 +90,30 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
   );
   const passphrase = passphraseFrom(values.passphrase, values['passphrase-file']);
   if (values['encrypt-incoming'] && passphrase === undefined) throw new CliError('--encrypt-incoming needs a passphrase: SMS_GATEWAY_PASSPHRASE, --passphrase-file or --passphrase');
-  const given = givenDevices(values.pairing ?? [], values.device, values.token);
-  if (values.devices === undefined && given.length === 0) throw new CliError(`say which devices to run: --devices N, --pairing URL or --device ID --token TOKEN\n${USAGE}`);
-  const count = values.devices === undefined ? 0 : integer(values.devices, '--devices', 1, 20_000);
+  const pairings = [...pairingFlags(values.pairing ?? []), ...(values['pairing-file'] === undefined ? [] : await pairingFile(values['pairing-file']))];
+  const given = givenDevices(pairings, values.device, values.token);
+  if (values.devices === undefined && given.length === 0) throw new CliError(`say which devices to run: --devices N, --pairing-file FILE, --pairing URL or --device ID --token TOKEN\n${USAGE}`);
+  const count = values.devices === undefined ? 0 : wholeNumberFlag('--devices', values.devices, 1, 20_000);
   // Only registering needs the API, and so a key.
   const key = count > 0 ? apiKey(values.key, values['key-file']) : undefined;
-  const delay = values.delay === undefined ? 200 : integer(values.delay, '--delay', 0, 600_000);
+  const delay = values.delay === undefined ? 200 : wholeNumberFlag('--delay', values.delay, 0, 600_000);
   // The gateway on this machine, on the ports it is configured with, unless told otherwise.
   const ports = values.api && values.mqtt ? undefined : gatewayPorts();
   const apiUrl = url(values.api ?? `http://127.0.0.1:${ports!.port}`, '--api', ['http:', 'https:']);
   const brokerUrl = url(values.mqtt ?? `mqtt://127.0.0.1:${ports!.mqttPort}`, '--mqtt', ['mqtt:', 'mqtts:', 'ws:', 'wss:']);
   // --mqtt says where the broker is from here, which beats the address a pairing URL was made with.
   if (values.mqtt) for (const device of given) device.brokerUrl = undefined;
-  const incomingEvery = values['incoming-every'] === undefined ? undefined : integer(values['incoming-every'], '--incoming-every', 1, 86_400);
-  const callsEvery = values['calls-every'] === undefined ? undefined : integer(values['calls-every'], '--calls-every', 1, 86_400);
+  const incomingEvery = values['incoming-every'] === undefined ? undefined : wholeNumberFlag('--incoming-every', values['incoming-every'], 1, 86_400);
+  const callsEvery = values['calls-every'] === undefined ? undefined : wholeNumberFlag('--calls-every', values['calls-every'], 1, 86_400);
   /** What --mms alone means: an MMS received every so many seconds. */
   const MMS_DEFAULT_EVERY_S = 30;
-  const mmsEvery = values['mms-every'] !== undefined ? integer(values['mms-every'], '--mms-every', 1, 86_400) : values.mms ? MMS_DEFAULT_EVERY_S : undefined;
+  const mmsEvery = values['mms-every'] !== undefined ? wholeNumberFlag('--mms-every', values['mms-every'], 1, 86_400) : values.mms ? MMS_DEFAULT_EVERY_S : undefined;
   const mmsFetch = values['mms-fetch'] ?? 'whole';
   if (mmsFetch !== 'whole' && mmsFetch !== 'ranges') throw new CliError(`--mms-fetch must be whole or ranges, got "${mmsFetch}"`);
-  const duration = values.duration === undefined ? undefined : integer(values.duration, '--duration', 1, 86_400);
+  const duration = values.duration === undefined ? undefined : wholeNumberFlag('--duration', values.duration, 1, 86_400);
   const total = count + given.length;
   const failSims = failingSims(values['fail-sim'] ?? []);
-  const sims = values.sims === undefined ? (failSims.size > 0 ? 2 : 1) : integer(values.sims, '--sims', 1, 3);
+  const sims = values.sims === undefined ? (failSims.size > 0 ? 2 : 1) : wholeNumberFlag('--sims', values.sims, 1, 3);
   for (const slot of failSims.keys()) if (slot >= sims) throw new CliError(`--fail-sim ${slot}:...: the devices have SIM slots 0-${sims - 1} (--sims ${sims})`);
 
   const stateFile = values.state ?? './data/simulator-devices.json';
@@ -215,17 +222,9 @@ function summary(fleet: Fleet): string {
   return `devices ${fleet.devices.length} | tasks ${fleet.stats.tasks} (redelivered ${fleet.stats.redelivered}) | reports: ${reports || 'none'}`;
 }
 
-function integer(raw: string | undefined, flag: string, min: number, max: number): number {
-  if (raw === undefined) throw new CliError(`${flag} is required\n${USAGE}`);
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new CliError(`${flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  return Number(raw);
-}
-
+/** A rate flag, 0 when not given. */
 function fraction(raw: string | undefined, flag: string): number {
-  if (raw === undefined) return 0;
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) throw new CliError(`${flag} must be a number from 0 to 1, got "${raw}"`);
-  return value;
+  return raw === undefined ? 0 : fractionFlag(flag, raw);
 }
 
 /** PORT and MQTT_PORT as the gateway reads them (a bad value names its variable). */

@@ -5,7 +5,7 @@
 import { CliError, type Output } from '../output.ts';
 import { withAccountServices } from '../context.ts';
 import { withAccountServicesToldToTheCluster } from '../cluster-notice.ts';
-import { parseFlags, withActions } from '../flags.ts';
+import { parseFlags, wholeNumberFlag, withActions } from '../flags.ts';
 import { DEFAULT_ALPHABETS, type DefaultAlphabet } from '../../modules/smpp/types.ts';
 
 export const USAGE = `usage:
@@ -28,8 +28,8 @@ async function create(args: string[], out: Output): Promise<void> {
   );
   if (!values.account) throw new CliError(`smpp credentials create needs --account\n${USAGE}`);
   const accountName = values.account;
-  const throughput = wholeNumber('--throughput', values.throughput, 10_000);
-  const windowSize = wholeNumber('--window', values.window, 1_000);
+  const throughput = values.throughput === undefined ? undefined : wholeNumberFlag('--throughput', values.throughput, 1, 10_000);
+  const windowSize = values.window === undefined ? undefined : wholeNumberFlag('--window', values.window, 1, 1_000);
   const deviceIds = values.devices ? values.devices.split(',').map((id) => id.trim()).filter(Boolean) : undefined;
   const { credential, password } = await withAccountServices(
     async (services) => {
@@ -84,10 +84,4 @@ async function remove(args: string[], out: Output): Promise<void> {
     (api) => `KEY=...   # a key of the account that holds keys:manage\n  curl -s -X DELETE '${api}/smpp/credentials/${id}' -H "Authorization: Bearer $KEY"`,
   );
   out.result({ id: row.id, system_id: row.system_id, revoked_at: row.revoked_at }, () => `SMPP credential ${row.system_id} revoked`);
-}
-
-function wholeNumber(flag: string, raw: string | undefined, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new CliError(`${flag} must be a whole number from 1 to ${max}, got "${raw}"`);
-  return Number(raw);
 }

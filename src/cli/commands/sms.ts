@@ -1,7 +1,7 @@
 // `sms-gateway sms send|list`: an SMS sent, or the latest listed, through a running gateway's API
 // with an API key (../api-client.ts), as any client would.
 import { API_CLIENT_ENVIRONMENT, calling, gatewayClient } from '../api-client.ts';
-import { parseFlags, withActions } from '../flags.ts';
+import { parseFlags, wholeNumberFlag, withActions } from '../flags.ts';
 import { CliError, type Output } from '../output.ts';
 import { EXTENDED_STATUSES } from '../../modules/messages/status.ts';
 
@@ -35,8 +35,7 @@ async function send(args: string[], out: Output): Promise<void> {
 
 async function list(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { status: { type: 'string' }, limit: { type: 'string' } }, USAGE);
-  const limit = values.limit === undefined ? 20 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new CliError('--limit must be a whole number from 1 to 100');
+  const limit = values.limit === undefined ? 20 : wholeNumberFlag('--limit', values.limit, 1, 100);
   // Checked here as well as by the API: the gateway's refusal would come after a round trip, and
   // only once a key and a running gateway are at hand.
   if (values.status !== undefined && !(EXTENDED_STATUSES as readonly string[]).includes(values.status)) {
