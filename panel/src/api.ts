@@ -57,16 +57,55 @@ export async function request<T>(method: string, path: string, options: RequestO
     body = JSON.stringify(options.body);
   }
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
-  const response = await fetch(url(path, options.query), { method, headers, body, credentials: 'same-origin' });
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  const parsed = text ? safeJson(text) : undefined;
-  if (!response.ok) {
+  for (let attempt = 1; ; attempt++) {
+    const response = await send(url(path, options.query), { method, headers, body, credentials: 'same-origin' });
+    if (response.status === 204) return undefined as T;
+    const text = await response.text();
+    const parsed = text ? safeJson(text) : undefined;
+    if (response.ok) return parsed as T;
     const error = (parsed as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | undefined)?.error;
+    const code = error?.code ?? `http_${response.status}`;
+    // A busy gateway turned the request away before doing anything: asking again a moment later
+    // is what its Retry-After says, and a person should not have to reload the page for it.
+    if (code === 'overloaded' && attempt < BUSY_ATTEMPTS) {
+      await pause(retryAfterMs(response.headers.get('retry-after')));
+      continue;
+    }
     if (response.status === 401 && !options.expectUnauthorized) onSessionLost?.();
-    throw new ApiError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? `The gateway answered ${response.status}.`, error?.details ?? []);
+    throw new ApiError(response.status, code, FOR_PEOPLE[code] ?? error?.message ?? `The gateway answered ${response.status}.`, error?.details ?? []);
   }
-  return parsed as T;
+}
+
+/** Tries of a request a busy gateway (503 overloaded) turns away before the panel says so. */
+const BUSY_ATTEMPTS = 4;
+/** The longest the panel waits between them, whatever Retry-After asks. */
+const BUSY_WAIT_MAX_MS = 5_000;
+
+/**
+ * Answers whose message is written for a program ("retry after the time Retry-After gives"),
+ * said for the person in front of the panel instead.
+ */
+const FOR_PEOPLE: Record<string, string> = {
+  overloaded: 'The gateway is busy right now. Try again in a moment.',
+  database_unavailable: 'The gateway cannot reach its database right now. Try again in a moment.',
+};
+
+/** fetch, with a failed connection said in words rather than as the browser's TypeError. */
+async function send(address: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(address, init);
+  } catch {
+    throw new ApiError(0, 'network', 'The gateway could not be reached. Check the connection, then try again.');
+  }
+}
+
+function retryAfterMs(header: string | null): number {
+  const seconds = Number(header);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, BUSY_WAIT_MAX_MS) : 1000;
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export const get = <T>(path: string, query?: RequestOptions['query']) => request<T>('GET', path, { query });

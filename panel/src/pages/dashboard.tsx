@@ -21,7 +21,9 @@ const RELOAD_EVERY_MS = 2000;
 const GLANCE_DEVICES = 10;
 
 export function DashboardPage() {
-  const summary = useLoad(() => get<Summary>('/stats/summary'), []);
+  // "Today" is the person's day, not the gateway's UTC one: counted from their own midnight,
+  // read again at each reload so it moves on when the day does.
+  const summary = useLoad(() => get<Summary>('/stats/summary', { since: localMidnight().toISOString() }), []);
   const devices = usePagedList<Device>('/devices', { limit: GLANCE_DEVICES }, { 'device.presence': () => true });
   // Every event moves a number of the summary.
   const reloadSummary = useThrottled(summary.reload, RELOAD_EVERY_MS);
@@ -78,4 +80,9 @@ function StatCard({ title, value, link, linkText }: { title: string; value: numb
       <a href={link}>{linkText}</a>
     </div>
   );
+}
+
+/** The start of today in the browser's time zone. */
+function localMidnight(now = new Date()): Date {
+  return new Date(now.getFullYear(), now.getMonth(), now.getDate());
 }

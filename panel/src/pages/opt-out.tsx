@@ -14,6 +14,7 @@ import { usePagedList } from '../ui/use-paged-list.ts';
 import { formErrors } from '../ui/form-errors.ts';
 import { CreateForm, useCreateForm } from './admin/create-form.tsx';
 import { useAction } from '../ui/use-action.ts';
+import { ImportForm } from './opt-out/import-form.tsx';
 
 const SOURCES: Record<Suppression['source'], string> = { keyword: 'sent a keyword', api: 'added by hand', import: 'imported' };
 
@@ -35,6 +36,7 @@ export function OptOutPage(_props: Record<string, string>) {
         list={list}
         caption="Suppressed numbers"
         empty="No number has opted out."
+        class="stack-on-phone"
         columns={[
           { header: 'Number', rowHeader: true, class: 'mono', cell: (row) => row.phone },
           { header: 'How', cell: (row) => (row.keyword ? `${SOURCES[row.source]} (${row.keyword})` : SOURCES[row.source]) },
@@ -55,6 +57,7 @@ export function OptOutPage(_props: Record<string, string>) {
         </a>
       </p>
       {session.canChange && <AddForm onAdded={list.restart} />}
+      {session.canChange && <ImportForm onImported={list.restart} />}
       <SettingsForm canChange={session.canChange} />
     </Page>
   );

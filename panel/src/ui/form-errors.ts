@@ -42,7 +42,7 @@ function matches(detailField: string, name: string): boolean {
  * its first word, so "phone must be a valid phone number" keeps its second "phone".
  */
 export function inWords(message: string, labels: Record<string, string>): string {
-  let text = message;
+  let text = withoutCode(message);
   // Longest first, so "limits.per_day" is replaced before "per_day" could be.
   for (const name of Object.keys(labels).sort((a, b) => b.length - a.length)) {
     const identifier = /[_.]/.test(name);
@@ -54,4 +54,12 @@ export function inWords(message: string, labels: Record<string, string>): string
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The message without the error code some details start with for programs ("recipient_opted_out:
+ * the recipient has opted out..."): a person reads the words after it.
+ */
+export function withoutCode(message: string): string {
+  return message.replace(/^[a-z]+(?:_[a-z]+)+: /, '');
 }

@@ -11,6 +11,7 @@ import { formatTime } from '../../ui/format.ts';
 import { ErrorNotice } from '../../ui/notice.tsx';
 import { Loading } from '../../ui/page.tsx';
 import { Table } from '../../ui/table.tsx';
+import { WideTable } from '../../ui/wide-table.tsx';
 import { useAction } from '../../ui/use-action.ts';
 import { useLoad } from '../../ui/use-load.ts';
 import { formatMs, formatRatio, simLabel } from '../fleet/figures.ts';
@@ -76,40 +77,42 @@ function Reasons({ reasons }: { reasons: HealthReason[] }) {
 function SimHealthTable({ sims, windowHours, canChange, busy, onMarkHealthy }: { sims: SimHealth[]; windowHours: number; canChange: boolean; busy: boolean; onMarkHealthy: (slot: number) => void }) {
   if (sims.length === 0) return <p class="muted">No SIM reported.</p>;
   return (
-    <Table
-      rows={sims}
-      rowKey={(sim) => sim.sim_slot}
-      rowAttributes={(sim) => ({ 'data-sim': String(sim.sim_slot) })}
-      caption={`SIMs, over the last ${windowHours} hours`}
-      class="sim-health-table"
-      columns={[
-        { header: 'SIM', rowHeader: true, cell: (sim) => (sim.phone_number ? `${simLabel(sim.sim_slot)} (${sim.phone_number})` : simLabel(sim.sim_slot)) },
-        {
-          header: 'State',
-          cell: (sim) => (
-            <>
-              <HealthBadge state={sim.state} />
-              {sim.fault && <span class="muted"> fails to {sim.fault}</span>}
-              {sim.degraded_since && <span class="muted"> since {formatTime(sim.degraded_since)}</span>}
-            </>
-          ),
-        },
-        { header: 'Sent', numeric: true, cell: (sim) => sim.sent },
-        { header: 'Failed', numeric: true, cell: (sim) => sim.failed_send },
-        { header: 'Delivered', numeric: true, cell: (sim) => formatRatio(sim.delivery_ratio) },
-        { header: 'Last sent', cell: (sim) => formatTime(sim.last_sent_at) },
-        { header: 'Last received', cell: (sim) => formatTime(sim.last_received_at) },
-        canChange && {
-          header: 'Action',
-          cell: (sim) =>
-            sim.state === 'degraded' && (
-              <button type="button" class="button button-small" disabled={busy} aria-label={`Mark healthy: ${simLabel(sim.sim_slot)}`} onClick={() => onMarkHealthy(sim.sim_slot)}>
-                Mark healthy
-              </button>
+    <WideTable label="SIMs">
+      <Table
+        rows={sims}
+        rowKey={(sim) => sim.sim_slot}
+        rowAttributes={(sim) => ({ 'data-sim': String(sim.sim_slot) })}
+        caption={`SIMs, over the last ${windowHours} hours`}
+        class="sim-health-table"
+        columns={[
+          { header: 'SIM', rowHeader: true, cell: (sim) => (sim.phone_number ? `${simLabel(sim.sim_slot)} (${sim.phone_number})` : simLabel(sim.sim_slot)) },
+          {
+            header: 'State',
+            cell: (sim) => (
+              <>
+                <HealthBadge state={sim.state} />
+                {sim.fault && <span class="muted"> fails to {sim.fault}</span>}
+                {sim.degraded_since && <span class="muted"> since {formatTime(sim.degraded_since)}</span>}
+              </>
             ),
-        },
-      ]}
-    />
+          },
+          { header: 'Sent', numeric: true, cell: (sim) => sim.sent },
+          { header: 'Failed', numeric: true, cell: (sim) => sim.failed_send },
+          { header: 'Delivered', numeric: true, cell: (sim) => formatRatio(sim.delivery_ratio) },
+          { header: 'Last sent', cell: (sim) => formatTime(sim.last_sent_at) },
+          { header: 'Last received', cell: (sim) => formatTime(sim.last_received_at) },
+          canChange && {
+            header: 'Action',
+            cell: (sim) =>
+              sim.state === 'degraded' && (
+                <button type="button" class="button button-small" disabled={busy} aria-label={`Mark healthy: ${simLabel(sim.sim_slot)}`} onClick={() => onMarkHealthy(sim.sim_slot)}>
+                  Mark healthy
+                </button>
+              ),
+          },
+        ]}
+      />
+    </WideTable>
   );
 }
 
@@ -117,28 +120,30 @@ function CanaryTable({ results }: { results: CanaryResult[] }) {
   const { nameOf } = useDevices();
   if (results.length === 0) return <p class="muted">No canary probe yet.</p>;
   return (
-    <Table
-      rows={results}
-      rowKey={(result) => `${result.round}:${result.role}:${result.sim_slot}:${result.partner_device_id}:${result.partner_sim_slot}`}
-      rowAttributes={(result) => ({ 'data-canary': result.result })}
-      caption="Last canary probes, newest first"
-      class="canary-table"
-      columns={[
-        { header: 'When', cell: (result) => formatTime(result.at) },
-        { header: 'Round', numeric: true, cell: (result) => result.round },
-        { header: 'Role', cell: (result) => (result.role === 'sender' ? `${simLabel(result.sim_slot)} sent` : `${simLabel(result.sim_slot)} received`) },
-        {
-          header: 'Partner',
-          cell: (result) => (
-            <a href={href(`/devices/${result.partner_device_id}`)}>
-              {nameOf(result.partner_device_id)}, {simLabel(result.partner_sim_slot)}
-            </a>
-          ),
-        },
-        { header: 'Result', cell: (result) => <span class={`badge badge-${result.result === 'passed' ? 'good' : result.result === 'failed' ? 'bad' : 'neutral'}`}>{result.result}</span> },
-        { header: 'Why', cell: (result) => result.failure ?? '' },
-        { header: 'Round trip', numeric: true, cell: (result) => formatMs(result.round_trip_ms) },
-      ]}
-    />
+    <WideTable label="Last canary probes">
+      <Table
+        rows={results}
+        rowKey={(result) => `${result.round}:${result.role}:${result.sim_slot}:${result.partner_device_id}:${result.partner_sim_slot}`}
+        rowAttributes={(result) => ({ 'data-canary': result.result })}
+        caption="Last canary probes, newest first"
+        class="canary-table"
+        columns={[
+          { header: 'When', cell: (result) => formatTime(result.at) },
+          { header: 'Round', numeric: true, cell: (result) => result.round },
+          { header: 'Role', cell: (result) => (result.role === 'sender' ? `${simLabel(result.sim_slot)} sent` : `${simLabel(result.sim_slot)} received`) },
+          {
+            header: 'Partner',
+            cell: (result) => (
+              <a href={href(`/devices/${result.partner_device_id}`)}>
+                {nameOf(result.partner_device_id)}, {simLabel(result.partner_sim_slot)}
+              </a>
+            ),
+          },
+          { header: 'Result', cell: (result) => <span class={`badge badge-${result.result === 'passed' ? 'good' : result.result === 'failed' ? 'bad' : 'neutral'}`}>{result.result}</span> },
+          { header: 'Why', cell: (result) => result.failure ?? '' },
+          { header: 'Round trip', numeric: true, cell: (result) => formatMs(result.round_trip_ms) },
+        ]}
+      />
+    </WideTable>
   );
 }
