@@ -22,7 +22,7 @@ const PHONE = '+79161234567';
 const STATUS_COMMANDS = ['termux-battery-status', 'termux-telephony-deviceinfo', 'termux-telephony-cellinfo'];
 
 describe('device agent: a radio that cannot send gets no work', function () {
-  this.timeout(90_000);
+  this.timeout(180_000);
   const fx = useGateway();
   const agents: DeviceAgent[] = [];
   const phones: TermuxPhone[] = [];
@@ -69,7 +69,7 @@ describe('device agent: a radio that cannot send gets no work', function () {
     expect((await fx.tenant.api.get(`/devices/${device.id}`)).body.queue).to.include({ blocked_by: 'radio', waiting: 1 });
     expect((await phone.commandsRun()).filter((run) => run.command === 'termux-sms-send')).to.have.length(0);
 
-    const sent = nextEvent(agent, 'report', (id, status) => id === named.id && status === 'sent', 25_000);
+    const sent = nextEvent(agent, 'report', (id, status) => id === named.id && status === 'sent', 60_000);
     for (const command of STATUS_COMMANDS) await phone.stopFailing(command);
     await sent;
     const sends = (await phone.commandsRun()).filter((run) => run.command === 'termux-sms-send');

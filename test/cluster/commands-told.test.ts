@@ -12,7 +12,7 @@ import { bindEsme, issueCredential, SMPP_ON } from '../support/smpp-client.ts';
 import { TEST_REDIS_URL, useCluster, within } from './cluster-fixture.ts';
 
 describe('commands tell the running gateways over Redis', function () {
-  this.timeout(30_000);
+  this.timeout(60_000);
   const cluster = useCluster({ smpp: SMPP_ON, webhooks: webhookConfig() });
   const { fx } = cluster;
   const onB = new RawClients(() => `mqtt://127.0.0.1:${cluster.b.mqttPort}`);
@@ -60,8 +60,9 @@ describe('commands tell the running gateways over Redis', function () {
     const credential = await issueCredential(fx.tenant);
     const esme = await bindEsme(cluster.b, credential);
     try {
-      // The wait covers the command's own run too (about half a second).
-      const unbind = esme.next((pdu) => pdu.command === 'unbind', 4_000);
+      // The wait covers the command's own run too (half a second alone, far more on a loaded
+      // machine), and stays below the 30 s of the next enquire_link it must beat.
+      const unbind = esme.next((pdu) => pdu.command === 'unbind', 20_000);
       await command('smpp', 'credentials', 'delete', credential.id);
       await unbind;
     } finally {

@@ -29,7 +29,7 @@ function countFiles(dir: string): number {
 }
 
 describe('serve: DATA_DIR is private whatever the umask', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   const scratch = tempDataDir('modes');
   after(() => {
     killChildren();
@@ -39,7 +39,7 @@ describe('serve: DATA_DIR is private whatever the umask', function () {
   async function serveUntilStarted(dataDir: string): Promise<GatewayProcess> {
     const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info' };
     const gateway = new GatewayProcess(['serve'], env, { umask: 0o000 });
-    await gateway.waitForLog('gateway listening', 90_000);
+    await gateway.waitForLog('gateway listening', 200_000);
     return gateway;
   }
 

@@ -13,7 +13,7 @@ import { ApiClient } from '../support/tenant.ts';
 const ADMIN_EMAIL = 'Ops@Example.com';
 
 describe('the administrator created at first start', function () {
-  this.timeout(90_000);
+  this.timeout(240_000);
 
   const target = testDatabase();
   let dataDir: ReturnType<typeof tempDataDir>;
@@ -23,7 +23,7 @@ describe('the administrator created at first start', function () {
   let banner: string;
 
   before(async function () {
-    this.timeout(90_000);
+    this.timeout(240_000);
     dataDir = tempDataDir('first-admin');
     const env: Env = { DATA_DIR: join(dataDir.dir, 'data'), PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info', ADMIN_EMAIL };
     if (target.kind === 'postgres') {
@@ -31,7 +31,7 @@ describe('the administrator created at first start', function () {
       env.DATABASE_URL = database.url;
     }
     gateway = new GatewayProcess(['serve'], env);
-    const port = (await gateway.waitForLog('gateway listening', 80_000)).port as number;
+    const port = (await gateway.waitForLog('gateway listening', 200_000)).port as number;
     const line = await gateway.waitFor('the log line naming the banner file', 10_000, () =>
       gateway.logLines().find((each) => typeof each.file === 'string' && String(each.msg).startsWith('first start')),
     );

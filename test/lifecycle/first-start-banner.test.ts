@@ -34,7 +34,7 @@ function fileContaining(file: string, text: string, timeoutMs: number): Promise<
 }
 
 describe('the first-start banner when no terminal is watching', function () {
-  this.timeout(90_000);
+  this.timeout(240_000);
 
   const target = testDatabase();
   let dataDir: ReturnType<typeof tempDataDir>;
@@ -45,7 +45,7 @@ describe('the first-start banner when no terminal is watching', function () {
   let logged: Record<string, unknown>[];
 
   before(async function () {
-    this.timeout(90_000);
+    this.timeout(240_000);
     dataDir = tempDataDir('first-start');
     // A DATA_DIR that does not exist yet; with PostgreSQL it holds no database, only files like this one.
     const dir = join(dataDir.dir, target.kind === 'postgres' ? 'files' : 'db');
@@ -55,7 +55,7 @@ describe('the first-start banner when no terminal is watching', function () {
       env.DATABASE_URL = database.url;
     }
     gateway = new GatewayProcess(['serve'], env);
-    port = (await gateway.waitForLog('gateway listening', 80_000)).port as number;
+    port = (await gateway.waitForLog('gateway listening', 200_000)).port as number;
     const line = await gateway.waitFor('the log line naming the banner file', 10_000, () =>
       gateway.logLines().find((each) => typeof each.file === 'string' && String(each.msg).startsWith('first start')),
     );
@@ -112,7 +112,7 @@ describe('the first-start banner when no terminal is watching', function () {
 });
 
 describe('the first-start banner file', function () {
-  this.timeout(90_000);
+  this.timeout(240_000);
 
   let dataDir: ReturnType<typeof tempDataDir>;
   let database: { url: string; drop: () => Promise<void> } | undefined;
@@ -136,7 +136,7 @@ describe('the first-start banner file', function () {
       env.DATABASE_URL = database.url;
     }
     gateway = new GatewayProcess(['serve'], env);
-    await gateway.waitFor('the log line naming the banner file', 80_000, () =>
+    await gateway.waitFor('the log line naming the banner file', 200_000, () =>
       gateway.logLines().find((line) => line.file === file),
     );
     expect(statSync(file).mode & 0o777).to.equal(0o600);
@@ -147,7 +147,7 @@ describe('the first-start banner file', function () {
 });
 
 describe('the first-start banner on a terminal', function () {
-  this.timeout(90_000);
+  this.timeout(240_000);
 
   let dataDir: ReturnType<typeof tempDataDir> | undefined;
   let database: { url: string; drop: () => Promise<void> } | undefined;
@@ -180,7 +180,7 @@ describe('the first-start banner on a terminal', function () {
     let screen = '';
     terminal.stdout!.setEncoding('utf8');
     const key = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no key on the terminal within 80 s\n${screen}`)), 80_000);
+      const timer = setTimeout(() => reject(new Error(`no key on the terminal within 200 s\n${screen}`)), 200_000);
       terminal!.stdout!.on('data', (chunk: string) => {
         // A terminal ends lines with \r\n.
         screen += chunk.replace(/\r/g, '');

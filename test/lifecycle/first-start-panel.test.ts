@@ -15,7 +15,7 @@ import { checkA11y, openPanel, screenshot, useBrowser } from '../panel/support/b
 const NEW_PASSWORD = 'chosen at first login';
 
 describe('first start, in the browser: the banner\'s panel address and one-time password', function () {
-  this.timeout(90_000);
+  this.timeout(240_000);
 
   const target = testDatabase();
   let dataDir: ReturnType<typeof tempDataDir>;
@@ -26,7 +26,7 @@ describe('first start, in the browser: the banner\'s panel address and one-time 
   let oneTimePassword: string;
 
   before(async function () {
-    this.timeout(90_000);
+    this.timeout(240_000);
     dataDir = tempDataDir('first-panel');
     const env: Env = { DATA_DIR: join(dataDir.dir, 'data'), PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info' };
     if (target.kind === 'postgres') {
@@ -34,7 +34,7 @@ describe('first start, in the browser: the banner\'s panel address and one-time 
       env.DATABASE_URL = database.url;
     }
     gateway = new GatewayProcess(['serve'], env);
-    await gateway.waitForLog('gateway listening', 80_000);
+    await gateway.waitForLog('gateway listening', 200_000);
     const line = await gateway.waitFor('the log line naming the banner file', 10_000, () =>
       gateway.logLines().find((each) => typeof each.file === 'string' && String(each.msg).startsWith('first start')),
     );

@@ -128,9 +128,9 @@ describe('sms-gateway serve on the embedded database', function () {
     };
 
     before(async function () {
-      this.timeout(90_000);
+      this.timeout(240_000);
       gateway = new GatewayProcess(['serve'], env);
-      port = (await gateway.waitForLog('gateway listening', 80_000)).port as number;
+      port = (await gateway.waitForLog('gateway listening', 200_000)).port as number;
       const file = (await gateway.waitForLog(FIRST_START_LOG, 10_000)).file as string;
       banner = readFileSync(file, 'utf8');
       firstKey = KEY_LINE.exec(banner)?.[1];

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { GatewayProcess, killChildren, tempDataDir } from '../support/cli.ts';
 
 describe('sms-gateway serve with SHUTDOWN_DRAIN', function () {
-  this.timeout(90_000);
+  this.timeout(240_000);
   const dataDir = tempDataDir('drain');
   after(() => {
     killChildren();
@@ -14,7 +14,7 @@ describe('sms-gateway serve with SHUTDOWN_DRAIN', function () {
 
   async function start(): Promise<{ gateway: GatewayProcess; base: string }> {
     const gateway = new GatewayProcess(['serve'], { DATA_DIR: dataDir.dir, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1', SHUTDOWN_DRAIN: '2' });
-    const port = (await gateway.waitForLog('gateway listening', 80_000)).port as number;
+    const port = (await gateway.waitForLog('gateway listening', 200_000)).port as number;
     return { gateway, base: `http://127.0.0.1:${port}` };
   }
 

@@ -16,7 +16,9 @@ import { degradeSim } from '../support/test-data.ts';
 
 const NO_LIMITS = { per_minute: null, per_hour: null, per_day: null };
 
-describe('panel: fleet', () => {
+describe('panel: fleet', function () {
+  // A page that loads figures, a CSV download and canary rounds: more than one quick look.
+  this.timeout(60_000);
   const gw = useGateway({ tenant: 'once' });
   const browser = useBrowser(() => gw.baseUrl);
   const owner = useLoggedIn(gw, browser, 'owner');
