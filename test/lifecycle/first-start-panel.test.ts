@@ -53,6 +53,8 @@ describe('first start, in the browser: the banner\'s panel address and one-time 
 
   const browser = useBrowser(() => panelUrl);
 
+  // A dozen page loads, three password hashes and an accessibility check against a gateway in a
+  // process of its own: far more than the bound of one panel action, the scenarios' default.
   browser.scenario('the one-time password logs in, must be changed first, and then a second key is made and revoked', async (page) => {
     await page.goto(panelUrl);
     await page.getByLabel('Email').fill(email);
@@ -85,5 +87,5 @@ describe('first start, in the browser: the banner\'s panel address and one-time 
     // The one-time password is spent.
     const relogin = await new ApiClient(new URL('/api/ext/v1', panelUrl).toString(), undefined).post('/session', { email, password: oneTimePassword });
     expect(relogin.status).to.equal(401);
-  });
+  }, 90_000);
 });

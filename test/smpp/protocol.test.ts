@@ -56,6 +56,18 @@ describe('SMPP: the session', () => {
     await esme.closed;
   });
 
+  it('keeps a peer whose answer to enquire_link arrived while the gateway was busy', async () => {
+    const esme = await bound();
+    // Answered at once by the ESME: the answer is on the gateway's socket, not yet read.
+    await esme.next((pdu) => pdu.command === 'enquire_link', 2_000);
+    // The gateway shares this process: blocking it past twice the interval makes its next check
+    // run late, before the answer is read, as a long query or a burst of work would.
+    const busyUntil = Date.now() + 3 * 300;
+    while (Date.now() < busyUntil);
+    await esme.next((pdu) => pdu.command === 'enquire_link', 2_000);
+    expect((await esme.call('enquire_link')).command_status).to.equal(STATUS.ESME_ROK);
+  });
+
   it('unbinds on request, answering unbind_resp', async () => {
     const esme = await bound();
     expect((await esme.call('unbind')).command_status).to.equal(STATUS.ESME_ROK);

@@ -14,10 +14,16 @@ export class TestEsme {
   answerEnquireLinks = true;
   private readonly waiters: { accept: (pdu: PDU) => boolean; resolve: (pdu: PDU) => void }[] = [];
   closed: Promise<void>;
+  /** Requests sent and not yet answered: failed when the gateway closes the session instead. */
+  private readonly unanswered = new Set<(error: Error) => void>();
 
   private constructor(readonly session: Session) {
     session.on('error', () => undefined);
     this.closed = new Promise((resolve) => session.on('close', () => resolve()));
+    session.on('close', () => {
+      for (const fail of this.unanswered) fail(new Error('the gateway closed the session before answering'));
+      this.unanswered.clear();
+    });
     session.on('pdu', (pdu: PDU) => {
       if (pdu.command === 'deliver_sm') {
         this.delivered.push(pdu);
@@ -46,7 +52,16 @@ export class TestEsme {
   call(command: string, fields: Record<string, unknown> = {}): Promise<PDU> {
     return new Promise((resolve, reject) => {
       const pdu = new smpp.PDU(command, fields);
-      if (!this.session.send(pdu, resolve)) reject(new Error('the session is closed'));
+      const fail = (error: Error) => reject(new Error(`${command}: ${error.message}`));
+      this.unanswered.add(fail);
+      const answered = (response: PDU) => {
+        this.unanswered.delete(fail);
+        resolve(response);
+      };
+      if (!this.session.send(pdu, answered)) {
+        this.unanswered.delete(fail);
+        reject(new Error('the session is closed'));
+      }
     });
   }
 

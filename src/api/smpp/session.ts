@@ -387,7 +387,7 @@ export class SmppSession {
     const interval = this.options.enquireLinkMs;
     const silentFor = this.ports.clock.now() - this.lastHeard;
     if (silentFor < interval) return this.watchLink(interval - silentFor);
-    if (silentFor >= 2 * interval) return this.close('no answer to enquire_link');
+    if (silentFor >= 2 * interval) return this.closeUnlessHeardAfterReading();
     this.watchLink(2 * interval - silentFor);
     this.send(new smpp.PDU('enquire_link'));
     // Another node may have revoked the credential; this one hears of it here at the latest.
@@ -400,6 +400,20 @@ export class SmppSession {
         () => undefined,
       );
     }
+  }
+
+  /**
+   * A timer runs before the socket is read in each turn of the event loop, so after this process
+   * was busy (a long query, a burst of work) a late timer may find the peer silent while its
+   * enquire_link_resp waits unread. The verdict waits until this turn's bytes are read: only a
+   * peer still silent then is closed.
+   */
+  private closeUnlessHeardAfterReading(): void {
+    setImmediate(() => {
+      if (this.closed) return;
+      if (this.ports.clock.now() - this.lastHeard >= 2 * this.options.enquireLinkMs) this.close('no answer to enquire_link');
+      else this.checkLink();
+    });
   }
 
   private respond(request: PDU, status: number, fields: Record<string, unknown> = {}): void {
