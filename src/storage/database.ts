@@ -19,6 +19,7 @@ import { warnIfStandbysLag } from './standby-durability.ts';
 import { describeEnvironmentError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
 import { makeDirectory } from '../common/make-directory.ts';
+import { pgliteKnexClient } from './pglite-knex-client.ts';
 
 export type Database = Knex;
 /** Anything that runs queries: the database itself or an open transaction. */
@@ -115,7 +116,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { btree_gin } = await import('@electric-sql/pglite/contrib/btree_gin');
   const extensions = { pg_trgm, btree_gin };
-  const { default: ClientPgLite } = await import('knex-pglite');
+  const client = await pgliteKnexClient();
   let pglite: InstanceType<typeof PGlite>;
   let unlock = () => {};
   if (options.dataDir === ':memory:') {
@@ -140,7 +141,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     tightenDataDir(dataDir, { create: false });
   }
   const db = knexModule.knex({
-    client: ClientPgLite as unknown as Knex.Config['client'],
+    client,
     dialect: 'postgres',
     // knex-pglite accepts a ready PGlite instance through a connection function.
     connection: (() => ({ pglite })) as unknown as Knex.Config['connection'],

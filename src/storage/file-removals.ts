@@ -65,16 +65,16 @@ const EXPIRY_BATCH = 500;
 
 /**
  * Deletes expired rows whose deletion queues their files (`deleteBatch` deletes at most `limit`
- * and answers what it deleted) a batch at a time, then removes the files so queued: the queue is
+ * and answers how many it deleted) a batch at a time, then removes the files so queued: the queue is
  * the one way a file goes, so a removal that fails is tried again like any other. Answers how many
  * rows were deleted.
  */
-export async function expireWithFiles(deleteBatch: (limit: number) => Promise<unknown[]>, removeQueued: () => Promise<number>): Promise<number> {
+export async function expireWithFiles(deleteBatch: (limit: number) => Promise<number>, removeQueued: () => Promise<number>): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const rows = await deleteBatch(EXPIRY_BATCH);
-    deleted += rows.length;
-    if (rows.length < EXPIRY_BATCH) break;
+    const count = await deleteBatch(EXPIRY_BATCH);
+    deleted += count;
+    if (count < EXPIRY_BATCH) break;
   }
   if (deleted > 0) await removeQueued();
   return deleted;

@@ -102,7 +102,8 @@ describe('SMPP: delivery receipts and incoming SMS', () => {
     const transmitter = await bound(credential, 'bind_transmitter');
     const id = await submit(transmitter, 'nobody listens');
     await eventually('the receipt is stored', async () => ((await smppReceiptKept(fx, id)) ? true : undefined));
-    await fx.gateway.services.smpp.purge(0);
+    // The count is what the operator's warning says was dropped (other accounts' too: the purge is the whole gateway's).
+    expect(await fx.gateway.services.smpp.purge(0)).to.be.a('number').and.at.least(1);
     const receiver = await bound(credential, 'bind_receiver');
     // Receipts go out oldest first: had the dropped one been kept, it would arrive before this one.
     const marker = await submit(transmitter, 'after the purge');

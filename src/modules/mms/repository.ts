@@ -21,12 +21,14 @@ export async function deleteMedia(db: Executor, id: string): Promise<void> {
   await db('media').where({ id }).delete();
 }
 
-/** Deletes up to `limit` media stored before `cutoff`; answers their store keys. */
-export async function deleteMediaOlderThan(db: Executor, cutoff: Date, limit: number): Promise<Pick<MediaRow, 'id' | 'storage_key'>[]> {
+/**
+ * Deletes up to `limit` media stored before `cutoff`; answers how many. Their files are queued for
+ * removal by the database itself, in the same statement (storage/file-removals.ts).
+ */
+export async function deleteMediaOlderThan(db: Executor, cutoff: Date, limit: number): Promise<number> {
   return db('media')
     .whereIn('id', db('media').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit))
-    .delete()
-    .returning(['id', 'storage_key']);
+    .delete();
 }
 
 export async function insertOutgoing(db: Executor, mms: OutgoingMmsRow, parts: OutgoingPartRow[]): Promise<void> {
