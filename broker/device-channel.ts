@@ -16,6 +16,7 @@ import type { Metrics } from '../src/common/metrics.ts';
 import { DeviceMessages } from './device-messages.ts';
 import { meterBroker } from './metrics.ts';
 import { indexRetainedMessages } from './retained-store.ts';
+import { capRetainedQoS } from './retained-qos.ts';
 import { indexSubscriptions } from './subscription-index.ts';
 import { shareRetainedMessages } from './shared-retained-store.ts';
 import { deliverMessagesFromOtherNodes } from './node-local-sessions.ts';
@@ -69,6 +70,7 @@ export async function createBroker(
   } else {
     indexRetainedMessages(aedes);
   }
+  capRetainedQoS(aedes);
   // Each device's exact topics in one Map, not in two topic trees (a few KB per device).
   indexSubscriptions(aedes);
   return {

@@ -89,4 +89,20 @@ describe('device channel: the retained presence follows the gateway', () => {
       expect((await operatorSees(device.id)).retained.payload).to.equal('online');
     });
   });
+
+  describe('when an operator subscribes through a wildcard', () => {
+    it('then the retained presence comes at the lower of its QoS and the QoS granted to that subscription', async () => {
+      const { device, token } = await registerDevice(gateway, tenant);
+      const phone = await clients.device(device.id, token, { keepalive: 60 });
+      await phone.publish(topic(device.id, 'presence'), 'online', { qos: 1, retain: true });
+      const everyPresence = topic('+', 'presence');
+      for (const qos of [0, 1] as const) {
+        const operator = await clients.connect({ clientId: `operator-qos${qos}-${Date.now()}`, username: 'ops', password: tenant.key });
+        expect(await operator.subscribe(everyPresence, qos)).to.deep.equal([qos]);
+        const retained = await operator.nextMessage(presenceOf(device.id));
+        expect(retained.retain).to.equal(true);
+        expect(retained.qos, `subscribed at QoS ${qos}`).to.equal(qos);
+      }
+    });
+  });
 });

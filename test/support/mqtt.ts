@@ -12,6 +12,8 @@ export interface Received {
   topic: string;
   payload: string;
   retain: boolean;
+  /** The QoS it was delivered at. */
+  qos: number;
 }
 
 /** A connected raw client and what it has seen since it connected. */
@@ -145,7 +147,7 @@ function wrap(client: MqttClient): RawClient {
     for (const waiter of [...waiters]) waiter();
   };
   client.on('message', (topic, payload, packet) => {
-    messages.push({ topic, payload: payload.toString('utf8'), retain: packet.retain });
+    messages.push({ topic, payload: payload.toString('utf8'), retain: packet.retain, qos: packet.qos });
     notify();
   });
   client.on('close', () => {

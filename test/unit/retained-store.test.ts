@@ -1,7 +1,9 @@
 // broker/retained-store.ts: the retained messages a SUBSCRIBE gets, topics included, are those a
-// scan of every retained message against the filters finds, though the tree keeps no topic.
+// scan of every retained message against the filters finds, though the tree keeps no topic; and
+// the QoS they are sent at is found through the same matching (broker/retained-qos.ts).
 import { expect } from 'chai';
 import { RetainedMessages } from '../../broker/retained-store.ts';
+import { matches as grantMatches } from '../../broker/retained-qos.ts';
 
 const DEVICE = 'sms-gateway/v1/devices/0f3c2b1a-9d8e-4f70-a1b2-c3d4e5f60718';
 const TOPICS = [`${DEVICE}/presence`, `${DEVICE}/heartbeat`, `${DEVICE}/settings`, 'sms-gateway/v1/devices/short/presence', 'a', 'a/b', 'a//c', '$SYS/x', 'a/b/c/d'];
@@ -70,6 +72,12 @@ describe('unit: retained messages kept in a tree of topic levels', () => {
       const got = [...retained.match(chosen)].map((packet) => `${packet.topic} ${packet.payload.toString()} ${packet.qos}`).sort();
       const expected = [...reference].filter(([t]) => chosen.some((filter) => matches(filter, t))).map(([t, value]) => `${t} ${value}`).sort();
       expect(got, `step ${step}: ${chosen.join(' ')}`).to.deep.equal(expected);
+    }
+  });
+
+  it('finds the subscription a retained message came through as MQTT matches them (for the QoS it is sent at)', () => {
+    for (const filter of FILTERS) {
+      for (const topic of TOPICS) expect(grantMatches(filter, topic), `${filter} against ${topic}`).to.equal(matches(filter, topic));
     }
   });
 });
