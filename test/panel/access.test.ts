@@ -84,14 +84,14 @@ describe('panel: access', () => {
   });
 
   describe('a viewer', () => {
-    browser.scenario('sees no Keys, Users or Accounts in the navigation', async (page) => {
+    browser.scenario('sees no Send, Keys, Users or Accounts in the navigation', async (page) => {
       await viewer.enter(page);
       await openPanel(page, '/');
       const nav = page.getByRole('navigation', { name: 'Main' });
-      for (const name of ['Dashboard', 'SMS', 'Send', 'Devices', 'Incoming', 'Webhooks']) {
+      for (const name of ['Dashboard', 'SMS', 'Devices', 'Incoming', 'Webhooks']) {
         expect(await nav.getByRole('link', { name, exact: true }).count(), name).to.equal(1);
       }
-      for (const name of ['API keys', 'Users', 'Accounts']) {
+      for (const name of ['Send', 'API keys', 'Users', 'Accounts']) {
         expect(await nav.getByRole('link', { name, exact: true }).count(), name).to.equal(0);
       }
     });

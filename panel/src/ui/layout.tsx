@@ -14,7 +14,8 @@ interface NavItem {
 const NAV: NavItem[] = [
   { href: '#/', label: 'Dashboard' },
   { href: '#/sms', label: 'SMS' },
-  { href: '#/send', label: 'Send' },
+  // Viewers read; sending is a change the API refuses them.
+  { href: '#/send', label: 'Send', when: (session) => session.canChange },
   { href: '#/devices', label: 'Devices' },
   { href: '#/fleet', label: 'Fleet' },
   { href: '#/inbox', label: 'Inbox' },
