@@ -18,20 +18,23 @@ describe('panel: access', () => {
   const viewer = useLoggedIn(gw, browser, 'viewer');
 
   describe('logging in and out', () => {
-    browser.scenario('a user with a one-time password logs in, must choose a password first, then reaches the dashboard', async (page) => {
+    browser.scenario('a user with a one-time password logs in, is offered only the password change and log out, then reaches the dashboard', async (page) => {
       const user = await oneTimeUser(gw.gateway, gw.tenant.accountId);
       await loginAs(page, user.email, user.password);
 
       await page.getByRole('heading', { level: 1, name: 'Choose your password' }).waitFor();
-      // The navigation is there, but any page still answers with the password change.
-      await page.getByRole('link', { name: 'SMS', exact: true }).click();
+      expect(await page.getByRole('navigation', { name: 'Main' }).count(), 'no navigation before the change').to.equal(0);
+      expect(await page.getByRole('button', { name: 'Menu' }).count()).to.equal(0);
+      await page.getByRole('button', { name: 'Log out' }).waitFor();
+      // A page typed into the address bar still answers with the password change.
+      await page.goto('/#/sms');
       await page.getByRole('heading', { level: 1, name: 'Choose your password' }).waitFor();
 
       await page.getByLabel('Current password').fill(user.password);
       await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
       await page.getByLabel('New password again').fill(NEW_PASSWORD);
       await page.getByRole('button', { name: 'Change password' }).click();
-      await page.goto('/#/');
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard', exact: true }).click();
       await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
 
       const session = await browserSession(page, gw.baseUrl);

@@ -39,6 +39,8 @@ const API_DOCS = { href: '/docs', label: 'API docs' };
 export function Layout({ path, children }: { path: string; children: ComponentChildren }) {
   const session = useSession();
   const [menuOpen, setMenuOpen] = useState(false);
+  // Until a one-time password is replaced the gateway refuses every other page, so none is offered.
+  const navigable = !session.user.must_change_password;
   const active = (href: string) => {
     const target = href.slice(1);
     return target === '/' ? path === '/' : path === target || path.startsWith(`${target}/`);
@@ -52,25 +54,29 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
         <a class="brand" href="#/">
           SMS gateway
         </a>
-        <button type="button" class="button menu-button" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
-          Menu
-        </button>
-        <nav id="main-nav" class={`main-nav${menuOpen ? ' open' : ''}`} aria-label="Main">
-          <ul>
-            {NAV.filter((item) => !item.when || item.when(session)).map((item) => (
-              <li key={item.href}>
-                <a href={item.href} aria-current={active(item.href) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
-                  {item.label}
-                </a>
-              </li>
-            ))}
-            <li>
-              <a href={API_DOCS.href}>
-                {API_DOCS.label}
-              </a>
-            </li>
-          </ul>
-        </nav>
+        {navigable && (
+          <>
+            <button type="button" class="button menu-button" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+              Menu
+            </button>
+            <nav id="main-nav" class={`main-nav${menuOpen ? ' open' : ''}`} aria-label="Main">
+              <ul>
+                {NAV.filter((item) => !item.when || item.when(session)).map((item) => (
+                  <li key={item.href}>
+                    <a href={item.href} aria-current={active(item.href) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+                      {item.label}
+                    </a>
+                  </li>
+                ))}
+                <li>
+                  <a href={API_DOCS.href}>
+                    {API_DOCS.label}
+                  </a>
+                </li>
+              </ul>
+            </nav>
+          </>
+        )}
         <div class="whoami">
           <span title={session.user.email}>
             {session.user.email} <span class="muted">({session.user.role}{session.user.is_admin ? ', admin' : ''})</span>
