@@ -116,10 +116,20 @@ describe('panel: administration', () => {
       await admin.enter(page);
       await openPanel(page, `/webhooks/${webhook.id}`);
       await page.getByRole('button', { name: 'Send test event' }).click();
-      await page.getByRole('status').filter({ hasText: 'Test event sent' }).waitFor();
+      const sent = page.getByRole('status').filter({ hasText: 'Test event sent' });
+      await sent.waitFor();
       const [request] = await receiver.waitFor(1);
       expect(verifies(secret, request!)).to.equal(true);
       expect(request!.json.type).to.equal('webhook.test');
+      // The message leads to the delivery's row, marked, rather than quoting its id.
+      const [tested] = await deliveryLog(gw.tenant, webhook.id);
+      expect(await sent.textContent()).to.not.contain(tested!.id);
+      const marked = page.locator('tr.row-marked');
+      await marked.filter({ hasText: 'webhook.test' }).waitFor();
+      expect(await marked.getAttribute('id')).to.equal(`delivery-${tested!.id}`);
+      await sent.getByRole('button', { name: 'Show its delivery' }).click();
+      const box = (await marked.boundingBox())!;
+      expect(box.y >= 0 && box.y + box.height <= page.viewportSize()!.height, 'the row is in view').to.equal(true);
 
       // The log on the page was read when the test was queued; the outcome is recorded just after
       // the answer: once the API has it, the page read afresh shows it.

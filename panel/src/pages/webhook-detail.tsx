@@ -18,6 +18,7 @@ export function WebhookDetailPage({ id }: { id: string }) {
   const [changed, setChanged] = useState<WebhookView>();
   // Enabling sends the events it missed, and a retry changes a row: the log reads again after each.
   const [logVersion, setLogVersion] = useState(0);
+  const [testedId, setTestedId] = useState<string>();
   const webhook = changed ?? loaded.data;
   const onChanged = (next: WebhookView) => {
     setChanged(next);
@@ -67,8 +68,8 @@ export function WebhookDetailPage({ id }: { id: string }) {
                 <dd>{formatTime(shown.created_at)}</dd>
               </dl>
             </div>
-            {session.canChange ? <WebhookActions webhook={shown} onChanged={onChanged} onTested={() => setLogVersion((version) => version + 1)} /> : <p class="muted">Viewers see webhooks; owners change them.</p>}
-            <DeliveryLog webhookId={shown.id} canRetry={session.canChange} refreshKey={logVersion} />
+            {session.canChange ? <WebhookActions webhook={shown} onChanged={onChanged} onTested={(delivery) => (setTestedId(delivery.id), setLogVersion((version) => version + 1))} /> : <p class="muted">Viewers see webhooks; owners change them.</p>}
+            <DeliveryLog webhookId={shown.id} canRetry={session.canChange} refreshKey={logVersion} markedId={testedId} />
           </>
         )}
       </Loading>

@@ -12,7 +12,20 @@ import { DeliveryExchange } from './delivery-exchange.tsx';
 
 const STATE_TONES: Record<DeliveryView['status'], string> = { pending: 'badge-info', delivered: 'badge-good', failed: 'badge-bad' };
 
-export function DeliveryLog({ webhookId, canRetry, refreshKey }: { webhookId: string; canRetry: boolean; refreshKey: number }) {
+/** The element id of a delivery's row, so a message about that delivery can lead to it. */
+export function deliveryRowId(deliveryId: string): string {
+  return `delivery-${deliveryId}`;
+}
+
+interface Props {
+  webhookId: string;
+  canRetry: boolean;
+  refreshKey: number;
+  /** The delivery the page just made (a test event): its row is marked. */
+  markedId?: string;
+}
+
+export function DeliveryLog({ webhookId, canRetry, refreshKey, markedId }: Props) {
   const log = usePagedList<DeliveryView>(`/webhooks/${webhookId}/deliveries`);
   const retry = useAction(log.reload);
   // The page's changes (enabling, a test event) add deliveries: read the page shown again.
@@ -27,7 +40,7 @@ export function DeliveryLog({ webhookId, canRetry, refreshKey }: { webhookId: st
       <DataTable
         list={log}
         empty="Nothing delivered yet: deliveries appear here once one of its events happens."
-        rowAttributes={(delivery) => ({ 'data-delivery-status': delivery.status })}
+        rowAttributes={(delivery) => ({ id: deliveryRowId(delivery.id), 'data-delivery-status': delivery.status, ...(delivery.id === markedId && { class: 'row-marked' }) })}
         columns={[
           { header: 'Time', class: 'admin-nowrap', cell: (delivery) => formatTime(delivery.created_at) },
           { header: 'Event', cell: (delivery) => <code>{delivery.event_type}</code> },

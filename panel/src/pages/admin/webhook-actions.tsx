@@ -4,15 +4,17 @@
 import { useState } from 'preact/hooks';
 import { del, patch, post } from '../../api.ts';
 import { navigate } from '../../router.ts';
+import { formatTime } from '../../ui/format.ts';
 import { ErrorNotice, ShownOnce, SuccessNotice } from '../../ui/notice.tsx';
 import type { DeliveryView, WebhookView, WebhookWithSecret } from '../../api/types.ts';
 import { useAction } from '../../ui/use-action.ts';
+import { deliveryRowId } from './delivery-log.tsx';
 
 interface Props {
   webhook: WebhookView;
   onChanged: (webhook: WebhookView) => void;
-  /** A test event was queued: the delivery log should show it. */
-  onTested: () => void;
+  /** A test event was queued: the delivery log should show it, marked. */
+  onTested: (delivery: DeliveryView) => void;
 }
 
 export function WebhookActions({ webhook, onChanged, onTested }: Props) {
@@ -24,7 +26,7 @@ export function WebhookActions({ webhook, onChanged, onTested }: Props) {
     const delivery = await action.run(() => post<DeliveryView>(`/webhooks/${webhook.id}/test`));
     if (!delivery) return;
     setTested(delivery);
-    onTested();
+    onTested(delivery);
   };
   const rotate = async () => {
     const rotated = await action.run(() => post<WebhookWithSecret>(`/webhooks/${webhook.id}/rotate-secret`));
@@ -51,7 +53,11 @@ export function WebhookActions({ webhook, onChanged, onTested }: Props) {
       )}
       {tested && (
         <SuccessNotice>
-          Test event sent (delivery <code>{tested.id}</code>). Its outcome and the receiver's answer appear in the deliveries below.
+          Test event sent at {formatTime(tested.created_at)}.{' '}
+          <button type="button" class="button button-small" onClick={() => document.getElementById(deliveryRowId(tested.id))?.scrollIntoView({ block: 'center' })}>
+            Show its delivery
+          </button>{' '}
+          Its row, marked below, shows whether the receiver took it and what it answered.
         </SuccessNotice>
       )}
       <div class="admin-actions">
