@@ -34,6 +34,12 @@ describe('panel: an SMS\'s send attempts', () => {
     expect(await attempts.count()).to.equal(2);
     expect(await attempts.nth(0).textContent()).to.match(/Attempt 1: Failed.*SIM 1.*no_service.*\(tried again\)/s);
     expect(await attempts.nth(1).textContent()).to.match(/Attempt 2: Sent.*SIM 2/s);
+    // Each says its number once: no list marker ("1.") beside "Attempt 1".
+    // The server's tsconfig has no DOM types, hence globalThis.
+    const markers = await attempts.evaluateAll((items) =>
+      items.map((item) => (globalThis as unknown as { getComputedStyle(element: unknown): { listStyleType: string } }).getComputedStyle(item).listStyleType),
+    );
+    expect(markers).to.deep.equal(['none', 'none']);
     await checkA11y(page, 'SMS attempts');
     await screenshot(page, 'sms-attempts');
   });
