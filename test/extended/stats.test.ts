@@ -1,6 +1,6 @@
 // GET /api/ext/v1/stats/summary, the dashboard: devices online and offline, SMS created since
 // today's UTC midnight (or ?since=) by Extended status, SMS that became sent or failed in each
-// of the last 24 UTC hours (from the status history), and webhooks failing or disabled. Needs
+// of the last 24 hours (UTC hours, or those starting on ?since='s minute; from the status history), and webhooks failing or disabled. Needs
 // sms:read; the device counts need devices:read too; only the account's own rows count. The
 // gateway's clock is fixed.
 import { expect } from 'chai';
@@ -76,6 +76,18 @@ describe('extended API: dashboard summary', () => {
     expect(hourly[23]).to.deep.equal({ hour: '2026-03-02T10:00:00.000Z', sent: 1, failed: 0 });
     const counted = hourly.reduce((sum: number, bucket: { sent: number; failed: number }) => sum + bucket.sent + bucket.failed, 0);
     expect(counted).to.equal(4);
+  });
+
+  it('starts each hourly bucket on the minute of ?since= within its hour: a local midnight gives that zone\'s hours', async () => {
+    const b = await sms('2026-03-02T09:00:00Z', 'sent');
+    await history(b, 'sent', '2026-03-02T10:29:59Z'); // 15:59:59 in a zone 5:30 ahead
+    await history(b, 'failed_delivery', '2026-03-02T10:30:00Z'); // 16:00 there, the hour under way
+    // That zone's midnight of 2 March.
+    const { hourly } = (await fx.tenant.api.get('/stats/summary?since=2026-03-01T18:30:00Z')).body;
+    expect(hourly).to.have.length(24);
+    expect(hourly[0].hour).to.equal('2026-03-01T11:30:00.000Z');
+    expect(hourly[22]).to.deep.equal({ hour: '2026-03-02T09:30:00.000Z', sent: 1, failed: 0 });
+    expect(hourly[23]).to.deep.equal({ hour: '2026-03-02T10:30:00.000Z', sent: 0, failed: 1 });
   });
 
   it('counts devices online and offline (deleted ones not at all), and names failing or disabled webhooks', async () => {

@@ -983,7 +983,7 @@ export interface paths {
         };
         /**
          * Dashboard summary: devices online, SMS by status, sent and failed per hour, failing webhooks
-         * @description Needs sms:read; devices is null unless the caller also holds devices:read (a viewer holds both). SMS counts cover SMS created since `since` (default: today's UTC midnight), by status now; hourly has 24 UTC hours, oldest first, counting SMS that became sent, and that became failed_send or failed_delivery, in each hour; degraded_devices names the devices with a SIM the canary rounds found degraded (null without devices:read). Canary SMS (kind canary) are not counted. Only reads.
+         * @description Needs sms:read; devices is null unless the caller also holds devices:read (a viewer holds both). SMS counts cover SMS created since `since` (default: today's UTC midnight), by status now; hourly has 24 hours, oldest first, each starting on the minute of `since` within its hour (UTC hours by default; from a local midnight, the hours of that zone), counting SMS that became sent, and that became failed_send or failed_delivery, in each hour; degraded_devices names the devices with a SIM the canary rounds found degraded (null without devices:read). Canary SMS (kind canary) are not counted. Only reads.
          *
          *     Permission: `sms:read`.
          */
@@ -10002,7 +10002,7 @@ export interface operations {
     getStatsSummary: {
         parameters: {
             query?: {
-                /** @description count SMS created at or after this time; default: today's UTC midnight */
+                /** @description count SMS created at or after this time (a local midnight: hourly then follows that zone's hours); default: today's UTC midnight */
                 since?: string;
             };
             header?: never;
@@ -10041,7 +10041,7 @@ export interface operations {
                         hourly: {
                             /**
                              * Format: date-time
-                             * @description start of the UTC hour
+                             * @description start of the hour: on the minute and second of `since` within its hour (a UTC hour by default)
                              */
                             hour: string;
                             /** @description SMS that became sent in that hour */

@@ -16,19 +16,20 @@ export async function countSmsByStatus(db: Executor, accountId: string, since: D
 }
 
 export interface HourlyOutcome {
-  /** Hours since the epoch (UTC). */
+  /** Hours since the epoch, counted from `hourStartsAtMs` past each UTC hour. */
   hour: number;
   status: SmsStatus;
   n: number;
 }
 
 /**
- * The account's SMS that entered `statuses` since `since`, per UTC hour. The history has no
+ * The account's SMS that entered `statuses` since `since`, per hour; an hour begins
+ * `hourStartsAtMs` past a UTC hour (a zone half an hour off UTC reads its own hours). The history has no
  * account column: the partial index sms_status_history_outcomes (migration 011) finds the last
  * day's outcomes of every account by time, and each is joined to its SMS for the account.
  * The status list must stay the index's own for the planner to use it.
  */
-export async function countOutcomesPerHour(db: Executor, accountId: string, since: Date, statuses: readonly SmsStatus[]): Promise<HourlyOutcome[]> {
+export async function countOutcomesPerHour(db: Executor, accountId: string, since: Date, statuses: readonly SmsStatus[], hourStartsAtMs = 0): Promise<HourlyOutcome[]> {
   const rows: HourlyOutcome[] = await db('sms_status_history as h')
     .join('sms as s', 's.id', 'h.sms_id')
     .where('s.account_id', accountId)
@@ -36,7 +37,7 @@ export async function countOutcomesPerHour(db: Executor, accountId: string, sinc
     .whereIn('h.status', statuses)
     .where('h.created_at', '>=', since)
     .groupByRaw('1, 2')
-    .select(db.raw('floor(extract(epoch from h.created_at) / 3600)::int as hour'), 'h.status', db.raw('count(*)::int as n'));
+    .select(db.raw('floor((extract(epoch from h.created_at) - ?) / 3600)::int as hour', [hourStartsAtMs / 1000]), 'h.status', db.raw('count(*)::int as n'));
   return rows.map((row) => ({ hour: Number(row.hour), status: row.status, n: Number(row.n) }));
 }
 

@@ -5,7 +5,7 @@ const Count = Type.Integer({ minimum: 0 });
 
 export const SummaryQuery = Type.Object(
   {
-    since: Type.Optional(Type.String({ format: 'date-time', description: 'count SMS created at or after this time; default: today\'s UTC midnight' })),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'count SMS created at or after this time (a local midnight: hourly then follows that zone\'s hours); default: today\'s UTC midnight' })),
   },
   { additionalProperties: false },
 );
@@ -30,7 +30,7 @@ export const SummaryView = Type.Object({
   }),
   hourly: Type.Array(
     Type.Object({
-      hour: Type.String({ format: 'date-time', description: 'start of the UTC hour' }),
+      hour: Type.String({ format: 'date-time', description: 'start of the hour: on the minute and second of `since` within its hour (a UTC hour by default)' }),
       sent: Type.Integer({ minimum: 0, description: 'SMS that became sent in that hour' }),
       failed: Type.Integer({ minimum: 0, description: 'SMS that became failed_send or failed_delivery in that hour' }),
     }),

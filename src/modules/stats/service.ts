@@ -42,16 +42,22 @@ export class StatsService {
     private readonly clock: Clock,
   ) {}
 
-  /** `since`: where the SMS counts start, by default the start of today (UTC); `devices`: whether to count devices. */
+  /**
+   * `since`: where the SMS counts start, by default the start of today (UTC), and where within an
+   * hour the hourly buckets start; `devices`: whether to count devices.
+   */
   async summary(accountId: string, options: { since?: Date; devices: boolean }): Promise<Summary> {
     const now = this.clock.now();
     const from = options.since ?? startOfUtcDay(now);
-    const firstHour = Math.floor(now / HOUR_MS) - 23;
+    // The hours start where `since` does within its hour: from a person's own midnight, hours of
+    // their zone, even one half an hour off UTC.
+    const hourStartsAt = ((from.getTime() % HOUR_MS) + HOUR_MS) % HOUR_MS;
+    const firstHour = Math.floor((now - hourStartsAt) / HOUR_MS) - 23;
     const [deviceIds, degraded, byStatus, outcomes, failingWebhooks] = await Promise.all([
       options.devices ? liveDeviceIds(this.db, accountId) : undefined,
       options.devices ? degradedDevices(this.db, accountId) : undefined,
       countSmsByStatus(this.db, accountId, from),
-      countOutcomesPerHour(this.db, accountId, new Date(firstHour * HOUR_MS), [...SENT, ...FAILED]),
+      countOutcomesPerHour(this.db, accountId, new Date(firstHour * HOUR_MS + hourStartsAt), [...SENT, ...FAILED], hourStartsAt),
       failingWebhookIds(this.db, accountId),
     ]);
     const online = deviceIds?.filter((id) => this.presence.isOnline(id, now)).length ?? 0;
@@ -59,7 +65,7 @@ export class StatsService {
     const counts = Object.fromEntries(EXTENDED_STATUSES.map((status) => [status, 0])) as Record<ExtendedStatus, number>;
     for (const [status, n] of byStatus) counts[toExtendedStatus(status)] += n;
 
-    const hourly = Array.from({ length: 24 }, (_, i) => ({ hour: new Date((firstHour + i) * HOUR_MS), sent: 0, failed: 0 }));
+    const hourly = Array.from({ length: 24 }, (_, i) => ({ hour: new Date((firstHour + i) * HOUR_MS + hourStartsAt), sent: 0, failed: 0 }));
     for (const { hour, status, n } of outcomes) {
       const bucket = hourly[hour - firstHour];
       if (!bucket) continue;

@@ -19,7 +19,8 @@ export function statsRoutes(stats: StatsService) {
       summary: 'Dashboard summary: devices online, SMS by status, sent and failed per hour, failing webhooks',
       description:
         'Needs sms:read; devices is null unless the caller also holds devices:read (a viewer holds both). SMS counts cover SMS created since `since` (default: today\'s UTC midnight), by ' +
-        'status now; hourly has 24 UTC hours, oldest first, counting SMS that became sent, and that became failed_send or ' +
+        'status now; hourly has 24 hours, oldest first, each starting on the minute of `since` within its hour (UTC hours by default; ' +
+          'from a local midnight, the hours of that zone), counting SMS that became sent, and that became failed_send or ' +
         'failed_delivery, in each hour; degraded_devices names the devices with a SIM the canary rounds found degraded ' +
         '(null without devices:read). Canary SMS (kind canary) are not counted. Only reads.',
       tag: 'Stats',
