@@ -54,6 +54,7 @@ import * as webhookChainsBySms from './20261207_051_webhook_chains_by_sms.ts';
 import * as idempotencyResponseText from './20261208_052_idempotency_response_text.ts';
 import * as contractWebhookDeliveriesChain from './20261209_053_contract_webhook_deliveries_chain.ts';
 import * as upstreamsForAllKeys from './20261210_054_upstreams_for_all_keys.ts';
+import * as smsWayInPanel from './20261211_055_sms_way_in_panel.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -114,4 +115,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261208_052_idempotency_response_text', idempotencyResponseText],
   ['20261209_053_contract_webhook_deliveries_chain', contractWebhookDeliveriesChain],
   ['20261210_054_upstreams_for_all_keys', upstreamsForAllKeys],
+  ['20261211_055_sms_way_in_panel', smsWayInPanel],
 ];

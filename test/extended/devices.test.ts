@@ -386,7 +386,7 @@ describe('/api/ext/v1/devices', () => {
 
       expect((await fx.tenant.api.delete(`/devices/${phone.id}`)).status).to.equal(204);
       const after = await fx.tenant.api.get(`/sms/${sms.id}`);
-      expectSms(after.body, ['history']);
+      expectSms(after.body, ['way_in', 'history']);
       expect(after.body).to.include({ device_id: null, status: 'pending', reason: null });
       // Unassigned, not failed: the next device of the account may take it.
       expect(after.body.history.map((entry: { internal_status: string }) => entry.internal_status)).to.deep.equal(['pending']);

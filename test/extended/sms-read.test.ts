@@ -52,13 +52,15 @@ describe('GET /api/ext/v1/sms/{id} and GET /api/ext/v1/sms', () => {
 
   describe('GET /sms/{id}', () => {
     describe('when the SMS belongs to the account', () => {
-      it('then it answers 200 with the SMS object and its status history', async () => {
+      it('then it answers 200 with the SMS object, how it came in and its status history', async () => {
         const created = await send();
         const reply = await fx.tenant.api.get(`/sms/${created.id}`);
         expect(reply.status).to.equal(200);
-        expectSms(reply.body, ['history']);
-        const { history, ...sms } = reply.body;
+        expectSms(reply.body, ['way_in', 'history']);
+        const { history, way_in: wayIn, ...sms } = reply.body;
         expect(sms).to.deep.equal(created);
+        // Sent with a key; from the panel (a user's session) it says 'panel'.
+        expect(wayIn).to.equal('api');
         expect(history).to.have.length(1);
         expect(history[0]).to.have.all.keys('status', 'internal_status', 'source', 'reason', 'at');
         expect(history[0]).to.include({ status: 'pending', internal_status: 'pending', source: 'api', reason: null });

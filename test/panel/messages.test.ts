@@ -56,9 +56,11 @@ describe('panel: messages', () => {
 
       const sms = await gw.tenant.api.get(`/sms/${id}`);
       expect(sms.body).to.include({ phone: PHONE_NUMBER, message: 'Your table is ready', status: 'delivered' });
-      // The history on the page lists every step the API recorded.
+      // The history on the page lists every step the API recorded, the first one sent from this panel.
       const history = sms.body.history as unknown[];
       expect(await page.locator('ol.timeline > li').count()).to.equal(history.length);
+      expect(sms.body.way_in).to.equal('panel');
+      expect(await page.locator('ol.timeline > li').first().textContent()).to.contain('from the panel');
     });
 
     browser.scenario('an SMS to several numbers creates one per number and confirms it with a link to the SMS list', async (page) => {
@@ -128,6 +130,8 @@ describe('panel: messages', () => {
       await done.waitFor();
       expect(await done.getByRole('link').getAttribute('href')).to.equal('#/sms');
       expect(await sentTo(CSV_PHONES)).to.have.members(['+12025550131', '+12025550133']);
+      const created = ((await gw.tenant.api.get('/sms?limit=100')).body.data as { id: string; phone: string }[]).filter((sms) => CSV_PHONES.includes(sms.phone));
+      for (const sms of created) expect((await gw.tenant.api.get(`/sms/${sms.id}`)).body.way_in, 'sent from the panel').to.equal('panel');
     });
 
     browser.scenario('a CSV with no valid row offers nothing to send', async (page) => {
@@ -185,6 +189,8 @@ describe('panel: messages', () => {
       await owner.enter(page);
       await openPanel(page, `/sms/${id}`, 'SMS to +12025550164');
       await page.locator('[data-testid=sms-status] [data-status=pending]').waitFor();
+      // Sent with an API key, not from the panel.
+      expect(await page.locator('ol.timeline > li').first().textContent()).to.contain('by the API');
       await page.getByRole('button', { name: 'Cancel SMS' }).click();
       await page.getByRole('button', { name: 'Cancel SMS' }).waitFor({ state: 'detached' });
       const after = await gw.tenant.api.get(`/sms/${id}`);

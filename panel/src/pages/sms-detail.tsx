@@ -101,7 +101,7 @@ export function SmsDetailPage({ id }: { id: string }) {
                 )}
               </Card>
               <Card title="History">
-                <SmsHistory history={data.history} />
+                <SmsHistory history={data.history} wayIn={data.way_in} />
               </Card>
               <Card title="Send attempts">
                 <SmsAttempts id={data.id} version={data.updated_at} nameOf={nameOf} />

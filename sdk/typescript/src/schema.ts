@@ -5530,6 +5530,11 @@ export interface operations {
                          * @enum {string}
                          */
                         category?: "otp" | "transactional" | "marketing";
+                        /**
+                         * @description how it came in: api (the Extended API with a key), panel (the control panel), legacy, smpp, twilio, mail (email to SMS), or written by the gateway in answer to a received SMS (rule, opt-out, twiml)
+                         * @enum {string}
+                         */
+                        way_in: "api" | "panel" | "legacy" | "smpp" | "twilio" | "mail" | "rule" | "opt-out" | "twiml";
                         history: {
                             /**
                              * @description a task the device has taken but not yet sent still shows as pending

@@ -45,6 +45,7 @@ function segmentsOf(sms: SmsRecord): { segments: number | null; encoding: 'gsm7'
 export function presentSmsDetail(sms: SmsRecord, history: SmsHistoryRow[]): Static<typeof SmsDetail> {
   return {
     ...presentSms(sms),
+    way_in: sms.way_in ?? 'api',
     history: history.map((entry) => ({
       status: toExtendedStatus(entry.status),
       internal_status: entry.status,

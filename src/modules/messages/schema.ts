@@ -207,9 +207,24 @@ export const SmsHistoryEntry = Type.Object({
   at: Timestamp,
 });
 
-export const SmsDetail = Type.Composite([SmsView, Type.Object({ history: Type.Array(SmsHistoryEntry) })], {
-  additionalProperties: false,
-});
+const WAYS_IN = ['api', 'panel', 'legacy', 'smpp', 'twilio', 'mail', 'rule', 'opt-out', 'twiml'] as const;
+
+export const SmsDetail = Type.Composite(
+  [
+    SmsView,
+    Type.Object({
+      way_in: Type.Union(WAYS_IN.map((way) => Type.Literal(way)), {
+        description:
+          'how it came in: api (the Extended API with a key), panel (the control panel), legacy, smpp, twilio, mail (email to SMS), ' +
+          'or written by the gateway in answer to a received SMS (rule, opt-out, twiml)',
+      }),
+      history: Type.Array(SmsHistoryEntry),
+    }),
+  ],
+  {
+    additionalProperties: false,
+  },
+);
 
 export const SmsIdParams = Type.Object({ id: Type.String({ format: 'uuid', description: 'SMS id (UUID)' }) });
 

@@ -61,12 +61,13 @@ export interface SmsRecord {
 }
 
 /**
- * How an SMS came in. api: the Extended API (the panel, MCP and the CLI speak it too); legacy:
+ * How an SMS came in. api: the Extended API (MCP and the CLI speak it too); panel: the Extended
+ * API with a logged-in user's session, the control panel; legacy:
  * the legacy API; smpp: an ESME's submit_sm; twilio: the Twilio-compatible API; mail: an email to
  * SMS; rule, opt-out, twiml: written by the gateway in answer to a received SMS (an inbound rule's
  * reply or forward, an opt-out keyword's confirmation, a receiver's TwiML <Message>).
  */
-export type SmsWayIn = 'api' | 'legacy' | 'smpp' | 'twilio' | 'mail' | 'rule' | 'opt-out' | 'twiml';
+export type SmsWayIn = 'api' | 'panel' | 'legacy' | 'smpp' | 'twilio' | 'mail' | 'rule' | 'opt-out' | 'twiml';
 
 export type SmsKind = 'text' | 'data' | 'mms' | 'canary';
 

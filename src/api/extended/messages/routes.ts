@@ -23,6 +23,7 @@ import { bulkBodyFromCsv, MAX_HEADER_COLUMNS, MAX_MESSAGE_CELL, MAX_OTHER_CELL }
 import { BULK_PER_ACCOUNT, BulkGate } from './bulk-gate.ts';
 import { mapInSlices } from '../../../modules/messages/slices.ts';
 import type { MessageService, NewSms, RefusedRow } from '../../../modules/messages/service.ts';
+import type { SmsWayIn } from '../../../modules/messages/types.ts';
 import type { Database } from '../../../storage/database.ts';
 import { cancelSms, type CancelSmsParts } from '../../../use-cases/cancel-sms.ts';
 import { createSms, type CreateSmsParts } from '../../../use-cases/create-sms.ts';
@@ -94,7 +95,7 @@ export function messageRoutes(parts: MessageRouteParts) {
       ],
       async handle({ auth, body, ctx }) {
         return sendOneSms(parts, { auth, ctx, body }, 'POST /api/ext/v1/sms', () =>
-          messages.prepare(auth.accountId, { ...toNewSms(body), transactional: sendsTransactional(auth) }),
+          messages.prepare(auth.accountId, { ...toNewSms(body), transactional: sendsTransactional(auth), wayIn: wayInOf(auth) }),
         );
       },
     }),
@@ -132,7 +133,7 @@ export function messageRoutes(parts: MessageRouteParts) {
       errors: ['validation_failed', 'message_too_long', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused', 'payload_too_large', 'too_many_bulk_requests'],
       async handle({ auth, body, query, ctx }) {
         const transactional = sendsTransactional(auth);
-        const read = (message: unknown): NewSms => ({ ...readBulkMessage(message), transactional });
+        const read = (message: unknown): NewSms => ({ ...readBulkMessage(message), transactional, wayIn: wayInOf(auth) });
         if (query.dry_run) {
           const checked = await messages.checkMany(auth.accountId, body.messages, read);
           return { status: 200, body: { data: await mapInSlices(checked, presentChecked) } };
@@ -240,6 +241,11 @@ function toNewSms(body: Omit<Static<typeof CreateSmsBody>, 'no_store'> & { no_st
 }
 
 /** A key holding sms:send_transactional sends past the suppression list; a panel session never does. */
+/** A user's session is the control panel's: its SMS say they came from there. */
+function wayInOf(auth: RequestAuth): SmsWayIn {
+  return auth.session ? 'panel' : 'api';
+}
+
 export function sendsTransactional(auth: RequestAuth): boolean {
   return !auth.session && auth.permissions.has('sms:send_transactional');
 }
