@@ -44,6 +44,7 @@ describe('migration policy: expand now, contract in a later release', function (
       '20261204_042_fleet_health': 'wider check',
       '20261206_048_contract_sms_trigram_indexes': 'contract step',
       '20261209_053_contract_webhook_deliveries_chain': 'contract step',
+      '20261211_055_sms_way_in_panel': 'wider check',
     });
     expect(judgements.map((j) => j.name)).to.deep.equal(migrations.map(([name]) => name));
   });
