@@ -6,7 +6,7 @@ type FlagSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean 
 /** Strict flag parsing: an unknown flag or a missing value is a usage error, not a guess. */
 export function parseFlags<O extends FlagSpec>(args: string[], options: O, usage: string, allowPositionals = false) {
   try {
-    return parseArgs({ args: dashValuesRead(args, options), options, strict: true, allowPositionals });
+    return parseArgs({ args: dashValuesRead(args, options, usage), options, strict: true, allowPositionals });
   } catch (error) {
     throw new CliError(`${(error as Error).message}\n${usage}`);
   }
@@ -19,7 +19,7 @@ export function parseFlags<O extends FlagSpec>(args: string[], options: O, usage
  * takes. Any other such value (`--message -hello`) could be either: the command says how to write
  * it joined, or that the flag after it left it without one.
  */
-function dashValuesRead(args: string[], options: FlagSpec): string[] {
+function dashValuesRead(args: string[], options: FlagSpec, usage: string): string[] {
   const joined: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -27,6 +27,10 @@ function dashValuesRead(args: string[], options: FlagSpec): string[] {
     if (arg === '--') return [...joined, ...args.slice(i)];
     const next = args[i + 1];
     const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    // A flag given last without its value: Node's parser would answer in its own words.
+    if (next === undefined && name !== undefined && Object.hasOwn(options, name) && options[name]!.type === 'string') {
+      throw new CliError(missingValueProblem(arg, usage));
+    }
     // "-" alone is a value to the parser too (stdin, by custom).
     const takesDashValue = name !== undefined && Object.hasOwn(options, name) && options[name]!.type === 'string' && next !== undefined && next.startsWith('-') && next !== '-';
     if (!takesDashValue) {
@@ -39,6 +43,12 @@ function dashValuesRead(args: string[], options: FlagSpec): string[] {
     }
   }
   return joined;
+}
+
+/** What a flag given without a value needs, in the words of the usage (`--account NAME`) when it names one. */
+function missingValueProblem(flag: string, usage: string): string {
+  const placeholder = new RegExp(`${flag}[ =]([^\\s\\]]+)`).exec(usage)?.[1];
+  return `${flag} needs a value${placeholder ? ` (${flag} ${placeholder})` : ''}, and nothing follows it`;
 }
 
 /** A secret given on the command line is not printed back, even in an error. */
