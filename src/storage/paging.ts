@@ -22,10 +22,23 @@ export function encodeCursor(row: { created_at: Date; id: string }): string {
  */
 export const BLANK_CURSOR = 'cursor is blank; leave it out for the first page, or give the next_cursor of the previous page (null on the last page)';
 
+/**
+ * The same mistake written out by a generated client: a null (or undefined) next_cursor put into
+ * the query as the word. Said as such, since "not a cursor" alone leaves the client to guess.
+ */
+export const NULL_CURSOR = (raw: string) =>
+  `cursor is "${raw}", which is no cursor: a cursor is the next_cursor of a previous page, and a null next_cursor means that page was the last; leave cursor out for the first page`;
+
+const NOT_A_CURSOR = 'cursor is not a cursor this API returned: give the next_cursor of a previous page, or leave cursor out for the first page';
+
 export function decodeCursor(raw: string | undefined): Cursor | undefined {
   if (raw === undefined) return undefined;
   if (raw.trim() === '') {
     throw new AppError('validation_failed', BLANK_CURSOR, [{ field: 'cursor', in: 'query', message: BLANK_CURSOR }]);
+  }
+  if (/^(null|undefined|none|nil)$/i.test(raw.trim())) {
+    const message = NULL_CURSOR(raw.trim());
+    throw new AppError('validation_failed', message, [{ field: 'cursor', in: 'query', message }]);
   }
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as [unknown, unknown];
@@ -36,9 +49,7 @@ export function decodeCursor(raw: string | undefined): Cursor | undefined {
   } catch {
     // fall through to the error below
   }
-  throw new AppError('validation_failed', 'cursor is not a cursor this API returned', [
-    { field: 'cursor', in: 'query', message: 'cursor is not a cursor this API returned' },
-  ]);
+  throw new AppError('validation_failed', NOT_A_CURSOR, [{ field: 'cursor', in: 'query', message: NOT_A_CURSOR }]);
 }
 
 /** Cuts the one-extra row a page query fetches and derives the next cursor from it. */

@@ -2,7 +2,7 @@
 // blank, never the first page. A client that fills in the previous page's next_cursor sends it
 // blank when there was none (the last page); read as the first page, it would page forever.
 import { expect } from 'chai';
-import { BLANK_CURSOR } from '../../src/storage/paging.ts';
+import { BLANK_CURSOR, NULL_CURSOR } from '../../src/storage/paging.ts';
 import { useGateway } from '../support/use-gateway.ts';
 import { expectError } from '../support/expectations.ts';
 import { userSession } from '../support/session-client.ts';
@@ -52,6 +52,18 @@ describe('a blank cursor on the paged lists', function () {
       const first = await get('');
       expect(first.status, `${list}: ${JSON.stringify(first.body)}`).to.equal(200);
     }
+  });
+
+  it('then a cursor written as the word null (a generated client filling in a null next_cursor) is a 400 that says what a cursor is', async () => {
+    for (const word of ['null', 'undefined']) {
+      const reply = await fx.tenant.api.get(`/sms?cursor=${word}`);
+      expectError(reply, 400, 'validation_failed');
+      expect(reply.body.error.message).to.equal(NULL_CURSOR(word)).and.to.contain('next_cursor of a previous page');
+      expect(reply.body.error.details).to.deep.equal([{ field: 'cursor', in: 'query', message: NULL_CURSOR(word) }]);
+    }
+    const stranger = await fx.tenant.api.get('/sms?cursor=abc');
+    expectError(stranger, 400, 'validation_failed');
+    expect(stranger.body.error.message).to.match(/^cursor is not a cursor this API returned: give the next_cursor of a previous page/);
   });
 
   it('then the document tells a client to leave cursor out for the first page', async () => {
