@@ -249,15 +249,22 @@ describe('POST /api/ext/v1/sms/bulk', () => {
       await expectNothingCreated();
     });
 
-    it('then an empty body is refused with 400', async () => {
+    /** What an empty or header-only CSV is told it needs, in the message and its detail alike. */
+    const WHAT_IT_NEEDS = 'it needs a header line naming its columns (phone and message, and any of device_id, sim_slot, callback_id, send_at, valid_until, ttl, priority, category) and at least one row below it, one SMS per row';
+
+    it('then an empty body is refused with 400 saying what a CSV must hold', async () => {
       const reply = await postCsv('');
-      expectError(reply, 400);
+      expectError(reply, 400, 'validation_failed');
+      expect(reply.body.error.message).to.equal(`the CSV is empty: ${WHAT_IT_NEEDS}`);
+      expect(reply.body.error.details).to.deep.equal([{ field: 'header', in: 'body', message: `the CSV is empty: ${WHAT_IT_NEEDS}` }]);
       await expectNothingCreated();
     });
 
-    it('then a header row without any SMS is refused with 400', async () => {
+    it('then a header row without any SMS is refused with 400 saying a row is needed below the header', async () => {
       const reply = await postCsv('phone,message\n');
-      expectError(reply, 400);
+      expectError(reply, 400, 'validation_failed');
+      expect(reply.body.error.message).to.equal(`the CSV has a header line but no rows: ${WHAT_IT_NEEDS}`);
+      expect(reply.body.error.details).to.deep.equal([{ field: 'messages', in: 'body', message: `the CSV has a header line but no rows: ${WHAT_IT_NEEDS}` }]);
       await expectNothingCreated();
     });
 

@@ -12,6 +12,8 @@ import { BULK_MAX_MESSAGES, MESSAGE_MAX_CHARACTERS } from '../../../modules/mess
 import { CsvProblem, csvRecords, type CsvLimits } from './csv-rows.ts';
 
 const COLUMNS = ['phone', 'message', 'device_id', 'sim_slot', 'callback_id', 'send_at', 'valid_until', 'ttl', 'priority', 'category'] as const;
+/** What a bulk CSV must hold, said whenever one holds too little to tell what went wrong. */
+const WHAT_A_CSV_HOLDS = `it needs a header line naming its columns (phone and message, and any of ${COLUMNS.slice(2).join(', ')}) and at least one row below it, one SMS per row`;
 const WHOLE_NUMBERS: ReadonlySet<string> = new Set(['sim_slot', 'ttl', 'priority']);
 
 /** Header cells beyond the known columns that are still read, so the answer can name a few unknown ones. */
@@ -52,9 +54,13 @@ export async function bulkBodyFromCsv(text: string): Promise<{ messages: Record<
     if (error instanceof CsvProblem) throw fromCsvProblem(error, columns);
     throw error;
   }
-  if (!columns) throw new AppError('validation_failed', 'the CSV is empty: it needs a header row and at least one SMS');
+  if (!columns) {
+    const problem = `the CSV is empty: ${WHAT_A_CSV_HOLDS}`;
+    throw new AppError('validation_failed', problem, [{ field: 'header', in: 'body', message: problem }]);
+  }
   if (records.length === 0) {
-    throw new AppError('validation_failed', 'the CSV has a header row but no SMS: add one row per SMS', [{ field: 'messages', in: 'body', message: 'no rows' }]);
+    const problem = `the CSV has a header line but no rows: ${WHAT_A_CSV_HOLDS}`;
+    throw new AppError('validation_failed', problem, [{ field: 'messages', in: 'body', message: problem }]);
   }
   return { messages: records.map((record) => toMessage(columns!, record)) };
 }
