@@ -93,6 +93,8 @@ export interface ErrorDetail {
    * part that declares the field (src/http/detail-places.ts).
    */
   in?: 'body' | 'query' | 'path' | 'header';
+  /** The message is for people; a detail whose refusal has a code of its own (recipient_opted_out) carries it here for programs. */
+  code?: ErrorCode;
   message: string;
 }
 

@@ -45,7 +45,12 @@ const ErrorBody = {
             properties: {
               field: { type: 'string', description: 'the input at fault, as a dotted path (messages.3.phone); empty for the request as a whole' },
               in: { type: 'string', enum: ['body', 'query', 'path', 'header'], description: 'the part of the request that holds the field' },
-              message: { type: 'string' },
+              message: { type: 'string', description: 'for people' },
+              code: {
+                type: 'string',
+                enum: Object.keys(ERROR_CATALOG),
+                description: "only where this input is refused for a reason with its own code (recipient_opted_out on a bulk send's row); for programs",
+              },
             },
           },
         },

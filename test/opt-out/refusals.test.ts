@@ -9,6 +9,7 @@ import { STATUS } from '../../src/api/smpp/command-status.ts';
 import { createCredential, messagesPath, twilioRequest } from '../twilio/support.ts';
 import { ordinaryClients } from './support.ts';
 import { smsCountOf } from '../support/test-data.ts';
+import { OPTED_OUT_DETAIL } from '../../src/modules/messages/service.ts';
 
 const OPTED_OUT = '+79161234567';
 
@@ -33,13 +34,15 @@ describe('opt-out: sends to a suppressed number are refused', () => {
       expect(preview.status, JSON.stringify(preview.body).slice(0, 300)).to.equal(200);
       const invalid = preview.body.data.map((row: { valid: boolean }, index: number) => (row.valid ? -1 : index)).filter((index: number) => index >= 0);
       expect(invalid).to.deep.equal([617]);
-      expect(JSON.stringify(preview.body.data[617])).to.contain('recipient_opted_out');
+      expect(preview.body.data[617].errors).to.deep.equal([{ field: 'phone', message: OPTED_OUT_DETAIL, code: 'recipient_opted_out' }]);
       expect(queries).to.have.length(1);
 
       const sent = await api.post('/sms/bulk', { messages });
       expectError(sent, 400, 'validation_failed');
       expect(sent.body.error.details.map((detail: { field: string }) => detail.field)).to.deep.equal(['messages.617.phone']);
-      expect(sent.body.error.details[0].message).to.contain('recipient_opted_out');
+      // Words for people first; the code for programs in a field of its own.
+      expect(sent.body.error.details[0]).to.deep.equal({ field: 'messages.617.phone', in: 'body', message: `message 617: ${OPTED_OUT_DETAIL}`, code: 'recipient_opted_out' });
+      expect(OPTED_OUT_DETAIL).to.match(/^the recipient has opted out/);
       expect(queries).to.have.length(2);
     } finally {
       fx.gateway.services.db.off('query', count);
@@ -55,7 +58,9 @@ describe('opt-out: sends to a suppressed number are refused', () => {
 
   it('refuses POST /sms with 422 whatever form the number is written in', async () => {
     const { api } = await ordinaryClients(fx);
-    expectError(await api.post('/sms', { phone: '0079161234567', message: 'hi' }), 422, 'recipient_opted_out');
+    const refused = await api.post('/sms', { phone: '0079161234567', message: 'hi' });
+    expectError(refused, 422, 'recipient_opted_out');
+    expect(refused.body.error.details).to.deep.equal([{ field: 'phone', in: 'body', message: OPTED_OUT_DETAIL, code: 'recipient_opted_out' }]);
     expect(await smsCount()).to.equal(0);
   });
 

@@ -266,7 +266,8 @@ export function expectErrorBody(reply: Reply): void {
     expect(error.details).to.be.an('array').and.not.empty;
     for (const detail of error.details) {
       expect(detail).to.be.an('object');
-      expect(['field', 'in', 'message']).to.include.members(Object.keys(detail));
+      expect(['field', 'in', 'message', 'code']).to.include.members(Object.keys(detail));
+      if ('code' in detail) expect(Object.keys(ERROR_CATALOG), 'a detail\'s code is in the catalog').to.include(detail.code);
       expect(detail.field).to.be.a('string').and.not.empty;
       expect(detail.message).to.be.a('string').and.not.empty;
       if ('in' in detail) expect(detail.in).to.be.oneOf(['body', 'query', 'path', 'header']);

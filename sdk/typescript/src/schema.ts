@@ -2005,7 +2005,13 @@ export interface components {
                      * @enum {string}
                      */
                     in: "body" | "query" | "path" | "header";
+                    /** @description for people */
                     message: string;
+                    /**
+                     * @description only where this input is refused for a reason with its own code (recipient_opted_out on a bulk send's row); for programs
+                     * @enum {string}
+                     */
+                    code?: "invalid_json" | "malformed_request" | "validation_failed" | "message_too_long" | "invalid_phone" | "invalid_id" | "invalid_ciphertext" | "invalid_data" | "unknown_callback" | "invalid_webhook_url" | "unauthorized" | "invalid_device_credentials" | "forbidden" | "csrf_failed" | "account_disabled" | "admin_only" | "password_change_required" | "recording_disabled" | "route_not_found" | "device_not_found" | "sms_not_found" | "webhook_not_found" | "upstream_not_found" | "delivery_not_found" | "key_not_found" | "twilio_credential_not_found" | "user_not_found" | "account_not_found" | "call_not_found" | "recording_not_found" | "smpp_credential_not_found" | "ussd_not_found" | "media_not_found" | "mms_not_found" | "mms_part_not_expected" | "suppression_not_found" | "inbound_rule_not_found" | "conversation_not_found" | "contact_not_found" | "group_not_found" | "template_not_found" | "not_found" | "method_not_allowed" | "device_cannot_send" | "conflict" | "smpp_system_id_taken" | "email_taken" | "upstream_name_taken" | "upstream_in_routes" | "last_owner" | "cannot_change_self" | "already_taken" | "already_final" | "device_not_capable" | "no_capable_device" | "device_offline" | "ussd_busy" | "ussd_not_waiting" | "recipient_opted_out" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "not_audio" | "media_type_refused" | "mms_too_large" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "too_many_streams" | "too_many_bulk_requests" | "too_many_auth_failures" | "no_device_available" | "not_ready" | "overloaded" | "database_unavailable" | "not_implemented" | "internal_error";
                 }[];
             };
         };
@@ -5125,7 +5131,10 @@ export interface operations {
                             errors: {
                                 /** @description within the message, such as phone; empty: the message as a whole */
                                 field: string;
+                                /** @description for people */
                                 message: string;
+                                /** @description only where the problem has its own error code (recipient_opted_out); for programs */
+                                code?: string;
                             }[];
                         })[];
                     };
@@ -5212,7 +5221,10 @@ export interface operations {
                             errors: {
                                 /** @description within the message, such as phone; empty: the message as a whole */
                                 field: string;
+                                /** @description for people */
                                 message: string;
+                                /** @description only where the problem has its own error code (recipient_opted_out); for programs */
+                                code?: string;
                             }[];
                         }[];
                     };
@@ -14348,7 +14360,10 @@ export interface operations {
                             errors: {
                                 /** @description within the message, such as phone; empty: the message as a whole */
                                 field: string;
+                                /** @description for people */
                                 message: string;
+                                /** @description only where the problem has its own error code (recipient_opted_out); for programs */
+                                code?: string;
                             }[];
                             /** Format: uuid */
                             contact_id: string;

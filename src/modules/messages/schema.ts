@@ -155,7 +155,11 @@ export const BulkSmsQuery = Type.Object({
   ),
 });
 
-export const FieldError = Type.Object({ field: Type.String({ description: 'within the message, such as phone; empty: the message as a whole' }), message: Type.String() });
+export const FieldError = Type.Object({
+  field: Type.String({ description: 'within the message, such as phone; empty: the message as a whole' }),
+  message: Type.String({ description: 'for people' }),
+  code: Type.Optional(Type.String({ description: 'only where the problem has its own error code (recipient_opted_out); for programs' })),
+});
 
 /** A row a partial send left out (?partial=true), and why. */
 export const RefusedRow = Type.Object({

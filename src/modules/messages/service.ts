@@ -3,7 +3,7 @@
 // it through the "sms.queued" event once the row is committed.
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../storage/database.ts';
-import { AppError, invalidField, type ErrorDetail, orNotFound } from '../../common/errors.ts';
+import { AppError, invalidField, type ErrorCode, type ErrorDetail, orNotFound } from '../../common/errors.ts';
 import type { DomainEvents } from '../../events/domain-events.ts';
 import type { MessagesEvents } from './domain-events.ts';
 import type { Clock } from '../../common/clock.ts';
@@ -83,7 +83,7 @@ export interface PreparedSms {
 /** One input of a batch, checked: its prepared SMS, or what is wrong with it. */
 export type CheckedSms =
   | { index: number; prepared: PreparedSms; errors?: undefined }
-  | { index: number; code: string; errors: { field: string; message: string }[]; prepared?: undefined };
+  | { index: number; code: string; errors: { field: string; message: string; code?: ErrorCode }[]; prepared?: undefined };
 
 /** A bad input of a batch: the error code a single send would have answered, and each problem. */
 export type RefusedRow = Extract<CheckedSms, { errors: unknown[] }>;
@@ -91,13 +91,21 @@ export type RefusedRow = Extract<CheckedSms, { errors: unknown[] }>;
 /** The 400 of a batch with bad rows: a detail per problem, field "messages.{index}...". */
 function batchRefused(bad: CheckedSms[], total: number): AppError {
   const details = bad.flatMap(({ index, errors }) =>
-    errors!.map((detail) => ({ field: `messages.${index}${detail.field ? `.${detail.field}` : ''}`, message: `message ${index}: ${detail.message}` })),
+    errors!.map((detail) => ({
+      field: `messages.${index}${detail.field ? `.${detail.field}` : ''}`,
+      message: `message ${index}: ${detail.message}`,
+      ...(detail.code ? { code: detail.code } : {}),
+    })),
   );
   return new AppError('validation_failed', `${bad.length} of ${total} messages are invalid; nothing was sent`, details);
 }
 
-/** Why a row to a suppressed number is refused, for people (clients branch on recipient_opted_out). */
-export const OPTED_OUT_DETAIL = 'recipient_opted_out: the recipient has opted out (sent STOP or was added to the suppression list)';
+/**
+ * Why a row to a suppressed number is refused, for people: words first, since the panel and the
+ * command line show it as it is. Programs branch on the detail's code, recipient_opted_out.
+ */
+export const OPTED_OUT_DETAIL = 'the recipient has opted out (sent STOP or was added to the suppression list)';
+const OPTED_OUT_PROBLEM = { message: OPTED_OUT_DETAIL, code: 'recipient_opted_out' } as const;
 
 /**
  * The device group a new SMS is kept for until the account's routes first look at it, and by when
@@ -211,7 +219,7 @@ export class MessageService {
         checked.push({ index, prepared: await this.prepare(accountId, sms, shared) });
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
-        const errors = (error.details ?? [{ field: '', message: error.message }]).map((detail) => ({ field: detail.field.replace(/^\//, ''), message: detail.message }));
+        const errors = (error.details ?? [{ field: '', message: error.message }]).map((detail) => ({ field: detail.field.replace(/^\//, ''), message: detail.message, ...(detail.code ? { code: detail.code } : {}) }));
         checked.push({ index, code: error.code, errors });
       }
     }
@@ -225,7 +233,7 @@ export class MessageService {
     if (suppressed.size === 0) return checked;
     return checked.map((entry) =>
       entry.prepared && !transactional.has(entry.index) && suppressed.has(entry.prepared.sms.phone)
-        ? { index: entry.index, code: 'recipient_opted_out', errors: [{ field: 'phone', message: OPTED_OUT_DETAIL }] }
+        ? { index: entry.index, code: 'recipient_opted_out', errors: [{ field: 'phone', ...OPTED_OUT_PROBLEM }] }
         : entry,
     );
   }
@@ -324,7 +332,7 @@ export class MessageService {
 
     // Every way of sending comes through here: a number that opted out is refused, whatever the API.
     if (!input.transactional && !shared?.suppressionsLater && (await this.suppressions.suppressedAmong(accountId, [phone])).has(phone)) {
-      throw new AppError('recipient_opted_out', undefined, [{ field: phoneField, message: OPTED_OUT_DETAIL }]);
+      throw new AppError('recipient_opted_out', undefined, [{ field: phoneField, ...OPTED_OUT_PROBLEM }]);
     }
 
     if (input.callbackId) {
