@@ -346,9 +346,10 @@ describe('sms-gateway command line', function () {
       const result = await cli('devices', 'register', '--account', owner, '--name', 'json-phone', '--json');
       expect(result.code, result.transcript).to.equal(0);
       const body = jsonOf(result);
-      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'forward_incoming_sms', 'credentials', 'pairing_url');
+      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'forward_incoming_sms', 'credentials', 'pairing_url', 'pairing_broker');
       // Neither MQTT_PUBLIC_URL, PUBLIC_URL nor --host: no address to give.
       expect(body.pairing_url).to.equal(null);
+      expect(body.pairing_broker).to.equal(null);
       expect(body.device_id).to.match(UUID);
       expect(body.object_id).to.match(/^[0-9a-f]{24}$/);
       expect(body.name).to.equal('json-phone');
@@ -369,6 +370,18 @@ describe('sms-gateway command line', function () {
         expect(reply.body).to.include({ id: registered.device_id, name: 'api-phone' });
       });
     }
+
+    it('when --json is given with --host, then the document says where the pairing URL\'s broker port came from, as the text does', async () => {
+      const result = await cli('devices', 'register', '--account', owner, '--name', 'json-host-phone', '--host', 'gateway.lan', '--json');
+      expect(result.code, result.transcript).to.equal(0);
+      const body = jsonOf(result);
+      expect(body.pairing_url).to.match(/^smsgw:\/\/gateway\.lan:1883\?/);
+      expect(body.pairing_broker).to.deep.equal({
+        address: 'gateway.lan:1883',
+        from: "the host from --host, the port from this command's MQTT_PORT (unset, so its default 1883)",
+        hint: "if the running gateway's broker listens on another port, run this command with the gateway's MQTT_PORT, or with MQTT_PUBLIC_URL=mqtt://HOST:PORT where phones reach it",
+      });
+    });
 
     it('when --name is missing, then it exits non-zero naming --name', async () => {
       const result = await cli('devices', 'register', '--account', owner);
@@ -419,7 +432,8 @@ describe('sms-gateway command line', function () {
       const result = await runCli(['devices', 'token', id, '--json'], { ...env, MQTT_PUBLIC_URL: 'mqtts://mqtt.example.com', PUBLIC_URL: 'https://sms.example.com' });
       expect(result.code, result.transcript).to.equal(0);
       const body = jsonOf(result);
-      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'forward_incoming_sms', 'credentials', 'pairing_url');
+      expect(body).to.have.all.keys('device_id', 'object_id', 'name', 'forward_incoming_sms', 'credentials', 'pairing_url', 'pairing_broker');
+      expect(body.pairing_broker).to.deep.equal({ address: 'mqtt.example.com:8883', from: 'the host and the port from MQTT_PUBLIC_URL', hint: null });
       expect(body.device_id).to.equal(id);
       expect(body.credentials).to.deep.equal({ client_id: id, username: id, password: body.credentials.password });
       expect(body.pairing_url).to.equal(

@@ -17,7 +17,8 @@ token issues a new token for a device (the old one stops working) and prints it 
 pairing URL. The pairing URL names MQTT_PUBLIC_URL, else PUBLIC_URL's host, else --host, with
 MQTT_PORT (MQTTS_PORT, tls=1 and the certificate's pin with TLS_CERT). These are read from this
 command's environment, not asked of the running gateway: give it the gateway's settings. The
-output says which broker address the URL names, and where each part of it came from.`;
+output says which broker address the URL names, and where each part of it came from (with --json,
+pairing_broker: address, from, and hint, or null without a pairing URL).`;
 
 export const devicesCommand = withActions({ register, token, list: (args, out) => listDevices(args, out, USAGE) }, USAGE);
 
@@ -107,7 +108,9 @@ function print(out: Output, device: DeviceRow, token: string, pairing: Pairing, 
   const credentials = { client_id: device.id, username: device.id, password: token };
   const url = pairing?.url(device.id, token) ?? null;
   const forwards = device.forward_incoming_sms;
-  out.result({ device_id: device.id, object_id: device.object_id, name: device.name, forward_incoming_sms: forwards, credentials, pairing_url: url }, () =>
+  // The note a person reads below the URL, for a script too: the URL alone cannot show it names a port this command assumed.
+  const pairing_broker = url && pairing ? { address: pairing.broker, from: pairing.origin, hint: pairing.hint ?? null } : null;
+  out.result({ device_id: device.id, object_id: device.object_id, name: device.name, forward_incoming_sms: forwards, credentials, pairing_url: url, pairing_broker }, () =>
     [
       headline,
       `  device id (MQTT client id and username): ${device.id}`,
