@@ -441,6 +441,16 @@ describe('sms-gateway command line', function () {
       );
     });
 
+    it('when MQTT_PORT is 0, then it names no port 0 but says the gateway picks a free port at start, and how to give the one it picked', async () => {
+      const result = await runCli(['devices', 'token', registered.device_id, '--host', 'gateway.lan'], { ...env, MQTT_PORT: '0' });
+      expect(result.code, result.transcript).to.equal(0);
+      expect(result.stdout).not.to.contain(':0');
+      expect(result.stdout).to.contain("no pairing URL: this command's MQTT_PORT is 0, so the gateway picks a free port when it starts and this command cannot know it;");
+      expect(result.stdout).to.contain('the port the gateway logged at start');
+      const json = jsonOf(await runCli(['devices', 'token', registered.device_id, '--host', 'gateway.lan', '--json'], { ...env, MQTT_PORT: '0' }));
+      expect(json).to.include({ pairing_url: null, pairing_broker: null });
+    });
+
     it('when no address is known, then it prints the credentials and says how to get a pairing URL', async () => {
       const result = await cli('devices', 'token', registered.device_id);
       expect(result.code, result.transcript).to.equal(0);

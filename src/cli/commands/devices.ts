@@ -55,7 +55,17 @@ async function token(args: string[], out: Output): Promise<void> {
  * Builds the pairing URL once the token is known, and says where its broker address came from;
  * undefined when no address is known.
  */
-type Pairing = { url: (deviceId: string, token: string) => string; broker: string; origin: string; hint: string | undefined } | undefined;
+type Pairing = { url: (deviceId: string, token: string) => string; broker: string; origin: string; hint: string | undefined } | { none: string };
+
+const NO_ADDRESS = 'no pairing URL: set MQTT_PUBLIC_URL or PUBLIC_URL, or pass --host with the host phones reach the broker at';
+
+/**
+ * Port 0 has the gateway pick a free port when it starts: which one, only the running gateway
+ * knows, and a URL naming port 0 would send phones nowhere.
+ */
+const portPickedAtStart = (variable: string) =>
+  `no pairing URL: this command's ${variable} is 0, so the gateway picks a free port when it starts and this command cannot know it; ` +
+  `run this command with the port the gateway logged at start (its "gateway listening" line), or set MQTT_PUBLIC_URL`;
 
 /**
  * The configured addresses, else --host for the broker (a command has no request whose host it
@@ -75,7 +85,8 @@ function pairingFor(host: string | undefined): Pairing {
     tlsPin: tlsPinOf(config.tls),
   };
   const address = pairingAddress(known, host ? { hostname: host.replace(/^\[(.*)\]$/, '$1') } : undefined);
-  if (!address) return undefined;
+  if (!address) return { none: NO_ADDRESS };
+  if (!config.mqttPublicUrl && address.broker.port === 0) return { none: portPickedAtStart(config.tls ? 'MQTTS_PORT' : 'MQTT_PORT') };
   return { url: (deviceId, token) => pairingUrl(address, deviceId, token), ...brokerOrigin(address, config) };
 }
 
@@ -106,10 +117,10 @@ function tlsPinOf(files: CertificateFiles | undefined): string | undefined {
 
 function print(out: Output, device: DeviceRow, token: string, pairing: Pairing, headline: string): void {
   const credentials = { client_id: device.id, username: device.id, password: token };
-  const url = pairing?.url(device.id, token) ?? null;
+  const url = 'url' in pairing ? pairing.url(device.id, token) : null;
   const forwards = device.forward_incoming_sms;
   // The note a person reads below the URL, for a script too: the URL alone cannot show it names a port this command assumed.
-  const pairing_broker = url && pairing ? { address: pairing.broker, from: pairing.origin, hint: pairing.hint ?? null } : null;
+  const pairing_broker = 'url' in pairing ? { address: pairing.broker, from: pairing.origin, hint: pairing.hint ?? null } : null;
   out.result({ device_id: device.id, object_id: device.object_id, name: device.name, forward_incoming_sms: forwards, credentials, pairing_url: url, pairing_broker }, () =>
     [
       headline,
@@ -118,14 +129,14 @@ function print(out: Output, device: DeviceRow, token: string, pairing: Pairing, 
       `  token (MQTT password, shown once):       ${token}`,
       // Off, the phone keeps what it receives (replies, STOP opt-outs) and the gateway shows none.
       `  forwards received SMS:                   ${forwards ? 'yes' : 'no (the phone keeps them until forward_incoming_sms is on)'}`,
-      url && pairing
+      'url' in pairing
         ? [
             `  pairing URL (holds the token):           ${url}`,
             `  broker in the URL:                       ${pairing.broker}: ${pairing.origin}`,
             ...(pairing.hint ? [`    ${pairing.hint}`] : []),
             `  on the device:  sms-gateway-agent --pairing '${url}'`,
           ].join('\n')
-        : '  no pairing URL: set MQTT_PUBLIC_URL or PUBLIC_URL, or pass --host with the host phones reach the broker at',
+        : `  ${pairing.none}`,
     ].join('\n'),
   );
 }
