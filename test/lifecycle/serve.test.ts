@@ -267,6 +267,36 @@ describe('sms-gateway serve on the embedded database', function () {
     });
   });
 
+  describe('when it is run with npm start, as README says', () => {
+    let gateway: GatewayProcess;
+
+    before(async function () {
+      this.timeout(60_000);
+      gateway = new GatewayProcess([], env, { npmScript: 'start' });
+      await gateway.waitForLog('gateway listening', 50_000);
+    });
+
+    after(() => {
+      gateway.kill();
+      // A gateway npm left running holds the lock with its pid: stop it too.
+      if (existsSync(lockFile)) {
+        try {
+          process.kill(Number(readFileSync(lockFile, 'utf8')), 'SIGKILL');
+        } catch {
+          // it exited meanwhile
+        }
+      }
+    });
+
+    it('when SIGTERM reaches npm, then the gateway itself stops too and releases the lock', async () => {
+      gateway.signal('SIGTERM');
+      // The output pipes close only once every process holding them (npm and the gateway) ended.
+      await gateway.waitForExit(15_000);
+      expect(gateway.logLines().map((line) => line.msg), gateway.transcript()).to.include('gateway stopped');
+      expect(existsSync(lockFile), 'the lock file is gone').to.equal(false);
+    });
+  });
+
   describe('when no gateway runs any more', () => {
     it('then a command-line tool opens the directory and finds one key, the first-start key, still active', async function () {
       this.timeout(30_000);

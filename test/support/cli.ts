@@ -79,12 +79,17 @@ export class GatewayProcess {
   exitedAt: number | undefined;
   private readonly watchers = new Set<() => void>();
 
-  /** `umask`: the file mode mask the command starts with (through a shell), as an operator's may be. */
-  constructor(args: string[], env: Env, options: { umask?: number } = {}) {
+  /**
+   * `umask`: the file mode mask the command starts with (through a shell), as an operator's may be.
+   * `npmScript`: run through `npm run <script>` as README says (`npm start`), args after it.
+   */
+  constructor(args: string[], env: Env, options: { umask?: number; npmScript?: string } = {}) {
     const command =
-      options.umask === undefined
-        ? { file: process.execPath, args: [BIN, ...args] }
-        : { file: '/bin/sh', args: ['-c', `umask ${options.umask.toString(8).padStart(3, '0')} && exec "$0" "$@"`, process.execPath, BIN, ...args] };
+      options.npmScript !== undefined
+        ? { file: 'npm', args: ['run', '--silent', options.npmScript, ...(args.length > 0 ? ['--', ...args] : [])] }
+        : options.umask === undefined
+          ? { file: process.execPath, args: [BIN, ...args] }
+          : { file: '/bin/sh', args: ['-c', `umask ${options.umask.toString(8).padStart(3, '0')} && exec "$0" "$@"`, process.execPath, BIN, ...args] };
     this.child = spawn(command.file, command.args, { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(this.child);
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
