@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { useGateway } from '../support/use-gateway.ts';
 import { createCredential, messagesPath, twilioClient, twilioRequest, type Credential } from './support.ts';
+import { BLANK_PAGE_TOKEN } from '../../src/api/twilio/api.ts';
 
 const TO = '+79161234567';
 
@@ -55,6 +56,12 @@ describe('twilio: errors', () => {
     expectTwilioError(await create({ To: TO, Body: 'hi\u0000there' }), 400, 20001);
     expectTwilioError(await twilioRequest(fx.baseUrl, 'GET', `${path}.json?PageSize=0`, auth), 400, 20001);
     expectTwilioError(await twilioRequest(fx.baseUrl, 'GET', `${path}.json?PageToken=garbage`, auth), 400, 20001);
+    // A blank PageToken is no first page: a client building it from a last page would loop.
+    for (const blank of ['', '%20']) {
+      const refused = await twilioRequest(fx.baseUrl, 'GET', `${path}.json?PageSize=5&PageToken=${blank}`, auth);
+      expectTwilioError(refused, 400, 20001);
+      expect(refused.body.message).to.equal(BLANK_PAGE_TOKEN);
+    }
     expectTwilioError(await twilioRequest(fx.baseUrl, 'GET', `${path}.json?DateSent=yesterday`, auth), 400, 20001);
     expectTwilioError(await twilioRequest(fx.baseUrl, 'POST', `${path}/SM${'0'.repeat(32)}.json`, auth, { Status: 'sent' }), 400, 20001);
     const json = await fetch(`${fx.baseUrl}${path}.json`, {

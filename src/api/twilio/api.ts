@@ -154,6 +154,8 @@ async function updateMessage(ctx: Context, caller: TwilioCaller, parts: TwilioAp
   ctx.body = presentMessage(caller.sid, sms, sentAt(await parts.messages.history(sms.id)));
 }
 
+export const BLANK_PAGE_TOKEN = 'PageToken is blank: leave it out for the first page, or follow next_page_uri (null on the last page)';
+
 /**
  * GET Messages.json: newest first, To / From (a device id) / DateSent filters (on the date the SMS
  * was created: a date it was sent is not known before), PageSize up to 1000. Pages go forward by
@@ -164,6 +166,9 @@ async function listMessages(ctx: Context, caller: TwilioCaller, parts: TwilioApi
   const pageSize = integerParam(query, 'PageSize', DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
   const pageNumber = integerParam(query, 'Page', 0, 0, 1_000_000);
   const token = query.get('PageToken');
+  // A blank token is what a client sends that built the next request from a page with no next
+  // one: read as the first page, it would go round the list forever. Twilio refuses it too.
+  if (token !== undefined && token.trim() === '') throw invalidParameter(BLANK_PAGE_TOKEN);
   let cursor;
   try {
     cursor = token ? decodeCursor(token) : undefined;

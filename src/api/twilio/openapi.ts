@@ -162,7 +162,7 @@ export function twilioDocument(version: string, publicUrl: string | undefined): 
             { name: 'DateSent>', in: 'query', required: false, description: 'YYYY-MM-DD: created that day or after', schema: { type: 'string' } },
             { name: 'PageSize', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } },
             { name: 'Page', in: 'query', required: false, schema: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 } },
-            { name: 'PageToken', in: 'query', required: false, description: 'from next_page_uri', schema: { type: 'string' } },
+            { name: 'PageToken', in: 'query', required: false, description: 'from next_page_uri; left out for the first page (a blank one is refused, 400 20001)', schema: { type: 'string' } },
           ],
           responses: {
             200: { description: 'a page', content: { 'application/json': { schema: { $ref: '#/components/schemas/MessagePage' } } } },
