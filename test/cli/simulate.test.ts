@@ -77,6 +77,18 @@ describe('cli: simulate', function () {
     );
   });
 
+  it('when PORT or MQTT_PORT is 0, then one line says the gateway picks a free port at start and which flag gives it, never naming port 0 (exit 2)', async () => {
+    const api = await runCli(['simulate', '--devices', '1', '--key', tenant.key], { PORT: '0', MQTT_PORT: String(gateway.mqttPort) });
+    expectRefused(api, 2);
+    expect(oneLine(api.stderr)).to.equal(
+      'error: PORT is 0, so the gateway picks a free port when it starts and this command cannot know it: pass --api http://127.0.0.1:PORT with the port the gateway logged at start (its "gateway listening" line)',
+    );
+    const broker = await runCli(['simulate', '--devices', '1', '--key', tenant.key], { PORT: String(gateway.httpPort), MQTT_PORT: '0' });
+    expectRefused(broker, 2);
+    expect(oneLine(broker.stderr)).to.match(/^error: MQTT_PORT is 0, so the gateway picks a free port when it starts .*: pass --mqtt mqtt:\/\/127\.0\.0\.1:PORT with/).and.not.to.contain(':0');
+    expect((await tenant.api.get('/devices')).body.data, 'no device registered').to.have.length(0);
+  });
+
   it('when --state cannot be written, then one line names it (exit 2) and no device is registered', async () => {
     const file = join(state.dir, 'a-file');
     writeFileSync(file, '');

@@ -240,9 +240,19 @@ function gatewayPorts(): { port: number; mqttPort: number } {
 
 const HINT = 'is it running? set --api/--mqtt or PORT/MQTT_PORT';
 
+/**
+ * Port 0 has the gateway pick a free port when it starts; this command reads the same variable
+ * and cannot know which one, and "cannot reach :0" would only puzzle.
+ */
+function portPickedAtStart(protocol: string): string {
+  const [variable, flag, scheme] = protocol.startsWith('http') ? ['PORT', '--api', 'http'] : ['MQTT_PORT', '--mqtt', 'mqtt'];
+  return `${variable} is 0, so the gateway picks a free port when it starts and this command cannot know it: pass ${flag} ${scheme}://127.0.0.1:PORT with the port the gateway logged at start (its "gateway listening" line)`;
+}
+
 /** Resolves once a TCP connection to the URL's host and port opens; a one-line CliError otherwise. */
 function reachable(target: string): Promise<void> {
   const parsed = new URL(target);
+  if (parsed.port === '0') return Promise.reject(new CliError(portPickedAtStart(parsed.protocol), 2));
   const secure = parsed.protocol === 'https:' || parsed.protocol === 'wss:' || parsed.protocol === 'mqtts:';
   const defaultPort = parsed.protocol.startsWith('mqtt') ? (secure ? 8883 : 1883) : secure ? 443 : 80;
   const port = Number(parsed.port || defaultPort);
