@@ -100,6 +100,25 @@ describe('sessions: logging in with email and password', function () {
     expect(attributes).to.not.include('Secure');
   });
 
+  it('what a session sends (an SMS, a data SMS, an MMS, a send to contacts) says it came in from the panel; with a key, from the API', async () => {
+    // A phone that can fetch MMS media says so by naming the API it fetches from.
+    await fx.connectDevice({ apiUrl: fx.baseUrl });
+    const { email } = await createUser(fx, fx.tenant);
+    const { cookie, csrf } = await login(fx, email, PASSWORD);
+    expect((await fx.tenant.api.post('/contacts', { name: 'Anna', phone: '+79161234570', tags: ['way-in'] })).status).to.equal(201);
+    const sent = [
+      await call(fx, 'POST', '/sms', { cookie, csrf, body: { phone: '+79161234567', message: 'typed in the panel' } }),
+      await call(fx, 'POST', '/sms/data', { cookie, csrf, body: { phone: '+79161234567', data: 'AQI=', port: 5000 } }),
+      await call(fx, 'POST', '/mms', { cookie, csrf, body: { phone: '+79161234567', message: 'a picture, one day' } }),
+    ];
+    const toContacts = await call(fx, 'POST', '/contacts/send', { cookie, csrf, body: { tag: 'way-in', message: 'hello' } });
+    for (const answer of [...sent, toContacts]) expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
+    const ids = [...sent.map((answer) => answer.body.id ?? answer.body.sms_id), toContacts.body.data[0].sms_id];
+    for (const id of ids) expect((await fx.tenant.api.get(`/sms/${id}`)).body.way_in, id).to.equal('panel');
+    const byKey = await fx.tenant.api.post('/sms/data', { phone: '+79161234567', data: 'AQI=', port: 5000 });
+    expect((await fx.tenant.api.get(`/sms/${byKey.body.id}`)).body.way_in).to.equal('api');
+  });
+
   it('a wrong password and an unknown email get the same 401', async () => {
     const { email } = await createUser(fx, fx.tenant);
     const wrong = await call(fx, 'POST', '/session', { body: { email, password: 'not the password' } });

@@ -1,10 +1,11 @@
 // Extended API v1: sending to a group of contacts or a tag, with a template rendered per contact.
 import { defineRoute } from '../../../http/route.ts';
 import { idempotencyKey, withReplayHeader } from '../../../http/idempotent-request.ts';
-import { sendOptionsOf } from '../messages/send-options.ts';
+import { sendOptionsOf, wayInOf } from '../messages/send-options.ts';
 import { previewContactSend, sendToContacts, type ContactSend, type SendToContactsParts } from '../../../use-cases/send-to-contacts.ts';
 import { ContactSendBody, ContactSendPreview, ContactSendQuery, ContactSendResult } from '../../../modules/contacts/schema.ts';
 import type { Static } from '@sinclair/typebox';
+import type { RequestAuth } from '../../../http/middleware/authenticate.ts';
 
 export function contactSendRoutes(parts: SendToContactsParts) {
   return [
@@ -32,7 +33,7 @@ export function contactSendRoutes(parts: SendToContactsParts) {
       },
       errors: ['validation_failed', 'group_not_found', 'template_not_found', 'device_not_found', 'device_cannot_send', 'idempotency_key_reused'],
       async handle({ auth, body, query, ctx }) {
-        const send = toSend(body);
+        const send = toSend(body, auth);
         if (query.dry_run) {
           const preview = await previewContactSend(parts, auth.accountId, send);
           return {
@@ -52,12 +53,12 @@ export function contactSendRoutes(parts: SendToContactsParts) {
   ];
 }
 
-function toSend(body: Static<typeof ContactSendBody>): ContactSend {
+function toSend(body: Static<typeof ContactSendBody>, auth: RequestAuth): ContactSend {
   return {
     groupId: body.group_id,
     tag: body.tag,
     templateId: body.template_id,
     message: body.message,
-    options: sendOptionsOf(body),
+    options: { ...sendOptionsOf(body), wayIn: wayInOf(auth) },
   };
 }

@@ -23,7 +23,6 @@ import { bulkBodyFromCsv, MAX_HEADER_COLUMNS, MAX_MESSAGE_CELL, MAX_OTHER_CELL }
 import { BULK_PER_ACCOUNT, BulkGate } from './bulk-gate.ts';
 import { mapInSlices } from '../../../modules/messages/slices.ts';
 import type { MessageService, NewSms, RefusedRow } from '../../../modules/messages/service.ts';
-import type { SmsWayIn } from '../../../modules/messages/types.ts';
 import type { Database } from '../../../storage/database.ts';
 import { cancelSms, type CancelSmsParts } from '../../../use-cases/cancel-sms.ts';
 import { createSms, type CreateSmsParts } from '../../../use-cases/create-sms.ts';
@@ -31,7 +30,7 @@ import { fromExtendedStatus, statusesNamed } from '../../../modules/messages/sta
 import { labelsMatching } from '../../../modules/messages/legacy-status-codes.ts';
 import { specialSmsRoutes } from './special-routes.ts';
 import { sendOneSms } from './send-one.ts';
-import { sendOptionsOf } from './send-options.ts';
+import { sendOptionsOf, wayInOf } from './send-options.ts';
 
 const validateBulkMessage = compile(BulkSmsMessage, 'body');
 
@@ -241,11 +240,6 @@ function toNewSms(body: Omit<Static<typeof CreateSmsBody>, 'no_store'> & { no_st
 }
 
 /** A key holding sms:send_transactional sends past the suppression list; a panel session never does. */
-/** A user's session is the control panel's: its SMS say they came from there. */
-function wayInOf(auth: RequestAuth): SmsWayIn {
-  return auth.session ? 'panel' : 'api';
-}
-
 export function sendsTransactional(auth: RequestAuth): boolean {
   return !auth.session && auth.permissions.has('sms:send_transactional');
 }

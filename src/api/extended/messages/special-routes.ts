@@ -8,7 +8,7 @@ import { DataSmsBody, EncryptedSmsBody } from '../../../modules/messages/special
 import { DATA_MAX_BYTES } from '../../../modules/messages/special-payloads.ts';
 import type { MessageRouteParts } from './routes.ts';
 import { sendOneSms } from './send-one.ts';
-import { sendOptionsOf } from './send-options.ts';
+import { sendOptionsOf, wayInOf } from './send-options.ts';
 
 /** `sms`: the routes of an SMS, which fill in the tag and permission. */
 export function specialSmsRoutes(parts: MessageRouteParts, sms: Pick<ReturnType<typeof groupRoutes>, 'route'>) {
@@ -38,6 +38,7 @@ export function specialSmsRoutes(parts: MessageRouteParts, sms: Pick<ReturnType<
         return sendOneSms(parts, { auth, ctx, body }, 'POST /api/ext/v1/sms/encrypted', () =>
           messages.prepare(auth.accountId, {
             ...sendOptionsOf(body),
+            wayIn: wayInOf(auth),
             phone: body.phone,
             message: body.message,
             encrypted: true,
@@ -64,7 +65,7 @@ export function specialSmsRoutes(parts: MessageRouteParts, sms: Pick<ReturnType<
       errors: ['validation_failed', 'invalid_data', 'invalid_phone', 'device_not_found', 'device_cannot_send', 'device_not_capable', 'no_capable_device', 'idempotency_key_reused', 'no_device_available', 'unknown_callback'],
       async handle({ auth, body, ctx }) {
         return sendOneSms(parts, { auth, ctx, body }, 'POST /api/ext/v1/sms/data', () =>
-          messages.prepare(auth.accountId, { ...sendOptionsOf(body), phone: body.phone, message: '', data: { base64: body.data, port: body.port } }),
+          messages.prepare(auth.accountId, { ...sendOptionsOf(body), wayIn: wayInOf(auth), phone: body.phone, message: '', data: { base64: body.data, port: body.port } }),
         );
       },
     }),

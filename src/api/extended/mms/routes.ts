@@ -5,6 +5,7 @@ import type { MessageService } from '../../../modules/messages/service.ts';
 import type { SmsRecord } from '../../../modules/messages/types.ts';
 import { idempotencyKey, withReplayHeader } from '../../../http/idempotent-request.ts';
 import { createMms, type CreateMmsParts } from '../../../use-cases/create-mms.ts';
+import { wayInOf } from '../messages/send-options.ts';
 import { ACCEPTED_MEDIA_TYPES } from '../../../modules/mms/media-type.ts';
 import type { MediaService } from '../../../modules/mms/media-service.ts';
 import { presentIncomingMms, presentMedia, presentMms } from '../../../modules/mms/presenter.ts';
@@ -136,6 +137,7 @@ export function mmsRoutes(parts: MmsRouteParts) {
               validUntil: body.valid_until,
               ttl: body.ttl,
               priority: body.priority,
+              wayIn: wayInOf(auth),
             },
           },
           (sms, prepared) => ({
