@@ -33,6 +33,10 @@ describe('panel: messages', () => {
       await gw.connectDevice({ delays: { processing: 150, sent: 150, delivered: 150 } });
       await owner.enter(page);
       await openPanel(page, '/send');
+      // The phone reported one SIM: it is offered by name, and no random choice among one.
+      await page.getByLabel('Device').selectOption({ index: 1 });
+      expect(await page.getByLabel('SIM').locator('option').allTextContents()).to.deep.equal(['Device default', 'SIM 1 (Simulated Mobile)']);
+      await page.getByLabel('Device').selectOption({ index: 0 });
 
       await page.getByLabel('Message').fill('Your table is ready');
       await page.getByLabel('Phone numbers').fill(PHONE_NUMBER);

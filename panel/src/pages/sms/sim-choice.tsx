@@ -16,7 +16,8 @@ export function SimChoice({ device, value, onValue, error }: { device: Device | 
   const options = [
     { value: '', label: 'Device default' },
     ...(device?.sim_cards ?? []).map((sim) => ({ value: String(sim.index), label: `SIM ${sim.index + 1}${sim.name_operator ? ` (${sim.name_operator})` : ''}` })),
-    ...(device ? [{ value: '-1', label: 'A random SIM' }] : []),
+    // A choice among one SIM is no choice; a phone that has not reported its SIMs may hold several.
+    ...(device && device.sim_cards.length !== 1 ? [{ value: '-1', label: 'A random SIM' }] : []),
   ];
   return (
     <SelectField
