@@ -29,7 +29,8 @@ export function capRetainedQoS(aedes: Aedes): void {
     const grants = granted?.filter((subscription) => (subscription.qos as number) !== REFUSED);
     granted = undefined;
     const stream = streamOf(filters);
-    if (!grants || grants.length === 0) return stream;
+    // Aedes itself lowers what reaches a subscription of exactly the message's topic.
+    if (!grants || !grants.some((grant) => /[+#]/.test(grant.topic))) return stream;
     return stream.pipe(
       new Transform({
         objectMode: true,
