@@ -111,6 +111,7 @@ function pause(ms: number): Promise<void> {
 export const get = <T>(path: string, query?: RequestOptions['query']) => request<T>('GET', path, { query });
 export const post = <T>(path: string, body?: unknown) => request<T>('POST', path, { body: body ?? {} });
 export const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, { body });
+export const put = <T>(path: string, body: unknown) => request<T>('PUT', path, { body });
 export const del = <T = void>(path: string) => request<T>('DELETE', path);
 
 function url(path: string, query: RequestOptions['query']): string {

@@ -16,6 +16,7 @@ import { ContactsPage } from './pages/contacts/index.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { SmppPage } from './pages/smpp.tsx';
 import { OptOutPage } from './pages/opt-out.tsx';
+import { RetentionPage } from './pages/retention.tsx';
 import { InboundRulesPage } from './pages/inbound-rules.tsx';
 import { TwilioPage } from './pages/twilio.tsx';
 import { SendPage } from './pages/send.tsx';
@@ -48,6 +49,7 @@ export const ROUTES: [pattern: string, page: FunctionComponent<any>][] = [
   ['/twilio', TwilioPage],
   ['/smpp', SmppPage],
   ['/opt-out', OptOutPage],
+  ['/retention', RetentionPage],
   ['/inbound-rules', InboundRulesPage],
   ['/upstreams', UpstreamsPage],
   ['/users', UsersPage],

@@ -41,6 +41,7 @@ describe('panel: every page is accessible', () => {
     ['smpp', () => '/smpp'],
     ['upstreams', () => '/upstreams'],
     ['opt-out', () => '/opt-out'],
+    ['retention', () => '/retention'],
     ['inbound-rules', () => '/inbound-rules'],
     ['users', () => '/users'],
     ['accounts', () => '/accounts'],

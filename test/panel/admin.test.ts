@@ -2,7 +2,7 @@
 // callback id shown works in the legacy API; rotate, disable, retry, delete), API keys (work at
 // once with what was ticked, 401 once revoked), users (one-time passwords that log in, roles,
 // disabling, removal) and, for the instance administrator, accounts. One gateway and one
-// logged-in owner who is also the administrator, for the file.
+// logged-in owner who is also the administrator, for the file. And the account's retention setting.
 import { expect } from 'chai';
 import { LEGACY_SMS_KEYS, OBJECT_ID } from '../support/legacy.ts';
 import { tryLogin } from '../support/session-client.ts';
@@ -290,6 +290,33 @@ describe('panel: administration', () => {
       expect(await own.getByRole('button').count()).to.equal(0);
       expect(await own.getByTestId('own-account').textContent()).to.contain('cannot be disabled');
       expect(await own.getByRole('rowheader').textContent()).to.equal(gw.tenant.accountName);
+    });
+  });
+
+  describe('retention', () => {
+    browser.scenario('an owner limits how long text is kept and hashes numbers there; days out of range, or none, are refused by name, never taken for "for ever"', async (page) => {
+      await admin.enter(page);
+      await openPanel(page, '/retention');
+      await page.getByLabel('Remove message text after a time').check();
+      for (const days of ['0', '']) {
+        await page.getByLabel('Days to keep text').fill(days);
+        await page.getByRole('button', { name: 'Save' }).click();
+        await page.locator('.field-invalid .field-error').filter({ hasText: 'Days to keep text' }).waitFor();
+        expect((await gw.tenant.api.get('/account/retention')).body.keep_text_days, `days "${days}"`).to.equal(null);
+        expect(await page.getByLabel('Days to keep text').inputValue(), 'kept as typed beside its error').to.equal(days);
+      }
+
+      await page.getByLabel('Days to keep text').fill('30');
+      await page.getByLabel('Then keep numbers only as hashes').check();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+      expect((await gw.tenant.api.get('/account/retention')).body).to.include({ keep_text_days: 30, hash_recipients: true });
+      expect(await page.getByRole('link', { name: 'Export as CSV' }).getAttribute('href')).to.equal('/api/ext/v1/account/export?format=csv');
+
+      await page.getByLabel('Remove message text after a time').uncheck();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+      expect((await gw.tenant.api.get('/account/retention')).body).to.include({ keep_text_days: null, hash_recipients: false });
     });
   });
 });

@@ -101,6 +101,11 @@ describe('panel: fleet', function () {
     const canary = await gw.tenant.api.get('/account/canary');
     const card = page.getByRole('region', { name: 'Canary rounds' });
     if (canary.status === 200) {
+      // A refused value stays as typed beside its error, not replaced by the saved one.
+      await card.getByLabel('Minutes between rounds').fill('0');
+      await card.getByRole('button', { name: 'Save settings' }).click();
+      await card.locator('.field-invalid .field-error').waitFor();
+      expect(await card.getByLabel('Minutes between rounds').inputValue()).to.equal('0');
       await card.getByLabel('Minutes between rounds').fill('30');
       await card.getByLabel('Run canary rounds').check();
       await card.getByRole('button', { name: 'Save settings' }).click();

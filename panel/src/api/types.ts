@@ -65,6 +65,7 @@ export type SmppCredentialWithPassword = Answer<'createSmppCredential', 201>;
 
 export type Suppression = Row<'listSuppressions'>;
 export type OptOutSettings = Answer<'getOptOutSettings'>;
+export type RetentionSetting = Answer<'getRetention'>;
 export type InboundRule = Row<'listInboundRules'>;
 export type RuleDryRun = Answer<'dryRunInboundRules'>;
 

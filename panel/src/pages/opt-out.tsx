@@ -86,7 +86,8 @@ function SettingsForm({ canChange }: { canChange: boolean }) {
   const loaded = useLoad(() => get<OptOutSettings>('/account/opt-out'), []);
   const [values, setValues] = useState<SettingsValues>();
   const [saved, setSaved] = useState(false);
-  const save = useAction(loaded.reload);
+  // Reloaded after a save that worked only: after a refusal the form keeps what was typed, beside the error.
+  const save = useAction();
   useEffect(() => {
     const data = loaded.data;
     if (data) setValues({ enabled: data.enabled, extra_keywords: data.extra_keywords.join(', '), help_text: data.help_text ?? '', stop_reply: data.stop_reply ?? '', start_reply: data.start_reply ?? '' });
@@ -109,6 +110,7 @@ function SettingsForm({ canChange }: { canChange: boolean }) {
       }),
     );
     setSaved(done !== undefined);
+    if (done !== undefined) loaded.reload();
   };
   return (
     <form class="card admin-form" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="opt-out-settings">

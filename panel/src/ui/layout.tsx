@@ -23,6 +23,7 @@ const NAV: NavItem[] = [
   { href: '#/incoming', label: 'Incoming' },
   { href: '#/calls', label: 'Calls' },
   { href: '#/opt-out', label: 'Opt-out' },
+  { href: '#/retention', label: 'Retention' },
   { href: '#/inbound-rules', label: 'Rules' },
   { href: '#/webhooks', label: 'Webhooks' },
   { href: '#/upstreams', label: 'Upstreams' },

@@ -25,7 +25,8 @@ export function CanaryCard({ canChange }: { canChange: boolean }) {
   const loaded = useLoad(() => unlessAbsent(() => get<CanarySettings>('/account/canary')), []);
   const [values, setValues] = useState<Values>();
   const [said, setSaid] = useState<string>();
-  const save = useAction(loaded.reload);
+  // Reloaded after a save that worked only: after a refusal the form keeps what was typed, beside the error.
+  const save = useAction();
   const run = useAction(loaded.reload);
   useEffect(() => {
     const data = loaded.data;
@@ -58,7 +59,10 @@ export function CanaryCard({ canChange }: { canChange: boolean }) {
     const saved = await save.run(() =>
       patch<CanarySettings>('/account/canary', { enabled: values.enabled, interval_minutes: Number(values.interval_minutes), timeout_seconds: Number(values.timeout_seconds) }),
     );
-    if (saved) setSaid('Settings saved.');
+    if (saved) {
+      setSaid('Settings saved.');
+      loaded.reload();
+    }
   };
   const runNow = async () => {
     setSaid(undefined);
