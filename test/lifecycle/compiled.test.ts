@@ -1,10 +1,11 @@
 // The shipped command runs compiled JavaScript. In a copy of the package in a temporary
 // directory (sources, bin, build script, configuration; node_modules linked), so the
 // repository's own dist/ is left alone: the first start builds dist/ and serves from it, a
-// changed source makes the next start build again, an unchanged tree builds nothing, and a
-// package holding dist/ without sources runs without building.
+// changed source makes the next start build again, an unchanged tree builds nothing, a user who
+// cannot write the checkout is told in one line to rebuild it as its owner, and a package holding
+// dist/ without sources runs without building.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -176,6 +177,31 @@ describe('the compiled gateway (dist/)', function () {
     const forced = await build(['--force']);
     expect(forced.code, forced.stderr).to.equal(0);
     expect(BUILD_LINE.exec(forced.stderr)?.[1], forced.stderr).to.equal('a full build was asked for');
+  });
+
+  it('when the sources are newer than dist/ and the user cannot write the checkout (a service\'s user), then it says so in one line of its own, naming the path, and exits 1', async function () {
+    this.timeout(60_000);
+    const later = new Date(Date.now() + 4_000);
+    utimesSync(join(root, 'src', 'config.ts'), later, later);
+    // Root writes anywhere: as root the command runs as nobody, as the service's user would; as
+    // anyone else the checkout is made read-only for the run.
+    const asRoot = process.getuid?.() === 0;
+    chmodSync(root, asRoot ? 0o755 : 0o555);
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: join(tmpdir(), 'sgw-compiled-unused') };
+      const child = spawn(process.execPath, [join(root, 'bin', 'sms-gateway.js'), '--help'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'], ...(asRoot ? { uid: 65534, gid: 65534 } : {}) });
+      children.add(child);
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.once('close', (exit) => (children.delete(child), resolve(exit))));
+      expect(code, stderr).to.equal(1);
+      expect(stderr).to.equal(`sms-gateway: dist/ is older than the sources and this user cannot rebuild it (it may not write ${join(root, '.dist-build.lock')}): run \`npm ci && npm run build\` in the checkout as its owner, then start again\n`);
+    } finally {
+      chmodSync(root, 0o700);
+    }
+    // Its owner rebuilds it, as the message says, for the test below.
+    const rebuilt = run(['--help']);
+    expect(await rebuilt.exited, rebuilt.stderr).to.equal(0);
   });
 
   it('when the package holds dist/ without its TypeScript sources, then serve runs it without building', async function () {
