@@ -33,6 +33,7 @@ describe('SMPP: over TLS', () => {
   });
 
   it('serves a renewed certificate after reloadSmppCertificate (SIGHUP), and keeps the old one when the new files are bad', async () => {
+    expect(fx.gateway.certificates.reloadSmpp('test'), 'the files hold the pair served').to.equal('unchanged');
     const renewed = makeCertificate(certificates.directory, 'renewed');
     writeFileSync(certificate.certFile, 'not a certificate');
     expect(fx.gateway.certificates.reloadSmpp('test')).to.equal('refused');

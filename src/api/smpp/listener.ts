@@ -38,6 +38,8 @@ export class SmppListener implements SessionHost {
   private tick: NodeJS.Timeout | undefined;
   private lastPurge = 0;
   private stopped = false;
+  /** The certificate and key SMPP over TLS serves now. */
+  private served: { cert: Buffer; key: Buffer } | undefined;
   /** While the database is unreachable every tick fails: one line per outage (architecture decision 8). */
   private readonly outage: OutageNotice;
 
@@ -47,6 +49,7 @@ export class SmppListener implements SessionHost {
     private readonly plain: Server | undefined,
     private readonly secure: Server | undefined,
   ) {
+    this.served = options.tls && { cert: options.tls.cert, key: options.tls.key };
     this.outage = new OutageNotice(ports.logger, 'SMPP receipts and incoming SMS wait in the database; submissions are answered ESME_RSYSERR');
     this.waitingRoom = new WaitingRoom(waitingPlaces(options.maxConnections));
   }
@@ -79,11 +82,17 @@ export class SmppListener implements SessionHost {
     return (this.secure?.address() as AddressInfo | null)?.port;
   }
 
-  /** Serves a new certificate to new TLS connections (SIGHUP); false without SMPP over TLS. */
-  serveCertificate(pair: { cert: Buffer; key: Buffer }): boolean {
-    if (!this.secure) return false;
+  /**
+   * Serves a new certificate to new TLS connections (SIGHUP): 'applied', or 'unchanged' when the
+   * files hold the pair already served (a SIGHUP meant for the HTTPS certificate, say), or 'off'
+   * without SMPP over TLS.
+   */
+  serveCertificate(pair: { cert: Buffer; key: Buffer }): 'applied' | 'unchanged' | 'off' {
+    if (!this.secure) return 'off';
+    if (this.served && this.served.cert.equals(pair.cert) && this.served.key.equals(pair.key)) return 'unchanged';
     (this.secure as unknown as TlsServer).setSecureContext({ cert: pair.cert, key: pair.key });
-    return true;
+    this.served = { cert: pair.cert, key: pair.key };
+    return 'applied';
   }
 
   bound(session: SmppSession): void {
