@@ -11,6 +11,7 @@ import { eventually } from '../support/eventually.ts';
 import type { SmsRecord } from '../../src/modules/messages/types.ts';
 import { backfillConversations } from '../../db/migrations/20261129_026_conversations_contacts.ts';
 import { removeConversationsOf } from '../support/test-data.ts';
+import { encrypt } from '../../src/common/end-to-end.ts';
 
 const CUSTOMER = '+79005550101';
 const OTHER = '+79005550102';
@@ -214,6 +215,26 @@ describe('conversations', () => {
     expect(customer.last_message).to.include({ direction: 'incoming', message: 'old in' });
     const thread = (await fx.tenant.api.get(`/conversations/${encodeURIComponent(CUSTOMER)}/messages`)).body.data;
     expect(thread.map((entry: any) => entry.id)).to.include(sentId);
+  });
+
+  it('keeps end-to-end encrypted SMS out of conversations either way: their numbers are ciphertext, new with every SMS', async () => {
+    const device = await phone();
+    const sealed = (text: string) => encrypt(text, 'shared by the client and its phones', { iterations: 10_000 });
+    // One written in the transaction of its Idempotency-Key, one by the coalesced insert.
+    for (const headers of [{ 'idempotency-key': randomUUID() }, {}] as Record<string, string>[]) {
+      const created = await fx.tenant.api.request('POST', '/sms/encrypted', { phone: await sealed(CUSTOMER), message: await sealed('door code 2580') }, headers);
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    }
+    const received = { id: randomUUID(), phone: await sealed(CUSTOMER), message: await sealed('see you'), received_at: new Date().toISOString(), sim_slot: 0, is_encrypted: true };
+    await device.client.publishAsync(deviceTopic(device.id, 'incoming'), JSON.stringify(received), { qos: 2 });
+    expect((await fx.tenant.api.get('/incoming')).body.data).to.have.length(1);
+
+    // A plain send written after them by the same coalesced insert: once it shows, they would have.
+    const plain = await fx.tenant.api.post('/sms', { phone: OTHER, message: 'plain' });
+    expect(plain.status).to.equal(201);
+    await eventually('the conversation of the plain send', async () => (await fx.tenant.api.get(`/conversations/${encodeURIComponent(OTHER)}`)).status === 200 || undefined);
+    const list = (await fx.tenant.api.get('/conversations')).body.data;
+    expect(list.map((conversation: any) => conversation.phone)).to.deep.equal([OTHER]);
   });
 
   it('never shows another account\'s conversations, and answers 404 for a number with none', async () => {

@@ -14,6 +14,15 @@ import type { SmsRecord } from '../messages/types.ts';
 import type { IncomingSmsRow } from '../incoming/types.ts';
 import * as conversations from './repository.ts';
 
+/**
+ * A fleet health check between the account's own SIMs is no conversation with anyone; an
+ * encrypted SMS's recipient is ciphertext the gateway cannot read, new with every SMS, so it
+ * would open a conversation of its own each time.
+ */
+function hasConversation(sms: SmsRecord): boolean {
+  return sms.kind !== 'canary' && !sms.is_encrypted;
+}
+
 export class ConversationService {
   /**
    * SMS already recorded in the transaction that stored them. The same object is heard again
@@ -61,19 +70,20 @@ export class ConversationService {
   /** Listens to "sms.queued": the SMS becomes its conversation's newest outgoing one. */
   readonly smsQueued: DomainEventListener<SmsRecord> = {
     inTransaction: async (trx, sms) => {
-      // A fleet health check between the account's own SIMs is no conversation with anyone.
-      if (sms.kind === 'canary') return;
+      if (!hasConversation(sms)) return;
       await conversations.recordOutgoing(trx, [outgoing(sms)]);
       this.recordedInTransaction.add(sms);
     },
     committed: (sms) => {
-      if (sms.kind !== 'canary' && !this.recordedInTransaction.has(sms)) this.committedSends.add(`${sms.account_id}/${sms.phone}`, outgoing(sms));
+      if (hasConversation(sms) && !this.recordedInTransaction.has(sms)) this.committedSends.add(`${sms.account_id}/${sms.phone}`, outgoing(sms));
     },
   };
 
   /** Listens to "incoming.stored", in its transaction: one more unread in the sender's conversation. */
   readonly incomingStored: DomainEventListener<IncomingSmsRow> = {
     inTransaction: async (trx, sms) => {
+      // The sender of an encrypted SMS is ciphertext, new with every SMS: no number to thread by.
+      if (sms.is_encrypted) return;
       await conversations.recordIncoming(trx, sms.account_id, this.keyOf(sms.phone), sms.id, sms.created_at);
     },
   };
