@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Gateway } from '../../src/gateway.ts';
-import { expectRefused, jsonOf, killChildren, runCli, tempDataDir } from '../support/cli.ts';
+import { expectRefused, GatewayProcess, jsonOf, killChildren, runCli, tempDataDir } from '../support/cli.ts';
+import { eventually } from '../support/eventually.ts';
 import { startGateway } from '../support/gateway.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { freePort } from '../support/ports.ts';
@@ -44,6 +45,31 @@ describe('cli: simulate', function () {
     expect(body.connected, result.transcript).to.equal(2);
     const listed = await tenant.api.get('/devices');
     expect(listed.body.data.map((device: { id: string }) => device.id)).to.include.members(body.devices);
+  });
+
+  it('when the account runs a canary round, then its simulated phones carry the canaries to one another and every probe passes', async () => {
+    const own = await createTenant(gateway);
+    const run = new GatewayProcess(['simulate', '--devices', '2', '--key', own.key, '--state', join(state.dir, 'canary.json')], {
+      PORT: String(gateway.httpPort),
+      MQTT_PORT: String(gateway.mqttPort),
+    });
+    try {
+      await run.waitFor('devices online', 30_000, () => (/2 device\(s\) online/.test(run.stderr) ? true : undefined));
+      // A round needs each SIM's number, which the phones' first heartbeats bring.
+      const round = await eventually('a canary round started', async () => {
+        const reply = await own.api.post('/account/canary/run');
+        return reply.status === 202 ? reply.body : undefined;
+      }, 15_000, 100);
+      expect(round.probes, JSON.stringify(round)).to.have.length(2);
+      const senders: string[] = round.probes.map((probe: { sender_device_id: string }) => probe.sender_device_id);
+      await eventually('both canaries arrived', async () => {
+        const healths = await Promise.all(senders.map((id) => own.api.get(`/devices/${id}/health`)));
+        const results = healths.flatMap((health) => health.body.canary.filter((probe: { role: string }) => probe.role === 'sender').map((probe: { result: string }) => probe.result));
+        return results.length === 2 && results.every((result) => result === 'passed');
+      }, 20_000, 100);
+    } finally {
+      run.kill();
+    }
   });
 
   it('when a remembered device is refused at CONNECT, then it says so in one line per device, keeps trying, and --duration still ends the run', async () => {

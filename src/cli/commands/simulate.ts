@@ -13,7 +13,8 @@ import { makeDirectory } from '../../common/make-directory.ts';
 export const USAGE = `usage: sms-gateway simulate --devices N | --pairing-file FILE | --pairing URL... | --device ID --token TOKEN [options]
 Runs simulated phones: each "sends" the SMS it is given and reports it sent and delivered, without
 a radio. Each also answers USSD (POST /api/ext/v1/devices/{id}/ussd): *100# with a balance, *111#
-with a menu that asks for a reply; other codes fail.
+with a menu that asks for a reply; other codes fail. An SMS sent to the number of another phone of
+the same run arrives there as a received SMS (canary rounds pass).
   --devices N            register N simulated devices (1-20000) through the API, or reuse the ones
                          --state remembers; needs an API key with devices:write
   --pairing URL          run the device this pairing URL names (smsgw://host:port?v=1&device=...&token=...,
@@ -126,6 +127,9 @@ export async function simulateCommand(args: string[], out: Output): Promise<void
     apiKey: key,
     brokerUrl,
     stateFile,
+    // The fleet's phones hear one another: an SMS to a number a SIM of the fleet owns arrives
+    // there, so canary rounds pass and replies between the account's own phones come back in.
+    radioNetwork: true,
     device: {
       delays: { processing: delay, sent: delay, delivered: delay },
       failSendRate: fraction(values['fail-send-rate'], '--fail-send-rate'),
