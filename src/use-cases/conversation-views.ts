@@ -26,8 +26,8 @@ export interface ConversationParts {
 export interface ThreadEntry {
   id: string;
   direction: 'outgoing' | 'incoming';
-  /** "mms" for an MMS either way; absent for an SMS. */
-  kind?: 'mms';
+  /** "mms" for an MMS either way, "data" for a data SMS (no text: a payload to a port); absent for a text SMS. */
+  kind?: 'mms' | 'data';
   phone: string;
   /** "" once redacted. */
   message: string;
@@ -52,7 +52,7 @@ function outgoingEntry(sms: SmsRecord & Partial<Pick<SmsWithDevice, 'sent_sim_sl
   return {
     id: sms.id,
     direction: 'outgoing',
-    ...(sms.kind === 'mms' ? { kind: 'mms' as const } : {}),
+    ...(sms.kind === 'mms' || sms.kind === 'data' ? { kind: sms.kind } : {}),
     phone: sms.phone,
     message: sms.message,
     redacted: Boolean((sms as MaybeRedacted).redacted_at),

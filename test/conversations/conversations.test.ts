@@ -217,6 +217,15 @@ describe('conversations', () => {
     expect(thread.map((entry: any) => entry.id)).to.include(sentId);
   });
 
+  it('marks a data SMS in the thread as kind data, its message empty', async () => {
+    const sent = await fx.tenant.api.request('POST', '/sms/data', { phone: CUSTOMER, data: '3q2+7w==', port: 16001 }, { 'idempotency-key': randomUUID() });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+    const thread = await fx.tenant.api.get(`/conversations/${encodeURIComponent(CUSTOMER)}/messages`);
+    expect(thread.body.data).to.have.length(1);
+    expect(thread.body.data[0]).to.include({ id: sent.body.id, direction: 'outgoing', kind: 'data', message: '' });
+    expect((await fx.tenant.api.get(`/conversations/${encodeURIComponent(CUSTOMER)}`)).body.last_message).to.include({ kind: 'data' });
+  });
+
   it('keeps end-to-end encrypted SMS out of conversations either way: their numbers are ciphertext, new with every SMS', async () => {
     const device = await phone();
     const sealed = (text: string) => encrypt(text, 'shared by the client and its phones', { iterations: 10_000 });

@@ -13364,10 +13364,10 @@ export interface operations {
                                 /** @enum {string} */
                                 direction: "outgoing" | "incoming";
                                 /**
-                                 * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
-                                 * @constant
+                                 * @description present only on an MMS, either way, whose message is its text (a received one's subject when it has no text), and on a data SMS sent (POST /sms/data), whose message is empty: its payload and port are in GET /sms/{id}
+                                 * @enum {string}
                                  */
-                                kind?: "mms";
+                                kind?: "mms" | "data";
                                 /** @description empty once the account's retention redacted it */
                                 message: string;
                                 /** @description true: the text was removed by the account's retention setting */
@@ -13481,10 +13481,10 @@ export interface operations {
                             /** @enum {string} */
                             direction: "outgoing" | "incoming";
                             /**
-                             * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
-                             * @constant
+                             * @description present only on an MMS, either way, whose message is its text (a received one's subject when it has no text), and on a data SMS sent (POST /sms/data), whose message is empty: its payload and port are in GET /sms/{id}
+                             * @enum {string}
                              */
-                            kind?: "mms";
+                            kind?: "mms" | "data";
                             /** @description empty once the account's retention redacted it */
                             message: string;
                             /** @description true: the text was removed by the account's retention setting */
@@ -13597,10 +13597,10 @@ export interface operations {
                             /** @enum {string} */
                             direction: "outgoing" | "incoming";
                             /**
-                             * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
-                             * @constant
+                             * @description present only on an MMS, either way, whose message is its text (a received one's subject when it has no text), and on a data SMS sent (POST /sms/data), whose message is empty: its payload and port are in GET /sms/{id}
+                             * @enum {string}
                              */
-                            kind?: "mms";
+                            kind?: "mms" | "data";
                             /** @description empty once the account's retention redacted it */
                             message: string;
                             /** @description true: the text was removed by the account's retention setting */
@@ -13718,10 +13718,10 @@ export interface operations {
                             /** @enum {string} */
                             direction: "outgoing" | "incoming";
                             /**
-                             * @description present only on an MMS, either way; its message is its text (a received one's subject when it has no text)
-                             * @constant
+                             * @description present only on an MMS, either way, whose message is its text (a received one's subject when it has no text), and on a data SMS sent (POST /sms/data), whose message is empty: its payload and port are in GET /sms/{id}
+                             * @enum {string}
                              */
-                            kind?: "mms";
+                            kind?: "mms" | "data";
                             /** @description empty once the account's retention redacted it */
                             message: string;
                             /** @description true: the text was removed by the account's retention setting */

@@ -11,7 +11,13 @@ export const ThreadMessageView = Type.Object(
       description: 'the SMS id (GET /sms/{id}) or the received SMS id (GET /incoming); for an MMS, GET /mms/{id} or, received, GET /mms/incoming/{id}',
     }),
     direction: Type.Union([Type.Literal('outgoing'), Type.Literal('incoming')]),
-    kind: Type.Optional(Type.Literal('mms', { description: 'present only on an MMS, either way; its message is its text (a received one\'s subject when it has no text)' })),
+    kind: Type.Optional(
+      Type.Union([Type.Literal('mms'), Type.Literal('data')], {
+        description:
+          'present only on an MMS, either way, whose message is its text (a received one\'s subject when it has no text), ' +
+          'and on a data SMS sent (POST /sms/data), whose message is empty: its payload and port are in GET /sms/{id}',
+      }),
+    ),
     message: Type.String({ description: 'empty once the account\'s retention redacted it' }),
     redacted: Type.Boolean({ description: 'true: the text was removed by the account\'s retention setting' }),
     status: Type.Union([...EXTENDED_STATUSES.map((status) => Type.Literal(status)), Type.Null()], {
