@@ -67,7 +67,7 @@ describe('email to SMS: the SMTP listener', () => {
     const mail = { from: 'eve@example.org', to: `${NUMBER}@${DOMAIN}`, text: 'hi' };
     const anonymous = await refusalOf(mailClient(fx.gateway, undefined).sendMail(mail));
     expect(anonymous.code).to.equal(530);
-    expect(anonymous.response).to.match(/authentication required/i);
+    expect(anonymous.response).to.equal('530 5.7.0 Authentication required: AUTH with an API key holding sms:send');
 
     const wrong = await refusalOf(mailClient(fx.gateway, 'not-a-key').sendMail(mail));
     expect(wrong.code).to.equal(535);

@@ -31,6 +31,9 @@ export const MAIL_MAX_BYTES = 1024 * 1024;
 /** Recipients of one mail: a mail to more is a bulk send, which has its own API. */
 export const MAIL_MAX_RECIPIENTS = 50;
 
+/** The answer to MAIL FROM before AUTH: what to log in with, not the SMTP library's bare words. */
+const AUTH_REQUIRED = '5.7.0 Authentication required: AUTH with an API key holding sms:send';
+
 type Done = (error?: Error | null) => void;
 
 const REFUSED_HELP = 'SMTP connections closed at once (or, not logged in, pushed out by a newcomer), by reason';
@@ -66,7 +69,9 @@ export class MailListener {
       allowInsecureAuth: !options.tls,
       ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { disabledCommands: ['STARTTLS'] }),
       onAuth: (auth, session, callback) => void listener!.authenticate(auth, session, callback),
-      onMailFrom: (_address, session, callback) => callback(session.user ? null : refusal(530, '5.7.0 Authentication required: AUTH with an API key holding sms:send')),
+      // The server refuses MAIL FROM before AUTH itself, before onMailFrom is asked: in these words.
+      authRequiredMessage: AUTH_REQUIRED,
+      onMailFrom: (_address, session, callback) => callback(session.user ? null : refusal(530, AUTH_REQUIRED)),
       onRcptTo: (address, session, callback) => listener!.recipient(address.address, session, callback, options.domain),
       onData: (stream, session, callback) => void listener!.data(stream, session, callback, options),
     });
@@ -130,7 +135,7 @@ export class MailListener {
   }
 
   private recipient(address: string, session: SMTPServerSession, callback: Done, domain: string): void {
-    if (!session.user) return callback(refusal(530, '5.7.0 Authentication required: AUTH with an API key holding sms:send'));
+    if (!session.user) return callback(refusal(530, AUTH_REQUIRED));
     if (session.envelope.rcptTo.length >= MAIL_MAX_RECIPIENTS) return callback(refusal(452, `4.5.3 Too many recipients: at most ${MAIL_MAX_RECIPIENTS} a mail`));
     const reading = readRecipient(address, domain);
     if ('refusal' in reading) {
