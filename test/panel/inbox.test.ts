@@ -46,5 +46,12 @@ describe('panel: inbox', () => {
     await phone.receive(CUSTOMER, 'Perfect, thanks!');
     await page.locator('tr[data-direction=incoming]', { hasText: 'Perfect, thanks!' }).waitFor({ timeout: 10_000 });
     expect(await page.evaluate(() => (globalThis as { panelTestMark?: boolean }).panelTestMark)).to.equal(true);
+
+    // A data SMS has no text to show: the thread says what it is and links its page.
+    const data = await gw.tenant.api.post('/sms/data', { phone: CUSTOMER, data: 'AQI=', port: 5000 });
+    expect(data.status, JSON.stringify(data.body)).to.equal(201);
+    await page.reload();
+    await page.locator('tr[data-direction=outgoing]').getByRole('link', { name: 'Data SMS (its payload and port)' }).click();
+    await page.waitForURL(new RegExp(`#/sms/${data.body.id}$`));
   });
 });

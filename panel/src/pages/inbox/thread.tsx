@@ -58,7 +58,7 @@ export function ThreadPage({ phone: encoded }: { phone: string }) {
         columns={[
           timeColumn<ThreadMessage>('When', (message) => message.at),
           { header: 'Direction', class: 'sms-nowrap', cell: (message) => (message.direction === 'outgoing' ? 'Sent' : 'Received') },
-          { header: 'Message', class: 'sms-text-cell', cell: (message) => (message.redacted ? <em>text removed by retention</em> : message.message) },
+          { header: 'Message', class: 'sms-text-cell', cell: (message) => <MessageText message={message} /> },
           { header: 'Status', class: 'sms-nowrap', cell: (message) => (message.status ? statusLabel(message.status) : '') },
           { header: 'Phone', class: 'sms-nowrap', cell: (message) => `${nameOf(message.device_id)}${message.sim_slot !== null ? ` · SIM ${message.sim_slot + 1}` : ''}` },
         ]}
@@ -108,4 +108,11 @@ function ReplyForm({ conversation, deviceName, onSent }: { conversation: Convers
       </button>
     </form>
   );
+}
+
+/** A message's text; a data SMS has none to show, its payload and port are on its page. */
+function MessageText({ message }: { message: ThreadMessage }) {
+  if (message.redacted) return <em>text removed by retention</em>;
+  if (message.kind === 'data') return <a href={href(`/sms/${message.id}`)}>Data SMS (its payload and port)</a>;
+  return <>{message.message}</>;
 }
