@@ -1,8 +1,8 @@
-// `keys create|list|revoke` while a gateway holds the embedded database: the CLI may not open
-// the directory, so it says so and prints the curl that does the same through the running
-// gateway. The printed curl is then run as printed (with the first-start key), against a real
-// `serve` process on the embedded database: the key it makes works, and its revocation is
-// refused at once.
+// `keys create|list|revoke` and `webhooks create|list|delete` while a gateway holds the embedded
+// database: the CLI may not open the directory, so it says so and prints the curl that does the
+// same through the running gateway. The printed curl is then run as printed (with the first-start
+// key), against a real `serve` process on the embedded database: the key it makes works, and its
+// revocation is refused at once.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -20,7 +20,7 @@ async function runPrintedCurl(stderr: string, key: string): Promise<any> {
   return JSON.parse(stdout);
 }
 
-describe('cli: keys while a gateway holds the embedded database', function () {
+describe('cli: keys and webhooks while a gateway holds the embedded database', function () {
   this.timeout(30_000);
   let dataDir: ReturnType<typeof tempDataDir>;
   let gateway: GatewayProcess;
@@ -30,7 +30,8 @@ describe('cli: keys while a gateway holds the embedded database', function () {
   before(async function () {
     this.timeout(120_000);
     dataDir = tempDataDir('keys-in-use');
-    gateway = new GatewayProcess(['serve'], { DATA_DIR: dataDir.dir, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info' });
+    // A webhook made through it points at this machine (no name resolves here): allowed by name.
+    gateway = new GatewayProcess(['serve'], { DATA_DIR: dataDir.dir, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
     const port = (await gateway.waitForLog('gateway listening', 100_000)).port as number;
     // Not a terminal: the first start writes its key to a file that one log line names.
     const banner = await gateway.waitFor('the first-start file', 10_000, () =>
@@ -85,5 +86,22 @@ describe('cli: keys while a gateway holds the embedded database', function () {
     const result = await runCli(['keys', 'revoke', prefix], env);
     expect(result.code, result.transcript).to.equal(1);
     expect(result.stderr).to.contain(`/api/ext/v1/keys/<id of ${prefix}, from GET /keys>`);
+  });
+
+  it('when webhooks create, list and delete are refused, then each prints the curl that does it through the gateway', async () => {
+    const created = await runCli(['webhooks', 'create', '--account', 'default', '--url', 'http://127.0.0.1:9/sms', '--events', 'sms.status_changed'], env);
+    expect(created.code, created.transcript).to.equal(1);
+    expect(created.stderr).to.contain(`curl -s -X POST 'http://127.0.0.1:${env.PORT}/api/ext/v1/webhooks'`);
+    expect(created.stderr).to.contain('webhooks:write');
+    const { webhook } = await runPrintedCurl(created.stderr, firstKey);
+    expect(webhook).to.include({ url: 'http://127.0.0.1:9/sms' });
+
+    const listed = await runCli(['webhooks', 'list', '--account', 'default'], env);
+    expect(listed.code, listed.transcript).to.equal(1);
+    expect((await runPrintedCurl(listed.stderr, firstKey)).data.map((each: { id: string }) => each.id)).to.include(webhook.id);
+
+    const deleted = await runCli(['webhooks', 'delete', '--account', 'default', webhook.id], env);
+    expect(deleted.code, deleted.transcript).to.equal(1);
+    expect(deleted.stderr).to.contain(`curl -s -X DELETE 'http://127.0.0.1:${env.PORT}/api/ext/v1/webhooks/${webhook.id}'`);
   });
 });

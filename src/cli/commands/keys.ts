@@ -2,6 +2,7 @@ import { PERMISSIONS, parsePermissionList } from '../../modules/api-keys/permiss
 import { keyPrefix } from '../../modules/api-keys/key-format.ts';
 import { CliError, type Output } from '../output.ts';
 import { withAccountServices } from '../context.ts';
+import { curlThroughGateway } from '../through-gateway.ts';
 import { withAccountServicesToldToTheCluster } from '../cluster-notice.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
@@ -27,7 +28,7 @@ async function create(args: string[], out: Output): Promise<void> {
       const account = await services.accounts.require(accountName);
       return services.apiKeys.create(account.id, permissions, values.name ?? '');
     },
-    (api) => curl('POST', `${api}/keys`, accountName, ` -H "Content-Type: application/json" -d ${shellQuote(JSON.stringify(body))}`),
+    (api) => curlThroughGateway('POST', `${api}/keys`, 'keys:manage', accountName, body),
   );
   out.result(
     { key, id: row.id, prefix: row.prefix, account: accountName, permissions: row.permissions },
@@ -42,7 +43,7 @@ async function list(args: string[], out: Output): Promise<void> {
       const accountId = values.account ? (await services.accounts.require(values.account)).id : undefined;
       return services.apiKeys.list(accountId);
     },
-    (api) => curl('GET', `${api}/keys`, values.account),
+    (api) => curlThroughGateway('GET', `${api}/keys`, 'keys:manage', values.account),
   );
   const data = rows.map((row) => ({
     id: row.id,
@@ -75,23 +76,9 @@ async function revoke(args: string[], out: Output): Promise<void> {
   const row = await withAccountServicesToldToTheCluster(
     (services) => services.apiKeys.revoke(target),
     // The HTTP API names a key by its id; a prefix is found in GET /keys.
-    (api) => curl('DELETE', `${api}/keys/${target.startsWith('sgw_') ? `<id of ${target}, from GET /keys>` : target}`),
+    (api) => curlThroughGateway('DELETE', `${api}/keys/${target.startsWith('sgw_') ? `<id of ${target}, from GET /keys>` : target}`, 'keys:manage'),
   );
   if (!row) throw new CliError(`no key with id or prefix "${target}"`, 1);
   // A key revoked before is answered as the API answers it: done, exit 0, with the time it was revoked.
   out.result({ id: row.id, prefix: row.prefix, revoked_at: row.revoked_at }, () => `key ${row.prefix} revoked`);
-}
-
-/**
- * The curl that does a keys command through the running gateway. The key in it must be one of
- * the account's, holding keys:manage (as keys made with every permission do).
- */
-function curl(method: string, url: string, account?: string, extra = ''): string {
-  const holder = account ? `a key of account ${account}` : 'a key of the account';
-  return `KEY=...   # ${holder} that holds keys:manage\n  curl -s -X ${method} ${shellQuote(url)} -H "Authorization: Bearer $KEY"${extra}`;
-}
-
-/** One shell word, whatever the text holds. */
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
 }

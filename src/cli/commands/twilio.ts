@@ -3,6 +3,7 @@
 // The token is printed once, at creation; it is stored encrypted, as it signs the callbacks.
 import { CliError, type Output } from '../output.ts';
 import { withAccountServices } from '../context.ts';
+import { curlThroughGateway } from '../through-gateway.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
 export const USAGE = `usage:
@@ -24,7 +25,7 @@ async function create(args: string[], out: Output): Promise<void> {
       const account = await services.accounts.require(accountName);
       return services.twilio.create(account.id, { friendlyName: values.name, smsUrl: values['sms-url'] });
     },
-    (api) => curl('POST', `${api}/twilio/credentials`, accountName, ` -H "Content-Type: application/json" -d ${shellQuote(JSON.stringify(body))}`),
+    (api) => curlThroughGateway('POST', `${api}/twilio/credentials`, 'keys:manage', accountName, body),
   );
   out.result(
     { account_sid: credential.sid, auth_token: authToken, account: accountName, friendly_name: credential.friendly_name, sms_url: credential.sms_url },
@@ -40,7 +41,7 @@ async function list(args: string[], out: Output): Promise<void> {
       // Without --account the rows are every account's: each names its own.
       return { rows, accountNames: await services.accounts.namesById(rows.map((row) => row.account_id)) };
     },
-    (api) => curl('GET', `${api}/twilio/credentials`, values.account),
+    (api) => curlThroughGateway('GET', `${api}/twilio/credentials`, 'keys:manage', values.account),
   );
   const data = rows.map((row) => ({
     account_sid: row.sid,
@@ -72,17 +73,7 @@ async function remove(args: string[], out: Output): Promise<void> {
       if (!row) throw new CliError(`no Twilio credential ${sid}`, 1);
       await services.twilio.delete(row.account_id, sid);
     },
-    (api) => curl('DELETE', `${api}/twilio/credentials/${sid}`),
+    (api) => curlThroughGateway('DELETE', `${api}/twilio/credentials/${sid}`, 'keys:manage'),
   );
   out.result({ account_sid: sid, deleted: true }, () => `Twilio credential ${sid} deleted`);
-}
-
-/** The curl that does a command through the running gateway, with a key holding keys:manage. */
-function curl(method: string, url: string, account?: string, extra = ''): string {
-  const holder = account ? `a key of account ${account}` : 'a key of the account';
-  return `KEY=...   # ${holder} that holds keys:manage\n  curl -s -X ${method} ${shellQuote(url)} -H "Authorization: Bearer $KEY"${extra}`;
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
 }

@@ -5,6 +5,7 @@ import { isUuid } from '../../common/object-id.ts';
 import { CliError, type Output } from '../output.ts';
 import { withAccountServices } from '../context.ts';
 import { withAccountServicesToldToTheCluster } from '../cluster-notice.ts';
+import { curlThroughGateway } from '../through-gateway.ts';
 import { parseFlags, withActions } from '../flags.ts';
 
 export const USAGE = `usage:
@@ -22,10 +23,13 @@ async function create(args: string[], out: Output): Promise<void> {
   const { account, url, description } = values as { account: string; url: string; description?: string };
   // Told to the running gateways over Redis when there is one: a node that had found no webhook
   // for the account's device events records them from now on, not when its cache runs out (5 s).
-  const { webhook, secret } = await withAccountServicesToldToTheCluster(async (services) => {
-    const owner = await services.accounts.require(account);
-    return services.webhooks.create(owner.id, { url, events, description });
-  });
+  const { webhook, secret } = await withAccountServicesToldToTheCluster(
+    async (services) => {
+      const owner = await services.accounts.require(account);
+      return services.webhooks.create(owner.id, { url, events, description });
+    },
+    (api) => curlThroughGateway('POST', `${api}/webhooks`, 'webhooks:write', account, { url, events, ...(description === undefined ? {} : { description }) }),
+  );
   out.result({ webhook: presentWebhook(webhook), secret }, () =>
     [
       `webhook ${webhook.id} created for ${webhook.url}`,
@@ -40,10 +44,13 @@ async function list(args: string[], out: Output): Promise<void> {
   const { values } = parseFlags(args, { account: { type: 'string' } }, USAGE);
   if (!values.account) throw new CliError(`webhooks list needs --account\n${USAGE}`);
   const account = values.account;
-  const rows = await withAccountServices(async (services) => {
-    const owner = await services.accounts.require(account);
-    return services.webhooks.list(owner.id, 1000);
-  });
+  const rows = await withAccountServices(
+    async (services) => {
+      const owner = await services.accounts.require(account);
+      return services.webhooks.list(owner.id, 1000);
+    },
+    (api) => curlThroughGateway('GET', `${api}/webhooks`, 'webhooks:read', account),
+  );
   const data = rows.map(presentWebhook);
   out.rows(data, (webhook) => ({
     ID: webhook.id,
@@ -59,10 +66,13 @@ async function remove(args: string[], out: Output): Promise<void> {
   const id = positionals[0]!;
   if (!isUuid(id)) throw new CliError(`"${id}" is not a webhook id (a UUID)`);
   const account = values.account;
-  await withAccountServicesToldToTheCluster(async (services) => {
-    const owner = await services.accounts.require(account);
-    await services.webhooks.delete(owner.id, id);
-  });
+  await withAccountServicesToldToTheCluster(
+    async (services) => {
+      const owner = await services.accounts.require(account);
+      await services.webhooks.delete(owner.id, id);
+    },
+    (api) => curlThroughGateway('DELETE', `${api}/webhooks/${id}`, 'webhooks:write', account),
+  );
   out.result({ deleted: id }, () => `webhook ${id} deleted`);
 }
 
