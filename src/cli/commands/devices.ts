@@ -53,7 +53,7 @@ async function token(args: string[], out: Output): Promise<void> {
 
 /**
  * Builds the pairing URL once the token is known, and says where its broker address came from;
- * undefined when no address is known.
+ * or, when no URL can be made, why.
  */
 type Pairing = { url: (deviceId: string, token: string) => string; broker: string; origin: string; hint: string | undefined } | { none: string };
 

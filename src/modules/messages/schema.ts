@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PageOf, PageQuery } from '../../common/page-schema.ts';
 import { EXTENDED_STATUSES, SMS_STATUSES } from './status.ts';
 import { smsCategorySchema } from './category.ts';
+import { WAYS_IN } from './types.ts';
 
 import { MESSAGE_MAX_CHARACTERS } from '../../common/characters.ts';
 
@@ -210,8 +211,6 @@ export const SmsHistoryEntry = Type.Object({
   }),
   at: Timestamp,
 });
-
-const WAYS_IN = ['api', 'panel', 'legacy', 'smpp', 'twilio', 'mail', 'rule', 'opt-out', 'twiml'] as const;
 
 export const SmsDetail = Type.Composite(
   [

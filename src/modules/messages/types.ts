@@ -62,12 +62,14 @@ export interface SmsRecord {
 
 /**
  * How an SMS came in. api: the Extended API (MCP and the CLI speak it too); panel: the Extended
- * API with a logged-in user's session, the control panel; legacy:
- * the legacy API; smpp: an ESME's submit_sm; twilio: the Twilio-compatible API; mail: an email to
- * SMS; rule, opt-out, twiml: written by the gateway in answer to a received SMS (an inbound rule's
- * reply or forward, an opt-out keyword's confirmation, a receiver's TwiML <Message>).
+ * API with a logged-in user's session, the control panel; legacy: the legacy API; smpp: an ESME's
+ * submit_sm; twilio: the Twilio-compatible API; mail: an email to SMS; rule, opt-out, twiml:
+ * written by the gateway in answer to a received SMS (an inbound rule's reply or forward, an
+ * opt-out keyword's confirmation, a receiver's TwiML <Message>). The SMS table's check
+ * (migrations) holds the same list.
  */
-export type SmsWayIn = 'api' | 'panel' | 'legacy' | 'smpp' | 'twilio' | 'mail' | 'rule' | 'opt-out' | 'twiml';
+export const WAYS_IN = ['api', 'panel', 'legacy', 'smpp', 'twilio', 'mail', 'rule', 'opt-out', 'twiml'] as const;
+export type SmsWayIn = (typeof WAYS_IN)[number];
 
 export type SmsKind = 'text' | 'data' | 'mms' | 'canary';
 
