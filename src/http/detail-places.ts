@@ -35,7 +35,7 @@ export function placingDetails(route: DeclaredParts): (error: unknown) => void {
   return (error) => {
     if (!(error instanceof AppError) || !error.details?.some((detail) => !detail.in)) return;
     // New objects: a detail may be a constant that other routes throw too.
-    const placed = error.details.map((detail) => (detail.in ? detail : { field: detail.field, in: partOf(detail.field), message: detail.message, ...(detail.code ? { code: detail.code } : {}) }));
+    const placed = error.details.map((detail) => (detail.in ? detail : { ...detail, in: partOf(detail.field) }));
     (error as { details: ErrorDetail[] }).details = placed;
   };
 }
